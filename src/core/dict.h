@@ -1,0 +1,144 @@
+/* dict: the hash table behind the keyspace, hashes, sets and most server
+ * tables. Chained buckets in power-of-two tables, with two tables during an
+ * incremental rehash so growing never stalls the event loop: every lookup or
+ * update moves one bucket, and the server cron moves more in time slices.
+ * Keys are hashed with seeded SipHash-1-2. Entries never move in memory once
+ * added (rehash only relinks them), so other structures may keep pointers. */
+#ifndef CORE_DICT_H
+#define CORE_DICT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define DICT_OK 0
+#define DICT_ERR 1
+
+#define DICT_HT_INITIAL_EXP 2
+#define DICT_HT_INITIAL_SIZE (1UL << DICT_HT_INITIAL_EXP)
+/* Largest entryMetaBytes a dictType may ask for. */
+#define DICT_MAX_ENTRY_META_BYTES 56
+
+typedef struct dict dict;
+typedef struct dictEntry dictEntry; /* opaque: use the accessors below */
+
+typedef struct dictType {
+    uint64_t (*hashFunction)(const void *key);
+    void *(*keyDup)(dict *d, const void *key);                       /* may be NULL */
+    int (*keyCompare)(dict *d, const void *key1, const void *key2);  /* non-zero when equal; NULL -> pointer equality */
+    void (*keyDestructor)(dict *d, void *key);                       /* may be NULL */
+    void (*valDestructor)(dict *d, void *obj);                       /* may be NULL */
+    int (*expandAllowed)(size_t moreMem, double usedRatio);          /* may be NULL */
+    size_t entryMetaBytes; /* zeroed per-entry metadata, reachable with dictEntryMeta() */
+    /* Keys are sds and are COPIED into the entry itself (one allocation).
+     * dictGetKey returns the embedded sds; the caller keeps ownership of the key
+     * it passed; keyDup/keyDestructor are unused. */
+    int embedKey;
+} dictType;
+
+/* Iterators may live on the stack: dictInitIterator / dictInitSafeIterator,
+ * then dictResetIterator when done. Unsafe iterators assert (by fingerprint)
+ * that the dict was not modified; safe ones pause rehashing and allow deleting
+ * the entry just returned. The fields are private. */
+typedef struct dictIterator {
+    dict *d;
+    long index;
+    int table, safe;
+    dictEntry *entry, *nextEntry;
+    unsigned long long fingerprint;
+} dictIterator;
+
+typedef void(dictScanFunction)(void *privdata, const dictEntry *de);
+
+/* Lifecycle and sizing. */
+dict *dictCreate(dictType *type);
+void dictRelease(dict *d);
+/* Removes every entry; callback (may be NULL) is called every 65536 buckets
+ * so a long emptying can keep serving events. */
+void dictEmpty(dict *d, void(callback)(dict *));
+int dictExpand(dict *d, unsigned long size);    /* aborts on allocation failure */
+int dictTryExpand(dict *d, unsigned long size); /* DICT_ERR if size is absurd */
+int dictResize(dict *d);                        /* shrink to fit (minimum 4 slots) */
+int dictNeedsResize(const dict *d);             /* 1 when less than 10% full: call dictResize */
+void dictSetResizeEnabled(int enable);          /* disabled while a child process exists */
+int dictRehash(dict *d, int n);                 /* n bucket moves; 1 if more rehashing remains */
+int dictRehashMilliseconds(dict *d, int ms);    /* returns buckets moved x100 (as Redis) */
+int dictIsRehashing(dict *d);
+void dictPauseRehashing(dict *d);
+void dictResumeRehashing(dict *d);
+
+/* Updates. Keys not embedded are stored as passed (through keyDup if set). */
+int dictAdd(dict *d, void *key, void *val);  /* DICT_OK, or DICT_ERR if the key exists */
+/* Adds an entry with a NULL value and returns it, or returns NULL and sets
+ * *existing (if not NULL) when the key is already there. */
+dictEntry *dictAddRaw(dict *d, void *key, dictEntry **existing);
+dictEntry *dictAddOrFind(dict *d, void *key);
+int dictReplace(dict *d, void *key, void *val); /* 1 added, 0 replaced (old value destroyed after) */
+int dictDelete(dict *d, const void *key);       /* DICT_OK or DICT_ERR (not found) */
+/* Removes the entry from the table without freeing it, so the caller can use
+ * it first; then dictFreeUnlinkedEntry (runs the destructors). */
+dictEntry *dictUnlink(dict *d, const void *key);
+void dictFreeUnlinkedEntry(dict *d, dictEntry *he);
+
+/* Lookups. */
+dictEntry *dictFind(dict *d, const void *key);
+void *dictFetchValue(dict *d, const void *key);
+uint64_t dictGetHash(dict *d, const void *key);
+
+/* Iteration and sampling. */
+dictIterator *dictGetIterator(dict *d);
+dictIterator *dictGetSafeIterator(dict *d);
+void dictInitIterator(dictIterator *iter, dict *d);
+void dictInitSafeIterator(dictIterator *iter, dict *d);
+dictEntry *dictNext(dictIterator *iter);
+void dictResetIterator(dictIterator *iter);   /* for iterators initialised in place */
+void dictReleaseIterator(dictIterator *iter); /* for dictGet*Iterator */
+dictEntry *dictGetRandomKey(dict *d);
+dictEntry *dictGetFairRandomKey(dict *d);
+unsigned int dictGetSomeKeys(dict *d, dictEntry **des, unsigned int count);
+/* Reverse-binary cursor scan: start with 0, call again with the returned cursor
+ * until it is 0. Every element present for the whole scan is reported at least
+ * once, even across rehashing and resizes (some may be reported twice). */
+unsigned long dictScan(dict *d, unsigned long v, dictScanFunction *fn, void *privdata);
+
+/* Entry accessors. */
+void *dictGetKey(const dictEntry *de);
+void *dictGetVal(const dictEntry *de);
+void dictSetVal(dict *d, dictEntry *de, void *val); /* no destructor call; runs no dup */
+int64_t dictGetSignedIntegerVal(const dictEntry *de);
+uint64_t dictGetUnsignedIntegerVal(const dictEntry *de);
+double dictGetDoubleVal(const dictEntry *de);
+double *dictGetDoubleValPtr(dictEntry *de);
+void dictSetSignedIntegerVal(dictEntry *de, int64_t val);
+void dictSetUnsignedIntegerVal(dictEntry *de, uint64_t val);
+void dictSetDoubleVal(dictEntry *de, double val);
+int64_t dictIncrSignedIntegerVal(dictEntry *de, int64_t by); /* returns the new value */
+void *dictEntryMeta(dictEntry *de);
+dictEntry *dictEntryNext(const dictEntry *de); /* next in the same bucket chain */
+
+/* Dict accessors. */
+unsigned long dictSize(const dict *d);
+unsigned long dictSlots(const dict *d);
+dictType *dictGetType(dict *d);
+size_t dictMemUsage(const dict *d);
+size_t dictEntryMemUsage(const dict *d, const dictEntry *de);
+/* Human-readable table statistics (for DEBUG HTSTATS); returns bytes written. */
+size_t dictGetStats(char *buf, size_t bufsize, dict *d);
+
+/* Hashing. The seed is set once at start-up, before any dict is filled. */
+void dictSetHashFunctionSeed(const uint8_t seed[16]);
+const uint8_t *dictGetHashFunctionSeed(void);
+uint64_t dictGenHashFunction(const void *key, size_t len);
+uint64_t dictGenCaseHashFunction(const unsigned char *buf, size_t len);
+
+/* Ready-made dictType callbacks. */
+uint64_t dictSdsHash(const void *key);
+uint64_t dictSdsCaseHash(const void *key);
+int dictSdsKeyCompare(dict *d, const void *a, const void *b);
+int dictSdsKeyCaseCompare(dict *d, const void *a, const void *b);
+void dictSdsDestructor(dict *d, void *val);
+uint64_t dictCStrHash(const void *key);
+uint64_t dictCStrCaseHash(const void *key);
+int dictCStrKeyCompare(dict *d, const void *a, const void *b);
+int dictCStrKeyCaseCompare(dict *d, const void *a, const void *b);
+
+#endif
