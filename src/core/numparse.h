@@ -7,8 +7,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Longest string accepted by string2ld (as Redis's MAX_LONG_DOUBLE_CHARS). */
+/* Longest string accepted by string2ld (as Redis's MAX_LONG_DOUBLE_CHARS).
+ * Guarded so a module that still defines its own copy keeps compiling. */
+#ifndef MAX_LONG_DOUBLE_CHARS
 #define MAX_LONG_DOUBLE_CHARS (5 * 1024)
+#endif
 /* Buffer sizes that always fit the formatted value. */
 #define MAX_LONG_LONG_CHARS 21
 #define MAX_D2STRING_CHARS 128
