@@ -1,0 +1,579 @@
+/* quicklist: linked list of listpack nodes backing list values (see
+ * quicklist.h for the fill rules and the plain-node exception).
+ *
+ * Invariants kept by every function here:
+ *  - no node is empty; a plain node holds exactly one element;
+ *  - node->sz and node->count always describe node->entry;
+ *  - ql->count is the sum of node counts and ql->len the number of nodes;
+ *  - a packed node only grows while the fill rule allows it (a node that
+ *    holds a single element may be bigger than the size limit). */
+#include "data/quicklist.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "core/numparse.h"
+#include "core/zmalloc.h"
+#include "data/listpack.h"
+
+/* Byte limits for fill -1..-5. */
+static const size_t fill_size_limits[] = {4096, 8192, 16384, 32768, 65536};
+/* With a count-based fill, a node still stops growing past this many bytes:
+ * a few huge elements should not make one huge listpack. */
+#define SIZE_SAFETY_LIMIT 8192
+#define COMPRESS_DEPTH_MAX 65535
+/* Threshold values too close to 4 GB would overflow listpack lengths. */
+#define PACKED_THRESHOLD_MAX ((1ULL << 32) - (1ULL << 20))
+
+static size_t packed_threshold = QUICKLIST_DEFAULT_PACKED_THRESHOLD;
+
+int quicklistSetPackedThreshold(size_t sz) {
+    if ((unsigned long long)sz > PACKED_THRESHOLD_MAX) return -1;
+    packed_threshold = sz ? sz : QUICKLIST_DEFAULT_PACKED_THRESHOLD;
+    return 0;
+}
+
+size_t quicklistGetPackedThreshold(void) { return packed_threshold; }
+
+static int isLargeElement(size_t sz) { return sz >= packed_threshold; }
+
+/* Would a packed node of `bytes` bytes holding `count` elements break the fill rule? */
+static int exceedsFill(int fill, size_t bytes, unsigned long count) {
+    if (fill >= 0) return bytes > SIZE_SAFETY_LIMIT || count > (unsigned long)fill;
+    return bytes > fill_size_limits[-fill - 1];
+}
+
+/* ---- nodes ---- */
+
+static void nodeRefresh(quicklistNode *n) {
+    n->sz = lpBytes(n->entry);
+    n->count = (unsigned int)lpLength(n->entry);
+}
+
+static quicklistNode *nodeCreate(int container, unsigned char *entry, size_t sz) {
+    quicklistNode *n = zcalloc(sizeof(*n));
+    n->container = container;
+    n->entry = entry;
+    if (container == QUICKLIST_NODE_CONTAINER_PACKED) {
+        nodeRefresh(n);
+    } else {
+        n->sz = sz;
+        n->count = 1;
+    }
+    return n;
+}
+
+/* A new node holding one copy of value: plain when it is large. */
+static quicklistNode *nodeWithElement(const void *value, size_t sz) {
+    if (isLargeElement(sz))
+        return nodeCreate(QUICKLIST_NODE_CONTAINER_PLAIN, zmemdup(value, sz), sz);
+    unsigned char *lp = lpAppend(lpNew(0), value, (uint32_t)sz);
+    return nodeCreate(QUICKLIST_NODE_CONTAINER_PACKED, lp, 0);
+}
+
+static void nodeFree(quicklistNode *n) {
+    if (n->container == QUICKLIST_NODE_CONTAINER_PACKED)
+        lpFree(n->entry);
+    else
+        zfree(n->entry);
+    zfree(n);
+}
+
+static int isPlain(const quicklistNode *n) { return n->container == QUICKLIST_NODE_CONTAINER_PLAIN; }
+
+/* Can node take one more element of sz bytes without breaking the fill rule? */
+static int nodeAllowsInsert(const quicklist *ql, const quicklistNode *node, const void *value,
+                            size_t sz) {
+    if (!node || isPlain(node) || isLargeElement(sz)) return 0;
+    size_t bytes = node->sz + lpEntrySizeString(value, (uint32_t)sz);
+    return !exceedsFill(ql->fill, bytes, (unsigned long)node->count + 1);
+}
+
+/* Links n after `after` (at the head when after is NULL). Counts only nodes. */
+static void linkAfter(quicklist *ql, quicklistNode *after, quicklistNode *n) {
+    n->prev = after;
+    n->next = after ? after->next : ql->head;
+    if (n->next)
+        n->next->prev = n;
+    else
+        ql->tail = n;
+    if (after)
+        after->next = n;
+    else
+        ql->head = n;
+    ql->len++;
+}
+
+static void linkBefore(quicklist *ql, quicklistNode *before, quicklistNode *n) {
+    linkAfter(ql, before ? before->prev : ql->tail, n);
+}
+
+static void unlinkNode(quicklist *ql, quicklistNode *n) {
+    if (n->prev)
+        n->prev->next = n->next;
+    else
+        ql->head = n->next;
+    if (n->next)
+        n->next->prev = n->prev;
+    else
+        ql->tail = n->prev;
+    ql->len--;
+}
+
+/* Removes a whole node and its elements. */
+static void deleteNode(quicklist *ql, quicklistNode *n) {
+    unlinkNode(ql, n);
+    ql->count -= n->count;
+    nodeFree(n);
+}
+
+/* Moves b's elements to the end of a (its predecessor) when the result
+ * respects the fill rule; b is freed then. Returns 1 if merged. */
+static int tryMerge(quicklist *ql, quicklistNode *a, quicklistNode *b) {
+    if (!a || !b || isPlain(a) || isPlain(b)) return 0;
+    /* The merged listpack drops one header and one terminator. */
+    size_t bytes = a->sz + b->sz - LP_HDR_SIZE - 1;
+    if (exceedsFill(ql->fill, bytes, (unsigned long)a->count + b->count)) return 0;
+    a->entry = lpMerge(a->entry, b->entry);
+    b->entry = NULL;
+    nodeRefresh(a);
+    unlinkNode(ql, b);
+    zfree(b);
+    return 1;
+}
+
+/* Splits node so that it keeps elements [0, at) and a new node linked right
+ * after it holds [at, count). Both sides must be non-empty. */
+static quicklistNode *splitNode(quicklist *ql, quicklistNode *node, unsigned long at) {
+    unsigned long total = node->count;
+    unsigned char *copy = zmemdup(node->entry, node->sz);
+    quicklistNode *right =
+        nodeCreate(QUICKLIST_NODE_CONTAINER_PACKED, lpDeleteRange(copy, 0, at), 0);
+    node->entry = lpDeleteRange(node->entry, (long)at, total - at);
+    nodeRefresh(node);
+    linkAfter(ql, node, right);
+    return right;
+}
+
+/* ---- create / free / copy ---- */
+
+void quicklistSetFill(quicklist *ql, int fill) {
+    if (fill > QUICKLIST_FILL_MAX) fill = QUICKLIST_FILL_MAX;
+    if (fill < QUICKLIST_FILL_MIN) fill = QUICKLIST_FILL_MIN;
+    ql->fill = fill;
+}
+
+void quicklistSetCompressDepth(quicklist *ql, int depth) {
+    if (depth < 0) depth = 0;
+    if (depth > COMPRESS_DEPTH_MAX) depth = COMPRESS_DEPTH_MAX;
+    ql->compress = (unsigned int)depth;
+}
+
+quicklist *quicklistCreate(int fill, int compress) {
+    quicklist *ql = zcalloc(sizeof(*ql));
+    quicklistSetFill(ql, fill);
+    quicklistSetCompressDepth(ql, compress);
+    return ql;
+}
+
+void quicklistRelease(quicklist *ql) {
+    quicklistNode *n = ql->head;
+    while (n) {
+        quicklistNode *next = n->next;
+        nodeFree(n);
+        n = next;
+    }
+    zfree(ql);
+}
+
+quicklist *quicklistDup(quicklist *orig) {
+    quicklist *copy = quicklistCreate(orig->fill, (int)orig->compress);
+    for (quicklistNode *n = orig->head; n; n = n->next) {
+        quicklistNode *c = nodeCreate(n->container, zmemdup(n->entry, n->sz), n->sz);
+        linkAfter(copy, copy->tail, c);
+        copy->count += c->count;
+    }
+    return copy;
+}
+
+unsigned long quicklistCount(const quicklist *ql) { return ql->count; }
+
+void quicklistAppendListpack(quicklist *ql, unsigned char *lp) {
+    quicklistNode *n = nodeCreate(QUICKLIST_NODE_CONTAINER_PACKED, lp, 0);
+    linkAfter(ql, ql->tail, n);
+    ql->count += n->count;
+}
+
+void quicklistAppendPlainNode(quicklist *ql, unsigned char *data, size_t sz) {
+    linkAfter(ql, ql->tail, nodeCreate(QUICKLIST_NODE_CONTAINER_PLAIN, data, sz));
+    ql->count++;
+}
+
+/* ---- ends ---- */
+
+void quicklistPushHead(quicklist *ql, const void *value, size_t sz) {
+    quicklistNode *head = ql->head;
+    if (nodeAllowsInsert(ql, head, value, sz)) {
+        head->entry = lpPrepend(head->entry, value, (uint32_t)sz);
+        nodeRefresh(head);
+    } else {
+        linkAfter(ql, NULL, nodeWithElement(value, sz));
+    }
+    ql->count++;
+}
+
+void quicklistPushTail(quicklist *ql, const void *value, size_t sz) {
+    quicklistNode *tail = ql->tail;
+    if (nodeAllowsInsert(ql, tail, value, sz)) {
+        tail->entry = lpAppend(tail->entry, value, (uint32_t)sz);
+        nodeRefresh(tail);
+    } else {
+        linkAfter(ql, tail, nodeWithElement(value, sz));
+    }
+    ql->count++;
+}
+
+void quicklistPush(quicklist *ql, const void *value, size_t sz, int where) {
+    if (where == QUICKLIST_HEAD)
+        quicklistPushHead(ql, value, sz);
+    else
+        quicklistPushTail(ql, value, sz);
+}
+
+int quicklistPop(quicklist *ql, int where, unsigned char **data, size_t *sz, long long *sval) {
+    quicklistNode *node = where == QUICKLIST_HEAD ? ql->head : ql->tail;
+    if (!node) return 0;
+    if (isPlain(node)) {
+        /* Hand the buffer over: copying a huge element would be wasteful. */
+        *data = node->entry;
+        *sz = node->sz;
+        node->entry = NULL;
+        unlinkNode(ql, node);
+        ql->count--;
+        zfree(node);
+        return 1;
+    }
+    unsigned char *p = where == QUICKLIST_HEAD ? lpFirst(node->entry) : lpLast(node->entry);
+    uint32_t slen;
+    long long lval;
+    unsigned char *v = lpGetValue(p, &slen, &lval);
+    if (v) {
+        *data = zmemdup(v, slen);
+        *sz = slen;
+    } else {
+        *data = NULL;
+        *sval = lval;
+    }
+    if (node->count == 1) {
+        deleteNode(ql, node);
+    } else {
+        node->entry = lpDelete(node->entry, p, NULL);
+        nodeRefresh(node);
+        ql->count--;
+    }
+    return 1;
+}
+
+void quicklistRotate(quicklist *ql) {
+    if (ql->count <= 1) return;
+    quicklistNode *tail = ql->tail;
+    if (isPlain(tail)) {
+        unlinkNode(ql, tail);
+        linkAfter(ql, NULL, tail);
+        return;
+    }
+    unsigned char *data;
+    size_t sz;
+    long long v;
+    quicklistPop(ql, QUICKLIST_TAIL, &data, &sz, &v);
+    if (data) {
+        quicklistPushHead(ql, data, sz);
+        zfree(data);
+    } else {
+        /* Integers go back through their decimal form, which re-encodes as the same integer. */
+        char buf[MAX_LONG_LONG_CHARS];
+        int n = ll2string(buf, sizeof(buf), v);
+        quicklistPushHead(ql, buf, (size_t)n);
+    }
+}
+
+/* ---- positions ---- */
+
+/* Finds the node and in-node offset of element index (negative from the
+ * tail), walking from the nearer end. Returns 0 when out of range. */
+static int locate(const quicklist *ql, long index, quicklistNode **node, long *offset) {
+    unsigned long idx;
+    if (index < 0) {
+        unsigned long back = (unsigned long)(-(index + 1)) + 1;
+        if (back > ql->count) return 0;
+        idx = ql->count - back;
+    } else {
+        idx = (unsigned long)index;
+        if (idx >= ql->count) return 0;
+    }
+    quicklistNode *n;
+    if (idx < ql->count / 2) {
+        n = ql->head;
+        while (idx >= n->count) {
+            idx -= n->count;
+            n = n->next;
+        }
+    } else {
+        unsigned long from_tail = ql->count - 1 - idx;
+        n = ql->tail;
+        while (from_tail >= n->count) {
+            from_tail -= n->count;
+            n = n->prev;
+        }
+        idx = n->count - 1 - from_tail;
+    }
+    *node = n;
+    *offset = (long)idx;
+    return 1;
+}
+
+/* The listpack entry at offset, using the cheap ends when possible. */
+static unsigned char *seekInNode(quicklistNode *n, long offset) {
+    if (offset == 0) return lpFirst(n->entry);
+    if ((unsigned long)offset == n->count - 1UL) return lpLast(n->entry);
+    return lpSeek(n->entry, offset);
+}
+
+static void fillEntry(quicklist *ql, quicklistNode *node, long offset, unsigned char *zi,
+                      quicklistEntry *e) {
+    e->ql = ql;
+    e->node = node;
+    e->offset = offset;
+    e->longval = 0;
+    if (isPlain(node)) {
+        e->zi = NULL;
+        e->value = node->entry;
+        e->sz = node->sz;
+        return;
+    }
+    uint32_t slen = 0;
+    e->zi = zi;
+    e->value = lpGetValue(zi, &slen, &e->longval);
+    e->sz = e->value ? slen : 0;
+}
+
+int quicklistIndex(quicklist *ql, long index, quicklistEntry *entry) {
+    quicklistNode *node;
+    long offset;
+    if (!locate(ql, index, &node, &offset)) return 0;
+    fillEntry(ql, node, offset, isPlain(node) ? NULL : seekInNode(node, offset), entry);
+    return 1;
+}
+
+int quicklistCompare(const quicklistEntry *entry, const unsigned char *s, size_t len) {
+    if (isPlain(entry->node)) return entry->sz == len && memcmp(entry->value, s, len) == 0;
+    if (len > UINT32_MAX) return 0;
+    return lpCompare(entry->zi, s, (uint32_t)len);
+}
+
+/* ---- insertion ---- */
+
+/* Inserts value before or after element `offset` of node. */
+static void insertAt(quicklist *ql, quicklistNode *node, long offset, int after,
+                     const void *value, size_t sz) {
+    int at_tail = after && (unsigned long)offset == node->count - 1UL;
+    int at_head = !after && offset == 0;
+
+    if (nodeAllowsInsert(ql, node, value, sz)) {
+        unsigned char *zi = seekInNode(node, offset);
+        node->entry = lpInsertString(node->entry, value, (uint32_t)sz, zi,
+                                     after ? LP_AFTER : LP_BEFORE, NULL);
+        nodeRefresh(node);
+    } else if (at_tail) {
+        /* The node is full: the next node's head is the same position. */
+        quicklistNode *next = node->next;
+        if (nodeAllowsInsert(ql, next, value, sz)) {
+            next->entry = lpPrepend(next->entry, value, (uint32_t)sz);
+            nodeRefresh(next);
+        } else {
+            linkAfter(ql, node, nodeWithElement(value, sz));
+        }
+    } else if (at_head) {
+        quicklistNode *prev = node->prev;
+        if (nodeAllowsInsert(ql, prev, value, sz)) {
+            prev->entry = lpAppend(prev->entry, value, (uint32_t)sz);
+            nodeRefresh(prev);
+        } else {
+            linkBefore(ql, node, nodeWithElement(value, sz));
+        }
+    } else {
+        /* Inside a packed node that cannot take it: split around the spot.
+         * (A plain node holds one element, so it is always at_head/at_tail.) */
+        unsigned long at = (unsigned long)offset + (after ? 1 : 0);
+        quicklistNode *right = splitNode(ql, node, at);
+        if (nodeAllowsInsert(ql, node, value, sz)) {
+            node->entry = lpAppend(node->entry, value, (uint32_t)sz);
+            nodeRefresh(node);
+        } else if (nodeAllowsInsert(ql, right, value, sz)) {
+            right->entry = lpPrepend(right->entry, value, (uint32_t)sz);
+            nodeRefresh(right);
+        } else {
+            linkAfter(ql, node, nodeWithElement(value, sz));
+        }
+        /* The halves may now fit into their outer neighbours. */
+        tryMerge(ql, right, right->next);
+        tryMerge(ql, node->prev, node);
+    }
+    ql->count++;
+}
+
+void quicklistInsertBefore(quicklist *ql, quicklistEntry *entry, const void *value, size_t sz) {
+    insertAt(ql, entry->node, entry->offset, 0, value, sz);
+}
+
+void quicklistInsertAfter(quicklist *ql, quicklistEntry *entry, const void *value, size_t sz) {
+    insertAt(ql, entry->node, entry->offset, 1, value, sz);
+}
+
+int quicklistReplaceAtIndex(quicklist *ql, long index, const void *data, size_t sz) {
+    quicklistNode *node;
+    long offset;
+    if (!locate(ql, index, &node, &offset)) return 0;
+    unsigned long abs_index = index < 0 ? ql->count - (unsigned long)(-(index + 1)) - 1
+                                        : (unsigned long)index;
+    if (!isPlain(node) && !isLargeElement(sz)) {
+        unsigned char *zi = seekInNode(node, offset);
+        unsigned char *next = lpNext(node->entry, zi);
+        size_t old_size = (size_t)((next ? next : node->entry + node->sz - 1) - zi);
+        size_t bytes = node->sz - old_size + lpEntrySizeString(data, (uint32_t)sz);
+        if (node->count == 1 || !exceedsFill(ql->fill, bytes, node->count)) {
+            node->entry = lpReplace(node->entry, &zi, data, (uint32_t)sz);
+            nodeRefresh(node);
+            return 1;
+        }
+    } else if (isPlain(node) && isLargeElement(sz)) {
+        zfree(node->entry);
+        node->entry = zmemdup(data, sz);
+        node->sz = sz;
+        return 1;
+    }
+    /* The container changes or the node would overflow: delete, then insert
+     * at the same index through the general path (which splits as needed). */
+    quicklistDelRange(ql, (long)abs_index, 1);
+    if (abs_index == ql->count) {
+        quicklistPushTail(ql, data, sz);
+    } else {
+        quicklistEntry e;
+        quicklistIndex(ql, (long)abs_index, &e);
+        quicklistInsertBefore(ql, &e, data, sz);
+    }
+    return 1;
+}
+
+/* ---- deletion ---- */
+
+int quicklistDelRange(quicklist *ql, long start, long count) {
+    if (count <= 0) return 0;
+    quicklistNode *node;
+    long offset;
+    if (!locate(ql, start, &node, &offset)) return 0;
+    unsigned long abs_start = 0;
+    for (quicklistNode *n = ql->head; n != node; n = n->next) abs_start += n->count;
+    abs_start += (unsigned long)offset;
+    unsigned long extent = ql->count - abs_start;
+    if ((unsigned long)count < extent) extent = (unsigned long)count;
+
+    while (extent > 0) {
+        quicklistNode *next = node->next;
+        if (offset == 0 && extent >= node->count) {
+            extent -= node->count;
+            deleteNode(ql, node);
+        } else {
+            unsigned long avail = node->count - (unsigned long)offset;
+            unsigned long del = extent < avail ? extent : avail;
+            node->entry = lpDeleteRange(node->entry, offset, del);
+            nodeRefresh(node);
+            ql->count -= del;
+            extent -= del;
+        }
+        node = next;
+        offset = 0;
+    }
+    return 1;
+}
+
+/* ---- iteration ---- */
+
+static quicklistIter *iterCreate(quicklist *ql, int direction, quicklistNode *node, long offset) {
+    quicklistIter *it = zmalloc(sizeof(*it));
+    it->ql = ql;
+    it->direction = direction;
+    it->current = node;
+    it->offset = offset;
+    it->zi = NULL;
+    return it;
+}
+
+quicklistIter *quicklistGetIterator(quicklist *ql, int direction) {
+    if (direction == QUICKLIST_ITER_FROM_HEAD) return iterCreate(ql, direction, ql->head, 0);
+    return iterCreate(ql, direction, ql->tail, ql->tail ? (long)ql->tail->count - 1 : 0);
+}
+
+quicklistIter *quicklistGetIteratorAtIdx(quicklist *ql, int direction, long idx) {
+    quicklistNode *node;
+    long offset;
+    if (!locate(ql, idx, &node, &offset)) return NULL;
+    return iterCreate(ql, direction, node, offset);
+}
+
+/* Makes n the iterator's node, positioned at its first element in the
+ * iteration direction. */
+static void iterEnterNode(quicklistIter *it, quicklistNode *n) {
+    it->current = n;
+    it->zi = NULL;
+    it->offset = (it->direction == QUICKLIST_ITER_FROM_HEAD || !n) ? 0 : (long)n->count - 1;
+}
+
+int quicklistNext(quicklistIter *it, quicklistEntry *entry) {
+    quicklistNode *node = it->current;
+    if (!node) return 0;
+    int forward = it->direction == QUICKLIST_ITER_FROM_HEAD;
+    if (isPlain(node)) {
+        fillEntry(it->ql, node, 0, NULL, entry);
+        iterEnterNode(it, forward ? node->next : node->prev);
+        return 1;
+    }
+    if (!it->zi) it->zi = seekInNode(node, it->offset);
+    fillEntry(it->ql, node, it->offset, it->zi, entry);
+    /* Step now, so the returned element can be deleted without losing our place. */
+    unsigned char *step = forward ? lpNext(node->entry, it->zi) : lpPrev(node->entry, it->zi);
+    if (step) {
+        it->zi = step;
+        it->offset += forward ? 1 : -1;
+    } else {
+        iterEnterNode(it, forward ? node->next : node->prev);
+    }
+    return 1;
+}
+
+void quicklistDelEntry(quicklistIter *it, quicklistEntry *entry) {
+    quicklistNode *node = entry->node;
+    if (node->count == 1) {
+        /* The iterator has already moved to a neighbour node. */
+        deleteNode(it->ql, node);
+    } else {
+        unsigned char *following;
+        node->entry = lpDelete(node->entry, entry->zi, &following);
+        nodeRefresh(node);
+        it->ql->count--;
+        if (it->current == node) {
+            /* The next element is in this node: its pointer moved with the listpack. */
+            if (it->direction == QUICKLIST_ITER_FROM_HEAD) {
+                it->offset--;
+                it->zi = following;
+            } else {
+                it->zi = following ? lpPrev(node->entry, following) : lpLast(node->entry);
+            }
+        }
+    }
+    entry->node = NULL;
+    entry->zi = NULL;
+    entry->value = NULL;
+}
+
+void quicklistReleaseIterator(quicklistIter *it) { zfree(it); }
