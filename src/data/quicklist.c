@@ -89,6 +89,14 @@ static int nodeAllowsInsert(const quicklist *ql, const quicklistNode *node, cons
     return !exceedsFill(ql->fill, bytes, (unsigned long)node->count + 1);
 }
 
+/* Adds value as the first (at_head) or last element of a packed node that
+ * nodeAllowsInsert accepted. Counts only the node. */
+static void addAtNodeEnd(quicklistNode *node, int at_head, const void *value, size_t sz) {
+    node->entry = at_head ? lpPrepend(node->entry, value, (uint32_t)sz)
+                          : lpAppend(node->entry, value, (uint32_t)sz);
+    nodeRefresh(node);
+}
+
 /* Links n after `after` (at the head when after is NULL). Counts only nodes. */
 static void linkAfter(quicklist *ql, quicklistNode *after, quicklistNode *n) {
     n->prev = after;
@@ -102,10 +110,6 @@ static void linkAfter(quicklist *ql, quicklistNode *after, quicklistNode *n) {
     else
         ql->head = n;
     ql->len++;
-}
-
-static void linkBefore(quicklist *ql, quicklistNode *before, quicklistNode *n) {
-    linkAfter(ql, before ? before->prev : ql->tail, n);
 }
 
 static void unlinkNode(quicklist *ql, quicklistNode *n) {
@@ -211,33 +215,22 @@ void quicklistAppendPlainNode(quicklist *ql, unsigned char *data, size_t sz) {
 
 /* ---- ends ---- */
 
-void quicklistPushHead(quicklist *ql, const void *value, size_t sz) {
-    quicklistNode *head = ql->head;
-    if (nodeAllowsInsert(ql, head, value, sz)) {
-        head->entry = lpPrepend(head->entry, value, (uint32_t)sz);
-        nodeRefresh(head);
-    } else {
-        linkAfter(ql, NULL, nodeWithElement(value, sz));
-    }
+void quicklistPush(quicklist *ql, const void *value, size_t sz, int where) {
+    int at_head = where == QUICKLIST_HEAD;
+    quicklistNode *end = at_head ? ql->head : ql->tail;
+    if (nodeAllowsInsert(ql, end, value, sz))
+        addAtNodeEnd(end, at_head, value, sz);
+    else
+        linkAfter(ql, at_head ? NULL : end, nodeWithElement(value, sz));
     ql->count++;
+}
+
+void quicklistPushHead(quicklist *ql, const void *value, size_t sz) {
+    quicklistPush(ql, value, sz, QUICKLIST_HEAD);
 }
 
 void quicklistPushTail(quicklist *ql, const void *value, size_t sz) {
-    quicklistNode *tail = ql->tail;
-    if (nodeAllowsInsert(ql, tail, value, sz)) {
-        tail->entry = lpAppend(tail->entry, value, (uint32_t)sz);
-        nodeRefresh(tail);
-    } else {
-        linkAfter(ql, tail, nodeWithElement(value, sz));
-    }
-    ql->count++;
-}
-
-void quicklistPush(quicklist *ql, const void *value, size_t sz, int where) {
-    if (where == QUICKLIST_HEAD)
-        quicklistPushHead(ql, value, sz);
-    else
-        quicklistPushTail(ql, value, sz);
+    quicklistPush(ql, value, sz, QUICKLIST_TAIL);
 }
 
 int quicklistPop(quicklist *ql, int where, unsigned char **data, size_t *sz, long long *sval) {
@@ -384,37 +377,24 @@ static void insertAt(quicklist *ql, quicklistNode *node, long offset, int after,
         node->entry = lpInsertString(node->entry, value, (uint32_t)sz, zi,
                                      after ? LP_AFTER : LP_BEFORE, NULL);
         nodeRefresh(node);
-    } else if (at_tail) {
-        /* The node is full: the next node's head is the same position. */
-        quicklistNode *next = node->next;
-        if (nodeAllowsInsert(ql, next, value, sz)) {
-            next->entry = lpPrepend(next->entry, value, (uint32_t)sz);
-            nodeRefresh(next);
-        } else {
-            linkAfter(ql, node, nodeWithElement(value, sz));
-        }
-    } else if (at_head) {
-        quicklistNode *prev = node->prev;
-        if (nodeAllowsInsert(ql, prev, value, sz)) {
-            prev->entry = lpAppend(prev->entry, value, (uint32_t)sz);
-            nodeRefresh(prev);
-        } else {
-            linkBefore(ql, node, nodeWithElement(value, sz));
-        }
+    } else if (at_tail || at_head) {
+        /* The node is full, but the neighbour's near end is the same position. */
+        quicklistNode *neighbour = at_tail ? node->next : node->prev;
+        if (nodeAllowsInsert(ql, neighbour, value, sz))
+            addAtNodeEnd(neighbour, at_tail, value, sz);
+        else
+            linkAfter(ql, at_tail ? node : node->prev, nodeWithElement(value, sz));
     } else {
         /* Inside a packed node that cannot take it: split around the spot.
          * (A plain node holds one element, so it is always at_head/at_tail.) */
         unsigned long at = (unsigned long)offset + (after ? 1 : 0);
         quicklistNode *right = splitNode(ql, node, at);
-        if (nodeAllowsInsert(ql, node, value, sz)) {
-            node->entry = lpAppend(node->entry, value, (uint32_t)sz);
-            nodeRefresh(node);
-        } else if (nodeAllowsInsert(ql, right, value, sz)) {
-            right->entry = lpPrepend(right->entry, value, (uint32_t)sz);
-            nodeRefresh(right);
-        } else {
+        if (nodeAllowsInsert(ql, node, value, sz))
+            addAtNodeEnd(node, 0, value, sz);
+        else if (nodeAllowsInsert(ql, right, value, sz))
+            addAtNodeEnd(right, 1, value, sz);
+        else
             linkAfter(ql, node, nodeWithElement(value, sz));
-        }
         /* The halves may now fit into their outer neighbours. */
         tryMerge(ql, right, right->next);
         tryMerge(ql, node->prev, node);
