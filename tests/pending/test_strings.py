@@ -5,7 +5,7 @@ client (resp_client) is used so error texts are compared in full.
 """
 import pytest
 
-from resp_client import Err, c, connect  # noqa: F401
+from resp_client import Err, c, open_conn  # noqa: F401
 
 SYNTAX = Err("ERR syntax error")
 NOT_INT = Err("ERR value is not an integer or out of range")
@@ -35,8 +35,8 @@ def test_get_set_basic(c):
     assert c.call("TTL", "k") == -1
 
 
-def test_set_binary_value(connect):
-    c = connect(decode=False)
+def test_set_binary_value(open_conn):
+    c = open_conn(decode=False)
     value = bytes(range(256)) * 4
     assert c.call("SET", b"bin\x00key", value) == "OK"
     assert c.call("GET", b"bin\x00key") == value
