@@ -10,5 +10,7 @@
 
 uint64_t siphash(const uint8_t *in, size_t inlen, const uint8_t key[16]);
 uint64_t siphash_nocase(const uint8_t *in, size_t inlen, const uint8_t key[16]);
+/* Any SipHash-c-d variant (e.g. 2-4 to check against the paper's test vectors). */
+uint64_t siphash_rounds(const uint8_t *in, size_t inlen, const uint8_t key[16], int crounds, int drounds);
 
 #endif

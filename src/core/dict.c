@@ -1,0 +1,857 @@
+/* dict: chained hash table with incremental rehashing (interface in dict.h).
+ *
+ * Two tables: ht[0] normally, plus ht[1] while rehashing, during which
+ * buckets of ht[0] below rehashidx are already empty. Tables have power-of-two
+ * sizes so a bucket is hash & mask, and so the reverse-binary scan cursor
+ * stays valid across resizes.
+ *
+ * Entry layout (one allocation, never moved after insertion):
+ *   next | value union | metadata (entryMetaBytes, padded to 8) | key area
+ * where the key area holds either the key pointer or, for embedKey types, one
+ * byte giving the sds header size followed by an embedded sds (sdsEmbed).
+ * Accessors only get the entry, not the dict, so every entry describes its
+ * own layout in the low 4 bits of its `next` field (entries are at least 16
+ * bytes, so the allocator aligns them to 16): bit 0 = embedded key,
+ * bits 1-3 = metadata size in 8-byte words. */
+#include "dict.h"
+
+#include <assert.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "sds.h"
+#include "siphash.h"
+#include "zmalloc.h"
+
+struct dictEntry {
+    dictEntry *next; /* tagged: see the header comment */
+    union {
+        void *val;
+        uint64_t u64;
+        int64_t s64;
+        double d;
+    } v;
+    unsigned char rest[];
+};
+
+struct dict {
+    dictType *type;
+    dictEntry **table[2];
+    unsigned long used[2];
+    signed char sizeExp[2]; /* -1: no table */
+    long rehashidx;         /* -1: not rehashing */
+    int pauserehash;        /* >0: rehashing paused (safe iterators, scans) */
+    uintptr_t entryTag;     /* layout tag stored in every entry of this dict */
+    size_t metaPad;         /* entryMetaBytes rounded up to 8 */
+};
+
+#define TAG_EMBEDDED ((uintptr_t)1)
+#define TAG_META_SHIFT 1
+#define TAG_MASK ((uintptr_t)15)
+
+#define HT_SIZE(exp) ((exp) == -1 ? 0UL : 1UL << (exp))
+#define HT_MASK(exp) ((exp) == -1 ? 0UL : HT_SIZE(exp) - 1)
+
+/* Below this fill a table may grow only if resizing is enabled; past the
+ * force ratio it grows anyway, so a long-lived child cannot make chains grow
+ * without bound. */
+static int dict_can_resize = 1;
+static const unsigned long dict_force_resize_ratio = 5;
+
+static uint8_t dict_hash_seed[16];
+
+/* ---------------------------------------------------------------- hashing */
+
+void dictSetHashFunctionSeed(const uint8_t seed[16]) { memcpy(dict_hash_seed, seed, sizeof(dict_hash_seed)); }
+
+const uint8_t *dictGetHashFunctionSeed(void) { return dict_hash_seed; }
+
+uint64_t dictGenHashFunction(const void *key, size_t len) { return siphash(key, len, dict_hash_seed); }
+
+uint64_t dictGenCaseHashFunction(const unsigned char *buf, size_t len) {
+    return siphash_nocase(buf, len, dict_hash_seed);
+}
+
+/* Small PRNG for sampling (splitmix64); quality needs are modest and it must
+ * not touch libc's rand() state that scripts or commands may rely on. */
+static uint64_t dictRandom(void) {
+    static uint64_t state;
+    if (state == 0) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        state = ((uint64_t)ts.tv_sec * 1000000007ULL) ^ (uint64_t)ts.tv_nsec ^ (uint64_t)(uintptr_t)&ts;
+    }
+    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* ---------------------------------------------------------------- entries */
+
+static inline uintptr_t entryTag(const dictEntry *de) { return (uintptr_t)de->next & TAG_MASK; }
+
+static inline dictEntry *entryNext(const dictEntry *de) {
+    return (dictEntry *)((uintptr_t)de->next & ~TAG_MASK);
+}
+
+static inline void entrySetNext(dictEntry *de, dictEntry *next) {
+    de->next = (dictEntry *)((uintptr_t)next | entryTag(de));
+}
+
+static inline unsigned char *entryKeyArea(const dictEntry *de) {
+    size_t metaPad = ((entryTag(de) >> TAG_META_SHIFT) & 7) * 8;
+    return (unsigned char *)de->rest + metaPad;
+}
+
+void *dictGetKey(const dictEntry *de) {
+    unsigned char *area = entryKeyArea(de);
+    if (entryTag(de) & TAG_EMBEDDED) return area + 1 + area[0];
+    void *key;
+    memcpy(&key, area, sizeof(key));
+    return key;
+}
+
+dictEntry *dictEntryNext(const dictEntry *de) { return entryNext(de); }
+void *dictEntryMeta(dictEntry *de) { return de->rest; }
+void *dictGetVal(const dictEntry *de) { return de->v.val; }
+void dictSetVal(dict *d, dictEntry *de, void *val) {
+    (void)d;
+    de->v.val = val;
+}
+int64_t dictGetSignedIntegerVal(const dictEntry *de) { return de->v.s64; }
+uint64_t dictGetUnsignedIntegerVal(const dictEntry *de) { return de->v.u64; }
+double dictGetDoubleVal(const dictEntry *de) { return de->v.d; }
+double *dictGetDoubleValPtr(dictEntry *de) { return &de->v.d; }
+void dictSetSignedIntegerVal(dictEntry *de, int64_t val) { de->v.s64 = val; }
+void dictSetUnsignedIntegerVal(dictEntry *de, uint64_t val) { de->v.u64 = val; }
+void dictSetDoubleVal(dictEntry *de, double val) { de->v.d = val; }
+int64_t dictIncrSignedIntegerVal(dictEntry *de, int64_t by) {
+    de->v.u64 += (uint64_t)by; /* wraps instead of overflowing, like Redis */
+    return de->v.s64;
+}
+
+static inline int keysEqual(dict *d, const void *key, const void *stored) {
+    if (key == stored) return 1;
+    return d->type->keyCompare ? d->type->keyCompare(d, key, stored) : 0;
+}
+
+static inline uint64_t hashKey(dict *d, const void *key) { return d->type->hashFunction(key); }
+
+/* Allocates an entry holding key (copied in when the type embeds keys). */
+static dictEntry *entryCreate(dict *d, void *key) {
+    size_t keyBytes;
+    size_t keylen = 0;
+    if (d->type->embedKey) {
+        keylen = sdslen((sds)key);
+        keyBytes = 1 + sdsEmbeddedSize(keylen);
+    } else {
+        keyBytes = sizeof(void *);
+    }
+    dictEntry *de = zmalloc(sizeof(dictEntry) + d->metaPad + keyBytes);
+    assert(((uintptr_t)de & TAG_MASK) == 0);
+    de->next = (dictEntry *)d->entryTag;
+    de->v.u64 = 0;
+    if (d->metaPad) memset(de->rest, 0, d->metaPad);
+    unsigned char *area = de->rest + d->metaPad;
+    if (d->type->embedKey) {
+        size_t hdrlen = sdsEmbeddedSize(keylen) - keylen - 1;
+        area[0] = (unsigned char)hdrlen;
+        sdsEmbed(area + 1, key, keylen);
+    } else {
+        if (d->type->keyDup) key = d->type->keyDup(d, key);
+        memcpy(area, &key, sizeof(key));
+    }
+    return de;
+}
+
+/* Runs the destructors and frees the entry (already unlinked). */
+static void entryFree(dict *d, dictEntry *de) {
+    if (!(entryTag(de) & TAG_EMBEDDED) && d->type->keyDestructor)
+        d->type->keyDestructor(d, dictGetKey(de));
+    if (d->type->valDestructor) d->type->valDestructor(d, de->v.val);
+    zfree(de);
+}
+
+/* ---------------------------------------------------------------- tables */
+
+static void tableReset(dict *d, int t) {
+    d->table[t] = NULL;
+    d->used[t] = 0;
+    d->sizeExp[t] = -1;
+}
+
+dict *dictCreate(dictType *type) {
+    assert(type->entryMetaBytes <= DICT_MAX_ENTRY_META_BYTES);
+    dict *d = zmalloc(sizeof(*d));
+    d->type = type;
+    tableReset(d, 0);
+    tableReset(d, 1);
+    d->rehashidx = -1;
+    d->pauserehash = 0;
+    d->metaPad = (type->entryMetaBytes + 7) & ~(size_t)7;
+    d->entryTag = ((uintptr_t)(d->metaPad / 8) << TAG_META_SHIFT) | (type->embedKey ? TAG_EMBEDDED : 0);
+    return d;
+}
+
+int dictIsRehashing(dict *d) { return d->rehashidx != -1; }
+void dictPauseRehashing(dict *d) { d->pauserehash++; }
+void dictResumeRehashing(dict *d) {
+    d->pauserehash--;
+    assert(d->pauserehash >= 0);
+}
+void dictSetResizeEnabled(int enable) { dict_can_resize = enable; }
+
+unsigned long dictSize(const dict *d) { return d->used[0] + d->used[1]; }
+unsigned long dictSlots(const dict *d) { return HT_SIZE(d->sizeExp[0]) + HT_SIZE(d->sizeExp[1]); }
+dictType *dictGetType(dict *d) { return d->type; }
+
+/* Exponent of the smallest power of two >= size (at least the initial size). */
+static signed char nextExp(unsigned long size) {
+    signed char e = DICT_HT_INITIAL_EXP;
+    if (size >= (1UL << (sizeof(long) * 8 - 1))) return (signed char)(sizeof(long) * 8 - 1);
+    while ((1UL << e) < size) e++;
+    return e;
+}
+
+static int expandTo(dict *d, unsigned long size) {
+    /* Growing while rehashing, or below the element count, is meaningless. */
+    if (dictIsRehashing(d) || d->used[0] > size) return DICT_ERR;
+    signed char exp = nextExp(size);
+    unsigned long newsize = 1UL << exp;
+    if (newsize < size || newsize * sizeof(dictEntry *) / sizeof(dictEntry *) != newsize) return DICT_ERR;
+    if (exp == d->sizeExp[0]) return DICT_ERR;
+
+    dictEntry **table = zcalloc(newsize * sizeof(dictEntry *));
+    if (d->table[0] == NULL) {
+        /* First allocation: nothing to rehash. */
+        d->table[0] = table;
+        d->sizeExp[0] = exp;
+        d->used[0] = 0;
+        return DICT_OK;
+    }
+    d->table[1] = table;
+    d->sizeExp[1] = exp;
+    d->used[1] = 0;
+    d->rehashidx = 0;
+    return DICT_OK;
+}
+
+int dictExpand(dict *d, unsigned long size) { return expandTo(d, size); }
+
+int dictTryExpand(dict *d, unsigned long size) {
+    /* zmalloc aborts instead of failing, so refuse sizes no machine could hold. */
+    if (size > (1UL << 40)) return DICT_ERR;
+    return expandTo(d, size);
+}
+
+static int expandAllowed(dict *d) {
+    if (d->type->expandAllowed == NULL) return 1;
+    unsigned long next = 1UL << nextExp(d->used[0] + 1);
+    return d->type->expandAllowed(next * sizeof(dictEntry *),
+                                  (double)d->used[0] / (double)HT_SIZE(d->sizeExp[0]));
+}
+
+static int expandIfNeeded(dict *d) {
+    if (dictIsRehashing(d)) return DICT_OK;
+    if (d->sizeExp[0] == -1) return expandTo(d, DICT_HT_INITIAL_SIZE);
+    unsigned long size = HT_SIZE(d->sizeExp[0]);
+    if (d->used[0] >= size && (dict_can_resize || d->used[0] / size > dict_force_resize_ratio) &&
+        expandAllowed(d))
+        return expandTo(d, d->used[0] + 1);
+    return DICT_OK;
+}
+
+int dictResize(dict *d) {
+    if (!dict_can_resize || dictIsRehashing(d)) return DICT_ERR;
+    unsigned long minimal = d->used[0];
+    if (minimal < DICT_HT_INITIAL_SIZE) minimal = DICT_HT_INITIAL_SIZE;
+    return expandTo(d, minimal);
+}
+
+int dictNeedsResize(const dict *d) {
+    unsigned long size = dictSlots(d), used = dictSize(d);
+    return size > DICT_HT_INITIAL_SIZE && used * 100 / size < 10;
+}
+
+int dictRehash(dict *d, int n) {
+    /* Bound the empty buckets visited too, so a sparse table cannot stall us. */
+    int emptyVisits = n * 10;
+    if (!dictIsRehashing(d)) return 0;
+
+    while (n-- && d->used[0] != 0) {
+        assert(HT_SIZE(d->sizeExp[0]) > (unsigned long)d->rehashidx);
+        while (d->table[0][d->rehashidx] == NULL) {
+            d->rehashidx++;
+            if (--emptyVisits == 0) return 1;
+        }
+        dictEntry *de = d->table[0][d->rehashidx];
+        unsigned long mask1 = HT_MASK(d->sizeExp[1]);
+        while (de) {
+            dictEntry *next = entryNext(de);
+            unsigned long idx = hashKey(d, dictGetKey(de)) & mask1;
+            entrySetNext(de, d->table[1][idx]);
+            d->table[1][idx] = de;
+            d->used[0]--;
+            d->used[1]++;
+            de = next;
+        }
+        d->table[0][d->rehashidx] = NULL;
+        d->rehashidx++;
+    }
+
+    if (d->used[0] == 0) {
+        zfree(d->table[0]);
+        d->table[0] = d->table[1];
+        d->used[0] = d->used[1];
+        d->sizeExp[0] = d->sizeExp[1];
+        tableReset(d, 1);
+        d->rehashidx = -1;
+        return 0;
+    }
+    return 1;
+}
+
+static long long monotonicMs(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int dictRehashMilliseconds(dict *d, int ms) {
+    if (d->pauserehash > 0) return 0;
+    long long start = monotonicMs();
+    int rehashes = 0;
+    while (dictRehash(d, 100)) {
+        rehashes += 100;
+        if (monotonicMs() - start > ms) break;
+    }
+    return rehashes;
+}
+
+/* One step of incremental rehashing, piggybacked on lookups and updates. */
+static void rehashStep(dict *d) {
+    if (d->pauserehash == 0) dictRehash(d, 1);
+}
+
+/* ---------------------------------------------------------------- updates */
+
+/* Bucket index where key should be added, or -1 if it exists (then
+ * *existing is set when not NULL). */
+static long keyIndex(dict *d, const void *key, uint64_t hash, dictEntry **existing) {
+    if (existing) *existing = NULL;
+    if (expandIfNeeded(d) == DICT_ERR) return -1;
+    unsigned long idx = 0;
+    for (int t = 0; t <= 1; t++) {
+        idx = hash & HT_MASK(d->sizeExp[t]);
+        for (dictEntry *he = d->table[t][idx]; he; he = entryNext(he)) {
+            if (keysEqual(d, key, dictGetKey(he))) {
+                if (existing) *existing = he;
+                return -1;
+            }
+        }
+        if (!dictIsRehashing(d)) break;
+    }
+    return (long)idx;
+}
+
+dictEntry *dictAddRaw(dict *d, void *key, dictEntry **existing) {
+    if (dictIsRehashing(d)) rehashStep(d);
+    long idx = keyIndex(d, key, hashKey(d, key), existing);
+    if (idx == -1) return NULL;
+    /* New entries go to the table being filled, at the bucket head (recently
+     * added keys are often accessed soon). */
+    int t = dictIsRehashing(d) ? 1 : 0;
+    dictEntry *de = entryCreate(d, key);
+    entrySetNext(de, d->table[t][idx]);
+    d->table[t][idx] = de;
+    d->used[t]++;
+    return de;
+}
+
+int dictAdd(dict *d, void *key, void *val) {
+    dictEntry *de = dictAddRaw(d, key, NULL);
+    if (!de) return DICT_ERR;
+    de->v.val = val;
+    return DICT_OK;
+}
+
+dictEntry *dictAddOrFind(dict *d, void *key) {
+    dictEntry *existing;
+    dictEntry *de = dictAddRaw(d, key, &existing);
+    return de ? de : existing;
+}
+
+int dictReplace(dict *d, void *key, void *val) {
+    dictEntry *existing;
+    dictEntry *de = dictAddRaw(d, key, &existing);
+    if (de) {
+        de->v.val = val;
+        return 1;
+    }
+    /* Set first, destroy after: val may be the same object as the old value
+     * or reference it (refcounting). */
+    void *old = existing->v.val;
+    existing->v.val = val;
+    if (d->type->valDestructor) d->type->valDestructor(d, old);
+    return 0;
+}
+
+/* Finds key and removes its entry from the table, without freeing it. */
+dictEntry *dictUnlink(dict *d, const void *key) {
+    if (dictSize(d) == 0) return NULL;
+    if (dictIsRehashing(d)) rehashStep(d);
+    uint64_t h = hashKey(d, key);
+    for (int t = 0; t <= 1; t++) {
+        unsigned long idx = h & HT_MASK(d->sizeExp[t]);
+        dictEntry *prev = NULL;
+        for (dictEntry *he = d->table[t][idx]; he; prev = he, he = entryNext(he)) {
+            if (keysEqual(d, key, dictGetKey(he))) {
+                if (prev)
+                    entrySetNext(prev, entryNext(he));
+                else
+                    d->table[t][idx] = entryNext(he);
+                d->used[t]--;
+                entrySetNext(he, NULL);
+                return he;
+            }
+        }
+        if (!dictIsRehashing(d)) break;
+    }
+    return NULL;
+}
+
+int dictDelete(dict *d, const void *key) {
+    dictEntry *de = dictUnlink(d, key);
+    if (de == NULL) return DICT_ERR;
+    entryFree(d, de);
+    return DICT_OK;
+}
+
+void dictFreeUnlinkedEntry(dict *d, dictEntry *he) {
+    if (he) entryFree(d, he);
+}
+
+static void clearTable(dict *d, int t, void(callback)(dict *)) {
+    unsigned long size = HT_SIZE(d->sizeExp[t]);
+    for (unsigned long i = 0; i < size && d->used[t] > 0; i++) {
+        if (callback && (i & 65535) == 0) callback(d);
+        dictEntry *he = d->table[t][i];
+        while (he) {
+            dictEntry *next = entryNext(he);
+            entryFree(d, he);
+            d->used[t]--;
+            he = next;
+        }
+    }
+    zfree(d->table[t]);
+    tableReset(d, t);
+}
+
+void dictEmpty(dict *d, void(callback)(dict *)) {
+    clearTable(d, 0, callback);
+    clearTable(d, 1, callback);
+    d->rehashidx = -1;
+    d->pauserehash = 0;
+}
+
+void dictRelease(dict *d) {
+    clearTable(d, 0, NULL);
+    clearTable(d, 1, NULL);
+    zfree(d);
+}
+
+/* ---------------------------------------------------------------- lookups */
+
+dictEntry *dictFind(dict *d, const void *key) {
+    if (dictSize(d) == 0) return NULL;
+    if (dictIsRehashing(d)) rehashStep(d);
+    uint64_t h = hashKey(d, key);
+    for (int t = 0; t <= 1; t++) {
+        unsigned long idx = h & HT_MASK(d->sizeExp[t]);
+        for (dictEntry *he = d->table[t][idx]; he; he = entryNext(he))
+            if (keysEqual(d, key, dictGetKey(he))) return he;
+        if (!dictIsRehashing(d)) return NULL;
+    }
+    return NULL;
+}
+
+void *dictFetchValue(dict *d, const void *key) {
+    dictEntry *he = dictFind(d, key);
+    return he ? he->v.val : NULL;
+}
+
+uint64_t dictGetHash(dict *d, const void *key) { return hashKey(d, key); }
+
+/* ---------------------------------------------------------------- iteration */
+
+/* A digest of the dict's shape. An unsafe iterator checks it did not change,
+ * which catches callers that modified the dict (or let it rehash) while
+ * iterating without a safe iterator. */
+static unsigned long long fingerprint(dict *d) {
+    unsigned long long integers[6] = {
+        (unsigned long long)(uintptr_t)d->table[0], (unsigned long long)d->sizeExp[0], d->used[0],
+        (unsigned long long)(uintptr_t)d->table[1], (unsigned long long)d->sizeExp[1], d->used[1],
+    };
+    unsigned long long hash = 0;
+    for (int j = 0; j < 6; j++) {
+        /* Mix each field in with an integer hash step (Wang's 64-bit mix). */
+        hash += integers[j];
+        hash = (~hash) + (hash << 21);
+        hash = hash ^ (hash >> 24);
+        hash = (hash + (hash << 3)) + (hash << 8);
+        hash = hash ^ (hash >> 14);
+        hash = (hash + (hash << 2)) + (hash << 4);
+        hash = hash ^ (hash >> 28);
+        hash = hash + (hash << 31);
+    }
+    return hash;
+}
+
+void dictInitIterator(dictIterator *iter, dict *d) {
+    iter->d = d;
+    iter->table = 0;
+    iter->index = -1;
+    iter->safe = 0;
+    iter->entry = NULL;
+    iter->nextEntry = NULL;
+    iter->fingerprint = 0;
+}
+
+void dictInitSafeIterator(dictIterator *iter, dict *d) {
+    dictInitIterator(iter, d);
+    iter->safe = 1;
+}
+
+dictIterator *dictGetIterator(dict *d) {
+    dictIterator *iter = zmalloc(sizeof(*iter));
+    dictInitIterator(iter, d);
+    return iter;
+}
+
+dictIterator *dictGetSafeIterator(dict *d) {
+    dictIterator *iter = dictGetIterator(d);
+    iter->safe = 1;
+    return iter;
+}
+
+dictEntry *dictNext(dictIterator *iter) {
+    for (;;) {
+        if (iter->entry == NULL) {
+            if (iter->index == -1 && iter->table == 0) {
+                /* First call: from here on the dict must not change under us. */
+                if (iter->safe)
+                    dictPauseRehashing(iter->d);
+                else
+                    iter->fingerprint = fingerprint(iter->d);
+            }
+            iter->index++;
+            if (iter->index >= (long)HT_SIZE(iter->d->sizeExp[iter->table])) {
+                if (dictIsRehashing(iter->d) && iter->table == 0) {
+                    iter->table++;
+                    iter->index = 0;
+                } else {
+                    break;
+                }
+            }
+            iter->entry = iter->d->table[iter->table][iter->index];
+        } else {
+            iter->entry = iter->nextEntry;
+        }
+        if (iter->entry) {
+            /* Saved now so the caller may delete the entry we return. */
+            iter->nextEntry = entryNext(iter->entry);
+            return iter->entry;
+        }
+    }
+    return NULL;
+}
+
+void dictResetIterator(dictIterator *iter) {
+    if (!(iter->index == -1 && iter->table == 0)) {
+        if (iter->safe)
+            dictResumeRehashing(iter->d);
+        else
+            assert(iter->fingerprint == fingerprint(iter->d));
+    }
+    /* Make a second reset harmless. */
+    iter->index = -1;
+    iter->table = 0;
+}
+
+void dictReleaseIterator(dictIterator *iter) {
+    dictResetIterator(iter);
+    zfree(iter);
+}
+
+/* ---------------------------------------------------------------- sampling */
+
+dictEntry *dictGetRandomKey(dict *d) {
+    if (dictSize(d) == 0) return NULL;
+    if (dictIsRehashing(d)) rehashStep(d);
+    dictEntry *he;
+    if (dictIsRehashing(d)) {
+        /* Buckets of ht[0] below rehashidx are known empty: skip them. */
+        unsigned long s0 = HT_SIZE(d->sizeExp[0]);
+        do {
+            unsigned long h = (unsigned long)d->rehashidx +
+                              (unsigned long)(dictRandom() % (dictSlots(d) - (unsigned long)d->rehashidx));
+            he = h >= s0 ? d->table[1][h - s0] : d->table[0][h];
+        } while (he == NULL);
+    } else {
+        unsigned long mask = HT_MASK(d->sizeExp[0]);
+        do {
+            he = d->table[0][dictRandom() & mask];
+        } while (he == NULL);
+    }
+    /* Pick uniformly within the chain. */
+    unsigned long chainlen = 0;
+    for (dictEntry *e = he; e; e = entryNext(e)) chainlen++;
+    unsigned long pick = (unsigned long)(dictRandom() % chainlen);
+    while (pick--) he = entryNext(he);
+    return he;
+}
+
+unsigned int dictGetSomeKeys(dict *d, dictEntry **des, unsigned int count) {
+    if (dictSize(d) < count) count = (unsigned int)dictSize(d);
+    if (count == 0) return 0;
+    unsigned long maxsteps = (unsigned long)count * 10;
+
+    /* Rehashing work proportional to what we are asked for. */
+    for (unsigned int j = 0; j < count && dictIsRehashing(d); j++) rehashStep(d);
+
+    int tables = dictIsRehashing(d) ? 2 : 1;
+    unsigned long maxmask = HT_MASK(d->sizeExp[0]);
+    if (tables > 1 && maxmask < HT_MASK(d->sizeExp[1])) maxmask = HT_MASK(d->sizeExp[1]);
+
+    /* Walk consecutive buckets from a random point, jumping elsewhere after
+     * a run of empty ones. */
+    unsigned long i = dictRandom() & maxmask;
+    unsigned long emptylen = 0;
+    unsigned int stored = 0;
+    while (stored < count && maxsteps--) {
+        for (int t = 0; t < tables; t++) {
+            if (tables == 2 && t == 0 && i < (unsigned long)d->rehashidx) {
+                /* Already-migrated part of ht[0]: empty. If ht[1] is smaller
+                 * and i is past its end, both are empty here: jump ahead. */
+                if (i >= HT_SIZE(d->sizeExp[1]))
+                    i = (unsigned long)d->rehashidx;
+                else
+                    continue;
+            }
+            if (i >= HT_SIZE(d->sizeExp[t])) continue;
+            dictEntry *he = d->table[t][i];
+            if (he == NULL) {
+                emptylen++;
+                if (emptylen >= 5 && emptylen > count) {
+                    i = dictRandom() & maxmask;
+                    emptylen = 0;
+                }
+            } else {
+                emptylen = 0;
+                for (; he; he = entryNext(he)) {
+                    *des++ = he;
+                    if (++stored == count) return stored;
+                }
+            }
+        }
+        i = (i + 1) & maxmask;
+    }
+    return stored;
+}
+
+#define GETFAIR_NUM_ENTRIES 15
+
+dictEntry *dictGetFairRandomKey(dict *d) {
+    /* dictGetRandomKey favours entries in short chains; sampling a batch of
+     * neighbouring buckets and picking one of them evens that out. */
+    dictEntry *entries[GETFAIR_NUM_ENTRIES];
+    unsigned int count = dictGetSomeKeys(d, entries, GETFAIR_NUM_ENTRIES);
+    if (count == 0) return dictGetRandomKey(d);
+    return entries[dictRandom() % count];
+}
+
+/* ---------------------------------------------------------------- scan */
+
+/* Reverses the bit order of a 64-bit word by swapping ever larger halves. */
+static unsigned long reverseBits(unsigned long v) {
+    uint64_t x = v;
+    x = ((x >> 1) & 0x5555555555555555ULL) | ((x & 0x5555555555555555ULL) << 1);
+    x = ((x >> 2) & 0x3333333333333333ULL) | ((x & 0x3333333333333333ULL) << 2);
+    x = ((x >> 4) & 0x0f0f0f0f0f0f0f0fULL) | ((x & 0x0f0f0f0f0f0f0f0fULL) << 4);
+    x = ((x >> 8) & 0x00ff00ff00ff00ffULL) | ((x & 0x00ff00ff00ff00ffULL) << 8);
+    x = ((x >> 16) & 0x0000ffff0000ffffULL) | ((x & 0x0000ffff0000ffffULL) << 16);
+    x = (x >> 32) | (x << 32);
+    return (unsigned long)x;
+}
+_Static_assert(sizeof(unsigned long) == 8, "dictScan's cursor reversal assumes 64-bit long");
+
+static void scanBucket(dict *d, int t, unsigned long idx, dictScanFunction *fn, void *privdata) {
+    const dictEntry *de = d->table[t][idx];
+    while (de) {
+        const dictEntry *next = entryNext(de);
+        fn(privdata, de);
+        de = next;
+    }
+}
+
+/* The cursor is incremented on its reversed bits: high bits first. Buckets
+ * of a table of size 2^n visited at cursor v correspond, in a table of size
+ * 2^m > 2^n, to the buckets sharing v's low n bits, which the reversed
+ * increment visits consecutively; so neither growing nor shrinking between
+ * calls makes the scan skip a bucket. */
+unsigned long dictScan(dict *d, unsigned long v, dictScanFunction *fn, void *privdata) {
+    if (dictSize(d) == 0) return 0;
+    /* The callback may look keys up; that must not move buckets under us. */
+    dictPauseRehashing(d);
+    if (!dictIsRehashing(d)) {
+        unsigned long m0 = HT_MASK(d->sizeExp[0]);
+        scanBucket(d, 0, v & m0, fn, privdata);
+        v |= ~m0;
+        v = reverseBits(reverseBits(v) + 1);
+    } else {
+        int small = 0, large = 1;
+        if (HT_SIZE(d->sizeExp[0]) > HT_SIZE(d->sizeExp[1])) {
+            small = 1;
+            large = 0;
+        }
+        unsigned long m0 = HT_MASK(d->sizeExp[small]);
+        unsigned long m1 = HT_MASK(d->sizeExp[large]);
+        scanBucket(d, small, v & m0, fn, privdata);
+        /* Then every bucket of the larger table that expands this one. */
+        do {
+            scanBucket(d, large, v & m1, fn, privdata);
+            v |= ~m1;
+            v = reverseBits(reverseBits(v) + 1);
+        } while (v & (m0 ^ m1));
+    }
+    dictResumeRehashing(d);
+    return v;
+}
+
+/* ---------------------------------------------------------------- memory/stats */
+
+/* Size of any one entry, as an estimate for all (exact when keys are not embedded). */
+static size_t sampleEntrySize(const dict *d) {
+    for (int t = 0; t <= 1; t++) {
+        unsigned long size = HT_SIZE(d->sizeExp[t]);
+        for (unsigned long i = 0; i < size; i++)
+            if (d->table[t][i]) return zmalloc_size(d->table[t][i]);
+    }
+    return 0;
+}
+
+size_t dictMemUsage(const dict *d) {
+    size_t entry = dictSize(d) ? sampleEntrySize(d) : 0;
+    return sizeof(*d) + dictSlots(d) * sizeof(dictEntry *) + dictSize(d) * entry;
+}
+
+size_t dictEntryMemUsage(const dict *d, const dictEntry *de) {
+    (void)d;
+    return zmalloc_size((void *)de);
+}
+
+#define DICT_STATS_VECTLEN 50
+
+static size_t tableStats(char *buf, size_t bufsize, dict *d, int t) {
+    const char *name = t == 0 ? "main hash table" : "rehashing target";
+    if (d->used[t] == 0)
+        return (size_t)snprintf(buf, bufsize,
+                                "Hash table %d stats (%s):\nNo stats available for empty dictionaries\n",
+                                t, name);
+    unsigned long clvector[DICT_STATS_VECTLEN] = {0};
+    unsigned long slots = 0, maxchainlen = 0, totchainlen = 0;
+    unsigned long size = HT_SIZE(d->sizeExp[t]);
+    for (unsigned long i = 0; i < size; i++) {
+        unsigned long chainlen = 0;
+        for (dictEntry *he = d->table[t][i]; he; he = entryNext(he)) chainlen++;
+        if (chainlen == 0) {
+            clvector[0]++;
+            continue;
+        }
+        slots++;
+        clvector[chainlen < DICT_STATS_VECTLEN ? chainlen : DICT_STATS_VECTLEN - 1]++;
+        if (chainlen > maxchainlen) maxchainlen = chainlen;
+        totchainlen += chainlen;
+    }
+    size_t l = 0;
+    int n = snprintf(buf, bufsize,
+                     "Hash table %d stats (%s):\n table size: %lu\n number of elements: %lu\n"
+                     " different slots: %lu\n max chain length: %lu\n"
+                     " avg chain length (counted): %.02f\n avg chain length (computed): %.02f\n"
+                     " Chain length distribution:\n",
+                     t, name, size, d->used[t], slots, maxchainlen, (double)totchainlen / (double)slots,
+                     (double)d->used[t] / (double)slots);
+    if (n < 0 || (size_t)n >= bufsize) return bufsize ? bufsize - 1 : 0;
+    l = (size_t)n;
+    for (int i = 0; i < DICT_STATS_VECTLEN - 1; i++) {
+        if (clvector[i] == 0) continue;
+        n = snprintf(buf + l, bufsize - l, "   %d: %lu (%.02f%%)\n", i, clvector[i],
+                     (double)clvector[i] / (double)size * 100);
+        if (n < 0 || (size_t)n >= bufsize - l) return bufsize - 1;
+        l += (size_t)n;
+    }
+    return l;
+}
+
+size_t dictGetStats(char *buf, size_t bufsize, dict *d) {
+    if (bufsize == 0) return 0;
+    buf[0] = '\0';
+    size_t l = tableStats(buf, bufsize, d, 0);
+    if (dictIsRehashing(d) && l + 1 < bufsize) l += tableStats(buf + l, bufsize - l, d, 1);
+    return l;
+}
+
+/* ---------------------------------------------------------------- helper types */
+
+uint64_t dictSdsHash(const void *key) { return dictGenHashFunction(key, sdslen((sds)key)); }
+
+uint64_t dictSdsCaseHash(const void *key) {
+    return dictGenCaseHashFunction((const unsigned char *)key, sdslen((sds)key));
+}
+
+int dictSdsKeyCompare(dict *d, const void *a, const void *b) {
+    (void)d;
+    size_t l1 = sdslen((sds)a), l2 = sdslen((sds)b);
+    return l1 == l2 && memcmp(a, b, l1) == 0;
+}
+
+/* ASCII case-insensitive equality of n bytes (binary-safe, unlike strcasecmp). */
+static int bytesEqualNocase(const unsigned char *a, const unsigned char *b, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        unsigned char x = a[i], y = b[i];
+        if (x >= 'A' && x <= 'Z') x = (unsigned char)(x + 32);
+        if (y >= 'A' && y <= 'Z') y = (unsigned char)(y + 32);
+        if (x != y) return 0;
+    }
+    return 1;
+}
+
+int dictSdsKeyCaseCompare(dict *d, const void *a, const void *b) {
+    (void)d;
+    size_t l1 = sdslen((sds)a), l2 = sdslen((sds)b);
+    return l1 == l2 && bytesEqualNocase(a, b, l1);
+}
+
+void dictSdsDestructor(dict *d, void *val) {
+    (void)d;
+    sdsfree(val);
+}
+
+uint64_t dictCStrHash(const void *key) { return dictGenHashFunction(key, strlen(key)); }
+
+uint64_t dictCStrCaseHash(const void *key) {
+    return dictGenCaseHashFunction((const unsigned char *)key, strlen(key));
+}
+
+int dictCStrKeyCompare(dict *d, const void *a, const void *b) {
+    (void)d;
+    return strcmp(a, b) == 0;
+}
+
+int dictCStrKeyCaseCompare(dict *d, const void *a, const void *b) {
+    (void)d;
+    return strcasecmp(a, b) == 0;
+}

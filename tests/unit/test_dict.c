@@ -1,0 +1,608 @@
+/* Unit tests for src/core/dict.c and src/core/siphash.c: a random workload
+ * checked against a plain array model across many rehashes and resizes,
+ * embedded keys with metadata, iterators, scan coverage under resizing,
+ * sampling, and the hash function itself against the SipHash paper. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/dict.h"
+#include "core/sds.h"
+#include "core/siphash.h"
+#include "core/zmalloc.h"
+#include "testhelp.h"
+
+/* Deterministic PRNG so failures reproduce. */
+static uint64_t rngState = 88172645463325252ULL;
+static uint64_t rng(void) {
+    rngState ^= rngState << 13;
+    rngState ^= rngState >> 7;
+    rngState ^= rngState << 17;
+    return rngState;
+}
+
+static sds keyFor(long i) { return sdscatprintf(sdsempty(), "key:%ld", i); }
+
+/* Values are heap longs so the destructor can be checked. */
+static long valuesFreed;
+static void freeLongVal(dict *d, void *val) {
+    (void)d;
+    valuesFreed++;
+    zfree(val);
+}
+static long *newLong(long v) {
+    long *p = zmalloc(sizeof(long));
+    *p = v;
+    return p;
+}
+
+static dictType sdsLongType = {
+    .hashFunction = dictSdsHash,
+    .keyCompare = dictSdsKeyCompare,
+    .keyDestructor = dictSdsDestructor,
+    .valDestructor = freeLongVal,
+};
+
+static void testSiphash(void) {
+    TEST("siphash");
+    uint8_t key[16], msg[64];
+    for (int i = 0; i < 16; i++) key[i] = (uint8_t)i;
+    for (int i = 0; i < 64; i++) msg[i] = (uint8_t)i;
+    /* Test vectors of the SipHash paper / reference code (SipHash-2-4). */
+    CHECK(siphash_rounds(msg, 0, key, 2, 4) == 0x726fdb47dd0e0e31ULL);
+    CHECK(siphash_rounds(msg, 15, key, 2, 4) == 0xa129ca6149be45e5ULL);
+    CHECK(siphash_rounds(msg, 1, key, 2, 4) == 0x74f839c593dc67fdULL);
+    CHECK(siphash_rounds(msg, 8, key, 2, 4) == 0x93f5f5799a932462ULL);
+    /* The 1-2 variant is the same function with fewer rounds. */
+    for (size_t len = 0; len < 40; len++) CHECK(siphash(msg, len, key) == siphash_rounds(msg, len, key, 1, 2));
+    CHECK(siphash(msg, 15, key) != siphash_rounds(msg, 15, key, 2, 4));
+    CHECK(siphash_nocase((const uint8_t *)"HeLLo WoRLD 123!", 16, key) ==
+          siphash((const uint8_t *)"hello world 123!", 16, key));
+    CHECK(siphash_nocase((const uint8_t *)"ABCDEFGHIJK", 11, key) != siphash((const uint8_t *)"ABCDEFGHIJK", 11, key));
+
+    TEST("hash seed");
+    uint8_t seed[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+    uint8_t zero[16] = {0};
+    dictSetHashFunctionSeed(zero);
+    uint64_t h0 = dictGenHashFunction("foo", 3);
+    dictSetHashFunctionSeed(seed);
+    CHECK(memcmp(dictGetHashFunctionSeed(), seed, 16) == 0);
+    CHECK(dictGenHashFunction("foo", 3) != h0);
+    CHECK(dictGenHashFunction("foo", 3) == siphash((const uint8_t *)"foo", 3, seed));
+    CHECK(dictGenCaseHashFunction((const unsigned char *)"FoO", 3) == dictGenHashFunction("foo", 3));
+    sds s = sdsnew("Bar");
+    CHECK(dictSdsHash(s) == dictGenHashFunction("Bar", 3));
+    CHECK(dictSdsCaseHash(s) == dictGenHashFunction("bar", 3));
+    CHECK(dictCStrHash("Bar") == dictSdsHash(s));
+    CHECK(dictCStrCaseHash("BAR") == dictSdsCaseHash(s));
+    sdsfree(s);
+}
+
+/* Random adds, replaces, deletes and finds against an array model. */
+static void testModel(void) {
+    TEST("model");
+    enum { N = 5000, OPS = 200000 };
+    static long model[N]; /* -1 absent, else value */
+    for (int i = 0; i < N; i++) model[i] = -1;
+    dict *d = dictCreate(&sdsLongType);
+    long present = 0, mismatches = 0;
+    valuesFreed = 0;
+    long expectFreed = 0;
+    for (long op = 0; op < OPS; op++) {
+        long i = (long)(rng() % N);
+        sds key = keyFor(i);
+        /* Bias towards growth in the first half, shrinkage in the second, so
+         * the table grows and shrinks several times. */
+        int phase = (op / 25000) % 2;
+        unsigned r = (unsigned)(rng() % 100);
+        if (r < (phase ? 30u : 60u)) {
+            long v = (long)(rng() % 1000000);
+            int added = dictReplace(d, key, newLong(v));
+            if (added != (model[i] == -1)) mismatches++;
+            if (added) {
+                present++;
+                key = NULL; /* now owned by the dict */
+            } else {
+                expectFreed++;
+            }
+            model[i] = v;
+        } else if (r < 95u) {
+            int rc = dictDelete(d, key);
+            if ((rc == DICT_OK) != (model[i] != -1)) mismatches++;
+            if (rc == DICT_OK) {
+                present--;
+                expectFreed++;
+            }
+            model[i] = -1;
+        } else {
+            long *v = dictFetchValue(d, key);
+            if ((v == NULL) != (model[i] == -1) || (v && *v != model[i])) mismatches++;
+        }
+        sdsfree(key);
+        if (op % 997 == 0 && dictNeedsResize(d)) dictResize(d);
+        if (op % 5003 == 0) dictRehashMilliseconds(d, 1);
+        if ((unsigned long)present != dictSize(d)) mismatches++;
+    }
+    CHECK(mismatches == 0);
+    CHECK(valuesFreed == expectFreed);
+    /* Every model entry agrees. */
+    long bad = 0;
+    for (long i = 0; i < N; i++) {
+        sds key = keyFor(i);
+        long *v = dictFetchValue(d, key);
+        if ((v == NULL) != (model[i] == -1) || (v && *v != model[i])) bad++;
+        sdsfree(key);
+    }
+    CHECK(bad == 0);
+    CHECK(dictSize(d) == (unsigned long)present);
+    CHECK(dictMemUsage(d) >= dictSlots(d) * sizeof(void *));
+    char stats[4096];
+    CHECK(dictGetStats(stats, sizeof(stats), d) > 0 && strstr(stats, "table size") != NULL);
+    dictRelease(d);
+    CHECK(valuesFreed == expectFreed + present);
+}
+
+static void testBasics(void) {
+    TEST("basics");
+    dict *d = dictCreate(&sdsLongType);
+    CHECK(dictSize(d) == 0 && dictSlots(d) == 0);
+    CHECK(dictFind(d, "x") == NULL); /* empty dict: no hashing at all */
+    CHECK(dictGetRandomKey(d) == NULL);
+    CHECK(dictGetType(d) == &sdsLongType);
+    sds k = sdsnew("a");
+    CHECK(dictAdd(d, k, newLong(1)) == DICT_OK);
+    sds k2 = sdsnew("a");
+    long *two = newLong(2);
+    CHECK(dictAdd(d, k2, two) == DICT_ERR);
+    zfree(two);
+    /* DICT_ERR leaves the value with us. */
+    dictEntry *existing = NULL;
+    CHECK(dictAddRaw(d, k2, &existing) == NULL && existing != NULL && dictGetKey(existing) == k);
+    CHECK(dictAddOrFind(d, k2) == existing);
+    CHECK(dictSlots(d) == DICT_HT_INITIAL_SIZE);
+
+    dictEntry *de = dictAddOrFind(d, sdsnew("b"));
+    CHECK(de != NULL && dictGetVal(de) == NULL);
+    dictSetVal(d, de, newLong(5));
+    sds kb = sdsnew("b");
+    CHECK(*(long *)dictFetchValue(d, kb) == 5);
+
+    TEST("unlink");
+    dictEntry *u = dictUnlink(d, kb);
+    CHECK(u != NULL && dictSize(d) == 1 && dictFind(d, kb) == NULL);
+    CHECK(*(long *)dictGetVal(u) == 5);
+    valuesFreed = 0;
+    dictFreeUnlinkedEntry(d, u);
+    dictFreeUnlinkedEntry(d, NULL);
+    CHECK(valuesFreed == 1);
+    CHECK(dictUnlink(d, kb) == NULL);
+    CHECK(dictDelete(d, kb) == DICT_ERR);
+    sdsfree(kb);
+
+    TEST("empty");
+    for (int i = 0; i < 1000; i++) dictAdd(d, keyFor(i), newLong(i));
+    CHECK(dictSize(d) == 1001);
+    valuesFreed = 0;
+    dictEmpty(d, NULL);
+    CHECK(dictSize(d) == 0 && dictSlots(d) == 0 && valuesFreed == 1001);
+    CHECK(dictFind(d, k2) == NULL);
+    CHECK(dictAdd(d, sdsdup(k2), newLong(9)) == DICT_OK && dictSize(d) == 1);
+    sdsfree(k2);
+    dictRelease(d);
+}
+
+/* dictReplace must set the new value before destroying the old one. */
+static dict *replaceDict;
+static sds replaceKey;
+static int replaceOrderOk;
+static void checkReplaceOrder(dict *d, void *val) {
+    (void)d;
+    replaceOrderOk = dictFetchValue(replaceDict, replaceKey) != val;
+    zfree(val);
+}
+
+static void testReplace(void) {
+    TEST("replace");
+    dictType t = sdsLongType;
+    t.valDestructor = checkReplaceOrder;
+    t.keyDestructor = NULL; /* keys are ours */
+    replaceDict = dictCreate(&t);
+    replaceKey = sdsnew("k");
+    CHECK(dictReplace(replaceDict, replaceKey, newLong(1)) == 1);
+    replaceOrderOk = 0;
+    CHECK(dictReplace(replaceDict, replaceKey, newLong(2)) == 0);
+    CHECK(replaceOrderOk);
+    CHECK(*(long *)dictFetchValue(replaceDict, replaceKey) == 2);
+    dictRelease(replaceDict);
+    sdsfree(replaceKey);
+}
+
+static void testNumericValues(void) {
+    TEST("numeric values");
+    dictType t = {.hashFunction = dictCStrHash, .keyCompare = dictCStrKeyCompare};
+    dict *d = dictCreate(&t);
+    dictEntry *de = dictAddRaw(d, "n", NULL);
+    CHECK(dictGetSignedIntegerVal(de) == 0);
+    dictSetSignedIntegerVal(de, -5);
+    CHECK(dictGetSignedIntegerVal(de) == -5);
+    CHECK(dictIncrSignedIntegerVal(de, 7) == 2);
+    dictSetUnsignedIntegerVal(de, UINT64_MAX);
+    CHECK(dictGetUnsignedIntegerVal(de) == UINT64_MAX);
+    dictSetDoubleVal(de, 1.5);
+    CHECK(dictGetDoubleVal(de) == 1.5);
+    *dictGetDoubleValPtr(de) += 1;
+    CHECK(dictGetDoubleVal(de) == 2.5);
+    /* A C-string key is found by content, not by pointer. */
+    char other[] = "n";
+    CHECK(dictFind(d, other) == de);
+    dictRelease(d);
+
+    TEST("case-insensitive cstr (command table)");
+    dictType ct = {.hashFunction = dictCStrCaseHash, .keyCompare = dictCStrKeyCaseCompare};
+    d = dictCreate(&ct);
+    dictAdd(d, "get", (void *)1);
+    dictAdd(d, "set", (void *)2);
+    CHECK(dictFetchValue(d, "GET") == (void *)1);
+    CHECK(dictFetchValue(d, "sEt") == (void *)2);
+    CHECK(dictAdd(d, "GET", (void *)3) == DICT_ERR);
+    dictRelease(d);
+
+    TEST("sds nocase");
+    dictType st = {.hashFunction = dictSdsCaseHash, .keyCompare = dictSdsKeyCaseCompare,
+                   .keyDestructor = dictSdsDestructor};
+    d = dictCreate(&st);
+    dictAdd(d, sdsnew("MaxMemory"), (void *)7);
+    sds q = sdsnew("maxmemory");
+    CHECK(dictFetchValue(d, q) == (void *)7);
+    sdsfree(q);
+    q = sdsnew("maxmemor");
+    CHECK(dictFetchValue(d, q) == NULL);
+    sdsfree(q);
+    dictRelease(d);
+}
+
+/* Embedded keys with metadata. */
+typedef struct {
+    uint32_t a;
+    uint64_t b;
+} meta12; /* 12+ bytes of metadata: padded by the dict */
+
+static void testEmbedded(void) {
+    TEST("embedded keys");
+    dictType t = {.hashFunction = dictSdsHash, .keyCompare = dictSdsKeyCompare,
+                  .entryMetaBytes = sizeof(meta12), .embedKey = 1};
+    dict *d = dictCreate(&t);
+    enum { N = 20000 };
+    static dictEntry *entries[N];
+    long bad = 0;
+    size_t special[] = {0, 1, 31, 32, 255, 256, 70000};
+    for (long i = 0; i < N; i++) {
+        sds key;
+        if (i < (long)(sizeof(special) / sizeof(special[0]))) {
+            key = sdsnewlen(NULL, special[i]);
+            memset(key, 'a' + (int)i, special[i]);
+        } else {
+            key = keyFor(i);
+        }
+        dictEntry *de = dictAddRaw(d, key, NULL);
+        if (de == NULL) {
+            bad++;
+            sdsfree(key);
+            continue;
+        }
+        meta12 *m = dictEntryMeta(de);
+        static const meta12 zeroMeta;
+        if (memcmp(m, &zeroMeta, sizeof(zeroMeta)) != 0) bad++;
+        m->a = (uint32_t)i;
+        m->b = (uint64_t)i * 3;
+        dictSetSignedIntegerVal(de, i);
+        sds stored = dictGetKey(de);
+        if (stored == key || sdscmp(stored, key) != 0) bad++;
+        if ((void *)stored < (void *)de || (char *)stored > (char *)de + dictEntryMemUsage(d, de)) bad++;
+        entries[i] = de;
+        sdsfree(key); /* the caller keeps ownership; the dict has its own copy */
+    }
+    CHECK(bad == 0);
+    CHECK(dictSize(d) == N);
+    /* Let any pending rehash finish, then check entries did not move. */
+    while (dictRehash(d, 1000)) {
+    }
+    bad = 0;
+    for (long i = 0; i < N; i++) {
+        sds key = sdsdup(dictGetKey(entries[i]));
+        dictEntry *de = dictFind(d, key);
+        meta12 *m = de ? dictEntryMeta(de) : NULL;
+        if (de != entries[i] || m->a != (uint32_t)i || m->b != (uint64_t)i * 3 ||
+            dictGetSignedIntegerVal(de) != i)
+            bad++;
+        sdsfree(key);
+    }
+    CHECK(bad == 0);
+    sds k70000 = sdsdup(dictGetKey(entries[6]));
+    CHECK(sdslen(k70000) == 70000);
+    CHECK(dictEntryMemUsage(d, entries[6]) > 70000);
+    CHECK(dictDelete(d, k70000) == DICT_OK);
+    CHECK(dictFind(d, k70000) == NULL);
+    sdsfree(k70000);
+    /* Delete half, shrink, and check the rest again. */
+    for (long i = 7; i < N; i += 2) {
+        sds key = keyFor(i);
+        if (dictDelete(d, key) != DICT_OK) bad++;
+        sdsfree(key);
+    }
+    for (int round = 0; round < 3; round++) {
+        if (dictNeedsResize(d)) dictResize(d);
+        while (dictRehash(d, 1000)) {
+        }
+    }
+    for (long i = 8; i < N; i += 2) {
+        sds key = keyFor(i);
+        if (dictFind(d, key) != entries[i]) bad++;
+        sdsfree(key);
+    }
+    CHECK(bad == 0);
+    dictRelease(d);
+
+    TEST("metadata without embedding");
+    dictType t2 = {.hashFunction = dictSdsHash, .keyCompare = dictSdsKeyCompare,
+                   .keyDestructor = dictSdsDestructor, .entryMetaBytes = DICT_MAX_ENTRY_META_BYTES};
+    d = dictCreate(&t2);
+    bad = 0;
+    for (long i = 0; i < 1000; i++) {
+        sds key = keyFor(i);
+        dictEntry *de = dictAddRaw(d, key, NULL);
+        unsigned char *m = dictEntryMeta(de);
+        for (int j = 0; j < DICT_MAX_ENTRY_META_BYTES; j++) {
+            if (m[j] != 0) bad++;
+            m[j] = 0xEE;
+        }
+        if (dictGetKey(de) != key) bad++; /* not embedded: the very pointer we gave */
+    }
+    for (long i = 0; i < 1000; i++) {
+        sds key = keyFor(i);
+        dictEntry *de = dictFind(d, key);
+        if (!de || sdscmp(dictGetKey(de), key) != 0) bad++;
+        sdsfree(key);
+    }
+    CHECK(bad == 0);
+    dictRelease(d);
+}
+
+static void testIterators(void) {
+    TEST("iterator");
+    dict *d = dictCreate(&sdsLongType);
+    enum { N = 3000 };
+    for (long i = 0; i < N; i++) dictAdd(d, keyFor(i), newLong(i));
+    /* Start from a rehashing state so both tables are walked. */
+    dictExpand(d, 100000);
+    CHECK(dictIsRehashing(d));
+    static char seen[N];
+    memset(seen, 0, sizeof(seen));
+    long count = 0, dups = 0;
+    dictIterator *it = dictGetIterator(d);
+    dictEntry *de;
+    while ((de = dictNext(it)) != NULL) {
+        long v = *(long *)dictGetVal(de);
+        if (seen[v]) dups++;
+        seen[v] = 1;
+        count++;
+    }
+    dictReleaseIterator(it);
+    CHECK(count == N && dups == 0);
+
+    TEST("safe iterator with delete");
+    memset(seen, 0, sizeof(seen));
+    count = dups = 0;
+    dictIterator sit;
+    dictInitSafeIterator(&sit, d);
+    while ((de = dictNext(&sit)) != NULL) {
+        long v = *(long *)dictGetVal(de);
+        if (seen[v]) dups++;
+        seen[v] = 1;
+        count++;
+        /* Lookups during safe iteration must not rehash. */
+        sds probe = keyFor(v);
+        if (dictFind(d, probe) != de) dups++;
+        if (v % 2 == 0) dictDelete(d, probe);
+        sdsfree(probe);
+    }
+    dictResetIterator(&sit);
+    CHECK(count == N && dups == 0);
+    CHECK(dictSize(d) == N / 2);
+    /* Rehashing resumes afterwards. */
+    dictRehashMilliseconds(d, 1000);
+    CHECK(!dictIsRehashing(d));
+
+    TEST("stack iterator");
+    dictIterator sti;
+    dictInitIterator(&sti, d);
+    count = 0;
+    while ((de = dictNext(&sti)) != NULL) count++;
+    dictResetIterator(&sti);
+    dictResetIterator(&sti); /* harmless twice */
+    CHECK(count == N / 2);
+    dictRelease(d);
+}
+
+struct scanState {
+    char *seen;
+    long calls;
+};
+
+static void scanCallback(void *privdata, const dictEntry *de) {
+    struct scanState *st = privdata;
+    st->seen[*(long *)dictGetVal(de)] = 1;
+    st->calls++;
+}
+
+static void testScan(void) {
+    TEST("scan full coverage");
+    enum { STABLE = 2000, EXTRA = 60000 };
+    static char seen[STABLE + EXTRA];
+    for (int variant = 0; variant < 3; variant++) {
+        dict *d = dictCreate(&sdsLongType);
+        for (long i = 0; i < STABLE; i++) dictAdd(d, keyFor(i), newLong(i));
+        memset(seen, 0, sizeof(seen));
+        struct scanState st = {seen, 0};
+        unsigned long cursor = 0;
+        long step = 0, extraAdded = STABLE;
+        do {
+            cursor = dictScan(d, cursor, scanCallback, &st);
+            step++;
+            if (variant == 0) {
+                /* Grow during the scan (many expansions and rehashes). */
+                for (int j = 0; j < 50 && extraAdded < STABLE + EXTRA; j++, extraAdded++)
+                    dictAdd(d, keyFor(extraAdded), newLong(extraAdded));
+            } else if (variant == 1) {
+                /* Grow first, then shrink while scanning. */
+                if (step == 3)
+                    for (; extraAdded < STABLE + EXTRA; extraAdded++) dictAdd(d, keyFor(extraAdded), newLong(extraAdded));
+                if (step > 10 && extraAdded > STABLE) {
+                    for (int j = 0; j < 500 && extraAdded > STABLE; j++) {
+                        sds k = keyFor(--extraAdded);
+                        dictDelete(d, k);
+                        sdsfree(k);
+                    }
+                    if (dictNeedsResize(d)) dictResize(d);
+                }
+            } else {
+                /* Mixed: random adds/deletes of extra keys plus rehash slices. */
+                long k = STABLE + (long)(rng() % EXTRA);
+                sds key = keyFor(k);
+                if (rng() % 2) {
+                    if (dictReplace(d, key, newLong(k)) == 0) sdsfree(key); /* key kept only when added */
+                } else {
+                    dictDelete(d, key);
+                    sdsfree(key);
+                }
+                if (step % 7 == 0) dictRehash(d, 3);
+                if (step % 50 == 0 && dictNeedsResize(d)) dictResize(d);
+            }
+        } while (cursor != 0);
+        long missing = 0;
+        for (long i = 0; i < STABLE; i++)
+            if (!seen[i]) missing++;
+        CHECK(missing == 0);
+        CHECK(st.calls >= STABLE);
+        dictRelease(d);
+    }
+
+    TEST("scan empty");
+    dict *d = dictCreate(&sdsLongType);
+    struct scanState st = {seen, 0};
+    CHECK(dictScan(d, 0, scanCallback, &st) == 0 && st.calls == 0);
+    dictRelease(d);
+}
+
+static void testRandom(void) {
+    TEST("random keys");
+    dict *d = dictCreate(&sdsLongType);
+    for (long i = 0; i < 3; i++) dictAdd(d, keyFor(i), newLong(i));
+    int hits[3] = {0, 0, 0};
+    for (int i = 0; i < 3000; i++) hits[*(long *)dictGetVal(dictGetRandomKey(d))]++;
+    CHECK(hits[0] > 500 && hits[1] > 500 && hits[2] > 500);
+    int fair[3] = {0, 0, 0};
+    for (int i = 0; i < 3000; i++) fair[*(long *)dictGetVal(dictGetFairRandomKey(d))]++;
+    CHECK(fair[0] > 500 && fair[1] > 500 && fair[2] > 500);
+
+    for (long i = 3; i < 10000; i++) dictAdd(d, keyFor(i), newLong(i));
+    dictExpand(d, 1 << 16); /* sample while rehashing as well */
+    long bad = 0;
+    dictEntry *sample[20];
+    for (int round = 0; round < 200; round++) {
+        dictEntry *de = dictGetRandomKey(d);
+        sds k = keyFor(*(long *)dictGetVal(de));
+        if (dictFind(d, k) != de) bad++;
+        sdsfree(k);
+        unsigned int n = dictGetSomeKeys(d, sample, 20);
+        if (n == 0 || n > 20) bad++;
+        for (unsigned j = 0; j < n; j++) {
+            k = keyFor(*(long *)dictGetVal(sample[j]));
+            if (dictFind(d, k) != sample[j]) bad++;
+            sdsfree(k);
+        }
+    }
+    CHECK(bad == 0);
+    dictEntry *few[5];
+    dict *small = dictCreate(&sdsLongType);
+    dictAdd(small, keyFor(1), newLong(1));
+    CHECK(dictGetSomeKeys(small, few, 5) == 1);
+    dictRelease(small);
+    dictRelease(d);
+}
+
+static void testResizePolicy(void) {
+    TEST("resize disabled");
+    dict *d = dictCreate(&sdsLongType);
+    for (long i = 0; i < 16; i++) dictAdd(d, keyFor(i), newLong(i));
+    while (dictRehash(d, 100)) {
+    }
+    unsigned long slots = dictSlots(d);
+    CHECK(slots == 16);
+    dictSetResizeEnabled(0);
+    /* Up to 5 elements per slot the table keeps its size... */
+    long i = 16;
+    for (; i <= 16 * 5; i++) dictAdd(d, keyFor(i), newLong(i));
+    CHECK(dictSlots(d) == slots);
+    CHECK(dictResize(d) == DICT_ERR);
+    /* ...beyond that growth is forced. */
+    for (; i < 16 * 6 + 2; i++) dictAdd(d, keyFor(i), newLong(i));
+    CHECK(dictSlots(d) > slots);
+    dictSetResizeEnabled(1);
+
+    TEST("shrink");
+    while (dictRehash(d, 100)) {
+    }
+    for (long j = 0; j < i - 3; j++) {
+        sds k = keyFor(j);
+        dictDelete(d, k);
+        sdsfree(k);
+    }
+    CHECK(dictNeedsResize(d));
+    CHECK(dictResize(d) == DICT_OK);
+    while (dictRehash(d, 100)) {
+    }
+    CHECK(dictSlots(d) == DICT_HT_INITIAL_SIZE && dictSize(d) == 3);
+    CHECK(!dictNeedsResize(d));
+    CHECK(dictExpand(d, 2) == DICT_ERR); /* below the element count / same size */
+    CHECK(dictTryExpand(d, 1000) == DICT_OK);
+    CHECK(dictTryExpand(d, ~0UL) == DICT_ERR);
+    dictRelease(d);
+}
+
+/* expandAllowed can veto growth (used by the server near maxmemory). */
+static int denyExpand(size_t moreMem, double usedRatio) {
+    (void)moreMem;
+    return usedRatio > 3; /* only allow when very full */
+}
+
+static void testExpandAllowed(void) {
+    TEST("expandAllowed");
+    dictType t = sdsLongType;
+    t.expandAllowed = denyExpand;
+    dict *d = dictCreate(&t);
+    for (long i = 0; i < 4; i++) dictAdd(d, keyFor(i), newLong(i));
+    CHECK(dictSlots(d) == 4);
+    for (long i = 4; i < 13; i++) dictAdd(d, keyFor(i), newLong(i));
+    CHECK(dictSlots(d) == 4); /* 12/4 == 3: still denied */
+    dictAdd(d, keyFor(13), newLong(13));
+    dictAdd(d, keyFor(14), newLong(14));
+    CHECK(dictSlots(d) > 4);
+    dictRelease(d);
+}
+
+int main(void) {
+    testSiphash();
+    testBasics();
+    testReplace();
+    testNumericValues();
+    testModel();
+    testEmbedded();
+    testIterators();
+    testScan();
+    testRandom();
+    testResizePolicy();
+    testExpandAllowed();
+    return TEST_REPORT();
+}
