@@ -12,54 +12,38 @@
 #include "data/intset.h"
 #include "testhelp.h"
 
-/* A captured blob: hex prefix, nfill copies of fill, hex suffix (the same
- * fixture shape as test_listpack.c; intsets never need the fill). */
-typedef struct refBlob {
-    const char *pre;
-    unsigned char fill;
-    size_t nfill;
-    const char *suf;
-} refBlob;
-
-/* SADD s 1 2 3; SADD s -70000; SADD s 1099511627776; SREM s 2 1099511627776;
+/* From redis-server 7.0.15 (--rdbcompression no): DUMP of a set is type 11,
+ * the RDB string length, then the intset bytes below. In order:
+ * SADD s 1 2 3; SADD s -70000; SADD s 1099511627776; SREM s 2 1099511627776;
  * then a fresh SADD s 5 -3 100 40000 7 -32768 32767. */
-static const refBlob refSetSmall = {
-        "0200000003000000010002000300",
-        0x00, 0,
-        ""};
-static const refBlob refSet32 = {
-        "040000000400000090eefeff010000000200000003000000",
-        0x00, 0,
-        ""};
-static const refBlob refSet64 = {
-        "080000000500000090eefeffffffffff010000000000000002000000000000000300000000000000"
-        "0000000000010000",
-        0x00, 0,
-        ""};
-static const refBlob refSet64AfterRem = {
-        "080000000300000090eefeffffffffff01000000000000000300000000000000",
-        0x00, 0,
-        ""};
-static const refBlob refSetMixed = {
-        "04000000070000000080fffffdffffff050000000700000064000000ff7f0000409c0000",
-        0x00, 0,
-        ""};
+static const char refSetSmall[] =
+    "0200000003000000010002000300";
+static const char refSet32[] =
+    "040000000400000090eefeff010000000200000003000000";
+static const char refSet64[] =
+    "080000000500000090eefeffffffffff010000000000000002000000000000000300000000000000"
+    "0000000000010000";
+static const char refSet64AfterRem[] =
+    "080000000300000090eefeffffffffff01000000000000000300000000000000";
+static const char refSetMixed[] =
+    "04000000070000000080fffffdffffff050000000700000064000000ff7f0000409c0000";
+
 /* The fixture's bytes in an exact-size zmalloc block (usable as an intset). */
-static unsigned char *refBytes(const refBlob *rb, size_t *len) {
-    size_t n = strlen(rb->pre) / 2;
+static unsigned char *refBytes(const char *hex, size_t *len) {
+    size_t n = strlen(hex) / 2;
     unsigned char *b = zmalloc(n);
     for (size_t i = 0; i < n; i++) {
         unsigned v;
-        sscanf(rb->pre + 2 * i, "%2x", &v);
+        sscanf(hex + 2 * i, "%2x", &v);
         b[i] = (unsigned char)v;
     }
     *len = n;
     return b;
 }
 
-static void checkMatchesRef(const intset *is, const refBlob *rb) {
+static void checkMatchesRef(const intset *is, const char *refHex) {
     size_t len;
-    unsigned char *ref = refBytes(rb, &len);
+    unsigned char *ref = refBytes(refHex, &len);
     CHECK(intsetValidateIntegrity(ref, len, 1));
     CHECK(intsetBlobLen(is) == len && memcmp(is, ref, len) == 0);
     zfree(ref);
@@ -74,12 +58,12 @@ static void testReferenceBlobs(void) {
     is = intsetAdd(is, 2, &added);
     is = intsetAdd(is, 2, &added);
     CHECK(!added);
-    checkMatchesRef(is, &refSetSmall);
+    checkMatchesRef(is, refSetSmall);
     is = intsetAdd(is, -70000, &added);
     CHECK(added);
-    checkMatchesRef(is, &refSet32);
+    checkMatchesRef(is, refSet32);
     is = intsetAdd(is, 1LL << 40, NULL);
-    checkMatchesRef(is, &refSet64);
+    checkMatchesRef(is, refSet64);
     int removed;
     is = intsetRemove(is, 2, &removed);
     CHECK(removed);
@@ -87,13 +71,13 @@ static void testReferenceBlobs(void) {
     CHECK(removed);
     is = intsetRemove(is, 99, &removed);
     CHECK(!removed);
-    checkMatchesRef(is, &refSet64AfterRem); /* widths never shrink */
+    checkMatchesRef(is, refSet64AfterRem); /* widths never shrink */
     intsetFree(is);
 
     is = intsetNew();
     long long mixed[] = {5, -3, 100, 40000, 7, -32768, 32767};
     for (int i = 0; i < 7; i++) is = intsetAdd(is, mixed[i], NULL);
-    checkMatchesRef(is, &refSetMixed);
+    checkMatchesRef(is, refSetMixed);
     intsetFree(is);
 
     TEST("edges of each width, and memory given back on removal");
@@ -112,7 +96,7 @@ static void testReferenceBlobs(void) {
 
     /* Read a reference blob directly, then keep modifying it. */
     size_t len;
-    unsigned char *blob = refBytes(&refSetMixed, &len);
+    unsigned char *blob = refBytes(refSetMixed, &len);
     is = (intset *)blob;
     long long v;
     CHECK(intsetLen(is) == 7 && intsetMin(is) == -32768 && intsetMax(is) == 40000);

@@ -25,8 +25,10 @@ typedef struct refBlob {
     const char *suf;
 } refBlob;
 
-/* Captured by the script in the report: redis-server 7.0.15 with
- * --rdbcompression no, large hash-max-listpack-value/zset-max-listpack-value. */
+/* From redis-server 7.0.15 started with --rdbcompression no and large
+ * hash-max-listpack-value / zset-max-listpack-value: DUMP key gives the type
+ * byte, the RDB string length, then these listpack bytes (list nodes: after
+ * the node count and container type). The commands are rebuilt below. */
 static const refBlob refHashMixed = {
         "9c00000008008161020101816202dfff02816302bf78787878787878787878787878787878787878"
         "78787878787878787878787878787878787878787878787878787878787878787878787878787878"
