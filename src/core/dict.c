@@ -399,8 +399,10 @@ int dictReplace(dict *d, void *key, void *val) {
     return 0;
 }
 
-/* Finds key and removes its entry from the table, without freeing it. */
-dictEntry *dictUnlink(dict *d, const void *key) {
+/* Finds key's entry (one rehash step first, as every lookup does). When
+ * found and prevOut is not NULL, also reports where the entry is linked from
+ * (previous entry in the chain, or NULL for the bucket head), so it can be unlinked. */
+static dictEntry *lookup(dict *d, const void *key, dictEntry **prevOut, int *tableOut, unsigned long *idxOut) {
     if (dictSize(d) == 0) return NULL;
     if (dictIsRehashing(d)) rehashStep(d);
     uint64_t h = hashKey(d, key);
@@ -409,18 +411,33 @@ dictEntry *dictUnlink(dict *d, const void *key) {
         dictEntry *prev = NULL;
         for (dictEntry *he = d->table[t][idx]; he; prev = he, he = entryNext(he)) {
             if (keysEqual(d, key, dictGetKey(he))) {
-                if (prev)
-                    entrySetNext(prev, entryNext(he));
-                else
-                    d->table[t][idx] = entryNext(he);
-                d->used[t]--;
-                entrySetNext(he, NULL);
+                if (prevOut) {
+                    *prevOut = prev;
+                    *tableOut = t;
+                    *idxOut = idx;
+                }
                 return he;
             }
         }
         if (!dictIsRehashing(d)) break;
     }
     return NULL;
+}
+
+/* Finds key and removes its entry from the table, without freeing it. */
+dictEntry *dictUnlink(dict *d, const void *key) {
+    dictEntry *prev;
+    int t;
+    unsigned long idx;
+    dictEntry *he = lookup(d, key, &prev, &t, &idx);
+    if (he == NULL) return NULL;
+    if (prev)
+        entrySetNext(prev, entryNext(he));
+    else
+        d->table[t][idx] = entryNext(he);
+    d->used[t]--;
+    entrySetNext(he, NULL);
+    return he;
 }
 
 int dictDelete(dict *d, const void *key) {
@@ -465,18 +482,7 @@ void dictRelease(dict *d) {
 
 /* ---------------------------------------------------------------- lookups */
 
-dictEntry *dictFind(dict *d, const void *key) {
-    if (dictSize(d) == 0) return NULL;
-    if (dictIsRehashing(d)) rehashStep(d);
-    uint64_t h = hashKey(d, key);
-    for (int t = 0; t <= 1; t++) {
-        unsigned long idx = h & HT_MASK(d->sizeExp[t]);
-        for (dictEntry *he = d->table[t][idx]; he; he = entryNext(he))
-            if (keysEqual(d, key, dictGetKey(he))) return he;
-        if (!dictIsRehashing(d)) return NULL;
-    }
-    return NULL;
-}
+dictEntry *dictFind(dict *d, const void *key) { return lookup(d, key, NULL, NULL, NULL); }
 
 void *dictFetchValue(dict *d, const void *key) {
     dictEntry *he = dictFind(d, key);

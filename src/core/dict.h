@@ -61,7 +61,7 @@ int dictResize(dict *d);                        /* shrink to fit (minimum 4 slot
 int dictNeedsResize(const dict *d);             /* 1 when less than 10% full: call dictResize */
 void dictSetResizeEnabled(int enable);          /* disabled while a child process exists */
 int dictRehash(dict *d, int n);                 /* n bucket moves; 1 if more rehashing remains */
-int dictRehashMilliseconds(dict *d, int ms);    /* returns buckets moved x100 (as Redis) */
+int dictRehashMilliseconds(dict *d, int ms);    /* rehash in 100-bucket steps for ~ms; returns steps x 100 */
 int dictIsRehashing(dict *d);
 void dictPauseRehashing(dict *d);
 void dictResumeRehashing(dict *d);
