@@ -1,0 +1,100 @@
+# Build, test and benchmark the server. `make` builds src/redis-server.
+# Libraries come from Debian's -dev packages through pkg-config (see deps/).
+
+MALLOC ?= jemalloc
+SANITIZER ?=
+OPT ?= -O2
+
+CC ?= cc
+PKGS := libzmq lua5.1
+ifeq ($(MALLOC),jemalloc)
+PKGS += jemalloc
+MALLOC_CFLAGS := -DUSE_JEMALLOC
+endif
+
+# deps/check.sh prints one line naming the Debian package when something is missing.
+DEPS_OK := $(shell sh deps/check.sh $(MALLOC) >&2 && echo ok)
+ifneq ($(DEPS_OK),ok)
+ifeq ($(filter install-deps clean,$(MAKECMDGOALS)),)
+$(error missing build dependency (see the line above); run `make install-deps` or `make run`/`make test`)
+endif
+endif
+
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+WARN := -Wall -Wextra -Werror
+CFLAGS_ALL := -std=c11 -D_GNU_SOURCE $(OPT) -g $(WARN) $(MALLOC_CFLAGS) $(PKG_CFLAGS) -I/usr/include/liblzf -Isrc $(CFLAGS)
+LIBS := $(PKG_LIBS) -llzf -lcrypto -lm -lpthread -ldl
+
+ifeq ($(SANITIZER),address)
+CFLAGS_ALL += -fsanitize=address -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=address
+else ifeq ($(SANITIZER),undefined)
+CFLAGS_ALL += -fsanitize=undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=undefined
+endif
+
+# Objects go to a directory per build flavour so sanitizer and plain builds don't mix.
+BUILD := build/$(MALLOC)$(if $(SANITIZER),-$(SANITIZER))
+SERVER_SRC := $(wildcard src/core/*.c src/data/*.c src/server/*.c src/commands/*.c src/features/*.c src/persist/*.c)
+SERVER_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(SERVER_SRC))
+LIB_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/core/*.c src/data/*.c))
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+UTIL_BIN := $(patsubst %.c,%,$(wildcard utils/zmq_expiry_msg_client.c))
+
+.PHONY: all clean test test-unit test-integration test-reference run bench install-deps
+all: src/redis-server $(UTIL_BIN)
+
+# Rebuild when the flavour changes (the binary is shared).
+$(BUILD)/.flavour:
+	@mkdir -p $(BUILD) && touch $@
+
+src/redis-server: $(SERVER_OBJ) $(BUILD)/.flavour
+	$(CC) $(LDFLAGS) -o $@ $(SERVER_OBJ) $(LIBS)
+	@echo "$(BUILD)" > src/.build-flavour
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -Itests/unit -o $@ $< $(LIB_OBJ) $(LIBS)
+
+utils/zmq_expiry_msg_client: utils/zmq_expiry_msg_client.c
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $< $(LIBS)
+
+-include $(SERVER_OBJ:.o=.d)
+
+install-deps:
+	sh deps/install.sh
+
+test-unit: $(UNIT_BIN)
+	sh tests/run_unit.sh $(UNIT_BIN)
+
+# `make test` installs what is missing, builds, runs unit and integration tests
+# and ends with one line "N passed, N failed".
+test:
+	sh deps/install.sh
+	$(MAKE) all $(UNIT_BIN)
+	sh tests/run_all.sh $(UNIT_BIN)
+
+test-integration: all
+	/usr/bin/python3 -m pytest -q tests
+
+test-reference:
+	sh deps/install.sh
+	REDIS_SERVER=$$(command -v redis-server) REFERENCE=1 /usr/bin/python3 -m pytest -q tests
+
+run:
+	sh deps/install.sh
+	$(MAKE) all
+	./src/redis-server ./redis.conf
+
+bench: all
+	sh utils/bench.sh
+
+clean:
+	rm -rf build src/redis-server src/.build-flavour $(UTIL_BIN)

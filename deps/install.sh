@@ -1,0 +1,19 @@
+#!/bin/sh
+# Installs exactly the Debian packages the build, the tests and the benchmarks
+# need, and only those that are missing. Runs apt-get as root (or via sudo).
+set -e
+PKGS="build-essential pkg-config libzmq3-dev liblua5.1-0-dev libjemalloc-dev liblzf-dev libssl-dev
+lua-cjson lua-bitop libzmq-ffi-perl python3-pytest python3-redis python3-zmq redis-server redis-tools"
+missing=""
+for p in $PKGS; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "installing:$missing"
+SUDO=""
+[ "$(id -u)" = 0 ] || SUDO=sudo
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing
+# Debian starts a redis-server service on 6379 after installing it; the
+# reference is only ever started by our tests and benchmarks, on their own ports.
+if command -v systemctl >/dev/null 2>&1; then $SUDO systemctl disable --now redis-server >/dev/null 2>&1 || true; fi

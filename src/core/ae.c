@@ -1,0 +1,222 @@
+/* ae: epoll event loop with timers (see ae.h).
+ * Timers live in a small unsorted array: the server has only a handful
+ * (cron, expiry deadline, ...), so a scan is cheaper than a heap. */
+#include "ae.h"
+#include "clock.h"
+#include "zmalloc.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+typedef struct fileEvent {
+    int mask;
+    aeFileProc *rproc, *wproc;
+    void *clientData;
+} fileEvent;
+
+typedef struct timeEvent {
+    long long id;
+    monotime when;  /* µs */
+    aeTimeProc *proc;
+    void *clientData;
+    int deleted;
+} timeEvent;
+
+struct aeEventLoop {
+    int epfd;
+    int setsize;
+    int stop;
+    fileEvent *events;
+    struct epoll_event *fired;
+    timeEvent *timers;
+    int ntimers, timercap;
+    long long nextTimerId;
+    int inTimers;
+    aeBeforeSleepProc *beforesleep;
+};
+
+aeEventLoop *aeCreateEventLoop(int setsize) {
+    aeEventLoop *el = zcalloc(sizeof(*el));
+    el->epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (el->epfd == -1) {
+        zfree(el);
+        return NULL;
+    }
+    el->setsize = setsize;
+    el->events = zcalloc(sizeof(fileEvent) * setsize);
+    el->fired = zcalloc(sizeof(struct epoll_event) * setsize);
+    el->nextTimerId = 1;
+    return el;
+}
+
+void aeDeleteEventLoop(aeEventLoop *el) {
+    close(el->epfd);
+    zfree(el->events);
+    zfree(el->fired);
+    zfree(el->timers);
+    zfree(el);
+}
+
+int aeGetSetSize(aeEventLoop *el) { return el->setsize; }
+
+int aeResizeSetSize(aeEventLoop *el, int setsize) {
+    if (setsize == el->setsize) return AE_OK;
+    for (int fd = setsize; fd < el->setsize; fd++)
+        if (el->events[fd].mask != AE_NONE) return AE_ERR;
+    el->events = zrealloc(el->events, sizeof(fileEvent) * setsize);
+    el->fired = zrealloc(el->fired, sizeof(struct epoll_event) * setsize);
+    for (int fd = el->setsize; fd < setsize; fd++) el->events[fd].mask = AE_NONE;
+    el->setsize = setsize;
+    return AE_OK;
+}
+
+static int epollMask(int mask) {
+    return ((mask & AE_READABLE) ? EPOLLIN : 0) | ((mask & AE_WRITABLE) ? EPOLLOUT : 0);
+}
+
+int aeCreateFileEvent(aeEventLoop *el, int fd, int mask, aeFileProc *proc, void *clientData) {
+    if (fd >= el->setsize) {
+        errno = ERANGE;
+        return AE_ERR;
+    }
+    fileEvent *fe = &el->events[fd];
+    struct epoll_event ee = {0};
+    int op = fe->mask == AE_NONE ? EPOLL_CTL_ADD : EPOLL_CTL_MOD;
+    ee.events = epollMask(fe->mask | mask);
+    ee.data.fd = fd;
+    if (epoll_ctl(el->epfd, op, fd, &ee) == -1) return AE_ERR;
+    fe->mask |= mask;
+    if (mask & AE_READABLE) fe->rproc = proc;
+    if (mask & AE_WRITABLE) fe->wproc = proc;
+    fe->clientData = clientData;
+    return AE_OK;
+}
+
+void aeDeleteFileEvent(aeEventLoop *el, int fd, int mask) {
+    if (fd >= el->setsize) return;
+    fileEvent *fe = &el->events[fd];
+    if (fe->mask == AE_NONE) return;
+    int newmask = fe->mask & ~mask;
+    struct epoll_event ee = {0};
+    ee.events = epollMask(newmask);
+    ee.data.fd = fd;
+    epoll_ctl(el->epfd, newmask == AE_NONE ? EPOLL_CTL_DEL : EPOLL_CTL_MOD, fd, &ee);
+    fe->mask = newmask;
+}
+
+int aeGetFileEvents(aeEventLoop *el, int fd) {
+    if (fd >= el->setsize) return 0;
+    return el->events[fd].mask;
+}
+
+long long aeCreateTimeEventUs(aeEventLoop *el, long long us, aeTimeProc *proc, void *clientData) {
+    if (el->ntimers == el->timercap) {
+        el->timercap = el->timercap ? el->timercap * 2 : 8;
+        el->timers = zrealloc(el->timers, sizeof(timeEvent) * el->timercap);
+    }
+    timeEvent *te = &el->timers[el->ntimers++];
+    te->id = el->nextTimerId++;
+    te->when = getMonotonicUs() + (us > 0 ? us : 0);
+    te->proc = proc;
+    te->clientData = clientData;
+    te->deleted = 0;
+    return te->id;
+}
+
+long long aeCreateTimeEvent(aeEventLoop *el, long long ms, aeTimeProc *proc, void *clientData) {
+    return aeCreateTimeEventUs(el, ms * 1000, proc, clientData);
+}
+
+static timeEvent *findTimer(aeEventLoop *el, long long id) {
+    for (int i = 0; i < el->ntimers; i++)
+        if (el->timers[i].id == id && !el->timers[i].deleted) return &el->timers[i];
+    return NULL;
+}
+
+int aeDeleteTimeEvent(aeEventLoop *el, long long id) {
+    timeEvent *te = findTimer(el, id);
+    if (!te) return AE_ERR;
+    te->deleted = 1;
+    return AE_OK;
+}
+
+int aeRescheduleTimeEventUs(aeEventLoop *el, long long id, long long us) {
+    timeEvent *te = findTimer(el, id);
+    if (!te) return AE_ERR;
+    te->when = getMonotonicUs() + (us > 0 ? us : 0);
+    return AE_OK;
+}
+
+static void compactTimers(aeEventLoop *el) {
+    int j = 0;
+    for (int i = 0; i < el->ntimers; i++)
+        if (!el->timers[i].deleted) el->timers[j++] = el->timers[i];
+    el->ntimers = j;
+}
+
+/* Microseconds until the nearest timer, or -1 when there is none. */
+static long long usUntilNearestTimer(aeEventLoop *el) {
+    monotime now = getMonotonicUs(), nearest = 0;
+    int found = 0;
+    for (int i = 0; i < el->ntimers; i++) {
+        if (el->timers[i].deleted) continue;
+        if (!found || el->timers[i].when < nearest) nearest = el->timers[i].when;
+        found = 1;
+    }
+    if (!found) return -1;
+    return nearest > now ? (long long)(nearest - now) : 0;
+}
+
+static void processTimers(aeEventLoop *el) {
+    monotime now = getMonotonicUs();
+    /* Timers created by callbacks wait for the next round. */
+    int n = el->ntimers;
+    for (int i = 0; i < n; i++) {
+        timeEvent *te = &el->timers[i];
+        if (te->deleted || te->when > now) continue;
+        long long id = te->id;
+        long long next = te->proc(el, id, te->clientData);
+        te = &el->timers[i]; /* the array may have grown */
+        if (te->deleted) continue;
+        if (next == AE_NOMORE)
+            te->deleted = 1;
+        else
+            te->when = getMonotonicUs() + next * 1000;
+    }
+    compactTimers(el);
+}
+
+int aeProcessEvents(aeEventLoop *el) {
+    long long us = usUntilNearestTimer(el);
+    int timeout_ms = us < 0 ? 1000 : (int)((us + 999) / 1000);
+    if (el->beforesleep) el->beforesleep(el);
+    if (el->stop) return 0;
+    int n = epoll_wait(el->epfd, el->fired, el->setsize, timeout_ms);
+    for (int i = 0; i < n; i++) {
+        int fd = el->fired[i].data.fd;
+        uint32_t ev = el->fired[i].events;
+        fileEvent *fe = &el->events[fd];
+        int fired_read = 0;
+        if (fe->mask & AE_READABLE && ev & (EPOLLIN | EPOLLERR | EPOLLHUP)) {
+            fe->rproc(el, fd, fe->clientData, AE_READABLE);
+            fired_read = 1;
+        }
+        fe = &el->events[fd]; /* the callback may have changed it */
+        if (fe->mask & AE_WRITABLE && ev & (EPOLLOUT | EPOLLERR | EPOLLHUP)) {
+            if (!fired_read || fe->wproc != fe->rproc) fe->wproc(el, fd, fe->clientData, AE_WRITABLE);
+        }
+    }
+    processTimers(el);
+    return n;
+}
+
+void aeMain(aeEventLoop *el) {
+    el->stop = 0;
+    while (!el->stop) aeProcessEvents(el);
+}
+
+void aeStop(aeEventLoop *el) { el->stop = 1; }
+
+void aeSetBeforeSleepProc(aeEventLoop *el, aeBeforeSleepProc *proc) { el->beforesleep = proc; }

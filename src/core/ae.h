@@ -1,0 +1,43 @@
+/* ae: the event loop. epoll for file descriptors, plus timers, one thread.
+ * Everything the server does runs from callbacks registered here. */
+#ifndef CORE_AE_H
+#define CORE_AE_H
+
+#define AE_OK 0
+#define AE_ERR -1
+
+#define AE_NONE 0
+#define AE_READABLE 1
+#define AE_WRITABLE 2
+
+#define AE_NOMORE -1
+
+typedef struct aeEventLoop aeEventLoop;
+
+typedef void aeFileProc(aeEventLoop *el, int fd, void *clientData, int mask);
+/* Returns the ms until it should run again, or AE_NOMORE to be removed. */
+typedef long long aeTimeProc(aeEventLoop *el, long long id, void *clientData);
+typedef void aeBeforeSleepProc(aeEventLoop *el);
+
+aeEventLoop *aeCreateEventLoop(int setsize);
+void aeDeleteEventLoop(aeEventLoop *el);
+int aeGetSetSize(aeEventLoop *el);
+int aeResizeSetSize(aeEventLoop *el, int setsize);
+
+int aeCreateFileEvent(aeEventLoop *el, int fd, int mask, aeFileProc *proc, void *clientData);
+void aeDeleteFileEvent(aeEventLoop *el, int fd, int mask);
+int aeGetFileEvents(aeEventLoop *el, int fd);
+
+/* Timers: `us` from now (microseconds, for precise expiry deadlines). */
+long long aeCreateTimeEvent(aeEventLoop *el, long long ms, aeTimeProc *proc, void *clientData);
+long long aeCreateTimeEventUs(aeEventLoop *el, long long us, aeTimeProc *proc, void *clientData);
+int aeDeleteTimeEvent(aeEventLoop *el, long long id);
+/* Move an existing timer to fire `us` microseconds from now. */
+int aeRescheduleTimeEventUs(aeEventLoop *el, long long id, long long us);
+
+void aeSetBeforeSleepProc(aeEventLoop *el, aeBeforeSleepProc *proc);
+int aeProcessEvents(aeEventLoop *el);
+void aeMain(aeEventLoop *el);
+void aeStop(aeEventLoop *el);
+
+#endif

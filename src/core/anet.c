@@ -1,0 +1,176 @@
+/* anet: socket helpers (see anet.h). */
+#include "anet.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+static void setError(char *err, const char *fmt, const char *what) {
+    if (err) snprintf(err, ANET_ERR_LEN, fmt, what);
+}
+
+int anetNonBlock(char *err, int fd) {
+    int flags = fcntl(fd, F_GETFL);
+    if (flags == -1 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) == -1) {
+        setError(err, "fcntl(O_NONBLOCK): %s", strerror(errno));
+        return ANET_ERR;
+    }
+    return ANET_OK;
+}
+
+int anetCloexec(int fd) {
+    int flags = fcntl(fd, F_GETFD);
+    if (flags == -1) return ANET_ERR;
+    return fcntl(fd, F_SETFD, flags | FD_CLOEXEC) == -1 ? ANET_ERR : ANET_OK;
+}
+
+int anetEnableTcpNoDelay(char *err, int fd) {
+    int yes = 1;
+    if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof(yes)) == -1) {
+        setError(err, "setsockopt TCP_NODELAY: %s", strerror(errno));
+        return ANET_ERR;
+    }
+    return ANET_OK;
+}
+
+int anetKeepAlive(char *err, int fd, int interval) {
+    int yes = 1;
+    if (setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &yes, sizeof(yes)) == -1) {
+        setError(err, "setsockopt SO_KEEPALIVE: %s", strerror(errno));
+        return ANET_ERR;
+    }
+    int idle = interval, intvl = interval / 3 ? interval / 3 : 1, cnt = 3;
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
+    return ANET_OK;
+}
+
+static int listenOn(char *err, int s, struct sockaddr *sa, socklen_t len, int backlog) {
+    if (bind(s, sa, len) == -1 || listen(s, backlog) == -1) {
+        setError(err, "%s", strerror(errno));
+        close(s);
+        return ANET_ERR;
+    }
+    return s;
+}
+
+int anetTcpServer(char *err, int port, const char *bindaddr, int backlog) {
+    char portstr[8];
+    struct addrinfo hints, *info, *p;
+    snprintf(portstr, sizeof(portstr), "%d", port);
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE;
+    if (bindaddr && !strcmp(bindaddr, "*")) bindaddr = NULL;
+    if (bindaddr && !strcmp(bindaddr, "::*")) {
+        bindaddr = "::";
+    }
+    int rv = getaddrinfo(bindaddr, portstr, &hints, &info);
+    if (rv != 0) {
+        setError(err, "%s", gai_strerror(rv));
+        return ANET_ERR;
+    }
+    int s = ANET_ERR;
+    for (p = info; p != NULL; p = p->ai_next) {
+        s = socket(p->ai_family, p->ai_socktype | SOCK_CLOEXEC, p->ai_protocol);
+        if (s == -1) continue;
+        int yes = 1;
+        setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+        if (p->ai_family == AF_INET6) setsockopt(s, IPPROTO_IPV6, IPV6_V6ONLY, &yes, sizeof(yes));
+        s = listenOn(err, s, p->ai_addr, p->ai_addrlen, backlog);
+        break;
+    }
+    if (p == NULL) setError(err, "unable to bind socket: %s", strerror(errno));
+    freeaddrinfo(info);
+    return s;
+}
+
+int anetUnixServer(char *err, const char *path, unsigned int perm, int backlog) {
+    struct sockaddr_un sa;
+    if (strlen(path) >= sizeof(sa.sun_path)) {
+        setError(err, "unix socket path too long: %s", path);
+        return ANET_ERR;
+    }
+    int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (s == -1) {
+        setError(err, "socket: %s", strerror(errno));
+        return ANET_ERR;
+    }
+    memset(&sa, 0, sizeof(sa));
+    sa.sun_family = AF_UNIX;
+    strcpy(sa.sun_path, path);
+    unlink(path);
+    s = listenOn(err, s, (struct sockaddr *)&sa, sizeof(sa), backlog);
+    if (s != ANET_ERR && perm) chmod(path, perm);
+    return s;
+}
+
+int anetTcpAccept(char *err, int serversock, char *ip, size_t iplen, int *port) {
+    struct sockaddr_storage sa;
+    socklen_t salen = sizeof(sa);
+    int fd;
+    do {
+        fd = accept4(serversock, (struct sockaddr *)&sa, &salen, SOCK_CLOEXEC);
+    } while (fd == -1 && errno == EINTR);
+    if (fd == -1) {
+        setError(err, "accept: %s", strerror(errno));
+        return ANET_ERR;
+    }
+    if (sa.ss_family == AF_INET) {
+        struct sockaddr_in *s = (struct sockaddr_in *)&sa;
+        if (ip) inet_ntop(AF_INET, &s->sin_addr, ip, iplen);
+        if (port) *port = ntohs(s->sin_port);
+    } else {
+        struct sockaddr_in6 *s = (struct sockaddr_in6 *)&sa;
+        if (ip) inet_ntop(AF_INET6, &s->sin6_addr, ip, iplen);
+        if (port) *port = ntohs(s->sin6_port);
+    }
+    return fd;
+}
+
+int anetUnixAccept(char *err, int serversock) {
+    int fd;
+    do {
+        fd = accept4(serversock, NULL, NULL, SOCK_CLOEXEC);
+    } while (fd == -1 && errno == EINTR);
+    if (fd == -1) setError(err, "accept: %s", strerror(errno));
+    return fd;
+}
+
+int anetFdToString(int fd, char *buf, size_t buflen, int peer) {
+    struct sockaddr_storage sa;
+    socklen_t salen = sizeof(sa);
+    int rc = peer ? getpeername(fd, (struct sockaddr *)&sa, &salen)
+                  : getsockname(fd, (struct sockaddr *)&sa, &salen);
+    if (rc == -1) {
+        snprintf(buf, buflen, "?:0");
+        return ANET_ERR;
+    }
+    char ip[INET6_ADDRSTRLEN];
+    if (sa.ss_family == AF_INET) {
+        struct sockaddr_in *s = (struct sockaddr_in *)&sa;
+        inet_ntop(AF_INET, &s->sin_addr, ip, sizeof(ip));
+        snprintf(buf, buflen, "%s:%d", ip, ntohs(s->sin_port));
+    } else if (sa.ss_family == AF_INET6) {
+        struct sockaddr_in6 *s = (struct sockaddr_in6 *)&sa;
+        inet_ntop(AF_INET6, &s->sin6_addr, ip, sizeof(ip));
+        snprintf(buf, buflen, "%s:%d", ip, ntohs(s->sin6_port));
+    } else if (sa.ss_family == AF_UNIX) {
+        struct sockaddr_un *s = (struct sockaddr_un *)&sa;
+        snprintf(buf, buflen, "%s:0", s->sun_path);
+    } else {
+        snprintf(buf, buflen, "?:0");
+    }
+    return ANET_OK;
+}

@@ -1,0 +1,24 @@
+/* anet: thin wrappers over BSD sockets for the server's listeners and clients. */
+#ifndef CORE_ANET_H
+#define CORE_ANET_H
+
+#include <stddef.h>
+
+#define ANET_OK 0
+#define ANET_ERR -1
+#define ANET_ERR_LEN 256
+
+/* Bind and listen; returns the fd or ANET_ERR with a message in err. */
+int anetTcpServer(char *err, int port, const char *bindaddr, int backlog);
+int anetUnixServer(char *err, const char *path, unsigned int perm, int backlog);
+/* Accept; fills ip/port for TCP. Returns fd or ANET_ERR (errno EAGAIN when none). */
+int anetTcpAccept(char *err, int serversock, char *ip, size_t iplen, int *port);
+int anetUnixAccept(char *err, int serversock);
+int anetNonBlock(char *err, int fd);
+int anetCloexec(int fd);
+int anetEnableTcpNoDelay(char *err, int fd);
+int anetKeepAlive(char *err, int fd, int interval);
+/* "ip:port" of the peer or of our side. */
+int anetFdToString(int fd, char *buf, size_t buflen, int peer);
+
+#endif

@@ -1,0 +1,103 @@
+/* zmalloc: allocation with used-memory accounting (see zmalloc.h).
+ * The usable size of each block is asked from the allocator itself, so the
+ * count matches what jemalloc really hands out, without a size prefix. */
+#include "zmalloc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <malloc.h>
+#include <stdatomic.h>
+
+#ifdef USE_JEMALLOC
+#include <jemalloc/jemalloc.h>
+#endif
+
+static atomic_size_t used_memory;
+
+static void defaultOomHandler(size_t size) {
+    fprintf(stderr, "zmalloc: Out of memory trying to allocate %zu bytes\n", size);
+    fflush(stderr);
+    abort();
+}
+
+static void (*oom_handler)(size_t) = defaultOomHandler;
+
+void zmalloc_set_oom_handler(void (*handler)(size_t)) { oom_handler = handler; }
+
+size_t zmalloc_size(void *ptr) { return malloc_usable_size(ptr); }
+
+static void *accounted(void *p, size_t size) {
+    if (!p) oom_handler(size);
+    atomic_fetch_add_explicit(&used_memory, malloc_usable_size(p), memory_order_relaxed);
+    return p;
+}
+
+void *zmalloc(size_t size) { return accounted(malloc(size ? size : 1), size); }
+
+void *zcalloc(size_t size) { return accounted(calloc(1, size ? size : 1), size); }
+
+void *zrealloc(void *ptr, size_t size) {
+    if (ptr == NULL) return zmalloc(size);
+    if (size == 0) {
+        zfree(ptr);
+        return NULL;
+    }
+    size_t old = malloc_usable_size(ptr);
+    void *p = realloc(ptr, size);
+    if (!p) oom_handler(size);
+    atomic_fetch_sub_explicit(&used_memory, old, memory_order_relaxed);
+    atomic_fetch_add_explicit(&used_memory, malloc_usable_size(p), memory_order_relaxed);
+    return p;
+}
+
+void zfree(void *ptr) {
+    if (ptr == NULL) return;
+    atomic_fetch_sub_explicit(&used_memory, malloc_usable_size(ptr), memory_order_relaxed);
+    free(ptr);
+}
+
+void *zmemdup(const void *p, size_t size) {
+    void *d = zmalloc(size);
+    memcpy(d, p, size);
+    return d;
+}
+
+char *zstrdup(const char *s) { return zmemdup(s, strlen(s) + 1); }
+
+size_t zmalloc_used_memory(void) {
+    return atomic_load_explicit(&used_memory, memory_order_relaxed);
+}
+
+size_t zmalloc_get_rss(void) {
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (!f) return 0;
+    unsigned long pages_total = 0, pages_rss = 0;
+    int n = fscanf(f, "%lu %lu", &pages_total, &pages_rss);
+    fclose(f);
+    if (n != 2) return 0;
+    return (size_t)pages_rss * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+const char *zmalloc_lib_name(void) {
+#ifdef USE_JEMALLOC
+    static char name[64];
+    if (!name[0]) {
+        const char *v = NULL;
+        size_t sz = sizeof(v);
+        if (mallctl("version", &v, &sz, NULL, 0) == 0 && v) {
+            char tmp[32];
+            snprintf(tmp, sizeof(tmp), "%s", v);
+            char *dash = strchr(tmp, '-');
+            if (dash) *dash = '\0';
+            snprintf(name, sizeof(name), "jemalloc-%s", tmp);
+        } else {
+            snprintf(name, sizeof(name), "jemalloc");
+        }
+    }
+    return name;
+#else
+    return "libc";
+#endif
+}

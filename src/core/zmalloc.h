@@ -1,0 +1,23 @@
+/* zmalloc: the allocator wrapper every module allocates through.
+ * It counts bytes in use (used_memory in INFO) and aborts with a log line
+ * when the allocator returns NULL, so callers never check for it.
+ * Backed by jemalloc unless built with MALLOC=libc. */
+#ifndef CORE_ZMALLOC_H
+#define CORE_ZMALLOC_H
+
+#include <stddef.h>
+
+void *zmalloc(size_t size);
+void *zcalloc(size_t size);
+void *zrealloc(void *ptr, size_t size);
+void zfree(void *ptr);
+char *zstrdup(const char *s);
+void *zmemdup(const void *p, size_t size);
+size_t zmalloc_size(void *ptr);          /* usable size of an allocation */
+size_t zmalloc_used_memory(void);        /* bytes handed out and not freed */
+size_t zmalloc_get_rss(void);            /* resident set size of the process */
+const char *zmalloc_lib_name(void);      /* "jemalloc-5.3.0" or "libc" */
+/* Called instead of returning NULL; the default logs and aborts. */
+void zmalloc_set_oom_handler(void (*handler)(size_t size));
+
+#endif

@@ -1,0 +1,329 @@
+/* object: value objects and string encodings (see object.h). */
+#include "object.h"
+#include "core/numparse.h"
+#include "core/dict.h"
+#include "core/zmalloc.h"
+#include "data/intset.h"
+#include "data/listpack.h"
+#include "data/quicklist.h"
+#include "data/skiplist.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static unsigned int lru_clock;
+static robj *shared_integers[OBJ_SHARED_INTEGERS];
+
+void objectSetLruClock(unsigned int clock) { lru_clock = clock & LRU_CLOCK_MAX; }
+unsigned int objectLruClock(void) { return lru_clock; }
+static void dictSdsFree(dict *d, void *p) {
+    (void)d;
+    sdsfree(p);
+}
+
+struct dictType setDictType = {.hashFunction = dictSdsHash, .keyCompare = dictSdsKeyCompare, .keyDestructor = dictSdsFree};
+struct dictType hashDictType = {.hashFunction = dictSdsHash, .keyCompare = dictSdsKeyCompare,
+                                .keyDestructor = dictSdsFree, .valDestructor = dictSdsFree};
+/* The sds member is shared with the skiplist, which frees it. */
+struct dictType zsetDictType = {.hashFunction = dictSdsHash, .keyCompare = dictSdsKeyCompare};
+
+robj *createQuicklistObject(int fill, int compress) {
+    robj *o = createObject(OBJ_LIST, quicklistCreate(fill, compress));
+    o->encoding = OBJ_ENCODING_QUICKLIST;
+    return o;
+}
+
+robj *createSetObject(void) {
+    robj *o = createObject(OBJ_SET, dictCreate(&setDictType));
+    o->encoding = OBJ_ENCODING_HT;
+    return o;
+}
+
+robj *createIntsetObject(void) {
+    robj *o = createObject(OBJ_SET, intsetNew());
+    o->encoding = OBJ_ENCODING_INTSET;
+    return o;
+}
+
+robj *createHashObject(void) {
+    robj *o = createObject(OBJ_HASH, lpNew(0));
+    o->encoding = OBJ_ENCODING_LISTPACK;
+    return o;
+}
+
+robj *createZsetObject(void) {
+    zset *zs = zmalloc(sizeof(*zs));
+    zs->dict = dictCreate(&zsetDictType);
+    zs->zsl = zslCreate();
+    robj *o = createObject(OBJ_ZSET, zs);
+    o->encoding = OBJ_ENCODING_SKIPLIST;
+    return o;
+}
+
+robj *createZsetListpackObject(void) {
+    robj *o = createObject(OBJ_ZSET, lpNew(0));
+    o->encoding = OBJ_ENCODING_LISTPACK;
+    return o;
+}
+
+static void freeAggregate(robj *o) {
+    switch (o->encoding) {
+    case OBJ_ENCODING_QUICKLIST: quicklistRelease(o->ptr); break;
+    case OBJ_ENCODING_HT: dictRelease(o->ptr); break;
+    case OBJ_ENCODING_INTSET: intsetFree(o->ptr); break;
+    case OBJ_ENCODING_LISTPACK: lpFree(o->ptr); break;
+    case OBJ_ENCODING_SKIPLIST: {
+        zset *zs = o->ptr;
+        dictRelease(zs->dict);
+        zslFree(zs->zsl);
+        zfree(zs);
+        break;
+    }
+    default: abort();
+    }
+}
+
+robj *createObject(int type, void *ptr) {
+    robj *o = zmalloc(sizeof(*o));
+    o->type = type;
+    o->encoding = OBJ_ENCODING_RAW;
+    o->ptr = ptr;
+    o->refcount = 1;
+    o->lru = lru_clock;
+    return o;
+}
+
+robj *makeObjectShared(robj *o) {
+    o->refcount = OBJ_SHARED_REFCOUNT;
+    return o;
+}
+
+void initSharedIntegers(void) {
+    for (long long i = 0; i < OBJ_SHARED_INTEGERS; i++) {
+        robj *o = makeObjectShared(createObject(OBJ_STRING, (void *)(intptr_t)i));
+        o->encoding = OBJ_ENCODING_INT;
+        shared_integers[i] = o;
+    }
+}
+
+robj *sharedInteger(long long v) {
+    if (v >= 0 && v < OBJ_SHARED_INTEGERS && shared_integers[0]) return shared_integers[v];
+    return NULL;
+}
+
+robj *createRawStringObject(const char *ptr, size_t len) {
+    return createObject(OBJ_STRING, sdsnewlen(ptr, len));
+}
+
+/* One allocation: the object header followed by an immutable embedded sds,
+ * so short strings cost a single malloc. Writers turn it raw first. */
+robj *createEmbeddedStringObject(const char *ptr, size_t len) {
+    robj *o = zmalloc(sizeof(robj) + sdsEmbeddedSize(len));
+    o->type = OBJ_STRING;
+    o->encoding = OBJ_ENCODING_EMBSTR;
+    o->refcount = 1;
+    o->lru = lru_clock;
+    o->ptr = sdsEmbed(o + 1, ptr, len);
+    return o;
+}
+
+robj *createStringObject(const char *ptr, size_t len) {
+    if (len <= OBJ_EMBSTR_SIZE_LIMIT) return createEmbeddedStringObject(ptr, len);
+    return createRawStringObject(ptr, len);
+}
+
+static robj *createIntObject(long long value) {
+    robj *o = createObject(OBJ_STRING, (void *)(intptr_t)value);
+    o->encoding = OBJ_ENCODING_INT;
+    return o;
+}
+
+robj *createStringObjectFromLongLong(long long value) {
+    robj *shared = sharedInteger(value);
+    if (shared) return shared;
+    return createIntObject(value);
+}
+
+robj *createStringObjectFromLongLongForValue(long long value) { return createIntObject(value); }
+
+robj *createStringObjectFromLongDouble(long double value, int humanfriendly) {
+    char buf[MAX_LONG_DOUBLE_CHARS];
+    int len = ld2string(buf, sizeof(buf), value, humanfriendly);
+    return createStringObject(buf, len);
+}
+
+robj *dupStringObject(const robj *o) {
+    switch (o->encoding) {
+    case OBJ_ENCODING_RAW: return createRawStringObject(o->ptr, sdslen(o->ptr));
+    case OBJ_ENCODING_EMBSTR: return createEmbeddedStringObject(o->ptr, sdslen(o->ptr));
+    default: return createIntObject((long long)(intptr_t)o->ptr);
+    }
+}
+
+int sdsEncodedObject(const robj *o) {
+    return o->encoding == OBJ_ENCODING_RAW || o->encoding == OBJ_ENCODING_EMBSTR;
+}
+
+/* Turns a string into its most compact encoding: shared/int for integers that
+ * print back identically, embstr for short strings, or trims spare capacity. */
+robj *tryObjectEncoding(robj *o) {
+    if (o->type != OBJ_STRING || !sdsEncodedObject(o) || o->refcount > 1) return o;
+    sds s = o->ptr;
+    size_t len = sdslen(s);
+    long long value;
+    if (len <= 20 && string2ll(s, len, &value)) {
+        robj *shared = sharedInteger(value);
+        if (shared) {
+            decrRefCount(o);
+            return shared;
+        }
+        if (o->encoding == OBJ_ENCODING_RAW) {
+            sdsfree(s);
+            o->encoding = OBJ_ENCODING_INT;
+            o->ptr = (void *)(intptr_t)value;
+            return o;
+        }
+        robj *n = createIntObject(value);
+        n->lru = o->lru;
+        decrRefCount(o);
+        return n;
+    }
+    if (len <= OBJ_EMBSTR_SIZE_LIMIT) {
+        if (o->encoding == OBJ_ENCODING_EMBSTR) return o;
+        robj *emb = createEmbeddedStringObject(s, len);
+        decrRefCount(o);
+        return emb;
+    }
+    if (o->encoding == OBJ_ENCODING_RAW && sdsavail(s) > len / 10) o->ptr = sdsRemoveFreeSpace(s);
+    return o;
+}
+
+robj *getDecodedObject(robj *o) {
+    if (sdsEncodedObject(o)) {
+        incrRefCount(o);
+        return o;
+    }
+    char buf[LONG_STR_SIZE];
+    int len = ll2string(buf, sizeof(buf), (long long)(intptr_t)o->ptr);
+    return createStringObject(buf, len);
+}
+
+void incrRefCount(robj *o) {
+    if (o->refcount != OBJ_SHARED_REFCOUNT) o->refcount++;
+}
+
+void decrRefCount(robj *o) {
+    if (o->refcount == OBJ_SHARED_REFCOUNT) return;
+    if (o->refcount == 1) {
+        if (o->type == OBJ_STRING) {
+            if (o->encoding == OBJ_ENCODING_RAW) sdsfree(o->ptr);
+        } else {
+            freeAggregate(o);
+        }
+        zfree(o);
+    } else {
+        o->refcount--;
+    }
+}
+
+void decrRefCountVoid(void *o) { decrRefCount(o); }
+
+size_t stringObjectLen(const robj *o) {
+    if (sdsEncodedObject(o)) return sdslen(o->ptr);
+    return digits10((uint64_t)llabs((long long)(intptr_t)o->ptr)) + ((long long)(intptr_t)o->ptr < 0);
+}
+
+const char *stringObjectView(const robj *o, char buf[LONG_STR_SIZE], size_t *len) {
+    if (sdsEncodedObject(o)) {
+        *len = sdslen(o->ptr);
+        return o->ptr;
+    }
+    *len = ll2string(buf, LONG_STR_SIZE, (long long)(intptr_t)o->ptr);
+    return buf;
+}
+
+int getLongLongFromObject(const robj *o, long long *target) {
+    long long value = 0;
+    if (o != NULL) {
+        if (sdsEncodedObject(o)) {
+            if (!string2ll(o->ptr, sdslen(o->ptr), &value)) return -1;
+        } else {
+            value = (long long)(intptr_t)o->ptr;
+        }
+    }
+    *target = value;
+    return 0;
+}
+
+int getDoubleFromObject(const robj *o, double *target) {
+    double value = 0;
+    if (o != NULL) {
+        if (sdsEncodedObject(o)) {
+            if (!string2d(o->ptr, sdslen(o->ptr), &value)) return -1;
+        } else {
+            value = (double)(long long)(intptr_t)o->ptr;
+        }
+    }
+    *target = value;
+    return 0;
+}
+
+int getLongDoubleFromObject(const robj *o, long double *target) {
+    long double value = 0;
+    if (o != NULL) {
+        if (sdsEncodedObject(o)) {
+            if (!string2ld(o->ptr, sdslen(o->ptr), &value)) return -1;
+        } else {
+            value = (long double)(long long)(intptr_t)o->ptr;
+        }
+    }
+    *target = value;
+    return 0;
+}
+
+static int compareViews(const robj *a, const robj *b, int collate) {
+    char ba[LONG_STR_SIZE], bb[LONG_STR_SIZE];
+    size_t la, lb;
+    const char *pa = stringObjectView(a, ba, &la), *pb = stringObjectView(b, bb, &lb);
+    if (collate) return strcoll(pa, pb);
+    size_t minlen = la < lb ? la : lb;
+    int cmp = memcmp(pa, pb, minlen);
+    if (cmp == 0) return la < lb ? -1 : (la > lb);
+    return cmp;
+}
+
+int compareStringObjects(const robj *a, const robj *b) { return a == b ? 0 : compareViews(a, b, 0); }
+int collateStringObjects(const robj *a, const robj *b) { return a == b ? 0 : compareViews(a, b, 1); }
+
+int equalStringObjects(const robj *a, const robj *b) {
+    if (a->encoding == OBJ_ENCODING_INT && b->encoding == OBJ_ENCODING_INT) return a->ptr == b->ptr;
+    return compareStringObjects(a, b) == 0;
+}
+
+const char *strEncoding(int encoding) {
+    switch (encoding) {
+    case OBJ_ENCODING_RAW: return "raw";
+    case OBJ_ENCODING_INT: return "int";
+    case OBJ_ENCODING_HT: return "hashtable";
+    case OBJ_ENCODING_INTSET: return "intset";
+    case OBJ_ENCODING_SKIPLIST: return "skiplist";
+    case OBJ_ENCODING_EMBSTR: return "embstr";
+    case OBJ_ENCODING_QUICKLIST: return "quicklist";
+    case OBJ_ENCODING_LISTPACK: return "listpack";
+    default: return "unknown";
+    }
+}
+
+const char *strType(int type) {
+    switch (type) {
+    case OBJ_STRING: return "string";
+    case OBJ_LIST: return "list";
+    case OBJ_SET: return "set";
+    case OBJ_ZSET: return "zset";
+    case OBJ_HASH: return "hash";
+    default: return "unknown";
+    }
+}

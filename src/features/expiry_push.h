@@ -1,0 +1,15 @@
+/* expiry_push: the 0MQ expiry push (EXPIRY_0MQ.md). Every key removed by
+ * expiry is handed here with its value; enabled types are serialized into a
+ * three-frame message and sent on the bound PUSH socket without ever blocking
+ * the event loop (a bounded in-memory backlog absorbs a slow consumer). */
+#ifndef FEATURES_EXPIRY_PUSH_H
+#define FEATURES_EXPIRY_PUSH_H
+
+#include "data/object.h"
+
+void expiryPushKey(int dbid, robj *key, robj *val);
+/* (Re)binds the endpoints and applies HWM/backlog from the server's zmq_* config.
+ * On failure nothing changes, *err says why, and C_ERR is returned. */
+int expiryPushApplyConfig(const char **err);
+
+#endif

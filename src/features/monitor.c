@@ -1,0 +1,54 @@
+/* monitor: MONITOR and the feed of executed commands (see monitor.h).
+ * Lines look like: +1700000000.123456 [0 127.0.0.1:5555] "set" "k" "v" */
+#include "features/monitor.h"
+#include "server/client.h"
+#include "server/reply.h"
+
+#include <strings.h>
+#include <sys/time.h>
+
+void monitorFeed(client *c, int dictid, robj **argv, int argc) {
+    if (listLength(server.monitors) == 0) return;
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    sds line = sdscatprintf(sdsempty(), "+%ld.%06ld ", (long)tv.tv_sec, (long)tv.tv_usec);
+    if (c->flags & CLIENT_LUA) line = sdscatprintf(line, "[%d lua] ", dictid);
+    else if (c->flags & CLIENT_UNIX_SOCKET) line = sdscatprintf(line, "[%d unix:%s] ", dictid, server.unixsocket);
+    else line = sdscatprintf(line, "[%d %s] ", dictid, c->addr);
+    /* Credentials never leave the server. */
+    int redact_from = argc;
+    const char *name = argv[0]->ptr;
+    if (!strcasecmp(name, "auth") || !strcasecmp(name, "hello") || !strcasecmp(name, "migrate")) redact_from = 1;
+    for (int j = 0; j < argc; j++) {
+        if (j >= redact_from) {
+            line = sdscatlen(line, "\"(redacted)\"", 12);
+        } else {
+            char buf[LONG_STR_SIZE];
+            size_t len;
+            const char *p = stringObjectView(argv[j], buf, &len);
+            line = sdscatrepr(line, p, len);
+        }
+        if (j != argc - 1) line = sdscatlen(line, " ", 1);
+    }
+    line = sdscatlen(line, "\r\n", 2);
+    listIter li;
+    listNode *ln;
+    listRewind(server.monitors, &li);
+    while ((ln = listNext(&li))) {
+        client *m = listNodeValue(ln);
+        if (m == c) continue;
+        addReplyProto(m, line, sdslen(line));
+    }
+    sdsfree(line);
+}
+
+void monitorCommand(client *c) {
+    if (c->flags & CLIENT_DENY_BLOCKING) {
+        addReplyError(c, "MONITOR isn't allowed for DENY BLOCKING client");
+        return;
+    }
+    if (c->flags & CLIENT_MONITOR) return;
+    c->flags |= CLIENT_MONITOR;
+    listAddNodeTail(server.monitors, c);
+    addReply(c, shared.ok);
+}

@@ -1,0 +1,222 @@
+/* multi: transactions (see multi.h). Queued commands run back to back in
+ * EXEC; WATCH marks clients dirty from the key-change hook. */
+#include "features/multi.h"
+#include "server/client.h"
+#include "server/db.h"
+#include "server/reply.h"
+#include "persist/propagate.h"
+#include "core/zmalloc.h"
+
+typedef struct watchedKey {
+    robj *key;
+    redisDb *db;
+    int expired; /* the key was already logically expired when WATCHed */
+} watchedKey;
+
+void initClientMultiState(client *c) {
+    c->mstate.commands = NULL;
+    c->mstate.count = 0;
+    c->mstate.cmd_flags = 0;
+}
+
+void freeClientMultiState(client *c) {
+    for (int j = 0; j < c->mstate.count; j++) {
+        multiCmd *mc = &c->mstate.commands[j];
+        for (int i = 0; i < mc->argc; i++) decrRefCount(mc->argv[i]);
+        zfree(mc->argv);
+    }
+    zfree(c->mstate.commands);
+    initClientMultiState(c);
+}
+
+void queueMultiCommand(client *c) {
+    /* Once aborted there is no point in keeping more commands. */
+    if (c->flags & (CLIENT_DIRTY_CAS | CLIENT_DIRTY_EXEC)) return;
+    c->mstate.commands = zrealloc(c->mstate.commands, sizeof(multiCmd) * (c->mstate.count + 1));
+    multiCmd *mc = &c->mstate.commands[c->mstate.count++];
+    mc->cmd = c->cmd;
+    mc->argc = c->argc;
+    mc->argv = c->argv;
+    /* The queue now owns argv. */
+    c->argv = NULL;
+    c->argc = 0;
+    c->argv_len = 0;
+    c->mstate.cmd_flags |= (int)(mc->cmd->flags & 0x7fffffff);
+}
+
+void discardTransaction(client *c) {
+    freeClientMultiState(c);
+    c->flags &= ~(CLIENT_MULTI | CLIENT_DIRTY_CAS | CLIENT_DIRTY_EXEC);
+    unwatchAllKeys(c);
+}
+
+void flagTransaction(client *c) {
+    if (c->flags & CLIENT_MULTI) c->flags |= CLIENT_DIRTY_EXEC;
+}
+
+void multiCommand(client *c) {
+    if (c->flags & CLIENT_MULTI) {
+        addReplyError(c, "MULTI calls can not be nested");
+        return;
+    }
+    c->flags |= CLIENT_MULTI;
+    addReply(c, shared.ok);
+}
+
+void discardCommand(client *c) {
+    if (!(c->flags & CLIENT_MULTI)) {
+        addReplyError(c, "DISCARD without MULTI");
+        return;
+    }
+    discardTransaction(c);
+    addReply(c, shared.ok);
+}
+
+void execCommand(client *c) {
+    if (!(c->flags & CLIENT_MULTI)) {
+        addReplyError(c, "EXEC without MULTI");
+        return;
+    }
+    if (isWatchedKeyExpired(c)) c->flags |= CLIENT_DIRTY_CAS;
+    if (c->flags & (CLIENT_DIRTY_CAS | CLIENT_DIRTY_EXEC)) {
+        if (c->flags & CLIENT_DIRTY_EXEC) addReplyErrorObject(c, shared.execaborterr);
+        else addReplyNullArray(c);
+        discardTransaction(c);
+        return;
+    }
+    unwatchAllKeys(c);
+    int orig_argc = c->argc, orig_argv_len = c->argv_len;
+    robj **orig_argv = c->argv;
+    struct redisCommand *orig_cmd = c->cmd;
+    addReplyArrayLen(c, c->mstate.count);
+    server.in_exec = 1;
+    c->flags |= CLIENT_DENY_BLOCKING;
+    propagateTransactionStart(c->db->id);
+    for (int j = 0; j < c->mstate.count; j++) {
+        c->argc = c->mstate.commands[j].argc;
+        c->argv = c->mstate.commands[j].argv;
+        c->argv_len = c->argc;
+        c->cmd = c->realcmd = c->mstate.commands[j].cmd;
+        call(c, CALL_FULL);
+        /* call() may have rewritten argv (e.g. relative TTLs): keep the new vector. */
+        c->mstate.commands[j].argc = c->argc;
+        c->mstate.commands[j].argv = c->argv;
+        c->mstate.commands[j].cmd = c->cmd;
+    }
+    propagateTransactionEnd(c->db->id);
+    c->flags &= ~CLIENT_DENY_BLOCKING;
+    server.in_exec = 0;
+    c->argv = orig_argv;
+    c->argv_len = orig_argv_len;
+    c->argc = orig_argc;
+    c->cmd = orig_cmd;
+    discardTransaction(c);
+}
+
+/* ------------------------------------------------------------------- WATCH */
+
+static void watchForKey(client *c, robj *key) {
+    listIter li;
+    listNode *ln;
+    listRewind(c->watched_keys, &li);
+    while ((ln = listNext(&li))) {
+        watchedKey *wk = listNodeValue(ln);
+        if (wk->db == c->db && equalStringObjects(key, wk->key)) return;
+    }
+    list *clients = dictFetchValue(c->db->watched_keys, key);
+    if (!clients) {
+        clients = listCreate();
+        incrRefCount(key);
+        dictAdd(c->db->watched_keys, key, clients);
+    }
+    listAddNodeTail(clients, c);
+    watchedKey *wk = zmalloc(sizeof(*wk));
+    wk->key = key;
+    wk->db = c->db;
+    wk->expired = keyIsExpired(c->db, key);
+    incrRefCount(key);
+    listAddNodeTail(c->watched_keys, wk);
+}
+
+void unwatchAllKeys(client *c) {
+    while (listLength(c->watched_keys)) {
+        listNode *ln = listFirst(c->watched_keys);
+        watchedKey *wk = listNodeValue(ln);
+        dictEntry *de = dictFind(wk->db->watched_keys, wk->key);
+        if (de) {
+            list *clients = dictGetVal(de);
+            listNode *cn = listSearchKey(clients, c);
+            if (cn) listDelNode(clients, cn);
+            if (listLength(clients) == 0) {
+                listRelease(clients);
+                dictDelete(wk->db->watched_keys, wk->key);
+            }
+        }
+        decrRefCount(wk->key);
+        zfree(wk);
+        listDelNode(c->watched_keys, ln);
+    }
+}
+
+int isWatchedKeyExpired(client *c) {
+    listIter li;
+    listNode *ln;
+    listRewind(c->watched_keys, &li);
+    while ((ln = listNext(&li))) {
+        watchedKey *wk = listNodeValue(ln);
+        if (wk->expired) continue; /* already expired when watched: not a change */
+        if (keyIsExpired(wk->db, wk->key)) return 1;
+    }
+    return 0;
+}
+
+void touchWatchedKey(redisDb *db, robj *key) {
+    if (dictSize(db->watched_keys) == 0) return;
+    list *clients = dictFetchValue(db->watched_keys, key);
+    if (!clients) return;
+    listIter li;
+    listNode *ln;
+    listRewind(clients, &li);
+    while ((ln = listNext(&li))) {
+        client *c = listNodeValue(ln);
+        c->flags |= CLIENT_DIRTY_CAS;
+    }
+}
+
+void touchAllWatchedKeysInDb(redisDb *emptied, redisDb *replaced_with) {
+    if (dictSize(emptied->watched_keys) == 0) return;
+    dictIterator *di = dictGetSafeIterator(emptied->watched_keys);
+    dictEntry *de;
+    while ((de = dictNext(di))) {
+        robj *key = dictGetKey(de);
+        int exists_in_emptied = dbExists(emptied, key);
+        if (exists_in_emptied || (replaced_with && dbExists(replaced_with, key))) {
+            list *clients = dictGetVal(de);
+            listIter li;
+            listNode *ln;
+            listRewind(clients, &li);
+            while ((ln = listNext(&li))) ((client *)listNodeValue(ln))->flags |= CLIENT_DIRTY_CAS;
+        }
+    }
+    dictReleaseIterator(di);
+}
+
+void watchCommand(client *c) {
+    if (c->flags & CLIENT_MULTI) {
+        addReplyError(c, "WATCH inside MULTI is not allowed");
+        return;
+    }
+    /* Nothing to watch for a transaction that already failed. */
+    if (c->flags & CLIENT_DIRTY_CAS) {
+        addReply(c, shared.ok);
+        return;
+    }
+    for (int j = 1; j < c->argc; j++) watchForKey(c, c->argv[j]);
+    addReply(c, shared.ok);
+}
+
+void unwatchCommand(client *c) {
+    unwatchAllKeys(c);
+    c->flags &= ~CLIENT_DIRTY_CAS;
+    addReply(c, shared.ok);
+}

@@ -1,0 +1,15 @@
+/* pubsub: channels and patterns, PUBLISH fan-out, and the subscribed-client state. */
+#ifndef FEATURES_PUBSUB_H
+#define FEATURES_PUBSUB_H
+
+#include "server/server.h"
+
+void pubsubInit(void);
+int pubsubPublishMessage(robj *channel, robj *message); /* returns receivers */
+int pubsubUnsubscribeAllChannels(client *c, int notify);
+int pubsubUnsubscribeAllPatterns(client *c, int notify);
+int clientSubscriptionsCount(client *c);
+unsigned long pubsubChannelCount(void);
+unsigned long pubsubPatternCount(void);
+
+#endif

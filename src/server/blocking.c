@@ -1,0 +1,294 @@
+/* blocking: the generic blocked-client machinery (see blocking.h). */
+#include "server/blocking.h"
+#include "server/client.h"
+#include "server/db.h"
+#include "server/reply.h"
+#include "core/clock.h"
+#include "core/numparse.h"
+#include "core/zmalloc.h"
+
+#include <limits.h>
+#include <math.h>
+
+typedef struct readyKey {
+    redisDb *db;
+    robj *key;
+} readyKey;
+
+static list *blocked_with_timeout; /* clients blocked with a timeout, for the timer scan */
+static long long timeout_timer_id = -1;
+static client *reprocessing;
+
+static uint64_t objHash(const void *key) {
+    const robj *o = key;
+    return dictGenHashFunction(o->ptr, sdslen((sds)o->ptr));
+}
+static int objCompare(dict *d, const void *a, const void *b) {
+    (void)d;
+    return equalStringObjects(a, b);
+}
+static void objFree(dict *d, void *o) {
+    (void)d;
+    decrRefCount(o);
+}
+static dictType clientKeysDictType = {objHash, NULL, objCompare, objFree, NULL, NULL, 0, 0};
+
+static long long nearestTimeout(void) {
+    long long best = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(blocked_with_timeout, &li);
+    while ((ln = listNext(&li))) {
+        client *c = listNodeValue(ln);
+        if (!best || c->bpop.timeout < best) best = c->bpop.timeout;
+    }
+    return best;
+}
+
+static long long timeoutTimerProc(aeEventLoop *el, long long id, void *data) {
+    (void)el, (void)id, (void)data;
+    long long now = mstime();
+    listIter li;
+    listNode *ln;
+    listRewind(blocked_with_timeout, &li);
+    while ((ln = listNext(&li))) {
+        client *c = listNodeValue(ln);
+        if (c->bpop.timeout && c->bpop.timeout <= now) unblockClient(c, 1);
+    }
+    long long next = nearestTimeout();
+    if (!next) return 100;
+    now = mstime();
+    return next > now ? next - now : 0;
+}
+
+void blockingInit(void) {
+    blocked_with_timeout = listCreate();
+    server.ready_keys = listCreate();
+    server.unblocked_clients = listCreate();
+    timeout_timer_id = aeCreateTimeEvent(server.el, 100, timeoutTimerProc, NULL);
+}
+
+int blockingIsReprocessing(client *c) { return reprocessing == c; }
+
+int getTimeoutFromObjectOrReply(client *c, robj *object, long long *timeout, int unit) {
+    long double ftval;
+    long long tval;
+    if (unit == UNIT_SECONDS) {
+        if (getLongDoubleFromObject(object, &ftval) != 0 || !isfinite((double)ftval)) {
+            addReplyError(c, "timeout is not a float or out of range");
+            return C_ERR;
+        }
+        ftval *= 1000.0;
+        if (ftval > (long double)LLONG_MAX || ftval < (long double)LLONG_MIN) {
+            addReplyError(c, "timeout is out of range");
+            return C_ERR;
+        }
+        tval = (long long)ceill(ftval);
+    } else {
+        if (getLongLongFromObject(object, &tval) != 0) {
+            addReplyError(c, "timeout is not an integer or out of range");
+            return C_ERR;
+        }
+    }
+    if (tval < 0) {
+        addReplyError(c, "timeout is negative");
+        return C_ERR;
+    }
+    if (tval > 0) {
+        long long now = commandTimeMs();
+        if (tval > LLONG_MAX - now) {
+            addReplyError(c, "timeout is out of range");
+            return C_ERR;
+        }
+        tval += now;
+    }
+    *timeout = tval;
+    return C_OK;
+}
+
+void blockForKeys(client *c, int btype, robj **keys, int numkeys, long long timeout) {
+    if (reprocessing == c) timeout = c->bpop.timeout; /* keep the original deadline */
+    c->bpop.timeout = timeout;
+    c->bpop.btype = btype;
+    if (!c->bpop.keys) c->bpop.keys = dictCreate(&clientKeysDictType);
+    for (int j = 0; j < numkeys; j++) {
+        if (dictAdd(c->bpop.keys, keys[j], NULL) != DICT_OK) continue;
+        incrRefCount(keys[j]);
+        list *clients = dictFetchValue(c->db->blocking_keys, keys[j]);
+        if (!clients) {
+            clients = listCreate();
+            dictAdd(c->db->blocking_keys, keys[j], clients);
+            incrRefCount(keys[j]);
+        }
+        listAddNodeTail(clients, c);
+    }
+    c->flags |= CLIENT_BLOCKED;
+    server.blocked_clients++;
+    server.blocked_clients_by_type[btype]++;
+    if (timeout) {
+        listAddNodeTail(blocked_with_timeout, c);
+        long long now = mstime();
+        aeRescheduleTimeEventUs(server.el, timeout_timer_id, timeout > now ? (timeout - now) * 1000 : 0);
+    }
+}
+
+static void removeFromKeys(client *c) {
+    if (!c->bpop.keys) return;
+    dictIterator *di = dictGetIterator(c->bpop.keys);
+    dictEntry *de;
+    while ((de = dictNext(di))) {
+        robj *key = dictGetKey(de);
+        dictEntry *bde = dictFind(c->db->blocking_keys, key);
+        if (!bde) continue;
+        list *clients = dictGetVal(bde);
+        listNode *ln = listSearchKey(clients, c);
+        if (ln) listDelNode(clients, ln);
+        if (listLength(clients) == 0) {
+            listRelease(clients);
+            dictDelete(c->db->blocking_keys, key);
+        }
+    }
+    dictReleaseIterator(di);
+    dictEmpty(c->bpop.keys, NULL);
+}
+
+static void detachBlocked(client *c) {
+    removeFromKeys(c);
+    if (c->bpop.timeout) {
+        listNode *ln = listSearchKey(blocked_with_timeout, c);
+        if (ln) listDelNode(blocked_with_timeout, ln);
+    }
+    c->flags &= ~CLIENT_BLOCKED;
+    server.blocked_clients--;
+    server.blocked_clients_by_type[c->bpop.btype]--;
+}
+
+/* The client can run again: its pipeline resumes from beforeSleep. */
+static void queueUnblocked(client *c) {
+    if (c->fd != -1 && !c->unblocked_node) {
+        listAddNodeTail(server.unblocked_clients, c);
+        c->unblocked_node = listLast(server.unblocked_clients);
+    }
+}
+
+void unblockClient(client *c, int reply_timeout) {
+    if (!(c->flags & CLIENT_BLOCKED)) return;
+    detachBlocked(c);
+    if (c->bpop.keys) {
+        dictRelease(c->bpop.keys);
+        c->bpop.keys = NULL;
+    }
+    if (reply_timeout) {
+        addReplyNullArray(c);
+        /* The blocked command ends here. */
+        if (c->cmd) c->cmd->calls++; /* counted like Redis: a timed-out call is a call */
+        resetClient(c);
+    }
+    c->bpop.timeout = 0;
+    queueUnblocked(c);
+}
+
+int unblockClientByRequest(client *c, int with_error) {
+    if (!(c->flags & CLIENT_BLOCKED) || c->bpop.btype == BLOCKED_NONE) return 0;
+    if (with_error) {
+        detachBlocked(c);
+        if (c->bpop.keys) {
+            dictRelease(c->bpop.keys);
+            c->bpop.keys = NULL;
+        }
+        addReplyErrorObject(c, shared.unblockerr);
+        resetClient(c);
+        c->bpop.timeout = 0;
+        queueUnblocked(c);
+    } else {
+        unblockClient(c, 1);
+    }
+    return 1;
+}
+
+void signalKeyAsReady(redisDb *db, robj *key, int type) {
+    (void)type;
+    if (dictSize(db->blocking_keys) == 0) return;
+    if (!dictFind(db->blocking_keys, key)) return;
+    readyKey *rk = zmalloc(sizeof(*rk));
+    rk->db = db;
+    rk->key = key;
+    incrRefCount(key);
+    listAddNodeTail(server.ready_keys, rk);
+}
+
+void signalBlockedKeysInDb(redisDb *db) {
+    if (dictSize(db->blocking_keys) == 0) return;
+    dictIterator *di = dictGetIterator(db->blocking_keys);
+    dictEntry *de;
+    while ((de = dictNext(di))) {
+        robj *key = dictGetKey(de);
+        robj *val = lookupKeyReadWithFlags(db, key, LOOKUP_NOTOUCH | LOOKUP_NONOTIFY | LOOKUP_NOSTATS);
+        if (val) signalKeyAsReady(db, key, val->type);
+    }
+    dictReleaseIterator(di);
+}
+
+static int typeServes(int btype, robj *val) {
+    if (!val) return 0;
+    if (btype == BLOCKED_LIST) return val->type == OBJ_LIST;
+    if (btype == BLOCKED_ZSET) return val->type == OBJ_ZSET;
+    return 0;
+}
+
+/* Serves clients blocked on keys that received data, oldest first. Commands
+ * run from here may make more keys ready, so loop until none is left. */
+void handleClientsBlockedOnKeys(void) {
+    while (listLength(server.ready_keys)) {
+        list *batch = server.ready_keys;
+        server.ready_keys = listCreate();
+        while (listLength(batch)) {
+            listNode *rln = listFirst(batch);
+            readyKey *rk = listNodeValue(rln);
+            list *clients = dictFetchValue(rk->db->blocking_keys, rk->key);
+            if (clients) {
+                /* Serve at most the clients waiting now; re-blocked ones wait for the next signal. */
+                long count = listLength(clients);
+                while (count-- > 0 && listLength(clients)) {
+                    robj *val = lookupKeyReadWithFlags(rk->db, rk->key, LOOKUP_NOTOUCH | LOOKUP_NONOTIFY | LOOKUP_NOSTATS);
+                    client *c = listNodeValue(listFirst(clients));
+                    if (!typeServes(c->bpop.btype, val)) break;
+                    long long timeout = c->bpop.timeout;
+                    detachBlocked(c);
+                    c->bpop.timeout = timeout;
+                    reprocessing = c;
+                    server.current_client = c;
+                    updateCachedTime();
+                    call(c, CALL_FULL);
+                    reprocessing = NULL;
+                    server.current_client = NULL;
+                    if (!(c->flags & CLIENT_BLOCKED)) {
+                        if (c->bpop.keys) {
+                            dictRelease(c->bpop.keys);
+                            c->bpop.keys = NULL;
+                        }
+                        c->bpop.timeout = 0;
+                        resetClient(c);
+                        queueUnblocked(c);
+                    }
+                    clients = dictFetchValue(rk->db->blocking_keys, rk->key);
+                    if (!clients) break;
+                }
+            }
+            decrRefCount(rk->key);
+            zfree(rk);
+            listDelNode(batch, rln);
+        }
+        listRelease(batch);
+    }
+}
+
+void processUnblockedClients(void) {
+    while (listLength(server.unblocked_clients)) {
+        listNode *ln = listFirst(server.unblocked_clients);
+        client *c = listNodeValue(ln);
+        listDelNode(server.unblocked_clients, ln);
+        c->unblocked_node = NULL;
+        if (!(c->flags & CLIENT_BLOCKED) && c->querybuf && sdslen(c->querybuf) > c->qb_pos) processInputBuffer(c);
+    }
+}

@@ -1,0 +1,29 @@
+/* blocking: clients waiting on keys (BLPOP, BZPOPMIN, BLMOVE, ...).
+ * A blocked client keeps its command; when one of its keys receives data the
+ * command is simply executed again, so every blocking command is written
+ * once, as its non-blocking form plus a call to blockForKeys. */
+#ifndef SERVER_BLOCKING_H
+#define SERVER_BLOCKING_H
+
+#include "server/server.h"
+
+#define UNIT_SECONDS 0
+#define UNIT_MILLISECONDS 1
+
+void blockingInit(void);
+/* Block c on keys until one is ready or the absolute ms timeout (0 = never). */
+void blockForKeys(client *c, int btype, robj **keys, int numkeys, long long timeout);
+/* Remove c from the blocking structures; with reply_timeout, answer as a timeout. */
+void unblockClient(client *c, int reply_timeout);
+/* CLIENT UNBLOCK: 1 if c was blocked on keys and is now unblocked. */
+int unblockClientByRequest(client *c, int with_error);
+void signalKeyAsReady(redisDb *db, robj *key, int type);
+void signalBlockedKeysInDb(redisDb *db);
+void handleClientsBlockedOnKeys(void);
+void processUnblockedClients(void);
+/* Parses a timeout (seconds as a float, or ms): absolute ms into *timeout, 0 = forever. */
+int getTimeoutFromObjectOrReply(client *c, robj *object, long long *timeout, int unit);
+/* True while a blocked command is being re-executed because its key is ready. */
+int blockingIsReprocessing(client *c);
+
+#endif

@@ -1,0 +1,35 @@
+/* client: creating, reading from, writing to and freeing client connections. */
+#ifndef SERVER_CLIENT_H
+#define SERVER_CLIENT_H
+
+#include "server/server.h"
+
+client *createClient(int fd);          /* fd -1: a fake client (scripts, AOF loading) */
+void freeClient(client *c);
+void freeClientAsync(client *c);
+void freeClientsInAsyncFreeQueue(void);
+void resetClient(client *c);
+void freeClientArgv(client *c);
+void acceptTcpHandler(aeEventLoop *el, int fd, void *privdata, int mask);
+void acceptUnixHandler(aeEventLoop *el, int fd, void *privdata, int mask);
+int handleClientsWithPendingWrites(void);
+void processInputBuffer(client *c);
+int prepareClientToWrite(client *c);
+int clientHasPendingReplies(client *c);
+void checkClientOutputBufferLimits(client *c);
+unsigned long getClientOutputBufferMemoryUsage(client *c);
+int getClientType(client *c);
+int getClientTypeByName(const char *name);
+const char *getClientTypeName(int class);
+sds catClientInfoString(sds s, client *c);
+sds getAllClientsInfoString(int type);
+client *lookupClientByID(uint64_t id);
+void clientsCron(void);
+void rewriteClientCommandArgument(client *c, int i, robj *newval);
+void replaceClientCommandVector(client *c, int argc, robj **argv);
+void rewriteClientCommandVector(client *c, int argc, ...);
+const char *getClientPeerId(client *c);
+void disconnectAllClients(void);
+void closeListeningSockets(int unlink_unix_socket);
+
+#endif

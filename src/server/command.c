@@ -1,0 +1,447 @@
+/* command: the declarative command table (commands.def) turned into lookup
+ * dicts, arity checks, key extraction, and the COMMAND command family.
+ * A command whose proc no module defines resolves to a weak NULL symbol and
+ * is treated as unknown, so the table can list the whole 7.0 surface. */
+#include "server/server.h"
+#include "server/client.h"
+#include "server/reply.h"
+#include "core/glob.h"
+#include "core/zmalloc.h"
+
+#include <stdio.h>
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define CMD(name, proc, ...) extern void proc(client *c) __attribute__((weak));
+#include "server/commands.def"
+#undef CMD
+
+typedef struct commandDef {
+    const char *name;
+    redisCommandProc *proc;
+    int arity;
+    const char *flags;
+    int first, last, step;
+    const char *group;
+    int nsub;
+    const char *info_resp, *docs_resp;
+} commandDef;
+
+static const commandDef commandDefs[] = {
+#define CMD(name, proc, arity, flags, first, last, step, group, nsub, info, docs) \
+    {name, proc, arity, flags, first, last, step, group, nsub, info, docs},
+#include "server/commands.def"
+#undef CMD
+};
+
+static uint64_t cstrCaseHash(const void *key) {
+    return dictGenCaseHashFunction((const unsigned char *)key, strlen(key));
+}
+static int cstrCaseCompare(dict *d, const void *a, const void *b) {
+    (void)d;
+    return strcasecmp(a, b) == 0;
+}
+static dictType commandDictType = {cstrCaseHash, NULL, cstrCaseCompare, NULL, NULL, NULL, 0, 0};
+
+static uint64_t parseFlags(const char *words) {
+    static const struct {
+        const char *name;
+        uint64_t flag;
+    } names[] = {{"write", CMD_WRITE},           {"readonly", CMD_READONLY},
+                 {"denyoom", CMD_DENYOOM},       {"module", CMD_MODULE},
+                 {"admin", CMD_ADMIN},           {"pubsub", CMD_PUBSUB},
+                 {"noscript", CMD_NOSCRIPT},     {"blocking", CMD_BLOCKING},
+                 {"loading", CMD_LOADING},       {"stale", CMD_STALE},
+                 {"skip_monitor", CMD_SKIP_MONITOR}, {"skip_slowlog", CMD_SKIP_SLOWLOG},
+                 {"asking", CMD_ASKING},         {"fast", CMD_FAST},
+                 {"no_auth", CMD_NO_AUTH},       {"may_replicate", CMD_MAY_REPLICATE},
+                 {"sentinel", CMD_SENTINEL},     {"only_sentinel", CMD_ONLY_SENTINEL},
+                 {"no_mandatory_keys", CMD_NO_MANDATORY_KEYS}, {"protected", CMD_PROTECTED},
+                 {"no_async_loading", CMD_NO_ASYNC_LOADING}, {"no_multi", CMD_NO_MULTI},
+                 {"movablekeys", CMD_MOVABLE_KEYS}, {"allow_busy", CMD_ALLOW_BUSY},
+                 {NULL, 0}};
+    uint64_t flags = 0;
+    int count;
+    sds *w = sdssplitlen(words, strlen(words), " ", 1, &count);
+    for (int i = 0; i < count; i++)
+        for (int j = 0; names[j].name; j++)
+            if (!strcmp(w[i], names[j].name)) flags |= names[j].flag;
+    sdsfreesplitres(w, count);
+    return flags;
+}
+
+void populateCommandTable(void) {
+    server.commands = dictCreate(&commandDictType);
+    size_t n = sizeof(commandDefs) / sizeof(commandDefs[0]);
+    for (size_t i = 0; i < n; i++) {
+        const commandDef *d = &commandDefs[i];
+        redisCommand *cmd = zcalloc(sizeof(*cmd));
+        cmd->fullname = d->name;
+        const char *bar = strchr(d->name, '|');
+        cmd->name = bar ? bar + 1 : d->name;
+        cmd->proc = d->proc;
+        cmd->arity = d->arity;
+        cmd->flagwords = d->flags;
+        cmd->flags = parseFlags(d->flags);
+        cmd->firstkey = d->first;
+        cmd->lastkey = d->last;
+        cmd->keystep = d->step;
+        cmd->group = d->group;
+        cmd->info_resp = d->info_resp;
+        cmd->docs_resp = d->docs_resp;
+        cmd->nsubcommands = d->nsub;
+        if (bar) {
+            char parent[64];
+            snprintf(parent, sizeof(parent), "%.*s", (int)(bar - d->name), d->name);
+            redisCommand *p = dictFetchValue(server.commands, parent);
+            if (!p) continue;
+            cmd->parent = p;
+            if (!p->subcommands) p->subcommands = dictCreate(&commandDictType);
+            dictAdd(p->subcommands, (void *)cmd->name, cmd);
+        } else {
+            dictAdd(server.commands, (void *)cmd->name, cmd);
+        }
+    }
+}
+
+/* Implemented: has a proc, or is a container with at least one implemented subcommand. */
+static int commandImplemented(redisCommand *cmd) {
+    if (!cmd->subcommands) return cmd->proc != NULL;
+    dictIterator *di = dictGetIterator(cmd->subcommands);
+    dictEntry *de;
+    int found = 0;
+    while ((de = dictNext(di)))
+        if (((redisCommand *)dictGetVal(de))->proc) found = 1;
+    dictReleaseIterator(di);
+    return found;
+}
+
+struct redisCommand *lookupCommandByCString(const char *name) {
+    const char *bar = strchr(name, '|');
+    if (!bar) {
+        redisCommand *cmd = dictFetchValue(server.commands, name);
+        return cmd && commandImplemented(cmd) ? cmd : NULL;
+    }
+    char parent[64];
+    snprintf(parent, sizeof(parent), "%.*s", (int)(bar - name), name);
+    redisCommand *p = dictFetchValue(server.commands, parent);
+    if (!p || !p->subcommands) return NULL;
+    redisCommand *sub = dictFetchValue(p->subcommands, bar + 1);
+    return sub && sub->proc ? sub : NULL;
+}
+
+/* Returns the command or subcommand; NULL when unknown. For a container
+ * without a subcommand argument the container itself (arity then fails). */
+struct redisCommand *lookupCommand(robj **argv, int argc) {
+    if (!sdsEncodedObject(argv[0]) || sdslen(argv[0]->ptr) >= 64) return NULL;
+    redisCommand *cmd = dictFetchValue(server.commands, argv[0]->ptr);
+    if (!cmd || !commandImplemented(cmd)) return NULL;
+    if (!cmd->subcommands || argc == 1) return cmd;
+    if (!sdsEncodedObject(argv[1]) || sdslen(argv[1]->ptr) >= 64) return NULL;
+    redisCommand *sub = dictFetchValue(cmd->subcommands, argv[1]->ptr);
+    return sub && sub->proc ? sub : NULL;
+}
+
+int commandIsContainer(robj *name) {
+    if (!sdsEncodedObject(name) || sdslen(name->ptr) >= 64) return 0;
+    redisCommand *cmd = dictFetchValue(server.commands, name->ptr);
+    return cmd && cmd->subcommands && commandImplemented(cmd);
+}
+
+int commandCheckArity(struct redisCommand *cmd, int argc) {
+    return !((cmd->arity > 0 && cmd->arity != argc) || (argc < -cmd->arity));
+}
+
+/* ------------------------------------------------------------ key positions */
+
+/* Keys of commands whose positions depend on arguments (movablekeys). */
+static int getMovableKeys(redisCommand *cmd, robj **argv, int argc, int *keys) {
+    const char *n = cmd->fullname;
+    int numkeys_at = -1, first = 0, dest = 0;
+    long long nk;
+    if (!strcmp(n, "eval") || !strcmp(n, "evalsha") || !strcmp(n, "eval_ro") || !strcmp(n, "evalsha_ro") ||
+        !strcmp(n, "fcall") || !strcmp(n, "fcall_ro")) {
+        numkeys_at = 2, first = 3;
+    } else if (!strcmp(n, "zunionstore") || !strcmp(n, "zinterstore") || !strcmp(n, "zdiffstore")) {
+        numkeys_at = 2, first = 3, dest = 1;
+    } else if (!strcmp(n, "zunion") || !strcmp(n, "zinter") || !strcmp(n, "zdiff") || !strcmp(n, "zintercard") ||
+               !strcmp(n, "sintercard") || !strcmp(n, "lmpop") || !strcmp(n, "zmpop")) {
+        numkeys_at = 1, first = 2;
+    } else if (!strcmp(n, "blmpop") || !strcmp(n, "bzmpop")) {
+        numkeys_at = 2, first = 3;
+    } else if (!strcmp(n, "sort") || !strcmp(n, "sort_ro")) {
+        int count = 0;
+        keys[count++] = 1;
+        for (int j = 2; j < argc; j++) {
+            if (!strcasecmp(argv[j]->ptr, "store") && j + 1 < argc && !strcmp(n, "sort")) {
+                keys[count++] = j + 1;
+                j++;
+            } else if ((!strcasecmp(argv[j]->ptr, "by") || !strcasecmp(argv[j]->ptr, "get")) && j + 1 < argc) {
+                j++;
+            } else if (!strcasecmp(argv[j]->ptr, "limit") && j + 2 < argc) {
+                j += 2;
+            }
+        }
+        return count;
+    } else {
+        return -1;
+    }
+    if (argc <= numkeys_at || getLongLongFromObject(argv[numkeys_at], &nk) != 0 || nk < 0 ||
+        nk > argc - first)
+        return -1;
+    int count = 0;
+    if (dest) keys[count++] = dest;
+    for (int j = 0; j < nk; j++) keys[count++] = first + j;
+    return count;
+}
+
+/* Fills keys (argv indexes) and returns their count; -1 on invalid arguments. */
+int getKeysFromCommand(redisCommand *cmd, robj **argv, int argc, int *keys, int maxkeys) {
+    if (cmd->flags & CMD_MOVABLE_KEYS) {
+        if (argc > maxkeys + 4) return -1;
+        return getMovableKeys(cmd, argv, argc, keys);
+    }
+    if (cmd->firstkey <= 0) return 0;
+    int last = cmd->lastkey < 0 ? argc + cmd->lastkey : cmd->lastkey;
+    int count = 0;
+    for (int j = cmd->firstkey; j <= last && j < argc && count < maxkeys; j += cmd->keystep) keys[count++] = j;
+    return count;
+}
+
+/* ------------------------------------------------------------------ COMMAND */
+
+static void addReplyCommandFlags(client *c, redisCommand *cmd) {
+    int count;
+    sds *w = sdssplitlen(cmd->flagwords, strlen(cmd->flagwords), " ", 1, &count);
+    int real = 0;
+    for (int i = 0; i < count; i++)
+        if (sdslen(w[i])) real++;
+    addReplyArrayLen(c, real);
+    for (int i = 0; i < count; i++)
+        if (sdslen(w[i])) addReplyStatus(c, w[i]);
+    sdsfreesplitres(w, count);
+}
+
+static long implementedSubcommands(redisCommand *cmd) {
+    long n = 0;
+    if (!cmd->subcommands) return 0;
+    dictIterator *di = dictGetIterator(cmd->subcommands);
+    dictEntry *de;
+    while ((de = dictNext(di)))
+        if (((redisCommand *)dictGetVal(de))->proc) n++;
+    dictReleaseIterator(di);
+    return n;
+}
+
+/* The fragments are RESP arrays "*N\r\n..."; skip their header to splice the body. */
+static const char *fragmentBody(const char *frag, long *count) {
+    *count = strtol(frag + 1, NULL, 10);
+    return strchr(frag, '\n') + 1;
+}
+
+static void addReplyCommandInfo(client *c, redisCommand *cmd) {
+    if (!cmd) {
+        addReplyNullArray(c);
+        return;
+    }
+    addReplyArrayLen(c, 10);
+    addReplyBulkCString(c, cmd->fullname);
+    addReplyLongLong(c, cmd->arity);
+    addReplyCommandFlags(c, cmd);
+    addReplyLongLong(c, cmd->firstkey);
+    addReplyLongLong(c, cmd->lastkey);
+    addReplyLongLong(c, cmd->keystep);
+    long n;
+    const char *body = fragmentBody(cmd->info_resp, &n);
+    addReplyProto(c, body, strlen(body));
+    addReplyArrayLen(c, implementedSubcommands(cmd));
+    if (cmd->subcommands) {
+        dictIterator *di = dictGetIterator(cmd->subcommands);
+        dictEntry *de;
+        while ((de = dictNext(di))) {
+            redisCommand *sub = dictGetVal(de);
+            if (sub->proc) addReplyCommandInfo(c, sub);
+        }
+        dictReleaseIterator(di);
+    }
+}
+
+static void addReplyCommandDocs(client *c, redisCommand *cmd) {
+    long n;
+    const char *body = fragmentBody(cmd->docs_resp, &n);
+    long subs = implementedSubcommands(cmd);
+    addReplyArrayLen(c, n + (subs ? 2 : 0));
+    addReplyProto(c, body, strlen(body));
+    if (subs) {
+        addReplyBulkCString(c, "subcommands");
+        addReplyMapLen(c, subs);
+        dictIterator *di = dictGetIterator(cmd->subcommands);
+        dictEntry *de;
+        while ((de = dictNext(di))) {
+            redisCommand *sub = dictGetVal(de);
+            if (!sub->proc) continue;
+            addReplyBulkCString(c, sub->fullname);
+            addReplyCommandDocs(c, sub);
+        }
+        dictReleaseIterator(di);
+    }
+}
+
+static long countImplemented(void) {
+    long n = 0;
+    dictIterator *di = dictGetIterator(server.commands);
+    dictEntry *de;
+    while ((de = dictNext(di)))
+        if (commandImplemented(dictGetVal(de))) n++;
+    dictReleaseIterator(di);
+    return n;
+}
+
+void commandCommand(client *c) {
+    addReplyArrayLen(c, countImplemented());
+    dictIterator *di = dictGetIterator(server.commands);
+    dictEntry *de;
+    while ((de = dictNext(di)))
+        if (commandImplemented(dictGetVal(de))) addReplyCommandInfo(c, dictGetVal(de));
+    dictReleaseIterator(di);
+}
+
+void commandCountCommand(client *c) { addReplyLongLong(c, countImplemented()); }
+
+void commandInfoCommand(client *c) {
+    if (c->argc == 2) {
+        commandCommand(c);
+        return;
+    }
+    addReplyArrayLen(c, c->argc - 2);
+    for (int i = 2; i < c->argc; i++) addReplyCommandInfo(c, lookupCommandByCString(c->argv[i]->ptr));
+}
+
+void commandDocsCommand(client *c) {
+    if (c->argc == 2) {
+        addReplyMapLen(c, countImplemented());
+        dictIterator *di = dictGetIterator(server.commands);
+        dictEntry *de;
+        while ((de = dictNext(di))) {
+            redisCommand *cmd = dictGetVal(de);
+            if (!commandImplemented(cmd)) continue;
+            addReplyBulkCString(c, cmd->fullname);
+            addReplyCommandDocs(c, cmd);
+        }
+        dictReleaseIterator(di);
+        return;
+    }
+    void *replylen = addReplyDeferredLen(c);
+    long n = 0;
+    for (int i = 2; i < c->argc; i++) {
+        redisCommand *cmd = lookupCommandByCString(c->argv[i]->ptr);
+        if (!cmd) continue;
+        addReplyBulkCString(c, cmd->fullname);
+        addReplyCommandDocs(c, cmd);
+        n++;
+    }
+    setDeferredMapLen(c, replylen, n);
+}
+
+void commandListCommand(client *c) {
+    const char *pattern = NULL, *aclcat = NULL;
+    if (c->argc == 5) {
+        if (strcasecmp(c->argv[2]->ptr, "filterby")) {
+            addReplySubcommandSyntaxError(c);
+            return;
+        }
+        const char *kind = c->argv[3]->ptr;
+        if (!strcasecmp(kind, "pattern")) pattern = c->argv[4]->ptr;
+        else if (!strcasecmp(kind, "aclcat")) aclcat = c->argv[4]->ptr;
+        else if (strcasecmp(kind, "module")) {
+            addReplySubcommandSyntaxError(c);
+            return;
+        } else {
+            addReply(c, shared.emptyarray); /* no modules */
+            return;
+        }
+    } else if (c->argc != 2) {
+        addReplySubcommandSyntaxError(c);
+        return;
+    }
+    void *replylen = addReplyDeferredLen(c);
+    long n = 0;
+    dictIterator *di = dictGetIterator(server.commands);
+    dictEntry *de;
+    while ((de = dictNext(di))) {
+        redisCommand *cmd = dictGetVal(de);
+        if (!commandImplemented(cmd)) continue;
+        redisCommand *all[1 + 64];
+        int cnt = 0;
+        all[cnt++] = cmd;
+        if (cmd->subcommands) {
+            dictIterator *si = dictGetIterator(cmd->subcommands);
+            dictEntry *se;
+            while ((se = dictNext(si)) && cnt < 65)
+                if (((redisCommand *)dictGetVal(se))->proc) all[cnt++] = dictGetVal(se);
+            dictReleaseIterator(si);
+        }
+        for (int i = 0; i < cnt; i++) {
+            if (pattern && !stringmatch(pattern, all[i]->fullname, 1)) continue;
+            if (aclcat) {
+                char needle[80];
+                snprintf(needle, sizeof(needle), "+@%s\r\n", aclcat);
+                if (!strstr(all[i]->info_resp, needle)) continue;
+            }
+            addReplyBulkCString(c, all[i]->fullname);
+            n++;
+        }
+    }
+    dictReleaseIterator(di);
+    setDeferredArrayLen(c, replylen, n);
+}
+
+void commandGetkeysCommand(client *c) {
+    redisCommand *cmd = lookupCommand(c->argv + 2, c->argc - 2);
+    if (!cmd) {
+        addReplyError(c, "Invalid command specified");
+        return;
+    }
+    if (!commandCheckArity(cmd, c->argc - 2)) {
+        addReplyError(c, "Invalid number of arguments specified for command");
+        return;
+    }
+    int keys[512];
+    int n = getKeysFromCommand(cmd, c->argv + 2, c->argc - 2, keys, 512);
+    if (n < 0) {
+        addReplyError(c, "Invalid arguments specified for command");
+        return;
+    }
+    if (n == 0) {
+        addReplyError(c, "The command has no key arguments");
+        return;
+    }
+    addReplyArrayLen(c, n);
+    for (int i = 0; i < n; i++) addReplyBulk(c, c->argv[keys[i] + 2]);
+}
+
+void commandHelpCommand(client *c) {
+    const char *help[] = {
+        "(no subcommand)",
+        "    Return details about all Redis commands.",
+        "COUNT",
+        "    Return the total number of commands in this Redis server.",
+        "LIST",
+        "    Return a list of all commands in this Redis server.",
+        "INFO [<command-name> ...]",
+        "    Return details about multiple Redis commands.",
+        "    If no command names are given, documentation details for all",
+        "    commands are returned.",
+        "DOCS [<command-name> ...]",
+        "    Return documentation details about multiple Redis commands.",
+        "    If no command names are given, documentation details for all",
+        "    commands are returned.",
+        "GETKEYS <full-command>",
+        "    Return the keys from a full Redis command.",
+        "GETKEYSANDFLAGS <full-command>",
+        "    Return the keys and the access flags from a full Redis command.",
+        NULL};
+    addReplyHelp(c, help);
+}

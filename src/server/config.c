@@ -1,0 +1,1009 @@
+/* config: the directive table and everything that reads it (see config.h).
+ * Defaults are strings fed through the same setter as redis.conf and CONFIG
+ * SET, so there is one parser per type and one place that states a default. */
+#include "server/config.h"
+#include "server/client.h"
+#include "server/reply.h"
+#include "core/glob.h"
+#include "core/numparse.h"
+#include "core/zmalloc.h"
+#include "features/expiry_push.h"
+#include "features/notify.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum { T_BOOL, T_INT, T_UINT, T_LL, T_ULL, T_SIZE, T_MEM, T_STRING, T_ENUM, T_SPECIAL };
+#define F_IMMUTABLE 1
+#define F_SENSITIVE 2
+#define F_MULTI 4      /* repeated lines accumulate (save, bind-like lists) */
+#define F_NOEFFECT 8   /* accepted for compatibility with redis.conf files; documented as such */
+
+typedef struct enumName {
+    const char *name;
+    int value;
+} enumName;
+
+typedef struct configDef configDef;
+struct configDef {
+    const char *name, *alias;
+    int type, flags;
+    void *ptr;
+    const char *deflt;
+    long long min, max;
+    const enumName *enums;
+    int (*apply)(const char **err);
+    /* T_SPECIAL: set from already split arguments, get as CONFIG GET prints it. */
+    int (*set)(sds *argv, int argc, int from_file, const char **err);
+    sds (*get)(void);
+    int seen_in_load; /* F_MULTI: the first line of a load replaces, later ones append */
+};
+
+/* ------------------------------------------------------------------ enums */
+
+static const enumName loglevelEnum[] = {{"debug", LL_DEBUG}, {"verbose", LL_VERBOSE}, {"notice", LL_NOTICE},
+                                        {"warning", LL_WARNING}, {NULL, 0}};
+static const enumName fsyncEnum[] = {{"everysec", 2}, {"always", 1}, {"no", 0}, {NULL, 0}};
+static const enumName maxmemoryPolicyEnum[] = {
+    {"volatile-lru", 0}, {"volatile-lfu", 1}, {"volatile-random", 2}, {"volatile-ttl", 3}, {"allkeys-lru", 4},
+    {"allkeys-lfu", 5},  {"allkeys-random", 6}, {"noeviction", 7},   {NULL, 0}};
+static const enumName supervisedEnum[] = {{"upstart", 1}, {"systemd", 2}, {"auto", 3}, {"no", 0}, {NULL, 0}};
+static const enumName protectedEnum[] = {{"yes", 1}, {"no", 0}, {NULL, 0}};
+
+/* ------------------------------------------------- values with no home yet */
+
+/* Directives accepted for redis.conf compatibility; their values are kept so
+ * CONFIG GET/REWRITE round-trip, but nothing reads them. */
+static int cfg_ints[64];
+static long long cfg_lls[16];
+static char *cfg_strs[16];
+
+/* ------------------------------------------------------------- special sets */
+
+static int setSave(sds *argv, int argc, int from_file, const char **err) {
+    (void)from_file;
+    if (argc == 1 && sdslen(argv[0]) == 0) {
+        zfree(server.saveparams);
+        server.saveparams = NULL;
+        server.saveparamslen = 0;
+        return 1;
+    }
+    /* CONFIG SET takes one string of pairs; the file may give them as separate arguments. */
+    sds joined = sdsempty();
+    for (int i = 0; i < argc; i++) {
+        if (i) joined = sdscat(joined, " ");
+        joined = sdscatsds(joined, argv[i]);
+    }
+    int n;
+    sds *v = sdssplitlen(joined, sdslen(joined), " ", 1, &n);
+    sdsfree(joined);
+    int count = 0;
+    for (int i = 0; i < n; i++)
+        if (sdslen(v[i])) v[count++] = v[i];
+        else sdsfree(v[i]);
+    if (count % 2 != 0 || count == 0) {
+        for (int i = 0; i < count; i++) sdsfree(v[i]);
+        zfree(v);
+        *err = "Invalid save parameters";
+        return 0;
+    }
+    struct saveparam *params = zmalloc(sizeof(struct saveparam) * (count / 2));
+    for (int i = 0; i < count; i += 2) {
+        long long sec, ch;
+        if (!string2ll(v[i], sdslen(v[i]), &sec) || !string2ll(v[i + 1], sdslen(v[i + 1]), &ch) || sec < 0 || ch < 0) {
+            zfree(params);
+            for (int j = 0; j < count; j++) sdsfree(v[j]);
+            zfree(v);
+            *err = "Invalid save parameters";
+            return 0;
+        }
+        params[i / 2].seconds = sec;
+        params[i / 2].changes = (int)ch;
+    }
+    for (int j = 0; j < count; j++) sdsfree(v[j]);
+    zfree(v);
+    zfree(server.saveparams);
+    server.saveparams = params;
+    server.saveparamslen = count / 2;
+    return 1;
+}
+
+static sds getSave(void) {
+    sds s = sdsempty();
+    for (int j = 0; j < server.saveparamslen; j++) {
+        if (j) s = sdscat(s, " ");
+        s = sdscatprintf(s, "%ld %d", (long)server.saveparams[j].seconds, server.saveparams[j].changes);
+    }
+    return s;
+}
+
+static int setBind(sds *argv, int argc, int from_file, const char **err) {
+    (void)from_file;
+    if (argc > CONFIG_BINDADDR_MAX) {
+        *err = "Too many bind addresses specified.";
+        return 0;
+    }
+    for (int j = 0; j < server.bindaddr_count; j++) zfree(server.bindaddr[j]);
+    server.bindaddr_count = 0;
+    /* "bind" with one empty argument means the defaults. */
+    if (argc == 1 && sdslen(argv[0]) == 0) return 1;
+    for (int j = 0; j < argc; j++) server.bindaddr[server.bindaddr_count++] = zstrdup(argv[j]);
+    return 1;
+}
+
+static sds getBind(void) {
+    if (server.bindaddr_count == 0) return sdsnew("127.0.0.1 -::1");
+    sds s = sdsempty();
+    for (int j = 0; j < server.bindaddr_count; j++) {
+        if (j) s = sdscat(s, " ");
+        s = sdscat(s, server.bindaddr[j]);
+    }
+    return s;
+}
+
+static int setObufLimits(sds *argv, int argc, int from_file, const char **err) {
+    (void)from_file;
+    sds joined = sdsempty();
+    for (int i = 0; i < argc; i++) {
+        if (i) joined = sdscat(joined, " ");
+        joined = sdscatsds(joined, argv[i]);
+    }
+    int n;
+    sds *v = sdssplitargs(joined, &n);
+    sdsfree(joined);
+    int ok = v && n % 4 == 0 && n > 0;
+    clientBufferLimitsConfig limits[CLIENT_TYPE_COUNT];
+    memcpy(limits, server.client_obuf_limits, sizeof(limits));
+    if (!ok) *err = "Wrong number of arguments in buffer limit configuration.";
+    for (int i = 0; ok && i < n; i += 4) {
+        int class = getClientTypeByName(v[i]);
+        if (class == -1 || class == 3) {
+            *err = "Invalid client class specified in buffer limit configuration.";
+            ok = 0;
+            break;
+        }
+        int e1 = 0, e2 = 0;
+        unsigned long long hard = memtoull(v[i + 1], &e1), soft = memtoull(v[i + 2], &e2);
+        long long secs;
+        if (e1 || e2 || !string2ll(v[i + 3], sdslen(v[i + 3]), &secs) || secs < 0) {
+            *err = "Error in hard, soft or soft_seconds setting in buffer limit configuration.";
+            ok = 0;
+            break;
+        }
+        limits[class].hard_limit_bytes = hard;
+        limits[class].soft_limit_bytes = soft;
+        limits[class].soft_limit_seconds = secs;
+    }
+    if (v) sdsfreesplitres(v, n);
+    if (ok) memcpy(server.client_obuf_limits, limits, sizeof(limits));
+    return ok;
+}
+
+static sds getObufLimits(void) {
+    sds s = sdsempty();
+    for (int j = 0; j < CLIENT_TYPE_COUNT; j++) {
+        clientBufferLimitsConfig *l = &server.client_obuf_limits[j];
+        s = sdscatprintf(s, "%s%s %llu %llu %ld", j ? " " : "", getClientTypeName(j), l->hard_limit_bytes,
+                         l->soft_limit_bytes, (long)l->soft_limit_seconds);
+    }
+    return s;
+}
+
+static int setNotify(sds *argv, int argc, int from_file, const char **err) {
+    (void)from_file;
+    if (argc != 1) {
+        *err = "wrong number of arguments";
+        return 0;
+    }
+    int flags = keyspaceEventsStringToFlags(argv[0]);
+    if (flags == -1) {
+        *err = "Invalid event class character. Use 'Ag$lshzxeKEtmdn'.";
+        return 0;
+    }
+    server.notify_keyspace_events = flags;
+    return 1;
+}
+
+static sds getNotify(void) { return keyspaceEventsFlagsToString(server.notify_keyspace_events); }
+
+static int setDir(sds *argv, int argc, int from_file, const char **err) {
+    (void)from_file;
+    if (argc != 1) {
+        *err = "wrong number of arguments";
+        return 0;
+    }
+    if (chdir(argv[0]) == -1) {
+        *err = strerror(errno);
+        return 0;
+    }
+    zfree(server.dir);
+    server.dir = zstrdup(argv[0]);
+    return 1;
+}
+
+static sds getDir(void) {
+    char buf[4096];
+    if (getcwd(buf, sizeof(buf)) == NULL) return sdsnew(server.dir ? server.dir : "");
+    return sdsnew(buf);
+}
+
+static int setZmqEndpoints(sds *argv, int argc, int from_file, const char **err) {
+    (void)from_file;
+    sds *old = server.zmq_endpoints;
+    int oldcount = server.zmq_endpoints_count;
+    sds *eps = NULL;
+    int count = 0;
+    /* CONFIG SET gives one space-separated list; "" clears it. */
+    for (int i = 0; i < argc; i++) {
+        int n;
+        sds *parts = sdssplitlen(argv[i], sdslen(argv[i]), " ", 1, &n);
+        for (int j = 0; j < n; j++) {
+            if (sdslen(parts[j]) == 0) continue;
+            eps = zrealloc(eps, sizeof(sds) * (count + 1));
+            eps[count++] = sdsdup(parts[j]);
+        }
+        sdsfreesplitres(parts, n);
+    }
+    server.zmq_endpoints = eps;
+    server.zmq_endpoints_count = count;
+    if (expiryPushApplyConfig(err) != C_OK) {
+        for (int j = 0; j < count; j++) sdsfree(eps[j]);
+        zfree(eps);
+        server.zmq_endpoints = old;
+        server.zmq_endpoints_count = oldcount;
+        return 0;
+    }
+    for (int j = 0; j < oldcount; j++) sdsfree(old[j]);
+    zfree(old);
+    return 1;
+}
+
+static sds getZmqEndpoints(void) {
+    sds s = sdsempty();
+    for (int j = 0; j < server.zmq_endpoints_count; j++) {
+        if (j) s = sdscat(s, " ");
+        s = sdscatsds(s, server.zmq_endpoints[j]);
+    }
+    return s;
+}
+
+static int setZmqTypes(sds *argv, int argc, int from_file, const char **err) {
+    (void)from_file;
+    int types = 0;
+    for (int i = 0; i < argc; i++) {
+        int n;
+        sds *parts = sdssplitlen(argv[i], sdslen(argv[i]), ",", 1, &n);
+        for (int j = 0; j < n; j++) {
+            sds t = sdstrim(parts[j], " ");
+            parts[j] = t;
+            if (!strcasecmp(t, "string")) types |= 1 << OBJ_STRING;
+            else if (!strcasecmp(t, "hash")) types |= 1 << OBJ_HASH;
+            else if (!strcasecmp(t, "list")) types |= 1 << OBJ_LIST;
+            else if (!strcasecmp(t, "set")) types |= 1 << OBJ_SET;
+            else if (!strcasecmp(t, "zset")) types |= 1 << OBJ_ZSET;
+            else if (sdslen(t)) {
+                sdsfreesplitres(parts, n);
+                *err = "argument must be a comma separated list of: string, hash, list, set, zset";
+                return 0;
+            }
+        }
+        sdsfreesplitres(parts, n);
+    }
+    server.zmq_types = types;
+    return 1;
+}
+
+static sds getZmqTypes(void) {
+    static const struct {
+        int type;
+        const char *name;
+    } order[] = {{OBJ_STRING, "string"}, {OBJ_HASH, "hash"}, {OBJ_LIST, "list"}, {OBJ_SET, "set"}, {OBJ_ZSET, "zset"}};
+    sds s = sdsempty();
+    for (size_t j = 0; j < sizeof(order) / sizeof(order[0]); j++) {
+        if (!(server.zmq_types & (1 << order[j].type))) continue;
+        if (sdslen(s)) s = sdscat(s, ",");
+        s = sdscat(s, order[j].name);
+    }
+    return s;
+}
+
+static int applyZmq(const char **err) { return expiryPushApplyConfig(err) == C_OK; }
+
+static int applyHz(const char **err) {
+    (void)err;
+    if (server.hz < 1) server.hz = 1;
+    if (server.hz > 500) server.hz = 500;
+    return 1;
+}
+
+static int applyMaxclients(const char **err) {
+    if (server.el && aeResizeSetSize(server.el, server.maxclients + 128 + 96) != AE_OK) {
+        *err = "The event loop API used by Redis is not able to handle the specified number of clients";
+        return 0;
+    }
+    return 1;
+}
+
+/* -------------------------------------------------------------- the table */
+
+#define B(n, a, fl, p, d) {n, a, T_BOOL, fl, p, d, 0, 1, NULL, NULL, NULL, NULL, 0}
+#define I(n, a, fl, p, d, mn, mx, ap) {n, a, T_INT, fl, p, d, mn, mx, NULL, ap, NULL, NULL, 0}
+#define UI(n, a, fl, p, d, mn, mx) {n, a, T_UINT, fl, p, d, mn, mx, NULL, NULL, NULL, NULL, 0}
+#define LL(n, a, fl, p, d, mn, mx) {n, a, T_LL, fl, p, d, mn, mx, NULL, NULL, NULL, NULL, 0}
+#define SZ(n, a, fl, p, d, mn, mx) {n, a, T_SIZE, fl, p, d, mn, mx, NULL, NULL, NULL, NULL, 0}
+#define MEM(n, a, fl, p, d, mn, mx, ap) {n, a, T_MEM, fl, p, d, mn, mx, NULL, ap, NULL, NULL, 0}
+#define STR(n, a, fl, p, d) {n, a, T_STRING, fl, p, d, 0, 0, NULL, NULL, NULL, NULL, 0}
+#define EN(n, a, fl, p, d, e) {n, a, T_ENUM, fl, p, d, 0, 0, e, NULL, NULL, NULL, 0}
+#define SP(n, a, fl, d, st, gt) {n, a, T_SPECIAL, fl, NULL, d, 0, 0, NULL, NULL, st, gt, 0}
+
+static configDef configs[] = {
+    /* network */
+    SP("bind", NULL, F_IMMUTABLE | F_MULTI, "", setBind, getBind),
+    I("port", NULL, F_IMMUTABLE, &server.port, "6379", 0, 65535, NULL),
+    I("tcp-backlog", NULL, F_IMMUTABLE, &server.tcp_backlog, "511", 0, INT_MAX, NULL),
+    STR("unixsocket", NULL, F_IMMUTABLE, &server.unixsocket, NULL),
+    UI("unixsocketperm", NULL, F_IMMUTABLE, &server.unixsocketperm, "0", 0, 0777),
+    I("timeout", NULL, 0, &server.maxidletime, "0", 0, INT_MAX, NULL),
+    I("tcp-keepalive", NULL, 0, &server.tcpkeepalive, "300", 0, INT_MAX, NULL),
+    EN("protected-mode", NULL, 0, &server.protected_mode, "yes", protectedEnum),
+    {"maxclients", NULL, T_UINT, 0, &server.maxclients, "10000", 1, UINT_MAX, NULL, applyMaxclients, NULL, NULL, 0},
+    LL("proto-max-bulk-len", NULL, 0, &server.proto_max_bulk_len, "536870912", 1024 * 1024, LLONG_MAX),
+    {"client-query-buffer-limit", NULL, T_MEM, 0, &server.client_max_querybuf_len, "1073741824", 1024 * 1024,
+     LLONG_MAX, NULL, NULL, NULL, NULL, 0},
+    SP("client-output-buffer-limit", NULL, F_MULTI, "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60",
+       setObufLimits, getObufLimits),
+    /* general */
+    B("daemonize", NULL, F_IMMUTABLE, &server.daemonize, "no"),
+    EN("supervised", NULL, F_IMMUTABLE, &server.supervised, "no", supervisedEnum),
+    STR("pidfile", NULL, 0, &server.pidfile, NULL),
+    EN("loglevel", NULL, 0, &server.verbosity, "notice", loglevelEnum),
+    STR("logfile", NULL, F_IMMUTABLE, &server.logfile, ""),
+    B("syslog-enabled", NULL, F_IMMUTABLE | F_NOEFFECT, &server.syslog_enabled, "no"),
+    STR("syslog-ident", NULL, F_IMMUTABLE | F_NOEFFECT, &cfg_strs[0], "redis"),
+    I("databases", NULL, F_IMMUTABLE, &server.dbnum, "16", 1, INT_MAX, NULL),
+    B("always-show-logo", NULL, F_IMMUTABLE | F_NOEFFECT, &cfg_ints[0], "no"),
+    B("set-proc-title", NULL, F_IMMUTABLE | F_NOEFFECT, &cfg_ints[1], "yes"),
+    STR("proc-title-template", NULL, F_NOEFFECT, &cfg_strs[1], "{title} {listen-addr} {server-mode}"),
+    STR("locale-collate", NULL, F_NOEFFECT, &cfg_strs[2], ""),
+    I("hz", NULL, 0, &server.hz, "10", 0, INT_MAX, applyHz),
+    B("dynamic-hz", NULL, 0, &server.dynamic_hz, "yes"),
+    STR("requirepass", NULL, F_SENSITIVE, &server.requirepass, NULL),
+    SP("notify-keyspace-events", NULL, 0, "", setNotify, getNotify),
+    /* snapshotting */
+    SP("save", NULL, F_MULTI, "3600 1 300 100 60 10000", setSave, getSave),
+    B("stop-writes-on-bgsave-error", NULL, 0, &server.stop_writes_on_bgsave_err, "yes"),
+    B("rdbcompression", NULL, 0, &server.rdb_compression, "yes"),
+    B("rdbchecksum", NULL, F_IMMUTABLE, &server.rdb_checksum, "yes"),
+    STR("dbfilename", NULL, 0, &server.dbfilename, "dump.rdb"),
+    SP("dir", NULL, 0, "", setDir, getDir),
+    B("rdb-del-sync-files", NULL, F_NOEFFECT, &cfg_ints[2], "no"),
+    B("sanitize-dump-payload", NULL, F_NOEFFECT, &cfg_ints[3], "no"),
+    /* append only */
+    B("appendonly", NULL, 0, &server.aof_enabled, "no"),
+    STR("appendfilename", NULL, F_IMMUTABLE, &server.appendfilename, "appendonly.aof"),
+    STR("appenddirname", NULL, F_IMMUTABLE, &server.appenddirname, "appendonlydir"),
+    EN("appendfsync", NULL, 0, &server.aof_fsync, "everysec", fsyncEnum),
+    B("no-appendfsync-on-rewrite", NULL, 0, &server.aof_no_fsync_on_rewrite, "no"),
+    I("auto-aof-rewrite-percentage", NULL, 0, &server.aof_rewrite_perc, "100", 0, INT_MAX, NULL),
+    MEM("auto-aof-rewrite-min-size", NULL, 0, &server.aof_rewrite_min_size, "67108864", 0, LLONG_MAX, NULL),
+    B("aof-load-truncated", NULL, 0, &server.aof_load_truncated, "yes"),
+    B("aof-use-rdb-preamble", NULL, 0, &server.aof_use_rdb_preamble, "yes"),
+    B("aof-timestamp-enabled", NULL, F_NOEFFECT, &cfg_ints[4], "no"),
+    B("aof-rewrite-incremental-fsync", NULL, F_NOEFFECT, &cfg_ints[5], "yes"),
+    B("rdb-save-incremental-fsync", NULL, F_NOEFFECT, &cfg_ints[6], "yes"),
+    /* memory */
+    MEM("maxmemory", NULL, 0, &server.maxmemory, "0", 0, LLONG_MAX, NULL),
+    EN("maxmemory-policy", NULL, 0, &server.maxmemory_policy, "noeviction", maxmemoryPolicyEnum),
+    I("maxmemory-samples", NULL, 0, &server.maxmemory_samples, "5", 1, 64, NULL),
+    I("maxmemory-eviction-tenacity", NULL, F_NOEFFECT, &cfg_ints[7], "10", 0, 100, NULL),
+    B("lazyfree-lazy-eviction", NULL, F_NOEFFECT, &cfg_ints[8], "no"),
+    B("lazyfree-lazy-expire", NULL, F_NOEFFECT, &cfg_ints[9], "no"),
+    B("lazyfree-lazy-server-del", NULL, F_NOEFFECT, &cfg_ints[10], "no"),
+    B("lazyfree-lazy-user-del", NULL, 0, &server.lazyfree_lazy_user_del, "no"),
+    B("lazyfree-lazy-user-flush", NULL, 0, &server.lazyfree_lazy_user_flush, "no"),
+    B("replica-lazy-flush", "slave-lazy-flush", F_NOEFFECT, &cfg_ints[11], "no"),
+    B("activerehashing", NULL, F_NOEFFECT, &cfg_ints[12], "yes"),
+    B("activedefrag", NULL, F_NOEFFECT, &cfg_ints[13], "no"),
+    I("lfu-log-factor", NULL, F_NOEFFECT, &cfg_ints[14], "10", 0, INT_MAX, NULL),
+    I("lfu-decay-time", NULL, F_NOEFFECT, &cfg_ints[15], "1", 0, INT_MAX, NULL),
+    B("jemalloc-bg-thread", NULL, F_NOEFFECT, &cfg_ints[16], "yes"),
+    /* encodings */
+    SZ("hash-max-listpack-entries", "hash-max-ziplist-entries", 0, &server.hash_max_listpack_entries, "128", 0, LLONG_MAX),
+    SZ("hash-max-listpack-value", "hash-max-ziplist-value", 0, &server.hash_max_listpack_value, "64", 0, LLONG_MAX),
+    SZ("set-max-intset-entries", NULL, 0, &server.set_max_intset_entries, "512", 0, LLONG_MAX),
+    SZ("zset-max-listpack-entries", "zset-max-ziplist-entries", 0, &server.zset_max_listpack_entries, "128", 0, LLONG_MAX),
+    SZ("zset-max-listpack-value", "zset-max-ziplist-value", 0, &server.zset_max_listpack_value, "64", 0, LLONG_MAX),
+    I("list-max-listpack-size", "list-max-ziplist-size", 0, &server.list_max_listpack_size, "-2", INT_MIN, INT_MAX, NULL),
+    I("list-compress-depth", NULL, 0, &server.list_compress_depth, "0", 0, INT_MAX, NULL),
+    LL("hll-sparse-max-bytes", NULL, F_NOEFFECT, &cfg_lls[0], "3000", 0, LLONG_MAX),
+    LL("stream-node-max-bytes", NULL, F_NOEFFECT, &cfg_lls[1], "4096", 0, LLONG_MAX),
+    LL("stream-node-max-entries", NULL, F_NOEFFECT, &cfg_lls[2], "100", 0, LLONG_MAX),
+    /* scripting, slow log, latency */
+    LL("busy-reply-threshold", "lua-time-limit", 0, &server.busy_reply_threshold, "5000", 0, LLONG_MAX),
+    LL("slowlog-log-slower-than", NULL, 0, &server.slowlog_log_slower_than, "10000", LLONG_MIN, LLONG_MAX),
+    {"slowlog-max-len", NULL, T_ULL, 0, &server.slowlog_max_len, "128", 0, LONG_MAX, NULL, NULL, NULL, NULL, 0},
+    LL("latency-monitor-threshold", NULL, F_NOEFFECT, &cfg_lls[3], "0", 0, LLONG_MAX),
+    B("latency-tracking", NULL, F_NOEFFECT, &server.latency_tracking, "yes"),
+    B("crash-log-enabled", NULL, F_NOEFFECT, &cfg_ints[17], "yes"),
+    B("crash-memcheck-enabled", NULL, F_NOEFFECT, &cfg_ints[18], "yes"),
+    /* replication (none yet: kept so configs written for Redis load) */
+    B("replica-serve-stale-data", "slave-serve-stale-data", F_NOEFFECT, &cfg_ints[19], "yes"),
+    B("replica-read-only", "slave-read-only", F_NOEFFECT, &cfg_ints[20], "yes"),
+    B("repl-diskless-sync", NULL, F_NOEFFECT, &cfg_ints[21], "yes"),
+    I("repl-diskless-sync-delay", NULL, F_NOEFFECT, &cfg_ints[22], "5", 0, INT_MAX, NULL),
+    B("repl-disable-tcp-nodelay", NULL, F_NOEFFECT, &cfg_ints[23], "no"),
+    I("replica-priority", "slave-priority", F_NOEFFECT, &cfg_ints[24], "100", 0, INT_MAX, NULL),
+    /* the 0MQ expiry push */
+    SP("zmq-expiry-endpoint", NULL, F_MULTI, "", setZmqEndpoints, getZmqEndpoints),
+    {"zmq-expiry-hwm", NULL, T_LL, 0, &server.zmq_hwm, "1000", 0, INT_MAX, NULL, applyZmq, NULL, NULL, 0},
+    {"zmq-expiry-backlog", NULL, T_MEM, 0, &server.zmq_backlog, "67108864", 0, LLONG_MAX, NULL, applyZmq, NULL, NULL, 0},
+    SP("zmq-expiry-types", NULL, 0, "string,hash", setZmqTypes, getZmqTypes),
+};
+
+#define NCONFIGS (sizeof(configs) / sizeof(configs[0]))
+
+static configDef *findConfig(const char *name) {
+    for (size_t i = 0; i < NCONFIGS; i++)
+        if (!strcasecmp(configs[i].name, name) || (configs[i].alias && !strcasecmp(configs[i].alias, name)))
+            return &configs[i];
+    return NULL;
+}
+
+/* ----------------------------------------------------------- typed parsing */
+
+unsigned long long memtoull(const char *p, int *err) {
+    const char *u = p;
+    while (*u == '-' || isdigit((unsigned char)*u)) u++;
+    unsigned long long mul;
+    if (*u == '\0' || !strcasecmp(u, "b")) mul = 1;
+    else if (!strcasecmp(u, "k")) mul = 1000;
+    else if (!strcasecmp(u, "kb")) mul = 1024;
+    else if (!strcasecmp(u, "m")) mul = 1000 * 1000;
+    else if (!strcasecmp(u, "mb")) mul = 1024 * 1024;
+    else if (!strcasecmp(u, "g")) mul = 1000LL * 1000 * 1000;
+    else if (!strcasecmp(u, "gb")) mul = 1024LL * 1024 * 1024;
+    else {
+        *err = 1;
+        return 0;
+    }
+    size_t l = u - p;
+    long long v;
+    if (l == 0 || l > 20 || !string2ll(p, l, &v) || v < 0) {
+        *err = 1;
+        return 0;
+    }
+    *err = 0;
+    return (unsigned long long)v * mul;
+}
+
+static char rangeErr[128];
+
+static int setTypedValue(configDef *d, sds *argv, int argc, int from_file, const char **err) {
+    if (d->type == T_SPECIAL) return d->set(argv, argc, from_file, err);
+    if (argc != 1) {
+        *err = "wrong number of arguments";
+        return 0;
+    }
+    const char *v = argv[0];
+    switch (d->type) {
+    case T_BOOL: {
+        int b;
+        if (!strcasecmp(v, "yes")) b = 1;
+        else if (!strcasecmp(v, "no")) b = 0;
+        else {
+            *err = "argument must be 'yes' or 'no'";
+            return 0;
+        }
+        *(int *)d->ptr = b;
+        return 1;
+    }
+    case T_ENUM: {
+        for (const enumName *e = d->enums; e->name; e++) {
+            if (!strcasecmp(v, e->name)) {
+                *(int *)d->ptr = e->value;
+                return 1;
+            }
+        }
+        static char msg[256];
+        int off = snprintf(msg, sizeof(msg), "argument(s) must be one of the following: ");
+        for (const enumName *e = d->enums; e->name; e++)
+            off += snprintf(msg + off, sizeof(msg) - off, "%s%s", e->name, e[1].name ? ", " : "");
+        *err = msg;
+        return 0;
+    }
+    case T_STRING: {
+        char **p = d->ptr;
+        zfree(*p);
+        *p = (sdslen(argv[0]) == 0 && d->deflt == NULL) ? NULL : zstrdup(v);
+        return 1;
+    }
+    default: break;
+    }
+    long long ll;
+    if (d->type == T_MEM) {
+        int e;
+        unsigned long long m = memtoull(v, &e);
+        if (e || m > (unsigned long long)LLONG_MAX) {
+            *err = "argument must be a memory value";
+            return 0;
+        }
+        ll = (long long)m;
+    } else if (!string2ll(v, strlen(v), &ll)) {
+        *err = "argument couldn't be parsed into an integer";
+        return 0;
+    }
+    if (ll < d->min || ll > d->max) {
+        snprintf(rangeErr, sizeof(rangeErr), "argument must be between %lld and %lld inclusive", d->min, d->max);
+        *err = rangeErr;
+        return 0;
+    }
+    switch (d->type) {
+    case T_INT: *(int *)d->ptr = (int)ll; break;
+    case T_UINT: *(unsigned int *)d->ptr = (unsigned int)ll; break;
+    case T_SIZE: *(size_t *)d->ptr = (size_t)ll; break;
+    case T_ULL: *(unsigned long long *)d->ptr = (unsigned long long)ll; break;
+    case T_LL:
+    case T_MEM: *(long long *)d->ptr = ll; break;
+    }
+    return 1;
+}
+
+static sds getTypedValue(configDef *d) {
+    switch (d->type) {
+    case T_SPECIAL: return d->get();
+    case T_BOOL: return sdsnew(*(int *)d->ptr ? "yes" : "no");
+    case T_ENUM:
+        for (const enumName *e = d->enums; e->name; e++)
+            if (*(int *)d->ptr == e->value) return sdsnew(e->name);
+        return sdsempty();
+    case T_STRING: return sdsnew(*(char **)d->ptr ? *(char **)d->ptr : "");
+    case T_INT: return sdsfromlonglong(*(int *)d->ptr);
+    case T_UINT: return sdsfromlonglong(*(unsigned int *)d->ptr);
+    case T_SIZE: return sdsfromlonglong((long long)*(size_t *)d->ptr);
+    case T_ULL: return sdscatprintf(sdsempty(), "%llu", *(unsigned long long *)d->ptr);
+    default: return sdsfromlonglong(*(long long *)d->ptr);
+    }
+}
+
+sds configGetValue(const char *name) {
+    configDef *d = findConfig(name);
+    return d ? getTypedValue(d) : NULL;
+}
+
+/* --------------------------------------------------------------- defaults */
+
+void initServerConfig(void) {
+    server.dbnum = 16;
+    server.active_expire_enabled = 1;
+    for (size_t i = 0; i < NCONFIGS; i++) {
+        configDef *d = &configs[i];
+        const char *err = NULL;
+        if (d->deflt == NULL) continue; /* NULL strings stay NULL */
+        int argc;
+        sds *argv;
+        if (d->type == T_SPECIAL && (d->flags & F_MULTI) && d->deflt[0]) {
+            argv = sdssplitlen(d->deflt, strlen(d->deflt), " ", 1, &argc);
+        } else {
+            argv = zmalloc(sizeof(sds));
+            argv[0] = sdsnew(d->deflt);
+            argc = 1;
+        }
+        if (d->type == T_SPECIAL && d->set == setDir) {
+            sdsfreesplitres(argv, argc);
+            continue; /* the working directory is already the default */
+        }
+        if (d->type == T_SPECIAL && d->set == setZmqEndpoints) {
+            sdsfreesplitres(argv, argc);
+            continue; /* no endpoints: the push socket is not created */
+        }
+        if (!setTypedValue(d, argv, argc, 1, &err)) {
+            fprintf(stderr, "bad default for %s: %s\n", d->name, err);
+            exit(1);
+        }
+        sdsfreesplitres(argv, argc);
+    }
+}
+
+/* ------------------------------------------------------------- config file */
+
+static void fatalConfigError(const char *file, int linenum, const char *line, const char *err) {
+    fprintf(stderr, "\n*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\n");
+    if (file) fprintf(stderr, "Reading the configuration file, at line %d\n", linenum);
+    else fprintf(stderr, "Reading the configuration from the command line, at line %d\n", linenum);
+    fprintf(stderr, ">>> '%s'\n", line);
+    fprintf(stderr, "%s\n", err);
+    if (file) fprintf(stderr, "(in %s)\n", file);
+}
+
+static int loadConfigText(const char *text, const char *file, int depth);
+
+static int loadConfigFile(const char *path, int depth) {
+    if (depth > 16) {
+        fprintf(stderr, "Fatal error, include nesting too deep: '%s'\n", path);
+        return C_ERR;
+    }
+    FILE *fp = strcmp(path, "-") ? fopen(path, "r") : stdin;
+    if (!fp) {
+        fprintf(stderr, "Fatal error, can't open config file '%s': %s\n", path, strerror(errno));
+        return C_ERR;
+    }
+    sds text = sdsempty();
+    char buf[CONFIG_MAX_LINE + 1];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), fp)) > 0) text = sdscatlen(text, buf, n);
+    if (fp != stdin) fclose(fp);
+    int rc = loadConfigText(text, path, depth);
+    sdsfree(text);
+    return rc;
+}
+
+static int loadConfigText(const char *text, const char *file, int depth) {
+    int totlines;
+    sds *lines = sdssplitlen(text, strlen(text), "\n", 1, &totlines);
+    int rc = C_OK;
+    for (int i = 0; i < totlines && rc == C_OK; i++) {
+        int linenum = i + 1;
+        sds line = sdstrim(lines[i], " \t\r\n");
+        lines[i] = line;
+        if (line[0] == '#' || line[0] == '\0') continue;
+        int argc;
+        sds *argv = sdssplitargs(line, &argc);
+        if (argv == NULL) {
+            fatalConfigError(file, linenum, line, "Unbalanced quotes in configuration line");
+            rc = C_ERR;
+            break;
+        }
+        if (argc == 0) {
+            sdsfreesplitres(argv, argc);
+            continue;
+        }
+        sdstolower(argv[0]);
+        if (!strcmp(argv[0], "include") && argc == 2) {
+            rc = loadConfigFile(argv[1], depth + 1);
+        } else {
+            configDef *d = findConfig(argv[0]);
+            const char *err = NULL;
+            if (!d || argc < 2) {
+                fatalConfigError(file, linenum, line, "Bad directive or wrong number of arguments");
+                rc = C_ERR;
+            } else {
+                /* Repeated save/bind lines add up; the first one of a load replaces the default. */
+                sds *vals = argv + 1;
+                int nvals = argc - 1;
+                if ((d->flags & F_MULTI) && d->seen_in_load && !(nvals == 1 && sdslen(vals[0]) == 0)) {
+                    sds cur = getTypedValue(d);
+                    int curc;
+                    sds *curv = sdssplitlen(cur, sdslen(cur), " ", 1, &curc);
+                    sdsfree(cur);
+                    sds *all = zmalloc(sizeof(sds) * (curc + nvals));
+                    int k = 0;
+                    for (int j = 0; j < curc; j++)
+                        if (sdslen(curv[j])) all[k++] = curv[j];
+                    for (int j = 0; j < nvals; j++) all[k++] = vals[j];
+                    if (!setTypedValue(d, all, k, 1, &err)) {
+                        fatalConfigError(file, linenum, line, err);
+                        rc = C_ERR;
+                    }
+                    zfree(all);
+                    sdsfreesplitres(curv, curc);
+                } else if (!setTypedValue(d, vals, nvals, 1, &err) || (d->apply && !d->apply(&err))) {
+                    fatalConfigError(file, linenum, line, err ? err : "Invalid argument");
+                    rc = C_ERR;
+                }
+                d->seen_in_load = 1;
+            }
+        }
+        sdsfreesplitres(argv, argc);
+    }
+    sdsfreesplitres(lines, totlines);
+    return rc;
+}
+
+static void usage(void) {
+    fprintf(stderr, "Usage: ./redis-server [/path/to/redis.conf] [options] [-]\n");
+    fprintf(stderr, "       ./redis-server - (read config from stdin)\n");
+    fprintf(stderr, "       ./redis-server -v or --version\n");
+    fprintf(stderr, "       ./redis-server -h or --help\n\n");
+    fprintf(stderr, "Examples:\n       ./redis-server (run the server with default conf)\n");
+    fprintf(stderr, "       ./redis-server /etc/redis/6379.conf\n       ./redis-server --port 7777\n");
+    exit(1);
+}
+
+int loadServerConfigFromArgs(int argc, char **argv) {
+    int j = 1;
+    if (argc >= 2) {
+        if (!strcmp(argv[1], "-v") || !strcmp(argv[1], "--version")) {
+            printf("Redis server v=7.0.15 sha=00000000:0 malloc=%s bits=64 build=0\n", zmalloc_lib_name());
+            exit(0);
+        }
+        if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) usage();
+    }
+    const char *configfile = NULL;
+    if (argc >= 2 && argv[1][0] != '-') {
+        configfile = argv[1];
+        j = 2;
+    } else if (argc >= 2 && !strcmp(argv[1], "-") ) {
+        configfile = "-";
+        j = 2;
+    }
+    if (configfile) {
+        if (strcmp(configfile, "-")) {
+            char *abs = realpath(configfile, NULL);
+            server.configfile = zstrdup(abs ? abs : configfile);
+            free(abs);
+        }
+        if (loadConfigFile(configfile, 0) != C_OK) return C_ERR;
+    }
+    /* --name value... becomes config text, one directive a line. */
+    sds options = sdsempty();
+    for (; j < argc; j++) {
+        if (argv[j][0] == '-' && argv[j][1] == '-' && argv[j][2]) {
+            if (sdslen(options)) options = sdscat(options, "\n");
+            options = sdscat(options, argv[j] + 2);
+            options = sdscat(options, " ");
+        } else {
+            options = sdscatrepr(options, argv[j], strlen(argv[j]));
+            options = sdscat(options, " ");
+        }
+    }
+    for (size_t i = 0; i < NCONFIGS; i++) configs[i].seen_in_load = 0;
+    int rc = loadConfigText(options, NULL, 0);
+    sdsfree(options);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ CONFIG */
+
+void configGetCommand(client *c) {
+    dict *seen = dictCreate(&(dictType){.hashFunction = dictCStrHash, .keyCompare = dictCStrKeyCaseCompare});
+    void *replylen = addReplyDeferredLen(c);
+    long n = 0;
+    for (int i = 2; i < c->argc; i++) {
+        const char *pattern = c->argv[i]->ptr;
+        int glob = strpbrk(pattern, "*?[") != NULL;
+        for (size_t k = 0; k < NCONFIGS; k++) {
+            configDef *d = &configs[k];
+            const char *names[2] = {d->name, d->alias};
+            for (int a = 0; a < 2; a++) {
+                const char *nm = names[a];
+                if (!nm) continue;
+                if (glob ? !stringmatch(pattern, nm, 1) : strcasecmp(pattern, nm)) continue;
+                if (dictFind(seen, nm)) continue;
+                dictAdd(seen, (void *)nm, NULL);
+                addReplyBulkCString(c, nm);
+                addReplyBulkSds(c, getTypedValue(d));
+                n++;
+            }
+        }
+    }
+    dictRelease(seen);
+    setDeferredMapLen(c, replylen, n);
+}
+
+void configSetCommand(client *c) {
+    if ((c->argc - 2) % 2 != 0) {
+        addReplyErrorArity(c);
+        return;
+    }
+    int npairs = (c->argc - 2) / 2;
+    configDef **defs = zcalloc(sizeof(configDef *) * npairs);
+    sds *olds = zcalloc(sizeof(sds) * npairs);
+    const char *err = NULL;
+    int failed = -1, i;
+    for (i = 0; i < npairs; i++) {
+        const char *name = c->argv[2 + i * 2]->ptr;
+        defs[i] = findConfig(name);
+        if (!defs[i] || (defs[i]->flags & F_NOEFFECT && 0)) {
+            addReplyErrorFormat(c, "Unknown option or number of arguments for CONFIG SET - '%s'", name);
+            goto done;
+        }
+        if (defs[i]->flags & F_IMMUTABLE) {
+            err = "can't set immutable config";
+            failed = i;
+            goto fail;
+        }
+        for (int k = 0; k < i; k++) {
+            if (defs[k] == defs[i]) {
+                err = "duplicate parameter";
+                failed = i;
+                goto fail;
+            }
+        }
+    }
+    for (i = 0; i < npairs; i++) olds[i] = getTypedValue(defs[i]);
+    for (i = 0; i < npairs; i++) {
+        sds v = sdsnew(c->argv[3 + i * 2]->ptr);
+        int ok = setTypedValue(defs[i], &v, 1, 0, &err);
+        sdsfree(v);
+        if (!ok || (defs[i]->apply && !defs[i]->apply(&err))) {
+            failed = i;
+            /* Put back what was already changed, this one included. */
+            for (int k = 0; k <= i; k++) {
+                const char *ignored;
+                sds ov = olds[k];
+                int oc = 1;
+                sds *ovp = &ov;
+                sds *split = NULL;
+                if (defs[k]->type == T_SPECIAL && (defs[k]->flags & F_MULTI) && sdslen(ov)) {
+                    split = sdssplitlen(ov, sdslen(ov), " ", 1, &oc);
+                    ovp = split;
+                }
+                setTypedValue(defs[k], ovp, oc, 0, &ignored);
+                if (defs[k]->apply) defs[k]->apply(&ignored);
+                if (split) sdsfreesplitres(split, oc);
+            }
+            goto fail;
+        }
+    }
+    addReply(c, shared.ok);
+    goto done;
+fail:
+    addReplyErrorFormat(c, "CONFIG SET failed (possibly related to argument '%s') - %s",
+                        (char *)c->argv[2 + failed * 2]->ptr, err);
+done:
+    for (i = 0; i < npairs; i++) sdsfree(olds[i]);
+    zfree(olds);
+    zfree(defs);
+}
+
+void configResetstatCommand(client *c) {
+    server.stat_numcommands = server.stat_numconnections = server.stat_expiredkeys = 0;
+    server.stat_keyspace_hits = server.stat_keyspace_misses = server.stat_rejected_conn = 0;
+    server.stat_net_input_bytes = server.stat_net_output_bytes = 0;
+    server.stat_total_error_replies = server.stat_unexpected_error_replies = 0;
+    server.stat_evictedkeys = server.stat_expire_cycle_time_used = 0;
+    server.stat_client_qbuf_limit_disconnections = server.stat_client_outbuf_limit_disconnections = 0;
+    server.stat_peak_memory = zmalloc_used_memory();
+    dictEmpty(server.errors, NULL);
+    dictIterator *di = dictGetIterator(server.commands);
+    dictEntry *de;
+    while ((de = dictNext(di))) {
+        redisCommand *cmd = dictGetVal(de);
+        cmd->calls = cmd->microseconds = cmd->rejected_calls = cmd->failed_calls = 0;
+        if (cmd->subcommands) {
+            dictIterator *si = dictGetIterator(cmd->subcommands);
+            dictEntry *se;
+            while ((se = dictNext(si))) {
+                redisCommand *sub = dictGetVal(se);
+                sub->calls = sub->microseconds = sub->rejected_calls = sub->failed_calls = 0;
+            }
+            dictReleaseIterator(si);
+        }
+    }
+    dictReleaseIterator(di);
+    addReply(c, shared.ok);
+}
+
+/* Default value as CONFIG GET would show it, to leave defaults out of rewrites. */
+static sds defaultValueOf(configDef *d) {
+    if (d->type == T_SPECIAL) {
+        if (d->set == setDir) return NULL;
+        return sdsnew(d->deflt ? d->deflt : "");
+    }
+    if (d->deflt == NULL) return sdsempty();
+    if (d->type == T_BOOL || d->type == T_ENUM || d->type == T_STRING) return sdsnew(d->deflt);
+    int e;
+    if (d->type == T_MEM) return sdscatprintf(sdsempty(), "%llu", memtoull(d->deflt, &e));
+    return sdsnew(d->deflt);
+}
+
+static sds rewriteLineFor(configDef *d, sds value) {
+    sds line = sdsnew(d->name);
+    if ((d->flags & F_MULTI) && d->set == setSave && sdslen(value) == 0) return sdscat(line, " \"\"");
+    if (d->type == T_SPECIAL && d->set == setSave) {
+        /* One "save <sec> <changes>" line per pair, as Redis writes it. */
+        sdsfree(line);
+        line = sdsempty();
+        for (int j = 0; j < server.saveparamslen; j++)
+            line = sdscatprintf(line, "%ssave %ld %d", j ? "\n" : "", (long)server.saveparams[j].seconds,
+                                server.saveparams[j].changes);
+        return line;
+    }
+    line = sdscat(line, " ");
+    if (d->type == T_SPECIAL && (d->set == setBind || d->set == setObufLimits)) return sdscatsds(line, value);
+    if (d->type == T_SPECIAL && d->set == setZmqEndpoints) {
+        sdsfree(line);
+        line = sdsempty();
+        for (int j = 0; j < server.zmq_endpoints_count; j++)
+            line = sdscatprintf(line, "%szmq-expiry-endpoint %s", j ? "\n" : "", server.zmq_endpoints[j]);
+        return line;
+    }
+    return sdscatrepr(line, value, sdslen(value));
+}
+
+void configRewriteCommand(client *c) {
+    if (!server.configfile) {
+        addReplyError(c, "The server is running without a config file");
+        return;
+    }
+    FILE *fp = fopen(server.configfile, "r");
+    sds text = sdsempty();
+    if (fp) {
+        char buf[4096];
+        size_t n;
+        while ((n = fread(buf, 1, sizeof(buf), fp)) > 0) text = sdscatlen(text, buf, n);
+        fclose(fp);
+    }
+    int nlines;
+    sds *lines = sdssplitlen(text, sdslen(text), "\n", 1, &nlines);
+    sdsfree(text);
+    if (nlines && sdslen(lines[nlines - 1]) == 0) sdsfree(lines[--nlines]);
+    char *done = zcalloc(NCONFIGS);
+    sds out = sdsempty();
+    for (int i = 0; i < nlines; i++) {
+        int argc;
+        sds trimmed = sdstrim(sdsdup(lines[i]), " \t\r");
+        sds *argv = trimmed[0] && trimmed[0] != '#' ? sdssplitargs(trimmed, &argc) : NULL;
+        configDef *d = argv && argc ? findConfig(argv[0]) : NULL;
+        if (d && strcasecmp(argv[0], "include")) {
+            size_t idx = d - configs;
+            if (!done[idx]) {
+                done[idx] = 1;
+                sds v = getTypedValue(d);
+                if (!(d->flags & F_SENSITIVE) || 1) {
+                    sds l = rewriteLineFor(d, v);
+                    if (sdslen(l)) out = sdscatprintf(out, "%s\n", l);
+                    sdsfree(l);
+                }
+                sdsfree(v);
+            }
+        } else if (!(trimmed[0] == '#' && strstr(trimmed, "# Generated by CONFIG REWRITE"))) {
+            out = sdscatprintf(out, "%s\n", lines[i]);
+        }
+        if (argv) sdsfreesplitres(argv, argc);
+        sdsfree(trimmed);
+    }
+    int header = 0;
+    for (size_t k = 0; k < NCONFIGS; k++) {
+        configDef *d = &configs[k];
+        if (done[k]) continue;
+        sds v = getTypedValue(d);
+        sds def = defaultValueOf(d);
+        if (def && strcmp(v, def)) {
+            if (!header) out = sdscat(out, "# Generated by CONFIG REWRITE\n");
+            header = 1;
+            sds l = rewriteLineFor(d, v);
+            if (sdslen(l)) out = sdscatprintf(out, "%s\n", l);
+            sdsfree(l);
+        }
+        sdsfree(def);
+        sdsfree(v);
+    }
+    zfree(done);
+    sdsfreesplitres(lines, nlines);
+    sds tmp = sdscatprintf(sdsempty(), "%s.tmp-%d", server.configfile, (int)getpid());
+    fp = fopen(tmp, "w");
+    int ok = fp && fwrite(out, 1, sdslen(out), fp) == sdslen(out);
+    if (fp) ok = (fflush(fp) == 0 && fsync(fileno(fp)) == 0) && ok, fclose(fp);
+    if (ok && rename(tmp, server.configfile) == -1) ok = 0;
+    if (!ok) unlink(tmp);
+    sdsfree(tmp);
+    sdsfree(out);
+    if (ok) {
+        serverLog(LL_NOTICE, "CONFIG REWRITE executed with success.");
+        addReply(c, shared.ok);
+    } else {
+        addReplyErrorFormat(c, "Rewriting config file: %s", strerror(errno));
+    }
+}
+
+void configHelpCommand(client *c) {
+    const char *help[] = {
+        "GET <pattern>",
+        "    Return parameters matching the glob-like <pattern> and their values.",
+        "SET <directive> <value>",
+        "    Set the configuration <directive> to <value>.",
+        "RESETSTAT",
+        "    Reset statistics reported by the INFO command.",
+        "REWRITE",
+        "    Rewrite the configuration file.",
+        NULL};
+    addReplyHelp(c, help);
+}

@@ -1,0 +1,17 @@
+/* config: the one table of directives. redis.conf parsing, --name value
+ * overrides, CONFIG GET/SET/REWRITE and INFO all read it. */
+#ifndef SERVER_CONFIG_H
+#define SERVER_CONFIG_H
+
+#include "server/server.h"
+
+void initServerConfig(void);
+/* Parses argv (config file, then --name value pairs); prints the Redis-style
+ * fatal error with file, line and reason and returns C_ERR on a bad directive. */
+int loadServerConfigFromArgs(int argc, char **argv);
+/* Current value as CONFIG GET shows it; NULL for an unknown name. Caller frees. */
+sds configGetValue(const char *name);
+/* Reads a memory value like "1gb"; returns 0 and sets *err on failure. */
+unsigned long long memtoull(const char *p, int *err);
+
+#endif

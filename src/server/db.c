@@ -1,0 +1,283 @@
+/* db: the keyspace (see db.h). Each database is a dict whose entries embed
+ * the key and carry 4 bytes of metadata: the slot of the key's deadline in
+ * the expiry heap (0 = no TTL, else slot + 1). TTL reads stay O(1). */
+#include "server/db.h"
+#include "server/blocking.h"
+#include "server/expire.h"
+#include "server/keyhook.h"
+#include "server/reply.h"
+#include "core/zmalloc.h"
+#include "features/multi.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void dictObjectDestructor(dict *d, void *val) {
+    (void)d;
+    if (val) decrRefCount(val);
+}
+
+dictType keyspaceDictType = {
+    .hashFunction = dictSdsHash,
+    .keyCompare = dictSdsKeyCompare,
+    .valDestructor = dictObjectDestructor,
+    .entryMetaBytes = sizeof(uint32_t),
+    .embedKey = 1,
+};
+
+static inline uint32_t *expireSlotOf(dictEntry *de) { return (uint32_t *)dictEntryMeta(de); }
+
+static void heapSetPos(void *item, long pos) { *expireSlotOf(item) = (uint32_t)(pos + 1); }
+
+static uint64_t dictObjHash(const void *key) {
+    const robj *o = key;
+    return dictGenHashFunction(o->ptr, sdslen((sds)o->ptr));
+}
+
+static int dictObjKeyCompare(dict *d, const void *a, const void *b) {
+    (void)d;
+    return equalStringObjects(a, b);
+}
+
+/* Keys → list of clients (blocking and WATCH maps). */
+dictType keylistDictType = {
+    .hashFunction = dictObjHash,
+    .keyCompare = dictObjKeyCompare,
+    .keyDestructor = (void (*)(dict *, void *))dictObjectDestructor,
+    .valDestructor = NULL,
+};
+
+void initDatabases(void) {
+    server.db = zcalloc(sizeof(redisDb) * server.dbnum);
+    for (int j = 0; j < server.dbnum; j++) {
+        server.db[j].dict = dictCreate(&keyspaceDictType);
+        server.db[j].expires = ttlHeapCreate(heapSetPos);
+        server.db[j].blocking_keys = dictCreate(&keylistDictType);
+        server.db[j].watched_keys = dictCreate(&keylistDictType);
+        server.db[j].id = j;
+    }
+}
+
+dictEntry *dbFindEntry(redisDb *db, const sds key) { return dictFind(db->dict, key); }
+robj *dbEntryValue(dictEntry *de) { return dictGetVal(de); }
+
+long long dbEntryExpire(redisDb *db, dictEntry *de) {
+    uint32_t slot = *expireSlotOf(de);
+    return slot ? ttlHeapWhen(db->expires, slot - 1) : -1;
+}
+
+/* ------------------------------------------------------------------ expiry */
+
+long long getExpire(redisDb *db, robj *key) {
+    dictEntry *de = dictFind(db->dict, key->ptr);
+    return de ? dbEntryExpire(db, de) : -1;
+}
+
+void setExpire(client *c, redisDb *db, robj *key, long long when) {
+    (void)c;
+    dictEntry *de = dictFind(db->dict, key->ptr);
+    if (!de) return;
+    uint32_t slot = *expireSlotOf(de);
+    if (slot) ttlHeapUpdate(db->expires, slot - 1, when);
+    else ttlHeapInsert(db->expires, de, when);
+    expireScheduleAt(when);
+}
+
+static int removeEntryExpire(redisDb *db, dictEntry *de) {
+    uint32_t slot = *expireSlotOf(de);
+    if (!slot) return 0;
+    ttlHeapRemove(db->expires, slot - 1);
+    *expireSlotOf(de) = 0;
+    return 1;
+}
+
+int removeExpire(redisDb *db, robj *key) {
+    dictEntry *de = dictFind(db->dict, key->ptr);
+    return de ? removeEntryExpire(db, de) : 0;
+}
+
+int checkAlreadyExpired(long long when) { return when <= commandTimeMs() && !server.loading; }
+
+int keyIsExpired(redisDb *db, robj *key) {
+    if (server.loading) return 0;
+    long long when = getExpire(db, key);
+    if (when < 0) return 0;
+    return commandTimeMs() > when;
+}
+
+int expireIfNeeded(redisDb *db, robj *key) {
+    if (!keyIsExpired(db, key)) return 0;
+    if (server.masterhost_set) return 1; /* a replica waits for the master's DEL */
+    deleteExpiredKey(db, key);
+    return 1;
+}
+
+/* ------------------------------------------------------------------ lookup */
+
+robj *lookupKey(redisDb *db, robj *key, int flags) {
+    dictEntry *de = dictFind(db->dict, key->ptr);
+    if (!de) return NULL;
+    if (*expireSlotOf(de) && expireIfNeeded(db, key)) return NULL;
+    robj *val = dictGetVal(de);
+    if (!(flags & LOOKUP_NOTOUCH) && !server.in_script) val->lru = objectLruClock();
+    return val;
+}
+
+robj *lookupKeyReadWithFlags(redisDb *db, robj *key, int flags) {
+    robj *val = lookupKey(db, key, flags);
+    if (!(flags & LOOKUP_NOSTATS)) {
+        if (val) server.stat_keyspace_hits++;
+        else server.stat_keyspace_misses++;
+    }
+    if (!val && !(flags & LOOKUP_NONOTIFY)) keyEvent(db, key, NOTIFY_KEY_MISS, "keymiss");
+    return val;
+}
+
+robj *lookupKeyRead(redisDb *db, robj *key) { return lookupKeyReadWithFlags(db, key, LOOKUP_NONE); }
+
+robj *lookupKeyWriteWithFlags(redisDb *db, robj *key, int flags) {
+    return lookupKey(db, key, flags | LOOKUP_WRITE);
+}
+
+robj *lookupKeyWrite(redisDb *db, robj *key) { return lookupKeyWriteWithFlags(db, key, LOOKUP_NONE); }
+
+robj *lookupKeyReadOrReply(client *c, robj *key, robj *reply) {
+    robj *o = lookupKeyRead(c->db, key);
+    if (!o) addReply(c, reply);
+    return o;
+}
+
+robj *lookupKeyWriteOrReply(client *c, robj *key, robj *reply) {
+    robj *o = lookupKeyWrite(c->db, key);
+    if (!o) addReply(c, reply);
+    return o;
+}
+
+int checkType(client *c, robj *o, int type) {
+    if (o && o->type != type) {
+        addReplyErrorObject(c, shared.wrongtypeerr);
+        return 1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------- write */
+
+void dbAdd(redisDb *db, robj *key, robj *val) {
+    dictEntry *de = dictAddRaw(db->dict, key->ptr, NULL);
+    if (!de) abort(); /* callers check existence first */
+    dictSetVal(db->dict, de, val);
+    if (val->type == OBJ_LIST || val->type == OBJ_ZSET) signalKeyAsReady(db, key, val->type);
+}
+
+void dbOverwrite(redisDb *db, robj *key, robj *val) {
+    dictEntry *de = dictFind(db->dict, key->ptr);
+    if (!de) abort();
+    robj *old = dictGetVal(de);
+    val->lru = old->lru;
+    dictSetVal(db->dict, de, val);
+    decrRefCount(old);
+}
+
+void setKey(client *c, redisDb *db, robj *key, robj *val, int flags) {
+    (void)c;
+    int exists;
+    if (flags & SETKEY_ALREADY_EXIST) exists = 1;
+    else if (flags & SETKEY_DOESNT_EXIST) exists = 0;
+    else exists = lookupKeyWrite(db, key) != NULL;
+    incrRefCount(val);
+    if (!exists) {
+        dbAdd(db, key, val);
+    } else {
+        dbOverwrite(db, key, val);
+        if (!(flags & SETKEY_KEEPTTL)) removeExpire(db, key);
+    }
+    if (!(flags & SETKEY_NO_SIGNAL)) touchWatchedKey(db, key);
+}
+
+int dbSyncDelete(redisDb *db, robj *key) {
+    dictEntry *de = dictUnlink(db->dict, key->ptr);
+    if (!de) return 0;
+    removeEntryExpire(db, de);
+    dictFreeUnlinkedEntry(db->dict, de);
+    return 1;
+}
+
+/* Values are freed on the main thread for now; UNLINK/ASYNC keep their replies. */
+int dbAsyncDelete(redisDb *db, robj *key) { return dbSyncDelete(db, key); }
+
+int dbDelete(redisDb *db, robj *key) { return dbSyncDelete(db, key); }
+
+int dbExists(redisDb *db, robj *key) { return dictFind(db->dict, key->ptr) != NULL; }
+
+robj *dbUnshareStringValue(redisDb *db, robj *key, robj *o) {
+    if (o->refcount != 1 || o->encoding != OBJ_ENCODING_RAW) {
+        robj *decoded = getDecodedObject(o);
+        o = createRawStringObject(decoded->ptr, sdslen(decoded->ptr));
+        decrRefCount(decoded);
+        dbOverwrite(db, key, o);
+    }
+    return o;
+}
+
+robj *dbRandomKey(redisDb *db) {
+    int maxtries = 100;
+    for (;;) {
+        dictEntry *de = dictGetFairRandomKey(db->dict);
+        if (de == NULL) return NULL;
+        sds key = dictGetKey(de);
+        robj *keyobj = createStringObject(key, sdslen(key));
+        if (*expireSlotOf(de)) {
+            /* Every key being expired would loop forever; give up after a while. */
+            if (--maxtries == 0 && ttlHeapLen(db->expires) == dictSize(db->dict)) return keyobj;
+            if (expireIfNeeded(db, keyobj)) {
+                decrRefCount(keyobj);
+                continue;
+            }
+        }
+        return keyobj;
+    }
+}
+
+long long emptyData(int dbnum, void (*callback)(dict *)) {
+    long long removed = 0;
+    int start = dbnum == -1 ? 0 : dbnum, end = dbnum == -1 ? server.dbnum - 1 : dbnum;
+    for (int j = start; j <= end; j++) {
+        redisDb *db = &server.db[j];
+        removed += dictSize(db->dict);
+        ttlHeapClear(db->expires);
+        dictEmpty(db->dict, callback);
+        db->avg_ttl = 0;
+    }
+    return removed;
+}
+
+long long dbTotalServerKeySize(void) {
+    long long total = 0;
+    for (int j = 0; j < server.dbnum; j++) total += dictSize(server.db[j].dict);
+    return total;
+}
+
+int selectDb(client *c, int id) {
+    if (id < 0 || id >= server.dbnum) return C_ERR;
+    c->db = &server.db[id];
+    return C_OK;
+}
+
+int dbSwapDatabases(int id1, int id2) {
+    if (id1 < 0 || id1 >= server.dbnum || id2 < 0 || id2 >= server.dbnum) return C_ERR;
+    if (id1 == id2) return C_OK;
+    redisDb a = server.db[id1], *db1 = &server.db[id1], *db2 = &server.db[id2];
+    /* Only the data moves; blocked and watching clients stay with their db number. */
+    db1->dict = db2->dict;
+    db1->expires = db2->expires;
+    db1->avg_ttl = db2->avg_ttl;
+    db2->dict = a.dict;
+    db2->expires = a.expires;
+    db2->avg_ttl = a.avg_ttl;
+    touchAllWatchedKeysInDb(db1, db2);
+    touchAllWatchedKeysInDb(db2, db1);
+    signalBlockedKeysInDb(db1);
+    signalBlockedKeysInDb(db2);
+    return C_OK;
+}

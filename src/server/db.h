@@ -1,0 +1,63 @@
+/* db: the keyspace API. Commands read and write keys only through these
+ * functions, which apply lazy expiry, keep the expiry index exact and count
+ * hits and misses. */
+#ifndef SERVER_DB_H
+#define SERVER_DB_H
+
+#include "server/server.h"
+
+#define LOOKUP_NONE 0
+#define LOOKUP_NOTOUCH (1 << 0)  /* don't update the access time */
+#define LOOKUP_NONOTIFY (1 << 1) /* no keymiss event */
+#define LOOKUP_NOSTATS (1 << 2)  /* don't count hits/misses */
+#define LOOKUP_WRITE (1 << 3)
+#define LOOKUP_NOEXPIRE (1 << 4) /* don't delete an expired key (report it missing anyway) */
+
+robj *lookupKey(redisDb *db, robj *key, int flags);
+robj *lookupKeyRead(redisDb *db, robj *key);
+robj *lookupKeyReadWithFlags(redisDb *db, robj *key, int flags);
+robj *lookupKeyWrite(redisDb *db, robj *key);
+robj *lookupKeyWriteWithFlags(redisDb *db, robj *key, int flags);
+/* Reply with `reply` (and return NULL) when the key is missing. */
+robj *lookupKeyReadOrReply(client *c, robj *key, robj *reply);
+robj *lookupKeyWriteOrReply(client *c, robj *key, robj *reply);
+/* Reply WRONGTYPE and return 1 when o exists and is not of `type`. */
+int checkType(client *c, robj *o, int type);
+
+void dbAdd(redisDb *db, robj *key, robj *val);
+void dbOverwrite(redisDb *db, robj *key, robj *val);  /* keeps the TTL */
+#define SETKEY_KEEPTTL 1
+#define SETKEY_NO_SIGNAL 2
+#define SETKEY_ALREADY_EXIST 4
+#define SETKEY_DOESNT_EXIST 8
+/* Add or overwrite; removes the TTL unless SETKEY_KEEPTTL. No notification. */
+void setKey(client *c, redisDb *db, robj *key, robj *val, int flags);
+int dbDelete(redisDb *db, robj *key);       /* 1 if it existed */
+int dbSyncDelete(redisDb *db, robj *key);
+int dbAsyncDelete(redisDb *db, robj *key);
+int dbExists(redisDb *db, robj *key);       /* no expiry check, no stats */
+robj *dbRandomKey(redisDb *db);
+/* Make the value at key safe to modify in place (unshare / turn embstr raw). */
+robj *dbUnshareStringValue(redisDb *db, robj *key, robj *o);
+long long emptyData(int dbnum, void (*callback)(dict *));
+long long dbTotalServerKeySize(void);
+int selectDb(client *c, int id);
+int dbSwapDatabases(int id1, int id2);
+void initDatabases(void);
+/* Moves a key with its value and TTL to another db (MOVE); 0 if target exists. */
+
+/* Expiry. */
+long long getExpire(redisDb *db, robj *key);          /* absolute ms, -1 when none */
+void setExpire(client *c, redisDb *db, robj *key, long long when);
+int removeExpire(redisDb *db, robj *key);
+int keyIsExpired(redisDb *db, robj *key);
+/* Lazy expiry: deletes the key when it is due. Returns 1 when it was expired. */
+int expireIfNeeded(redisDb *db, robj *key);
+int checkAlreadyExpired(long long when);
+
+/* Key iteration helpers for KEYS/SCAN/DEBUG. */
+dictEntry *dbFindEntry(redisDb *db, const sds key);
+robj *dbEntryValue(dictEntry *de);
+long long dbEntryExpire(redisDb *db, dictEntry *de);
+
+#endif

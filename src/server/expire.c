@@ -1,0 +1,85 @@
+/* expire: the expiry path (see expire.h). Due keys are found by the ordered
+ * index in each db (a heap of deadlines), not by sampling, so a key goes
+ * within a millisecond or so of its deadline however many keys have TTLs. */
+#include "server/expire.h"
+#include "server/db.h"
+#include "server/keyhook.h"
+#include "server/reply.h"
+#include "core/clock.h"
+#include "features/expiry_push.h"
+#include "persist/propagate.h"
+
+/* Per run: long enough to clear big batches, short enough that clients never
+ * wait more than about a millisecond behind it. */
+#define EXPIRE_BUDGET_US 1000
+
+static long long scheduled_when = -1; /* ms deadline the timer is armed for, -1 idle */
+
+void deleteExpiredKey(redisDb *db, robj *key) {
+    dictEntry *de = dbFindEntry(db, key->ptr);
+    if (!de) return;
+    robj *val = dbEntryValue(de);
+    incrRefCount(key);
+    if (!server.masterhost_set) expiryPushKey(db->id, key, val);
+    keyChanged(db, key, NOTIFY_EXPIRED, "expired");
+    propagateDeletion(db, key);
+    dbSyncDelete(db, key);
+    server.stat_expiredkeys++;
+    decrRefCount(key);
+}
+
+static long long earliestDeadline(void) {
+    long long best = -1;
+    for (int j = 0; j < server.dbnum; j++) {
+        ttlHeap *h = server.db[j].expires;
+        if (ttlHeapLen(h) && (best == -1 || ttlHeapMinWhen(h) < best)) best = ttlHeapMinWhen(h);
+    }
+    return best;
+}
+
+long long expireDueKeys(long long budget_us) {
+    monotime start = getMonotonicUs();
+    long long removed = 0;
+    for (int j = 0; j < server.dbnum; j++) {
+        redisDb *db = &server.db[j];
+        while (ttlHeapLen(db->expires)) {
+            long long now = mstime();
+            if (ttlHeapMinWhen(db->expires) >= now) break;
+            dictEntry *de = ttlHeapMinItem(db->expires);
+            sds k = dictGetKey(de);
+            robj *key = createStringObject(k, sdslen(k));
+            /* Commands see a fixed clock; expiry runs between commands, on the real one. */
+            server.mstime = now;
+            deleteExpiredKey(db, key);
+            decrRefCount(key);
+            removed++;
+            if ((removed & 15) == 0 && (long long)(getMonotonicUs() - start) > budget_us) goto out;
+        }
+    }
+out:
+    server.stat_expire_cycle_time_used += getMonotonicUs() - start;
+    return removed;
+}
+
+static long long expireTimerProc(aeEventLoop *el, long long id, void *clientData) {
+    (void)el, (void)id, (void)clientData;
+    if (server.active_expire_enabled && !server.loading) expireDueKeys(EXPIRE_BUDGET_US);
+    long long next = earliestDeadline();
+    if (next == -1 || !server.active_expire_enabled) {
+        scheduled_when = -1;
+        return 1000 / (server.hz ? server.hz : 10); /* idle tick; re-armed by expireScheduleAt */
+    }
+    scheduled_when = next;
+    long long now = mstime();
+    /* A key is expired once now > deadline: fire one ms after it. */
+    return next + 1 > now ? next + 1 - now : 0;
+}
+
+void expireScheduleAt(long long when) {
+    if (scheduled_when != -1 && scheduled_when <= when) return;
+    scheduled_when = when;
+    long long us = (when + 1) * 1000 - ustime();
+    aeRescheduleTimeEventUs(server.el, server.expire_timer_id, us > 0 ? us : 0);
+}
+
+void expireInit(void) { server.expire_timer_id = aeCreateTimeEvent(server.el, 1, expireTimerProc, NULL); }

@@ -1,0 +1,740 @@
+/* networking: client connections. Accepting, reading and parsing RESP2
+ * requests (multibulk and inline, pipelined), handing complete commands to
+ * processCommand, writing replies back, enforcing the protocol and buffer
+ * limits, and freeing clients. */
+#include "server/client.h"
+#include "server/reply.h"
+#include "server/blocking.h"
+#include "core/anet.h"
+#include "core/numparse.h"
+#include "core/zmalloc.h"
+#include "features/pubsub.h"
+#include "features/multi.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#define MAX_ACCEPTS_PER_CALL 1000
+#define NET_MAX_WRITES_PER_EVENT (1024 * 64)
+
+static void readQueryFromClient(aeEventLoop *el, int fd, void *privdata, int mask);
+static void sendReplyToClient(aeEventLoop *el, int fd, void *privdata, int mask);
+
+static uint64_t clientIdHash(const void *key) { return (uint64_t)(uintptr_t)key * 0x9E3779B97F4A7C15ULL; }
+static dictType clientIdDictType = {clientIdHash, NULL, NULL, NULL, NULL, NULL, 0, 0};
+
+client *createClient(int fd) {
+    client *c = zcalloc(sizeof(client));
+    if (fd != -1) {
+        anetNonBlock(NULL, fd);
+        anetEnableTcpNoDelay(NULL, fd);
+        if (server.tcpkeepalive) anetKeepAlive(NULL, fd, server.tcpkeepalive);
+        if (aeCreateFileEvent(server.el, fd, AE_READABLE, readQueryFromClient, c) == AE_ERR) {
+            close(fd);
+            zfree(c);
+            return NULL;
+        }
+    }
+    c->id = ++server.next_client_id;
+    c->fd = fd;
+    c->db = &server.db[0];
+    c->querybuf = sdsempty();
+    c->reqtype = 0;
+    c->bulklen = -1;
+    c->reply = listCreate();
+    c->ctime = c->lastinteraction = server.unixtime;
+    c->authenticated = server.requirepass == NULL;
+    c->resp = 2;
+    c->buf = zmalloc(PROTO_REPLY_CHUNK_BYTES);
+    c->buf_usable_size = zmalloc_size(c->buf);
+    c->watched_keys = listCreate();
+    c->pubsub_channels = NULL;
+    c->pubsub_patterns = listCreate();
+    if (!server.clients_by_id) server.clients_by_id = dictCreate(&clientIdDictType);
+    if (fd != -1) {
+        listAddNodeTail(server.clients, c);
+        c->client_list_node = listLast(server.clients);
+        dictAdd(server.clients_by_id, (void *)(uintptr_t)c->id, c);
+        anetFdToString(fd, c->addr, sizeof(c->addr), 1);
+        anetFdToString(fd, c->laddr, sizeof(c->laddr), 0);
+    }
+    return c;
+}
+
+client *lookupClientByID(uint64_t id) {
+    if (!server.clients_by_id) return NULL;
+    return dictFetchValue(server.clients_by_id, (void *)(uintptr_t)id);
+}
+
+static void acceptCommonHandler(int fd, int flags, const char *ip) {
+    if (listLength(server.clients) >= server.maxclients) {
+        const char *err = "-ERR max number of clients reached\r\n";
+        if (write(fd, err, strlen(err)) == -1) { /* best effort */
+        }
+        server.stat_rejected_conn++;
+        close(fd);
+        return;
+    }
+    client *c = createClient(fd);
+    if (!c) {
+        serverLog(LL_WARNING, "Error registering fd event for the new client: %s (fd=%d)", strerror(errno), fd);
+        close(fd);
+        return;
+    }
+    c->flags |= flags;
+    server.stat_numconnections++;
+    /* Protected mode: no password and default bind means only loopback may talk to us. */
+    if (server.protected_mode && server.requirepass == NULL && server.bindaddr_count == 0 && ip &&
+        !(flags & CLIENT_UNIX_SOCKET) && strcmp(ip, "127.0.0.1") && strcmp(ip, "::1")) {
+        const char *err =
+            "-DENIED Redis is running in protected mode because protected mode is enabled and no password is "
+            "set for the default user. In this mode connections are only accepted from the loopback interface. "
+            "If you want to connect from external computers to Redis you may adopt one of the following "
+            "solutions: 1) Just disable protected mode sending the command 'CONFIG SET protected-mode no' from "
+            "the loopback interface by connecting to Redis from the same host the server is running, however "
+            "MAKE SURE Redis is not publicly accessible from internet if you do so. Use CONFIG REWRITE to make "
+            "this change permanent. 2) Alternatively you can just disable the protected mode by editing the "
+            "Redis configuration file, and setting the protected mode option to 'no', and then restarting the "
+            "server. 3) If you started the server manually just for testing, restart it with the "
+            "'--protected-mode no' option. 4) Setup a an authentication password for the default user. NOTE: "
+            "You only need to do one of the above things in order for the server to start accepting "
+            "connections from the outside.\r\n";
+        if (write(fd, err, strlen(err)) == -1) { /* best effort */
+        }
+        freeClient(c);
+    }
+}
+
+void acceptTcpHandler(aeEventLoop *el, int fd, void *privdata, int mask) {
+    (void)el, (void)privdata, (void)mask;
+    char ip[NET_IP_STR_LEN];
+    int port;
+    for (int i = 0; i < MAX_ACCEPTS_PER_CALL; i++) {
+        int cfd = anetTcpAccept(NULL, fd, ip, sizeof(ip), &port);
+        if (cfd == ANET_ERR) return;
+        acceptCommonHandler(cfd, 0, ip);
+    }
+}
+
+void acceptUnixHandler(aeEventLoop *el, int fd, void *privdata, int mask) {
+    (void)el, (void)privdata, (void)mask;
+    for (int i = 0; i < MAX_ACCEPTS_PER_CALL; i++) {
+        int cfd = anetUnixAccept(NULL, fd);
+        if (cfd == ANET_ERR) return;
+        acceptCommonHandler(cfd, CLIENT_UNIX_SOCKET, NULL);
+    }
+}
+
+void freeClientArgv(client *c) {
+    for (int j = 0; j < c->argc; j++) decrRefCount(c->argv[j]);
+    c->argc = 0;
+    c->cmd = NULL;
+    c->argv_len_sum = 0;
+    c->argv_len = 0;
+    zfree(c->argv);
+    c->argv = NULL;
+}
+
+void resetClient(client *c) {
+    freeClientArgv(c);
+    c->reqtype = 0;
+    c->multibulklen = 0;
+    c->bulklen = -1;
+    /* CLIENT REPLY SKIP: skip exactly the command after the one that set it. */
+    if (!(c->flags & CLIENT_MULTI)) c->flags &= ~CLIENT_REPLY_SKIP;
+    if (c->flags & CLIENT_REPLY_SKIP_NEXT) {
+        c->flags |= CLIENT_REPLY_SKIP;
+        c->flags &= ~CLIENT_REPLY_SKIP_NEXT;
+    }
+}
+
+static void unlinkClient(client *c) {
+    if (c->fd != -1) {
+        if (c->client_list_node) {
+            listDelNode(server.clients, c->client_list_node);
+            c->client_list_node = NULL;
+        }
+        dictDelete(server.clients_by_id, (void *)(uintptr_t)c->id);
+        aeDeleteFileEvent(server.el, c->fd, AE_READABLE | AE_WRITABLE);
+        close(c->fd);
+        c->fd = -1;
+    }
+    if (c->pending_write_node) {
+        listDelNode(server.clients_pending_write, c->pending_write_node);
+        c->pending_write_node = NULL;
+        c->flags &= ~CLIENT_PENDING_WRITE;
+    }
+    if (c->unblocked_node) {
+        listDelNode(server.unblocked_clients, c->unblocked_node);
+        c->unblocked_node = NULL;
+    }
+}
+
+static void freeReplyBlocks(client *c) {
+    listIter li;
+    listNode *ln;
+    listRewind(c->reply, &li);
+    while ((ln = listNext(&li))) zfree(listNodeValue(ln));
+    listEmpty(c->reply);
+    c->reply_bytes = 0;
+}
+
+void freeClient(client *c) {
+    if (server.current_client == c && (c->flags & CLIENT_EXECUTING)) {
+        /* Freed while its own command runs (CLIENT KILL of self): defer. */
+        freeClientAsync(c);
+        return;
+    }
+    if (c->flags & CLIENT_BLOCKED) unblockClient(c, 0);
+    unwatchAllKeys(c);
+    freeClientMultiState(c);
+    pubsubUnsubscribeAllChannels(c, 0);
+    pubsubUnsubscribeAllPatterns(c, 0);
+    if (c->pubsub_channels) dictRelease(c->pubsub_channels);
+    listRelease(c->pubsub_patterns);
+    if (c->flags & CLIENT_MONITOR) {
+        listNode *ln = listSearchKey(server.monitors, c);
+        if (ln) listDelNode(server.monitors, ln);
+    }
+    unlinkClient(c);
+    if (c->flags & CLIENT_CLOSE_ASAP) {
+        listNode *ln = listSearchKey(server.clients_to_close, c);
+        if (ln) listDelNode(server.clients_to_close, ln);
+    }
+    freeClientArgv(c);
+    freeReplyBlocks(c);
+    listRelease(c->reply);
+    listRelease(c->watched_keys);
+    sdsfree(c->querybuf);
+    if (c->name) decrRefCount(c->name);
+    sdsfree(c->lib_name);
+    sdsfree(c->lib_ver);
+    zfree(c->buf);
+    if (server.current_client == c) server.current_client = NULL;
+    zfree(c);
+}
+
+void freeClientAsync(client *c) {
+    if (c->flags & CLIENT_CLOSE_ASAP) return;
+    c->flags |= CLIENT_CLOSE_ASAP;
+    listAddNodeTail(server.clients_to_close, c);
+}
+
+void freeClientsInAsyncFreeQueue(void) {
+    while (listLength(server.clients_to_close)) {
+        listNode *ln = listFirst(server.clients_to_close);
+        client *c = listNodeValue(ln);
+        if (c->flags & CLIENT_EXECUTING) return;
+        c->flags &= ~CLIENT_CLOSE_ASAP;
+        listDelNode(server.clients_to_close, ln);
+        freeClient(c);
+    }
+}
+
+/* ----------------------------------------------------------------- writing */
+
+int clientHasPendingReplies(client *c) { return c->bufpos || listLength(c->reply); }
+
+int prepareClientToWrite(client *c) {
+    if (c->flags & (CLIENT_LUA | CLIENT_AOF)) return c->flags & CLIENT_AOF ? C_ERR : C_OK;
+    if (c->flags & CLIENT_CLOSE_ASAP) return C_ERR;
+    if (c->flags & (CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP)) return C_ERR;
+    if (c->fd == -1) return C_ERR;
+    if (!(c->flags & CLIENT_PENDING_WRITE)) {
+        c->flags |= CLIENT_PENDING_WRITE;
+        listAddNodeTail(server.clients_pending_write, c);
+        c->pending_write_node = listLast(server.clients_pending_write);
+    }
+    return C_OK;
+}
+
+/* Writes as much as the socket takes. Returns C_ERR when the client was freed. */
+static int writeToClient(client *c, int handler_installed) {
+    ssize_t totwritten = 0;
+    while (clientHasPendingReplies(c)) {
+        struct iovec iov[16];
+        int iovcnt = 0;
+        size_t iovbytes = 0;
+        size_t skip = c->sentlen;
+        if (c->bufpos > 0) {
+            iov[iovcnt].iov_base = c->buf + skip;
+            iov[iovcnt].iov_len = c->bufpos - skip;
+            iovbytes += iov[iovcnt].iov_len;
+            iovcnt++;
+            skip = 0;
+        }
+        listIter li;
+        listNode *ln;
+        listRewind(c->reply, &li);
+        while ((ln = listNext(&li)) && iovcnt < 16) {
+            clientReplyBlock *b = listNodeValue(ln);
+            if (b == NULL) break; /* a deferred length not filled yet */
+            if (b->used == 0) continue;
+            iov[iovcnt].iov_base = b->buf + skip;
+            iov[iovcnt].iov_len = b->used - skip;
+            iovbytes += iov[iovcnt].iov_len;
+            iovcnt++;
+            skip = 0;
+        }
+        if (iovcnt == 0) break;
+        ssize_t n = writev(c->fd, iov, iovcnt);
+        if (n <= 0) {
+            if (n == -1 && errno == EAGAIN) break;
+            if (n == -1 && errno == EINTR) continue;
+            freeClientAsync(c);
+            return C_ERR;
+        }
+        totwritten += n;
+        c->net_output_bytes += n;
+        /* Advance over what was written. */
+        size_t left = n;
+        if (c->bufpos > 0) {
+            size_t inbuf = c->bufpos - c->sentlen;
+            if (left >= inbuf) {
+                left -= inbuf;
+                c->bufpos = 0;
+                c->sentlen = 0;
+            } else {
+                c->sentlen += left;
+                left = 0;
+            }
+        }
+        while (left > 0 || (listLength(c->reply) && listNodeValue(listFirst(c->reply)) &&
+                            ((clientReplyBlock *)listNodeValue(listFirst(c->reply)))->used == 0)) {
+            listNode *first = listFirst(c->reply);
+            clientReplyBlock *b = listNodeValue(first);
+            size_t inblock = b->used - c->sentlen;
+            if (left >= inblock) {
+                left -= inblock;
+                c->reply_bytes -= b->size;
+                zfree(b);
+                listDelNode(c->reply, first);
+                c->sentlen = 0;
+            } else {
+                c->sentlen += left;
+                left = 0;
+            }
+        }
+        if ((size_t)n < iovbytes) break; /* the socket is full */
+        if (totwritten > NET_MAX_WRITES_PER_EVENT && server.maxmemory == 0) break;
+    }
+    server.stat_net_output_bytes += totwritten;
+    if (totwritten > 0 && !(c->flags & CLIENT_MONITOR)) c->lastinteraction = server.unixtime;
+    if (!clientHasPendingReplies(c)) {
+        c->sentlen = 0;
+        if (handler_installed) aeDeleteFileEvent(server.el, c->fd, AE_WRITABLE);
+        if (c->flags & CLIENT_CLOSE_AFTER_REPLY) {
+            freeClientAsync(c);
+            return C_ERR;
+        }
+    } else if (!handler_installed && !(aeGetFileEvents(server.el, c->fd) & AE_WRITABLE)) {
+        aeCreateFileEvent(server.el, c->fd, AE_WRITABLE, sendReplyToClient, c);
+    }
+    return C_OK;
+}
+
+static void sendReplyToClient(aeEventLoop *el, int fd, void *privdata, int mask) {
+    (void)el, (void)fd, (void)mask;
+    writeToClient(privdata, 1);
+}
+
+int handleClientsWithPendingWrites(void) {
+    int processed = 0;
+    while (listLength(server.clients_pending_write)) {
+        listNode *ln = listFirst(server.clients_pending_write);
+        client *c = listNodeValue(ln);
+        c->flags &= ~CLIENT_PENDING_WRITE;
+        listDelNode(server.clients_pending_write, ln);
+        c->pending_write_node = NULL;
+        if (c->flags & CLIENT_CLOSE_ASAP) continue;
+        processed++;
+        if (aeGetFileEvents(server.el, c->fd) & AE_WRITABLE) continue; /* the handler will do it */
+        writeToClient(c, 0);
+    }
+    return processed;
+}
+
+/* ------------------------------------------------------- output buffer limits */
+
+unsigned long getClientOutputBufferMemoryUsage(client *c) { return c->reply_bytes; }
+
+int getClientType(client *c) {
+    if ((c->flags & CLIENT_PUBSUB) && !(c->flags & CLIENT_MONITOR)) return CLIENT_TYPE_PUBSUB;
+    return CLIENT_TYPE_NORMAL;
+}
+
+int getClientTypeByName(const char *name) {
+    if (!strcasecmp(name, "normal")) return CLIENT_TYPE_NORMAL;
+    if (!strcasecmp(name, "slave") || !strcasecmp(name, "replica")) return CLIENT_TYPE_REPLICA;
+    if (!strcasecmp(name, "pubsub")) return CLIENT_TYPE_PUBSUB;
+    if (!strcasecmp(name, "master")) return 3;
+    return -1;
+}
+
+const char *getClientTypeName(int class) {
+    switch (class) {
+    case CLIENT_TYPE_NORMAL: return "normal";
+    case CLIENT_TYPE_REPLICA: return "slave";
+    case CLIENT_TYPE_PUBSUB: return "pubsub";
+    default: return NULL;
+    }
+}
+
+static int outputBufferLimitReached(client *c) {
+    unsigned long used = getClientOutputBufferMemoryUsage(c);
+    int class = getClientType(c);
+    clientBufferLimitsConfig *lim = &server.client_obuf_limits[class];
+    if (lim->hard_limit_bytes && used >= lim->hard_limit_bytes) return 1;
+    if (lim->soft_limit_bytes && used >= lim->soft_limit_bytes) {
+        if (c->obuf_soft_limit_reached_time == 0) {
+            c->obuf_soft_limit_reached_time = server.unixtime;
+            return 0;
+        }
+        return server.unixtime - c->obuf_soft_limit_reached_time > lim->soft_limit_seconds;
+    }
+    c->obuf_soft_limit_reached_time = 0;
+    return 0;
+}
+
+void checkClientOutputBufferLimits(client *c) {
+    if (c->fd == -1 || (c->flags & CLIENT_CLOSE_ASAP)) return;
+    if (outputBufferLimitReached(c)) {
+        sds info = catClientInfoString(sdsempty(), c);
+        serverLog(LL_WARNING, "Client %s scheduled to be closed ASAP for overcoming of output buffer limits.", info);
+        sdsfree(info);
+        server.stat_client_outbuf_limit_disconnections++;
+        freeClientAsync(c);
+    }
+}
+
+/* ------------------------------------------------------------------ parsing */
+
+static void setProtocolError(client *c, const char *errstr) {
+    sds err = sdscatprintf(sdsempty(), "Protocol error: %s", errstr);
+    addReplyErrorSds(c, err);
+    c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+    serverLog(LL_VERBOSE, "Protocol error (%s) from client: id=%llu addr=%s", errstr,
+              (unsigned long long)c->id, c->addr);
+}
+
+static int processInlineBuffer(client *c) {
+    char *start = c->querybuf + c->qb_pos;
+    size_t avail = sdslen(c->querybuf) - c->qb_pos;
+    char *newline = memchr(start, '\n', avail);
+    if (newline == NULL) {
+        if (avail > PROTO_INLINE_MAX_SIZE) setProtocolError(c, "too big inline request");
+        return C_ERR;
+    }
+    size_t linelen = newline - start;
+    if (linelen && start[linelen - 1] == '\r') linelen--;
+    sds line = sdsnewlen(start, linelen);
+    int argc;
+    sds *argv = sdssplitargs(line, &argc);
+    sdsfree(line);
+    if (argv == NULL) {
+        setProtocolError(c, "unbalanced quotes in request");
+        return C_ERR;
+    }
+    c->qb_pos += newline - start + 1;
+    if (argc) {
+        c->argv = zmalloc(sizeof(robj *) * argc);
+        c->argv_len = argc;
+    }
+    for (int j = 0; j < argc; j++) {
+        c->argv[c->argc++] = createObject(OBJ_STRING, argv[j]);
+        c->argv_len_sum += sdslen(argv[j]);
+    }
+    zfree(argv);
+    return C_OK;
+}
+
+static int processMultibulkBuffer(client *c) {
+    long long ll;
+    if (c->multibulklen == 0) {
+        char *start = c->querybuf + c->qb_pos;
+        size_t avail = sdslen(c->querybuf) - c->qb_pos;
+        char *newline = memchr(start, '\r', avail);
+        if (newline == NULL) {
+            if (avail > PROTO_INLINE_MAX_SIZE) setProtocolError(c, "too big mbulk count string");
+            return C_ERR;
+        }
+        if (newline + 1 >= start + avail) return C_ERR; /* wait for the \n */
+        int ok = string2ll(start + 1, newline - (start + 1), &ll);
+        if (!ok || ll > INT_MAX) {
+            setProtocolError(c, "invalid multibulk length");
+            return C_ERR;
+        }
+        if (ll > 10 && !c->authenticated) {
+            setProtocolError(c, "unauthenticated multibulk length");
+            return C_ERR;
+        }
+        c->qb_pos = (newline - c->querybuf) + 2;
+        if (ll <= 0) return C_OK;
+        c->multibulklen = ll;
+        if (c->argv) zfree(c->argv);
+        c->argv_len = c->multibulklen < 1024 ? c->multibulklen : 1024;
+        c->argv = zmalloc(sizeof(robj *) * c->argv_len);
+        c->argv_len_sum = 0;
+    }
+    while (c->multibulklen) {
+        if (c->bulklen == -1) {
+            char *start = c->querybuf + c->qb_pos;
+            size_t avail = sdslen(c->querybuf) - c->qb_pos;
+            char *newline = memchr(start, '\r', avail);
+            if (newline == NULL) {
+                if (avail > PROTO_INLINE_MAX_SIZE) {
+                    setProtocolError(c, "too big bulk count string");
+                    return C_ERR;
+                }
+                break;
+            }
+            if (newline + 1 >= start + avail) break;
+            if (start[0] != '$') {
+                sds err = sdscatprintf(sdsempty(), "expected '$', got '%c'", start[0]);
+                setProtocolError(c, err);
+                sdsfree(err);
+                return C_ERR;
+            }
+            int ok = string2ll(start + 1, newline - (start + 1), &ll);
+            if (!ok || ll < 0 || (!(c->flags & CLIENT_LUA) && ll > server.proto_max_bulk_len)) {
+                setProtocolError(c, "invalid bulk length");
+                return C_ERR;
+            }
+            if (ll > 16384 && !c->authenticated) {
+                setProtocolError(c, "unauthenticated bulk length");
+                return C_ERR;
+            }
+            c->qb_pos = newline - c->querybuf + 2;
+            if (ll >= PROTO_MBULK_BIG_ARG) {
+                /* A big argument: make room for it in one go so the read lands in place. */
+                if (sdslen(c->querybuf) - c->qb_pos <= (size_t)ll + 2) {
+                    sdsrange(c->querybuf, c->qb_pos, -1);
+                    c->qb_pos = 0;
+                    c->querybuf = sdsMakeRoomForNonGreedy(c->querybuf, ll + 2 - sdslen(c->querybuf));
+                }
+            }
+            c->bulklen = ll;
+        }
+        if (sdslen(c->querybuf) - c->qb_pos < (size_t)(c->bulklen + 2)) break;
+        if (c->argc >= c->argv_len) {
+            c->argv_len = c->argv_len * 2 < c->multibulklen + c->argc ? c->argv_len * 2 : c->multibulklen + c->argc;
+            if (c->argv_len <= c->argc) c->argv_len = c->argc + 1;
+            c->argv = zrealloc(c->argv, sizeof(robj *) * c->argv_len);
+        }
+        if (c->qb_pos == 0 && c->bulklen >= PROTO_MBULK_BIG_ARG && sdslen(c->querybuf) == (size_t)(c->bulklen + 2)) {
+            /* The buffer holds exactly this argument: hand it over without copying. */
+            sdsincrlen(c->querybuf, -2);
+            c->argv[c->argc++] = createObject(OBJ_STRING, c->querybuf);
+            c->argv_len_sum += c->bulklen;
+            c->querybuf = sdsempty();
+        } else {
+            c->argv[c->argc++] = createStringObject(c->querybuf + c->qb_pos, c->bulklen);
+            c->argv_len_sum += c->bulklen;
+            c->qb_pos += c->bulklen + 2;
+        }
+        c->bulklen = -1;
+        c->multibulklen--;
+    }
+    return c->multibulklen == 0 ? C_OK : C_ERR;
+}
+
+void processInputBuffer(client *c) {
+    while (c->qb_pos < sdslen(c->querybuf)) {
+        if (c->flags & (CLIENT_BLOCKED | CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSE_ASAP)) break;
+        if (server.in_script && !(c->flags & CLIENT_LUA)) break;
+        if (!c->reqtype) c->reqtype = c->querybuf[c->qb_pos] == '*' ? PROTO_REQ_MULTIBULK : PROTO_REQ_INLINE;
+        if (c->reqtype == PROTO_REQ_INLINE) {
+            if (processInlineBuffer(c) != C_OK) break;
+        } else {
+            if (processMultibulkBuffer(c) != C_OK) break;
+        }
+        if (c->argc == 0) {
+            resetClient(c);
+            continue;
+        }
+        if (processCommand(c) == C_OK && !(c->flags & CLIENT_BLOCKED)) resetClient(c);
+        if (c->flags & CLIENT_CLOSE_ASAP) break;
+    }
+    if (c->qb_pos) {
+        sdsrange(c->querybuf, c->qb_pos, -1);
+        c->qb_pos = 0;
+    }
+}
+
+static void readQueryFromClient(aeEventLoop *el, int fd, void *privdata, int mask) {
+    (void)el, (void)mask;
+    client *c = privdata;
+    size_t readlen = PROTO_IOBUF_LEN;
+    if (c->reqtype == PROTO_REQ_MULTIBULK && c->multibulklen && c->bulklen != -1 &&
+        c->bulklen >= PROTO_MBULK_BIG_ARG) {
+        ssize_t remaining = (ssize_t)(c->bulklen + 2) - (ssize_t)(sdslen(c->querybuf) - c->qb_pos);
+        if (remaining > 0) readlen = remaining;
+    }
+    size_t qblen = sdslen(c->querybuf);
+    if (c->querybuf_peak < qblen + readlen) c->querybuf_peak = qblen + readlen;
+    c->querybuf = sdsMakeRoomFor(c->querybuf, readlen);
+    ssize_t nread = read(fd, c->querybuf + qblen, readlen);
+    if (nread == -1) {
+        if (errno == EAGAIN || errno == EINTR) return;
+        serverLog(LL_VERBOSE, "Reading from client: %s", strerror(errno));
+        freeClient(c);
+        return;
+    }
+    if (nread == 0) {
+        serverLog(LL_VERBOSE, "Client closed connection id=%llu addr=%s", (unsigned long long)c->id, c->addr);
+        freeClient(c);
+        return;
+    }
+    sdsincrlen(c->querybuf, nread);
+    c->lastinteraction = server.unixtime;
+    c->net_input_bytes += nread;
+    server.stat_net_input_bytes += nread;
+    if (sdslen(c->querybuf) > server.client_max_querybuf_len) {
+        sds ci = catClientInfoString(sdsempty(), c);
+        serverLog(LL_WARNING, "Closing client that reached max query buffer length: %s", ci);
+        sdsfree(ci);
+        server.stat_client_qbuf_limit_disconnections++;
+        freeClient(c);
+        return;
+    }
+    processInputBuffer(c);
+}
+
+/* ------------------------------------------------------------ argv rewriting */
+
+void rewriteClientCommandArgument(client *c, int i, robj *newval) {
+    if (i >= c->argv_len) {
+        c->argv = zrealloc(c->argv, sizeof(robj *) * (i + 1));
+        c->argv_len = i + 1;
+    }
+    robj *old = i < c->argc ? c->argv[i] : NULL;
+    c->argv[i] = newval;
+    incrRefCount(newval);
+    if (old) decrRefCount(old);
+    if (i >= c->argc) {
+        for (int j = c->argc; j < i; j++) c->argv[j] = NULL;
+        c->argc = i + 1;
+    }
+}
+
+void replaceClientCommandVector(client *c, int argc, robj **argv) {
+    freeClientArgv(c);
+    c->argv = argv;
+    c->argc = argc;
+    c->argv_len = argc;
+}
+
+void rewriteClientCommandVector(client *c, int argc, ...) {
+    va_list ap;
+    robj **argv = zmalloc(sizeof(robj *) * argc);
+    va_start(ap, argc);
+    for (int j = 0; j < argc; j++) {
+        argv[j] = va_arg(ap, robj *);
+        incrRefCount(argv[j]);
+    }
+    va_end(ap);
+    struct redisCommand *cmd = c->cmd;
+    replaceClientCommandVector(c, argc, argv);
+    c->cmd = cmd;
+}
+
+/* ------------------------------------------------------------ CLIENT LIST etc. */
+
+const char *getClientPeerId(client *c) { return c->addr; }
+
+static sds catClientFlags(sds s, client *c) {
+    char flags[16], *p = flags;
+    if (c->flags & CLIENT_MONITOR) *p++ = 'O';
+    if (c->flags & CLIENT_MULTI) *p++ = 'x';
+    if (c->flags & CLIENT_BLOCKED) *p++ = 'b';
+    if (c->flags & CLIENT_DIRTY_CAS) *p++ = 'd';
+    if (c->flags & CLIENT_CLOSE_AFTER_REPLY) *p++ = 'c';
+    if (c->flags & CLIENT_UNIX_SOCKET) *p++ = 'U';
+    if (c->flags & CLIENT_CLOSE_ASAP) *p++ = 'A';
+    if (c->flags & CLIENT_NO_EVICT) *p++ = 'e';
+    if (p == flags) *p++ = 'N';
+    *p = '\0';
+    return sdscat(s, flags);
+}
+
+sds catClientInfoString(sds s, client *c) {
+    char events[3], *p = events;
+    if (c->fd != -1) {
+        int mask = aeGetFileEvents(server.el, c->fd);
+        if (mask & AE_READABLE) *p++ = 'r';
+        if (mask & AE_WRITABLE) *p++ = 'w';
+    }
+    *p = '\0';
+    size_t obufmem = getClientOutputBufferMemoryUsage(c);
+    size_t total_mem = obufmem + zmalloc_size(c) + c->buf_usable_size + sdsAllocSize(c->querybuf);
+    s = sdscatprintf(s, "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=",
+                     (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? (char *)c->name->ptr : "",
+                     (long long)(server.unixtime - c->ctime), (long long)(server.unixtime - c->lastinteraction));
+    s = catClientFlags(s, c);
+    s = sdscatprintf(s,
+                     " db=%d sub=%d psub=%d ssub=0 multi=%d qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 "
+                     "rbs=%zu rbp=%zu obl=%d oll=%lu omem=%zu tot-mem=%zu events=%s cmd=%s user=default "
+                     "redir=-1 resp=%d",
+                     c->db->id, c->pubsub_channels ? (int)dictSize(c->pubsub_channels) : 0,
+                     (int)listLength(c->pubsub_patterns), (c->flags & CLIENT_MULTI) ? c->mstate.count : -1,
+                     sdslen(c->querybuf), sdsavail(c->querybuf), c->argv_len_sum, c->buf_usable_size,
+                     c->querybuf_peak, c->bufpos, listLength(c->reply), obufmem, total_mem, events,
+                     c->lastcmd ? c->lastcmd->fullname : "NULL", c->resp);
+    return s;
+}
+
+sds getAllClientsInfoString(int type) {
+    sds s = sdsempty();
+    listIter li;
+    listNode *ln;
+    listRewind(server.clients, &li);
+    while ((ln = listNext(&li))) {
+        client *c = listNodeValue(ln);
+        if (type != -1 && getClientType(c) != type) continue;
+        s = catClientInfoString(s, c);
+        s = sdscatlen(s, "\n", 1);
+    }
+    return s;
+}
+
+/* Idle timeout and query buffer housekeeping, a slice of clients per cron run. */
+void clientsCron(void) {
+    int numclients = listLength(server.clients);
+    int iterations = numclients / server.hz;
+    if (iterations < 5) iterations = numclients < 5 ? numclients : 5;
+    while (listLength(server.clients) && iterations--) {
+        listNode *head = listFirst(server.clients);
+        client *c = listNodeValue(head);
+        listMoveNodeToTail(server.clients, head);
+        c->client_list_node = listLast(server.clients);
+        if (server.maxidletime && !(c->flags & (CLIENT_MONITOR | CLIENT_BLOCKED | CLIENT_PUBSUB)) &&
+            server.unixtime - c->lastinteraction > server.maxidletime) {
+            serverLog(LL_VERBOSE, "Closing idle client");
+            freeClient(c);
+            continue;
+        }
+        if (c->flags & CLIENT_BLOCKED) continue;
+        /* Give back a big idle query buffer. */
+        if (sdsavail(c->querybuf) > 1024 * 32 && sdslen(c->querybuf) < 1024 * 4 && c->qb_pos == 0)
+            c->querybuf = sdsRemoveFreeSpace(c->querybuf);
+        c->querybuf_peak = sdslen(c->querybuf);
+    }
+}
+
+void disconnectAllClients(void) {
+    while (listLength(server.clients)) freeClient(listNodeValue(listFirst(server.clients)));
+}
+
+void closeListeningSockets(int unlink_unix_socket) {
+    for (int j = 0; j < server.ipfd_count; j++) close(server.ipfd[j]);
+    server.ipfd_count = 0;
+    if (server.sofd != -1) close(server.sofd);
+    server.sofd = -1;
+    if (unlink_unix_socket && server.unixsocket) unlink(server.unixsocket);
+}

@@ -1,0 +1,362 @@
+/* reply: RESP2 reply builders (see reply.h). Bytes go to the client's fixed
+ * buffer while the reply list is empty, then to 16 KB blocks on the list, so
+ * order is kept and small replies never allocate. */
+#include "server/reply.h"
+#include "server/client.h"
+#include "core/numparse.h"
+#include "core/zmalloc.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+struct sharedObjects shared;
+
+static robj *protoObject(const char *s) { return makeObjectShared(createRawStringObject(s, strlen(s))); }
+
+void createSharedObjects(void) {
+    shared.crlf = protoObject("\r\n");
+    shared.ok = protoObject("+OK\r\n");
+    shared.err = protoObject("-ERR\r\n");
+    shared.emptybulk = protoObject("$0\r\n\r\n");
+    shared.czero = protoObject(":0\r\n");
+    shared.cone = protoObject(":1\r\n");
+    shared.pong = protoObject("+PONG\r\n");
+    shared.space = protoObject(" ");
+    shared.queued = protoObject("+QUEUED\r\n");
+    shared.null = protoObject("$-1\r\n");
+    shared.nullarray = protoObject("*-1\r\n");
+    shared.emptyarray = protoObject("*0\r\n");
+    shared.emptyscan = protoObject("*2\r\n$1\r\n0\r\n*0\r\n");
+    shared.wrongtypeerr = protoObject("-WRONGTYPE Operation against a key holding the wrong kind of value\r\n");
+    shared.nokeyerr = protoObject("-ERR no such key\r\n");
+    shared.syntaxerr = protoObject("-ERR syntax error\r\n");
+    shared.sameobjecterr = protoObject("-ERR source and destination objects are the same\r\n");
+    shared.outofrangeerr = protoObject("-ERR index out of range\r\n");
+    shared.noscripterr = protoObject("-NOSCRIPT No matching script. Please use EVAL.\r\n");
+    shared.loadingerr = protoObject("-LOADING Redis is loading the dataset in memory\r\n");
+    shared.slowevalerr = protoObject("-BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.\r\n");
+    shared.slowscripterr = protoObject("-BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.\r\n");
+    shared.bgsaveerr = protoObject("-MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk. Commands that may modify the data set are disabled, because this instance is configured to report errors during writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). Please check the Redis logs for details about the RDB error.\r\n");
+    shared.execaborterr = protoObject("-EXECABORT Transaction discarded because of previous errors.\r\n");
+    shared.noautherr = protoObject("-NOAUTH Authentication required.\r\n");
+    shared.oomerr = protoObject("-OOM command not allowed when used memory > 'maxmemory'.\r\n");
+    shared.busykeyerr = protoObject("-BUSYKEY Target key name already exists.\r\n");
+    shared.unblockerr = protoObject("-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n");
+    shared.messagebulk = protoObject("$7\r\nmessage\r\n");
+    shared.pmessagebulk = protoObject("$8\r\npmessage\r\n");
+    shared.subscribebulk = protoObject("$9\r\nsubscribe\r\n");
+    shared.unsubscribebulk = protoObject("$11\r\nunsubscribe\r\n");
+    shared.psubscribebulk = protoObject("$10\r\npsubscribe\r\n");
+    shared.punsubscribebulk = protoObject("$12\r\npunsubscribe\r\n");
+    shared.del = protoObject("DEL");
+    shared.unlink = protoObject("UNLINK");
+    shared.rpop = protoObject("RPOP");
+    shared.lpop = protoObject("LPOP");
+    shared.lpush = protoObject("LPUSH");
+    shared.rpush = protoObject("RPUSH");
+    shared.rpoplpush = protoObject("RPOPLPUSH");
+    shared.lmove = protoObject("LMOVE");
+    shared.blmove = protoObject("BLMOVE");
+    shared.zpopmin = protoObject("ZPOPMIN");
+    shared.zpopmax = protoObject("ZPOPMAX");
+    shared.multi = protoObject("MULTI");
+    shared.exec = protoObject("EXEC");
+    shared.left = protoObject("left");
+    shared.right = protoObject("right");
+    shared.set = protoObject("SET");
+    shared.pexpireat = protoObject("PEXPIREAT");
+    shared.persist = protoObject("PERSIST");
+    shared.keepttl = protoObject("KEEPTTL");
+    shared.pxat = protoObject("PXAT");
+    shared.minstring = protoObject("minstring");
+    shared.maxstring = protoObject("maxstring");
+    for (int j = 0; j < 32; j++) {
+        char buf[32];
+        snprintf(buf, sizeof(buf), "*%d\r\n", j);
+        shared.mbulkhdr[j] = protoObject(buf);
+        snprintf(buf, sizeof(buf), "$%d\r\n", j);
+        shared.bulkhdr[j] = protoObject(buf);
+    }
+}
+
+/* ---------------------------------------------------------------- buffering */
+
+static size_t addToBuffer(client *c, const char *s, size_t len) {
+    if (listLength(c->reply) > 0) return 0;
+    size_t avail = c->buf_usable_size - c->bufpos;
+    if (len > avail) len = avail;
+    memcpy(c->buf + c->bufpos, s, len);
+    c->bufpos += len;
+    return len;
+}
+
+static void addToList(client *c, const char *s, size_t len) {
+    listNode *ln = listLast(c->reply);
+    clientReplyBlock *tail = ln ? listNodeValue(ln) : NULL;
+    if (tail) {
+        size_t avail = tail->size - tail->used;
+        size_t copy = avail >= len ? len : avail;
+        memcpy(tail->buf + tail->used, s, copy);
+        tail->used += copy;
+        s += copy;
+        len -= copy;
+    }
+    if (len) {
+        size_t size = len < PROTO_REPLY_CHUNK_BYTES ? PROTO_REPLY_CHUNK_BYTES : len;
+        tail = zmalloc(size + sizeof(clientReplyBlock));
+        tail->size = zmalloc_size(tail) - sizeof(clientReplyBlock);
+        tail->used = len;
+        memcpy(tail->buf, s, len);
+        listAddNodeTail(c->reply, tail);
+        c->reply_bytes += tail->size;
+        checkClientOutputBufferLimits(c);
+    }
+}
+
+void addReplyProto(client *c, const char *s, size_t len) {
+    if (prepareClientToWrite(c) != C_OK) return;
+    size_t done = addToBuffer(c, s, len);
+    if (done < len) addToList(c, s + done, len - done);
+}
+
+void addReply(client *c, robj *obj) {
+    if (sdsEncodedObject(obj)) {
+        addReplyProto(c, obj->ptr, sdslen(obj->ptr));
+    } else {
+        char buf[LONG_STR_SIZE];
+        int len = ll2string(buf, sizeof(buf), (long long)(intptr_t)obj->ptr);
+        addReplyProto(c, buf, len);
+    }
+}
+
+void addReplySds(client *c, sds s) {
+    addReplyProto(c, s, sdslen(s));
+    sdsfree(s);
+}
+
+/* ----------------------------------------------------------------- scalars */
+
+static void addReplyLongLongWithPrefix(client *c, long long ll, char prefix) {
+    if (prefix == '*' && ll >= 0 && ll < 32) {
+        addReply(c, shared.mbulkhdr[ll]);
+        return;
+    }
+    if (prefix == '$' && ll >= 0 && ll < 32) {
+        addReply(c, shared.bulkhdr[ll]);
+        return;
+    }
+    char buf[128];
+    buf[0] = prefix;
+    int len = ll2string(buf + 1, sizeof(buf) - 1, ll);
+    buf[len + 1] = '\r';
+    buf[len + 2] = '\n';
+    addReplyProto(c, buf, len + 3);
+}
+
+void addReplyLongLong(client *c, long long ll) {
+    if (ll == 0) addReply(c, shared.czero);
+    else if (ll == 1) addReply(c, shared.cone);
+    else addReplyLongLongWithPrefix(c, ll, ':');
+}
+
+void addReplyArrayLen(client *c, long length) { addReplyLongLongWithPrefix(c, length, '*'); }
+void addReplyMapLen(client *c, long length) { addReplyLongLongWithPrefix(c, length * 2, '*'); }
+void addReplySetLen(client *c, long length) { addReplyLongLongWithPrefix(c, length, '*'); }
+void addReplyNull(client *c) { addReply(c, shared.null); }
+void addReplyNullArray(client *c) { addReply(c, shared.nullarray); }
+void addReplyBool(client *c, int b) { addReply(c, b ? shared.cone : shared.czero); }
+
+void addReplyBulkCBuffer(client *c, const void *p, size_t len) {
+    addReplyLongLongWithPrefix(c, (long long)len, '$');
+    addReplyProto(c, p, len);
+    addReplyProto(c, "\r\n", 2);
+}
+
+void addReplyBulk(client *c, robj *obj) {
+    char buf[LONG_STR_SIZE];
+    size_t len;
+    const char *p = stringObjectView(obj, buf, &len);
+    addReplyBulkCBuffer(c, p, len);
+}
+
+void addReplyBulkCString(client *c, const char *s) {
+    if (s == NULL) addReplyNull(c);
+    else addReplyBulkCBuffer(c, s, strlen(s));
+}
+
+void addReplyBulkSds(client *c, sds s) {
+    addReplyBulkCBuffer(c, s, sdslen(s));
+    sdsfree(s);
+}
+
+void addReplyBulkLongLong(client *c, long long ll) {
+    char buf[LONG_STR_SIZE];
+    int len = ll2string(buf, sizeof(buf), ll);
+    addReplyBulkCBuffer(c, buf, len);
+}
+
+void addReplyDouble(client *c, double d) {
+    char buf[128];
+    int len = d2string(buf, sizeof(buf), d);
+    addReplyBulkCBuffer(c, buf, len);
+}
+
+void addReplyHumanLongDouble(client *c, long double d) {
+    char buf[MAX_LONG_DOUBLE_CHARS];
+    int len = ld2string(buf, sizeof(buf), d, 1);
+    addReplyBulkCBuffer(c, buf, len);
+}
+
+void addReplyStatusLength(client *c, const char *s, size_t len) {
+    addReplyProto(c, "+", 1);
+    addReplyProto(c, s, len);
+    addReplyProto(c, "\r\n", 2);
+}
+
+void addReplyStatus(client *c, const char *status) { addReplyStatusLength(c, status, strlen(status)); }
+
+void addReplyVerbatim(client *c, const char *s, size_t len, const char *ext) {
+    (void)ext;
+    addReplyBulkCBuffer(c, s, len);
+}
+
+/* ------------------------------------------------------------------ errors */
+
+void incrementErrorCount(const char *fullerr, size_t namelen) {
+    if (!server.errors) return;
+    sds name = sdsnewlen(fullerr, namelen);
+    dictEntry *de = dictFind(server.errors, name);
+    if (de) {
+        dictSetSignedIntegerVal(de, dictGetSignedIntegerVal(de) + 1);
+        sdsfree(name);
+    } else {
+        de = dictAddRaw(server.errors, name, NULL);
+        dictSetSignedIntegerVal(de, 1);
+    }
+}
+
+/* Counts the error for INFO errorstats and the failing command's failed_calls. */
+static void afterErrorReply(const char *s, size_t len) {
+    server.stat_total_error_replies++;
+    if (s[0] != '-') {
+        incrementErrorCount("ERR", 3);
+    } else {
+        const char *space = memchr(s, ' ', len);
+        size_t n = space ? (size_t)(space - s - 1) : len - 1;
+        if (n > 0 && n < 128) incrementErrorCount(s + 1, n);
+    }
+}
+
+void addReplyErrorLength(client *c, const char *s, size_t len) {
+    if (!len || s[0] != '-') addReplyProto(c, "-ERR ", 5);
+    /* Errors are one line: replace newlines so the protocol stays intact. */
+    char stackbuf[256];
+    char *copy = len <= sizeof(stackbuf) ? stackbuf : zmalloc(len);
+    memcpy(copy, s, len);
+    for (size_t i = 0; i < len; i++)
+        if (copy[i] == '\r' || copy[i] == '\n') copy[i] = ' ';
+    addReplyProto(c, copy, len);
+    addReplyProto(c, "\r\n", 2);
+    if (copy != stackbuf) zfree(copy);
+    afterErrorReply(s, len);
+}
+
+void addReplyError(client *c, const char *err) { addReplyErrorLength(c, err, strlen(err)); }
+
+void addReplyErrorSds(client *c, sds err) {
+    addReplyErrorLength(c, err, sdslen(err));
+    sdsfree(err);
+}
+
+void addReplyErrorFormat(client *c, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    sds s = sdscatvprintf(sdsempty(), fmt, ap);
+    va_end(ap);
+    addReplyErrorSds(c, s);
+}
+
+void addReplyErrorObject(client *c, robj *err) {
+    addReply(c, err);
+    sds s = err->ptr;
+    afterErrorReply(s, sdslen(s) - 2);
+}
+
+void addReplyErrorArity(client *c) {
+    addReplyErrorFormat(c, "wrong number of arguments for '%s' command", c->cmd->fullname);
+}
+
+void addReplyErrorExpireTime(client *c) {
+    addReplyErrorFormat(c, "invalid expire time in '%s' command", c->cmd->fullname);
+}
+
+void addReplySubcommandSyntaxError(client *c) {
+    sds cmd = sdsnew(c->argv[0]->ptr);
+    sdstoupper(cmd);
+    addReplyErrorFormat(c, "unknown subcommand or wrong number of arguments for '%.128s'. Try %s HELP.",
+                        (char *)c->argv[1]->ptr, cmd);
+    sdsfree(cmd);
+}
+
+void addReplyHelp(client *c, const char **help) {
+    sds cmd = sdsnew(c->argv[0]->ptr);
+    sdstoupper(cmd);
+    long lines = 0;
+    while (help[lines]) lines++;
+    addReplyArrayLen(c, lines + 3);
+    sds head = sdscatprintf(sdsempty(), "%s <subcommand> [<arg> [value] [opt] ...]. Subcommands are:", cmd);
+    addReplyStatusLength(c, head, sdslen(head));
+    sdsfree(head);
+    for (long i = 0; i < lines; i++) addReplyStatus(c, help[i]);
+    addReplyStatus(c, "HELP");
+    addReplyStatus(c, "    Prints this help.");
+    sdsfree(cmd);
+}
+
+/* ---------------------------------------------------------- deferred lengths */
+
+void *addReplyDeferredLen(client *c) {
+    if (prepareClientToWrite(c) != C_OK) return NULL;
+    /* A NULL node marks the spot; later bytes go after it on the list. */
+    listAddNodeTail(c->reply, NULL);
+    return listLast(c->reply);
+}
+
+static void setDeferredReply(client *c, void *node, const char *s, size_t len) {
+    listNode *ln = node;
+    if (ln == NULL) return;
+    clientReplyBlock *b = zmalloc(len + sizeof(clientReplyBlock));
+    b->size = zmalloc_size(b) - sizeof(clientReplyBlock);
+    b->used = len;
+    memcpy(b->buf, s, len);
+    ln->value = b;
+    c->reply_bytes += b->size;
+    checkClientOutputBufferLimits(c);
+}
+
+static void setDeferredAggregateLen(client *c, void *node, long length, char prefix) {
+    char buf[32];
+    buf[0] = prefix;
+    int n = ll2string(buf + 1, sizeof(buf) - 1, length);
+    buf[n + 1] = '\r';
+    buf[n + 2] = '\n';
+    setDeferredReply(c, node, buf, n + 3);
+}
+
+void setDeferredArrayLen(client *c, void *node, long length) { setDeferredAggregateLen(c, node, length, '*'); }
+void setDeferredMapLen(client *c, void *node, long length) { setDeferredAggregateLen(c, node, length * 2, '*'); }
+void setDeferredSetLen(client *c, void *node, long length) { setDeferredAggregateLen(c, node, length, '*'); }
+
+void copyReplicaOutputBuffer(client *dst, client *src) {
+    addReplyProto(dst, src->buf, src->bufpos);
+    listIter li;
+    listNode *ln;
+    listRewind(src->reply, &li);
+    while ((ln = listNext(&li))) {
+        clientReplyBlock *b = listNodeValue(ln);
+        if (b) addReplyProto(dst, b->buf, b->used);
+    }
+}

@@ -1,0 +1,471 @@
+/* server: start-up, the cron, the command pipeline (processCommand → call),
+ * logging, signals and shutdown. The one `server` struct lives here. */
+#include "server/server.h"
+#include "server/blocking.h"
+#include "server/client.h"
+#include "server/config.h"
+#include "server/db.h"
+#include "server/expire.h"
+#include "server/reply.h"
+#include "core/anet.h"
+#include "core/clock.h"
+#include "core/zmalloc.h"
+#include "features/monitor.h"
+#include "features/multi.h"
+#include "features/pubsub.h"
+#include "features/slowlog.h"
+#include "persist/persist.h"
+#include "persist/propagate.h"
+
+#include <errno.h>
+#include <execinfo.h>
+#include <sys/time.h>
+#include <fcntl.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+struct redisServer server;
+
+/* ----------------------------------------------------------------- logging */
+
+void serverLog(int level, const char *fmt, ...) {
+    if ((level & 0xff) < server.verbosity) return;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    int tostdout = server.logfile == NULL || server.logfile[0] == '\0';
+    FILE *fp = tostdout ? stdout : fopen(server.logfile, "a");
+    if (!fp) return;
+    if (level & LL_RAW) {
+        fprintf(fp, "%s", msg);
+    } else {
+        const char *marks = ".-*#";
+        struct timeval tv;
+        gettimeofday(&tv, NULL);
+        struct tm tm;
+        localtime_r(&tv.tv_sec, &tm);
+        char buf[64];
+        int off = strftime(buf, sizeof(buf), "%d %b %Y %H:%M:%S.", &tm);
+        snprintf(buf + off, sizeof(buf) - off, "%03d", (int)tv.tv_usec / 1000);
+        fprintf(fp, "%d:M %s %c %s\n", (int)getpid(), buf, marks[level & 0x3], msg);
+    }
+    fflush(fp);
+    if (!tostdout) fclose(fp);
+}
+
+/* ------------------------------------------------------------------ clocks */
+
+void updateCachedTime(void) {
+    server.ustime = ustime();
+    server.mstime = server.ustime / 1000;
+    server.unixtime = server.mstime / 1000;
+}
+
+/* Scripts see one time for their whole run, as in Redis. */
+long long commandTimeMs(void) { return server.mstime; }
+
+/* -------------------------------------------------------------------- cron */
+
+static void databasesCron(void) {
+    /* Shrink tables left sparse by deletions and move rehashing along a little. */
+    for (int j = 0; j < server.dbnum; j++) {
+        dict *d = server.db[j].dict;
+        if (dictSlots(d) > 4 && dictSize(d) * 10 < dictSlots(d)) dictResize(d);
+        if (dictIsRehashing(d)) dictRehashMilliseconds(d, 1);
+    }
+}
+
+static long long serverCron(aeEventLoop *el, long long id, void *clientData) {
+    (void)el, (void)id, (void)clientData;
+    updateCachedTime();
+    server.lruclock = (unsigned int)(server.mstime / 1000);
+    objectSetLruClock(server.lruclock);
+    size_t used = zmalloc_used_memory();
+    if (used > (size_t)server.stat_peak_memory) server.stat_peak_memory = used;
+    if (server.shutdown_asap) {
+        if (prepareForShutdown(server.shutdown_flags) == C_OK) exit(0);
+        serverLog(LL_WARNING, "SIGTERM received but errors trying to shut down the server, check the logs for more information");
+        server.shutdown_asap = 0;
+    }
+    clientsCron();
+    databasesCron();
+    persistCron();
+    freeClientsInAsyncFreeQueue();
+    server.cronloops++;
+    return 1000 / server.hz;
+}
+
+static void beforeSleep(aeEventLoop *el) {
+    (void)el;
+    handleClientsBlockedOnKeys();
+    processUnblockedClients();
+    persistBeforeSleep();
+    handleClientsWithPendingWrites();
+    freeClientsInAsyncFreeQueue();
+}
+
+/* ------------------------------------------------------------- the pipeline */
+
+static int isAllowedInPubsubContext(struct redisCommand *cmd) {
+    static const char *allowed[] = {"ping", "subscribe", "ssubscribe", "unsubscribe", "sunsubscribe",
+                                    "psubscribe", "punsubscribe", "quit", "reset", NULL};
+    const char *name = cmd->parent ? cmd->parent->name : cmd->name;
+    for (int i = 0; allowed[i]; i++)
+        if (!strcasecmp(name, allowed[i])) return 1;
+    return 0;
+}
+
+static int isTransactionControl(struct redisCommand *cmd) {
+    const char *n = cmd->fullname;
+    return !strcmp(n, "exec") || !strcmp(n, "discard") || !strcmp(n, "multi") || !strcmp(n, "watch") ||
+           !strcmp(n, "quit") || !strcmp(n, "reset");
+}
+
+static void rejectCommand(client *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void rejectCommand(client *c, const char *fmt, ...) {
+    flagTransaction(c);
+    if (c->cmd) c->cmd->rejected_calls++;
+    va_list ap;
+    va_start(ap, fmt);
+    sds s = sdscatvprintf(sdsempty(), fmt, ap);
+    va_end(ap);
+    addReplyErrorSds(c, s);
+}
+
+static void rejectCommandObject(client *c, robj *err) {
+    flagTransaction(c);
+    if (c->cmd) c->cmd->rejected_calls++;
+    addReplyErrorObject(c, err);
+}
+
+int commandIsContainer(robj *name);
+
+/* Returns C_OK when the client can go on with its next command. */
+int processCommand(client *c) {
+    updateCachedTime();
+    c->cmd = c->lastcmd = c->realcmd = lookupCommand(c->argv, c->argc);
+    if (!c->cmd) {
+        if (commandIsContainer(c->argv[0])) {
+            sds cmd = sdsnew(c->argv[0]->ptr);
+            sdstoupper(cmd);
+            rejectCommand(c, "unknown subcommand '%.128s'. Try %s HELP.", (char *)c->argv[1]->ptr, cmd);
+            sdsfree(cmd);
+        } else {
+            sds args = sdsempty();
+            for (int i = 1; i < c->argc && sdslen(args) < 128; i++) {
+                char buf[LONG_STR_SIZE];
+                size_t len;
+                const char *p = stringObjectView(c->argv[i], buf, &len);
+                int room = 128 - (int)sdslen(args);
+                args = sdscatprintf(args, "'%.*s' ", (int)len < room ? (int)len : room, p);
+            }
+            rejectCommand(c, "unknown command '%.128s', with args beginning with: %s", (char *)c->argv[0]->ptr, args);
+            sdsfree(args);
+        }
+        return C_OK;
+    }
+    if (!commandCheckArity(c->cmd, c->argc)) {
+        rejectCommand(c, "wrong number of arguments for '%s' command", c->cmd->fullname);
+        return C_OK;
+    }
+    uint64_t flags = c->cmd->flags;
+    if (!c->authenticated && !(flags & CMD_NO_AUTH)) {
+        rejectCommandObject(c, shared.noautherr);
+        return C_OK;
+    }
+    if ((c->flags & CLIENT_MULTI) && (flags & CMD_NO_MULTI)) {
+        rejectCommand(c, "Command not allowed inside a transaction");
+        return C_OK;
+    }
+    if (server.maxmemory && (flags & CMD_DENYOOM) && zmalloc_used_memory() > server.maxmemory &&
+        !(c->flags & CLIENT_MULTI && !isTransactionControl(c->cmd))) {
+        rejectCommandObject(c, shared.oomerr);
+        return C_OK;
+    }
+    if ((flags & CMD_WRITE) && persistDeniesWrites()) {
+        rejectCommandObject(c, shared.bgsaveerr);
+        return C_OK;
+    }
+    if ((c->flags & CLIENT_PUBSUB) && c->resp == 2 && !isAllowedInPubsubContext(c->cmd)) {
+        rejectCommand(c,
+                      "Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are "
+                      "allowed in this context",
+                      c->cmd->fullname);
+        return C_OK;
+    }
+    if (server.loading && !(flags & CMD_LOADING)) {
+        rejectCommandObject(c, shared.loadingerr);
+        return C_OK;
+    }
+    if ((c->flags & CLIENT_MULTI) && !isTransactionControl(c->cmd)) {
+        queueMultiCommand(c);
+        addReply(c, shared.queued);
+        return C_OK;
+    }
+    server.current_client = c;
+    call(c, CALL_FULL);
+    server.current_client = NULL;
+    if (listLength(server.ready_keys)) handleClientsBlockedOnKeys();
+    return C_OK;
+}
+
+void call(client *c, int flags) {
+    struct redisCommand *real_cmd = c->cmd;
+    long long dirty = server.dirty;
+    long long errors_before = server.stat_total_error_replies;
+    int was_blocked = c->flags & CLIENT_BLOCKED;
+    int prev_executing = c->flags & CLIENT_EXECUTING;
+    if (listLength(server.monitors) && !server.loading && !(c->cmd->flags & (CMD_SKIP_MONITOR | CMD_ADMIN)))
+        monitorFeed(c, c->db->id, c->argv, c->argc);
+    c->flags |= CLIENT_EXECUTING;
+    monotime start = getMonotonicUs();
+    c->cmd->proc(c);
+    long long duration = (long long)(getMonotonicUs() - start);
+    if (!prev_executing) c->flags &= ~CLIENT_EXECUTING;
+    dirty = server.dirty - dirty;
+    if (dirty < 0) dirty = 0;
+    if (server.stat_total_error_replies > errors_before) real_cmd->failed_calls++;
+    int blocked_now = (c->flags & CLIENT_BLOCKED) && !was_blocked;
+    if (!blocked_now) {
+        if ((flags & CALL_SLOWLOG) && !(c->cmd->flags & CMD_SKIP_SLOWLOG) && !(c->flags & CLIENT_LUA))
+            slowlogPushEntryIfNeeded(c, c->argv, c->argc, duration);
+        if (flags & CALL_STATS) {
+            real_cmd->microseconds += duration;
+            real_cmd->calls++;
+        }
+    }
+    if ((flags & CALL_PROPAGATE) && dirty && !(c->flags & CLIENT_AOF) && !(c->cmd->flags & CMD_NO_MULTI && 0))
+        propagateCommand(c->db->id, c->argv, c->argc);
+    c->lastcmd = c->cmd;
+    c->commands_processed++;
+    server.stat_numcommands++;
+}
+
+/* ---------------------------------------------------------------- shutdown */
+
+int prepareForShutdown(int flags) {
+    serverLog(LL_NOTICE, "User requested shutdown...");
+    if (persistOnShutdown(flags) != C_OK && !(flags & SHUTDOWN_FORCE)) return C_ERR;
+    if (server.pidfile) unlink(server.pidfile);
+    closeListeningSockets(1);
+    serverLog(LL_WARNING, "Redis is now ready to exit, bye bye...");
+    return C_OK;
+}
+
+static void sigShutdownHandler(int sig) {
+    if (server.shutdown_asap && sig == SIGINT) {
+        serverLog(LL_WARNING, "You insist... exiting now.");
+        if (server.pidfile) unlink(server.pidfile);
+        _exit(1);
+    }
+    server.shutdown_asap = 1;
+    server.shutdown_flags = SHUTDOWN_NOFLAGS;
+}
+
+static void sigCrashHandler(int sig, siginfo_t *info, void *secret) {
+    (void)secret;
+    serverLog(LL_WARNING, "======= Redis crashed by signal: %d (%s), address %p =======", sig, strsignal(sig),
+              info ? info->si_addr : NULL);
+    void *trace[64];
+    int n = backtrace(trace, 64);
+    int fd = server.logfile && server.logfile[0] ? open(server.logfile, O_APPEND | O_CREAT | O_WRONLY, 0644) : STDOUT_FILENO;
+    if (fd != -1) {
+        backtrace_symbols_fd(trace, n, fd);
+        if (fd != STDOUT_FILENO) close(fd);
+    }
+    serverLog(LL_WARNING, "======= end of backtrace =======");
+    struct sigaction act;
+    sigemptyset(&act.sa_mask);
+    act.sa_flags = 0;
+    act.sa_handler = SIG_DFL;
+    sigaction(sig, &act, NULL);
+    kill(getpid(), sig);
+}
+
+static void setupSignalHandlers(void) {
+    struct sigaction act;
+    sigemptyset(&act.sa_mask);
+    act.sa_flags = 0;
+    act.sa_handler = sigShutdownHandler;
+    sigaction(SIGTERM, &act, NULL);
+    sigaction(SIGINT, &act, NULL);
+    sigemptyset(&act.sa_mask);
+    act.sa_flags = SA_NODEFER | SA_RESETHAND | SA_SIGINFO;
+    act.sa_sigaction = sigCrashHandler;
+    sigaction(SIGSEGV, &act, NULL);
+    sigaction(SIGBUS, &act, NULL);
+    sigaction(SIGFPE, &act, NULL);
+    sigaction(SIGILL, &act, NULL);
+    sigaction(SIGABRT, &act, NULL);
+    signal(SIGHUP, SIG_IGN);
+    signal(SIGPIPE, SIG_IGN);
+}
+
+/* ----------------------------------------------------------------- start-up */
+
+static void oomHandler(size_t size) {
+    serverLog(LL_WARNING, "Out Of Memory allocating %zu bytes!", size);
+    abort();
+}
+
+static int listenToPort(void) {
+    char err[ANET_ERR_LEN];
+    static char *defaults[] = {"127.0.0.1", "::1"};
+    char **addrs = server.bindaddr_count ? server.bindaddr : defaults;
+    int count = server.bindaddr_count ? server.bindaddr_count : 2;
+    server.ipfd_count = 0;
+    if (server.port == 0) return C_OK;
+    for (int j = 0; j < count; j++) {
+        const char *addr = addrs[j];
+        int optional = *addr == '-';
+        if (optional) addr++;
+        int fd = anetTcpServer(err, server.port, addr, server.tcp_backlog);
+        if (fd == ANET_ERR) {
+            /* ::1 may be missing (no IPv6): only a default or optional address may fail. */
+            if (optional || !server.bindaddr_count) {
+                serverLog(LL_VERBOSE, "Could not bind %s:%d: %s (skipped)", addr, server.port, err);
+                continue;
+            }
+            serverLog(LL_WARNING, "Warning: Could not create server TCP listening socket %s:%d: %s", addr, server.port, err);
+            return C_ERR;
+        }
+        anetNonBlock(NULL, fd);
+        server.ipfd[server.ipfd_count++] = fd;
+    }
+    if (server.ipfd_count == 0) {
+        serverLog(LL_WARNING, "Failed listening on port %d (tcp), aborting.", server.port);
+        return C_ERR;
+    }
+    return C_OK;
+}
+
+static void createPidFile(void) {
+    if (!server.pidfile) return;
+    FILE *fp = fopen(server.pidfile, "w");
+    if (fp) {
+        fprintf(fp, "%d\n", (int)getpid());
+        fclose(fp);
+    } else {
+        serverLog(LL_WARNING, "Failed to write PID file: %s", strerror(errno));
+    }
+}
+
+static void daemonize(void) {
+    if (fork() != 0) exit(0);
+    setsid();
+    int fd = open("/dev/null", O_RDWR, 0);
+    if (fd != -1) {
+        dup2(fd, STDIN_FILENO);
+        dup2(fd, STDOUT_FILENO);
+        dup2(fd, STDERR_FILENO);
+        if (fd > STDERR_FILENO) close(fd);
+    }
+}
+
+static void initServer(void) {
+    server.pid = getpid();
+    setupSignalHandlers();
+    server.clients = listCreate();
+    server.clients_to_close = listCreate();
+    server.clients_pending_write = listCreate();
+    server.monitors = listCreate();
+    server.sofd = -1;
+    createSharedObjects();
+    initSharedIntegers();
+    struct rlimit limit;
+    rlim_t want = (rlim_t)server.maxclients + 128;
+    if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < want) {
+        limit.rlim_cur = want < limit.rlim_max ? want : limit.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &limit);
+        getrlimit(RLIMIT_NOFILE, &limit);
+        if (limit.rlim_cur < want) {
+            unsigned int newmax = limit.rlim_cur > 128 ? (unsigned int)limit.rlim_cur - 128 : 1;
+            serverLog(LL_WARNING, "You requested maxclients of %u requiring at least %llu max file descriptors. Redis can't set maximum open files to %llu, maxclients is now %u.",
+                      server.maxclients, (unsigned long long)want, (unsigned long long)want, newmax);
+            server.maxclients = newmax;
+        }
+    }
+    server.el = aeCreateEventLoop(server.maxclients + 128 + 96);
+    if (!server.el) {
+        serverLog(LL_WARNING, "Failed creating the event loop. Error message: '%s'", strerror(errno));
+        exit(1);
+    }
+    initDatabases();
+    if (listenToPort() == C_ERR) exit(1);
+    if (server.unixsocket) {
+        char err[ANET_ERR_LEN];
+        server.sofd = anetUnixServer(err, server.unixsocket, server.unixsocketperm, server.tcp_backlog);
+        if (server.sofd == ANET_ERR) {
+            serverLog(LL_WARNING, "Failed opening Unix socket: %s", err);
+            exit(1);
+        }
+        anetNonBlock(NULL, server.sofd);
+    }
+    if (server.ipfd_count == 0 && server.sofd < 0) {
+        serverLog(LL_WARNING, "Configured to not listen anywhere, exiting.");
+        exit(1);
+    }
+    for (int j = 0; j < server.ipfd_count; j++)
+        aeCreateFileEvent(server.el, server.ipfd[j], AE_READABLE, acceptTcpHandler, NULL);
+    if (server.sofd >= 0) aeCreateFileEvent(server.el, server.sofd, AE_READABLE, acceptUnixHandler, NULL);
+    static dictType errorsDictType = {.hashFunction = dictSdsHash, .keyCompare = dictSdsKeyCompare,
+                                      .keyDestructor = dictSdsDestructor};
+    server.errors = dictCreate(&errorsDictType);
+    pubsubInit();
+    slowlogInit();
+    blockingInit();
+    aeCreateTimeEvent(server.el, 1, serverCron, NULL);
+    expireInit();
+    aeSetBeforeSleepProc(server.el, beforeSleep);
+    updateCachedTime();
+    server.stat_starttime = server.unixtime;
+    server.lastsave = server.unixtime;
+}
+
+static void setRandomSeedAndRunId(void) {
+    uint8_t seed[16];
+    FILE *fp = fopen("/dev/urandom", "r");
+    if (!fp || fread(seed, 1, sizeof(seed), fp) != sizeof(seed)) {
+        long long t = ustime() ^ getpid();
+        for (int i = 0; i < 16; i++) seed[i] = (uint8_t)(t >> ((i % 8) * 8)) ^ (uint8_t)i;
+    }
+    dictSetHashFunctionSeed(seed);
+    unsigned char rnd[CONFIG_RUN_ID_SIZE / 2];
+    if (!fp || fread(rnd, 1, sizeof(rnd), fp) != sizeof(rnd)) {
+        for (size_t i = 0; i < sizeof(rnd); i++) rnd[i] = (unsigned char)(rand() ^ seed[i % 16]);
+    }
+    if (fp) fclose(fp);
+    for (size_t i = 0; i < sizeof(rnd); i++) snprintf(server.runid + i * 2, 3, "%02x", rnd[i]);
+    srand((unsigned)ustime() ^ getpid());
+}
+
+int main(int argc, char **argv) {
+    setlocale(LC_COLLATE, "");
+    zmalloc_set_oom_handler(oomHandler);
+    setRandomSeedAndRunId();
+    updateCachedTime();
+    server.executable = argv[0];
+    server.exec_argv = argv;
+    initServerConfig();
+    populateCommandTable();
+    if (loadServerConfigFromArgs(argc, argv) != C_OK) exit(1);
+    if (server.daemonize) daemonize();
+    initServer();
+    createPidFile();
+    serverLog(LL_NOTICE, "Server initialized");
+    if (persistLoadAtStartup() != C_OK) exit(1);
+    serverLog(LL_NOTICE, "Ready to accept connections");
+    aeMain(server.el);
+    return 0;
+}

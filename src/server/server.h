@@ -1,0 +1,381 @@
+/* server: the one `server` struct holding server-wide state, the client and
+ * database structures, and the command descriptor. Commands include this
+ * together with reply.h and db.h; features include only what they use. */
+#ifndef SERVER_SERVER_H
+#define SERVER_SERVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "core/adlist.h"
+#include "core/ae.h"
+#include "core/dict.h"
+#include "core/sds.h"
+#include "data/object.h"
+#include "data/ttlheap.h"
+
+#define C_OK 0
+#define C_ERR -1
+
+#define PROTO_IOBUF_LEN (1024 * 16)
+#define PROTO_REPLY_CHUNK_BYTES (16 * 1024)
+#define PROTO_INLINE_MAX_SIZE (1024 * 64)
+#define PROTO_MBULK_BIG_ARG (1024 * 32)
+#define CONFIG_MAX_LINE 1024
+#define NET_IP_STR_LEN 46
+#define NET_ADDR_STR_LEN (NET_IP_STR_LEN + 32)
+#define CONFIG_BINDADDR_MAX 16
+#define CONFIG_RUN_ID_SIZE 40
+
+/* Command flags (from the declarative table's flag words). */
+#define CMD_WRITE (1ULL << 0)
+#define CMD_READONLY (1ULL << 1)
+#define CMD_DENYOOM (1ULL << 2)
+#define CMD_MODULE (1ULL << 3)
+#define CMD_ADMIN (1ULL << 4)
+#define CMD_PUBSUB (1ULL << 5)
+#define CMD_NOSCRIPT (1ULL << 6)
+#define CMD_BLOCKING (1ULL << 8)
+#define CMD_LOADING (1ULL << 9)
+#define CMD_STALE (1ULL << 10)
+#define CMD_SKIP_MONITOR (1ULL << 11)
+#define CMD_SKIP_SLOWLOG (1ULL << 12)
+#define CMD_ASKING (1ULL << 13)
+#define CMD_FAST (1ULL << 14)
+#define CMD_NO_AUTH (1ULL << 15)
+#define CMD_MAY_REPLICATE (1ULL << 16)
+#define CMD_SENTINEL (1ULL << 17)
+#define CMD_ONLY_SENTINEL (1ULL << 18)
+#define CMD_NO_MANDATORY_KEYS (1ULL << 19)
+#define CMD_PROTECTED (1ULL << 20)
+#define CMD_MODULE_GETKEYS (1ULL << 21)
+#define CMD_MODULE_NO_CLUSTER (1ULL << 22)
+#define CMD_NO_ASYNC_LOADING (1ULL << 23)
+#define CMD_NO_MULTI (1ULL << 24)
+#define CMD_MOVABLE_KEYS (1ULL << 25)
+#define CMD_ALLOW_BUSY (1ULL << 26)
+
+typedef struct client client;
+typedef void redisCommandProc(client *c);
+
+typedef struct redisCommand {
+    const char *fullname;  /* "get", "config|get" */
+    const char *name;      /* "get", "get" (the part after '|') */
+    redisCommandProc *proc;
+    int arity;
+    uint64_t flags;
+    const char *flagwords;
+    int firstkey, lastkey, keystep;
+    const char *group;
+    const char *info_resp; /* RESP2 fragment: [acl categories, tips, key specs] */
+    const char *docs_resp; /* RESP2 fragment: the docs map */
+    struct redisCommand *parent;
+    dict *subcommands;     /* name → redisCommand, for containers */
+    int nsubcommands;
+    /* Statistics (INFO commandstats). */
+    long long calls, microseconds, rejected_calls, failed_calls;
+} redisCommand;
+
+/* Client flags. */
+#define CLIENT_CLOSE_AFTER_REPLY (1 << 0)
+#define CLIENT_CLOSE_ASAP (1 << 1)
+#define CLIENT_MULTI (1 << 2)
+#define CLIENT_DIRTY_CAS (1 << 3)
+#define CLIENT_DIRTY_EXEC (1 << 4)
+#define CLIENT_BLOCKED (1 << 5)
+#define CLIENT_MONITOR (1 << 6)
+#define CLIENT_PUBSUB (1 << 7)
+#define CLIENT_UNIX_SOCKET (1 << 8)
+#define CLIENT_PENDING_WRITE (1 << 9)
+#define CLIENT_REPLY_OFF (1 << 10)
+#define CLIENT_REPLY_SKIP_NEXT (1 << 11)
+#define CLIENT_REPLY_SKIP (1 << 12)
+#define CLIENT_LUA (1 << 13)       /* the fake client scripts run commands through */
+#define CLIENT_NO_EVICT (1 << 14)
+#define CLIENT_PROTECTED (1 << 15)
+#define CLIENT_EXECUTING (1 << 16)
+#define CLIENT_AOF (1 << 17)       /* the fake client loading the AOF */
+#define CLIENT_CLOSE_AFTER_COMMAND (1 << 18)
+#define CLIENT_DENY_BLOCKING (1 << 19) /* inside MULTI or a script: never block */
+#define CLIENT_IN_DICT_TOUCH (1 << 20)
+
+#define PROTO_REQ_INLINE 1
+#define PROTO_REQ_MULTIBULK 2
+
+/* Client output classes for client-output-buffer-limit. */
+#define CLIENT_TYPE_NORMAL 0
+#define CLIENT_TYPE_REPLICA 1
+#define CLIENT_TYPE_PUBSUB 2
+#define CLIENT_TYPE_COUNT 3
+
+typedef struct clientReplyBlock {
+    size_t size, used;
+    char buf[];
+} clientReplyBlock;
+
+typedef struct redisDb {
+    dict *dict;             /* key (embedded sds) → robj; entry meta: expiry heap slot */
+    ttlHeap *expires;       /* ordered deadlines of volatile keys */
+    dict *blocking_keys;    /* key → list of clients blocked on it */
+    dict *watched_keys;     /* key → list of clients WATCHing it */
+    int id;
+    long long avg_ttl;
+} redisDb;
+
+/* Blocking state. */
+#define BLOCKED_NONE 0
+#define BLOCKED_LIST 1
+#define BLOCKED_ZSET 2
+#define BLOCKED_SLEEP 3
+
+typedef struct blockingState {
+    long long timeout;   /* absolute ms; 0 = forever */
+    int btype;
+    dict *keys;          /* keys the client waits for */
+    void *privdata;      /* owned by the blocking command family */
+    void (*unblockfn)(client *c, int timedout);
+} blockingState;
+
+typedef struct multiCmd {
+    robj **argv;
+    int argc;
+    struct redisCommand *cmd;
+} multiCmd;
+
+typedef struct multiState {
+    multiCmd *commands;
+    int count;
+    int cmd_flags;
+} multiState;
+
+struct client {
+    uint64_t id;
+    int fd;
+    int flags;
+    redisDb *db;
+    robj *name;
+    sds querybuf;
+    size_t qb_pos;
+    size_t querybuf_peak;
+    int argc, argv_len;
+    robj **argv;
+    size_t argv_len_sum;
+    struct redisCommand *cmd, *lastcmd, *realcmd;
+    int reqtype;
+    int multibulklen;
+    long bulklen;
+    list *reply;
+    unsigned long long reply_bytes;
+    size_t sentlen;
+    time_t ctime;
+    time_t lastinteraction;
+    time_t obuf_soft_limit_reached_time;
+    int authenticated;
+    int resp;
+    int bufpos;
+    size_t buf_usable_size;
+    char *buf;
+    blockingState bpop;
+    multiState mstate;
+    list *watched_keys;
+    dict *pubsub_channels;
+    list *pubsub_patterns;
+    listNode *client_list_node;
+    listNode *pending_write_node;
+    listNode *unblocked_node;
+    char addr[NET_ADDR_STR_LEN];
+    char laddr[NET_ADDR_STR_LEN];
+    sds lib_name, lib_ver;
+    long long woff;
+    int slot_for_pubsub; /* unused placeholder for cluster-era fields kept at 0 */
+    long long commands_processed;
+    unsigned long long net_input_bytes, net_output_bytes;
+};
+
+/* Output buffer limits per client class. */
+typedef struct clientBufferLimitsConfig {
+    unsigned long long hard_limit_bytes;
+    unsigned long long soft_limit_bytes;
+    time_t soft_limit_seconds;
+} clientBufferLimitsConfig;
+
+struct redisServer {
+    pid_t pid;
+    char *executable;
+    char *configfile;
+    char **exec_argv;
+    aeEventLoop *el;
+    char runid[CONFIG_RUN_ID_SIZE + 1];
+    long long cronloops;
+    int shutdown_asap;
+    int shutdown_flags;
+
+    /* Networking. */
+    int port;
+    int tcp_backlog;
+    char *bindaddr[CONFIG_BINDADDR_MAX];
+    int bindaddr_count;
+    int ipfd[CONFIG_BINDADDR_MAX];
+    int ipfd_count;
+    char *unixsocket;
+    unsigned int unixsocketperm;
+    int sofd;
+    int tcpkeepalive;
+    int protected_mode;
+    unsigned int maxclients;
+    int maxidletime;
+    list *clients;
+    list *clients_to_close;
+    list *clients_pending_write;
+    list *unblocked_clients;
+    list *monitors;
+    dict *clients_by_id;
+    uint64_t next_client_id;
+    client *current_client;
+    long long proto_max_bulk_len;
+    unsigned long long client_max_querybuf_len;
+    clientBufferLimitsConfig client_obuf_limits[CLIENT_TYPE_COUNT];
+    size_t stat_clients_type_memory[CLIENT_TYPE_COUNT];
+    unsigned int blocked_clients;
+    unsigned int blocked_clients_by_type[8];
+    list *ready_keys;   /* readyList entries: keys that got data for blocked clients */
+    dict *ready_keys_set;
+
+    /* Keyspace. */
+    redisDb *db;
+    int dbnum;
+    long long dirty;
+    int active_expire_enabled;
+    int hz;
+    int dynamic_hz;
+    long long expire_timer_id;
+    long long stat_expiredkeys;
+    long long stat_expired_stale_perc;
+    long long stat_evictedkeys;
+    long long stat_keyspace_hits;
+    long long stat_keyspace_misses;
+    long long stat_numcommands;
+    long long stat_numconnections;
+    long long stat_rejected_conn;
+    long long stat_net_input_bytes;
+    long long stat_net_output_bytes;
+    long long stat_unexpected_error_replies;
+    long long stat_total_error_replies;
+    long long stat_client_qbuf_limit_disconnections;
+    long long stat_client_outbuf_limit_disconnections;
+    long long stat_expire_cycle_time_used;
+    long long stat_peak_memory;
+    time_t stat_starttime;
+    dict *commands;     /* name → redisCommand (containers hold subcommands) */
+    dict *errors;       /* error prefix → count (INFO errorstats) */
+
+    /* Limits and encodings. */
+    unsigned long long maxmemory;
+    int maxmemory_policy;
+    int maxmemory_samples;
+    size_t hash_max_listpack_entries;
+    size_t hash_max_listpack_value;
+    size_t set_max_intset_entries;
+    size_t zset_max_listpack_entries;
+    size_t zset_max_listpack_value;
+    int list_max_listpack_size;
+    int list_compress_depth;
+    int lazyfree_lazy_user_del;
+    int lazyfree_lazy_user_flush;
+
+    /* Logging and process. */
+    int verbosity;
+    char *logfile;
+    int daemonize;
+    char *pidfile;
+    int supervised;
+    int syslog_enabled;
+    char *requirepass;
+    int notify_keyspace_events;
+    int latency_tracking;
+
+    /* Persistence knobs that the config table owns; the persist/ module reads them. */
+    char *dir;
+    char *dbfilename;
+    int rdb_compression;
+    int rdb_checksum;
+    int stop_writes_on_bgsave_err;
+    int aof_enabled;
+    int aof_fsync;
+    char *appendfilename;
+    char *appenddirname;
+    int aof_no_fsync_on_rewrite;
+    int aof_rewrite_perc;
+    long long aof_rewrite_min_size;
+    int aof_load_truncated;
+    int aof_use_rdb_preamble;
+    struct saveparam *saveparams;
+    int saveparamslen;
+    time_t lastsave;
+    int loading;
+    int masterhost_set; /* no replication yet: always 0, keeps the master check in place */
+
+    /* Scripting and transactions (features/). */
+    long long busy_reply_threshold;
+    int in_script;
+    int in_exec;
+    long long slowlog_log_slower_than;
+    unsigned long slowlog_max_len;
+    int lua_replicate_commands;
+
+    /* The 0MQ expiry push (features/expiry_push reads these). */
+    sds *zmq_endpoints;
+    int zmq_endpoints_count;
+    long long zmq_hwm;
+    long long zmq_backlog;
+    int zmq_types; /* bit per OBJ_ type */
+
+    /* Clocks cached each event loop round. */
+    long long mstime;
+    long long ustime;
+    time_t unixtime;
+    unsigned int lruclock;
+};
+
+struct saveparam {
+    time_t seconds;
+    int changes;
+};
+
+extern struct redisServer server;
+
+/* Logging. */
+#define LL_DEBUG 0
+#define LL_VERBOSE 1
+#define LL_NOTICE 2
+#define LL_WARNING 3
+#define LL_RAW (1 << 10)
+void serverLog(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Time as commands see it: fixed during a command (and a script), as Redis does. */
+long long commandTimeMs(void);
+void updateCachedTime(void);
+
+/* The command table. */
+struct redisCommand *lookupCommand(robj **argv, int argc);
+struct redisCommand *lookupCommandByCString(const char *name);
+void populateCommandTable(void);
+int commandCheckArity(struct redisCommand *cmd, int argc);
+
+/* Executing commands. */
+#define CALL_NONE 0
+#define CALL_SLOWLOG (1 << 0)
+#define CALL_STATS (1 << 1)
+#define CALL_PROPAGATE (1 << 2)
+#define CALL_FULL (CALL_SLOWLOG | CALL_STATS | CALL_PROPAGATE)
+void call(client *c, int flags);
+int processCommand(client *c);
+int prepareForShutdown(int flags);
+#define SHUTDOWN_NOFLAGS 0
+#define SHUTDOWN_SAVE 1
+#define SHUTDOWN_NOSAVE 2
+#define SHUTDOWN_FORCE 4
+
+#endif
