@@ -1,11 +1,11 @@
 """Integration tests for the bitmap commands, checked against Redis 7.0.15.
 
 SETBIT GETBIT BITCOUNT BITPOS BITOP BITFIELD BITFIELD_RO, with exact replies
-and error texts through the raw RESP client in raw_resp.py. Offsets are bounded
+and error texts through datatype_client.py. Offsets are bounded
 by proto-max-bulk-len, lowered here to its 1mb minimum so the bound can be
 reached without building a 512MB string.
 """
-from raw_resp import WRONGTYPE, arity, c, connect  # noqa: F401
+from datatype_client import WRONGTYPE, arity, c, connect  # noqa: F401
 
 BAD_OFFSET = "ERR bit offset is not an integer or out of range"
 BAD_TYPE = "ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is."

@@ -1,10 +1,10 @@
 """Integration tests for the hash commands, checked against Redis 7.0.15.
 
-Replies and error texts are asserted exactly (through the raw RESP client in
-raw_resp.py), including the listpack -> hashtable encoding switch at
+Replies and error texts are asserted exactly (through datatype_client.py),
+including the listpack -> hashtable encoding switch at
 hash-max-listpack-entries / hash-max-listpack-value and its CONFIG SET.
 """
-from raw_resp import NULL_ARRAY, WRONGTYPE, arity, c, connect  # noqa: F401
+from datatype_client import WRONGTYPE, arity, c, check_random_members, connect, scan_all  # noqa: F401
 
 
 def as_dict(flat):
@@ -230,51 +230,11 @@ def test_hrandfield_errors(c):
     assert c.err("HRANDFIELD") == arity("hrandfield")
 
 
-def check_hrandfield(c, key, expected):
-    """Checks the HRANDFIELD invariants on a hash whose content is `expected`."""
-    n = len(expected)
-    fields = set(expected)
-    assert c("HRANDFIELD", key, "0") == []
-    assert c("HRANDFIELD", key, "0", "WITHVALUES") == []
-    # No count: one field (a bulk string), and over many calls more than one.
-    seen = set()
-    for _ in range(60):
-        f = c("HRANDFIELD", key)
-        assert f in fields
-        seen.add(f)
-    assert len(seen) > 1
-    # Positive count: distinct fields, at most the hash size.
-    for count in (1, 2, n // 4, n // 2, n - 1, n, n + 5):
-        if count <= 0:
-            continue
-        got = c("HRANDFIELD", key, count)
-        assert len(got) == min(count, n)
-        assert len(set(got)) == len(got)
-        assert set(got) <= fields
-        flat = c("HRANDFIELD", key, count, "WITHVALUES")
-        assert len(flat) == 2 * min(count, n)
-        pairs = as_dict(flat)
-        assert len(pairs) == min(count, n)
-        assert all(expected[f] == v for f, v in pairs.items())
-    # The whole hash when count >= size.
-    assert sorted(c("HRANDFIELD", key, n)) == sorted(fields)
-    # Negative count: exactly |count| fields, repeats allowed (and certain here).
-    got = c("HRANDFIELD", key, -(n * 10))
-    assert len(got) == n * 10
-    assert set(got) <= fields
-    assert len(set(got)) < len(got)
-    flat = c("HRANDFIELD", key, -(n * 3), "WITHVALUES")
-    assert len(flat) == n * 6
-    for f, v in zip(flat[0::2], flat[1::2]):
-        assert expected[f] == v
-    assert c("HRANDFIELD", key, "-1") != []
-
-
 def test_hrandfield_listpack(c):
     expected = {b"a": b"1", b"b": b"2", b"c": b"3", b"d": b"4", b"e": b"5"}
     c("HSET", "h", *[x for kv in expected.items() for x in kv])
     assert c.encoding("h") == b"listpack"
-    check_hrandfield(c, "h", expected)
+    check_random_members(c, "HRANDFIELD", "h", expected, "WITHVALUES")
     # Many draws with repeats cover every field of a small hash.
     assert set(c("HRANDFIELD", "h", "-200")) == set(expected)
 
@@ -282,7 +242,7 @@ def test_hrandfield_listpack(c):
 def test_hrandfield_hashtable(c):
     fill_hashtable(c, "h", 100)
     expected = {b"f%d" % i: b"v%d" % i for i in range(100)}
-    check_hrandfield(c, "h", expected)
+    check_random_members(c, "HRANDFIELD", "h", expected, "WITHVALUES")
     # A small positive count (sampling) and a large one (copy and remove).
     for count in (10, 90):
         got = c("HRANDFIELD", "h", count, "WITHVALUES")
@@ -292,19 +252,6 @@ def test_hrandfield_hashtable(c):
 
 
 # --- HSCAN ---------------------------------------------------------------
-
-def full_hscan(c, key, *opts):
-    cursor = b"0"
-    out = []
-    calls = 0
-    while True:
-        cursor, items = c("HSCAN", key, cursor, *opts)
-        out += items
-        calls += 1
-        assert calls < 10000
-        if cursor == b"0":
-            return out, calls
-
 
 def test_hscan_listpack(c):
     c("HSET", "h", "a", "1", "b", "2", "key:1", "3", "key:2", "4")
@@ -319,12 +266,12 @@ def test_hscan_listpack(c):
 
 def test_hscan_hashtable(c):
     fill_hashtable(c, "h", 200)
-    items, calls = full_hscan(c, "h", "COUNT", "10")
+    items, calls = scan_all(c, "HSCAN", "h", "COUNT", "10")
     assert calls > 1
     d = as_dict(items)
     assert d == {b"f%d" % i: b"v%d" % i for i in range(200)}
     assert len(items) == 400  # a table that does not change gives no duplicates
-    items, _ = full_hscan(c, "h", "MATCH", "f1?", "COUNT", "1000")
+    items, _ = scan_all(c, "HSCAN", "h", "MATCH", "f1?", "COUNT", "1000")
     assert as_dict(items) == {b"f1%d" % i: b"v1%d" % i for i in range(10)}
 
 

@@ -1,8 +1,8 @@
 """Integration tests for the list commands, blocking ones included, checked
 against Redis 7.0.15.
 
-Replies and error texts are asserted exactly through the raw RESP client in
-raw_resp.py. Blocking tests leave one client blocked (its command sent, its
+Replies and error texts are asserted exactly through datatype_client.py.
+Blocking tests leave one client blocked (its command sent, its
 reply not yet read, or a redis-py call in a thread) while another client
 pushes, and wait for INFO's blocked_clients instead of sleeping.
 In 7.0 every list is encoded "quicklist", whatever its size.
@@ -11,7 +11,7 @@ import random
 import threading
 import time
 
-from raw_resp import NULL_ARRAY, WRONGTYPE, ReplyError, arity, c, connect, wait_blocked  # noqa: F401
+from datatype_client import NULL_ARRAY, WRONGTYPE, ReplyError, arity, c, connect, wait_blocked  # noqa: F401
 
 UNBLOCKED = "UNBLOCKED client unblocked via CLIENT UNBLOCK"
 
@@ -597,13 +597,14 @@ def test_blocking_inside_multi_does_not_block(c):
     assert c("BRPOPLPUSH", "k", "d", "0") == "QUEUED"
     assert c("BLMOVE", "k", "d", "LEFT", "LEFT", "0") == "QUEUED"
     assert c("BLMPOP", "0", "1", "k", "LEFT") == "QUEUED"
-    assert c("EXEC") == [NULL_ARRAY, NULL_ARRAY, None, None, NULL_ARRAY]
+    # Nil arrays for the pops, nil bulks for the moves.
+    assert c.frame("EXEC") == b"*5\r\n*-1\r\n*-1\r\n$-1\r\n$-1\r\n*-1\r\n"
     c("RPUSH", "k", "a", "b")
     c("MULTI")
     c("BLPOP", "k", "0")
     c("BRPOPLPUSH", "k", "d", "0")
     c("BLPOP", "k", "0")
-    assert c("EXEC") == [[b"k", b"a"], b"b", NULL_ARRAY]
+    assert c.frame("EXEC") == b"*3\r\n*2\r\n$1\r\nk\r\n$1\r\na\r\n$1\r\nb\r\n*-1\r\n"
 
 
 def test_client_unblock(c, connect):

@@ -8,7 +8,7 @@ noscript in 7.0).
 """
 import hashlib
 
-from raw_resp import c, connect, wait_blocked  # noqa: F401
+from datatype_client import c, connect, wait_blocked  # noqa: F401
 
 
 def noscript_error(script):

@@ -1,11 +1,11 @@
 """Integration tests for the set commands, checked against Redis 7.0.15.
 
-Replies and error texts are asserted exactly through the raw RESP client in
-raw_resp.py. Encodings: 7.0 has only intset (all members canonical 64-bit
+Replies and error texts are asserted exactly through datatype_client.py.
+Encodings: 7.0 has only intset (all members canonical 64-bit
 integers, at most set-max-intset-entries of them) and hashtable; there is no
 listpack set and no set-max-listpack-entries directive.
 """
-from raw_resp import WRONGTYPE, arity, c, connect  # noqa: F401
+from datatype_client import WRONGTYPE, arity, c, check_random_members, connect, scan_all  # noqa: F401
 
 
 def members(c, key):
@@ -70,39 +70,17 @@ def test_arity(c):
 
 # --- SRANDMEMBER / SPOP --------------------------------------------------
 
-def check_srandmember(c, key, expected):
-    n = len(expected)
-    assert c("SRANDMEMBER", key, "0") == []
-    seen = set()
-    for _ in range(60):
-        m = c("SRANDMEMBER", key)
-        assert m in expected
-        seen.add(m)
-    assert len(seen) > 1
-    for count in (1, 2, n // 2, n - 1, n, n + 10):
-        got = c("SRANDMEMBER", key, count)
-        assert len(got) == min(count, n)
-        assert len(set(got)) == len(got)  # positive count: distinct members
-        assert set(got) <= expected
-    assert set(c("SRANDMEMBER", key, n)) == expected
-    got = c("SRANDMEMBER", key, -(n * 10))  # negative count: repeats allowed
-    assert len(got) == n * 10
-    assert set(got) <= expected
-    assert len(set(got)) < len(got)
-    assert c("SCARD", key) == n  # nothing removed
-
-
 def test_srandmember_intset(c):
     c("SADD", "s", *range(1, 8))
     assert c.encoding("s") == b"intset"
-    check_srandmember(c, "s", {str(i).encode() for i in range(1, 8)})
+    check_random_members(c, "SRANDMEMBER", "s", {str(i).encode() for i in range(1, 8)})
     assert set(c("SRANDMEMBER", "s", "-300")) == {str(i).encode() for i in range(1, 8)}
 
 
 def test_srandmember_hashtable(c):
     make_hashtable_set(c, "s", 100)
     expected = {b"m%d" % i for i in range(100)}
-    check_srandmember(c, "s", expected)
+    check_random_members(c, "SRANDMEMBER", "s", expected)
     for count in (10, 90):  # sampling and copy-then-remove paths
         got = c("SRANDMEMBER", "s", count)
         assert len(set(got)) == count and set(got) <= expected
@@ -293,17 +271,6 @@ def test_sintercard_errors(c):
 
 # --- SSCAN ---------------------------------------------------------------
 
-def full_sscan(c, key, *opts):
-    cursor, out, calls = b"0", [], 0
-    while True:
-        cursor, items = c("SSCAN", key, cursor, *opts)
-        out += items
-        calls += 1
-        assert calls < 10000
-        if cursor == b"0":
-            return out, calls
-
-
 def test_sscan_intset(c):
     c("SADD", "s", "3", "1", "2", "10", "11")
     assert c("SSCAN", "s", "0") == [b"0", [b"1", b"2", b"3", b"10", b"11"]]
@@ -313,11 +280,11 @@ def test_sscan_intset(c):
 
 def test_sscan_hashtable(c):
     make_hashtable_set(c, "s", 300)
-    items, calls = full_sscan(c, "s", "COUNT", "10")
+    items, calls = scan_all(c, "SSCAN", "s", "COUNT", "10")
     assert calls > 1
     assert len(items) == 300
     assert sorted(items) == b_set(*["m%d" % i for i in range(300)])
-    items, _ = full_sscan(c, "s", "MATCH", "m2?", "COUNT", "50")
+    items, _ = scan_all(c, "SSCAN", "s", "MATCH", "m2?", "COUNT", "50")
     assert sorted(items) == b_set(*["m2%d" % i for i in range(10)])
 
 

@@ -2,10 +2,9 @@
 
 Lists, sets and sorted sets; numeric and ALPHA order, DESC, LIMIT, BY patterns
 (string keys, hash fields `key_*->field`, `nosort`, a pattern without '*'),
-GET (incl. '#' and hash fields), STORE, and exact error texts through the raw
-RESP client in raw_resp.py.
+GET (incl. '#' and hash fields), STORE, and exact error texts through datatype_client.py.
 """
-from raw_resp import WRONGTYPE, arity, c, connect  # noqa: F401
+from datatype_client import WRONGTYPE, arity, c, connect  # noqa: F401
 
 NOT_DOUBLE = "ERR One or more scores can't be converted into double"
 
