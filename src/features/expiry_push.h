@@ -11,5 +11,7 @@ void expiryPushKey(int dbid, robj *key, robj *val);
 /* (Re)binds the endpoints and applies HWM/backlog from the server's zmq_* config.
  * On failure nothing changes, *err says why, and C_ERR is returned. */
 int expiryPushApplyConfig(const char **err);
+/* Appends the "# Expiry_push" INFO section (weak until the push module defines it). */
+sds expiryPushInfo(sds s) __attribute__((weak));
 
 #endif

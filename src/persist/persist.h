@@ -2,10 +2,14 @@
 #ifndef PERSIST_PERSIST_H
 #define PERSIST_PERSIST_H
 
+#include "core/sds.h"
+
 void persistCron(void);
 void persistBeforeSleep(void);
 int persistDeniesWrites(void);   /* stop-writes-on-bgsave-error in effect */
 int persistOnShutdown(int flags); /* save/flush as configured; C_ERR to refuse shutdown */
 int persistLoadAtStartup(void);
+/* Appends the "# Persistence" INFO section. */
+sds persistInfo(sds info);
 
 #endif

@@ -18,6 +18,7 @@ typedef struct readyKey {
 static list *blocked_with_timeout; /* clients blocked with a timeout, for the timer scan */
 static long long timeout_timer_id = -1;
 static client *reprocessing;
+static robj *reprocessing_key; /* the ready key `reprocessing` is re-run for */
 
 static uint64_t objHash(const void *key) {
     const robj *o = key;
@@ -69,6 +70,7 @@ void blockingInit(void) {
 }
 
 int blockingIsReprocessing(client *c) { return reprocessing == c; }
+robj *blockingReadyKey(client *c) { return reprocessing == c ? reprocessing_key : NULL; }
 
 int getTimeoutFromObjectOrReply(client *c, robj *object, long long *timeout, int unit) {
     long double ftval;
@@ -257,10 +259,12 @@ void handleClientsBlockedOnKeys(void) {
                     detachBlocked(c);
                     c->bpop.timeout = timeout;
                     reprocessing = c;
+                    reprocessing_key = rk->key;
                     server.current_client = c;
                     updateCachedTime();
                     call(c, CALL_FULL);
                     reprocessing = NULL;
+                    reprocessing_key = NULL;
                     server.current_client = NULL;
                     if (!(c->flags & CLIENT_BLOCKED)) {
                         if (c->bpop.keys) {

@@ -25,5 +25,8 @@ void processUnblockedClients(void);
 int getTimeoutFromObjectOrReply(client *c, robj *object, long long *timeout, int unit);
 /* True while a blocked command is being re-executed because its key is ready. */
 int blockingIsReprocessing(client *c);
+/* While c is re-executed: the key whose new data woke it, else NULL. Redis
+ * serves a client blocked on several keys from the key that became ready. */
+robj *blockingReadyKey(client *c);
 
 #endif

@@ -55,6 +55,7 @@ static const enumName maxmemoryPolicyEnum[] = {
     {"volatile-lru", 0}, {"volatile-lfu", 1}, {"volatile-random", 2}, {"volatile-ttl", 3}, {"allkeys-lru", 4},
     {"allkeys-lfu", 5},  {"allkeys-random", 6}, {"noeviction", 7},   {NULL, 0}};
 static const enumName supervisedEnum[] = {{"upstart", 1}, {"systemd", 2}, {"auto", 3}, {"no", 0}, {NULL, 0}};
+static const enumName enableEnum[] = {{"no", 0}, {"yes", 1}, {"local", 2}, {NULL, 0}};
 static const enumName protectedEnum[] = {{"yes", 1}, {"no", 0}, {NULL, 0}};
 
 /* ------------------------------------------------- values with no home yet */
@@ -371,9 +372,11 @@ static configDef configs[] = {
     B("always-show-logo", NULL, F_IMMUTABLE | F_NOEFFECT, &cfg_ints[0], "no"),
     B("set-proc-title", NULL, F_IMMUTABLE | F_NOEFFECT, &cfg_ints[1], "yes"),
     STR("proc-title-template", NULL, F_NOEFFECT, &cfg_strs[1], "{title} {listen-addr} {server-mode}"),
-    STR("locale-collate", NULL, F_NOEFFECT, &cfg_strs[2], ""),
     I("hz", NULL, 0, &server.hz, "10", 0, INT_MAX, applyHz),
     B("dynamic-hz", NULL, 0, &server.dynamic_hz, "yes"),
+    EN("enable-debug-command", NULL, F_IMMUTABLE, &server.enable_debug_command, "no", enableEnum),
+    EN("enable-protected-configs", NULL, F_IMMUTABLE | F_NOEFFECT, &cfg_ints[25], "no", enableEnum),
+    EN("enable-module-command", NULL, F_IMMUTABLE | F_NOEFFECT, &cfg_ints[26], "no", enableEnum),
     STR("requirepass", NULL, F_SENSITIVE, &server.requirepass, NULL),
     SP("notify-keyspace-events", NULL, 0, "", setNotify, getNotify),
     /* snapshotting */
@@ -415,7 +418,7 @@ static configDef configs[] = {
     I("lfu-decay-time", NULL, F_NOEFFECT, &cfg_ints[15], "1", 0, INT_MAX, NULL),
     B("jemalloc-bg-thread", NULL, F_NOEFFECT, &cfg_ints[16], "yes"),
     /* encodings */
-    SZ("hash-max-listpack-entries", "hash-max-ziplist-entries", 0, &server.hash_max_listpack_entries, "128", 0, LLONG_MAX),
+    SZ("hash-max-listpack-entries", "hash-max-ziplist-entries", 0, &server.hash_max_listpack_entries, "512", 0, LLONG_MAX),
     SZ("hash-max-listpack-value", "hash-max-ziplist-value", 0, &server.hash_max_listpack_value, "64", 0, LLONG_MAX),
     SZ("set-max-intset-entries", NULL, 0, &server.set_max_intset_entries, "512", 0, LLONG_MAX),
     SZ("zset-max-listpack-entries", "zset-max-ziplist-entries", 0, &server.zset_max_listpack_entries, "128", 0, LLONG_MAX),

@@ -295,6 +295,7 @@ struct redisServer {
     char *requirepass;
     int notify_keyspace_events;
     int latency_tracking;
+    int enable_debug_command; /* 0 no, 1 yes, 2 local */
 
     /* Persistence knobs that the config table owns; the persist/ module reads them. */
     char *dir;

@@ -1,0 +1,614 @@
+/* admin: connection and server commands — PING ECHO QUIT TIME HELLO AUTH
+ * RESET CLIENT DEBUG MEMORY SHUTDOWN. */
+#include "server/blocking.h"
+#include "server/client.h"
+#include "server/db.h"
+#include "server/config.h"
+#include "server/expire.h"
+#include "server/reply.h"
+#include "core/numparse.h"
+#include "core/zmalloc.h"
+#include "data/listpack.h"
+#include "data/quicklist.h"
+#include "data/intset.h"
+#include "features/multi.h"
+#include "features/pubsub.h"
+
+#include <ctype.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+void pingCommand(client *c) {
+    if (c->argc > 2) {
+        addReplyErrorArity(c);
+        return;
+    }
+    if (c->flags & CLIENT_PUBSUB && c->resp == 2) {
+        addReply(c, shared.mbulkhdr[2]);
+        addReplyBulkCBuffer(c, "pong", 4);
+        if (c->argc == 1) addReplyBulkCBuffer(c, "", 0);
+        else addReplyBulk(c, c->argv[1]);
+    } else if (c->argc == 1) {
+        addReply(c, shared.pong);
+    } else {
+        addReplyBulk(c, c->argv[1]);
+    }
+}
+
+void echoCommand(client *c) { addReplyBulk(c, c->argv[1]); }
+
+void quitCommand(client *c) {
+    addReply(c, shared.ok);
+    c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+}
+
+void timeCommand(client *c) {
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    addReplyArrayLen(c, 2);
+    addReplyBulkLongLong(c, tv.tv_sec);
+    addReplyBulkLongLong(c, tv.tv_usec);
+}
+
+/* ------------------------------------------------------------ AUTH / HELLO */
+
+static int checkPassword(robj *user, robj *pass) {
+    if (user && strcmp(user->ptr, "default")) return 0;
+    if (server.requirepass == NULL) return user != NULL ? 1 : 0; /* "nopass" default user */
+    return strlen(server.requirepass) == sdslen(pass->ptr) &&
+           memcmp(server.requirepass, pass->ptr, sdslen(pass->ptr)) == 0;
+}
+
+void authCommand(client *c) {
+    if (c->argc > 3) {
+        addReplyErrorObject(c, shared.syntaxerr);
+        return;
+    }
+    if (c->argc == 2 && server.requirepass == NULL) {
+        addReplyError(c, "AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?");
+        return;
+    }
+    robj *user = c->argc == 3 ? c->argv[1] : NULL, *pass = c->argv[c->argc - 1];
+    if (checkPassword(user, pass)) {
+        c->authenticated = 1;
+        addReply(c, shared.ok);
+    } else {
+        addReplyError(c, "-WRONGPASS invalid username-password pair or user is disabled.");
+    }
+}
+
+static int validClientName(robj *name) {
+    const char *p = name->ptr;
+    size_t len = sdslen(name->ptr);
+    for (size_t j = 0; j < len; j++)
+        if (p[j] < '!' || p[j] > '~') return 0;
+    return 1;
+}
+
+static void setClientName(client *c, robj *name) {
+    if (c->name) decrRefCount(c->name);
+    c->name = NULL;
+    if (sdslen(name->ptr) == 0) return;
+    c->name = name;
+    incrRefCount(name);
+}
+
+void helloCommand(client *c) {
+    long long ver = 0;
+    int next = 1;
+    if (c->argc >= 2) {
+        if (getLongLongFromObject(c->argv[1], &ver) != 0) {
+            addReplyError(c, "Protocol version is not an integer or out of range");
+            return;
+        }
+        next = 2;
+        if (ver < 2 || ver > 3) {
+            addReplyError(c, "-NOPROTO unsupported protocol version");
+            return;
+        }
+    }
+    robj *user = NULL, *pass = NULL, *name = NULL;
+    for (int j = next; j < c->argc; j++) {
+        int more = c->argc - j - 1;
+        const char *opt = c->argv[j]->ptr;
+        if (!strcasecmp(opt, "auth") && more >= 2) {
+            user = c->argv[j + 1];
+            pass = c->argv[j + 2];
+            j += 2;
+        } else if (!strcasecmp(opt, "setname") && more >= 1) {
+            name = c->argv[j + 1];
+            j++;
+        } else {
+            addReplyErrorFormat(c, "Syntax error in HELLO option '%s'", opt);
+            return;
+        }
+    }
+    if (user) {
+        if (!checkPassword(user, pass)) {
+            addReplyError(c, "-WRONGPASS invalid username-password pair or user is disabled.");
+            return;
+        }
+        c->authenticated = 1;
+    }
+    if (!c->authenticated) {
+        addReplyError(c, "-NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time");
+        return;
+    }
+    if (name && !validClientName(name)) {
+        addReplyError(c, "Client names cannot contain spaces, newlines or special characters.");
+        return;
+    }
+    if (ver == 3) {
+        /* RESP3 replies are not implemented: refuse rather than answer in the wrong protocol. */
+        addReplyError(c, "-NOPROTO unsupported protocol version");
+        return;
+    }
+    if (name) setClientName(c, name);
+    addReplyMapLen(c, 7);
+    addReplyBulkCString(c, "server");
+    addReplyBulkCString(c, "redis");
+    addReplyBulkCString(c, "version");
+    addReplyBulkCString(c, "7.0.15");
+    addReplyBulkCString(c, "proto");
+    addReplyLongLong(c, 2);
+    addReplyBulkCString(c, "id");
+    addReplyLongLong(c, (long long)c->id);
+    addReplyBulkCString(c, "mode");
+    addReplyBulkCString(c, "standalone");
+    addReplyBulkCString(c, "role");
+    addReplyBulkCString(c, "master");
+    addReplyBulkCString(c, "modules");
+    addReplyArrayLen(c, 0);
+}
+
+void resetCommand(client *c) {
+    if (c->flags & CLIENT_MULTI) discardTransaction(c);
+    unwatchAllKeys(c);
+    if (c->flags & CLIENT_MONITOR) {
+        listNode *ln = listSearchKey(server.monitors, c);
+        if (ln) listDelNode(server.monitors, ln);
+        c->flags &= ~CLIENT_MONITOR;
+    }
+    pubsubUnsubscribeAllChannels(c, 0);
+    pubsubUnsubscribeAllPatterns(c, 0);
+    c->flags &= ~(CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP | CLIENT_REPLY_SKIP_NEXT | CLIENT_NO_EVICT);
+    selectDb(c, 0);
+    c->resp = 2;
+    if (c->name) {
+        decrRefCount(c->name);
+        c->name = NULL;
+    }
+    c->authenticated = server.requirepass == NULL;
+    addReplyStatus(c, "RESET");
+}
+
+/* ------------------------------------------------------------------ CLIENT */
+
+void clientIdCommand(client *c) { addReplyLongLong(c, (long long)c->id); }
+
+void clientInfoCommand(client *c) {
+    sds s = catClientInfoString(sdsempty(), c);
+    s = sdscatlen(s, "\n", 1);
+    addReplyVerbatim(c, s, sdslen(s), "txt");
+    sdsfree(s);
+}
+
+void clientListCommand(client *c) {
+    int type = -1;
+    sds out = NULL;
+    if (c->argc == 4 && !strcasecmp(c->argv[2]->ptr, "type")) {
+        type = getClientTypeByName(c->argv[3]->ptr);
+        if (type == -1) {
+            addReplyErrorFormat(c, "Unknown client type '%s'", (char *)c->argv[3]->ptr);
+            return;
+        }
+    } else if (c->argc > 3 && !strcasecmp(c->argv[2]->ptr, "id")) {
+        out = sdsempty();
+        for (int j = 3; j < c->argc; j++) {
+            long long id;
+            if (getLongLongFromObject(c->argv[j], &id) != 0 || id < 1) {
+                sdsfree(out);
+                addReplyError(c, "Invalid client ID");
+                return;
+            }
+            client *cl = lookupClientByID((uint64_t)id);
+            if (cl) out = sdscatlen(catClientInfoString(out, cl), "\n", 1);
+        }
+    } else if (c->argc != 2) {
+        addReplyErrorObject(c, shared.syntaxerr);
+        return;
+    }
+    if (!out) out = getAllClientsInfoString(type);
+    addReplyVerbatim(c, out, sdslen(out), "txt");
+    sdsfree(out);
+}
+
+void clientSetnameCommand(client *c) {
+    if (!validClientName(c->argv[2])) {
+        addReplyError(c, "Client names cannot contain spaces, newlines or special characters.");
+        return;
+    }
+    setClientName(c, c->argv[2]);
+    addReply(c, shared.ok);
+}
+
+void clientGetnameCommand(client *c) {
+    if (c->name) addReplyBulk(c, c->name);
+    else addReplyNull(c);
+}
+
+void clientReplyCommand(client *c) {
+    const char *mode = c->argv[2]->ptr;
+    if (!strcasecmp(mode, "on")) {
+        c->flags &= ~(CLIENT_REPLY_SKIP | CLIENT_REPLY_OFF);
+        addReply(c, shared.ok);
+    } else if (!strcasecmp(mode, "off")) {
+        c->flags |= CLIENT_REPLY_OFF;
+    } else if (!strcasecmp(mode, "skip")) {
+        if (!(c->flags & CLIENT_REPLY_OFF)) c->flags |= CLIENT_REPLY_SKIP_NEXT;
+    } else {
+        addReplyErrorObject(c, shared.syntaxerr);
+    }
+}
+
+void clientNoEvictCommand(client *c) {
+    const char *mode = c->argv[2]->ptr;
+    if (!strcasecmp(mode, "on")) c->flags |= CLIENT_NO_EVICT;
+    else if (!strcasecmp(mode, "off")) c->flags &= ~CLIENT_NO_EVICT;
+    else {
+        addReplyErrorObject(c, shared.syntaxerr);
+        return;
+    }
+    addReply(c, shared.ok);
+}
+
+void clientUnblockCommand(client *c) {
+    long long id;
+    int with_error = 0;
+    if (getLongLongFromObject(c->argv[2], &id) != 0) {
+        addReplyError(c, "value is not an integer or out of range");
+        return;
+    }
+    if (c->argc == 4) {
+        if (!strcasecmp(c->argv[3]->ptr, "timeout")) with_error = 0;
+        else if (!strcasecmp(c->argv[3]->ptr, "error")) with_error = 1;
+        else {
+            addReplyError(c, "CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
+            return;
+        }
+    }
+    client *target = id > 0 ? lookupClientByID((uint64_t)id) : NULL;
+    addReply(c, target && unblockClientByRequest(target, with_error) ? shared.cone : shared.czero);
+}
+
+static int clientMatchesAddr(client *cl, const char *addr, int local) {
+    return !strcmp(local ? cl->laddr : cl->addr, addr);
+}
+
+void clientKillCommand(client *c) {
+    const char *addr = NULL, *laddr = NULL, *user = NULL;
+    long long id = 0;
+    int type = -1, skipme = 1, old = c->argc == 3;
+    if (old) {
+        addr = c->argv[2]->ptr;
+    } else if ((c->argc - 2) % 2 == 0) {
+        for (int j = 2; j < c->argc; j += 2) {
+            const char *opt = c->argv[j]->ptr, *val = c->argv[j + 1]->ptr;
+            if (!strcasecmp(opt, "id")) {
+                if (getLongLongFromObject(c->argv[j + 1], &id) != 0 || id <= 0) {
+                    addReplyError(c, "client-id should be greater than 0");
+                    return;
+                }
+            } else if (!strcasecmp(opt, "type")) {
+                type = getClientTypeByName(val);
+                if (type == -1) {
+                    addReplyErrorFormat(c, "Unknown client type '%s'", val);
+                    return;
+                }
+            } else if (!strcasecmp(opt, "addr")) {
+                addr = val;
+            } else if (!strcasecmp(opt, "laddr")) {
+                laddr = val;
+            } else if (!strcasecmp(opt, "user")) {
+                user = val;
+            } else if (!strcasecmp(opt, "skipme")) {
+                if (!strcasecmp(val, "yes")) skipme = 1;
+                else if (!strcasecmp(val, "no")) skipme = 0;
+                else {
+                    addReplyErrorObject(c, shared.syntaxerr);
+                    return;
+                }
+            } else {
+                addReplyErrorObject(c, shared.syntaxerr);
+                return;
+            }
+        }
+    } else {
+        addReplyErrorObject(c, shared.syntaxerr);
+        return;
+    }
+    long killed = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(server.clients, &li);
+    while ((ln = listNext(&li))) {
+        client *cl = listNodeValue(ln);
+        if (addr && !clientMatchesAddr(cl, addr, 0)) continue;
+        if (laddr && !clientMatchesAddr(cl, laddr, 1)) continue;
+        if (type != -1 && getClientType(cl) != type) continue;
+        if (id && cl->id != (uint64_t)id) continue;
+        if (user && strcmp(user, "default")) continue;
+        if (c == cl && skipme && !old) continue;
+        if (c == cl) c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+        else freeClientAsync(cl);
+        killed++;
+    }
+    if (old) {
+        if (killed == 0) addReplyError(c, "No such client");
+        else addReply(c, shared.ok);
+    } else {
+        addReplyLongLong(c, killed);
+    }
+}
+
+void clientHelpCommand(client *c) {
+    const char *help[] = {
+        "CACHING (YES|NO)",
+        "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
+        "GETREDIR",
+        "    Return the client ID we are redirecting to when tracking is enabled.",
+        "GETNAME",
+        "    Return the name of the current connection.",
+        "ID",
+        "    Return the ID of the current connection.",
+        "INFO",
+        "    Return information about the current client connection.",
+        "KILL <ip:port>",
+        "    Kill connection made from <ip:port>.",
+        "KILL <option> <value> [<option> <value> [...]]",
+        "    Kill connections. Options are:",
+        "    * ADDR (<ip:port>|<unixsocket>:0)",
+        "      Kill connections made from the specified address",
+        "    * LADDR (<ip:port>|<unixsocket>:0)",
+        "      Kill connections made to specified local address",
+        "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+        "      Kill connections by type.",
+        "    * USER <username>",
+        "      Kill connections authenticated by <username>.",
+        "    * SKIPME (YES|NO)",
+        "      Skip killing current connection (default: yes).",
+        "    * ID <client-id>",
+        "      Kill connections by client id.",
+        "LIST [options ...]",
+        "    Return information about client connections. Options:",
+        "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+        "      Return clients of specified type.",
+        "UNPAUSE",
+        "    Stop the current client pause, resuming traffic.",
+        "PAUSE <timeout> [WRITE|ALL]",
+        "    Suspend all, or just write, clients for <timeout> milliseconds.",
+        "REPLY (ON|OFF|SKIP)",
+        "    Control the replies sent to the current connection.",
+        "SETNAME <name>",
+        "    Assign the name <name> to the current connection.",
+        "UNBLOCK <clientid> [TIMEOUT|ERROR]",
+        "    Unblock the specified blocked client.",
+        "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+        "         [OPTIN] [OPTOUT] [NOLOOP]",
+        "    Control server assisted client side caching.",
+        "TRACKINGINFO",
+        "    Report tracking status for the current connection.",
+        "NO-EVICT (ON|OFF)",
+        "    Protect current client connection from eviction.",
+        NULL};
+    addReplyHelp(c, help);
+}
+
+/* ------------------------------------------------------------------ MEMORY */
+
+/* Bytes a value takes, sampling at most `samples` elements of big aggregates. */
+static size_t objectComputeSize(robj *o, long long samples) {
+    size_t size = sizeof(robj);
+    if (o->type == OBJ_STRING) {
+        if (o->encoding == OBJ_ENCODING_RAW) size += zmalloc_size(sdsAllocPtr(o->ptr));
+        else if (o->encoding == OBJ_ENCODING_EMBSTR) size = zmalloc_size(o);
+        return size;
+    }
+    switch (o->encoding) {
+    case OBJ_ENCODING_LISTPACK: return size + lpBytes(o->ptr);
+    case OBJ_ENCODING_INTSET: return size + intsetBlobLen(o->ptr);
+    case OBJ_ENCODING_QUICKLIST: {
+        quicklist *ql = o->ptr;
+        size += sizeof(*ql);
+        long long seen = 0;
+        size_t nodes = 0;
+        for (quicklistNode *n = ql->head; n && seen < samples; n = n->next, seen++) {
+            size += sizeof(*n) + n->sz;
+            nodes++;
+        }
+        if (nodes && nodes < ql->len) size = (size_t)((double)size / nodes * ql->len);
+        return size;
+    }
+    case OBJ_ENCODING_HT:
+    case OBJ_ENCODING_SKIPLIST: {
+        dict *d = o->encoding == OBJ_ENCODING_HT ? o->ptr : ((zset *)o->ptr)->dict;
+        size += dictMemUsage(d);
+        long long seen = 0;
+        size_t elesize = 0;
+        dictIterator *di = dictGetIterator(d);
+        dictEntry *de;
+        while ((de = dictNext(di)) && seen < samples) {
+            elesize += sdsAllocSize(dictGetKey(de));
+            if (o->type == OBJ_HASH) elesize += sdsAllocSize(dictGetVal(de));
+            if (o->encoding == OBJ_ENCODING_SKIPLIST) elesize += 48;
+            seen++;
+        }
+        dictReleaseIterator(di);
+        if (seen) size += (size_t)((double)elesize / seen * dictSize(d));
+        return size;
+    }
+    }
+    return size;
+}
+
+void memoryUsageCommand(client *c) {
+    long long samples = 5;
+    for (int j = 3; j < c->argc; j++) {
+        if (!strcasecmp(c->argv[j]->ptr, "samples") && j + 1 < c->argc) {
+            if (getLongLongFromObject(c->argv[j + 1], &samples) != 0 || samples < 0) {
+                addReplyError(c, "value is not an integer or out of range");
+                return;
+            }
+            if (samples == 0) samples = LLONG_MAX;
+            j++;
+        } else {
+            addReplyErrorObject(c, shared.syntaxerr);
+            return;
+        }
+    }
+    dictEntry *de = dbFindEntry(c->db, c->argv[2]->ptr);
+    if (!de || !lookupKeyReadWithFlags(c->db, c->argv[2], LOOKUP_NOTOUCH | LOOKUP_NONOTIFY)) {
+        addReplyNull(c);
+        return;
+    }
+    size_t usage = objectComputeSize(dbEntryValue(de), samples);
+    usage += zmalloc_size(de);
+    addReplyLongLong(c, (long long)usage);
+}
+
+void memoryStatsCommand(client *c) {
+    size_t used = zmalloc_used_memory();
+    addReplyMapLen(c, 4);
+    addReplyBulkCString(c, "peak.allocated");
+    addReplyLongLong(c, server.stat_peak_memory);
+    addReplyBulkCString(c, "total.allocated");
+    addReplyLongLong(c, (long long)used);
+    addReplyBulkCString(c, "keys.count");
+    addReplyLongLong(c, dbTotalServerKeySize());
+    addReplyBulkCString(c, "keys.bytes-per-key");
+    long long keys = dbTotalServerKeySize();
+    addReplyLongLong(c, keys ? (long long)(used / keys) : 0);
+}
+
+void memoryDoctorCommand(client *c) {
+    const char *msg = "Hi Sam, I can't find any memory issue in your instance. I can only account for what occurs on this base.";
+    addReplyVerbatim(c, msg, strlen(msg), "txt");
+}
+
+void memoryMallocStatsCommand(client *c) {
+    const char *msg = "Stats not supported for the current allocator";
+    addReplyVerbatim(c, msg, strlen(msg), "txt");
+}
+
+void memoryPurgeCommand(client *c) { addReply(c, shared.ok); }
+
+void memoryHelpCommand(client *c) {
+    const char *help[] = {
+        "DOCTOR",
+        "    Return memory problems reports.",
+        "MALLOC-STATS",
+        "    Return internal statistics report from the memory allocator.",
+        "PURGE",
+        "    Attempt to purge dirty pages for reclamation by the allocator.",
+        "STATS",
+        "    Return information about the memory usage of the server.",
+        "USAGE <key> [SAMPLES <count>]",
+        "    Return memory in bytes used by <key> and its value. Nested values are",
+        "    sampled up to <count> times (default: 5, 0 means sample all).",
+        NULL};
+    addReplyHelp(c, help);
+}
+
+/* ---------------------------------------------------------------- SHUTDOWN */
+
+void shutdownCommand(client *c) {
+    int flags = SHUTDOWN_NOFLAGS;
+    for (int j = 1; j < c->argc; j++) {
+        const char *opt = c->argv[j]->ptr;
+        if (!strcasecmp(opt, "nosave")) flags |= SHUTDOWN_NOSAVE;
+        else if (!strcasecmp(opt, "save")) flags |= SHUTDOWN_SAVE;
+        else if (!strcasecmp(opt, "now") || !strcasecmp(opt, "abort")) continue;
+        else if (!strcasecmp(opt, "force")) flags |= SHUTDOWN_FORCE;
+        else {
+            addReplyErrorObject(c, shared.syntaxerr);
+            return;
+        }
+    }
+    if ((flags & SHUTDOWN_NOSAVE) && (flags & SHUTDOWN_SAVE)) {
+        addReplyErrorObject(c, shared.syntaxerr);
+        return;
+    }
+    if (prepareForShutdown(flags) == C_OK) exit(0);
+    addReplyError(c, "Errors trying to SHUTDOWN. Check logs.");
+}
+
+/* ------------------------------------------------------------------- DEBUG */
+
+static int debugAllowed(client *c) {
+    if (server.enable_debug_command == 1) return 1;
+    if (server.enable_debug_command == 2 &&
+        ((c->flags & CLIENT_UNIX_SOCKET) || !strncmp(c->addr, "127.0.0.1:", 10) || !strncmp(c->addr, "::1:", 4)))
+        return 1;
+    return 0;
+}
+
+void debugCommand(client *c) {
+    if (!debugAllowed(c)) {
+        addReplyError(c, "DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server.");
+        return;
+    }
+    const char *sub = c->argv[1]->ptr;
+    if (!strcasecmp(sub, "sleep") && c->argc == 3) {
+        long double secs;
+        if (getLongDoubleFromObject(c->argv[2], &secs) != 0) {
+            addReplyError(c, "value is not a valid float");
+            return;
+        }
+        struct timespec ts = {(time_t)secs, (long)((secs - (long long)secs) * 1e9)};
+        nanosleep(&ts, NULL);
+        addReply(c, shared.ok);
+    } else if (!strcasecmp(sub, "set-active-expire") && c->argc == 3) {
+        server.active_expire_enabled = atoi(c->argv[2]->ptr) != 0;
+        if (server.active_expire_enabled) expireScheduleAt(0);
+        addReply(c, shared.ok);
+    } else if (!strcasecmp(sub, "object") && c->argc == 3) {
+        dictEntry *de = dbFindEntry(c->db, c->argv[2]->ptr);
+        if (!de) {
+            addReplyErrorObject(c, shared.nokeyerr);
+            return;
+        }
+        robj *val = dbEntryValue(de);
+        sds s = sdscatprintf(sdsempty(), "Value at:%p refcount:%d encoding:%s serializedlength:%zu lru:%u lru_seconds_idle:%llu",
+                             (void *)val, val->refcount, strEncoding(val->encoding),
+                             val->type == OBJ_STRING ? stringObjectLen(val) + 1 : objectComputeSize(val, 5),
+                             val->lru, (unsigned long long)(objectLruClock() - val->lru));
+        if (val->encoding == OBJ_ENCODING_QUICKLIST) {
+            quicklist *ql = val->ptr;
+            s = sdscatprintf(s, " ql_nodes:%lu ql_avg_node:%.2f ql_listpack_max:%d ql_compressed:%d ql_uncompressed_size:%lu",
+                             ql->len, ql->len ? (double)ql->count / ql->len : 0, ql->fill, ql->compress != 0, 0UL);
+        }
+        addReplyStatusLength(c, s, sdslen(s));
+        sdsfree(s);
+    } else if (!strcasecmp(sub, "quicklist-packed-threshold") && c->argc == 3) {
+        int err;
+        unsigned long long sz = memtoull(c->argv[2]->ptr, &err);
+        if (err || quicklistSetPackedThreshold(sz) == -1) {
+            addReplyError(c, "argument must be a memory value bigger than 1 and smaller than 4gb");
+            return;
+        }
+        addReply(c, shared.ok);
+    } else if (!strcasecmp(sub, "help")) {
+        const char *help[] = {"OBJECT <key>", "    Show low level info about `key` and associated value.",
+                              "QUICKLIST-PACKED-THRESHOLD <size>", "    Sets the threshold for elements to be inserted as plain vs packed nodes",
+                              "SET-ACTIVE-EXPIRE <0|1>", "    Setting it to 0 disables expiring keys in background when they are not accessed (otherwise the Redis behavior). Setting it to 1 reenables back the default.",
+                              "SLEEP <seconds>", "    Stop the server for <seconds>. Decimals allowed.", NULL};
+        addReplyHelp(c, help);
+    } else {
+        addReplySubcommandSyntaxError(c);
+    }
+}

@@ -1,0 +1,493 @@
+/* keys: commands on keys regardless of type — DEL UNLINK EXISTS TYPE KEYS
+ * RANDOMKEY RENAME RENAMENX COPY MOVE TOUCH OBJECT DBSIZE SELECT SWAPDB
+ * FLUSHDB FLUSHALL — and the TTL commands EXPIRE* TTL PTTL EXPIRETIME PERSIST. */
+#include "server/client.h"
+#include "server/db.h"
+#include "server/expire.h"
+#include "server/keyhook.h"
+#include "server/reply.h"
+#include "core/glob.h"
+#include "core/zmalloc.h"
+#include "data/intset.h"
+#include "data/listpack.h"
+#include "data/quicklist.h"
+#include "data/skiplist.h"
+#include "features/multi.h"
+
+#include <limits.h>
+#include <string.h>
+#include <strings.h>
+
+/* ------------------------------------------------------------ DEL / EXISTS */
+
+static void delGenericCommand(client *c) {
+    long long deleted = 0;
+    for (int j = 1; j < c->argc; j++) {
+        expireIfNeeded(c->db, c->argv[j]);
+        if (dbDelete(c->db, c->argv[j])) {
+            keyChanged(c->db, c->argv[j], NOTIFY_GENERIC, "del");
+            deleted++;
+        }
+    }
+    addReplyLongLong(c, deleted);
+}
+
+void delCommand(client *c) { delGenericCommand(c); }
+void unlinkCommand(client *c) { delGenericCommand(c); }
+
+void existsCommand(client *c) {
+    long long count = 0;
+    for (int j = 1; j < c->argc; j++)
+        if (lookupKeyReadWithFlags(c->db, c->argv[j], LOOKUP_NOTOUCH)) count++;
+    addReplyLongLong(c, count);
+}
+
+void touchCommand(client *c) {
+    long long count = 0;
+    for (int j = 1; j < c->argc; j++)
+        if (lookupKeyRead(c->db, c->argv[j])) count++;
+    addReplyLongLong(c, count);
+}
+
+void typeCommand(client *c) {
+    robj *o = lookupKeyReadWithFlags(c->db, c->argv[1], LOOKUP_NOTOUCH);
+    addReplyStatus(c, o ? strType(o->type) : "none");
+}
+
+void keysCommand(client *c) {
+    sds pattern = c->argv[1]->ptr;
+    int plen = sdslen(pattern), allkeys = pattern[0] == '*' && plen == 1;
+    void *replylen = addReplyDeferredLen(c);
+    long numkeys = 0;
+    dictIterator *di = dictGetSafeIterator(c->db->dict);
+    dictEntry *de;
+    robj keyobj = {.type = OBJ_STRING, .encoding = OBJ_ENCODING_RAW, .refcount = OBJ_SHARED_REFCOUNT};
+    while ((de = dictNext(di))) {
+        sds key = dictGetKey(de);
+        if (!allkeys && !stringmatchlen(pattern, plen, key, sdslen(key), 0)) continue;
+        keyobj.ptr = key;
+        if (dbEntryExpire(c->db, de) != -1 && keyIsExpired(c->db, &keyobj)) continue;
+        addReplyBulkCBuffer(c, key, sdslen(key));
+        numkeys++;
+    }
+    dictReleaseIterator(di);
+    setDeferredArrayLen(c, replylen, numkeys);
+}
+
+void randomkeyCommand(client *c) {
+    robj *key = dbRandomKey(c->db);
+    if (!key) {
+        addReplyNull(c);
+        return;
+    }
+    addReplyBulk(c, key);
+    decrRefCount(key);
+}
+
+void dbsizeCommand(client *c) { addReplyLongLong(c, dictSize(c->db->dict)); }
+
+/* --------------------------------------------------------- SELECT / SWAPDB */
+
+static int getDbIndexOrReply(client *c, robj *o, int *id, const char *interr) {
+    long long v;
+    if (getLongLongFromObject(o, &v) != 0 || v < INT_MIN || v > INT_MAX) {
+        addReplyError(c, interr);
+        return C_ERR;
+    }
+    *id = (int)v;
+    return C_OK;
+}
+
+void selectCommand(client *c) {
+    int id;
+    if (getDbIndexOrReply(c, c->argv[1], &id, "value is not an integer or out of range") != C_OK) return;
+    if (selectDb(c, id) == C_ERR) {
+        addReplyError(c, "DB index is out of range");
+        return;
+    }
+    addReply(c, shared.ok);
+}
+
+void swapdbCommand(client *c) {
+    int id1, id2;
+    if (getDbIndexOrReply(c, c->argv[1], &id1, "invalid first DB index") != C_OK) return;
+    if (getDbIndexOrReply(c, c->argv[2], &id2, "invalid second DB index") != C_OK) return;
+    if (dbSwapDatabases(id1, id2) == C_ERR) {
+        addReplyError(c, "DB index is out of range");
+        return;
+    }
+    server.dirty++;
+    addReply(c, shared.ok);
+}
+
+/* -------------------------------------------------------- FLUSHDB/FLUSHALL */
+
+static int getFlushTypeOrReply(client *c) {
+    if (c->argc == 1) return C_OK;
+    if (c->argc == 2 && (!strcasecmp(c->argv[1]->ptr, "sync") || !strcasecmp(c->argv[1]->ptr, "async"))) return C_OK;
+    addReplyErrorObject(c, shared.syntaxerr);
+    return C_ERR;
+}
+
+static void flushDb(redisDb *db) {
+    touchAllWatchedKeysInDb(db, NULL);
+    emptyData(db->id, NULL);
+}
+
+void flushdbCommand(client *c) {
+    if (getFlushTypeOrReply(c) != C_OK) return;
+    flushDb(c->db);
+    server.dirty++;
+    addReply(c, shared.ok);
+}
+
+void flushallCommand(client *c) {
+    if (getFlushTypeOrReply(c) != C_OK) return;
+    for (int j = 0; j < server.dbnum; j++) flushDb(&server.db[j]);
+    server.dirty++;
+    addReply(c, shared.ok);
+}
+
+/* ------------------------------------------------------------------ RENAME */
+
+static void renameGenericCommand(client *c, int nx) {
+    robj *src = c->argv[1], *dst = c->argv[2];
+    int samekey = equalStringObjects(src, dst);
+    robj *o = lookupKeyWrite(c->db, src);
+    if (!o) {
+        addReplyErrorObject(c, shared.nokeyerr);
+        return;
+    }
+    if (samekey) {
+        addReply(c, nx ? shared.czero : shared.ok);
+        return;
+    }
+    incrRefCount(o);
+    long long expire = getExpire(c->db, src);
+    if (lookupKeyWrite(c->db, dst)) {
+        if (nx) {
+            decrRefCount(o);
+            addReply(c, shared.czero);
+            return;
+        }
+        dbDelete(c->db, dst);
+    }
+    dbAdd(c->db, dst, o);
+    if (expire != -1) setExpire(c, c->db, dst, expire);
+    dbDelete(c->db, src);
+    keyChanged(c->db, src, NOTIFY_GENERIC, "rename_from");
+    keyChanged(c->db, dst, NOTIFY_GENERIC, "rename_to");
+    addReply(c, nx ? shared.cone : shared.ok);
+}
+
+void renameCommand(client *c) { renameGenericCommand(c, 0); }
+void renamenxCommand(client *c) { renameGenericCommand(c, 1); }
+
+/* -------------------------------------------------------------- MOVE / COPY */
+
+void moveCommand(client *c) {
+    int dbid;
+    if (getDbIndexOrReply(c, c->argv[2], &dbid, "value is not an integer or out of range") != C_OK) return;
+    if (dbid < 0 || dbid >= server.dbnum) {
+        addReplyError(c, "DB index is out of range");
+        return;
+    }
+    redisDb *src = c->db, *dst = &server.db[dbid];
+    if (src == dst) {
+        addReplyErrorObject(c, shared.sameobjecterr);
+        return;
+    }
+    robj *o = lookupKeyWrite(src, c->argv[1]);
+    if (!o) {
+        addReply(c, shared.czero);
+        return;
+    }
+    long long expire = getExpire(src, c->argv[1]);
+    if (lookupKeyWrite(dst, c->argv[1])) {
+        addReply(c, shared.czero);
+        return;
+    }
+    incrRefCount(o);
+    dbAdd(dst, c->argv[1], o);
+    if (expire != -1) setExpire(c, dst, c->argv[1], expire);
+    dbDelete(src, c->argv[1]);
+    keyChanged(src, c->argv[1], NOTIFY_GENERIC, "move_from");
+    keyChanged(dst, c->argv[1], NOTIFY_GENERIC, "move_to");
+    addReply(c, shared.cone);
+}
+
+/* A deep copy of any value, in the same encoding. */
+robj *objectDupValue(robj *o) {
+    robj *copy = NULL;
+    switch (o->type) {
+    case OBJ_STRING: return dupStringObject(o);
+    case OBJ_LIST:
+        copy = createObject(OBJ_LIST, quicklistDup(o->ptr));
+        break;
+    case OBJ_SET:
+        if (o->encoding == OBJ_ENCODING_INTSET) {
+            copy = createObject(OBJ_SET, zmemdup(o->ptr, intsetBlobLen(o->ptr)));
+        } else {
+            copy = createSetObject();
+            dictExpand(copy->ptr, dictSize((dict *)o->ptr));
+            dictIterator *di = dictGetIterator(o->ptr);
+            dictEntry *de;
+            while ((de = dictNext(di))) dictAdd(copy->ptr, sdsdup(dictGetKey(de)), NULL);
+            dictReleaseIterator(di);
+        }
+        break;
+    case OBJ_HASH:
+        if (o->encoding == OBJ_ENCODING_LISTPACK) {
+            copy = createObject(OBJ_HASH, zmemdup(o->ptr, lpBytes(o->ptr)));
+        } else {
+            copy = createObject(OBJ_HASH, dictCreate(&hashDictType));
+            dictExpand(copy->ptr, dictSize((dict *)o->ptr));
+            dictIterator *di = dictGetIterator(o->ptr);
+            dictEntry *de;
+            while ((de = dictNext(di))) dictAdd(copy->ptr, sdsdup(dictGetKey(de)), sdsdup(dictGetVal(de)));
+            dictReleaseIterator(di);
+        }
+        break;
+    case OBJ_ZSET:
+        if (o->encoding == OBJ_ENCODING_LISTPACK) {
+            copy = createObject(OBJ_ZSET, zmemdup(o->ptr, lpBytes(o->ptr)));
+        } else {
+            copy = createZsetObject();
+            zset *src = o->ptr, *dst = copy->ptr;
+            dictExpand(dst->dict, dictSize(src->dict));
+            for (zskiplistNode *ln = src->zsl->tail; ln; ln = ln->backward) {
+                zskiplistNode *n = zslInsert(dst->zsl, ln->score, sdsdup(ln->ele));
+                dictAdd(dst->dict, n->ele, &n->score);
+            }
+        }
+        break;
+    default: return NULL;
+    }
+    copy->encoding = o->encoding;
+    return copy;
+}
+
+void copyCommand(client *c) {
+    redisDb *src = c->db, *dst = c->db;
+    int replace = 0;
+    for (int j = 3; j < c->argc; j++) {
+        if (!strcasecmp(c->argv[j]->ptr, "replace")) {
+            replace = 1;
+        } else if (!strcasecmp(c->argv[j]->ptr, "db") && j + 1 < c->argc) {
+            int dbid;
+            if (getDbIndexOrReply(c, c->argv[j + 1], &dbid, "value is not an integer or out of range") != C_OK) return;
+            if (dbid < 0 || dbid >= server.dbnum) {
+                addReplyError(c, "DB index is out of range");
+                return;
+            }
+            dst = &server.db[dbid];
+            j++;
+        } else {
+            addReplyErrorObject(c, shared.syntaxerr);
+            return;
+        }
+    }
+    robj *key = c->argv[1], *newkey = c->argv[2];
+    if (src == dst && equalStringObjects(key, newkey)) {
+        addReplyErrorObject(c, shared.sameobjecterr);
+        return;
+    }
+    robj *o = lookupKeyRead(src, key);
+    if (!o) {
+        addReply(c, shared.czero);
+        return;
+    }
+    long long expire = getExpire(src, key);
+    if (lookupKeyWrite(dst, newkey)) {
+        if (!replace) {
+            addReply(c, shared.czero);
+            return;
+        }
+        dbDelete(dst, newkey);
+    }
+    robj *copy = objectDupValue(o);
+    dbAdd(dst, newkey, copy);
+    if (expire != -1) setExpire(c, dst, newkey, expire);
+    keyChanged(dst, newkey, NOTIFY_GENERIC, "copy_to");
+    addReply(c, shared.cone);
+}
+
+/* ------------------------------------------------------------------ OBJECT */
+
+static robj *objectLookupOrReply(client *c) {
+    robj *o = lookupKeyReadWithFlags(c->db, c->argv[2], LOOKUP_NOTOUCH | LOOKUP_NONOTIFY);
+    if (!o) addReplyNull(c);
+    return o;
+}
+
+void objectEncodingCommand(client *c) {
+    robj *o = objectLookupOrReply(c);
+    if (o) addReplyBulkCString(c, strEncoding(o->encoding));
+}
+
+void objectRefcountCommand(client *c) {
+    robj *o = objectLookupOrReply(c);
+    if (o) addReplyLongLong(c, o->refcount == OBJ_SHARED_REFCOUNT ? INT_MAX : o->refcount);
+}
+
+void objectIdletimeCommand(client *c) {
+    robj *o = objectLookupOrReply(c);
+    if (!o) return;
+    if (server.maxmemory_policy == 1 || server.maxmemory_policy == 5) {
+        addReplyError(c, "An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.");
+        return;
+    }
+    unsigned int now = objectLruClock();
+    unsigned long idle = now >= o->lru ? now - o->lru : (LRU_CLOCK_MAX - o->lru) + now;
+    addReplyLongLong(c, (long long)idle);
+}
+
+void objectFreqCommand(client *c) {
+    robj *o = objectLookupOrReply(c);
+    if (!o) return;
+    if (!(server.maxmemory_policy == 1 || server.maxmemory_policy == 5)) {
+        addReplyError(c, "An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.");
+        return;
+    }
+    /* LFU counters are not kept yet: a fresh key's frequency. */
+    addReplyLongLong(c, 0);
+}
+
+void objectHelpCommand(client *c) {
+    const char *help[] = {
+        "ENCODING <key>",
+        "    Return the kind of internal representation used in order to store the value",
+        "    associated with a <key>.",
+        "FREQ <key>",
+        "    Return the access frequency index of the <key>. The returned integer is",
+        "    proportional to the logarithm of the recent access frequency of the key.",
+        "IDLETIME <key>",
+        "    Return the idle time of the <key>, that is the approximated number of",
+        "    seconds elapsed since the last access to the key.",
+        "REFCOUNT <key>",
+        "    Return the number of references of the value associated with the specified",
+        "    <key>.",
+        NULL};
+    addReplyHelp(c, help);
+}
+
+/* ----------------------------------------------------------------- EXPIRE* */
+
+#define EXPIRE_NX (1 << 0)
+#define EXPIRE_XX (1 << 1)
+#define EXPIRE_GT (1 << 2)
+#define EXPIRE_LT (1 << 3)
+
+static int parseExtendedExpireArgumentsOrReply(client *c, int *flags) {
+    int nx = 0, xx = 0, gt = 0, lt = 0;
+    for (int j = 3; j < c->argc; j++) {
+        const char *opt = c->argv[j]->ptr;
+        if (!strcasecmp(opt, "nx")) nx = 1, *flags |= EXPIRE_NX;
+        else if (!strcasecmp(opt, "xx")) xx = 1, *flags |= EXPIRE_XX;
+        else if (!strcasecmp(opt, "gt")) gt = 1, *flags |= EXPIRE_GT;
+        else if (!strcasecmp(opt, "lt")) lt = 1, *flags |= EXPIRE_LT;
+        else {
+            addReplyErrorFormat(c, "Unsupported option %s", opt);
+            return C_ERR;
+        }
+    }
+    if (nx && (xx || gt || lt)) {
+        addReplyError(c, "NX and XX, GT or LT options at the same time are not compatible");
+        return C_ERR;
+    }
+    if (gt && lt) {
+        addReplyError(c, "GT and LT options at the same time are not compatible");
+        return C_ERR;
+    }
+    return C_OK;
+}
+
+/* basetime: 0 for absolute forms, now for relative; unit: 1 (ms) or 1000 (s). */
+static void expireGenericCommand(client *c, long long basetime, int unit) {
+    robj *key = c->argv[1];
+    long long when;
+    int flags = 0;
+    if (parseExtendedExpireArgumentsOrReply(c, &flags) != C_OK) return;
+    if (getLongLongFromObject(c->argv[2], &when) != 0) {
+        addReplyError(c, "value is not an integer or out of range");
+        return;
+    }
+    if (unit == 1000) {
+        if (when > LLONG_MAX / 1000 || when < LLONG_MIN / 1000) {
+            addReplyErrorExpireTime(c);
+            return;
+        }
+        when *= 1000;
+    }
+    if (when > LLONG_MAX - basetime) {
+        addReplyErrorExpireTime(c);
+        return;
+    }
+    when += basetime;
+    if (!lookupKeyWrite(c->db, key)) {
+        addReply(c, shared.czero);
+        return;
+    }
+    if (flags) {
+        long long current = getExpire(c->db, key);
+        if ((flags & EXPIRE_NX) && current != -1) goto noop;
+        if ((flags & EXPIRE_XX) && current == -1) goto noop;
+        /* A key without a TTL counts as an infinite TTL. */
+        if ((flags & EXPIRE_GT) && (current == -1 || when <= current)) goto noop;
+        if ((flags & EXPIRE_LT) && current != -1 && when >= current) goto noop;
+    }
+    if (checkAlreadyExpired(when)) {
+        dbDelete(c->db, key);
+        keyChanged(c->db, key, NOTIFY_GENERIC, "del");
+        addReply(c, shared.cone);
+        return;
+    }
+    setExpire(c, c->db, key, when);
+    keyChanged(c->db, key, NOTIFY_GENERIC, "expire");
+    addReply(c, shared.cone);
+    return;
+noop:
+    addReply(c, shared.czero);
+}
+
+void expireCommand(client *c) { expireGenericCommand(c, commandTimeMs(), 1000); }
+void expireatCommand(client *c) { expireGenericCommand(c, 0, 1000); }
+void pexpireCommand(client *c) { expireGenericCommand(c, commandTimeMs(), 1); }
+void pexpireatCommand(client *c) { expireGenericCommand(c, 0, 1); }
+
+/* output_ms: milliseconds or seconds; relative: TTL instead of absolute time. */
+static void ttlGenericCommand(client *c, int output_ms, int relative) {
+    if (!lookupKeyReadWithFlags(c->db, c->argv[1], LOOKUP_NOTOUCH)) {
+        addReplyLongLong(c, -2);
+        return;
+    }
+    long long expire = getExpire(c->db, c->argv[1]);
+    if (expire == -1) {
+        addReplyLongLong(c, -1);
+        return;
+    }
+    long long v = expire;
+    if (relative) {
+        v = expire - commandTimeMs();
+        if (v < 0) v = 0;
+    }
+    addReplyLongLong(c, output_ms ? v : (v + (relative ? 500 : 0)) / 1000);
+}
+
+void ttlCommand(client *c) { ttlGenericCommand(c, 0, 1); }
+void pttlCommand(client *c) { ttlGenericCommand(c, 1, 1); }
+void expiretimeCommand(client *c) { ttlGenericCommand(c, 0, 0); }
+void pexpiretimeCommand(client *c) { ttlGenericCommand(c, 1, 0); }
+
+void persistCommand(client *c) {
+    if (!lookupKeyWrite(c->db, c->argv[1])) {
+        addReply(c, shared.czero);
+        return;
+    }
+    if (removeExpire(c->db, c->argv[1])) {
+        keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "persist");
+        addReply(c, shared.cone);
+    } else {
+        addReply(c, shared.czero);
+    }
+}
