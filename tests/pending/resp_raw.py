@@ -50,7 +50,7 @@ def parse_frame(buf, pos=0):
         return Status(line.decode(errors="surrogateescape")), after
     if kind == b"-":
         return Error(line.decode(errors="surrogateescape")), after
-    if kind == b":":
+    if kind in (b":", b"("):
         return int(line), after
     if kind == b",":
         return float(line), after
@@ -58,6 +58,11 @@ def parse_frame(buf, pos=0):
         return None, after
     if kind == b"#":
         return line == b"t", after
+    if kind == b"!":
+        n = int(line)
+        if len(buf) < after + n + 2:
+            raise Incomplete()
+        return Error(bytes(buf[after:after + n]).decode(errors="surrogateescape")), after + n + 2
     if kind in (b"$", b"="):
         n = int(line)
         if n < 0:
@@ -188,16 +193,52 @@ class RawClient:
             seen += data
 
 
-@pytest.fixture
-def connect(server):
-    """connect(**kw) opens a RawClient to the test's server; all are closed at the end."""
+def _connector(default_server):
     opened = []
 
     def open_client(target=None, **kw):
-        c = RawClient(target or server, **kw)
+        c = RawClient(target or default_server, **kw)
         opened.append(c)
         return c
 
+    return open_client, opened
+
+
+@pytest.fixture
+def connect(server):
+    """connect(**kw) opens a RawClient to the test's server; all are closed at the end."""
+    open_client, opened = _connector(server)
     yield open_client
     for c in opened:
         c.close()
+
+
+@pytest.fixture
+def shared_connect(module_server):
+    """Like `connect`, but to the module's shared server, emptied (FLUSHALL) first.
+    Settings are not reset: tests using it set every setting they depend on."""
+    open_client, opened = _connector(module_server)
+    assert open_client().call("flushall") == "OK"
+    yield open_client
+    for c in opened:
+        c.close()
+
+
+@pytest.fixture(scope="module")
+def module_server(request):
+    """One server shared by a whole test module, for many small stateless tests.
+
+    The Server class lives in tests/conftest.py; pytest does not keep conftest
+    modules importable by name (several share the name), so it is found among
+    the loaded plugins.
+    """
+    server_class = None
+    for plugin in request.config.pluginmanager.get_plugins():
+        candidate = getattr(plugin, "Server", None)
+        if isinstance(candidate, type) and hasattr(plugin, "free_port"):
+            server_class = candidate
+            break
+    assert server_class is not None, "tests/conftest.py with its Server class was not loaded"
+    s = server_class()
+    yield s
+    s.stop()

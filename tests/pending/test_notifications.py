@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from resp_raw import Error, Status, connect  # noqa: F401  (connect is a fixture)
+from resp_raw import Error, Status, connect, module_server, shared_connect  # noqa: F401  (fixtures)
 
 SYNC = "__test_sync__"
 ANY = object()
@@ -91,8 +91,9 @@ class Watcher:
 
 
 @pytest.fixture
-def watch(connect):
-    return Watcher(connect)
+def watch(shared_connect):
+    """A KEA watcher on the module's shared server (emptied first)."""
+    return Watcher(shared_connect)
 
 
 OK = Status("OK")

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from resp_raw import Error, Push, Status, connect  # noqa: F401  (connect is a fixture)
+from resp_raw import Error, Push, Status, connect, module_server, shared_connect  # noqa: F401  (fixtures)
 
 SUBSCRIBED_ONLY = ("ERR Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / "
                    "RESET are allowed in this context")
@@ -389,10 +389,10 @@ GLOB_CASES = [
 
 
 @pytest.mark.parametrize("pattern,channel,matches", GLOB_CASES)
-def test_pattern_matching(connect, pattern, channel, matches):
-    sub = connect()
+def test_pattern_matching(shared_connect, pattern, channel, matches):
+    sub = shared_connect()
     sub.call("psubscribe", pattern)
-    pub = connect()
+    pub = shared_connect()
     assert pub.call("publish", channel, "m") == (1 if matches else 0)
     if matches:
         assert sub.read_frame() == pmessage(pattern, channel, "m")
