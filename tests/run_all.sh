@@ -1,0 +1,99 @@
+#!/bin/sh
+# run_all.sh: the whole test run behind `make test` and CI. Runs the unit-test
+# binaries given as arguments (through run_unit.sh), then the pytest integration
+# suite, and ends with ONE closing line that CI reads, summing both:
+#     N passed, M failed[, K skipped]
+# Skipped tests are not counted as passed; pytest errors (setup, collection)
+# count as failed. Exits non-zero if anything failed or errored. pytest's exit
+# code 5 ("no tests collected") means zero tests, not a failure.
+cd "$(dirname "$0")/.." || exit 2
+
+PYTHON=/usr/bin/python3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+passed=0
+failed=0
+skipped=0
+status=0
+
+# --- unit tests: run_unit.sh prints each binary's output and a total line ---
+if [ "$#" -gt 0 ]; then
+    sh tests/run_unit.sh "$@" >"$tmp/unit.out" 2>&1
+    unit_rc=$?
+    cat "$tmp/unit.out"
+    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$tmp/unit.out" | tail -n 1)
+    if [ -n "$line" ]; then
+        passed=$(echo "$line" | cut -d' ' -f1)
+        failed=$(echo "$line" | cut -d' ' -f3)
+    else
+        echo "run_all.sh: unit tests gave no summary line"
+        failed=1
+    fi
+    if [ "$unit_rc" -ne 0 ]; then
+        status=1
+        [ "$failed" -eq 0 ] && failed=1
+    fi
+fi
+
+# --- integration tests ---
+"$PYTHON" -m pytest -q -rfE --junitxml="$tmp/junit.xml" tests
+pytest_rc=$?
+
+# Count tests from the JUnit XML: a test with a <failure> or <error> is failed,
+# one with <skipped> is skipped, any other passed. pytest writes a second
+# <testcase> for a test that failed and then errored in teardown, so cases are
+# merged by class and name first.
+counts=$("$PYTHON" - "$tmp/junit.xml" <<'EOF'
+import sys
+import xml.etree.ElementTree as ET
+
+try:
+    root = ET.parse(sys.argv[1]).getroot()
+except (OSError, ET.ParseError):
+    print("missing")
+    sys.exit(0)
+tests = {}
+for case in root.iter("testcase"):
+    key = (case.get("classname"), case.get("name"))
+    tests.setdefault(key, set()).update(child.tag for child in case)
+ok = bad = skip = 0
+for kinds in tests.values():
+    if kinds & {"failure", "error"}:
+        bad += 1
+    elif "skipped" in kinds:
+        skip += 1
+    else:
+        ok += 1
+print(ok, bad, skip)
+EOF
+)
+
+case "$pytest_rc" in
+    0|1|5) ;;
+    *) status=1 ;;  # interrupted, internal or usage error
+esac
+if [ "$counts" = "missing" ] || [ -z "$counts" ]; then
+    if [ "$pytest_rc" -ne 5 ]; then
+        echo "run_all.sh: pytest exited with $pytest_rc and wrote no results"
+        failed=$((failed + 1))
+        status=1
+    fi
+else
+    set -- $counts
+    passed=$((passed + $1))
+    failed=$((failed + $2))
+    skipped=$((skipped + $3))
+    if [ "$pytest_rc" -ne 0 ] && [ "$pytest_rc" -ne 5 ] && [ "$2" -eq 0 ]; then
+        echo "run_all.sh: pytest exited with $pytest_rc"
+        failed=$((failed + 1))
+    fi
+fi
+
+[ "$failed" -gt 0 ] && status=1
+if [ "$skipped" -gt 0 ]; then
+    echo "$passed passed, $failed failed, $skipped skipped"
+else
+    echo "$passed passed, $failed failed"
+fi
+exit "$status"
