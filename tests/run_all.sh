@@ -80,11 +80,13 @@ if [ "$counts" = "missing" ] || [ -z "$counts" ]; then
         status=1
     fi
 else
-    set -- $counts
-    passed=$((passed + $1))
-    failed=$((failed + $2))
-    skipped=$((skipped + $3))
-    if [ "$pytest_rc" -ne 0 ] && [ "$pytest_rc" -ne 5 ] && [ "$2" -eq 0 ]; then
+    read -r py_passed py_failed py_skipped <<COUNTS
+$counts
+COUNTS
+    passed=$((passed + py_passed))
+    failed=$((failed + py_failed))
+    skipped=$((skipped + py_skipped))
+    if [ "$pytest_rc" -ne 0 ] && [ "$pytest_rc" -ne 5 ] && [ "$py_failed" -eq 0 ]; then
         echo "run_all.sh: pytest exited with $pytest_rc"
         failed=$((failed + 1))
     fi
