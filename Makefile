@@ -6,7 +6,7 @@ SANITIZER ?=
 OPT ?= -O2
 
 CC ?= cc
-PKGS := libzmq lua5.1
+PKGS := libzmq lua5.1 lua5.1-cjson lua5.1-bitop
 ifeq ($(MALLOC),jemalloc)
 PKGS += jemalloc
 MALLOC_CFLAGS := -DUSE_JEMALLOC

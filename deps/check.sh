@@ -9,6 +9,8 @@ need() { # pkg-config name or header, Debian package
 command -v pkg-config >/dev/null 2>&1 || need pkg-config pkg-config
 pkg-config --exists libzmq || need libzmq libzmq3-dev
 pkg-config --exists lua5.1 || need lua5.1 liblua5.1-0-dev
+pkg-config --exists lua5.1-cjson || need lua5.1-cjson lua-cjson-dev
+pkg-config --exists lua5.1-bitop || need lua5.1-bitop lua-bitop-dev
 [ "$malloc" = jemalloc ] && { pkg-config --exists jemalloc || need jemalloc libjemalloc-dev; }
 [ -f /usr/include/liblzf/lzf.h ] || need lzf liblzf-dev
 pkg-config --exists libcrypto || need libcrypto libssl-dev

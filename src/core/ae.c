@@ -188,11 +188,7 @@ static void processTimers(aeEventLoop *el) {
     compactTimers(el);
 }
 
-int aeProcessEvents(aeEventLoop *el) {
-    long long us = usUntilNearestTimer(el);
-    int timeout_ms = us < 0 ? 1000 : (int)((us + 999) / 1000);
-    if (el->beforesleep) el->beforesleep(el);
-    if (el->stop) return 0;
+static int processFileEvents(aeEventLoop *el, int timeout_ms) {
     int n = epoll_wait(el->epfd, el->fired, el->setsize, timeout_ms);
     for (int i = 0; i < n; i++) {
         int fd = el->fired[i].data.fd;
@@ -208,6 +204,17 @@ int aeProcessEvents(aeEventLoop *el) {
             if (!fired_read || fe->wproc != fe->rproc) fe->wproc(el, fd, fe->clientData, AE_WRITABLE);
         }
     }
+    return n;
+}
+
+int aeProcessFileEventsNoWait(aeEventLoop *el) { return processFileEvents(el, 0); }
+
+int aeProcessEvents(aeEventLoop *el) {
+    long long us = usUntilNearestTimer(el);
+    int timeout_ms = us < 0 ? 1000 : (int)((us + 999) / 1000);
+    if (el->beforesleep) el->beforesleep(el);
+    if (el->stop) return 0;
+    int n = processFileEvents(el, timeout_ms);
     processTimers(el);
     return n;
 }

@@ -37,6 +37,9 @@ int aeRescheduleTimeEventUs(aeEventLoop *el, long long id, long long us);
 
 void aeSetBeforeSleepProc(aeEventLoop *el, aeBeforeSleepProc *proc);
 int aeProcessEvents(aeEventLoop *el);
+/* Ready file events only, without waiting and without timers or beforesleep
+ * (serving clients while a long script runs). */
+int aeProcessFileEventsNoWait(aeEventLoop *el);
 void aeMain(aeEventLoop *el);
 void aeStop(aeEventLoop *el);
 

@@ -85,6 +85,9 @@ void populateCommandTable(void) {
         cmd->arity = d->arity;
         cmd->flagwords = d->flags;
         cmd->flags = parseFlags(d->flags);
+        static const char *effects[] = {"exec", "eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro", NULL};
+        for (int e = 0; effects[e]; e++)
+            if (!strcmp(d->name, effects[e])) cmd->flags |= CMD_PROPAGATES_EFFECTS;
         cmd->firstkey = d->first;
         cmd->lastkey = d->last;
         cmd->keystep = d->step;

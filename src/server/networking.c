@@ -547,7 +547,7 @@ static int processMultibulkBuffer(client *c) {
 void processInputBuffer(client *c) {
     while (c->qb_pos < sdslen(c->querybuf)) {
         if (c->flags & (CLIENT_BLOCKED | CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSE_ASAP)) break;
-        if (server.in_script && !(c->flags & CLIENT_LUA)) break;
+        if (c->flags & CLIENT_EXECUTING) break; /* its own script is still running */
         if (!c->reqtype) c->reqtype = c->querybuf[c->qb_pos] == '*' ? PROTO_REQ_MULTIBULK : PROTO_REQ_INLINE;
         if (c->reqtype == PROTO_REQ_INLINE) {
             if (processInlineBuffer(c) != C_OK) break;

@@ -10,9 +10,11 @@
 #include "core/anet.h"
 #include "core/clock.h"
 #include "core/zmalloc.h"
+#include "features/expiry_push.h"
 #include "features/monitor.h"
 #include "features/multi.h"
 #include "features/pubsub.h"
+#include "features/scripting.h"
 #include "features/slowlog.h"
 #include "persist/persist.h"
 #include "persist/propagate.h"
@@ -184,6 +186,10 @@ int processCommand(client *c) {
         rejectCommandObject(c, shared.noautherr);
         return C_OK;
     }
+    if (scriptIsTimedout() && !scriptAllowsWhileBusy(c)) {
+        rejectCommandObject(c, shared.slowevalerr);
+        return C_OK;
+    }
     if ((c->flags & CLIENT_MULTI) && (flags & CMD_NO_MULTI)) {
         rejectCommand(c, "Command not allowed inside a transaction");
         return C_OK;
@@ -245,7 +251,7 @@ void call(client *c, int flags) {
             real_cmd->calls++;
         }
     }
-    if ((flags & CALL_PROPAGATE) && dirty && !(c->flags & CLIENT_AOF) && !(c->cmd->flags & CMD_NO_MULTI && 0))
+    if ((flags & CALL_PROPAGATE) && dirty && !(c->flags & CLIENT_AOF) && !(c->cmd->flags & CMD_PROPAGATES_EFFECTS))
         propagateCommand(c->db->id, c->argv, c->argc);
     c->lastcmd = c->cmd;
     c->commands_processed++;
@@ -259,6 +265,7 @@ int prepareForShutdown(int flags) {
     if (persistOnShutdown(flags) != C_OK && !(flags & SHUTDOWN_FORCE)) return C_ERR;
     if (server.pidfile) unlink(server.pidfile);
     closeListeningSockets(1);
+    expiryPushShutdown();
     serverLog(LL_WARNING, "Redis is now ready to exit, bye bye...");
     return C_OK;
 }
@@ -424,9 +431,11 @@ static void initServer(void) {
     server.errors = dictCreate(&errorsDictType);
     pubsubInit();
     slowlogInit();
+    scriptingInit();
     blockingInit();
     aeCreateTimeEvent(server.el, 1, serverCron, NULL);
     expireInit();
+    expiryPushInit();
     aeSetBeforeSleepProc(server.el, beforeSleep);
     updateCachedTime();
     server.stat_starttime = server.unixtime;

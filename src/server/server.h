@@ -56,6 +56,9 @@
 #define CMD_NO_MULTI (1ULL << 24)
 #define CMD_MOVABLE_KEYS (1ULL << 25)
 #define CMD_ALLOW_BUSY (1ULL << 26)
+/* Ours: runs other commands that propagate themselves (EXEC, EVAL...), so the
+ * command itself is never propagated. */
+#define CMD_PROPAGATES_EFFECTS (1ULL << 40)
 
 typedef struct client client;
 typedef void redisCommandProc(client *c);

@@ -1,0 +1,1005 @@
+/* scripting: Lua 5.1 scripting as Redis 7.0 has it (see scripting.h).
+ *
+ * Scripts run in one shared interpreter. Their globals are a read-only proxy:
+ * reads of unknown names and every write raise Redis's errors, library tables
+ * are proxied the same way, and rawset/setmetatable/loadstring are wrapped so
+ * the real tables cannot be reached. redis.call runs commands through a fake
+ * client and converts the RESP reply it produced into Lua values; the script's
+ * return value is converted back. A count hook watches the clock: past
+ * busy-reply-threshold other clients are served -BUSY, and SCRIPT KILL works
+ * for scripts that have not written. */
+#include "features/scripting.h"
+#include "server/blocking.h"
+#include "server/client.h"
+#include "server/reply.h"
+#include "core/clock.h"
+#include "core/numparse.h"
+#include "core/zmalloc.h"
+#include "persist/propagate.h"
+
+#include <ctype.h>
+#include <lauxlib.h>
+#include <lua-bitop.h>
+#include <lua-cjson.h>
+#include <lua.h>
+#include <lualib.h>
+#include <math.h>
+#include <openssl/sha.h>
+#include <string.h>
+#include <strings.h>
+
+#define SCRIPT_FLAG_NO_WRITES (1 << 0)
+#define SCRIPT_FLAG_ALLOW_OOM (1 << 1)
+#define SCRIPT_FLAG_SHEBANG (1 << 7)
+
+#define REPL_NONE 0
+#define REPL_AOF 1
+#define REPL_REPLICA 2
+#define REPL_ALL 3
+
+static lua_State *lua;
+static dict *scripts;     /* sha (sds) → body (sds); the function lives in the registry as "f_<sha>" */
+static client *lua_client;
+static int globals_ref;   /* the read-only proxy scripts see as their globals */
+
+static struct {
+    client *caller;
+    const char *sha;
+    monotime start;
+    int running, timedout, killed, wrote, readonly, resp, repl;
+} run;
+
+/* ------------------------------------------------------------ deterministic PRNG */
+
+/* The POSIX drand48 recurrence, so math.random gives the same sequence Redis gives. */
+/* Before any seeding, the state POSIX specifies (and Redis starts from). */
+static uint64_t rand48_x = 0x1234ABCD330EULL;
+static void redisSrand48(int32_t seed) { rand48_x = (((uint64_t)(uint32_t)seed) << 16) | 0x330E; }
+static int32_t redisLrand48(void) {
+    rand48_x = (0x5DEECE66DULL * rand48_x + 0xB) & ((1ULL << 48) - 1);
+    return (int32_t)(rand48_x >> 17);
+}
+
+static int mathRandom(lua_State *L) {
+    lua_Number r = (lua_Number)(redisLrand48() % 2147483647) / (lua_Number)2147483647;
+    switch (lua_gettop(L)) {
+    case 0: lua_pushnumber(L, r); break;
+    case 1: {
+        int u = luaL_checkint(L, 1);
+        luaL_argcheck(L, 1 <= u, 1, "interval is empty");
+        lua_pushnumber(L, floor(r * u) + 1);
+        break;
+    }
+    case 2: {
+        int l = luaL_checkint(L, 1), u = luaL_checkint(L, 2);
+        luaL_argcheck(L, l <= u, 2, "interval is empty");
+        lua_pushnumber(L, floor(r * (u - l + 1)) + l);
+        break;
+    }
+    default: return luaL_error(L, "wrong number of arguments");
+    }
+    return 1;
+}
+
+static int mathRandomseed(lua_State *L) {
+    redisSrand48((int32_t)luaL_checkint(L, 1));
+    return 0;
+}
+
+/* ------------------------------------------------------------------- errors */
+
+/* Pushes the error table {err = "CODE message"} the way Redis builds it:
+ * "-CODE msg" keeps its code, anything else gets "ERR". */
+static void pushErrorTable(lua_State *L, const char *err, size_t len) {
+    sds full;
+    if (len && err[0] == '-') {
+        const char *space = memchr(err, ' ', len);
+        if (!space) full = sdscatlen(sdsnew("ERR "), err + 1, len - 1);
+        else full = sdsnewlen(err + 1, len - 1);
+    } else {
+        full = sdscatlen(sdsnew("ERR "), err, len);
+    }
+    /* One line only. */
+    for (size_t i = 0; i < sdslen(full); i++)
+        if (full[i] == '\r' || full[i] == '\n') full[i] = ' ';
+    lua_newtable(L);
+    lua_pushstring(L, "err");
+    lua_pushlstring(L, full, sdslen(full));
+    lua_settable(L, -3);
+    sdsfree(full);
+}
+
+static int raiseError(lua_State *L, const char *err) {
+    pushErrorTable(L, err, strlen(err));
+    return lua_error(L);
+}
+
+/* Message handler: turn any error into {err, source, line} at the failing Lua frame. */
+static int errorHandler(lua_State *L) {
+    lua_Debug ar;
+    int have = 0;
+    if (lua_getstack(L, 1, &ar)) {
+        lua_getinfo(L, "Sl", &ar);
+        have = 1;
+        if (!strcmp(ar.what, "C")) have = lua_getstack(L, 2, &ar) && lua_getinfo(L, "Sl", &ar);
+    }
+    if (!lua_istable(L, 1)) {
+        const char *msg = lua_tostring(L, 1);
+        sds s = sdscat(sdsnew("ERR "), msg ? msg : "nil");
+        if (!msg && lua_isboolean(L, 1)) {
+            sdsfree(s);
+            s = sdsnew(lua_toboolean(L, 1) ? "ERR true" : "ERR false");
+        }
+        lua_newtable(L);
+        lua_pushstring(L, "err");
+        lua_pushlstring(L, s, sdslen(s));
+        lua_settable(L, -3);
+        sdsfree(s);
+        lua_replace(L, 1);
+        lua_settop(L, 1);
+    }
+    if (have) {
+        lua_pushstring(L, "source");
+        lua_pushstring(L, ar.source);
+        lua_settable(L, 1);
+        lua_pushstring(L, "line");
+        lua_pushinteger(L, ar.currentline);
+        lua_settable(L, 1);
+    }
+    lua_settop(L, 1);
+    return 1;
+}
+
+/* ----------------------------------------------------------- RESP → Lua */
+
+static const char *respToLua(lua_State *L, const char *p, int resp);
+
+static const char *respLine(const char *p, long long *ll) {
+    const char *crlf = strchr(p, '\r');
+    string2ll(p + 1, crlf - p - 1, ll);
+    return crlf + 2;
+}
+
+static const char *respAggregateToLua(lua_State *L, const char *p, long long n, int resp) {
+    lua_newtable(L);
+    for (long long j = 1; j <= n; j++) {
+        lua_pushnumber(L, (lua_Number)j);
+        p = respToLua(L, p, resp);
+        lua_settable(L, -3);
+    }
+    return p;
+}
+
+/* Converts one reply at p; returns the position after it. */
+static const char *respToLua(lua_State *L, const char *p, int resp) {
+    long long ll;
+    const char *crlf;
+    switch (*p) {
+    case '+':
+        crlf = strchr(p, '\r');
+        lua_newtable(L);
+        lua_pushstring(L, "ok");
+        lua_pushlstring(L, p + 1, crlf - p - 1);
+        lua_settable(L, -3);
+        return crlf + 2;
+    case '-':
+        crlf = strchr(p, '\r');
+        pushErrorTable(L, p, crlf - p);
+        return crlf + 2;
+    case ':':
+        p = respLine(p, &ll);
+        lua_pushnumber(L, (lua_Number)ll);
+        return p;
+    case '$':
+        p = respLine(p, &ll);
+        if (ll < 0) {
+            lua_pushboolean(L, 0);
+            return p;
+        }
+        lua_pushlstring(L, p, ll);
+        return p + ll + 2;
+    case '*':
+        p = respLine(p, &ll);
+        if (ll < 0) {
+            lua_pushboolean(L, 0);
+            return p;
+        }
+        return respAggregateToLua(L, p, ll, resp);
+    }
+    lua_pushboolean(L, 0);
+    return p + 1;
+}
+
+/* ------------------------------------------------------------ Lua → reply */
+
+static void luaReplyToClient(client *c, lua_State *L, int depth);
+
+static int tableField(lua_State *L, const char *name, int type) {
+    lua_pushstring(L, name);
+    lua_rawget(L, -2);
+    if (lua_type(L, -1) == type) return 1;
+    lua_pop(L, 1);
+    return 0;
+}
+
+static void luaReplyToClient(client *c, lua_State *L, int depth) {
+    if (depth > 1000) {
+        addReplyError(c, "reached lua stack limit");
+        lua_pop(L, 1);
+        return;
+    }
+    switch (lua_type(L, -1)) {
+    case LUA_TSTRING: {
+        size_t len;
+        const char *s = lua_tolstring(L, -1, &len);
+        addReplyBulkCBuffer(c, s, len);
+        break;
+    }
+    case LUA_TBOOLEAN:
+        if (lua_toboolean(L, -1)) addReply(c, shared.cone);
+        else addReplyNull(c);
+        break;
+    case LUA_TNUMBER: addReplyLongLong(c, (long long)lua_tonumber(L, -1)); break;
+    case LUA_TTABLE:
+        if (tableField(L, "err", LUA_TSTRING)) {
+            size_t len;
+            const char *s = lua_tolstring(L, -1, &len);
+            sds err = sdscatlen(sdsnew("-"), s, len);
+            addReplyErrorSds(c, err);
+            lua_pop(L, 1);
+        } else if (tableField(L, "ok", LUA_TSTRING)) {
+            size_t len;
+            const char *s = lua_tolstring(L, -1, &len);
+            sds st = sdsnewlen(s, len);
+            for (size_t i = 0; i < sdslen(st); i++)
+                if (st[i] == '\r' || st[i] == '\n') st[i] = ' ';
+            addReplyStatusLength(c, st, sdslen(st));
+            sdsfree(st);
+            lua_pop(L, 1);
+        } else if (tableField(L, "double", LUA_TNUMBER)) {
+            addReplyDouble(c, lua_tonumber(L, -1));
+            lua_pop(L, 1);
+        } else if (tableField(L, "big_number", LUA_TSTRING)) {
+            size_t len;
+            const char *s = lua_tolstring(L, -1, &len);
+            addReplyBulkCBuffer(c, s, len);
+            lua_pop(L, 1);
+        } else if (tableField(L, "map", LUA_TTABLE)) {
+            void *replylen = addReplyDeferredLen(c);
+            long n = 0;
+            lua_pushnil(L);
+            while (lua_next(L, -2)) {
+                lua_pushvalue(L, -2);
+                luaReplyToClient(c, L, depth + 1); /* key */
+                luaReplyToClient(c, L, depth + 1); /* value */
+                n++;
+            }
+            setDeferredMapLen(c, replylen, n);
+            lua_pop(L, 1);
+        } else if (tableField(L, "set", LUA_TTABLE)) {
+            void *replylen = addReplyDeferredLen(c);
+            long n = 0;
+            lua_pushnil(L);
+            while (lua_next(L, -2)) {
+                lua_pop(L, 1);
+                lua_pushvalue(L, -1);
+                luaReplyToClient(c, L, depth + 1);
+                n++;
+            }
+            setDeferredSetLen(c, replylen, n);
+            lua_pop(L, 1);
+        } else {
+            void *replylen = addReplyDeferredLen(c);
+            long j = 1;
+            for (;; j++) {
+                lua_pushnumber(L, (lua_Number)j);
+                lua_rawget(L, -2);
+                if (lua_type(L, -1) == LUA_TNIL) {
+                    lua_pop(L, 1);
+                    break;
+                }
+                luaReplyToClient(c, L, depth + 1);
+            }
+            setDeferredArrayLen(c, replylen, j - 1);
+        }
+        break;
+    default: addReplyNull(c);
+    }
+    lua_pop(L, 1);
+}
+
+/* --------------------------------------------------------------- redis.call */
+
+static void resetLuaClientReply(client *c) {
+    listIter li;
+    listNode *ln;
+    listRewind(c->reply, &li);
+    while ((ln = listNext(&li))) zfree(listNodeValue(ln));
+    listEmpty(c->reply);
+    c->bufpos = 0;
+    c->reply_bytes = 0;
+}
+
+/* The fake client's collected reply as one string. */
+static sds collectReply(client *c) {
+    sds s = sdsnewlen(c->buf, c->bufpos);
+    listIter li;
+    listNode *ln;
+    listRewind(c->reply, &li);
+    while ((ln = listNext(&li))) {
+        clientReplyBlock *b = listNodeValue(ln);
+        if (b) s = sdscatlen(s, b->buf, b->used);
+    }
+    resetLuaClientReply(c);
+    return s;
+}
+
+static void checkKilledOrTimeout(lua_State *L);
+
+static int redisCallGeneric(lua_State *L, int raise) {
+    int argc = lua_gettop(L);
+    const char *err = NULL;
+    if (argc == 0) {
+        err = "Please specify at least one argument for this redis lib call";
+        goto error;
+    }
+    robj **argv = zmalloc(sizeof(robj *) * argc);
+    for (int j = 0; j < argc; j++) {
+        size_t len;
+        const char *s;
+        char nbuf[64];
+        if (lua_type(L, j + 1) == LUA_TNUMBER) {
+            /* Numbers go as Lua prints them with 17 digits, like Redis. */
+            lua_Number num = lua_tonumber(L, j + 1);
+            len = snprintf(nbuf, sizeof(nbuf), "%.17g", (double)num);
+            s = nbuf;
+        } else if (lua_type(L, j + 1) == LUA_TSTRING) {
+            s = lua_tolstring(L, j + 1, &len);
+        } else {
+            for (int k = 0; k < j; k++) decrRefCount(argv[k]);
+            zfree(argv);
+            err = "Lua redis lib command arguments must be strings or integers";
+            goto error;
+        }
+        argv[j] = createStringObject(s, len);
+    }
+    client *c = lua_client;
+    struct redisCommand *cmd = lookupCommand(argv, argc);
+    if (!cmd) err = "Unknown Redis command called from script";
+    else if (!commandCheckArity(cmd, argc)) err = "Wrong number of args calling Redis command from script";
+    else if (cmd->flags & CMD_NOSCRIPT) err = "This Redis command is not allowed from script";
+    else if ((cmd->flags & (CMD_WRITE | CMD_MAY_REPLICATE)) && run.readonly) err = "Write commands are not allowed from read-only scripts.";
+    else if ((cmd->flags & CMD_DENYOOM) && server.maxmemory && zmalloc_used_memory() > server.maxmemory &&
+             !run.wrote)
+        err = "-OOM command not allowed when used memory > 'maxmemory'.";
+    if (err) {
+        for (int k = 0; k < argc; k++) decrRefCount(argv[k]);
+        zfree(argv);
+        goto error;
+    }
+    c->argv = argv;
+    c->argc = argc;
+    c->argv_len = argc;
+    c->cmd = c->lastcmd = c->realcmd = cmd;
+    c->resp = run.resp;
+    if (cmd->flags & CMD_WRITE) run.wrote = 1;
+    int flags = CALL_SLOWLOG | CALL_STATS;
+    if (run.repl & REPL_AOF) flags |= CALL_PROPAGATE;
+    call(c, flags);
+    freeClientArgv(c);
+    sds reply = collectReply(c);
+    respToLua(L, reply, run.resp);
+    sdsfree(reply);
+    if (raise && lua_istable(L, -1)) {
+        lua_pushstring(L, "err");
+        lua_rawget(L, -2);
+        int is_err = lua_isstring(L, -1);
+        lua_pop(L, 1);
+        if (is_err) return lua_error(L);
+    }
+    return 1;
+error:
+    if (!raise) {
+        pushErrorTable(L, err, strlen(err));
+        return 1;
+    }
+    return raiseError(L, err);
+}
+
+static int luaRedisCall(lua_State *L) { return redisCallGeneric(L, 1); }
+static int luaRedisPcall(lua_State *L) { return redisCallGeneric(L, 0); }
+
+static int luaRedisSha1hex(lua_State *L) {
+    if (lua_gettop(L) != 1) return raiseError(L, "wrong number of arguments");
+    size_t len;
+    const char *s = lua_tolstring(L, 1, &len);
+    unsigned char hash[SHA_DIGEST_LENGTH];
+    SHA1((const unsigned char *)(s ? s : ""), s ? len : 0, hash);
+    char hex[41];
+    for (int i = 0; i < SHA_DIGEST_LENGTH; i++) snprintf(hex + i * 2, 3, "%02x", hash[i]);
+    lua_pushstring(L, hex);
+    return 1;
+}
+
+static int replyTableHelper(lua_State *L, const char *field) {
+    if (lua_gettop(L) != 1 || lua_type(L, 1) != LUA_TSTRING) {
+        pushErrorTable(L, "wrong number or type of arguments", 33);
+        return 1;
+    }
+    if (!strcmp(field, "err")) {
+        size_t len;
+        const char *s = lua_tolstring(L, 1, &len);
+        sds e = s[0] == '-' ? sdsnewlen(s, len) : sdscatlen(sdsnew("-"), s, len);
+        pushErrorTable(L, e, sdslen(e));
+        sdsfree(e);
+        return 1;
+    }
+    lua_newtable(L);
+    lua_pushstring(L, field);
+    lua_pushvalue(L, 1);
+    lua_settable(L, -3);
+    return 1;
+}
+
+static int luaRedisErrorReply(lua_State *L) { return replyTableHelper(L, "err"); }
+static int luaRedisStatusReply(lua_State *L) { return replyTableHelper(L, "ok"); }
+
+static int luaRedisLog(lua_State *L) {
+    int argc = lua_gettop(L);
+    if (argc < 2) return raiseError(L, "redis.log() requires two arguments or more.");
+    if (!lua_isnumber(L, 1)) return raiseError(L, "First argument must be a number (log level).");
+    int level = lua_tointeger(L, 1);
+    if (level < LL_DEBUG || level > LL_WARNING) return raiseError(L, "Invalid debug level.");
+    if (level < server.verbosity) return 0;
+    sds log = sdsempty();
+    for (int j = 2; j <= argc; j++) {
+        size_t len;
+        const char *s = lua_tolstring(L, j, &len);
+        if (s) {
+            if (j != 2) log = sdscatlen(log, " ", 1);
+            log = sdscatlen(log, s, len);
+        }
+    }
+    serverLog(level, "%s", log);
+    sdsfree(log);
+    return 0;
+}
+
+static int luaRedisSetRepl(lua_State *L) {
+    if (lua_gettop(L) != 1) return raiseError(L, "redis.set_repl() requires two arguments.");
+    int flags = lua_tointeger(L, 1);
+    if ((flags & ~REPL_ALL) != 0)
+        return raiseError(L, "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.");
+    run.repl = flags;
+    return 0;
+}
+
+static int luaRedisReplicateCommands(lua_State *L) {
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int luaRedisSetResp(lua_State *L) {
+    if (lua_gettop(L) != 1) return raiseError(L, "redis.setresp() requires one argument.");
+    int resp = lua_tointeger(L, 1);
+    if (resp != 2 && resp != 3) return raiseError(L, "RESP version must be 2 or 3.");
+    run.resp = resp;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- sandbox */
+
+static int readonlyNewindex(lua_State *L) { return luaL_error(L, "Attempt to modify a readonly table"); }
+
+static int globalsIndex(lua_State *L) {
+    /* upvalue 1: the real globals */
+    lua_pushvalue(L, 2);
+    lua_rawget(L, lua_upvalueindex(1));
+    if (lua_isnil(L, -1)) {
+        const char *name = lua_tostring(L, 2);
+        return luaL_error(L, "Script attempted to access nonexistent global variable '%s'", name ? name : "?");
+    }
+    return 1;
+}
+
+/* A table whose reads come from `real` and whose writes fail. */
+static void pushReadonlyProxy(lua_State *L, int real_index, int is_globals) {
+    real_index = real_index < 0 ? lua_gettop(L) + real_index + 1 : real_index;
+    lua_newtable(L);                    /* proxy */
+    lua_newtable(L);                    /* metatable */
+    lua_pushstring(L, "__index");
+    if (is_globals) {
+        lua_pushvalue(L, real_index);
+        lua_pushcclosure(L, globalsIndex, 1);
+    } else {
+        lua_pushvalue(L, real_index);
+    }
+    lua_rawset(L, -3);
+    lua_pushstring(L, "__newindex");
+    lua_pushcfunction(L, readonlyNewindex);
+    lua_rawset(L, -3);
+    lua_pushstring(L, "__metatable");
+    lua_pushboolean(L, 0);
+    lua_rawset(L, -3);
+    lua_setmetatable(L, -2);
+    /* Remember it as protected, for the rawset/setmetatable wrappers. */
+    lua_getfield(L, LUA_REGISTRYINDEX, "__protected");
+    lua_pushvalue(L, -2);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+}
+
+static int isProtected(lua_State *L, int idx) {
+    lua_getfield(L, LUA_REGISTRYINDEX, "__protected");
+    lua_pushvalue(L, idx);
+    lua_rawget(L, -2);
+    int p = lua_toboolean(L, -1);
+    lua_pop(L, 2);
+    return p;
+}
+
+static int plainError(lua_State *L, const char *msg) {
+    lua_pushstring(L, msg);
+    return lua_error(L);
+}
+
+static int wrappedRawset(lua_State *L) {
+    if (isProtected(L, 1)) return plainError(L, "Attempt to modify a readonly table");
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+static int wrappedSetmetatable(lua_State *L) {
+    if (isProtected(L, 1)) return plainError(L, "Attempt to modify a readonly table");
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+/* loadstring: the loaded chunk sees the same read-only globals as scripts. */
+static int wrappedLoadstring(lua_State *L) {
+    int n = lua_gettop(L);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, n, LUA_MULTRET);
+    if (lua_isfunction(L, 1)) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, globals_ref);
+        lua_setfenv(L, 1);
+    }
+    return lua_gettop(L);
+}
+
+/* pcall: a Redis error table caught by pcall becomes its message string, as in 7.0. */
+static int wrappedPcall(lua_State *L) {
+    int n = lua_gettop(L);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, n, LUA_MULTRET);
+    if (lua_gettop(L) >= 2 && !lua_toboolean(L, 1) && lua_istable(L, 2)) {
+        lua_pushstring(L, "err");
+        lua_rawget(L, 2);
+        if (lua_isstring(L, -1)) lua_replace(L, 2);
+        else lua_pop(L, 1);
+    }
+    return lua_gettop(L);
+}
+
+static void wrapGlobalFunction(lua_State *L, const char *name, lua_CFunction wrapper) {
+    lua_getglobal(L, name);
+    lua_pushcclosure(L, wrapper, 1);
+    lua_setglobal(L, name);
+}
+
+static void openLib(lua_State *L, const char *name, lua_CFunction fn) {
+    lua_pushcfunction(L, fn);
+    lua_pushstring(L, name);
+    lua_call(L, 1, 1);
+    if (name[0]) lua_setglobal(L, name);
+    else lua_pop(L, 1);
+}
+
+static void setGlobalFunction(lua_State *L, const char *table, const char *name, lua_CFunction fn) {
+    lua_getglobal(L, table);
+    lua_pushstring(L, name);
+    lua_pushcfunction(L, fn);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+}
+
+static void setTableInt(lua_State *L, const char *name, int v) {
+    lua_pushstring(L, name);
+    lua_pushinteger(L, v);
+    lua_rawset(L, -3);
+}
+
+static void createInterpreter(void) {
+    lua = lua_open();
+    lua_State *L = lua;
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, "__protected");
+    openLib(L, "", luaopen_base);
+    openLib(L, LUA_TABLIBNAME, luaopen_table);
+    openLib(L, LUA_STRLIBNAME, luaopen_string);
+    openLib(L, LUA_MATHLIBNAME, luaopen_math);
+    lua_pushcfunction(L, luaopen_cjson);
+    lua_call(L, 0, 1);
+    lua_setglobal(L, "cjson");
+    lua_pushcfunction(L, luaopen_bit);
+    lua_call(L, 0, 1);
+    lua_setglobal(L, "bit");
+    static const char *removed[] = {"dofile", "loadfile", "print", "getfenv", "setfenv", "newproxy", "module",
+                                    "require", "gcinfo", NULL};
+    for (int i = 0; removed[i]; i++) {
+        lua_pushnil(L);
+        lua_setglobal(L, removed[i]);
+    }
+    setGlobalFunction(L, "math", "random", mathRandom);
+    setGlobalFunction(L, "math", "randomseed", mathRandomseed);
+
+    lua_newtable(L);
+    static const struct {
+        const char *name;
+        lua_CFunction fn;
+    } api[] = {{"call", luaRedisCall},
+               {"pcall", luaRedisPcall},
+               {"sha1hex", luaRedisSha1hex},
+               {"error_reply", luaRedisErrorReply},
+               {"status_reply", luaRedisStatusReply},
+               {"log", luaRedisLog},
+               {"set_repl", luaRedisSetRepl},
+               {"replicate_commands", luaRedisReplicateCommands},
+               {"setresp", luaRedisSetResp},
+               {NULL, NULL}};
+    for (int i = 0; api[i].name; i++) {
+        lua_pushstring(L, api[i].name);
+        lua_pushcfunction(L, api[i].fn);
+        lua_rawset(L, -3);
+    }
+    setTableInt(L, "LOG_DEBUG", LL_DEBUG);
+    setTableInt(L, "LOG_VERBOSE", LL_VERBOSE);
+    setTableInt(L, "LOG_NOTICE", LL_NOTICE);
+    setTableInt(L, "LOG_WARNING", LL_WARNING);
+    setTableInt(L, "REPL_NONE", REPL_NONE);
+    setTableInt(L, "REPL_AOF", REPL_AOF);
+    setTableInt(L, "REPL_SLAVE", REPL_REPLICA);
+    setTableInt(L, "REPL_REPLICA", REPL_REPLICA);
+    setTableInt(L, "REPL_ALL", REPL_ALL);
+    lua_setglobal(L, "redis");
+
+    wrapGlobalFunction(L, "rawset", wrappedRawset);
+    wrapGlobalFunction(L, "setmetatable", wrappedSetmetatable);
+    wrapGlobalFunction(L, "loadstring", wrappedLoadstring);
+    wrapGlobalFunction(L, "pcall", wrappedPcall);
+
+    /* Library tables become read-only proxies, then the globals themselves. */
+    static const char *libs[] = {"redis", "string", "table", "math", "cjson", "bit", "coroutine", NULL};
+    for (int i = 0; libs[i]; i++) {
+        lua_getglobal(L, libs[i]);
+        if (lua_istable(L, -1)) {
+            pushReadonlyProxy(L, -1, 0);
+            lua_setglobal(L, libs[i]);
+        }
+        lua_pop(L, 1);
+    }
+    lua_pushvalue(L, LUA_GLOBALSINDEX);
+    pushReadonlyProxy(L, -1, 1);
+    lua_pushvalue(L, -1);
+    lua_setglobal(L, "_G");
+    globals_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_pop(L, 1);
+}
+
+/* --------------------------------------------------------------- the cache */
+
+static void sha1hex(char *out, const char *s, size_t len) {
+    unsigned char hash[SHA_DIGEST_LENGTH];
+    SHA1((const unsigned char *)s, len, hash);
+    for (int i = 0; i < SHA_DIGEST_LENGTH; i++) snprintf(out + i * 2, 3, "%02x", hash[i]);
+}
+
+/* Shebang: "#!lua [flags=a,b]" on the first line. Returns C_ERR with *err set. */
+static int parseShebang(const char *body, size_t len, int *flags, sds *err) {
+    *flags = 0;
+    if (len < 2 || body[0] != '#' || body[1] != '!') return C_OK;
+    const char *eol = memchr(body, '\n', len);
+    sds line = sdsnewlen(body, eol ? (size_t)(eol - body) : len);
+    int argc;
+    sds *parts = sdssplitargs(line, &argc);
+    int rc = C_OK;
+    if (!parts || argc == 0 || strcmp(parts[0], "#!lua")) {
+        *err = sdscatprintf(sdsempty(), "Unexpected engine in script shebang: %s", parts && argc ? parts[0] : line);
+        rc = C_ERR;
+    }
+    for (int j = 1; rc == C_OK && j < argc; j++) {
+        if (!strncmp(parts[j], "flags=", 6)) {
+            int n;
+            sds *fl = sdssplitlen(parts[j] + 6, sdslen(parts[j]) - 6, ",", 1, &n);
+            for (int k = 0; k < n; k++) {
+                if (!strcmp(fl[k], "no-writes")) *flags |= SCRIPT_FLAG_NO_WRITES;
+                else if (!strcmp(fl[k], "allow-oom")) *flags |= SCRIPT_FLAG_ALLOW_OOM;
+                else if (!strcmp(fl[k], "allow-stale") || !strcmp(fl[k], "no-cluster") ||
+                         !strcmp(fl[k], "allow-cross-slot-keys") || sdslen(fl[k]) == 0)
+                    continue;
+                else {
+                    *err = sdscatprintf(sdsempty(), "Unexpected flag in script shebang: %s", fl[k]);
+                    rc = C_ERR;
+                    break;
+                }
+            }
+            sdsfreesplitres(fl, n);
+        } else {
+            *err = sdscatprintf(sdsempty(), "Unknown lua shebang option: %s", parts[j]);
+            rc = C_ERR;
+        }
+    }
+    if (parts) sdsfreesplitres(parts, argc);
+    sdsfree(line);
+    *flags |= SCRIPT_FLAG_SHEBANG;
+    return rc;
+}
+
+/* Compiles and caches body; fills sha. Returns C_ERR after replying. */
+static int createScript(client *c, robj *bodyobj, char *sha) {
+    sds body = bodyobj->ptr;
+    sha1hex(sha, body, sdslen(body));
+    sds key = sdsnewlen(sha, 40);
+    if (dictFind(scripts, key)) {
+        sdsfree(key);
+        return C_OK;
+    }
+    int flags;
+    sds err = NULL;
+    if (parseShebang(body, sdslen(body), &flags, &err) != C_OK) {
+        addReplyErrorSds(c, err);
+        sdsfree(key);
+        return C_ERR;
+    }
+    sds code = sdsdup(body);
+    if (flags & SCRIPT_FLAG_SHEBANG) code[0] = '-', code[1] = '-'; /* keep line numbers */
+    if (luaL_loadbuffer(lua, code, sdslen(code), "@user_script")) {
+        addReplyErrorFormat(c, "Error compiling script (new function): %s", lua_tostring(lua, -1));
+        lua_pop(lua, 1);
+        sdsfree(code);
+        sdsfree(key);
+        return C_ERR;
+    }
+    sdsfree(code);
+    lua_rawgeti(lua, LUA_REGISTRYINDEX, globals_ref);
+    lua_setfenv(lua, -2);
+    char fname[43] = "f_";
+    memcpy(fname + 2, sha, 41);
+    lua_setfield(lua, LUA_REGISTRYINDEX, fname);
+    dictAdd(scripts, key, sdsdup(body));
+    return C_OK;
+}
+
+static int scriptFlagsOf(const char *sha) {
+    sds key = sdsnewlen(sha, 40);
+    sds body = dictFetchValue(scripts, key);
+    sdsfree(key);
+    int flags = 0;
+    sds err = NULL;
+    if (body) parseShebang(body, sdslen(body), &flags, &err);
+    sdsfree(err);
+    return flags;
+}
+
+/* ---------------------------------------------------------------- running */
+
+static void processEventsWhileBlocked(void) {
+    /* Serve other clients (they get -BUSY or SCRIPT KILL works) without timers. */
+    aeProcessFileEventsNoWait(server.el);
+    handleClientsWithPendingWrites();
+}
+
+static void luaMaskCountHook(lua_State *L, lua_Debug *ar) {
+    (void)ar;
+    long long elapsed = (long long)(getMonotonicUs() - run.start) / 1000;
+    if (!run.timedout && elapsed >= server.busy_reply_threshold) {
+        serverLog(LL_WARNING, "Slow script detected: still in execution after %lld milliseconds. You can try killing the script using the SCRIPT KILL command.", elapsed);
+        run.timedout = 1;
+    }
+    if (run.timedout) processEventsWhileBlocked();
+    checkKilledOrTimeout(L);
+}
+
+static void checkKilledOrTimeout(lua_State *L) {
+    if (run.killed) {
+        serverLog(LL_WARNING, "Lua script killed by user with SCRIPT KILL.");
+        lua_sethook(L, luaMaskCountHook, LUA_MASKLINE, 0);
+        raiseError(L, "Script killed by user with SCRIPT KILL...");
+    }
+}
+
+static void setKeysArgv(lua_State *L, const char *name, robj **elev, int elec) {
+    lua_newtable(L);
+    for (int j = 0; j < elec; j++) {
+        lua_pushlstring(L, elev[j]->ptr, sdslen(elev[j]->ptr));
+        lua_rawseti(L, -2, j + 1);
+    }
+    lua_setglobal(L, name); /* the real globals table */
+}
+
+static void evalGenericCommand(client *c, int evalsha, int readonly_cmd) {
+    long long numkeys;
+    char sha[41];
+    if (getLongLongFromObject(c->argv[2], &numkeys) != 0) {
+        addReplyError(c, "value is not an integer or out of range");
+        return;
+    }
+    if (numkeys > c->argc - 3) {
+        addReplyError(c, "Number of keys can't be greater than number of args");
+        return;
+    }
+    if (numkeys < 0) {
+        addReplyError(c, "Number of keys can't be negative");
+        return;
+    }
+    if (!evalsha) {
+        if (createScript(c, c->argv[1], sha) != C_OK) return;
+    } else {
+        sds s = c->argv[1]->ptr;
+        if (sdslen(s) != 40) {
+            addReplyErrorObject(c, shared.noscripterr);
+            return;
+        }
+        for (int i = 0; i < 40; i++) sha[i] = tolower((unsigned char)s[i]);
+        sha[40] = '\0';
+        sds key = sdsnewlen(sha, 40);
+        int found = dictFind(scripts, key) != NULL;
+        sdsfree(key);
+        if (!found) {
+            addReplyErrorObject(c, shared.noscripterr);
+            return;
+        }
+    }
+    int flags = scriptFlagsOf(sha);
+    char fname[43] = "f_";
+    memcpy(fname + 2, sha, 41);
+    lua_State *L = lua;
+    lua_pushcfunction(L, errorHandler);
+    lua_getfield(L, LUA_REGISTRYINDEX, fname);
+    setKeysArgv(L, "KEYS", c->argv + 3, (int)numkeys);
+    setKeysArgv(L, "ARGV", c->argv + 3 + numkeys, c->argc - 3 - (int)numkeys);
+
+    memset(&run, 0, sizeof(run));
+    run.caller = c;
+    run.sha = sha;
+    run.start = getMonotonicUs();
+    run.running = 1;
+    run.readonly = readonly_cmd || (flags & SCRIPT_FLAG_NO_WRITES);
+    run.resp = 2;
+    run.repl = REPL_ALL;
+    server.in_script = 1;
+    lua_client->db = c->db;
+    lua_client->flags |= CLIENT_DENY_BLOCKING;
+    lua_sethook(L, luaMaskCountHook, LUA_MASKCOUNT, 100000);
+    propagateTransactionStart(c->db->id);
+    int err = lua_pcall(L, 0, 1, -2);
+    propagateTransactionEnd(c->db->id);
+    lua_sethook(L, NULL, 0, 0);
+    server.in_script = 0;
+    if (run.timedout) serverLog(LL_WARNING, "Slow script terminated.");
+    if (err) {
+        /* The handler left {err, source, line}. */
+        const char *msg = "ERR unknown error", *source = "?";
+        long line = 0;
+        if (lua_istable(L, -1)) {
+            lua_getfield(L, -1, "err");
+            if (lua_isstring(L, -1)) msg = lua_tostring(L, -1);
+            lua_getfield(L, -2, "source");
+            if (lua_isstring(L, -1)) source = lua_tostring(L, -1);
+            lua_getfield(L, -3, "line");
+            line = (long)lua_tointeger(L, -1);
+            sds e = sdscatprintf(sdsempty(), "-%s script: %s, on %s:%ld.", msg, sha, source, line);
+            addReplyErrorSds(c, e);
+            lua_pop(L, 3);
+        } else {
+            addReplyErrorFormat(c, "Error running script: %s", lua_tostring(L, -1));
+        }
+        lua_pop(L, 1);
+    } else {
+        luaReplyToClient(c, L, 0);
+    }
+    lua_pop(L, 1); /* the error handler */
+    memset(&run, 0, sizeof(run));
+    /* Keep memory in check across many scripts. */
+    lua_gc(L, LUA_GCSTEP, 1);
+}
+
+void evalCommand(client *c) { evalGenericCommand(c, 0, 0); }
+void evalRoCommand(client *c) { evalGenericCommand(c, 0, 1); }
+void evalshaCommand(client *c) { evalGenericCommand(c, 1, 0); }
+void evalshaRoCommand(client *c) { evalGenericCommand(c, 1, 1); }
+
+int scriptIsTimedout(void) { return run.running && run.timedout; }
+int scriptIsRunning(void) { return run.running; }
+
+int scriptAllowsWhileBusy(client *c) {
+    if (!(c->cmd->flags & CMD_ALLOW_BUSY)) return 0;
+    /* SHUTDOWN during a busy script only when it does not need to save. */
+    if (!strcmp(c->cmd->fullname, "shutdown")) {
+        for (int j = 1; j < c->argc; j++)
+            if (!strcasecmp(c->argv[j]->ptr, "nosave")) return 1;
+        return 0;
+    }
+    return 1;
+}
+
+/* ------------------------------------------------------------------ SCRIPT */
+
+void scriptLoadCommand(client *c) {
+    char sha[41];
+    if (createScript(c, c->argv[2], sha) != C_OK) return;
+    addReplyBulkCBuffer(c, sha, 40);
+}
+
+void scriptExistsCommand(client *c) {
+    addReplyArrayLen(c, c->argc - 2);
+    for (int j = 2; j < c->argc; j++) {
+        sds key = sdsdup(c->argv[j]->ptr);
+        sdstolower(key);
+        addReply(c, dictFind(scripts, key) ? shared.cone : shared.czero);
+        sdsfree(key);
+    }
+}
+
+void scriptFlushCommand(client *c) {
+    if (c->argc == 3 && strcasecmp(c->argv[2]->ptr, "sync") && strcasecmp(c->argv[2]->ptr, "async")) {
+        addReplyError(c, "SCRIPT FLUSH only support SYNC|ASYNC option");
+        return;
+    }
+    if (c->argc > 3) {
+        addReplyError(c, "SCRIPT FLUSH only support SYNC|ASYNC option");
+        return;
+    }
+    dictEmpty(scripts, NULL);
+    lua_close(lua);
+    createInterpreter();
+    addReply(c, shared.ok);
+}
+
+void scriptKillCommand(client *c) {
+    if (!run.running) {
+        addReplyError(c, "-NOTBUSY No scripts in execution right now.");
+        return;
+    }
+    if (run.wrote) {
+        addReplyError(c, "-UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.");
+        return;
+    }
+    run.killed = 1;
+    addReply(c, shared.ok);
+}
+
+void scriptHelpCommand(client *c) {
+    const char *help[] = {
+        "DEBUG (YES|SYNC|NO)",
+        "    Set the debug mode for subsequent scripts executed.",
+        "EXISTS <sha1> [<sha1> ...]",
+        "    Return information about the existence of the scripts in the script cache.",
+        "FLUSH [ASYNC|SYNC]",
+        "    Flush the Lua scripts cache. Very dangerous on replicas.",
+        "    When called without the optional mode argument, the behavior is determined by the",
+        "    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+        "    * ASYNC: Asynchronously flush the scripts cache.",
+        "    * SYNC: Synchronously flush the scripts cache.",
+        "KILL",
+        "    Kill the currently executing Lua script.",
+        "LOAD <script>",
+        "    Load a script into the scripts cache without executing it.",
+        NULL};
+    addReplyHelp(c, help);
+}
+
+void scriptingInit(void) {
+    scripts = dictCreate(&hashDictType);
+    createInterpreter();
+    lua_client = createClient(-1);
+    lua_client->flags |= CLIENT_LUA | CLIENT_DENY_BLOCKING;
+    lua_client->authenticated = 1;
+}
