@@ -1,0 +1,95 @@
+/* test_ttlheap: the expiry heap against a simple model — random inserts,
+ * deadline updates and removals, checking order, positions and that popping
+ * yields deadlines in non-decreasing order. */
+#include "testhelp.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/zmalloc.h"
+#include "data/ttlheap.h"
+
+#define N 5000
+
+typedef struct item {
+    long pos;     /* where the heap says it is, -1 when absent */
+    int64_t when; /* the model's deadline */
+    int present;
+} item;
+
+static void setpos(void *p, long pos) { ((item *)p)->pos = pos; }
+static long getpos(void *p) { return ((item *)p)->pos; }
+
+static uint64_t rng = 88172645463325252ULL;
+static uint64_t next(void) {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+int main(void) {
+    static item items[N];
+    ttlHeap *h = ttlHeapCreate(setpos);
+    size_t present = 0;
+    for (int i = 0; i < N; i++) items[i].pos = -1;
+
+    TEST("random operations keep heap order and positions");
+    int bad_removals = 0;
+    for (int step = 0; step < 200000; step++) {
+        item *it = &items[next() % N];
+        int op = next() % 3;
+        int64_t when = (int64_t)(next() % 100000);
+        if (!it->present) {
+            ttlHeapInsert(h, it, when);
+            it->when = when;
+            it->present = 1;
+            present++;
+        } else if (op == 0) {
+            ttlHeapUpdate(h, it->pos, when);
+            it->when = when;
+        } else {
+            void *removed = ttlHeapRemove(h, it->pos);
+            if (removed != it || it->pos != -1) bad_removals++;
+            it->present = 0;
+            present--;
+        }
+        if (step % 5000 == 0) {
+            CHECK(ttlHeapVerify(h, getpos));
+            CHECK(ttlHeapLen(h) == present);
+        }
+    }
+    CHECK(bad_removals == 0);
+    CHECK(ttlHeapVerify(h, getpos));
+
+    TEST("deadlines read through positions match the model");
+    int mismatches = 0;
+    for (int i = 0; i < N; i++)
+        if (items[i].present && ttlHeapWhen(h, items[i].pos) != items[i].when) mismatches++;
+    CHECK(mismatches == 0);
+
+    TEST("popping the minimum gives deadlines in order");
+    int64_t last = -1;
+    int ordered = 1;
+    while (ttlHeapLen(h)) {
+        int64_t when = ttlHeapMinWhen(h);
+        item *it = ttlHeapMinItem(h);
+        if (when < last || it->when != when) ordered = 0;
+        last = when;
+        ttlHeapRemove(h, 0);
+        it->present = 0;
+    }
+    CHECK(ordered);
+    CHECK(ttlHeapLen(h) == 0);
+
+    TEST("equal deadlines and a large heap");
+    for (int i = 0; i < N; i++) ttlHeapInsert(h, &items[i], 42);
+    CHECK(ttlHeapVerify(h, getpos));
+    for (int i = 0; i < N; i += 2) ttlHeapRemove(h, items[i].pos);
+    CHECK(ttlHeapLen(h) == N / 2);
+    CHECK(ttlHeapVerify(h, getpos));
+    ttlHeapFree(h);
+    CHECK(zmalloc_used_memory() == 0);
+    return TEST_REPORT();
+}
