@@ -13,6 +13,7 @@ import time
 
 import pytest
 
+from datatype_client import wait_for
 from resp_client import Conn, Err, c, open_conn  # noqa: F401
 
 SYNTAX = Err("ERR syntax error")
@@ -51,15 +52,6 @@ def client_lines(c, *args):
     text = c.call("CLIENT", "LIST", *args)
     assert text == "" or text.endswith("\n")
     return [dict(parse_client_line(line)) for line in text.splitlines()]
-
-
-def wait_until(predicate, timeout=3.0, what="condition"):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if predicate():
-            return
-        time.sleep(0.02)
-    raise AssertionError("timed out after %.1fs waiting for %s" % (timeout, what))
 
 
 def is_closed(conn, timeout=3.0):
@@ -311,25 +303,23 @@ def test_config_set_multiple_pairs(c):
 
 
 def test_config_set_errors(c):
-    assert c.call("CONFIG", "SET", "foo", "bar") == (
-        "ERR Unknown option or number of arguments for CONFIG SET - 'foo'")
-    assert c.call("CONFIG", "SET", "maxmemory", "abc") == (
-        "ERR CONFIG SET failed (possibly related to argument 'maxmemory') - "
-        "argument must be a memory value")
-    assert c.call("CONFIG", "SET", "timeout", "-1") == (
-        "ERR CONFIG SET failed (possibly related to argument 'timeout') - "
-        "argument must be between 0 and 2147483647 inclusive")
-    assert c.call("CONFIG", "SET", "maxmemory-policy", "foo") == (
-        "ERR CONFIG SET failed (possibly related to argument 'maxmemory-policy') - "
-        "argument(s) must be one of the following: volatile-lru, volatile-lfu, volatile-random, "
-        "volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, noeviction")
-    assert c.call("CONFIG", "SET", "daemonize", "yes") == (
-        "ERR CONFIG SET failed (possibly related to argument 'daemonize') - "
-        "can't set immutable config")
-    assert c.call("CONFIG", "SET", "appendonly", "maybe") == (
-        "ERR CONFIG SET failed (possibly related to argument 'appendonly') - "
-        "argument must be 'yes' or 'no'")
-    assert c.call("CONFIG", "SET", "port") == arity("config|set")
+    def failed(name, why):
+        return "ERR CONFIG SET failed (possibly related to argument '%s') - %s" % (name, why)
+
+    for args, error in [
+        (("foo", "bar"), "ERR Unknown option or number of arguments for CONFIG SET - 'foo'"),
+        (("maxmemory", "abc"), failed("maxmemory", "argument must be a memory value")),
+        (("timeout", "-1"),
+         failed("timeout", "argument must be between 0 and 2147483647 inclusive")),
+        (("maxmemory-policy", "foo"),
+         failed("maxmemory-policy", "argument(s) must be one of the following: volatile-lru, "
+                "volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, "
+                "allkeys-random, noeviction")),
+        (("daemonize", "yes"), failed("daemonize", "can't set immutable config")),
+        (("appendonly", "maybe"), failed("appendonly", "argument must be 'yes' or 'no'")),
+        (("port",), arity("config|set")),
+    ]:
+        assert c.call("CONFIG", "SET", *args) == error, args
     assert c.call("CONFIG", "foo") == "ERR unknown subcommand 'foo'. Try CONFIG HELP."
     assert c.call("CONFIG") == arity("config")
 
@@ -804,7 +794,7 @@ def test_idle_timeout_spares_subscribers(server, c):
         sub.call("SUBSCRIBE", "ch")
         time.sleep(1.0)
         # clients in pub/sub mode are not subject to the idle timeout
-        wait_until(lambda: len(client_lines(c, "TYPE", "pubsub")) == 1, timeout=1.0)
+        wait_for(lambda: len(client_lines(c, "TYPE", "pubsub")) == 1, timeout=1.0)
         time.sleep(0.8)
         assert len(client_lines(c, "TYPE", "pubsub")) == 1
     finally:
@@ -826,7 +816,7 @@ def test_maxclients(server, c):
         stats = info_fields(c.call("INFO", "stats"))["Stats"]
         assert stats["rejected_connections"] == "1"
         b.close()
-        wait_until(lambda: len(client_lines(c)) == 2, what="the closed client to go")
+        wait_for(lambda: len(client_lines(c)) == 2, what="the closed client to go")
         again = Conn(server)
         try:
             assert again.call("PING") == "PONG"
@@ -845,7 +835,7 @@ def test_output_buffer_limit_disconnects_slow_reader(server, c):
     slow = Conn(server, rcvbuf=4096)
     try:
         slow.send_raw(b"GET big\r\n" * 200)  # 20 MB of replies it will not read
-        wait_until(lambda: len(client_lines(c)) == 1, timeout=5.0,
+        wait_for(lambda: len(client_lines(c)) == 1, timeout=5.0,
                    what="the slow client to be disconnected")
         # what was sent before the disconnection is readable, then the stream ends short
         received = len(slow.buf)

@@ -133,28 +133,16 @@ def mentions_line(output, number):
     return re.search(r"(?i)line\W{0,2}%d\b|\.conf:%d\b" % (number, number), output)
 
 
-def test_unknown_directive_is_fatal(server_factory):
-    text = "".join("# line %d\n" % i for i in range(1, 17)) + "foo bar\nhz 10\n"
+@pytest.mark.parametrize("text,line,quoted", [
+    ("".join("# line %d\n" % i for i in range(1, 17)) + "foo bar\nhz 10\n", 17, "foo bar"),
+    ("hz 10\n\n\nmaxmemory abc\n", 4, "maxmemory abc"),  # a bad value
+    ("hz 10\nmaxmemory\n", 2, "maxmemory"),  # a missing argument
+], ids=["unknown-directive", "bad-value", "missing-argument"])
+def test_bad_line_is_fatal(server_factory, text, line, quoted):
     code, output = start_failure(server_factory, config_text=text)
     assert code != 0
-    assert mentions_line(output, 17), output
-    assert "foo bar" in output
-
-
-def test_bad_value_is_fatal(server_factory):
-    text = "hz 10\n\n\nmaxmemory abc\n"
-    code, output = start_failure(server_factory, config_text=text)
-    assert code != 0
-    assert mentions_line(output, 4), output
-    assert "maxmemory abc" in output
-
-
-def test_missing_argument_is_fatal(server_factory):
-    text = "hz 10\nmaxmemory\n"
-    code, output = start_failure(server_factory, config_text=text)
-    assert code != 0
-    assert mentions_line(output, 2), output
-    assert "maxmemory" in output
+    assert mentions_line(output, line), output
+    assert quoted in output
 
 
 def test_unknown_command_line_directive_is_fatal(server_factory):

@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from datatype_client import wait_for
 from resp_client import Conn, Err, c, open_conn  # noqa: F401
 
 NOT_INT = Err("ERR value is not an integer or out of range")
@@ -19,15 +20,6 @@ MIN64 = "-9223372036854775808"
 
 def invalid_expire(cmd):
     return Err("ERR invalid expire time in '%s' command" % cmd)
-
-
-def wait_until(predicate, timeout=2.0, what="condition"):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if predicate():
-            return
-        time.sleep(0.01)
-    raise AssertionError("timed out after %.1fs waiting for %s" % (timeout, what))
 
 
 @pytest.fixture
@@ -251,7 +243,7 @@ def test_active_expiry_removes_unread_keys(c):
     for i in range(200):
         assert c.read() == "OK"
     # nobody touches the keys: the server must remove them by itself
-    wait_until(lambda: c.call("DBSIZE") == 1, timeout=2.0, what="active expiry")
+    wait_for(lambda: c.call("DBSIZE") == 1, timeout=2.0, what="active expiry")
     assert c.call("KEYS", "*") == ["keep"]
     info = c.call("INFO", "stats")
     expired = [line for line in info.splitlines() if line.startswith("expired_keys:")]
@@ -286,7 +278,7 @@ def test_active_expiry_resumes(dc):
     time.sleep(0.2)
     assert dc.call("DBSIZE") == 50
     assert dc.call("DEBUG", "SET-ACTIVE-EXPIRE", "1") == "OK"
-    wait_until(lambda: dc.call("DBSIZE") == 0, timeout=2.0, what="active expiry")
+    wait_for(lambda: dc.call("DBSIZE") == 0, timeout=2.0, what="active expiry")
 
 
 def test_expired_key_then_set_again(c):
