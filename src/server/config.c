@@ -355,7 +355,7 @@ static configDef configs[] = {
     I("tcp-keepalive", NULL, 0, &server.tcpkeepalive, "300", 0, INT_MAX, NULL),
     EN("protected-mode", NULL, 0, &server.protected_mode, "yes", protectedEnum),
     {"maxclients", NULL, T_UINT, 0, &server.maxclients, "10000", 1, UINT_MAX, NULL, applyMaxclients, NULL, NULL, 0},
-    LL("proto-max-bulk-len", NULL, 0, &server.proto_max_bulk_len, "536870912", 1024 * 1024, LLONG_MAX),
+    MEM("proto-max-bulk-len", NULL, 0, &server.proto_max_bulk_len, "536870912", 1024 * 1024, LLONG_MAX, NULL),
     {"client-query-buffer-limit", NULL, T_MEM, 0, &server.client_max_querybuf_len, "1073741824", 1024 * 1024,
      LLONG_MAX, NULL, NULL, NULL, NULL, 0},
     SP("client-output-buffer-limit", NULL, F_MULTI, "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60",
