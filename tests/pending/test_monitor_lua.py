@@ -7,16 +7,12 @@ from resp_raw import Error, connect  # noqa: F401  (connect is a fixture)
 from test_monitor import Monitor
 
 
-def rests(lines):
-    return [(db, addr, rest) for db, addr, rest in lines]
-
-
 def test_eval_line_then_lua_lines(connect):
     mon = Monitor(connect)
     c = connect()
     assert c.call("eval", "redis.call('set','a','1'); return redis.call('get', KEYS[1])", "1", "a") == b"1"
     c.call("ping")
-    assert rests(mon.lines_until(b'"ping"')) == [
+    assert mon.lines_until(b'"ping"') == [
         (0, c.addr(), b'"eval" "redis.call(\'set\',\'a\',\'1\'); return redis.call(\'get\', KEYS[1])" "1" "a"'),
         (0, "lua", b'"set" "a" "1"'),
         (0, "lua", b'"get" "a"'),
@@ -30,7 +26,7 @@ def test_select_inside_script_shows_in_lua_lines(connect):
     c.call("select", "3")
     c.call("eval", "redis.call('select', 5); return redis.call('ping')", "0")
     c.call("echo", "end")
-    assert rests(mon.lines_until(b'"echo" "end"')) == [
+    assert mon.lines_until(b'"echo" "end"') == [
         (3, c.addr(), b'"select" "3"'),
         (3, c.addr(), b'"eval" "redis.call(\'select\', 5); return redis.call(\'ping\')" "0"'),
         (5, "lua", b'"select" "5"'),

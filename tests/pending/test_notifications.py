@@ -1,6 +1,6 @@
 """Keyspace notification tests: the notify-keyspace-events setting (parsing,
 normalised CONFIG GET form, errors), the exact events every command family
-raises (names, order, keys, databases), `new`/`keymiss`/`expired` events,
+raises (names, order, keys, databases), `new`/`keymiss`/`expired`/`evicted` events,
 class filtering, and events raised by MULTI/EXEC.
 
 Expected events were recorded from redis-server 7.0.15. Where 7.0 differs from
@@ -720,3 +720,23 @@ def test_failed_command_in_exec_raises_nothing_for_it(watch):
         (("exec",), [Error("WRONGTYPE Operation against a key holding the wrong kind of value"), OK],
          [("set", "t")]),
     ])
+
+
+# --- evicted ------------------------------------------------------------------------------------
+
+def test_evicted_events(connect):
+    w = Watcher(connect, flags="Ee")
+    info = w.cmd.call("info", "memory").decode()
+    used = int(next(line.split(":")[1] for line in info.split("\r\n") if line.startswith("used_memory:")))
+    assert w.cmd.call("config", "set", "maxmemory-policy", "allkeys-lru") == OK
+    assert w.cmd.call("config", "set", "maxmemory", str(used + 200000)) == OK
+    for i in range(400):
+        assert w.cmd.call("set", "key%d" % i, "x" * 1000) == OK
+    assert w.cmd.call("config", "set", "maxmemory", "0") == OK
+    events = w.collect()
+    assert events, "nothing was evicted"
+    assert all(ch == "__keyevent@0__:evicted" for ch, _ in events)
+    evicted = [key for _, key in events]
+    assert len(set(evicted)) == len(evicted)
+    assert len(evicted) + w.cmd.call("dbsize") == 400
+    assert w.cmd.call("exists", *evicted) == 0
