@@ -63,8 +63,11 @@ static sds growZeroed(sds s, size_t newlen) {
 /* Replies with the value, or null when missing; C_ERR (WRONGTYPE replied)
  * when the key holds another type. GET, GETSET, GETDEL and SET ... GET. */
 static int replyStringValue(client *c) {
-    robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.null);
-    if (o == NULL) return C_OK;
+    robj *o = lookupKeyRead(c->db, c->argv[1]);
+    if (o == NULL) {
+        addReplyNull(c);
+        return C_OK;
+    }
     if (checkType(c, o, OBJ_STRING)) return C_ERR;
     addReplyBulk(c, o);
     return C_OK;
@@ -223,8 +226,12 @@ void getexCommand(client *c) {
     robj *expire = NULL;
     if (parseStringOptionsOrReply(c, 2, FOR_GETEX, &flags, &expire) != C_OK) return;
 
-    robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.null);
-    if (o == NULL || checkType(c, o, OBJ_STRING)) return;
+    robj *o = lookupKeyRead(c->db, c->argv[1]);
+    if (o == NULL) {
+        addReplyNull(c);
+        return;
+    }
+    if (checkType(c, o, OBJ_STRING)) return;
     long long when = 0;
     if (expire && expireDeadlineOrReply(c, expire, flags, &when) != C_OK) return;
 
