@@ -1,24 +1,205 @@
-/* persist: persistence entry points. RDB and AOF are not written yet
- * (issue 8): nothing is saved or loaded, and the hooks are no-ops. */
+/* persist: snapshots and their schedule — SAVE, BGSAVE (forked child, the
+ * parent keeps serving with copy-on-write), save points checked by the cron,
+ * saving on shutdown, loading at start-up, and the INFO persistence section.
+ * The AOF is not written yet. */
 #include "persist/persist.h"
-#include "server/server.h"
+#include "persist/rdb.h"
+#include "server/client.h"
+#include "server/db.h"
+#include "server/reply.h"
+#include "core/clock.h"
+#include "core/zmalloc.h"
 
-void persistCron(void) {}
-void persistBeforeSleep(void) {}
-int persistDeniesWrites(void) { return 0; }
-int persistOnShutdown(int flags) {
-    (void)flags;
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static pid_t child_pid = -1;
+static time_t child_start;
+static int lastbgsave_ok = 1;
+static long long dirty_before_bgsave;
+static time_t lastbgsave_try;
+static long long rdb_saves;
+static long long last_bgsave_time_sec = -1;
+static int bgsave_scheduled;
+
+static void snapshotDone(int ok, time_t when) {
+    if (ok) {
+        server.lastsave = when;
+        rdb_saves++;
+    }
+    lastbgsave_ok = ok;
+}
+
+static int saveForeground(void) {
+    if (rdbSave(server.dbfilename) != C_OK) {
+        snapshotDone(0, 0);
+        return C_ERR;
+    }
+    server.dirty = 0;
+    snapshotDone(1, time(NULL));
     return C_OK;
 }
-int persistLoadAtStartup(void) { return C_OK; }
+
+static int saveBackground(void) {
+    if (child_pid != -1) return C_ERR;
+    lastbgsave_try = time(NULL);
+    dirty_before_bgsave = server.dirty;
+    pid_t pid = fork();
+    if (pid == 0) {
+        /* The child: write the snapshot of memory as it was at fork time. */
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGINT, SIG_DFL);
+        closeListeningSockets(0);
+        _exit(rdbSave(server.dbfilename) == C_OK ? 0 : 1);
+    }
+    if (pid == -1) {
+        serverLog(LL_WARNING, "Can't save in background: fork: %s", strerror(errno));
+        lastbgsave_ok = 0;
+        return C_ERR;
+    }
+    serverLog(LL_NOTICE, "Background saving started by pid %d", (int)pid);
+    child_pid = pid;
+    child_start = time(NULL);
+    dictSetResizeEnabled(0);
+    return C_OK;
+}
+
+static void checkChildDone(void) {
+    if (child_pid == -1) return;
+    int status;
+    pid_t pid = waitpid(child_pid, &status, WNOHANG);
+    if (pid == 0) return;
+    int ok = pid == child_pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (ok) {
+        serverLog(LL_NOTICE, "Background saving terminated with success");
+        server.dirty -= dirty_before_bgsave;
+        if (server.dirty < 0) server.dirty = 0;
+        snapshotDone(1, lastbgsave_try);
+    } else {
+        serverLog(LL_WARNING, "Background saving error");
+        snapshotDone(0, 0);
+    }
+    last_bgsave_time_sec = time(NULL) - child_start;
+    child_pid = -1;
+    dictSetResizeEnabled(1);
+}
+
+void persistCron(void) {
+    checkChildDone();
+    if (child_pid != -1) return;
+    if (bgsave_scheduled) {
+        bgsave_scheduled = 0;
+        saveBackground();
+        return;
+    }
+    time_t now = time(NULL);
+    for (int j = 0; j < server.saveparamslen; j++) {
+        struct saveparam *sp = &server.saveparams[j];
+        /* After a failed save, wait a little before trying again. */
+        if (server.dirty >= sp->changes && now - server.lastsave > sp->seconds &&
+            (lastbgsave_ok || now - lastbgsave_try > 5)) {
+            serverLog(LL_NOTICE, "%d changes in %d seconds. Saving...", sp->changes, (int)sp->seconds);
+            saveBackground();
+            break;
+        }
+    }
+}
+
+void persistBeforeSleep(void) {}
+
+int persistDeniesWrites(void) {
+    return server.stop_writes_on_bgsave_err && server.saveparamslen > 0 && !lastbgsave_ok;
+}
+
+int persistOnShutdown(int flags) {
+    if (child_pid != -1) {
+        kill(child_pid, SIGUSR1);
+        waitpid(child_pid, NULL, 0);
+        child_pid = -1;
+    }
+    if ((server.saveparamslen > 0 && !(flags & SHUTDOWN_NOSAVE)) || (flags & SHUTDOWN_SAVE)) {
+        serverLog(LL_NOTICE, "Saving the final RDB snapshot before exiting.");
+        if (saveForeground() != C_OK) {
+            serverLog(LL_WARNING, "Error trying to save the DB, can't exit.");
+            return (flags & SHUTDOWN_FORCE) ? C_OK : C_ERR;
+        }
+    }
+    return C_OK;
+}
+
+int persistLoadAtStartup(void) {
+    int missing;
+    long long start = mstime();
+    if (rdbLoad(server.dbfilename, &missing) == C_OK) {
+        serverLog(LL_NOTICE, "DB loaded from disk: %.3f seconds", (double)(mstime() - start) / 1000);
+        return C_OK;
+    }
+    return missing ? C_OK : C_ERR;
+}
+
+/* DEBUG RELOAD: save, empty, load back — a round trip through the RDB code. */
+int persistDebugReload(void) {
+    if (saveForeground() != C_OK) return C_ERR;
+    emptyData(-1, NULL);
+    int missing;
+    return rdbLoad(server.dbfilename, &missing);
+}
 
 sds persistInfo(sds info) {
     return sdscatprintf(info,
-                        "# Persistence\r\nloading:%d\r\nasync_loading:0\r\nrdb_changes_since_last_save:%lld\r\n"
-                        "rdb_bgsave_in_progress:0\r\nrdb_last_save_time:%lld\r\nrdb_last_bgsave_status:ok\r\n"
-                        "rdb_last_bgsave_time_sec:-1\r\nrdb_current_bgsave_time_sec:-1\r\nrdb_saves:0\r\n"
+                        "# Persistence\r\nloading:%d\r\nasync_loading:0\r\ncurrent_cow_peak:0\r\ncurrent_cow_size:0\r\n"
+                        "current_cow_size_age:0\r\ncurrent_fork_perc:0.00\r\ncurrent_save_keys_processed:0\r\n"
+                        "current_save_keys_total:0\r\nrdb_changes_since_last_save:%lld\r\n"
+                        "rdb_bgsave_in_progress:%d\r\nrdb_last_save_time:%lld\r\nrdb_last_bgsave_status:%s\r\n"
+                        "rdb_last_bgsave_time_sec:%lld\r\nrdb_current_bgsave_time_sec:%lld\r\nrdb_saves:%lld\r\n"
+                        "rdb_last_cow_size:0\r\nrdb_last_load_keys_expired:0\r\nrdb_last_load_keys_loaded:0\r\n"
                         "aof_enabled:%d\r\naof_rewrite_in_progress:0\r\naof_rewrite_scheduled:0\r\n"
                         "aof_last_rewrite_time_sec:-1\r\naof_current_rewrite_time_sec:-1\r\n"
-                        "aof_last_bgrewrite_status:ok\r\naof_rewrites:0\r\naof_last_write_status:ok\r\n",
-                        server.loading, server.dirty, (long long)server.lastsave, server.aof_enabled);
+                        "aof_last_bgrewrite_status:ok\r\naof_rewrites:0\r\naof_rewrites_consecutive_failures:0\r\n"
+                        "aof_last_write_status:ok\r\naof_last_cow_size:0\r\nmodule_fork_in_progress:0\r\n"
+                        "module_fork_last_cow_size:0\r\n",
+                        server.loading, server.dirty, child_pid != -1, (long long)server.lastsave,
+                        lastbgsave_ok ? "ok" : "err", last_bgsave_time_sec,
+                        child_pid != -1 ? (long long)(time(NULL) - child_start) : -1LL, rdb_saves, server.aof_enabled);
 }
+
+/* ---------------------------------------------------------------- commands */
+
+void saveCommand(client *c) {
+    if (child_pid != -1) {
+        addReplyError(c, "Background save already in progress");
+        return;
+    }
+    if (saveForeground() == C_OK) addReply(c, shared.ok);
+    else addReplyErrorObject(c, shared.err);
+}
+
+void bgsaveCommand(client *c) {
+    int schedule = 0;
+    if (c->argc > 1) {
+        if (c->argc == 2 && !strcasecmp(c->argv[1]->ptr, "schedule")) {
+            schedule = 1;
+        } else {
+            addReplyErrorObject(c, shared.syntaxerr);
+            return;
+        }
+    }
+    if (child_pid != -1) {
+        addReplyError(c, "Background save already in progress");
+        return;
+    }
+    if (server.in_exec && schedule) {
+        bgsave_scheduled = 1;
+        addReplyStatus(c, "Background saving scheduled");
+        return;
+    }
+    if (saveBackground() == C_OK) addReplyStatus(c, "Background saving started");
+    else addReplyErrorObject(c, shared.err);
+}
+
+void lastsaveCommand(client *c) { addReplyLongLong(c, (long long)server.lastsave); }

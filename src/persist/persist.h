@@ -1,4 +1,5 @@
-/* persist: the persistence hooks the server core calls (RDB/AOF live behind them). */
+/* persist: the persistence hooks the server core calls (snapshots, their
+ * schedule, shutdown saving, start-up loading); RDB format code is in rdb.c. */
 #ifndef PERSIST_PERSIST_H
 #define PERSIST_PERSIST_H
 
@@ -9,6 +10,8 @@ void persistBeforeSleep(void);
 int persistDeniesWrites(void);   /* stop-writes-on-bgsave-error in effect */
 int persistOnShutdown(int flags); /* save/flush as configured; C_ERR to refuse shutdown */
 int persistLoadAtStartup(void);
+/* DEBUG RELOAD: save, flush and load back. */
+int persistDebugReload(void);
 /* Appends the "# Persistence" INFO section. */
 sds persistInfo(sds info);
 

@@ -1,0 +1,94 @@
+/* dump: DUMP and RESTORE, moving single values between servers in Redis's
+ * payload format (the RDB object encoding + RDB version + CRC64). */
+#include "persist/rdb.h"
+#include "server/db.h"
+#include "server/keyhook.h"
+#include "server/reply.h"
+
+#include <limits.h>
+#include <strings.h>
+
+void dumpCommand(client *c) {
+    robj *o = lookupKeyRead(c->db, c->argv[1]);
+    if (!o) {
+        addReplyNull(c);
+        return;
+    }
+    addReplyBulkSds(c, rdbDumpPayload(o));
+}
+
+void restoreCommand(client *c) {
+    int replace = 0, absttl = 0;
+    long long ttl, lru_idle = -1, lfu_freq = -1;
+    for (int j = 4; j < c->argc; j++) {
+        const char *opt = c->argv[j]->ptr;
+        int more = c->argc - j - 1;
+        if (!strcasecmp(opt, "replace")) {
+            replace = 1;
+        } else if (!strcasecmp(opt, "absttl")) {
+            absttl = 1;
+        } else if (!strcasecmp(opt, "idletime") && more >= 1 && lfu_freq == -1) {
+            if (getLongLongFromObject(c->argv[j + 1], &lru_idle) != 0) {
+                addReplyError(c, "value is not an integer or out of range");
+                return;
+            }
+            if (lru_idle < 0) {
+                addReplyError(c, "Invalid IDLETIME value, must be >= 0");
+                return;
+            }
+            j++;
+        } else if (!strcasecmp(opt, "freq") && more >= 1 && lru_idle == -1) {
+            if (getLongLongFromObject(c->argv[j + 1], &lfu_freq) != 0) {
+                addReplyError(c, "value is not an integer or out of range");
+                return;
+            }
+            if (lfu_freq < 0 || lfu_freq > 255) {
+                addReplyError(c, "Invalid FREQ value, must be >= 0 and <= 255");
+                return;
+            }
+            j++;
+        } else {
+            addReplyErrorObject(c, shared.syntaxerr);
+            return;
+        }
+    }
+    if (getLongLongFromObject(c->argv[2], &ttl) != 0) {
+        addReplyError(c, "value is not an integer or out of range");
+        return;
+    }
+    if (ttl < 0) {
+        addReplyError(c, "Invalid TTL value, must be >= 0");
+        return;
+    }
+    robj *key = c->argv[1];
+    if (!replace && lookupKeyWrite(c->db, key)) {
+        addReplyErrorObject(c, shared.busykeyerr);
+        return;
+    }
+    sds payload = c->argv[3]->ptr;
+    robj *val = rdbRestorePayload(payload, sdslen(payload));
+    if (!val) {
+        addReplyError(c, "Bad data format");
+        return;
+    }
+    if (ttl && !absttl) {
+        if (ttl > LLONG_MAX - commandTimeMs()) ttl = LLONG_MAX;
+        else ttl += commandTimeMs();
+    }
+    int deleted = replace && dbDelete(c->db, key);
+    if (ttl && checkAlreadyExpired(ttl)) {
+        /* Already expired: the key is gone, as if restored and expired at once. */
+        decrRefCount(val);
+        if (deleted) keyChanged(c->db, key, NOTIFY_GENERIC, "del");
+        addReply(c, shared.ok);
+        return;
+    }
+    dbAdd(c->db, key, val);
+    if (ttl) setExpire(c, c->db, key, ttl);
+    if (lru_idle >= 0) {
+        unsigned int clock = objectLruClock();
+        val->lru = (clock - (unsigned int)(lru_idle % (LRU_CLOCK_MAX + 1))) & LRU_CLOCK_MAX;
+    }
+    keyChanged(c->db, key, NOTIFY_GENERIC, "restore");
+    addReply(c, shared.ok);
+}

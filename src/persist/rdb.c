@@ -1,0 +1,857 @@
+/* rdb: the RDB file format (see rdb.h). Compact encodings are written as the
+ * blobs they already are (listpack, intset, quicklist nodes), so save and load
+ * are mostly copies; loading validates every blob before it is used. Files from
+ * Redis 7.0 and older (ziplists, zipmaps are refused) load into ours. */
+#include "persist/rdb.h"
+#include "server/db.h"
+#include "core/clock.h"
+#include "core/crc64.h"
+#include "core/numparse.h"
+#include "core/zmalloc.h"
+#include "data/intset.h"
+#include "data/listpack.h"
+#include "data/quicklist.h"
+#include "data/skiplist.h"
+
+#include <errno.h>
+#include <lzf.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Object types. */
+#define RDB_TYPE_STRING 0
+#define RDB_TYPE_LIST 1
+#define RDB_TYPE_SET 2
+#define RDB_TYPE_ZSET 3
+#define RDB_TYPE_HASH 4
+#define RDB_TYPE_ZSET_2 5
+#define RDB_TYPE_HASH_ZIPMAP 9
+#define RDB_TYPE_LIST_ZIPLIST 10
+#define RDB_TYPE_SET_INTSET 11
+#define RDB_TYPE_ZSET_ZIPLIST 12
+#define RDB_TYPE_HASH_ZIPLIST 13
+#define RDB_TYPE_LIST_QUICKLIST 14
+#define RDB_TYPE_HASH_LISTPACK 16
+#define RDB_TYPE_ZSET_LISTPACK 17
+#define RDB_TYPE_LIST_QUICKLIST_2 18
+/* Opcodes. */
+#define RDB_OPCODE_FUNCTION2 245
+#define RDB_OPCODE_FUNCTION 246
+#define RDB_OPCODE_MODULE_AUX 247
+#define RDB_OPCODE_IDLE 248
+#define RDB_OPCODE_FREQ 249
+#define RDB_OPCODE_AUX 250
+#define RDB_OPCODE_RESIZEDB 251
+#define RDB_OPCODE_EXPIRETIME_MS 252
+#define RDB_OPCODE_EXPIRETIME 253
+#define RDB_OPCODE_SELECTDB 254
+#define RDB_OPCODE_EOF 255
+
+#define RDB_ENCVAL 3
+#define RDB_6BITLEN 0
+#define RDB_14BITLEN 1
+#define RDB_32BITLEN 0x80
+#define RDB_64BITLEN 0x81
+#define RDB_ENC_INT8 0
+#define RDB_ENC_INT16 1
+#define RDB_ENC_INT32 2
+#define RDB_ENC_LZF 3
+#define RDB_LENERR UINT64_MAX
+
+/* -------------------------------------------------------------------- rio */
+
+/* Output/input over a FILE or a memory buffer, keeping a running CRC64. */
+typedef struct rio {
+    FILE *fp;
+    sds mem;            /* write target, or read source when fp is NULL */
+    size_t pos;         /* read position in mem */
+    size_t memlen;
+    const char *src;    /* read source for memory reads */
+    uint64_t cksum;
+    int error;
+    size_t processed;
+} rio;
+
+static int rioWrite(rio *r, const void *buf, size_t len) {
+    if (r->error) return 0;
+    r->cksum = crc64(r->cksum, buf, len);
+    if (r->fp) {
+        if (fwrite(buf, len, 1, r->fp) != 1 && len) {
+            r->error = 1;
+            return 0;
+        }
+    } else {
+        r->mem = sdscatlen(r->mem, buf, len);
+    }
+    r->processed += len;
+    return 1;
+}
+
+static int rioRead(rio *r, void *buf, size_t len) {
+    if (r->error) return 0;
+    if (r->fp) {
+        if (len && fread(buf, len, 1, r->fp) != 1) {
+            r->error = 1;
+            return 0;
+        }
+    } else {
+        if (r->pos + len > r->memlen) {
+            r->error = 1;
+            return 0;
+        }
+        memcpy(buf, r->src + r->pos, len);
+        r->pos += len;
+    }
+    r->cksum = crc64(r->cksum, buf, len);
+    r->processed += len;
+    return 1;
+}
+
+/* ----------------------------------------------------------------- saving */
+
+static int saveType(rio *r, unsigned char type) { return rioWrite(r, &type, 1); }
+
+static int saveLen(rio *r, uint64_t len) {
+    unsigned char buf[9];
+    if (len < (1 << 6)) {
+        buf[0] = (unsigned char)((len & 0xFF) | (RDB_6BITLEN << 6));
+        return rioWrite(r, buf, 1);
+    }
+    if (len < (1 << 14)) {
+        buf[0] = (unsigned char)(((len >> 8) & 0xFF) | (RDB_14BITLEN << 6));
+        buf[1] = len & 0xFF;
+        return rioWrite(r, buf, 2);
+    }
+    if (len <= UINT32_MAX) {
+        buf[0] = RDB_32BITLEN;
+        for (int i = 0; i < 4; i++) buf[1 + i] = (len >> (24 - 8 * i)) & 0xFF;
+        return rioWrite(r, buf, 5);
+    }
+    buf[0] = RDB_64BITLEN;
+    for (int i = 0; i < 8; i++) buf[1 + i] = (len >> (56 - 8 * i)) & 0xFF;
+    return rioWrite(r, buf, 9);
+}
+
+/* Integers that fit 8/16/32 bits are stored in the special int encodings. */
+static int encodeInteger(long long v, unsigned char *enc) {
+    if (v >= -(1 << 7) && v <= (1 << 7) - 1) {
+        enc[0] = (RDB_ENCVAL << 6) | RDB_ENC_INT8;
+        enc[1] = v & 0xFF;
+        return 2;
+    }
+    if (v >= -(1 << 15) && v <= (1 << 15) - 1) {
+        enc[0] = (RDB_ENCVAL << 6) | RDB_ENC_INT16;
+        enc[1] = v & 0xFF;
+        enc[2] = (v >> 8) & 0xFF;
+        return 3;
+    }
+    if (v >= -((long long)1 << 31) && v <= ((long long)1 << 31) - 1) {
+        enc[0] = (RDB_ENCVAL << 6) | RDB_ENC_INT32;
+        for (int i = 0; i < 4; i++) enc[1 + i] = (v >> (8 * i)) & 0xFF;
+        return 5;
+    }
+    return 0;
+}
+
+static int saveRawString(rio *r, const char *s, size_t len) {
+    if (len <= 11) {
+        long long v;
+        unsigned char enc[5];
+        int n;
+        if (string2ll(s, len, &v) && (n = encodeInteger(v, enc)) > 0) return rioWrite(r, enc, n);
+    }
+    if (server.rdb_compression && len > 20) {
+        size_t outlen = len - 4;
+        void *out = zmalloc(outlen + 1);
+        unsigned int comprlen = lzf_compress(s, (unsigned int)len, out, (unsigned int)outlen);
+        if (comprlen > 0) {
+            unsigned char t = (RDB_ENCVAL << 6) | RDB_ENC_LZF;
+            int ok = rioWrite(r, &t, 1) && saveLen(r, comprlen) && saveLen(r, len) && rioWrite(r, out, comprlen);
+            zfree(out);
+            return ok;
+        }
+        zfree(out);
+    }
+    return saveLen(r, len) && rioWrite(r, s, len);
+}
+
+static int saveStringObject(rio *r, robj *o) {
+    if (o->encoding == OBJ_ENCODING_INT) {
+        long long v = (long long)(intptr_t)o->ptr;
+        unsigned char enc[5];
+        int n = encodeInteger(v, enc);
+        if (n > 0) return rioWrite(r, enc, n);
+        char buf[LONG_STR_SIZE];
+        int len = ll2string(buf, sizeof(buf), v);
+        return saveLen(r, len) && rioWrite(r, buf, len);
+    }
+    return saveRawString(r, o->ptr, sdslen(o->ptr));
+}
+
+static int saveBinaryDouble(rio *r, double d) {
+    unsigned char buf[8];
+    memcpy(buf, &d, 8); /* little-endian hosts only, as the build targets */
+    return rioWrite(r, buf, 8);
+}
+
+static int objectRdbType(robj *o) {
+    switch (o->type) {
+    case OBJ_STRING: return RDB_TYPE_STRING;
+    case OBJ_LIST: return RDB_TYPE_LIST_QUICKLIST_2;
+    case OBJ_SET: return o->encoding == OBJ_ENCODING_INTSET ? RDB_TYPE_SET_INTSET : RDB_TYPE_SET;
+    case OBJ_ZSET: return o->encoding == OBJ_ENCODING_LISTPACK ? RDB_TYPE_ZSET_LISTPACK : RDB_TYPE_ZSET_2;
+    case OBJ_HASH: return o->encoding == OBJ_ENCODING_LISTPACK ? RDB_TYPE_HASH_LISTPACK : RDB_TYPE_HASH;
+    }
+    return -1;
+}
+
+static int saveObject(rio *r, robj *o) {
+    switch (objectRdbType(o)) {
+    case RDB_TYPE_STRING: return saveStringObject(r, o);
+    case RDB_TYPE_LIST_QUICKLIST_2: {
+        quicklist *ql = o->ptr;
+        if (!saveLen(r, ql->len)) return 0;
+        for (quicklistNode *n = ql->head; n; n = n->next) {
+            if (!saveLen(r, n->container)) return 0;
+            if (!saveRawString(r, (char *)n->entry, n->sz)) return 0;
+        }
+        return 1;
+    }
+    case RDB_TYPE_SET_INTSET: return saveRawString(r, o->ptr, intsetBlobLen(o->ptr));
+    case RDB_TYPE_HASH_LISTPACK:
+    case RDB_TYPE_ZSET_LISTPACK: return saveRawString(r, o->ptr, lpBytes(o->ptr));
+    case RDB_TYPE_SET: {
+        dict *d = o->ptr;
+        if (!saveLen(r, dictSize(d))) return 0;
+        dictIterator *di = dictGetIterator(d);
+        dictEntry *de;
+        int ok = 1;
+        while (ok && (de = dictNext(di))) ok = saveRawString(r, dictGetKey(de), sdslen(dictGetKey(de)));
+        dictReleaseIterator(di);
+        return ok;
+    }
+    case RDB_TYPE_HASH: {
+        dict *d = o->ptr;
+        if (!saveLen(r, dictSize(d))) return 0;
+        dictIterator *di = dictGetIterator(d);
+        dictEntry *de;
+        int ok = 1;
+        while (ok && (de = dictNext(di))) {
+            sds f = dictGetKey(de), v = dictGetVal(de);
+            ok = saveRawString(r, f, sdslen(f)) && saveRawString(r, v, sdslen(v));
+        }
+        dictReleaseIterator(di);
+        return ok;
+    }
+    case RDB_TYPE_ZSET_2: {
+        zset *zs = o->ptr;
+        if (!saveLen(r, zs->zsl->length)) return 0;
+        /* From the tail, so a loader inserting at the head does no searching. */
+        for (zskiplistNode *n = zs->zsl->tail; n; n = n->backward)
+            if (!saveRawString(r, n->ele, sdslen(n->ele)) || !saveBinaryDouble(r, n->score)) return 0;
+        return 1;
+    }
+    }
+    return 0;
+}
+
+static int saveAux(rio *r, const char *key, const char *val) {
+    return saveType(r, RDB_OPCODE_AUX) && saveRawString(r, key, strlen(key)) && saveRawString(r, val, strlen(val));
+}
+
+static int saveAuxInt(rio *r, const char *key, long long v) {
+    char buf[LONG_STR_SIZE];
+    ll2string(buf, sizeof(buf), v);
+    return saveAux(r, key, buf);
+}
+
+static int saveRio(rio *r) {
+    char magic[10];
+    snprintf(magic, sizeof(magic), "REDIS%04d", RDB_VERSION);
+    if (!rioWrite(r, magic, 9)) return 0;
+    if (!saveAux(r, "redis-ver", "7.0.15") || !saveAuxInt(r, "redis-bits", 64) ||
+        !saveAuxInt(r, "ctime", (long long)time(NULL)) || !saveAuxInt(r, "used-mem", (long long)zmalloc_used_memory()) ||
+        !saveAuxInt(r, "aof-base", 0))
+        return 0;
+    long long now = mstime();
+    for (int j = 0; j < server.dbnum; j++) {
+        redisDb *db = &server.db[j];
+        if (dictSize(db->dict) == 0) continue;
+        if (!saveType(r, RDB_OPCODE_SELECTDB) || !saveLen(r, j)) return 0;
+        if (!saveType(r, RDB_OPCODE_RESIZEDB) || !saveLen(r, dictSize(db->dict)) || !saveLen(r, ttlHeapLen(db->expires)))
+            return 0;
+        dictIterator *di = dictGetSafeIterator(db->dict);
+        dictEntry *de;
+        int ok = 1;
+        while (ok && (de = dictNext(di))) {
+            sds key = dictGetKey(de);
+            robj *val = dictGetVal(de);
+            long long expire = dbEntryExpire(db, de);
+            (void)now;
+            if (expire != -1) {
+                unsigned char buf[8];
+                for (int i = 0; i < 8; i++) buf[i] = ((uint64_t)expire >> (8 * i)) & 0xFF;
+                ok = saveType(r, RDB_OPCODE_EXPIRETIME_MS) && rioWrite(r, buf, 8);
+            }
+            ok = ok && saveType(r, (unsigned char)objectRdbType(val)) && saveRawString(r, key, sdslen(key)) &&
+                 saveObject(r, val);
+        }
+        dictReleaseIterator(di);
+        if (!ok) return 0;
+    }
+    if (!saveType(r, RDB_OPCODE_EOF)) return 0;
+    uint64_t ck = server.rdb_checksum ? r->cksum : 0;
+    unsigned char buf[8];
+    for (int i = 0; i < 8; i++) buf[i] = (ck >> (8 * i)) & 0xFF;
+    return rioWrite(r, buf, 8);
+}
+
+int rdbSave(const char *filename) {
+    char tmpfile[256];
+    snprintf(tmpfile, sizeof(tmpfile), "temp-%d.rdb", (int)getpid());
+    FILE *fp = fopen(tmpfile, "w");
+    if (!fp) {
+        serverLog(LL_WARNING, "Failed opening the temp RDB file %s (in server root dir %s) for saving: %s", tmpfile,
+                  server.dir ? server.dir : ".", strerror(errno));
+        return C_ERR;
+    }
+    static char iobuf[1 << 16];
+    setvbuf(fp, iobuf, _IOFBF, sizeof(iobuf));
+    rio r = {.fp = fp};
+    int ok = saveRio(&r) && fflush(fp) == 0 && fsync(fileno(fp)) == 0;
+    fclose(fp);
+    if (!ok || rename(tmpfile, filename) == -1) {
+        serverLog(LL_WARNING, "Write error saving DB on disk: %s", strerror(errno));
+        unlink(tmpfile);
+        return C_ERR;
+    }
+    serverLog(LL_NOTICE, "DB saved on disk");
+    return C_OK;
+}
+
+sds rdbDumpPayload(robj *o) {
+    rio r = {.mem = sdsempty()};
+    saveType(&r, (unsigned char)objectRdbType(o));
+    saveObject(&r, o);
+    unsigned char tail[2] = {RDB_VERSION & 0xFF, (RDB_VERSION >> 8) & 0xFF};
+    rioWrite(&r, tail, 2);
+    uint64_t ck = r.cksum;
+    unsigned char buf[8];
+    for (int i = 0; i < 8; i++) buf[i] = (ck >> (8 * i)) & 0xFF;
+    r.mem = sdscatlen(r.mem, buf, 8);
+    return r.mem;
+}
+
+/* ---------------------------------------------------------------- loading */
+
+static int loadType(rio *r) {
+    unsigned char t;
+    return rioRead(r, &t, 1) ? t : -1;
+}
+
+static uint64_t loadLen(rio *r, int *isencoded) {
+    unsigned char buf[8];
+    if (isencoded) *isencoded = 0;
+    if (!rioRead(r, buf, 1)) return RDB_LENERR;
+    int type = (buf[0] & 0xC0) >> 6;
+    if (type == RDB_ENCVAL) {
+        if (isencoded) *isencoded = 1;
+        return buf[0] & 0x3F;
+    }
+    if (type == RDB_6BITLEN) return buf[0] & 0x3F;
+    if (type == RDB_14BITLEN) {
+        if (!rioRead(r, buf + 1, 1)) return RDB_LENERR;
+        return ((uint64_t)(buf[0] & 0x3F) << 8) | buf[1];
+    }
+    if (buf[0] == RDB_32BITLEN) {
+        if (!rioRead(r, buf, 4)) return RDB_LENERR;
+        return ((uint64_t)buf[0] << 24) | ((uint64_t)buf[1] << 16) | ((uint64_t)buf[2] << 8) | buf[3];
+    }
+    if (buf[0] == RDB_64BITLEN) {
+        if (!rioRead(r, buf, 8)) return RDB_LENERR;
+        uint64_t v = 0;
+        for (int i = 0; i < 8; i++) v = (v << 8) | buf[i];
+        return v;
+    }
+    return RDB_LENERR;
+}
+
+/* Reads a string into a new zmalloc'd buffer (NUL-terminated); *lenp gets its length. */
+static char *loadStringBuffer(rio *r, size_t *lenp) {
+    int isencoded;
+    uint64_t len = loadLen(r, &isencoded);
+    if (len == RDB_LENERR) return NULL;
+    if (isencoded) {
+        if (len <= RDB_ENC_INT32) {
+            unsigned char b[4];
+            long long v;
+            if (len == RDB_ENC_INT8) {
+                if (!rioRead(r, b, 1)) return NULL;
+                v = (signed char)b[0];
+            } else if (len == RDB_ENC_INT16) {
+                if (!rioRead(r, b, 2)) return NULL;
+                v = (int16_t)(b[0] | (b[1] << 8));
+            } else {
+                if (!rioRead(r, b, 4)) return NULL;
+                v = (int32_t)((uint32_t)b[0] | ((uint32_t)b[1] << 8) | ((uint32_t)b[2] << 16) | ((uint32_t)b[3] << 24));
+            }
+            char *out = zmalloc(LONG_STR_SIZE);
+            *lenp = ll2string(out, LONG_STR_SIZE, v);
+            return out;
+        }
+        if (len == RDB_ENC_LZF) {
+            uint64_t clen = loadLen(r, NULL), ulen = loadLen(r, NULL);
+            if (clen == RDB_LENERR || ulen == RDB_LENERR || clen > (1ULL << 32) || ulen > (1ULL << 32)) return NULL;
+            char *c = zmalloc(clen ? clen : 1);
+            char *out = zmalloc(ulen + 1);
+            if (!rioRead(r, c, clen) || lzf_decompress(c, (unsigned int)clen, out, (unsigned int)ulen) != ulen) {
+                zfree(c);
+                zfree(out);
+                return NULL;
+            }
+            zfree(c);
+            out[ulen] = '\0';
+            *lenp = ulen;
+            return out;
+        }
+        return NULL;
+    }
+    if (len > (1ULL << 34)) return NULL;
+    char *out = zmalloc(len + 1);
+    if (!rioRead(r, out, len)) {
+        zfree(out);
+        return NULL;
+    }
+    out[len] = '\0';
+    *lenp = len;
+    return out;
+}
+
+static sds loadSds(rio *r) {
+    size_t len;
+    char *buf = loadStringBuffer(r, &len);
+    if (!buf) return NULL;
+    sds s = sdsnewlen(buf, len);
+    zfree(buf);
+    return s;
+}
+
+static int loadDoubleString(rio *r, double *d) {
+    unsigned char len;
+    char buf[256];
+    if (!rioRead(r, &len, 1)) return 0;
+    if (len == 253) *d = NAN;
+    else if (len == 254) *d = INFINITY;
+    else if (len == 255) *d = -INFINITY;
+    else {
+        if (!rioRead(r, buf, len)) return 0;
+        buf[len] = '\0';
+        *d = strtod(buf, NULL);
+    }
+    return 1;
+}
+
+/* Appends every entry of an old ziplist blob to a listpack. 0 on a malformed blob. */
+static unsigned char *ziplistToListpack(const unsigned char *zl, size_t size, unsigned char *lp, unsigned long *count) {
+    if (size < 11) return NULL;
+    uint32_t bytes = zl[0] | (zl[1] << 8) | (zl[2] << 16) | ((uint32_t)zl[3] << 24);
+    if (bytes != size || zl[size - 1] != 0xFF) return NULL;
+    size_t p = 10;
+    *count = 0;
+    while (p < size && zl[p] != 0xFF) {
+        p += zl[p] == 0xFE ? 5 : 1; /* prevlen */
+        if (p >= size) return NULL;
+        unsigned char enc = zl[p];
+        long long v = 0;
+        size_t slen = 0, hdr = 1;
+        int is_str = 1;
+        switch (enc >> 6) {
+        case 0: slen = enc & 0x3F; break;
+        case 1:
+            if (p + 1 >= size) return NULL;
+            slen = ((size_t)(enc & 0x3F) << 8) | zl[p + 1];
+            hdr = 2;
+            break;
+        case 2:
+            if (p + 4 >= size) return NULL;
+            slen = ((size_t)zl[p + 1] << 24) | ((size_t)zl[p + 2] << 16) | ((size_t)zl[p + 3] << 8) | zl[p + 4];
+            hdr = 5;
+            break;
+        default:
+            is_str = 0;
+            if (enc == 0xC0) {
+                if (p + 2 >= size) return NULL;
+                v = (int16_t)(zl[p + 1] | (zl[p + 2] << 8));
+                hdr = 3;
+            } else if (enc == 0xD0) {
+                if (p + 4 >= size) return NULL;
+                v = (int32_t)(zl[p + 1] | (zl[p + 2] << 8) | (zl[p + 3] << 16) | ((uint32_t)zl[p + 4] << 24));
+                hdr = 5;
+            } else if (enc == 0xE0) {
+                if (p + 8 >= size) return NULL;
+                uint64_t u = 0;
+                for (int i = 8; i >= 1; i--) u = (u << 8) | zl[p + i];
+                v = (int64_t)u;
+                hdr = 9;
+            } else if (enc == 0xF0) {
+                if (p + 3 >= size) return NULL;
+                int32_t x = (int32_t)(((uint32_t)zl[p + 1] << 8) | ((uint32_t)zl[p + 2] << 16) | ((uint32_t)zl[p + 3] << 24));
+                v = x >> 8;
+                hdr = 4;
+            } else if (enc == 0xFE) {
+                if (p + 1 >= size) return NULL;
+                v = (signed char)zl[p + 1];
+                hdr = 2;
+            } else if (enc >= 0xF1 && enc <= 0xFD) {
+                v = (enc & 0x0F) - 1;
+            } else {
+                return NULL;
+            }
+        }
+        if (is_str) {
+            if (p + hdr + slen > size) return NULL;
+            lp = lpAppend(lp, zl + p + hdr, (uint32_t)slen);
+            p += hdr + slen;
+        } else {
+            lp = lpAppendInteger(lp, v);
+            p += hdr;
+        }
+        (*count)++;
+    }
+    return lp;
+}
+
+static int lpValid(unsigned char *lp, size_t size) { return lpValidateIntegrity(lp, size, 1, NULL, NULL); }
+
+static robj *loadObject(int type, rio *r) {
+    robj *o = NULL;
+    if (type == RDB_TYPE_STRING) {
+        size_t len;
+        char *buf = loadStringBuffer(r, &len);
+        if (!buf) return NULL;
+        o = tryObjectEncoding(createStringObject(buf, len));
+        zfree(buf);
+        return o;
+    }
+    if (type == RDB_TYPE_LIST_QUICKLIST_2 || type == RDB_TYPE_LIST_QUICKLIST) {
+        uint64_t n = loadLen(r, NULL);
+        if (n == RDB_LENERR) return NULL;
+        o = createQuicklistObject(server.list_max_listpack_size, server.list_compress_depth);
+        quicklist *ql = o->ptr;
+        for (uint64_t i = 0; i < n; i++) {
+            uint64_t container = QUICKLIST_NODE_CONTAINER_PACKED;
+            if (type == RDB_TYPE_LIST_QUICKLIST_2) {
+                container = loadLen(r, NULL);
+                if (container != QUICKLIST_NODE_CONTAINER_PACKED && container != QUICKLIST_NODE_CONTAINER_PLAIN) goto fail;
+            }
+            size_t len;
+            char *blob = loadStringBuffer(r, &len);
+            if (!blob) goto fail;
+            if (container == QUICKLIST_NODE_CONTAINER_PLAIN) {
+                quicklistAppendPlainNode(ql, (unsigned char *)blob, len);
+                continue;
+            }
+            unsigned char *lp;
+            if (type == RDB_TYPE_LIST_QUICKLIST) {
+                unsigned long cnt;
+                lp = ziplistToListpack((unsigned char *)blob, len, lpNew(0), &cnt);
+                zfree(blob);
+                if (!lp) goto fail;
+            } else {
+                lp = (unsigned char *)blob;
+                if (!lpValid(lp, len)) {
+                    zfree(blob);
+                    goto fail;
+                }
+            }
+            if (lpLength(lp) == 0) {
+                lpFree(lp); /* Redis skips empty nodes */
+                continue;
+            }
+            quicklistAppendListpack(ql, lp);
+        }
+        if (quicklistCount(ql) == 0) goto fail;
+        return o;
+    }
+    if (type == RDB_TYPE_LIST_ZIPLIST) {
+        size_t len;
+        char *blob = loadStringBuffer(r, &len);
+        if (!blob) return NULL;
+        unsigned long cnt;
+        unsigned char *lp = ziplistToListpack((unsigned char *)blob, len, lpNew(0), &cnt);
+        zfree(blob);
+        if (!lp || cnt == 0) {
+            if (lp) lpFree(lp);
+            return NULL;
+        }
+        o = createQuicklistObject(server.list_max_listpack_size, server.list_compress_depth);
+        quicklistAppendListpack(o->ptr, lp);
+        return o;
+    }
+    if (type == RDB_TYPE_SET) {
+        uint64_t n = loadLen(r, NULL);
+        if (n == RDB_LENERR || n == 0) return NULL;
+        o = createSetObject();
+        dictExpand(o->ptr, n);
+        for (uint64_t i = 0; i < n; i++) {
+            sds m = loadSds(r);
+            if (!m) goto fail;
+            if (dictAdd(o->ptr, m, NULL) != DICT_OK) {
+                sdsfree(m);
+                goto fail;
+            }
+        }
+        return o;
+    }
+    if (type == RDB_TYPE_SET_INTSET) {
+        size_t len;
+        char *blob = loadStringBuffer(r, &len);
+        if (!blob) return NULL;
+        if (!intsetValidateIntegrity((unsigned char *)blob, len, 1) || intsetLen((intset *)blob) == 0) {
+            zfree(blob);
+            return NULL;
+        }
+        o = createObject(OBJ_SET, blob);
+        o->encoding = OBJ_ENCODING_INTSET;
+        return o;
+    }
+    if (type == RDB_TYPE_HASH) {
+        uint64_t n = loadLen(r, NULL);
+        if (n == RDB_LENERR || n == 0) return NULL;
+        o = createObject(OBJ_HASH, dictCreate(&hashDictType));
+        o->encoding = OBJ_ENCODING_HT;
+        dictExpand(o->ptr, n);
+        for (uint64_t i = 0; i < n; i++) {
+            sds f = loadSds(r), v = f ? loadSds(r) : NULL;
+            if (!f || !v) {
+                sdsfree(f);
+                goto fail;
+            }
+            if (dictAdd(o->ptr, f, v) != DICT_OK) {
+                sdsfree(f);
+                sdsfree(v);
+                goto fail;
+            }
+        }
+        return o;
+    }
+    if (type == RDB_TYPE_ZSET || type == RDB_TYPE_ZSET_2) {
+        uint64_t n = loadLen(r, NULL);
+        if (n == RDB_LENERR || n == 0) return NULL;
+        o = createZsetObject();
+        zset *zs = o->ptr;
+        dictExpand(zs->dict, n);
+        for (uint64_t i = 0; i < n; i++) {
+            sds m = loadSds(r);
+            double score;
+            if (!m) goto fail;
+            int ok;
+            if (type == RDB_TYPE_ZSET_2) {
+                unsigned char b[8];
+                ok = rioRead(r, b, 8);
+                memcpy(&score, b, 8);
+            } else {
+                ok = loadDoubleString(r, &score);
+            }
+            if (!ok || isnan(score) || dictFind(zs->dict, m)) {
+                sdsfree(m);
+                goto fail;
+            }
+            zskiplistNode *node = zslInsert(zs->zsl, score, m);
+            dictAdd(zs->dict, node->ele, &node->score);
+        }
+        return o;
+    }
+    if (type == RDB_TYPE_HASH_LISTPACK || type == RDB_TYPE_ZSET_LISTPACK || type == RDB_TYPE_HASH_ZIPLIST ||
+        type == RDB_TYPE_ZSET_ZIPLIST) {
+        size_t len;
+        char *blob = loadStringBuffer(r, &len);
+        if (!blob) return NULL;
+        unsigned char *lp;
+        if (type == RDB_TYPE_HASH_ZIPLIST || type == RDB_TYPE_ZSET_ZIPLIST) {
+            unsigned long cnt;
+            lp = ziplistToListpack((unsigned char *)blob, len, lpNew(0), &cnt);
+            zfree(blob);
+            if (!lp) return NULL;
+        } else {
+            lp = (unsigned char *)blob;
+            if (!lpValid(lp, len)) {
+                zfree(blob);
+                return NULL;
+            }
+        }
+        unsigned long n = lpLength(lp);
+        if (n == 0 || n % 2) {
+            lpFree(lp);
+            return NULL;
+        }
+        int is_hash = type == RDB_TYPE_HASH_LISTPACK || type == RDB_TYPE_HASH_ZIPLIST;
+        o = createObject(is_hash ? OBJ_HASH : OBJ_ZSET, lp);
+        o->encoding = OBJ_ENCODING_LISTPACK;
+        return o;
+    }
+    return NULL; /* modules, streams, zipmaps: not supported */
+fail:
+    if (o) decrRefCount(o);
+    return NULL;
+}
+
+static int loadRio(rio *r, const char *filename) {
+    char buf[16];
+    if (!rioRead(r, buf, 9)) goto eoferr;
+    buf[9] = '\0';
+    if (memcmp(buf, "REDIS", 5) != 0) {
+        serverLog(LL_WARNING, "Wrong signature trying to load DB from file");
+        return C_ERR;
+    }
+    int ver = atoi(buf + 5);
+    if (ver < 1 || ver > RDB_VERSION) {
+        serverLog(LL_WARNING, "Can't handle RDB format version %d", ver);
+        return C_ERR;
+    }
+    redisDb *db = &server.db[0];
+    long long expiretime = -1, now = mstime(), loaded = 0, expired = 0;
+    for (;;) {
+        int type = loadType(r);
+        if (type == -1) goto eoferr;
+        if (type == RDB_OPCODE_EXPIRETIME) {
+            unsigned char b[4];
+            if (!rioRead(r, b, 4)) goto eoferr;
+            expiretime = (long long)((uint32_t)b[0] | ((uint32_t)b[1] << 8) | ((uint32_t)b[2] << 16) | ((uint32_t)b[3] << 24)) * 1000;
+            continue;
+        }
+        if (type == RDB_OPCODE_EXPIRETIME_MS) {
+            unsigned char b[8];
+            if (!rioRead(r, b, 8)) goto eoferr;
+            uint64_t v = 0;
+            for (int i = 7; i >= 0; i--) v = (v << 8) | b[i];
+            expiretime = (long long)v;
+            continue;
+        }
+        if (type == RDB_OPCODE_FREQ) {
+            unsigned char b;
+            if (!rioRead(r, &b, 1)) goto eoferr;
+            continue;
+        }
+        if (type == RDB_OPCODE_IDLE) {
+            if (loadLen(r, NULL) == RDB_LENERR) goto eoferr;
+            continue;
+        }
+        if (type == RDB_OPCODE_EOF) break;
+        if (type == RDB_OPCODE_SELECTDB) {
+            uint64_t id = loadLen(r, NULL);
+            if (id == RDB_LENERR) goto eoferr;
+            if (id >= (uint64_t)server.dbnum) {
+                serverLog(LL_WARNING, "FATAL: Data file was created with a Redis server configured to handle more than %d databases. Exiting\n", server.dbnum);
+                return C_ERR;
+            }
+            db = &server.db[id];
+            continue;
+        }
+        if (type == RDB_OPCODE_RESIZEDB) {
+            uint64_t dbsize = loadLen(r, NULL), exsize = loadLen(r, NULL);
+            if (dbsize == RDB_LENERR || exsize == RDB_LENERR) goto eoferr;
+            dictExpand(db->dict, dbsize);
+            continue;
+        }
+        if (type == RDB_OPCODE_AUX) {
+            sds k = loadSds(r), v = k ? loadSds(r) : NULL;
+            if (!k || !v) {
+                sdsfree(k);
+                goto eoferr;
+            }
+            if (!strcasecmp(k, "redis-ver")) serverLog(LL_NOTICE, "Loading RDB produced by version %s", v);
+            sdsfree(k);
+            sdsfree(v);
+            continue;
+        }
+        if (type == RDB_OPCODE_MODULE_AUX || type == RDB_OPCODE_FUNCTION || type == RDB_OPCODE_FUNCTION2) {
+            serverLog(LL_WARNING, "The RDB file contains module data or functions, which this server does not support");
+            return C_ERR;
+        }
+        sds key = loadSds(r);
+        if (!key) goto eoferr;
+        robj *val = loadObject(type, r);
+        if (!val) {
+            serverLog(LL_WARNING, "Internal error in RDB reading offset %zu: bad or unsupported value (type %d) for key '%s'",
+                      r->processed, type, key);
+            sdsfree(key);
+            return C_ERR;
+        }
+        robj *keyobj = createStringObject(key, sdslen(key));
+        sdsfree(key);
+        if (expiretime != -1 && expiretime < now && !server.masterhost_set) {
+            /* Already expired: a master drops it while loading. */
+            decrRefCount(val);
+            expired++;
+        } else if (dbExists(db, keyobj)) {
+            serverLog(LL_WARNING, "RDB has duplicated key '%s' in DB %d", (char *)keyobj->ptr, db->id);
+            decrRefCount(val);
+            decrRefCount(keyobj);
+            return C_ERR;
+        } else {
+            dbAdd(db, keyobj, val);
+            if (expiretime != -1) setExpire(NULL, db, keyobj, expiretime);
+            loaded++;
+        }
+        decrRefCount(keyobj);
+        expiretime = -1;
+    }
+    if (ver >= 5) {
+        uint64_t expected = r->cksum;
+        unsigned char b[8];
+        if (!rioRead(r, b, 8)) goto eoferr;
+        uint64_t stored = 0;
+        for (int i = 7; i >= 0; i--) stored = (stored << 8) | b[i];
+        if (server.rdb_checksum && stored != 0 && stored != expected) {
+            serverLog(LL_WARNING, "Wrong RDB checksum expected: (%llx) got (%llx). Aborting now.",
+                      (unsigned long long)stored, (unsigned long long)expected);
+            return C_ERR;
+        }
+    }
+    serverLog(LL_NOTICE, "Done loading RDB, keys loaded: %lld, keys expired: %lld.", loaded, expired);
+    return C_OK;
+eoferr:
+    serverLog(LL_WARNING, "Short read or OOM loading DB from %s. Unrecoverable error, aborting now.", filename);
+    return C_ERR;
+}
+
+int rdbLoad(const char *filename, int *missing) {
+    *missing = 0;
+    FILE *fp = fopen(filename, "r");
+    if (!fp) {
+        *missing = errno == ENOENT;
+        if (!*missing) serverLog(LL_WARNING, "Fatal error loading the DB: %s. Exiting.", strerror(errno));
+        return C_ERR;
+    }
+    static char iobuf[1 << 16];
+    setvbuf(fp, iobuf, _IOFBF, sizeof(iobuf));
+    rio r = {.fp = fp};
+    server.loading = 1;
+    int rc = loadRio(&r, filename);
+    server.loading = 0;
+    fclose(fp);
+    return rc;
+}
+
+robj *rdbRestorePayload(const char *p, size_t len) {
+    if (len < 10) return NULL;
+    const unsigned char *footer = (const unsigned char *)p + len - 10;
+    int ver = footer[0] | (footer[1] << 8);
+    if (ver > RDB_VERSION) return NULL;
+    uint64_t stored = 0;
+    for (int i = 9; i >= 2; i--) stored = (stored << 8) | footer[i];
+    if (stored != 0 && crc64(0, p, len - 8) != stored) return NULL;
+    rio r = {.src = p, .memlen = len - 10};
+    int type = loadType(&r);
+    if (type == -1) return NULL;
+    robj *o = loadObject(type, &r);
+    if (o && r.pos != r.memlen) {
+        decrRefCount(o);
+        return NULL;
+    }
+    return o;
+}
