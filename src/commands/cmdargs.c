@@ -1,0 +1,64 @@
+/* cmdargs: helpers shared by the command families (see cmdargs.h). */
+#include "commands/cmdargs.h"
+#include "server/db.h"
+#include "server/keyhook.h"
+#include "server/reply.h"
+
+#include <limits.h>
+
+int getLongLongFromObjectOrReply(client *c, robj *o, long long *target, const char *msg) {
+    if (getLongLongFromObject(o, target) != 0) {
+        addReplyError(c, msg ? msg : "value is not an integer or out of range");
+        return C_ERR;
+    }
+    return C_OK;
+}
+
+int getRangeLongFromObjectOrReply(client *c, robj *o, long min, long max, long *target,
+                                  const char *msg) {
+    long long v;
+    if (getLongLongFromObjectOrReply(c, o, &v, msg) != C_OK) return C_ERR;
+    if (v < min || v > max) {
+        if (msg) addReplyError(c, msg);
+        else addReplyErrorFormat(c, "value is out of range, value must between %ld and %ld", min, max);
+        return C_ERR;
+    }
+    *target = (long)v;
+    return C_OK;
+}
+
+int getPositiveLongFromObjectOrReply(client *c, robj *o, long *target, const char *msg) {
+    return getRangeLongFromObjectOrReply(c, o, 0, LONG_MAX, target,
+                                         msg ? msg : "value is out of range, must be positive");
+}
+
+int getLongDoubleFromObjectOrReply(client *c, robj *o, long double *target, const char *msg) {
+    if (getLongDoubleFromObject(o, target) != 0) {
+        addReplyError(c, msg ? msg : "value is not a valid float");
+        return C_ERR;
+    }
+    return C_OK;
+}
+
+void removeMembersCommand(client *c, int type, int (*del)(robj *o, sds member),
+                          unsigned long (*len)(robj *o), int class, const char *event) {
+    robj *o = lookupKeyWriteOrReply(c, c->argv[1], shared.czero);
+    if (!o || checkType(c, o, type)) return;
+    long long removed = 0;
+    int keyremoved = 0;
+    for (int j = 2; j < c->argc; j++) {
+        if (!del(o, c->argv[j]->ptr)) continue;
+        removed++;
+        if (len(o) == 0) {
+            dbDelete(c->db, c->argv[1]);
+            keyremoved = 1;
+            break;
+        }
+    }
+    if (removed) {
+        keyChanged(c->db, c->argv[1], class, event);
+        if (keyremoved) keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del");
+        server.dirty += removed - 1 - keyremoved; /* Redis counts removed members only */
+    }
+    addReplyLongLong(c, removed);
+}

@@ -1,0 +1,28 @@
+/* cmdargs: pieces several command families share, so they behave alike:
+ * number arguments parsed or answered with Redis 7.0's exact error texts
+ * (each returns C_OK, or replies with the error and returns C_ERR), and the
+ * variadic member removal of HDEL / SREM / ZREM. */
+#ifndef COMMANDS_CMDARGS_H
+#define COMMANDS_CMDARGS_H
+
+#include "server/server.h"
+
+/* msg NULL: "value is not an integer or out of range". */
+int getLongLongFromObjectOrReply(client *c, robj *o, long long *target, const char *msg);
+/* A long in [min, max]. msg replaces both the parse and the range error;
+ * NULL gives "value is out of range, value must between <min> and <max>". */
+int getRangeLongFromObjectOrReply(client *c, robj *o, long min, long max, long *target,
+                                  const char *msg);
+/* [0, LONG_MAX]; msg NULL: "value is out of range, must be positive". */
+int getPositiveLongFromObjectOrReply(client *c, robj *o, long *target, const char *msg);
+/* msg NULL: "value is not a valid float" (NaN is refused, infinities are not). */
+int getLongDoubleFromObjectOrReply(client *c, robj *o, long double *target, const char *msg);
+
+/* Removes the members named by argv[2..] from the value at argv[1] (of
+ * `type`) with del(o, member), 1 when it was there, and deletes the key as
+ * soon as len(o) is 0. When something was removed raises `event` (of
+ * `class`), then "del" if the key went. Replies with the number removed. */
+void removeMembersCommand(client *c, int type, int (*del)(robj *o, sds member),
+                          unsigned long (*len)(robj *o), int class, const char *event);
+
+#endif

@@ -1,0 +1,636 @@
+/* sets: the set commands (SADD ... SSCAN) over Redis 7.0's two encodings.
+ * A set whose members are all canonical 64-bit integers starts as an intset
+ * (sorted, compact); the first non-integer member, or more members than
+ * set-max-intset-entries, turns it into a dict (sds member -> NULL) for
+ * good. 7.0 has no listpack sets. The algorithms (which set drives an
+ * intersection, which DIFF strategy, how random members are drawn) are
+ * Redis's, so results come back in the same order and encodings match. */
+#include "commands/cmdargs.h"
+#include "commands/scan.h"
+#include "core/zmalloc.h"
+#include "data/intset.h"
+#include "server/db.h"
+#include "server/keyhook.h"
+#include "server/reply.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <strings.h>
+
+/* SRANDMEMBER: below this ratio of set size to requested count, copy the set
+ * and remove random members rather than draw until enough distinct ones. */
+#define SRANDMEMBER_SUB_STRATEGY_MUL 3
+/* SPOP count: when fewer than count/5 members would remain, build the
+ * remainder as a new set and hand the old one to the client instead. */
+#define SPOP_MOVE_STRATEGY_MUL 5
+
+/* ------------------------------------------------------------ the set type */
+
+/* A member as the set stores it: an intset yields integers (ele NULL), a
+ * dict yields sds. */
+typedef struct setMember {
+    sds ele;
+    long long ll;
+} setMember;
+
+static unsigned long setTypeSize(robj *o) {
+    if (o->encoding == OBJ_ENCODING_INTSET) return intsetLen(o->ptr);
+    return dictSize((dict *)o->ptr);
+}
+
+static void addReplySetMember(client *c, const setMember *m) {
+    if (m->ele) addReplyBulkCBuffer(c, m->ele, sdslen(m->ele));
+    else addReplyBulkLongLong(c, m->ll);
+}
+
+/* A new sds with the member's bytes. */
+static sds setMemberToSds(const setMember *m) { return m->ele ? sdsdup(m->ele) : sdsfromlonglong(m->ll); }
+
+static int sdsIsIntsetMember(sds s, long long *ll) { return intsetParseMember(s, sdslen(s), ll); }
+
+/* The empty set that will hold `first`: an intset if it is an integer. */
+static robj *setTypeCreate(sds first) {
+    long long ll;
+    return sdsIsIntsetMember(first, &ll) ? createIntsetObject() : createSetObject();
+}
+
+static void setTypeConvertToDict(robj *o) {
+    intset *is = o->ptr;
+    dict *d = dictCreate(&setDictType);
+    dictExpand(d, intsetLen(is));
+    long long ll;
+    for (uint32_t i = 0; intsetGet(is, i, &ll); i++) dictAdd(d, sdsfromlonglong(ll), NULL);
+    intsetFree(is);
+    o->ptr = d;
+    o->encoding = OBJ_ENCODING_HT;
+}
+
+/* Adds an integer to an intset set, converting when it grows too big. */
+static int intsetSetAdd(robj *o, long long ll) {
+    int added = 0;
+    o->ptr = intsetAdd(o->ptr, ll, &added);
+    if (!added) return 0;
+    size_t max_entries = server.set_max_intset_entries;
+    if (max_entries >= 1 << 30) max_entries = 1 << 30; /* the intset's own limit */
+    if (intsetLen(o->ptr) > max_entries) setTypeConvertToDict(o);
+    return 1;
+}
+
+/* 1 if m was added (it was not a member). */
+static int setTypeAddMember(robj *o, const setMember *m) {
+    long long ll;
+    if (o->encoding == OBJ_ENCODING_INTSET) {
+        if (!m->ele) return intsetSetAdd(o, m->ll);
+        if (sdsIsIntsetMember(m->ele, &ll)) return intsetSetAdd(o, ll);
+        setTypeConvertToDict(o); /* a non-integer member: it cannot be there yet */
+    }
+    sds ele = setMemberToSds(m);
+    if (dictAdd(o->ptr, ele, NULL) == DICT_OK) return 1;
+    sdsfree(ele);
+    return 0;
+}
+
+static int setTypeAdd(robj *o, sds value) {
+    setMember m = {value, 0};
+    return setTypeAddMember(o, &m);
+}
+
+static int setTypeIsMemberOf(robj *o, const setMember *m) {
+    long long ll = m->ll;
+    if (o->encoding == OBJ_ENCODING_INTSET)
+        return (!m->ele || sdsIsIntsetMember(m->ele, &ll)) && intsetFind(o->ptr, ll);
+    if (m->ele) return dictFind(o->ptr, m->ele) != NULL;
+    sds tmp = sdsfromlonglong(m->ll);
+    int found = dictFind(o->ptr, tmp) != NULL;
+    sdsfree(tmp);
+    return found;
+}
+
+static int setTypeIsMember(robj *o, sds value) {
+    setMember m = {value, 0};
+    return setTypeIsMemberOf(o, &m);
+}
+
+/* 1 if m was a member and is gone. */
+static int setTypeRemoveMember(robj *o, const setMember *m) {
+    long long ll = m->ll;
+    if (o->encoding == OBJ_ENCODING_INTSET) {
+        if (m->ele && !sdsIsIntsetMember(m->ele, &ll)) return 0;
+        int removed = 0;
+        o->ptr = intsetRemove(o->ptr, ll, &removed);
+        return removed;
+    }
+    dict *d = o->ptr;
+    sds tmp = m->ele ? NULL : sdsfromlonglong(m->ll);
+    int removed = dictDelete(d, m->ele ? m->ele : tmp) == DICT_OK;
+    sdsfree(tmp);
+    if (removed && dictNeedsResize(d)) dictResize(d);
+    return removed;
+}
+
+static int setTypeRemove(robj *o, sds value) {
+    setMember m = {value, 0};
+    return setTypeRemoveMember(o, &m);
+}
+
+/* One uniformly chosen member; the set must not be empty. */
+static void setTypeRandomElement(robj *o, setMember *m) {
+    if (o->encoding == OBJ_ENCODING_INTSET) {
+        m->ele = NULL;
+        m->ll = intsetRandom(o->ptr, (unsigned long)random());
+    } else {
+        m->ele = dictGetKey(dictGetFairRandomKey(o->ptr));
+        m->ll = 0;
+    }
+}
+
+/* Walks the members: ascending for an intset, table order for a dict. */
+typedef struct setIterator {
+    robj *o;
+    uint32_t pos;
+    dictIterator di;
+} setIterator;
+
+static void setIterInit(setIterator *it, robj *o) {
+    it->o = o;
+    it->pos = 0;
+    if (o->encoding == OBJ_ENCODING_HT) dictInitIterator(&it->di, o->ptr);
+}
+
+static int setIterNext(setIterator *it, setMember *m) {
+    if (it->o->encoding == OBJ_ENCODING_INTSET) {
+        m->ele = NULL;
+        return intsetGet(it->o->ptr, it->pos++, &m->ll);
+    }
+    dictEntry *de = dictNext(&it->di);
+    if (!de) return 0;
+    m->ele = dictGetKey(de);
+    return 1;
+}
+
+static void setIterDone(setIterator *it) {
+    if (it->o->encoding == OBJ_ENCODING_HT) dictResetIterator(&it->di);
+}
+
+static void addReplySetMembers(client *c, robj *o) {
+    setIterator it;
+    setMember m;
+    setIterInit(&it, o);
+    while (setIterNext(&it, &m)) addReplySetMember(c, &m);
+    setIterDone(&it);
+}
+
+/* ------------------------------------------------------------ single-set commands */
+
+void saddCommand(client *c) {
+    robj *set = lookupKeyWrite(c->db, c->argv[1]);
+    if (checkType(c, set, OBJ_SET)) return;
+    if (!set) {
+        set = setTypeCreate(c->argv[2]->ptr);
+        dbAdd(c->db, c->argv[1], set);
+    }
+    long long added = 0;
+    for (int j = 2; j < c->argc; j++) added += setTypeAdd(set, c->argv[j]->ptr);
+    if (added) {
+        keyChanged(c->db, c->argv[1], NOTIFY_SET, "sadd");
+        server.dirty += added - 1; /* Redis counts one change per member */
+    }
+    addReplyLongLong(c, added);
+}
+
+void sremCommand(client *c) {
+    removeMembersCommand(c, OBJ_SET, setTypeRemove, setTypeSize, NOTIFY_SET, "srem");
+}
+
+void smoveCommand(client *c) {
+    robj *src = lookupKeyWrite(c->db, c->argv[1]);
+    robj *dst = lookupKeyWrite(c->db, c->argv[2]);
+    sds ele = c->argv[3]->ptr;
+    if (!src) {
+        addReply(c, shared.czero);
+        return;
+    }
+    if (checkType(c, src, OBJ_SET) || checkType(c, dst, OBJ_SET)) return;
+    if (src == dst) {
+        addReply(c, setTypeIsMember(src, ele) ? shared.cone : shared.czero);
+        return;
+    }
+    if (!setTypeRemove(src, ele)) {
+        addReply(c, shared.czero);
+        return;
+    }
+    keyChanged(c->db, c->argv[1], NOTIFY_SET, "srem");
+    if (setTypeSize(src) == 0) {
+        dbDelete(c->db, c->argv[1]);
+        keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del");
+        server.dirty--; /* Redis does not count the deletion */
+    }
+    if (!dst) {
+        dst = setTypeCreate(ele);
+        dbAdd(c->db, c->argv[2], dst);
+    }
+    if (setTypeAdd(dst, ele)) keyChanged(c->db, c->argv[2], NOTIFY_SET, "sadd");
+    addReply(c, shared.cone);
+}
+
+void sismemberCommand(client *c) {
+    robj *set = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
+    if (!set || checkType(c, set, OBJ_SET)) return;
+    addReply(c, setTypeIsMember(set, c->argv[2]->ptr) ? shared.cone : shared.czero);
+}
+
+void smismemberCommand(client *c) {
+    robj *set = lookupKeyRead(c->db, c->argv[1]);
+    if (checkType(c, set, OBJ_SET)) return;
+    addReplyArrayLen(c, c->argc - 2);
+    for (int j = 2; j < c->argc; j++)
+        addReply(c, set && setTypeIsMember(set, c->argv[j]->ptr) ? shared.cone : shared.czero);
+}
+
+void scardCommand(client *c) {
+    robj *set = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
+    if (!set || checkType(c, set, OBJ_SET)) return;
+    addReplyLongLong(c, (long long)setTypeSize(set));
+}
+
+void sscanCommand(client *c) {
+    unsigned long cursor;
+    if (parseScanCursorOrReply(c, c->argv[2], &cursor) == C_ERR) return;
+    robj *set = lookupKeyReadOrReply(c, c->argv[1], shared.emptyscan);
+    if (!set || checkType(c, set, OBJ_SET)) return;
+    scanGenericCommand(c, set, cursor);
+}
+
+/* ------------------------------------------------------------ set algebra */
+
+static int compareSetsBySize(const void *a, const void *b) {
+    unsigned long x = setTypeSize(*(robj *const *)a), y = setTypeSize(*(robj *const *)b);
+    return x > y ? 1 : (x < y ? -1 : 0);
+}
+
+/* Largest first; missing sets (NULL) count as empty. */
+static int compareSetsBySizeDesc(const void *a, const void *b) {
+    robj *o1 = *(robj *const *)a, *o2 = *(robj *const *)b;
+    unsigned long x = o1 ? setTypeSize(o1) : 0, y = o2 ? setTypeSize(o2) : 0;
+    return x < y ? 1 : (x > y ? -1 : 0);
+}
+
+/* The sets at keys[0..n-1] (NULL for missing keys) in sets[]; -1 after
+ * replying WRONGTYPE (every key is checked), else the number missing. */
+static int lookupSetsOrReply(client *c, robj **keys, unsigned long n, robj **sets) {
+    int missing = 0;
+    for (unsigned long j = 0; j < n; j++) {
+        sets[j] = lookupKeyRead(c->db, keys[j]);
+        if (!sets[j]) missing++;
+        else if (checkType(c, sets[j], OBJ_SET)) return -1;
+    }
+    return missing;
+}
+
+/* STORE variants: result (non-empty) replaces dstkey; an empty result deletes it. */
+static void storeSetResult(client *c, robj *dstkey, robj *result, const char *event) {
+    unsigned long size = result ? setTypeSize(result) : 0;
+    if (size > 0) {
+        setKey(c, c->db, dstkey, result, SETKEY_NO_SIGNAL);
+        addReplyLongLong(c, (long long)size);
+        keyChanged(c->db, dstkey, NOTIFY_SET, event);
+    } else {
+        addReply(c, shared.czero);
+        if (dbDelete(c->db, dstkey)) keyChanged(c->db, dstkey, NOTIFY_GENERIC, "del");
+    }
+    if (result) decrRefCount(result);
+}
+
+/* SINTER, SMEMBERS, SINTERSTORE (dstkey set) and SINTERCARD (cardinality_only,
+ * stopping at limit when not 0). */
+static void sinterGeneric(client *c, robj **keys, unsigned long n, robj *dstkey, int cardinality_only,
+                          unsigned long limit) {
+    robj **sets = zmalloc(sizeof(robj *) * n);
+    int missing = lookupSetsOrReply(c, keys, n, sets);
+    if (missing < 0) {
+        zfree(sets);
+        return;
+    }
+    if (missing > 0) { /* intersecting with an empty set */
+        zfree(sets);
+        if (dstkey) storeSetResult(c, dstkey, NULL, "sinterstore");
+        else if (cardinality_only) addReplyLongLong(c, 0);
+        else addReplySetLen(c, 0);
+        return;
+    }
+    /* Drive the intersection from the smallest set. */
+    qsort(sets, n, sizeof(robj *), compareSetsBySize);
+
+    robj *dstset = dstkey ? createIntsetObject() : NULL;
+    void *replylen = !dstkey && !cardinality_only ? addReplyDeferredLen(c) : NULL;
+    unsigned long cardinality = 0;
+    setIterator it;
+    setMember m;
+    setIterInit(&it, sets[0]);
+    while (setIterNext(&it, &m)) {
+        unsigned long j;
+        for (j = 1; j < n; j++) {
+            if (sets[j] == sets[0]) continue;
+            if (!setTypeIsMemberOf(sets[j], &m)) break;
+        }
+        if (j < n) continue;
+        if (cardinality_only) {
+            cardinality++;
+            if (limit && cardinality >= limit) break;
+        } else if (dstset) {
+            setTypeAddMember(dstset, &m);
+        } else {
+            addReplySetMember(c, &m);
+            cardinality++;
+        }
+    }
+    setIterDone(&it);
+
+    if (cardinality_only) addReplyLongLong(c, (long long)cardinality);
+    else if (dstset) storeSetResult(c, dstkey, dstset, "sinterstore");
+    else setDeferredSetLen(c, replylen, (long)cardinality);
+    zfree(sets);
+}
+
+void sinterCommand(client *c) { sinterGeneric(c, c->argv + 1, c->argc - 1, NULL, 0, 0); }
+void smembersCommand(client *c) { sinterGeneric(c, c->argv + 1, 1, NULL, 0, 0); }
+void sinterstoreCommand(client *c) { sinterGeneric(c, c->argv + 2, c->argc - 2, c->argv[1], 0, 0); }
+
+void sintercardCommand(client *c) {
+    long numkeys, limit = 0;
+    if (getRangeLongFromObjectOrReply(c, c->argv[1], 1, LONG_MAX, &numkeys,
+                                      "numkeys should be greater than 0") != C_OK)
+        return;
+    if (numkeys > c->argc - 2) {
+        addReplyError(c, "Number of keys can't be greater than number of args");
+        return;
+    }
+    for (int j = 2 + (int)numkeys; j < c->argc; j++) {
+        int moreargs = c->argc - 1 - j;
+        if (!strcasecmp(c->argv[j]->ptr, "limit") && moreargs) {
+            j++;
+            if (getPositiveLongFromObjectOrReply(c, c->argv[j], &limit, "LIMIT can't be negative") != C_OK)
+                return;
+        } else {
+            addReplyErrorObject(c, shared.syntaxerr);
+            return;
+        }
+    }
+    sinterGeneric(c, c->argv + 2, (unsigned long)numkeys, NULL, 1, (unsigned long)limit);
+}
+
+#define SET_OP_UNION 0
+#define SET_OP_DIFF 1
+
+/* SUNION/SDIFF and their STORE forms (dstkey set). The result is built as a
+ * set of its own (intset while it can be) and then sent or stored. */
+static void sunionDiffGeneric(client *c, robj **keys, int n, robj *dstkey, int op) {
+    robj **sets = zmalloc(sizeof(robj *) * n);
+    if (lookupSetsOrReply(c, keys, (unsigned long)n, sets) < 0) {
+        zfree(sets);
+        return;
+    }
+    int sameset = 0;
+    for (int j = 1; j < n; j++)
+        if (sets[0] && sets[j] == sets[0]) sameset = 1;
+
+    /* DIFF: algorithm 1 tests each member of the first set against the
+     * others (N*M lookups); algorithm 2 adds the first set and removes all
+     * the others (total size). Algorithm 1 wins ties and gets a 2x bonus,
+     * its constant being smaller and its work often cut short. */
+    int diff_algo = 1;
+    if (op == SET_OP_DIFF && sets[0] && !sameset) {
+        long long algo_one_work = 0, algo_two_work = 0;
+        for (int j = 0; j < n; j++) {
+            if (!sets[j]) continue;
+            algo_one_work += setTypeSize(sets[0]);
+            algo_two_work += setTypeSize(sets[j]);
+        }
+        algo_one_work /= 2;
+        diff_algo = algo_one_work <= algo_two_work ? 1 : 2;
+        /* Subtracting the biggest sets first finds shared members sooner. */
+        if (diff_algo == 1 && n > 1) qsort(sets + 1, n - 1, sizeof(robj *), compareSetsBySizeDesc);
+    }
+
+    robj *result = createIntsetObject();
+    setIterator it;
+    setMember m;
+    if (op == SET_OP_UNION) {
+        for (int j = 0; j < n; j++) {
+            if (!sets[j]) continue;
+            setIterInit(&it, sets[j]);
+            while (setIterNext(&it, &m)) setTypeAddMember(result, &m);
+            setIterDone(&it);
+        }
+    } else if (sameset || !sets[0]) {
+        /* A set minus itself, or nothing minus anything: empty. */
+    } else if (diff_algo == 1) {
+        setIterInit(&it, sets[0]);
+        while (setIterNext(&it, &m)) {
+            int j;
+            for (j = 1; j < n; j++) {
+                if (!sets[j]) continue;
+                if (setTypeIsMemberOf(sets[j], &m)) break;
+            }
+            if (j == n) setTypeAddMember(result, &m);
+        }
+        setIterDone(&it);
+    } else {
+        for (int j = 0; j < n; j++) {
+            if (!sets[j]) continue;
+            setIterInit(&it, sets[j]);
+            while (setIterNext(&it, &m)) {
+                if (j == 0) setTypeAddMember(result, &m);
+                else setTypeRemoveMember(result, &m);
+            }
+            setIterDone(&it);
+            if (setTypeSize(result) == 0) break; /* nothing left to remove from */
+        }
+    }
+    zfree(sets);
+
+    if (dstkey) {
+        storeSetResult(c, dstkey, result, op == SET_OP_UNION ? "sunionstore" : "sdiffstore");
+    } else {
+        addReplySetLen(c, (long)setTypeSize(result));
+        addReplySetMembers(c, result);
+        decrRefCount(result);
+    }
+}
+
+void sunionCommand(client *c) { sunionDiffGeneric(c, c->argv + 1, c->argc - 1, NULL, SET_OP_UNION); }
+void sdiffCommand(client *c) { sunionDiffGeneric(c, c->argv + 1, c->argc - 1, NULL, SET_OP_DIFF); }
+void sunionstoreCommand(client *c) { sunionDiffGeneric(c, c->argv + 2, c->argc - 2, c->argv[1], SET_OP_UNION); }
+void sdiffstoreCommand(client *c) { sunionDiffGeneric(c, c->argv + 2, c->argc - 2, c->argv[1], SET_OP_DIFF); }
+
+/* ------------------------------------------------------------ random members */
+
+/* SPOP and SRANDMEMBER: with a count, serve it with withCount; otherwise
+ * the set to draw one member from, or NULL after replying (syntax error,
+ * WRONGTYPE, or nil for a missing key). */
+static robj *setForSingleDrawOrReply(client *c, void (*withCount)(client *c), int write) {
+    if (c->argc == 3) {
+        withCount(c);
+        return NULL;
+    }
+    if (c->argc > 3) {
+        addReplyErrorObject(c, shared.syntaxerr);
+        return NULL;
+    }
+    robj *set = write ? lookupKeyWrite(c->db, c->argv[1]) : lookupKeyRead(c->db, c->argv[1]);
+    if (checkType(c, set, OBJ_SET)) return NULL;
+    if (!set) addReplyNull(c);
+    return set;
+}
+
+/* Removes one random member and sends it. */
+static void popRandomMemberAndReply(client *c, robj *set) {
+    setMember m;
+    setTypeRandomElement(set, &m);
+    if (m.ele) {
+        sds ele = sdsdup(m.ele); /* removing frees the stored one */
+        addReplyBulkCBuffer(c, ele, sdslen(ele));
+        setTypeRemove(set, ele);
+        sdsfree(ele);
+    } else {
+        addReplyBulkLongLong(c, m.ll);
+        setTypeRemoveMember(set, &m);
+    }
+}
+
+/* SPOP key count. */
+static void spopWithCountCommand(client *c) {
+    long l;
+    if (getPositiveLongFromObjectOrReply(c, c->argv[2], &l, NULL) != C_OK) return;
+    unsigned long count = (unsigned long)l;
+    robj *set = lookupKeyWriteOrReply(c, c->argv[1], shared.emptyarray);
+    if (!set || checkType(c, set, OBJ_SET)) return;
+    if (count == 0) {
+        addReplySetLen(c, 0);
+        return;
+    }
+    unsigned long size = setTypeSize(set);
+    keyChanged(c->db, c->argv[1], NOTIFY_SET, "spop");
+    server.dirty += (long long)(count >= size ? size : count) - 1; /* one per member, as Redis */
+
+    if (count >= size) {
+        /* Everything: reply as SUNION would, then drop the key. */
+        sunionDiffGeneric(c, c->argv + 1, 1, NULL, SET_OP_UNION);
+        dbDelete(c->db, c->argv[1]);
+        keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del");
+        server.dirty--;
+        /* TODO(AOF): propagate as DEL key. */
+        return;
+    }
+
+    /* TODO(AOF): propagate as one SREM key member per popped member. */
+    addReplySetLen(c, (long)count);
+    unsigned long remaining = size - count;
+    setMember m;
+    if (remaining * SPOP_MOVE_STRATEGY_MUL > count) {
+        /* Few: pop random members one by one. */
+        while (count--) popRandomMemberAndReply(c, set);
+        return;
+    }
+    /* Most: move the few members that stay into a new set, reply with what
+     * is left in the old one, and store the new one in its place. */
+    robj *kept = NULL;
+    while (remaining--) {
+        setTypeRandomElement(set, &m);
+        sds ele = setMemberToSds(&m);
+        if (!kept) kept = setTypeCreate(ele);
+        setTypeAdd(kept, ele);
+        setTypeRemove(set, ele);
+        sdsfree(ele);
+    }
+    addReplySetMembers(c, set);
+    dbOverwrite(c->db, c->argv[1], kept);
+}
+
+void spopCommand(client *c) {
+    robj *set = setForSingleDrawOrReply(c, spopWithCountCommand, 1);
+    if (!set) return;
+    popRandomMemberAndReply(c, set);
+    /* TODO(AOF): propagate as SREM key <member>. */
+    keyChanged(c->db, c->argv[1], NOTIFY_SET, "spop");
+    if (setTypeSize(set) == 0) {
+        dbDelete(c->db, c->argv[1]);
+        keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del");
+        server.dirty--; /* Redis counts the pop only */
+    }
+}
+
+/* SRANDMEMBER key count. */
+static void srandmemberWithCountCommand(client *c) {
+    long l;
+    if (getRangeLongFromObjectOrReply(c, c->argv[2], -LONG_MAX, LONG_MAX, &l, NULL) != C_OK) return;
+    int uniq = l >= 0;
+    unsigned long count = uniq ? (unsigned long)l : (unsigned long)-l;
+    robj *set = lookupKeyReadOrReply(c, c->argv[1], shared.emptyarray);
+    if (!set || checkType(c, set, OBJ_SET)) return;
+    if (count == 0) {
+        addReply(c, shared.emptyarray);
+        return;
+    }
+    unsigned long size = setTypeSize(set);
+    setMember m;
+
+    if (!uniq || count == 1) {
+        /* Independent draws, repeats allowed, in random order. */
+        addReplyArrayLen(c, (long)count);
+        while (count--) {
+            setTypeRandomElement(set, &m);
+            addReplySetMember(c, &m);
+            if (c->flags & CLIENT_CLOSE_ASAP) break;
+        }
+        return;
+    }
+    if (count >= size) {
+        addReplyArrayLen(c, (long)size);
+        addReplySetMembers(c, set);
+        return;
+    }
+
+    dict *d = dictCreate(&setDictType);
+    if (count * SRANDMEMBER_SUB_STRATEGY_MUL > size) {
+        /* Most of the set: copy it, then drop random members. */
+        setIterator it;
+        dictExpand(d, size);
+        setIterInit(&it, set);
+        while (setIterNext(&it, &m)) dictAdd(d, setMemberToSds(&m), NULL);
+        setIterDone(&it);
+        while (size > count) {
+            dictEntry *de = dictGetFairRandomKey(d);
+            dictFreeUnlinkedEntry(d, dictUnlink(d, dictGetKey(de)));
+            size--;
+        }
+    } else {
+        /* Few of many: draw until count distinct members came up. */
+        unsigned long added = 0;
+        dictExpand(d, count);
+        while (added < count) {
+            setTypeRandomElement(set, &m);
+            sds ele = setMemberToSds(&m);
+            if (dictAdd(d, ele, NULL) == DICT_OK) added++;
+            else sdsfree(ele);
+        }
+    }
+    addReplyArrayLen(c, (long)count);
+    dictIterator di;
+    dictEntry *de;
+    dictInitIterator(&di, d);
+    while ((de = dictNext(&di))) {
+        sds ele = dictGetKey(de);
+        addReplyBulkCBuffer(c, ele, sdslen(ele));
+    }
+    dictResetIterator(&di);
+    dictRelease(d);
+}
+
+void srandmemberCommand(client *c) {
+    robj *set = setForSingleDrawOrReply(c, srandmemberWithCountCommand, 0);
+    if (!set) return;
+    setMember m;
+    setTypeRandomElement(set, &m);
+    addReplySetMember(c, &m);
+}
