@@ -66,6 +66,10 @@ void restoreCommand(client *c) {
         return;
     }
     sds payload = c->argv[3]->ptr;
+    if (!rdbVerifyDumpPayload(payload, sdslen(payload))) {
+        addReplyError(c, "DUMP payload version or checksum are wrong");
+        return;
+    }
     robj *val = rdbRestorePayload(payload, sdslen(payload));
     if (!val) {
         addReplyError(c, "Bad data format");

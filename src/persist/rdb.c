@@ -837,14 +837,18 @@ int rdbLoad(const char *filename, int *missing) {
     return rc;
 }
 
-robj *rdbRestorePayload(const char *p, size_t len) {
-    if (len < 10) return NULL;
+int rdbVerifyDumpPayload(const char *p, size_t len) {
+    if (len < 10) return 0;
     const unsigned char *footer = (const unsigned char *)p + len - 10;
     int ver = footer[0] | (footer[1] << 8);
-    if (ver > RDB_VERSION) return NULL;
+    if (ver > RDB_VERSION) return 0;
     uint64_t stored = 0;
     for (int i = 9; i >= 2; i--) stored = (stored << 8) | footer[i];
-    if (stored != 0 && crc64(0, p, len - 8) != stored) return NULL;
+    return stored == 0 || crc64(0, p, len - 8) == stored;
+}
+
+robj *rdbRestorePayload(const char *p, size_t len) {
+    if (!rdbVerifyDumpPayload(p, len)) return NULL;
     rio r = {.src = p, .memlen = len - 10};
     int type = loadType(&r);
     if (type == -1) return NULL;

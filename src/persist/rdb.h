@@ -14,7 +14,9 @@ int rdbSave(const char *filename);
 int rdbLoad(const char *filename, int *missing);
 /* Serializes one value as DUMP does: type, value, RDB version, CRC64. */
 sds rdbDumpPayload(robj *o);
-/* Verifies and decodes a DUMP payload; NULL when it is invalid. */
+/* 1 when a DUMP payload has a known RDB version and a matching CRC64. */
+int rdbVerifyDumpPayload(const char *p, size_t len);
+/* Decodes a verified DUMP payload; NULL when its data is malformed. */
 robj *rdbRestorePayload(const char *p, size_t len);
 
 #endif

@@ -1,0 +1,249 @@
+"""RDB persistence: SAVE/BGSAVE/LASTSAVE, restart round trips for every type
+and encoding with TTLs, files exchanged with Debian's redis-server 7.0 in both
+directions, redis-check-rdb on our files, corrupt and truncated files, saving
+on shutdown, DUMP/RESTORE payloads."""
+import os
+import shutil
+import subprocess
+import time
+
+import pytest
+import redis
+
+from conftest import REFERENCE
+
+REF_SERVER = shutil.which("redis-server")
+CHECK_RDB = shutil.which("redis-check-rdb")
+
+
+def fill(r):
+    """Every type in both of its encodings, binary data, TTLs, several dbs."""
+    p = r.pipeline(transaction=False)
+    p.set("str", "hello")
+    p.set("int", 12345)
+    p.set("neg", -42)
+    p.set("bigint", 1 << 40)
+    p.set("long", "x" * 500)
+    p.set("bin", b"\x00\xff\r\n")
+    p.set("ttl", "v", ex=1000)
+    p.rpush("list_small", "a", "b", 1, 2)
+    p.rpush("list_big", *["e%d" % i for i in range(2000)])
+    p.sadd("set_int", *range(100))
+    p.sadd("set_ht", *["m%d" % i for i in range(100)])
+    p.hset("hash_small", mapping={"f": "v", "n": 1})
+    p.hset("hash_big", mapping={"f%d" % i: "v%d" % i for i in range(600)})
+    p.zadd("zset_small", {"a": 1, "b": 2.5, "c": -3})
+    p.zadd("zset_big", {"m%d" % i: i / 3 for i in range(300)})
+    p.zadd("zset_inf", {"lo": float("-inf"), "hi": float("inf")})
+    p.execute()
+    r.execute_command("select", 3)
+    r.set("in_db3", "yes")
+    r.execute_command("select", 0)
+
+
+def snapshot(r):
+    """A comparable picture of db 0 and db 3."""
+    out = {}
+    for db in (0, 3):
+        r.execute_command("select", db)
+        for k in r.keys("*"):
+            t = r.type(k)
+            if t == b"string":
+                v = r.get(k)
+            elif t == b"list":
+                v = r.lrange(k, 0, -1)
+            elif t == b"set":
+                v = sorted(r.smembers(k))
+            elif t == b"hash":
+                v = r.hgetall(k)
+            else:
+                v = r.zrange(k, 0, -1, withscores=True)
+            out[(db, k)] = (t, v, r.object("encoding", k), r.ttl(k) > 0)
+    r.execute_command("select", 0)
+    return out
+
+
+def start(server_factory, directory, binary=None):
+    args = ("--dir", str(directory), "--save", "")
+    if binary:
+        import conftest
+        old = conftest.SERVER
+        conftest.SERVER = binary
+        try:
+            return server_factory(*args)
+        finally:
+            conftest.SERVER = old
+    return server_factory(*args)
+
+
+def test_save_lastsave_and_restart(server_factory, tmp_path):
+    s = start(server_factory, tmp_path)
+    r = s.client()
+    fill(r)
+    before = snapshot(r)
+    last = r.lastsave()
+    time.sleep(1.1)
+    assert r.save() is True
+    assert r.lastsave() > last
+    assert r.info("persistence")["rdb_changes_since_last_save"] == 0
+    assert os.path.exists(tmp_path / "dump.rdb")
+    s.stop()
+    s2 = start(server_factory, tmp_path)
+    assert snapshot(s2.client()) == before
+
+
+def test_bgsave_while_writing(server_factory, tmp_path):
+    s = start(server_factory, tmp_path)
+    r = s.client()
+    fill(r)
+    assert r.bgsave() in (True, b"Background saving started")
+    for i in range(2000):
+        r.set("during:%d" % i, i)
+    deadline = time.time() + 10
+    while r.info("persistence")["rdb_bgsave_in_progress"] and time.time() < deadline:
+        time.sleep(0.05)
+    info = r.info("persistence")
+    assert info["rdb_last_bgsave_status"] == "ok"
+    assert info["rdb_bgsave_in_progress"] == 0
+    s.stop()
+    r2 = start(server_factory, tmp_path).client()
+    assert r2.get("str") == b"hello"
+
+
+def test_bgsave_errors(r):
+    with pytest.raises(redis.ResponseError, match="syntax error"):
+        r.execute_command("bgsave", "foo")
+
+
+def test_shutdown_saves_with_save_points_and_nosave_does_not(server_factory, tmp_path):
+    s = server_factory("--dir", str(tmp_path), "--save", "3600 1")
+    r = s.client()
+    r.set("a", "1")
+    r.shutdown()  # redis-py returns once the server has closed the connection
+    s.proc.wait(10)
+    assert os.path.exists(tmp_path / "dump.rdb")
+    s2 = server_factory("--dir", str(tmp_path), "--save", "3600 1")
+    r2 = s2.client()
+    assert r2.get("a") == b"1"
+    r2.set("b", "2")
+    r2.shutdown(nosave=True)
+    s2.proc.wait(10)
+    r3 = server_factory("--dir", str(tmp_path)).client()
+    assert r3.get("a") == b"1" and r3.get("b") is None
+
+
+def test_sigterm_saves(server_factory, tmp_path):
+    s = server_factory("--dir", str(tmp_path), "--save", "3600 1")
+    s.client().set("k", "v")
+    s.proc.terminate()
+    s.proc.wait(10)
+    assert server_factory("--dir", str(tmp_path)).client().get("k") == b"v"
+
+
+def test_expired_keys_dropped_on_load(server_factory, tmp_path):
+    s = start(server_factory, tmp_path)
+    r = s.client()
+    r.set("short", "v", px=300)
+    r.set("long", "v", ex=1000)
+    r.save()
+    s.stop()
+    time.sleep(0.5)
+    r2 = start(server_factory, tmp_path).client()
+    assert r2.exists("short") == 0
+    assert r2.exists("long") == 1
+
+
+def test_truncated_and_corrupt_files_refuse_to_start(server_factory, tmp_path):
+    s = start(server_factory, tmp_path)
+    fill(s.client())
+    s.client().save()
+    s.stop()
+    path = tmp_path / "dump.rdb"
+    good = path.read_bytes()
+    for bad in (good[: len(good) // 2], good[:-3], good[:20] + b"\x00" * 50 + good[70:]):
+        path.write_bytes(bad)
+        with pytest.raises(RuntimeError):
+            start(server_factory, tmp_path)
+        assert path.read_bytes() == bad  # never overwritten
+    path.write_bytes(b"NOTREDIS0010")
+    with pytest.raises(RuntimeError):
+        start(server_factory, tmp_path)
+
+
+def test_dump_restore(r):
+    fill(r)
+    for k in ("str", "int", "long", "list_big", "set_int", "set_ht", "hash_small", "hash_big", "zset_small",
+              "zset_big"):
+        payload = r.dump(k)
+        r.restore(k + ":copy", 0, payload)
+        assert r.type(k + ":copy") == r.type(k)
+        assert r.object("encoding", k + ":copy") == r.object("encoding", k)
+    assert r.lrange("list_big:copy", 0, -1) == r.lrange("list_big", 0, -1)
+    assert r.zrange("zset_big:copy", 0, -1, withscores=True) == r.zrange("zset_big", 0, -1, withscores=True)
+    assert r.dump("nokey") is None
+
+
+def test_restore_options_and_errors(r):
+    r.set("k", "v")
+    payload = r.dump("k")
+    with pytest.raises(redis.ResponseError, match="BUSYKEY Target key name already exists."):
+        r.restore("k", 0, payload)
+    assert r.restore("k", 0, payload, replace=True) == b"OK"
+    assert r.restore("t", 5000, payload) == b"OK"
+    assert 0 < r.pttl("t") <= 5000
+    assert r.restore("abs", int(time.time() * 1000) + 100000, payload, absttl=True) == b"OK"
+    assert 90 < r.ttl("abs") <= 100
+    assert r.restore("gone", 1, payload, absttl=True) == b"OK"  # already in the past
+    assert r.exists("gone") == 0
+    assert r.restore("idle", 0, payload, idletime=1000) == b"OK"
+    assert r.object("idletime", "idle") >= 1000
+    for args, msg in [((-1, payload), "Invalid TTL value, must be >= 0"),
+                      ((0, b"garbage"), "DUMP payload version or checksum are wrong"),
+                      ((0, payload[:-1] + bytes([payload[-1] ^ 1])), "DUMP payload version or checksum are wrong")]:
+        with pytest.raises(redis.ResponseError, match=msg):
+            r.execute_command("restore", "new", *args)
+    for extra, msg in [(("idletime", "-1"), "Invalid IDLETIME value, must be >= 0"),
+                       (("freq", "300"), "Invalid FREQ value, must be >= 0 and <= 255"),
+                       (("idletime", "1", "freq", "1"), "syntax error"), (("foo",), "syntax error")]:
+        with pytest.raises(redis.ResponseError, match=msg):
+            r.execute_command("restore", "new", 0, payload, *extra)
+
+
+@pytest.mark.skipif(CHECK_RDB is None, reason="redis-check-rdb is not installed")
+def test_redis_check_rdb_accepts_our_file(server_factory, tmp_path):
+    s = start(server_factory, tmp_path)
+    fill(s.client())
+    s.client().save()
+    out = subprocess.run([CHECK_RDB, str(tmp_path / "dump.rdb")], capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "RDB looks OK" in out.stdout
+
+
+@pytest.mark.skipif(REF_SERVER is None, reason="Debian's redis-server is not installed")
+@pytest.mark.parametrize("writer,reader", [("server", "ref"), ("ref", "server")])
+def test_files_move_between_servers(server_factory, tmp_path, writer, reader):
+    binaries = {"server": None, "ref": REF_SERVER}
+    s = start(server_factory, tmp_path, binaries[writer])
+    r = s.client()
+    fill(r)
+    before = snapshot(r)
+    r.save()
+    s.stop()
+    after = snapshot(start(server_factory, tmp_path, binaries[reader]).client())
+    assert after == before
+
+
+@pytest.mark.skipif(REF_SERVER is None, reason="Debian's redis-server is not installed")
+def test_dump_payloads_move_between_servers(server_factory, tmp_path):
+    os.makedirs(tmp_path / "a")
+    os.makedirs(tmp_path / "b")
+    ours = start(server_factory, tmp_path / "a").client()
+    ref = start(server_factory, tmp_path / "b", REF_SERVER).client()
+    fill(ours)
+    fill(ref)
+    for k in ("str", "int", "long", "list_small", "list_big", "set_int", "set_ht", "hash_small", "hash_big",
+              "zset_small", "zset_big"):
+        assert ours.dump(k) == ref.dump(k) or k in ("set_ht", "hash_big", "zset_big", "list_big"), k
+        ref.restore(k + ":from_ours", 0, ours.dump(k))
+        ours.restore(k + ":from_ref", 0, ref.dump(k))
+        assert ref.type(k + ":from_ours") == ours.type(k + ":from_ref")
