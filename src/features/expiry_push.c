@@ -1,11 +1,700 @@
-/* expiry_push: placeholder until the 0MQ push lands (issue 6): nothing is sent. */
+/* expiry_push: the 0MQ expiry push (protocol and guarantees in EXPIRY_0MQ.md).
+ *
+ * Every key removed by expiry is handed to expiryPushKey() with its value.
+ * If the value's type is enabled (zmq-expiry-types) it is serialized into one
+ * three-frame message and sent on a PUSH socket bound to every configured
+ * endpoint. The original patch this feature comes from sent blocking, so the
+ * whole server stalled when the consumer went away; here nothing ever blocks:
+ *
+ * - frames go out with ZMQ_DONTWAIT. 0MQ queues a multipart message to a peer
+ *   only as a whole, and refusing the first frame (EAGAIN) means nothing was
+ *   queued, so a refused message can be kept and retried intact;
+ * - a refused message goes to a FIFO backlog in memory, bounded by
+ *   zmq-expiry-backlog bytes. While the backlog is not empty every new
+ *   message goes behind it, so consumers see messages in expiry order;
+ * - the backlog drains from the event loop: the socket's ZMQ_FD is watched
+ *   while there is a backlog. That fd is edge-triggered (it signals "state may
+ *   have changed", and any 0MQ call can consume the signal), so ZMQ_EVENTS is
+ *   re-checked whenever the fd fires and after every drain that stops;
+ * - when the backlog is full the new message is dropped and counted.
+ *
+ * Configuration is applied atomically: new endpoints are bound before old ones
+ * are unbound, and any failure undoes what was done, so a bad CONFIG SET
+ * leaves the old bindings working. Before the event loop exists (while the
+ * config file is read, before a possible daemonizing fork that a 0MQ context
+ * would not survive) endpoints are only test-bound, so a bad one is still a
+ * start-up error; expiryPushInit() binds them for real. */
 #include "features/expiry_push.h"
 
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zmq.h>
+
+#include "core/ae.h"
+#include "core/clock.h"
+#include "core/dict.h"
+#include "core/numparse.h"
+#include "core/zmalloc.h"
+#include "data/intset.h"
+#include "data/listpack.h"
+#include "data/quicklist.h"
+#include "data/skiplist.h"
+#include "server/server.h"
+
+/* Type numbers on the wire (frame 1). 0 and 1 are the original protocol's,
+ * 2..4 our extension. */
+#define WIRE_STRING 0
+#define WIRE_HASH 1
+#define WIRE_LIST 2
+#define WIRE_SET 3
+#define WIRE_ZSET 4
+
+#define HEADER_FRAME_LEN 4
+/* A drain gives the loop back after this long; a timer resumes it. */
+#define DRAIN_BUDGET_US 1000
+/* The serialization buffer is kept between messages unless it grew past this. */
+#define SCRATCH_KEEP_BYTES (1024 * 1024)
+/* After we unbind an endpoint, 0MQ closes its listener asynchronously; binding
+ * the same address again within this window retries for a moment. */
+#define REBIND_WINDOW_MS 2000
+#define REBIND_RETRY_MS 200
+#define DROP_LOG_PERIOD_MS 10000
+
+/* One message waiting in the backlog: the three frames back to back. */
+typedef struct pendingMsg {
+    struct pendingMsg *next;
+    size_t keyframe_len; /* frame 2 */
+    size_t valframe_len; /* frame 3 */
+    unsigned char data[]; /* header frame, key frame, value frame */
+} pendingMsg;
+
+typedef struct boundEndpoint {
+    sds configured; /* as written in the config */
+    sds resolved;   /* ZMQ_LAST_ENDPOINT: wildcard ports resolved, used to unbind */
+} boundEndpoint;
+
+static struct {
+    int live;         /* expiryPushInit ran: the event loop exists, bind for real */
+    void *ctx, *sock; /* NULL while no endpoint is configured */
+    int fd;           /* the socket's ZMQ_FD, -1 without a socket */
+    int watching;     /* fd registered in the event loop */
+    long long drain_timer; /* pending resume timer, -1 if none */
+    boundEndpoint *eps;
+    int neps;
+    long long last_unbind_ms;
+    /* backlog */
+    pendingMsg *head, *tail;
+    unsigned long long backlog_msgs, backlog_bytes;
+    long long last_drop_log_ms; /* drops are logged at most every DROP_LOG_PERIOD_MS */
+    /* counters */
+    unsigned long long sent_msgs, sent_bytes, dropped;
+    char last_error[256];
+    /* serialization buffer */
+    unsigned char *buf;
+    size_t len, cap;
+} push = {.fd = -1, .drain_timer = -1};
+
+static char err_buf[512];
+
+static void setLastError(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void setLastError(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(push.last_error, sizeof(push.last_error), fmt, ap);
+    va_end(ap);
+}
+
+/* ------------------------------------------------------------ serialization */
+
+static void bufReserve(size_t more) {
+    if (push.len + more <= push.cap) return;
+    size_t cap = push.cap ? push.cap : 256;
+    while (cap < push.len + more) cap *= 2;
+    push.buf = zrealloc(push.buf, cap);
+    push.cap = cap;
+}
+
+static void bufPut(const void *p, size_t n) {
+    bufReserve(n);
+    if (n) memcpy(push.buf + push.len, p, n);
+    push.len += n;
+}
+
+static void bufPutU32(uint32_t v) { bufPut(&v, sizeof(v)); }
+
+/* uint32 length (host order) + bytes: how every string goes on the wire. */
+static void bufPutString(const void *p, size_t n) {
+    bufPutU32((uint32_t)n);
+    bufPut(p, n);
+}
+
+static void bufPutLongLong(long long v) {
+    char tmp[MAX_LONG_LONG_CHARS];
+    int n = ll2string(tmp, sizeof(tmp), v);
+    bufPutString(tmp, n);
+}
+
+static void bufPutDouble(double d) {
+    char tmp[MAX_D2STRING_CHARS];
+    int n = d2string(tmp, sizeof(tmp), d);
+    bufPutString(tmp, n);
+}
+
+static void bufPutLpEntry(const lpEntry *e) {
+    if (e->sval) bufPutString(e->sval, e->slen);
+    else bufPutLongLong(e->lval);
+}
+
+/* A listpack zset keeps scores as the text d2string made (or as an integer
+ * when that text was one); back to a double so both encodings print alike. */
+static double lpEntryScore(const lpEntry *e) {
+    if (!e->sval) return (double)e->lval;
+    char tmp[MAX_D2STRING_CHARS];
+    size_t n = e->slen < sizeof(tmp) - 1 ? e->slen : sizeof(tmp) - 1;
+    memcpy(tmp, e->sval, n);
+    tmp[n] = '\0';
+    return strtod(tmp, NULL);
+}
+
+/* Every element of a listpack, one after the other (list and set values). */
+static void bufPutListpackElements(unsigned char *lp) {
+    lpEntry e;
+    for (unsigned char *p = lpFirst(lp); p; p = lpNext(lp, p)) {
+        lpGetEntry(p, &e);
+        bufPutLpEntry(&e);
+    }
+}
+
+/* Number of elements the value frame announces, or 0 when the type has none. */
+static unsigned long long valueWireCount(robj *val) {
+    switch (val->type) {
+    case OBJ_HASH:
+        return 2ULL * (val->encoding == OBJ_ENCODING_LISTPACK ? lpLength(val->ptr) / 2 : dictSize(val->ptr));
+    case OBJ_LIST:
+        return val->encoding == OBJ_ENCODING_LISTPACK ? lpLength(val->ptr) : quicklistCount(val->ptr);
+    case OBJ_SET:
+        if (val->encoding == OBJ_ENCODING_INTSET) return intsetLen(val->ptr);
+        return val->encoding == OBJ_ENCODING_LISTPACK ? lpLength(val->ptr) : dictSize(val->ptr);
+    case OBJ_ZSET:
+        if (val->encoding == OBJ_ENCODING_LISTPACK) return lpLength(val->ptr);
+        return 2ULL * ((zset *)val->ptr)->zsl->length;
+    default: return 0;
+    }
+}
+
+/* Writes the value frame; returns the wire type, or -1 for a type the
+ * protocol has no number for. */
+static int bufPutValue(robj *val) {
+    switch (val->type) {
+    case OBJ_STRING: {
+        char tmp[LONG_STR_SIZE];
+        size_t n;
+        const char *s = stringObjectView(val, tmp, &n); /* int-encoded → decimal text */
+        bufPutString(s, n);
+        return WIRE_STRING;
+    }
+    case OBJ_HASH:
+        bufPutU32((uint32_t)valueWireCount(val));
+        if (val->encoding == OBJ_ENCODING_LISTPACK) {
+            lpEntry f, v;
+            unsigned char *p = lpFirst(val->ptr);
+            while (lpNextPair(val->ptr, &p, &f, &v)) {
+                bufPutLpEntry(&f);
+                bufPutLpEntry(&v);
+            }
+        } else {
+            dictIterator di;
+            dictEntry *de;
+            dictInitIterator(&di, val->ptr);
+            while ((de = dictNext(&di))) {
+                sds f = dictGetKey(de), v = dictGetVal(de);
+                bufPutString(f, sdslen(f));
+                bufPutString(v, sdslen(v));
+            }
+            dictResetIterator(&di);
+        }
+        return WIRE_HASH;
+    case OBJ_LIST:
+        bufPutU32((uint32_t)valueWireCount(val));
+        if (val->encoding == OBJ_ENCODING_LISTPACK) {
+            bufPutListpackElements(val->ptr);
+        } else {
+            quicklistIter *it = quicklistGetIterator(val->ptr, QUICKLIST_ITER_FROM_HEAD);
+            quicklistEntry e;
+            while (quicklistNext(it, &e)) {
+                if (e.value) bufPutString(e.value, e.sz);
+                else bufPutLongLong(e.longval);
+            }
+            quicklistReleaseIterator(it);
+        }
+        return WIRE_LIST;
+    case OBJ_SET:
+        bufPutU32((uint32_t)valueWireCount(val));
+        if (val->encoding == OBJ_ENCODING_INTSET) {
+            long long v;
+            for (uint32_t j = 0; intsetGet(val->ptr, j, &v); j++) bufPutLongLong(v);
+        } else if (val->encoding == OBJ_ENCODING_LISTPACK) {
+            bufPutListpackElements(val->ptr);
+        } else {
+            dictIterator di;
+            dictEntry *de;
+            dictInitIterator(&di, val->ptr);
+            while ((de = dictNext(&di))) {
+                sds m = dictGetKey(de);
+                bufPutString(m, sdslen(m));
+            }
+            dictResetIterator(&di);
+        }
+        return WIRE_SET;
+    case OBJ_ZSET:
+        bufPutU32((uint32_t)valueWireCount(val));
+        if (val->encoding == OBJ_ENCODING_LISTPACK) {
+            lpEntry m, s;
+            unsigned char *p = lpFirst(val->ptr);
+            while (lpNextPair(val->ptr, &p, &m, &s)) {
+                bufPutLpEntry(&m);
+                bufPutDouble(lpEntryScore(&s));
+            }
+        } else {
+            for (zskiplistNode *n = ((zset *)val->ptr)->zsl->header->level[0].forward; n; n = n->level[0].forward) {
+                bufPutString(n->ele, sdslen(n->ele));
+                bufPutDouble(n->score);
+            }
+        }
+        return WIRE_ZSET;
+    default: return -1;
+    }
+}
+
+/* Builds the three frames in the scratch buffer. Returns 0 and sets the frame
+ * lengths, or -1 (with last_error) when the value cannot be expressed. */
+static int serializeMessage(int dbid, robj *key, robj *val, size_t *keyframe_len, size_t *valframe_len) {
+    char tmp[LONG_STR_SIZE];
+    size_t klen;
+    const char *k = stringObjectView(key, tmp, &klen);
+    size_t vlen = val->type == OBJ_STRING ? stringObjectLen(val) : 0;
+    if (klen > UINT32_MAX || vlen > UINT32_MAX || valueWireCount(val) > UINT32_MAX) {
+        setLastError("value too large for the protocol's 32-bit lengths: message dropped");
+        return -1;
+    }
+    push.len = 0;
+    uint16_t header[2] = {(uint16_t)dbid, 0};
+    bufPut(header, sizeof(header));
+    bufPutString(k, klen);
+    int type = bufPutValue(val);
+    if (type < 0) return -1;
+    header[1] = (uint16_t)type;
+    memcpy(push.buf, header, sizeof(header));
+    *keyframe_len = 4 + klen;
+    *valframe_len = push.len - HEADER_FRAME_LEN - *keyframe_len;
+    return 0;
+}
+
+/* -------------------------------------------------------------------- sending */
+
+#define SEND_OK 0
+#define SEND_AGAIN 1 /* 0MQ took nothing: keep the message and retry later */
+#define SEND_FAILED 2
+
+/* Sends one message without blocking. A later frame can only be refused if
+ * the peer's pipe died mid-message; 0MQ then discards the partial message,
+ * so the whole message is retried. */
+static int sendFrames(const unsigned char *data, size_t keyframe_len, size_t valframe_len) {
+    if (zmq_send(push.sock, data, HEADER_FRAME_LEN, ZMQ_SNDMORE | ZMQ_DONTWAIT) == -1)
+        goto failed;
+    if (zmq_send(push.sock, data + HEADER_FRAME_LEN, keyframe_len, ZMQ_SNDMORE | ZMQ_DONTWAIT) == -1)
+        goto failed;
+    if (zmq_send(push.sock, data + HEADER_FRAME_LEN + keyframe_len, valframe_len, ZMQ_DONTWAIT) == -1)
+        goto failed;
+    push.sent_msgs++;
+    push.sent_bytes += HEADER_FRAME_LEN + keyframe_len + valframe_len;
+    return SEND_OK;
+failed:
+    if (errno == EAGAIN || errno == EFAULT) return SEND_AGAIN;
+    setLastError("zmq_send: %s", zmq_strerror(errno));
+    return SEND_FAILED;
+}
+
+static void dropMessage(void) {
+    push.dropped++;
+    setLastError("backlog full (zmq-expiry-backlog %lld bytes): messages dropped", server.zmq_backlog);
+    if (mstime() - push.last_drop_log_ms >= DROP_LOG_PERIOD_MS) {
+        push.last_drop_log_ms = mstime();
+        serverLog(LL_WARNING, "0MQ expiry push: backlog full (%llu messages, %llu bytes), %llu messages dropped so far",
+                  push.backlog_msgs, push.backlog_bytes, push.dropped);
+    }
+}
+
+static void freeHead(void) {
+    pendingMsg *m = push.head;
+    push.head = m->next;
+    if (!push.head) push.tail = NULL;
+    push.backlog_msgs--;
+    push.backlog_bytes -= HEADER_FRAME_LEN + m->keyframe_len + m->valframe_len;
+    zfree(m);
+}
+
+static void socketEvent(aeEventLoop *el, int fd, void *data, int mask);
+static long long drainTimer(aeEventLoop *el, long long id, void *data);
+
+static void watchSocket(void) {
+    if (push.watching || push.fd == -1) return;
+    if (aeCreateFileEvent(server.el, push.fd, AE_READABLE, socketEvent, NULL) == AE_OK) {
+        push.watching = 1;
+    } else {
+        /* Cannot happen with the loop's fd headroom; a timer keeps draining anyway. */
+        serverLog(LL_WARNING, "0MQ expiry push: cannot watch ZMQ_FD %d: %s", push.fd, strerror(errno));
+        if (push.drain_timer == -1) push.drain_timer = aeCreateTimeEvent(server.el, 10, drainTimer, NULL);
+    }
+}
+
+static void unwatchSocket(void) {
+    if (push.watching) aeDeleteFileEvent(server.el, push.fd, AE_READABLE);
+    push.watching = 0;
+    if (push.drain_timer != -1) aeDeleteTimeEvent(server.el, push.drain_timer);
+    push.drain_timer = -1;
+}
+
+static int socketWritable(void) {
+    int events = 0;
+    size_t len = sizeof(events);
+    if (zmq_getsockopt(push.sock, ZMQ_EVENTS, &events, &len) == -1) return 0;
+    return (events & ZMQ_POLLOUT) != 0;
+}
+
+/* Sends from the head of the backlog while 0MQ takes messages, for at most
+ * DRAIN_BUDGET_US. Leaves either an empty backlog (fd unwatched), a socket
+ * that was not writable at the last ZMQ_EVENTS check (the fd will fire), or a
+ * resume timer. */
+static void drainBacklog(void) {
+    monotime start = getMonotonicUs();
+    unsigned long rounds = 0;
+    while (push.head) {
+        if ((++rounds & 31) == 0 && getMonotonicUs() - start > DRAIN_BUDGET_US) {
+            if (push.drain_timer == -1) push.drain_timer = aeCreateTimeEvent(server.el, 0, drainTimer, NULL);
+            return;
+        }
+        pendingMsg *m = push.head;
+        int rc = sendFrames(m->data, m->keyframe_len, m->valframe_len);
+        if (rc == SEND_OK) {
+            freeHead();
+        } else if (rc == SEND_FAILED) {
+            freeHead();
+            push.dropped++;
+        } else if (!socketWritable()) {
+            return; /* the fd signals when that changes */
+        }
+    }
+    unwatchSocket();
+}
+
+static void socketEvent(aeEventLoop *el, int fd, void *data, int mask) {
+    (void)el, (void)fd, (void)data, (void)mask;
+    /* Reading ZMQ_EVENTS is what re-arms the fd, even with nothing to drain. */
+    if (socketWritable() || !push.head) drainBacklog();
+}
+
+static long long drainTimer(aeEventLoop *el, long long id, void *data) {
+    (void)el, (void)id, (void)data;
+    push.drain_timer = -1;
+    drainBacklog();
+    return AE_NOMORE;
+}
+
+/* Copies the message in the scratch buffer to the backlog's tail, or drops it. */
+static void enqueueScratch(size_t keyframe_len, size_t valframe_len) {
+    size_t total = push.len;
+    if (server.zmq_backlog < 0 || push.backlog_bytes + total > (unsigned long long)server.zmq_backlog) {
+        dropMessage();
+        return;
+    }
+    pendingMsg *m = zmalloc(sizeof(*m) + total);
+    m->next = NULL;
+    m->keyframe_len = keyframe_len;
+    m->valframe_len = valframe_len;
+    memcpy(m->data, push.buf, total);
+    if (push.tail) push.tail->next = m;
+    else push.head = m;
+    push.tail = m;
+    push.backlog_msgs++;
+    push.backlog_bytes += total;
+}
+
 void expiryPushKey(int dbid, robj *key, robj *val) {
-    (void)dbid, (void)key, (void)val;
+    if (!push.sock || !(server.zmq_types & (1 << val->type))) return;
+    size_t keyframe_len, valframe_len;
+    if (serializeMessage(dbid, key, val, &keyframe_len, &valframe_len) == -1) {
+        push.dropped++;
+        return;
+    }
+    if (!push.head) {
+        int rc = sendFrames(push.buf, keyframe_len, valframe_len);
+        if (rc == SEND_FAILED) push.dropped++;
+        if (rc == SEND_AGAIN) {
+            enqueueScratch(keyframe_len, valframe_len);
+            if (push.head) {
+                watchSocket();
+                /* The refused send may have consumed the fd's signal. */
+                if (socketWritable()) drainBacklog();
+            }
+        }
+    } else {
+        /* Behind the backlog, to keep the order; the fd or timer drains it. */
+        enqueueScratch(keyframe_len, valframe_len);
+    }
+    if (push.cap > SCRATCH_KEEP_BYTES) {
+        zfree(push.buf);
+        push.buf = NULL;
+        push.len = push.cap = 0;
+    }
+}
+
+/* ------------------------------------------------------------ configuration */
+
+static void discardBacklog(const char *why) {
+    if (!push.head) return;
+    unsigned long long n = push.backlog_msgs;
+    while (push.head) freeHead();
+    push.dropped += n;
+    setLastError("%llu backlog messages discarded: %s", n, why);
+    serverLog(LL_WARNING, "0MQ expiry push: %s", push.last_error);
+}
+
+static void *newPushSocket(void *ctx) {
+    void *s = zmq_socket(ctx, ZMQ_PUSH);
+    if (!s) return NULL;
+    int linger = 0, hwm = (int)server.zmq_hwm;
+    zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof(linger));
+    zmq_setsockopt(s, ZMQ_SNDHWM, &hwm, sizeof(hwm));
+    return s;
+}
+
+static int checkEndpointList(const char **err) {
+    for (int i = 0; i < server.zmq_endpoints_count; i++) {
+        const char *e = server.zmq_endpoints[i];
+        if (!strncmp(e, "inproc://", 9)) {
+            snprintf(err_buf, sizeof(err_buf),
+                     "'%s': inproc endpoints are only reachable inside the server; use tcp:// or ipc://", e);
+            *err = err_buf;
+            return C_ERR;
+        }
+        for (int j = 0; j < i; j++) {
+            if (!strcmp(e, server.zmq_endpoints[j])) {
+                snprintf(err_buf, sizeof(err_buf), "endpoint '%s' is listed twice", e);
+                *err = err_buf;
+                return C_ERR;
+            }
+        }
+    }
+    return C_OK;
+}
+
+static void bindError(const char *endpoint, int errnum, const char **err) {
+    int syntax = errnum == EINVAL || errnum == EPROTONOSUPPORT;
+    snprintf(err_buf, sizeof(err_buf), "can't bind 0MQ expiry endpoint '%s': %s%s", endpoint, zmq_strerror(errnum),
+             syntax ? " (endpoints look like tcp://127.0.0.1:5555, tcp://*:5555 or ipc:///path/to/socket)" : "");
+    *err = err_buf;
+}
+
+/* Binds, retrying for a moment when the address is one we released just now. */
+static int bindEndpoint(void *sock, const char *endpoint) {
+    long long deadline = mstime() + REBIND_RETRY_MS;
+    for (;;) {
+        if (zmq_bind(sock, endpoint) == 0) return 0;
+        if (errno != EADDRINUSE || mstime() - push.last_unbind_ms > REBIND_WINDOW_MS || mstime() > deadline)
+            return -1;
+        usleep(2000);
+    }
+}
+
+/* Before the event loop exists: bind every endpoint on a throw-away socket and
+ * release them, so that an unusable endpoint fails the start-up. */
+static int testBindEndpoints(const char **err) {
+    if (checkEndpointList(err) != C_OK) return C_ERR;
+    if (server.zmq_endpoints_count == 0) return C_OK;
+    void *ctx = zmq_ctx_new();
+    void *s = ctx ? newPushSocket(ctx) : NULL;
+    int rc = C_OK;
+    if (!s) {
+        bindError(server.zmq_endpoints[0], errno, err);
+        rc = C_ERR;
+    }
+    for (int i = 0; rc == C_OK && i < server.zmq_endpoints_count; i++) {
+        if (zmq_bind(s, server.zmq_endpoints[i]) == -1) {
+            bindError(server.zmq_endpoints[i], errno, err);
+            rc = C_ERR;
+        }
+    }
+    if (s) zmq_close(s);
+    if (ctx) zmq_ctx_term(ctx); /* returns once the listeners are closed */
+    return rc;
+}
+
+/* The bound endpoint an endpoint of the new list designates: the same text,
+ * or the address a wildcard endpoint resolved to (tcp://host:* bound as
+ * tcp://host:40123 is kept when the list names tcp://host:40123). */
+static int findBound(const char *endpoint) {
+    for (int i = 0; i < push.neps; i++)
+        if (!strcmp(push.eps[i].configured, endpoint) || !strcmp(push.eps[i].resolved, endpoint)) return i;
+    return -1;
+}
+
+static void closeSocket(void) {
+    unwatchSocket();
+    for (int i = 0; i < push.neps; i++) {
+        sdsfree(push.eps[i].configured);
+        sdsfree(push.eps[i].resolved);
+    }
+    zfree(push.eps);
+    push.eps = NULL;
+    push.neps = 0;
+    if (push.sock) zmq_close(push.sock);
+    if (push.ctx) zmq_ctx_term(push.ctx);
+    push.sock = push.ctx = NULL;
+    push.fd = -1;
+    push.last_unbind_ms = mstime();
+}
+
+static int createSocket(const char **err) {
+    push.ctx = zmq_ctx_new();
+    push.sock = push.ctx ? newPushSocket(push.ctx) : NULL;
+    size_t len = sizeof(push.fd);
+    if (!push.sock || zmq_getsockopt(push.sock, ZMQ_FD, &push.fd, &len) == -1) {
+        snprintf(err_buf, sizeof(err_buf), "can't create the 0MQ push socket: %s", zmq_strerror(errno));
+        *err = err_buf;
+        closeSocket();
+        return C_ERR;
+    }
+    return C_OK;
+}
+
+/* Makes the bound set equal to server.zmq_endpoints, all or nothing. */
+static int rebindEndpoints(const char **err) {
+    if (checkEndpointList(err) != C_OK) return C_ERR;
+    int want = server.zmq_endpoints_count;
+    if (want == 0) {
+        if (push.sock) {
+            discardBacklog("every endpoint was removed");
+            closeSocket();
+        }
+        return C_OK;
+    }
+    int created = 0;
+    if (!push.sock) {
+        if (createSocket(err) != C_OK) return C_ERR;
+        created = 1;
+    }
+    boundEndpoint *next = zcalloc(sizeof(boundEndpoint) * want);
+    int failed = -1;
+    for (int i = 0; i < want; i++) {
+        const char *e = server.zmq_endpoints[i];
+        int at = findBound(e);
+        if (at != -1) {
+            int twice = 0;
+            for (int j = 0; j < i && !twice; j++) twice = !strcmp(next[j].resolved, push.eps[at].resolved);
+            if (twice) {
+                snprintf(err_buf, sizeof(err_buf), "endpoint '%s' is listed twice", push.eps[at].resolved);
+                *err = err_buf;
+                failed = i;
+                break;
+            }
+            next[i].configured = sdsnew(e);
+            next[i].resolved = sdsdup(push.eps[at].resolved);
+            continue;
+        }
+        if (bindEndpoint(push.sock, e) == -1) {
+            bindError(e, errno, err);
+            failed = i;
+            break;
+        }
+        char resolved[1024];
+        size_t len = sizeof(resolved);
+        if (zmq_getsockopt(push.sock, ZMQ_LAST_ENDPOINT, resolved, &len) == -1) snprintf(resolved, sizeof(resolved), "%s", e);
+        next[i].configured = sdsnew(e);
+        next[i].resolved = sdsnew(resolved);
+    }
+    if (failed != -1) {
+        /* Undo the bindings made above; the old ones were not touched. */
+        for (int i = 0; i < failed; i++) {
+            if (findBound(next[i].configured) == -1) {
+                zmq_unbind(push.sock, next[i].resolved);
+                push.last_unbind_ms = mstime();
+            }
+            sdsfree(next[i].configured);
+            sdsfree(next[i].resolved);
+        }
+        zfree(next);
+        if (created) closeSocket();
+        return C_ERR;
+    }
+    for (int i = 0; i < push.neps; i++) {
+        int kept = 0;
+        for (int j = 0; j < want && !kept; j++) kept = !strcmp(push.eps[i].resolved, next[j].resolved);
+        if (!kept) {
+            zmq_unbind(push.sock, push.eps[i].resolved);
+            push.last_unbind_ms = mstime();
+        }
+        sdsfree(push.eps[i].configured);
+        sdsfree(push.eps[i].resolved);
+    }
+    zfree(push.eps);
+    push.eps = next;
+    push.neps = want;
+    return C_OK;
 }
 
 int expiryPushApplyConfig(const char **err) {
-    (void)err;
-    return 0;
+    if (!push.live) return testBindEndpoints(err);
+    if (rebindEndpoints(err) != C_OK) return C_ERR;
+    if (push.sock) {
+        /* 0MQ gives each connection the HWM set when it was made: a change
+         * applies to consumers that connect afterwards. */
+        int hwm = (int)server.zmq_hwm;
+        zmq_setsockopt(push.sock, ZMQ_SNDHWM, &hwm, sizeof(hwm));
+    }
+    return C_OK;
+}
+
+void expiryPushInit(void) {
+    push.live = 1;
+    const char *err = NULL;
+    if (rebindEndpoints(&err) != C_OK) {
+        serverLog(LL_WARNING, "Fatal: 0MQ expiry push: %s", err);
+        exit(1);
+    }
+    for (int i = 0; i < push.neps; i++)
+        serverLog(LL_NOTICE, "0MQ expiry push bound to %s", push.eps[i].resolved);
+}
+
+void expiryPushShutdown(void) {
+    if (!push.sock) return;
+    if (push.head) drainBacklog();
+    if (push.head)
+        serverLog(LL_WARNING, "0MQ expiry push: %llu backlog messages not delivered at shutdown", push.backlog_msgs);
+    while (push.head) freeHead();
+    /* Messages 0MQ already accepted get a moment to reach connected consumers. */
+    int linger = 1000;
+    zmq_setsockopt(push.sock, ZMQ_LINGER, &linger, sizeof(linger));
+    closeSocket();
+    push.live = 0;
+}
+
+/* ---------------------------------------------------------------------- INFO */
+
+sds expiryPushInfo(sds s) {
+    s = sdscatprintf(s, "# Expiry_push\r\nexpiry_push_enabled:%d\r\nexpiry_push_endpoints:", push.sock != NULL);
+    for (int i = 0; i < push.neps; i++) s = sdscatprintf(s, "%s%s", i ? "," : "", push.eps[i].configured);
+    s = sdscat(s, "\r\nexpiry_push_bound_endpoints:");
+    for (int i = 0; i < push.neps; i++) s = sdscatprintf(s, "%s%s", i ? "," : "", push.eps[i].resolved);
+    return sdscatprintf(s,
+                        "\r\nexpiry_push_messages_sent:%llu\r\nexpiry_push_bytes_sent:%llu\r\n"
+                        "expiry_push_backlog_messages:%llu\r\nexpiry_push_backlog_bytes:%llu\r\n"
+                        "expiry_push_dropped:%llu\r\nexpiry_push_last_error:%s\r\n",
+                        push.sent_msgs, push.sent_bytes, push.backlog_msgs, push.backlog_bytes, push.dropped,
+                        push.last_error[0] ? push.last_error : "none");
 }

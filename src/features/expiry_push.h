@@ -11,6 +11,12 @@ void expiryPushKey(int dbid, robj *key, robj *val);
 /* (Re)binds the endpoints and applies HWM/backlog from the server's zmq_* config.
  * On failure nothing changes, *err says why, and C_ERR is returned. */
 int expiryPushApplyConfig(const char **err);
+/* Called once the event loop exists (after a daemonizing fork): binds the
+ * endpoints that the config only test-bound. Exits if one cannot be bound. */
+void expiryPushInit(void);
+/* At shutdown: hands what it can of the backlog to 0MQ, closes the socket
+ * (waiting at most a second for queued messages to reach consumers). */
+void expiryPushShutdown(void);
 /* Appends the "# Expiry_push" INFO section (weak until the push module defines it). */
 sds expiryPushInfo(sds s) __attribute__((weak));
 
