@@ -3,6 +3,7 @@
  * saving on shutdown, loading at start-up, and the INFO persistence section.
  * The AOF is not written yet. */
 #include "persist/persist.h"
+#include "persist/aof.h"
 #include "persist/rdb.h"
 #include "server/client.h"
 #include "server/db.h"
@@ -90,6 +91,7 @@ static void checkChildDone(void) {
 }
 
 void persistCron(void) {
+    aofCron();
     checkChildDone();
     if (child_pid != -1) return;
     if (bgsave_scheduled) {
@@ -110,13 +112,14 @@ void persistCron(void) {
     }
 }
 
-void persistBeforeSleep(void) {}
+void persistBeforeSleep(void) { aofFlush(); }
 
 int persistDeniesWrites(void) {
     return server.stop_writes_on_bgsave_err && server.saveparamslen > 0 && !lastbgsave_ok;
 }
 
 int persistOnShutdown(int flags) {
+    aofStop();
     if (child_pid != -1) {
         kill(child_pid, SIGUSR1);
         waitpid(child_pid, NULL, 0);
@@ -133,6 +136,8 @@ int persistOnShutdown(int flags) {
 }
 
 int persistLoadAtStartup(void) {
+    if (server.aof_enabled) return aofLoadAtStartup();
+    if (aofLoadAtStartup() != C_OK) return C_ERR; /* installs the propagation sink */
     int missing;
     long long start = mstime();
     if (rdbLoad(server.dbfilename, &missing) == C_OK) {
@@ -151,21 +156,18 @@ int persistDebugReload(void) {
 }
 
 sds persistInfo(sds info) {
-    return sdscatprintf(info,
+    info = sdscatprintf(info,
                         "# Persistence\r\nloading:%d\r\nasync_loading:0\r\ncurrent_cow_peak:0\r\ncurrent_cow_size:0\r\n"
                         "current_cow_size_age:0\r\ncurrent_fork_perc:0.00\r\ncurrent_save_keys_processed:0\r\n"
                         "current_save_keys_total:0\r\nrdb_changes_since_last_save:%lld\r\n"
                         "rdb_bgsave_in_progress:%d\r\nrdb_last_save_time:%lld\r\nrdb_last_bgsave_status:%s\r\n"
                         "rdb_last_bgsave_time_sec:%lld\r\nrdb_current_bgsave_time_sec:%lld\r\nrdb_saves:%lld\r\n"
-                        "rdb_last_cow_size:0\r\nrdb_last_load_keys_expired:0\r\nrdb_last_load_keys_loaded:0\r\n"
-                        "aof_enabled:%d\r\naof_rewrite_in_progress:0\r\naof_rewrite_scheduled:0\r\n"
-                        "aof_last_rewrite_time_sec:-1\r\naof_current_rewrite_time_sec:-1\r\n"
-                        "aof_last_bgrewrite_status:ok\r\naof_rewrites:0\r\naof_rewrites_consecutive_failures:0\r\n"
-                        "aof_last_write_status:ok\r\naof_last_cow_size:0\r\nmodule_fork_in_progress:0\r\n"
-                        "module_fork_last_cow_size:0\r\n",
+                        "rdb_last_cow_size:0\r\nrdb_last_load_keys_expired:0\r\nrdb_last_load_keys_loaded:0\r\n",
                         server.loading, server.dirty, child_pid != -1, (long long)server.lastsave,
                         lastbgsave_ok ? "ok" : "err", last_bgsave_time_sec,
-                        child_pid != -1 ? (long long)(time(NULL) - child_start) : -1LL, rdb_saves, server.aof_enabled);
+                        child_pid != -1 ? (long long)(time(NULL) - child_start) : -1LL, rdb_saves);
+    info = aofInfo(info);
+    return sdscat(info, "aof_last_cow_size:0\r\nmodule_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n");
 }
 
 /* ---------------------------------------------------------------- commands */

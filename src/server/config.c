@@ -9,6 +9,7 @@
 #include "core/zmalloc.h"
 #include "features/expiry_push.h"
 #include "features/notify.h"
+#include "persist/aof.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -317,6 +318,18 @@ static sds getZmqTypes(void) {
 
 static int applyZmq(const char **err) { return expiryPushApplyConfig(err) == C_OK; }
 
+/* appendonly at run time: start (writing a base of the current data) or stop the AOF.
+ * At start-up the loader decides, so nothing happens before the server runs. */
+static int applyAppendonly(const char **err) {
+    if (!server.el) return 1;
+    if (server.aof_enabled && aofStart() != C_OK) {
+        *err = "Unable to turn on AOF. Check server logs.";
+        return 0;
+    }
+    if (!server.aof_enabled) aofStop();
+    return 1;
+}
+
 static int applyHz(const char **err) {
     (void)err;
     if (server.hz < 1) server.hz = 1;
@@ -378,6 +391,7 @@ static configDef configs[] = {
     EN("enable-protected-configs", NULL, F_IMMUTABLE | F_NOEFFECT, &cfg_ints[25], "no", enableEnum),
     EN("enable-module-command", NULL, F_IMMUTABLE | F_NOEFFECT, &cfg_ints[26], "no", enableEnum),
     STR("requirepass", NULL, F_SENSITIVE, &server.requirepass, NULL),
+    STR("masterauth", NULL, F_SENSITIVE | F_NOEFFECT, &server.masterauth, NULL),
     SP("notify-keyspace-events", NULL, 0, "", setNotify, getNotify),
     /* snapshotting */
     SP("save", NULL, F_MULTI, "3600 1 300 100 60 10000", setSave, getSave),
@@ -389,7 +403,7 @@ static configDef configs[] = {
     B("rdb-del-sync-files", NULL, F_NOEFFECT, &cfg_ints[2], "no"),
     B("sanitize-dump-payload", NULL, F_NOEFFECT, &cfg_ints[3], "no"),
     /* append only */
-    B("appendonly", NULL, 0, &server.aof_enabled, "no"),
+    {"appendonly", NULL, T_BOOL, 0, &server.aof_enabled, "no", 0, 1, NULL, applyAppendonly, NULL, NULL, 0},
     STR("appendfilename", NULL, F_IMMUTABLE, &server.appendfilename, "appendonly.aof"),
     STR("appenddirname", NULL, F_IMMUTABLE, &server.appenddirname, "appendonlydir"),
     EN("appendfsync", NULL, 0, &server.aof_fsync, "everysec", fsyncEnum),
@@ -430,7 +444,7 @@ static configDef configs[] = {
     LL("stream-node-max-entries", NULL, F_NOEFFECT, &cfg_lls[2], "100", 0, LLONG_MAX),
     /* scripting, slow log, latency */
     LL("busy-reply-threshold", "lua-time-limit", 0, &server.busy_reply_threshold, "5000", 0, LLONG_MAX),
-    LL("slowlog-log-slower-than", NULL, 0, &server.slowlog_log_slower_than, "10000", LLONG_MIN, LLONG_MAX),
+    LL("slowlog-log-slower-than", NULL, 0, &server.slowlog_log_slower_than, "10000", -1, LLONG_MAX),
     {"slowlog-max-len", NULL, T_ULL, 0, &server.slowlog_max_len, "128", 0, LONG_MAX, NULL, NULL, NULL, NULL, 0},
     LL("latency-monitor-threshold", NULL, F_NOEFFECT, &cfg_lls[3], "0", 0, LLONG_MAX),
     B("latency-tracking", NULL, F_NOEFFECT, &server.latency_tracking, "yes"),
@@ -796,6 +810,11 @@ void configSetCommand(client *c) {
         return;
     }
     int npairs = (c->argc - 2) / 2;
+    /* Secrets never reach MONITOR or SLOWLOG, whatever the outcome. */
+    for (int i = 0; i < npairs; i++) {
+        configDef *d = findConfig(c->argv[2 + i * 2]->ptr);
+        if (d && (d->flags & F_SENSITIVE)) redactClientCommandArgument(c, 3 + i * 2);
+    }
     configDef **defs = zcalloc(sizeof(configDef *) * npairs);
     sds *olds = zcalloc(sizeof(sds) * npairs);
     const char *err = NULL;

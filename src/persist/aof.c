@@ -1,0 +1,642 @@
+/* aof: append-only persistence (see aof.h).
+ *
+ * Every propagated change is appended as RESP to the current incremental file
+ * (relative TTLs were already turned into absolute ones by the propagation
+ * layer). A rewrite never needs a buffer of concurrent writes: when it starts,
+ * a new incremental file is opened and named in the manifest, the child writes
+ * a new base (RDB preamble or commands) from its snapshot, and on success the
+ * manifest is switched to the new base + the new incremental file and the old
+ * files are deleted. appendfsync always fsyncs before replies are sent;
+ * everysec fsyncs from a background thread once a second. */
+#include "persist/aof.h"
+#include "persist/propagate.h"
+#include "persist/rdb.h"
+#include "server/client.h"
+#include "server/db.h"
+#include "server/reply.h"
+#include "core/clock.h"
+#include "core/numparse.h"
+#include "core/zmalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define FSYNC_NO 0
+#define FSYNC_ALWAYS 1
+#define FSYNC_EVERYSEC 2
+
+typedef struct aofFile {
+    sds name;
+    long long seq;
+    char type; /* 'b' base, 'i' incremental */
+} aofFile;
+
+static struct {
+    int on;
+    int fd;                 /* current incremental file */
+    sds buf;                /* commands not written yet */
+    int selected_db;
+    aofFile base;           /* name NULL when there is none */
+    aofFile *incr;          /* incremental files in order; the last is being written */
+    int nincr;
+    long long next_seq;
+    pid_t child;
+    aofFile rewrite_base;   /* the base the child writes */
+    int rewrite_incr_from;  /* incr files from this index on belong to the new manifest */
+    long long rewrites;
+    int last_rewrite_ok, last_write_ok;
+    time_t rewrite_start;
+    long long last_rewrite_time;
+    long long size_at_rewrite;  /* base + incr size after the last rewrite */
+    /* everysec fsync thread */
+    pthread_t fsync_thread;
+    pthread_mutex_t lock;
+    int fsync_pending, fsync_thread_started;
+} aof = {.fd = -1, .selected_db = -1, .child = -1, .last_rewrite_ok = 1, .last_write_ok = 1,
+         .lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* ------------------------------------------------------------------ paths */
+
+static sds dirPath(const char *file) { return sdscatprintf(sdsempty(), "%s/%s", server.appenddirname, file); }
+
+static sds manifestPath(void) {
+    sds name = sdscatprintf(sdsempty(), "%s.manifest", server.appendfilename);
+    sds p = dirPath(name);
+    sdsfree(name);
+    return p;
+}
+
+static void ensureDir(void) { mkdir(server.appenddirname, 0755); }
+
+static int fsyncDir(void) {
+    int fd = open(server.appenddirname, O_RDONLY);
+    if (fd == -1) return -1;
+    int rc = fsync(fd);
+    close(fd);
+    return rc;
+}
+
+/* Writes the manifest (temp file + rename), naming base and incremental files. */
+static int writeManifest(aofFile *base, aofFile *incr, int nincr) {
+    sds text = sdsempty();
+    if (base && base->name) text = sdscatprintf(text, "file %s seq %lld type b\n", base->name, base->seq);
+    for (int i = 0; i < nincr; i++) text = sdscatprintf(text, "file %s seq %lld type i\n", incr[i].name, incr[i].seq);
+    sds path = manifestPath(), tmp = sdscatprintf(sdsdup(path), ".tmp");
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int ok = fd != -1 && write(fd, text, sdslen(text)) == (ssize_t)sdslen(text) && fsync(fd) == 0;
+    if (fd != -1) close(fd);
+    ok = ok && rename(tmp, path) == 0 && fsyncDir() == 0;
+    if (!ok) serverLog(LL_WARNING, "Can't persist the AOF manifest: %s", strerror(errno));
+    sdsfree(text);
+    sdsfree(path);
+    sdsfree(tmp);
+    return ok ? C_OK : C_ERR;
+}
+
+/* ---------------------------------------------------------------- writing */
+
+static void catCommand(sds *buf, robj **argv, int argc) {
+    *buf = sdscatprintf(*buf, "*%d\r\n", argc);
+    for (int j = 0; j < argc; j++) {
+        char tmp[LONG_STR_SIZE];
+        size_t len;
+        const char *p = stringObjectView(argv[j], tmp, &len);
+        *buf = sdscatprintf(*buf, "$%zu\r\n", len);
+        *buf = sdscatlen(*buf, p, len);
+        *buf = sdscatlen(*buf, "\r\n", 2);
+    }
+}
+
+static void aofFeed(int dbid, robj **argv, int argc) {
+    if (!aof.on) return;
+    if (dbid != aof.selected_db) {
+        char id[LONG_STR_SIZE];
+        int len = ll2string(id, sizeof(id), dbid);
+        aof.buf = sdscatprintf(aof.buf, "*2\r\n$6\r\nSELECT\r\n$%d\r\n%s\r\n", len, id);
+        aof.selected_db = dbid;
+    }
+    catCommand(&aof.buf, argv, argc);
+}
+
+static void *fsyncThreadMain(void *arg) {
+    (void)arg;
+    for (;;) {
+        sleep(1);
+        pthread_mutex_lock(&aof.lock);
+        if (aof.fsync_pending && aof.fd != -1) {
+            fdatasync(aof.fd);
+            aof.fsync_pending = 0;
+        }
+        pthread_mutex_unlock(&aof.lock);
+    }
+    return NULL;
+}
+
+void aofFlush(void) {
+    if (!aof.on || sdslen(aof.buf) == 0) return;
+    size_t off = 0, len = sdslen(aof.buf);
+    while (off < len) {
+        ssize_t n = write(aof.fd, aof.buf + off, len - off);
+        if (n <= 0) {
+            if (n == -1 && errno == EINTR) continue;
+            /* Keep what is unwritten and retry next time; writes are refused meanwhile. */
+            if (aof.last_write_ok) serverLog(LL_WARNING, "Error writing to the AOF file: %s", strerror(errno));
+            aof.last_write_ok = 0;
+            sdsrange(aof.buf, off, -1);
+            return;
+        }
+        off += n;
+    }
+    sdsclear(aof.buf);
+    aof.last_write_ok = 1;
+    if (server.aof_fsync == FSYNC_ALWAYS) {
+        if (fdatasync(aof.fd) == -1) {
+            serverLog(LL_WARNING, "Can't persist AOF for fsync error when the AOF fsync policy is 'always': %s. Exiting...", strerror(errno));
+            exit(1);
+        }
+    } else if (server.aof_fsync == FSYNC_EVERYSEC) {
+        pthread_mutex_lock(&aof.lock);
+        aof.fsync_pending = 1;
+        pthread_mutex_unlock(&aof.lock);
+        if (!aof.fsync_thread_started) {
+            pthread_create(&aof.fsync_thread, NULL, fsyncThreadMain, NULL);
+            pthread_detach(aof.fsync_thread);
+            aof.fsync_thread_started = 1;
+        }
+    }
+}
+
+/* Opens a fresh incremental file and makes it the one written to. */
+static int openNewIncr(void) {
+    aofFile f = {sdscatprintf(sdsempty(), "%s.%lld.incr.aof", server.appendfilename, aof.next_seq), aof.next_seq, 'i'};
+    sds path = dirPath(f.name);
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    sdsfree(path);
+    if (fd == -1) {
+        serverLog(LL_WARNING, "Can't open the append-only file %s: %s", f.name, strerror(errno));
+        sdsfree(f.name);
+        return C_ERR;
+    }
+    aofFlush();
+    pthread_mutex_lock(&aof.lock);
+    if (aof.fd != -1) {
+        fdatasync(aof.fd);
+        close(aof.fd);
+    }
+    aof.fd = fd;
+    pthread_mutex_unlock(&aof.lock);
+    aof.next_seq++;
+    aof.incr = zrealloc(aof.incr, sizeof(aofFile) * (aof.nincr + 1));
+    aof.incr[aof.nincr++] = f;
+    aof.selected_db = -1;
+    return C_OK;
+}
+
+/* ---------------------------------------------------------------- rewrite */
+
+static int writeBaseFile(const char *path) {
+    /* The base is an RDB file (aof-use-rdb-preamble yes) or plain commands. */
+    if (server.aof_use_rdb_preamble) return rdbSave(path);
+    sds tmp = sdscatprintf(sdsempty(), "%s.tmp", path);
+    FILE *fp = fopen(tmp, "w");
+    if (!fp) {
+        sdsfree(tmp);
+        return C_ERR;
+    }
+    int ok = 1;
+    sds buf = sdsempty();
+    for (int j = 0; j < server.dbnum && ok; j++) {
+        redisDb *db = &server.db[j];
+        if (dictSize(db->dict) == 0) continue;
+        buf = sdscatprintf(buf, "*2\r\n$6\r\nSELECT\r\n$%d\r\n%d\r\n", j < 10 ? 1 : (j < 100 ? 2 : 3), j);
+        dictIterator *di = dictGetSafeIterator(db->dict);
+        dictEntry *de;
+        while ((de = dictNext(di))) {
+            sds key = dictGetKey(de);
+            robj *keyobj = createStringObject(key, sdslen(key));
+            /* Each value as RESTORE of its DUMP payload: exact for every type and encoding. */
+            sds payload = rdbDumpPayload(dictGetVal(de));
+            robj *argv[4] = {createStringObject("RESTORE", 7), keyobj, createStringObjectFromLongLong(0),
+                             createObject(OBJ_STRING, payload)};
+            catCommand(&buf, argv, 4);
+            long long when = dbEntryExpire(db, de);
+            if (when != -1) {
+                robj *ex[3] = {createStringObject("PEXPIREAT", 9), keyobj, createStringObjectFromLongLong(when)};
+                catCommand(&buf, ex, 3);
+                decrRefCount(ex[0]);
+                decrRefCount(ex[2]);
+            }
+            for (int k = 0; k < 4; k++) decrRefCount(argv[k]);
+            if (sdslen(buf) > (1 << 20)) {
+                ok = fwrite(buf, sdslen(buf), 1, fp) == 1;
+                sdsclear(buf);
+            }
+        }
+        dictReleaseIterator(di);
+    }
+    if (ok && sdslen(buf)) ok = fwrite(buf, sdslen(buf), 1, fp) == 1;
+    sdsfree(buf);
+    ok = ok && fflush(fp) == 0 && fsync(fileno(fp)) == 0;
+    fclose(fp);
+    ok = ok && rename(tmp, path) == 0;
+    if (!ok) unlink(tmp);
+    sdsfree(tmp);
+    return ok ? C_OK : C_ERR;
+}
+
+static aofFile newBaseName(void) {
+    aofFile f = {sdscatprintf(sdsempty(), "%s.%lld.base.%s", server.appendfilename, aof.next_seq,
+                              server.aof_use_rdb_preamble ? "rdb" : "aof"),
+                 aof.next_seq, 'b'};
+    return f;
+}
+
+static void deleteFile(aofFile *f) {
+    sds p = dirPath(f->name);
+    unlink(p);
+    sdsfree(p);
+}
+
+/* Switch to base + the incr files opened since the rewrite started. */
+static void rewriteDone(int ok) {
+    if (!ok) {
+        serverLog(LL_WARNING, "Background AOF rewrite failed");
+        sds p = dirPath(aof.rewrite_base.name);
+        unlink(p);
+        sdsfree(p);
+        sdsfree(aof.rewrite_base.name);
+        aof.last_rewrite_ok = 0;
+        return;
+    }
+    aofFile *keep = aof.incr + aof.rewrite_incr_from;
+    int nkeep = aof.nincr - aof.rewrite_incr_from;
+    if (writeManifest(&aof.rewrite_base, keep, nkeep) != C_OK) {
+        rewriteDone(0);
+        return;
+    }
+    if (aof.base.name) {
+        deleteFile(&aof.base);
+        sdsfree(aof.base.name);
+    }
+    for (int i = 0; i < aof.rewrite_incr_from; i++) {
+        deleteFile(&aof.incr[i]);
+        sdsfree(aof.incr[i].name);
+    }
+    memmove(aof.incr, keep, sizeof(aofFile) * nkeep);
+    aof.nincr = nkeep;
+    aof.base = aof.rewrite_base;
+    aof.rewrites++;
+    aof.last_rewrite_ok = 1;
+    aof.size_at_rewrite = 0;
+    struct stat st;
+    sds p = dirPath(aof.base.name);
+    if (stat(p, &st) == 0) aof.size_at_rewrite = st.st_size;
+    sdsfree(p);
+    serverLog(LL_NOTICE, "Background AOF rewrite finished successfully");
+}
+
+static int rewriteStart(int background) {
+    if (aof.child != -1) return C_ERR;
+    if (openNewIncr() != C_OK) return C_ERR;
+    aof.rewrite_incr_from = aof.nincr - 1;
+    /* From now on the manifest names the old files plus the new incr file. */
+    writeManifest(&aof.base, aof.incr, aof.nincr);
+    aof.rewrite_base = newBaseName();
+    aof.next_seq++;
+    sds path = dirPath(aof.rewrite_base.name);
+    aof.rewrite_start = time(NULL);
+    if (!background) {
+        int ok = writeBaseFile(path) == C_OK;
+        sdsfree(path);
+        rewriteDone(ok);
+        return ok ? C_OK : C_ERR;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGINT, SIG_DFL);
+        closeListeningSockets(0);
+        _exit(writeBaseFile(path) == C_OK ? 0 : 1);
+    }
+    sdsfree(path);
+    if (pid == -1) {
+        serverLog(LL_WARNING, "Can't rewrite append only file in background: fork: %s", strerror(errno));
+        rewriteDone(0);
+        return C_ERR;
+    }
+    serverLog(LL_NOTICE, "Background append only file rewriting started by pid %d", (int)pid);
+    aof.child = pid;
+    dictSetResizeEnabled(0);
+    return C_OK;
+}
+
+int aofRewriteInProgress(void) { return aof.child != -1; }
+
+void aofCron(void) {
+    if (aof.child != -1) {
+        int status;
+        pid_t pid = waitpid(aof.child, &status, WNOHANG);
+        if (pid == 0) return;
+        aof.child = -1;
+        dictSetResizeEnabled(1);
+        aof.last_rewrite_time = time(NULL) - aof.rewrite_start;
+        rewriteDone(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        return;
+    }
+    if (!aof.on || !server.aof_rewrite_perc) return;
+    /* auto-aof-rewrite: grow past min size and by the percentage since the last rewrite. */
+    long long size = 0;
+    struct stat st;
+    for (int i = 0; i < aof.nincr; i++) {
+        sds p = dirPath(aof.incr[i].name);
+        if (stat(p, &st) == 0) size += st.st_size;
+        sdsfree(p);
+    }
+    long long base = aof.size_at_rewrite ? aof.size_at_rewrite : 1;
+    if (size + base > server.aof_rewrite_min_size && size * 100 / base >= server.aof_rewrite_perc) {
+        serverLog(LL_NOTICE, "Starting automatic rewriting of AOF on %lld%% growth", size * 100 / base);
+        rewriteStart(1);
+    }
+}
+
+/* ---------------------------------------------------------------- loading */
+
+static int readManifest(void) {
+    sds path = manifestPath();
+    FILE *fp = fopen(path, "r");
+    sdsfree(path);
+    if (!fp) return errno == ENOENT ? 0 : -1;
+    char line[1024];
+    int rc = 1;
+    long long maxseq = 0;
+    while (fgets(line, sizeof(line), fp)) {
+        int argc;
+        sds *argv = sdssplitargs(line, &argc);
+        if (!argv) {
+            rc = -1;
+            break;
+        }
+        if (argc == 0 || argv[0][0] == '#') {
+            sdsfreesplitres(argv, argc);
+            continue;
+        }
+        aofFile f = {NULL, 0, 0};
+        for (int i = 0; i + 1 < argc; i += 2) {
+            if (!strcmp(argv[i], "file")) f.name = sdsdup(argv[i + 1]);
+            else if (!strcmp(argv[i], "seq")) f.seq = atoll(argv[i + 1]);
+            else if (!strcmp(argv[i], "type")) f.type = argv[i + 1][0];
+        }
+        sdsfreesplitres(argv, argc);
+        if (!f.name || (f.type != 'b' && f.type != 'i' && f.type != 'h')) {
+            sdsfree(f.name);
+            rc = -1;
+            break;
+        }
+        if (f.seq > maxseq) maxseq = f.seq;
+        if (f.type == 'b') {
+            sdsfree(aof.base.name);
+            aof.base = f;
+        } else if (f.type == 'i') {
+            aof.incr = zrealloc(aof.incr, sizeof(aofFile) * (aof.nincr + 1));
+            aof.incr[aof.nincr++] = f;
+        } else {
+            sdsfree(f.name); /* history files are not loaded */
+        }
+    }
+    fclose(fp);
+    aof.next_seq = maxseq + 1;
+    return rc;
+}
+
+/* Replays one AOF file of commands. Returns C_OK, or C_ERR after logging. A
+ * truncated tail of the last file is cut off when aof-load-truncated allows it. */
+static int loadCommandFile(const char *name, int last) {
+    sds path = dirPath(name);
+    FILE *fp = fopen(path, "r");
+    if (!fp) {
+        serverLog(LL_WARNING, "Fatal error: can't open the append log file %s for reading: %s", name, strerror(errno));
+        sdsfree(path);
+        return C_ERR;
+    }
+    client *fake = createClient(-1);
+    fake->flags |= CLIENT_AOF;
+    fake->authenticated = 1;
+    long long valid_up_to = 0, multi_start = -1;
+    int truncated = 0, rc = C_OK;
+    char line[128];
+    for (;;) {
+        long long cmd_start = ftello(fp);
+        if (!fgets(line, sizeof(line), fp)) {
+            if (!feof(fp)) rc = C_ERR;
+            break;
+        }
+        long long argc;
+        if (line[0] != '*' || !string2ll(line + 1, strcspn(line + 1, "\r\n"), &argc) || argc < 1) {
+            if (feof(fp)) {
+                truncated = 1;
+                break;
+            }
+            serverLog(LL_WARNING, "Bad file format reading the append only file %s at offset %lld", name, cmd_start);
+            rc = C_ERR;
+            break;
+        }
+        robj **argv = zmalloc(sizeof(robj *) * argc);
+        long long j;
+        for (j = 0; j < argc; j++) {
+            long long len;
+            if (!fgets(line, sizeof(line), fp) || line[0] != '$' ||
+                !string2ll(line + 1, strcspn(line + 1, "\r\n"), &len) || len < 0)
+                break;
+            sds s = sdsnewlen(NULL, len);
+            if (len && fread(s, len, 1, fp) != 1) {
+                sdsfree(s);
+                break;
+            }
+            char crlf[2];
+            if (fread(crlf, 2, 1, fp) != 1) {
+                sdsfree(s);
+                break;
+            }
+            argv[j] = createObject(OBJ_STRING, s);
+        }
+        if (j < argc) {
+            for (long long k = 0; k < j; k++) decrRefCount(argv[k]);
+            zfree(argv);
+            if (feof(fp)) truncated = 1;
+            else {
+                serverLog(LL_WARNING, "Bad file format reading the append only file %s at offset %lld", name, cmd_start);
+                rc = C_ERR;
+            }
+            break;
+        }
+        const char *cmdname = argv[0]->ptr;
+        if (!strcasecmp(cmdname, "multi")) {
+            multi_start = cmd_start;
+        } else if (!strcasecmp(cmdname, "exec")) {
+            multi_start = -1;
+        } else {
+            struct redisCommand *cmd = lookupCommand(argv, (int)argc);
+            if (!cmd || !commandCheckArity(cmd, (int)argc)) {
+                serverLog(LL_WARNING, "Unknown command '%s' reading the append only file %s", cmdname, name);
+                for (long long k = 0; k < argc; k++) decrRefCount(argv[k]);
+                zfree(argv);
+                rc = C_ERR;
+                break;
+            }
+            fake->argv = argv;
+            fake->argc = (int)argc;
+            fake->argv_len = (int)argc;
+            fake->cmd = fake->lastcmd = fake->realcmd = cmd;
+            call(fake, CALL_NONE);
+            freeClientArgv(fake);
+            argv = NULL;
+        }
+        if (argv) {
+            for (long long k = 0; k < argc; k++) decrRefCount(argv[k]);
+            zfree(argv);
+        }
+        if (multi_start == -1) valid_up_to = ftello(fp);
+    }
+    if (rc == C_OK && multi_start != -1) truncated = 1; /* a transaction without its EXEC */
+    fclose(fp);
+    freeClient(fake);
+    if (rc == C_OK && truncated) {
+        if (last && server.aof_load_truncated) {
+            serverLog(LL_WARNING, "!!! Warning: short read while loading the AOF file %s!!!", name);
+            serverLog(LL_WARNING, "AOF %s loaded anyway because aof-load-truncated is enabled", name);
+            if (truncate(path, valid_up_to) == -1) {
+                serverLog(LL_WARNING, "Error truncating the AOF file %s: %s", name, strerror(errno));
+                rc = C_ERR;
+            } else {
+                serverLog(LL_WARNING, "AOF %s was truncated to offset %lld", name, valid_up_to);
+            }
+        } else {
+            serverLog(LL_WARNING, "Unexpected end of file reading the append only file %s. You can: 1) Make a backup of your AOF file, then use ./redis-check-aof --fix <filename.manifest>. 2) Alternatively you can set the 'aof-load-truncated' configuration option to yes and restart the server.", name);
+            rc = C_ERR;
+        }
+    }
+    sdsfree(path);
+    return rc;
+}
+
+static int loadFile(aofFile *f, int last) {
+    sds path = dirPath(f->name);
+    char magic[5] = {0};
+    FILE *fp = fopen(path, "r");
+    int is_rdb = fp && fread(magic, 1, 5, fp) == 5 && !memcmp(magic, "REDIS", 5);
+    if (fp) fclose(fp);
+    int rc;
+    if (is_rdb) {
+        int missing;
+        rc = rdbLoad(path, &missing);
+    } else {
+        rc = loadCommandFile(f->name, last);
+    }
+    sdsfree(path);
+    return rc;
+}
+
+int aofLoadAtStartup(void) {
+    propagateSetSink(aofFeed);
+    aof.buf = sdsempty();
+    if (!server.aof_enabled) return C_OK;
+    ensureDir();
+    int found = readManifest();
+    if (found < 0) {
+        serverLog(LL_WARNING, "Invalid AOF manifest file format");
+        return C_ERR;
+    }
+    if (found) {
+        long long start = mstime();
+        server.loading = 1;
+        int rc = C_OK;
+        if (aof.base.name) rc = loadFile(&aof.base, aof.nincr == 0);
+        for (int i = 0; rc == C_OK && i < aof.nincr; i++) rc = loadFile(&aof.incr[i], i == aof.nincr - 1);
+        server.loading = 0;
+        if (rc != C_OK) return C_ERR;
+        serverLog(LL_NOTICE, "DB loaded from append only file: %.3f seconds", (double)(mstime() - start) / 1000);
+        /* Keep appending to the last incremental file. */
+        if (aof.nincr) {
+            sds p = dirPath(aof.incr[aof.nincr - 1].name);
+            aof.fd = open(p, O_WRONLY | O_APPEND | O_CREAT, 0644);
+            sdsfree(p);
+            if (aof.fd == -1) return C_ERR;
+            aof.on = 1;
+            return C_OK;
+        }
+    } else {
+        aof.next_seq = 1;
+    }
+    aof.on = 1;
+    return rewriteStart(0);
+}
+
+int aofStart(void) {
+    if (aof.on) return C_OK;
+    ensureDir();
+    aof.on = 1;
+    if (aof.next_seq == 0) aof.next_seq = 1;
+    if (rewriteStart(0) != C_OK) {
+        aof.on = 0;
+        return C_ERR;
+    }
+    return C_OK;
+}
+
+void aofStop(void) {
+    if (!aof.on) return;
+    aofFlush();
+    pthread_mutex_lock(&aof.lock);
+    if (aof.fd != -1) {
+        fdatasync(aof.fd);
+        close(aof.fd);
+        aof.fd = -1;
+    }
+    pthread_mutex_unlock(&aof.lock);
+    if (aof.child != -1) {
+        kill(aof.child, SIGUSR1);
+        waitpid(aof.child, NULL, 0);
+        aof.child = -1;
+        dictSetResizeEnabled(1);
+    }
+    aof.on = 0;
+}
+
+void bgrewriteaofCommand(client *c) {
+    if (aof.child != -1) {
+        addReplyError(c, "Background append only file rewriting already in progress");
+        return;
+    }
+    if (!aof.on) {
+        /* appendonly no: write the AOF set once (base + an empty incr file), then stop appending. */
+        if (aofStart() != C_OK) {
+            addReplyError(c, "Can't execute an AOF background rewriting. Please check the server logs for more information.");
+            return;
+        }
+        aofStop();
+        addReplyStatus(c, "Background append only file rewriting started");
+        return;
+    }
+    if (rewriteStart(1) == C_OK) addReplyStatus(c, "Background append only file rewriting started");
+    else addReplyError(c, "Can't execute an AOF background rewriting. Please check the server logs for more information.");
+}
+
+sds aofInfo(sds info) {
+    return sdscatprintf(info, "aof_enabled:%d\r\naof_rewrite_in_progress:%d\r\naof_rewrite_scheduled:0\r\n"
+                              "aof_last_rewrite_time_sec:%lld\r\naof_current_rewrite_time_sec:%lld\r\n"
+                              "aof_last_bgrewrite_status:%s\r\naof_rewrites:%lld\r\n"
+                              "aof_rewrites_consecutive_failures:0\r\naof_last_write_status:%s\r\n",
+                        aof.on, aof.child != -1, aof.rewrites ? aof.last_rewrite_time : -1LL,
+                        aof.child != -1 ? (long long)(time(NULL) - aof.rewrite_start) : -1LL,
+                        aof.last_rewrite_ok ? "ok" : "err", aof.rewrites, aof.last_write_ok ? "ok" : "err");
+}

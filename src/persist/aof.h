@@ -1,0 +1,20 @@
+/* aof: the append-only file in Redis 7.0's multi-part layout (a manifest
+ * naming a base file and incremental files in appenddirname). */
+#ifndef PERSIST_AOF_H
+#define PERSIST_AOF_H
+
+#include "core/sds.h"
+
+/* Start-up: with appendonly yes, load the AOF (or create an empty one). */
+int aofLoadAtStartup(void);
+/* Writes the buffered commands, and fsyncs per appendfsync; before replies go out. */
+void aofFlush(void);
+void aofCron(void);
+/* Stops writing (appendonly no / shutdown), flushing and fsyncing first. */
+void aofStop(void);
+/* CONFIG SET appendonly yes: write a base of the current data and start appending. */
+int aofStart(void);
+int aofRewriteInProgress(void);
+sds aofInfo(sds info);
+
+#endif
