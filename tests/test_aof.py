@@ -1,0 +1,199 @@
+"""AOF persistence in Redis 7.0's multi-part layout: replay after restart,
+BGREWRITEAOF, CONFIG SET appendonly, truncated tails, redis-check-aof on our
+files, AOF directories exchanged with Debian's redis-server, and crash tests
+(SIGKILL under load: nothing acknowledged is lost with appendfsync always,
+about a second at most with everysec)."""
+import os
+import shutil
+import signal
+import subprocess
+import threading
+import time
+
+import pytest
+import redis
+
+REF_SERVER = shutil.which("redis-server")
+CHECK_AOF = shutil.which("redis-check-aof")
+
+
+def start(server_factory, directory, *extra, binary=None):
+    args = ("--dir", str(directory), "--appendonly", "yes", "--save", "") + extra
+    if binary is None:
+        return server_factory(*args)
+    import conftest
+    old = conftest.SERVER
+    conftest.SERVER = binary
+    try:
+        return server_factory(*args)
+    finally:
+        conftest.SERVER = old
+
+
+def fill(r):
+    r.set("str", "v")
+    r.set("ttl", "v", ex=1000)
+    r.setex("ttl2", 1000, "v")
+    r.expire("str", 5000)
+    r.incrbyfloat("f", 1.5)
+    r.rpush("l", "a", "b", "c")
+    r.sadd("s", "x", "y")
+    r.hset("h", mapping={"a": "1", "b": "2"})
+    r.zadd("z", {"m": 1.5, "n": 2})
+    r.eval("redis.call('set','fromlua','1') redis.call('incr','fromlua')", 0)
+    with r.pipeline(transaction=True) as p:
+        p.set("tx1", "1")
+        p.set("tx2", "2")
+        p.execute()
+    r.execute_command("select", 5)
+    r.set("db5", "yes")
+    r.execute_command("select", 0)
+
+
+def picture(r):
+    out = {}
+    for db in (0, 5):
+        r.execute_command("select", db)
+        for k in sorted(r.keys("*")):
+            t = r.type(k)
+            v = {b"string": lambda: r.get(k), b"list": lambda: r.lrange(k, 0, -1),
+                 b"set": lambda: sorted(r.smembers(k)), b"hash": lambda: r.hgetall(k),
+                 b"zset": lambda: r.zrange(k, 0, -1, withscores=True)}[t]()
+            out[(db, k)] = (t, v, r.ttl(k) > 0)
+    r.execute_command("select", 0)
+    return out
+
+
+def test_replay_after_restart(server_factory, tmp_path):
+    s = start(server_factory, tmp_path)
+    fill(s.client())
+    before = picture(s.client())
+    ttl = s.client().pttl("ttl")
+    s.stop()
+    r = start(server_factory, tmp_path).client()
+    assert picture(r) == before
+    assert abs(r.pttl("ttl") - ttl) < 2000  # absolute deadlines, not restarted TTLs
+    assert r.info("persistence")["aof_enabled"] == 1
+
+
+def test_layout_and_redis_check_aof(server_factory, tmp_path):
+    s = start(server_factory, tmp_path)
+    fill(s.client())
+    d = tmp_path / "appendonlydir"
+    manifest = (d / "appendonly.aof.manifest").read_text().splitlines()
+    assert any(l.endswith("type b") for l in manifest) and any(l.endswith("type i") for l in manifest)
+    for line in manifest:
+        assert (d / line.split()[1]).exists()
+    if CHECK_AOF:
+        out = subprocess.run([CHECK_AOF, str(d / "appendonly.aof.manifest")], capture_output=True, text=True)
+        assert out.returncode == 0, out.stdout + out.stderr
+        assert "All AOF files and manifest are valid" in out.stdout
+
+
+def test_bgrewriteaof(server_factory, tmp_path):
+    s = start(server_factory, tmp_path)
+    r = s.client()
+    fill(r)
+    for i in range(500):
+        r.incr("counter")
+    before_files = set(os.listdir(tmp_path / "appendonlydir"))
+    assert r.bgrewriteaof() in (True, b"Background append only file rewriting started")
+    deadline = time.time() + 10
+    while r.info("persistence")["aof_rewrite_in_progress"] and time.time() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.2)
+    info = r.info("persistence")
+    assert info["aof_last_bgrewrite_status"] == "ok" and info["aof_rewrites"] >= 1
+    after_files = set(os.listdir(tmp_path / "appendonlydir"))
+    assert after_files != before_files
+    r.set("after_rewrite", "1")
+    before = picture(r)
+    s.stop()
+    assert picture(start(server_factory, tmp_path).client()) == before
+
+
+def test_config_set_appendonly_at_run_time(server_factory, tmp_path):
+    s = server_factory("--dir", str(tmp_path), "--save", "")
+    r = s.client()
+    fill(r)
+    assert r.config_set("appendonly", "yes")
+    r.set("later", "1")
+    before = picture(r)
+    s.stop()
+    assert picture(start(server_factory, tmp_path).client()) == before
+
+
+def test_truncated_tail(server_factory, tmp_path):
+    s = start(server_factory, tmp_path)
+    r = s.client()
+    r.set("a", "1")
+    r.set("b", "2")
+    s.stop()
+    d = tmp_path / "appendonlydir"
+    incr = [l.split()[1] for l in (d / "appendonly.aof.manifest").read_text().splitlines() if l.endswith("type i")][-1]
+    with open(d / incr, "ab") as f:
+        f.write(b"*3\r\n$3\r\nset\r\n$1\r\nc\r\n$5\r\nhal")
+    with pytest.raises(RuntimeError):
+        start(server_factory, tmp_path, "--aof-load-truncated", "no")
+    s2 = start(server_factory, tmp_path, "--aof-load-truncated", "yes")
+    r2 = s2.client()
+    assert r2.get("a") == b"1" and r2.get("b") == b"2" and r2.get("c") is None
+    assert "truncated" in s2.log() or "short read" in s2.log()
+    r2.set("c", "3")
+    s2.stop()
+    assert start(server_factory, tmp_path).client().get("c") == b"3"
+
+
+@pytest.mark.skipif(REF_SERVER is None, reason="Debian's redis-server is not installed")
+@pytest.mark.parametrize("writer", ["ours", "ref"])
+def test_aof_directories_move_between_servers(server_factory, tmp_path, writer):
+    bins = {"ours": None, "ref": REF_SERVER}
+    other = "ref" if writer == "ours" else "ours"
+    s = start(server_factory, tmp_path, binary=bins[writer])
+    fill(s.client())
+    before = picture(s.client())
+    s.stop()
+    assert picture(start(server_factory, tmp_path, binary=bins[other]).client()) == before
+
+
+def crash_under_load(server_factory, tmp_path, fsync):
+    s = start(server_factory, tmp_path, "--appendfsync", fsync)
+    acked = []
+    stop = threading.Event()
+
+    def writer():
+        r = s.client()
+        i = 0
+        while not stop.is_set():
+            try:
+                r.set("k:%d" % i, i)
+            except redis.ConnectionError:
+                return
+            acked.append((i, time.time()))
+            i += 1
+
+    t = threading.Thread(target=writer)
+    t.start()
+    time.sleep(1.5)
+    killed_at = time.time()
+    s.proc.send_signal(signal.SIGKILL)
+    s.proc.wait()
+    stop.set()
+    t.join()
+    r = start(server_factory, tmp_path).client()
+    present = {int(k.split(b":")[1]) for k in r.keys("k:*")}
+    return acked, present, killed_at
+
+
+def test_crash_with_appendfsync_always_loses_nothing_acknowledged(server_factory, tmp_path):
+    acked, present, _ = crash_under_load(server_factory, tmp_path, "always")
+    assert len(acked) > 100
+    missing = [i for i, _ in acked if i not in present]
+    assert missing == []
+
+
+def test_crash_with_everysec_loses_at_most_about_a_second(server_factory, tmp_path):
+    acked, present, killed_at = crash_under_load(server_factory, tmp_path, "everysec")
+    assert len(acked) > 100
+    lost = [ts for i, ts in acked if i not in present]
+    assert all(ts > killed_at - 2.0 for ts in lost)
