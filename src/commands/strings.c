@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "commands/cmdargs.h"
 #include "core/zmalloc.h"
 #include "server/db.h"
 #include "server/keyhook.h"
@@ -19,22 +20,6 @@
 #include "server/server.h"
 
 /* ------------------------------------------------------------ helpers */
-
-static int longLongArgOrReply(client *c, robj *o, long long *out) {
-    if (getLongLongFromObject(o, out) != C_OK) {
-        addReplyError(c, "value is not an integer or out of range");
-        return C_ERR;
-    }
-    return C_OK;
-}
-
-static int longDoubleArgOrReply(client *c, robj *o, long double *out) {
-    if (getLongDoubleFromObject(o, out) != C_OK) {
-        addReplyError(c, "value is not a valid float");
-        return C_ERR;
-    }
-    return C_OK;
-}
 
 /* A string may not grow past proto-max-bulk-len (the biggest value a client
  * could have sent in one piece). Replaying the AOF must never fail, so it is
@@ -138,7 +123,7 @@ static int parseStringOptionsOrReply(client *c, int first, int command, int *fla
  * overflowing values (seconds → ms, or now + relative) are invalid. */
 static int expireDeadlineOrReply(client *c, robj *arg, int flags, long long *when) {
     long long v;
-    if (longLongArgOrReply(c, arg, &v) != C_OK) return C_ERR;
+    if (getLongLongFromObjectOrReply(c, arg, &v, NULL) != C_OK) return C_ERR;
     int in_seconds = flags & (STR_EX | STR_EXAT);
     if (v <= 0 || (in_seconds && v > LLONG_MAX / 1000)) goto invalid;
     if (in_seconds) v *= 1000;
@@ -324,7 +309,7 @@ static void incrDecrGeneric(client *c, long long incr) {
     robj *o = lookupKeyWrite(c->db, c->argv[1]);
     if (checkType(c, o, OBJ_STRING)) return;
     long long value;
-    if (longLongArgOrReply(c, o, &value) != C_OK) return; /* a missing key counts as 0 */
+    if (getLongLongFromObjectOrReply(c, o, &value, NULL) != C_OK) return; /* a missing key counts as 0 */
     if (__builtin_add_overflow(value, incr, &value)) {
         addReplyError(c, "increment or decrement would overflow");
         return;
@@ -347,13 +332,13 @@ void decrCommand(client *c) { incrDecrGeneric(c, -1); }
 
 void incrbyCommand(client *c) {
     long long incr;
-    if (longLongArgOrReply(c, c->argv[2], &incr) != C_OK) return;
+    if (getLongLongFromObjectOrReply(c, c->argv[2], &incr, NULL) != C_OK) return;
     incrDecrGeneric(c, incr);
 }
 
 void decrbyCommand(client *c) {
     long long decr;
-    if (longLongArgOrReply(c, c->argv[2], &decr) != C_OK) return;
+    if (getLongLongFromObjectOrReply(c, c->argv[2], &decr, NULL) != C_OK) return;
     if (decr == LLONG_MIN) { /* its negation does not exist */
         addReplyError(c, "decrement would overflow");
         return;
@@ -365,7 +350,8 @@ void incrbyfloatCommand(client *c) {
     robj *o = lookupKeyWrite(c->db, c->argv[1]);
     if (checkType(c, o, OBJ_STRING)) return;
     long double value, incr;
-    if (longDoubleArgOrReply(c, o, &value) != C_OK || longDoubleArgOrReply(c, c->argv[2], &incr) != C_OK)
+    if (getLongDoubleFromObjectOrReply(c, o, &value, NULL) != C_OK ||
+        getLongDoubleFromObjectOrReply(c, c->argv[2], &incr, NULL) != C_OK)
         return;
     value += incr;
     if (isnan(value) || isinf(value)) {
@@ -385,8 +371,8 @@ void incrbyfloatCommand(client *c) {
 
 void getrangeCommand(client *c) {
     long long start, end;
-    if (longLongArgOrReply(c, c->argv[2], &start) != C_OK) return;
-    if (longLongArgOrReply(c, c->argv[3], &end) != C_OK) return;
+    if (getLongLongFromObjectOrReply(c, c->argv[2], &start, NULL) != C_OK) return;
+    if (getLongLongFromObjectOrReply(c, c->argv[3], &end, NULL) != C_OK) return;
     robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.emptybulk);
     if (o == NULL || checkType(c, o, OBJ_STRING)) return;
 
@@ -414,7 +400,7 @@ void substrCommand(client *c) { getrangeCommand(c); }
 
 void setrangeCommand(client *c) {
     long long offset;
-    if (longLongArgOrReply(c, c->argv[2], &offset) != C_OK) return;
+    if (getLongLongFromObjectOrReply(c, c->argv[2], &offset, NULL) != C_OK) return;
     if (offset < 0) {
         addReplyError(c, "offset is out of range");
         return;
@@ -497,7 +483,7 @@ void lcsCommand(client *c) {
         } else if (!strcasecmp(opt, "withmatchlen")) {
             withmatchlen = 1;
         } else if (!strcasecmp(opt, "minmatchlen") && j + 1 < c->argc) {
-            if (longLongArgOrReply(c, c->argv[++j], &minmatchlen) != C_OK) return;
+            if (getLongLongFromObjectOrReply(c, c->argv[++j], &minmatchlen, NULL) != C_OK) return;
             if (minmatchlen < 0) minmatchlen = 0;
         } else {
             addReplyErrorObject(c, shared.syntaxerr);
