@@ -5,6 +5,7 @@
 #include "server/reply.h"
 
 #include <limits.h>
+#include <strings.h>
 
 int getLongLongFromObjectOrReply(client *c, robj *o, long long *target, const char *msg) {
     if (getLongLongFromObject(o, target) != 0) {
@@ -35,6 +36,20 @@ int getPositiveLongFromObjectOrReply(client *c, robj *o, long *target, const cha
 int getLongDoubleFromObjectOrReply(client *c, robj *o, long double *target, const char *msg) {
     if (getLongDoubleFromObject(o, target) != 0) {
         addReplyError(c, msg ? msg : "value is not a valid float");
+        return C_ERR;
+    }
+    return C_OK;
+}
+
+int parseRandomCountOrReply(client *c, const char *withopt, long *count, int *with) {
+    if (getRangeLongFromObjectOrReply(c, c->argv[2], -LONG_MAX, LONG_MAX, count, NULL) != C_OK) return C_ERR;
+    if (c->argc > 4 || (c->argc == 4 && strcasecmp(c->argv[3]->ptr, withopt))) {
+        addReplyErrorObject(c, shared.syntaxerr);
+        return C_ERR;
+    }
+    *with = c->argc == 4;
+    if (*with && (*count < -LONG_MAX / 2 || *count > LONG_MAX / 2)) {
+        addReplyError(c, "value is out of range");
         return C_ERR;
     }
     return C_OK;

@@ -18,6 +18,11 @@ int getPositiveLongFromObjectOrReply(client *c, robj *o, long *target, const cha
 /* msg NULL: "value is not a valid float" (NaN is refused, infinities are not). */
 int getLongDoubleFromObjectOrReply(client *c, robj *o, long double *target, const char *msg);
 
+/* HRANDFIELD / ZRANDMEMBER key count [<withopt>]: the count (any sign but
+ * LONG_MIN) and whether withopt (e.g. "withvalues") was given; with it the
+ * count is limited to +-LONG_MAX/2, as the reply holds twice as many items. */
+int parseRandomCountOrReply(client *c, const char *withopt, long *count, int *with);
+
 /* Removes the members named by argv[2..] from the value at argv[1] (of
  * `type`) with del(o, member), 1 when it was there, and deletes the key as
  * soon as len(o) is 0. When something was removed raises `event` (of

@@ -507,20 +507,8 @@ void hrandfieldCommand(client *c) {
         return;
     }
     long l;
-    int withvalues = 0;
-    if (getRangeLongFromObjectOrReply(c, c->argv[2], -LONG_MAX, LONG_MAX, &l, NULL) != C_OK) return;
-    if (c->argc > 4 || (c->argc == 4 && strcasecmp(c->argv[3]->ptr, "withvalues"))) {
-        addReplyErrorObject(c, shared.syntaxerr);
-        return;
-    }
-    if (c->argc == 4) {
-        withvalues = 1;
-        /* The reply holds 2*count elements. */
-        if (l < -LONG_MAX / 2 || l > LONG_MAX / 2) {
-            addReplyError(c, "value is out of range");
-            return;
-        }
-    }
+    int withvalues;
+    if (parseRandomCountOrReply(c, "withvalues", &l, &withvalues) != C_OK) return;
     robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.emptyarray);
     if (!o || checkType(c, o, OBJ_HASH)) return;
     int uniq = l >= 0;
