@@ -21,7 +21,7 @@ void deleteExpiredKey(redisDb *db, robj *key) {
     robj *val = dbEntryValue(de);
     incrRefCount(key);
     if (!server.masterhost_set) expiryPushKey(db->id, key, val);
-    keyChanged(db, key, NOTIFY_EXPIRED, "expired");
+    keyExpired(db, key);
     propagateDeletion(db, key);
     dbSyncDelete(db, key);
     server.stat_expiredkeys++;

@@ -13,3 +13,8 @@ void keyChanged(redisDb *db, robj *key, int class, const char *event) {
     server.dirty++;
     notifyKeyspaceEvent(class, event, key, db->id);
 }
+
+void keyExpired(redisDb *db, robj *key) {
+    touchWatchedKey(db, key);
+    notifyKeyspaceEvent(NOTIFY_EXPIRED, "expired", key, db->id);
+}

@@ -29,6 +29,9 @@
  * NOTIFY_ type classes and `event` the event name ("set", "lpush", "del", ...).
  * Counts one change for save points. */
 void keyChanged(redisDb *db, robj *key, int class, const char *event);
+/* A key left by expiry: WATCHers see a change and `expired` is raised, but it
+ * is not counted as a write for save points (as in Redis). */
+void keyExpired(redisDb *db, robj *key);
 /* Same, but only the notification: for events that are not modifications
  * (keymiss, new) or where the change was already signalled. */
 void keyEvent(redisDb *db, robj *key, int class, const char *event);
