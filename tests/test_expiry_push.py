@@ -1,0 +1,871 @@
+"""Tests of the 0MQ expiry push (our own feature, EXPIRY_0MQ.md; issue 6).
+
+A pyzmq PULL socket plays the consumer. Frames are checked byte for byte
+against the protocol: frame 1 = uint16 db + uint16 type, frame 2 = uint32
+length + key, frame 3 = the value (string: uint32 length + bytes; hash: uint32
+2*fields then length-prefixed field, value pairs; list/set: uint32 count then
+elements; zset: uint32 2*members then member, score-as-text pairs), all in
+host byte order. Besides the encodings, the tests cover lazy and active expiry,
+several endpoints, CONFIG SET rebinding and refused endpoints, the backlog when
+no consumer is there (delivered in order later, overflow dropped and counted in
+INFO), a server that keeps answering PING while consumers stall, and the two
+consumers in utils/ (C and perl).
+"""
+import os
+import socket
+import struct
+import subprocess
+import sys
+import time
+
+import pytest
+import zmq
+
+from conftest import ROOT, free_port
+
+pytestmark = pytest.mark.ours
+
+STRING, HASH, LIST, SET, ZSET = 0, 1, 2, 3, 4
+ALL_TYPES = "string,hash,list,set,zset"
+C_CLIENT = os.path.join(ROOT, "utils", "zmq_expiry_msg_client")
+PERL_CLIENT = os.path.join(ROOT, "utils", "zmq_expiry_msg_client.pl")
+
+
+# --- the protocol ----------------------------------------------------------
+
+def lp(b):
+    """A length-prefixed string: uint32 length (host order) + bytes."""
+    return struct.pack("=I", len(b)) + b
+
+
+def frames(db, typ, key, value):
+    """The three frames the server must send for a value given as Python data:
+    bytes (string), list of (field, value) pairs (hash, zset) or list of bytes
+    (list, set)."""
+    if typ == STRING:
+        body = lp(value)
+    elif typ in (HASH, ZSET):
+        body = struct.pack("=I", 2 * len(value)) + b"".join(lp(f) + lp(v) for f, v in value)
+    else:
+        body = struct.pack("=I", len(value)) + b"".join(lp(e) for e in value)
+    return [struct.pack("=HH", db, typ), lp(key), body]
+
+
+def decode(msg):
+    """Parses a message strictly (every byte accounted for) into
+    (db, type, key, value) with value as in frames()."""
+    assert len(msg) == 3, msg
+    assert len(msg[0]) == 4
+    db, typ = struct.unpack("=HH", msg[0])
+
+    def strings(buf, n):
+        out, pos = [], 0
+        for _ in range(n):
+            (ln,) = struct.unpack_from("=I", buf, pos)
+            out.append(buf[pos + 4:pos + 4 + ln])
+            pos += 4 + ln
+            assert pos <= len(buf)
+        assert pos == len(buf), "trailing bytes in frame"
+        return out
+
+    (key,) = strings(msg[1], 1)
+    if typ == STRING:
+        (value,) = strings(msg[2], 1)
+    else:
+        (count,) = struct.unpack_from("=I", msg[2], 0)
+        items = strings(msg[2][4:], count)
+        if typ in (HASH, ZSET):
+            assert count % 2 == 0
+            value = list(zip(items[0::2], items[1::2]))
+        else:
+            value = items
+    return db, typ, key, value
+
+
+# --- helpers -----------------------------------------------------------------
+
+class Consumer:
+    """A PULL socket connected to one or more endpoints."""
+
+    def __init__(self, ctx, *endpoints, rcvhwm=None):
+        self.sock = ctx.socket(zmq.PULL)
+        self.sock.setsockopt(zmq.LINGER, 0)
+        if rcvhwm is not None:
+            self.sock.setsockopt(zmq.RCVHWM, rcvhwm)
+        for e in endpoints:
+            self.sock.connect(e)
+
+    def recv(self, timeout=5.0):
+        if not self.sock.poll(int(timeout * 1000)):
+            raise AssertionError("no expiry message within %.1fs" % timeout)
+        return self.sock.recv_multipart()
+
+    def recv_n(self, n, timeout=10.0):
+        deadline = time.time() + timeout
+        out = []
+        while len(out) < n:
+            out.append(self.recv(max(0.1, deadline - time.time())))
+        return out
+
+    def expect_nothing(self, wait=0.3):
+        if self.sock.poll(int(wait * 1000)):
+            raise AssertionError("unexpected message %r" % (self.sock.recv_multipart(),))
+
+    def close(self):
+        self.sock.close(0)
+
+
+class Consumers:
+    """Makes consumers on one 0MQ context and closes them all at the end."""
+
+    def __init__(self):
+        self.ctx = zmq.Context()
+        self.made = []
+
+    def consumer(self, *endpoints, **kw):
+        self.made.append(Consumer(self.ctx, *endpoints, **kw))
+        return self.made[-1]
+
+    def close(self):
+        for c in self.made:
+            c.close()
+        self.ctx.term()
+
+
+@pytest.fixture
+def zctx():
+    consumers = Consumers()
+    yield consumers
+    consumers.close()
+
+
+def tcp_endpoint():
+    return "tcp://127.0.0.1:%d" % free_port()
+
+
+def start(server_factory, *args, endpoints=None, types=None):
+    """A server pushing to the given endpoints (one fresh tcp endpoint by
+    default), with DEBUG enabled. Returns (server, client, endpoints)."""
+    endpoints = endpoints or [tcp_endpoint()]
+    argv = ["--enable-debug-command", "yes"]
+    for e in endpoints:
+        argv += ["--zmq-expiry-endpoint", e]
+    if types:
+        argv += ["--zmq-expiry-types", types]
+    s = server_factory(*(argv + list(args)))
+    return s, s.client(), endpoints
+
+
+def info(r):
+    return r.info("expiry_push")
+
+
+def wait_for(cond, timeout=10.0, what="condition"):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if cond():
+            return
+        time.sleep(0.01)
+    raise AssertionError("timed out waiting for " + what)
+
+
+def expire_lazily(r, key):
+    """Removes a volatile key by lazy expiry: active expiry must be off."""
+    r.pexpire(key, 1)
+    time.sleep(0.005)
+    assert r.exists(key) == 0
+
+
+@pytest.fixture
+def push(server_factory, zctx):
+    """A server with every type enabled, active expiry off (keys expire when
+    touched, in the order the test touches them) and a connected consumer."""
+    s, r, eps = start(server_factory, types=ALL_TYPES)
+    r.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "0")
+    consumer = zctx.consumer(*eps)
+    return r, consumer
+
+
+# --- strings -------------------------------------------------------------------
+
+def test_string_encodings_byte_for_byte(push):
+    r, consumer = push
+    cases = [
+        (b"embstr", b"hello", b"embstr"),
+        (b"raw", b"x" * 100, b"raw"),
+        (b"int", b"12345", b"int"),
+        (b"negint", b"-9223372036854775808", b"int"),
+        (b"empty", b"", b"embstr"),
+        (b"bin\x00key\xff", b"a\x00b\r\n\xff\x00", b"embstr"),
+    ]
+    for key, value, encoding in cases:
+        r.set(key, value)
+        assert r.object("encoding", key) == encoding
+        expire_lazily(r, key)
+        assert consumer.recv() == frames(0, STRING, key, value)
+
+
+def test_string_shared_integer_and_big_values(push):
+    r, consumer = push
+    r.set("small", 7)  # a shared integer object
+    expire_lazily(r, "small")
+    assert consumer.recv() == frames(0, STRING, b"small", b"7")
+    big = os.urandom(5 * 1024 * 1024)
+    r.set("big", big)
+    expire_lazily(r, "big")
+    assert consumer.recv(timeout=20) == frames(0, STRING, b"big", big)
+
+
+def test_strings_modified_after_creation(push):
+    r, consumer = push
+    r.set("n", 10)
+    r.incrby("n", 5)
+    r.append("s", "abc")
+    r.append("s", "def")
+    r.setrange("s", 1, b"\x00")
+    for key, value in ((b"n", b"15"), (b"s", b"a\x00cdef")):
+        expire_lazily(r, key)
+        assert consumer.recv() == frames(0, STRING, key, value)
+
+
+# --- hashes --------------------------------------------------------------------
+
+def test_hash_listpack_byte_for_byte(push):
+    r, consumer = push
+    pairs = [(b"f1", b"v1"), (b"num", b"42"), (b"neg", b"-7"), (b"empty", b""), (b"b\x00in", b"\xff\x00")]
+    r.hset("h", mapping=dict(pairs))
+    assert r.object("encoding", "h") == b"listpack"
+    flat = r.hgetall("h")
+    assert list(flat.items()) == pairs
+    expire_lazily(r, "h")
+    assert consumer.recv() == frames(0, HASH, b"h", pairs)
+
+
+def test_hash_hashtable_same_format(push):
+    r, consumer = push
+    pairs = {b"f%d" % i: (b"v%d" % i if i % 3 else b"%d" % (i * 1000)) for i in range(300)}
+    pairs[b"long"] = b"y" * 200
+    r.hset("big", mapping=pairs)
+    assert r.object("encoding", "big") == b"hashtable"
+    expire_lazily(r, "big")
+    db, typ, key, value = decode(consumer.recv())
+    assert (db, typ, key) == (0, HASH, b"big")
+    assert len(value) == len(pairs)
+    assert dict(value) == pairs
+
+
+def test_hash_both_encodings_give_same_message(push):
+    r, consumer = push
+    r.hset("a", mapping={"x": "1", "y": "two"})
+    r.config_set("hash-max-listpack-entries", 0)
+    r.hset("b", mapping={"x": "1", "y": "two"})
+    assert r.object("encoding", "a") == b"listpack"
+    assert r.object("encoding", "b") == b"hashtable"
+    expire_lazily(r, "a")
+    expire_lazily(r, "b")
+    ma, mb = consumer.recv(), consumer.recv()
+    assert ma[0] == mb[0] and ma[2][:4] == mb[2][:4] == struct.pack("=I", 4)
+    assert sorted(decode(ma)[3]) == sorted(decode(mb)[3]) == [(b"x", b"1"), (b"y", b"two")]
+
+
+# --- extension types -----------------------------------------------------------
+
+def test_list_byte_for_byte(push):
+    r, consumer = push
+    items = [b"a", b"12", b"", b"-5", b"z" * 300, b"\x00\xff"]
+    r.rpush("l", *items)
+    expire_lazily(r, "l")
+    assert consumer.recv() == frames(0, LIST, b"l", items)
+    many = [b"e%d" % i for i in range(5000)]
+    r.rpush("biglist", *many)
+    expire_lazily(r, "biglist")
+    assert consumer.recv() == frames(0, LIST, b"biglist", many)
+
+
+def test_sets_both_encodings(push):
+    r, consumer = push
+    r.sadd("ints", 3, 1, -2, 100000)
+    assert r.object("encoding", "ints") == b"intset"
+    expire_lazily(r, "ints")
+    # An intset keeps its members sorted.
+    assert consumer.recv() == frames(0, SET, b"ints", [b"-2", b"1", b"3", b"100000"])
+    members = {b"m%d" % i for i in range(200)} | {b"", b"\x00"}
+    r.sadd("strs", *members)
+    assert r.object("encoding", "strs") == b"hashtable"
+    expire_lazily(r, "strs")
+    db, typ, key, value = decode(consumer.recv())
+    assert (db, typ, key) == (0, SET, b"strs")
+    assert sorted(value) == sorted(members)
+
+
+def test_zsets_both_encodings(push):
+    r, consumer = push
+    r.zadd("z", {"a": 1.5, "b": 2, "c": -3, "d": 0.1, "e": float("inf"), "f": 3.0000000001})
+    assert r.object("encoding", "z") == b"listpack"
+    # Scores as text are what ZRANGE WITHSCORES prints (Redis's %.17g rules).
+    flat = r.execute_command("ZRANGE", "z", 0, -1, "WITHSCORES")
+    expected = list(zip(flat[0::2], flat[1::2]))
+    assert expected[0] == (b"c", b"-3") and (b"a", b"1.5") in expected and (b"e", b"inf") in expected
+    expire_lazily(r, "z")
+    assert consumer.recv() == frames(0, ZSET, b"z", expected)
+
+    r.zadd("bigz", {"m%d" % i: i / 4 for i in range(300)})
+    assert r.object("encoding", "bigz") == b"skiplist"
+    flat = r.execute_command("ZRANGE", "bigz", 0, -1, "WITHSCORES")
+    expected = list(zip(flat[0::2], flat[1::2]))
+    expire_lazily(r, "bigz")
+    assert consumer.recv() == frames(0, ZSET, b"bigz", expected)
+
+
+def test_types_not_enabled_send_nothing(server_factory, zctx):
+    s, r, eps = start(server_factory)  # default: string,hash
+    assert r.config_get("zmq-expiry-types") == {"zmq-expiry-types": "string,hash"}
+    r.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "0")
+    consumer = zctx.consumer(*eps)
+    r.rpush("l", "a")
+    r.sadd("s", "a")
+    r.zadd("z", {"a": 1})
+    for k in ("l", "s", "z"):
+        expire_lazily(r, k)
+    r.set("str", "v")
+    expire_lazily(r, "str")
+    assert consumer.recv() == frames(0, STRING, b"str", b"v")
+    # Only lists, now: strings and hashes go silent.
+    r.config_set("zmq-expiry-types", "list")
+    r.set("str", "v")
+    r.hset("h", "f", "v")
+    expire_lazily(r, "str")
+    expire_lazily(r, "h")
+    r.rpush("l", "x")
+    expire_lazily(r, "l")
+    assert consumer.recv() == frames(0, LIST, b"l", [b"x"])
+    consumer.expect_nothing()
+    assert info(r)["expiry_push_messages_sent"] == 2
+    assert info(r)["expiry_push_dropped"] == 0
+
+
+def test_types_config_errors(server_factory):
+    s, r, eps = start(server_factory)
+    with pytest.raises(Exception) as e:
+        r.config_set("zmq-expiry-types", "string,stream")
+    assert "zmq-expiry-types" in str(e.value)
+    assert r.config_get("zmq-expiry-types") == {"zmq-expiry-types": "string,hash"}
+    r.config_set("zmq-expiry-types", "zset,LIST,string")
+    assert r.config_get("zmq-expiry-types") == {"zmq-expiry-types": "string,list,zset"}
+
+
+# --- databases, lazy and active expiry -----------------------------------------
+
+def test_databases_other_than_zero(push):
+    r, consumer = push
+    for db in (1, 9, 15):
+        c = r.connection_pool.connection_kwargs.copy()
+        other = type(r)(host=c["host"], port=c["port"], db=db)
+        other.set("k", "db%d" % db)
+        other.hset("h", "f", db)
+        expire_lazily(other, "k")
+        expire_lazily(other, "h")
+        assert consumer.recv() == frames(db, STRING, b"k", b"db%d" % db)
+        assert consumer.recv() == frames(db, HASH, b"h", [(b"f", b"%d" % db)])
+        other.close()
+
+
+def test_lazy_expiry_sends_on_access_only(push):
+    r, consumer = push
+    r.set("k", "v", px=1)
+    time.sleep(0.05)
+    consumer.expect_nothing(0.3)  # active expiry is off: still there, unseen
+    assert r.get("k") is None
+    assert consumer.recv() == frames(0, STRING, b"k", b"v")
+    # Any access: EXISTS, TYPE, a write to another field...
+    r.hset("h", "f", "v")
+    r.pexpire("h", 1)
+    time.sleep(0.01)
+    assert r.hset("h", "g", "w") == 1  # the old hash expired first, a new one is made
+    assert consumer.recv() == frames(0, HASH, b"h", [(b"f", b"v")])
+    consumer.expect_nothing()
+
+
+def test_active_expiry_sends_unread_keys(server_factory, zctx):
+    s, r, eps = start(server_factory)
+    consumer = zctx.consumer(*eps)
+    r.set("a", "1", px=30)
+    r.hset("h", mapping={"f": "v"})
+    r.pexpire("h", 60)
+    got = [consumer.recv(), consumer.recv()]
+    assert got == [frames(0, STRING, b"a", b"1"), frames(0, HASH, b"h", [(b"f", b"v")])]
+    assert r.dbsize() == 0
+    assert r.info("stats")["expired_keys"] == 2
+
+
+def test_active_expiry_many_keys_in_deadline_order(server_factory, zctx):
+    s, r, eps = start(server_factory)
+    consumer = zctx.consumer(*eps)
+    n = 2000
+    p = r.pipeline(transaction=False)
+    base = int(time.time() * 1000) + 300
+    for i in range(n):
+        p.execute_command("SET", "k%d" % i, "v%d" % i, "PXAT", base + i // 10)
+    p.execute_command("SET", "last", "x", "PXAT", base + n)
+    p.execute()
+    msgs = consumer.recv_n(n + 1, timeout=30)
+    keys = [decode(m)[2] for m in msgs]
+    assert keys[-1] == b"last"
+    assert sorted(keys[:-1]) == sorted(b"k%d" % i for i in range(n))
+    # Deadlines are 1 ms apart every 10 keys: groups arrive in deadline order.
+    groups = [int(k[1:]) // 10 for k in keys[:-1]]
+    assert groups == sorted(groups)
+
+
+def test_deletions_that_are_not_expiry_send_nothing(push):
+    r, consumer = push
+    r.set("del", "v", ex=100)
+    r.delete("del")
+    r.set("unlink", "v", ex=100)
+    r.unlink("unlink")
+    r.set("over", "old", ex=100)
+    r.set("over", "new")  # overwrite
+    r.delete("over")
+    r.set("getdel", "v", ex=100)
+    r.getdel("getdel")
+    r.hset("h", "f", "v")
+    r.expire("h", 100)
+    r.hdel("h", "f")  # the last field: the hash is deleted
+    r.set("renamed", "v", ex=100)
+    r.rename("renamed", "other")
+    r.delete("other")
+    for db in (0, 3):
+        c = r.connection_pool.connection_kwargs
+        other = type(r)(host=c["host"], port=c["port"], db=db)
+        other.set("f%d" % db, "v", ex=100)
+        other.close()
+    r.execute_command("SELECT", 3)
+    r.execute_command("FLUSHDB")
+    r.execute_command("SELECT", 0)
+    r.set("fa", "v", ex=100)
+    r.flushall()
+    r.set("async", "v", ex=100)
+    r.flushall(asynchronous=True)
+    consumer.expect_nothing(0.3)
+    assert info(r)["expiry_push_messages_sent"] == 0
+    r.set("sentinel", "s")
+    expire_lazily(r, "sentinel")
+    assert consumer.recv() == frames(0, STRING, b"sentinel", b"s")
+
+
+# --- endpoints and configuration ---------------------------------------------
+
+@pytest.fixture
+def ipc_endpoint(tmp_path):
+    return "ipc://" + str(tmp_path / "expiry.ipc")
+
+
+def test_several_endpoints(server_factory, zctx, ipc_endpoint):
+    s, r, eps = start(server_factory, endpoints=[tcp_endpoint(), tcp_endpoint(), ipc_endpoint])
+    r.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "0")
+    assert r.config_get("zmq-expiry-endpoint")["zmq-expiry-endpoint"] == " ".join(eps)
+    assert info(r)["expiry_push_endpoints"] == ",".join(eps)
+    # Each endpoint alone delivers.
+    for e in eps:
+        consumer = zctx.consumer(e)
+        r.set("k", e)
+        expire_lazily(r, "k")
+        assert consumer.recv() == frames(0, STRING, b"k", e.encode())
+        consumer.close()
+        time.sleep(0.2)  # 0MQ would still route to a peer it has not yet seen leave
+    # One consumer per endpoint: 0MQ spreads the messages, none lost or doubled.
+    consumers = [zctx.consumer(e) for e in eps]
+    time.sleep(0.3)  # all connected, so the load is spread
+    n = 60
+    for i in range(n):
+        r.set("k%d" % i, i)
+        expire_lazily(r, "k%d" % i)
+    got = []
+    deadline = time.time() + 10
+    while len(got) < n and time.time() < deadline:
+        for c in consumers:
+            if c.sock.poll(10):
+                got.append(decode(c.sock.recv_multipart())[2])
+    assert sorted(got) == sorted(b"k%d" % i for i in range(n))
+    for c in consumers:
+        c.expect_nothing(0.1)
+
+
+def test_wildcard_port_shown_in_info(server_factory, zctx):
+    s, r, _ = start(server_factory, endpoints=["tcp://127.0.0.1:*"])
+    r.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "0")
+    bound = info(r)["expiry_push_bound_endpoints"]
+    assert bound.startswith("tcp://127.0.0.1:") and not bound.endswith("*")
+    consumer = zctx.consumer(bound)
+    r.set("k", "v")
+    expire_lazily(r, "k")
+    assert consumer.recv() == frames(0, STRING, b"k", b"v")
+    # Naming the resolved address keeps the same binding (no "address in use").
+    r.config_set("zmq-expiry-endpoint", bound)
+    assert info(r)["expiry_push_bound_endpoints"] == bound
+
+
+def refused(endpoint):
+    host, port = endpoint[len("tcp://"):].rsplit(":", 1)
+    with socket.socket() as sk:
+        sk.settimeout(1)
+        return sk.connect_ex((host, int(port))) != 0
+
+
+def test_config_set_rebinds(server_factory, zctx):
+    s, r, (a,) = start(server_factory)
+    r.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "0")
+    ca = zctx.consumer(a)
+    r.set("k", "1")
+    expire_lazily(r, "k")
+    assert ca.recv() == frames(0, STRING, b"k", b"1")
+
+    b, c = tcp_endpoint(), tcp_endpoint()
+    assert r.config_set("zmq-expiry-endpoint", "%s %s" % (b, c))
+    assert r.config_get("zmq-expiry-endpoint")["zmq-expiry-endpoint"] == "%s %s" % (b, c)
+    wait_for(lambda: refused(a), what="old endpoint to close")
+    cb = zctx.consumer(b, c)
+    r.set("k", "2")
+    expire_lazily(r, "k")
+    assert cb.recv() == frames(0, STRING, b"k", b"2")
+    ca.expect_nothing(0.2)
+
+    # Keeping one endpoint and going back to the first one.
+    assert r.config_set("zmq-expiry-endpoint", "%s %s" % (c, a))
+    wait_for(lambda: refused(b), what="removed endpoint to close")
+    assert not refused(c) and not refused(a)
+    # Clearing it stops the push; setting it again restarts it.
+    assert r.config_set("zmq-expiry-endpoint", "")
+    assert info(r)["expiry_push_enabled"] == 0
+    r.set("k", "silent")
+    expire_lazily(r, "k")
+    assert r.config_set("zmq-expiry-endpoint", a)
+    r.set("k", "3")
+    expire_lazily(r, "k")
+    assert ca.recv() == frames(0, STRING, b"k", b"3")
+    assert info(r)["expiry_push_enabled"] == 1
+
+
+@pytest.mark.parametrize("bad,reason", [
+    ("bogus", "Invalid argument"),
+    ("foo://127.0.0.1:5", "Protocol not supported"),
+    ("tcp://192.0.2.1:5555", "Cannot assign requested address"),
+    ("inproc://x", "inproc endpoints are only reachable inside the server"),
+])
+def test_bad_endpoints_refused_and_nothing_changes(server_factory, zctx, bad, reason):
+    s, r, (a,) = start(server_factory)
+    r.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "0")
+    b = tcp_endpoint()
+    with pytest.raises(Exception) as e:
+        r.config_set("zmq-expiry-endpoint", "%s %s" % (b, bad))
+    msg = str(e.value)
+    assert msg.startswith("CONFIG SET failed (possibly related to argument 'zmq-expiry-endpoint') - ")
+    assert bad in msg and reason in msg
+    assert r.config_get("zmq-expiry-endpoint")["zmq-expiry-endpoint"] == a
+    wait_for(lambda: refused(b), what="the endpoint bound for the failed list to be released")
+    consumer = zctx.consumer(a)
+    r.set("k", "still")
+    expire_lazily(r, "k")
+    assert consumer.recv() == frames(0, STRING, b"k", b"still")
+
+
+def test_endpoint_in_use_or_listed_twice_refused(server_factory):
+    s, r, (a,) = start(server_factory)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        busy = "tcp://127.0.0.1:%d" % taken.getsockname()[1]
+        with pytest.raises(Exception) as e:
+            r.config_set("zmq-expiry-endpoint", busy)
+        assert "Address already in use" in str(e.value)
+    with pytest.raises(Exception) as e:
+        r.config_set("zmq-expiry-endpoint", "%s %s" % (a, a))
+    assert "listed twice" in str(e.value)
+    # A failing CONFIG SET of several parameters puts the endpoints back too.
+    b = tcp_endpoint()
+    with pytest.raises(Exception):
+        r.execute_command("CONFIG", "SET", "zmq-expiry-endpoint", b, "zmq-expiry-hwm", "nope")
+    assert r.config_get("zmq-expiry-endpoint")["zmq-expiry-endpoint"] == a
+    wait_for(lambda: refused(b), what="the rolled back endpoint to be released")
+    assert not refused(a)
+
+
+def test_bad_endpoint_at_startup_is_fatal(server_factory):
+    with pytest.raises(RuntimeError) as e:
+        server_factory("--zmq-expiry-endpoint", "tcp://192.0.2.1:5555")
+    assert "FATAL CONFIG FILE ERROR" in str(e.value)
+    assert "tcp://192.0.2.1:5555" in str(e.value)
+    with pytest.raises(RuntimeError) as e:
+        server_factory(config_text="zmq-expiry-endpoint %s\nzmq-expiry-endpoint nonsense\n" % tcp_endpoint())
+    assert "nonsense" in str(e.value) and "Invalid argument" in str(e.value)
+
+
+def test_config_file_and_config_get(server_factory, zctx):
+    a, b = tcp_endpoint(), tcp_endpoint()
+    s = server_factory("--enable-debug-command", "yes", config_text=(
+        "zmq-expiry-endpoint %s\nzmq-expiry-endpoint %s\nzmq-expiry-hwm 10\nzmq-expiry-backlog 1mb\n"
+        "zmq-expiry-types hash,string,zset\n" % (a, b)))
+    r = s.client()
+    cfg = r.config_get("zmq-expiry-*")
+    assert cfg == {"zmq-expiry-endpoint": "%s %s" % (a, b), "zmq-expiry-hwm": "10",
+                   "zmq-expiry-backlog": "1048576", "zmq-expiry-types": "string,hash,zset"}
+    r.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "0")
+    consumer = zctx.consumer(b)
+    r.zadd("z", {"m": 2})
+    expire_lazily(r, "z")
+    assert consumer.recv() == frames(0, ZSET, b"z", [(b"m", b"2")])
+
+
+# --- backlog -------------------------------------------------------------------
+
+def test_no_consumer_then_backlog_delivered_in_order(server_factory, zctx):
+    s, r, eps = start(server_factory, types=ALL_TYPES)
+    r.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "0")
+    expected = []
+    for i in range(300):
+        key = b"k%d" % i
+        if i % 3 == 0:
+            r.hset(key, mapping={"i": i})
+            expected.append(frames(0, HASH, key, [(b"i", b"%d" % i)]))
+        elif i % 3 == 1:
+            r.set(key, b"v" * i)
+            expected.append(frames(0, STRING, key, b"v" * i))
+        else:
+            r.rpush(key, i)
+            expected.append(frames(0, LIST, key, [b"%d" % i]))
+        expire_lazily(r, key)
+    st = info(r)
+    assert st["expiry_push_messages_sent"] == 0
+    assert st["expiry_push_backlog_messages"] == 300
+    assert st["expiry_push_backlog_bytes"] == sum(len(b"".join(m)) for m in expected)
+    assert st["expiry_push_dropped"] == 0
+    time.sleep(0.5)  # still nobody: nothing moves
+    consumer = zctx.consumer(*eps)
+    # Messages that expire while the backlog drains go behind it.
+    r.set("after", "x")
+    expire_lazily(r, "after")
+    expected.append(frames(0, STRING, b"after", b"x"))
+    assert consumer.recv_n(len(expected)) == expected
+    consumer.expect_nothing(0.2)
+    wait_for(lambda: info(r)["expiry_push_backlog_messages"] == 0, what="empty backlog")
+    st = info(r)
+    assert st["expiry_push_messages_sent"] == 301
+    assert st["expiry_push_bytes_sent"] == sum(len(b"".join(m)) for m in expected)
+
+
+def test_backlog_overflow_dropped_and_counted(server_factory, zctx):
+    s, r, eps = start(server_factory, "--zmq-expiry-backlog", "1000")
+    r.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "0")
+    expected = []
+    for i in range(100):
+        key = b"key:%03d" % i
+        r.set(key, b"value:%03d" % i)
+        expected.append(frames(0, STRING, key, b"value:%03d" % i))
+        expire_lazily(r, key)
+    size = len(b"".join(expected[0]))  # every message has the same size
+    fit = 1000 // size
+    st = info(r)
+    assert st["expiry_push_backlog_messages"] == fit
+    assert st["expiry_push_backlog_bytes"] == fit * size
+    assert st["expiry_push_dropped"] == 100 - fit
+    assert "backlog full" in st["expiry_push_last_error"]
+    consumer = zctx.consumer(*eps)
+    # The oldest ones were kept; the newer ones were dropped.
+    assert consumer.recv_n(fit) == expected[:fit]
+    consumer.expect_nothing(0.3)
+    st = info(r)
+    assert st["expiry_push_messages_sent"] == fit and st["expiry_push_backlog_messages"] == 0
+    # With room again, messages flow.
+    r.set("k", "v")
+    expire_lazily(r, "k")
+    assert consumer.recv() == frames(0, STRING, b"k", b"v")
+    assert info(r)["expiry_push_dropped"] == 100 - fit
+
+
+def test_backlog_zero_drops_without_consumer(server_factory, zctx):
+    s, r, eps = start(server_factory, "--zmq-expiry-backlog", "0")
+    r.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "0")
+    r.set("k", "v")
+    expire_lazily(r, "k")
+    st = info(r)
+    assert st["expiry_push_dropped"] == 1 and st["expiry_push_backlog_messages"] == 0
+
+
+def test_removing_endpoints_discards_backlog_counted(server_factory):
+    s, r, eps = start(server_factory)
+    r.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "0")
+    for i in range(5):
+        r.set("k%d" % i, "v")
+        expire_lazily(r, "k%d" % i)
+    assert info(r)["expiry_push_backlog_messages"] == 5
+    r.config_set("zmq-expiry-endpoint", "")
+    st = info(r)
+    assert st["expiry_push_backlog_messages"] == 0 and st["expiry_push_dropped"] == 5
+    assert "discarded" in st["expiry_push_last_error"]
+
+
+PING_PROBE = r"""
+import socket, sys, time, select
+sock = socket.create_connection((sys.argv[1], int(sys.argv[2])))
+lat = []
+while not select.select([sys.stdin], [], [], 0)[0]:
+    t = time.perf_counter()
+    sock.sendall(b"PING\r\n")
+    assert sock.recv(64) == b"+PONG\r\n"
+    lat.append(time.perf_counter() - t)
+    time.sleep(0.001)
+lat.sort()
+print(lat[len(lat) * 99 // 100], lat[-1], len(lat))
+"""
+
+
+class PingProbe:
+    """Measures PING round trips from another client, in its own process so
+    that the test's own work does not delay it."""
+
+    def __init__(self, server):
+        self.proc = subprocess.Popen([sys.executable, "-c", PING_PROBE, server.host, str(server.port)],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        time.sleep(0.2)
+
+    def finish(self):
+        out, _ = self.proc.communicate(b"stop\n", timeout=10)
+        p99, worst, count = out.split()
+        assert int(count) > 10
+        return float(p99), float(worst)
+
+
+def test_stalled_consumer_never_blocks_the_server(server_factory, zctx):
+    """The original patch blocked the whole server once its consumer went
+    away; here a consumer that reads nothing fills 0MQ's queue, then the
+    backlog, then drops - while PING keeps answering."""
+    s, r, eps = start(server_factory, "--zmq-expiry-hwm", "10", "--zmq-expiry-backlog", "1mb")
+    stalled = zctx.consumer(*eps, rcvhwm=10)  # connected, never reads
+    time.sleep(0.2)
+    probe = PingProbe(s)
+    n = 30000  # 30 MB of messages: more than socket buffers, HWM and backlog hold
+    value = b"x" * 1000
+    for start_i in range(0, n, 5000):
+        p = r.pipeline(transaction=False)
+        for i in range(start_i, start_i + 5000):
+            p.set(b"k%d" % i, value, px=50)
+        p.execute()
+    big = os.urandom(5 * 1024 * 1024)
+    r.set("big", big, px=50)
+    wait_for(lambda: r.dbsize() == 0, timeout=30, what="every key to expire")
+    p99, worst = probe.finish()
+    st = info(r)
+    assert st["expiry_push_dropped"] > 0
+    assert st["expiry_push_messages_sent"] + st["expiry_push_backlog_messages"] + st["expiry_push_dropped"] == n + 1
+    assert st["expiry_push_backlog_bytes"] <= 1024 * 1024
+    assert p99 < 0.1 and worst < 1.0, (p99, worst)
+    # The consumer wakes up: it gets what was sent plus the whole backlog, in order.
+    total = st["expiry_push_messages_sent"] + st["expiry_push_backlog_messages"]
+    got = stalled.recv_n(total, timeout=60)
+    keys = [decode(m)[2] for m in got]
+    idx = [int(k[1:]) for k in keys if k != b"big"]
+    assert len(set(idx)) == len(idx)
+    stalled.expect_nothing(0.3)
+    wait_for(lambda: info(r)["expiry_push_backlog_messages"] == 0, what="empty backlog")
+
+
+def test_ping_prompt_while_backlog_drains(server_factory, zctx):
+    s, r, eps = start(server_factory)
+    n = 50000
+    for start_i in range(0, n, 10000):
+        p = r.pipeline(transaction=False)
+        for i in range(start_i, start_i + 10000):
+            p.set(b"k%d" % i, b"v", px=20)
+        p.execute()
+    wait_for(lambda: r.dbsize() == 0, timeout=30, what="every key to expire")
+    assert info(r)["expiry_push_backlog_messages"] == n
+    probe = PingProbe(s)
+    consumer = zctx.consumer(*eps)
+    got = consumer.recv_n(n, timeout=60)
+    p99, worst = probe.finish()
+    assert len(got) == n
+    assert p99 < 0.1 and worst < 1.0, (p99, worst)
+
+
+def test_shutdown_with_backlog_is_quick(server_factory):
+    s, r, eps = start(server_factory)
+    r.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "0")
+    for i in range(100):
+        r.set("k%d" % i, "v")
+        expire_lazily(r, "k%d" % i)
+    t = time.time()
+    s.proc.terminate()
+    s.proc.wait(timeout=10)
+    assert time.time() - t < 3
+    assert "backlog messages not delivered at shutdown" in s.log()
+
+
+# --- the consumers in utils/ -------------------------------------------------------
+
+EXPECTED_LINES = [
+    'db=0 type=string key="s" value="hello"',
+    'db=0 type=string key="n" value="42"',
+    'db=2 type=string key="b\\x00in\\n" value="\\"q\\" \\\\ \\t\\r\\xff"',
+    'db=0 type=hash key="h" fields=2 "f"="v" "n"="1"',
+    'db=0 type=list key="l" elements=3 "a" "" "7"',
+    'db=0 type=set key="s" members=2 "1" "2"',
+    'db=0 type=zset key="z" members=2 "a"="1.5" "b"="2"',
+    'db=0 type=string key="empty" value=""',
+]
+
+
+def produce_for_utils(r):
+    r.set("s", "hello")
+    expire_lazily(r, "s")
+    r.set("n", 42)
+    expire_lazily(r, "n")
+    c = r.connection_pool.connection_kwargs
+    r2 = type(r)(host=c["host"], port=c["port"], db=2)
+    r2.set(b"b\x00in\n", b'"q" \\ \t\r\xff')
+    expire_lazily(r2, b"b\x00in\n")
+    r2.close()
+    r.hset("h", mapping={"f": "v", "n": 1})
+    expire_lazily(r, "h")
+    r.rpush("l", "a", "", 7)
+    expire_lazily(r, "l")
+    r.sadd("s", 2, 1)
+    expire_lazily(r, "s")
+    r.zadd("z", {"a": 1.5, "b": 2})
+    expire_lazily(r, "z")
+    r.set("empty", "")
+    expire_lazily(r, "empty")
+
+
+@pytest.mark.parametrize("client", ["c", "perl"])
+def test_utils_consumers(server_factory, client):
+    if client == "c":
+        if not os.path.exists(C_CLIENT):
+            subprocess.run(["make", "utils/zmq_expiry_msg_client"], cwd=ROOT, check=True,
+                           stdout=subprocess.DEVNULL)
+        cmd = [C_CLIENT]
+    else:
+        cmd = ["perl", PERL_CLIENT]
+    s, r, eps = start(server_factory, types=ALL_TYPES)
+    r.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "0")
+    # The backlog keeps everything until the consumer has connected.
+    produce_for_utils(r)
+    proc = subprocess.run(cmd + ["-n", str(len(EXPECTED_LINES))] + eps, capture_output=True, timeout=30)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.decode().splitlines() == EXPECTED_LINES
+    assert proc.stderr == b""
+
+
+def test_utils_consumers_big_value_and_usage(server_factory):
+    s, r, eps = start(server_factory)
+    r.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "0")
+    big = b"ab" * (3 * 1024 * 1024)
+    line = 'db=0 type=string key="big" value="%s"' % big.decode()
+    for cmd in ([C_CLIENT], ["perl", PERL_CLIENT]):
+        consumer = subprocess.Popen(cmd + ["-n", "1"] + eps, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        r.set("big", big)
+        expire_lazily(r, "big")
+        out, err = consumer.communicate(timeout=60)
+        assert out.decode().splitlines() == [line] and err == b""
+        time.sleep(0.2)  # let the server see this consumer leave before the next one
+        usage = subprocess.run(cmd, capture_output=True, timeout=10)
+        assert usage.returncode != 0 and b"Usage" in usage.stderr
