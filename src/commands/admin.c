@@ -66,6 +66,8 @@ static int checkPassword(robj *user, robj *pass) {
 
 void authCommand(client *c) {
     if (c->argc > 3) {
+    /* The secrets never reach MONITOR or SLOWLOG. */
+    for (int j = 1; j < c->argc; j++) redactClientCommandArgument(c, j);
         addReplyErrorObject(c, shared.syntaxerr);
         return;
     }
@@ -118,6 +120,8 @@ void helloCommand(client *c) {
         const char *opt = c->argv[j]->ptr;
         if (!strcasecmp(opt, "auth") && more >= 2) {
             user = c->argv[j + 1];
+            redactClientCommandArgument(c, j + 1);
+            redactClientCommandArgument(c, j + 2);
             pass = c->argv[j + 2];
             j += 2;
         } else if (!strcasecmp(opt, "setname") && more >= 1) {
@@ -143,19 +147,16 @@ void helloCommand(client *c) {
         addReplyError(c, "Client names cannot contain spaces, newlines or special characters.");
         return;
     }
-    if (ver == 3) {
-        /* RESP3 replies are not implemented: refuse rather than answer in the wrong protocol. */
-        addReplyError(c, "-NOPROTO unsupported protocol version");
-        return;
-    }
     if (name) setClientName(c, name);
     addReplyMapLen(c, 7);
+    /* The reply is already in the new protocol. */
+    if (ver) c->resp = (int)ver;
     addReplyBulkCString(c, "server");
     addReplyBulkCString(c, "redis");
     addReplyBulkCString(c, "version");
     addReplyBulkCString(c, "7.0.15");
     addReplyBulkCString(c, "proto");
-    addReplyLongLong(c, 2);
+    addReplyLongLong(c, c->resp);
     addReplyBulkCString(c, "id");
     addReplyLongLong(c, (long long)c->id);
     addReplyBulkCString(c, "mode");

@@ -1,10 +1,12 @@
 /* monitor: MONITOR and the feed of executed commands (see monitor.h).
- * Lines look like: +1700000000.123456 [0 127.0.0.1:5555] "set" "k" "v" */
+ * Lines look like: +1700000000.123456 [0 127.0.0.1:5555] "set" "k" "v"
+ * The pipeline feeds a command after it ran, with the argv as the client sent
+ * it; secrets were already replaced there by the commands that take them
+ * (redactClientCommandArgument), so nothing here knows command names. */
 #include "features/monitor.h"
 #include "server/client.h"
 #include "server/reply.h"
 
-#include <strings.h>
 #include <sys/time.h>
 
 void monitorFeed(client *c, int dictid, robj **argv, int argc) {
@@ -15,29 +17,22 @@ void monitorFeed(client *c, int dictid, robj **argv, int argc) {
     if (c->flags & CLIENT_LUA) line = sdscatprintf(line, "[%d lua] ", dictid);
     else if (c->flags & CLIENT_UNIX_SOCKET) line = sdscatprintf(line, "[%d unix:%s] ", dictid, server.unixsocket);
     else line = sdscatprintf(line, "[%d %s] ", dictid, c->addr);
-    /* Credentials never leave the server. */
-    int redact_from = argc;
-    const char *name = argv[0]->ptr;
-    if (!strcasecmp(name, "auth") || !strcasecmp(name, "hello") || !strcasecmp(name, "migrate")) redact_from = 1;
     for (int j = 0; j < argc; j++) {
-        if (j >= redact_from) {
-            line = sdscatlen(line, "\"(redacted)\"", 12);
-        } else {
-            char buf[LONG_STR_SIZE];
-            size_t len;
-            const char *p = stringObjectView(argv[j], buf, &len);
-            line = sdscatrepr(line, p, len);
-        }
+        char buf[LONG_STR_SIZE];
+        size_t len;
+        const char *p = stringObjectView(argv[j], buf, &len);
+        line = sdscatrepr(line, p, len);
         if (j != argc - 1) line = sdscatlen(line, " ", 1);
     }
     line = sdscatlen(line, "\r\n", 2);
+    /* The line is a status reply in both protocols; monitors see their own
+     * commands too, except a QUIT: nothing follows its +OK. */
     listIter li;
     listNode *ln;
     listRewind(server.monitors, &li);
     while ((ln = listNext(&li))) {
         client *m = listNodeValue(ln);
-        if (m == c) continue;
-        addReplyProto(m, line, sdslen(line));
+        if (!(m->flags & CLIENT_CLOSE_AFTER_REPLY)) addReplyProto(m, line, sdslen(line));
     }
     sdsfree(line);
 }
@@ -47,6 +42,7 @@ void monitorCommand(client *c) {
         addReplyError(c, "MONITOR isn't allowed for DENY BLOCKING client");
         return;
     }
+    /* Already monitoring: ignored without a reply, as Redis does for a replica. */
     if (c->flags & CLIENT_MONITOR) return;
     c->flags |= CLIENT_MONITOR;
     listAddNodeTail(server.monitors, c);

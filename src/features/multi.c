@@ -102,6 +102,8 @@ void execCommand(client *c) {
         c->mstate.commands[j].argc = c->argc;
         c->mstate.commands[j].argv = c->argv;
         c->mstate.commands[j].cmd = c->cmd;
+        /* MONITOR and SLOWLOG have seen the vector as sent; it is not needed any more. */
+        freeClientOriginalArgv(c);
     }
     propagateTransactionEnd(c->db->id);
     c->flags &= ~CLIENT_DENY_BLOCKING;

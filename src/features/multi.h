@@ -5,6 +5,7 @@
 #include "server/server.h"
 
 void initClientMultiState(client *c);
+void execCommand(client *c); /* the pipeline recognises EXEC by its proc */
 void freeClientMultiState(client *c);
 void queueMultiCommand(client *c);
 void discardTransaction(client *c);

@@ -48,8 +48,9 @@ static void updatePubsubFlag(client *c) {
     else c->flags &= ~CLIENT_PUBSUB;
 }
 
+/* Subscription confirmations and messages are push frames in RESP3. */
 static void replySubscription(client *c, robj *kind, robj *name, int count) {
-    addReply(c, shared.mbulkhdr[3]);
+    addReplyPushLen(c, 3);
     addReply(c, kind);
     if (name) addReplyBulk(c, name);
     else addReplyNull(c);
@@ -172,7 +173,7 @@ int pubsubPublishMessage(robj *channel, robj *message) {
         listRewind(clients, &li);
         while ((ln = listNext(&li))) {
             client *c = listNodeValue(ln);
-            addReply(c, shared.mbulkhdr[3]);
+            addReplyPushLen(c, 3);
             addReply(c, shared.messagebulk);
             addReplyBulk(c, channel);
             addReplyBulk(c, message);
@@ -191,7 +192,7 @@ int pubsubPublishMessage(robj *channel, robj *message) {
             listRewind(dictGetVal(de), &li);
             while ((ln = listNext(&li))) {
                 client *c = listNodeValue(ln);
-                addReply(c, shared.mbulkhdr[4]);
+                addReplyPushLen(c, 4);
                 addReply(c, shared.pmessagebulk);
                 addReplyBulk(c, pat);
                 addReplyBulk(c, chan);
@@ -243,6 +244,10 @@ void publishCommand(client *c) {
 }
 
 void pubsubChannelsCommand(client *c) {
+    if (c->argc > 3) {
+        addReplySubcommandSyntaxError(c);
+        return;
+    }
     robj *pat = c->argc == 3 ? c->argv[2] : NULL;
     void *replylen = addReplyDeferredLen(c);
     long n = 0;
@@ -269,7 +274,10 @@ void pubsubNumsubCommand(client *c) {
 
 void pubsubNumpatCommand(client *c) { addReplyLongLong(c, dictSize(patterns)); }
 
-void pubsubShardchannelsCommand(client *c) { addReply(c, shared.emptyarray); }
+void pubsubShardchannelsCommand(client *c) {
+    if (c->argc > 3) addReplySubcommandSyntaxError(c);
+    else addReply(c, shared.emptyarray); /* no shard channels outside cluster mode */
+}
 
 void pubsubShardnumsubCommand(client *c) {
     addReplyMapLen(c, c->argc - 2);

@@ -9,6 +9,7 @@
  * busy-reply-threshold other clients are served -BUSY, and SCRIPT KILL works
  * for scripts that have not written. */
 #include "features/scripting.h"
+#include "features/monitor.h"
 #include "server/blocking.h"
 #include "server/client.h"
 #include "server/reply.h"
@@ -25,6 +26,7 @@
 #include <lualib.h>
 #include <math.h>
 #include <openssl/sha.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -152,7 +154,13 @@ static int errorHandler(lua_State *L) {
 
 /* ----------------------------------------------------------- RESP → Lua */
 
-static const char *respToLua(lua_State *L, const char *p, int resp);
+/* redis.call gets the reply the command produced on the script client, in
+ * the protocol the script chose with redis.setresp: RESP2 (nil bulk and nil
+ * array → false) or RESP3 (null → nil, maps {map=...}, sets {set=...},
+ * doubles {double=n}, booleans, big numbers {big_number=s}, verbatim strings
+ * {verbatim_string={format=, string=}}). Attributes are dropped. */
+
+static const char *respToLua(lua_State *L, const char *p);
 
 static const char *respLine(const char *p, long long *ll) {
     const char *crlf = strchr(p, '\r');
@@ -160,32 +168,49 @@ static const char *respLine(const char *p, long long *ll) {
     return crlf + 2;
 }
 
-static const char *respAggregateToLua(lua_State *L, const char *p, long long n, int resp) {
+/* Sets t[field] = the value on top of the stack (popped); t is below it. */
+static void setFieldFromTop(lua_State *L, const char *field) {
+    lua_pushstring(L, field);
+    lua_insert(L, -2);
+    lua_settable(L, -3);
+}
+
+static const char *respArrayToLua(lua_State *L, const char *p, long long n) {
     lua_newtable(L);
     for (long long j = 1; j <= n; j++) {
         lua_pushnumber(L, (lua_Number)j);
-        p = respToLua(L, p, resp);
+        p = respToLua(L, p);
         lua_settable(L, -3);
     }
     return p;
 }
 
+/* {map = {k = v, ...}} or, for sets, {set = {member = true, ...}}. */
+static const char *respMapOrSetToLua(lua_State *L, const char *p, long long n, int is_map) {
+    lua_newtable(L);
+    lua_newtable(L);
+    for (long long j = 0; j < n; j++) {
+        p = respToLua(L, p);
+        if (is_map) p = respToLua(L, p);
+        else lua_pushboolean(L, 1);
+        lua_settable(L, -3);
+    }
+    setFieldFromTop(L, is_map ? "map" : "set");
+    return p;
+}
+
 /* Converts one reply at p; returns the position after it. */
-static const char *respToLua(lua_State *L, const char *p, int resp) {
+static const char *respToLua(lua_State *L, const char *p) {
     long long ll;
-    const char *crlf;
+    const char *crlf = strchr(p, '\r');
+    luaL_checkstack(L, 4, "reply too deep");
     switch (*p) {
     case '+':
-        crlf = strchr(p, '\r');
         lua_newtable(L);
-        lua_pushstring(L, "ok");
         lua_pushlstring(L, p + 1, crlf - p - 1);
-        lua_settable(L, -3);
+        setFieldFromTop(L, "ok");
         return crlf + 2;
-    case '-':
-        crlf = strchr(p, '\r');
-        pushErrorTable(L, p, crlf - p);
-        return crlf + 2;
+    case '-': pushErrorTable(L, p, crlf - p); return crlf + 2;
     case ':':
         p = respLine(p, &ll);
         lua_pushnumber(L, (lua_Number)ll);
@@ -199,15 +224,52 @@ static const char *respToLua(lua_State *L, const char *p, int resp) {
         lua_pushlstring(L, p, ll);
         return p + ll + 2;
     case '*':
+    case '>':
         p = respLine(p, &ll);
         if (ll < 0) {
             lua_pushboolean(L, 0);
             return p;
         }
-        return respAggregateToLua(L, p, ll, resp);
+        return respArrayToLua(L, p, ll);
+    case '%': p = respLine(p, &ll); return respMapOrSetToLua(L, p, ll, 1);
+    case '~': p = respLine(p, &ll); return respMapOrSetToLua(L, p, ll, 0);
+    case '_': lua_pushnil(L); return crlf + 2;
+    case '#': lua_pushboolean(L, p[1] == 't'); return crlf + 2;
+    case ',': {
+        sds num = sdsnewlen(p + 1, crlf - p - 1);
+        lua_newtable(L);
+        lua_pushnumber(L, strtod(num, NULL));
+        setFieldFromTop(L, "double");
+        sdsfree(num);
+        return crlf + 2;
+    }
+    case '(':
+        lua_newtable(L);
+        lua_pushlstring(L, p + 1, crlf - p - 1);
+        setFieldFromTop(L, "big_number");
+        return crlf + 2;
+    case '=':
+        /* "=<len>\r\n<fmt>:<payload>\r\n" */
+        p = respLine(p, &ll);
+        lua_newtable(L);
+        lua_newtable(L);
+        lua_pushlstring(L, p, ll >= 3 ? 3 : (size_t)ll);
+        setFieldFromTop(L, "format");
+        lua_pushlstring(L, ll > 4 ? p + 4 : p, ll > 4 ? (size_t)ll - 4 : 0);
+        setFieldFromTop(L, "string");
+        setFieldFromTop(L, "verbatim_string");
+        return p + ll + 2;
+    case '|':
+        /* An attribute map precedes the real reply: skip it. */
+        p = respLine(p, &ll);
+        for (long long j = 0; j < ll * 2; j++) {
+            p = respToLua(L, p);
+            lua_pop(L, 1);
+        }
+        return respToLua(L, p);
     }
     lua_pushboolean(L, 0);
-    return p + 1;
+    return crlf ? crlf + 2 : p + strlen(p);
 }
 
 /* ------------------------------------------------------------ Lua → reply */
@@ -236,8 +298,13 @@ static void luaReplyToClient(client *c, lua_State *L, int depth) {
         break;
     }
     case LUA_TBOOLEAN:
-        if (lua_toboolean(L, -1)) addReply(c, shared.cone);
-        else addReplyNull(c);
+        /* In RESP2 scripts false means null; RESP3 scripts have real booleans. */
+        if (run.resp == 2) {
+            if (lua_toboolean(L, -1)) addReply(c, shared.cone);
+            else addReplyNull(c);
+        } else {
+            addReplyBool(c, lua_toboolean(L, -1));
+        }
         break;
     case LUA_TNUMBER: addReplyLongLong(c, (long long)lua_tonumber(L, -1)); break;
     case LUA_TTABLE:
@@ -262,8 +329,24 @@ static void luaReplyToClient(client *c, lua_State *L, int depth) {
         } else if (tableField(L, "big_number", LUA_TSTRING)) {
             size_t len;
             const char *s = lua_tolstring(L, -1, &len);
-            addReplyBulkCBuffer(c, s, len);
+            sds num = sdsnewlen(s, len);
+            for (size_t i = 0; i < len; i++)
+                if (num[i] == '\r' || num[i] == '\n') num[i] = ' ';
+            addReplyBigNum(c, num, len);
+            sdsfree(num);
             lua_pop(L, 1);
+        } else if (tableField(L, "verbatim_string", LUA_TTABLE)) {
+            size_t len = 0;
+            const char *str = NULL, *format = NULL;
+            lua_getfield(L, -1, "format");
+            lua_getfield(L, -2, "string");
+            if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TSTRING) {
+                format = lua_tostring(L, -2);
+                str = lua_tolstring(L, -1, &len);
+            }
+            if (str) addReplyVerbatim(c, str, len, format);
+            else addReplyNull(c);
+            lua_pop(L, 3);
         } else if (tableField(L, "map", LUA_TTABLE)) {
             void *replylen = addReplyDeferredLen(c);
             long n = 0;
@@ -388,7 +471,7 @@ static int redisCallGeneric(lua_State *L, int raise) {
     call(c, flags);
     freeClientArgv(c);
     sds reply = collectReply(c);
-    respToLua(L, reply, run.resp);
+    respToLua(L, reply);
     sdsfree(reply);
     if (raise && lua_istable(L, -1)) {
         lua_pushstring(L, "err");
@@ -827,6 +910,9 @@ static void setKeysArgv(lua_State *L, const char *name, robj **elev, int elec) {
 static void evalGenericCommand(client *c, int evalsha, int readonly_cmd) {
     long long numkeys;
     char sha[41];
+    /* EVAL is skip_monitor for the pipeline: it is shown here, before the
+     * commands the script runs, as Redis 7.0 does. */
+    if (!server.loading && !(c->flags & CLIENT_AOF)) monitorFeed(c, c->db->id, c->argv, c->argc);
     if (getLongLongFromObject(c->argv[2], &numkeys) != 0) {
         addReplyError(c, "value is not an integer or out of range");
         return;

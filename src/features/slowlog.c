@@ -1,5 +1,7 @@
 /* slowlog: SLOWLOG GET/LEN/RESET/HELP (see slowlog.h). Entries keep at most
- * 32 arguments and 128 bytes of each, as Redis does, so the log stays small. */
+ * 32 arguments and 128 bytes of each, as Redis does, so the log stays small.
+ * The pipeline hands in the argv as the client sent it (secrets already
+ * redacted); commands run by scripts are logged from the script's client. */
 #include "features/slowlog.h"
 #include "server/reply.h"
 #include "core/zmalloc.h"
@@ -58,7 +60,8 @@ static slowlogEntry *slowlogCreateEntry(client *c, robj **argv, int argc, long l
     se->time = time(NULL);
     se->duration = duration;
     se->id = slowlog_entry_id++;
-    se->peerid = sdsnew(c->flags & CLIENT_LUA ? "" : c->addr);
+    /* A client without a connection (the script client) shows as Redis's "?:0". */
+    se->peerid = sdsnew(c->fd == -1 && c->addr[0] == '\0' ? "?:0" : c->addr);
     se->cname = c->name ? sdsnew(c->name->ptr) : sdsempty();
     return se;
 }
@@ -78,6 +81,10 @@ void slowlogLenCommand(client *c) { addReplyLongLong(c, listLength(slowlog)); }
 
 void slowlogGetCommand(client *c) {
     long long count = 10;
+    if (c->argc > 3) {
+        addReplySubcommandSyntaxError(c);
+        return;
+    }
     if (c->argc == 3) {
         if (getLongLongFromObject(c->argv[2], &count) != 0 || count < -1) {
             addReplyError(c, "count should be greater than or equal to -1");

@@ -9,7 +9,8 @@ void freeClient(client *c);
 void freeClientAsync(client *c);
 void freeClientsInAsyncFreeQueue(void);
 void resetClient(client *c);
-void freeClientArgv(client *c);
+void freeClientArgv(client *c);         /* also frees the original argv, if one was kept */
+void freeClientOriginalArgv(client *c);
 void acceptTcpHandler(aeEventLoop *el, int fd, void *privdata, int mask);
 void acceptUnixHandler(aeEventLoop *el, int fd, void *privdata, int mask);
 int handleClientsWithPendingWrites(void);
@@ -28,6 +29,8 @@ void clientsCron(void);
 void rewriteClientCommandArgument(client *c, int i, robj *newval);
 void replaceClientCommandVector(client *c, int argc, robj **argv);
 void rewriteClientCommandVector(client *c, int argc, ...);
+/* Show argv[argc] as "(redacted)" in MONITOR and SLOWLOG (the command still sees the secret). */
+void redactClientCommandArgument(client *c, int argc);
 const char *getClientPeerId(client *c);
 void disconnectAllClients(void);
 void closeListeningSockets(int unlink_unix_socket);

@@ -131,7 +131,16 @@ void acceptUnixHandler(aeEventLoop *el, int fd, void *privdata, int mask) {
     }
 }
 
+void freeClientOriginalArgv(client *c) {
+    if (!c->original_argv) return;
+    for (int j = 0; j < c->original_argc; j++) decrRefCount(c->original_argv[j]);
+    zfree(c->original_argv);
+    c->original_argv = NULL;
+    c->original_argc = 0;
+}
+
 void freeClientArgv(client *c) {
+    freeClientOriginalArgv(c);
     for (int j = 0; j < c->argc; j++) decrRefCount(c->argv[j]);
     c->argc = 0;
     c->cmd = NULL;
@@ -608,7 +617,26 @@ static void readQueryFromClient(aeEventLoop *el, int fd, void *privdata, int mas
 
 /* ------------------------------------------------------------ argv rewriting */
 
+/* Before the first rewrite of a command's argv, keep the vector as sent. */
+static void retainOriginalCommandVector(client *c) {
+    if (c->original_argv) return;
+    c->original_argc = c->argc;
+    c->original_argv = zmalloc(sizeof(robj *) * c->argc);
+    for (int j = 0; j < c->argc; j++) {
+        c->original_argv[j] = c->argv[j];
+        incrRefCount(c->argv[j]);
+    }
+}
+
+void redactClientCommandArgument(client *c, int argc) {
+    retainOriginalCommandVector(c);
+    if (argc >= c->original_argc || c->original_argv[argc] == shared.redacted) return;
+    decrRefCount(c->original_argv[argc]);
+    c->original_argv[argc] = shared.redacted;
+}
+
 void rewriteClientCommandArgument(client *c, int i, robj *newval) {
+    retainOriginalCommandVector(c);
     if (i >= c->argv_len) {
         c->argv = zrealloc(c->argv, sizeof(robj *) * (i + 1));
         c->argv_len = i + 1;
@@ -624,7 +652,13 @@ void rewriteClientCommandArgument(client *c, int i, robj *newval) {
 }
 
 void replaceClientCommandVector(client *c, int argc, robj **argv) {
+    retainOriginalCommandVector(c);
+    robj **original = c->original_argv;
+    int original_argc = c->original_argc;
+    c->original_argv = NULL; /* freeClientArgv must not free it */
     freeClientArgv(c);
+    c->original_argv = original;
+    c->original_argc = original_argc;
     c->argv = argv;
     c->argc = argc;
     c->argv_len = argc;

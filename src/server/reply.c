@@ -1,6 +1,6 @@
-/* reply: RESP2 reply builders (see reply.h). Bytes go to the client's fixed
- * buffer while the reply list is empty, then to 16 KB blocks on the list, so
- * order is kept and small replies never allocate. */
+/* reply: reply builders for RESP2 and RESP3 (see reply.h). Bytes go to the
+ * client's fixed buffer while the reply list is empty, then to 16 KB blocks on
+ * the list, so order is kept and small replies never allocate. */
 #include "server/reply.h"
 #include "server/client.h"
 #include "core/numparse.h"
@@ -73,6 +73,9 @@ void createSharedObjects(void) {
     shared.pxat = protoObject("PXAT");
     shared.minstring = protoObject("minstring");
     shared.maxstring = protoObject("maxstring");
+    /* Put in place of secrets in the argv MONITOR and SLOWLOG show. */
+    shared.redacted = protoObject("(redacted)");
+    shared.null3 = protoObject("_\r\n");
     for (int j = 0; j < 32; j++) {
         char buf[32];
         snprintf(buf, sizeof(buf), "*%d\r\n", j);
@@ -123,6 +126,7 @@ void addReplyProto(client *c, const char *s, size_t len) {
 }
 
 void addReply(client *c, robj *obj) {
+    if (c->resp == 3 && (obj == shared.null || obj == shared.nullarray)) obj = shared.null3;
     if (sdsEncodedObject(obj)) {
         addReplyProto(c, obj->ptr, sdslen(obj->ptr));
     } else {
@@ -163,11 +167,18 @@ void addReplyLongLong(client *c, long long ll) {
 }
 
 void addReplyArrayLen(client *c, long length) { addReplyLongLongWithPrefix(c, length, '*'); }
-void addReplyMapLen(client *c, long length) { addReplyLongLongWithPrefix(c, length * 2, '*'); }
-void addReplySetLen(client *c, long length) { addReplyLongLongWithPrefix(c, length, '*'); }
+void addReplyMapLen(client *c, long length) {
+    if (c->resp == 2) addReplyLongLongWithPrefix(c, length * 2, '*');
+    else addReplyLongLongWithPrefix(c, length, '%');
+}
+void addReplySetLen(client *c, long length) { addReplyLongLongWithPrefix(c, length, c->resp == 2 ? '*' : '~'); }
+void addReplyPushLen(client *c, long length) { addReplyLongLongWithPrefix(c, length, c->resp == 2 ? '*' : '>'); }
 void addReplyNull(client *c) { addReply(c, shared.null); }
 void addReplyNullArray(client *c) { addReply(c, shared.nullarray); }
-void addReplyBool(client *c, int b) { addReply(c, b ? shared.cone : shared.czero); }
+void addReplyBool(client *c, int b) {
+    if (c->resp == 2) addReply(c, b ? shared.cone : shared.czero);
+    else addReplyProto(c, b ? "#t\r\n" : "#f\r\n", 4);
+}
 
 void addReplyBulkCBuffer(client *c, const void *p, size_t len) {
     addReplyLongLongWithPrefix(c, (long long)len, '$');
@@ -198,17 +209,30 @@ void addReplyBulkLongLong(client *c, long long ll) {
     addReplyBulkCBuffer(c, buf, len);
 }
 
+/* A number already formatted: a bulk string in RESP2, a line after `type` in RESP3. */
+static void addReplyNumberText(client *c, char type, const char *s, size_t len) {
+    if (c->resp == 2) {
+        addReplyBulkCBuffer(c, s, len);
+        return;
+    }
+    addReplyProto(c, &type, 1);
+    addReplyProto(c, s, len);
+    addReplyProto(c, "\r\n", 2);
+}
+
 void addReplyDouble(client *c, double d) {
     char buf[128];
     int len = d2string(buf, sizeof(buf), d);
-    addReplyBulkCBuffer(c, buf, len);
+    addReplyNumberText(c, ',', buf, len);
 }
 
 void addReplyHumanLongDouble(client *c, long double d) {
     char buf[MAX_LONG_DOUBLE_CHARS];
     int len = ld2string(buf, sizeof(buf), d, 1);
-    addReplyBulkCBuffer(c, buf, len);
+    addReplyNumberText(c, ',', buf, len);
 }
+
+void addReplyBigNum(client *c, const char *num, size_t len) { addReplyNumberText(c, '(', num, len); }
 
 void addReplyStatusLength(client *c, const char *s, size_t len) {
     addReplyProto(c, "+", 1);
@@ -219,8 +243,16 @@ void addReplyStatusLength(client *c, const char *s, size_t len) {
 void addReplyStatus(client *c, const char *status) { addReplyStatusLength(c, status, strlen(status)); }
 
 void addReplyVerbatim(client *c, const char *s, size_t len, const char *ext) {
-    (void)ext;
-    addReplyBulkCBuffer(c, s, len);
+    if (c->resp == 2) {
+        addReplyBulkCBuffer(c, s, len);
+        return;
+    }
+    /* "=<len>\r\n<3-letter format>:<payload>\r\n" */
+    char head[48];
+    int n = snprintf(head, sizeof(head), "=%zu\r\n%.3s:", len + 4, ext);
+    addReplyProto(c, head, n);
+    addReplyProto(c, s, len);
+    addReplyProto(c, "\r\n", 2);
 }
 
 /* ------------------------------------------------------------------ errors */
@@ -347,8 +379,13 @@ static void setDeferredAggregateLen(client *c, void *node, long length, char pre
 }
 
 void setDeferredArrayLen(client *c, void *node, long length) { setDeferredAggregateLen(c, node, length, '*'); }
-void setDeferredMapLen(client *c, void *node, long length) { setDeferredAggregateLen(c, node, length * 2, '*'); }
-void setDeferredSetLen(client *c, void *node, long length) { setDeferredAggregateLen(c, node, length, '*'); }
+void setDeferredMapLen(client *c, void *node, long length) {
+    if (c->resp == 2) setDeferredAggregateLen(c, node, length * 2, '*');
+    else setDeferredAggregateLen(c, node, length, '%');
+}
+void setDeferredSetLen(client *c, void *node, long length) {
+    setDeferredAggregateLen(c, node, length, c->resp == 2 ? '*' : '~');
+}
 
 void copyReplicaOutputBuffer(client *dst, client *src) {
     addReplyProto(dst, src->buf, src->bufpos);

@@ -1,5 +1,7 @@
-/* reply: the one set of RESP2 reply builders. Every byte a client receives
- * goes through these; they buffer into the client and schedule the write. */
+/* reply: the one set of reply builders. Every byte a client receives goes
+ * through these; they buffer into the client and schedule the write. Each
+ * builder speaks the client's protocol (c->resp): RESP2, or RESP3 with its
+ * own null, map, set, double, boolean, big number, verbatim and push types. */
 #ifndef SERVER_REPLY_H
 #define SERVER_REPLY_H
 
@@ -14,14 +16,16 @@ struct sharedObjects {
         *subscribebulk, *unsubscribebulk, *psubscribebulk, *punsubscribebulk, *del, *unlink,
         *rpop, *lpop, *lpush, *rpush, *rpoplpush, *lmove, *blmove, *zpopmin, *zpopmax,
         *emptyscan, *multi, *exec, *left, *right, *set, *pexpireat, *persist, *keepttl, *pxat,
-        *minstring, *maxstring, *select0;
+        *minstring, *maxstring, *select0, *redacted, *null3;
     robj *mbulkhdr[32]; /* "*<n>\r\n" */
     robj *bulkhdr[32];  /* "$<n>\r\n" */
 };
 extern struct sharedObjects shared;
 void createSharedObjects(void);
 
-void addReply(client *c, robj *obj);            /* obj holds raw protocol, or a string to send as is */
+/* obj holds raw protocol, or a string to send as is. shared.null and
+ * shared.nullarray become RESP3's null for a RESP3 client. */
+void addReply(client *c, robj *obj);
 void addReplyProto(client *c, const char *s, size_t len);
 void addReplySds(client *c, sds s);             /* raw protocol; takes ownership */
 void addReplyBulk(client *c, robj *obj);
@@ -30,17 +34,19 @@ void addReplyBulkCString(client *c, const char *s); /* NULL → null bulk */
 void addReplyBulkSds(client *c, sds s);         /* takes ownership */
 void addReplyBulkLongLong(client *c, long long ll);
 void addReplyLongLong(client *c, long long ll);
-void addReplyDouble(client *c, double d);       /* bulk string as Redis prints doubles */
-void addReplyHumanLongDouble(client *c, long double d);
-void addReplyNull(client *c);                   /* $-1 */
-void addReplyNullArray(client *c);              /* *-1 */
+void addReplyDouble(client *c, double d);       /* RESP2: bulk "%.17g"; RESP3: ',' double */
+void addReplyHumanLongDouble(client *c, long double d); /* RESP2: bulk; RESP3: ',' double */
+void addReplyBigNum(client *c, const char *num, size_t len); /* RESP2: bulk; RESP3: '(' */
+void addReplyNull(client *c);                   /* RESP2: $-1; RESP3: _ */
+void addReplyNullArray(client *c);              /* RESP2: *-1; RESP3: _ */
 void addReplyArrayLen(client *c, long length);
-void addReplyMapLen(client *c, long length);    /* RESP2: array of 2*length */
-void addReplySetLen(client *c, long length);
-void addReplyBool(client *c, int b);            /* RESP2: :1 / :0 */
+void addReplyMapLen(client *c, long length);    /* RESP2: array of 2*length; RESP3: '%' */
+void addReplySetLen(client *c, long length);    /* RESP2: array; RESP3: '~' */
+void addReplyPushLen(client *c, long length);   /* RESP2: array; RESP3: '>' (out-of-band push) */
+void addReplyBool(client *c, int b);            /* RESP2: :1 / :0; RESP3: #t / #f */
 void addReplyStatus(client *c, const char *status);
 void addReplyStatusLength(client *c, const char *s, size_t len);
-void addReplyVerbatim(client *c, const char *s, size_t len, const char *ext); /* RESP2: bulk */
+void addReplyVerbatim(client *c, const char *s, size_t len, const char *ext); /* RESP2: bulk; RESP3: '=' */
 /* Errors: "-ERR " is prepended to msg unless msg starts with '-' and carries its
  * own code ("-WRONGTYPE ..."). Newlines in msg are turned into spaces. */
 void addReplyError(client *c, const char *err);

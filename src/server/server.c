@@ -134,6 +134,16 @@ static int isTransactionControl(struct redisCommand *cmd) {
            !strcmp(n, "quit") || !strcmp(n, "reset");
 }
 
+/* A refused EXEC ends the transaction it would have run, as in Redis:
+ * "-EXECABORT Transaction discarded because of: <the refusal>". */
+static int rejectExec(client *c, const char *err, size_t len) {
+    if (!c->cmd || c->cmd->proc != execCommand) return 0;
+    discardTransaction(c);
+    if (len && err[0] == '-') err++, len--;
+    addReplyErrorFormat(c, "-EXECABORT Transaction discarded because of: %.*s", (int)len, err);
+    return 1;
+}
+
 static void rejectCommand(client *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void rejectCommand(client *c, const char *fmt, ...) {
     flagTransaction(c);
@@ -142,13 +152,27 @@ static void rejectCommand(client *c, const char *fmt, ...) {
     va_start(ap, fmt);
     sds s = sdscatvprintf(sdsempty(), fmt, ap);
     va_end(ap);
-    addReplyErrorSds(c, s);
+    if (rejectExec(c, s, sdslen(s))) sdsfree(s);
+    else addReplyErrorSds(c, s);
 }
 
 static void rejectCommandObject(client *c, robj *err) {
     flagTransaction(c);
     if (c->cmd) c->cmd->rejected_calls++;
-    addReplyErrorObject(c, err);
+    sds e = err->ptr; /* "-CODE message\r\n" */
+    if (!rejectExec(c, e, sdslen(e) - 2)) addReplyErrorObject(c, err);
+}
+
+/* Commands that may cause replication without being writes (PUBLISH, EVAL,
+ * ...). Redis 7.0 hides this flag from COMMAND output, so the table generated
+ * from that output lacks it: it is restored here. */
+static void markMayReplicateCommands(void) {
+    static const char *names[] = {"publish", "spublish", "eval", "evalsha", "fcall", "pfcount", "script|flush",
+                                  "script|load", NULL};
+    for (int i = 0; names[i]; i++) {
+        struct redisCommand *cmd = lookupCommandByCString(names[i]);
+        if (cmd) cmd->flags |= CMD_MAY_REPLICATE;
+    }
 }
 
 int commandIsContainer(robj *name);
@@ -214,6 +238,12 @@ int processCommand(client *c) {
         rejectCommandObject(c, shared.loadingerr);
         return C_OK;
     }
+    /* A MONITOR connection is a replica-like client: it may not touch keys. */
+    int reads = (flags & CMD_READONLY) || (c->cmd->proc == execCommand && (c->mstate.cmd_flags & CMD_READONLY));
+    if ((c->flags & CLIENT_MONITOR) && (reads || (flags & (CMD_WRITE | CMD_MAY_REPLICATE)))) {
+        rejectCommand(c, "Replica can't interact with the keyspace");
+        return C_OK;
+    }
     if ((c->flags & CLIENT_MULTI) && !isTransactionControl(c->cmd)) {
         queueMultiCommand(c);
         addReply(c, shared.queued);
@@ -226,14 +256,18 @@ int processCommand(client *c) {
     return C_OK;
 }
 
+/* Runs c->cmd. Afterwards, as Redis 7.0 does: SLOWLOG and command stats
+ * (unless the command blocked: they are done when it is served), then the
+ * MONITOR feed (once, when the command ran the first time, so a blocking
+ * command shows when it blocks), both with the argv as the client sent it
+ * (secrets redacted) and in the database the command left selected. */
 void call(client *c, int flags) {
     struct redisCommand *real_cmd = c->cmd;
     long long dirty = server.dirty;
     long long errors_before = server.stat_total_error_replies;
     int was_blocked = c->flags & CLIENT_BLOCKED;
     int prev_executing = c->flags & CLIENT_EXECUTING;
-    if (listLength(server.monitors) && !server.loading && !(c->cmd->flags & (CMD_SKIP_MONITOR | CMD_ADMIN)))
-        monitorFeed(c, c->db->id, c->argv, c->argc);
+    int reprocessing = blockingIsReprocessing(c);
     c->flags |= CLIENT_EXECUTING;
     monotime start = getMonotonicUs();
     c->cmd->proc(c);
@@ -242,15 +276,20 @@ void call(client *c, int flags) {
     dirty = server.dirty - dirty;
     if (dirty < 0) dirty = 0;
     if (server.stat_total_error_replies > errors_before) real_cmd->failed_calls++;
+    robj **argv = c->original_argv ? c->original_argv : c->argv;
+    int argc = c->original_argv ? c->original_argc : c->argc;
     int blocked_now = (c->flags & CLIENT_BLOCKED) && !was_blocked;
     if (!blocked_now) {
-        if ((flags & CALL_SLOWLOG) && !(c->cmd->flags & CMD_SKIP_SLOWLOG) && !(c->flags & CLIENT_LUA))
-            slowlogPushEntryIfNeeded(c, c->argv, c->argc, duration);
+        if ((flags & CALL_SLOWLOG) && !(real_cmd->flags & CMD_SKIP_SLOWLOG))
+            slowlogPushEntryIfNeeded(c, argv, argc, duration);
         if (flags & CALL_STATS) {
             real_cmd->microseconds += duration;
             real_cmd->calls++;
         }
     }
+    if (!reprocessing && listLength(server.monitors) && !server.loading && !(c->flags & CLIENT_AOF) &&
+        !(real_cmd->flags & (CMD_SKIP_MONITOR | CMD_ADMIN)))
+        monitorFeed(c, c->db->id, argv, argc);
     if ((flags & CALL_PROPAGATE) && dirty && !(c->flags & CLIENT_AOF) && !(c->cmd->flags & CMD_PROPAGATES_EFFECTS))
         propagateCommand(c->db->id, c->argv, c->argc);
     c->lastcmd = c->cmd;
@@ -468,6 +507,7 @@ int main(int argc, char **argv) {
     server.exec_argv = argv;
     initServerConfig();
     populateCommandTable();
+    markMayReplicateCommands();
     if (loadServerConfigFromArgs(argc, argv) != C_OK) exit(1);
     if (server.daemonize) daemonize();
     initServer();

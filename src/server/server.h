@@ -165,6 +165,10 @@ struct client {
     int argc, argv_len;
     robj **argv;
     size_t argv_len_sum;
+    /* The argv as the client sent it, kept when a command rewrites its argv
+     * (for propagation) or redacts a secret: MONITOR and SLOWLOG show this. */
+    robj **original_argv;
+    int original_argc;
     struct redisCommand *cmd, *lastcmd, *realcmd;
     int reqtype;
     int multibulklen;
@@ -296,6 +300,7 @@ struct redisServer {
     int supervised;
     int syslog_enabled;
     char *requirepass;
+    char *masterauth; /* no replication yet: accepted (and redacted) like Redis */
     int notify_keyspace_events;
     int latency_tracking;
     int enable_debug_command; /* 0 no, 1 yes, 2 local */
