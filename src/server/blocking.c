@@ -76,16 +76,15 @@ int getTimeoutFromObjectOrReply(client *c, robj *object, long long *timeout, int
     long double ftval;
     long long tval;
     if (unit == UNIT_SECONDS) {
-        if (getLongDoubleFromObject(object, &ftval) != 0 || !isfinite((double)ftval)) {
+        if (getLongDoubleFromObject(object, &ftval) != 0) { /* NaN is refused there; inf passes */
             addReplyError(c, "timeout is not a float or out of range");
             return C_ERR;
         }
         ftval *= 1000.0;
-        if (ftval > (long double)LLONG_MAX || ftval < (long double)LLONG_MIN) {
-            addReplyError(c, "timeout is out of range");
-            return C_ERR;
-        }
-        tval = (long long)ceill(ftval);
+        /* Redis 7.0 converts without a range check, and on x86 every value out
+         * of range (inf included) converts to LLONG_MIN: "timeout is negative". */
+        if (ftval >= -(long double)LLONG_MIN || ftval < (long double)LLONG_MIN) tval = LLONG_MIN;
+        else tval = (long long)ceill(ftval);
     } else {
         if (getLongLongFromObject(object, &tval) != 0) {
             addReplyError(c, "timeout is not an integer or out of range");
@@ -98,11 +97,10 @@ int getTimeoutFromObjectOrReply(client *c, robj *object, long long *timeout, int
     }
     if (tval > 0) {
         long long now = commandTimeMs();
-        if (tval > LLONG_MAX - now) {
-            addReplyError(c, "timeout is out of range");
-            return C_ERR;
-        }
-        tval += now;
+        /* A deadline past the clock's range: Redis's sum wraps and the client
+         * then never times out, which is what 0 means here. */
+        if (tval > LLONG_MAX - now) tval = 0;
+        else tval += now;
     }
     *timeout = tval;
     return C_OK;
