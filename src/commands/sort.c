@@ -1,0 +1,414 @@
+/* sort: SORT and SORT_RO of Redis 7.0 over lists, sets and sorted sets.
+ *
+ * The elements are copied into a vector of string objects, each with its
+ * sort key: a double (numeric order, the default) or, with ALPHA, the
+ * element itself or the value found through the BY pattern. BY replaces the
+ * first '*' of a key pattern with the element ("weight_*", or
+ * "h_*->field" for a hash field); a pattern without '*' (e.g. "nosort")
+ * means "don't sort", and lists and sorted sets then come out in their own
+ * order (sets too, except with STORE or from a script, where the result must
+ * not depend on the hash table and ALPHA order is used instead). GET
+ * patterns pick what is returned for each element ('#' is the element).
+ * STORE writes the result as a list.
+ *
+ * This file only reads the other types' encodings (quicklist, intset, hash
+ * table, listpack, skiplist); their owners' files do all the writing. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/zmalloc.h"
+#include "data/intset.h"
+#include "data/listpack.h"
+#include "data/quicklist.h"
+#include "data/skiplist.h"
+#include "server/db.h"
+#include "server/keyhook.h"
+#include "server/reply.h"
+#include "server/server.h"
+
+/* One element being sorted. */
+typedef struct sortItem {
+    robj *obj;     /* the element */
+    double score;  /* numeric sort key (0 when the BY key is missing) */
+    robj *cmpobj;  /* ALPHA with BY: the BY value, NULL when missing */
+} sortItem;
+
+/* How items compare (qsort_r context). */
+typedef struct sortOrder {
+    int desc;
+    int alpha;
+    int bypattern;
+    int binary; /* STORE: byte order, so the stored list does not depend on the locale */
+} sortOrder;
+
+/* ----------------------------------------------------- pattern lookups */
+
+/* The value a BY/GET pattern yields for an element, with a reference the
+ * caller releases, or NULL. "#" is the element itself; otherwise the first
+ * '*' is replaced by the element to form a key, and a "->field" after the
+ * '*' reads that field of a hash. A key that is missing or of the wrong
+ * type, a missing field, or a pattern without '*', all yield NULL. The
+ * pattern is read as a C string, as Redis does. */
+static robj *lookupByPattern(redisDb *db, robj *pattern, robj *elem) {
+    const char *pat = pattern->ptr;
+    size_t patlen = sdslen(pattern->ptr);
+    if (pat[0] == '#' && pat[1] == '\0') {
+        incrRefCount(elem);
+        return elem;
+    }
+    const char *star = strchr(pat, '*');
+    if (star == NULL) return NULL;
+    const char *arrow = strstr(star + 1, "->");
+    size_t fieldlen = 0;
+    if (arrow != NULL && arrow[2] != '\0') fieldlen = patlen - (size_t)(arrow - pat) - 2;
+
+    char buf[LONG_STR_SIZE];
+    size_t elemlen;
+    const char *elembytes = stringObjectView(elem, buf, &elemlen);
+    size_t prefixlen = (size_t)(star - pat);
+    size_t postfixlen = patlen - prefixlen - 1 - (fieldlen ? fieldlen + 2 : 0);
+    sds keyname = sdsnewlen(pat, prefixlen);
+    keyname = sdscatlen(keyname, elembytes, elemlen);
+    keyname = sdscatlen(keyname, star + 1, postfixlen);
+    robj *key = createObject(OBJ_STRING, keyname);
+    robj *o = lookupKeyRead(db, key);
+    decrRefCount(key);
+    if (o == NULL) return NULL;
+
+    if (fieldlen == 0) {
+        if (o->type != OBJ_STRING) return NULL;
+        incrRefCount(o);
+        return o;
+    }
+    if (o->type != OBJ_HASH) return NULL;
+    const char *field = arrow + 2;
+    if (o->encoding == OBJ_ENCODING_LISTPACK) {
+        unsigned char *lp = o->ptr, *p = lpFirst(lp);
+        if (p) p = lpFind(lp, p, (const unsigned char *)field, (uint32_t)fieldlen, 1);
+        if (p == NULL) return NULL;
+        unsigned char intbuf[LP_INTBUF_SIZE];
+        uint32_t vlen;
+        unsigned char *v = lpGetString(lpNext(lp, p), &vlen, intbuf);
+        return createStringObject((const char *)v, vlen);
+    }
+    sds fieldname = sdsnewlen(field, fieldlen);
+    dictEntry *de = dictFind(o->ptr, fieldname);
+    sdsfree(fieldname);
+    if (de == NULL) return NULL;
+    sds value = dictGetVal(de);
+    return createStringObject(value, sdslen(value));
+}
+
+/* -------------------------------------------------- loading elements */
+
+static robj *listEntryObject(const quicklistEntry *e) {
+    return e->value ? createStringObject((const char *)e->value, e->sz) : createStringObjectFromLongLong(e->longval);
+}
+
+static robj *listpackEntryObject(unsigned char *p) {
+    unsigned char intbuf[LP_INTBUF_SIZE];
+    uint32_t len;
+    unsigned char *s = lpGetString(p, &len, intbuf);
+    return createStringObject((const char *)s, len);
+}
+
+static unsigned long containerLength(robj *o) {
+    switch (o->type) {
+    case OBJ_LIST: return quicklistCount(o->ptr);
+    case OBJ_SET: return o->encoding == OBJ_ENCODING_INTSET ? intsetLen(o->ptr) : dictSize(o->ptr);
+    case OBJ_ZSET:
+        return o->encoding == OBJ_ENCODING_LISTPACK ? lpLength(o->ptr) / 2 : ((zset *)o->ptr)->zsl->length;
+    }
+    return 0;
+}
+
+/* Elements first..first+count-1 of a list or sorted set in its own order,
+ * or counting from the end when reverse (element 0 is then the last). */
+static void loadRange(robj *o, long first, long count, int reverse, sortItem *out) {
+    long n = 0;
+    if (o->type == OBJ_LIST) {
+        quicklistIter *it = quicklistGetIteratorAtIdx(o->ptr, reverse ? QUICKLIST_ITER_FROM_TAIL : QUICKLIST_ITER_FROM_HEAD,
+                                                      reverse ? -1 - first : first);
+        quicklistEntry e;
+        while (n < count && it && quicklistNext(it, &e)) out[n++].obj = listEntryObject(&e);
+        if (it) quicklistReleaseIterator(it);
+    } else if (o->encoding == OBJ_ENCODING_LISTPACK) {
+        unsigned char *lp = o->ptr;
+        unsigned long pairs = lpLength(lp) / 2;
+        long idx = reverse ? (long)pairs - 1 - first : first;
+        unsigned char *p = lpSeek(lp, 2 * idx);
+        while (n < count && p) {
+            out[n++].obj = listpackEntryObject(p);
+            if (reverse) {
+                p = lpPrev(lp, p);
+                if (p) p = lpPrev(lp, p);
+            } else {
+                p = lpNext(lp, p); /* the score */
+                if (p) p = lpNext(lp, p);
+            }
+        }
+    } else {
+        zskiplist *zsl = ((zset *)o->ptr)->zsl;
+        unsigned long rank = reverse ? zsl->length - (unsigned long)first : (unsigned long)first + 1;
+        zskiplistNode *node = zslGetElementByRank(zsl, rank);
+        while (n < count && node) {
+            out[n++].obj = createStringObject(node->ele, sdslen(node->ele));
+            node = reverse ? node->backward : node->level[0].forward;
+        }
+    }
+}
+
+/* Every element of a set (in its iteration order) or of any container. */
+static void loadAll(robj *o, sortItem *out) {
+    if (o->type != OBJ_SET) {
+        loadRange(o, 0, (long)containerLength(o), 0, out);
+    } else if (o->encoding == OBJ_ENCODING_INTSET) {
+        long long v;
+        for (uint32_t i = 0; intsetGet(o->ptr, i, &v); i++) out[i].obj = createStringObjectFromLongLong(v);
+    } else {
+        dictIterator *di = dictGetIterator(o->ptr);
+        dictEntry *de;
+        long n = 0;
+        while ((de = dictNext(di)) != NULL) {
+            sds member = dictGetKey(de);
+            out[n++].obj = createStringObject(member, sdslen(member));
+        }
+        dictReleaseIterator(di);
+    }
+}
+
+/* --------------------------------------------------------- sort keys */
+
+/* A numeric sort key as Redis reads it: strtod must consume the whole value
+ * (leading spaces, hex and "inf" are fine; NaN and out-of-range are not).
+ * Returns 0 when the value cannot be used. */
+static int scoreFromObject(robj *o, double *score) {
+    if (o->encoding == OBJ_ENCODING_INT) {
+        long long v;
+        getLongLongFromObject(o, &v);
+        *score = (double)v;
+        return 1;
+    }
+    char *end;
+    errno = 0;
+    *score = strtod(o->ptr, &end);
+    return end[0] == '\0' && errno != ERANGE && !isnan(*score);
+}
+
+/* Fills every item's sort key. Returns 0 if a numeric key was not a number. */
+static int computeSortKeys(redisDb *db, sortItem *items, long n, robj *sortby, int alpha) {
+    int ok = 1;
+    for (long j = 0; j < n; j++) {
+        robj *byval = items[j].obj;
+        if (sortby) {
+            byval = lookupByPattern(db, sortby, items[j].obj);
+            if (byval == NULL) continue; /* missing: score 0 / NULL key */
+        }
+        if (alpha) {
+            if (sortby) items[j].cmpobj = getDecodedObject(byval);
+        } else if (!scoreFromObject(byval, &items[j].score)) {
+            ok = 0;
+        }
+        if (sortby) decrRefCount(byval);
+    }
+    return ok;
+}
+
+static int compareItems(const void *a, const void *b, void *ctx) {
+    const sortItem *x = a, *y = b;
+    const sortOrder *order = ctx;
+    int cmp;
+    if (!order->alpha) {
+        if (x->score > y->score) cmp = 1;
+        else if (x->score < y->score) cmp = -1;
+        else cmp = compareStringObjects(x->obj, y->obj); /* ties: deterministic order */
+    } else if (order->bypattern) {
+        if (x->cmpobj == NULL || y->cmpobj == NULL) {
+            /* A missing BY value sorts first. */
+            cmp = x->cmpobj == y->cmpobj ? 0 : (x->cmpobj == NULL ? -1 : 1);
+        } else {
+            cmp = order->binary ? compareStringObjects(x->cmpobj, y->cmpobj)
+                                : collateStringObjects(x->cmpobj, y->cmpobj);
+        }
+    } else {
+        cmp = order->binary ? compareStringObjects(x->obj, y->obj) : collateStringObjects(x->obj, y->obj);
+    }
+    return order->desc ? -cmp : cmp;
+}
+
+/* ------------------------------------------------------------ command */
+
+typedef struct sortOptions {
+    int desc, alpha, dontsort;
+    long limit_start, limit_count;
+    robj *sortby, *storekey;
+    robj **gets; /* GET patterns, in order */
+    int getcount;
+} sortOptions;
+
+/* Parses argv[2..]; C_ERR after replying with the error. */
+static int parseSortOptions(client *c, int readonly, sortOptions *opt) {
+    for (int j = 2; j < c->argc; j++) {
+        const char *arg = c->argv[j]->ptr;
+        int left = c->argc - j - 1;
+        if (!strcasecmp(arg, "asc")) {
+            opt->desc = 0;
+        } else if (!strcasecmp(arg, "desc")) {
+            opt->desc = 1;
+        } else if (!strcasecmp(arg, "alpha")) {
+            opt->alpha = 1;
+        } else if (!strcasecmp(arg, "limit") && left >= 2) {
+            long long start, count;
+            if (getLongLongFromObject(c->argv[j + 1], &start) != C_OK ||
+                getLongLongFromObject(c->argv[j + 2], &count) != C_OK) {
+                addReplyError(c, "value is not an integer or out of range");
+                return C_ERR;
+            }
+            opt->limit_start = (long)start;
+            opt->limit_count = (long)count;
+            j += 2;
+        } else if (!readonly && !strcasecmp(arg, "store") && left >= 1) {
+            opt->storekey = c->argv[++j];
+        } else if (!strcasecmp(arg, "by") && left >= 1) {
+            opt->sortby = c->argv[++j];
+            /* A constant pattern would give every element the same key. */
+            opt->dontsort = strchr(opt->sortby->ptr, '*') == NULL;
+        } else if (!strcasecmp(arg, "get") && left >= 1) {
+            opt->gets[opt->getcount++] = c->argv[++j];
+        } else {
+            addReplyErrorObject(c, shared.syntaxerr);
+            return C_ERR;
+        }
+    }
+    return C_OK;
+}
+
+/* Replies with (or stores) items [start, end]: each element, or for each
+ * element the value of every GET pattern. */
+static void emitResult(client *c, const sortOptions *opt, sortItem *items, long start, long end) {
+    long count = end - start + 1;
+    long outputlen = opt->getcount ? opt->getcount * count : count;
+    if (opt->storekey == NULL) {
+        addReplyArrayLen(c, outputlen);
+        for (long j = start; j <= end; j++) {
+            if (opt->getcount == 0) addReplyBulk(c, items[j].obj);
+            for (int g = 0; g < opt->getcount; g++) {
+                robj *val = lookupByPattern(c->db, opt->gets[g], items[j].obj);
+                if (val == NULL) {
+                    addReplyNull(c);
+                } else {
+                    addReplyBulk(c, val);
+                    decrRefCount(val);
+                }
+            }
+        }
+        return;
+    }
+
+    robj *list = createQuicklistObject(server.list_max_listpack_size, server.list_compress_depth);
+    for (long j = start; j <= end; j++) {
+        char buf[LONG_STR_SIZE];
+        size_t len;
+        const char *s;
+        if (opt->getcount == 0) {
+            s = stringObjectView(items[j].obj, buf, &len);
+            quicklistPushTail(list->ptr, s, len);
+        }
+        for (int g = 0; g < opt->getcount; g++) {
+            robj *val = lookupByPattern(c->db, opt->gets[g], items[j].obj);
+            if (val == NULL) {
+                quicklistPushTail(list->ptr, "", 0); /* a missing value is stored empty */
+                continue;
+            }
+            s = stringObjectView(val, buf, &len);
+            quicklistPushTail(list->ptr, s, len);
+            decrRefCount(val);
+        }
+    }
+    if (outputlen > 0) {
+        setKey(c, c->db, opt->storekey, list, 0);
+        keyChanged(c->db, opt->storekey, NOTIFY_LIST, "sortstore");
+        server.dirty += outputlen - 1; /* Redis counts one change per stored element */
+    } else if (dbDelete(c->db, opt->storekey)) {
+        keyChanged(c->db, opt->storekey, NOTIFY_GENERIC, "del");
+    }
+    decrRefCount(list);
+    addReplyLongLong(c, outputlen);
+}
+
+static void sortGeneric(client *c, int readonly) {
+    sortOptions opt = {.limit_count = -1};
+    opt.gets = zmalloc(sizeof(robj *) * (size_t)c->argc);
+    if (parseSortOptions(c, readonly, &opt) != C_OK) {
+        zfree(opt.gets);
+        return;
+    }
+
+    robj *sortval = lookupKeyRead(c->db, c->argv[1]);
+    if (sortval && sortval->type != OBJ_LIST && sortval->type != OBJ_SET && sortval->type != OBJ_ZSET) {
+        addReplyErrorObject(c, shared.wrongtypeerr);
+        zfree(opt.gets);
+        return;
+    }
+    /* Hold the value: GET/BY lookups may expire keys, even this one. */
+    if (sortval) incrRefCount(sortval);
+
+    /* An unsorted set would come out in hash table order: not acceptable
+     * where the result must be reproducible (stored, or inside a script). */
+    if (opt.dontsort && sortval && sortval->type == OBJ_SET && (opt.storekey || (c->flags & CLIENT_LUA))) {
+        opt.dontsort = 0;
+        opt.alpha = 1;
+        opt.sortby = NULL;
+    }
+
+    long total = sortval ? (long)containerLength(sortval) : 0;
+    long start = opt.limit_start < 0 ? 0 : opt.limit_start;
+    long end = opt.limit_count < 0 ? total - 1 : start + opt.limit_count - 1;
+    if (start >= total) {
+        start = total - 1;
+        end = total - 2;
+    }
+    if (end >= total) end = total - 1;
+
+    /* Lists and sorted sets that are not sorted: load just the range, in
+     * the container's own order (backwards for DESC). */
+    long n = total;
+    int ranged = sortval && sortval->type != OBJ_SET && opt.dontsort;
+    long first = start;
+    if (ranged) {
+        n = end >= start ? end - start + 1 : 0;
+        start = 0;
+        end = n - 1;
+    }
+    sortItem *items = zcalloc(sizeof(*items) * (size_t)(n > 0 ? n : 1));
+    if (ranged) {
+        if (n > 0) loadRange(sortval, first, n, opt.desc, items);
+    } else if (sortval) {
+        loadAll(sortval, items);
+    }
+
+    int numeric_error = 0;
+    if (!opt.dontsort) {
+        numeric_error = !computeSortKeys(c->db, items, n, opt.sortby, opt.alpha);
+        sortOrder order = {opt.desc, opt.alpha, opt.sortby != NULL, opt.storekey != NULL};
+        qsort_r(items, (size_t)n, sizeof(*items), compareItems, &order);
+    }
+
+    if (numeric_error) addReplyError(c, "One or more scores can't be converted into double");
+    else emitResult(c, &opt, items, start, end);
+
+    for (long j = 0; j < n; j++) {
+        decrRefCount(items[j].obj);
+        if (items[j].cmpobj) decrRefCount(items[j].cmpobj);
+    }
+    zfree(items);
+    if (sortval) decrRefCount(sortval);
+    zfree(opt.gets);
+}
+
+void sortCommand(client *c) { sortGeneric(c, 0); }
+
+void sortRoCommand(client *c) { sortGeneric(c, 1); }
