@@ -9,6 +9,7 @@
  * busy-reply-threshold other clients are served -BUSY, and SCRIPT KILL works
  * for scripts that have not written. */
 #include "features/scripting.h"
+#include "features/lua_libs.h"
 #include "features/monitor.h"
 #include "server/blocking.h"
 #include "server/client.h"
@@ -714,6 +715,12 @@ static void createInterpreter(void) {
     lua_pushcfunction(L, luaopen_bit);
     lua_call(L, 0, 1);
     lua_setglobal(L, "bit");
+    lua_pushcfunction(L, luaopenStruct);
+    lua_call(L, 0, 1);
+    lua_setglobal(L, "struct");
+    lua_pushcfunction(L, luaopenCmsgpack);
+    lua_call(L, 0, 1);
+    lua_setglobal(L, "cmsgpack");
     static const char *removed[] = {"dofile", "loadfile", "print", "getfenv", "setfenv", "newproxy", "module",
                                     "require", "gcinfo", NULL};
     for (int i = 0; removed[i]; i++) {
@@ -759,7 +766,7 @@ static void createInterpreter(void) {
     wrapGlobalFunction(L, "pcall", wrappedPcall);
 
     /* Library tables become read-only proxies, then the globals themselves. */
-    static const char *libs[] = {"redis", "string", "table", "math", "cjson", "bit", "coroutine", NULL};
+    static const char *libs[] = {"redis", "string", "table", "math", "cjson", "bit", "struct", "cmsgpack", "coroutine", NULL};
     for (int i = 0; libs[i]; i++) {
         lua_getglobal(L, libs[i]);
         if (lua_istable(L, -1)) {
