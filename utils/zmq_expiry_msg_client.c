@@ -166,11 +166,19 @@ int main(int argc, char **argv) {
     for (long long n = 0; limit < 0 || n < limit; n++) {
         zmq_msg_t msgs[MAX_FRAMES];
         frame f[MAX_FRAMES];
-        int nframes = 0, more = 1;
+        int nframes = 0, more = 1, flushed = 0;
         while (more) {
             zmq_msg_t m;
             zmq_msg_init(&m);
-            if (zmq_msg_recv(&m, sock, 0) == -1) {
+            /* Output is flushed only when no message is waiting: a line per
+             * write(2) would cap the rate far below what the server sends. */
+            int flags = nframes == 0 && !flushed ? ZMQ_DONTWAIT : 0;
+            if (zmq_msg_recv(&m, sock, flags) == -1) {
+                if (errno == EAGAIN) {
+                    fflush(stdout);
+                    flushed = 1; /* now wait */
+                    continue;
+                }
                 if (errno == EINTR) continue;
                 fprintf(stderr, "receive failed: %s\n", zmq_strerror(errno));
                 return 1;
@@ -187,11 +195,11 @@ int main(int argc, char **argv) {
         fclose(line);
         if (err) fprintf(stderr, "malformed message (%s)\n", err);
         else printf("%s\n", text);
-        fflush(stdout);
         free(text);
         text = NULL;
         for (int i = 0; i < kept; i++) zmq_msg_close(&msgs[i]);
     }
+    fflush(stdout);
     zmq_close(sock);
     zmq_ctx_term(ctx);
     return 0;

@@ -373,9 +373,8 @@ static int socketWritable(void) {
  * resume timer. */
 static void drainBacklog(void) {
     monotime start = getMonotonicUs();
-    unsigned long rounds = 0;
     while (push.head) {
-        if ((++rounds & 31) == 0 && getMonotonicUs() - start > DRAIN_BUDGET_US) {
+        if (getMonotonicUs() - start > DRAIN_BUDGET_US) {
             if (push.drain_timer == -1) push.drain_timer = aeCreateTimeEvent(server.el, 0, drainTimer, NULL);
             return;
         }
