@@ -23,7 +23,7 @@ import time
 import redis
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OURS = os.path.join(ROOT, "src", "redis-server")
+OURS = os.environ.get("OURS_SERVER") or os.path.join(ROOT, "src", "redis-server")
 REF = shutil.which("redis-server") or "/usr/bin/redis-server"
 TESTS = "set,get,incr,lpush,rpush,lpop,rpop,sadd,hset,spop,zadd,zpopmin,lrange_100,lrange_600,mset"
 

@@ -80,6 +80,15 @@ size_t zmalloc_get_rss(void) {
     return (size_t)pages_rss * (size_t)sysconf(_SC_PAGESIZE);
 }
 
+void zmalloc_set_background_thread(int enable) {
+#ifdef USE_JEMALLOC
+    _Bool val = enable != 0;
+    mallctl("background_thread", NULL, NULL, &val, sizeof(val));
+#else
+    (void)enable;
+#endif
+}
+
 const char *zmalloc_lib_name(void) {
 #ifdef USE_JEMALLOC
     static char name[64];
