@@ -935,13 +935,15 @@ void zpopmaxCommand(client *c) { zpopMinMaxCommand(c, ZSET_MAX); }
 
 /* The blocking pops: served at once when a key has elements, otherwise the
  * client blocks and the framework runs the command again when a key gets
- * data (blocking.h), so this one function also serves the woken client. */
+ * data (blocking.h), so this one function also serves the woken client —
+ * from the key that became ready, as Redis does, not the first with data. */
 static void blockingZpopGeneric(client *c, robj **keys, int numkeys, int where, int timeout_idx, long count,
                                 int nested) {
     long long timeout;
     if (getTimeoutFromObjectOrReply(c, c->argv[timeout_idx], &timeout, UNIT_SECONDS) != C_OK) return;
-    for (int j = 0; j < numkeys; j++) {
-        robj *key = keys[j], *o = lookupKeyWrite(c->db, key);
+    robj *ready = blockingReadyKey(c), **candidates = ready ? &ready : keys;
+    for (int j = 0; j < (ready ? 1 : numkeys); j++) {
+        robj *key = candidates[j], *o = lookupKeyWrite(c->db, key);
         if (!o) continue;
         if (checkType(c, o, OBJ_ZSET)) return;
         if (zsetLength(o) == 0) continue;
