@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "commands/cmdargs.h"
 #include "core/zmalloc.h"
 #include "server/db.h"
 #include "server/keyhook.h"
@@ -20,7 +21,6 @@
 #include "server/server.h"
 
 static const char *const BAD_BIT_OFFSET = "bit offset is not an integer or out of range";
-static const char *const NOT_AN_INTEGER = "value is not an integer or out of range";
 
 /* ------------------------------------------------------------ counting */
 
@@ -108,14 +108,6 @@ static int bitOffsetOrReply(client *c, robj *arg, int hash_form, int bits, uint6
         return C_ERR;
     }
     *offset = (uint64_t)value;
-    return C_OK;
-}
-
-static int longLongArgOrReply(client *c, robj *o, long long *out) {
-    if (getLongLongFromObject(o, out) != C_OK) {
-        addReplyError(c, NOT_AN_INTEGER);
-        return C_ERR;
-    }
     return C_OK;
 }
 
@@ -224,8 +216,8 @@ void bitcountCommand(client *c) {
     long long start = 0, end = (long long)len - 1;
     int isbit = 0;
     if (c->argc == 4 || c->argc == 5) {
-        if (longLongArgOrReply(c, c->argv[2], &start) != C_OK) return;
-        if (longLongArgOrReply(c, c->argv[3], &end) != C_OK) return;
+        if (getLongLongFromObjectOrReply(c, c->argv[2], &start, NULL) != C_OK) return;
+        if (getLongLongFromObjectOrReply(c, c->argv[3], &end, NULL) != C_OK) return;
         /* Both from the end and reversed: empty whatever the length (Redis
          * answers this before looking at the unit). */
         if (start < 0 && end < 0 && start > end) {
@@ -259,7 +251,7 @@ void bitcountCommand(client *c) {
 
 void bitposCommand(client *c) {
     long long bit;
-    if (longLongArgOrReply(c, c->argv[2], &bit) != C_OK) return;
+    if (getLongLongFromObjectOrReply(c, c->argv[2], &bit, NULL) != C_OK) return;
     if (bit != 0 && bit != 1) {
         addReplyError(c, "The bit argument must be 1 or 0.");
         return;
@@ -278,11 +270,11 @@ void bitposCommand(client *c) {
     long long start = 0, end = (long long)len - 1;
     int isbit = 0, end_given = 0;
     if (c->argc >= 4 && c->argc <= 6) {
-        if (longLongArgOrReply(c, c->argv[3], &start) != C_OK) return;
+        if (getLongLongFromObjectOrReply(c, c->argv[3], &start, NULL) != C_OK) return;
         if (c->argc == 6 && rangeUnitOrReply(c, c->argv[5], &isbit) != C_OK) return;
         long long total = isbit ? (long long)len * 8 : (long long)len;
         if (c->argc >= 5) {
-            if (longLongArgOrReply(c, c->argv[4], &end) != C_OK) return;
+            if (getLongLongFromObjectOrReply(c, c->argv[4], &end, NULL) != C_OK) return;
             end_given = 1;
         } else {
             end = total - 1;
@@ -522,7 +514,7 @@ static int parseBitfieldOps(client *c, bitfieldOp **ops_out, long long *highest_
         if (op.opcode != BF_GET) {
             long long last = (long long)(op.offset + (uint64_t)op.bits - 1);
             if (last > *highest_write) *highest_write = last;
-            if (longLongArgOrReply(c, c->argv[j + 3], &op.value) != C_OK) goto fail;
+            if (getLongLongFromObjectOrReply(c, c->argv[j + 3], &op.value, NULL) != C_OK) goto fail;
         }
         op.overflow = overflow;
         ops = zrealloc(ops, sizeof(*ops) * (size_t)(numops + 1));

@@ -14,11 +14,13 @@
  * This file only reads the other types' encodings (quicklist, intset, hash
  * table, listpack, skiplist); their owners' files do all the writing. */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "commands/cmdargs.h"
 #include "core/zmalloc.h"
 #include "data/intset.h"
 #include "data/listpack.h"
@@ -130,8 +132,8 @@ static unsigned long containerLength(robj *o) {
 static void loadRange(robj *o, long first, long count, int reverse, sortItem *out) {
     long n = 0;
     if (o->type == OBJ_LIST) {
-        quicklistIter *it = quicklistGetIteratorAtIdx(o->ptr, reverse ? QUICKLIST_ITER_FROM_TAIL : QUICKLIST_ITER_FROM_HEAD,
-                                                      reverse ? -1 - first : first);
+        int direction = reverse ? QUICKLIST_ITER_FROM_TAIL : QUICKLIST_ITER_FROM_HEAD;
+        quicklistIter *it = quicklistGetIteratorAtIdx(o->ptr, direction, reverse ? -1 - first : first);
         quicklistEntry e;
         while (n < count && it && quicklistNext(it, &e)) out[n++].obj = listEntryObject(&e);
         if (it) quicklistReleaseIterator(it);
@@ -261,14 +263,9 @@ static int parseSortOptions(client *c, int readonly, sortOptions *opt) {
         } else if (!strcasecmp(arg, "alpha")) {
             opt->alpha = 1;
         } else if (!strcasecmp(arg, "limit") && left >= 2) {
-            long long start, count;
-            if (getLongLongFromObject(c->argv[j + 1], &start) != C_OK ||
-                getLongLongFromObject(c->argv[j + 2], &count) != C_OK) {
-                addReplyError(c, "value is not an integer or out of range");
+            if (getRangeLongFromObjectOrReply(c, c->argv[j + 1], LONG_MIN, LONG_MAX, &opt->limit_start, NULL) ||
+                getRangeLongFromObjectOrReply(c, c->argv[j + 2], LONG_MIN, LONG_MAX, &opt->limit_count, NULL))
                 return C_ERR;
-            }
-            opt->limit_start = (long)start;
-            opt->limit_count = (long)count;
             j += 2;
         } else if (!readonly && !strcasecmp(arg, "store") && left >= 1) {
             opt->storekey = c->argv[++j];
