@@ -65,9 +65,9 @@ static int checkPassword(robj *user, robj *pass) {
 }
 
 void authCommand(client *c) {
-    if (c->argc > 3) {
     /* The secrets never reach MONITOR or SLOWLOG. */
     for (int j = 1; j < c->argc; j++) redactClientCommandArgument(c, j);
+    if (c->argc > 3) {
         addReplyErrorObject(c, shared.syntaxerr);
         return;
     }
@@ -119,9 +119,9 @@ void helloCommand(client *c) {
         int more = c->argc - j - 1;
         const char *opt = c->argv[j]->ptr;
         if (!strcasecmp(opt, "auth") && more >= 2) {
-            user = c->argv[j + 1];
             redactClientCommandArgument(c, j + 1);
             redactClientCommandArgument(c, j + 2);
+            user = c->argv[j + 1];
             pass = c->argv[j + 2];
             j += 2;
         } else if (!strcasecmp(opt, "setname") && more >= 1) {
@@ -148,9 +148,9 @@ void helloCommand(client *c) {
         return;
     }
     if (name) setClientName(c, name);
-    addReplyMapLen(c, 7);
     /* The reply is already in the new protocol. */
     if (ver) c->resp = (int)ver;
+    addReplyMapLen(c, 7);
     addReplyBulkCString(c, "server");
     addReplyBulkCString(c, "redis");
     addReplyBulkCString(c, "version");

@@ -168,6 +168,8 @@ void dbAdd(redisDb *db, robj *key, robj *val) {
     if (!de) abort(); /* callers check existence first */
     dictSetVal(db->dict, de, val);
     if (val->type == OBJ_LIST || val->type == OBJ_ZSET) signalKeyAsReady(db, key, val->type);
+    /* The 'n' class: a key was created (before the command's own event). Not while loading. */
+    if (!server.loading) keyEvent(db, key, NOTIFY_NEW, "new");
 }
 
 void dbOverwrite(redisDb *db, robj *key, robj *val) {
