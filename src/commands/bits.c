@@ -72,13 +72,14 @@ static long long findFirstBit(const unsigned char *p, uint64_t first, uint64_t l
     const uint64_t skipword = bit ? 0 : UINT64_MAX;
     uint64_t byte = firstbyte;
     while (byte <= lastbyte) {
-        /* Words strictly between the (possibly partial) first and last byte. */
-        if (byte > firstbyte && byte + 8 <= lastbyte) {
+        /* Skip whole words strictly between the (possibly partial) first and
+         * last byte; stop at the word holding the bit, then find it below. */
+        if (byte > firstbyte) {
             uint64_t word;
-            memcpy(&word, p + byte, 8);
-            if (word == skipword) {
+            while (byte + 8 <= lastbyte) {
+                memcpy(&word, p + byte, 8);
+                if (word != skipword) break;
                 byte += 8;
-                continue;
             }
         }
         unsigned v = (p[byte] ^ flip) & 0xff;
