@@ -301,21 +301,24 @@ static int serializeMessage(int dbid, robj *key, robj *val, size_t *keyframe_len
 #define SEND_AGAIN 1 /* 0MQ took nothing: keep the message and retry later */
 #define SEND_FAILED 2
 
-/* Sends one message without blocking. A later frame can only be refused if
- * the peer's pipe died mid-message; 0MQ then discards the partial message,
- * so the whole message is retried. */
+/* Sends one message without blocking. The first frame refused with EAGAIN
+ * means nothing was queued. A later frame can only be refused (EFAULT, or
+ * EAGAIN) when the peer's pipe died mid-message: 0MQ then rolls the partial
+ * message back, so the whole message is retried. */
 static int sendFrames(const unsigned char *data, size_t keyframe_len, size_t valframe_len) {
-    if (zmq_send(push.sock, data, HEADER_FRAME_LEN, ZMQ_SNDMORE | ZMQ_DONTWAIT) == -1)
+    if (zmq_send(push.sock, data, HEADER_FRAME_LEN, ZMQ_SNDMORE | ZMQ_DONTWAIT) == -1) {
+        if (errno == EAGAIN) return SEND_AGAIN;
         goto failed;
-    if (zmq_send(push.sock, data + HEADER_FRAME_LEN, keyframe_len, ZMQ_SNDMORE | ZMQ_DONTWAIT) == -1)
+    }
+    if (zmq_send(push.sock, data + HEADER_FRAME_LEN, keyframe_len, ZMQ_SNDMORE | ZMQ_DONTWAIT) == -1 ||
+        zmq_send(push.sock, data + HEADER_FRAME_LEN + keyframe_len, valframe_len, ZMQ_DONTWAIT) == -1) {
+        if (errno == EAGAIN || errno == EFAULT) return SEND_AGAIN;
         goto failed;
-    if (zmq_send(push.sock, data + HEADER_FRAME_LEN + keyframe_len, valframe_len, ZMQ_DONTWAIT) == -1)
-        goto failed;
+    }
     push.sent_msgs++;
     push.sent_bytes += HEADER_FRAME_LEN + keyframe_len + valframe_len;
     return SEND_OK;
 failed:
-    if (errno == EAGAIN || errno == EFAULT) return SEND_AGAIN;
     setLastError("zmq_send: %s", zmq_strerror(errno));
     return SEND_FAILED;
 }
@@ -347,9 +350,8 @@ static void watchSocket(void) {
     if (aeCreateFileEvent(server.el, push.fd, AE_READABLE, socketEvent, NULL) == AE_OK) {
         push.watching = 1;
     } else {
-        /* Cannot happen with the loop's fd headroom; a timer keeps draining anyway. */
+        /* Cannot happen with the loop's fd headroom; drainBacklog polls with a timer then. */
         serverLog(LL_WARNING, "0MQ expiry push: cannot watch ZMQ_FD %d: %s", push.fd, strerror(errno));
-        if (push.drain_timer == -1) push.drain_timer = aeCreateTimeEvent(server.el, 10, drainTimer, NULL);
     }
 }
 
@@ -386,7 +388,10 @@ static void drainBacklog(void) {
             freeHead();
             push.dropped++;
         } else if (!socketWritable()) {
-            return; /* the fd signals when that changes */
+            /* The fd signals when that changes (without it, a timer polls). */
+            if (!push.watching && push.drain_timer == -1)
+                push.drain_timer = aeCreateTimeEvent(server.el, 10, drainTimer, NULL);
+            return;
         }
     }
     unwatchSocket();
@@ -438,8 +443,9 @@ void expiryPushKey(int dbid, robj *key, robj *val) {
             enqueueScratch(keyframe_len, valframe_len);
             if (push.head) {
                 watchSocket();
-                /* The refused send may have consumed the fd's signal. */
-                if (socketWritable()) drainBacklog();
+                /* The refused send may have consumed the fd's signal: one more
+                 * try ends on a ZMQ_EVENTS check that re-arms it. */
+                drainBacklog();
             }
         }
     } else {
