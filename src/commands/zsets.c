@@ -105,9 +105,9 @@ static unsigned char *zzlInsert(unsigned char *lp, const char *ele, size_t len, 
 
 /* ================================================== both encodings */
 
-static unsigned long zsetLength(const robj *zobj) {
+static unsigned long zsetLength(robj *zobj) {
     if (zobj->encoding == OBJ_ENCODING_LISTPACK) return lpLength(zobj->ptr) / 2;
-    return ((const zset *)zobj->ptr)->zsl->length;
+    return ((zset *)zobj->ptr)->zsl->length;
 }
 
 /* Adds a member known to be absent; the zset takes ownership of ele. */
@@ -360,25 +360,22 @@ typedef struct zbounds {
     zlexrangespec lexr;
 } zbounds;
 
-static int zcurAboveMin(const zcursor *cur, const zbounds *b) {
-    if (!b->lex) return zslValueGteMin(zcurScore(cur), &b->score);
+/* 1 when cur's element is on the inner side of b's max bound (max = 1) or
+ * of its min bound (max = 0). */
+static int zcurWithinBound(const zcursor *cur, const zbounds *b, int max) {
+    if (!b->lex) {
+        double score = zcurScore(cur);
+        return max ? zslValueLteMax(score, &b->score) : zslValueGteMin(score, &b->score);
+    }
     unsigned char buf[LP_INTBUF_SIZE];
     size_t len;
-    const unsigned char *s = zcurMember(cur, buf, &len);
-    return zslLexValueGteMin((const char *)s, len, &b->lexr);
-}
-
-static int zcurBelowMax(const zcursor *cur, const zbounds *b) {
-    if (!b->lex) return zslValueLteMax(zcurScore(cur), &b->score);
-    unsigned char buf[LP_INTBUF_SIZE];
-    size_t len;
-    const unsigned char *s = zcurMember(cur, buf, &len);
-    return zslLexValueLteMax((const char *)s, len, &b->lexr);
+    const char *s = (const char *)zcurMember(cur, buf, &len);
+    return max ? zslLexValueLteMax(s, len, &b->lexr) : zslLexValueGteMin(s, len, &b->lexr);
 }
 
 /* 1 while a cursor that entered the range has not yet left it at the far end. */
 static int zcurInsideFar(const zcursor *cur, const zbounds *b) {
-    return zcurValid(cur) && (cur->reverse ? zcurAboveMin(cur, b) : zcurBelowMax(cur, b));
+    return zcurValid(cur) && zcurWithinBound(cur, b, !cur->reverse);
 }
 
 /* Places cur on the first element inside b in its direction (the lowest, or
@@ -391,7 +388,7 @@ static void zcurSeekBounds(zcursor *cur, robj *zobj, const zbounds *b, int rever
         else cur->node = reverse ? zslLastInRange(zsl, &b->score) : zslFirstInRange(zsl, &b->score);
         return;
     }
-    while (zcurValid(cur) && !(reverse ? zcurBelowMax(cur, b) : zcurAboveMin(cur, b))) zcurNext(cur);
+    while (zcurValid(cur) && !zcurWithinBound(cur, b, reverse)) zcurNext(cur);
     if (zcurValid(cur) && !zcurInsideFar(cur, b)) cur->p = NULL;
 }
 
@@ -586,27 +583,7 @@ cleanup:
 void zaddCommand(client *c) { zaddGenericCommand(c, ZADD_IN_NONE); }
 void zincrbyCommand(client *c) { zaddGenericCommand(c, ZADD_IN_INCR); }
 
-void zremCommand(client *c) {
-    robj *key = c->argv[1], *zobj = lookupKeyWriteOrReply(c, key, shared.czero);
-    if (!zobj || checkType(c, zobj, OBJ_ZSET)) return;
-    long long deleted = 0;
-    int keyremoved = 0;
-    for (int j = 2; j < c->argc; j++) {
-        if (zsetDel(zobj, c->argv[j]->ptr)) deleted++;
-        if (zsetLength(zobj) == 0) {
-            keyremoved = 1;
-            break;
-        }
-    }
-    if (deleted) {
-        keyChanged(c->db, key, NOTIFY_ZSET, "zrem");
-        if (keyremoved) {
-            dbDelete(c->db, key);
-            keyChanged(c->db, key, NOTIFY_GENERIC, "del");
-        }
-    }
-    addReplyLongLong(c, deleted);
-}
+void zremCommand(client *c) { removeMembersCommand(c, OBJ_ZSET, zsetDel, zsetLength, NOTIFY_ZSET, "zrem"); }
 
 /* ================================================== ZREMRANGEBY* */
 
@@ -665,23 +642,23 @@ void zcardCommand(client *c) {
     addReplyLongLong(c, (long long)zsetLength(zobj));
 }
 
+/* The score of ele in zobj (which may be NULL), or a nil. */
+static void addReplyScoreOrNull(client *c, robj *zobj, sds ele) {
+    double score;
+    if (zobj && zsetScore(zobj, ele, &score)) addReplyDouble(c, score);
+    else addReplyNull(c);
+}
+
 void zscoreCommand(client *c) {
     robj *zobj = lookupKeyReadOrReply(c, c->argv[1], shared.null);
-    double score;
-    if (!zobj || checkType(c, zobj, OBJ_ZSET)) return;
-    if (zsetScore(zobj, c->argv[2]->ptr, &score)) addReplyDouble(c, score);
-    else addReplyNull(c);
+    if (zobj && !checkType(c, zobj, OBJ_ZSET)) addReplyScoreOrNull(c, zobj, c->argv[2]->ptr);
 }
 
 void zmscoreCommand(client *c) {
     robj *zobj = lookupKeyRead(c->db, c->argv[1]);
     if (checkType(c, zobj, OBJ_ZSET)) return;
     addReplyArrayLen(c, c->argc - 2);
-    for (int j = 2; j < c->argc; j++) {
-        double score;
-        if (zobj && zsetScore(zobj, c->argv[j]->ptr, &score)) addReplyDouble(c, score);
-        else addReplyNull(c);
-    }
+    for (int j = 2; j < c->argc; j++) addReplyScoreOrNull(c, zobj, c->argv[j]->ptr);
 }
 
 static void zrankGenericCommand(client *c, int reverse) {
@@ -1014,7 +991,7 @@ typedef struct zsetopsrc {
 } zsetopsrc;
 
 static unsigned long srcLength(const zsetopsrc *s) {
-    const robj *o = s->subject;
+    robj *o = s->subject;
     if (!o) return 0;
     if (o->type == OBJ_ZSET) return zsetLength(o);
     return o->encoding == OBJ_ENCODING_INTSET ? intsetLen(o->ptr) : dictSize((const dict *)o->ptr);
@@ -1385,19 +1362,8 @@ void zrandmemberCommand(client *c) {
     robj *zobj;
     if (c->argc >= 3) {
         long l;
-        int withscores = 0;
-        if (getRangeLongFromObjectOrReply(c, c->argv[2], -LONG_MAX, LONG_MAX, &l, NULL) != C_OK) return;
-        if (c->argc > 4 || (c->argc == 4 && strcasecmp(c->argv[3]->ptr, "withscores"))) {
-            addReplyErrorObject(c, shared.syntaxerr);
-            return;
-        }
-        if (c->argc == 4) {
-            withscores = 1;
-            if (l < -LONG_MAX / 2 || l > LONG_MAX / 2) {
-                addReplyError(c, "value is out of range");
-                return;
-            }
-        }
+        int withscores;
+        if (parseRandomCountOrReply(c, "withscores", &l, &withscores) != C_OK) return;
         if (!(zobj = lookupKeyReadOrReply(c, c->argv[1], shared.emptyarray)) || checkType(c, zobj, OBJ_ZSET))
             return;
         unsigned long size = zsetLength(zobj), count = l < 0 ? (unsigned long)-l : (unsigned long)l;
