@@ -17,6 +17,7 @@
 #include "core/clock.h"
 #include "core/numparse.h"
 #include "core/zmalloc.h"
+#include "persist/persist.h"
 #include "persist/propagate.h"
 
 #include <ctype.h>
@@ -31,10 +32,6 @@
 #include <string.h>
 #include <strings.h>
 
-#define SCRIPT_FLAG_NO_WRITES (1 << 0)
-#define SCRIPT_FLAG_ALLOW_OOM (1 << 1)
-#define SCRIPT_FLAG_SHEBANG (1 << 7)
-
 #define REPL_NONE 0
 #define REPL_AOF 1
 #define REPL_REPLICA 2
@@ -43,13 +40,14 @@
 static lua_State *lua;
 static dict *scripts;     /* sha (sds) → body (sds); the function lives in the registry as "f_<sha>" */
 static client *lua_client;
-static int globals_ref;   /* the read-only proxy scripts see as their globals */
+/* Each interpreter keeps the read-only proxy its code sees as globals here. */
+#define GLOBALS_PROXY_KEY "__script_globals"
 
 static struct {
     client *caller;
-    const char *sha;
+    const char *name; /* the sha, or the function's name */
     monotime start;
-    int running, timedout, killed, wrote, readonly, resp, repl;
+    int running, timedout, killed, wrote, readonly, resp, repl, flags, is_function;
 } run;
 
 /* ------------------------------------------------------------ deterministic PRNG */
@@ -117,6 +115,8 @@ static int raiseError(lua_State *L, const char *err) {
     return lua_error(L);
 }
 
+int scriptingRaiseError(lua_State *L, const char *err) { return raiseError(L, err); }
+
 /* Message handler: turn any error into {err, source, line} at the failing Lua frame. */
 static int errorHandler(lua_State *L) {
     lua_Debug ar;
@@ -152,6 +152,8 @@ static int errorHandler(lua_State *L) {
     lua_settop(L, 1);
     return 1;
 }
+
+int scriptingErrorHandler(lua_State *L) { return errorHandler(L); }
 
 /* ----------------------------------------------------------- RESP → Lua */
 
@@ -454,7 +456,7 @@ static int redisCallGeneric(lua_State *L, int raise) {
     else if (cmd->flags & CMD_NOSCRIPT) err = "This Redis command is not allowed from script";
     else if ((cmd->flags & (CMD_WRITE | CMD_MAY_REPLICATE)) && run.readonly) err = "Write commands are not allowed from read-only scripts.";
     else if ((cmd->flags & CMD_DENYOOM) && server.maxmemory && zmalloc_used_memory() > server.maxmemory &&
-             !run.wrote)
+             !run.wrote && !(run.flags & SCRIPT_FLAG_ALLOW_OOM))
         err = "-OOM command not allowed when used memory > 'maxmemory'.";
     if (err) {
         for (int k = 0; k < argc; k++) decrRefCount(argv[k]);
@@ -614,6 +616,8 @@ static void pushReadonlyProxy(lua_State *L, int real_index, int is_globals) {
     lua_pop(L, 1);
 }
 
+void scriptingPushReadonlyProxy(lua_State *L, int real_index, int strict) { pushReadonlyProxy(L, real_index, strict); }
+
 static int isProtected(lua_State *L, int idx) {
     lua_getfield(L, LUA_REGISTRYINDEX, "__protected");
     lua_pushvalue(L, idx);
@@ -651,8 +655,7 @@ static int wrappedLoadstring(lua_State *L) {
     lua_insert(L, 1);
     lua_call(L, n, LUA_MULTRET);
     if (lua_isfunction(L, 1)) {
-        lua_rawgeti(L, LUA_REGISTRYINDEX, globals_ref);
-        lua_setfenv(L, 1);
+        scriptingSetGlobalsEnv(L, 1);
     }
     return lua_gettop(L);
 }
@@ -700,9 +703,9 @@ static void setTableInt(lua_State *L, const char *name, int v) {
     lua_rawset(L, -3);
 }
 
-static void createInterpreter(void) {
-    lua = lua_open();
-    lua_State *L = lua;
+/* A sandboxed interpreter: the libraries, the redis API, read-only globals. */
+lua_State *scriptingNewInterpreter(void) {
+    lua_State *L = lua_open();
     lua_newtable(L);
     lua_setfield(L, LUA_REGISTRYINDEX, "__protected");
     openLib(L, "", luaopen_base);
@@ -758,6 +761,10 @@ static void createInterpreter(void) {
     setTableInt(L, "REPL_SLAVE", REPL_REPLICA);
     setTableInt(L, "REPL_REPLICA", REPL_REPLICA);
     setTableInt(L, "REPL_ALL", REPL_ALL);
+    setTableInt(L, "REDIS_VERSION_NUM", 0x0007000f);
+    lua_pushstring(L, "REDIS_VERSION");
+    lua_pushstring(L, "7.0.15");
+    lua_rawset(L, -3);
     lua_setglobal(L, "redis");
 
     wrapGlobalFunction(L, "rawset", wrappedRawset);
@@ -779,8 +786,17 @@ static void createInterpreter(void) {
     pushReadonlyProxy(L, -1, 1);
     lua_pushvalue(L, -1);
     lua_setglobal(L, "_G");
-    globals_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_setfield(L, LUA_REGISTRYINDEX, GLOBALS_PROXY_KEY);
     lua_pop(L, 1);
+    return L;
+}
+
+static void createInterpreter(void) { lua = scriptingNewInterpreter(); }
+
+void scriptingSetGlobalsEnv(lua_State *L, int index) {
+    index = index < 0 ? lua_gettop(L) + index + 1 : index;
+    lua_getfield(L, LUA_REGISTRYINDEX, GLOBALS_PROXY_KEY);
+    lua_setfenv(L, index);
 }
 
 /* --------------------------------------------------------------- the cache */
@@ -858,8 +874,7 @@ static int createScript(client *c, robj *bodyobj, char *sha) {
         return C_ERR;
     }
     sdsfree(code);
-    lua_rawgeti(lua, LUA_REGISTRYINDEX, globals_ref);
-    lua_setfenv(lua, -2);
+    scriptingSetGlobalsEnv(lua, -1);
     char fname[43] = "f_";
     memcpy(fname + 2, sha, 41);
     lua_setfield(lua, LUA_REGISTRYINDEX, fname);
@@ -950,21 +965,53 @@ static void evalGenericCommand(client *c, int evalsha, int readonly_cmd) {
             return;
         }
     }
-    int flags = scriptFlagsOf(sha);
     char fname[43] = "f_";
     memcpy(fname + 2, sha, 41);
-    lua_State *L = lua;
+    lua_getfield(lua, LUA_REGISTRYINDEX, fname);
+    setKeysArgv(lua, "KEYS", c->argv + 3, (int)numkeys);
+    setKeysArgv(lua, "ARGV", c->argv + 3 + numkeys, c->argc - 3 - (int)numkeys);
+    scriptingRun(c, lua, sha, 0, scriptFlagsOf(sha), readonly_cmd, 0);
+}
+
+/* What a script declaring its flags (shebang, functions) must pass before it
+ * runs; EVAL-compatible scripts are checked command by command instead. */
+static int scriptMayStart(client *c, int flags, int ro_cmd) {
+    if (!(flags & SCRIPT_FLAG_SHEBANG)) return 1;
+    if (!(flags & SCRIPT_FLAG_NO_WRITES)) {
+        if (ro_cmd) {
+            addReplyError(c, "Can not execute a script with write flag using *_ro command.");
+            return 0;
+        }
+        if (persistDeniesWrites()) {
+            addReplyErrorObject(c, shared.bgsaveerr);
+            return 0;
+        }
+    }
+    if (!(flags & (SCRIPT_FLAG_ALLOW_OOM | SCRIPT_FLAG_NO_WRITES)) && server.maxmemory &&
+        zmalloc_used_memory() > server.maxmemory) {
+        addReplyErrorObject(c, shared.oomerr);
+        return 0;
+    }
+    return 1;
+}
+
+void scriptingRun(client *c, lua_State *L, const char *name, int nargs, int flags, int ro_cmd, int is_function) {
+    if (!scriptMayStart(c, flags, ro_cmd)) {
+        lua_pop(L, nargs + 1);
+        return;
+    }
+    int base = lua_gettop(L) - nargs; /* the function */
     lua_pushcfunction(L, errorHandler);
-    lua_getfield(L, LUA_REGISTRYINDEX, fname);
-    setKeysArgv(L, "KEYS", c->argv + 3, (int)numkeys);
-    setKeysArgv(L, "ARGV", c->argv + 3 + numkeys, c->argc - 3 - (int)numkeys);
+    lua_insert(L, base);
 
     memset(&run, 0, sizeof(run));
     run.caller = c;
-    run.sha = sha;
+    run.name = name;
     run.start = getMonotonicUs();
     run.running = 1;
-    run.readonly = readonly_cmd || (flags & SCRIPT_FLAG_NO_WRITES);
+    run.readonly = ro_cmd || (flags & SCRIPT_FLAG_NO_WRITES);
+    run.flags = flags;
+    run.is_function = is_function;
     run.resp = 2;
     run.repl = REPL_ALL;
     server.in_script = 1;
@@ -972,7 +1019,7 @@ static void evalGenericCommand(client *c, int evalsha, int readonly_cmd) {
     lua_client->flags |= CLIENT_DENY_BLOCKING;
     lua_sethook(L, luaMaskCountHook, LUA_MASKCOUNT, 100000);
     propagateTransactionStart(c->db->id);
-    int err = lua_pcall(L, 0, 1, -2);
+    int err = lua_pcall(L, nargs, 1, base);
     propagateTransactionEnd(c->db->id);
     lua_sethook(L, NULL, 0, 0);
     server.in_script = 0;
@@ -988,7 +1035,7 @@ static void evalGenericCommand(client *c, int evalsha, int readonly_cmd) {
             if (lua_isstring(L, -1)) source = lua_tostring(L, -1);
             lua_getfield(L, -3, "line");
             line = (long)lua_tointeger(L, -1);
-            sds e = sdscatprintf(sdsempty(), "-%s script: %s, on %s:%ld.", msg, sha, source, line);
+            sds e = sdscatprintf(sdsempty(), "-%s script: %s, on %s:%ld.", msg, name, source, line);
             addReplyErrorSds(c, e);
             lua_pop(L, 3);
         } else {
@@ -1011,6 +1058,44 @@ void evalshaRoCommand(client *c) { evalGenericCommand(c, 1, 1); }
 
 int scriptIsTimedout(void) { return run.running && run.timedout; }
 int scriptIsRunning(void) { return run.running; }
+robj *scriptBusyError(void) { return run.is_function ? shared.slowscripterr : shared.slowevalerr; }
+
+void scriptingReplyRunningScript(client *c) {
+    if (!run.running) {
+        addReplyNull(c);
+        return;
+    }
+    addReplyMapLen(c, 3);
+    addReplyBulkCString(c, "name");
+    addReplyBulkCString(c, run.name);
+    addReplyBulkCString(c, "command");
+    addReplyArrayLen(c, run.caller->argc);
+    for (int j = 0; j < run.caller->argc; j++) addReplyBulk(c, run.caller->argv[j]);
+    addReplyBulkCString(c, "duration_ms");
+    addReplyLongLong(c, (long long)(getMonotonicUs() - run.start) / 1000);
+}
+
+void scriptingKill(client *c, int is_eval) {
+    if (!run.running) {
+        addReplyError(c, "-NOTBUSY No scripts in execution right now.");
+        return;
+    }
+    if (run.wrote) {
+        addReplyError(c, "-UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.");
+        return;
+    }
+    /* SCRIPT KILL stops scripts, FUNCTION KILL functions. */
+    if (is_eval && run.is_function) {
+        addReplyErrorObject(c, shared.slowscripterr);
+        return;
+    }
+    if (!is_eval && !run.is_function) {
+        addReplyErrorObject(c, shared.slowevalerr);
+        return;
+    }
+    run.killed = 1;
+    addReply(c, shared.ok);
+}
 
 int scriptAllowsWhileBusy(client *c) {
     if (!(c->cmd->flags & CMD_ALLOW_BUSY)) return 0;
@@ -1056,18 +1141,7 @@ void scriptFlushCommand(client *c) {
     addReply(c, shared.ok);
 }
 
-void scriptKillCommand(client *c) {
-    if (!run.running) {
-        addReplyError(c, "-NOTBUSY No scripts in execution right now.");
-        return;
-    }
-    if (run.wrote) {
-        addReplyError(c, "-UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.");
-        return;
-    }
-    run.killed = 1;
-    addReply(c, shared.ok);
-}
+void scriptKillCommand(client *c) { scriptingKill(c, 1); }
 
 void scriptHelpCommand(client *c) {
     const char *help[] = {
@@ -1095,4 +1169,5 @@ void scriptingInit(void) {
     lua_client = createClient(-1);
     lua_client->flags |= CLIENT_LUA | CLIENT_DENY_BLOCKING;
     lua_client->authenticated = 1;
+    functionsInit();
 }

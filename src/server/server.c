@@ -211,7 +211,7 @@ int processCommand(client *c) {
         return C_OK;
     }
     if (scriptIsTimedout() && !scriptAllowsWhileBusy(c)) {
-        rejectCommandObject(c, shared.slowevalerr);
+        rejectCommandObject(c, scriptBusyError());
         return C_OK;
     }
     if ((c->flags & CLIENT_MULTI) && (flags & CMD_NO_MULTI)) {
