@@ -58,9 +58,16 @@ class Server:
                 "--save", "", "--appendonly", "no", "--logfile", self.logfile]
         cmd += list(args)
         self.cmd = cmd
-        self.proc = subprocess.Popen(cmd, cwd=self.dir, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.PIPE)
-        self._wait_ready()
+        self.proc = None
+        try:
+            self.proc = subprocess.Popen(cmd, cwd=self.dir, stdout=subprocess.DEVNULL,
+                                         stderr=subprocess.PIPE)
+            self._wait_ready()
+        except BaseException:
+            # Nobody holds a Server that failed to start, so stop it here:
+            # a server that never answered PONG must not outlive the test.
+            self.stop()
+            raise
 
     def _wait_ready(self):
         deadline = time.time() + 10
@@ -90,6 +97,9 @@ class Server:
         return redis.Redis(host=self.host, port=self.port, **kw)
 
     def stop(self):
+        if self.proc is None:
+            shutil.rmtree(self.dir, ignore_errors=True)
+            return
         if self.proc.poll() is None:
             self.proc.terminate()
             try:
@@ -113,8 +123,14 @@ def server_factory():
         return s
 
     yield start
+    failure = None
     for s in started:
-        s.stop()
+        try:
+            s.stop()
+        except Exception as e:  # stop the others too, then report it
+            failure = failure or e
+    if failure is not None:
+        raise failure
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@
 #include "data/intset.h"
 #include "features/multi.h"
 #include "features/pubsub.h"
+#include "persist/rdb.h"
 
 #include <ctype.h>
 #include <limits.h>
@@ -140,7 +141,7 @@ void helloCommand(client *c) {
         c->authenticated = 1;
     }
     if (!c->authenticated) {
-        addReplyError(c, "-NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time");
+        addReplyError(c, "-NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time");
         return;
     }
     if (name && !validClientName(name)) {
@@ -584,14 +585,21 @@ void debugCommand(client *c) {
             return;
         }
         robj *val = dbEntryValue(de);
+        /* What an RDB file would store for the value: the DUMP payload less
+         * its type byte, RDB version (2 bytes) and CRC64 (8 bytes). */
+        sds payload = rdbDumpPayload(val);
+        size_t serialized = sdslen(payload) - 11;
+        sdsfree(payload);
         sds s = sdscatprintf(sdsempty(), "Value at:%p refcount:%d encoding:%s serializedlength:%zu lru:%u lru_seconds_idle:%llu",
-                             (void *)val, val->refcount, strEncoding(val->encoding),
-                             val->type == OBJ_STRING ? stringObjectLen(val) + 1 : objectComputeSize(val, 5),
-                             val->lru, (unsigned long long)(objectLruClock() - val->lru));
+                             (void *)val, val->refcount, strEncoding(val->encoding), serialized, val->lru,
+                             objectIdleSeconds(val));
         if (val->encoding == OBJ_ENCODING_QUICKLIST) {
             quicklist *ql = val->ptr;
+            unsigned long uncompressed = 0;
+            for (quicklistNode *n = ql->head; n; n = n->next) uncompressed += n->sz;
             s = sdscatprintf(s, " ql_nodes:%lu ql_avg_node:%.2f ql_listpack_max:%d ql_compressed:%d ql_uncompressed_size:%lu",
-                             ql->len, ql->len ? (double)ql->count / ql->len : 0, ql->fill, ql->compress != 0, 0UL);
+                             ql->len, ql->len ? (double)ql->count / ql->len : 0, ql->fill, ql->compress != 0,
+                             uncompressed);
         }
         addReplyStatusLength(c, s, sdslen(s));
         sdsfree(s);

@@ -333,24 +333,21 @@ void objectRefcountCommand(client *c) {
 void objectIdletimeCommand(client *c) {
     robj *o = objectLookupOrReply(c);
     if (!o) return;
-    if (server.maxmemory_policy == 1 || server.maxmemory_policy == 5) {
+    if (maxmemoryPolicyIsLfu()) {
         addReplyError(c, "An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.");
         return;
     }
-    unsigned int now = objectLruClock();
-    unsigned long idle = now >= o->lru ? now - o->lru : (LRU_CLOCK_MAX - o->lru) + now;
-    addReplyLongLong(c, (long long)idle);
+    addReplyLongLong(c, (long long)objectIdleSeconds(o));
 }
 
 void objectFreqCommand(client *c) {
     robj *o = objectLookupOrReply(c);
     if (!o) return;
-    if (!(server.maxmemory_policy == 1 || server.maxmemory_policy == 5)) {
+    if (!maxmemoryPolicyIsLfu()) {
         addReplyError(c, "An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.");
         return;
     }
-    /* LFU counters are not kept yet: a fresh key's frequency. */
-    addReplyLongLong(c, 0);
+    addReplyLongLong(c, (long long)objectLfuCounter(o));
 }
 
 void objectHelpCommand(client *c) {

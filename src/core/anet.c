@@ -7,6 +7,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -168,7 +169,10 @@ int anetFdToString(int fd, char *buf, size_t buflen, int peer) {
         snprintf(buf, buflen, "%s:%d", ip, ntohs(s->sin6_port));
     } else if (sa.ss_family == AF_UNIX) {
         struct sockaddr_un *s = (struct sockaddr_un *)&sa;
-        snprintf(buf, buflen, "%s:0", s->sun_path);
+        /* An unnamed socket (a connecting peer) has no path at all. */
+        int pathlen = (int)salen - (int)offsetof(struct sockaddr_un, sun_path);
+        if (pathlen < 0) pathlen = 0;
+        snprintf(buf, buflen, "%.*s:0", (int)strnlen(s->sun_path, (size_t)pathlen), s->sun_path);
     } else {
         snprintf(buf, buflen, "?:0");
     }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <malloc.h>
 #include <stdatomic.h>
+#include <stdint.h>
 
 #ifdef USE_JEMALLOC
 #include <jemalloc/jemalloc.h>
@@ -86,6 +87,20 @@ void zmalloc_set_background_thread(int enable) {
     mallctl("background_thread", NULL, NULL, &val, sizeof(val));
 #else
     (void)enable;
+#endif
+}
+
+void zmalloc_get_allocator_info(size_t *allocated, size_t *active, size_t *resident) {
+    *allocated = *active = *resident = 0;
+#ifdef USE_JEMALLOC
+    /* Statistics are a snapshot taken when the epoch advances. */
+    uint64_t epoch = 1;
+    size_t sz = sizeof(epoch);
+    mallctl("epoch", &epoch, &sz, &epoch, sz);
+    sz = sizeof(size_t);
+    mallctl("stats.allocated", allocated, &sz, NULL, 0);
+    mallctl("stats.active", active, &sz, NULL, 0);
+    mallctl("stats.resident", resident, &sz, NULL, 0);
 #endif
 }
 

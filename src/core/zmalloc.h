@@ -17,6 +17,8 @@ size_t zmalloc_size(void *ptr);          /* usable size of an allocation */
 size_t zmalloc_used_memory(void);        /* bytes handed out and not freed */
 size_t zmalloc_get_rss(void);            /* resident set size of the process */
 const char *zmalloc_lib_name(void);      /* "jemalloc-5.3.0" or "libc" */
+/* jemalloc's allocated/active/resident bytes (fresh); all 0 with libc. */
+void zmalloc_get_allocator_info(size_t *allocated, size_t *active, size_t *resident);
 /* jemalloc: purge freed pages from a background thread instead of inline in
  * free(), so mass deletions never stall the event loop. No-op with libc. */
 void zmalloc_set_background_thread(int enable);

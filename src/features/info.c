@@ -1,20 +1,65 @@
-/* info: INFO (see info.h). Field names and order follow Redis 7.0 so tools
- * that parse INFO (redis-cli, monitoring agents, client libraries) work. */
+/* info: INFO (see info.h). Field names, order and section selection follow
+ * Redis 7.0 so tools that parse INFO (redis-cli, monitoring agents, client
+ * libraries) work. Values we have no counterpart for (replication, defrag,
+ * tracking) are the ones Redis shows when the feature is idle. */
 #include "features/info.h"
 #include "features/expiry_push.h"
 #include "features/pubsub.h"
 #include "server/client.h"
+#include "server/db.h"
 #include "server/reply.h"
 #include "server/config.h"
 #include "server/server.h"
 #include "persist/persist.h"
+#include "core/clock.h"
 #include "core/zmalloc.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <strings.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+
+/* ------------------------------------------------------ instantaneous rates */
+
+/* Like Redis: every 100 ms the growth of a counter since the previous sample
+ * becomes a per-second rate; the last 16 rates are averaged. */
+#define METRIC_SAMPLES 16
+enum { METRIC_COMMANDS, METRIC_NET_INPUT, METRIC_NET_OUTPUT, METRIC_COUNT };
+
+static struct {
+    long long last_ms, last_value;
+    long long samples[METRIC_SAMPLES];
+    int idx;
+} metrics[METRIC_COUNT];
+
+static void trackMetric(int metric, long long value, long long now_ms) {
+    long long elapsed = now_ms - metrics[metric].last_ms;
+    long long rate = elapsed > 0 ? (value - metrics[metric].last_value) * 1000 / elapsed : 0;
+    metrics[metric].samples[metrics[metric].idx] = rate;
+    metrics[metric].idx = (metrics[metric].idx + 1) % METRIC_SAMPLES;
+    metrics[metric].last_ms = now_ms;
+    metrics[metric].last_value = value;
+}
+
+static long long metricRate(int metric) {
+    long long sum = 0;
+    for (int j = 0; j < METRIC_SAMPLES; j++) sum += metrics[metric].samples[j];
+    return sum / METRIC_SAMPLES;
+}
+
+void infoCron(void) {
+    static long long last_run;
+    long long now = server.mstime;
+    if (now - last_run < 100) return;
+    last_run = now;
+    trackMetric(METRIC_COMMANDS, server.stat_numcommands, now);
+    trackMetric(METRIC_NET_INPUT, server.stat_net_input_bytes, now);
+    trackMetric(METRIC_NET_OUTPUT, server.stat_net_output_bytes, now);
+}
+
+/* ------------------------------------------------------------------ helpers */
 
 static sds bytesToHuman(sds s, unsigned long long n) {
     double d = (double)n;
@@ -31,11 +76,7 @@ static sds humanField(sds info, const char *name, unsigned long long v) {
     return sdscat(info, "\r\n");
 }
 
-static int wants(const char *section, const char *name, int is_default) {
-    if (!strcasecmp(section, "all") || !strcasecmp(section, "everything")) return 1;
-    if (!strcasecmp(section, "default")) return is_default;
-    return !strcasecmp(section, name);
-}
+/* ----------------------------------------------------------------- sections */
 
 static sds serverSection(sds info) {
     static struct utsname name;
@@ -57,16 +98,24 @@ static sds serverSection(sds info) {
     return info;
 }
 
-static sds clientsSection(sds info) {
-    size_t maxin = 0, maxout = 0;
+/* Biggest input and output buffers, and all the memory clients hold (their
+ * part of used_memory_overhead). */
+static void clientsStats(size_t *maxin, size_t *maxout, size_t *mem) {
+    *maxin = *maxout = *mem = 0;
     listIter li;
     listNode *ln;
     listRewind(server.clients, &li);
     while ((ln = listNext(&li))) {
         client *c = listNodeValue(ln);
-        if (c->querybuf_peak > maxin) maxin = c->querybuf_peak;
-        if (c->reply_bytes > maxout) maxout = c->reply_bytes;
+        if (c->querybuf_peak > *maxin) *maxin = c->querybuf_peak;
+        if (c->reply_bytes > *maxout) *maxout = c->reply_bytes;
+        *mem += getClientOutputBufferMemoryUsage(c) + c->buf_usable_size + sdsAllocSize(c->querybuf) + sizeof(client);
     }
+}
+
+static sds clientsSection(sds info) {
+    size_t maxin, maxout, mem;
+    clientsStats(&maxin, &maxout, &mem);
     return sdscatprintf(info,
                         "# Clients\r\nconnected_clients:%lu\r\ncluster_connections:0\r\nmaxclients:%u\r\n"
                         "client_recent_max_input_buffer:%zu\r\nclient_recent_max_output_buffer:%zu\r\n"
@@ -75,24 +124,50 @@ static sds clientsSection(sds info) {
                         server.blocked_clients);
 }
 
+/* Memory that is not the data set: what the server took to start, the
+ * clients' buffers and the keyspace's own tables. */
 static sds memorySection(sds info) {
     size_t used = zmalloc_used_memory(), rss = zmalloc_get_rss();
     if (used > (size_t)server.stat_peak_memory) server.stat_peak_memory = used;
+    size_t maxin, maxout, clients, tables = 0;
+    clientsStats(&maxin, &maxout, &clients);
+    for (int j = 0; j < server.dbnum; j++)
+        tables += dictMemUsage(server.db[j].dict) + ttlHeapMemUsage(server.db[j].expires);
+    size_t overhead = server.initial_memory_usage + clients + tables;
+    size_t dataset = used > overhead ? used - overhead : 0;
+    size_t net = used > server.initial_memory_usage ? used - server.initial_memory_usage : 0;
+    size_t allocated = 0, active = 0, resident = 0;
+    zmalloc_get_allocator_info(&allocated, &active, &resident);
+    if (!allocated) allocated = used, active = used, resident = rss;
     long pages = sysconf(_SC_PHYS_PAGES), pagesize = sysconf(_SC_PAGESIZE);
     info = sdscat(info, "# Memory\r\n");
     info = humanField(info, "used_memory", used);
     info = humanField(info, "used_memory_rss", rss);
     info = humanField(info, "used_memory_peak", server.stat_peak_memory);
-    info = sdscatprintf(info, "used_memory_peak_perc:%.2f%%\r\n",
-                        server.stat_peak_memory ? 100.0 * used / server.stat_peak_memory : 100.0);
-    info = sdscatprintf(info, "used_memory_dataset:%zu\r\n", used);
+    info = sdscatprintf(info,
+                        "used_memory_peak_perc:%.2f%%\r\nused_memory_overhead:%zu\r\nused_memory_startup:%zu\r\n"
+                        "used_memory_dataset:%zu\r\nused_memory_dataset_perc:%.2f%%\r\nallocator_allocated:%zu\r\n"
+                        "allocator_active:%zu\r\nallocator_resident:%zu\r\n",
+                        server.stat_peak_memory ? 100.0 * used / server.stat_peak_memory : 100.0, overhead,
+                        server.initial_memory_usage, dataset, net ? 100.0 * dataset / net : 0.0, allocated, active,
+                        resident);
     info = humanField(info, "total_system_memory", (unsigned long long)pages * pagesize);
     info = humanField(info, "maxmemory", server.maxmemory);
     sds policy = configGetValue("maxmemory-policy");
     info = sdscatprintf(info, "maxmemory_policy:%s\r\n", policy);
     sdsfree(policy);
-    info = sdscatprintf(info, "mem_fragmentation_ratio:%.2f\r\nmem_allocator:%s\r\nlazyfree_pending_objects:0\r\n",
-                        used ? (double)rss / used : 0, zmalloc_lib_name());
+    info = sdscatprintf(
+        info,
+        "allocator_frag_ratio:%.2f\r\nallocator_frag_bytes:%lld\r\nallocator_rss_ratio:%.2f\r\n"
+        "allocator_rss_bytes:%lld\r\nrss_overhead_ratio:%.2f\r\nrss_overhead_bytes:%lld\r\n"
+        "mem_fragmentation_ratio:%.2f\r\nmem_fragmentation_bytes:%lld\r\nmem_not_counted_for_evict:0\r\n"
+        "mem_replication_backlog:0\r\nmem_total_replication_buffers:0\r\nmem_clients_slaves:0\r\n"
+        "mem_clients_normal:%zu\r\nmem_cluster_links:0\r\nmem_aof_buffer:0\r\nmem_allocator:%s\r\n"
+        "active_defrag_running:0\r\nlazyfree_pending_objects:0\r\nlazyfreed_objects:0\r\n",
+        allocated ? (double)active / allocated : 0, (long long)active - (long long)allocated,
+        active ? (double)resident / active : 0, (long long)resident - (long long)active,
+        resident ? (double)rss / resident : 0, (long long)rss - (long long)resident, used ? (double)rss / used : 0,
+        (long long)rss - (long long)used, clients, zmalloc_lib_name());
     return info;
 }
 
@@ -100,46 +175,84 @@ static sds statsSection(sds info) {
     return sdscatprintf(
         info,
         "# Stats\r\ntotal_connections_received:%lld\r\ntotal_commands_processed:%lld\r\n"
-        "instantaneous_ops_per_sec:0\r\ntotal_net_input_bytes:%lld\r\ntotal_net_output_bytes:%lld\r\n"
-        "rejected_connections:%lld\r\nexpired_keys:%lld\r\nexpired_stale_perc:0.00\r\n"
+        "instantaneous_ops_per_sec:%lld\r\ntotal_net_input_bytes:%lld\r\ntotal_net_output_bytes:%lld\r\n"
+        "total_net_repl_input_bytes:0\r\ntotal_net_repl_output_bytes:0\r\ninstantaneous_input_kbps:%.2f\r\n"
+        "instantaneous_output_kbps:%.2f\r\ninstantaneous_input_repl_kbps:0.00\r\n"
+        "instantaneous_output_repl_kbps:0.00\r\nrejected_connections:%lld\r\nsync_full:0\r\nsync_partial_ok:0\r\n"
+        "sync_partial_err:0\r\nexpired_keys:%lld\r\nexpired_stale_perc:0.00\r\n"
         "expired_time_cap_reached_count:0\r\nexpire_cycle_cpu_milliseconds:%lld\r\nevicted_keys:%lld\r\n"
+        "evicted_clients:0\r\ntotal_eviction_exceeded_time:0\r\ncurrent_eviction_exceeded_time:0\r\n"
         "keyspace_hits:%lld\r\nkeyspace_misses:%lld\r\npubsub_channels:%lu\r\npubsub_patterns:%lu\r\n"
-        "pubsubshard_channels:0\r\nlatest_fork_usec:0\r\ntotal_forks:0\r\n"
-        "client_query_buffer_limit_disconnections:%lld\r\nclient_output_buffer_limit_disconnections:%lld\r\n"
-        "unexpected_error_replies:%lld\r\ntotal_error_replies:%lld\r\n",
-        server.stat_numconnections, server.stat_numcommands, server.stat_net_input_bytes,
-        server.stat_net_output_bytes, server.stat_rejected_conn, server.stat_expiredkeys,
+        "pubsubshard_channels:0\r\nlatest_fork_usec:0\r\ntotal_forks:0\r\nmigrate_cached_sockets:0\r\n"
+        "slave_expires_tracked_keys:0\r\nactive_defrag_hits:0\r\nactive_defrag_misses:0\r\n"
+        "active_defrag_key_hits:0\r\nactive_defrag_key_misses:0\r\ntotal_active_defrag_time:0\r\n"
+        "current_active_defrag_time:0\r\ntracking_total_keys:0\r\ntracking_total_items:0\r\n"
+        "tracking_total_prefixes:0\r\nunexpected_error_replies:%lld\r\ntotal_error_replies:%lld\r\n"
+        "dump_payload_sanitizations:0\r\ntotal_reads_processed:%lld\r\ntotal_writes_processed:%lld\r\n"
+        "io_threaded_reads_processed:0\r\nio_threaded_writes_processed:0\r\nreply_buffer_shrinks:0\r\n"
+        "reply_buffer_expands:0\r\n",
+        server.stat_numconnections, server.stat_numcommands, metricRate(METRIC_COMMANDS),
+        server.stat_net_input_bytes, server.stat_net_output_bytes, (double)metricRate(METRIC_NET_INPUT) / 1024,
+        (double)metricRate(METRIC_NET_OUTPUT) / 1024, server.stat_rejected_conn, server.stat_expiredkeys,
         server.stat_expire_cycle_time_used / 1000, server.stat_evictedkeys, server.stat_keyspace_hits,
-        server.stat_keyspace_misses, pubsubChannelCount(), pubsubPatternCount(),
-        server.stat_client_qbuf_limit_disconnections, server.stat_client_outbuf_limit_disconnections,
-        server.stat_unexpected_error_replies, server.stat_total_error_replies);
+        server.stat_keyspace_misses, pubsubChannelCount(), pubsubPatternCount(), server.stat_unexpected_error_replies,
+        server.stat_total_error_replies, server.stat_total_reads_processed, server.stat_total_writes_processed);
+}
+
+static sds replicationSection(sds info) {
+    return sdscatprintf(info,
+                        "# Replication\r\nrole:master\r\nconnected_slaves:0\r\nmaster_failover_state:no-failover\r\n"
+                        "master_replid:%s\r\nmaster_replid2:0000000000000000000000000000000000000000\r\n"
+                        "master_repl_offset:0\r\nsecond_repl_offset:-1\r\nrepl_backlog_active:0\r\n"
+                        "repl_backlog_size:1048576\r\nrepl_backlog_first_byte_offset:0\r\nrepl_backlog_histlen:0\r\n",
+                        server.runid);
+}
+
+static sds catRusage(sds info, const char *prefix, const char *suffix, struct rusage *ru) {
+    return sdscatprintf(info, "%ssys%s:%ld.%06ld\r\n%suser%s:%ld.%06ld\r\n", prefix, suffix, (long)ru->ru_stime.tv_sec,
+                        (long)ru->ru_stime.tv_usec, prefix, suffix, (long)ru->ru_utime.tv_sec,
+                        (long)ru->ru_utime.tv_usec);
 }
 
 static sds cpuSection(sds info) {
-    struct rusage self, children;
+    struct rusage self, children, thread;
     getrusage(RUSAGE_SELF, &self);
     getrusage(RUSAGE_CHILDREN, &children);
-    return sdscatprintf(info,
-                        "# CPU\r\nused_cpu_sys:%ld.%06ld\r\nused_cpu_user:%ld.%06ld\r\n"
-                        "used_cpu_sys_children:%ld.%06ld\r\nused_cpu_user_children:%ld.%06ld\r\n",
-                        (long)self.ru_stime.tv_sec, (long)self.ru_stime.tv_usec, (long)self.ru_utime.tv_sec,
-                        (long)self.ru_utime.tv_usec, (long)children.ru_stime.tv_sec, (long)children.ru_stime.tv_usec,
-                        (long)children.ru_utime.tv_sec, (long)children.ru_utime.tv_usec);
+    getrusage(RUSAGE_THREAD, &thread);
+    info = sdscat(info, "# CPU\r\n");
+    info = catRusage(info, "used_cpu_", "", &self);
+    info = catRusage(info, "used_cpu_", "_children", &children);
+    return catRusage(info, "used_cpu_", "_main_thread", &thread);
 }
 
-static sds commandstatsFor(sds info, redisCommand *cmd) {
-    if (cmd->calls || cmd->failed_calls || cmd->rejected_calls) {
-        info = sdscatprintf(info, "cmdstat_%s:calls=%lld,usec=%lld,usec_per_call=%.2f,rejected_calls=%lld,failed_calls=%lld\r\n",
-                            cmd->fullname, cmd->calls, cmd->microseconds,
-                            cmd->calls ? (double)cmd->microseconds / cmd->calls : 0.0, cmd->rejected_calls,
-                            cmd->failed_calls);
+/* One line per command that was called, failed or was rejected; containers
+ * are not called themselves, their subcommands are. */
+static sds catCommandstats(sds info, dict *table) {
+    dictIterator *di = dictGetIterator(table);
+    dictEntry *de;
+    while ((de = dictNext(di))) {
+        redisCommand *cmd = dictGetVal(de);
+        if (cmd->calls || cmd->failed_calls || cmd->rejected_calls)
+            info = sdscatprintf(info, "cmdstat_%s:calls=%lld,usec=%lld,usec_per_call=%.2f,rejected_calls=%lld,failed_calls=%lld\r\n",
+                                cmd->fullname, cmd->calls, cmd->microseconds,
+                                cmd->calls ? (double)cmd->microseconds / cmd->calls : 0.0, cmd->rejected_calls,
+                                cmd->failed_calls);
+        if (cmd->subcommands) info = catCommandstats(info, cmd->subcommands);
     }
-    if (cmd->subcommands) {
-        dictIterator *di = dictGetIterator(cmd->subcommands);
-        dictEntry *de;
-        while ((de = dictNext(di))) info = commandstatsFor(info, dictGetVal(de));
-        dictReleaseIterator(di);
-    }
+    dictReleaseIterator(di);
+    return info;
+}
+
+static sds commandstatsSection(sds info) { return catCommandstats(sdscat(info, "# Commandstats\r\n"), server.commands); }
+
+static sds errorstatsSection(sds info) {
+    info = sdscat(info, "# Errorstats\r\n");
+    dictIterator *di = dictGetIterator(server.errors);
+    dictEntry *de;
+    while ((de = dictNext(di)))
+        info = sdscatprintf(info, "errorstat_%s:count=%lld\r\n", (char *)dictGetKey(de),
+                            (long long)dictGetSignedIntegerVal(de));
+    dictReleaseIterator(di);
     return info;
 }
 
@@ -149,74 +262,61 @@ static sds keyspaceSection(sds info) {
         long long keys = dictSize(server.db[j].dict), vkeys = ttlHeapLen(server.db[j].expires);
         if (keys || vkeys)
             info = sdscatprintf(info, "db%d:keys=%lld,expires=%lld,avg_ttl=%lld\r\n", j, keys, vkeys,
-                                server.db[j].avg_ttl);
+                                dbAverageTtl(&server.db[j]));
     }
     return info;
 }
 
-sds genInfoString(const char *section) {
+static sds expiryPushSection(sds info) { return expiryPushInfo ? expiryPushInfo(info) : info; }
+static sds modulesSection(sds info) { return sdscat(info, "# Modules\r\n"); }
+static sds clusterSection(sds info) { return sdscat(info, "# Cluster\r\ncluster_enabled:0\r\n"); }
+
+/* In output order. Not default: only by name, ALL or EVERYTHING. */
+static const struct infoSection {
+    const char *name;
+    int is_default;
+    sds (*gen)(sds info);
+} sections[] = {
+    {"server", 1, serverSection},          {"clients", 1, clientsSection},
+    {"memory", 1, memorySection},          {"persistence", 1, persistInfo},
+    {"stats", 1, statsSection},            {"replication", 1, replicationSection},
+    {"cpu", 1, cpuSection},                {"modules", 1, modulesSection},
+    {"commandstats", 0, commandstatsSection}, {"errorstats", 1, errorstatsSection},
+    {"expiry_push", 1, expiryPushSection}, {"cluster", 1, clusterSection},
+    {"keyspace", 1, keyspaceSection},
+};
+#define NSECTIONS (sizeof(sections) / sizeof(sections[0]))
+
+/* Each section appears once, in the order above, whatever order and
+ * repetitions the arguments have; unknown names add nothing. */
+sds genInfoString(int argc, const char **names) {
+    char wanted[NSECTIONS] = {0};
+    if (argc == 0) {
+        static const char *deflt = "default";
+        names = &deflt;
+        argc = 1;
+    }
+    for (int i = 0; i < argc; i++) {
+        int all = !strcasecmp(names[i], "all") || !strcasecmp(names[i], "everything");
+        int deflt = !strcasecmp(names[i], "default");
+        for (size_t k = 0; k < NSECTIONS; k++)
+            if (all || (deflt && sections[k].is_default) || !strcasecmp(names[i], sections[k].name)) wanted[k] = 1;
+    }
     sds info = sdsempty();
-    int sections = 0;
-#define SECTION(name, is_default, body)               \
-    if (wants(section, name, is_default)) {           \
-        if (sections++) info = sdscat(info, "\r\n"); \
-        body;                                         \
+    int emitted = 0;
+    for (size_t k = 0; k < NSECTIONS; k++) {
+        if (!wanted[k] || (sections[k].gen == expiryPushSection && !expiryPushInfo)) continue;
+        if (emitted++) info = sdscat(info, "\r\n");
+        info = sections[k].gen(info);
     }
-    SECTION("server", 1, info = serverSection(info));
-    SECTION("clients", 1, info = clientsSection(info));
-    SECTION("memory", 1, info = memorySection(info));
-    SECTION("persistence", 1, info = persistInfo(info));
-    SECTION("stats", 1, info = statsSection(info));
-    SECTION("replication", 1,
-            info = sdscatprintf(info, "# Replication\r\nrole:master\r\nconnected_slaves:0\r\nmaster_failover_state:no-failover\r\n"
-                                      "master_replid:%s\r\nmaster_replid2:0000000000000000000000000000000000000000\r\n"
-                                      "master_repl_offset:0\r\nsecond_repl_offset:-1\r\nrepl_backlog_active:0\r\n"
-                                      "repl_backlog_size:1048576\r\nrepl_backlog_first_byte_offset:0\r\nrepl_backlog_histlen:0\r\n",
-                                server.runid));
-    SECTION("cpu", 1, info = cpuSection(info));
-    SECTION("modules", 1, info = sdscat(info, "# Modules\r\n"));
-    if (!strcasecmp(section, "commandstats") || !strcasecmp(section, "all") || !strcasecmp(section, "everything")) {
-        if (sections++) info = sdscat(info, "\r\n");
-        info = sdscat(info, "# Commandstats\r\n");
-        dictIterator *di = dictGetIterator(server.commands);
-        dictEntry *de;
-        while ((de = dictNext(di))) info = commandstatsFor(info, dictGetVal(de));
-        dictReleaseIterator(di);
-    }
-    SECTION("errorstats", 1, {
-        info = sdscat(info, "# Errorstats\r\n");
-        dictIterator *di = dictGetIterator(server.errors);
-        dictEntry *de;
-        while ((de = dictNext(di)))
-            info = sdscatprintf(info, "errorstat_%s:count=%lld\r\n", (char *)dictGetKey(de),
-                                (long long)dictGetSignedIntegerVal(de));
-        dictReleaseIterator(di);
-    });
-    if (expiryPushInfo) SECTION("expiry_push", 1, info = expiryPushInfo(info));
-    SECTION("cluster", 1, info = sdscat(info, "# Cluster\r\ncluster_enabled:0\r\n"));
-    SECTION("keyspace", 1, info = keyspaceSection(info));
-#undef SECTION
     return info;
 }
 
 void infoCommand(client *c) {
-    const char *section = c->argc >= 2 ? c->argv[1]->ptr : "default";
-    if (c->argc > 2) {
-        /* Several sections: concatenate them in the order given. */
-        sds all = sdsempty();
-        for (int j = 1; j < c->argc; j++) {
-            sds part = genInfoString(c->argv[j]->ptr);
-            if (sdslen(part)) {
-                if (sdslen(all)) all = sdscat(all, "\r\n");
-                all = sdscatsds(all, part);
-            }
-            sdsfree(part);
-        }
-        addReplyVerbatim(c, all, sdslen(all), "txt");
-        sdsfree(all);
-        return;
-    }
-    sds info = genInfoString(section);
+    const char **names = zmalloc(sizeof(char *) * (c->argc > 1 ? c->argc - 1 : 1));
+    for (int j = 1; j < c->argc; j++) names[j - 1] = c->argv[j]->ptr;
+    sds info = genInfoString(c->argc - 1, names);
+    zfree(names);
     addReplyVerbatim(c, info, sdslen(info), "txt");
     sdsfree(info);
 }

@@ -4,7 +4,10 @@
 
 #include "core/sds.h"
 
-/* section: "default", "all", "everything" or a section name (case-insensitive). */
-sds genInfoString(const char *section);
+/* names: section names, "default", "all" or "everything" (any case); none
+ * means "default". Sections come in Redis's order, each once. */
+sds genInfoString(int argc, const char **names);
+/* Samples the instantaneous rates (ops/sec, kbps); called from serverCron. */
+void infoCron(void);
 
 #endif

@@ -263,8 +263,9 @@ void pubsubChannelsCommand(client *c) {
     setDeferredArrayLen(c, replylen, n);
 }
 
+/* A flat array of channel, count pairs in both protocols (Redis 7.0 does not make it a map). */
 void pubsubNumsubCommand(client *c) {
-    addReplyMapLen(c, c->argc - 2);
+    addReplyArrayLen(c, (c->argc - 2) * 2);
     for (int j = 2; j < c->argc; j++) {
         list *l = dictFetchValue(channels, c->argv[j]);
         addReplyBulk(c, c->argv[j]);
@@ -280,7 +281,7 @@ void pubsubShardchannelsCommand(client *c) {
 }
 
 void pubsubShardnumsubCommand(client *c) {
-    addReplyMapLen(c, c->argc - 2);
+    addReplyArrayLen(c, (c->argc - 2) * 2);
     for (int j = 2; j < c->argc; j++) {
         addReplyBulk(c, c->argv[j]);
         addReplyLongLong(c, 0);

@@ -26,6 +26,7 @@ enum { T_BOOL, T_INT, T_UINT, T_LL, T_ULL, T_SIZE, T_MEM, T_STRING, T_ENUM, T_SP
 #define F_SENSITIVE 2
 #define F_MULTI 4      /* repeated lines accumulate (save, bind-like lists) */
 #define F_NOEFFECT 8   /* accepted for compatibility with redis.conf files; documented as such */
+#define F_OCTAL 16     /* an integer written in octal (file permissions) */
 
 typedef struct enumName {
     const char *name;
@@ -150,8 +151,8 @@ static sds getBind(void) {
     return s;
 }
 
-static int setObufLimits(sds *argv, int argc, int from_file, const char **err) {
-    (void)from_file;
+/* Parses "<class> <hard> <soft> <seconds>..." over the current limits into `limits`. */
+static int parseObufLimits(sds *argv, int argc, clientBufferLimitsConfig *limits, const char **err) {
     sds joined = sdsempty();
     for (int i = 0; i < argc; i++) {
         if (i) joined = sdscat(joined, " ");
@@ -161,8 +162,7 @@ static int setObufLimits(sds *argv, int argc, int from_file, const char **err) {
     sds *v = sdssplitargs(joined, &n);
     sdsfree(joined);
     int ok = v && n % 4 == 0 && n > 0;
-    clientBufferLimitsConfig limits[CLIENT_TYPE_COUNT];
-    memcpy(limits, server.client_obuf_limits, sizeof(limits));
+    memcpy(limits, server.client_obuf_limits, sizeof(server.client_obuf_limits));
     if (!ok) *err = "Wrong number of arguments in buffer limit configuration.";
     for (int i = 0; ok && i < n; i += 4) {
         int class = getClientTypeByName(v[i]);
@@ -184,8 +184,15 @@ static int setObufLimits(sds *argv, int argc, int from_file, const char **err) {
         limits[class].soft_limit_seconds = secs;
     }
     if (v) sdsfreesplitres(v, n);
-    if (ok) memcpy(server.client_obuf_limits, limits, sizeof(limits));
     return ok;
+}
+
+static int setObufLimits(sds *argv, int argc, int from_file, const char **err) {
+    (void)from_file;
+    clientBufferLimitsConfig limits[CLIENT_TYPE_COUNT];
+    if (!parseObufLimits(argv, argc, limits, err)) return 0;
+    memcpy(server.client_obuf_limits, limits, sizeof(limits));
+    return 1;
 }
 
 static sds getObufLimits(void) {
@@ -330,6 +337,12 @@ static int applyAppendonly(const char **err) {
     return 1;
 }
 
+static int applyJemallocBgThread(const char **err) {
+    (void)err;
+    zmalloc_set_background_thread(cfg_ints[16]);
+    return 1;
+}
+
 static int applyHz(const char **err) {
     (void)err;
     if (server.hz < 1) server.hz = 1;
@@ -363,7 +376,7 @@ static configDef configs[] = {
     I("port", NULL, F_IMMUTABLE, &server.port, "6379", 0, 65535, NULL),
     I("tcp-backlog", NULL, F_IMMUTABLE, &server.tcp_backlog, "511", 0, INT_MAX, NULL),
     STR("unixsocket", NULL, F_IMMUTABLE, &server.unixsocket, NULL),
-    UI("unixsocketperm", NULL, F_IMMUTABLE, &server.unixsocketperm, "0", 0, 0777),
+    UI("unixsocketperm", NULL, F_IMMUTABLE | F_OCTAL, &server.unixsocketperm, "0", 0, 0777),
     I("timeout", NULL, 0, &server.maxidletime, "0", 0, INT_MAX, NULL),
     I("tcp-keepalive", NULL, 0, &server.tcpkeepalive, "300", 0, INT_MAX, NULL),
     EN("protected-mode", NULL, 0, &server.protected_mode, "yes", protectedEnum),
@@ -428,9 +441,9 @@ static configDef configs[] = {
     B("replica-lazy-flush", "slave-lazy-flush", F_NOEFFECT, &cfg_ints[11], "no"),
     B("activerehashing", NULL, F_NOEFFECT, &cfg_ints[12], "yes"),
     B("activedefrag", NULL, F_NOEFFECT, &cfg_ints[13], "no"),
-    I("lfu-log-factor", NULL, F_NOEFFECT, &cfg_ints[14], "10", 0, INT_MAX, NULL),
-    I("lfu-decay-time", NULL, F_NOEFFECT, &cfg_ints[15], "1", 0, INT_MAX, NULL),
-    B("jemalloc-bg-thread", NULL, F_NOEFFECT, &cfg_ints[16], "yes"),
+    I("lfu-log-factor", NULL, 0, &server.lfu_log_factor, "10", 0, INT_MAX, NULL),
+    I("lfu-decay-time", NULL, 0, &server.lfu_decay_time, "1", 0, INT_MAX, NULL),
+    {"jemalloc-bg-thread", NULL, T_BOOL, 0, &cfg_ints[16], "yes", 0, 1, NULL, applyJemallocBgThread, NULL, NULL, 0},
     /* encodings */
     SZ("hash-max-listpack-entries", "hash-max-ziplist-entries", 0, &server.hash_max_listpack_entries, "512", 0, LLONG_MAX),
     SZ("hash-max-listpack-value", "hash-max-ziplist-value", 0, &server.hash_max_listpack_value, "64", 0, LLONG_MAX),
@@ -544,7 +557,21 @@ static int setTypedValue(configDef *d, sds *argv, int argc, int from_file, const
     default: break;
     }
     long long ll;
-    if (d->type == T_MEM) {
+    if (d->flags & F_OCTAL) {
+        char *end;
+        errno = 0;
+        ll = strtoll(v, &end, 8);
+        if (errno || end == v || *end != '\0') {
+            *err = "argument couldn't be parsed as an octal number";
+            return 0;
+        }
+        if (ll < d->min || ll > d->max) {
+            snprintf(rangeErr, sizeof(rangeErr), "argument must be between %llo and %llo inclusive",
+                     (unsigned long long)d->min, (unsigned long long)d->max);
+            *err = rangeErr;
+            return 0;
+        }
+    } else if (d->type == T_MEM) {
         int e;
         unsigned long long m = memtoull(v, &e);
         if (e || m > (unsigned long long)LLONG_MAX) {
@@ -556,7 +583,7 @@ static int setTypedValue(configDef *d, sds *argv, int argc, int from_file, const
         *err = "argument couldn't be parsed into an integer";
         return 0;
     }
-    if (ll < d->min || ll > d->max) {
+    if (!(d->flags & F_OCTAL) && (ll < d->min || ll > d->max)) {
         snprintf(rangeErr, sizeof(rangeErr), "argument must be between %lld and %lld inclusive", d->min, d->max);
         *err = rangeErr;
         return 0;
@@ -582,7 +609,9 @@ static sds getTypedValue(configDef *d) {
         return sdsempty();
     case T_STRING: return sdsnew(*(char **)d->ptr ? *(char **)d->ptr : "");
     case T_INT: return sdsfromlonglong(*(int *)d->ptr);
-    case T_UINT: return sdsfromlonglong(*(unsigned int *)d->ptr);
+    case T_UINT:
+        if (d->flags & F_OCTAL) return sdscatprintf(sdsempty(), "%o", *(unsigned int *)d->ptr);
+        return sdsfromlonglong(*(unsigned int *)d->ptr);
     case T_SIZE: return sdsfromlonglong((long long)*(size_t *)d->ptr);
     case T_ULL: return sdscatprintf(sdsempty(), "%llu", *(unsigned long long *)d->ptr);
     default: return sdsfromlonglong(*(long long *)d->ptr);
@@ -778,8 +807,10 @@ int loadServerConfigFromArgs(int argc, char **argv) {
 
 /* ------------------------------------------------------------------ CONFIG */
 
+/* Each name is answered once (names compare without case); an exact name is
+ * echoed as the client wrote it, a pattern yields the table's names. */
 void configGetCommand(client *c) {
-    dict *seen = dictCreate(&(dictType){.hashFunction = dictCStrHash, .keyCompare = dictCStrKeyCaseCompare});
+    dict *seen = dictCreate(&(dictType){.hashFunction = dictCStrCaseHash, .keyCompare = dictCStrKeyCaseCompare});
     void *replylen = addReplyDeferredLen(c);
     long n = 0;
     for (int i = 2; i < c->argc; i++) {
@@ -792,6 +823,7 @@ void configGetCommand(client *c) {
                 const char *nm = names[a];
                 if (!nm) continue;
                 if (glob ? !stringmatch(pattern, nm, 1) : strcasecmp(pattern, nm)) continue;
+                if (!glob) nm = pattern;
                 if (dictFind(seen, nm)) continue;
                 dictAdd(seen, (void *)nm, NULL);
                 addReplyBulkCString(c, nm);
@@ -806,7 +838,7 @@ void configGetCommand(client *c) {
 
 void configSetCommand(client *c) {
     if ((c->argc - 2) % 2 != 0) {
-        addReplyErrorArity(c);
+        addReplyErrorObject(c, shared.syntaxerr);
         return;
     }
     int npairs = (c->argc - 2) / 2;
@@ -822,7 +854,7 @@ void configSetCommand(client *c) {
     for (i = 0; i < npairs; i++) {
         const char *name = c->argv[2 + i * 2]->ptr;
         defs[i] = findConfig(name);
-        if (!defs[i] || (defs[i]->flags & F_NOEFFECT && 0)) {
+        if (!defs[i]) {
             addReplyErrorFormat(c, "Unknown option or number of arguments for CONFIG SET - '%s'", name);
             goto done;
         }
@@ -903,49 +935,135 @@ void configResetstatCommand(client *c) {
     addReply(c, shared.ok);
 }
 
-/* Default value as CONFIG GET would show it, to leave defaults out of rewrites. */
-static sds defaultValueOf(configDef *d) {
-    if (d->type == T_SPECIAL) {
-        if (d->set == setDir) return NULL;
-        return sdsnew(d->deflt ? d->deflt : "");
-    }
-    if (d->deflt == NULL) return sdsempty();
-    if (d->type == T_BOOL || d->type == T_ENUM || d->type == T_STRING) return sdsnew(d->deflt);
-    int e;
-    if (d->type == T_MEM) return sdscatprintf(sdsempty(), "%llu", memtoull(d->deflt, &e));
-    return sdsnew(d->deflt);
+/* ---------------------------------------------------------- CONFIG REWRITE */
+
+/* The rewrite follows Redis: the old file's lines stay where they are; the
+ * first line of a directive is replaced by its current value, its later lines
+ * are blanked when no longer needed, and directives that differ from their
+ * default and have no line yet go after a signature comment at the end. */
+#define REWRITE_SIGNATURE "# Generated by CONFIG REWRITE"
+
+typedef struct rewriteState {
+    sds *lines;
+    int numlines;
+    int *line_lists[NCONFIGS]; /* per directive: its line numbers in the old file, in order */
+    int line_counts[NCONFIGS];
+    int line_used[NCONFIGS];   /* how many of them were reused */
+    char processed[NCONFIGS];  /* rewritten: its unused old lines are blanked */
+    int needs_signature;
+} rewriteState;
+
+static void rewriteAppendLine(rewriteState *st, sds line) {
+    st->lines = zrealloc(st->lines, sizeof(sds) * (st->numlines + 1));
+    st->lines[st->numlines++] = line;
 }
 
-static sds rewriteLineFor(configDef *d, sds value) {
-    sds line = sdsnew(d->name);
-    if ((d->flags & F_MULTI) && d->set == setSave && sdslen(value) == 0) return sdscat(line, " \"\"");
-    if (d->type == T_SPECIAL && d->set == setSave) {
-        /* One "save <sec> <changes>" line per pair, as Redis writes it. */
+/* Puts `line` for directive d in place of its next old line, or appends it
+ * when it must be written (force) and no old line is left. Takes `line`. */
+static void rewriteLine(rewriteState *st, configDef *d, sds line, int force) {
+    size_t idx = d - configs;
+    st->processed[idx] = 1;
+    if (st->line_used[idx] < st->line_counts[idx]) {
+        int linenum = st->line_lists[idx][st->line_used[idx]++];
+        sdsfree(st->lines[linenum]);
+        st->lines[linenum] = line;
+    } else if (force) {
+        if (st->needs_signature) {
+            rewriteAppendLine(st, sdsnew(REWRITE_SIGNATURE));
+            st->needs_signature = 0;
+        }
+        rewriteAppendLine(st, line);
+    } else {
         sdsfree(line);
-        line = sdsempty();
+    }
+}
+
+/* 1gb, 64mb, 16kb when exact, else bytes: how Redis writes memory values. */
+static sds catMemory(sds s, unsigned long long bytes) {
+    if (bytes && bytes % (1024ULL * 1024 * 1024) == 0) return sdscatprintf(s, "%llugb", bytes / (1024ULL * 1024 * 1024));
+    if (bytes && bytes % (1024ULL * 1024) == 0) return sdscatprintf(s, "%llumb", bytes / (1024ULL * 1024));
+    if (bytes && bytes % 1024 == 0) return sdscatprintf(s, "%llukb", bytes / 1024);
+    return sdscatprintf(s, "%llu", bytes);
+}
+
+static int valueIsDefault(configDef *d, sds value) {
+    if (d->deflt == NULL) return sdslen(value) == 0;
+    if (d->type == T_MEM) {
+        int e;
+        return strtoull(value, NULL, 10) == memtoull(d->deflt, &e);
+    }
+    return strcmp(value, d->deflt) == 0;
+}
+
+static void rewriteSpecial(rewriteState *st, configDef *d) {
+    if (d->set == setSave) {
+        /* Always written, or the defaults would come back on restart. */
+        if (server.saveparamslen == 0) rewriteLine(st, d, sdsnew("save \"\""), 1);
         for (int j = 0; j < server.saveparamslen; j++)
-            line = sdscatprintf(line, "%ssave %ld %d", j ? "\n" : "", (long)server.saveparams[j].seconds,
-                                server.saveparams[j].changes);
-        return line;
-    }
-    line = sdscat(line, " ");
-    if (d->type == T_SPECIAL && (d->set == setBind || d->set == setObufLimits)) return sdscatsds(line, value);
-    if (d->type == T_SPECIAL && d->set == setZmqEndpoints) {
-        sdsfree(line);
-        line = sdsempty();
+            rewriteLine(st, d, sdscatprintf(sdsempty(), "save %ld %d", (long)server.saveparams[j].seconds,
+                                            server.saveparams[j].changes), 1);
+    } else if (d->set == setDir) {
+        sds dir = getDir();
+        rewriteLine(st, d, sdscatrepr(sdsnew("dir "), dir, sdslen(dir)), 1);
+        sdsfree(dir);
+    } else if (d->set == setBind) {
+        if (server.bindaddr_count == 0) st->processed[d - configs] = 1;
+        else {
+            sds addrs = getBind();
+            rewriteLine(st, d, sdscatsds(sdsnew("bind "), addrs), 1);
+            sdsfree(addrs);
+        }
+    } else if (d->set == setObufLimits) {
+        clientBufferLimitsConfig defaults[CLIENT_TYPE_COUNT];
+        sds deflt = sdsnew(d->deflt);
+        const char *ignored;
+        parseObufLimits(&deflt, 1, defaults, &ignored);
+        sdsfree(deflt);
+        for (int j = 0; j < CLIENT_TYPE_COUNT; j++) {
+            clientBufferLimitsConfig *l = &server.client_obuf_limits[j], *def = &defaults[j];
+            int force = l->hard_limit_bytes != def->hard_limit_bytes || l->soft_limit_bytes != def->soft_limit_bytes ||
+                        l->soft_limit_seconds != def->soft_limit_seconds;
+            const char *name = j == CLIENT_TYPE_REPLICA ? "replica" : getClientTypeName(j);
+            sds line = sdscatprintf(sdsempty(), "%s %s ", d->name, name);
+            line = catMemory(line, l->hard_limit_bytes);
+            line = sdscat(line, " ");
+            line = catMemory(line, l->soft_limit_bytes);
+            line = sdscatprintf(line, " %ld", (long)l->soft_limit_seconds);
+            rewriteLine(st, d, line, force);
+        }
+    } else if (d->set == setZmqEndpoints) {
         for (int j = 0; j < server.zmq_endpoints_count; j++)
-            line = sdscatprintf(line, "%szmq-expiry-endpoint %s", j ? "\n" : "", server.zmq_endpoints[j]);
-        return line;
+            rewriteLine(st, d, sdscatprintf(sdsempty(), "%s %s", d->name, server.zmq_endpoints[j]), 1);
+        if (server.zmq_endpoints_count == 0) st->processed[d - configs] = 1;
+    } else {
+        sds v = d->get();
+        int force = !valueIsDefault(d, v);
+        sds line = sdscatprintf(sdsempty(), "%s ", d->name);
+        line = d->set == setZmqTypes ? sdscatsds(line, v) : sdscatrepr(line, v, sdslen(v));
+        rewriteLine(st, d, line, force);
+        sdsfree(v);
     }
-    return sdscatrepr(line, value, sdslen(value));
 }
 
-void configRewriteCommand(client *c) {
-    if (!server.configfile) {
-        addReplyError(c, "The server is running without a config file");
+static void rewriteDirective(rewriteState *st, configDef *d) {
+    if (d->type == T_SPECIAL) {
+        rewriteSpecial(st, d);
         return;
     }
-    FILE *fp = fopen(server.configfile, "r");
+    sds v = getTypedValue(d);
+    int force = !valueIsDefault(d, v);
+    sds line = sdscatprintf(sdsempty(), "%s ", d->name);
+    if (d->type == T_STRING) line = sdscatrepr(line, v, sdslen(v));
+    else if (d->type == T_MEM) line = catMemory(line, strtoull(v, NULL, 10));
+    else line = sdscatsds(line, v);
+    rewriteLine(st, d, line, force);
+    sdsfree(v);
+}
+
+/* Reads the old file into st: comments and unknown lines are kept as they
+ * are (a directive we no longer know becomes a "# ??? " comment). */
+static void rewriteReadOldFile(rewriteState *st, const char *path) {
+    FILE *fp = fopen(path, "r");
     sds text = sdsempty();
     if (fp) {
         char buf[4096];
@@ -956,58 +1074,78 @@ void configRewriteCommand(client *c) {
     int nlines;
     sds *lines = sdssplitlen(text, sdslen(text), "\n", 1, &nlines);
     sdsfree(text);
-    if (nlines && sdslen(lines[nlines - 1]) == 0) sdsfree(lines[--nlines]);
-    char *done = zcalloc(NCONFIGS);
-    sds out = sdsempty();
     for (int i = 0; i < nlines; i++) {
+        sds line = sdstrim(lines[i], "\r\n\t ");
+        lines[i] = NULL;
+        if (line[0] == '#' || line[0] == '\0') {
+            if (!strcmp(line, REWRITE_SIGNATURE)) st->needs_signature = 0;
+            rewriteAppendLine(st, line);
+            continue;
+        }
         int argc;
-        sds trimmed = sdstrim(sdsdup(lines[i]), " \t\r");
-        sds *argv = trimmed[0] && trimmed[0] != '#' ? sdssplitargs(trimmed, &argc) : NULL;
+        sds *argv = sdssplitargs(line, &argc);
         configDef *d = argv && argc ? findConfig(argv[0]) : NULL;
-        if (d && strcasecmp(argv[0], "include")) {
-            size_t idx = d - configs;
-            if (!done[idx]) {
-                done[idx] = 1;
-                sds v = getTypedValue(d);
-                if (!(d->flags & F_SENSITIVE) || 1) {
-                    sds l = rewriteLineFor(d, v);
-                    if (sdslen(l)) out = sdscatprintf(out, "%s\n", l);
-                    sdsfree(l);
-                }
-                sdsfree(v);
+        if (!d && !(argv && argc && !strcasecmp(argv[0], "include"))) {
+            rewriteAppendLine(st, sdscatsds(sdsnew("# ??? "), line));
+            sdsfree(line);
+        } else {
+            if (d) {
+                size_t idx = d - configs;
+                st->line_lists[idx] = zrealloc(st->line_lists[idx], sizeof(int) * (st->line_counts[idx] + 1));
+                st->line_lists[idx][st->line_counts[idx]++] = st->numlines;
             }
-        } else if (!(trimmed[0] == '#' && strstr(trimmed, "# Generated by CONFIG REWRITE"))) {
-            out = sdscatprintf(out, "%s\n", lines[i]);
+            rewriteAppendLine(st, line);
         }
         if (argv) sdsfreesplitres(argv, argc);
-        sdsfree(trimmed);
     }
-    int header = 0;
-    for (size_t k = 0; k < NCONFIGS; k++) {
-        configDef *d = &configs[k];
-        if (done[k]) continue;
-        sds v = getTypedValue(d);
-        sds def = defaultValueOf(d);
-        if (def && strcmp(v, def)) {
-            if (!header) out = sdscat(out, "# Generated by CONFIG REWRITE\n");
-            header = 1;
-            sds l = rewriteLineFor(d, v);
-            if (sdslen(l)) out = sdscatprintf(out, "%s\n", l);
-            sdsfree(l);
-        }
-        sdsfree(def);
-        sdsfree(v);
-    }
-    zfree(done);
-    sdsfreesplitres(lines, nlines);
-    sds tmp = sdscatprintf(sdsempty(), "%s.tmp-%d", server.configfile, (int)getpid());
-    fp = fopen(tmp, "w");
-    int ok = fp && fwrite(out, 1, sdslen(out), fp) == sdslen(out);
-    if (fp) ok = (fflush(fp) == 0 && fsync(fileno(fp)) == 0) && ok, fclose(fp);
-    if (ok && rename(tmp, server.configfile) == -1) ok = 0;
+    zfree(lines);
+}
+
+/* Writes through a temporary file and a rename, keeping the file's mode. */
+static int rewriteWriteFile(const char *path, sds content) {
+    sds tmp = sdscatprintf(sdsempty(), "%s.tmp-%d", path, (int)getpid());
+    FILE *fp = fopen(tmp, "w");
+    int ok = fp && fwrite(content, 1, sdslen(content), fp) == sdslen(content);
+    struct stat sb;
+    if (fp && stat(path, &sb) == 0) fchmod(fileno(fp), sb.st_mode & 07777);
+    if (fp) ok = (fflush(fp) == 0 && fsync(fileno(fp)) == 0) && ok;
+    if (fp) fclose(fp);
+    if (ok && rename(tmp, path) == -1) ok = 0;
+    int saved = errno;
     if (!ok) unlink(tmp);
     sdsfree(tmp);
-    sdsfree(out);
+    errno = saved;
+    return ok;
+}
+
+void configRewriteCommand(client *c) {
+    if (!server.configfile) {
+        addReplyError(c, "The server is running without a config file");
+        return;
+    }
+    rewriteState *st = zcalloc(sizeof(*st));
+    st->needs_signature = 1;
+    rewriteReadOldFile(st, server.configfile);
+    for (size_t k = 0; k < NCONFIGS; k++) rewriteDirective(st, &configs[k]);
+    /* Old lines of rewritten directives that were not reused are blanked. */
+    for (size_t k = 0; k < NCONFIGS; k++) {
+        if (st->processed[k])
+            for (int j = st->line_used[k]; j < st->line_counts[k]; j++) sdsclear(st->lines[st->line_lists[k][j]]);
+        zfree(st->line_lists[k]);
+    }
+    sds content = sdsempty();
+    int was_empty = 0;
+    for (int j = 0; j < st->numlines; j++) {
+        /* Runs of empty lines become one. */
+        int empty = sdslen(st->lines[j]) == 0;
+        if (!(empty && was_empty)) content = sdscatlen(sdscatsds(content, st->lines[j]), "\n", 1);
+        was_empty = empty;
+        sdsfree(st->lines[j]);
+    }
+    zfree(st->lines);
+    zfree(st);
+    int ok = rewriteWriteFile(server.configfile, content);
+    sdsfree(content);
     if (ok) {
         serverLog(LL_NOTICE, "CONFIG REWRITE executed with success.");
         addReply(c, shared.ok);

@@ -96,6 +96,21 @@ int removeExpire(redisDb *db, robj *key) {
     return de ? removeEntryExpire(db, de) : 0;
 }
 
+/* Mean time to live of the volatile keys in ms: exact up to 1024 keys, else
+ * from 1024 heap slots spread evenly (every slot is one key). */
+long long dbAverageTtl(redisDb *db) {
+    size_t len = ttlHeapLen(db->expires);
+    if (len == 0) return 0;
+    size_t samples = len < 1024 ? len : 1024;
+    long long now = commandTimeMs();
+    double sum = 0;
+    for (size_t i = 0; i < samples; i++) {
+        long long ttl = ttlHeapWhen(db->expires, i * len / samples) - now;
+        sum += ttl > 0 ? (double)ttl : 0;
+    }
+    return (long long)(sum / samples);
+}
+
 int checkAlreadyExpired(long long when) { return when <= commandTimeMs() && !server.loading; }
 
 int keyIsExpired(redisDb *db, robj *key) {
@@ -112,6 +127,40 @@ int expireIfNeeded(redisDb *db, robj *key) {
     return 1;
 }
 
+/* ------------------------------------------------------------ access tracking */
+
+/* With an LFU maxmemory policy a value's 24 lru bits hold, as in Redis, the
+ * minute of the last decrement (16 bits) and a logarithmic access counter
+ * (8 bits) that new keys start at LFU_INIT_VAL. Otherwise they hold the LRU
+ * clock (seconds) of the last access. */
+#define LFU_INIT_VAL 5
+
+int maxmemoryPolicyIsLfu(void) { return server.maxmemory_policy == 1 || server.maxmemory_policy == 5; }
+
+static unsigned long lfuTimeInMinutes(void) { return (unsigned long)(server.unixtime / 60) & 65535; }
+
+unsigned long objectLfuCounter(robj *o) {
+    unsigned long ldt = o->lru >> 8, counter = o->lru & 255, now = lfuTimeInMinutes();
+    unsigned long elapsed = now >= ldt ? now - ldt : 65535 - ldt + now;
+    unsigned long periods = server.lfu_decay_time ? elapsed / server.lfu_decay_time : 0;
+    return periods > counter ? 0 : counter - periods;
+}
+
+/* The counter grows with probability 1/((counter - LFU_INIT_VAL) * factor + 1). */
+static void lfuTouch(robj *o) {
+    unsigned long counter = objectLfuCounter(o);
+    if (counter < 255) {
+        double base = counter > LFU_INIT_VAL ? (double)(counter - LFU_INIT_VAL) : 0;
+        if ((double)rand() / RAND_MAX < 1.0 / (base * server.lfu_log_factor + 1)) counter++;
+    }
+    o->lru = (unsigned)((lfuTimeInMinutes() << 8) | counter);
+}
+
+unsigned long long objectIdleSeconds(robj *o) {
+    unsigned int now = objectLruClock();
+    return now >= o->lru ? now - o->lru : (unsigned long long)LRU_CLOCK_MAX - o->lru + now;
+}
+
 /* ------------------------------------------------------------------ lookup */
 
 robj *lookupKey(redisDb *db, robj *key, int flags) {
@@ -119,7 +168,10 @@ robj *lookupKey(redisDb *db, robj *key, int flags) {
     if (!de) return NULL;
     if (*expireSlotOf(de) && expireIfNeeded(db, key)) return NULL;
     robj *val = dictGetVal(de);
-    if (!(flags & LOOKUP_NOTOUCH) && !server.in_script) val->lru = objectLruClock();
+    if (!(flags & LOOKUP_NOTOUCH) && !server.in_script) {
+        if (maxmemoryPolicyIsLfu()) lfuTouch(val);
+        else val->lru = objectLruClock();
+    }
     return val;
 }
 
@@ -167,6 +219,7 @@ void dbAdd(redisDb *db, robj *key, robj *val) {
     dictEntry *de = dictAddRaw(db->dict, key->ptr, NULL);
     if (!de) abort(); /* callers check existence first */
     dictSetVal(db->dict, de, val);
+    if (maxmemoryPolicyIsLfu()) val->lru = (unsigned)((lfuTimeInMinutes() << 8) | LFU_INIT_VAL);
     if (val->type == OBJ_LIST || val->type == OBJ_ZSET) signalKeyAsReady(db, key, val->type);
     /* The 'n' class: a key was created (before the command's own event). Not while loading. */
     if (!server.loading) keyEvent(db, key, NOTIFY_NEW, "new");
@@ -176,7 +229,7 @@ void dbOverwrite(redisDb *db, robj *key, robj *val) {
     dictEntry *de = dictFind(db->dict, key->ptr);
     if (!de) abort();
     robj *old = dictGetVal(de);
-    val->lru = old->lru;
+    if (maxmemoryPolicyIsLfu()) val->lru = old->lru; /* the access history belongs to the key */
     dictSetVal(db->dict, de, val);
     decrRefCount(old);
 }

@@ -54,6 +54,12 @@ int keyIsExpired(redisDb *db, robj *key);
 /* Lazy expiry: deletes the key when it is due. Returns 1 when it was expired. */
 int expireIfNeeded(redisDb *db, robj *key);
 int checkAlreadyExpired(long long when);
+long long dbAverageTtl(redisDb *db); /* ms, for INFO keyspace */
+
+/* Access tracking (OBJECT IDLETIME/FREQ, DEBUG OBJECT). */
+int maxmemoryPolicyIsLfu(void);
+unsigned long long objectIdleSeconds(robj *o);
+unsigned long objectLfuCounter(robj *o); /* decayed to now; read without touching */
 
 /* Key iteration helpers for KEYS/SCAN/DEBUG. */
 dictEntry *dbFindEntry(redisDb *db, const sds key);

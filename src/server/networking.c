@@ -88,6 +88,11 @@ static void acceptCommonHandler(int fd, int flags, const char *ip) {
         return;
     }
     c->flags |= flags;
+    if (flags & CLIENT_UNIX_SOCKET) {
+        /* The peer of a unix socket has no name: Redis shows the socket path. */
+        snprintf(c->addr, sizeof(c->addr), "%s:0", server.unixsocket);
+        snprintf(c->laddr, sizeof(c->laddr), "%s:0", server.unixsocket);
+    }
     server.stat_numconnections++;
     /* Protected mode: no password and default bind means only loopback may talk to us. */
     if (server.protected_mode && server.requirepass == NULL && server.bindaddr_count == 0 && ip &&
@@ -266,6 +271,7 @@ int prepareClientToWrite(client *c) {
 /* Writes as much as the socket takes. Returns C_ERR when the client was freed. */
 static int writeToClient(client *c, int handler_installed) {
     ssize_t totwritten = 0;
+    server.stat_total_writes_processed++;
     while (clientHasPendingReplies(c)) {
         struct iovec iov[16];
         int iovcnt = 0;
@@ -580,6 +586,7 @@ static void readQueryFromClient(aeEventLoop *el, int fd, void *privdata, int mas
     (void)el, (void)mask;
     client *c = privdata;
     size_t readlen = PROTO_IOBUF_LEN;
+    server.stat_total_reads_processed++;
     if (c->reqtype == PROTO_REQ_MULTIBULK && c->multibulklen && c->bulklen != -1 &&
         c->bulklen >= PROTO_MBULK_BIG_ARG) {
         ssize_t remaining = (ssize_t)(c->bulklen + 2) - (ssize_t)(sdslen(c->querybuf) - c->qb_pos);
@@ -683,14 +690,16 @@ void rewriteClientCommandVector(client *c, int argc, ...) {
 const char *getClientPeerId(client *c) { return c->addr; }
 
 static sds catClientFlags(sds s, client *c) {
+    /* Letters in Redis's order. */
     char flags[16], *p = flags;
     if (c->flags & CLIENT_MONITOR) *p++ = 'O';
+    if (c->flags & CLIENT_PUBSUB) *p++ = 'P';
     if (c->flags & CLIENT_MULTI) *p++ = 'x';
     if (c->flags & CLIENT_BLOCKED) *p++ = 'b';
     if (c->flags & CLIENT_DIRTY_CAS) *p++ = 'd';
     if (c->flags & CLIENT_CLOSE_AFTER_REPLY) *p++ = 'c';
-    if (c->flags & CLIENT_UNIX_SOCKET) *p++ = 'U';
     if (c->flags & CLIENT_CLOSE_ASAP) *p++ = 'A';
+    if (c->flags & CLIENT_UNIX_SOCKET) *p++ = 'U';
     if (c->flags & CLIENT_NO_EVICT) *p++ = 'e';
     if (p == flags) *p++ = 'N';
     *p = '\0';

@@ -11,6 +11,7 @@
 #include "core/clock.h"
 #include "core/zmalloc.h"
 #include "features/expiry_push.h"
+#include "features/info.h"
 #include "features/monitor.h"
 #include "features/multi.h"
 #include "features/pubsub.h"
@@ -101,6 +102,7 @@ static long long serverCron(aeEventLoop *el, long long id, void *clientData) {
         server.shutdown_asap = 0;
     }
     clientsCron();
+    infoCron();
     databasesCron();
     persistCron();
     freeClientsInAsyncFreeQueue();
@@ -479,6 +481,7 @@ static void initServer(void) {
     updateCachedTime();
     server.stat_starttime = server.unixtime;
     server.lastsave = server.unixtime;
+    server.initial_memory_usage = zmalloc_used_memory();
 }
 
 static void setRandomSeedAndRunId(void) {

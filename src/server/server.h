@@ -274,6 +274,9 @@ struct redisServer {
     long long stat_client_outbuf_limit_disconnections;
     long long stat_expire_cycle_time_used;
     long long stat_peak_memory;
+    long long stat_total_reads_processed;  /* reads from client sockets */
+    long long stat_total_writes_processed; /* writes to client sockets */
+    size_t initial_memory_usage;           /* used memory once started (used_memory_startup) */
     time_t stat_starttime;
     dict *commands;     /* name → redisCommand (containers hold subcommands) */
     dict *errors;       /* error prefix → count (INFO errorstats) */
@@ -281,6 +284,8 @@ struct redisServer {
     /* Limits and encodings. */
     unsigned long long maxmemory;
     int maxmemory_policy;
+    int lfu_log_factor; /* LFU counter growth: higher is slower (OBJECT FREQ) */
+    int lfu_decay_time; /* minutes for the LFU counter to drop by one; 0 never */
     int maxmemory_samples;
     size_t hash_max_listpack_entries;
     size_t hash_max_listpack_value;
