@@ -577,7 +577,10 @@ reply:
     }
 cleanup:
     zfree(scores);
-    if (added || updated) keyChanged(c->db, key, NOTIFY_ZSET, incr ? "zincr" : "zadd");
+    if (added || updated) {
+        keyChanged(c->db, key, NOTIFY_ZSET, incr ? "zincr" : "zadd");
+        server.dirty += added + updated - 1; /* Redis counts one change per member */
+    }
 }
 
 void zaddCommand(client *c) { zaddGenericCommand(c, ZADD_IN_NONE); }
@@ -620,10 +623,12 @@ static void zremrangeGenericCommand(client *c, int rangetype) {
     }
     if (deleted) {
         keyChanged(c->db, key, NOTIFY_ZSET, events[rangetype]);
-        if (zsetLength(zobj) == 0) {
+        int keyremoved = zsetLength(zobj) == 0;
+        if (keyremoved) {
             dbDelete(c->db, key);
             keyChanged(c->db, key, NOTIFY_GENERIC, "del");
         }
+        server.dirty += (long long)deleted - 1 - keyremoved; /* Redis counts removed members only */
     }
     addReplyLongLong(c, (long long)deleted);
 cleanup:
@@ -875,7 +880,7 @@ static robj *zpopGeneric(client *c, robj **keyv, int keyc, int where, int emitke
     } else {
         addReplyArrayLen(c, nested ? n : n * 2);
     }
-    while (n--) {
+    for (long i = 0; i < n; i++) {
         zcursor cur;
         unsigned char buf[LP_INTBUF_SIZE];
         size_t len;
@@ -890,10 +895,12 @@ static robj *zpopGeneric(client *c, robj **keyv, int keyc, int where, int emitke
         sdsfree(ele);
     }
     keyChanged(c->db, key, NOTIFY_ZSET, where == ZSET_MAX ? "zpopmax" : "zpopmin");
-    if (zsetLength(zobj) == 0) {
+    int keyremoved = zsetLength(zobj) == 0;
+    if (keyremoved) {
         dbDelete(c->db, key);
         keyChanged(c->db, key, NOTIFY_GENERIC, "del");
     }
+    server.dirty += n - 1 - keyremoved; /* Redis counts popped members only */
     return key;
 }
 
