@@ -59,6 +59,8 @@ static const enumName maxmemoryPolicyEnum[] = {
 static const enumName supervisedEnum[] = {{"upstart", 1}, {"systemd", 2}, {"auto", 3}, {"no", 0}, {NULL, 0}};
 static const enumName enableEnum[] = {{"no", 0}, {"yes", 1}, {"local", 2}, {NULL, 0}};
 static const enumName protectedEnum[] = {{"yes", 1}, {"no", 0}, {NULL, 0}};
+static const enumName oomScoreAdjEnum[] = {{"no", 0}, {"yes", 1}, {"relative", 1}, {"absolute", 2}, {NULL, 0}};
+static const enumName disklessLoadEnum[] = {{"disabled", 0}, {"on-empty-db", 1}, {"swapdb", 2}, {NULL, 0}};
 
 /* ------------------------------------------------- values with no home yet */
 
@@ -218,6 +220,36 @@ static int setNotify(sds *argv, int argc, int from_file, const char **err) {
     }
     server.notify_keyspace_events = flags;
     return 1;
+}
+
+/* oom-score-adj-values: three numbers (replica, master, background child). */
+static int oom_score_adj_values[3] = {0, 200, 800};
+
+static int setOomScoreAdjValues(sds *argv, int argc, int from_file, const char **err) {
+    (void)from_file;
+    sds joined = sdsempty();
+    for (int i = 0; i < argc; i++) joined = sdscatsds(i ? sdscat(joined, " ") : joined, argv[i]);
+    int n;
+    sds *v = sdssplitlen(joined, sdslen(joined), " ", 1, &n);
+    sdsfree(joined);
+    int values[3], ok = n == 3;
+    if (!ok) *err = "wrong number of arguments";
+    for (int i = 0; ok && i < 3; i++) {
+        long long ll;
+        if (!string2ll(v[i], sdslen(v[i]), &ll) || ll < -2000 || ll > 2000) {
+            *err = "Invalid oom-score-adj-values, elements must be between -2000 and 2000.";
+            ok = 0;
+        }
+        values[i] = (int)ll;
+    }
+    sdsfreesplitres(v, n);
+    if (ok) memcpy(oom_score_adj_values, values, sizeof(values));
+    return ok;
+}
+
+static sds getOomScoreAdjValues(void) {
+    return sdscatprintf(sdsempty(), "%d %d %d", oom_score_adj_values[0], oom_score_adj_values[1],
+                        oom_score_adj_values[2]);
 }
 
 static sds getNotify(void) { return keyspaceEventsFlagsToString(server.notify_keyspace_events); }
@@ -444,6 +476,12 @@ static configDef configs[] = {
     I("lfu-log-factor", NULL, 0, &server.lfu_log_factor, "10", 0, INT_MAX, NULL),
     I("lfu-decay-time", NULL, 0, &server.lfu_decay_time, "1", 0, INT_MAX, NULL),
     {"jemalloc-bg-thread", NULL, T_BOOL, 0, &cfg_ints[16], "yes", 0, 1, NULL, applyJemallocBgThread, NULL, NULL, 0},
+    LL("acllog-max-len", NULL, F_NOEFFECT, &cfg_lls[4], "128", 0, LLONG_MAX),
+    B("disable-thp", NULL, F_NOEFFECT, &cfg_ints[27], "yes"),
+    EN("oom-score-adj", NULL, F_NOEFFECT, &cfg_ints[28], "no", oomScoreAdjEnum),
+    SP("oom-score-adj-values", NULL, F_NOEFFECT, "0 200 800", setOomScoreAdjValues, getOomScoreAdjValues),
+    I("io-threads", NULL, F_IMMUTABLE | F_NOEFFECT, &cfg_ints[29], "1", 1, 128, NULL),
+    B("io-threads-do-reads", NULL, F_IMMUTABLE | F_NOEFFECT, &cfg_ints[30], "no"),
     /* encodings */
     SZ("hash-max-listpack-entries", "hash-max-ziplist-entries", 0, &server.hash_max_listpack_entries, "512", 0, LLONG_MAX),
     SZ("hash-max-listpack-value", "hash-max-ziplist-value", 0, &server.hash_max_listpack_value, "64", 0, LLONG_MAX),
@@ -470,6 +508,8 @@ static configDef configs[] = {
     I("repl-diskless-sync-delay", NULL, F_NOEFFECT, &cfg_ints[22], "5", 0, INT_MAX, NULL),
     B("repl-disable-tcp-nodelay", NULL, F_NOEFFECT, &cfg_ints[23], "no"),
     I("replica-priority", "slave-priority", F_NOEFFECT, &cfg_ints[24], "100", 0, INT_MAX, NULL),
+    EN("repl-diskless-load", NULL, F_NOEFFECT, &cfg_ints[31], "disabled", disklessLoadEnum),
+    I("repl-diskless-sync-max-replicas", NULL, F_NOEFFECT, &cfg_ints[32], "0", 0, INT_MAX, NULL),
     /* the 0MQ expiry push */
     SP("zmq-expiry-endpoint", NULL, F_MULTI, "", setZmqEndpoints, getZmqEndpoints),
     {"zmq-expiry-hwm", NULL, T_LL, 0, &server.zmq_hwm, "1000", 0, INT_MAX, NULL, applyZmq, NULL, NULL, 0},
