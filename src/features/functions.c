@@ -8,7 +8,6 @@
  * with (keys, args), seeing the full redis API, as in Redis. Functions are not
  * persisted yet (RDB/AOF would need FUNCTION DUMP/RESTORE payloads). */
 #include "features/scripting.h"
-#include "features/monitor.h"
 #include "server/reply.h"
 #include "core/glob.h"
 #include "core/zmalloc.h"
@@ -364,11 +363,7 @@ void functionDeleteCommand(client *c) {
 }
 
 void functionFlushCommand(client *c) {
-    if (c->argc == 3 && strcasecmp(c->argv[2]->ptr, "sync") && strcasecmp(c->argv[2]->ptr, "async")) {
-        addReplyError(c, "FUNCTION FLUSH only supports SYNC|ASYNC option");
-        return;
-    }
-    if (c->argc > 3) {
+    if (c->argc > 3 || (c->argc == 3 && strcasecmp(c->argv[2]->ptr, "sync") && strcasecmp(c->argv[2]->ptr, "async"))) {
         addReplyError(c, "FUNCTION FLUSH only supports SYNC|ASYNC option");
         return;
     }
@@ -502,38 +497,19 @@ void functionHelpCommand(client *c) {
     addReplyHelp(c, help);
 }
 
-static void pushStringArray(lua_State *L, robj **elev, int elec) {
-    lua_createtable(L, elec, 0);
-    for (int j = 0; j < elec; j++) {
-        lua_pushlstring(L, elev[j]->ptr, sdslen(elev[j]->ptr));
-        lua_rawseti(L, -2, j + 1);
-    }
-}
-
 static void fcallGeneric(client *c, int ro) {
     /* Shown before the commands the function runs, as EVAL is. */
-    if (!server.loading && !(c->flags & CLIENT_AOF)) monitorFeed(c, c->db->id, c->argv, c->argc);
+    scriptingFeedMonitor(c);
     functionInfo *fi = dictFetchValue(functions, c->argv[1]->ptr);
     if (!fi) {
         addReplyError(c, "Function not found");
         return;
     }
     long long numkeys;
-    if (getLongLongFromObject(c->argv[2], &numkeys) != 0) {
-        addReplyError(c, "Bad number of keys provided");
-        return;
-    }
-    if (numkeys > c->argc - 3) {
-        addReplyError(c, "Number of keys can't be greater than number of args");
-        return;
-    }
-    if (numkeys < 0) {
-        addReplyError(c, "Number of keys can't be negative");
-        return;
-    }
+    if (scriptingGetNumkeys(c, "Bad number of keys provided", &numkeys) != C_OK) return;
     lua_rawgeti(flua, LUA_REGISTRYINDEX, fi->ref);
-    pushStringArray(flua, c->argv + 3, (int)numkeys);
-    pushStringArray(flua, c->argv + 3 + numkeys, c->argc - 3 - (int)numkeys);
+    scriptingPushStringArray(flua, c->argv + 3, (int)numkeys);
+    scriptingPushStringArray(flua, c->argv + 3 + numkeys, c->argc - 3 - (int)numkeys);
     scriptingRun(c, flua, fi->name, 2, fi->flags | SCRIPT_FLAG_SHEBANG, ro, 1);
 }
 

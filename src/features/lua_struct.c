@@ -118,16 +118,20 @@ static void putInteger(luaL_Buffer *b, uint64_t v, size_t size, int little) {
     luaL_addlstring(b, (const char *)out, size);
 }
 
-/* Floats are copied in host order, then reversed when the order differs. */
+/* Floats travel as their host bytes, reversed when the wanted order differs. */
+static void toByteOrder(unsigned char *bytes, size_t size, int little) {
+    if (little == hostIsLittleEndian()) return;
+    for (size_t i = 0; i < size / 2; i++) {
+        unsigned char t = bytes[i];
+        bytes[i] = bytes[size - 1 - i];
+        bytes[size - 1 - i] = t;
+    }
+}
+
 static void putRaw(luaL_Buffer *b, const void *p, size_t size, int little) {
     unsigned char out[sizeof(double)];
     memcpy(out, p, size);
-    if (little != hostIsLittleEndian())
-        for (size_t i = 0; i < size / 2; i++) {
-            unsigned char t = out[i];
-            out[i] = out[size - 1 - i];
-            out[size - 1 - i] = t;
-        }
+    toByteOrder(out, size, little);
     luaL_addlstring(b, (const char *)out, size);
 }
 
@@ -206,12 +210,7 @@ static uint64_t getInteger(const unsigned char *p, size_t size, int little, int 
 static void getRaw(void *dst, const unsigned char *p, size_t size, int little) {
     unsigned char tmp[sizeof(double)];
     memcpy(tmp, p, size);
-    if (little != hostIsLittleEndian())
-        for (size_t i = 0; i < size / 2; i++) {
-            unsigned char t = tmp[i];
-            tmp[i] = tmp[size - 1 - i];
-            tmp[size - 1 - i] = t;
-        }
+    toByteOrder(tmp, size, little);
     memcpy(dst, tmp, size);
 }
 

@@ -712,18 +712,16 @@ lua_State *scriptingNewInterpreter(void) {
     openLib(L, LUA_TABLIBNAME, luaopen_table);
     openLib(L, LUA_STRLIBNAME, luaopen_string);
     openLib(L, LUA_MATHLIBNAME, luaopen_math);
-    lua_pushcfunction(L, luaopen_cjson);
-    lua_call(L, 0, 1);
-    lua_setglobal(L, "cjson");
-    lua_pushcfunction(L, luaopen_bit);
-    lua_call(L, 0, 1);
-    lua_setglobal(L, "bit");
-    lua_pushcfunction(L, luaopenStruct);
-    lua_call(L, 0, 1);
-    lua_setglobal(L, "struct");
-    lua_pushcfunction(L, luaopenCmsgpack);
-    lua_call(L, 0, 1);
-    lua_setglobal(L, "cmsgpack");
+    static const struct {
+        const char *name;
+        lua_CFunction open;
+    } extra[] = {{"cjson", luaopen_cjson}, {"bit", luaopen_bit}, {"struct", luaopenStruct},
+                 {"cmsgpack", luaopenCmsgpack}, {NULL, NULL}};
+    for (int i = 0; extra[i].name; i++) {
+        lua_pushcfunction(L, extra[i].open);
+        lua_call(L, 0, 1);
+        lua_setglobal(L, extra[i].name);
+    }
     static const char *removed[] = {"dofile", "loadfile", "print", "getfenv", "setfenv", "newproxy", "module",
                                     "require", "gcinfo", NULL};
     for (int i = 0; removed[i]; i++) {
@@ -920,13 +918,37 @@ static void checkKilledOrTimeout(lua_State *L) {
     }
 }
 
-static void setKeysArgv(lua_State *L, const char *name, robj **elev, int elec) {
-    lua_newtable(L);
+void scriptingPushStringArray(lua_State *L, robj **elev, int elec) {
+    lua_createtable(L, elec, 0);
     for (int j = 0; j < elec; j++) {
         lua_pushlstring(L, elev[j]->ptr, sdslen(elev[j]->ptr));
         lua_rawseti(L, -2, j + 1);
     }
+}
+
+static void setKeysArgv(lua_State *L, const char *name, robj **elev, int elec) {
+    scriptingPushStringArray(L, elev, elec);
     lua_setglobal(L, name); /* the real globals table */
+}
+
+void scriptingFeedMonitor(client *c) {
+    if (!server.loading && !(c->flags & CLIENT_AOF)) monitorFeed(c, c->db->id, c->argv, c->argc);
+}
+
+int scriptingGetNumkeys(client *c, const char *not_integer_error, long long *numkeys) {
+    if (getLongLongFromObject(c->argv[2], numkeys) != 0) {
+        addReplyError(c, not_integer_error);
+        return C_ERR;
+    }
+    if (*numkeys > c->argc - 3) {
+        addReplyError(c, "Number of keys can't be greater than number of args");
+        return C_ERR;
+    }
+    if (*numkeys < 0) {
+        addReplyError(c, "Number of keys can't be negative");
+        return C_ERR;
+    }
+    return C_OK;
 }
 
 static void evalGenericCommand(client *c, int evalsha, int readonly_cmd) {
@@ -934,19 +956,8 @@ static void evalGenericCommand(client *c, int evalsha, int readonly_cmd) {
     char sha[41];
     /* EVAL is skip_monitor for the pipeline: it is shown here, before the
      * commands the script runs, as Redis 7.0 does. */
-    if (!server.loading && !(c->flags & CLIENT_AOF)) monitorFeed(c, c->db->id, c->argv, c->argc);
-    if (getLongLongFromObject(c->argv[2], &numkeys) != 0) {
-        addReplyError(c, "value is not an integer or out of range");
-        return;
-    }
-    if (numkeys > c->argc - 3) {
-        addReplyError(c, "Number of keys can't be greater than number of args");
-        return;
-    }
-    if (numkeys < 0) {
-        addReplyError(c, "Number of keys can't be negative");
-        return;
-    }
+    scriptingFeedMonitor(c);
+    if (scriptingGetNumkeys(c, "value is not an integer or out of range", &numkeys) != C_OK) return;
     if (!evalsha) {
         if (createScript(c, c->argv[1], sha) != C_OK) return;
     } else {
@@ -1127,11 +1138,7 @@ void scriptExistsCommand(client *c) {
 }
 
 void scriptFlushCommand(client *c) {
-    if (c->argc == 3 && strcasecmp(c->argv[2]->ptr, "sync") && strcasecmp(c->argv[2]->ptr, "async")) {
-        addReplyError(c, "SCRIPT FLUSH only support SYNC|ASYNC option");
-        return;
-    }
-    if (c->argc > 3) {
+    if (c->argc > 3 || (c->argc == 3 && strcasecmp(c->argv[2]->ptr, "sync") && strcasecmp(c->argv[2]->ptr, "async"))) {
         addReplyError(c, "SCRIPT FLUSH only support SYNC|ASYNC option");
         return;
     }

@@ -36,6 +36,12 @@ void scriptingSetGlobalsEnv(struct lua_State *L, int index); /* setfenv(index, g
 void scriptingRun(client *c, struct lua_State *L, const char *name, int nargs, int flags, int ro_cmd,
                   int is_function);
 void scriptingKill(client *c, int is_eval);          /* SCRIPT KILL / FUNCTION KILL */
+/* EVAL/FCALL argument handling: the MONITOR line (shown before the script's
+ * commands), numkeys at argv[2] (replies the error and returns C_ERR), and
+ * KEYS/ARGV-style tables. */
+void scriptingFeedMonitor(client *c);
+int scriptingGetNumkeys(client *c, const char *not_integer_error, long long *numkeys);
+void scriptingPushStringArray(struct lua_State *L, robj **elev, int elec);
 void scriptingReplyRunningScript(client *c);         /* FUNCTION STATS running_script */
 int scriptingRaiseError(struct lua_State *L, const char *err); /* raises {err="ERR <err>"} */
 int scriptingErrorHandler(struct lua_State *L);      /* pcall handler: {err, source, line} */
