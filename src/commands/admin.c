@@ -272,10 +272,6 @@ void clientNoEvictCommand(client *c) {
 void clientUnblockCommand(client *c) {
     long long id;
     int with_error = 0;
-    if (getLongLongFromObject(c->argv[2], &id) != 0) {
-        addReplyError(c, "value is not an integer or out of range");
-        return;
-    }
     if (c->argc == 4) {
         if (!strcasecmp(c->argv[3]->ptr, "timeout")) with_error = 0;
         else if (!strcasecmp(c->argv[3]->ptr, "error")) with_error = 1;
@@ -283,6 +279,10 @@ void clientUnblockCommand(client *c) {
             addReplyError(c, "CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
             return;
         }
+    }
+    if (getLongLongFromObject(c->argv[2], &id) != 0) {
+        addReplyError(c, "value is not an integer or out of range");
+        return;
     }
     client *target = id > 0 ? lookupClientByID((uint64_t)id) : NULL;
     addReply(c, target && unblockClientByRequest(target, with_error) ? shared.cone : shared.czero);

@@ -2,6 +2,7 @@
  * RANDOMKEY RENAME RENAMENX COPY MOVE TOUCH OBJECT DBSIZE SELECT SWAPDB
  * FLUSHDB FLUSHALL — and the TTL commands EXPIRE* TTL PTTL EXPIRETIME PERSIST. */
 #include "server/client.h"
+#include "commands/cmdargs.h"
 #include "server/db.h"
 #include "server/expire.h"
 #include "server/keyhook.h"
@@ -88,19 +89,18 @@ void dbsizeCommand(client *c) { addReplyLongLong(c, dictSize(c->db->dict)); }
 
 /* --------------------------------------------------------- SELECT / SWAPDB */
 
-static int getDbIndexOrReply(client *c, robj *o, int *id, const char *interr) {
-    long long v;
-    if (getLongLongFromObject(o, &v) != 0 || v < INT_MIN || v > INT_MAX) {
-        addReplyError(c, interr);
-        return C_ERR;
-    }
+/* An int, as Redis reads db indexes: msg NULL gives the generic parse and
+ * range errors, a msg replaces both. */
+static int getDbIndexOrReply(client *c, robj *o, int *id, const char *msg) {
+    long v;
+    if (getRangeLongFromObjectOrReply(c, o, INT_MIN, INT_MAX, &v, msg) != C_OK) return C_ERR;
     *id = (int)v;
     return C_OK;
 }
 
 void selectCommand(client *c) {
     int id;
-    if (getDbIndexOrReply(c, c->argv[1], &id, "value is not an integer or out of range") != C_OK) return;
+    if (getDbIndexOrReply(c, c->argv[1], &id, NULL) != C_OK) return;
     if (selectDb(c, id) == C_ERR) {
         addReplyError(c, "DB index is out of range");
         return;
@@ -187,7 +187,7 @@ void renamenxCommand(client *c) { renameGenericCommand(c, 1); }
 
 void moveCommand(client *c) {
     int dbid;
-    if (getDbIndexOrReply(c, c->argv[2], &dbid, "value is not an integer or out of range") != C_OK) return;
+    if (getDbIndexOrReply(c, c->argv[2], &dbid, NULL) != C_OK) return;
     if (dbid < 0 || dbid >= server.dbnum) {
         addReplyError(c, "DB index is out of range");
         return;
@@ -275,7 +275,7 @@ void copyCommand(client *c) {
             replace = 1;
         } else if (!strcasecmp(c->argv[j]->ptr, "db") && j + 1 < c->argc) {
             int dbid;
-            if (getDbIndexOrReply(c, c->argv[j + 1], &dbid, "value is not an integer or out of range") != C_OK) return;
+            if (getDbIndexOrReply(c, c->argv[j + 1], &dbid, NULL) != C_OK) return;
             if (dbid < 0 || dbid >= server.dbnum) {
                 addReplyError(c, "DB index is out of range");
                 return;

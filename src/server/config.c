@@ -27,6 +27,7 @@ enum { T_BOOL, T_INT, T_UINT, T_LL, T_ULL, T_SIZE, T_MEM, T_STRING, T_ENUM, T_SP
 #define F_MULTI 4      /* repeated lines accumulate (save, bind-like lists) */
 #define F_NOEFFECT 8   /* accepted for compatibility with redis.conf files; documented as such */
 #define F_OCTAL 16     /* an integer written in octal (file permissions) */
+#define F_UMEM 32      /* T_MEM kept as unsigned long long over its whole range (maxmemory) */
 
 typedef struct enumName {
     const char *name;
@@ -461,7 +462,7 @@ static configDef configs[] = {
     B("aof-rewrite-incremental-fsync", NULL, F_NOEFFECT, &cfg_ints[5], "yes"),
     B("rdb-save-incremental-fsync", NULL, F_NOEFFECT, &cfg_ints[6], "yes"),
     /* memory */
-    MEM("maxmemory", NULL, 0, &server.maxmemory, "0", 0, LLONG_MAX, NULL),
+    MEM("maxmemory", NULL, F_UMEM, &server.maxmemory, "0", 0, 0, NULL),
     EN("maxmemory-policy", NULL, 0, &server.maxmemory_policy, "noeviction", maxmemoryPolicyEnum),
     I("maxmemory-samples", NULL, 0, &server.maxmemory_samples, "5", 1, 64, NULL),
     I("maxmemory-eviction-tenacity", NULL, F_NOEFFECT, &cfg_ints[7], "10", 0, 100, NULL),
@@ -528,9 +529,16 @@ static configDef *findConfig(const char *name) {
 
 /* ----------------------------------------------------------- typed parsing */
 
+/* As Redis reads them: no digits means 0, a number too big saturates and
+ * the unit multiplies modulo 2^64; only a sign or a bad unit is an error. */
 unsigned long long memtoull(const char *p, int *err) {
+    *err = 0;
+    if (*p == '-') {
+        *err = 1;
+        return 0;
+    }
     const char *u = p;
-    while (*u == '-' || isdigit((unsigned char)*u)) u++;
+    while (isdigit((unsigned char)*u)) u++;
     unsigned long long mul;
     if (*u == '\0' || !strcasecmp(u, "b")) mul = 1;
     else if (!strcasecmp(u, "k")) mul = 1000;
@@ -543,14 +551,16 @@ unsigned long long memtoull(const char *p, int *err) {
         *err = 1;
         return 0;
     }
-    size_t l = u - p;
-    long long v;
-    if (l == 0 || l > 20 || !string2ll(p, l, &v) || v < 0) {
-        *err = 1;
-        return 0;
+    unsigned long long v = 0;
+    for (const char *d = p; d < u; d++) {
+        unsigned digit = (unsigned)(*d - '0');
+        if (v > (ULLONG_MAX - digit) / 10) {
+            v = ULLONG_MAX;
+            break;
+        }
+        v = v * 10 + digit;
     }
-    *err = 0;
-    return (unsigned long long)v * mul;
+    return v * mul;
 }
 
 static char rangeErr[128];
@@ -614,11 +624,15 @@ static int setTypedValue(configDef *d, sds *argv, int argc, int from_file, const
     } else if (d->type == T_MEM) {
         int e;
         unsigned long long m = memtoull(v, &e);
-        if (e || m > (unsigned long long)LLONG_MAX) {
+        if (e) {
             *err = "argument must be a memory value";
             return 0;
         }
-        ll = (long long)m;
+        if (d->flags & F_UMEM) {
+            *(unsigned long long *)d->ptr = m;
+            return 1;
+        }
+        ll = (long long)m; /* as Redis: a value past LLONG_MAX turns negative and fails the range check */
     } else if (!string2ll(v, strlen(v), &ll)) {
         *err = "argument couldn't be parsed into an integer";
         return 0;
@@ -654,7 +668,9 @@ static sds getTypedValue(configDef *d) {
         return sdsfromlonglong(*(unsigned int *)d->ptr);
     case T_SIZE: return sdsfromlonglong((long long)*(size_t *)d->ptr);
     case T_ULL: return sdscatprintf(sdsempty(), "%llu", *(unsigned long long *)d->ptr);
-    default: return sdsfromlonglong(*(long long *)d->ptr);
+    default:
+        if (d->flags & F_UMEM) return sdscatprintf(sdsempty(), "%llu", *(unsigned long long *)d->ptr);
+        return sdsfromlonglong(*(long long *)d->ptr);
     }
 }
 
