@@ -1,8 +1,14 @@
-/* ttlheap: 4-ary min-heap of deadlines (see ttlheap.h). */
+/* ttlheap: 4-ary min-heap of deadlines in packed 12-byte slots (see ttlheap.h). */
 #include "ttlheap.h"
+#include "core/dict.h"
 #include "core/zmalloc.h"
 
+#include <stdlib.h>
+
 #define ARITY 4
+
+static uint64_t ptrHash(const void *key) { return (uint64_t)(uintptr_t)key * 0x9E3779B97F4A7C15ULL; }
+static dictType farDictType = {.hashFunction = ptrHash};
 
 ttlHeap *ttlHeapCreate(ttlHeapSetPos *setpos) {
     ttlHeap *h = zcalloc(sizeof(*h));
@@ -13,6 +19,7 @@ ttlHeap *ttlHeapCreate(ttlHeapSetPos *setpos) {
 void ttlHeapFree(ttlHeap *h) {
     if (!h) return;
     zfree(h->slots);
+    if (h->far) dictRelease(h->far);
     zfree(h);
 }
 
@@ -20,18 +27,49 @@ void ttlHeapClear(ttlHeap *h) {
     zfree(h->slots);
     h->slots = NULL;
     h->len = h->cap = 0;
+    if (h->far) dictEmpty(h->far, NULL);
+}
+
+static ttlHeapSlot makeSlot(void *item, int64_t when) {
+    uint64_t p = (uint64_t)(uintptr_t)item;
+    if (p >> 48) abort(); /* a pointer outside 48 bits: this platform needs wider slots */
+    int64_t w = when < 0 ? 0 : (when > TTLHEAP_WHEN_MAX ? TTLHEAP_WHEN_MAX : when);
+    ttlHeapSlot s = {(uint32_t)w, (uint16_t)(w >> 32), (uint16_t)(p >> 32), (uint32_t)p};
+    return s;
+}
+
+/* Remember or forget the exact deadline of an item whose slot clamps it. */
+static void setFar(ttlHeap *h, void *item, int64_t when) {
+    int clamped = when < 0 || when >= TTLHEAP_WHEN_MAX;
+    if (clamped) {
+        if (!h->far) h->far = dictCreate(&farDictType);
+        dictEntry *de = dictAddOrFind(h->far, item);
+        dictSetSignedIntegerVal(de, when);
+    } else if (h->far && dictSize(h->far)) {
+        dictDelete(h->far, item);
+    }
+}
+
+int64_t ttlHeapWhen(const ttlHeap *h, size_t pos) {
+    int64_t w = ttlSlotWhen(&h->slots[pos]);
+    if ((w == 0 || w == TTLHEAP_WHEN_MAX) && h->far && dictSize(h->far)) {
+        dictEntry *de = dictFind(h->far, ttlSlotItem(&h->slots[pos]));
+        if (de) return dictGetSignedIntegerVal(de);
+    }
+    return w;
 }
 
 static void place(ttlHeap *h, size_t pos, ttlHeapSlot s) {
     h->slots[pos] = s;
-    h->setpos(s.item, (long)pos);
+    h->setpos(ttlSlotItem(&s), (long)pos);
 }
 
 static void siftUp(ttlHeap *h, size_t pos) {
     ttlHeapSlot s = h->slots[pos];
+    int64_t when = ttlSlotWhen(&s);
     while (pos > 0) {
         size_t parent = (pos - 1) / ARITY;
-        if (h->slots[parent].when <= s.when) break;
+        if (ttlSlotWhen(&h->slots[parent]) <= when) break;
         place(h, pos, h->slots[parent]);
         pos = parent;
     }
@@ -40,14 +78,18 @@ static void siftUp(ttlHeap *h, size_t pos) {
 
 static void siftDown(ttlHeap *h, size_t pos) {
     ttlHeapSlot s = h->slots[pos];
+    int64_t when = ttlSlotWhen(&s);
     for (;;) {
         size_t first = pos * ARITY + 1;
         if (first >= h->len) break;
         size_t last = first + ARITY < h->len ? first + ARITY : h->len;
         size_t best = first;
-        for (size_t c = first + 1; c < last; c++)
-            if (h->slots[c].when < h->slots[best].when) best = c;
-        if (h->slots[best].when >= s.when) break;
+        int64_t bestwhen = ttlSlotWhen(&h->slots[first]);
+        for (size_t c = first + 1; c < last; c++) {
+            int64_t cw = ttlSlotWhen(&h->slots[c]);
+            if (cw < bestwhen) best = c, bestwhen = cw;
+        }
+        if (bestwhen >= when) break;
         place(h, pos, h->slots[best]);
         pos = best;
     }
@@ -56,35 +98,38 @@ static void siftDown(ttlHeap *h, size_t pos) {
 
 void ttlHeapInsert(ttlHeap *h, void *item, int64_t when) {
     if (h->len == h->cap) {
-        size_t grow = h->cap / 8;
+        size_t grow = h->cap / 16;
         h->cap += grow < 64 ? 64 : grow;
         h->slots = zrealloc(h->slots, h->cap * sizeof(ttlHeapSlot));
     }
-    h->slots[h->len].when = when;
-    h->slots[h->len].item = item;
+    setFar(h, item, when);
+    h->slots[h->len] = makeSlot(item, when);
     siftUp(h, h->len++);
 }
 
 void ttlHeapUpdate(ttlHeap *h, size_t pos, int64_t when) {
-    int64_t old = h->slots[pos].when;
-    h->slots[pos].when = when;
-    if (when < old) siftUp(h, pos);
+    int64_t old = ttlSlotWhen(&h->slots[pos]);
+    void *item = ttlSlotItem(&h->slots[pos]);
+    setFar(h, item, when);
+    h->slots[pos] = makeSlot(item, when);
+    if (ttlSlotWhen(&h->slots[pos]) < old) siftUp(h, pos);
     else siftDown(h, pos);
 }
 
 void *ttlHeapRemove(ttlHeap *h, size_t pos) {
-    void *item = h->slots[pos].item;
+    void *item = ttlSlotItem(&h->slots[pos]);
+    if (h->far && dictSize(h->far)) dictDelete(h->far, item);
     h->len--;
     if (pos != h->len) {
-        int64_t old = h->slots[pos].when;
+        int64_t old = ttlSlotWhen(&h->slots[pos]);
         h->slots[pos] = h->slots[h->len];
-        if (h->slots[pos].when < old) siftUp(h, pos);
+        if (ttlSlotWhen(&h->slots[pos]) < old) siftUp(h, pos);
         else siftDown(h, pos);
     }
     h->setpos(item, -1);
     /* Give memory back when the heap has shrunk a lot (e.g. after a mass expiry). */
     if (h->cap > 1024 && h->len < h->cap / 4) {
-        h->cap = h->len + h->len / 8 + 64;
+        h->cap = h->len + h->len / 16 + 64;
         h->slots = zrealloc(h->slots, h->cap * sizeof(ttlHeapSlot));
     }
     return item;
@@ -94,8 +139,8 @@ size_t ttlHeapMemUsage(const ttlHeap *h) { return sizeof(*h) + h->cap * sizeof(t
 
 int ttlHeapVerify(const ttlHeap *h, long (*getpos)(void *item)) {
     for (size_t i = 0; i < h->len; i++) {
-        if (getpos(h->slots[i].item) != (long)i) return 0;
-        if (i > 0 && h->slots[(i - 1) / ARITY].when > h->slots[i].when) return 0;
+        if (getpos(ttlSlotItem(&h->slots[i])) != (long)i) return 0;
+        if (i > 0 && ttlSlotWhen(&h->slots[(i - 1) / ARITY]) > ttlSlotWhen(&h->slots[i])) return 0;
     }
     return 1;
 }

@@ -2,17 +2,25 @@
  * A 4-ary min-heap of (deadline, item) pairs. Each item learns its slot
  * through a callback, so it can be re-keyed or removed in O(log n) and its
  * deadline read in O(1) (ttlHeapWhen) without a second lookup structure.
- * A 4-ary heap keeps the hot top levels in few cache lines; slots are 16
- * bytes, and the array grows by an eighth so slack stays small. */
+ * A slot packs a 48-bit ms deadline and a 48-bit pointer into 12 bytes (user
+ * space pointers on x86-64/arm64 Linux fit in 48 bits), so a volatile key
+ * costs 12 bytes here; deadlines outside [0, 2^48) ms — years past 10000 or
+ * before 1970 — are clamped in the slot and kept exactly in a side table.
+ * A 4-ary heap keeps the hot top levels in few cache lines, and the array
+ * grows by 1/16 so its slack stays small. */
 #ifndef DATA_TTLHEAP_H
 #define DATA_TTLHEAP_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#define TTLHEAP_WHEN_MAX ((int64_t)((1ULL << 48) - 1))
+
 typedef struct ttlHeapSlot {
-    int64_t when;
-    void *item;
+    uint32_t when_lo;
+    uint16_t when_hi;
+    uint16_t item_hi;
+    uint32_t item_lo;
 } ttlHeapSlot;
 
 /* Called whenever an item moves; pos is its 0-based slot, or -1 once removed. */
@@ -22,6 +30,7 @@ typedef struct ttlHeap {
     ttlHeapSlot *slots;
     size_t len, cap;
     ttlHeapSetPos *setpos;
+    struct dict *far; /* item → exact deadline, for deadlines that do not fit a slot */
 } ttlHeap;
 
 ttlHeap *ttlHeapCreate(ttlHeapSetPos *setpos);
@@ -31,12 +40,17 @@ void ttlHeapClear(ttlHeap *h);
 void ttlHeapInsert(ttlHeap *h, void *item, int64_t when);
 void ttlHeapUpdate(ttlHeap *h, size_t pos, int64_t when);
 void *ttlHeapRemove(ttlHeap *h, size_t pos);
+int64_t ttlHeapWhen(const ttlHeap *h, size_t pos);
+
+static inline int64_t ttlSlotWhen(const ttlHeapSlot *s) { return (int64_t)s->when_lo | ((int64_t)s->when_hi << 32); }
+static inline void *ttlSlotItem(const ttlHeapSlot *s) {
+    return (void *)(uintptr_t)((uint64_t)s->item_lo | ((uint64_t)s->item_hi << 32));
+}
 static inline size_t ttlHeapLen(const ttlHeap *h) { return h->len; }
-static inline int64_t ttlHeapWhen(const ttlHeap *h, size_t pos) { return h->slots[pos].when; }
-static inline void *ttlHeapItem(const ttlHeap *h, size_t pos) { return h->slots[pos].item; }
-/* Earliest entry; the heap must not be empty. */
-static inline int64_t ttlHeapMinWhen(const ttlHeap *h) { return h->slots[0].when; }
-static inline void *ttlHeapMinItem(const ttlHeap *h) { return h->slots[0].item; }
+static inline void *ttlHeapItem(const ttlHeap *h, size_t pos) { return ttlSlotItem(&h->slots[pos]); }
+/* Earliest entry; the heap must not be empty. Clamped deadlines compare as their clamp. */
+static inline int64_t ttlHeapMinWhen(const ttlHeap *h) { return ttlHeapWhen(h, 0); }
+static inline void *ttlHeapMinItem(const ttlHeap *h) { return ttlSlotItem(&h->slots[0]); }
 size_t ttlHeapMemUsage(const ttlHeap *h);
 /* Checks the heap property and positions; for tests. Returns 1 when valid. */
 int ttlHeapVerify(const ttlHeap *h, long (*getpos)(void *item));

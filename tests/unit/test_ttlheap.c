@@ -83,6 +83,26 @@ int main(void) {
     CHECK(ordered);
     CHECK(ttlHeapLen(h) == 0);
 
+    TEST("deadlines outside 48 bits are kept exactly and order last/first");
+    {
+        ttlHeap *far = ttlHeapCreate(setpos);
+        item a = {.pos = -1}, b = {.pos = -1}, c = {.pos = -1};
+        ttlHeapInsert(far, &a, INT64_MAX);
+        ttlHeapInsert(far, &b, 1000);
+        ttlHeapInsert(far, &c, -5);
+        CHECK(ttlHeapWhen(far, a.pos) == INT64_MAX);
+        CHECK(ttlHeapWhen(far, c.pos) == -5);
+        CHECK(ttlHeapMinItem(far) == &c);
+        ttlHeapUpdate(far, c.pos, TTLHEAP_WHEN_MAX + 10);
+        CHECK(ttlHeapWhen(far, c.pos) == TTLHEAP_WHEN_MAX + 10);
+        CHECK(ttlHeapMinItem(far) == &b);
+        ttlHeapUpdate(far, a.pos, 5);
+        CHECK(ttlHeapWhen(far, a.pos) == 5 && ttlHeapMinItem(far) == &a);
+        ttlHeapRemove(far, c.pos);
+        CHECK(ttlHeapLen(far) == 2 && ttlHeapVerify(far, getpos));
+        ttlHeapFree(far);
+    }
+
     TEST("equal deadlines and a large heap");
     for (int i = 0; i < N; i++) ttlHeapInsert(h, &items[i], 42);
     CHECK(ttlHeapVerify(h, getpos));
