@@ -4,9 +4,13 @@ redis-server 7.0.15, printing both figures and the ratio (ours / reference).
 
   * redis-benchmark throughput, -c 50, pipelines -P 1 and -P 16
   * memory: 1,000,000 `SET key:N xxxxxxxxxx EX 3600` (used_memory and RSS)
-  * expiry lag: issue 7's measurement (utils/expiry_lag.py)
+  * memory per volatile key, memory of small hashes and sorted sets
+  * SET EX throughput; expiry lag (utils/expiry_lag.py); GET latency during a
+    mass expiry and the 0MQ push rate (utils/mass_expiry.py)
+  * SAVE/load time and RDB size; SET with appendfsync everysec
+  * EVALSHA, MULTI/EXEC, PUBLISH, SET with keyspace notifications
 
-usage: utils/bench.py [--quick] [--only throughput,memory,lag]
+usage: utils/bench.py [--quick] [--only throughput,memory,volatile,datatypes,expiry,lag,massexpiry,persistence,features]
 Servers are started on free ports in temporary directories and stopped at the end.
 """
 import argparse
@@ -58,7 +62,8 @@ class Server:
 
 def row(name, ours, ref, unit=""):
     ratio = ours / ref if ref else float("nan")
-    print("%-34s %14.0f %14.0f %8.2f %s" % (name, ours, ref, ratio, unit))
+    fmt = "%-40s %14.3f %14.3f %8.2f %s" if abs(ours) < 100 else "%-40s %14.0f %14.0f %8.2f %s"
+    print(fmt % (name, ours, ref, ratio, unit), flush=True)
 
 
 def throughput(quick):
@@ -97,6 +102,221 @@ def memory(quick):
     row("RSS", res["ours"][1], res["ref"][1])
 
 
+def bench_cmd(port, n, *cmd, clients=50, pipeline=1):
+    """requests/s of one command line through redis-benchmark."""
+    out = subprocess.run(["redis-benchmark", "-p", str(port), "-c", str(clients), "-n", str(n), "-P", str(pipeline),
+                          "--csv", "-q"] + list(cmd), capture_output=True, text=True).stdout
+    for rec in csv.reader(io.StringIO(out)):
+        if len(rec) >= 2 and rec[0] != "test":
+            return float(rec[1])
+    return float("nan")
+
+
+def both(fn, *server_args):
+    """Runs fn(server) on ours and on the reference; returns (ours, ref)."""
+    res = []
+    for binary in (OURS, REF):
+        s = Server(binary, *server_args)
+        try:
+            res.append(fn(s))
+        finally:
+            s.stop()
+    return res
+
+
+def load_protocol(port, data):
+    subprocess.run(["redis-cli", "-p", str(port), "--pipe"], input=data, stdout=subprocess.DEVNULL, check=True)
+
+
+def datatypes_memory(quick):
+    n = 10000 if quick else 100000
+    print("\n## memory of %d hashes of 10 small fields / %d sorted sets of 10 members (bytes)" % (n, n))
+
+    def hashes(s):
+        base = s.r.info("memory")["used_memory"]
+        load_protocol(s.port, b"".join(
+            b"*22\r\n$4\r\nHSET\r\n$%d\r\nh:%d\r\n" % (len(b"h:%d" % i), i) +
+            b"".join(b"$2\r\nf%d\r\n$5\r\nv%04d\r\n" % (j, j) for j in range(10)) for i in range(n)))
+        return s.r.info("memory")["used_memory"] - base
+
+    def zsets(s):
+        base = s.r.info("memory")["used_memory"]
+        load_protocol(s.port, b"".join(
+            b"*22\r\n$4\r\nZADD\r\n$%d\r\nz:%d\r\n" % (len(b"z:%d" % i), i) +
+            b"".join(b"$1\r\n%d\r\n$2\r\nm%d\r\n" % (j, j) for j in range(10)) for i in range(n)))
+        return s.r.info("memory")["used_memory"] - base
+
+    o, r = both(hashes)
+    row("hashes used_memory", o, r)
+    o, r = both(zsets)
+    row("zsets used_memory", o, r)
+
+
+def volatile_memory(quick):
+    n = 100000 if quick else 1000000
+    print("\n## bytes per key: SET key:N xxxxxxxxxx with and without EX 3600 (%d keys)" % n)
+
+    def per_key(ttl):
+        def run(s):
+            base = s.r.info("memory")["used_memory"]
+            tail = b"$2\r\nEX\r\n$4\r\n3600\r\n" if ttl else b""
+            load_protocol(s.port, b"".join(b"*%d\r\n$3\r\nSET\r\n$%d\r\nkey:%d\r\n$10\r\nxxxxxxxxxx\r\n%s" %
+                                           (5 if ttl else 3, len(b"key:%d" % i), i, tail) for i in range(n)))
+            return (s.r.info("memory")["used_memory"] - base) / n
+        return run
+
+    plain = both(per_key(False))
+    vol = both(per_key(True))
+    row("no TTL", plain[0], plain[1], "bytes/key")
+    row("EX 3600", vol[0], vol[1], "bytes/key")
+    row("TTL overhead", vol[0] - plain[0], vol[1] - plain[1], "bytes/key")
+
+
+def expiry_throughput(quick):
+    n = 100000 if quick else 500000
+    print("\n## SET k v EX n throughput (requests/s)")
+    o, r = both(lambda s: bench_cmd(s.port, n, "SET", "key:__rand_int__", "v", "EX", "1000", "-r", "1000000"))
+    row("SET key v EX 1000 -P 1", o, r)
+    o, r = both(lambda s: bench_cmd(s.port, n, "SET", "key:__rand_int__", "v", "EX", "1000", "-r", "1000000", pipeline=16))
+    row("SET key v EX 1000 -P 16", o, r)
+
+
+def mass_expiry(quick):
+    n = "200000" if quick else "1000000"
+    print("\n## %s keys due in the same moment: GET latency from another client" % n)
+    for label, binary in (("ours", OURS), ("reference", REF)):
+        s = Server(binary)
+        subprocess.run([sys.executable, os.path.join(ROOT, "utils", "mass_expiry.py"), "--port", str(s.port),
+                        "--keys", n, "--label", label])
+        s.stop()
+    print("\n## 0MQ expiry push: %s keys expiring with a live consumer (ours only)" % n)
+    zport = free_port()
+    s = Server(OURS, "--zmq-expiry-endpoint", "tcp://127.0.0.1:%d" % zport, "--zmq-expiry-hwm", "100000")
+    subprocess.run([sys.executable, os.path.join(ROOT, "utils", "mass_expiry.py"), "--port", str(s.port),
+                    "--keys", n, "--zmq", "tcp://127.0.0.1:%d" % zport, "--label", "ours+0MQ consumer"])
+    s.stop()
+
+
+def persistence(quick):
+    n = 100000 if quick else 1000000
+    print("\n## persistence: %d keys of mixed types" % n)
+
+    def run(s):
+        per = n // 4
+        data = []
+        for i in range(per):
+            data.append(b"*3\r\n$3\r\nSET\r\n$%d\r\ns:%d\r\n$10\r\nvalue%05d\r\n" % (len(b"s:%d" % i), i, i % 100000))
+            data.append(b"*4\r\n$4\r\nHSET\r\n$%d\r\nh:%d\r\n$1\r\nf\r\n$1\r\nv\r\n" % (len(b"h:%d" % i), i))
+            data.append(b"*3\r\n$5\r\nRPUSH\r\n$%d\r\nl:%d\r\n$3\r\nabc\r\n" % (len(b"l:%d" % i), i))
+            data.append(b"*4\r\n$4\r\nZADD\r\n$%d\r\nz:%d\r\n$1\r\n1\r\n$1\r\nm\r\n" % (len(b"z:%d" % i), i))
+        load_protocol(s.port, b"".join(data))
+        t = time.time()
+        s.r.save()
+        save_s = time.time() - t
+        size = os.path.getsize(os.path.join(s.dir, "dump.rdb"))
+        s.proc.terminate()
+        s.proc.wait()
+        t = time.time()
+        s.proc = subprocess.Popen([s.proc.args[0], "--port", str(s.port), "--dir", s.dir, "--save", ""],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        while True:
+            try:
+                if s.r.dbsize() == n:
+                    break
+            except redis.exceptions.BusyLoadingError:
+                pass
+            except redis.ConnectionError:
+                pass
+            time.sleep(0.01)
+        return save_s, time.time() - t, size
+
+    o, r = both(run)
+    row("SAVE seconds", o[0], r[0], "s")
+    row("load at start-up seconds", o[1], r[1], "s")
+    row("RDB size", o[2], r[2], "bytes")
+    n2 = 50000 if quick else 200000
+    o, r = both(lambda s: bench_cmd(s.port, n2, "-t", "set"), "--appendonly", "yes", "--appendfsync", "everysec")
+    row("SET, appendfsync everysec", o, r)
+
+
+def features(quick):
+    n = 50000 if quick else 200000
+    print("\n## scripting, transactions, pub/sub (requests/s)")
+
+    def evalsha(script, keys=0):
+        def run(s):
+            sha = s.r.script_load(script)
+            s.r.set("k", "v")
+            return bench_cmd(s.port, n, "EVALSHA", sha, str(keys))
+        return run
+
+    o, r = both(evalsha("return redis.call('get','k')"))
+    row("EVALSHA one GET", o, r)
+    o, r = both(evalsha("for i=1,10 do redis.call('incr','c') end return 1"))
+    row("EVALSHA 10 INCRs", o, r)
+
+    def multi(s):
+        # 10 SETs inside MULTI/EXEC, pipelined as one request batch per transaction.
+        script = b"".join([b"MULTI\r\n"] + [b"SET k%d v\r\n" % i for i in range(10)] + [b"EXEC\r\n"])
+        sock = socket.create_connection(("127.0.0.1", s.port))
+        t = time.time()
+        rounds = n // 20
+        for _ in range(rounds):
+            sock.sendall(script)
+            buf = b""
+            # +OK, 10 x +QUEUED, then the EXEC reply: *10 and 10 x +OK.
+            while buf.count(b"\r\n") < 1 + 10 + 11:
+                buf += sock.recv(65536)
+        sock.close()
+        return rounds / (time.time() - t)
+
+    o, r = both(multi)
+    row("MULTI + 10 SET + EXEC (tx/s, 1 client)", o, r)
+
+    def publish(subscribers, patterns):
+        def run(s):
+            socks = []
+            for i in range(subscribers):
+                c = socket.create_connection(("127.0.0.1", s.port))
+                if patterns:
+                    c.sendall(b"PSUBSCRIBE ch:%d*\r\n" % (i % patterns))
+                else:
+                    c.sendall(b"SUBSCRIBE ch:0\r\n")
+                c.setblocking(False)
+                socks.append(c)
+            stop = [False]
+
+            def drain():
+                import select
+                while not stop[0]:
+                    rd, _, _ = select.select(socks, [], [], 0.1)
+                    for c in rd:
+                        try:
+                            c.recv(1 << 20)
+                        except BlockingIOError:
+                            pass
+            import threading
+            t = threading.Thread(target=drain)
+            t.start()
+            time.sleep(0.3)
+            rate = bench_cmd(s.port, n, "PUBLISH", "ch:0", "hello")
+            stop[0] = True
+            t.join()
+            for c in socks:
+                c.close()
+            return rate
+        return run
+
+    o, r = both(publish(1, 0))
+    row("PUBLISH, 1 subscriber", o, r)
+    o, r = both(publish(100, 10))
+    row("PUBLISH, 100 subscribers on 10 patterns", o, r)
+    o, r = both(lambda s: bench_cmd(s.port, n, "-t", "set"), "--notify-keyspace-events", "")
+    row("SET, notifications off", o, r)
+    o, r = both(lambda s: bench_cmd(s.port, n, "-t", "set"), "--notify-keyspace-events", "KEA")
+    row("SET, notify-keyspace-events KEA", o, r)
+
+
 def lag(quick):
     bg = "100000" if quick else "1000000"
     print("\n## expiry lag (2000 keys expiring over 5 s among %s volatile keys)" % bg)
@@ -111,7 +331,7 @@ def lag(quick):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--only", default="throughput,memory,lag")
+    ap.add_argument("--only", default="throughput,memory,volatile,datatypes,expiry,lag,massexpiry,persistence,features")
     a = ap.parse_args()
     print("%-34s %14s %14s %8s" % ("benchmark", "ours", "reference", "ratio"))
     parts = a.only.split(",")
@@ -119,8 +339,20 @@ def main():
         throughput(a.quick)
     if "memory" in parts:
         memory(a.quick)
+    if "volatile" in parts:
+        volatile_memory(a.quick)
+    if "datatypes" in parts:
+        datatypes_memory(a.quick)
+    if "expiry" in parts:
+        expiry_throughput(a.quick)
     if "lag" in parts:
         lag(a.quick)
+    if "massexpiry" in parts:
+        mass_expiry(a.quick)
+    if "persistence" in parts:
+        persistence(a.quick)
+    if "features" in parts:
+        features(a.quick)
 
 
 if __name__ == "__main__":
