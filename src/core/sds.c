@@ -87,17 +87,10 @@ static int sdsReqType(size_t size) {
 #endif
 }
 
-size_t sdslen(const sds s) {
-    unsigned char flags = s[-1];
-    switch (flags & SDS_TYPE_MASK) {
-    case SDS_TYPE_5: return SDS_TYPE5_LEN(flags);
-    case SDS_TYPE_8: return SDS_HDR(8, s)->len;
-    case SDS_TYPE_16: return SDS_HDR(16, s)->len;
-    case SDS_TYPE_32: return SDS_HDR(32, s)->len;
-    case SDS_TYPE_64: return SDS_HDR(64, s)->len;
-    }
-    return 0;
-}
+/* sdslen is inline in sds.h; the header layouts here must match its offsets. */
+_Static_assert(sizeof(struct sdshdr8) == 3 && sizeof(struct sdshdr16) == 5 && sizeof(struct sdshdr32) == 9 &&
+                   sizeof(struct sdshdr64) == 17,
+               "sdslen in sds.h assumes these header sizes");
 
 size_t sdsalloc(const sds s) {
     switch (sdsType(s)) {

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 
 typedef char *sds;
@@ -32,7 +33,31 @@ sds sdsempty(void);
 sds sdsdup(const sds s);
 void sdsfree(sds s); /* NULL is fine */
 
-size_t sdslen(const sds s);
+/* Length is on every hot path (parsing, hashing, replies): read it inline from
+ * the header's length field, whose offset only depends on the type. */
+static inline size_t sdslen(const sds s) {
+    unsigned char flags = (unsigned char)s[-1];
+    switch (flags & SDS_TYPE_MASK) {
+    case SDS_TYPE_5: return (size_t)(flags >> SDS_TYPE_BITS);
+    case SDS_TYPE_8: return *(const uint8_t *)(s - 3);
+    case SDS_TYPE_16: {
+        uint16_t v;
+        memcpy(&v, s - 5, sizeof(v));
+        return v;
+    }
+    case SDS_TYPE_32: {
+        uint32_t v;
+        memcpy(&v, s - 9, sizeof(v));
+        return v;
+    }
+    case SDS_TYPE_64: {
+        uint64_t v;
+        memcpy(&v, s - 17, sizeof(v));
+        return (size_t)v;
+    }
+    }
+    return 0;
+}
 size_t sdsavail(const sds s);
 size_t sdsalloc(const sds s); /* capacity (excluding header and NUL) */
 void sdssetlen(sds s, size_t len);
