@@ -10,6 +10,7 @@
 #include "core/numparse.h"
 #include "core/zmalloc.h"
 #include "data/listpack.h"
+#include "server/client.h"
 #include "server/db.h"
 #include "server/keyhook.h"
 #include "server/reply.h"
@@ -310,8 +311,12 @@ void hincrbyfloatCommand(client *c) {
     hashTypeSet(o, c->argv[2]->ptr, buf, (size_t)len);
     addReplyBulkCBuffer(c, buf, (size_t)len);
     keyChanged(c->db, c->argv[1], NOTIFY_HASH, "hincrbyfloat");
-    /* TODO(AOF): propagate as HSET key field <buf>, as Redis does, so float
-     * formatting differences can never make a replay diverge. */
+    /* Replayed as HSET of the result, as Redis does, so float formatting can
+     * never make a replay diverge (MONITOR and SLOWLOG keep the original). */
+    robj *hset = createStringObject("HSET", 4), *newval = createStringObject(buf, (size_t)len);
+    rewriteClientCommandVector(c, 4, hset, c->argv[1], c->argv[2], newval);
+    decrRefCount(hset);
+    decrRefCount(newval);
 }
 
 void hdelCommand(client *c) {

@@ -9,6 +9,7 @@
 #include "commands/scan.h"
 #include "core/zmalloc.h"
 #include "data/intset.h"
+#include "server/client.h"
 #include "server/db.h"
 #include "server/keyhook.h"
 #include "server/reply.h"
@@ -483,19 +484,28 @@ static robj *setForSingleDrawOrReply(client *c, void (*withCount)(client *c), in
     return set;
 }
 
-/* Removes one random member and sends it. */
-static void popRandomMemberAndReply(client *c, robj *set) {
+/* Removes one random member, sends it, and returns it as a string object
+ * (SPOP is replayed as SREM of the members it popped). */
+static robj *popRandomMemberAndReply(client *c, robj *set) {
     setMember m;
     setTypeRandomElement(set, &m);
-    if (m.ele) {
-        sds ele = sdsdup(m.ele); /* removing frees the stored one */
-        addReplyBulkCBuffer(c, ele, sdslen(ele));
-        setTypeRemove(set, ele);
-        sdsfree(ele);
-    } else {
-        addReplyBulkLongLong(c, m.ll);
-        setTypeRemoveMember(set, &m);
-    }
+    sds ele = setMemberToSds(&m);
+    addReplyBulkCBuffer(c, ele, sdslen(ele));
+    if (m.ele) setTypeRemove(set, ele);
+    else setTypeRemoveMember(set, &m);
+    return createObject(OBJ_STRING, ele);
+}
+
+/* Replace SPOP's argv with SREM key <members> for propagation; takes the members. */
+static void rewriteAsSrem(client *c, robj **members, unsigned long n) {
+    robj **argv = zmalloc(sizeof(robj *) * (n + 2));
+    argv[0] = createStringObject("SREM", 4);
+    argv[1] = c->argv[1];
+    incrRefCount(argv[1]);
+    for (unsigned long j = 0; j < n; j++) argv[j + 2] = members[j];
+    struct redisCommand *cmd = c->cmd;
+    replaceClientCommandVector(c, (int)n + 2, argv);
+    c->cmd = cmd;
 }
 
 /* SPOP key count. */
@@ -519,17 +529,19 @@ static void spopWithCountCommand(client *c) {
         dbDelete(c->db, c->argv[1]);
         keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del");
         server.dirty--;
-        /* TODO(AOF): propagate as DEL key. */
+        rewriteClientCommandVector(c, 2, shared.del, c->argv[1]);
         return;
     }
 
-    /* TODO(AOF): propagate as one SREM key member per popped member. */
     addReplySetLen(c, (long)count);
     unsigned long remaining = size - count;
     setMember m;
+    robj **popped = zmalloc(sizeof(robj *) * count);
     if (remaining * SPOP_MOVE_STRATEGY_MUL > count) {
         /* Few: pop random members one by one. */
-        while (count--) popRandomMemberAndReply(c, set);
+        for (unsigned long j = 0; j < count; j++) popped[j] = popRandomMemberAndReply(c, set);
+        rewriteAsSrem(c, popped, count);
+        zfree(popped);
         return;
     }
     /* Most: move the few members that stay into a new set, reply with what
@@ -544,20 +556,27 @@ static void spopWithCountCommand(client *c) {
         sdsfree(ele);
     }
     addReplySetMembers(c, set);
+    setIterator it;
+    unsigned long n = 0;
+    setIterInit(&it, set);
+    while (setIterNext(&it, &m) && n < count) popped[n++] = createObject(OBJ_STRING, setMemberToSds(&m));
+    setIterDone(&it);
     dbOverwrite(c->db, c->argv[1], kept);
+    rewriteAsSrem(c, popped, n);
+    zfree(popped);
 }
 
 void spopCommand(client *c) {
     robj *set = setForSingleDrawOrReply(c, spopWithCountCommand, 1);
     if (!set) return;
-    popRandomMemberAndReply(c, set);
-    /* TODO(AOF): propagate as SREM key <member>. */
+    robj *member = popRandomMemberAndReply(c, set);
     keyChanged(c->db, c->argv[1], NOTIFY_SET, "spop");
     if (setTypeSize(set) == 0) {
         dbDelete(c->db, c->argv[1]);
         keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del");
         server.dirty--; /* Redis counts the pop only */
     }
+    rewriteAsSrem(c, &member, 1);
 }
 
 /* SRANDMEMBER key count. */

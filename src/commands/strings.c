@@ -161,7 +161,7 @@ static void setGeneric(client *c, int flags, robj *key, robj *val, robj *expire,
     if (expire) {
         /* Part of the same change (Redis counts SET EX as one write). A
          * deadline already in the past leaves the key for lazy expiry, as
-         * Redis 7.0 does. TODO(aof): propagate as SET key value PXAT <when>. */
+         * Redis 7.0 does. persist/propagate.c replays it as SET ... PXAT <when>. */
         setExpire(c, c->db, key, when);
         keyEvent(c->db, key, NOTIFY_GENERIC, "expire");
     }
@@ -202,7 +202,6 @@ void getsetCommand(client *c) {
 
 void getdelCommand(client *c) {
     if (replyStringValue(c) != C_OK) return;
-    /* TODO(aof): propagate as DEL key. */
     if (dbDelete(c->db, c->argv[1])) keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del");
 }
 
@@ -224,15 +223,14 @@ void getexCommand(client *c) {
     addReplyBulk(c, o);
     robj *key = c->argv[1];
     if ((flags & (STR_EXAT | STR_PXAT)) && checkAlreadyExpired(when)) {
-        /* TODO(aof): propagate as DEL key. */
+        /* Replayed as GETEX with its absolute time: the key goes on replay too. */
         dbDelete(c->db, key);
         keyChanged(c->db, key, NOTIFY_GENERIC, "del");
     } else if (expire) {
-        /* TODO(aof): propagate as PEXPIREAT key <when>. */
+        /* persist/propagate.c replays this as PEXPIREAT key <when>. */
         setExpire(c, c->db, key, when);
         keyChanged(c->db, key, NOTIFY_GENERIC, "expire");
     } else if ((flags & STR_PERSIST) && removeExpire(c->db, key)) {
-        /* TODO(aof): propagate as PERSIST key. */
         keyChanged(c->db, key, NOTIFY_GENERIC, "persist");
     }
 }
@@ -363,8 +361,7 @@ void incrbyfloatCommand(client *c) {
     else dbAdd(c->db, c->argv[1], fresh);
     keyChanged(c->db, c->argv[1], NOTIFY_STRING, "incrbyfloat");
     addReplyBulk(c, fresh);
-    /* TODO(aof): propagate as SET key <new value> KEEPTTL, so float formatting
-     * differences can never make a replay diverge. */
+    /* persist/propagate.c replays this as SET key <new value> KEEPTTL. */
 }
 
 /* ------------------------------------------- GETRANGE / SUBSTR / SETRANGE */
