@@ -3,6 +3,10 @@
 
 MALLOC ?= jemalloc
 SANITIZER ?=
+# Sanitizers replace malloc themselves: instrumented builds use the libc allocator.
+ifneq ($(SANITIZER),)
+override MALLOC := libc
+endif
 OPT ?= -O2
 
 CC ?= cc
