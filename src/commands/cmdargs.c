@@ -77,3 +77,19 @@ void removeMembersCommand(client *c, int type, int (*del)(robj *o, sds member),
     }
     addReplyLongLong(c, removed);
 }
+
+int parseMpopCountOrReply(client *c, int from, long *count) {
+    *count = -1;
+    for (int j = from; j < c->argc; j++) {
+        if (*count == -1 && !strcasecmp(c->argv[j]->ptr, "count") && j + 1 < c->argc) {
+            if (getRangeLongFromObjectOrReply(c, c->argv[++j], 1, LONG_MAX, count, "count should be greater than 0") !=
+                C_OK)
+                return C_ERR;
+        } else {
+            addReplyErrorObject(c, shared.syntaxerr);
+            return C_ERR;
+        }
+    }
+    if (*count == -1) *count = 1;
+    return C_OK;
+}

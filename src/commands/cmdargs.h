@@ -21,6 +21,9 @@ int getLongDoubleFromObjectOrReply(client *c, robj *o, long double *target, cons
 /* HRANDFIELD / ZRANDMEMBER key count [<withopt>]: the count (any sign but
  * LONG_MIN) and whether withopt (e.g. "withvalues") was given; with it the
  * count is limited to +-LONG_MAX/2, as the reply holds twice as many items. */
+/* The optional trailing "COUNT n" of LMPOP/ZMPOP and their blocking forms,
+ * from argv[from] on; *count is 1 when absent. */
+int parseMpopCountOrReply(client *c, int from, long *count);
 int parseRandomCountOrReply(client *c, const char *withopt, long *count, int *with);
 
 /* Removes the members named by argv[2..] from the value at argv[1] (of

@@ -564,17 +564,7 @@ static void lmpopGenericCommand(client *c, int numkeys_idx, long long timeout) {
     }
     int where_idx = numkeys_idx + (int)numkeys + 1;
     if (getListEndArgOrReply(c, c->argv[where_idx], &where) != C_OK) return;
-    for (int j = where_idx + 1; j < c->argc; j++) {
-        if (count == -1 && !strcasecmp(c->argv[j]->ptr, "COUNT") && j + 1 < c->argc) {
-            if (getRangeLongFromObjectOrReply(c, c->argv[++j], 1, LONG_MAX, &count,
-                                              "count should be greater than 0") != C_OK)
-                return;
-        } else {
-            addReplyErrorObject(c, shared.syntaxerr);
-            return;
-        }
-    }
-    if (count == -1) count = 1;
+    if (parseMpopCountOrReply(c, where_idx + 1, &count) != C_OK) return;
 
     robj **keys = c->argv + numkeys_idx + 1;
     if (timeout >= 0) {

@@ -38,15 +38,7 @@
 
 /* ================================================== listpack encoding */
 
-/* The value of a score entry (see the header comment for how it is stored). */
-static double zzlEntryScore(const lpEntry *e) {
-    if (!e->sval) return (double)e->lval;
-    char buf[MAX_D2STRING_CHARS];
-    size_t n = e->slen < sizeof(buf) - 1 ? e->slen : sizeof(buf) - 1;
-    memcpy(buf, e->sval, n);
-    buf[n] = '\0';
-    return strtod(buf, NULL);
-}
+static double zzlEntryScore(const lpEntry *e) { return lpEntryToDouble(e); }
 
 static double zzlGetScore(unsigned char *sptr) {
     lpEntry e;
@@ -964,18 +956,7 @@ static void zmpopGenericCommand(client *c, int numkeys_idx, int blocking) {
         addReplyErrorObject(c, shared.syntaxerr);
         return;
     }
-    for (int j = where_idx + 1; j < c->argc; j++) {
-        if (count == -1 && !strcasecmp(c->argv[j]->ptr, "count") && j + 1 < c->argc) {
-            j++;
-            if (getRangeLongFromObjectOrReply(c, c->argv[j], 1, LONG_MAX, &count, "count should be greater than 0") !=
-                C_OK)
-                return;
-        } else {
-            addReplyErrorObject(c, shared.syntaxerr);
-            return;
-        }
-    }
-    if (count == -1) count = 1;
+    if (parseMpopCountOrReply(c, where_idx + 1, &count) != C_OK) return;
     robj **keys = c->argv + numkeys_idx + 1;
     if (blocking) {
         blockingZpopGeneric(c, keys, (int)numkeys, where, 1, count, 1);

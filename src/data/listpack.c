@@ -590,3 +590,12 @@ int lpValidateIntegrity(unsigned char *lp, size_t size, int deep, lpValidateEntr
     }
     return header_count == LP_COUNT_UNKNOWN || header_count == n;
 }
+
+double lpEntryToDouble(const lpEntry *e) {
+    if (!e->sval) return (double)e->lval;
+    char buf[MAX_D2STRING_CHARS];
+    size_t n = e->slen < sizeof(buf) - 1 ? e->slen : sizeof(buf) - 1;
+    memcpy(buf, e->sval, n);
+    buf[n] = '\0';
+    return strtod(buf, NULL);
+}

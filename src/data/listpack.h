@@ -91,6 +91,9 @@ unsigned char *lpSeek(unsigned char *lp, long index);
 unsigned char *lpGetValue(unsigned char *p, uint32_t *slen, long long *lval);
 unsigned char *lpGetString(unsigned char *p, uint32_t *slen, unsigned char buf[LP_INTBUF_SIZE]);
 void lpGetEntry(unsigned char *p, lpEntry *e);
+/* A sorted-set score entry as a double: scores are kept as the text d2string
+ * made, or as an integer when that text was one. */
+double lpEntryToDouble(const lpEntry *e);
 /* 1 if the entry at p equals the string s (integers compare by value). */
 int lpCompare(unsigned char *p, const unsigned char *s, uint32_t slen);
 /* Compares the entry at p with s, then every (skip+1)-th entry after it;

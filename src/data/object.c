@@ -24,6 +24,28 @@ static void dictSdsFree(dict *d, void *p) {
     sdsfree(p);
 }
 
+uint64_t dictObjectHash(const void *key) {
+    const robj *o = key;
+    char buf[LONG_STR_SIZE];
+    size_t len;
+    const char *p = stringObjectView(o, buf, &len);
+    return dictGenHashFunction(p, len);
+}
+
+int dictObjectKeyCompare(dict *d, const void *a, const void *b) {
+    (void)d;
+    return equalStringObjects(a, b);
+}
+
+void dictObjectDestructor(dict *d, void *o) {
+    (void)d;
+    if (o) decrRefCount(o);
+}
+
+struct dictType objectKeyDictType = {.hashFunction = dictObjectHash,
+                                     .keyCompare = dictObjectKeyCompare,
+                                     .keyDestructor = dictObjectDestructor};
+
 struct dictType setDictType = {.hashFunction = dictSdsHash, .keyCompare = dictSdsKeyCompare, .keyDestructor = dictSdsFree};
 struct dictType hashDictType = {.hashFunction = dictSdsHash, .keyCompare = dictSdsKeyCompare,
                                 .keyDestructor = dictSdsFree, .valDestructor = dictSdsFree};

@@ -5,6 +5,7 @@
 #define DATA_OBJECT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "core/numparse.h"
 #include "core/sds.h"
 
@@ -53,6 +54,13 @@ typedef struct zset {
 extern struct dictType setDictType;  /* sds member → NULL */
 extern struct dictType hashDictType; /* sds field → sds value */
 extern struct dictType zsetDictType; /* sds member → double* (owned by the skiplist) */
+
+/* Dicts keyed by string objects (channels, blocked and watched keys): the key
+ * is released with decrRefCount; values are the user's. */
+uint64_t dictObjectHash(const void *key);
+int dictObjectKeyCompare(struct dict *d, const void *a, const void *b);
+void dictObjectDestructor(struct dict *d, void *o);
+extern struct dictType objectKeyDictType;
 
 robj *createQuicklistObject(int fill, int compress);
 robj *createSetObject(void);        /* hashtable encoding */

@@ -150,16 +150,6 @@ static void bufPutLpEntry(const lpEntry *e) {
     else bufPutLongLong(e->lval);
 }
 
-/* A listpack zset keeps scores as the text d2string made (or as an integer
- * when that text was one); back to a double so both encodings print alike. */
-static double lpEntryScore(const lpEntry *e) {
-    if (!e->sval) return (double)e->lval;
-    char tmp[MAX_D2STRING_CHARS];
-    size_t n = e->slen < sizeof(tmp) - 1 ? e->slen : sizeof(tmp) - 1;
-    memcpy(tmp, e->sval, n);
-    tmp[n] = '\0';
-    return strtod(tmp, NULL);
-}
 
 /* Every element of a listpack, one after the other (list and set values). */
 static void bufPutListpackElements(unsigned char *lp) {
@@ -258,7 +248,7 @@ static int bufPutValue(robj *val) {
             unsigned char *p = lpFirst(val->ptr);
             while (lpNextPair(val->ptr, &p, &m, &s)) {
                 bufPutLpEntry(&m);
-                bufPutDouble(lpEntryScore(&s));
+                bufPutDouble(lpEntryToDouble(&s));
             }
         } else {
             for (zskiplistNode *n = ((zset *)val->ptr)->zsl->header->level[0].forward; n; n = n->level[0].forward) {

@@ -12,24 +12,11 @@
 static dict *channels; /* channel robj → list of clients */
 static dict *patterns; /* pattern robj → list of clients */
 
-static uint64_t objHash(const void *key) {
-    const robj *o = key;
-    return dictGenHashFunction(o->ptr, sdslen((sds)o->ptr));
-}
-static int objCompare(dict *d, const void *a, const void *b) {
-    (void)d;
-    return equalStringObjects(a, b);
-}
-static void objFree(dict *d, void *o) {
-    (void)d;
-    decrRefCount(o);
-}
 static void listFree(dict *d, void *l) {
     (void)d;
     listRelease(l);
 }
-static dictType channelsDictType = {objHash, NULL, objCompare, objFree, listFree, NULL, 0, 0};
-static dictType clientChannelsDictType = {objHash, NULL, objCompare, objFree, NULL, NULL, 0, 0};
+static dictType channelsDictType = {dictObjectHash, NULL, dictObjectKeyCompare, dictObjectDestructor, listFree, NULL, 0, 0};
 
 void pubsubInit(void) {
     channels = dictCreate(&channelsDictType);
@@ -58,7 +45,7 @@ static void replySubscription(client *c, robj *kind, robj *name, int count) {
 }
 
 static int subscribeChannel(client *c, robj *channel) {
-    if (!c->pubsub_channels) c->pubsub_channels = dictCreate(&clientChannelsDictType);
+    if (!c->pubsub_channels) c->pubsub_channels = dictCreate(&objectKeyDictType);
     int added = 0;
     if (dictAdd(c->pubsub_channels, channel, NULL) == DICT_OK) {
         incrRefCount(channel);

@@ -20,19 +20,6 @@ static long long timeout_timer_id = -1;
 static client *reprocessing;
 static robj *reprocessing_key; /* the ready key `reprocessing` is re-run for */
 
-static uint64_t objHash(const void *key) {
-    const robj *o = key;
-    return dictGenHashFunction(o->ptr, sdslen((sds)o->ptr));
-}
-static int objCompare(dict *d, const void *a, const void *b) {
-    (void)d;
-    return equalStringObjects(a, b);
-}
-static void objFree(dict *d, void *o) {
-    (void)d;
-    decrRefCount(o);
-}
-static dictType clientKeysDictType = {objHash, NULL, objCompare, objFree, NULL, NULL, 0, 0};
 
 static long long nearestTimeout(void) {
     long long best = 0;
@@ -110,7 +97,7 @@ void blockForKeys(client *c, int btype, robj **keys, int numkeys, long long time
     if (reprocessing == c) timeout = c->bpop.timeout; /* keep the original deadline */
     c->bpop.timeout = timeout;
     c->bpop.btype = btype;
-    if (!c->bpop.keys) c->bpop.keys = dictCreate(&clientKeysDictType);
+    if (!c->bpop.keys) c->bpop.keys = dictCreate(&objectKeyDictType);
     for (int j = 0; j < numkeys; j++) {
         if (dictAdd(c->bpop.keys, keys[j], NULL) != DICT_OK) continue;
         incrRefCount(keys[j]);

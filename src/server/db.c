@@ -12,11 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void dictObjectDestructor(dict *d, void *val) {
-    (void)d;
-    if (val) decrRefCount(val);
-}
-
 dictType keyspaceDictType = {
     .hashFunction = dictSdsHash,
     .keyCompare = dictSdsKeyCompare,
@@ -29,31 +24,13 @@ static inline uint32_t *expireSlotOf(dictEntry *de) { return (uint32_t *)dictEnt
 
 static void heapSetPos(void *item, long pos) { *expireSlotOf(item) = (uint32_t)(pos + 1); }
 
-static uint64_t dictObjHash(const void *key) {
-    const robj *o = key;
-    return dictGenHashFunction(o->ptr, sdslen((sds)o->ptr));
-}
-
-static int dictObjKeyCompare(dict *d, const void *a, const void *b) {
-    (void)d;
-    return equalStringObjects(a, b);
-}
-
-/* Keys → list of clients (blocking and WATCH maps). */
-dictType keylistDictType = {
-    .hashFunction = dictObjHash,
-    .keyCompare = dictObjKeyCompare,
-    .keyDestructor = (void (*)(dict *, void *))dictObjectDestructor,
-    .valDestructor = NULL,
-};
-
 void initDatabases(void) {
     server.db = zcalloc(sizeof(redisDb) * server.dbnum);
     for (int j = 0; j < server.dbnum; j++) {
         server.db[j].dict = dictCreate(&keyspaceDictType);
         server.db[j].expires = ttlHeapCreate(heapSetPos);
-        server.db[j].blocking_keys = dictCreate(&keylistDictType);
-        server.db[j].watched_keys = dictCreate(&keylistDictType);
+        server.db[j].blocking_keys = dictCreate(&objectKeyDictType);
+        server.db[j].watched_keys = dictCreate(&objectKeyDictType);
         server.db[j].id = j;
     }
 }
