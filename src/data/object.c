@@ -255,7 +255,8 @@ void decrRefCountVoid(void *o) { decrRefCount(o); }
 
 size_t stringObjectLen(const robj *o) {
     if (sdsEncodedObject(o)) return sdslen(o->ptr);
-    return digits10((uint64_t)llabs((long long)(intptr_t)o->ptr)) + ((long long)(intptr_t)o->ptr < 0);
+    char buf[LONG_STR_SIZE]; /* printing handles LLONG_MIN, which llabs cannot */
+    return (size_t)ll2string(buf, sizeof(buf), (long long)(intptr_t)o->ptr);
 }
 
 const char *stringObjectView(const robj *o, char buf[LONG_STR_SIZE], size_t *len) {

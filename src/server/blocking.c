@@ -115,7 +115,9 @@ void blockForKeys(client *c, int btype, robj **keys, int numkeys, long long time
     if (timeout) {
         listAddNodeTail(blocked_with_timeout, c);
         long long now = mstime();
-        aeRescheduleTimeEventUs(server.el, timeout_timer_id, timeout > now ? (timeout - now) * 1000 : 0);
+        /* Far deadlines are re-checked each second instead of multiplied into an overflow. */
+        long long ms = timeout > now ? timeout - now : 0;
+        aeRescheduleTimeEventUs(server.el, timeout_timer_id, (ms > 1000 ? 1000 : ms) * 1000);
     }
 }
 
