@@ -105,6 +105,14 @@ static int writeManifest(aofFile *base, aofFile *incr, int nincr) {
 
 /* ---------------------------------------------------------------- writing */
 
+static void aofFeed(int dbid, robj **argv, int argc);
+
+/* The propagation layer only does work for writes while a sink is installed. */
+static void setOn(int on) {
+    aof.on = on;
+    propagateSetSink(on ? aofFeed : NULL);
+}
+
 static void catCommand(sds *buf, robj **argv, int argc) {
     *buf = sdscatprintf(*buf, "*%d\r\n", argc);
     for (int j = 0; j < argc; j++) {
@@ -547,7 +555,6 @@ static int loadFile(aofFile *f, int last) {
 }
 
 int aofLoadAtStartup(void) {
-    propagateSetSink(aofFeed);
     aof.buf = sdsempty();
     if (!server.aof_enabled) return C_OK;
     ensureDir();
@@ -571,23 +578,23 @@ int aofLoadAtStartup(void) {
             aof.fd = open(p, O_WRONLY | O_APPEND | O_CREAT, 0644);
             sdsfree(p);
             if (aof.fd == -1) return C_ERR;
-            aof.on = 1;
+            setOn(1);
             return C_OK;
         }
     } else {
         aof.next_seq = 1;
     }
-    aof.on = 1;
+    setOn(1);
     return rewriteStart(0);
 }
 
 int aofStart(void) {
     if (aof.on) return C_OK;
     ensureDir();
-    aof.on = 1;
+    setOn(1);
     if (aof.next_seq == 0) aof.next_seq = 1;
     if (rewriteStart(0) != C_OK) {
-        aof.on = 0;
+        setOn(0);
         return C_ERR;
     }
     return C_OK;
@@ -609,7 +616,7 @@ void aofStop(void) {
         aof.child = -1;
         dictSetResizeEnabled(1);
     }
-    aof.on = 0;
+    setOn(0);
 }
 
 void bgrewriteaofCommand(client *c) {
