@@ -45,7 +45,8 @@ static inline uint64_t loadWord(const uint8_t *p, int nocase) {
 
 /* Inlined with constant round counts by the public wrappers, so the common
  * 1-2 path has no loop over rounds. */
-static inline uint64_t sipGeneric(const uint8_t *in, size_t inlen, const uint8_t key[16], int crounds,
+/* Always inlined so each entry point gets its rounds and case folding as constants. */
+static inline __attribute__((always_inline)) uint64_t sipGeneric(const uint8_t *in, size_t inlen, const uint8_t key[16], int crounds,
                                   int drounds, int nocase) {
     uint64_t k0 = load64le(key), k1 = load64le(key + 8);
     uint64_t v0 = k0 ^ 0x736f6d6570736575ULL;
