@@ -56,7 +56,7 @@ $(BUILD)/.flavour:
 	@mkdir -p $(BUILD) && touch $@
 
 src/redis-server: $(SERVER_OBJ) $(BUILD)/.flavour
-	$(CC) $(LDFLAGS) -o $@ $(SERVER_OBJ) $(LIBS)
+	$(CC) $(LDFLAGS) -rdynamic -o $@ $(SERVER_OBJ) $(LIBS)
 	@echo "$(BUILD)" > src/.build-flavour
 
 $(BUILD)/%.o: %.c
