@@ -43,7 +43,7 @@ endif
 BUILD := build/$(MALLOC)$(if $(SANITIZER),-$(SANITIZER))
 SERVER_SRC := $(wildcard src/core/*.c src/data/*.c src/server/*.c src/commands/*.c src/features/*.c src/persist/*.c)
 SERVER_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(SERVER_SRC))
-LIB_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/core/*.c src/data/*.c))
+LIB_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/core/*.c src/data/*.c) src/server/resp_parse.c)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 UTIL_BIN := $(patsubst %.c,%,$(wildcard utils/zmq_expiry_msg_client.c))

@@ -4,6 +4,7 @@
  * limits, and freeing clients. */
 #include "server/client.h"
 #include "server/reply.h"
+#include "server/resp_parse.h"
 #include "server/blocking.h"
 #include "core/anet.h"
 #include "core/numparse.h"
@@ -439,24 +440,16 @@ static void setProtocolError(client *c, const char *errstr) {
 }
 
 static int processInlineBuffer(client *c) {
-    char *start = c->querybuf + c->qb_pos;
-    size_t avail = sdslen(c->querybuf) - c->qb_pos;
-    char *newline = memchr(start, '\n', avail);
-    if (newline == NULL) {
-        if (avail > PROTO_INLINE_MAX_SIZE) setProtocolError(c, "too big inline request");
-        return C_ERR;
-    }
-    size_t linelen = newline - start;
-    if (linelen && start[linelen - 1] == '\r') linelen--;
-    sds line = sdsnewlen(start, linelen);
+    char err[RESP_ERR_LEN];
+    sds *argv;
     int argc;
-    sds *argv = sdssplitargs(line, &argc);
-    sdsfree(line);
-    if (argv == NULL) {
-        setProtocolError(c, "unbalanced quotes in request");
+    size_t consumed;
+    int rc = respParseInline(c->querybuf + c->qb_pos, sdslen(c->querybuf) - c->qb_pos, &argv, &argc, &consumed, err);
+    if (rc != RESP_PARSE_OK) {
+        if (rc == RESP_PARSE_ERR) setProtocolError(c, err);
         return C_ERR;
     }
-    c->qb_pos += newline - start + 1;
+    c->qb_pos += consumed;
     if (argc) {
         c->argv = zmalloc(sizeof(robj *) * argc);
         c->argv_len = argc;
@@ -470,26 +463,17 @@ static int processInlineBuffer(client *c) {
 }
 
 static int processMultibulkBuffer(client *c) {
+    char err[RESP_ERR_LEN];
     long long ll;
+    size_t consumed;
     if (c->multibulklen == 0) {
-        char *start = c->querybuf + c->qb_pos;
-        size_t avail = sdslen(c->querybuf) - c->qb_pos;
-        char *newline = memchr(start, '\r', avail);
-        if (newline == NULL) {
-            if (avail > PROTO_INLINE_MAX_SIZE) setProtocolError(c, "too big mbulk count string");
+        int rc = respParseMultibulkHeader(c->querybuf + c->qb_pos, sdslen(c->querybuf) - c->qb_pos, c->authenticated,
+                                          &ll, &consumed, err);
+        if (rc != RESP_PARSE_OK) {
+            if (rc == RESP_PARSE_ERR) setProtocolError(c, err);
             return C_ERR;
         }
-        if (newline + 1 >= start + avail) return C_ERR; /* wait for the \n */
-        int ok = string2ll(start + 1, newline - (start + 1), &ll);
-        if (!ok || ll > INT_MAX) {
-            setProtocolError(c, "invalid multibulk length");
-            return C_ERR;
-        }
-        if (ll > 10 && !c->authenticated) {
-            setProtocolError(c, "unauthenticated multibulk length");
-            return C_ERR;
-        }
-        c->qb_pos = (newline - c->querybuf) + 2;
+        c->qb_pos += consumed;
         if (ll <= 0) return C_OK;
         c->multibulklen = ll;
         if (c->argv) zfree(c->argv);
@@ -499,33 +483,14 @@ static int processMultibulkBuffer(client *c) {
     }
     while (c->multibulklen) {
         if (c->bulklen == -1) {
-            char *start = c->querybuf + c->qb_pos;
-            size_t avail = sdslen(c->querybuf) - c->qb_pos;
-            char *newline = memchr(start, '\r', avail);
-            if (newline == NULL) {
-                if (avail > PROTO_INLINE_MAX_SIZE) {
-                    setProtocolError(c, "too big bulk count string");
-                    return C_ERR;
-                }
-                break;
-            }
-            if (newline + 1 >= start + avail) break;
-            if (start[0] != '$') {
-                sds err = sdscatprintf(sdsempty(), "expected '$', got '%c'", start[0]);
+            int rc = respParseBulkHeader(c->querybuf + c->qb_pos, sdslen(c->querybuf) - c->qb_pos, c->authenticated,
+                                         (c->flags & CLIENT_LUA) ? -1 : server.proto_max_bulk_len, &ll, &consumed, err);
+            if (rc == RESP_PARSE_ERR) {
                 setProtocolError(c, err);
-                sdsfree(err);
                 return C_ERR;
             }
-            int ok = string2ll(start + 1, newline - (start + 1), &ll);
-            if (!ok || ll < 0 || (!(c->flags & CLIENT_LUA) && ll > server.proto_max_bulk_len)) {
-                setProtocolError(c, "invalid bulk length");
-                return C_ERR;
-            }
-            if (ll > 16384 && !c->authenticated) {
-                setProtocolError(c, "unauthenticated bulk length");
-                return C_ERR;
-            }
-            c->qb_pos = newline - c->querybuf + 2;
+            if (rc == RESP_PARSE_MORE) break;
+            c->qb_pos += consumed;
             if (ll >= PROTO_MBULK_BIG_ARG) {
                 /* A big argument: make room for it in one go so the read lands in place. */
                 if (sdslen(c->querybuf) - c->qb_pos <= (size_t)ll + 2) {

@@ -21,7 +21,6 @@
 
 #define PROTO_IOBUF_LEN (1024 * 16)
 #define PROTO_REPLY_CHUNK_BYTES (16 * 1024)
-#define PROTO_INLINE_MAX_SIZE (1024 * 64)
 #define PROTO_MBULK_BIG_ARG (1024 * 32)
 #define CONFIG_MAX_LINE 1024
 #define NET_IP_STR_LEN 46
@@ -287,6 +286,7 @@ struct redisServer {
     int lfu_log_factor; /* LFU counter growth: higher is slower (OBJECT FREQ) */
     int lfu_decay_time; /* minutes for the LFU counter to drop by one; 0 never */
     int maxmemory_samples;
+    int maxmemory_eviction_tenacity; /* 0..100: how long one eviction run may take (evict.c) */
     size_t hash_max_listpack_entries;
     size_t hash_max_listpack_value;
     size_t set_max_intset_entries;

@@ -1,0 +1,75 @@
+/* resp_parse: RESP2 request parsing (see resp_parse.h). */
+#include "server/resp_parse.h"
+#include "core/numparse.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Where a line ends, as Redis finds it with strchr: a NUL byte before the
+ * terminator hides it, so the request waits for more data (until it is too big). */
+static const char *findLineEnd(const char *start, size_t avail, char terminator) {
+    const char *end = memchr(start, terminator, avail);
+    if (end && memchr(start, '\0', end - start)) return NULL;
+    return end;
+}
+
+static int fail(char err[RESP_ERR_LEN], const char *msg) {
+    snprintf(err, RESP_ERR_LEN, "%s", msg);
+    return RESP_PARSE_ERR;
+}
+
+/* A "<c><number>\r\n" header: RESP_PARSE_MORE until its "\r\n" arrived. */
+static int headerLine(const char *buf, size_t avail, const char **numstart, size_t *numlen, size_t *consumed,
+                      const char *toobig, char err[RESP_ERR_LEN]) {
+    const char *cr = findLineEnd(buf, avail, '\r');
+    if (cr == NULL) return avail > PROTO_INLINE_MAX_SIZE ? fail(err, toobig) : RESP_PARSE_MORE;
+    if (cr + 1 >= buf + avail) return RESP_PARSE_MORE; /* wait for the \n */
+    *numstart = buf + 1;
+    *numlen = cr - (buf + 1);
+    *consumed = (cr - buf) + 2;
+    return RESP_PARSE_OK;
+}
+
+int respParseMultibulkHeader(const char *buf, size_t avail, int authenticated, long long *count, size_t *consumed,
+                             char err[RESP_ERR_LEN]) {
+    const char *num;
+    size_t numlen;
+    int rc = headerLine(buf, avail, &num, &numlen, consumed, "too big mbulk count string", err);
+    if (rc != RESP_PARSE_OK) return rc;
+    long long ll;
+    if (!string2ll(num, numlen, &ll) || ll > INT_MAX) return fail(err, "invalid multibulk length");
+    if (ll > RESP_UNAUTH_MAX_MULTIBULK && !authenticated) return fail(err, "unauthenticated multibulk length");
+    *count = ll;
+    return RESP_PARSE_OK;
+}
+
+int respParseBulkHeader(const char *buf, size_t avail, int authenticated, long long maxlen, long long *len,
+                        size_t *consumed, char err[RESP_ERR_LEN]) {
+    const char *num;
+    size_t numlen;
+    int rc = headerLine(buf, avail, &num, &numlen, consumed, "too big bulk count string", err);
+    if (rc != RESP_PARSE_OK) return rc;
+    if (buf[0] != '$') {
+        snprintf(err, RESP_ERR_LEN, "expected '$', got '%c'", buf[0]);
+        return RESP_PARSE_ERR;
+    }
+    long long ll;
+    if (!string2ll(num, numlen, &ll) || ll < 0 || (maxlen >= 0 && ll > maxlen)) return fail(err, "invalid bulk length");
+    if (ll > RESP_UNAUTH_MAX_BULK && !authenticated) return fail(err, "unauthenticated bulk length");
+    *len = ll;
+    return RESP_PARSE_OK;
+}
+
+int respParseInline(const char *buf, size_t avail, sds **argv, int *argc, size_t *consumed, char err[RESP_ERR_LEN]) {
+    const char *newline = findLineEnd(buf, avail, '\n');
+    if (newline == NULL) return avail > PROTO_INLINE_MAX_SIZE ? fail(err, "too big inline request") : RESP_PARSE_MORE;
+    size_t linelen = newline - buf;
+    if (linelen && buf[linelen - 1] == '\r') linelen--;
+    sds line = sdsnewlen(buf, linelen);
+    *argv = sdssplitargs(line, argc);
+    sdsfree(line);
+    if (*argv == NULL) return fail(err, "unbalanced quotes in request");
+    *consumed = (newline - buf) + 1;
+    return RESP_PARSE_OK;
+}

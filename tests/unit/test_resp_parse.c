@@ -1,0 +1,95 @@
+/* test_resp_parse: the RESP2 request parser — multibulk and bulk headers,
+ * inline lines, partial input, every protocol error text and the limits. */
+#include "testhelp.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/zmalloc.h"
+#include "server/resp_parse.h"
+
+static int mb(const char *s, int auth, long long *count, size_t *consumed, char *err) {
+    return respParseMultibulkHeader(s, strlen(s), auth, count, consumed, err);
+}
+
+static int bulk(const char *s, int auth, long long max, long long *len, size_t *consumed, char *err) {
+    return respParseBulkHeader(s, strlen(s), auth, max, len, consumed, err);
+}
+
+int main(void) {
+    char err[RESP_ERR_LEN];
+    long long n;
+    size_t used;
+
+    TEST("multibulk headers");
+    CHECK(mb("*3\r\n$3\r\nSET\r\n", 1, &n, &used, err) == RESP_PARSE_OK && n == 3 && used == 4);
+    CHECK(mb("*0\r\n", 1, &n, &used, err) == RESP_PARSE_OK && n == 0);
+    CHECK(mb("*-1\r\n", 1, &n, &used, err) == RESP_PARSE_OK && n == -1);
+    CHECK(mb("*3", 1, &n, &used, err) == RESP_PARSE_MORE);
+    CHECK(mb("*3\r", 1, &n, &used, err) == RESP_PARSE_MORE);
+    CHECK(mb("*x\r\n", 1, &n, &used, err) == RESP_PARSE_ERR);
+    CHECK_STREQ(err, "invalid multibulk length");
+    CHECK(mb("*2147483648\r\n", 1, &n, &used, err) == RESP_PARSE_ERR);
+    CHECK(mb("*2147483647\r\n", 1, &n, &used, err) == RESP_PARSE_OK && n == 2147483647);
+    CHECK(mb("* 3\r\n", 1, &n, &used, err) == RESP_PARSE_ERR);
+    CHECK(mb("*11\r\n", 0, &n, &used, err) == RESP_PARSE_ERR);
+    CHECK_STREQ(err, "unauthenticated multibulk length");
+    CHECK(mb("*10\r\n", 0, &n, &used, err) == RESP_PARSE_OK);
+    /* A NUL before the terminator hides it, as strchr does in Redis. */
+    CHECK(respParseMultibulkHeader("*3\0\r\n", 5, 1, &n, &used, err) == RESP_PARSE_MORE);
+
+    TEST("header lines longer than the inline limit");
+    size_t big = PROTO_INLINE_MAX_SIZE + 10;
+    char *huge = zmalloc(big + 1);
+    memset(huge, '1', big);
+    huge[0] = '*';
+    huge[big] = '\0';
+    CHECK(mb(huge, 1, &n, &used, err) == RESP_PARSE_ERR);
+    CHECK_STREQ(err, "too big mbulk count string");
+    huge[0] = '$';
+    CHECK(bulk(huge, 1, -1, &n, &used, err) == RESP_PARSE_ERR);
+    CHECK_STREQ(err, "too big bulk count string");
+    memset(huge, 'a', big);
+    sds *argv;
+    int argc;
+    CHECK(respParseInline(huge, big, &argv, &argc, &used, err) == RESP_PARSE_ERR);
+    CHECK_STREQ(err, "too big inline request");
+    CHECK(respParseInline(huge, 100, &argv, &argc, &used, err) == RESP_PARSE_MORE);
+    zfree(huge);
+
+    TEST("bulk headers");
+    CHECK(bulk("$5\r\nhello\r\n", 1, 512, &n, &used, err) == RESP_PARSE_OK && n == 5 && used == 4);
+    CHECK(bulk("$0\r\n", 1, 512, &n, &used, err) == RESP_PARSE_OK && n == 0);
+    CHECK(bulk("$5", 1, 512, &n, &used, err) == RESP_PARSE_MORE);
+    CHECK(bulk("$-1\r\n", 1, 512, &n, &used, err) == RESP_PARSE_ERR);
+    CHECK_STREQ(err, "invalid bulk length");
+    CHECK(bulk("$513\r\n", 1, 512, &n, &used, err) == RESP_PARSE_ERR);
+    CHECK(bulk("$513\r\n", 1, -1, &n, &used, err) == RESP_PARSE_OK && n == 513);
+    CHECK(bulk("x5\r\n", 1, 512, &n, &used, err) == RESP_PARSE_ERR);
+    CHECK_STREQ(err, "expected '$', got 'x'");
+    CHECK(bulk("$16385\r\n", 0, -1, &n, &used, err) == RESP_PARSE_ERR);
+    CHECK_STREQ(err, "unauthenticated bulk length");
+    CHECK(bulk("$16384\r\n", 0, -1, &n, &used, err) == RESP_PARSE_OK);
+
+    TEST("inline lines");
+    const char *line = "SET k \"a b\\x41\" 'c\\'d'\r\nGET k\r\n";
+    CHECK(respParseInline(line, strlen(line), &argv, &argc, &used, err) == RESP_PARSE_OK);
+    CHECK(argc == 4 && used == strlen("SET k \"a b\\x41\" 'c\\'d'\r\n"));
+    if (argc == 4) {
+        CHECK_STREQ(argv[0], "SET");
+        CHECK_STREQ(argv[2], "a bA");
+        CHECK_STREQ(argv[3], "c'd");
+    }
+    sdsfreesplitres(argv, argc);
+    CHECK(respParseInline("PING\n", 5, &argv, &argc, &used, err) == RESP_PARSE_OK && argc == 1 && used == 5);
+    sdsfreesplitres(argv, argc);
+    CHECK(respParseInline("\r\n", 2, &argv, &argc, &used, err) == RESP_PARSE_OK && argc == 0 && used == 2);
+    sdsfreesplitres(argv, argc);
+    CHECK(respParseInline("GET k", 5, &argv, &argc, &used, err) == RESP_PARSE_MORE);
+    CHECK(respParseInline("SET \"k v\r\n", 10, &argv, &argc, &used, err) == RESP_PARSE_ERR);
+    CHECK_STREQ(err, "unbalanced quotes in request");
+    CHECK(respParseInline("SET \"k\"v\r\n", 10, &argv, &argc, &used, err) == RESP_PARSE_ERR);
+
+    CHECK(zmalloc_used_memory() == 0);
+    return TEST_REPORT();
+}
