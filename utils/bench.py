@@ -175,9 +175,9 @@ def volatile_memory(quick):
 def expiry_throughput(quick):
     n = 100000 if quick else 500000
     print("\n## SET k v EX n throughput (requests/s)")
-    o, r = both(lambda s: bench_cmd(s.port, n, "SET", "key:__rand_int__", "v", "EX", "1000", "-r", "1000000"))
+    o, r = both(lambda s: bench_cmd(s.port, n, "-r", "1000000", "SET", "key:__rand_int__", "v", "EX", "1000"))
     row("SET key v EX 1000 -P 1", o, r)
-    o, r = both(lambda s: bench_cmd(s.port, n, "SET", "key:__rand_int__", "v", "EX", "1000", "-r", "1000000", pipeline=16))
+    o, r = both(lambda s: bench_cmd(s.port, n, "-r", "1000000", "SET", "key:__rand_int__", "v", "EX", "1000", pipeline=16))
     row("SET key v EX 1000 -P 16", o, r)
 
 
