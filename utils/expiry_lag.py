@@ -12,7 +12,6 @@ usage: utils/expiry_lag.py --port 6379 [--background 1000000] [--keys 2000]
                            [--spread 5] [--wait 35] [--zmq tcp://127.0.0.1:5555]
 """
 import argparse
-import socket
 import struct
 import subprocess
 import sys
