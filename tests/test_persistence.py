@@ -247,3 +247,12 @@ def test_dump_payloads_move_between_servers(server_factory, tmp_path):
         ref.restore(k + ":from_ours", 0, ours.dump(k))
         ours.restore(k + ":from_ref", 0, ref.dump(k))
         assert ref.type(k + ":from_ours") == ours.type(k + ":from_ref")
+
+
+def test_debug_reload_round_trips_the_dataset(server_factory, tmp_path):
+    s = server_factory("--dir", str(tmp_path), "--save", "", "--enable-debug-command", "yes")
+    r = s.client()
+    fill(r)
+    before = snapshot(r)
+    assert r.execute_command("debug", "reload") == b"OK"
+    assert snapshot(r) == before

@@ -13,6 +13,7 @@
 #include "data/intset.h"
 #include "features/multi.h"
 #include "features/pubsub.h"
+#include "persist/persist.h"
 #include "persist/rdb.h"
 
 #include <ctype.h>
@@ -610,6 +611,13 @@ void debugCommand(client *c) {
             addReplyError(c, "argument must be a memory value bigger than 1 and smaller than 4gb");
             return;
         }
+        addReply(c, shared.ok);
+    } else if (!strcasecmp(sub, "reload")) {
+        if (persistDebugReload() != C_OK) {
+            addReplyError(c, "Error trying to load the RDB dump, check server logs.");
+            return;
+        }
+        serverLog(LL_NOTICE, "DB reloaded by DEBUG RELOAD");
         addReply(c, shared.ok);
     } else if (!strcasecmp(sub, "help")) {
         const char *help[] = {"OBJECT <key>", "    Show low level info about `key` and associated value.",
