@@ -3,6 +3,7 @@
  * SET, so there is one parser per type and one place that states a default. */
 #include "server/config.h"
 #include "server/client.h"
+#include "server/evict.h"
 #include "server/reply.h"
 #include "core/glob.h"
 #include "core/numparse.h"
@@ -462,10 +463,10 @@ static configDef configs[] = {
     B("aof-rewrite-incremental-fsync", NULL, F_NOEFFECT, &cfg_ints[5], "yes"),
     B("rdb-save-incremental-fsync", NULL, F_NOEFFECT, &cfg_ints[6], "yes"),
     /* memory */
-    MEM("maxmemory", NULL, F_UMEM, &server.maxmemory, "0", 0, 0, NULL),
+    MEM("maxmemory", NULL, F_UMEM, &server.maxmemory, "0", 0, 0, applyMaxmemory),
     EN("maxmemory-policy", NULL, 0, &server.maxmemory_policy, "noeviction", maxmemoryPolicyEnum),
     I("maxmemory-samples", NULL, 0, &server.maxmemory_samples, "5", 1, 64, NULL),
-    I("maxmemory-eviction-tenacity", NULL, F_NOEFFECT, &cfg_ints[7], "10", 0, 100, NULL),
+    I("maxmemory-eviction-tenacity", NULL, 0, &server.maxmemory_eviction_tenacity, "10", 0, 100, NULL),
     B("lazyfree-lazy-eviction", NULL, F_NOEFFECT, &cfg_ints[8], "no"),
     B("lazyfree-lazy-expire", NULL, F_NOEFFECT, &cfg_ints[9], "no"),
     B("lazyfree-lazy-server-del", NULL, F_NOEFFECT, &cfg_ints[10], "no"),

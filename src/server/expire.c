@@ -1,11 +1,13 @@
-/* expire: the expiry path (see expire.h). Due keys are found by the ordered
- * index in each db (a heap of deadlines), not by sampling, so a key goes
- * within a millisecond or so of its deadline however many keys have TTLs. */
+/* expire: the expiry path (see expire.h), and the eviction twin of its one
+ * removal function. Due keys are found by the ordered index in each db (a
+ * heap of deadlines), not by sampling, so a key goes within a millisecond or
+ * so of its deadline however many keys have TTLs. */
 #include "server/expire.h"
 #include "server/db.h"
 #include "server/keyhook.h"
 #include "server/reply.h"
 #include "core/clock.h"
+#include "core/zmalloc.h"
 #include "features/expiry_push.h"
 #include "persist/propagate.h"
 
@@ -15,17 +17,36 @@
 
 static long long scheduled_when = -1; /* ms deadline the timer is armed for, -1 idle */
 
+/* Expiry and eviction remove a key alike: the hook raises the event (and
+ * invalidates WATCH), DEL goes to the AOF, then the key is freed. Returns the
+ * bytes the free gave back, which eviction counts against its target (memory
+ * the notification or the AOF buffer takes is not the key's). */
+static long long removeKeyBy(redisDb *db, robj *key, void (*hook)(redisDb *db, robj *key)) {
+    hook(db, key);
+    propagateDeletion(db, key);
+    long long before = (long long)zmalloc_used_memory();
+    dbSyncDelete(db, key);
+    return before - (long long)zmalloc_used_memory();
+}
+
 void deleteExpiredKey(redisDb *db, robj *key) {
     dictEntry *de = dbFindEntry(db, key->ptr);
     if (!de) return;
     robj *val = dbEntryValue(de);
     incrRefCount(key);
     if (!server.masterhost_set) expiryPushKey(db->id, key, val);
-    keyExpired(db, key);
-    propagateDeletion(db, key);
-    dbSyncDelete(db, key);
+    removeKeyBy(db, key, keyExpired);
     server.stat_expiredkeys++;
     decrRefCount(key);
+}
+
+long long deleteEvictedKey(redisDb *db, robj *key) {
+    if (!dbFindEntry(db, key->ptr)) return 0;
+    incrRefCount(key);
+    long long freed = removeKeyBy(db, key, keyEvicted);
+    server.stat_evictedkeys++;
+    decrRefCount(key);
+    return freed;
 }
 
 static long long earliestDeadline(void) {

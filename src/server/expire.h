@@ -8,6 +8,9 @@
 
 /* The one way a key leaves by expiry. */
 void deleteExpiredKey(redisDb *db, robj *key);
+/* The one way a key leaves by eviction (maxmemory): raises `evicted`, DEL to
+ * the AOF, frees it, counts evicted_keys. Returns the bytes freed. */
+long long deleteEvictedKey(redisDb *db, robj *key);
 /* A deadline was set: make sure the timer fires no later than `when` (ms). */
 void expireScheduleAt(long long when);
 /* Starts the expiry timer; called once at start-up. */

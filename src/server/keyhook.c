@@ -18,3 +18,8 @@ void keyExpired(redisDb *db, robj *key) {
     touchWatchedKey(db, key);
     notifyKeyspaceEvent(NOTIFY_EXPIRED, "expired", key, db->id);
 }
+
+void keyEvicted(redisDb *db, robj *key) {
+    touchWatchedKey(db, key);
+    notifyKeyspaceEvent(NOTIFY_EVICTED, "evicted", key, db->id);
+}

@@ -35,5 +35,7 @@ void keyExpired(redisDb *db, robj *key);
 /* Same, but only the notification: for events that are not modifications
  * (keymiss, new) or where the change was already signalled. */
 void keyEvent(redisDb *db, robj *key, int class, const char *event);
+/* A key left by eviction (maxmemory): as keyExpired, raising `evicted`. */
+void keyEvicted(redisDb *db, robj *key);
 
 #endif

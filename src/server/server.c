@@ -5,6 +5,7 @@
 #include "server/client.h"
 #include "server/config.h"
 #include "server/db.h"
+#include "server/evict.h"
 #include "server/expire.h"
 #include "server/reply.h"
 #include "core/anet.h"
@@ -136,6 +137,11 @@ static int isTransactionControl(struct redisCommand *cmd) {
            !strcmp(n, "quit") || !strcmp(n, "reset");
 }
 
+/* The commands that still run inside MULTI when memory is over maxmemory. */
+static int endsTransaction(struct redisCommand *cmd) {
+    return isTransactionControl(cmd) && strcmp(cmd->fullname, "multi") && strcmp(cmd->fullname, "watch");
+}
+
 /* A refused EXEC ends the transaction it would have run, as in Redis:
  * "-EXECABORT Transaction discarded because of: <the refusal>". */
 static int rejectExec(client *c, const char *err, size_t len) {
@@ -220,10 +226,17 @@ int processCommand(client *c) {
         rejectCommand(c, "Command not allowed inside a transaction");
         return C_OK;
     }
-    if (server.maxmemory && (flags & CMD_DENYOOM) && zmalloc_used_memory() > server.maxmemory &&
-        !(c->flags & CLIENT_MULTI && !isTransactionControl(c->cmd))) {
-        rejectCommandObject(c, shared.oomerr);
-        return C_OK;
+    /* maxmemory: evict first (not while a busy script holds the loop), then
+     * refuse commands that may add data if not enough could be freed. EXEC
+     * counts as such when it holds one; inside MULTI nothing but the commands
+     * ending the transaction is accepted while out of memory, as in Redis. */
+    if (server.maxmemory && !scriptIsTimedout() && performEvictions() == EVICT_FAIL) {
+        int denyoom = (flags & CMD_DENYOOM) || (c->cmd->proc == execCommand && (c->mstate.cmd_flags & CMD_DENYOOM));
+        if ((c->flags & CLIENT_MULTI) && !endsTransaction(c->cmd)) denyoom = 1;
+        if (denyoom) {
+            rejectCommandObject(c, shared.oomerr);
+            return C_OK;
+        }
     }
     if ((flags & CMD_WRITE) && persistDeniesWrites()) {
         rejectCommandObject(c, shared.bgsaveerr);

@@ -5,28 +5,8 @@ parameter), and passes on redis-server 7.0.15.
 """
 import pytest
 
-from resp_raw import Error, Status, connect  # noqa: F401  (connect is a fixture)
-
-OK = Status("OK")
-
-
-@pytest.fixture
-def c(connect):
-    """A connection with slowlog-log-slower-than 0 and an empty log."""
-    conn = connect()
-    assert conn.call("config", "set", "slowlog-log-slower-than", "0") == OK
-    assert conn.call("slowlog", "reset") == OK
-    return conn
-
-
-def logged(conn, count="-1"):
-    """The log oldest first, without the SLOWLOG RESET that opened it."""
-    entries = conn.call("slowlog", "get", count)[::-1]
-    return [e for e in entries if e[3] != [b"slowlog", b"reset"]]
-
-
-def argvs(conn):
-    return [e[3] for e in logged(conn)]
+from resp_raw import connect  # noqa: F401  (a fixture)
+from test_slowlog import argvs, c  # noqa: F401  (c is a fixture)
 
 
 @pytest.mark.parametrize("args,shown", [

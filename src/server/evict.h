@@ -1,0 +1,28 @@
+/* evict: keeping used memory under maxmemory. Before a command runs (and
+ * from a timer while a big overshoot is worked off) keys are removed as
+ * maxmemory-policy says, each through deleteEvictedKey (server/expire.h). */
+#ifndef SERVER_EVICT_H
+#define SERVER_EVICT_H
+
+/* maxmemory-policy values, as the config table's enum stores them. */
+#define MAXMEMORY_VOLATILE_LRU 0
+#define MAXMEMORY_VOLATILE_LFU 1
+#define MAXMEMORY_VOLATILE_RANDOM 2
+#define MAXMEMORY_VOLATILE_TTL 3
+#define MAXMEMORY_ALLKEYS_LRU 4
+#define MAXMEMORY_ALLKEYS_LFU 5
+#define MAXMEMORY_ALLKEYS_RANDOM 6
+#define MAXMEMORY_NO_EVICTION 7
+
+#define EVICT_OK 0      /* under the limit, no limit, or evicting is not safe now */
+#define EVICT_RUNNING 1 /* still over it but out of time: a timer goes on evicting */
+#define EVICT_FAIL 2    /* over it and nothing (more) may be evicted: refuse deny-OOM commands */
+
+/* Evicts until used memory is within maxmemory, for at most the time
+ * maxmemory-eviction-tenacity allows. */
+int performEvictions(void);
+/* Config apply hook for maxmemory: a limit below the current usage starts
+ * evicting at once (from the timer), as Redis does. */
+int applyMaxmemory(const char **err);
+
+#endif
