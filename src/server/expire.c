@@ -82,6 +82,16 @@ out:
     return removed;
 }
 
+/* ms until a key with this deadline is due (expired once now > deadline, so one
+ * ms after it). Far deadlines — up to LLONG_MAX — are re-checked every second
+ * rather than computed in overflowing arithmetic. */
+static long long msUntilDue(long long when) {
+    long long now = mstime();
+    if (when < now) return 0;
+    long long d = when - now;
+    return d >= 1000 ? 1000 : d + 1;
+}
+
 static long long expireTimerProc(aeEventLoop *el, long long id, void *clientData) {
     (void)el, (void)id, (void)clientData;
     if (server.active_expire_enabled && !server.loading) expireDueKeys(EXPIRE_BUDGET_US);
@@ -91,16 +101,13 @@ static long long expireTimerProc(aeEventLoop *el, long long id, void *clientData
         return 1000 / (server.hz ? server.hz : 10); /* idle tick; re-armed by expireScheduleAt */
     }
     scheduled_when = next;
-    long long now = mstime();
-    /* A key is expired once now > deadline: fire one ms after it. */
-    return next + 1 > now ? next + 1 - now : 0;
+    return msUntilDue(next);
 }
 
 void expireScheduleAt(long long when) {
     if (scheduled_when != -1 && scheduled_when <= when) return;
     scheduled_when = when;
-    long long us = (when + 1) * 1000 - ustime();
-    aeRescheduleTimeEventUs(server.el, server.expire_timer_id, us > 0 ? us : 0);
+    aeRescheduleTimeEventUs(server.el, server.expire_timer_id, msUntilDue(when) * 1000);
 }
 
 void expireInit(void) { server.expire_timer_id = aeCreateTimeEvent(server.el, 1, expireTimerProc, NULL); }
