@@ -5,6 +5,7 @@
 #include "server/reply.h"
 #include "server/client.h"
 #include "core/glob.h"
+#include "core/numparse.h"
 #include "core/zmalloc.h"
 
 #include <string.h>
@@ -151,43 +152,61 @@ int pubsubUnsubscribeAllPatterns(client *c, int notify) {
     return count;
 }
 
+/* Appends "$<len>\r\n<bytes>\r\n" of a string object to s. */
+static sds catBulk(sds s, robj *o) {
+    char buf[LONG_STR_SIZE], hdr[32];
+    size_t len;
+    const char *p = stringObjectView(o, buf, &len);
+    hdr[0] = '$';
+    int n = ll2string(hdr + 1, sizeof(hdr) - 1, (long long)len);
+    s = sdscatlen(s, hdr, n + 1);
+    s = sdscatlen(s, "\r\n", 2);
+    s = sdscatlen(s, p, len);
+    return sdscatlen(s, "\r\n", 2);
+}
+
+/* Each message is encoded once and copied to every receiver: only the
+ * aggregate header differs between RESP2 (*) and RESP3 pushes (>). */
 int pubsubPublishMessage(robj *channel, robj *message) {
     int receivers = 0;
     list *clients = dictFetchValue(channels, channel);
     if (clients) {
+        sds body = sdscatlen(sdsempty(), "$7\r\nmessage\r\n", 13);
+        body = catBulk(catBulk(body, channel), message);
         listIter li;
         listNode *ln;
         listRewind(clients, &li);
         while ((ln = listNext(&li))) {
             client *c = listNodeValue(ln);
             addReplyPushLen(c, 3);
-            addReply(c, shared.messagebulk);
-            addReplyBulk(c, channel);
-            addReplyBulk(c, message);
+            addReplyProto(c, body, sdslen(body));
             receivers++;
         }
+        sdsfree(body);
     }
     if (dictSize(patterns)) {
         robj *chan = getDecodedObject(channel);
+        sds tail = catBulk(catBulk(sdsempty(), chan), message);
         dictIterator *di = dictGetIterator(patterns);
         dictEntry *de;
         while ((de = dictNext(di))) {
             robj *pat = dictGetKey(de);
             if (!stringmatchlen(pat->ptr, sdslen(pat->ptr), chan->ptr, sdslen(chan->ptr), 0)) continue;
+            sds body = catBulk(sdscatlen(sdsempty(), "$8\r\npmessage\r\n", 14), pat);
+            body = sdscatsds(body, tail);
             listIter li;
             listNode *ln;
             listRewind(dictGetVal(de), &li);
             while ((ln = listNext(&li))) {
                 client *c = listNodeValue(ln);
                 addReplyPushLen(c, 4);
-                addReply(c, shared.pmessagebulk);
-                addReplyBulk(c, pat);
-                addReplyBulk(c, chan);
-                addReplyBulk(c, message);
+                addReplyProto(c, body, sdslen(body));
                 receivers++;
             }
+            sdsfree(body);
         }
         dictReleaseIterator(di);
+        sdsfree(tail);
         decrRefCount(chan);
     }
     return receivers;
