@@ -328,31 +328,19 @@ def lag(quick):
         s.stop()
 
 
+SECTIONS = {"throughput": throughput, "memory": memory, "volatile": volatile_memory,
+            "datatypes": datatypes_memory, "expiry": expiry_throughput, "lag": lag,
+            "massexpiry": mass_expiry, "persistence": persistence, "features": features}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--only", default="throughput,memory,volatile,datatypes,expiry,lag,massexpiry,persistence,features")
+    ap.add_argument("--only", default=",".join(SECTIONS))
     a = ap.parse_args()
     print("%-34s %14s %14s %8s" % ("benchmark", "ours", "reference", "ratio"))
-    parts = a.only.split(",")
-    if "throughput" in parts:
-        throughput(a.quick)
-    if "memory" in parts:
-        memory(a.quick)
-    if "volatile" in parts:
-        volatile_memory(a.quick)
-    if "datatypes" in parts:
-        datatypes_memory(a.quick)
-    if "expiry" in parts:
-        expiry_throughput(a.quick)
-    if "lag" in parts:
-        lag(a.quick)
-    if "massexpiry" in parts:
-        mass_expiry(a.quick)
-    if "persistence" in parts:
-        persistence(a.quick)
-    if "features" in parts:
-        features(a.quick)
+    for name in a.only.split(","):
+        SECTIONS[name](a.quick)
 
 
 if __name__ == "__main__":
