@@ -26,13 +26,10 @@ sds catClientInfoString(sds s, client *c);
 sds getAllClientsInfoString(int type);
 client *lookupClientByID(uint64_t id);
 void clientsCron(void);
-void rewriteClientCommandArgument(client *c, int i, robj *newval);
 void replaceClientCommandVector(client *c, int argc, robj **argv);
 void rewriteClientCommandVector(client *c, int argc, ...);
 /* Show argv[argc] as "(redacted)" in MONITOR and SLOWLOG (the command still sees the secret). */
 void redactClientCommandArgument(client *c, int argc);
-const char *getClientPeerId(client *c);
-void disconnectAllClients(void);
 void closeListeningSockets(int unlink_unix_socket);
 
 #endif

@@ -235,8 +235,6 @@ int dbSyncDelete(redisDb *db, robj *key) {
     return 1;
 }
 
-/* Values are freed on the main thread for now; UNLINK/ASYNC keep their replies. */
-int dbAsyncDelete(redisDb *db, robj *key) { return dbSyncDelete(db, key); }
 
 int dbDelete(redisDb *db, robj *key) { return dbSyncDelete(db, key); }
 

@@ -34,7 +34,6 @@ void dbOverwrite(redisDb *db, robj *key, robj *val);  /* keeps the TTL */
 void setKey(client *c, redisDb *db, robj *key, robj *val, int flags);
 int dbDelete(redisDb *db, robj *key);       /* 1 if it existed */
 int dbSyncDelete(redisDb *db, robj *key);
-int dbAsyncDelete(redisDb *db, robj *key);
 int dbExists(redisDb *db, robj *key);       /* no expiry check, no stats */
 robj *dbRandomKey(redisDb *db);
 /* Make the value at key safe to modify in place (unshare / turn embstr raw). */

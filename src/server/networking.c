@@ -607,22 +607,6 @@ void redactClientCommandArgument(client *c, int argc) {
     c->original_argv[argc] = shared.redacted;
 }
 
-void rewriteClientCommandArgument(client *c, int i, robj *newval) {
-    retainOriginalCommandVector(c);
-    if (i >= c->argv_len) {
-        c->argv = zrealloc(c->argv, sizeof(robj *) * (i + 1));
-        c->argv_len = i + 1;
-    }
-    robj *old = i < c->argc ? c->argv[i] : NULL;
-    c->argv[i] = newval;
-    incrRefCount(newval);
-    if (old) decrRefCount(old);
-    if (i >= c->argc) {
-        for (int j = c->argc; j < i; j++) c->argv[j] = NULL;
-        c->argc = i + 1;
-    }
-}
-
 void replaceClientCommandVector(client *c, int argc, robj **argv) {
     retainOriginalCommandVector(c);
     robj **original = c->original_argv;
@@ -651,8 +635,6 @@ void rewriteClientCommandVector(client *c, int argc, ...) {
 }
 
 /* ------------------------------------------------------------ CLIENT LIST etc. */
-
-const char *getClientPeerId(client *c) { return c->addr; }
 
 static sds catClientFlags(sds s, client *c) {
     /* Letters in Redis's order. */
@@ -733,10 +715,6 @@ void clientsCron(void) {
             c->querybuf = sdsRemoveFreeSpace(c->querybuf);
         c->querybuf_peak = sdslen(c->querybuf);
     }
-}
-
-void disconnectAllClients(void) {
-    while (listLength(server.clients)) freeClient(listNodeValue(listFirst(server.clients)));
 }
 
 void closeListeningSockets(int unlink_unix_socket) {

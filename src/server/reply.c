@@ -387,13 +387,3 @@ void setDeferredSetLen(client *c, void *node, long length) {
     setDeferredAggregateLen(c, node, length, c->resp == 2 ? '*' : '~');
 }
 
-void copyReplicaOutputBuffer(client *dst, client *src) {
-    addReplyProto(dst, src->buf, src->bufpos);
-    listIter li;
-    listNode *ln;
-    listRewind(src->reply, &li);
-    while ((ln = listNext(&li))) {
-        clientReplyBlock *b = listNodeValue(ln);
-        if (b) addReplyProto(dst, b->buf, b->used);
-    }
-}

@@ -63,8 +63,6 @@ void *addReplyDeferredLen(client *c);
 void setDeferredArrayLen(client *c, void *node, long length);
 void setDeferredMapLen(client *c, void *node, long length);
 void setDeferredSetLen(client *c, void *node, long length);
-/* Copy all pending reply bytes of src to dst (used by EXEC-like paths and scripts). */
-void copyReplicaOutputBuffer(client *dst, client *src);
 /* Errors counted for INFO errorstats. */
 void incrementErrorCount(const char *fullerr, size_t namelen);
 
