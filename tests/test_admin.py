@@ -710,6 +710,32 @@ def test_memory_usage(c):
     assert c.call("MEMORY", "foo") == "ERR unknown subcommand 'foo'. Try MEMORY HELP."
 
 
+def thread_names(server):
+    names = []
+    for tid in os.listdir("/proc/%d/task" % server.proc.pid):
+        try:
+            with open("/proc/%d/task/%s/comm" % (server.proc.pid, tid)) as f:
+                names.append(f.read().strip())
+        except OSError:
+            pass  # the thread ended meanwhile
+    return names
+
+
+def test_jemalloc_background_thread_follows_config_from_start(server_factory):
+    # jemalloc-bg-thread (default yes) moves the purging of freed memory off
+    # the main thread; it must run from start-up, not only after CONFIG SET,
+    # or a mass expiry stalls clients behind madvise calls.
+    on = server_factory()
+    if not on.client().info("memory")["mem_allocator"].startswith("jemalloc"):
+        pytest.skip("built without jemalloc (sanitizer build)")
+    wait_for(lambda: "jemalloc_bg_thd" in thread_names(on), what="jemalloc's background thread")
+    off = server_factory("--jemalloc-bg-thread", "no")
+    off.client().ping()
+    assert "jemalloc_bg_thd" not in thread_names(off)
+    assert off.client().config_set("jemalloc-bg-thread", "yes")
+    wait_for(lambda: "jemalloc_bg_thd" in thread_names(off), what="the thread after CONFIG SET")
+
+
 # --- COMMAND ------------------------------------------------------------------
 
 def test_command_count_matches_lists(c):

@@ -189,12 +189,16 @@ def mass_expiry(quick):
         subprocess.run([sys.executable, os.path.join(ROOT, "utils", "mass_expiry.py"), "--port", str(s.port),
                         "--keys", n, "--label", label])
         s.stop()
-    print("\n## 0MQ expiry push: %s keys expiring with a live consumer (ours only)" % n)
-    zport = free_port()
-    s = Server(OURS, "--zmq-expiry-endpoint", "tcp://127.0.0.1:%d" % zport, "--zmq-expiry-hwm", "100000")
-    subprocess.run([sys.executable, os.path.join(ROOT, "utils", "mass_expiry.py"), "--port", str(s.port),
-                    "--keys", n, "--zmq", "tcp://127.0.0.1:%d" % zport, "--label", "ours+0MQ consumer"])
-    s.stop()
+    print("\n## 0MQ expiry push: %s keys expiring, without and with a live consumer (ours only)" % n)
+    for label, hwm, consume in (("ours, endpoint bound, no consumer", "1000", False),
+                                ("ours + 0MQ consumer (hwm 1000)", "1000", True),
+                                ("ours + 0MQ consumer (hwm 100000)", "100000", True)):
+        zport = free_port()
+        endpoint = "tcp://127.0.0.1:%d" % zport
+        s = Server(OURS, "--zmq-expiry-endpoint", endpoint, "--zmq-expiry-hwm", hwm)
+        subprocess.run([sys.executable, os.path.join(ROOT, "utils", "mass_expiry.py"), "--port", str(s.port),
+                        "--keys", n, "--label", label] + (["--zmq", endpoint] if consume else []))
+        s.stop()
 
 
 def persistence(quick):

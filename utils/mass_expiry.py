@@ -3,9 +3,11 @@
 
 Loads --keys keys that all expire at the same moment (PXAT), then a client
 issues GETs back to back from just before the deadline until the keyspace is
-empty, and prints the latency p50/p99/max in ms and how long removal took.
-With --zmq ENDPOINT a PULL consumer drains the 0MQ expiry push meanwhile and
-the message rate is printed too.
+empty, and prints how long removal took and the GET latency p50/p99/max in ms
+over the removal window (deadline .. keyspace empty). With --zmq ENDPOINT the
+C consumer from utils/ drains the 0MQ expiry push meanwhile: the message rate
+is printed too, and the GET latency while the push was still draining after
+the keyspace emptied.
 
 usage: utils/mass_expiry.py --port 6379 [--keys 1000000] [--zmq tcp://127.0.0.1:5555]
 """
@@ -48,29 +50,46 @@ def main():
         consumer = subprocess.Popen([client, "-n", str(a.keys), a.zmq], stdout=subprocess.DEVNULL)
     while time.time() * 1000 < when - 100:
         time.sleep(0.01)
-    lat = []
-    start = time.time()
-    end_at = None
-    while time.time() - start < 60:
+    # (time sent, latency ms) for every GET; the statistics are taken over the
+    # removal window only (deadline .. keyspace empty), so that a longer or
+    # shorter removal does not dilute the figures with idle-time GETs.
+    samples = []
+    deadline = when / 1000
+    removed_at = None
+    consumer_done_at = None
+    while time.time() - deadline < 60:
+        t0 = time.time()
         t1 = time.perf_counter()
         r.get("probe")
-        lat.append((time.perf_counter() - t1) * 1000)
-        if len(lat) % 200 == 0 and r.dbsize() == 0:
-            end_at = time.time()
-            break
-    lat.sort()
-    msg = "%sGET during expiry of %d keys: p50 %.3f ms  p99 %.3f ms  max %.3f ms; removal took %.2f s" % (
-        (a.label + ": ") if a.label else "", a.keys, lat[len(lat) // 2], lat[int(len(lat) * 0.99)], lat[-1],
-        (end_at or time.time()) - when / 1000)
+        samples.append((t0, (time.perf_counter() - t1) * 1000))
+        if len(samples) % 100 == 0:
+            if removed_at is None and r.dbsize() == 0:
+                removed_at = time.time()
+            if consumer and consumer_done_at is None and consumer.poll() is not None:
+                consumer_done_at = time.time()
+            if removed_at is not None and (not consumer or consumer_done_at is not None):
+                break
+
+    def stats(lo, hi):
+        lat = sorted(l for t, l in samples if lo <= t < hi)
+        if not lat:
+            return "no GETs"
+        return "%d GETs p50 %.3f ms  p99 %.3f ms  max %.3f ms" % (
+            len(lat), lat[len(lat) // 2], lat[min(len(lat) - 1, int(len(lat) * 0.99))], lat[-1])
+
+    removed_at = removed_at or time.time()
+    msg = "%sexpiry of %d keys: removal took %.2f s; GET during removal: %s" % (
+        (a.label + ": ") if a.label else "", a.keys, removed_at - deadline, stats(deadline, removed_at))
     if consumer:
-        try:
-            consumer.wait(timeout=60)
-            done_at = time.time()
-            msg += "; 0MQ consumer got all %d messages %.2f s after the deadline (%.0f msg/s)" % (
-                a.keys, done_at - when / 1000, a.keys / max(done_at - when / 1000, 1e-6))
-        except subprocess.TimeoutExpired:
+        if consumer_done_at is None:
             consumer.kill()
             msg += "; 0MQ consumer did not get every message within 60 s"
+        else:
+            got = consumer_done_at - deadline
+            msg += "; 0MQ consumer got all %d messages %.2f s after the deadline (%.0f msg/s)" % (
+                a.keys, got, a.keys / max(got, 1e-6))
+            if consumer_done_at > removed_at:
+                msg += "; GET while the push drained: %s" % stats(removed_at, consumer_done_at)
     expired = r.info("stats")["expired_keys"]
     msg += "; expired_keys %d" % expired
     print(msg)

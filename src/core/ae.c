@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <time.h>
 #include <unistd.h>
 
 typedef struct fileEvent {
@@ -34,6 +35,7 @@ struct aeEventLoop {
     int ntimers, timercap;
     long long nextTimerId;
     int inTimers;
+    monotime turn_start; /* when the last epoll_wait returned */
     aeBeforeSleepProc *beforesleep;
 };
 
@@ -182,14 +184,28 @@ static void processTimers(aeEventLoop *el) {
         if (te->deleted) continue;
         if (next == AE_NOMORE)
             te->deleted = 1;
-        else
+        else if (next != AE_RESCHEDULED)
             te->when = getMonotonicUs() + next * 1000;
     }
     compactTimers(el);
 }
 
-static int processFileEvents(aeEventLoop *el, int timeout_ms) {
-    int n = epoll_wait(el->epfd, el->fired, el->setsize, timeout_ms);
+/* Waits at most timeout_us (0 polls). epoll_pwait2 keeps microsecond timers
+ * precise; kernels before 5.11 lack it and get epoll_wait, rounded up to ms. */
+static int waitForEvents(aeEventLoop *el, long long timeout_us) {
+    static int no_pwait2;
+    if (!no_pwait2) {
+        struct timespec ts = {.tv_sec = timeout_us / 1000000, .tv_nsec = (timeout_us % 1000000) * 1000};
+        int n = epoll_pwait2(el->epfd, el->fired, el->setsize, &ts, NULL);
+        if (n != -1 || errno != ENOSYS) return n;
+        no_pwait2 = 1;
+    }
+    return epoll_wait(el->epfd, el->fired, el->setsize, (int)((timeout_us + 999) / 1000));
+}
+
+static int processFileEvents(aeEventLoop *el, long long timeout_us) {
+    int n = waitForEvents(el, timeout_us);
+    el->turn_start = getMonotonicUs();
     for (int i = 0; i < n; i++) {
         int fd = el->fired[i].data.fd;
         uint32_t ev = el->fired[i].events;
@@ -211,10 +227,13 @@ int aeProcessFileEventsNoWait(aeEventLoop *el) { return processFileEvents(el, 0)
 
 int aeProcessEvents(aeEventLoop *el) {
     long long us = usUntilNearestTimer(el);
-    int timeout_ms = us < 0 ? 1000 : (int)((us + 999) / 1000);
     if (el->beforesleep) el->beforesleep(el);
     if (el->stop) return 0;
-    int n = processFileEvents(el, timeout_ms);
+    int n = processFileEvents(el, us < 0 ? 1000000 : us);
+    /* Replies to what was just read go out before due timers, which may work
+     * for a millisecond or so (expiry slices): a client waits for one slice,
+     * not for two. */
+    if (n > 0 && el->beforesleep && usUntilNearestTimer(el) == 0) el->beforesleep(el);
     processTimers(el);
     return n;
 }
@@ -225,5 +244,7 @@ void aeMain(aeEventLoop *el) {
 }
 
 void aeStop(aeEventLoop *el) { el->stop = 1; }
+
+monotime aeTurnStartUs(aeEventLoop *el) { return el->turn_start; }
 
 void aeSetBeforeSleepProc(aeEventLoop *el, aeBeforeSleepProc *proc) { el->beforesleep = proc; }

@@ -3,6 +3,8 @@
 #ifndef CORE_AE_H
 #define CORE_AE_H
 
+#include "clock.h"
+
 #define AE_OK 0
 #define AE_ERR -1
 
@@ -11,11 +13,15 @@
 #define AE_WRITABLE 2
 
 #define AE_NOMORE -1
+/* Returned by a timer that set its next run itself, to the microsecond, with
+ * aeRescheduleTimeEventUs. */
+#define AE_RESCHEDULED -2
 
 typedef struct aeEventLoop aeEventLoop;
 
 typedef void aeFileProc(aeEventLoop *el, int fd, void *clientData, int mask);
-/* Returns the ms until it should run again, or AE_NOMORE to be removed. */
+/* Returns the ms until it should run again, AE_NOMORE to be removed, or
+ * AE_RESCHEDULED. */
 typedef long long aeTimeProc(aeEventLoop *el, long long id, void *clientData);
 typedef void aeBeforeSleepProc(aeEventLoop *el);
 
@@ -34,6 +40,10 @@ long long aeCreateTimeEventUs(aeEventLoop *el, long long us, aeTimeProc *proc, v
 int aeDeleteTimeEvent(aeEventLoop *el, long long id);
 /* Move an existing timer to fire `us` microseconds from now. */
 int aeRescheduleTimeEventUs(aeEventLoop *el, long long id, long long us);
+
+/* When the current turn of the loop began (its epoll_wait returned), on the
+ * getMonotonicUs() clock: work spread over turns measures its share from it. */
+monotime aeTurnStartUs(aeEventLoop *el);
 
 void aeSetBeforeSleepProc(aeEventLoop *el, aeBeforeSleepProc *proc);
 int aeProcessEvents(aeEventLoop *el);

@@ -55,8 +55,6 @@
 #define WIRE_ZSET 4
 
 #define HEADER_FRAME_LEN 4
-/* A drain gives the loop back after this long; a timer resumes it. */
-#define DRAIN_BUDGET_US 1000
 /* The serialization buffer is kept between messages unless it grew past this. */
 #define SCRATCH_KEEP_BYTES (1024 * 1024)
 /* After we unbind an endpoint, 0MQ closes its listener asynchronously; binding
@@ -64,6 +62,8 @@
 #define REBIND_WINDOW_MS 2000
 #define REBIND_RETRY_MS 200
 #define DROP_LOG_PERIOD_MS 10000
+/* expiryPushFeeding(): messages went to 0MQ within this long. */
+#define FEEDING_WINDOW_US 5000
 
 /* One message waiting in the backlog: the three frames back to back. */
 typedef struct pendingMsg {
@@ -93,6 +93,7 @@ static struct {
     long long last_drop_log_ms; /* drops are logged at most every DROP_LOG_PERIOD_MS */
     /* counters */
     unsigned long long sent_msgs, sent_bytes, dropped;
+    monotime fed_turn; /* start of the loop turn in which 0MQ last took a message */
     char last_error[256];
     /* serialization buffer */
     unsigned char *buf;
@@ -306,6 +307,7 @@ static int sendFrames(const unsigned char *data, size_t keyframe_len, size_t val
         goto failed;
     }
     push.sent_msgs++;
+    push.fed_turn = aeTurnStartUs(server.el);
     push.sent_bytes += HEADER_FRAME_LEN + keyframe_len + valframe_len;
     return SEND_OK;
 failed:
@@ -359,15 +361,18 @@ static int socketWritable(void) {
     return (events & ZMQ_POLLOUT) != 0;
 }
 
-/* Sends from the head of the backlog while 0MQ takes messages, for at most
- * DRAIN_BUDGET_US. Leaves either an empty backlog (fd unwatched), a socket
- * that was not writable at the last ZMQ_EVENTS check (the fd will fire), or a
- * resume timer. */
+/* Sends from the head of the backlog while 0MQ takes messages, within the
+ * turn's budget for background work (backgroundWorkLeftUs). Leaves either an
+ * empty backlog (fd unwatched), a socket that was not writable at the last
+ * ZMQ_EVENTS check (the fd will fire), or a resume timer (after a pause,
+ * BACKGROUND_PAUSE_US). */
 static void drainBacklog(void) {
     monotime start = getMonotonicUs();
+    long long budget = backgroundWorkLeftUs();
     while (push.head) {
-        if (getMonotonicUs() - start > DRAIN_BUDGET_US) {
-            if (push.drain_timer == -1) push.drain_timer = aeCreateTimeEvent(server.el, 0, drainTimer, NULL);
+        if ((long long)(getMonotonicUs() - start) > budget) {
+            if (push.drain_timer == -1)
+                push.drain_timer = aeCreateTimeEventUs(server.el, BACKGROUND_PAUSE_US, drainTimer, NULL);
             return;
         }
         pendingMsg *m = push.head;
@@ -390,7 +395,14 @@ static void drainBacklog(void) {
 static void socketEvent(aeEventLoop *el, int fd, void *data, int mask) {
     (void)el, (void)fd, (void)data, (void)mask;
     /* Reading ZMQ_EVENTS is what re-arms the fd, even with nothing to drain. */
-    if (socketWritable() || !push.head) drainBacklog();
+    if (!push.head) {
+        drainBacklog();
+    } else if (socketWritable() && push.drain_timer == -1) {
+        /* The drain runs from the timer, where it shares the turn with expiry
+         * and pauses like it while a consumer is being fed. */
+        long long delay = expiryPushFeeding() ? BACKGROUND_PAUSE_US : 0;
+        push.drain_timer = aeCreateTimeEventUs(server.el, delay, drainTimer, NULL);
+    }
 }
 
 static long long drainTimer(aeEventLoop *el, long long id, void *data) {
@@ -418,6 +430,12 @@ static void enqueueScratch(size_t keyframe_len, size_t valframe_len) {
     push.backlog_msgs++;
     push.backlog_bytes += total;
 }
+
+int expiryPushFeeding(void) {
+    return push.sent_msgs && (long long)(aeTurnStartUs(server.el) - push.fed_turn) < FEEDING_WINDOW_US;
+}
+
+int expiryPushDraining(void) { return push.head && push.drain_timer != -1; }
 
 void expiryPushKey(int dbid, robj *key, robj *val) {
     if (!push.sock || !(server.zmq_types & (1 << val->type))) return;

@@ -8,6 +8,11 @@
 #include "data/object.h"
 
 void expiryPushKey(int dbid, robj *key, robj *val);
+/* True when 0MQ took messages in the last few ms: a consumer is taking them,
+ * and 0MQ's I/O thread and the consumer are busy with them. */
+int expiryPushFeeding(void);
+/* True while the backlog is draining: 0MQ takes messages, and more wait. */
+int expiryPushDraining(void);
 /* (Re)binds the endpoints and applies HWM/backlog from the server's zmq_* config.
  * On failure nothing changes, *err says why, and C_ERR is returned. */
 int expiryPushApplyConfig(const char **err);

@@ -377,6 +377,8 @@ static int applyJemallocBgThread(const char **err) {
     return 1;
 }
 
+void configApplyThreadSettings(void) { zmalloc_set_background_thread(cfg_ints[16]); }
+
 static int applyHz(const char **err) {
     (void)err;
     if (server.hz < 1) server.hz = 1;

@@ -9,6 +9,10 @@ void initServerConfig(void);
 /* Parses argv (config file, then --name value pairs); prints the Redis-style
  * fatal error with file, line and reason and returns C_ERR on a bad directive. */
 int loadServerConfigFromArgs(int argc, char **argv);
+/* Applies the settings that start threads, once the process is the one that
+ * will serve (after a daemonizing fork, which threads do not survive):
+ * jemalloc's background thread, which purges freed memory off the main thread. */
+void configApplyThreadSettings(void);
 /* Current value as CONFIG GET shows it; NULL for an unknown name. Caller frees. */
 sds configGetValue(const char *name);
 /* Reads a memory value like "1gb"; returns 0 and sets *err on failure. */

@@ -11,10 +11,6 @@
 #include "features/expiry_push.h"
 #include "persist/propagate.h"
 
-/* Per run: long enough to clear big batches, short enough that clients never
- * wait more than about a millisecond behind it. */
-#define EXPIRE_BUDGET_US 1000
-
 static long long scheduled_when = -1; /* ms deadline the timer is armed for, -1 idle */
 
 /* Expiry and eviction remove a key alike: the hook raises the event (and
@@ -94,14 +90,26 @@ static long long msUntilDue(long long when) {
 
 static long long expireTimerProc(aeEventLoop *el, long long id, void *clientData) {
     (void)el, (void)id, (void)clientData;
-    if (server.active_expire_enabled && !server.loading) expireDueKeys(EXPIRE_BUDGET_US);
+    if (server.active_expire_enabled && !server.loading) {
+        long long budget = backgroundWorkLeftUs();
+        /* While the push's backlog drains, half the turn is left to it: a
+         * mass expiry must not outrun a live consumer into the backlog's limit. */
+        if (expiryPushDraining()) budget /= 2;
+        expireDueKeys(budget);
+    }
     long long next = earliestDeadline();
     if (next == -1 || !server.active_expire_enabled) {
         scheduled_when = -1;
         return 1000 / (server.hz ? server.hz : 10); /* idle tick; re-armed by expireScheduleAt */
     }
     scheduled_when = next;
-    return msUntilDue(next);
+    long long wait = msUntilDue(next);
+    if (wait == 0 && expiryPushFeeding()) {
+        /* Keys still due while the push feeds a consumer: pause first. */
+        aeRescheduleTimeEventUs(el, id, BACKGROUND_PAUSE_US);
+        return AE_RESCHEDULED;
+    }
+    return wait;
 }
 
 void expireScheduleAt(long long when) {

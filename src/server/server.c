@@ -111,6 +111,14 @@ static long long serverCron(aeEventLoop *el, long long id, void *clientData) {
     return 1000 / server.hz;
 }
 
+#define BACKGROUND_WORK_US 1000
+#define BACKGROUND_WORK_MIN_US 50
+
+long long backgroundWorkLeftUs(void) {
+    long long left = BACKGROUND_WORK_US - (long long)(getMonotonicUs() - aeTurnStartUs(server.el));
+    return left < BACKGROUND_WORK_MIN_US ? BACKGROUND_WORK_MIN_US : left;
+}
+
 static void beforeSleep(aeEventLoop *el) {
     (void)el;
     handleClientsBlockedOnKeys();
@@ -526,6 +534,7 @@ int main(int argc, char **argv) {
     markMayReplicateCommands();
     if (loadServerConfigFromArgs(argc, argv) != C_OK) exit(1);
     if (server.daemonize) daemonize();
+    configApplyThreadSettings();
     initServer();
     createPidFile();
     serverLog(LL_NOTICE, "Server initialized");
