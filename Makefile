@@ -51,11 +51,13 @@ UTIL_BIN := $(patsubst %.c,%,$(wildcard utils/zmq_expiry_msg_client.c))
 .PHONY: all clean test test-unit test-integration test-reference run bench install-deps
 all: src/redis-server $(UTIL_BIN)
 
-# Rebuild when the flavour changes (the binary is shared).
-$(BUILD)/.flavour:
-	@mkdir -p $(BUILD) && touch $@
+# The binary is shared by the flavours: relink when the last one was linked
+# from another flavour's objects (which are older than it, so make would not).
+ifneq ($(shell cat src/.build-flavour 2>/dev/null),$(BUILD))
+.PHONY: src/redis-server
+endif
 
-src/redis-server: $(SERVER_OBJ) $(BUILD)/.flavour
+src/redis-server: $(SERVER_OBJ)
 	$(CC) $(LDFLAGS) -rdynamic -o $@ $(SERVER_OBJ) $(LIBS)
 	@echo "$(BUILD)" > src/.build-flavour
 
