@@ -4,6 +4,7 @@
  * tracking) are the ones Redis shows when the feature is idle. */
 #include "features/info.h"
 #include "features/expiry_push.h"
+#include "features/latency.h"
 #include "features/pubsub.h"
 #include "server/client.h"
 #include "server/db.h"
@@ -267,6 +268,7 @@ static sds keyspaceSection(sds info) {
     return info;
 }
 
+static sds latencystatsSection(sds info) { return latencyInfo(info); }
 static sds expiryPushSection(sds info) { return expiryPushInfo ? expiryPushInfo(info) : info; }
 static sds modulesSection(sds info) { return sdscat(info, "# Modules\r\n"); }
 static sds clusterSection(sds info) { return sdscat(info, "# Cluster\r\ncluster_enabled:0\r\n"); }
@@ -282,6 +284,7 @@ static const struct infoSection {
     {"stats", 1, statsSection},            {"replication", 1, replicationSection},
     {"cpu", 1, cpuSection},                {"modules", 1, modulesSection},
     {"commandstats", 0, commandstatsSection}, {"errorstats", 1, errorstatsSection},
+    {"latencystats", 0, latencystatsSection},
     {"expiry_push", 1, expiryPushSection}, {"cluster", 1, clusterSection},
     {"keyspace", 1, keyspaceSection},
 };

@@ -9,6 +9,7 @@
 #include "core/numparse.h"
 #include "core/zmalloc.h"
 #include "features/expiry_push.h"
+#include "features/latency.h"
 #include "features/notify.h"
 #include "persist/aof.h"
 
@@ -501,8 +502,9 @@ static configDef configs[] = {
     LL("busy-reply-threshold", "lua-time-limit", 0, &server.busy_reply_threshold, "5000", 0, LLONG_MAX),
     LL("slowlog-log-slower-than", NULL, 0, &server.slowlog_log_slower_than, "10000", -1, LLONG_MAX),
     {"slowlog-max-len", NULL, T_ULL, 0, &server.slowlog_max_len, "128", 0, LONG_MAX, NULL, NULL, NULL, NULL, 0},
-    LL("latency-monitor-threshold", NULL, F_NOEFFECT, &cfg_lls[3], "0", 0, LLONG_MAX),
-    B("latency-tracking", NULL, F_NOEFFECT, &server.latency_tracking, "yes"),
+    LL("latency-monitor-threshold", NULL, 0, &server.latency_monitor_threshold, "0", 0, LLONG_MAX),
+    B("latency-tracking", NULL, 0, &server.latency_tracking, "yes"),
+    SP("latency-tracking-info-percentiles", NULL, 0, "50 99 99.9", latencySetInfoPercentiles, latencyGetInfoPercentiles),
     B("crash-log-enabled", NULL, F_NOEFFECT, &cfg_ints[17], "yes"),
     B("crash-memcheck-enabled", NULL, F_NOEFFECT, &cfg_ints[18], "yes"),
     /* replication (none yet: kept so configs written for Redis load) */
@@ -980,12 +982,14 @@ void configResetstatCommand(client *c) {
     while ((de = dictNext(di))) {
         redisCommand *cmd = dictGetVal(de);
         cmd->calls = cmd->microseconds = cmd->rejected_calls = cmd->failed_calls = 0;
+        latencyForgetCommandHistogram(cmd);
         if (cmd->subcommands) {
             dictIterator *si = dictGetIterator(cmd->subcommands);
             dictEntry *se;
             while ((se = dictNext(si))) {
                 redisCommand *sub = dictGetVal(se);
                 sub->calls = sub->microseconds = sub->rejected_calls = sub->failed_calls = 0;
+                latencyForgetCommandHistogram(sub);
             }
             dictReleaseIterator(si);
         }

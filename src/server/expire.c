@@ -9,6 +9,7 @@
 #include "core/clock.h"
 #include "core/zmalloc.h"
 #include "features/expiry_push.h"
+#include "features/latency.h"
 #include "persist/propagate.h"
 
 static long long scheduled_when = -1; /* ms deadline the timer is armed for, -1 idle */
@@ -95,7 +96,9 @@ static long long expireTimerProc(aeEventLoop *el, long long id, void *clientData
         /* While the push's backlog drains, half the turn is left to it: a
          * mass expiry must not outrun a live consumer into the backlog's limit. */
         if (expiryPushDraining()) budget /= 2;
+        monotime start = getMonotonicUs();
         expireDueKeys(budget);
+        latencyAddSampleIfNeeded("expire-cycle", (long long)(getMonotonicUs() - start) / 1000);
     }
     long long next = earliestDeadline();
     if (next == -1 || !server.active_expire_enabled) {

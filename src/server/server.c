@@ -13,6 +13,7 @@
 #include "core/zmalloc.h"
 #include "features/expiry_push.h"
 #include "features/info.h"
+#include "features/latency.h"
 #include "features/monitor.h"
 #include "features/multi.h"
 #include "features/pubsub.h"
@@ -308,6 +309,7 @@ void call(client *c, int flags) {
         if (flags & CALL_STATS) {
             real_cmd->microseconds += duration;
             real_cmd->calls++;
+            latencyRecordCommand(real_cmd, duration);
         }
     }
     if (!reprocessing && listLength(server.monitors) && !server.loading && !(c->flags & CLIENT_AOF) &&

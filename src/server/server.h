@@ -78,6 +78,7 @@ typedef struct redisCommand {
     int nsubcommands;
     /* Statistics (INFO commandstats). */
     long long calls, microseconds, rejected_calls, failed_calls;
+    struct latencyHistogram *latency_histogram; /* features/latency.c; NULL until called */
 } redisCommand;
 
 /* Client flags. */
@@ -308,6 +309,7 @@ struct redisServer {
     char *masterauth; /* no replication yet: accepted (and redacted) like Redis */
     int notify_keyspace_events;
     int latency_tracking;
+    long long latency_monitor_threshold; /* ms; 0 disables the latency monitor */
     int enable_debug_command; /* 0 no, 1 yes, 2 local */
 
     /* Persistence knobs that the config table owns; the persist/ module reads them. */

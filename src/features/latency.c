@@ -1,0 +1,409 @@
+/* latency: per-command latency histograms and the latency monitor (see
+ * latency.h), with Redis 7.0's figures.
+ *
+ * The histograms reproduce what Redis 7.0 prints, and Redis prints what an
+ * HDR histogram of nanoseconds (1 ns .. 1 s, 2 significant digits) reports:
+ * values below 256 are exact, above that each power of two is split into 128
+ * equal sub-buckets. A percentile is the highest value equivalent to the
+ * bucket where the cumulative count reaches it (the lowest, for p0), and
+ * LATENCY HISTOGRAM reports cumulative counts at 1024 ns × 2^k. Both are
+ * computed here from that bucket layout, so the figures match Redis's for the
+ * same samples.
+ *
+ * The monitor keeps, per event ("command", "fast-command", "expire-cycle"),
+ * the last LATENCY_SAMPLES samples of at least latency-monitor-threshold ms,
+ * one per second (the larger wins), and the all-time maximum. */
+#include "features/latency.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/dict.h"
+#include "core/numparse.h"
+#include "core/zmalloc.h"
+#include "server/reply.h"
+
+/* ------------------------------------------------------------- histograms */
+
+#define HIST_SUB_MAGNITUDE 7 /* 128 sub-buckets per power of two above 256 */
+#define HIST_SUB_HALF (1 << HIST_SUB_MAGNITUDE)
+#define HIST_BUCKETS 23      /* 256 << 22 > 1 s in ns */
+#define HIST_COUNTS ((HIST_BUCKETS + 1) * HIST_SUB_HALF)
+#define HIST_MIN_NS 1LL
+#define HIST_MAX_NS 1000000000LL
+#define HIST_REPORT_FIRST_NS 1024 /* LATENCY HISTOGRAM's first level; each next doubles */
+
+struct latencyHistogram {
+    long long total;
+    long long counts[HIST_COUNTS];
+};
+
+static int bucketOf(int64_t v) { return 64 - __builtin_clzll((uint64_t)v | 255) - (HIST_SUB_MAGNITUDE + 1); }
+
+static int indexOf(int64_t v) {
+    int b = bucketOf(v);
+    return ((b + 1) << HIST_SUB_MAGNITUDE) + (int)(v >> b) - HIST_SUB_HALF;
+}
+
+static int64_t valueAtIndex(int i) {
+    int b = (i >> HIST_SUB_MAGNITUDE) - 1;
+    int64_t sub = (i & (HIST_SUB_HALF - 1)) + HIST_SUB_HALF;
+    if (b < 0) {
+        sub -= HIST_SUB_HALF;
+        b = 0;
+    }
+    return sub << b;
+}
+
+static int64_t lowestEquivalent(int64_t v) {
+    int b = bucketOf(v);
+    return (v >> b) << b;
+}
+
+static int64_t highestEquivalent(int64_t v) {
+    int b = bucketOf(v);
+    if ((v >> b) >= 2 * HIST_SUB_HALF) b++;
+    return lowestEquivalent(v) + ((int64_t)1 << b) - 1;
+}
+
+static void histogramRecord(struct latencyHistogram *h, long long ns) {
+    if (ns < HIST_MIN_NS) ns = HIST_MIN_NS;
+    if (ns > HIST_MAX_NS) ns = HIST_MAX_NS;
+    h->counts[indexOf(ns)]++;
+    h->total++;
+}
+
+static int64_t histogramPercentile(const struct latencyHistogram *h, double p) {
+    long long want = (long long)((p < 100 ? p : 100) / 100 * (double)h->total + 0.5);
+    if (want < 1) want = 1;
+    long long seen = 0;
+    for (int i = 0; i < HIST_COUNTS; i++) {
+        seen += h->counts[i];
+        if (seen >= want) return p == 0 ? lowestEquivalent(valueAtIndex(i)) : highestEquivalent(valueAtIndex(i));
+    }
+    return 0;
+}
+
+/* {"calls": n, "histogram_usec": {µs: cumulative count, ...}}: a level is
+ * reported once the walk over the buckets reaches it, with the counts of every
+ * bucket up to and including the one it starts; only levels that added
+ * samples are listed. */
+static void addReplyHistogram(client *c, const struct latencyHistogram *h) {
+    addReplyMapLen(c, 2);
+    addReplyBulkCString(c, "calls");
+    addReplyLongLong(c, h->total);
+    addReplyBulkCString(c, "histogram_usec");
+    void *len = addReplyDeferredLen(c);
+    long entries = 0, reported = 0, cumulative = 0;
+    int64_t level = HIST_REPORT_FIRST_NS, level_low = lowestEquivalent(level), value = 0;
+    int i = -1;
+    while (cumulative < h->total || valueAtIndex(i + 1) > level_low) {
+        while (value < level_low) {
+            if (++i >= HIST_COUNTS) goto done;
+            cumulative += h->counts[i];
+            value = valueAtIndex(i);
+        }
+        if (cumulative > reported) {
+            addReplyLongLong(c, highestEquivalent(level) / 1000);
+            addReplyLongLong(c, cumulative);
+            entries++;
+        }
+        reported = cumulative;
+        level *= 2;
+        level_low = lowestEquivalent(level);
+    }
+done:
+    setDeferredMapLen(c, len, entries);
+}
+
+/* ------------------------------------------------------ info percentiles */
+
+static double *info_percentiles;
+static int info_npercentiles = -1; /* -1: not configured yet, the default applies */
+static const double default_percentiles[] = {50, 99, 99.9};
+
+static void ensurePercentiles(void) {
+    if (info_npercentiles != -1) return;
+    info_npercentiles = 3;
+    info_percentiles = zmalloc(sizeof(default_percentiles));
+    memcpy(info_percentiles, default_percentiles, sizeof(default_percentiles));
+}
+
+/* As Redis prints them: "%f" without trailing zeros ("99.9", "50"). */
+static sds catPercentile(sds s, double p) {
+    char buf[64];
+    int n = snprintf(buf, sizeof(buf), "%f", p);
+    while (n > 1 && buf[n - 1] == '0') n--;
+    if (n > 1 && buf[n - 1] == '.') n--;
+    return sdscatlen(s, buf, n);
+}
+
+int latencySetInfoPercentiles(sds *argv, int argc, int from_file, const char **err) {
+    (void)from_file;
+    double *values = NULL;
+    int n = 0;
+    for (int a = 0; a < argc; a++) {
+        int ntok;
+        sds *tok = sdssplitlen(argv[a], sdslen(argv[a]), " ", 1, &ntok);
+        for (int t = 0; t < ntok; t++) {
+            if (!sdslen(tok[t])) continue;
+            double d;
+            if (!string2d(tok[t], sdslen(tok[t]), &d) || d != d) {
+                *err = "Invalid latency-tracking-info-percentiles parameters";
+            } else if (d < 0 || d > 100) {
+                *err = "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]";
+            } else {
+                values = zrealloc(values, sizeof(double) * (n + 1));
+                values[n++] = d;
+                continue;
+            }
+            sdsfreesplitres(tok, ntok);
+            zfree(values);
+            return 0;
+        }
+        sdsfreesplitres(tok, ntok);
+    }
+    zfree(info_percentiles);
+    info_percentiles = values;
+    info_npercentiles = n;
+    return 1;
+}
+
+sds latencyGetInfoPercentiles(void) {
+    ensurePercentiles();
+    sds s = sdsempty();
+    for (int i = 0; i < info_npercentiles; i++) {
+        if (i) s = sdscat(s, " ");
+        s = catPercentile(s, info_percentiles[i]);
+    }
+    return s;
+}
+
+/* ------------------------------------------------------------ the monitor */
+
+#define LATENCY_SAMPLES 160
+
+typedef struct latencyEvent {
+    struct { long long time, ms; } samples[LATENCY_SAMPLES];
+    int next;       /* ring position of the next sample */
+    long long max;  /* all-time maximum, in ms */
+} latencyEvent;
+
+static dict *events; /* event name (sds) → latencyEvent* */
+
+static void freeEvent(dict *d, void *val) {
+    (void)d;
+    zfree(val);
+}
+
+static dictType eventDictType = {.hashFunction = dictSdsHash, .keyCompare = dictSdsKeyCompare,
+                                 .keyDestructor = dictSdsDestructor, .valDestructor = freeEvent};
+
+void latencyAddSampleIfNeeded(const char *event, long long ms) {
+    if (server.latency_monitor_threshold <= 0 || ms < server.latency_monitor_threshold) return;
+    if (!events) events = dictCreate(&eventDictType);
+    sds name = sdsnew(event);
+    dictEntry *de = dictFind(events, name);
+    latencyEvent *ev;
+    if (de) {
+        ev = dictGetVal(de);
+        sdsfree(name);
+    } else {
+        ev = zcalloc(sizeof(*ev));
+        dictAdd(events, name, ev);
+    }
+    long long now = (long long)time(NULL);
+    int prev = (ev->next + LATENCY_SAMPLES - 1) % LATENCY_SAMPLES;
+    if (ev->samples[prev].time == now) {
+        /* One sample per second: the larger one. */
+        if (ms > ev->samples[prev].ms) ev->samples[prev].ms = ms;
+    } else {
+        ev->samples[ev->next].time = now;
+        ev->samples[ev->next].ms = ms;
+        ev->next = (ev->next + 1) % LATENCY_SAMPLES;
+    }
+    if (ms > ev->max) ev->max = ms;
+}
+
+void latencyRecordCommand(struct redisCommand *cmd, long long us) {
+    if (server.latency_tracking) {
+        if (!cmd->latency_histogram) cmd->latency_histogram = zcalloc(sizeof(struct latencyHistogram));
+        histogramRecord(cmd->latency_histogram, us * 1000);
+    }
+    latencyAddSampleIfNeeded((cmd->flags & CMD_FAST) ? "fast-command" : "command", us / 1000);
+}
+
+void latencyForgetCommandHistogram(struct redisCommand *cmd) {
+    zfree(cmd->latency_histogram);
+    cmd->latency_histogram = NULL;
+}
+
+/* ------------------------------------------------------------------- INFO */
+
+static sds catCommandLatencies(sds info, dict *table) {
+    dictIterator *di = dictGetIterator(table);
+    dictEntry *de;
+    while ((de = dictNext(di))) {
+        struct redisCommand *cmd = dictGetVal(de);
+        if (cmd->latency_histogram) {
+            info = sdscatprintf(info, "latency_percentiles_usec_%s:", cmd->fullname);
+            for (int i = 0; i < info_npercentiles; i++) {
+                info = catPercentile(sdscat(info, i ? ",p" : "p"), info_percentiles[i]);
+                info = sdscatprintf(info, "=%.3f",
+                                    (double)histogramPercentile(cmd->latency_histogram, info_percentiles[i]) / 1000.0);
+            }
+            info = sdscat(info, "\r\n");
+        }
+        if (cmd->subcommands) info = catCommandLatencies(info, cmd->subcommands);
+    }
+    dictReleaseIterator(di);
+    return info;
+}
+
+sds latencyInfo(sds info) {
+    ensurePercentiles();
+    return catCommandLatencies(sdscat(info, "# Latencystats\r\n"), server.commands);
+}
+
+/* --------------------------------------------------------------- commands */
+
+static long histogramCount(dict *table) {
+    long n = 0;
+    dictIterator *di = dictGetIterator(table);
+    dictEntry *de;
+    while ((de = dictNext(di))) {
+        struct redisCommand *cmd = dictGetVal(de);
+        if (cmd->latency_histogram) n++;
+        if (cmd->subcommands) n += histogramCount(cmd->subcommands);
+    }
+    dictReleaseIterator(di);
+    return n;
+}
+
+static void addReplyHistograms(client *c, dict *table) {
+    dictIterator *di = dictGetIterator(table);
+    dictEntry *de;
+    while ((de = dictNext(di))) {
+        struct redisCommand *cmd = dictGetVal(de);
+        if (cmd->latency_histogram) {
+            addReplyBulkCString(c, cmd->fullname);
+            addReplyHistogram(c, cmd->latency_histogram);
+        }
+        if (cmd->subcommands) addReplyHistograms(c, cmd->subcommands);
+    }
+    dictReleaseIterator(di);
+}
+
+/* LATENCY HISTOGRAM [command ...]: a container name stands for its subcommands;
+ * unknown names and commands never called are left out. */
+void latencyHistogramCommand(client *c) {
+    if (c->argc == 2) {
+        addReplyMapLen(c, histogramCount(server.commands));
+        addReplyHistograms(c, server.commands);
+        return;
+    }
+    void *len = addReplyDeferredLen(c);
+    long n = 0;
+    for (int i = 2; i < c->argc; i++) {
+        struct redisCommand *cmd = lookupCommandByCString(c->argv[i]->ptr);
+        if (!cmd) continue;
+        if (cmd->subcommands) {
+            long before = histogramCount(cmd->subcommands);
+            addReplyHistograms(c, cmd->subcommands);
+            n += before;
+        } else if (cmd->latency_histogram) {
+            addReplyBulkCString(c, cmd->fullname);
+            addReplyHistogram(c, cmd->latency_histogram);
+            n++;
+        }
+    }
+    setDeferredMapLen(c, len, n);
+}
+
+static latencyEvent *findEvent(const char *name) {
+    if (!events) return NULL;
+    sds key = sdsnew(name);
+    dictEntry *de = dictFind(events, key);
+    sdsfree(key);
+    return de ? dictGetVal(de) : NULL;
+}
+
+/* LATENCY LATEST: [event, time of the latest sample, its ms, max ms] per event. */
+void latencyLatestCommand(client *c) {
+    if (!events) {
+        addReplyArrayLen(c, 0);
+        return;
+    }
+    addReplyArrayLen(c, dictSize(events));
+    dictIterator *di = dictGetIterator(events);
+    dictEntry *de;
+    while ((de = dictNext(di))) {
+        latencyEvent *ev = dictGetVal(de);
+        int last = (ev->next + LATENCY_SAMPLES - 1) % LATENCY_SAMPLES;
+        addReplyArrayLen(c, 4);
+        addReplyBulkCString(c, dictGetKey(de));
+        addReplyLongLong(c, ev->samples[last].time);
+        addReplyLongLong(c, ev->samples[last].ms);
+        addReplyLongLong(c, ev->max);
+    }
+    dictReleaseIterator(di);
+}
+
+/* LATENCY HISTORY event: [time, ms] pairs, oldest first. */
+void latencyHistoryCommand(client *c) {
+    latencyEvent *ev = findEvent(c->argv[2]->ptr);
+    if (!ev) {
+        addReplyArrayLen(c, 0);
+        return;
+    }
+    void *len = addReplyDeferredLen(c);
+    long n = 0;
+    for (int k = 0; k < LATENCY_SAMPLES; k++) {
+        int j = (ev->next + k) % LATENCY_SAMPLES;
+        if (!ev->samples[j].time) continue;
+        addReplyArrayLen(c, 2);
+        addReplyLongLong(c, ev->samples[j].time);
+        addReplyLongLong(c, ev->samples[j].ms);
+        n++;
+    }
+    setDeferredArrayLen(c, len, n);
+}
+
+/* LATENCY RESET [event ...]: how many events were reset (all without arguments). */
+void latencyResetCommand(client *c) {
+    long reset = 0;
+    if (!events) {
+        addReplyLongLong(c, 0);
+        return;
+    }
+    if (c->argc == 2) {
+        reset = dictSize(events);
+        dictEmpty(events, NULL);
+    } else {
+        for (int i = 2; i < c->argc; i++)
+            if (dictDelete(events, c->argv[i]->ptr) == DICT_OK) reset++;
+    }
+    addReplyLongLong(c, reset);
+}
+
+void latencyHelpCommand(client *c) {
+    static const char *help[] = {
+        "DOCTOR",
+        "    Return a human readable latency analysis report.",
+        "GRAPH <event>",
+        "    Return an ASCII latency graph for the <event> class.",
+        "HISTORY <event>",
+        "    Return time-latency samples for the <event> class.",
+        "LATEST",
+        "    Return the latest latency samples for all events.",
+        "RESET [<event> ...]",
+        "    Reset latency data of one or more <event> classes.",
+        "    (default: reset all data for all event classes)",
+        "HISTOGRAM [COMMAND ...]",
+        "    Return a cumulative distribution of latencies in the format of a histogram for the specified command names.",
+        "    If no commands are specified then all histograms are replied.",
+        NULL};
+    addReplyHelp(c, help);
+}

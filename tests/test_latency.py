@@ -1,0 +1,185 @@
+"""Latency tracking and the latency monitor, as Redis 7.0.15 reports them:
+INFO latencystats (latency-tracking, latency-tracking-info-percentiles),
+LATENCY HISTOGRAM, CONFIG RESETSTAT, LATENCY LATEST / HISTORY / RESET / HELP
+with latency-monitor-threshold. Figures depend on timing, so the tests check
+what must hold for any timing: the histogram's bucket layout (an HDR histogram
+of ns with 2 significant digits), cumulative counts, the formats and errors.
+Every test passes on the reference.
+"""
+import re
+
+import pytest
+
+
+def highest_equivalent(ns):
+    """The top of the bucket holding ns: exact below 256, else 128 sub-buckets per power of two."""
+    shift = max(0, ns.bit_length() - 8)
+    return ((ns >> shift) << shift) + (1 << shift) - 1
+
+
+REPORT_KEYS = [highest_equivalent(1024 << k) // 1000 for k in range(21)]
+
+
+@pytest.fixture
+def s(server_factory):
+    return server_factory("--enable-debug-command", "yes")
+
+
+@pytest.fixture
+def r(s):
+    c = s.client(decode_responses=True)
+    yield c
+    c.close()
+
+
+def info_text(r, *sections):
+    """INFO as the server wrote it (redis-py would parse it into a dict)."""
+    conn = r.connection_pool.get_connection("INFO")
+    try:
+        conn.send_command("INFO", *sections)
+        return conn.read_response(disable_decoding=True).decode()
+    finally:
+        r.connection_pool.release(conn)
+
+
+def latencystats(r):
+    lines = [l for l in info_text(r, "latencystats").splitlines() if l and not l.startswith("#")]
+    return dict(l.split(":", 1) for l in lines)
+
+
+def test_info_latencystats_after_commands(r):
+    r.set("k", "v")
+    for _ in range(5):
+        r.get("k")
+    stats = latencystats(r)
+    assert set(stats) >= {"latency_percentiles_usec_set", "latency_percentiles_usec_get"}
+    for line in stats.values():
+        assert re.fullmatch(r"p50=\d+\.\d{3},p99=\d+\.\d{3},p99\.9=\d+\.\d{3}", line), line
+    # Not part of the default INFO, part of ALL.
+    assert "# Latencystats" not in info_text(r)
+    assert "# Latencystats" in info_text(r, "all")
+
+
+def test_percentiles_are_bucket_tops_and_ordered(r):
+    for seconds in ("0.0002", "0.001", "0.003", "0.01"):
+        r.execute_command("DEBUG", "SLEEP", seconds)
+    assert r.config_set("latency-tracking-info-percentiles", "0 25 50 75 100")
+    line = latencystats(r)["latency_percentiles_usec_debug"]
+    values = [float(v) for v in re.findall(r"=(\d+\.\d{3})", line)]
+    assert re.fullmatch(r"p0=[\d.]+,p25=[\d.]+,p50=[\d.]+,p75=[\d.]+,p100=[\d.]+", line)
+    assert values == sorted(values) and values[0] >= 200 and values[-1] >= 10000
+    ns = [round(v * 1000) for v in values]
+    # p0 is the bottom of its bucket, the others the top of theirs.
+    assert highest_equivalent(ns[0]) - ns[0] == (1 << max(0, ns[0].bit_length() - 8)) - 1
+    for v in ns[1:]:
+        assert highest_equivalent(v) == v
+
+
+def test_latency_histogram_cumulative_levels(r):
+    for seconds in ("0", "0.0005", "0.002", "0.002", "0.02"):
+        r.execute_command("DEBUG", "SLEEP", seconds)
+    reply = r.execute_command("LATENCY", "HISTOGRAM", "debug")
+    assert reply[0] == "debug"
+    fields = dict(zip(reply[1][::2], reply[1][1::2]))
+    assert fields["calls"] == 5
+    levels = fields["histogram_usec"]
+    keys, counts = levels[::2], levels[1::2]
+    assert all(k in REPORT_KEYS for k in keys), keys
+    assert keys == sorted(keys) and counts == sorted(counts) and len(set(counts)) == len(counts)
+    assert counts[-1] == 5
+    assert keys[-1] >= 20000
+
+
+def test_latency_histogram_selection(r):
+    r.execute_command("CLIENT", "ID")
+    r.config_get("maxmemory")
+    r.ping()
+    everything = r.execute_command("LATENCY", "HISTOGRAM")
+    names = everything[::2]
+    assert {"client|id", "config|get", "ping"} <= set(names)
+    # A container stands for its subcommands; unknown names are skipped.
+    picked = r.execute_command("LATENCY", "HISTOGRAM", "config", "nosuch", "client|id")
+    assert set(picked[::2]) == {"config|get", "client|id"}
+    assert r.execute_command("LATENCY", "HISTOGRAM", "nosuch", "lpush") == []
+
+
+def test_tracking_percentiles_config(r):
+    assert r.config_get("latency-tracking-info-percentiles") == {"latency-tracking-info-percentiles": "50 99 99.9"}
+    assert r.config_get("latency-tracking") == {"latency-tracking": "yes"}
+    assert r.config_set("latency-tracking-info-percentiles", "0 12.5 99.99 100")
+    assert r.config_get("latency-tracking-info-percentiles") == {
+        "latency-tracking-info-percentiles": "0 12.5 99.99 100"}
+    r.ping()
+    assert re.fullmatch(r"p0=[\d.]+,p12\.5=[\d.]+,p99\.99=[\d.]+,p100=[\d.]+",
+                        latencystats(r)["latency_percentiles_usec_ping"])
+    assert r.config_set("latency-tracking-info-percentiles", "")
+    assert latencystats(r)["latency_percentiles_usec_ping"] == ""
+    bad = "CONFIG SET failed (possibly related to argument 'latency-tracking-info-percentiles') - "
+    with pytest.raises(Exception) as e:
+        r.config_set("latency-tracking-info-percentiles", "50 101")
+    assert str(e.value) == bad + "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]"
+    with pytest.raises(Exception) as e:
+        r.config_set("latency-tracking-info-percentiles", "50 abc")
+    assert str(e.value) == bad + "Invalid latency-tracking-info-percentiles parameters"
+    assert r.config_get("latency-tracking-info-percentiles") == {"latency-tracking-info-percentiles": ""}
+
+
+def test_tracking_off_and_resetstat(r):
+    r.set("a", "1")
+    assert "latency_percentiles_usec_set" in latencystats(r)
+    assert r.config_resetstat()
+    assert set(latencystats(r)) == {"latency_percentiles_usec_config|resetstat"}
+    assert r.config_set("latency-tracking", "no")
+    r.set("a", "2")
+    r.get("a")
+    stats = latencystats(r)
+    assert "latency_percentiles_usec_set" not in stats and "latency_percentiles_usec_get" not in stats
+    assert r.execute_command("LATENCY", "HISTOGRAM", "get") == []
+
+
+def test_latency_monitor_events(r):
+    assert r.config_get("latency-monitor-threshold") == {"latency-monitor-threshold": "0"}
+    r.execute_command("DEBUG", "SLEEP", "0.02")
+    assert r.execute_command("LATENCY", "LATEST") == []
+    assert r.execute_command("LATENCY", "HISTORY", "command") == []
+    assert r.config_set("latency-monitor-threshold", "10")
+    r.execute_command("DEBUG", "SLEEP", "0")
+    assert r.execute_command("LATENCY", "LATEST") == []
+    r.execute_command("DEBUG", "SLEEP", "0.03")
+    latest = r.execute_command("LATENCY", "LATEST")
+    assert len(latest) == 1
+    event, when, last, worst = latest[0]
+    assert event == "command" and last >= 30 and worst == last
+    assert abs(when - int(r.time()[0])) <= 2
+    history = r.execute_command("LATENCY", "HISTORY", "command")
+    assert history == [[when, last]]
+    assert r.execute_command("LATENCY", "HISTORY", "nosuch") == []
+    assert r.execute_command("LATENCY", "RESET", "nosuch") == 0
+    assert r.execute_command("LATENCY", "RESET", "command", "nosuch") == 1
+    assert r.execute_command("LATENCY", "LATEST") == []
+    r.execute_command("DEBUG", "SLEEP", "0.02")
+    assert r.execute_command("LATENCY", "RESET") == 1
+    assert r.execute_command("LATENCY", "RESET") == 0
+
+
+def test_latency_help(r):
+    assert r.execute_command("LATENCY", "HELP") == [
+        "LATENCY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+        "DOCTOR",
+        "    Return a human readable latency analysis report.",
+        "GRAPH <event>",
+        "    Return an ASCII latency graph for the <event> class.",
+        "HISTORY <event>",
+        "    Return time-latency samples for the <event> class.",
+        "LATEST",
+        "    Return the latest latency samples for all events.",
+        "RESET [<event> ...]",
+        "    Reset latency data of one or more <event> classes.",
+        "    (default: reset all data for all event classes)",
+        "HISTOGRAM [COMMAND ...]",
+        "    Return a cumulative distribution of latencies in the format of a histogram for the specified "
+        "command names.",
+        "    If no commands are specified then all histograms are replied.",
+        "HELP",
+        "    Prints this help.",
+    ]
