@@ -199,7 +199,8 @@ def test_restore_options_and_errors(r):
     assert r.object("idletime", "idle") >= 1000
     for args, msg in [((-1, payload), "Invalid TTL value, must be >= 0"),
                       ((0, b"garbage"), "DUMP payload version or checksum are wrong"),
-                      ((0, payload[:-1] + bytes([payload[-1] ^ 1])), "DUMP payload version or checksum are wrong")]:
+                      ((0, payload[:-1] + bytes([payload[-1] ^ 1])), "DUMP payload version or checksum are wrong"),
+                      ((0, payload[:-8] + b"\x00" * 8), "DUMP payload version or checksum are wrong")]:
         with pytest.raises(redis.ResponseError, match=msg):
             r.execute_command("restore", "new", *args)
     for extra, msg in [(("idletime", "-1"), "Invalid IDLETIME value, must be >= 0"),
@@ -213,6 +214,7 @@ def test_restore_options_and_errors(r):
 def test_redis_check_rdb_accepts_our_file(server_factory, tmp_path):
     s = start(server_factory, tmp_path)
     fill(s.client())
+    s.client().function_load("#!lua name=lib\nredis.register_function('f', function() return 1 end)")
     s.client().save()
     out = subprocess.run([CHECK_RDB, str(tmp_path / "dump.rdb")], capture_output=True, text=True)
     assert out.returncode == 0, out.stdout + out.stderr

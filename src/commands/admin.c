@@ -613,8 +613,19 @@ void debugCommand(client *c) {
         }
         addReply(c, shared.ok);
     } else if (!strcasecmp(sub, "reload")) {
-        if (persistDebugReload() != C_OK) {
-            addReplyError(c, "Error trying to load the RDB dump, check server logs.");
+        int save = 1, flush = 1, merge = 0;
+        for (int j = 2; j < c->argc; j++) {
+            const char *opt = c->argv[j]->ptr;
+            if (!strcasecmp(opt, "merge")) merge = 1;
+            else if (!strcasecmp(opt, "noflush")) flush = 0;
+            else if (!strcasecmp(opt, "nosave")) save = 0;
+            else {
+                addReplyError(c, "DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.");
+                return;
+            }
+        }
+        if (persistDebugReload(save, flush, merge) != C_OK) {
+            addReplyError(c, "Error trying to load the RDB dump");
             return;
         }
         serverLog(LL_NOTICE, "DB reloaded by DEBUG RELOAD");

@@ -5,9 +5,12 @@
  * them). Loading a library runs its code once with `redis` bound to the
  * library API (register_function, log, version constants); the callbacks it
  * registers are kept in the registry and later run through the script runner
- * with (keys, args), seeing the full redis API, as in Redis. Functions are not
- * persisted yet (RDB/AOF would need FUNCTION DUMP/RESTORE payloads). */
+ * with (keys, args), seeing the full redis API, as in Redis. Libraries are
+ * persisted as their code (persist/rdb.c, persist/aof.c through functions.h),
+ * and FUNCTION DUMP/RESTORE move them as RDB-format payloads. */
+#include "features/functions.h"
 #include "features/scripting.h"
+#include "persist/rdb.h"
 #include "server/reply.h"
 #include "core/glob.h"
 #include "core/zmalloc.h"
@@ -34,9 +37,16 @@ struct libraryInfo {
     list *functions; /* functionInfo*, in registration order */
 };
 
+/* A set of libraries and the functions they register. The server uses one;
+ * FUNCTION RESTORE loads its payload into a second and merges that only when
+ * every library in it loaded, so a failed restore changes nothing. */
+typedef struct registry {
+    dict *libraries; /* name → libraryInfo */
+    dict *functions; /* name → functionInfo (owned by their library) */
+} registry;
+
 static lua_State *flua;
-static dict *libraries; /* name → libraryInfo */
-static dict *functions; /* name → functionInfo (owned by their library) */
+static registry *current;
 static libraryInfo *loading; /* the library FUNCTION LOAD is running, else NULL */
 static int load_api_ref;    /* the `redis` table library code sees while loading */
 
@@ -73,14 +83,47 @@ static void freeLibrary(libraryInfo *li) {
     zfree(li);
 }
 
-/* Removes a loaded library and its functions. */
-static void unlinkLibrary(libraryInfo *li) {
+/* Removes a library and its functions from reg and frees it. */
+static void unlinkLibrary(registry *reg, libraryInfo *li) {
     listIter it;
     listNode *ln;
     listRewind(li->functions, &it);
-    while ((ln = listNext(&it))) dictDelete(functions, ((functionInfo *)listNodeValue(ln))->name);
-    dictDelete(libraries, li->name);
+    while ((ln = listNext(&it))) dictDelete(reg->functions, ((functionInfo *)listNodeValue(ln))->name);
+    dictDelete(reg->libraries, li->name);
     freeLibrary(li);
+}
+
+/* Makes a library and its functions reachable by name in reg. */
+static void linkLibrary(registry *reg, libraryInfo *li) {
+    dictAdd(reg->libraries, sdsdup(li->name), li);
+    listIter it;
+    listNode *ln;
+    listRewind(li->functions, &it);
+    while ((ln = listNext(&it))) {
+        functionInfo *fi = listNodeValue(ln);
+        dictAdd(reg->functions, sdsdup(fi->name), fi);
+    }
+}
+
+static registry *registryCreate(void) {
+    registry *reg = zmalloc(sizeof(*reg));
+    reg->libraries = dictCreate(&librariesDictType);
+    reg->functions = dictCreate(&functionsDictType);
+    return reg;
+}
+
+static void registryEmpty(registry *reg) {
+    dictIterator *di = dictGetSafeIterator(reg->libraries);
+    dictEntry *de;
+    while ((de = dictNext(di))) unlinkLibrary(reg, dictGetVal(de));
+    dictReleaseIterator(di);
+}
+
+static void registryFree(registry *reg) {
+    registryEmpty(reg);
+    dictRelease(reg->libraries);
+    dictRelease(reg->functions);
+    zfree(reg);
 }
 
 /* Letters, digits and underscores, at least one. */
@@ -263,11 +306,11 @@ static sds runLibraryCode(libraryInfo *li) {
     return err;
 }
 
-/* FUNCTION LOAD: returns the library name, or NULL with *err set. */
-static sds loadLibrary(sds code, int replace, sds *err) {
+/* FUNCTION LOAD into reg: returns the library name, or NULL with *err set. */
+static sds loadLibrary(registry *reg, sds code, int replace, sds *err) {
     sds name = parseLibraryMetadata(code, err);
     if (!name) return NULL;
-    libraryInfo *old = dictFetchValue(libraries, name);
+    libraryInfo *old = dictFetchValue(reg->libraries, name);
     if (old && !replace) {
         *err = sdscatprintf(sdsempty(), "Library '%s' already exists", name);
         sdsfree(name);
@@ -283,7 +326,7 @@ static sds loadLibrary(sds code, int replace, sds *err) {
     listNode *ln;
     listRewind(li->functions, &it);
     while (!*err && (ln = listNext(&it))) {
-        functionInfo *other = dictFetchValue(functions, ((functionInfo *)listNodeValue(ln))->name);
+        functionInfo *other = dictFetchValue(reg->functions, ((functionInfo *)listNodeValue(ln))->name);
         if (other && other->lib != old) *err = sdscatprintf(sdsempty(), "Function %s already exists", other->name);
     }
     if (*err) {
@@ -291,14 +334,32 @@ static sds loadLibrary(sds code, int replace, sds *err) {
         sdsfree(name);
         return NULL;
     }
-    if (old) unlinkLibrary(old);
-    dictAdd(libraries, sdsdup(li->name), li);
-    listRewind(li->functions, &it);
-    while ((ln = listNext(&it))) {
-        functionInfo *fi = listNodeValue(ln);
-        dictAdd(functions, sdsdup(fi->name), fi);
-    }
+    if (old) unlinkLibrary(reg, old);
+    linkLibrary(reg, li);
     return name;
+}
+
+/* loadLibrary for callers that want only the error: NULL on success. */
+static sds createLibrary(registry *reg, sds code, int replace) {
+    sds err = NULL;
+    sdsfree(loadLibrary(reg, code, replace, &err));
+    return err;
+}
+
+sds functionsCreateLibrary(sds code, int replace) { return createLibrary(current, code, replace); }
+
+int functionsForEachLibraryCode(int (*fn)(void *ctx, sds code), void *ctx) {
+    dictIterator *di = dictGetIterator(current->libraries);
+    dictEntry *de;
+    int ok = 1;
+    while (ok && (de = dictNext(di))) ok = fn(ctx, ((libraryInfo *)dictGetVal(de))->code);
+    dictReleaseIterator(di);
+    return ok;
+}
+
+void functionsFlushAll(void) {
+    registryEmpty(current);
+    lua_gc(flua, LUA_GCCOLLECT, 0);
 }
 
 static void createLoadApi(void) {
@@ -322,8 +383,7 @@ static void createLoadApi(void) {
 
 void functionsInit(void) {
     flua = scriptingNewInterpreter();
-    libraries = dictCreate(&librariesDictType);
-    functions = dictCreate(&functionsDictType);
+    current = registryCreate();
     createLoadApi();
 }
 
@@ -342,7 +402,7 @@ void functionLoadCommand(client *c) {
         replace = 1;
     }
     sds err = NULL;
-    sds name = loadLibrary(c->argv[argpos]->ptr, replace, &err);
+    sds name = loadLibrary(current, c->argv[argpos]->ptr, replace, &err);
     if (!name) {
         addReplyErrorSds(c, err);
         return;
@@ -352,12 +412,12 @@ void functionLoadCommand(client *c) {
 }
 
 void functionDeleteCommand(client *c) {
-    libraryInfo *li = dictFetchValue(libraries, c->argv[2]->ptr);
+    libraryInfo *li = dictFetchValue(current->libraries, c->argv[2]->ptr);
     if (!li) {
         addReplyError(c, "Library not found");
         return;
     }
-    unlinkLibrary(li);
+    unlinkLibrary(current, li);
     server.dirty++;
     addReply(c, shared.ok);
 }
@@ -367,11 +427,83 @@ void functionFlushCommand(client *c) {
         addReplyError(c, "FUNCTION FLUSH only supports SYNC|ASYNC option");
         return;
     }
-    dictIterator *di = dictGetSafeIterator(libraries);
+    functionsFlushAll();
+    server.dirty++;
+    addReply(c, shared.ok);
+}
+
+void functionDumpCommand(client *c) { addReplyBulkSds(c, rdbDumpFunctions()); }
+
+enum restorePolicy { RESTORE_APPEND, RESTORE_REPLACE, RESTORE_FLUSH };
+
+static sds loadIntoRegistry(void *reg, sds code) { return createLibrary(reg, code, 0); }
+
+/* Moves every library of incoming into the server's registry and frees
+ * incoming, or changes nothing and returns the error (incoming kept). */
+static sds mergeRegistry(registry *incoming, enum restorePolicy policy) {
+    if (policy == RESTORE_FLUSH) {
+        registryFree(current);
+        current = incoming;
+        return NULL;
+    }
+    dictIterator *di = dictGetIterator(incoming->libraries);
     dictEntry *de;
-    while ((de = dictNext(di))) unlinkLibrary(dictGetVal(de));
+    sds err = NULL;
+    while (!err && (de = dictNext(di))) {
+        libraryInfo *li = dictGetVal(de);
+        if (policy == RESTORE_APPEND && dictFind(current->libraries, li->name))
+            err = sdscatprintf(sdsempty(), "Library %s already exists", li->name);
+    }
     dictReleaseIterator(di);
-    lua_gc(flua, LUA_GCCOLLECT, 0);
+    /* A function may keep its name only when REPLACE drops the library that has it. */
+    di = dictGetIterator(incoming->functions);
+    while (!err && (de = dictNext(di))) {
+        functionInfo *other = dictFetchValue(current->functions, dictGetKey(de));
+        if (other && !dictFind(incoming->libraries, other->lib->name))
+            err = sdscatprintf(sdsempty(), "Function %s already exists", other->name);
+    }
+    dictReleaseIterator(di);
+    if (err) return err;
+    di = dictGetIterator(incoming->libraries);
+    while ((de = dictNext(di))) {
+        libraryInfo *li = dictGetVal(de);
+        libraryInfo *old = dictFetchValue(current->libraries, li->name);
+        if (old) unlinkLibrary(current, old);
+        linkLibrary(current, li);
+    }
+    dictReleaseIterator(di);
+    /* The libraries now belong to the server's registry: release only the indexes. */
+    dictRelease(incoming->libraries);
+    dictRelease(incoming->functions);
+    zfree(incoming);
+    return NULL;
+}
+
+void functionRestoreCommand(client *c) {
+    if (c->argc > 4) {
+        addReplySubcommandSyntaxError(c);
+        return;
+    }
+    enum restorePolicy policy = RESTORE_APPEND;
+    if (c->argc == 4) {
+        const char *p = c->argv[3]->ptr;
+        if (!strcasecmp(p, "flush")) policy = RESTORE_FLUSH;
+        else if (!strcasecmp(p, "replace")) policy = RESTORE_REPLACE;
+        else if (strcasecmp(p, "append")) {
+            addReplyError(c, "Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.");
+            return;
+        }
+    }
+    sds payload = c->argv[2]->ptr;
+    registry *incoming = registryCreate();
+    sds err = rdbRestoreFunctionsPayload(payload, sdslen(payload), loadIntoRegistry, incoming);
+    if (!err) err = mergeRegistry(incoming, policy);
+    if (err) {
+        registryFree(incoming);
+        lua_gc(flua, LUA_GCCOLLECT, 0);
+        addReplyErrorSds(c, err);
+        return;
+    }
     server.dirty++;
     addReply(c, shared.ok);
 }
@@ -412,7 +544,7 @@ void functionListCommand(client *c) {
     }
     void *len = addReplyDeferredLen(c);
     long count = 0;
-    dictIterator *di = dictGetIterator(libraries);
+    dictIterator *di = dictGetIterator(current->libraries);
     dictEntry *de;
     while ((de = dictNext(di))) {
         libraryInfo *li = dictGetVal(de);
@@ -447,9 +579,9 @@ void functionStatsCommand(client *c) {
     addReplyBulkCString(c, "LUA");
     addReplyMapLen(c, 2);
     addReplyBulkCString(c, "libraries_count");
-    addReplyLongLong(c, (long long)dictSize(libraries));
+    addReplyLongLong(c, (long long)dictSize(current->libraries));
     addReplyBulkCString(c, "functions_count");
-    addReplyLongLong(c, (long long)dictSize(functions));
+    addReplyLongLong(c, (long long)dictSize(current->functions));
 }
 
 void functionKillCommand(client *c) { scriptingKill(c, 0); }
@@ -500,7 +632,7 @@ void functionHelpCommand(client *c) {
 static void fcallGeneric(client *c, int ro) {
     /* Shown before the commands the function runs, as EVAL is. */
     scriptingFeedMonitor(c);
-    functionInfo *fi = dictFetchValue(functions, c->argv[1]->ptr);
+    functionInfo *fi = dictFetchValue(current->functions, c->argv[1]->ptr);
     if (!fi) {
         addReplyError(c, "Function not found");
         return;

@@ -11,6 +11,7 @@
 #include "persist/aof.h"
 #include "persist/propagate.h"
 #include "persist/rdb.h"
+#include "features/functions.h"
 #include "server/client.h"
 #include "server/db.h"
 #include "server/reply.h"
@@ -212,9 +213,17 @@ static int openNewIncr(void) {
 
 /* ---------------------------------------------------------------- rewrite */
 
+static int catFunctionLoad(void *buf, sds code) {
+    robj *argv[3] = {createStringObject("FUNCTION", 8), createStringObject("LOAD", 4),
+                     createStringObject(code, sdslen(code))};
+    catCommand(buf, argv, 3);
+    for (int k = 0; k < 3; k++) decrRefCount(argv[k]);
+    return 1;
+}
+
 static int writeBaseFile(const char *path) {
     /* The base is an RDB file (aof-use-rdb-preamble yes) or plain commands. */
-    if (server.aof_use_rdb_preamble) return rdbSave(path);
+    if (server.aof_use_rdb_preamble) return rdbSave(path, 1);
     sds tmp = sdscatprintf(sdsempty(), "%s.tmp", path);
     FILE *fp = fopen(tmp, "w");
     if (!fp) {
@@ -223,6 +232,8 @@ static int writeBaseFile(const char *path) {
     }
     int ok = 1;
     sds buf = sdsempty();
+    /* Libraries first, as Redis writes them: keys never depend on them. */
+    functionsForEachLibraryCode(catFunctionLoad, &buf);
     for (int j = 0; j < server.dbnum && ok; j++) {
         redisDb *db = &server.db[j];
         if (dictSize(db->dict) == 0) continue;
@@ -546,7 +557,7 @@ static int loadFile(aofFile *f, int last) {
     int rc;
     if (is_rdb) {
         int missing;
-        rc = rdbLoad(path, &missing);
+        rc = rdbLoad(path, 0, &missing);
     } else {
         rc = loadCommandFile(f->name, last);
     }

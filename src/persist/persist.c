@@ -5,6 +5,7 @@
 #include "persist/persist.h"
 #include "persist/aof.h"
 #include "persist/rdb.h"
+#include "features/functions.h"
 #include "server/client.h"
 #include "server/db.h"
 #include "server/reply.h"
@@ -37,7 +38,7 @@ static void snapshotDone(int ok, time_t when) {
 }
 
 static int saveForeground(void) {
-    if (rdbSave(server.dbfilename) != C_OK) {
+    if (rdbSave(server.dbfilename, 0) != C_OK) {
         snapshotDone(0, 0);
         return C_ERR;
     }
@@ -56,7 +57,7 @@ static int saveBackground(void) {
         signal(SIGTERM, SIG_DFL);
         signal(SIGINT, SIG_DFL);
         closeListeningSockets(0);
-        _exit(rdbSave(server.dbfilename) == C_OK ? 0 : 1);
+        _exit(rdbSave(server.dbfilename, 0) == C_OK ? 0 : 1);
     }
     if (pid == -1) {
         serverLog(LL_WARNING, "Can't save in background: fork: %s", strerror(errno));
@@ -140,19 +141,23 @@ int persistLoadAtStartup(void) {
     if (aofLoadAtStartup() != C_OK) return C_ERR; /* installs the propagation sink */
     int missing;
     long long start = mstime();
-    if (rdbLoad(server.dbfilename, &missing) == C_OK) {
+    if (rdbLoad(server.dbfilename, 0, &missing) == C_OK) {
         serverLog(LL_NOTICE, "DB loaded from disk: %.3f seconds", (double)(mstime() - start) / 1000);
         return C_OK;
     }
     return missing ? C_OK : C_ERR;
 }
 
-/* DEBUG RELOAD: save, empty, load back — a round trip through the RDB code. */
-int persistDebugReload(void) {
-    if (saveForeground() != C_OK) return C_ERR;
-    emptyData(-1, NULL);
+/* DEBUG RELOAD: save, empty, load back — a round trip through the RDB code.
+ * Functions are emptied too (FLUSHALL keeps them; this does not). */
+int persistDebugReload(int save, int flush, int merge) {
+    if (save && saveForeground() != C_OK) return C_ERR;
+    if (flush) {
+        emptyData(-1, NULL);
+        functionsFlushAll();
+    }
     int missing;
-    return rdbLoad(server.dbfilename, &missing);
+    return rdbLoad(server.dbfilename, merge ? RDB_LOAD_MERGE : 0, &missing);
 }
 
 sds persistInfo(sds info) {

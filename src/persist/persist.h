@@ -10,8 +10,10 @@ void persistBeforeSleep(void);
 int persistDeniesWrites(void);   /* stop-writes-on-bgsave-error in effect */
 int persistOnShutdown(int flags); /* save/flush as configured; C_ERR to refuse shutdown */
 int persistLoadAtStartup(void);
-/* DEBUG RELOAD: save, flush and load back. */
-int persistDebugReload(void);
+/* DEBUG RELOAD: save, flush (data and functions) and load back; each step
+ * optional (NOSAVE, NOFLUSH), MERGE lets the file's keys and libraries replace
+ * those present. */
+int persistDebugReload(int save, int flush, int merge);
 /* Appends the "# Persistence" INFO section. */
 sds persistInfo(sds info);
 

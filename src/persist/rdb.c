@@ -1,8 +1,11 @@
 /* rdb: the RDB file format (see rdb.h). Compact encodings are written as the
  * blobs they already are (listpack, intset, quicklist nodes), so save and load
  * are mostly copies; loading validates every blob before it is used. Files from
- * Redis 7.0 and older (ziplists, zipmaps are refused) load into ours. */
+ * Redis 7.0 and older (ziplists, zipmaps are refused) load into ours.
+ * FUNCTION libraries are stored as their code, one record each, after the
+ * aux fields; loading one is FUNCTION LOAD of that code. */
 #include "persist/rdb.h"
+#include "features/functions.h"
 #include "server/db.h"
 #include "core/clock.h"
 #include "core/crc64.h"
@@ -268,14 +271,19 @@ static int saveAuxInt(rio *r, const char *key, long long v) {
     return saveAux(r, key, buf);
 }
 
-static int saveRio(rio *r) {
+static int saveFunctionRecord(void *r, sds code) {
+    return saveType(r, RDB_OPCODE_FUNCTION2) && saveRawString(r, code, sdslen(code));
+}
+
+static int saveRio(rio *r, int aof_base) {
     char magic[10];
     snprintf(magic, sizeof(magic), "REDIS%04d", RDB_VERSION);
     if (!rioWrite(r, magic, 9)) return 0;
     if (!saveAux(r, "redis-ver", "7.0.15") || !saveAuxInt(r, "redis-bits", 64) ||
         !saveAuxInt(r, "ctime", (long long)time(NULL)) || !saveAuxInt(r, "used-mem", (long long)zmalloc_used_memory()) ||
-        !saveAuxInt(r, "aof-base", 0))
+        !saveAuxInt(r, "aof-base", aof_base))
         return 0;
+    if (!functionsForEachLibraryCode(saveFunctionRecord, r)) return 0;
     long long now = mstime();
     for (int j = 0; j < server.dbnum; j++) {
         redisDb *db = &server.db[j];
@@ -309,7 +317,7 @@ static int saveRio(rio *r) {
     return rioWrite(r, buf, 8);
 }
 
-int rdbSave(const char *filename) {
+int rdbSave(const char *filename, int aof_base) {
     char tmpfile[256];
     snprintf(tmpfile, sizeof(tmpfile), "temp-%d.rdb", (int)getpid());
     FILE *fp = fopen(tmpfile, "w");
@@ -321,7 +329,7 @@ int rdbSave(const char *filename) {
     static char iobuf[1 << 16];
     setvbuf(fp, iobuf, _IOFBF, sizeof(iobuf));
     rio r = {.fp = fp};
-    int ok = saveRio(&r) && fflush(fp) == 0 && fsync(fileno(fp)) == 0;
+    int ok = saveRio(&r, aof_base) && fflush(fp) == 0 && fsync(fileno(fp)) == 0;
     fclose(fp);
     if (!ok || rename(tmpfile, filename) == -1) {
         serverLog(LL_WARNING, "Write error saving DB on disk: %s", strerror(errno));
@@ -332,17 +340,27 @@ int rdbSave(const char *filename) {
     return C_OK;
 }
 
+/* Ends a DUMP-style payload written to r: RDB version, then the CRC64 of all before it. */
+static sds finishDumpPayload(rio *r) {
+    unsigned char tail[2] = {RDB_VERSION & 0xFF, (RDB_VERSION >> 8) & 0xFF};
+    rioWrite(r, tail, 2);
+    uint64_t ck = r->cksum;
+    unsigned char buf[8];
+    for (int i = 0; i < 8; i++) buf[i] = (ck >> (8 * i)) & 0xFF;
+    return sdscatlen(r->mem, buf, 8);
+}
+
 sds rdbDumpPayload(robj *o) {
     rio r = {.mem = sdsempty()};
     saveType(&r, (unsigned char)objectRdbType(o));
     saveObject(&r, o);
-    unsigned char tail[2] = {RDB_VERSION & 0xFF, (RDB_VERSION >> 8) & 0xFF};
-    rioWrite(&r, tail, 2);
-    uint64_t ck = r.cksum;
-    unsigned char buf[8];
-    for (int i = 0; i < 8; i++) buf[i] = (ck >> (8 * i)) & 0xFF;
-    r.mem = sdscatlen(r.mem, buf, 8);
-    return r.mem;
+    return finishDumpPayload(&r);
+}
+
+sds rdbDumpFunctions(void) {
+    rio r = {.mem = sdsempty()};
+    functionsForEachLibraryCode(saveFunctionRecord, &r);
+    return finishDumpPayload(&r);
 }
 
 /* ---------------------------------------------------------------- loading */
@@ -699,7 +717,44 @@ fail:
     return NULL;
 }
 
-static int loadRio(rio *r, const char *filename) {
+/* A library record after its opcode: the library's code, or NULL with *err
+ * set (Redis 7.0's texts). Opcode 246 is the 7.0 release candidates' layout —
+ * name, engine, optional description, code without the "#!" line — and,
+ * as in 7.0 GA, becomes "#!<engine> name=<name>" plus the code; the
+ * description is dropped (libraries have none since). */
+static sds loadFunctionRecord(rio *r, int type, sds *err) {
+    if (type == RDB_OPCODE_FUNCTION2) {
+        sds code = loadSds(r);
+        if (!code) *err = sdsnew("Failed loading library payload");
+        return code;
+    }
+    sds name = NULL, engine = NULL, desc = NULL, body = NULL, code = NULL;
+    uint64_t has_desc = 0;
+    if (!(name = loadSds(r))) *err = sdsnew("Failed loading library name");
+    else if (!(engine = loadSds(r))) *err = sdsnew("Failed loading engine name");
+    else if ((has_desc = loadLen(r, NULL)) == RDB_LENERR) *err = sdsnew("Failed loading library description indicator");
+    else if (has_desc && !(desc = loadSds(r))) *err = sdsnew("Failed loading library description");
+    else if (!(body = loadSds(r))) *err = sdsnew("Failed loading library blob");
+    else code = sdscatsds(sdscatprintf(sdsempty(), "#!%s name=%s\n", engine, name), body);
+    sdsfree(name);
+    sdsfree(engine);
+    sdsfree(desc);
+    sdsfree(body);
+    return code;
+}
+
+/* Reads a library record and creates the library (replace: one of the same
+ * name is replaced, as DEBUG RELOAD MERGE wants). NULL or the error. */
+static sds loadFunction(rio *r, int type, int replace) {
+    sds err = NULL;
+    sds code = loadFunctionRecord(r, type, &err);
+    if (!code) return err;
+    err = functionsCreateLibrary(code, replace);
+    sdsfree(code);
+    return err;
+}
+
+static int loadRio(rio *r, const char *filename, int flags) {
     char buf[16];
     if (!rioRead(r, buf, 9)) goto eoferr;
     buf[9] = '\0';
@@ -768,8 +823,17 @@ static int loadRio(rio *r, const char *filename) {
             sdsfree(v);
             continue;
         }
-        if (type == RDB_OPCODE_MODULE_AUX || type == RDB_OPCODE_FUNCTION || type == RDB_OPCODE_FUNCTION2) {
-            serverLog(LL_WARNING, "The RDB file contains module data or functions, which this server does not support");
+        if (type == RDB_OPCODE_FUNCTION2 || type == RDB_OPCODE_FUNCTION) {
+            sds err = loadFunction(r, type, flags & RDB_LOAD_MERGE);
+            if (err) {
+                serverLog(LL_WARNING, "Failed loading library, %s", err);
+                sdsfree(err);
+                goto eoferr;
+            }
+            continue;
+        }
+        if (type == RDB_OPCODE_MODULE_AUX) {
+            serverLog(LL_WARNING, "The RDB file contains module data, which this server does not support");
             return C_ERR;
         }
         sds key = loadSds(r);
@@ -787,12 +851,13 @@ static int loadRio(rio *r, const char *filename) {
             /* Already expired: a master drops it while loading. */
             decrRefCount(val);
             expired++;
-        } else if (dbExists(db, keyobj)) {
+        } else if (!(flags & RDB_LOAD_MERGE) && dbExists(db, keyobj)) {
             serverLog(LL_WARNING, "RDB has duplicated key '%s' in DB %d", (char *)keyobj->ptr, db->id);
             decrRefCount(val);
             decrRefCount(keyobj);
             return C_ERR;
         } else {
+            if (flags & RDB_LOAD_MERGE) dbSyncDelete(db, keyobj); /* the file's value and TTL win */
             dbAdd(db, keyobj, val);
             if (expiretime != -1) setExpire(NULL, db, keyobj, expiretime);
             loaded++;
@@ -819,7 +884,7 @@ eoferr:
     return C_ERR;
 }
 
-int rdbLoad(const char *filename, int *missing) {
+int rdbLoad(const char *filename, int flags, int *missing) {
     *missing = 0;
     FILE *fp = fopen(filename, "r");
     if (!fp) {
@@ -831,7 +896,7 @@ int rdbLoad(const char *filename, int *missing) {
     setvbuf(fp, iobuf, _IOFBF, sizeof(iobuf));
     rio r = {.fp = fp};
     server.loading = 1;
-    int rc = loadRio(&r, filename);
+    int rc = loadRio(&r, filename, flags);
     server.loading = 0;
     fclose(fp);
     return rc;
@@ -844,7 +909,7 @@ int rdbVerifyDumpPayload(const char *p, size_t len) {
     if (ver > RDB_VERSION) return 0;
     uint64_t stored = 0;
     for (int i = 9; i >= 2; i--) stored = (stored << 8) | footer[i];
-    return stored == 0 || crc64(0, p, len - 8) == stored;
+    return crc64(0, p, len - 8) == stored;
 }
 
 robj *rdbRestorePayload(const char *p, size_t len) {
@@ -858,4 +923,20 @@ robj *rdbRestorePayload(const char *p, size_t len) {
         return NULL;
     }
     return o;
+}
+
+sds rdbRestoreFunctionsPayload(const char *p, size_t len, sds (*create)(void *ctx, sds code), void *ctx) {
+    if (!rdbVerifyDumpPayload(p, len)) return sdsnew("DUMP payload version or checksum are wrong");
+    rio r = {.src = p, .memlen = len - 10};
+    while (r.pos < r.memlen) {
+        int type = loadType(&r);
+        if (type != RDB_OPCODE_FUNCTION2 && type != RDB_OPCODE_FUNCTION) return sdsnew("given type is not a function");
+        sds err = NULL;
+        sds code = loadFunctionRecord(&r, type, &err);
+        if (!code) return err;
+        err = create(ctx, code);
+        sdsfree(code);
+        if (err) return err;
+    }
+    return NULL;
 }

@@ -1,5 +1,6 @@
 /* rdb: RDB version 10 snapshots as Redis 7.0 writes and reads them, and the
- * DUMP/RESTORE payload format built on the same object serializer. */
+ * DUMP/RESTORE payload formats (keys, and FUNCTION DUMP/RESTORE) built on the
+ * same serializer. */
 #ifndef PERSIST_RDB_H
 #define PERSIST_RDB_H
 
@@ -7,16 +8,26 @@
 
 #define RDB_VERSION 10
 
-/* Saves every db to filename (via a temp file, fsync, rename). C_OK / C_ERR. */
-int rdbSave(const char *filename);
-/* Loads filename into the (empty) dbs. C_ERR with a logged reason on a bad file;
+/* rdbLoad flags. MERGE (DEBUG RELOAD MERGE): keys and libraries already
+ * present are replaced by the file's instead of failing the load. */
+#define RDB_LOAD_MERGE (1 << 0)
+
+/* Saves every db and function library to filename (via a temp file, fsync,
+ * rename). aof_base: the file is an AOF base (its "aof-base" aux field). C_OK / C_ERR. */
+int rdbSave(const char *filename, int aof_base);
+/* Loads filename into the (empty) dbs and function registry. C_ERR with a logged reason on a bad file;
  * a missing file is reported through *missing and returns C_ERR too. */
-int rdbLoad(const char *filename, int *missing);
+int rdbLoad(const char *filename, int flags, int *missing);
 /* Serializes one value as DUMP does: type, value, RDB version, CRC64. */
 sds rdbDumpPayload(robj *o);
 /* 1 when a DUMP payload has a known RDB version and a matching CRC64. */
 int rdbVerifyDumpPayload(const char *p, size_t len);
 /* Decodes a verified DUMP payload; NULL when its data is malformed. */
 robj *rdbRestorePayload(const char *p, size_t len);
+/* FUNCTION DUMP: every library's record as in an RDB file, RDB version, CRC64. */
+sds rdbDumpFunctions(void);
+/* FUNCTION RESTORE: checks the payload and hands each library's code to
+ * create(ctx, code), which returns NULL or an error. NULL, or the first error. */
+sds rdbRestoreFunctionsPayload(const char *p, size_t len, sds (*create)(void *ctx, sds code), void *ctx);
 
 #endif
