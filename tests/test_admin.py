@@ -85,6 +85,13 @@ def test_time(c):
     assert c.call("TIME", "x") == arity("time")
 
 
+def test_role_of_a_master_without_replicas(c):
+    assert c.call("ROLE") == ["master", 0, []]
+    assert c.call("ROLE", "x") == arity("role")
+    c.call("HELLO", "3")
+    assert c.call("ROLE") == ["master", 0, []]
+
+
 def test_quit(c, open_conn):
     c.send_raw(b"QUIT\r\nPING\r\n")
     assert c.read() == "OK"

@@ -57,6 +57,15 @@ void timeCommand(client *c) {
     addReplyBulkLongLong(c, tv.tv_usec);
 }
 
+/* ROLE: always a master (replication does not exist yet), at offset 0,
+ * with no replicas — what clients that look for the master expect. */
+void roleCommand(client *c) {
+    addReplyArrayLen(c, 3);
+    addReplyBulkCString(c, "master");
+    addReplyLongLong(c, 0);
+    addReplyArrayLen(c, 0);
+}
+
 /* ------------------------------------------------------------ AUTH / HELLO */
 
 static int checkPassword(robj *user, robj *pass) {
