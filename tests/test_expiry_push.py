@@ -787,6 +787,37 @@ def test_ping_prompt_while_backlog_drains(server_factory, zctx):
     assert p99 < 0.1 and worst < 1.0, (p99, worst)
 
 
+def test_mass_expiry_with_live_consumer_loses_nothing(server_factory, zctx):
+    """A consumer is reading while 100k keys fall due at the same moment: the
+    slices that feed it pause between turns (and the default HWM sends part of
+    it through the backlog), yet every key leaves, every message arrives once,
+    none is dropped, and PING keeps answering."""
+    s, r, eps = start(server_factory)
+    consumer = zctx.consumer(*eps)
+    time.sleep(0.2)
+    n = 100000
+    when = int(time.time() * 1000) + 1500
+    for start_i in range(0, n, 20000):
+        p = r.pipeline(transaction=False)
+        for i in range(start_i, start_i + 20000):
+            p.execute_command("SET", b"k%d" % i, b"v%d" % i, "PXAT", when)
+        p.execute()
+    assert r.dbsize() == n
+    probe = PingProbe(s)
+    got = consumer.recv_n(n, timeout=60)
+    p99, worst = probe.finish()
+    assert r.dbsize() == 0
+    decoded = [decode(m) for m in got]
+    assert len({key for _, _, key, _ in decoded}) == n
+    assert all(db == 0 and typ == STRING and value == b"v" + key[1:] for db, typ, key, value in decoded)
+    st = info(r)
+    assert st["expiry_push_messages_sent"] == n
+    assert st["expiry_push_dropped"] == 0 and st["expiry_push_backlog_messages"] == 0
+    assert r.info("stats")["expired_keys"] == n
+    assert p99 < 0.1 and worst < 1.0, (p99, worst)
+    consumer.expect_nothing(0.2)
+
+
 def test_shutdown_with_backlog_is_quick(server_factory):
     s, r, eps = start(server_factory)
     r.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "0")
