@@ -717,6 +717,72 @@ def test_memory_usage(c):
     assert c.call("MEMORY", "foo") == "ERR unknown subcommand 'foo'. Try MEMORY HELP."
 
 
+MEMORY_STATS_FIELDS = [
+    "peak.allocated", "total.allocated", "startup.allocated", "replication.backlog", "clients.slaves",
+    "clients.normal", "cluster.links", "aof.buffer", "lua.caches", "functions.caches", "db.0", "db.3",
+    "overhead.total", "keys.count", "keys.bytes-per-key", "dataset.bytes", "dataset.percentage",
+    "peak.percentage", "allocator.allocated", "allocator.active", "allocator.resident",
+    "allocator-fragmentation.ratio", "allocator-fragmentation.bytes", "allocator-rss.ratio",
+    "allocator-rss.bytes", "rss-overhead.ratio", "rss-overhead.bytes", "fragmentation", "fragmentation.bytes"]
+
+
+def test_memory_stats(c):
+    c.call("SET", "a", "1")
+    c.call("SET", "b", "2", "EX", "100")
+    c.call("SELECT", "3")
+    c.call("SET", "c", "3")
+    reply = c.call("MEMORY", "STATS")
+    assert reply[::2] == MEMORY_STATS_FIELDS
+    stats = dict(zip(reply[::2], reply[1::2]))
+    assert stats["db.0"][::2] == ["overhead.hashtable.main", "overhead.hashtable.expires",
+                                  "overhead.hashtable.slot-to-keys"]
+    db0 = dict(zip(stats["db.0"][::2], stats["db.0"][1::2]))
+    assert db0["overhead.hashtable.main"] > 0 and db0["overhead.hashtable.expires"] > 0
+    assert stats["keys.count"] == 3
+    assert stats["total.allocated"] >= stats["startup.allocated"] > 0
+    assert stats["peak.allocated"] >= stats["total.allocated"] - 100000
+    assert stats["dataset.bytes"] == stats["total.allocated"] - stats["overhead.total"]
+    assert stats["keys.bytes-per-key"] == (stats["total.allocated"] - stats["startup.allocated"]) // 3
+    assert 0 < float(stats["dataset.percentage"]) <= 100
+    assert float(stats["allocator-fragmentation.ratio"]) > 0 and float(stats["fragmentation"]) > 0
+    assert stats["replication.backlog"] == 0 and stats["aof.buffer"] == 0
+    assert c.call("MEMORY", "STATS", "x") == arity("memory|stats")
+
+
+def test_memory_doctor_reports(c, open_conn):
+    assert c.call("MEMORY", "DOCTOR") == (
+        "Hi Sam, this instance is empty or is using very little memory, my issues detector can't be used in "
+        "these conditions. Please, leave for your mission on Earth and fill it with some data. The new Sam and "
+        "I will be back to our programming as soon as I finished rebooting.\n")
+    value = "x" * 1000
+    for start in range(0, 60000, 10000):
+        c.send_raw(b"".join(b"*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$1000\r\n%s\r\n" % (
+            len(b"key:%d" % i), b"key:%d" % i, value.encode()) for i in range(start, start + 10000)))
+        for _ in range(10000):
+            assert c.read() == "OK"
+    assert c.call("MEMORY", "DOCTOR") == (
+        "Hi Sam, I can't find any memory issue in your instance. I can only account for what occurs on this base.\n")
+    c.send_raw(b"".join(b"*2\r\n$3\r\nDEL\r\n$%d\r\n%s\r\n" % (len(b"key:%d" % i), b"key:%d" % i)
+                        for i in range(60000) if i % 10))
+    for _ in range(54000):
+        assert c.read() == 1
+    report = c.call("MEMORY", "DOCTOR")
+    assert report.startswith("Sam, I detected a few issues in this Redis instance memory implants:\n\n * Peak "
+                             "memory: In the past this instance used more than 150% the memory that is currently "
+                             "using. The allocator is normally not able to release memory after a peak, ")
+    assert report.endswith("\n\nI'm here to keep you safe, Sam. I want to help you.\n")
+    assert c.call("MEMORY", "PURGE") == "OK"
+
+
+def test_memory_malloc_stats(c):
+    report = c.call("MEMORY", "MALLOC-STATS")
+    if c.call("INFO", "memory").find("mem_allocator:jemalloc") == -1:
+        assert report == "Stats not supported for the current allocator"
+    else:
+        assert report.startswith("___ Begin jemalloc statistics ___\nVersion: ")
+        assert report.rstrip().endswith("--- End jemalloc statistics ---")
+
+
 def thread_names(server):
     names = []
     for tid in os.listdir("/proc/%d/task" % server.proc.pid):

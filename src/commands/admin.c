@@ -11,12 +11,14 @@
 #include "data/listpack.h"
 #include "data/quicklist.h"
 #include "data/intset.h"
+#include "features/info.h"
 #include "features/multi.h"
 #include "features/pubsub.h"
 #include "persist/persist.h"
 #include "persist/rdb.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -493,31 +495,173 @@ void memoryUsageCommand(client *c) {
     addReplyLongLong(c, (long long)usage);
 }
 
+/* MEMORY STATS: the INFO memory account as a map, in Redis's field order. */
 void memoryStatsCommand(client *c) {
-    size_t used = zmalloc_used_memory();
-    addReplyMapLen(c, 4);
-    addReplyBulkCString(c, "peak.allocated");
-    addReplyLongLong(c, server.stat_peak_memory);
-    addReplyBulkCString(c, "total.allocated");
-    addReplyLongLong(c, (long long)used);
-    addReplyBulkCString(c, "keys.count");
-    addReplyLongLong(c, dbTotalServerKeySize());
-    addReplyBulkCString(c, "keys.bytes-per-key");
-    long long keys = dbTotalServerKeySize();
-    addReplyLongLong(c, keys ? (long long)(used / keys) : 0);
+    memoryOverhead mh;
+    memoryOverheadCollect(&mh);
+    size_t net = mh.used > mh.startup ? mh.used - mh.startup : 0;
+    const struct {
+        const char *name;
+        size_t value;
+    } sizes[] = {{"peak.allocated", mh.peak},         {"total.allocated", mh.used},
+                 {"startup.allocated", mh.startup},   {"replication.backlog", 0},
+                 {"clients.slaves", 0},               {"clients.normal", mh.clients_normal},
+                 {"cluster.links", 0},                {"aof.buffer", mh.aof_buffer},
+                 {"lua.caches", mh.lua_caches},       {"functions.caches", mh.functions_caches}};
+    /* Ratios are single-precision floats in Redis, and print as such. */
+    const struct {
+        const char *name;
+        int is_ratio;
+        double value;
+    } figures[] = {
+        {"overhead.total", 0, (double)mh.overhead_total},
+        {"keys.count", 0, (double)mh.keys},
+        {"keys.bytes-per-key", 0, mh.keys ? (double)(net / mh.keys) : 0},
+        {"dataset.bytes", 0, (double)mh.dataset},
+        {"dataset.percentage", 1, net ? (float)(mh.dataset * 100.0 / net) : 0},
+        {"peak.percentage", 1, mh.peak ? (float)(mh.used * 100.0 / mh.peak) : 0},
+        {"allocator.allocated", 0, (double)mh.allocated},
+        {"allocator.active", 0, (double)mh.active},
+        {"allocator.resident", 0, (double)mh.resident},
+        {"allocator-fragmentation.ratio", 1, mh.allocated ? (float)((double)mh.active / mh.allocated) : 0},
+        {"allocator-fragmentation.bytes", 0, (double)mh.active - (double)mh.allocated},
+        {"allocator-rss.ratio", 1, mh.active ? (float)((double)mh.resident / mh.active) : 0},
+        {"allocator-rss.bytes", 0, (double)mh.resident - (double)mh.active},
+        {"rss-overhead.ratio", 1, mh.resident ? (float)((double)mh.rss / mh.resident) : 0},
+        {"rss-overhead.bytes", 0, (double)mh.rss - (double)mh.resident},
+        {"fragmentation", 1, mh.used ? (float)((double)mh.rss / mh.used) : 0},
+        {"fragmentation.bytes", 0, (double)mh.rss - (double)mh.used},
+    };
+    size_t nsizes = sizeof(sizes) / sizeof(sizes[0]), nfigures = sizeof(figures) / sizeof(figures[0]);
+    addReplyMapLen(c, (long)(nsizes + mh.ndbs + nfigures));
+    for (size_t j = 0; j < nsizes; j++) {
+        addReplyBulkCString(c, sizes[j].name);
+        addReplyLongLong(c, (long long)sizes[j].value);
+    }
+    for (int j = 0; j < mh.ndbs; j++) {
+        char name[32];
+        snprintf(name, sizeof(name), "db.%d", mh.db[j].id);
+        addReplyBulkCString(c, name);
+        addReplyMapLen(c, 3);
+        addReplyBulkCString(c, "overhead.hashtable.main");
+        addReplyLongLong(c, (long long)mh.db[j].main);
+        addReplyBulkCString(c, "overhead.hashtable.expires");
+        addReplyLongLong(c, (long long)mh.db[j].expires);
+        addReplyBulkCString(c, "overhead.hashtable.slot-to-keys");
+        addReplyLongLong(c, 0);
+    }
+    for (size_t j = 0; j < nfigures; j++) {
+        addReplyBulkCString(c, figures[j].name);
+        if (figures[j].is_ratio) addReplyDouble(c, figures[j].value);
+        else addReplyLongLong(c, (long long)figures[j].value);
+    }
+    memoryOverheadRelease(&mh);
 }
+
+/* MEMORY DOCTOR: Redis's report, from the same account and thresholds. */
+#define DOCTOR_MIN_USED (5 * 1024 * 1024)
+#define DOCTOR_MIN_FRAG_BYTES (10 * 1024 * 1024)
+#define DOCTOR_CLIENT_BUFFERS (200 * 1024)
+#define DOCTOR_MANY_SCRIPTS 1000
 
 void memoryDoctorCommand(client *c) {
-    const char *msg = "Hi Sam, I can't find any memory issue in your instance. I can only account for what occurs on this base.";
-    addReplyVerbatim(c, msg, strlen(msg), "txt");
+    memoryOverhead mh;
+    memoryOverheadCollect(&mh);
+    sds s;
+    if (mh.used < DOCTOR_MIN_USED) {
+        s = sdsnew("Hi Sam, this instance is empty or is using very little memory, my issues detector can't be used "
+                   "in these conditions. Please, leave for your mission on Earth and fill it with some data. The new "
+                   "Sam and I will be back to our programming as soon as I finished rebooting.\n");
+    } else {
+        double total_frag = mh.used ? (double)mh.rss / mh.used : 0;
+        double alloc_frag = mh.allocated ? (double)mh.active / mh.allocated : 0;
+        double alloc_rss = mh.active ? (double)mh.resident / mh.active : 0;
+        double proc_rss = mh.resident ? (double)mh.rss / mh.resident : 0;
+        int high_peak = mh.peak > mh.used * 3 / 2;
+        int high_total_rss = total_frag > 1.4 && mh.rss > mh.used + DOCTOR_MIN_FRAG_BYTES;
+        int high_alloc_frag = alloc_frag > 1.1 && mh.active > mh.allocated + DOCTOR_MIN_FRAG_BYTES;
+        int high_alloc_rss = alloc_rss > 1.1 && mh.resident > mh.active + DOCTOR_MIN_FRAG_BYTES;
+        int high_proc_rss = proc_rss > 1.1 && mh.rss > mh.resident + DOCTOR_MIN_FRAG_BYTES;
+        int big_clients = mh.clients && mh.clients_normal / mh.clients > DOCTOR_CLIENT_BUFFERS;
+        int many_scripts = mh.scripts > DOCTOR_MANY_SCRIPTS;
+        if (!(high_peak || high_total_rss || high_alloc_frag || high_alloc_rss || high_proc_rss || big_clients ||
+              many_scripts)) {
+            s = sdsnew("Hi Sam, I can't find any memory issue in your instance. I can only account for what occurs "
+                       "on this base.\n");
+        } else {
+            s = sdsnew("Sam, I detected a few issues in this Redis instance memory implants:\n\n");
+            if (high_peak)
+                s = sdscat(s, " * Peak memory: In the past this instance used more than 150% the memory that is "
+                              "currently using. The allocator is normally not able to release memory after a peak, "
+                              "so you can expect to see a big fragmentation ratio, however this is actually harmless "
+                              "and is only due to the memory peak, and if the Redis instance Resident Set Size (RSS) "
+                              "is currently bigger than expected, the memory will be used as soon as you fill the "
+                              "Redis instance with more data. If the memory peak was only occasional and you want to "
+                              "try to reclaim memory, please try the MEMORY PURGE command, otherwise the only other "
+                              "option is to shutdown and restart the instance.\n\n");
+            if (high_total_rss)
+                s = sdscatprintf(
+                    s, " * High total RSS: This instance has a memory fragmentation and RSS overhead greater than "
+                       "1.4 (this means that the Resident Set Size of the Redis process is much larger than the sum "
+                       "of the logical allocations Redis performed). This problem is usually due either to a large "
+                       "peak memory (check if there is a peak memory entry above in the report) or may result from "
+                       "a workload that causes the allocator to fragment memory a lot. If the problem is a large "
+                       "peak memory, then there is no issue. Otherwise, make sure you are using the Jemalloc "
+                       "allocator and not the default libc malloc. Note: The currently used allocator is \"%s\".\n\n",
+                    zmalloc_lib_name());
+            if (high_alloc_frag)
+                s = sdscat(s, " * High allocator fragmentation: This instance has an allocator external "
+                              "fragmentation greater than 1.1. This problem is usually due either to a large peak "
+                              "memory (check if there is a peak memory entry above in the report) or may result from "
+                              "a workload that causes the allocator to fragment memory a lot. You can try enabling "
+                              "'activedefrag' config option.\n\n");
+            if (high_alloc_rss)
+                s = sdscat(s, " * High allocator RSS overhead: This instance has an RSS memory overhead is greater "
+                              "than 1.1 (this means that the Resident Set Size of the allocator is much larger than "
+                              "the sum what the allocator actually holds). This problem is usually due to a large "
+                              "peak memory (check if there is a peak memory entry above in the report), you can try "
+                              "the MEMORY PURGE command to reclaim it.\n\n");
+            if (high_proc_rss)
+                s = sdscat(s, " * High process RSS overhead: This instance has non-allocator RSS memory overhead is "
+                              "greater than 1.1 (this means that the Resident Set Size of the Redis process is much "
+                              "larger than the RSS the allocator holds). This problem may be due to Lua scripts or "
+                              "Modules.\n\n");
+            if (big_clients)
+                s = sdscat(s, " * Big client buffers: The clients output buffers in this instance are greater than "
+                              "200K per client (on average). This may result from different causes, like Pub/Sub "
+                              "clients subscribed to channels bot not receiving data fast enough, so that data piles "
+                              "on the Redis instance output buffer, or clients sending commands with large replies or "
+                              "very large sequences of commands in the same pipeline. Please use the CLIENT LIST "
+                              "command in order to investigate the issue if it causes problems in your instance, or "
+                              "to understand better why certain clients are using a big amount of memory.\n\n");
+            if (many_scripts)
+                s = sdscat(s, " * Many scripts: There seem to be many cached scripts in this instance (more than "
+                              "1000). This may be because scripts are generated and `EVAL`ed, instead of being "
+                              "parameterized (with KEYS and ARGV), `SCRIPT LOAD`ed and `EVALSHA`ed. Unless `SCRIPT "
+                              "FLUSH` is called periodically, the scripts' caches may end up consuming most of your "
+                              "memory.\n\n");
+            s = sdscat(s, "I'm here to keep you safe, Sam. I want to help you.\n");
+        }
+    }
+    memoryOverheadRelease(&mh);
+    addReplyVerbatim(c, s, sdslen(s), "txt");
+    sdsfree(s);
 }
 
+static void catStatsText(void *ctx, const char *text) { *(sds *)ctx = sdscat(*(sds *)ctx, text); }
+
+/* MEMORY MALLOC-STATS: jemalloc's own report. */
 void memoryMallocStatsCommand(client *c) {
-    const char *msg = "Stats not supported for the current allocator";
-    addReplyVerbatim(c, msg, strlen(msg), "txt");
+    sds report = sdsempty();
+    if (!zmalloc_stats_report(catStatsText, &report)) report = sdscat(report, "Stats not supported for the current allocator");
+    addReplyVerbatim(c, report, sdslen(report), "txt");
+    sdsfree(report);
 }
 
-void memoryPurgeCommand(client *c) { addReply(c, shared.ok); }
+void memoryPurgeCommand(client *c) {
+    if (zmalloc_purge()) addReply(c, shared.ok);
+    else addReplyError(c, "Error purging dirty pages");
+}
 
 void memoryHelpCommand(client *c) {
     const char *help[] = {

@@ -90,6 +90,27 @@ void zmalloc_set_background_thread(int enable) {
 #endif
 }
 
+int zmalloc_stats_report(void (*write)(void *ctx, const char *text), void *ctx) {
+#ifdef USE_JEMALLOC
+    malloc_stats_print(write, ctx, NULL);
+    return 1;
+#else
+    (void)write, (void)ctx;
+    return 0;
+#endif
+}
+
+int zmalloc_purge(void) {
+#ifdef USE_JEMALLOC
+    char name[64];
+    snprintf(name, sizeof(name), "arena.%u.purge", (unsigned)MALLCTL_ARENAS_ALL);
+    mallctl("thread.tcache.flush", NULL, NULL, NULL, 0);
+    return mallctl(name, NULL, NULL, NULL, 0) == 0;
+#else
+    return 1; /* libc: nothing to ask for */
+#endif
+}
+
 void zmalloc_get_allocator_info(size_t *allocated, size_t *active, size_t *resident) {
     *allocated = *active = *resident = 0;
 #ifdef USE_JEMALLOC

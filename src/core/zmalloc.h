@@ -22,6 +22,11 @@ void zmalloc_get_allocator_info(size_t *allocated, size_t *active, size_t *resid
 /* jemalloc: purge freed pages from a background thread instead of inline in
  * free(), so mass deletions never stall the event loop. No-op with libc. */
 void zmalloc_set_background_thread(int enable);
+/* The allocator's own statistics report, written in pieces to write(ctx, text);
+ * returns 0 when the allocator has none (libc). */
+int zmalloc_stats_report(void (*write)(void *ctx, const char *text), void *ctx);
+/* Returns dirty pages of every arena to the system now; 0 if not possible. */
+int zmalloc_purge(void);
 /* Called instead of returning NULL; the default logs and aborts. */
 void zmalloc_set_oom_handler(void (*handler)(size_t size));
 

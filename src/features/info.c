@@ -6,17 +6,20 @@
 #include "features/expiry_push.h"
 #include "features/latency.h"
 #include "features/pubsub.h"
+#include "features/scripting.h"
 #include "server/client.h"
 #include "server/db.h"
 #include "server/reply.h"
 #include "server/config.h"
 #include "server/server.h"
+#include "persist/aof.h"
 #include "persist/persist.h"
 #include "core/clock.h"
 #include "core/zmalloc.h"
 
 #include <ctype.h>
 #include <math.h>
+#include <string.h>
 #include <strings.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
@@ -125,33 +128,56 @@ static sds clientsSection(sds info) {
                         server.blocked_clients);
 }
 
+void memoryOverheadCollect(memoryOverhead *mh) {
+    memset(mh, 0, sizeof(*mh));
+    mh->used = zmalloc_used_memory();
+    mh->rss = zmalloc_get_rss();
+    if (mh->used > (size_t)server.stat_peak_memory) server.stat_peak_memory = mh->used;
+    mh->peak = server.stat_peak_memory;
+    mh->startup = server.initial_memory_usage;
+    size_t maxin, maxout;
+    clientsStats(&maxin, &maxout, &mh->clients_normal);
+    mh->clients = listLength(server.clients);
+    mh->aof_buffer = aofBufferMemory();
+    scriptingCacheStats(&mh->scripts, &mh->lua_caches);
+    mh->overhead_total = mh->startup + mh->clients_normal + mh->aof_buffer + mh->lua_caches;
+    mh->db = zcalloc(sizeof(*mh->db) * server.dbnum);
+    for (int j = 0; j < server.dbnum; j++) {
+        redisDb *db = &server.db[j];
+        size_t keys = dictSize(db->dict);
+        mh->keys += keys;
+        if (!keys) continue;
+        mh->db[mh->ndbs].id = j;
+        mh->db[mh->ndbs].main = dictMemUsage(db->dict);
+        mh->db[mh->ndbs].expires = ttlHeapMemUsage(db->expires);
+        mh->overhead_total += mh->db[mh->ndbs].main + mh->db[mh->ndbs].expires;
+        mh->ndbs++;
+    }
+    mh->dataset = mh->used > mh->overhead_total ? mh->used - mh->overhead_total : 0;
+    zmalloc_get_allocator_info(&mh->allocated, &mh->active, &mh->resident);
+    if (!mh->allocated) mh->allocated = mh->used, mh->active = mh->used, mh->resident = mh->rss;
+}
+
+void memoryOverheadRelease(memoryOverhead *mh) { zfree(mh->db); }
+
 /* Memory that is not the data set: what the server took to start, the
  * clients' buffers and the keyspace's own tables. */
 static sds memorySection(sds info) {
-    size_t used = zmalloc_used_memory(), rss = zmalloc_get_rss();
-    if (used > (size_t)server.stat_peak_memory) server.stat_peak_memory = used;
-    size_t maxin, maxout, clients, tables = 0;
-    clientsStats(&maxin, &maxout, &clients);
-    for (int j = 0; j < server.dbnum; j++)
-        tables += dictMemUsage(server.db[j].dict) + ttlHeapMemUsage(server.db[j].expires);
-    size_t overhead = server.initial_memory_usage + clients + tables;
-    size_t dataset = used > overhead ? used - overhead : 0;
-    size_t net = used > server.initial_memory_usage ? used - server.initial_memory_usage : 0;
-    size_t allocated = 0, active = 0, resident = 0;
-    zmalloc_get_allocator_info(&allocated, &active, &resident);
-    if (!allocated) allocated = used, active = used, resident = rss;
+    memoryOverhead mh;
+    memoryOverheadCollect(&mh);
+    size_t used = mh.used, rss = mh.rss, allocated = mh.allocated, active = mh.active, resident = mh.resident;
+    size_t net = used > mh.startup ? used - mh.startup : 0;
     long pages = sysconf(_SC_PHYS_PAGES), pagesize = sysconf(_SC_PAGESIZE);
     info = sdscat(info, "# Memory\r\n");
     info = humanField(info, "used_memory", used);
     info = humanField(info, "used_memory_rss", rss);
-    info = humanField(info, "used_memory_peak", server.stat_peak_memory);
+    info = humanField(info, "used_memory_peak", mh.peak);
     info = sdscatprintf(info,
                         "used_memory_peak_perc:%.2f%%\r\nused_memory_overhead:%zu\r\nused_memory_startup:%zu\r\n"
                         "used_memory_dataset:%zu\r\nused_memory_dataset_perc:%.2f%%\r\nallocator_allocated:%zu\r\n"
                         "allocator_active:%zu\r\nallocator_resident:%zu\r\n",
-                        server.stat_peak_memory ? 100.0 * used / server.stat_peak_memory : 100.0, overhead,
-                        server.initial_memory_usage, dataset, net ? 100.0 * dataset / net : 0.0, allocated, active,
-                        resident);
+                        mh.peak ? 100.0 * used / mh.peak : 100.0, mh.overhead_total, mh.startup, mh.dataset,
+                        net ? 100.0 * mh.dataset / net : 0.0, allocated, active, resident);
     info = humanField(info, "total_system_memory", (unsigned long long)pages * pagesize);
     info = humanField(info, "maxmemory", server.maxmemory);
     sds policy = configGetValue("maxmemory-policy");
@@ -163,12 +189,13 @@ static sds memorySection(sds info) {
         "allocator_rss_bytes:%lld\r\nrss_overhead_ratio:%.2f\r\nrss_overhead_bytes:%lld\r\n"
         "mem_fragmentation_ratio:%.2f\r\nmem_fragmentation_bytes:%lld\r\nmem_not_counted_for_evict:0\r\n"
         "mem_replication_backlog:0\r\nmem_total_replication_buffers:0\r\nmem_clients_slaves:0\r\n"
-        "mem_clients_normal:%zu\r\nmem_cluster_links:0\r\nmem_aof_buffer:0\r\nmem_allocator:%s\r\n"
+        "mem_clients_normal:%zu\r\nmem_cluster_links:0\r\nmem_aof_buffer:%zu\r\nmem_allocator:%s\r\n"
         "active_defrag_running:0\r\nlazyfree_pending_objects:0\r\nlazyfreed_objects:0\r\n",
         allocated ? (double)active / allocated : 0, (long long)active - (long long)allocated,
         active ? (double)resident / active : 0, (long long)resident - (long long)active,
         resident ? (double)rss / resident : 0, (long long)rss - (long long)resident, used ? (double)rss / used : 0,
-        (long long)rss - (long long)used, clients, zmalloc_lib_name());
+        (long long)rss - (long long)used, mh.clients_normal, mh.aof_buffer, zmalloc_lib_name());
+    memoryOverheadRelease(&mh);
     return info;
 }
 

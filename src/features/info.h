@@ -4,9 +4,25 @@
 
 #include "core/sds.h"
 
+#include <stddef.h>
+
 /* names: section names, "default", "all" or "everything" (any case); none
  * means "default". Sections come in Redis's order, each once. */
 sds genInfoString(int argc, const char **names);
+/* Where used_memory goes: INFO memory, MEMORY STATS and MEMORY DOCTOR all
+ * read this one account. */
+typedef struct memoryOverhead {
+    size_t used, peak, startup, rss;
+    size_t clients_normal, aof_buffer, lua_caches, functions_caches;
+    size_t scripts;               /* cached EVAL scripts */
+    size_t clients;               /* connected clients */
+    size_t overhead_total, dataset, keys;
+    size_t allocated, active, resident; /* the allocator's view (= used/rss without jemalloc) */
+    int ndbs;                     /* dbs with keys, described in db[] */
+    struct { int id; size_t main, expires; } *db;
+} memoryOverhead;
+void memoryOverheadCollect(memoryOverhead *mh);
+void memoryOverheadRelease(memoryOverhead *mh);
 /* Samples the instantaneous rates (ops/sec, kbps); called from serverCron. */
 void infoCron(void);
 

@@ -40,6 +40,17 @@
 static lua_State *lua;
 static dict *scripts;     /* sha (sds) → body (sds); the function lives in the registry as "f_<sha>" */
 static client *lua_client;
+
+void scriptingCacheStats(size_t *count, size_t *bytes) {
+    *count = scripts ? dictSize(scripts) : 0;
+    *bytes = 0;
+    if (!scripts) return;
+    *bytes = dictMemUsage(scripts);
+    dictIterator *di = dictGetIterator(scripts);
+    dictEntry *de;
+    while ((de = dictNext(di))) *bytes += sdsAllocSize(dictGetKey(de)) + sdsAllocSize(dictGetVal(de));
+    dictReleaseIterator(di);
+}
 /* Each interpreter keeps the read-only proxy its code sees as globals here. */
 #define GLOBALS_PROXY_KEY "__script_globals"
 

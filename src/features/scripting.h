@@ -18,6 +18,8 @@ struct lua_State;
 #define SCRIPT_FLAG_SHEBANG (1 << 7)
 
 void scriptingInit(void);
+/* EVAL's script cache: how many scripts, and the bytes of their bodies and table. */
+void scriptingCacheStats(size_t *count, size_t *bytes);
 void functionsInit(void); /* features/functions.c, called by scriptingInit */
 /* A script has been running past busy-reply-threshold: other clients get -BUSY. */
 int scriptIsTimedout(void);

@@ -114,6 +114,8 @@ static void setOn(int on) {
     propagateSetSink(on ? aofFeed : NULL);
 }
 
+size_t aofBufferMemory(void) { return aof.on && aof.buf ? sdsAllocSize(aof.buf) : 0; }
+
 static void catCommand(sds *buf, robj **argv, int argc) {
     *buf = sdscatprintf(*buf, "*%d\r\n", argc);
     for (int j = 0; j < argc; j++) {

@@ -16,5 +16,7 @@ void aofStop(void);
 int aofStart(void);
 int aofRewriteInProgress(void);
 sds aofInfo(sds info);
+/* Bytes of commands waiting to be written to the AOF (its part of the overhead). */
+size_t aofBufferMemory(void);
 
 #endif
