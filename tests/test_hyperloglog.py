@@ -375,6 +375,57 @@ def test_keyspace_events(server, c):
     assert got == expected
 
 
+def test_keymiss_and_new_events(server, c):
+    c("CONFIG", "SET", "notify-keyspace-events", "KEAnm")
+    r = server.client()
+    p = r.pubsub()
+    p.psubscribe("__keyevent*__:*")
+    assert p.get_message(timeout=2)["type"] == "psubscribe"
+    c("PFADD", "h", "a")
+    c("PFCOUNT", "nokey")
+    c("PFCOUNT", "n1", "h")
+    c("PFMERGE", "m", "nk")     # the destination is read first: keymiss, then new
+    c("PFMERGE", "h", "nk2")
+    c("SET", "done", "1")
+    got = []
+    deadline = time.time() + 5
+    while time.time() < deadline:
+        m = p.get_message(timeout=0.5)
+        if m is None:
+            continue
+        got.append((m["channel"].decode()[len("__keyevent@0__:"):], m["data"].decode()))
+        if got[-1] == ("set", "done"):
+            break
+    p.close()
+    r.close()
+    assert got == [("new", "h"), ("pfadd", "h"), ("keymiss", "nokey"), ("keymiss", "n1"),
+                   ("keymiss", "m"), ("keymiss", "nk"), ("new", "m"), ("pfadd", "m"),
+                   ("keymiss", "nk2"), ("pfadd", "h"), ("new", "done"), ("set", "done")]
+
+
+def test_aof_replay_and_rdb_keep_the_bytes(server_factory, tmp_path):
+    args = ("--dir", str(tmp_path), "--appendonly", "yes")
+    first = server_factory(*args)
+    r = first.client()
+    r.pfadd("s", *items("item", 0, 100))
+    r.pfcount("s")                  # the cache refresh is propagated too
+    r.pfadd("d", *items("item", 0, 200))
+    r.execute_command("PFDEBUG", "TODENSE", "d")
+    r.pfmerge("m", "s", "d")
+    r.pfadd("e")
+    before = {k: r.get(k) for k in (b"s", b"d", b"m", b"e")}
+    assert before[b"s"][15] == 0 and before[b"d"][4] == 0
+    first.stop()
+    s = server_factory(*args)
+    r = s.client()
+    assert {k: r.get(k) for k in (b"s", b"d", b"m", b"e")} == before
+    # Then through an RDB file.
+    r.save()
+    s.stop()
+    r = server_factory("--dir", str(tmp_path), "--appendonly", "no").client()
+    assert {k: r.get(k) for k in (b"s", b"d", b"m", b"e")} == before
+
+
 def test_watch(c, connect):
     c("PFADD", "h", "a", "b")
     other = connect()
