@@ -553,7 +553,9 @@ done:
 
 /* PFDEBUG GETREG|DECODE|ENCODING|TODENSE key */
 void pfdebugCommand(client *c) {
-    const char *sub = c->argv[1]->ptr;
+    char buf[LONG_STR_SIZE];
+    size_t sublen;
+    const char *sub = stringObjectView(c->argv[1], buf, &sublen);
     robj *o = lookupKeyWrite(c->db, c->argv[2]);
     if (o == NULL) {
         addReplyError(c, "The specified key does not exist");
@@ -611,7 +613,7 @@ void pfdebugCommand(client *c) {
 /* Every register of a dense HLL round-trips through the 6-bit packing.
  * Returns the first register that does not, or -1. */
 static long selftestDensePacking(void) {
-    uint8_t *regs = zcalloc(HLL_DENSE_SIZE - HLL_HEADER_SIZE + 1);
+    uint8_t *regs = zcalloc(HLL_DENSE_SIZE - HLL_HEADER_SIZE);
     uint64_t seed = 0x9e3779b97f4a7c15ULL;
     long bad = -1;
     for (int pass = 0; pass < 2 && bad < 0; pass++) {
