@@ -495,7 +495,7 @@ static configDef configs[] = {
     SZ("zset-max-listpack-value", "zset-max-ziplist-value", 0, &server.zset_max_listpack_value, "64", 0, LLONG_MAX),
     I("list-max-listpack-size", "list-max-ziplist-size", 0, &server.list_max_listpack_size, "-2", INT_MIN, INT_MAX, NULL),
     I("list-compress-depth", NULL, 0, &server.list_compress_depth, "0", 0, INT_MAX, NULL),
-    LL("hll-sparse-max-bytes", NULL, F_NOEFFECT, &cfg_lls[0], "3000", 0, LLONG_MAX),
+    MEM("hll-sparse-max-bytes", NULL, 0, &server.hll_sparse_max_bytes, "3000", 0, LONG_MAX, NULL),
     LL("stream-node-max-bytes", NULL, F_NOEFFECT, &cfg_lls[1], "4096", 0, LLONG_MAX),
     LL("stream-node-max-entries", NULL, F_NOEFFECT, &cfg_lls[2], "100", 0, LLONG_MAX),
     /* scripting, slow log, latency */

@@ -14,6 +14,11 @@ void keyChanged(redisDb *db, robj *key, int class, const char *event) {
     notifyKeyspaceEvent(class, event, key, db->id);
 }
 
+void keyChangedWithoutEvent(redisDb *db, robj *key) {
+    touchWatchedKey(db, key);
+    server.dirty++;
+}
+
 void keyExpired(redisDb *db, robj *key) {
     touchWatchedKey(db, key);
     notifyKeyspaceEvent(NOTIFY_EXPIRED, "expired", key, db->id);

@@ -29,6 +29,10 @@
  * NOTIFY_ type classes and `event` the event name ("set", "lpush", "del", ...).
  * Counts one change for save points. */
 void keyChanged(redisDb *db, robj *key, int class, const char *event);
+/* A value's bytes changed without a logical change (PFCOUNT storing its
+ * cached cardinality): WATCHers see it and it counts as a write (so it is
+ * propagated), but no event is raised. */
+void keyChangedWithoutEvent(redisDb *db, robj *key);
 /* A key left by expiry: WATCHers see a change and `expired` is raised, but it
  * is not counted as a write for save points (as in Redis). */
 void keyExpired(redisDb *db, robj *key);

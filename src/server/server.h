@@ -295,6 +295,7 @@ struct redisServer {
     size_t zset_max_listpack_value;
     int list_max_listpack_size;
     int list_compress_depth;
+    long long hll_sparse_max_bytes; /* a sparse HyperLogLog growing past this turns dense */
     int lazyfree_lazy_user_del;
     int lazyfree_lazy_user_flush;
 
