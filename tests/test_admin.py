@@ -154,6 +154,42 @@ def test_info_default_sections_and_fields(server, c):
     assert float(info["CPU"]["used_cpu_user"]) >= 0
 
 
+MEMORY_FIELDS_7_0 = [
+    "used_memory", "used_memory_human", "used_memory_rss", "used_memory_rss_human", "used_memory_peak",
+    "used_memory_peak_human", "used_memory_peak_perc", "used_memory_overhead", "used_memory_startup",
+    "used_memory_dataset", "used_memory_dataset_perc", "allocator_allocated", "allocator_active",
+    "allocator_resident", "total_system_memory", "total_system_memory_human", "used_memory_lua",
+    "used_memory_vm_eval", "used_memory_lua_human", "used_memory_scripts_eval", "number_of_cached_scripts",
+    "number_of_functions", "number_of_libraries", "used_memory_vm_functions", "used_memory_vm_total",
+    "used_memory_vm_total_human", "used_memory_functions", "used_memory_scripts", "used_memory_scripts_human",
+    "maxmemory", "maxmemory_human", "maxmemory_policy", "allocator_frag_ratio", "allocator_frag_bytes",
+    "allocator_rss_ratio", "allocator_rss_bytes", "rss_overhead_ratio", "rss_overhead_bytes",
+    "mem_fragmentation_ratio", "mem_fragmentation_bytes", "mem_not_counted_for_evict",
+    "mem_replication_backlog", "mem_total_replication_buffers", "mem_clients_slaves", "mem_clients_normal",
+    "mem_cluster_links", "mem_aof_buffer", "mem_allocator", "active_defrag_running",
+    "lazyfree_pending_objects", "lazyfreed_objects"]
+
+
+def test_info_memory_fields_and_script_memory(c):
+    memory = info_fields(c.call("INFO", "memory"))["Memory"]
+    assert list(memory) == MEMORY_FIELDS_7_0
+    assert memory["number_of_cached_scripts"] == "0" and memory["number_of_libraries"] == "0"
+    assert c.call("EVAL", "return 1", "0") == 1
+    assert c.call("FUNCTION", "LOAD", "#!lua name=lib\nredis.register_function('f1', function() return 1 end)\n"
+                  "redis.register_function('f2', function() return 2 end)") == "lib"
+    memory = {k: int(v) for k, v in info_fields(c.call("INFO", "memory"))["Memory"].items() if v.isdigit()}
+    assert memory["number_of_cached_scripts"] == 1
+    assert memory["number_of_functions"] == 2 and memory["number_of_libraries"] == 1
+    assert memory["used_memory_lua"] == memory["used_memory_vm_eval"] > 0
+    assert memory["used_memory_vm_total"] == memory["used_memory_vm_eval"] + memory["used_memory_vm_functions"]
+    assert memory["used_memory_scripts"] == memory["used_memory_scripts_eval"] + memory["used_memory_functions"]
+    assert memory["used_memory_scripts_eval"] > 0 and memory["used_memory_functions"] > 0
+    stats = c.call("MEMORY", "STATS")
+    stats = dict(zip(stats[::2], stats[1::2]))
+    assert stats["lua.caches"] == memory["used_memory_scripts_eval"]
+    assert stats["functions.caches"] == memory["used_memory_functions"]
+
+
 def test_info_single_and_multiple_sections(c):
     text = c.call("INFO", "server")
     assert text.startswith("# Server\r\n")

@@ -47,6 +47,23 @@ typedef struct registry {
 
 static lua_State *flua;
 static registry *current;
+
+void functionsGetMemory(functionsMemory *fm) {
+    memset(fm, 0, sizeof(*fm));
+    if (flua) fm->vm_bytes = (size_t)lua_gc(flua, LUA_GCCOUNT, 0) * 1024 + (size_t)lua_gc(flua, LUA_GCCOUNTB, 0);
+    if (!current) return;
+    fm->libraries = dictSize(current->libraries);
+    fm->functions = dictSize(current->functions);
+    fm->registry_bytes = sizeof(*current) + dictMemUsage(current->libraries) + dictMemUsage(current->functions);
+    dictIterator *di = dictGetIterator(current->libraries);
+    dictEntry *de;
+    while ((de = dictNext(di))) {
+        libraryInfo *li = dictGetVal(de);
+        fm->registry_bytes += sizeof(*li) + sdsAllocSize(li->name) + sdsAllocSize(li->code);
+        fm->registry_bytes += li->functions ? listLength(li->functions) * sizeof(functionInfo) : 0;
+    }
+    dictReleaseIterator(di);
+}
 static libraryInfo *loading; /* the library FUNCTION LOAD is running, else NULL */
 static int load_api_ref;    /* the `redis` table library code sees while loading */
 

@@ -7,11 +7,19 @@
 
 #include "core/sds.h"
 
+#include <stddef.h>
+
 /* Creates a library from its code with FUNCTION LOAD's validation (replace:
  * as FUNCTION LOAD REPLACE). NULL on success, else the error text. */
 sds functionsCreateLibrary(sds code, int replace);
 /* Calls fn with each library's code until fn returns 0. 1 if every call succeeded. */
 int functionsForEachLibraryCode(int (*fn)(void *ctx, sds code), void *ctx);
+/* What the libraries take: counts, the bytes of their Lua interpreter and of
+ * the registry itself (names, code, tables), for INFO memory and MEMORY STATS. */
+typedef struct functionsMemory {
+    size_t functions, libraries, vm_bytes, registry_bytes;
+} functionsMemory;
+void functionsGetMemory(functionsMemory *fm);
 /* Removes every library, as FUNCTION FLUSH does. */
 void functionsFlushAll(void);
 

@@ -4,6 +4,7 @@
  * tracking) are the ones Redis shows when the feature is idle. */
 #include "features/info.h"
 #include "features/expiry_push.h"
+#include "features/functions.h"
 #include "features/latency.h"
 #include "features/pubsub.h"
 #include "features/scripting.h"
@@ -140,7 +141,14 @@ void memoryOverheadCollect(memoryOverhead *mh) {
     mh->clients = listLength(server.clients);
     mh->aof_buffer = aofBufferMemory();
     scriptingCacheStats(&mh->scripts, &mh->lua_caches);
-    mh->overhead_total = mh->startup + mh->clients_normal + mh->aof_buffer + mh->lua_caches;
+    mh->lua_vm = scriptingVmMemory();
+    functionsMemory fm;
+    functionsGetMemory(&fm);
+    mh->functions_vm = fm.vm_bytes;
+    mh->functions_caches = fm.registry_bytes;
+    mh->functions = fm.functions;
+    mh->libraries = fm.libraries;
+    mh->overhead_total = mh->startup + mh->clients_normal + mh->aof_buffer + mh->lua_caches + mh->functions_caches;
     mh->db = zcalloc(sizeof(*mh->db) * server.dbnum);
     for (int j = 0; j < server.dbnum; j++) {
         redisDb *db = &server.db[j];
@@ -179,6 +187,15 @@ static sds memorySection(sds info) {
                         mh.peak ? 100.0 * used / mh.peak : 100.0, mh.overhead_total, mh.startup, mh.dataset,
                         net ? 100.0 * mh.dataset / net : 0.0, allocated, active, resident);
     info = humanField(info, "total_system_memory", (unsigned long long)pages * pagesize);
+    info = sdscatprintf(info, "used_memory_lua:%zu\r\nused_memory_vm_eval:%zu\r\n", mh.lua_vm, mh.lua_vm);
+    info = bytesToHuman(sdscat(info, "used_memory_lua_human:"), mh.lua_vm);
+    info = sdscatprintf(info,
+                        "\r\nused_memory_scripts_eval:%zu\r\nnumber_of_cached_scripts:%zu\r\nnumber_of_functions:%zu\r\n"
+                        "number_of_libraries:%zu\r\nused_memory_vm_functions:%zu\r\n",
+                        mh.lua_caches, mh.scripts, mh.functions, mh.libraries, mh.functions_vm);
+    info = humanField(info, "used_memory_vm_total", mh.lua_vm + mh.functions_vm);
+    info = sdscatprintf(info, "used_memory_functions:%zu\r\n", mh.functions_caches);
+    info = humanField(info, "used_memory_scripts", mh.lua_caches + mh.functions_caches);
     info = humanField(info, "maxmemory", server.maxmemory);
     sds policy = configGetValue("maxmemory-policy");
     info = sdscatprintf(info, "maxmemory_policy:%s\r\n", policy);

@@ -15,6 +15,7 @@ typedef struct memoryOverhead {
     size_t used, peak, startup, rss;
     size_t clients_normal, aof_buffer, lua_caches, functions_caches;
     size_t scripts;               /* cached EVAL scripts */
+    size_t lua_vm, functions_vm, functions, libraries;
     size_t clients;               /* connected clients */
     size_t overhead_total, dataset, keys;
     size_t allocated, active, resident; /* the allocator's view (= used/rss without jemalloc) */

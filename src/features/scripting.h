@@ -20,6 +20,8 @@ struct lua_State;
 void scriptingInit(void);
 /* EVAL's script cache: how many scripts, and the bytes of their bodies and table. */
 void scriptingCacheStats(size_t *count, size_t *bytes);
+/* Bytes EVAL's Lua interpreter holds. */
+size_t scriptingVmMemory(void);
 void functionsInit(void); /* features/functions.c, called by scriptingInit */
 /* A script has been running past busy-reply-threshold: other clients get -BUSY. */
 int scriptIsTimedout(void);
