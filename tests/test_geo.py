@@ -410,6 +410,28 @@ def test_huge_radius_order_and_duplicates(g):
     assert g("GEORADIUS", "edge", "0", "0", "25000", "km", "COUNT", "3", "ANY") == [b"c", b"north1", b"east"]
 
 
+def test_count_with_ties_keeps_the_reference_order(g):
+    # COUNT smaller than the result sorts partially; members at the same
+    # distance come out in the order Redis's partial quicksort leaves them.
+    assert g("GEOADD", "t", "1", "1", "a", "1", "1", "b", "1", "1", "c", "1", "1", "d", "1", "1", "e",
+             "1.001", "1", "f", "1.002", "1", "g", "0.999", "1", "h", "1", "1", "i", "1", "1", "j") == 10
+    assert g("GEORADIUS", "t", "1", "1", "100", "km", "COUNT", "3") == [b"j", b"a", b"b"]
+    assert g("GEORADIUS", "t", "1", "1", "100", "km", "COUNT", "3", "DESC") == [b"g", b"h", b"f"]
+    assert g("GEORADIUS", "t", "1", "1", "100", "km", "COUNT", "5", "WITHDIST") == [
+        [b"j", b"0.0001"], [b"a", b"0.0001"], [b"b", b"0.0001"], [b"c", b"0.0001"], [b"d", b"0.0001"]]
+    assert g("GEORADIUS", "t", "1", "1", "100", "km", "COUNT", "9") == [
+        b"j", b"a", b"b", b"c", b"d", b"e", b"i", b"f", b"h"]
+    assert g("GEORADIUS", "t", "1", "1", "100", "km", "COUNT", "9", "DESC") == [
+        b"g", b"h", b"f", b"c", b"d", b"e", b"i", b"j", b"b"]
+    # Sorting everything keeps equal members in the order they were found.
+    assert g("GEORADIUS", "t", "1", "1", "100", "km", "ASC") == [
+        b"a", b"b", b"c", b"d", b"e", b"i", b"j", b"f", b"h", b"g"]
+    assert g("GEORADIUS", "t", "1", "1", "100", "km", "DESC") == [
+        b"g", b"h", b"f", b"a", b"b", b"c", b"d", b"e", b"i", b"j"]
+    assert g("GEORADIUS", "t", "1", "1", "100", "km") == [
+        b"h", b"a", b"b", b"c", b"d", b"e", b"i", b"j", b"f", b"g"]
+
+
 def test_search_matches_geodist(g):
     """Every member within the radius (by GEODIST) is found, and nothing else."""
     rnd = random.Random(7)

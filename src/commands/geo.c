@@ -256,6 +256,80 @@ static int byDistanceAsc(const void *a, const void *b) {
 
 static int byDistanceDesc(const void *a, const void *b) { return byDistanceAsc(b, a); }
 
+typedef int pointCmp(const void *a, const void *b);
+
+static void swapPoints(geoPoint *p, size_t i, size_t j) {
+    geoPoint t = p[i];
+    p[i] = p[j];
+    p[j] = t;
+}
+
+static void swapRuns(geoPoint *p, size_t i, size_t j, size_t n) {
+    while (n--) swapPoints(p, i++, j++);
+}
+
+static size_t medianOf3(geoPoint *p, size_t a, size_t b, size_t c, pointCmp *cmp) {
+    if (cmp(&p[a], &p[b]) < 0) return cmp(&p[b], &p[c]) < 0 ? b : cmp(&p[a], &p[c]) < 0 ? c : a;
+    return cmp(&p[b], &p[c]) > 0 ? b : cmp(&p[a], &p[c]) < 0 ? a : c;
+}
+
+/* Puts in place the elements of ranks first..last of p[lo .. lo+n) (and
+ * everything before them in order of distance too), the rest of the array
+ * only partitioned around them: what COUNT needs. It is Bentley and
+ * McIlroy's quicksort ("Engineering a Sort Function", 1993: median of three
+ * or ninther pivot, three-way split-end partitioning, insertion sort below 7
+ * elements) that skips the parts outside first..last, the partial sort Redis
+ * uses here. Members at the same distance come out in the order this
+ * algorithm leaves them, so COUNT replies match the reference even then. */
+static void partialSort(geoPoint *p, size_t lo, size_t n, size_t first, size_t last, pointCmp *cmp) {
+    for (;;) {
+        if (n < 7) {
+            for (size_t m = lo + 1; m < lo + n; m++)
+                for (size_t l = m; l > lo && cmp(&p[l - 1], &p[l]) > 0; l--) swapPoints(p, l, l - 1);
+            return;
+        }
+        size_t pm = lo + n / 2;
+        if (n > 7) {
+            size_t pl = lo, pn = lo + n - 1;
+            if (n > 40) {
+                size_t d = n / 8;
+                pl = medianOf3(p, pl, pl + d, pl + 2 * d, cmp);
+                pm = medianOf3(p, pm - d, pm, pm + d, cmp);
+                pn = medianOf3(p, pn - 2 * d, pn - d, pn, cmp);
+            }
+            pm = medianOf3(p, pl, pm, pn, cmp);
+        }
+        swapPoints(p, lo, pm); /* the pivot waits at p[lo] */
+        /* Invariant: [lo+1, pa) == pivot, [pa, pb) < pivot, (pc, pd] > pivot, (pd, end) == pivot. */
+        size_t pa = lo + 1, pb = lo + 1, pc = lo + n - 1, pd = lo + n - 1;
+        for (;;) {
+            int r;
+            while (pb <= pc && (r = cmp(&p[pb], &p[lo])) <= 0) {
+                if (r == 0) swapPoints(p, pa++, pb);
+                pb++;
+            }
+            while (pb <= pc && (r = cmp(&p[pc], &p[lo])) >= 0) {
+                if (r == 0) swapPoints(p, pc, pd--);
+                pc--;
+            }
+            if (pb > pc) break;
+            swapPoints(p, pb++, pc--);
+        }
+        /* Move the equal runs from both ends to the middle. */
+        size_t end = lo + n, s = pa - lo < pb - pa ? pa - lo : pb - pa;
+        swapRuns(p, lo, pb - s, s);
+        s = pd - pc < end - pd - 1 ? pd - pc : end - pd - 1;
+        swapRuns(p, pb, end - s, s);
+        /* Sort the smaller-than part, then loop on the greater-than part,
+         * each only when it holds some of the ranks wanted. */
+        if ((s = pb - pa) > 1 && first < lo + s && last >= lo) partialSort(p, lo, s, first, last, cmp);
+        if ((s = pd - pc) <= 1) return;
+        lo = end - s;
+        n = s;
+        if (!(first < lo + n && last >= lo)) return;
+    }
+}
+
 #define SEARCH_FROM_COORDS (1 << 0) /* GEORADIUS: centre and radius are positional */
 #define SEARCH_FROM_MEMBER (1 << 1) /* GEORADIUSBYMEMBER: centre member and radius are positional */
 #define SEARCH_GEOSEARCH (1 << 2)   /* GEOSEARCH*: FROM... and BY... are options */
@@ -425,8 +499,11 @@ static void geoSearchGeneric(client *c, int flags) {
     findInShape(zobj, &m);
     long n = (long)m.used;
     if (o.count && o.count < n) n = (long)o.count;
-    if (o.sort != SORT_NONE && m.used > 1)
-        qsort(m.points, m.used, sizeof(geoPoint), o.sort == SORT_ASC ? byDistanceAsc : byDistanceDesc);
+    if (o.sort != SORT_NONE && m.used > 1) {
+        pointCmp *cmp = o.sort == SORT_ASC ? byDistanceAsc : byDistanceDesc;
+        if ((size_t)n == m.used) qsort(m.points, m.used, sizeof(geoPoint), cmp);
+        else partialSort(m.points, 0, m.used, 0, (size_t)n - 1, cmp);
+    }
     if (o.storekey) storeMatches(c, flags, &o, &shape, m.points, n);
     else replyMatches(c, &o, &shape, m.points, n);
     for (size_t i = 0; i < m.used; i++) sdsfree(m.points[i].member);
