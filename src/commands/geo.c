@@ -88,6 +88,16 @@ static void setCentre(geoShape *shape, const double xy[2]) {
     shape->lat = xy[1];
 }
 
+static int centreOnMemberOrReply(client *c, robj *zobj, robj *member, geoShape *shape) {
+    double xy[2];
+    if (!memberLonLat(zobj, member, xy)) {
+        addReplyError(c, "could not decode requested zset member");
+        return C_ERR;
+    }
+    setCentre(shape, xy);
+    return C_OK;
+}
+
 /* Distances are printed with four decimals, as a bulk string in RESP3 too. */
 static void addReplyDistance(client *c, double meters) {
     char buf[128];
@@ -382,12 +392,7 @@ static int parseSearchOptionsOrReply(client *c, int first, int flags, robj *zobj
             o->storedist = 1;
         } else if (!strcasecmp(arg, "frommember") && left >= 1 && geosearch && !o->fromlonlat) {
             robj *member = c->argv[++j];
-            double xy[2];
-            if (zobj && !memberLonLat(zobj, member, xy)) {
-                addReplyError(c, "could not decode requested zset member");
-                return C_ERR;
-            }
-            if (zobj) setCentre(shape, xy);
+            if (zobj && centreOnMemberOrReply(c, zobj, member, shape) != C_OK) return C_ERR;
             o->frommember = 1;
         } else if (!strcasecmp(arg, "fromlonlat") && left >= 2 && geosearch && !o->frommember) {
             double xy[2];
@@ -450,7 +455,8 @@ static void replyMatches(client *c, const searchOptions *o, const geoShape *shap
 static void storeMatches(client *c, int flags, const searchOptions *o, const geoShape *shape, const geoPoint *p,
                          long n) {
     robj *dst = createZsetListpackObject();
-    for (long i = 0; i < n; i++) zsetAddMember(dst, o->storedist ? p[i].dist / shape->to_meters : p[i].score, p[i].member);
+    for (long i = 0; i < n; i++)
+        zsetAddMember(dst, o->storedist ? p[i].dist / shape->to_meters : p[i].score, p[i].member);
     zsetStoreResult(c, o->storekey, dst, (flags & SEARCH_GEOSEARCH) ? "geosearchstore" : "georadiusstore");
     decrRefCount(dst);
     if (n > 1) server.dirty += n - 1; /* Redis counts one change per stored member */
@@ -474,11 +480,7 @@ static void geoSearchGeneric(client *c, int flags) {
         /* Without the key the reply is empty whatever the member and the
          * radius are, and the reference does not check them. */
         if (zobj) {
-            if (!memberLonLat(zobj, c->argv[2], xy)) {
-                addReplyError(c, "could not decode requested zset member");
-                return;
-            }
-            setCentre(&shape, xy);
+            if (centreOnMemberOrReply(c, zobj, c->argv[2], &shape) != C_OK) return;
             if (parseRadiusOrReply(c, c->argv + 3, &shape) != C_OK) return;
         }
     } else {

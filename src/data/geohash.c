@@ -41,7 +41,9 @@ static uint32_t gatherEvenBits(uint64_t x) {
  * (from the top) with a longitude bit as geohashes do. Full 32-bit inputs are
  * kept: a point on the east or north edge encodes as 2^step, one bit above
  * the hash, and Redis stores that bit too. */
-static uint64_t interleave(uint32_t lat, uint32_t lon) { return spreadToEvenBits(lat) | (spreadToEvenBits(lon) << 1); }
+static uint64_t interleave(uint32_t lat, uint32_t lon) {
+    return spreadToEvenBits(lat) | (spreadToEvenBits(lon) << 1);
+}
 
 static uint32_t latPart(uint64_t bits) { return gatherEvenBits(bits); }
 static uint32_t lonPart(uint64_t bits) { return gatherEvenBits(bits >> 1); }
