@@ -16,6 +16,7 @@
  * written once for both encodings. */
 #include "commands/cmdargs.h"
 #include "commands/scan.h"
+#include "commands/zsets.h"
 #include "server/blocking.h"
 #include "server/client.h"
 #include "server/db.h"
@@ -1392,4 +1393,31 @@ void zscanCommand(client *c) {
     if (parseScanCursorOrReply(c, c->argv[2], &cursor) == C_ERR) return;
     if (!(o = lookupKeyReadOrReply(c, c->argv[1], shared.emptyscan)) || checkType(c, o, OBJ_ZSET)) return;
     scanGenericCommand(c, o, cursor);
+}
+
+/* ================================================== for other families */
+
+/* GEO keys are sorted sets (commands/geo.c); these let it read and build
+ * them in either encoding without a second copy of the zset code. */
+
+int zsetMemberScore(robj *zobj, sds ele, double *score) { return zobj && zsetScore(zobj, ele, score); }
+
+void zsetVisitScoreRange(robj *zobj, const zrangespec *range, zsetVisitFn *visit, void *ctx) {
+    zbounds b = {.lex = 0, .score = *range};
+    zcursor cur;
+    unsigned char buf[LP_INTBUF_SIZE];
+    size_t len;
+    for (zcurSeekBounds(&cur, zobj, &b, 0); zcurInsideFar(&cur, &b); zcurNext(&cur)) {
+        const unsigned char *ele = zcurMember(&cur, buf, &len);
+        if (!visit(ele, len, zcurScore(&cur), ctx)) return;
+    }
+}
+
+void zsetAddMember(robj *zobj, double score, sds ele) {
+    int out;
+    zsetAdd(zobj, score, ele, ZADD_IN_NONE, &out, NULL);
+}
+
+void zsetStoreResult(client *c, robj *dstkey, robj *dstobj, const char *event) {
+    storeResult(c, dstkey, dstobj, event);
 }
