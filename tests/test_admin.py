@@ -796,8 +796,12 @@ def test_memory_doctor_reports(c, open_conn):
             len(b"key:%d" % i), b"key:%d" % i, value.encode()) for i in range(start, start + 10000)))
         for _ in range(10000):
             assert c.read() == "OK"
-    assert c.call("MEMORY", "DOCTOR") == (
-        "Hi Sam, I can't find any memory issue in your instance. I can only account for what occurs on this base.\n")
+    # With jemalloc nothing is wrong now; a sanitizer build's RSS may still count as "High total RSS".
+    report = c.call("MEMORY", "DOCTOR")
+    no_issue = "Hi Sam, I can't find any memory issue in your instance. I can only account for what occurs on this base.\n"
+    assert report == no_issue or (report.startswith("Sam, I detected a few issues") and "Peak memory" not in report)
+    if "mem_allocator:jemalloc" in c.call("INFO", "memory"):
+        assert report == no_issue
     c.send_raw(b"".join(b"*2\r\n$3\r\nDEL\r\n$%d\r\n%s\r\n" % (len(b"key:%d" % i), b"key:%d" % i)
                         for i in range(60000) if i % 10))
     for _ in range(54000):

@@ -110,6 +110,36 @@ def test_bgsave_while_writing(server_factory, tmp_path):
     assert r2.get("str") == b"hello"
 
 
+def test_fork_and_copy_on_write_figures(server_factory, tmp_path):
+    s = start(server_factory, tmp_path)
+    r = s.client()
+    assert r.info("stats")["total_forks"] == 0
+    assert r.info("persistence")["rdb_last_cow_size"] == 0
+    fill(r)
+    r.bgsave()
+    wait_until(lambda: r.info("persistence")["rdb_bgsave_in_progress"] == 0)
+    stats, persistence = r.info("stats"), r.info("persistence")
+    assert stats["total_forks"] == 1 and stats["latest_fork_usec"] > 0
+    # The child's own buffers are private dirty memory at least.
+    assert persistence["rdb_last_cow_size"] > 0
+    assert persistence["aof_last_cow_size"] == 0
+    r.config_set("appendonly", "yes")
+    rewriting = lambda: (r.info("persistence")["aof_rewrite_in_progress"] or  # noqa: E731
+                         r.info("persistence")["aof_rewrite_scheduled"])
+    wait_until(lambda: not rewriting())
+    r.bgrewriteaof()
+    wait_until(lambda: not rewriting() and r.info("persistence")["aof_last_cow_size"] > 0)
+    # Redis also forks for the rewrite that CONFIG SET appendonly yes starts; we write that one inline.
+    assert r.info("stats")["total_forks"] >= 2
+
+
+def wait_until(predicate, timeout=10):
+    deadline = time.time() + timeout
+    while not predicate():
+        assert time.time() < deadline, "timed out"
+        time.sleep(0.02)
+
+
 def test_bgsave_errors(r):
     with pytest.raises(redis.ResponseError, match="syntax error"):
         r.execute_command("bgsave", "foo")

@@ -9,6 +9,7 @@
  * files are deleted. appendfsync always fsyncs before replies are sent;
  * everysec fsyncs from a background thread once a second. */
 #include "persist/aof.h"
+#include "persist/bgchild.h"
 #include "persist/propagate.h"
 #include "persist/rdb.h"
 #include "features/functions.h"
@@ -46,6 +47,7 @@ static struct {
     int on;
     int fd;                 /* current incremental file */
     sds buf;                /* commands not written yet */
+    size_t last_cow_size;   /* memory the last rewrite child copied on write */
     int selected_db;
     aofFile base;           /* name NULL when there is none */
     aofFile *incr;          /* incremental files in order; the last is being written */
@@ -113,6 +115,8 @@ static void setOn(int on) {
     aof.on = on;
     propagateSetSink(on ? aofFeed : NULL);
 }
+
+size_t aofLastCowSize(void) { return aof.last_cow_size; }
 
 size_t aofBufferMemory(void) { return aof.on && aof.buf ? sdsAllocSize(aof.buf) : 0; }
 
@@ -342,12 +346,11 @@ static int rewriteStart(int background) {
         rewriteDone(ok);
         return ok ? C_OK : C_ERR;
     }
-    pid_t pid = fork();
+    pid_t pid = bgchildFork();
     if (pid == 0) {
-        signal(SIGTERM, SIG_DFL);
-        signal(SIGINT, SIG_DFL);
-        closeListeningSockets(0);
-        _exit(writeBaseFile(path) == C_OK ? 0 : 1);
+        int ok = writeBaseFile(path) == C_OK;
+        bgchildReportCow();
+        _exit(ok ? 0 : 1);
     }
     sdsfree(path);
     if (pid == -1) {
@@ -368,6 +371,7 @@ void aofCron(void) {
         int status;
         pid_t pid = waitpid(aof.child, &status, WNOHANG);
         if (pid == 0) return;
+        aof.last_cow_size = bgchildCollectCow(aof.child);
         aof.child = -1;
         dictSetResizeEnabled(1);
         aof.last_rewrite_time = time(NULL) - aof.rewrite_start;

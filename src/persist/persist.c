@@ -4,6 +4,7 @@
  * The AOF is not written yet. */
 #include "persist/persist.h"
 #include "persist/aof.h"
+#include "persist/bgchild.h"
 #include "persist/rdb.h"
 #include "features/functions.h"
 #include "server/client.h"
@@ -28,6 +29,7 @@ static time_t lastbgsave_try;
 static long long rdb_saves;
 static long long last_bgsave_time_sec = -1;
 static int bgsave_scheduled;
+static size_t rdb_last_cow_size; /* what the last BGSAVE child copied on write */
 
 static void snapshotDone(int ok, time_t when) {
     if (ok) {
@@ -51,13 +53,12 @@ static int saveBackground(void) {
     if (child_pid != -1) return C_ERR;
     lastbgsave_try = time(NULL);
     dirty_before_bgsave = server.dirty;
-    pid_t pid = fork();
+    pid_t pid = bgchildFork();
     if (pid == 0) {
         /* The child: write the snapshot of memory as it was at fork time. */
-        signal(SIGTERM, SIG_DFL);
-        signal(SIGINT, SIG_DFL);
-        closeListeningSockets(0);
-        _exit(rdbSave(server.dbfilename, 0) == C_OK ? 0 : 1);
+        int ok = rdbSave(server.dbfilename, 0) == C_OK;
+        bgchildReportCow();
+        _exit(ok ? 0 : 1);
     }
     if (pid == -1) {
         serverLog(LL_WARNING, "Can't save in background: fork: %s", strerror(errno));
@@ -77,6 +78,7 @@ static void checkChildDone(void) {
     pid_t pid = waitpid(child_pid, &status, WNOHANG);
     if (pid == 0) return;
     int ok = pid == child_pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    rdb_last_cow_size = bgchildCollectCow(child_pid);
     if (ok) {
         serverLog(LL_NOTICE, "Background saving terminated with success");
         server.dirty -= dirty_before_bgsave;
@@ -167,12 +169,14 @@ sds persistInfo(sds info) {
                         "current_save_keys_total:0\r\nrdb_changes_since_last_save:%lld\r\n"
                         "rdb_bgsave_in_progress:%d\r\nrdb_last_save_time:%lld\r\nrdb_last_bgsave_status:%s\r\n"
                         "rdb_last_bgsave_time_sec:%lld\r\nrdb_current_bgsave_time_sec:%lld\r\nrdb_saves:%lld\r\n"
-                        "rdb_last_cow_size:0\r\nrdb_last_load_keys_expired:0\r\nrdb_last_load_keys_loaded:0\r\n",
+                        "rdb_last_cow_size:%zu\r\nrdb_last_load_keys_expired:0\r\nrdb_last_load_keys_loaded:0\r\n",
                         server.loading, server.dirty, child_pid != -1, (long long)server.lastsave,
                         lastbgsave_ok ? "ok" : "err", last_bgsave_time_sec,
-                        child_pid != -1 ? (long long)(time(NULL) - child_start) : -1LL, rdb_saves);
+                        child_pid != -1 ? (long long)(time(NULL) - child_start) : -1LL, rdb_saves,
+                        rdb_last_cow_size);
     info = aofInfo(info);
-    return sdscat(info, "aof_last_cow_size:0\r\nmodule_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n");
+    return sdscatprintf(info, "aof_last_cow_size:%zu\r\nmodule_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n",
+                        aofLastCowSize());
 }
 
 /* ---------------------------------------------------------------- commands */
