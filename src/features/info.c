@@ -6,6 +6,7 @@
 #include "features/expiry_push.h"
 #include "features/latency.h"
 #include "features/pubsub.h"
+#include "server/blocking.h"
 #include "server/client.h"
 #include "server/db.h"
 #include "server/reply.h"
@@ -122,7 +123,7 @@ static sds clientsSection(sds info) {
                         "client_recent_max_input_buffer:%zu\r\nclient_recent_max_output_buffer:%zu\r\n"
                         "blocked_clients:%u\r\ntracking_clients:0\r\nclients_in_timeout_table:%u\r\n",
                         listLength(server.clients), server.maxclients, maxin, maxout, server.blocked_clients,
-                        server.blocked_clients);
+                        (unsigned)blockedClientsWithTimeout());
 }
 
 /* Memory that is not the data set: what the server took to start, the

@@ -19,6 +19,11 @@ struct lua_State;
 
 void scriptingInit(void);
 void functionsInit(void); /* features/functions.c, called by scriptingInit */
+/* features/functions.c: the flags a function declares (with SCRIPT_FLAG_SHEBANG), 0 if there is none by that name. */
+int functionDeclaredFlags(robj *name);
+/* EVAL, EVALSHA or FCALL whose script or function declares no-writes (the
+ * others may write: CLIENT PAUSE WRITE holds them). */
+int scriptCallDeclaresNoWrites(client *c);
 /* A script has been running past busy-reply-threshold: other clients get -BUSY. */
 int scriptIsTimedout(void);
 int scriptIsRunning(void);
