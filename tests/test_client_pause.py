@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from datatype_client import NULL_ARRAY, ReplyError, arity, blocked_clients, wait_blocked, wait_for  # noqa: F401
+from datatype_client import ReplyError, arity, blocked_clients, wait_blocked, wait_for  # noqa: F401
 from datatype_client import c, connect  # noqa: F401
 
 HELD = 0.1       # a held command is not answered within this (seconds)
@@ -344,9 +344,11 @@ def test_held_client_killed(c, connect):
     vid = victim("CLIENT", "ID")
     assert c("CLIENT", "PAUSE", FOREVER, "WRITE") == "OK"
     assert is_held(victim, "SET", "gone", "1")
-    assert c("CLIENT", "KILL", "ID", vid) == 1
+    # Killed and unpaused in one go: the held command never runs.
+    c.send_raw(b"CLIENT KILL ID %d\r\nCLIENT UNPAUSE\r\n" % vid)
+    assert c.read(timeout=ANSWER) == 1
+    assert c.read(timeout=ANSWER) == "OK"
     wait_blocked(c, 0)
-    assert c("CLIENT", "UNPAUSE") == "OK"
     assert c("GET", "gone") is None
 
 

@@ -310,7 +310,8 @@ void processUnblockedClients(void) {
         client *c = listNodeValue(ln);
         listDelNode(server.unblocked_clients, ln);
         c->unblocked_node = NULL;
-        if (c->flags & CLIENT_BLOCKED) continue;
+        /* A client killed while held (CLIENT KILL, then UNPAUSE) never runs its command. */
+        if (c->flags & (CLIENT_BLOCKED | CLIENT_CLOSE_ASAP)) continue;
         if (c->flags & CLIENT_PENDING_COMMAND) {
             /* The command a pause held goes through every check again, as
              * if it had just arrived: the pause may have been renewed. */
