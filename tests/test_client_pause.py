@@ -287,7 +287,7 @@ def test_unpause_from_another_client(c, connect):
     (("800", "WRITE"), ("100", "WRITE"), ("SET", "k", "1"), 0.8),
     # ...a longer one extends it...
     (("100", "WRITE"), ("600", "WRITE"), ("SET", "k", "1"), 0.6),
-    # ...and the latest mode wins until the longer end: ALL for 800 ms.
+    # ...and ALL wins over WRITE until the longer end: ALL for 800 ms.
     (("800", "WRITE"), ("100", "ALL"), ("PING",), 0.8),
 ])
 def test_renewing_a_pause(c, connect, first, second, probe, held_for):
@@ -298,6 +298,21 @@ def test_renewing_a_pause(c, connect, first, second, probe, held_for):
     assert is_held(other, *probe)
     assert other.read(timeout=ANSWER) in ("OK", "PONG")
     assert time.time() - start >= held_for - 0.01
+
+
+def test_write_pause_does_not_lessen_an_all_pause(c, connect):
+    # Only a MONITOR connection can ask while everything is held: it is a
+    # replica to Redis, never paused (CLIENT PAUSE is not fed to it: admin).
+    mon, held, other = connect(), connect(), connect()
+    assert mon("MONITOR") == "OK"
+    assert c("CLIENT", "PAUSE", FOREVER, "ALL") == "OK"
+    assert is_held(held, "GET", "k")
+    assert mon("CLIENT", "PAUSE", "100", "WRITE") == "OK"
+    assert not held.pending(0.3)
+    assert is_held(other, "PING")
+    mon.send("CLIENT", "UNPAUSE")
+    assert held.read(timeout=ANSWER) is None
+    assert other.read(timeout=ANSWER) == "PONG"
 
 
 def test_pause_requested_during_all_pause_runs_after_it(c, connect):

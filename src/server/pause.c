@@ -7,7 +7,7 @@
 #include "features/multi.h"
 #include "features/scripting.h"
 
-static int pause_type; /* 0 (none), PAUSE_WRITE or PAUSE_ALL */
+static int pause_type; /* 0 (none), PAUSE_WRITE or PAUSE_ALL: the more a pause holds, the higher */
 static long long pause_end_ms;
 static long long pause_timer_id = -1;
 
@@ -24,14 +24,11 @@ static long long pauseTimerProc(aeEventLoop *el, long long id, void *data) {
 }
 
 void pauseClients(int type, long long end_ms) {
-    pause_type = type;
+    if (type > pause_type) pause_type = type;
     if (end_ms > pause_end_ms) pause_end_ms = end_ms;
     if (pause_timer_id == -1) pause_timer_id = aeCreateTimeEvent(server.el, 0, pauseTimerProc, NULL);
     long long now = mstime();
     aeRescheduleTimeEventUs(server.el, pause_timer_id, pause_end_ms > now ? (pause_end_ms - now) * 1000 : 0);
-    /* From ALL to WRITE some held commands may run now: they are tried again
-     * and those still covered are held again, keeping their order. */
-    if (type == PAUSE_WRITE) unblockPostponedClients();
 }
 
 void unpauseClients(void) {

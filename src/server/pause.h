@@ -10,8 +10,9 @@
 #define PAUSE_WRITE 1
 #define PAUSE_ALL 2
 
-/* Starts or renews a pause until end_ms (absolute). As in Redis 7.0 the
- * latest type wins while the end only ever moves later. */
+/* Starts or renews a pause until end_ms (absolute). As in Redis 7.0.15 a
+ * renewal never lessens it: ALL stays ALL until the end, and the end only
+ * ever moves later. */
 void pauseClients(int type, long long end_ms);
 void unpauseClients(void);
 /* A pause is in effect: nothing may remove keys on its own. */
