@@ -19,7 +19,7 @@ static long long pauseTimerProc(aeEventLoop *el, long long id, void *data) {
     unpauseClients();
     /* Redis ends a pause in its cron just before the expiry cycle: keys that
      * came due meanwhile are gone before the held commands run. */
-    if (server.active_expire_enabled) expireDueKeys(backgroundWorkLeftUs());
+    if (server.active_expire_enabled && !server.loading) expireDueKeys(backgroundWorkLeftUs());
     return AE_NOMORE;
 }
 
