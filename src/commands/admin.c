@@ -1,11 +1,13 @@
 /* admin: connection and server commands — PING ECHO QUIT TIME HELLO AUTH
- * RESET CLIENT DEBUG MEMORY SHUTDOWN. */
+ * RESET CLIENT DEBUG MEMORY SHUTDOWN WAIT. */
 #include "server/blocking.h"
 #include "server/client.h"
 #include "server/db.h"
 #include "server/config.h"
 #include "server/expire.h"
+#include "server/pause.h"
 #include "server/reply.h"
+#include "commands/cmdargs.h"
 #include "core/numparse.h"
 #include "core/zmalloc.h"
 #include "data/listpack.h"
@@ -66,6 +68,21 @@ void roleCommand(client *c) {
     addReplyBulkCString(c, "master");
     addReplyLongLong(c, 0);
     addReplyArrayLen(c, 0);
+}
+
+/* WAIT numreplicas timeout. There are no replicas: it answers 0, at once
+ * when no acknowledgement is asked for or the client may not block (MULTI),
+ * else when the timeout ends (0: never; CLIENT UNBLOCK or closing the
+ * connection end it). */
+void waitCommand(client *c) {
+    long long numreplicas, timeout;
+    if (getLongLongFromObjectOrReply(c, c->argv[1], &numreplicas, NULL) != C_OK) return;
+    if (getTimeoutFromObjectOrReply(c, c->argv[2], &timeout, UNIT_MILLISECONDS) != C_OK) return;
+    if (numreplicas <= 0 || (c->flags & CLIENT_DENY_BLOCKING)) {
+        addReplyLongLong(c, 0);
+        return;
+    }
+    blockForKeys(c, BLOCKED_WAIT, NULL, 0, timeout);
 }
 
 /* ------------------------------------------------------------ AUTH / HELLO */
@@ -298,6 +315,34 @@ void clientUnblockCommand(client *c) {
     }
     client *target = id > 0 ? lookupClientByID((uint64_t)id) : NULL;
     addReply(c, target && unblockClientByRequest(target, with_error) ? shared.cone : shared.czero);
+}
+
+/* CLIENT PAUSE <ms> [WRITE|ALL]. A deadline past the clock's range wraps
+ * into the past in Redis 7.0, so such a pause ends at once; here too. */
+void clientPauseCommand(client *c) {
+    if (c->argc > 4) {
+        addReplySubcommandSyntaxError(c);
+        return;
+    }
+    int type = PAUSE_ALL;
+    if (c->argc == 4) {
+        if (!strcasecmp(c->argv[3]->ptr, "write")) type = PAUSE_WRITE;
+        else if (strcasecmp(c->argv[3]->ptr, "all")) {
+            addReplyError(c, "CLIENT PAUSE mode must be WRITE or ALL");
+            return;
+        }
+    }
+    long long deadline, ms;
+    if (getTimeoutFromObjectOrReply(c, c->argv[2], &deadline, UNIT_MILLISECONDS) != C_OK) return;
+    getLongLongFromObject(c->argv[2], &ms); /* valid: checked just above */
+    long long now = commandTimeMs();
+    pauseClients(type, ms > LLONG_MAX - now ? LLONG_MIN : now + ms);
+    addReply(c, shared.ok);
+}
+
+void clientUnpauseCommand(client *c) {
+    unpauseClients();
+    addReply(c, shared.ok);
 }
 
 static int clientMatchesAddr(client *cl, const char *addr, int local) {

@@ -662,5 +662,10 @@ static void fcallGeneric(client *c, int ro) {
     scriptingRun(c, flua, fi->name, 2, fi->flags | SCRIPT_FLAG_SHEBANG, ro, 1);
 }
 
+int functionDeclaredFlags(robj *name) {
+    functionInfo *fi = dictFetchValue(current->functions, name->ptr);
+    return fi ? fi->flags | SCRIPT_FLAG_SHEBANG : 0;
+}
+
 void fcallCommand(client *c) { fcallGeneric(c, 0); }
 void fcallRoCommand(client *c) { fcallGeneric(c, 1); }

@@ -10,6 +10,7 @@
 #include "features/scripting.h"
 #include "server/client.h"
 #include "server/db.h"
+#include "server/blocking.h"
 #include "server/reply.h"
 #include "server/config.h"
 #include "server/server.h"
@@ -127,7 +128,7 @@ static sds clientsSection(sds info) {
                         "client_recent_max_input_buffer:%zu\r\nclient_recent_max_output_buffer:%zu\r\n"
                         "blocked_clients:%u\r\ntracking_clients:0\r\nclients_in_timeout_table:%u\r\n",
                         listLength(server.clients), server.maxclients, maxin, maxout, server.blocked_clients,
-                        server.blocked_clients);
+                        (unsigned)blockedClientsWithTimeout());
 }
 
 void memoryOverheadCollect(memoryOverhead *mh) {

@@ -1,6 +1,7 @@
 /* multi: transactions (see multi.h). Queued commands run back to back in
  * EXEC; WATCH marks clients dirty from the key-change hook. */
 #include "features/multi.h"
+#include "features/scripting.h"
 #include "server/client.h"
 #include "server/db.h"
 #include "server/reply.h"
@@ -32,6 +33,10 @@ void freeClientMultiState(client *c) {
 void queueMultiCommand(client *c) {
     /* Once aborted there is no point in keeping more commands. */
     if (c->flags & (CLIENT_DIRTY_CAS | CLIENT_DIRTY_EXEC)) return;
+    uint64_t flags = c->cmd->flags;
+    /* A script or function declaring no-writes never writes: EXEC of it is
+     * not held by CLIENT PAUSE WRITE, as in Redis 7.0. */
+    if ((flags & CMD_MAY_REPLICATE) && scriptCallDeclaresNoWrites(c)) flags &= ~(CMD_WRITE | CMD_MAY_REPLICATE);
     c->mstate.commands = zrealloc(c->mstate.commands, sizeof(multiCmd) * (c->mstate.count + 1));
     multiCmd *mc = &c->mstate.commands[c->mstate.count++];
     mc->cmd = c->cmd;
@@ -41,7 +46,7 @@ void queueMultiCommand(client *c) {
     c->argv = NULL;
     c->argc = 0;
     c->argv_len = 0;
-    c->mstate.cmd_flags |= (int)(mc->cmd->flags & 0x7fffffff);
+    c->mstate.cmd_flags |= (int)(flags & 0x7fffffff);
 }
 
 void discardTransaction(client *c) {

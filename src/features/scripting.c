@@ -1082,6 +1082,25 @@ void evalRoCommand(client *c) { evalGenericCommand(c, 0, 1); }
 void evalshaCommand(client *c) { evalGenericCommand(c, 1, 0); }
 void evalshaRoCommand(client *c) { evalGenericCommand(c, 1, 1); }
 
+void fcallCommand(client *c); /* features/functions.c */
+
+int scriptCallDeclaresNoWrites(client *c) {
+    int flags = 0;
+    if (c->cmd->proc == evalCommand) {
+        sds err = NULL;
+        if (parseShebang(c->argv[1]->ptr, sdslen(c->argv[1]->ptr), &flags, &err) != C_OK) flags = 0;
+        sdsfree(err);
+    } else if (c->cmd->proc == evalshaCommand && sdslen(c->argv[1]->ptr) == 40) {
+        char sha[41];
+        for (int i = 0; i < 40; i++) sha[i] = tolower(((unsigned char *)c->argv[1]->ptr)[i]);
+        sha[40] = '\0';
+        flags = scriptFlagsOf(sha);
+    } else if (c->cmd->proc == fcallCommand) {
+        flags = functionDeclaredFlags(c->argv[1]);
+    }
+    return (flags & SCRIPT_FLAG_SHEBANG) && (flags & SCRIPT_FLAG_NO_WRITES);
+}
+
 int scriptIsTimedout(void) { return run.running && run.timedout; }
 int scriptIsRunning(void) { return run.running; }
 robj *scriptBusyError(void) { return run.is_function ? shared.slowscripterr : shared.slowevalerr; }

@@ -16,6 +16,7 @@ typedef struct readyKey {
 } readyKey;
 
 static list *blocked_with_timeout; /* clients blocked with a timeout, for the timer scan */
+static list *postponed; /* clients whose command waits for a CLIENT PAUSE to end, oldest first */
 static long long timeout_timer_id = -1;
 static client *reprocessing;
 static robj *reprocessing_key; /* the ready key `reprocessing` is re-run for */
@@ -53,6 +54,7 @@ void blockingInit(void) {
     blocked_with_timeout = listCreate();
     server.ready_keys = listCreate();
     server.unblocked_clients = listCreate();
+    postponed = listCreate();
     timeout_timer_id = aeCreateTimeEvent(server.el, 100, timeoutTimerProc, NULL);
 }
 
@@ -93,6 +95,13 @@ int getTimeoutFromObjectOrReply(client *c, robj *object, long long *timeout, int
     return C_OK;
 }
 
+/* Paused and key-blocked clients count alike in INFO (blocked_clients) and show flag b. */
+static void markBlocked(client *c, int btype) {
+    c->flags |= CLIENT_BLOCKED;
+    server.blocked_clients++;
+    server.blocked_clients_by_type[btype]++;
+}
+
 void blockForKeys(client *c, int btype, robj **keys, int numkeys, long long timeout) {
     if (reprocessing == c) timeout = c->bpop.timeout; /* keep the original deadline */
     c->bpop.timeout = timeout;
@@ -109,9 +118,7 @@ void blockForKeys(client *c, int btype, robj **keys, int numkeys, long long time
         }
         listAddNodeTail(clients, c);
     }
-    c->flags |= CLIENT_BLOCKED;
-    server.blocked_clients++;
-    server.blocked_clients_by_type[btype]++;
+    markBlocked(c, btype);
     if (timeout) {
         listAddNodeTail(blocked_with_timeout, c);
         long long now = mstime();
@@ -147,6 +154,10 @@ static void detachBlocked(client *c) {
         listNode *ln = listSearchKey(blocked_with_timeout, c);
         if (ln) listDelNode(blocked_with_timeout, ln);
     }
+    if (c->bpop.btype == BLOCKED_POSTPONE) {
+        listDelNode(postponed, c->bpop.privdata);
+        c->bpop.privdata = NULL;
+    }
     c->flags &= ~CLIENT_BLOCKED;
     server.blocked_clients--;
     server.blocked_clients_by_type[c->bpop.btype]--;
@@ -168,7 +179,9 @@ void unblockClient(client *c, int reply_timeout) {
         c->bpop.keys = NULL;
     }
     if (reply_timeout) {
-        addReplyNullArray(c);
+        /* WAIT answers how many replicas acknowledged: there are none. */
+        if (c->bpop.btype == BLOCKED_WAIT) addReplyLongLong(c, 0);
+        else addReplyNullArray(c);
         /* The blocked command ends here. */
         if (c->cmd) c->cmd->calls++; /* counted like Redis: a timed-out call is a call */
         resetClient(c);
@@ -178,7 +191,9 @@ void unblockClient(client *c, int reply_timeout) {
 }
 
 int unblockClientByRequest(client *c, int with_error) {
-    if (!(c->flags & CLIENT_BLOCKED) || c->bpop.btype == BLOCKED_NONE) return 0;
+    /* A paused client is not waiting for anything CLIENT UNBLOCK could end
+     * (Redis 7.0.15 crashes here; later versions answer 0 too). */
+    if (!(c->flags & CLIENT_BLOCKED) || c->bpop.btype == BLOCKED_NONE || c->bpop.btype == BLOCKED_POSTPONE) return 0;
     if (with_error) {
         detachBlocked(c);
         if (c->bpop.keys) {
@@ -274,12 +289,35 @@ void handleClientsBlockedOnKeys(void) {
     }
 }
 
+void blockPostponeClient(client *c) {
+    c->bpop.timeout = 0;
+    c->bpop.btype = BLOCKED_POSTPONE;
+    listAddNodeTail(postponed, c);
+    c->bpop.privdata = listLast(postponed);
+    c->flags |= CLIENT_PENDING_COMMAND;
+    markBlocked(c, BLOCKED_POSTPONE);
+}
+
+void unblockPostponedClients(void) {
+    while (listLength(postponed)) unblockClient(listNodeValue(listFirst(postponed)), 0);
+}
+
+unsigned long blockedClientsWithTimeout(void) { return listLength(blocked_with_timeout); }
+
 void processUnblockedClients(void) {
     while (listLength(server.unblocked_clients)) {
         listNode *ln = listFirst(server.unblocked_clients);
         client *c = listNodeValue(ln);
         listDelNode(server.unblocked_clients, ln);
         c->unblocked_node = NULL;
+        /* A client killed while held (CLIENT KILL, then UNPAUSE) never runs its command. */
+        if (c->flags & (CLIENT_BLOCKED | CLIENT_CLOSE_ASAP)) continue;
+        if (c->flags & CLIENT_PENDING_COMMAND) {
+            /* The command a pause held goes through every check again, as
+             * if it had just arrived: the pause may have been renewed. */
+            c->flags &= ~CLIENT_PENDING_COMMAND;
+            if (processCommand(c) == C_OK && !(c->flags & CLIENT_BLOCKED)) resetClient(c);
+        }
         if (!(c->flags & CLIENT_BLOCKED) && c->querybuf && sdslen(c->querybuf) > c->qb_pos) processInputBuffer(c);
     }
 }

@@ -11,8 +11,16 @@
 #define UNIT_MILLISECONDS 1
 
 void blockingInit(void);
-/* Block c on keys until one is ready or the absolute ms timeout (0 = never). */
+/* Block c on keys until one is ready or the absolute ms timeout (0 = never).
+ * With no keys (WAIT) only the timeout, CLIENT UNBLOCK or a disconnection end it. */
 void blockForKeys(client *c, int btype, robj **keys, int numkeys, long long timeout);
+/* CLIENT PAUSE: c's command (still in its argv) waits, unanswered, until
+ * unblockPostponedClients; then it is processed again, clients in the order
+ * they were held. */
+void blockPostponeClient(client *c);
+void unblockPostponedClients(void);
+/* Blocked clients with a deadline (INFO clients_in_timeout_table). */
+unsigned long blockedClientsWithTimeout(void);
 /* Remove c from the blocking structures; with reply_timeout, answer as a timeout. */
 void unblockClient(client *c, int reply_timeout);
 /* CLIENT UNBLOCK: 1 if c was blocked on keys and is now unblocked. */

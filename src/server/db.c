@@ -5,6 +5,7 @@
 #include "server/blocking.h"
 #include "server/expire.h"
 #include "server/keyhook.h"
+#include "server/pause.h"
 #include "server/reply.h"
 #include "core/zmalloc.h"
 #include "features/multi.h"
@@ -100,6 +101,7 @@ int keyIsExpired(redisDb *db, robj *key) {
 int expireIfNeeded(redisDb *db, robj *key) {
     if (!keyIsExpired(db, key)) return 0;
     if (server.masterhost_set) return 1; /* a replica waits for the master's DEL */
+    if (clientsArePaused()) return 1;     /* reported missing, removed once the pause ends */
     deleteExpiredKey(db, key);
     return 1;
 }

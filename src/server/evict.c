@@ -12,6 +12,7 @@
 #include "server/evict.h"
 #include "server/db.h"
 #include "server/expire.h"
+#include "server/pause.h"
 #include "core/clock.h"
 #include "core/zmalloc.h"
 
@@ -184,6 +185,8 @@ static void startEvictionTimer(void) {
 int performEvictions(void) {
     /* Nothing is evicted while loading; a replica mirrors its master instead. */
     if (!server.maxmemory || server.loading || server.masterhost_set) return EVICT_OK;
+    /* CLIENT PAUSE keeps the dataset still; writes wait for its end anyway. */
+    if (clientsArePaused()) return EVICT_OK;
     size_t used = zmalloc_used_memory();
     if (used <= server.maxmemory) return EVICT_OK;
     if (server.maxmemory_policy == MAXMEMORY_NO_EVICTION) return EVICT_FAIL;

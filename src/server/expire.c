@@ -5,6 +5,7 @@
 #include "server/expire.h"
 #include "server/db.h"
 #include "server/keyhook.h"
+#include "server/pause.h"
 #include "server/reply.h"
 #include "core/clock.h"
 #include "core/zmalloc.h"
@@ -91,6 +92,11 @@ static long long msUntilDue(long long when) {
 
 static long long expireTimerProc(aeEventLoop *el, long long id, void *clientData) {
     (void)el, (void)id, (void)clientData;
+    if (clientsArePaused()) {
+        /* CLIENT PAUSE keeps the dataset still; unpausing re-arms the timer. */
+        scheduled_when = -1;
+        return 1000 / (server.hz ? server.hz : 10);
+    }
     if (server.active_expire_enabled && !server.loading) {
         long long budget = backgroundWorkLeftUs();
         /* While the push's backlog drains, half the turn is left to it: a

@@ -7,6 +7,7 @@
 #include "server/db.h"
 #include "server/evict.h"
 #include "server/expire.h"
+#include "server/pause.h"
 #include "server/reply.h"
 #include "core/anet.h"
 #include "core/clock.h"
@@ -182,10 +183,11 @@ static void rejectCommandObject(client *c, robj *err) {
 
 /* Commands that may cause replication without being writes (PUBLISH, EVAL,
  * ...). Redis 7.0 hides this flag from COMMAND output, so the table generated
- * from that output lacks it: it is restored here. */
+ * from that output lacks it: it is restored here. SCRIPT LOAD and SCRIPT
+ * FLUSH are not among them in 7.0.15: a MONITOR connection may run them and
+ * CLIENT PAUSE WRITE does not hold them. */
 static void markMayReplicateCommands(void) {
-    static const char *names[] = {"publish", "spublish", "eval", "evalsha", "fcall", "pfcount", "script|flush",
-                                  "script|load", NULL};
+    static const char *names[] = {"publish", "spublish", "eval", "evalsha", "fcall", "pfcount", NULL};
     for (int i = 0; names[i]; i++) {
         struct redisCommand *cmd = lookupCommandByCString(names[i]);
         if (cmd) cmd->flags |= CMD_MAY_REPLICATE;
@@ -266,6 +268,12 @@ int processCommand(client *c) {
     int reads = (flags & CMD_READONLY) || (c->cmd->proc == execCommand && (c->mstate.cmd_flags & CMD_READONLY));
     if ((c->flags & CLIENT_MONITOR) && (reads || (flags & (CMD_WRITE | CMD_MAY_REPLICATE)))) {
         rejectCommand(c, "Replica can't interact with the keyspace");
+        return C_OK;
+    }
+    /* After every refusal, before queueing: in a transaction a write waits
+     * for the end of a CLIENT PAUSE WRITE to be QUEUED, as in Redis 7.0. */
+    if (pauseHoldsCommand(c)) {
+        blockPostponeClient(c);
         return C_OK;
     }
     if ((c->flags & CLIENT_MULTI) && !isTransactionControl(c->cmd)) {

@@ -103,6 +103,7 @@ typedef struct redisCommand {
 #define CLIENT_CLOSE_AFTER_COMMAND (1 << 18)
 #define CLIENT_DENY_BLOCKING (1 << 19) /* inside MULTI or a script: never block */
 #define CLIENT_IN_DICT_TOUCH (1 << 20)
+#define CLIENT_PENDING_COMMAND (1 << 21) /* its argv holds a command a pause postponed: run it first */
 
 #define PROTO_REQ_INLINE 1
 #define PROTO_REQ_MULTIBULK 2
@@ -132,6 +133,8 @@ typedef struct redisDb {
 #define BLOCKED_LIST 1
 #define BLOCKED_ZSET 2
 #define BLOCKED_SLEEP 3
+#define BLOCKED_WAIT 4     /* WAIT: replica acknowledgements */
+#define BLOCKED_POSTPONE 5 /* CLIENT PAUSE holds its command */
 
 typedef struct blockingState {
     long long timeout;   /* absolute ms; 0 = forever */

@@ -1,0 +1,23 @@
+/* pause: CLIENT PAUSE. While a pause lasts, processCommand postpones the
+ * commands it covers (every command, or those that may write) and expiry and
+ * eviction leave the dataset as it is; when it ends, the held clients run
+ * again in the order they were held. */
+#ifndef SERVER_PAUSE_H
+#define SERVER_PAUSE_H
+
+#include "server/server.h"
+
+#define PAUSE_WRITE 1
+#define PAUSE_ALL 2
+
+/* Starts or renews a pause until end_ms (absolute). As in Redis 7.0.15 a
+ * renewal never lessens it: ALL stays ALL until the end, and the end only
+ * ever moves later. */
+void pauseClients(int type, long long end_ms);
+void unpauseClients(void);
+/* A pause is in effect: nothing may remove keys on its own. */
+int clientsArePaused(void);
+/* c's command (already looked up) must wait for the pause to end. */
+int pauseHoldsCommand(client *c);
+
+#endif
