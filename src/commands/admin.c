@@ -415,6 +415,26 @@ void clientKillCommand(client *c) {
     }
 }
 
+/* Client-side caching (CLIENT TRACKING) is not implemented, so no client is
+ * ever in tracking mode, and these answer as Redis does for such a client. */
+void clientTrackinginfoCommand(client *c) {
+    addReplyMapLen(c, 3);
+    addReplyBulkCString(c, "flags");
+    addReplySetLen(c, 1);
+    addReplyBulkCString(c, "off");
+    addReplyBulkCString(c, "redirect");
+    addReplyLongLong(c, -1);
+    addReplyBulkCString(c, "prefixes");
+    addReplyArrayLen(c, 0);
+}
+
+void clientGetredirCommand(client *c) { addReplyLongLong(c, -1); }
+
+void clientCachingCommand(client *c) {
+    addReplyError(c, "CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or OPTOUT "
+                     "mode enabled");
+}
+
 void clientHelpCommand(client *c) {
     const char *help[] = {
         "CACHING (YES|NO)",
@@ -750,12 +770,57 @@ void shutdownCommand(client *c) {
 
 /* ------------------------------------------------------------------- DEBUG */
 
-static int debugAllowed(client *c) {
-    if (server.enable_debug_command == 1) return 1;
-    if (server.enable_debug_command == 2 &&
+/* enable-debug-command / enable-module-command: no, yes, or local connections only. */
+static int enabledFor(client *c, int setting) {
+    if (setting == 1) return 1;
+    if (setting == 2 &&
         ((c->flags & CLIENT_UNIX_SOCKET) || !strncmp(c->addr, "127.0.0.1:", 10) || !strncmp(c->addr, "::1:", 4)))
         return 1;
     return 0;
+}
+
+static int debugAllowed(client *c) { return enabledFor(c, server.enable_debug_command); }
+
+/* ------------------------------------------------------------------ MODULE */
+
+/* This server loads no modules: the list is empty, and loading fails the
+ * way a module that does not load fails in Redis (after the same
+ * enable-module-command check). */
+void moduleListCommand(client *c) { addReplyArrayLen(c, 0); }
+
+static int moduleCommandAllowed(client *c) {
+    if (enabledFor(c, server.enable_module_command)) return 1;
+    addReplyError(c, "MODULE command not allowed. If the enable-module-command option is set to \"local\", you can "
+                     "run it from a local connection, otherwise you need to set this option in the configuration "
+                     "file, and then restart the server.");
+    return 0;
+}
+
+void moduleLoadCommand(client *c) {
+    if (!moduleCommandAllowed(c)) return;
+    serverLog(LL_WARNING, "Module %s failed to load: this server does not support modules", (char *)c->argv[2]->ptr);
+    addReplyError(c, "Error loading the extension. Please check the server logs.");
+}
+
+void moduleLoadexCommand(client *c) { moduleLoadCommand(c); }
+
+void moduleUnloadCommand(client *c) {
+    if (!moduleCommandAllowed(c)) return;
+    addReplyError(c, "Error unloading module: no such module with that name");
+}
+
+void moduleHelpCommand(client *c) {
+    const char *help[] = {
+        "LIST",
+        "    Return a list of loaded modules.",
+        "LOAD <path> [<arg> ...]",
+        "    Load a module library from <path>, passing to it any optional arguments.",
+        "LOADEX <path> [[CONFIG NAME VALUE] [CONFIG NAME VALUE]] [ARGS ...]",
+        "    Load a module library from <path>, while passing it module configurations and optional arguments.",
+        "UNLOAD <name>",
+        "    Unload a module.",
+        NULL};
+    addReplyHelp(c, help);
 }
 
 void debugCommand(client *c) {

@@ -439,7 +439,7 @@ static configDef configs[] = {
     B("dynamic-hz", NULL, 0, &server.dynamic_hz, "yes"),
     EN("enable-debug-command", NULL, F_IMMUTABLE, &server.enable_debug_command, "no", enableEnum),
     EN("enable-protected-configs", NULL, F_IMMUTABLE | F_NOEFFECT, &cfg_ints[25], "no", enableEnum),
-    EN("enable-module-command", NULL, F_IMMUTABLE | F_NOEFFECT, &cfg_ints[26], "no", enableEnum),
+    EN("enable-module-command", NULL, F_IMMUTABLE, &server.enable_module_command, "no", enableEnum),
     STR("requirepass", NULL, F_SENSITIVE, &server.requirepass, NULL),
     STR("masterauth", NULL, F_SENSITIVE | F_NOEFFECT, &server.masterauth, NULL),
     SP("notify-keyspace-events", NULL, 0, "", setNotify, getNotify),
