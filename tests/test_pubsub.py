@@ -450,3 +450,69 @@ def test_slow_subscriber_is_disconnected_others_keep_receiving(connect):
     assert bytes(received) == frame * 1500
     # The slow one is closed once it drains what the kernel already holds.
     slow.wait_closed(timeout=10)
+
+
+# --- sharded pub/sub (SSUBSCRIBE / SUNSUBSCRIBE / SPUBLISH) --------------------
+# Without cluster every shard channel lives on this server: a namespace of its
+# own, with its own subscription count and "smessage" messages.
+
+def test_shard_subscribe_counts_only_shard_channels(connect):
+    sub = connect()
+    assert sub.call_frame("subscribe", "x") == confirmation("subscribe", "x", 1)
+    sub.send("ssubscribe", "ch", "ch2", "ch")
+    assert [sub.read_frame() for _ in range(3)] == [
+        confirmation("ssubscribe", "ch", 1), confirmation("ssubscribe", "ch2", 2),
+        confirmation("ssubscribe", "ch", 2)]
+    pub = connect()
+    assert pub.call("spublish", "ch", "hello") == 1
+    assert pub.call("publish", "ch", "hi") == 0  # plain channels are another namespace
+    assert sub.read_frame() == b"*3\r\n" + bulk("smessage") + bulk("ch") + bulk("hello")
+    assert sub.nothing_pending()
+    assert sorted(pub.call("pubsub", "shardchannels")) == [b"ch", b"ch2"]
+    assert pub.call("pubsub", "shardchannels", "ch?") == [b"ch2"]
+    assert pub.call("pubsub", "shardnumsub", "ch", "nosuch") == [b"ch", 1, b"nosuch", 0]
+    assert pub.call("pubsub", "channels") == [b"x"]
+    clients = pub.call("client", "list").decode()
+    assert " sub=1 psub=0 ssub=2 " in clients
+    assert "pubsubshard_channels:2" in pub.call("info", "stats").decode()
+
+
+def test_shard_unsubscribe_and_subscribed_mode(connect):
+    sub = connect()
+    sub.send("subscribe", "x")
+    sub.send("ssubscribe", "ch", "ch2")
+    assert [sub.read_frame() for _ in range(3)][-1] == confirmation("ssubscribe", "ch2", 2)
+    sub.send("sunsubscribe", "ch")
+    assert sub.read_frame() == confirmation("sunsubscribe", "ch", 1)
+    sub.send("sunsubscribe")
+    assert sub.read_frame() == confirmation("sunsubscribe", "ch2", 0)
+    sub.send("sunsubscribe")
+    assert sub.read_frame() == b"*3\r\n" + bulk("sunsubscribe") + b"$-1\r\n:0\r\n"
+    assert sub.call_frame("ping") == b"*2\r\n$4\r\npong\r\n$0\r\n\r\n"  # still subscribed to x
+    assert sub.call_frame("unsubscribe") == confirmation("unsubscribe", "x", 0)
+    assert sub.call("ping") == Status("PONG")
+
+
+def test_shard_only_subscriber_is_in_subscribed_mode(connect):
+    sub = connect()
+    assert sub.call_frame("ssubscribe", "s") == confirmation("ssubscribe", "s", 1)
+    assert sub.call("get", "k") == Error(SUBSCRIBED_ONLY % "get")
+    assert sub.call_frame("sunsubscribe", "nosuch") == confirmation("sunsubscribe", "nosuch", 1)
+    assert sub.call("reset") == Status("RESET")
+    assert connect().call("pubsub", "shardnumsub", "s") == [b"s", 0]
+
+
+def test_shard_commands_resp3_multi_and_scripts(connect):
+    c = connect()
+    c.call("hello", "3")
+    assert c.call_frame("ssubscribe", "z") == b">3\r\n" + bulk("ssubscribe") + bulk("z") + b":1\r\n"
+    c.send("spublish", "z", "m")
+    assert c.read_frame() == b">3\r\n" + bulk("smessage") + bulk("z") + bulk("m")
+    assert c.read() == 1
+    d = connect()
+    assert d.call("sunsubscribe") == [b"sunsubscribe", None, 0]
+    assert d.call("multi") == Status("OK")
+    assert d.call("ssubscribe", "q") == Status("QUEUED")
+    assert d.call("exec") == [Error("ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client")]
+    assert d.call("eval", "return redis.call('spublish', 'z', 'from lua')", "0") == 1
+    assert c.read_frame() == b">3\r\n" + bulk("smessage") + bulk("z") + bulk("from lua")

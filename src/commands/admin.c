@@ -206,6 +206,7 @@ void resetCommand(client *c) {
         c->flags &= ~CLIENT_MONITOR;
     }
     pubsubUnsubscribeAllChannels(c, 0);
+    pubsubUnsubscribeAllShardChannels(c, 0);
     pubsubUnsubscribeAllPatterns(c, 0);
     c->flags &= ~(CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP | CLIENT_REPLY_SKIP_NEXT | CLIENT_NO_EVICT);
     selectDb(c, 0);

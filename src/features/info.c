@@ -230,7 +230,7 @@ static sds statsSection(sds info) {
         "expired_time_cap_reached_count:0\r\nexpire_cycle_cpu_milliseconds:%lld\r\nevicted_keys:%lld\r\n"
         "evicted_clients:0\r\ntotal_eviction_exceeded_time:0\r\ncurrent_eviction_exceeded_time:0\r\n"
         "keyspace_hits:%lld\r\nkeyspace_misses:%lld\r\npubsub_channels:%lu\r\npubsub_patterns:%lu\r\n"
-        "pubsubshard_channels:0\r\nlatest_fork_usec:%lld\r\ntotal_forks:%lld\r\nmigrate_cached_sockets:0\r\n"
+        "pubsubshard_channels:%lu\r\nlatest_fork_usec:%lld\r\ntotal_forks:%lld\r\nmigrate_cached_sockets:0\r\n"
         "slave_expires_tracked_keys:0\r\nactive_defrag_hits:0\r\nactive_defrag_misses:0\r\n"
         "active_defrag_key_hits:0\r\nactive_defrag_key_misses:0\r\ntotal_active_defrag_time:0\r\n"
         "current_active_defrag_time:0\r\ntracking_total_keys:0\r\ntracking_total_items:0\r\n"
@@ -242,7 +242,7 @@ static sds statsSection(sds info) {
         server.stat_net_input_bytes, server.stat_net_output_bytes, (double)metricRate(METRIC_NET_INPUT) / 1024,
         (double)metricRate(METRIC_NET_OUTPUT) / 1024, server.stat_rejected_conn, server.stat_expiredkeys,
         server.stat_expire_cycle_time_used / 1000, server.stat_evictedkeys, server.stat_keyspace_hits,
-        server.stat_keyspace_misses, pubsubChannelCount(), pubsubPatternCount(), bgchildLatestForkUsec(),
+        server.stat_keyspace_misses, pubsubChannelCount(), pubsubPatternCount(), pubsubShardChannelCount(), bgchildLatestForkUsec(),
         bgchildTotalForks(), server.stat_unexpected_error_replies,
         server.stat_total_error_replies, server.stat_total_reads_processed, server.stat_total_writes_processed);
 }

@@ -1,6 +1,9 @@
-/* pubsub: SUBSCRIBE/PSUBSCRIBE/PUBLISH and PUBSUB introspection.
- * Channels map to the list of subscribed clients; patterns map to theirs and
- * are matched with the project's one glob matcher on every PUBLISH. */
+/* pubsub: SUBSCRIBE/PSUBSCRIBE/PUBLISH, the sharded SSUBSCRIBE/SPUBLISH, and
+ * PUBSUB introspection. Channels map to the list of subscribed clients;
+ * patterns map to theirs and are matched with the project's one glob matcher
+ * on every PUBLISH. Shard channels are a second, separate channel namespace
+ * (without cluster, every shard channel lives here), with their own
+ * subscription count and "smessage" messages. */
 #include "features/pubsub.h"
 #include "server/reply.h"
 #include "server/client.h"
@@ -10,8 +13,19 @@
 
 #include <string.h>
 
-static dict *channels; /* channel robj → list of clients */
-static dict *patterns; /* pattern robj → list of clients */
+static dict *channels;       /* channel robj → list of clients */
+static dict *shard_channels; /* shard channel robj → list of clients */
+static dict *patterns;       /* pattern robj → list of clients */
+
+/* What differs between plain and shard channels. */
+typedef struct channelKind {
+    dict **server;                  /* channel → clients */
+    dict *(*of)(client *c);         /* the client's own set, may be NULL */
+    dict **(*slot)(client *c);      /* where that set lives in the client */
+    robj **subscribed, **unsubscribed; /* reply kinds */
+    const char *message;            /* message kind, as a RESP bulk */
+    int (*count)(client *c);        /* the count subscription replies show */
+} channelKind;
 
 static void listFree(dict *d, void *l) {
     (void)d;
@@ -21,6 +35,7 @@ static dictType channelsDictType = {dictObjectHash, NULL, dictObjectKeyCompare, 
 
 void pubsubInit(void) {
     channels = dictCreate(&channelsDictType);
+    shard_channels = dictCreate(&channelsDictType);
     patterns = dictCreate(&channelsDictType);
 }
 
@@ -28,11 +43,27 @@ int clientSubscriptionsCount(client *c) {
     return (c->pubsub_channels ? (int)dictSize(c->pubsub_channels) : 0) + (int)listLength(c->pubsub_patterns);
 }
 
+static int clientShardSubscriptionsCount(client *c) {
+    return c->pubsubshard_channels ? (int)dictSize(c->pubsubshard_channels) : 0;
+}
+
 unsigned long pubsubChannelCount(void) { return dictSize(channels); }
 unsigned long pubsubPatternCount(void) { return dictSize(patterns); }
+unsigned long pubsubShardChannelCount(void) { return dictSize(shard_channels); }
 
+static dict **plainSlot(client *c) { return &c->pubsub_channels; }
+static dict **shardSlot(client *c) { return &c->pubsubshard_channels; }
+static dict *plainOf(client *c) { return c->pubsub_channels; }
+static dict *shardOf(client *c) { return c->pubsubshard_channels; }
+
+static const channelKind plainKind = {&channels, plainOf, plainSlot, &shared.subscribebulk,
+                                      &shared.unsubscribebulk, "$7\r\nmessage\r\n", clientSubscriptionsCount};
+static const channelKind shardKind = {&shard_channels, shardOf, shardSlot, &shared.ssubscribebulk,
+                                      &shared.sunsubscribebulk, "$8\r\nsmessage\r\n", clientShardSubscriptionsCount};
+
+/* In the subscribed state (RESP2 restrictions, PING's reply) while any kind of subscription is held. */
 static void updatePubsubFlag(client *c) {
-    if (clientSubscriptionsCount(c)) c->flags |= CLIENT_PUBSUB;
+    if (clientSubscriptionsCount(c) || clientShardSubscriptionsCount(c)) c->flags |= CLIENT_PUBSUB;
     else c->flags &= ~CLIENT_PUBSUB;
 }
 
@@ -45,22 +76,23 @@ static void replySubscription(client *c, robj *kind, robj *name, int count) {
     addReplyLongLong(c, count);
 }
 
-static int subscribeChannel(client *c, robj *channel) {
-    if (!c->pubsub_channels) c->pubsub_channels = dictCreate(&objectKeyDictType);
+static int subscribeChannel(client *c, robj *channel, const channelKind *k) {
+    dict **mine = k->slot(c);
+    if (!*mine) *mine = dictCreate(&objectKeyDictType);
     int added = 0;
-    if (dictAdd(c->pubsub_channels, channel, NULL) == DICT_OK) {
+    if (dictAdd(*mine, channel, NULL) == DICT_OK) {
         incrRefCount(channel);
-        list *clients = dictFetchValue(channels, channel);
+        list *clients = dictFetchValue(*k->server, channel);
         if (!clients) {
             clients = listCreate();
-            dictAdd(channels, channel, clients);
+            dictAdd(*k->server, channel, clients);
             incrRefCount(channel);
         }
         listAddNodeTail(clients, c);
         added = 1;
     }
     updatePubsubFlag(c);
-    replySubscription(c, shared.subscribebulk, channel, clientSubscriptionsCount(c));
+    replySubscription(c, *k->subscribed, channel, k->count(c));
     return added;
 }
 
@@ -73,16 +105,17 @@ static void removeFromServerMap(dict *map, robj *name, client *c) {
     if (listLength(clients) == 0) dictDelete(map, name);
 }
 
-static int unsubscribeChannel(client *c, robj *channel, int notify) {
+static int unsubscribeChannel(client *c, robj *channel, int notify, const channelKind *k) {
     int removed = 0;
     incrRefCount(channel); /* it may be the very key we remove */
-    if (c->pubsub_channels && dictFind(c->pubsub_channels, channel)) {
-        removeFromServerMap(channels, channel, c);
-        dictDelete(c->pubsub_channels, channel);
+    dict *mine = k->of(c);
+    if (mine && dictFind(mine, channel)) {
+        removeFromServerMap(*k->server, channel, c);
+        dictDelete(mine, channel);
         removed = 1;
     }
     updatePubsubFlag(c);
-    if (notify) replySubscription(c, shared.unsubscribebulk, channel, clientSubscriptionsCount(c));
+    if (notify) replySubscription(c, *k->unsubscribed, channel, k->count(c));
     decrRefCount(channel);
     return removed;
 }
@@ -133,17 +166,21 @@ static int unsubscribePattern(client *c, robj *pattern, int notify) {
     return removed;
 }
 
-int pubsubUnsubscribeAllChannels(client *c, int notify) {
+static int unsubscribeAllOfKind(client *c, int notify, const channelKind *k) {
     int count = 0;
-    if (c->pubsub_channels && dictSize(c->pubsub_channels)) {
-        dictIterator *di = dictGetSafeIterator(c->pubsub_channels);
+    dict *mine = k->of(c);
+    if (mine && dictSize(mine)) {
+        dictIterator *di = dictGetSafeIterator(mine);
         dictEntry *de;
-        while ((de = dictNext(di))) count += unsubscribeChannel(c, dictGetKey(de), notify);
+        while ((de = dictNext(di))) count += unsubscribeChannel(c, dictGetKey(de), notify, k);
         dictReleaseIterator(di);
     }
-    if (notify && count == 0) replySubscription(c, shared.unsubscribebulk, NULL, clientSubscriptionsCount(c));
+    if (notify && count == 0) replySubscription(c, *k->unsubscribed, NULL, k->count(c));
     return count;
 }
+
+int pubsubUnsubscribeAllChannels(client *c, int notify) { return unsubscribeAllOfKind(c, notify, &plainKind); }
+int pubsubUnsubscribeAllShardChannels(client *c, int notify) { return unsubscribeAllOfKind(c, notify, &shardKind); }
 
 int pubsubUnsubscribeAllPatterns(client *c, int notify) {
     int count = 0;
@@ -167,11 +204,11 @@ static sds catBulk(sds s, robj *o) {
 
 /* Each message is encoded once and copied to every receiver: only the
  * aggregate header differs between RESP2 (*) and RESP3 pushes (>). */
-int pubsubPublishMessage(robj *channel, robj *message) {
+static int publishToChannel(robj *channel, robj *message, const channelKind *k) {
     int receivers = 0;
-    list *clients = dictFetchValue(channels, channel);
+    list *clients = dictFetchValue(*k->server, channel);
     if (clients) {
-        sds body = sdscatlen(sdsempty(), "$7\r\nmessage\r\n", 13);
+        sds body = sdscat(sdsempty(), k->message);
         body = catBulk(catBulk(body, channel), message);
         listIter li;
         listNode *ln;
@@ -184,6 +221,11 @@ int pubsubPublishMessage(robj *channel, robj *message) {
         }
         sdsfree(body);
     }
+    return receivers;
+}
+
+int pubsubPublishMessage(robj *channel, robj *message) {
+    int receivers = publishToChannel(channel, message, &plainKind);
     if (dictSize(patterns)) {
         robj *chan = getDecodedObject(channel);
         sds tail = catBulk(catBulk(sdsempty(), chan), message);
@@ -224,14 +266,31 @@ static int denySubscribeInContext(client *c) {
 
 void subscribeCommand(client *c) {
     if (denySubscribeInContext(c)) return;
-    for (int j = 1; j < c->argc; j++) subscribeChannel(c, c->argv[j]);
+    for (int j = 1; j < c->argc; j++) subscribeChannel(c, c->argv[j], &plainKind);
 }
 
 void unsubscribeCommand(client *c) {
     if (c->argc == 1) pubsubUnsubscribeAllChannels(c, 1);
     else
-        for (int j = 1; j < c->argc; j++) unsubscribeChannel(c, c->argv[j], 1);
+        for (int j = 1; j < c->argc; j++) unsubscribeChannel(c, c->argv[j], 1, &plainKind);
 }
+
+/* Unlike SUBSCRIBE, refused inside MULTI too (as 7.0 does). */
+void ssubscribeCommand(client *c) {
+    if (c->flags & (CLIENT_DENY_BLOCKING | CLIENT_MULTI)) {
+        addReplyErrorFormat(c, "%s isn't allowed for a DENY BLOCKING client", "SSUBSCRIBE");
+        return;
+    }
+    for (int j = 1; j < c->argc; j++) subscribeChannel(c, c->argv[j], &shardKind);
+}
+
+void sunsubscribeCommand(client *c) {
+    if (c->argc == 1) pubsubUnsubscribeAllShardChannels(c, 1);
+    else
+        for (int j = 1; j < c->argc; j++) unsubscribeChannel(c, c->argv[j], 1, &shardKind);
+}
+
+void spublishCommand(client *c) { addReplyLongLong(c, publishToChannel(c->argv[1], c->argv[2], &shardKind)); }
 
 void psubscribeCommand(client *c) {
     if (denySubscribeInContext(c)) return;
@@ -249,7 +308,8 @@ void publishCommand(client *c) {
     addReplyLongLong(c, receivers);
 }
 
-void pubsubChannelsCommand(client *c) {
+/* PUBSUB CHANNELS / SHARDCHANNELS [pattern] */
+static void replyChannels(client *c, dict *map) {
     if (c->argc > 3) {
         addReplySubcommandSyntaxError(c);
         return;
@@ -257,7 +317,7 @@ void pubsubChannelsCommand(client *c) {
     robj *pat = c->argc == 3 ? c->argv[2] : NULL;
     void *replylen = addReplyDeferredLen(c);
     long n = 0;
-    dictIterator *di = dictGetIterator(channels);
+    dictIterator *di = dictGetIterator(map);
     dictEntry *de;
     while ((de = dictNext(di))) {
         robj *chan = dictGetKey(de);
@@ -269,30 +329,24 @@ void pubsubChannelsCommand(client *c) {
     setDeferredArrayLen(c, replylen, n);
 }
 
-/* A flat array of channel, count pairs in both protocols (Redis 7.0 does not make it a map). */
-void pubsubNumsubCommand(client *c) {
+void pubsubChannelsCommand(client *c) { replyChannels(c, channels); }
+void pubsubShardchannelsCommand(client *c) { replyChannels(c, shard_channels); }
+
+/* PUBSUB NUMSUB / SHARDNUMSUB: a flat array of channel, count pairs in both
+ * protocols (Redis 7.0 does not make it a map). */
+static void replySubscriberCounts(client *c, dict *map) {
     addReplyArrayLen(c, (c->argc - 2) * 2);
     for (int j = 2; j < c->argc; j++) {
-        list *l = dictFetchValue(channels, c->argv[j]);
+        list *l = dictFetchValue(map, c->argv[j]);
         addReplyBulk(c, c->argv[j]);
         addReplyLongLong(c, l ? (long long)listLength(l) : 0);
     }
 }
 
+void pubsubNumsubCommand(client *c) { replySubscriberCounts(c, channels); }
+void pubsubShardnumsubCommand(client *c) { replySubscriberCounts(c, shard_channels); }
+
 void pubsubNumpatCommand(client *c) { addReplyLongLong(c, dictSize(patterns)); }
-
-void pubsubShardchannelsCommand(client *c) {
-    if (c->argc > 3) addReplySubcommandSyntaxError(c);
-    else addReply(c, shared.emptyarray); /* no shard channels outside cluster mode */
-}
-
-void pubsubShardnumsubCommand(client *c) {
-    addReplyArrayLen(c, (c->argc - 2) * 2);
-    for (int j = 2; j < c->argc; j++) {
-        addReplyBulk(c, c->argv[j]);
-        addReplyLongLong(c, 0);
-    }
-}
 
 void pubsubHelpCommand(client *c) {
     const char *help[] = {

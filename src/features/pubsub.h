@@ -8,8 +8,10 @@ void pubsubInit(void);
 int pubsubPublishMessage(robj *channel, robj *message); /* returns receivers */
 int pubsubUnsubscribeAllChannels(client *c, int notify);
 int pubsubUnsubscribeAllPatterns(client *c, int notify);
+int pubsubUnsubscribeAllShardChannels(client *c, int notify);
 int clientSubscriptionsCount(client *c);
 unsigned long pubsubChannelCount(void);
 unsigned long pubsubPatternCount(void);
+unsigned long pubsubShardChannelCount(void);
 
 #endif

@@ -56,6 +56,7 @@ client *createClient(int fd) {
     c->buf_usable_size = zmalloc_size(c->buf);
     c->watched_keys = listCreate();
     c->pubsub_channels = NULL;
+    c->pubsubshard_channels = NULL;
     c->pubsub_patterns = listCreate();
     if (!server.clients_by_id) server.clients_by_id = dictCreate(&clientIdDictType);
     if (fd != -1) {
@@ -210,8 +211,10 @@ void freeClient(client *c) {
     unwatchAllKeys(c);
     freeClientMultiState(c);
     pubsubUnsubscribeAllChannels(c, 0);
+    pubsubUnsubscribeAllShardChannels(c, 0);
     pubsubUnsubscribeAllPatterns(c, 0);
     if (c->pubsub_channels) dictRelease(c->pubsub_channels);
+    if (c->pubsubshard_channels) dictRelease(c->pubsubshard_channels);
     listRelease(c->pubsub_patterns);
     if (c->flags & CLIENT_MONITOR) {
         listNode *ln = listSearchKey(server.monitors, c);
@@ -668,11 +671,12 @@ sds catClientInfoString(sds s, client *c) {
                      (long long)(server.unixtime - c->ctime), (long long)(server.unixtime - c->lastinteraction));
     s = catClientFlags(s, c);
     s = sdscatprintf(s,
-                     " db=%d sub=%d psub=%d ssub=0 multi=%d qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 "
+                     " db=%d sub=%d psub=%d ssub=%d multi=%d qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 "
                      "rbs=%zu rbp=%zu obl=%d oll=%lu omem=%zu tot-mem=%zu events=%s cmd=%s user=default "
                      "redir=-1 resp=%d",
                      c->db->id, c->pubsub_channels ? (int)dictSize(c->pubsub_channels) : 0,
-                     (int)listLength(c->pubsub_patterns), (c->flags & CLIENT_MULTI) ? c->mstate.count : -1,
+                     (int)listLength(c->pubsub_patterns),
+                     c->pubsubshard_channels ? (int)dictSize(c->pubsubshard_channels) : 0, (c->flags & CLIENT_MULTI) ? c->mstate.count : -1,
                      sdslen(c->querybuf), sdsavail(c->querybuf), c->argv_len_sum, c->buf_usable_size,
                      c->querybuf_peak, c->bufpos, listLength(c->reply), obufmem, total_mem, events,
                      c->lastcmd ? c->lastcmd->fullname : "NULL", c->resp);

@@ -51,6 +51,8 @@ void createSharedObjects(void) {
     shared.unsubscribebulk = protoObject("$11\r\nunsubscribe\r\n");
     shared.psubscribebulk = protoObject("$10\r\npsubscribe\r\n");
     shared.punsubscribebulk = protoObject("$12\r\npunsubscribe\r\n");
+    shared.ssubscribebulk = protoObject("$10\r\nssubscribe\r\n");
+    shared.sunsubscribebulk = protoObject("$12\r\nsunsubscribe\r\n");
     shared.del = protoObject("DEL");
     shared.unlink = protoObject("UNLINK");
     shared.rpop = protoObject("RPOP");

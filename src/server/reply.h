@@ -13,7 +13,7 @@ struct sharedObjects {
         *emptyarray, *wrongtypeerr, *nokeyerr, *syntaxerr, *sameobjecterr, *outofrangeerr,
         *noscripterr, *loadingerr, *slowevalerr, *slowscripterr, *bgsaveerr, *execaborterr,
         *noautherr, *oomerr, *busykeyerr, *unblockerr, *messagebulk, *pmessagebulk,
-        *subscribebulk, *unsubscribebulk, *psubscribebulk, *punsubscribebulk, *del, *unlink,
+        *subscribebulk, *unsubscribebulk, *psubscribebulk, *punsubscribebulk, *ssubscribebulk, *sunsubscribebulk, *del, *unlink,
         *rpop, *lpop, *lpush, *rpush, *rpoplpush, *lmove, *blmove, *zpopmin, *zpopmax,
         *emptyscan, *multi, *exec, *left, *right, *set, *pexpireat, *persist, *keepttl, *pxat,
         *minstring, *maxstring, *select0, *redacted, *null3;

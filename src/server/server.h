@@ -191,6 +191,7 @@ struct client {
     multiState mstate;
     list *watched_keys;
     dict *pubsub_channels;
+    dict *pubsubshard_channels; /* SSUBSCRIBE'd channels, NULL until the first */
     list *pubsub_patterns;
     listNode *client_list_node;
     listNode *pending_write_node;
