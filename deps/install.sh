@@ -3,7 +3,8 @@
 # need, and only those that are missing. Runs apt-get as root (or via sudo).
 set -e
 PKGS="build-essential pkg-config libzmq3-dev liblua5.1-0-dev libjemalloc-dev liblzf-dev libssl-dev
-lua-cjson-dev lua-bitop-dev libzmq-ffi-perl python3-pytest python3-redis python3-zmq redis-server redis-tools"
+lua-cjson-dev lua-bitop-dev libzmq-ffi-perl python3-pytest python3-redis python3-zmq redis-server redis-tools
+nodejs node-redis"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
