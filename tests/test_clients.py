@@ -1,6 +1,7 @@
 """Real client libraries from Debian against the server: what an application
 using them does, with the results it must see (the same on the reference).
-node-redis 4 (Debian's node-redis) runs tests/clients/node_redis_smoke.js.
+node-redis 4 (Debian's node-redis) runs tests/clients/node_redis_smoke.js; kombu
+(Celery's transport) runs in-process.
 """
 import os
 import shutil
@@ -23,3 +24,21 @@ def test_node_redis_application_calls(server):
         "OK", "v", "100", "2", '{"a":"1","b":"2"}', "5", '[6,2,["y","x"]]', "[]",
         '[{"value":"a","score":1},{"value":"b","score":2.5}]', "v", "1", "hello",
         '{"key":"q","element":"job1"}', '["k"]', "true"]
+
+
+def test_kombu_queue_round_trip(server):
+    """Celery's transport (Debian's python3-kombu): a queue's messages come back in order, acked."""
+    kombu = pytest.importorskip("kombu", reason="python3-kombu is not installed")
+    with kombu.Connection("redis://127.0.0.1:%d/0" % server.port) as conn:
+        queue = conn.SimpleQueue("jobs")
+        for i in range(5):
+            queue.put({"n": i})
+        got = []
+        for _ in range(5):
+            message = queue.get(block=True, timeout=5)
+            got.append(message.payload["n"])
+            message.ack()
+        with pytest.raises(queue.Empty):
+            queue.get(block=True, timeout=0.2)
+        queue.close()
+    assert got == [0, 1, 2, 3, 4]
