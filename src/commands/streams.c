@@ -637,3 +637,16 @@ void xinfoStreamCommand(client *c) {
     addReplyBulkCString(c, "groups");
     addReplyArrayLen(c, 0);
 }
+
+void xinfoHelpCommand(client *c) {
+    static const char *help[] = {
+        "CONSUMERS <key> <groupname>",
+        "    Show consumers of <groupname>.",
+        "GROUPS <key>",
+        "    Show the stream consumer groups.",
+        "STREAM <key> [FULL [COUNT <count>]",
+        "    Show information about the stream.",
+        NULL,
+    };
+    addReplyHelp(c, help);
+}
