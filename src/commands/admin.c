@@ -10,6 +10,7 @@
 #include "commands/cmdargs.h"
 #include "core/numparse.h"
 #include "core/zmalloc.h"
+#include "data/stream.h"
 #include "data/listpack.h"
 #include "data/quicklist.h"
 #include "data/intset.h"
@@ -530,6 +531,12 @@ static size_t objectComputeSize(robj *o, long long samples) {
         }
         dictReleaseIterator(di);
         if (seen) size += (size_t)((double)elesize / seen * dictSize(d));
+        return size;
+    }
+    case OBJ_ENCODING_STREAM: {
+        stream *st = o->ptr;
+        size += sizeof(*st) + sizeof(streamNode) * st->capacity;
+        for (size_t j = 0; j < st->nnodes; j++) size += lpBytes(st->nodes[j].lp);
         return size;
     }
     }

@@ -13,6 +13,7 @@
 #include "data/listpack.h"
 #include "data/quicklist.h"
 #include "data/skiplist.h"
+#include "data/stream.h"
 #include "features/multi.h"
 
 #include <limits.h>
@@ -260,6 +261,9 @@ robj *objectDupValue(robj *o) {
                 dictAdd(dst->dict, n->ele, &n->score);
             }
         }
+        break;
+    case OBJ_STREAM:
+        copy = createObject(OBJ_STREAM, streamDup(o->ptr));
         break;
     default: return NULL;
     }

@@ -7,6 +7,7 @@
 #include "data/listpack.h"
 #include "data/quicklist.h"
 #include "data/skiplist.h"
+#include "data/stream.h"
 
 #include <limits.h>
 #include <math.h>
@@ -97,6 +98,7 @@ static void freeAggregate(robj *o) {
     case OBJ_ENCODING_HT: dictRelease(o->ptr); break;
     case OBJ_ENCODING_INTSET: intsetFree(o->ptr); break;
     case OBJ_ENCODING_LISTPACK: lpFree(o->ptr); break;
+    case OBJ_ENCODING_STREAM: streamFree(o->ptr); break;
     case OBJ_ENCODING_SKIPLIST: {
         zset *zs = o->ptr;
         dictRelease(zs->dict);
@@ -336,6 +338,7 @@ const char *strEncoding(int encoding) {
     case OBJ_ENCODING_EMBSTR: return "embstr";
     case OBJ_ENCODING_QUICKLIST: return "quicklist";
     case OBJ_ENCODING_LISTPACK: return "listpack";
+    case OBJ_ENCODING_STREAM: return "stream";
     default: return "unknown";
     }
 }
@@ -347,6 +350,7 @@ const char *strType(int type) {
     case OBJ_SET: return "set";
     case OBJ_ZSET: return "zset";
     case OBJ_HASH: return "hash";
+    case OBJ_STREAM: return "stream";
     default: return "unknown";
     }
 }

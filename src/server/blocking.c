@@ -237,6 +237,7 @@ static int typeServes(int btype, robj *val) {
     if (!val) return 0;
     if (btype == BLOCKED_LIST) return val->type == OBJ_LIST;
     if (btype == BLOCKED_ZSET) return val->type == OBJ_ZSET;
+    if (btype == BLOCKED_STREAM) return val->type == OBJ_STREAM;
     return 0;
 }
 

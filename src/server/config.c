@@ -496,8 +496,8 @@ static configDef configs[] = {
     I("list-max-listpack-size", "list-max-ziplist-size", 0, &server.list_max_listpack_size, "-2", INT_MIN, INT_MAX, NULL),
     I("list-compress-depth", NULL, 0, &server.list_compress_depth, "0", 0, INT_MAX, NULL),
     MEM("hll-sparse-max-bytes", NULL, 0, &server.hll_sparse_max_bytes, "3000", 0, LONG_MAX, NULL),
-    LL("stream-node-max-bytes", NULL, F_NOEFFECT, &cfg_lls[1], "4096", 0, LLONG_MAX),
-    LL("stream-node-max-entries", NULL, F_NOEFFECT, &cfg_lls[2], "100", 0, LLONG_MAX),
+    MEM("stream-node-max-bytes", NULL, 0, &server.stream_node_max_bytes, "4096", 0, LLONG_MAX, NULL),
+    LL("stream-node-max-entries", NULL, 0, &server.stream_node_max_entries, "100", 0, LLONG_MAX),
     /* scripting, slow log, latency */
     LL("busy-reply-threshold", "lua-time-limit", 0, &server.busy_reply_threshold, "5000", 0, LLONG_MAX),
     LL("slowlog-log-slower-than", NULL, 0, &server.slowlog_log_slower_than, "10000", -1, LLONG_MAX),

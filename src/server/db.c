@@ -199,7 +199,7 @@ void dbAdd(redisDb *db, robj *key, robj *val) {
     if (!de) abort(); /* callers check existence first */
     dictSetVal(db->dict, de, val);
     if (maxmemoryPolicyIsLfu()) val->lru = (unsigned)((lfuTimeInMinutes() << 8) | LFU_INIT_VAL);
-    if (val->type == OBJ_LIST || val->type == OBJ_ZSET) signalKeyAsReady(db, key, val->type);
+    if (val->type == OBJ_LIST || val->type == OBJ_ZSET || val->type == OBJ_STREAM) signalKeyAsReady(db, key, val->type);
     /* The 'n' class: a key was created (before the command's own event). Not while loading. */
     if (!server.loading) keyEvent(db, key, NOTIFY_NEW, "new");
 }

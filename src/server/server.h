@@ -135,6 +135,7 @@ typedef struct redisDb {
 #define BLOCKED_SLEEP 3
 #define BLOCKED_WAIT 4     /* WAIT: replica acknowledgements */
 #define BLOCKED_POSTPONE 5 /* CLIENT PAUSE holds its command */
+#define BLOCKED_STREAM 6   /* XREAD BLOCK */
 
 typedef struct blockingState {
     long long timeout;   /* absolute ms; 0 = forever */
@@ -300,6 +301,8 @@ struct redisServer {
     int list_max_listpack_size;
     int list_compress_depth;
     long long hll_sparse_max_bytes; /* a sparse HyperLogLog growing past this turns dense */
+    long long stream_node_max_bytes;   /* a stream node listpack grows up to this (0: no limit) */
+    long long stream_node_max_entries; /* entries per stream node (0: no limit) */
     int lazyfree_lazy_user_del;
     int lazyfree_lazy_user_flush;
 

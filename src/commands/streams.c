@@ -1,0 +1,652 @@
+/* streams: the stream commands (XADD, XRANGE, XREAD, XINFO STREAM, ...).
+ * The data structure is in data/stream.c; this file parses arguments,
+ * replies as Redis 7.0 does, reports key changes and makes the replicated
+ * form deterministic (XADD propagates the ID it generated and an exact
+ * trim). Consumer groups are not implemented yet. */
+#include "commands/cmdargs.h"
+#include "data/stream.h"
+#include "server/blocking.h"
+#include "server/client.h"
+#include "server/db.h"
+#include "server/keyhook.h"
+#include "server/reply.h"
+#include "core/numparse.h"
+#include "core/zmalloc.h"
+
+#include <string.h>
+#include <strings.h>
+
+#define STREAM_ID_ERR "Invalid stream ID specified as stream command argument"
+
+/* ------------------------------------------------------------ IDs */
+
+/* Parses "ms-seq" or "ms" (seq = missing_seq). Unless strict, "-" and "+"
+ * are the smallest and greatest IDs. With seq_given, "ms-*" is accepted and
+ * *seq_given tells whether the sequence was given. */
+static int parseIDOrReply(client *c, robj *o, streamID *id, uint64_t missing_seq, int strict, int *seq_given) {
+    char buf[128];
+    size_t len;
+    const char *s = stringObjectView(o, buf, &len);
+    if (seq_given) *seq_given = 1;
+    if (len > sizeof(buf) - 1) goto invalid;
+    memmove(buf, s, len);
+    buf[len] = '\0';
+    if (len == 1 && (buf[0] == '-' || buf[0] == '+')) {
+        if (strict) goto invalid;
+        id->ms = id->seq = buf[0] == '-' ? 0 : UINT64_MAX;
+        return C_OK;
+    }
+    unsigned long long ms, seq;
+    char *dash = strchr(buf, '-');
+    if (dash) *dash = '\0';
+    if (!string2ull(buf, &ms)) goto invalid;
+    if (!dash) {
+        seq = missing_seq;
+    } else if (seq_given && dash[1] == '*' && dash[2] == '\0') {
+        seq = 0;
+        *seq_given = 0;
+    } else if (!string2ull(dash + 1, &seq)) {
+        goto invalid;
+    }
+    id->ms = ms;
+    id->seq = seq;
+    return C_OK;
+invalid:
+    addReplyError(c, STREAM_ID_ERR);
+    return C_ERR;
+}
+
+static void addReplyStreamID(client *c, const streamID *id) {
+    char buf[STREAM_ID_STR_LEN];
+    addReplyBulkCBuffer(c, buf, (size_t)streamFormatID(buf, id));
+}
+
+static robj *createStreamIDObject(const streamID *id) {
+    char buf[STREAM_ID_STR_LEN];
+    return createStringObject(buf, (size_t)streamFormatID(buf, id));
+}
+
+static void addReplyLpEntry(client *c, const lpEntry *e) {
+    if (e->sval) addReplyBulkCBuffer(c, e->sval, e->slen);
+    else addReplyBulkLongLong(c, e->lval);
+}
+
+/* One entry as [id, [field, value, ...]]. */
+static void addReplyStreamEntry(client *c, streamIterator *it, const streamID *id, long numfields) {
+    addReplyArrayLen(c, 2);
+    addReplyStreamID(c, id);
+    addReplyArrayLen(c, numfields * 2);
+    for (long j = 0; j < numfields; j++) {
+        lpEntry f, v;
+        streamIteratorNextField(it, &f, &v);
+        addReplyLpEntry(c, &f);
+        addReplyLpEntry(c, &v);
+    }
+}
+
+/* Replies with the entries in [start, end] (count 0: all); returns how many. */
+static long addReplyStreamRange(client *c, stream *s, const streamID *start, const streamID *end, long long count,
+                                int rev) {
+    void *len = addReplyDeferredLen(c);
+    streamIterator it;
+    streamID id;
+    long numfields, n = 0;
+    streamIteratorStart(&it, s, start, end, rev);
+    while ((!count || n < count) && streamIteratorNext(&it, &id, &numfields)) {
+        addReplyStreamEntry(c, &it, &id, numfields);
+        n++;
+    }
+    streamIteratorStop(&it);
+    setDeferredArrayLen(c, len, n);
+    return n;
+}
+
+/* ------------------------------------------------------------ trimming args */
+
+typedef struct trimArgs {
+    int strategy;
+    int approx;
+    uint64_t maxlen;
+    streamID minid;
+    int64_t limit;
+    int nomkstream;
+    int id_pos; /* XADD: where the ID is */
+} trimArgs;
+
+/* The options of XADD (xadd=1) and XTRIM. C_ERR after replying. */
+static int parseTrimArgsOrReply(client *c, trimArgs *a, int xadd) {
+    int limit_given = 0;
+    int i;
+    memset(a, 0, sizeof(*a));
+    for (i = 2; i < c->argc; i++) {
+        int moreargs = c->argc - 1 - i;
+        const char *opt = c->argv[i]->ptr;
+        int is_maxlen = !strcasecmp(opt, "maxlen"), is_minid = !strcasecmp(opt, "minid");
+        if (xadd && !strcmp(opt, "*")) break;
+        if ((is_maxlen || is_minid) && moreargs) {
+            if (a->strategy != TRIM_STRATEGY_NONE) {
+                addReplyError(c, "syntax error, MAXLEN and MINID options at the same time are not compatible");
+                return C_ERR;
+            }
+            const char *next = c->argv[i + 1]->ptr;
+            a->approx = 0;
+            if (moreargs >= 2 && (!strcmp(next, "~") || !strcmp(next, "="))) {
+                a->approx = next[0] == '~';
+                i++;
+            }
+            if (is_maxlen) {
+                long long maxlen;
+                if (getLongLongFromObjectOrReply(c, c->argv[i + 1], &maxlen, NULL) != C_OK) return C_ERR;
+                if (maxlen < 0) {
+                    addReplyError(c, "The MAXLEN argument must be >= 0.");
+                    return C_ERR;
+                }
+                a->maxlen = (uint64_t)maxlen;
+                a->strategy = TRIM_STRATEGY_MAXLEN;
+            } else {
+                if (parseIDOrReply(c, c->argv[i + 1], &a->minid, 0, 1, NULL) != C_OK) return C_ERR;
+                a->strategy = TRIM_STRATEGY_MINID;
+            }
+            i++;
+        } else if (!strcasecmp(opt, "limit") && moreargs) {
+            long long limit;
+            if (getLongLongFromObjectOrReply(c, c->argv[i + 1], &limit, NULL) != C_OK) return C_ERR;
+            if (limit < 0) {
+                addReplyError(c, "The LIMIT argument must be >= 0.");
+                return C_ERR;
+            }
+            a->limit = limit;
+            limit_given = 1;
+            i++;
+        } else if (xadd && !strcasecmp(opt, "nomkstream")) {
+            a->nomkstream = 1;
+        } else if (xadd) {
+            break;
+        } else {
+            addReplyErrorObject(c, shared.syntaxerr);
+            return C_ERR;
+        }
+    }
+    a->id_pos = i;
+    if (a->limit && a->strategy == TRIM_STRATEGY_NONE) {
+        addReplyError(c, "syntax error, LIMIT cannot be used without specifying a trimming strategy");
+        return C_ERR;
+    }
+    if (limit_given) {
+        if (!a->approx) {
+            addReplyError(c, "syntax error, LIMIT cannot be used without the special ~ option");
+            return C_ERR;
+        }
+    } else if (a->approx) {
+        /* As Redis: bound the work of an approximate trim to 100 nodes. */
+        a->limit = 100 * server.stream_node_max_entries;
+        if (a->limit <= 0 || a->limit > 1000000) a->limit = 10000;
+    }
+    if (!xadd && a->strategy == TRIM_STRATEGY_NONE) {
+        addReplyErrorObject(c, shared.syntaxerr);
+        return C_ERR;
+    }
+    return C_OK;
+}
+
+/* The replicated form of a trim is exact, so replay removes the same
+ * entries whatever the replaying server's node sizes: MAXLEN = <length>. */
+static robj **appendExactTrim(robj **argv, int *argc, stream *s) {
+    argv[(*argc)++] = createStringObject("MAXLEN", 6);
+    argv[(*argc)++] = createStringObject("=", 1);
+    argv[(*argc)++] = createStringObjectFromLongLong((long long)s->length);
+    return argv;
+}
+
+/* ------------------------------------------------------------ XADD / XTRIM */
+
+void xaddCommand(client *c) {
+    trimArgs a;
+    if (parseTrimArgsOrReply(c, &a, 1) != C_OK) return;
+    int field_pos = a.id_pos + 1;
+    if (c->argc - field_pos < 2 || (c->argc - field_pos) % 2) {
+        addReplyErrorArity(c);
+        return;
+    }
+    streamID given = {0, 0};
+    int id_given = 0, seq_given = 1;
+    robj *idarg = c->argv[a.id_pos];
+    if (strcmp(idarg->ptr, "*") != 0) {
+        if (parseIDOrReply(c, idarg, &given, 0, 1, &seq_given) != C_OK) return;
+        id_given = 1;
+    }
+    /* Refused before the key is created, so no empty stream is left behind. */
+    if (id_given && seq_given && given.ms == 0 && given.seq == 0) {
+        addReplyError(c, "The ID specified in XADD must be greater than 0-0");
+        return;
+    }
+    robj *o = lookupKeyWrite(c->db, c->argv[1]);
+    if (checkType(c, o, OBJ_STREAM)) return;
+    if (!o) {
+        if (a.nomkstream) {
+            addReplyNull(c);
+            return;
+        }
+        o = createStreamObject();
+        dbAdd(c->db, c->argv[1], o);
+    }
+    stream *s = o->ptr;
+    if (s->last_id.ms == UINT64_MAX && s->last_id.seq == UINT64_MAX) {
+        addReplyError(c, "The stream has exhausted the last possible ID, unable to add more items");
+        return;
+    }
+    streamID id;
+    if (streamNextID(s, id_given ? &given : NULL, seq_given, commandTimeMs(), &id) != 0) {
+        addReplyError(c, "The ID specified in XADD is equal or smaller than the target stream top item");
+        return;
+    }
+    long numfields = (c->argc - field_pos) / 2;
+    if (streamAppendItem(s, &id, c->argv + field_pos, numfields, server.stream_node_max_bytes,
+                         server.stream_node_max_entries) != 0) {
+        addReplyError(c, "Elements are too large to be stored");
+        return;
+    }
+    addReplyStreamID(c, &id);
+    keyChanged(c->db, c->argv[1], NOTIFY_STREAM, "xadd");
+    int64_t trimmed = streamTrim(s, a.strategy, a.maxlen, &a.minid, a.approx, a.limit);
+    if (trimmed) keyChanged(c->db, c->argv[1], NOTIFY_STREAM, "xtrim");
+    signalKeyAsReady(c->db, c->argv[1], OBJ_STREAM);
+
+    /* Replicated as XADD key [MAXLEN = <len>] <id> fields...: the generated ID
+     * and an exact trim (only when something was trimmed) replay identically. */
+    if (!id_given || !seq_given || a.strategy != TRIM_STRATEGY_NONE) {
+        robj **argv = zmalloc(sizeof(robj *) * (size_t)(c->argc - field_pos + 6));
+        int argc = 0;
+        argv[argc++] = createStringObject("XADD", 4);
+        argv[argc++] = c->argv[1];
+        incrRefCount(c->argv[1]);
+        if (trimmed) appendExactTrim(argv, &argc, s);
+        argv[argc++] = createStreamIDObject(&id);
+        for (int j = field_pos; j < c->argc; j++) {
+            argv[argc++] = c->argv[j];
+            incrRefCount(c->argv[j]);
+        }
+        struct redisCommand *cmd = c->cmd;
+        replaceClientCommandVector(c, argc, argv);
+        c->cmd = cmd;
+    }
+}
+
+void xtrimCommand(client *c) {
+    trimArgs a;
+    if (parseTrimArgsOrReply(c, &a, 0) != C_OK) return;
+    if (a.id_pos != c->argc) { /* cannot happen: every argument was consumed */
+        addReplyErrorObject(c, shared.syntaxerr);
+        return;
+    }
+    robj *o = lookupKeyWriteOrReply(c, c->argv[1], shared.czero);
+    if (!o || checkType(c, o, OBJ_STREAM)) return;
+    stream *s = o->ptr;
+    int64_t trimmed = streamTrim(s, a.strategy, a.maxlen, &a.minid, a.approx, a.limit);
+    addReplyLongLong(c, trimmed);
+    if (!trimmed) return;
+    keyChanged(c->db, c->argv[1], NOTIFY_STREAM, "xtrim");
+    robj **argv = zmalloc(sizeof(robj *) * 5);
+    int argc = 0;
+    argv[argc++] = createStringObject("XTRIM", 5);
+    argv[argc++] = c->argv[1];
+    incrRefCount(c->argv[1]);
+    appendExactTrim(argv, &argc, s);
+    struct redisCommand *cmd = c->cmd;
+    replaceClientCommandVector(c, argc, argv);
+    c->cmd = cmd;
+}
+
+/* ------------------------------------------------------------ XLEN / XRANGE / XDEL / XSETID */
+
+void xlenCommand(client *c) {
+    robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
+    if (!o || checkType(c, o, OBJ_STREAM)) return;
+    addReplyLongLong(c, (long long)((stream *)o->ptr)->length);
+}
+
+/* Options from argv[from] on, where only "COUNT n" may appear (any number
+ * of times). A negative n becomes if_negative. */
+static int parseTrailingCountOrReply(client *c, int from, long long *count, long long if_negative,
+                                     int subcommand) {
+    for (int j = from; j < c->argc; j++) {
+        if (!strcasecmp(c->argv[j]->ptr, "count") && j + 1 < c->argc) {
+            if (getLongLongFromObjectOrReply(c, c->argv[j + 1], count, NULL) != C_OK) return C_ERR;
+            if (*count < 0) *count = if_negative;
+            j++;
+        } else {
+            if (subcommand) addReplySubcommandSyntaxError(c);
+            else addReplyErrorObject(c, shared.syntaxerr);
+            return C_ERR;
+        }
+    }
+    return C_OK;
+}
+
+/* An XRANGE bound: "(id" excludes id; a missing sequence is missing_seq. */
+static int parseRangeBoundOrReply(client *c, robj *o, streamID *id, uint64_t missing_seq, int *exclusive) {
+    *exclusive = 0;
+    if (sdsEncodedObject(o) && stringObjectLen(o) > 1 && ((char *)o->ptr)[0] == '(') {
+        robj *rest = createStringObject((char *)o->ptr + 1, stringObjectLen(o) - 1);
+        int r = parseIDOrReply(c, rest, id, missing_seq, 1, NULL);
+        decrRefCount(rest);
+        *exclusive = 1;
+        return r;
+    }
+    return parseIDOrReply(c, o, id, missing_seq, 0, NULL);
+}
+
+static void xrangeGeneric(client *c, int rev) {
+    robj *startarg = rev ? c->argv[3] : c->argv[2], *endarg = rev ? c->argv[2] : c->argv[3];
+    streamID start, end;
+    int ex;
+    long long count = -1;
+    if (parseRangeBoundOrReply(c, startarg, &start, 0, &ex) != C_OK) return;
+    if (ex && streamIncrID(&start) != 0) {
+        addReplyError(c, "invalid start ID for the interval");
+        return;
+    }
+    if (parseRangeBoundOrReply(c, endarg, &end, UINT64_MAX, &ex) != C_OK) return;
+    if (ex && streamDecrID(&end) != 0) {
+        addReplyError(c, "invalid end ID for the interval");
+        return;
+    }
+    if (parseTrailingCountOrReply(c, 4, &count, 0, 0) != C_OK) return;
+    robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.emptyarray);
+    if (!o || checkType(c, o, OBJ_STREAM)) return;
+    if (count == 0) { /* Redis 7.0 answers a null array here */
+        addReplyNullArray(c);
+        return;
+    }
+    addReplyStreamRange(c, o->ptr, &start, &end, count < 0 ? 0 : count, rev);
+}
+
+void xrangeCommand(client *c) { xrangeGeneric(c, 0); }
+void xrevrangeCommand(client *c) { xrangeGeneric(c, 1); }
+
+void xdelCommand(client *c) {
+    int n = c->argc - 2;
+    streamID *ids = zmalloc(sizeof(streamID) * (size_t)n);
+    for (int j = 0; j < n; j++) {
+        if (parseIDOrReply(c, c->argv[j + 2], &ids[j], 0, 1, NULL) != C_OK) {
+            zfree(ids);
+            return;
+        }
+    }
+    robj *o = lookupKeyWriteOrReply(c, c->argv[1], shared.czero);
+    if (!o || checkType(c, o, OBJ_STREAM)) {
+        zfree(ids);
+        return;
+    }
+    long long deleted = 0;
+    for (int j = 0; j < n; j++) deleted += streamDeleteItem(o->ptr, &ids[j]);
+    zfree(ids);
+    addReplyLongLong(c, deleted);
+    if (deleted) {
+        keyChanged(c->db, c->argv[1], NOTIFY_STREAM, "xdel");
+        server.dirty += deleted - 1; /* one change per entry, as Redis counts */
+    }
+}
+
+void xsetidCommand(client *c) {
+    streamID id, max_xdel = {0, 0};
+    long long entries_added = -1;
+    int max_xdel_given = 0;
+    if (parseIDOrReply(c, c->argv[2], &id, 0, 1, NULL) != C_OK) return;
+    for (int j = 3; j < c->argc; j++) {
+        int moreargs = c->argc - 1 - j;
+        const char *opt = c->argv[j]->ptr;
+        if (!strcasecmp(opt, "entriesadded") && moreargs) {
+            if (getLongLongFromObjectOrReply(c, c->argv[j + 1], &entries_added, NULL) != C_OK) return;
+            if (entries_added < 0) {
+                addReplyError(c, "entries_added must be positive");
+                return;
+            }
+            j++;
+        } else if (!strcasecmp(opt, "maxdeletedid") && moreargs) {
+            if (parseIDOrReply(c, c->argv[j + 1], &max_xdel, 0, 1, NULL) != C_OK) return;
+            if (streamCompareID(&id, &max_xdel) < 0) {
+                addReplyError(c, "The ID specified in XSETID is smaller than the provided max_deleted_entry_id");
+                return;
+            }
+            max_xdel_given = 1;
+            j++;
+        } else {
+            addReplyErrorObject(c, shared.syntaxerr);
+            return;
+        }
+    }
+    robj *o = lookupKeyWriteOrReply(c, c->argv[1], shared.nokeyerr);
+    if (!o || checkType(c, o, OBJ_STREAM)) return;
+    stream *s = o->ptr;
+    if (s->length > 0) {
+        streamID top;
+        streamEdgeID(s, 1, &top);
+        if (streamCompareID(&id, &top) < 0) {
+            addReplyError(c, "The ID specified in XSETID is smaller than the target stream top item");
+            return;
+        }
+        if (entries_added != -1 && s->length > (uint64_t)entries_added) {
+            addReplyError(c, "The entries_added specified in XSETID is smaller than the target stream length");
+            return;
+        }
+    }
+    s->last_id = id;
+    if (entries_added != -1) s->entries_added = (uint64_t)entries_added;
+    if (max_xdel_given) s->max_deleted_entry_id = max_xdel;
+    addReply(c, shared.ok);
+    keyChanged(c->db, c->argv[1], NOTIFY_STREAM, "xsetid");
+}
+
+/* ------------------------------------------------------------ XREAD */
+
+void xreadCommand(client *c) {
+    long long timeout = 0, count = 0;
+    int block = 0, streams_arg = 0, nstreams = 0;
+    /* Scripts are refused BLOCK before anything else is checked, as in Redis. */
+    for (int i = 1; (c->flags & CLIENT_LUA) && i < c->argc && strcasecmp(c->argv[i]->ptr, "streams"); i++) {
+        if (!strcasecmp(c->argv[i]->ptr, "block")) {
+            addReplyError(c, "xread command is not allowed with BLOCK option from scripts");
+            return;
+        }
+    }
+    for (int i = 1; i < c->argc; i++) {
+        int moreargs = c->argc - 1 - i;
+        const char *opt = c->argv[i]->ptr;
+        if (!strcasecmp(opt, "block") && moreargs) {
+            if (getTimeoutFromObjectOrReply(c, c->argv[++i], &timeout, UNIT_MILLISECONDS) != C_OK) return;
+            block = 1;
+        } else if (!strcasecmp(opt, "count") && moreargs) {
+            if (getLongLongFromObjectOrReply(c, c->argv[++i], &count, NULL) != C_OK) return;
+            if (count < 0) count = 0;
+        } else if (!strcasecmp(opt, "streams") && moreargs) {
+            streams_arg = i + 1;
+            nstreams = c->argc - streams_arg;
+            if (nstreams % 2) {
+                addReplyError(c, "Unbalanced XREAD list of streams: for each stream key an ID or '$' must be "
+                                 "specified.");
+                return;
+            }
+            nstreams /= 2;
+            break;
+        } else {
+            addReplyErrorObject(c, shared.syntaxerr);
+            return;
+        }
+    }
+    if (!streams_arg) {
+        addReplyErrorObject(c, shared.syntaxerr);
+        return;
+    }
+
+    streamID *ids = zmalloc(sizeof(streamID) * (size_t)nstreams);
+    int has_dollar = 0;
+    for (int i = 0; i < nstreams; i++) {
+        robj *key = c->argv[streams_arg + i], *idarg = c->argv[streams_arg + nstreams + i];
+        const char *idstr = idarg->ptr;
+        if (!strcmp(idstr, "$")) {
+            robj *o = lookupKeyRead(c->db, key);
+            if (checkType(c, o, OBJ_STREAM)) goto done;
+            /* New entries only: remember the current top, blocked or not. */
+            if (o) ids[i] = ((stream *)o->ptr)->last_id;
+            else ids[i].ms = ids[i].seq = 0;
+            has_dollar = 1;
+        } else if (!strcmp(idstr, ">")) {
+            addReplyError(c, "The > ID can be specified only when calling XREADGROUP using the GROUP <group> "
+                             "<consumer> option.");
+            goto done;
+        } else if (parseIDOrReply(c, idarg, &ids[i], 0, 1, NULL) != C_OK) {
+            goto done;
+        }
+    }
+
+    /* Woken by new data on one key, Redis answers with that key only. */
+    robj *ready = blockingReadyKey(c);
+    void *len = NULL;
+    long served = 0;
+    for (int i = 0; i < nstreams; i++) {
+        robj *key = c->argv[streams_arg + i];
+        if (ready && !equalStringObjects(ready, key)) continue;
+        robj *o = lookupKeyRead(c->db, key);
+        if (!o) continue;
+        if (checkType(c, o, OBJ_STREAM)) goto done;
+        stream *s = o->ptr;
+        streamID top;
+        if (!streamEdgeID(s, 1, &top) || streamCompareID(&top, &ids[i]) <= 0) continue;
+        if (!len) len = addReplyDeferredLen(c);
+        if (c->resp == 2) addReplyArrayLen(c, 2);
+        addReplyBulk(c, key);
+        streamID start = ids[i], end = {UINT64_MAX, UINT64_MAX};
+        streamIncrID(&start);
+        addReplyStreamRange(c, s, &start, &end, count, 0);
+        served++;
+    }
+    if (served) {
+        if (c->resp == 2) setDeferredArrayLen(c, len, served);
+        else setDeferredMapLen(c, len, served);
+        goto done;
+    }
+    if (!block || (c->flags & CLIENT_DENY_BLOCKING)) {
+        addReplyNullArray(c);
+        goto done;
+    }
+    if (has_dollar) {
+        /* The command runs again when a key gets data: "$" must then mean
+         * the top as it was now, so write the IDs into the command. */
+        robj **argv = zmalloc(sizeof(robj *) * (size_t)c->argc);
+        for (int j = 0; j < c->argc; j++) {
+            int i = j - streams_arg - nstreams;
+            if (i >= 0 && !strcmp(c->argv[j]->ptr, "$")) {
+                argv[j] = createStreamIDObject(&ids[i]);
+            } else {
+                argv[j] = c->argv[j];
+                incrRefCount(argv[j]);
+            }
+        }
+        struct redisCommand *cmd = c->cmd;
+        replaceClientCommandVector(c, c->argc, argv);
+        c->cmd = cmd;
+    }
+    blockForKeys(c, BLOCKED_STREAM, c->argv + streams_arg, nstreams, timeout);
+done:
+    zfree(ids);
+}
+
+/* ------------------------------------------------------------ XINFO STREAM */
+
+/* The number of nodes Redis's radix tree would have for these node keys: a
+ * compressed node per run without branching, a node per branching point,
+ * and a leaf per key (XINFO reports it; we keep a sorted array instead). */
+static long long radixNodesFor(unsigned char (*keys)[16], size_t lo, size_t hi, int depth) {
+    if (depth == 16) return 1;
+    if (hi - lo == 1) return 2; /* the rest of the key in one node, then the leaf */
+    int common = depth;
+    while (common < 16 && keys[lo][common] == keys[hi - 1][common]) common++;
+    if (common > depth) return 1 + radixNodesFor(keys, lo, hi, common);
+    long long n = 1; /* branching node */
+    size_t start = lo;
+    for (size_t j = lo + 1; j <= hi; j++) {
+        if (j == hi || keys[j][depth] != keys[start][depth]) {
+            n += radixNodesFor(keys, start, j, depth + 1);
+            start = j;
+        }
+    }
+    return n;
+}
+
+static long long radixTreeNodes(stream *s) {
+    if (s->nnodes == 0) return 1;
+    unsigned char (*keys)[16] = zmalloc(16 * s->nnodes);
+    for (size_t j = 0; j < s->nnodes; j++) streamEncodeID(keys[j], &s->nodes[j].master);
+    long long n = radixNodesFor(keys, 0, s->nnodes, 0);
+    zfree(keys);
+    return n;
+}
+
+static void addReplyEdgeEntry(client *c, stream *s, int last) {
+    streamIterator it;
+    streamID min = {0, 0}, max = {UINT64_MAX, UINT64_MAX}, id;
+    long numfields;
+    streamIteratorStart(&it, s, &min, &max, last);
+    if (streamIteratorNext(&it, &id, &numfields)) addReplyStreamEntry(c, &it, &id, numfields);
+    else addReplyNull(c);
+    streamIteratorStop(&it);
+}
+
+void xinfoStreamCommand(client *c) {
+    int full = 0;
+    long long count = 10;
+    if (c->argc > 3) {
+        if (strcasecmp(c->argv[3]->ptr, "full") != 0) {
+            addReplySubcommandSyntaxError(c);
+            return;
+        }
+        full = 1;
+        if (parseTrailingCountOrReply(c, 4, &count, 10, 1) != C_OK) return;
+    }
+    robj *o = lookupKeyReadOrReply(c, c->argv[2], shared.nokeyerr);
+    if (!o || checkType(c, o, OBJ_STREAM)) return;
+    stream *s = o->ptr;
+    addReplyMapLen(c, full ? 9 : 10);
+    addReplyBulkCString(c, "length");
+    addReplyLongLong(c, (long long)s->length);
+    addReplyBulkCString(c, "radix-tree-keys");
+    addReplyLongLong(c, (long long)s->nnodes);
+    addReplyBulkCString(c, "radix-tree-nodes");
+    addReplyLongLong(c, radixTreeNodes(s));
+    addReplyBulkCString(c, "last-generated-id");
+    addReplyStreamID(c, &s->last_id);
+    addReplyBulkCString(c, "max-deleted-entry-id");
+    addReplyStreamID(c, &s->max_deleted_entry_id);
+    addReplyBulkCString(c, "entries-added");
+    addReplyLongLong(c, (long long)s->entries_added);
+    addReplyBulkCString(c, "recorded-first-entry-id");
+    addReplyStreamID(c, &s->first_id);
+    if (!full) {
+        addReplyBulkCString(c, "groups");
+        addReplyLongLong(c, 0);
+        addReplyBulkCString(c, "first-entry");
+        addReplyEdgeEntry(c, s, 0);
+        addReplyBulkCString(c, "last-entry");
+        addReplyEdgeEntry(c, s, 1);
+        return;
+    }
+    streamID min = {0, 0}, max = {UINT64_MAX, UINT64_MAX};
+    addReplyBulkCString(c, "entries");
+    addReplyStreamRange(c, s, &min, &max, count, 0);
+    addReplyBulkCString(c, "groups");
+    addReplyArrayLen(c, 0);
+}
+
+void xinfoHelpCommand(client *c) {
+    static const char *help[] = {
+        "CONSUMERS <key> <groupname>",
+        "    Show consumers of <groupname>.",
+        "GROUPS <key>",
+        "    Show the stream consumer groups.",
+        "STREAM <key> [FULL [COUNT <count>]",
+        "    Show information about the stream.",
+        NULL,
+    };
+    addReplyHelp(c, help);
+}

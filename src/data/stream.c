@@ -1,0 +1,542 @@
+/* stream: the stream value type and its listpack nodes (see stream.h). */
+#include "data/stream.h"
+#include "core/numparse.h"
+#include "core/zmalloc.h"
+
+#include <string.h>
+
+/* Node fields are written as integers, but a node read from a file may hold
+ * them as digits: accept both. */
+static int64_t lpInt(unsigned char *p) {
+    uint32_t slen;
+    long long v = 0;
+    unsigned char *s = lpGetValue(p, &slen, &v);
+    if (s && !string2ll((const char *)s, slen, &v)) v = 0;
+    return v;
+}
+
+stream *streamNew(void) {
+    stream *s = zcalloc(sizeof(*s));
+    return s;
+}
+
+void streamFree(stream *s) {
+    for (size_t j = 0; j < s->nnodes; j++) lpFree(s->nodes[j].lp);
+    zfree(s->nodes);
+    zfree(s);
+}
+
+stream *streamDup(const stream *s) {
+    stream *d = zmalloc(sizeof(*d));
+    *d = *s;
+    d->nodes = s->capacity ? zmalloc(sizeof(streamNode) * s->capacity) : NULL;
+    for (size_t j = 0; j < s->nnodes; j++) {
+        d->nodes[j].master = s->nodes[j].master;
+        d->nodes[j].lp = zmemdup(s->nodes[j].lp, lpBytes(s->nodes[j].lp));
+    }
+    return d;
+}
+
+robj *createStreamObject(void) {
+    robj *o = createObject(OBJ_STREAM, streamNew());
+    o->encoding = OBJ_ENCODING_STREAM;
+    return o;
+}
+
+int streamCompareID(const streamID *a, const streamID *b) {
+    if (a->ms != b->ms) return a->ms > b->ms ? 1 : -1;
+    if (a->seq != b->seq) return a->seq > b->seq ? 1 : -1;
+    return 0;
+}
+
+int streamIncrID(streamID *id) {
+    if (id->seq == UINT64_MAX) {
+        if (id->ms == UINT64_MAX) return -1;
+        id->ms++;
+        id->seq = 0;
+    } else {
+        id->seq++;
+    }
+    return 0;
+}
+
+int streamDecrID(streamID *id) {
+    if (id->seq == 0) {
+        if (id->ms == 0) return -1;
+        id->ms--;
+        id->seq = UINT64_MAX;
+    } else {
+        id->seq--;
+    }
+    return 0;
+}
+
+int streamFormatID(char *buf, const streamID *id) {
+    int n = ull2string(buf, STREAM_ID_STR_LEN, id->ms);
+    buf[n++] = '-';
+    n += ull2string(buf + n, STREAM_ID_STR_LEN - (size_t)n, id->seq);
+    return n;
+}
+
+void streamEncodeID(unsigned char *buf, const streamID *id) {
+    for (int j = 0; j < 8; j++) {
+        buf[j] = (unsigned char)(id->ms >> (56 - 8 * j));
+        buf[8 + j] = (unsigned char)(id->seq >> (56 - 8 * j));
+    }
+}
+
+void streamDecodeID(const unsigned char *buf, streamID *id) {
+    id->ms = id->seq = 0;
+    for (int j = 0; j < 8; j++) {
+        id->ms = (id->ms << 8) | buf[j];
+        id->seq = (id->seq << 8) | buf[8 + j];
+    }
+}
+
+int streamNextID(const stream *s, const streamID *given, int seq_given, long long now_ms, streamID *out) {
+    const streamID *last = &s->last_id;
+    if (!given) {
+        if ((uint64_t)now_ms > last->ms) {
+            out->ms = (uint64_t)now_ms;
+            out->seq = 0;
+            return 0;
+        }
+        *out = *last;
+        return streamIncrID(out);
+    }
+    *out = *given;
+    if (!seq_given) {
+        if (given->ms == last->ms) {
+            if (last->seq == UINT64_MAX) return -1;
+            out->seq = last->seq + 1;
+        } else if (given->ms > last->ms) {
+            out->seq = 0;
+        } else {
+            return -1;
+        }
+        return 0;
+    }
+    return streamCompareID(out, last) > 0 ? 0 : -1;
+}
+
+/* ------------------------------------------------------------ node layout */
+
+typedef struct nodeHeader {
+    int64_t count, deleted;
+    long nfields;
+    unsigned char *fields;      /* first master field */
+    unsigned char *first_entry; /* NULL when the node has no entry */
+} nodeHeader;
+
+static void readNodeHeader(unsigned char *lp, nodeHeader *h) {
+    unsigned char *p = lpFirst(lp);
+    h->count = lpInt(p);
+    p = lpNext(lp, p);
+    h->deleted = lpInt(p);
+    p = lpNext(lp, p);
+    h->nfields = (long)lpInt(p);
+    p = lpNext(lp, p);
+    h->fields = p;
+    for (long j = 0; j < h->nfields; j++) p = lpNext(lp, p);
+    h->first_entry = lpNext(lp, p); /* past the master terminator */
+}
+
+typedef struct entryView {
+    unsigned char *flagsp;
+    int flags;
+    streamID id;
+    long nfields;
+    unsigned char *values; /* first field (or first value with SAMEFIELDS) */
+    unsigned char *next;   /* the following entry's flags, NULL at the end */
+} entryView;
+
+static void readEntry(unsigned char *lp, unsigned char *p, const streamID *master, long master_nfields,
+                      entryView *e) {
+    e->flagsp = p;
+    e->flags = (int)lpInt(p);
+    p = lpNext(lp, p);
+    e->id.ms = master->ms + (uint64_t)lpInt(p);
+    p = lpNext(lp, p);
+    e->id.seq = master->seq + (uint64_t)lpInt(p);
+    p = lpNext(lp, p);
+    long skip;
+    if (e->flags & STREAM_ITEM_FLAG_SAMEFIELDS) {
+        e->nfields = master_nfields;
+        skip = master_nfields;
+    } else {
+        e->nfields = (long)lpInt(p);
+        p = lpNext(lp, p);
+        skip = e->nfields * 2;
+    }
+    e->values = p;
+    while (skip--) p = lpNext(lp, p);
+    e->next = lpNext(lp, p); /* past lp-count */
+}
+
+/* Index of the last node whose master ID is <= id, or -1. */
+static long findNode(const stream *s, const streamID *id) {
+    long lo = 0, hi = (long)s->nnodes - 1, found = -1;
+    while (lo <= hi) {
+        long mid = (lo + hi) / 2;
+        if (streamCompareID(&s->nodes[mid].master, id) <= 0) {
+            found = mid;
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    return found;
+}
+
+static void removeNode(stream *s, size_t idx) {
+    lpFree(s->nodes[idx].lp);
+    memmove(s->nodes + idx, s->nodes + idx + 1, sizeof(streamNode) * (s->nnodes - idx - 1));
+    s->nnodes--;
+}
+
+static void pushNode(stream *s, const streamID *master, unsigned char *lp) {
+    if (s->nnodes == s->capacity) {
+        s->capacity = s->capacity ? s->capacity * 2 : 4;
+        s->nodes = zrealloc(s->nodes, sizeof(streamNode) * s->capacity);
+    }
+    s->nodes[s->nnodes].master = *master;
+    s->nodes[s->nnodes].lp = lp;
+    s->nnodes++;
+}
+
+/* Adds delta to the live and deleted counters of a node's master entry. */
+static unsigned char *adjustNodeCounters(unsigned char *lp, int64_t live_delta, int64_t deleted_delta) {
+    unsigned char *p = lpFirst(lp);
+    lp = lpReplaceInteger(lp, &p, lpInt(p) + live_delta);
+    p = lpNext(lp, p);
+    return lpReplaceInteger(lp, &p, lpInt(p) + deleted_delta);
+}
+
+int streamAppendItem(stream *s, const streamID *id, robj **fv, long numfields, long long node_max_bytes,
+                     long long node_max_entries) {
+    char buf[LONG_STR_SIZE];
+    size_t len, totelelen = 0;
+    for (long j = 0; j < numfields * 2; j++) totelelen += stringObjectLen(fv[j]);
+    if (!lpSafeToAdd(NULL, totelelen)) return -1;
+
+    streamNode *tail = s->nnodes ? &s->nodes[s->nnodes - 1] : NULL;
+    if (node_max_bytes <= 0 || node_max_bytes > STREAM_LISTPACK_MAX_SIZE) node_max_bytes = STREAM_LISTPACK_MAX_SIZE;
+    if (tail) {
+        unsigned char *p = lpFirst(tail->lp);
+        int64_t entries = lpInt(p) + lpInt(lpNext(tail->lp, p)); /* deleted ones take room too */
+        if (lpBytes(tail->lp) + totelelen >= (size_t)node_max_bytes) tail = NULL;
+        else if (node_max_entries > 0 && entries >= node_max_entries) tail = NULL;
+    }
+
+    unsigned char *lp;
+    int same = 0;
+    if (!tail) {
+        /* A new node: this entry's fields become the master fields. */
+        lp = lpNew(0);
+        lp = lpAppendInteger(lp, 1);
+        lp = lpAppendInteger(lp, 0);
+        lp = lpAppendInteger(lp, numfields);
+        for (long j = 0; j < numfields; j++) {
+            const char *f = stringObjectView(fv[j * 2], buf, &len);
+            lp = lpAppend(lp, (const unsigned char *)f, (uint32_t)len);
+        }
+        lp = lpAppendInteger(lp, 0);
+        pushNode(s, id, lp);
+        tail = &s->nodes[s->nnodes - 1];
+        same = 1;
+    } else {
+        lp = adjustNodeCounters(tail->lp, 1, 0);
+        nodeHeader h;
+        readNodeHeader(lp, &h);
+        if (h.nfields == numfields) {
+            same = 1;
+            unsigned char *p = h.fields;
+            for (long j = 0; j < numfields && same; j++, p = lpNext(lp, p)) {
+                const char *f = stringObjectView(fv[j * 2], buf, &len);
+                if (!lpCompare(p, (const unsigned char *)f, (uint32_t)len)) same = 0;
+            }
+        }
+    }
+
+    lp = lpAppendInteger(lp, same ? STREAM_ITEM_FLAG_SAMEFIELDS : STREAM_ITEM_FLAG_NONE);
+    lp = lpAppendInteger(lp, (long long)(id->ms - tail->master.ms));
+    lp = lpAppendInteger(lp, (long long)(id->seq - tail->master.seq));
+    if (!same) lp = lpAppendInteger(lp, numfields);
+    for (long j = 0; j < numfields * 2; j++) {
+        if (same && j % 2 == 0) continue;
+        const char *f = stringObjectView(fv[j], buf, &len);
+        lp = lpAppend(lp, (const unsigned char *)f, (uint32_t)len);
+    }
+    /* lp-count: the entry's elements before it, for walking backwards. */
+    lp = lpAppendInteger(lp, same ? numfields + 3 : numfields * 2 + 4);
+    tail->lp = lp;
+
+    s->length++;
+    s->entries_added++;
+    s->last_id = *id;
+    if (s->length == 1) s->first_id = *id;
+    return 0;
+}
+
+int streamEdgeID(stream *s, int last, streamID *id) {
+    streamIterator it;
+    streamID min = {0, 0}, max = {UINT64_MAX, UINT64_MAX};
+    long nf;
+    streamIteratorStart(&it, s, &min, &max, last);
+    int found = streamIteratorNext(&it, id, &nf);
+    streamIteratorStop(&it);
+    if (!found) id->ms = id->seq = 0;
+    return found;
+}
+
+static void refreshFirstID(stream *s) {
+    if (s->length == 0) s->first_id.ms = s->first_id.seq = 0;
+    else streamEdgeID(s, 0, &s->first_id);
+}
+
+int streamDeleteItem(stream *s, const streamID *id) {
+    long idx = findNode(s, id);
+    if (idx < 0) return 0;
+    streamNode *node = &s->nodes[idx];
+    nodeHeader h;
+    readNodeHeader(node->lp, &h);
+    for (unsigned char *p = h.first_entry; p;) {
+        entryView e;
+        readEntry(node->lp, p, &node->master, h.nfields, &e);
+        int cmp = streamCompareID(&e.id, id);
+        if (cmp > 0) return 0;
+        if (cmp == 0) {
+            if (e.flags & STREAM_ITEM_FLAG_DELETED) return 0;
+            unsigned char *fp = e.flagsp;
+            node->lp = lpReplaceInteger(node->lp, &fp, e.flags | STREAM_ITEM_FLAG_DELETED);
+            node->lp = adjustNodeCounters(node->lp, -1, 1);
+            if (h.count - 1 == 0) removeNode(s, (size_t)idx);
+            s->length--;
+            if (streamCompareID(id, &s->max_deleted_entry_id) > 0) s->max_deleted_entry_id = *id;
+            if (streamCompareID(id, &s->first_id) == 0) refreshFirstID(s);
+            return 1;
+        }
+        p = e.next;
+    }
+    return 0;
+}
+
+int64_t streamTrim(stream *s, int strategy, uint64_t maxlen, const streamID *minid, int approx, int64_t limit) {
+    int64_t removed = 0;
+    if (strategy == TRIM_STRATEGY_NONE) return 0;
+    while (s->nnodes) {
+        if (strategy == TRIM_STRATEGY_MAXLEN && s->length <= maxlen) break;
+        streamNode *node = &s->nodes[0];
+        nodeHeader h;
+        readNodeHeader(node->lp, &h);
+        if (limit && removed + h.count > limit) break;
+
+        int whole;
+        if (strategy == TRIM_STRATEGY_MAXLEN) {
+            whole = s->length - (uint64_t)h.count >= maxlen;
+        } else {
+            /* The node's last entry (live or not) decides. */
+            unsigned char *p = h.first_entry;
+            entryView e = {0};
+            while (p) {
+                readEntry(node->lp, p, &node->master, h.nfields, &e);
+                p = e.next;
+            }
+            whole = streamCompareID(&e.id, minid) < 0;
+        }
+        if (whole) {
+            s->length -= (uint64_t)h.count;
+            removed += h.count;
+            removeNode(s, 0);
+            continue;
+        }
+        /* Approximate trimming only drops whole nodes. */
+        if (approx) break;
+
+        /* Mark the leading entries deleted; the node keeps at least one live entry. */
+        int64_t marked = 0;
+        unsigned char *p = h.first_entry;
+        while (p) {
+            entryView e;
+            readEntry(node->lp, p, &node->master, h.nfields, &e);
+            if (strategy == TRIM_STRATEGY_MAXLEN ? s->length <= maxlen : streamCompareID(&e.id, minid) >= 0) break;
+            if (!(e.flags & STREAM_ITEM_FLAG_DELETED)) {
+                size_t next_off = e.next ? (size_t)(e.next - node->lp) : 0;
+                unsigned char *fp = e.flagsp;
+                node->lp = lpReplaceInteger(node->lp, &fp, e.flags | STREAM_ITEM_FLAG_DELETED);
+                marked++;
+                s->length--;
+                e.next = next_off ? node->lp + next_off : NULL;
+            }
+            p = e.next;
+        }
+        node->lp = adjustNodeCounters(node->lp, -marked, marked);
+        removed += marked;
+        break;
+    }
+    refreshFirstID(s);
+    return removed;
+}
+
+/* ------------------------------------------------------------ iteration */
+
+/* Loads node it->node (header, and for reverse walks the entry offsets). */
+static void iteratorEnterNode(streamIterator *it) {
+    streamNode *node = &it->s->nodes[it->node];
+    nodeHeader h;
+    it->lp = node->lp;
+    it->master = node->master;
+    readNodeHeader(it->lp, &h);
+    it->master_nfields = h.nfields;
+    it->master_fields = h.fields;
+    it->next = h.first_entry;
+    if (!it->rev) return;
+    it->noffsets = 0;
+    for (unsigned char *p = h.first_entry; p;) {
+        entryView e;
+        readEntry(it->lp, p, &it->master, h.nfields, &e);
+        if (it->noffsets == it->offsets_cap) {
+            it->offsets_cap = it->offsets_cap ? it->offsets_cap * 2 : 64;
+            it->offsets = zrealloc(it->offsets, sizeof(size_t) * it->offsets_cap);
+        }
+        it->offsets[it->noffsets++] = (size_t)(p - it->lp);
+        p = e.next;
+    }
+}
+
+void streamIteratorStart(streamIterator *it, stream *s, const streamID *start, const streamID *end, int rev) {
+    memset(it, 0, sizeof(*it));
+    it->s = s;
+    it->start = *start;
+    it->end = *end;
+    it->rev = rev;
+    if (!rev) {
+        it->node = findNode(s, start);
+        if (it->node < 0) it->node = 0;
+        if ((size_t)it->node >= s->nnodes) return;
+    } else {
+        it->node = findNode(s, end);
+        if (it->node < 0) return;
+    }
+    iteratorEnterNode(it);
+}
+
+int streamIteratorNext(streamIterator *it, streamID *id, long *numfields) {
+    while (it->lp) {
+        unsigned char *p;
+        if (!it->rev) {
+            p = it->next;
+        } else {
+            p = it->noffsets ? it->lp + it->offsets[--it->noffsets] : NULL;
+        }
+        if (!p) {
+            /* Next node, if any. */
+            it->lp = NULL;
+            it->node += it->rev ? -1 : 1;
+            if (it->node < 0 || (size_t)it->node >= it->s->nnodes) return 0;
+            iteratorEnterNode(it);
+            continue;
+        }
+        entryView e;
+        readEntry(it->lp, p, &it->master, it->master_nfields, &e);
+        it->next = e.next;
+        if (!it->rev) {
+            if (streamCompareID(&e.id, &it->end) > 0) break;
+            if (streamCompareID(&e.id, &it->start) < 0) continue;
+        } else {
+            if (streamCompareID(&e.id, &it->start) < 0) break;
+            if (streamCompareID(&e.id, &it->end) > 0) continue;
+        }
+        if (e.flags & STREAM_ITEM_FLAG_DELETED) continue;
+        *id = e.id;
+        *numfields = e.nfields;
+        it->field_left = e.nfields;
+        it->samefields = (e.flags & STREAM_ITEM_FLAG_SAMEFIELDS) != 0;
+        it->fp = e.values;
+        it->mfp = it->master_fields;
+        return 1;
+    }
+    it->lp = NULL;
+    return 0;
+}
+
+void streamIteratorNextField(streamIterator *it, lpEntry *field, lpEntry *value) {
+    if (it->samefields) {
+        lpGetEntry(it->mfp, field);
+        it->mfp = lpNext(it->lp, it->mfp);
+    } else {
+        lpGetEntry(it->fp, field);
+        it->fp = lpNext(it->lp, it->fp);
+    }
+    lpGetEntry(it->fp, value);
+    it->fp = lpNext(it->lp, it->fp);
+    it->field_left--;
+}
+
+void streamIteratorStop(streamIterator *it) {
+    zfree(it->offsets);
+    it->offsets = NULL;
+    it->lp = NULL;
+}
+
+/* ------------------------------------------------------------ loading */
+
+/* Checks a node's structure with every step bounds-checked (lpNext returns
+ * NULL at the end instead of running past it). */
+static int nodeIsWellFormed(unsigned char *lp, const streamID *master) {
+    unsigned char *p = lpFirst(lp);
+    if (!p) return 0;
+    int64_t count = lpInt(p);
+    if (!(p = lpNext(lp, p))) return 0;
+    int64_t deleted = lpInt(p);
+    if (!(p = lpNext(lp, p))) return 0;
+    int64_t nfields = lpInt(p);
+    if (count < 0 || deleted < 0 || nfields < 0) return 0;
+    for (int64_t j = 0; j <= nfields; j++)
+        if (!(p = lpNext(lp, p))) return 0;
+    if (lpInt(p) != 0) return 0; /* master terminator */
+    p = lpNext(lp, p);
+    int64_t live = 0, dead = 0;
+    streamID prev = {0, 0};
+    while (p) {
+        int64_t flags = lpInt(p);
+        streamID id;
+        if (!(p = lpNext(lp, p))) return 0;
+        id.ms = master->ms + (uint64_t)lpInt(p);
+        if (!(p = lpNext(lp, p))) return 0;
+        id.seq = master->seq + (uint64_t)lpInt(p);
+        if (!(p = lpNext(lp, p))) return 0;
+        if ((live || dead) && streamCompareID(&id, &prev) <= 0) return 0;
+        if (streamCompareID(&id, master) < 0) return 0;
+        prev = id;
+        int64_t skip, elements;
+        if (flags & STREAM_ITEM_FLAG_SAMEFIELDS) {
+            skip = nfields;
+            elements = nfields + 3;
+        } else {
+            int64_t n = lpInt(p);
+            if (n < 0) return 0;
+            if (!(p = lpNext(lp, p))) return 0;
+            skip = n * 2;
+            elements = n * 2 + 4;
+        }
+        while (skip--)
+            if (!(p = lpNext(lp, p))) return 0;
+        if (lpInt(p) != elements) return 0;
+        p = lpNext(lp, p);
+        if (flags & STREAM_ITEM_FLAG_DELETED) dead++;
+        else live++;
+    }
+    return live == count && dead == deleted;
+}
+
+int streamAppendLoadedNode(stream *s, const streamID *master, unsigned char *lp, size_t size) {
+    if (!lpValidateIntegrity(lp, size, 1, NULL, NULL)) return 0;
+    if (!nodeIsWellFormed(lp, master)) return 0;
+    if (s->nnodes && streamCompareID(master, &s->nodes[s->nnodes - 1].master) <= 0) return 0;
+    nodeHeader h;
+    readNodeHeader(lp, &h);
+    if (h.count == 0) return 0; /* Redis never keeps an empty node */
+    pushNode(s, master, lp);
+    return 1;
+}

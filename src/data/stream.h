@@ -1,0 +1,116 @@
+/* stream: the stream value type (XADD, XRANGE, ...). Entries live in
+ * listpack nodes laid out exactly as Redis 7.0 lays them out, so a node can be
+ * written to or read from an RDB file / DUMP payload verbatim:
+ *
+ *   master entry: count deleted num-fields field_1..field_N 0
+ *   each entry:   flags ms-delta seq-delta [num-fields field value ...| value ...] lp-count
+ *
+ * IDs are stored as deltas from the node's master ID (the ID of the first
+ * entry ever added to the node). An entry whose fields equal the master
+ * fields (same order) stores only its values (flag SAMEFIELDS). Deleted
+ * entries stay in place with the DELETED flag until the node empties.
+ * Nodes are kept in an array sorted by master ID: appends go to the tail
+ * and trimming removes from the head, so no tree is needed. */
+#ifndef DATA_STREAM_H
+#define DATA_STREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "data/object.h"
+#include "data/listpack.h"
+
+#define STREAM_ITEM_FLAG_NONE 0
+#define STREAM_ITEM_FLAG_DELETED (1 << 0)
+#define STREAM_ITEM_FLAG_SAMEFIELDS (1 << 1)
+/* A node never grows past this, whatever stream-node-max-bytes says. */
+#define STREAM_LISTPACK_MAX_SIZE (1 << 30)
+
+typedef struct streamID {
+    uint64_t ms;
+    uint64_t seq;
+} streamID;
+
+typedef struct streamNode {
+    streamID master;
+    unsigned char *lp;
+} streamNode;
+
+typedef struct stream {
+    streamNode *nodes; /* sorted by master ID */
+    size_t nnodes, capacity;
+    uint64_t length; /* live entries */
+    streamID last_id;              /* the greatest ID ever added (or set by XSETID) */
+    streamID first_id;             /* the first live entry, 0-0 when empty */
+    streamID max_deleted_entry_id; /* the greatest ID removed by XDEL */
+    uint64_t entries_added;        /* every entry ever added */
+} stream;
+
+stream *streamNew(void);
+void streamFree(stream *s);
+stream *streamDup(const stream *s);
+robj *createStreamObject(void);
+
+int streamCompareID(const streamID *a, const streamID *b);
+/* Next / previous ID in ID order; C_ERR-like -1 at the ends, 0 otherwise. */
+int streamIncrID(streamID *id);
+int streamDecrID(streamID *id);
+/* "ms-seq" into buf (at least STREAM_ID_STR_LEN bytes); returns the length. */
+#define STREAM_ID_STR_LEN 44
+int streamFormatID(char *buf, const streamID *id);
+/* 16 big-endian bytes (ms then seq): the node key in RDB files. */
+void streamEncodeID(unsigned char *buf, const streamID *id);
+void streamDecodeID(const unsigned char *buf, streamID *id);
+
+/* The ID XADD would give: `given` NULL for "*", seq_given 0 for "ms-*".
+ * 0 on success, -1 when it is not greater than the top item (or the
+ * stream is exhausted). now_ms is the command's clock. */
+int streamNextID(const stream *s, const streamID *given, int seq_given, long long now_ms, streamID *out);
+/* Appends an entry with id (> last_id) and numfields pairs from fv (string
+ * objects: field, value, ...). Node size limits: 0 means no limit. Returns
+ * 0, or -1 when the elements are too large for a listpack. */
+int streamAppendItem(stream *s, const streamID *id, robj **fv, long numfields, long long node_max_bytes,
+                     long long node_max_entries);
+/* Marks the entry deleted; 1 if it existed. Keeps first_id and max_deleted_entry_id. */
+int streamDeleteItem(stream *s, const streamID *id);
+
+#define TRIM_STRATEGY_NONE 0
+#define TRIM_STRATEGY_MAXLEN 1
+#define TRIM_STRATEGY_MINID 2
+/* Removes entries from the head: until length <= maxlen (MAXLEN) or the
+ * first entry is >= minid (MINID). approx removes whole nodes only; limit
+ * (0 = none) caps the entries removed. Returns how many were removed. */
+int64_t streamTrim(stream *s, int strategy, uint64_t maxlen, const streamID *minid, int approx, int64_t limit);
+
+/* Range iteration over live entries with start <= ID <= end, ascending or
+ * (rev) descending. After streamIteratorNext returns 1, read the entry's
+ * fields with streamIteratorNextField. */
+typedef struct streamIterator {
+    stream *s;
+    streamID start, end;
+    int rev;
+    long node;               /* index of the node being walked, -1/nnodes when done */
+    unsigned char *lp;
+    streamID master;
+    long master_nfields;
+    unsigned char *master_fields; /* first master field */
+    unsigned char *next;          /* forward: flags of the next entry in lp */
+    size_t *offsets;              /* reverse: entry offsets of the current node */
+    size_t noffsets, offsets_cap;
+    long field_left;              /* fields not yet read from the current entry */
+    int samefields;
+    unsigned char *fp, *mfp;      /* current value/field and master field positions */
+} streamIterator;
+
+void streamIteratorStart(streamIterator *it, stream *s, const streamID *start, const streamID *end, int rev);
+int streamIteratorNext(streamIterator *it, streamID *id, long *numfields);
+void streamIteratorNextField(streamIterator *it, lpEntry *field, lpEntry *value);
+void streamIteratorStop(streamIterator *it);
+
+/* The first (last=0) or last live entry's ID; 0 if the stream is empty. */
+int streamEdgeID(stream *s, int last, streamID *id);
+
+/* RDB loading: add a node read from a file after checking it (deep when
+ * the listpack's entries must be validated). Returns 0 on a malformed node. */
+int streamAppendLoadedNode(stream *s, const streamID *master, unsigned char *lp, size_t size);
+
+#endif
