@@ -1,11 +1,13 @@
 """Real client libraries from Debian against the server: what an application
 using them does, with the results it must see (the same on the reference).
 node-redis 4 (Debian's node-redis) runs tests/clients/node_redis_smoke.js; kombu
-(Celery's transport) runs in-process.
+(Celery's transport) and RQ (a job queue; its job functions are in
+tests/clients/rq_jobs.py) run in-process.
 """
 import os
 import shutil
 import subprocess
+import time
 
 import pytest
 
@@ -42,3 +44,32 @@ def test_kombu_queue_round_trip(server):
             queue.get(block=True, timeout=0.2)
         queue.close()
     assert got == [0, 1, 2, 3, 4]
+
+
+def test_rq_jobs_run_and_report(server):
+    """RQ (Debian's python3-rq), a job queue: jobs run by a worker, results and failures reported
+    (RQ 1.13 keeps results in streams), a scheduled job run by the scheduler."""
+    rq = pytest.importorskip("rq", reason="python3-rq is not installed")
+    import datetime
+    import sys
+    sys.path.insert(0, os.path.join(HERE, "clients"))
+    import rq_jobs
+    from rq.registry import FailedJobRegistry, FinishedJobRegistry
+    r = server.client()
+    queue = rq.Queue("default", connection=r)
+    ok = queue.enqueue(rq_jobs.add, 2, 3)
+    bad = queue.enqueue(rq_jobs.fail)
+    later = queue.enqueue_in(datetime.timedelta(seconds=1), rq_jobs.add, 10, 20)
+    worker = rq.SimpleWorker([queue], connection=r)
+    worker.work(burst=True)
+    assert ok.get_status(refresh=True) == "finished" and ok.result == 5
+    assert bad.get_status(refresh=True) == "failed"
+    assert "ValueError: boom" in bad.latest_result().exc_string
+    time.sleep(1.2)
+    worker.work(burst=True, with_scheduler=True)
+    deadline = time.time() + 10
+    while later.get_status(refresh=True) != "finished" and time.time() < deadline:
+        worker.work(burst=True, with_scheduler=True)
+        time.sleep(0.2)
+    assert later.result == 30
+    assert len(FailedJobRegistry(queue=queue)) == 1 and len(FinishedJobRegistry(queue=queue)) == 2
