@@ -438,15 +438,89 @@ void xsetidCommand(client *c) {
     keyChanged(c->db, c->argv[1], NOTIFY_STREAM, "xsetid");
 }
 
-/* ------------------------------------------------------------ XREAD */
+/* ------------------------------------------------------------ XREAD / XREADGROUP */
 
-void xreadCommand(client *c) {
+static const streamID NEW_ENTRIES_ID = {UINT64_MAX, UINT64_MAX}; /* ">" */
+
+static int isNewEntriesID(const streamID *id) { return id->ms == UINT64_MAX && id->seq == UINT64_MAX; }
+
+static void addReplyNoGroupForKey(client *c, robj *key, robj *group) {
+    addReplyErrorFormat(c, "-NOGROUP No such consumer group '%s' for key name '%s'", (char *)group->ptr,
+                        (char *)key->ptr);
+}
+
+/* Delivers entries after the group's last ID to consumer: each one goes to
+ * the PEL (unless noack) and moves the group's position. */
+static void addReplyDeliveringNew(client *c, stream *s, streamCG *cg, streamConsumer *consumer, long long count,
+                                  int noack) {
+    void *len = addReplyDeferredLen(c);
+    streamIterator it;
+    streamID id, start = cg->last_id, end = {UINT64_MAX, UINT64_MAX};
+    long numfields, n = 0;
+    streamIncrID(&start);
+    streamIteratorStart(&it, s, &start, &end, 0);
+    while ((!count || n < count) && streamIteratorNext(&it, &id, &numfields)) {
+        if (streamCompareID(&id, &cg->last_id) > 0) {
+            if (cg->entries_read != SCG_INVALID_ENTRIES_READ && !streamRangeHasTombstones(s, &id, NULL))
+                cg->entries_read++;
+            else if (s->entries_added)
+                cg->entries_read = streamEstimateDistanceFromFirstEverEntry(s, &id);
+            cg->last_id = id;
+        }
+        if (!noack) streamAssignPending(cg, consumer, &id, commandTimeMs());
+        addReplyStreamEntry(c, &it, &id, numfields);
+        n++;
+    }
+    streamIteratorStop(&it);
+    setDeferredArrayLen(c, len, n);
+    if (n) server.dirty++;
+}
+
+/* The consumer's own pending entries after `after`, delivered again; an
+ * entry deleted from the stream meanwhile comes with a nil body. */
+static void addReplyConsumerHistory(client *c, stream *s, streamConsumer *consumer, const streamID *after,
+                                    long long count) {
+    if (!consumer) {
+        addReplyArrayLen(c, 0);
+        return;
+    }
+    streamID start = *after;
+    int found;
+    long n = 0;
+    streamIncrID(&start);
+    size_t pos = streamIDMapSeek(&consumer->pel, &start, &found);
+    void *len = addReplyDeferredLen(c);
+    for (; pos < consumer->pel.len && (!count || n < count); pos++, n++) {
+        streamID *id = &consumer->pel.ids[pos];
+        streamNACK *nack = consumer->pel.vals[pos];
+        streamIterator it;
+        streamID got;
+        long numfields;
+        streamIteratorStart(&it, s, id, id, 0);
+        if (streamIteratorNext(&it, &got, &numfields)) {
+            addReplyStreamEntry(c, &it, &got, numfields);
+            nack->delivery_time = commandTimeMs();
+            nack->delivery_count++;
+        } else {
+            addReplyArrayLen(c, 2);
+            addReplyStreamID(c, id);
+            addReplyNullArray(c);
+        }
+        streamIteratorStop(&it);
+    }
+    setDeferredArrayLen(c, len, n);
+    if (n) server.dirty++;
+}
+
+static void xreadGeneric(client *c, int xreadgroup) {
+    const char *cmdname = xreadgroup ? "xreadgroup" : "xread";
     long long timeout = 0, count = 0;
-    int block = 0, streams_arg = 0, nstreams = 0;
+    int block = 0, noack = 0, streams_arg = 0, nstreams = 0;
+    robj *groupname = NULL, *consumername = NULL;
     /* Scripts are refused BLOCK before anything else is checked, as in Redis. */
     for (int i = 1; (c->flags & CLIENT_LUA) && i < c->argc && strcasecmp(c->argv[i]->ptr, "streams"); i++) {
         if (!strcasecmp(c->argv[i]->ptr, "block")) {
-            addReplyError(c, "xread command is not allowed with BLOCK option from scripts");
+            addReplyErrorFormat(c, "%s command is not allowed with BLOCK option from scripts", cmdname);
             return;
         }
     }
@@ -463,12 +537,26 @@ void xreadCommand(client *c) {
             streams_arg = i + 1;
             nstreams = c->argc - streams_arg;
             if (nstreams % 2) {
-                addReplyError(c, "Unbalanced XREAD list of streams: for each stream key an ID or '$' must be "
-                                 "specified.");
+                addReplyErrorFormat(c, "Unbalanced %s list of streams: for each stream key an ID or '%s' must be "
+                                       "specified.", xreadgroup ? "XREADGROUP" : "XREAD", xreadgroup ? ">" : "$");
                 return;
             }
             nstreams /= 2;
             break;
+        } else if (!strcasecmp(opt, "group") && moreargs >= 2) {
+            if (!xreadgroup) {
+                addReplyError(c, "The GROUP option is only supported by XREADGROUP. You called XREAD instead.");
+                return;
+            }
+            groupname = c->argv[i + 1];
+            consumername = c->argv[i + 2];
+            i += 2;
+        } else if (!strcasecmp(opt, "noack")) {
+            if (!xreadgroup) {
+                addReplyError(c, "The NOACK option is only supported by XREADGROUP. You called XREAD instead.");
+                return;
+            }
+            noack = 1;
         } else {
             addReplyErrorObject(c, shared.syntaxerr);
             return;
@@ -478,23 +566,47 @@ void xreadCommand(client *c) {
         addReplyErrorObject(c, shared.syntaxerr);
         return;
     }
+    if (xreadgroup && !groupname) {
+        addReplyError(c, "Missing GROUP option for XREADGROUP");
+        return;
+    }
 
     streamID *ids = zmalloc(sizeof(streamID) * (size_t)nstreams);
+    streamCG **groups = xreadgroup ? zcalloc(sizeof(streamCG *) * (size_t)nstreams) : NULL;
     int has_dollar = 0;
     for (int i = 0; i < nstreams; i++) {
         robj *key = c->argv[streams_arg + i], *idarg = c->argv[streams_arg + nstreams + i];
         const char *idstr = idarg->ptr;
+        robj *o = NULL;
+        if (xreadgroup) {
+            o = lookupKeyRead(c->db, key);
+            if (checkType(c, o, OBJ_STREAM)) goto done;
+            if (!o || !(groups[i] = streamLookupCG(o->ptr, groupname->ptr, stringObjectLen(groupname)))) {
+                addReplyErrorFormat(c, "-NOGROUP No such key '%s' or consumer group '%s' in XREADGROUP with "
+                                       "GROUP option", (char *)key->ptr, (char *)groupname->ptr);
+                goto done;
+            }
+        }
         if (!strcmp(idstr, "$")) {
-            robj *o = lookupKeyRead(c->db, key);
+            if (xreadgroup) {
+                addReplyError(c, "The $ ID is meaningless in the context of XREADGROUP: you want to read the "
+                                 "history of this consumer by specifying a proper ID, or use the > ID to get new "
+                                 "messages. The $ ID would just return an empty result set.");
+                goto done;
+            }
+            o = lookupKeyRead(c->db, key);
             if (checkType(c, o, OBJ_STREAM)) goto done;
             /* New entries only: remember the current top, blocked or not. */
             if (o) ids[i] = ((stream *)o->ptr)->last_id;
             else ids[i].ms = ids[i].seq = 0;
             has_dollar = 1;
         } else if (!strcmp(idstr, ">")) {
-            addReplyError(c, "The > ID can be specified only when calling XREADGROUP using the GROUP <group> "
-                             "<consumer> option.");
-            goto done;
+            if (!xreadgroup) {
+                addReplyError(c, "The > ID can be specified only when calling XREADGROUP using the GROUP <group> "
+                                 "<consumer> option.");
+                goto done;
+            }
+            ids[i] = NEW_ENTRIES_ID;
         } else if (parseIDOrReply(c, idarg, &ids[i], 0, 1, NULL) != C_OK) {
             goto done;
         }
@@ -511,14 +623,34 @@ void xreadCommand(client *c) {
         if (!o) continue;
         if (checkType(c, o, OBJ_STREAM)) goto done;
         stream *s = o->ptr;
-        streamID top;
-        if (!streamEdgeID(s, 1, &top) || streamCompareID(&top, &ids[i]) <= 0) continue;
+        streamConsumer *consumer = NULL;
+        if (xreadgroup) {
+            size_t nlen = stringObjectLen(consumername);
+            consumer = streamLookupConsumer(groups[i], consumername->ptr, nlen);
+            if (!consumer) {
+                consumer = streamCreateConsumer(groups[i], consumername->ptr, nlen, commandTimeMs());
+                keyChanged(c->db, key, NOTIFY_STREAM, "xgroup-createconsumer");
+            }
+            if (consumer) consumer->seen_time = commandTimeMs();
+        }
+        int history = xreadgroup && !isNewEntriesID(&ids[i]);
+        if (!history) {
+            streamID top;
+            const streamID *after = xreadgroup ? &groups[i]->last_id : &ids[i];
+            if (!streamEdgeID(s, 1, &top) || streamCompareID(&top, after) <= 0) continue;
+        }
         if (!len) len = addReplyDeferredLen(c);
         if (c->resp == 2) addReplyArrayLen(c, 2);
         addReplyBulk(c, key);
-        streamID start = ids[i], end = {UINT64_MAX, UINT64_MAX};
-        streamIncrID(&start);
-        addReplyStreamRange(c, s, &start, &end, count, 0);
+        if (history) {
+            addReplyConsumerHistory(c, s, consumer, &ids[i], count);
+        } else if (xreadgroup) {
+            addReplyDeliveringNew(c, s, groups[i], consumer, count, noack);
+        } else {
+            streamID start = ids[i], end = {UINT64_MAX, UINT64_MAX};
+            streamIncrID(&start);
+            addReplyStreamRange(c, s, &start, &end, count, 0);
+        }
         served++;
     }
     if (served) {
@@ -526,7 +658,8 @@ void xreadCommand(client *c) {
         else setDeferredMapLen(c, len, served);
         goto done;
     }
-    if (!block || (c->flags & CLIENT_DENY_BLOCKING)) {
+    /* The AOF loader replays only reads that were served: it never waits. */
+    if (!block || (c->flags & (CLIENT_DENY_BLOCKING | CLIENT_AOF))) {
         addReplyNullArray(c);
         goto done;
     }
@@ -550,6 +683,269 @@ void xreadCommand(client *c) {
     blockForKeys(c, BLOCKED_STREAM, c->argv + streams_arg, nstreams, timeout);
 done:
     zfree(ids);
+    zfree(groups);
+}
+
+void xreadCommand(client *c) { xreadGeneric(c, 0); }
+void xreadgroupCommand(client *c) { xreadGeneric(c, 1); }
+
+/* ------------------------------------------------------------ XGROUP / XACK / XPENDING */
+
+/* The stream at argv[2] (XGROUP's key) and, when needed, its group argv[3]:
+ * NULL after replying when either is missing. */
+static stream *xgroupLookup(client *c, int need_group, streamCG **cg) {
+    robj *o = lookupKeyWrite(c->db, c->argv[2]);
+    if (checkType(c, o, OBJ_STREAM)) return NULL;
+    if (!o) {
+        addReplyError(c, "The XGROUP subcommand requires the key to exist. Note that for CREATE you may want to use "
+                         "the MKSTREAM option to create an empty stream automatically.");
+        return NULL;
+    }
+    stream *s = o->ptr;
+    *cg = streamLookupCG(s, c->argv[3]->ptr, stringObjectLen(c->argv[3]));
+    if (need_group && !*cg) {
+        addReplyNoGroupForKey(c, c->argv[2], c->argv[3]);
+        return NULL;
+    }
+    return s;
+}
+
+/* [MKSTREAM] [ENTRIESREAD n] from argv[5] on. */
+static int parseGroupOptionsOrReply(client *c, int allow_mkstream, int *mkstream, long long *entries_read) {
+    for (int j = 5; j < c->argc; j++) {
+        const char *opt = c->argv[j]->ptr;
+        if (allow_mkstream && !strcasecmp(opt, "mkstream")) {
+            *mkstream = 1;
+        } else if (!strcasecmp(opt, "entriesread") && j + 1 < c->argc) {
+            if (getLongLongFromObjectOrReply(c, c->argv[++j], entries_read, NULL) != C_OK) return C_ERR;
+            if (*entries_read < 0 && *entries_read != SCG_INVALID_ENTRIES_READ) {
+                addReplyError(c, "value for ENTRIESREAD must be positive or -1");
+                return C_ERR;
+            }
+        } else {
+            addReplySubcommandSyntaxError(c);
+            return C_ERR;
+        }
+    }
+    return C_OK;
+}
+
+/* argv[4]: "$" (the stream's last ID) or an ID. */
+static int parseGroupIDOrReply(client *c, stream *s, streamID *id) {
+    if (!strcmp(c->argv[4]->ptr, "$")) {
+        if (s) *id = s->last_id;
+        else id->ms = id->seq = 0;
+        return C_OK;
+    }
+    return parseIDOrReply(c, c->argv[4], id, 0, 1, NULL);
+}
+
+void xgroupCreateCommand(client *c) {
+    int mkstream = 0;
+    long long entries_read = SCG_INVALID_ENTRIES_READ;
+    if (parseGroupOptionsOrReply(c, 1, &mkstream, &entries_read) != C_OK) return;
+    robj *o = lookupKeyWrite(c->db, c->argv[2]);
+    if (checkType(c, o, OBJ_STREAM)) return;
+    streamCG *cg = NULL;
+    stream *s = NULL;
+    if (o || !mkstream) {
+        if (!(s = xgroupLookup(c, 0, &cg))) return;
+    }
+    streamID id;
+    if (parseGroupIDOrReply(c, s, &id) != C_OK) return;
+    if (!s) {
+        o = createStreamObject();
+        dbAdd(c->db, c->argv[2], o);
+        s = o->ptr;
+    }
+    if (!streamCreateCG(s, c->argv[3]->ptr, stringObjectLen(c->argv[3]), &id, entries_read)) {
+        addReplyError(c, "-BUSYGROUP Consumer Group name already exists");
+        return;
+    }
+    addReply(c, shared.ok);
+    keyChanged(c->db, c->argv[2], NOTIFY_STREAM, "xgroup-create");
+}
+
+void xgroupSetidCommand(client *c) {
+    int mkstream = 0;
+    long long entries_read = SCG_INVALID_ENTRIES_READ;
+    if (parseGroupOptionsOrReply(c, 0, &mkstream, &entries_read) != C_OK) return;
+    streamCG *cg;
+    stream *s = xgroupLookup(c, 1, &cg);
+    streamID id;
+    if (!s || parseGroupIDOrReply(c, s, &id) != C_OK) return;
+    cg->last_id = id;
+    cg->entries_read = entries_read;
+    addReply(c, shared.ok);
+    keyChanged(c->db, c->argv[2], NOTIFY_STREAM, "xgroup-setid");
+}
+
+void xgroupDestroyCommand(client *c) {
+    streamCG *cg;
+    stream *s = xgroupLookup(c, 0, &cg);
+    if (!s) return;
+    if (!cg) {
+        addReply(c, shared.czero);
+        return;
+    }
+    streamDestroyCG(s, c->argv[3]->ptr, stringObjectLen(c->argv[3]));
+    addReply(c, shared.cone);
+    keyChanged(c->db, c->argv[2], NOTIFY_STREAM, "xgroup-destroy");
+    /* Readers blocked on this group run again and get -NOGROUP. */
+    signalKeyAsReady(c->db, c->argv[2], OBJ_STREAM);
+}
+
+void xgroupCreateconsumerCommand(client *c) {
+    streamCG *cg;
+    if (!xgroupLookup(c, 1, &cg)) return;
+    if (!streamCreateConsumer(cg, c->argv[4]->ptr, stringObjectLen(c->argv[4]), commandTimeMs())) {
+        addReply(c, shared.czero);
+        return;
+    }
+    addReply(c, shared.cone);
+    keyChanged(c->db, c->argv[2], NOTIFY_STREAM, "xgroup-createconsumer");
+}
+
+void xgroupDelconsumerCommand(client *c) {
+    streamCG *cg;
+    if (!xgroupLookup(c, 1, &cg)) return;
+    long long pending = streamDelConsumer(cg, c->argv[4]->ptr, stringObjectLen(c->argv[4]));
+    addReplyLongLong(c, pending < 0 ? 0 : pending);
+    if (pending >= 0) keyChanged(c->db, c->argv[2], NOTIFY_STREAM, "xgroup-delconsumer");
+}
+
+void xgroupHelpCommand(client *c) {
+    static const char *help[] = {
+        "CREATE <key> <groupname> <id|$> [option]",
+        "    Create a new consumer group. Options are:",
+        "    * MKSTREAM",
+        "      Create the empty stream if it does not exist.",
+        "    * ENTRIESREAD entries_read",
+        "      Set the group's entries_read counter (internal use).",
+        "CREATECONSUMER <key> <groupname> <consumer>",
+        "    Create a new consumer in the specified group.",
+        "DELCONSUMER <key> <groupname> <consumer>",
+        "    Remove the specified consumer.",
+        "DESTROY <key> <groupname>",
+        "    Remove the specified group.",
+        "SETID <key> <groupname> <id|$> [ENTRIESREAD entries_read]",
+        "    Set the current group ID and entries_read counter.",
+        NULL,
+    };
+    addReplyHelp(c, help);
+}
+
+void xackCommand(client *c) {
+    robj *o = lookupKeyRead(c->db, c->argv[1]);
+    if (checkType(c, o, OBJ_STREAM)) return;
+    streamCG *cg = o ? streamLookupCG(o->ptr, c->argv[2]->ptr, stringObjectLen(c->argv[2])) : NULL;
+    int n = c->argc - 3;
+    streamID *ids = zmalloc(sizeof(streamID) * (size_t)n);
+    for (int j = 0; j < n; j++) {
+        if (parseIDOrReply(c, c->argv[j + 3], &ids[j], 0, 1, NULL) != C_OK) {
+            zfree(ids);
+            return;
+        }
+    }
+    long long acked = 0;
+    for (int j = 0; cg && j < n; j++) acked += streamAckEntry(cg, &ids[j]);
+    zfree(ids);
+    addReplyLongLong(c, acked);
+    server.dirty += acked;
+}
+
+void xpendingCommand(client *c) {
+    int summary = c->argc == 3;
+    long long minidle = 0, count = 0;
+    streamID start = {0, 0}, end = {UINT64_MAX, UINT64_MAX};
+    robj *consumername = NULL;
+    if (c->argc != 3 && (c->argc < 6 || c->argc > 9)) {
+        addReplyErrorObject(c, shared.syntaxerr);
+        return;
+    }
+    if (!summary) {
+        int at = 3, ex;
+        if (!strcasecmp(c->argv[3]->ptr, "idle")) {
+            if (getLongLongFromObjectOrReply(c, c->argv[4], &minidle, NULL) != C_OK) return;
+            if (c->argc < 8) {
+                addReplyErrorObject(c, shared.syntaxerr);
+                return;
+            }
+            at += 2;
+        }
+        if (getLongLongFromObjectOrReply(c, c->argv[at + 2], &count, NULL) != C_OK) return;
+        if (count < 0) count = 0;
+        if (parseRangeBoundOrReply(c, c->argv[at], &start, 0, &ex) != C_OK) return;
+        if (ex && streamIncrID(&start) != 0) {
+            addReplyError(c, "invalid start ID for the interval");
+            return;
+        }
+        if (parseRangeBoundOrReply(c, c->argv[at + 1], &end, UINT64_MAX, &ex) != C_OK) return;
+        if (ex && streamDecrID(&end) != 0) {
+            addReplyError(c, "invalid end ID for the interval");
+            return;
+        }
+        if (at + 3 < c->argc) consumername = c->argv[at + 3];
+    }
+    robj *o = lookupKeyRead(c->db, c->argv[1]);
+    if (checkType(c, o, OBJ_STREAM)) return;
+    streamCG *cg = o ? streamLookupCG(o->ptr, c->argv[2]->ptr, stringObjectLen(c->argv[2])) : NULL;
+    if (!cg) {
+        addReplyErrorFormat(c, "-NOGROUP No such key '%s' or consumer group '%s'", (char *)c->argv[1]->ptr,
+                            (char *)c->argv[2]->ptr);
+        return;
+    }
+    if (summary) {
+        addReplyArrayLen(c, 4);
+        addReplyLongLong(c, (long long)cg->pel.len);
+        if (!cg->pel.len) {
+            addReplyNull(c);
+            addReplyNull(c);
+            addReplyNullArray(c);
+            return;
+        }
+        addReplyStreamID(c, &cg->pel.ids[0]);
+        addReplyStreamID(c, &cg->pel.ids[cg->pel.len - 1]);
+        void *len = addReplyDeferredLen(c);
+        long n = 0;
+        for (size_t j = 0; j < cg->nconsumers; j++) {
+            streamConsumer *sc = cg->consumers[j];
+            if (!sc->pel.len) continue;
+            addReplyArrayLen(c, 2);
+            addReplyBulkCBuffer(c, sc->name, sdslen(sc->name));
+            addReplyBulkLongLong(c, (long long)sc->pel.len);
+            n++;
+        }
+        setDeferredArrayLen(c, len, n);
+        return;
+    }
+    streamIDMap *pel = &cg->pel;
+    if (consumername) {
+        streamConsumer *sc = streamLookupConsumer(cg, consumername->ptr, stringObjectLen(consumername));
+        if (!sc) {
+            addReplyArrayLen(c, 0);
+            return;
+        }
+        pel = &sc->pel;
+    }
+    int found;
+    long n = 0;
+    long long now = commandTimeMs();
+    void *len = addReplyDeferredLen(c);
+    for (size_t pos = streamIDMapSeek(pel, &start, &found); count && pos < pel->len; pos++) {
+        if (streamCompareID(&pel->ids[pos], &end) > 0) break;
+        streamNACK *nack = pel->vals[pos];
+        long long idle = now - nack->delivery_time;
+        if (minidle && idle < minidle) continue;
+        addReplyArrayLen(c, 4);
+        addReplyStreamID(c, &pel->ids[pos]);
+        addReplyBulkCBuffer(c, nack->consumer->name, sdslen(nack->consumer->name));
+        addReplyLongLong(c, idle < 0 ? 0 : idle);
+        addReplyLongLong(c, (long long)nack->delivery_count);
+        n++;
+        count--;
+    }
+    setDeferredArrayLen(c, len, n);
 }
 
 /* ------------------------------------------------------------ XINFO STREAM */
@@ -593,6 +989,55 @@ static void addReplyEdgeEntry(client *c, stream *s, int last) {
     streamIteratorStop(&it);
 }
 
+/* One "field: value" pair of an XINFO map. */
+static void addReplyFieldLongLong(client *c, const char *field, long long v) {
+    addReplyBulkCString(c, field);
+    addReplyLongLong(c, v);
+}
+
+static void addReplyFieldID(client *c, const char *field, const streamID *id) {
+    addReplyBulkCString(c, field);
+    addReplyStreamID(c, id);
+}
+
+static void addReplyFieldName(client *c, sds name) {
+    addReplyBulkCString(c, "name");
+    addReplyBulkCBuffer(c, name, sdslen(name));
+}
+
+static void addReplyEntriesRead(client *c, long long entries_read) {
+    if (entries_read == SCG_INVALID_ENTRIES_READ) addReplyNull(c);
+    else addReplyLongLong(c, entries_read);
+}
+
+/* How many entries the group has yet to read, or nil when XDELs make it unknowable. */
+static void addReplyGroupLag(client *c, stream *s, streamCG *cg) {
+    long long read;
+    if (!s->entries_added) {
+        addReplyLongLong(c, 0);
+    } else if (cg->entries_read != SCG_INVALID_ENTRIES_READ && !streamRangeHasTombstones(s, &cg->last_id, NULL)) {
+        addReplyLongLong(c, (long long)s->entries_added - cg->entries_read);
+    } else if ((read = streamEstimateDistanceFromFirstEverEntry(s, &cg->last_id)) != SCG_INVALID_ENTRIES_READ) {
+        addReplyLongLong(c, (long long)s->entries_added - read);
+    } else {
+        addReplyNull(c);
+    }
+}
+
+/* XINFO STREAM FULL's PEL listing: [id, (consumer,) delivery time, count]. */
+static void addReplyPelFull(client *c, streamIDMap *pel, long long count, int with_consumer) {
+    size_t n = count && (size_t)count < pel->len ? (size_t)count : pel->len;
+    addReplyArrayLen(c, (long)n);
+    for (size_t j = 0; j < n; j++) {
+        streamNACK *nack = pel->vals[j];
+        addReplyArrayLen(c, with_consumer ? 4 : 3);
+        addReplyStreamID(c, &pel->ids[j]);
+        if (with_consumer) addReplyBulkCBuffer(c, nack->consumer->name, sdslen(nack->consumer->name));
+        addReplyLongLong(c, nack->delivery_time);
+        addReplyLongLong(c, (long long)nack->delivery_count);
+    }
+}
+
 void xinfoStreamCommand(client *c) {
     int full = 0;
     long long count = 10;
@@ -608,23 +1053,15 @@ void xinfoStreamCommand(client *c) {
     if (!o || checkType(c, o, OBJ_STREAM)) return;
     stream *s = o->ptr;
     addReplyMapLen(c, full ? 9 : 10);
-    addReplyBulkCString(c, "length");
-    addReplyLongLong(c, (long long)s->length);
-    addReplyBulkCString(c, "radix-tree-keys");
-    addReplyLongLong(c, (long long)s->nnodes);
-    addReplyBulkCString(c, "radix-tree-nodes");
-    addReplyLongLong(c, radixTreeNodes(s));
-    addReplyBulkCString(c, "last-generated-id");
-    addReplyStreamID(c, &s->last_id);
-    addReplyBulkCString(c, "max-deleted-entry-id");
-    addReplyStreamID(c, &s->max_deleted_entry_id);
-    addReplyBulkCString(c, "entries-added");
-    addReplyLongLong(c, (long long)s->entries_added);
-    addReplyBulkCString(c, "recorded-first-entry-id");
-    addReplyStreamID(c, &s->first_id);
+    addReplyFieldLongLong(c, "length", (long long)s->length);
+    addReplyFieldLongLong(c, "radix-tree-keys", (long long)s->nnodes);
+    addReplyFieldLongLong(c, "radix-tree-nodes", radixTreeNodes(s));
+    addReplyFieldID(c, "last-generated-id", &s->last_id);
+    addReplyFieldID(c, "max-deleted-entry-id", &s->max_deleted_entry_id);
+    addReplyFieldLongLong(c, "entries-added", (long long)s->entries_added);
+    addReplyFieldID(c, "recorded-first-entry-id", &s->first_id);
     if (!full) {
-        addReplyBulkCString(c, "groups");
-        addReplyLongLong(c, 0);
+        addReplyFieldLongLong(c, "groups", (long long)s->ngroups);
         addReplyBulkCString(c, "first-entry");
         addReplyEdgeEntry(c, s, 0);
         addReplyBulkCString(c, "last-entry");
@@ -635,7 +1072,70 @@ void xinfoStreamCommand(client *c) {
     addReplyBulkCString(c, "entries");
     addReplyStreamRange(c, s, &min, &max, count, 0);
     addReplyBulkCString(c, "groups");
-    addReplyArrayLen(c, 0);
+    addReplyArrayLen(c, (long)s->ngroups);
+    for (size_t g = 0; g < s->ngroups; g++) {
+        streamCG *cg = s->groups[g];
+        addReplyMapLen(c, 7);
+        addReplyFieldName(c, cg->name);
+        addReplyFieldID(c, "last-delivered-id", &cg->last_id);
+        addReplyBulkCString(c, "entries-read");
+        addReplyEntriesRead(c, cg->entries_read);
+        addReplyBulkCString(c, "lag");
+        addReplyGroupLag(c, s, cg);
+        addReplyFieldLongLong(c, "pel-count", (long long)cg->pel.len);
+        addReplyBulkCString(c, "pending");
+        addReplyPelFull(c, &cg->pel, count, 1);
+        addReplyBulkCString(c, "consumers");
+        addReplyArrayLen(c, (long)cg->nconsumers);
+        for (size_t j = 0; j < cg->nconsumers; j++) {
+            streamConsumer *sc = cg->consumers[j];
+            addReplyMapLen(c, 4);
+            addReplyFieldName(c, sc->name);
+            addReplyFieldLongLong(c, "seen-time", sc->seen_time);
+            addReplyFieldLongLong(c, "pel-count", (long long)sc->pel.len);
+            addReplyBulkCString(c, "pending");
+            addReplyPelFull(c, &sc->pel, count, 0);
+        }
+    }
+}
+
+void xinfoGroupsCommand(client *c) {
+    robj *o = lookupKeyReadOrReply(c, c->argv[2], shared.nokeyerr);
+    if (!o || checkType(c, o, OBJ_STREAM)) return;
+    stream *s = o->ptr;
+    addReplyArrayLen(c, (long)s->ngroups);
+    for (size_t g = 0; g < s->ngroups; g++) {
+        streamCG *cg = s->groups[g];
+        addReplyMapLen(c, 6);
+        addReplyFieldName(c, cg->name);
+        addReplyFieldLongLong(c, "consumers", (long long)cg->nconsumers);
+        addReplyFieldLongLong(c, "pending", (long long)cg->pel.len);
+        addReplyFieldID(c, "last-delivered-id", &cg->last_id);
+        addReplyBulkCString(c, "entries-read");
+        addReplyEntriesRead(c, cg->entries_read);
+        addReplyBulkCString(c, "lag");
+        addReplyGroupLag(c, s, cg);
+    }
+}
+
+void xinfoConsumersCommand(client *c) {
+    robj *o = lookupKeyReadOrReply(c, c->argv[2], shared.nokeyerr);
+    if (!o || checkType(c, o, OBJ_STREAM)) return;
+    streamCG *cg = streamLookupCG(o->ptr, c->argv[3]->ptr, stringObjectLen(c->argv[3]));
+    if (!cg) {
+        addReplyNoGroupForKey(c, c->argv[2], c->argv[3]);
+        return;
+    }
+    long long now = commandTimeMs();
+    addReplyArrayLen(c, (long)cg->nconsumers);
+    for (size_t j = 0; j < cg->nconsumers; j++) {
+        streamConsumer *sc = cg->consumers[j];
+        long long idle = now - sc->seen_time;
+        addReplyMapLen(c, 3);
+        addReplyFieldName(c, sc->name);
+        addReplyFieldLongLong(c, "pending", (long long)sc->pel.len);
+        addReplyFieldLongLong(c, "idle", idle < 0 ? 0 : idle);
+    }
 }
 
 void xinfoHelpCommand(client *c) {
