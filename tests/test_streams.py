@@ -459,7 +459,7 @@ def test_consumer_group_events_and_blocking(c, connect):
     waiter.send("XREADGROUP", "GROUP", "g", "w", "BLOCK", "0", "STREAMS", "s", ">")
     wait_blocked(c, 1)
     c("XGROUP", "DESTROY", "s", "g")
-    assert str(waiter.read()).startswith("NOGROUP")
+    assert str(waiter.read()) == "NOGROUP the consumer group this client was blocked on no longer exists"
     sub = connect()
     sub.send("PSUBSCRIBE", "__keyevent*")
     sub.read()
@@ -474,3 +474,38 @@ def test_consumer_group_events_and_blocking(c, connect):
         events.append(sub.read()[2].decode().split(":", 1)[1])
     assert events == ["xgroup-create", "xgroup-createconsumer", "xgroup-createconsumer", "xgroup-delconsumer",
                       "xgroup-setid", "xgroup-destroy"]
+
+
+def test_xclaim_and_xautoclaim(c):
+    for i in range(1, 6):
+        c("XADD", "s", "%d-1" % i, "a", i)
+    c("XGROUP", "CREATE", "s", "g", "0")
+    c("XREADGROUP", "GROUP", "g", "alice", "STREAMS", "s", ">")
+    assert c("XCLAIM", "s", "g", "bob", "0", "1-1") == [[b"1-1", [b"a", b"1"]]]
+    assert c("XCLAIM", "s", "g", "bob", "0", "1-1", "JUSTID") == [b"1-1"]
+    assert c("XCLAIM", "s", "g", "bob", "100000", "2-1") == []
+    assert c("XCLAIM", "s", "g", "bob", "0", "9-9") == []
+    assert c("XCLAIM", "s", "g", "bob", "0", "9-9", "FORCE", "JUSTID") == []
+    assert c("XCLAIM", "s", "g", "bob", "0", "2-1", "RETRYCOUNT", "7", "IDLE", "5000", "JUSTID", "LASTID", "9-0") == \
+        [b"2-1"]
+    detail = {d[0]: (d[1], d[3]) for d in c("XPENDING", "s", "g", "-", "+", "10")}
+    assert detail[b"1-1"] == (b"bob", 2) and detail[b"2-1"] == (b"bob", 7) and detail[b"3-1"] == (b"alice", 1)
+    assert c("XPENDING", "s", "g", "IDLE", "4000", "-", "+", "10")[0][0] == b"2-1"
+    assert dict(zip(*[iter(c("XINFO", "GROUPS", "s")[0])] * 2))[b"last-delivered-id"] == b"9-0"
+    assert c.err("XCLAIM", "s", "g", "bob", "x", "1-1") == "ERR Invalid min-idle-time argument for XCLAIM"
+    assert c.err("XCLAIM", "s", "g", "bob", "0", "x") == "ERR Unrecognized XCLAIM option 'x'"
+    assert c.err("XCLAIM", "s", "g", "bob", "0", "1-1", "IDLE", "x") == "ERR Invalid IDLE option argument for XCLAIM"
+    assert c.err("XCLAIM", "s", "nog", "bob", "0", "1-1") == "NOGROUP No such key 's' or consumer group 'nog'"
+    c("XDEL", "s", "3-1")
+    assert c("XCLAIM", "s", "g", "bob", "0", "3-1") == []  # deleted: leaves the PEL
+    assert c("XPENDING", "s", "g")[0] == 4
+    c("XDEL", "s", "4-1")
+    assert c("XAUTOCLAIM", "s", "g", "zed", "0", "0", "COUNT", "2") == \
+        [b"4-1", [[b"1-1", [b"a", b"1"]], [b"2-1", [b"a", b"2"]]], []]
+    assert c("XAUTOCLAIM", "s", "g", "zed", "0", "4-1", "JUSTID") == [b"0-0", [b"5-1"], [b"4-1"]]
+    assert c("XPENDING", "s", "g") == [3, b"1-1", b"5-1", [[b"zed", b"3"]]]
+    assert c.err("XAUTOCLAIM", "s", "g", "zed", "0", "0", "COUNT", "0") == "ERR COUNT must be > 0"
+    assert c.err("XAUTOCLAIM", "s", "g", "zed", "0", "x") == ID_ERR
+    assert c.err("XAUTOCLAIM", "s", "g", "zed", "0", "0", "foo") == "ERR syntax error"
+    assert c.err("XAUTOCLAIM", "s", "nog", "zed", "0", "0") == "NOGROUP No such key 's' or consumer group 'nog'"
+    assert c.err("XAUTOCLAIM", "s", "g", "zed", "x", "0") == "ERR Invalid min-idle-time argument for XAUTOCLAIM"

@@ -13,6 +13,7 @@
 #include "core/numparse.h"
 #include "core/zmalloc.h"
 
+#include <limits.h>
 #include <string.h>
 #include <strings.h>
 
@@ -23,7 +24,7 @@
 /* Parses "ms-seq" or "ms" (seq = missing_seq). Unless strict, "-" and "+"
  * are the smallest and greatest IDs. With seq_given, "ms-*" is accepted and
  * *seq_given tells whether the sequence was given. */
-static int parseIDOrReply(client *c, robj *o, streamID *id, uint64_t missing_seq, int strict, int *seq_given) {
+static int parseID(robj *o, streamID *id, uint64_t missing_seq, int strict, int *seq_given) {
     char buf[128];
     size_t len;
     const char *s = stringObjectView(o, buf, &len);
@@ -52,6 +53,11 @@ static int parseIDOrReply(client *c, robj *o, streamID *id, uint64_t missing_seq
     id->seq = seq;
     return C_OK;
 invalid:
+    return C_ERR;
+}
+
+static int parseIDOrReply(client *c, robj *o, streamID *id, uint64_t missing_seq, int strict, int *seq_given) {
+    if (parseID(o, id, missing_seq, strict, seq_given) == C_OK) return C_OK;
     addReplyError(c, STREAM_ID_ERR);
     return C_ERR;
 }
@@ -582,7 +588,10 @@ static void xreadGeneric(client *c, int xreadgroup) {
             o = lookupKeyRead(c->db, key);
             if (checkType(c, o, OBJ_STREAM)) goto done;
             if (!o || !(groups[i] = streamLookupCG(o->ptr, groupname->ptr, stringObjectLen(groupname)))) {
-                addReplyErrorFormat(c, "-NOGROUP No such key '%s' or consumer group '%s' in XREADGROUP with "
+                if (blockingIsReprocessing(c))
+                    addReplyError(c, "-NOGROUP the consumer group this client was blocked on no longer exists");
+                else
+                    addReplyErrorFormat(c, "-NOGROUP No such key '%s' or consumer group '%s' in XREADGROUP with "
                                        "GROUP option", (char *)key->ptr, (char *)groupname->ptr);
                 goto done;
             }
@@ -852,6 +861,216 @@ void xackCommand(client *c) {
     zfree(ids);
     addReplyLongLong(c, acked);
     server.dirty += acked;
+}
+
+/* The consumer claims go to, created (with its event) on the first claim. */
+static streamConsumer *claimingConsumer(client *c, streamCG *cg, streamConsumer **consumer) {
+    if (*consumer) return *consumer;
+    robj *name = c->argv[3];
+    *consumer = streamLookupConsumer(cg, name->ptr, stringObjectLen(name));
+    if (!*consumer) {
+        *consumer = streamCreateConsumer(cg, name->ptr, stringObjectLen(name), commandTimeMs());
+        keyChanged(c->db, c->argv[1], NOTIFY_STREAM, "xgroup-createconsumer");
+    }
+    (*consumer)->seen_time = commandTimeMs();
+    return *consumer;
+}
+
+/* Moves a pending entry to consumer with a new delivery time; the count
+ * is set (retrycount >= 0) or incremented unless justid. Then replies with
+ * the entry (or just its ID). */
+static void claimAndReply(client *c, stream *s, streamCG *cg, streamConsumer *consumer, const streamID *id,
+                          streamNACK *nack, long long when, long long retrycount, int justid) {
+    uint64_t count = nack->delivery_count;
+    if (retrycount >= 0) count = (uint64_t)retrycount;
+    else if (!justid) count++;
+    nack = streamAssignPending(cg, consumer, id, when);
+    nack->delivery_count = count;
+    if (justid) {
+        addReplyStreamID(c, id);
+        return;
+    }
+    streamIterator it;
+    streamID got;
+    long numfields;
+    streamIteratorStart(&it, s, id, id, 0);
+    if (streamIteratorNext(&it, &got, &numfields)) addReplyStreamEntry(c, &it, &got, numfields);
+    else addReplyNull(c);
+    streamIteratorStop(&it);
+}
+
+/* The stream at argv[1] and its group argv[2] for XCLAIM / XAUTOCLAIM;
+ * *cg is NULL when either is missing (reported later, as Redis does). */
+static stream *lookupClaimTarget(client *c, streamCG **cg, int *wrongtype) {
+    robj *o = lookupKeyRead(c->db, c->argv[1]);
+    *cg = NULL;
+    *wrongtype = checkType(c, o, OBJ_STREAM);
+    if (!o || *wrongtype) return NULL;
+    *cg = streamLookupCG(o->ptr, c->argv[2]->ptr, stringObjectLen(c->argv[2]));
+    return o->ptr;
+}
+
+static void addReplyNoKeyOrGroup(client *c) {
+    addReplyErrorFormat(c, "-NOGROUP No such key '%s' or consumer group '%s'", (char *)c->argv[1]->ptr,
+                        (char *)c->argv[2]->ptr);
+}
+
+void xclaimCommand(client *c) {
+    streamCG *cg;
+    int wrongtype;
+    stream *s = lookupClaimTarget(c, &cg, &wrongtype);
+    if (wrongtype) return;
+    if (!cg) {
+        addReplyNoKeyOrGroup(c);
+        return;
+    }
+    long long minidle, deliverytime = -1, retrycount = -1, now = commandTimeMs();
+    int force = 0, justid = 0, j;
+    streamID lastid = {0, 0}, id;
+    int lastid_given = 0;
+    if (getLongLongFromObjectOrReply(c, c->argv[4], &minidle, "Invalid min-idle-time argument for XCLAIM") != C_OK)
+        return;
+    if (minidle < 0) minidle = 0;
+    /* IDs run until the first argument that is not one. */
+    int first_id = 5, last_id;
+    for (j = first_id; j < c->argc; j++)
+        if (parseID(c->argv[j], &id, 0, 1, NULL) != C_OK) break;
+    last_id = j;
+    for (; j < c->argc; j++) {
+        int moreargs = c->argc - 1 - j;
+        const char *opt = c->argv[j]->ptr;
+        if (!strcasecmp(opt, "force")) {
+            force = 1;
+        } else if (!strcasecmp(opt, "justid")) {
+            justid = 1;
+        } else if (!strcasecmp(opt, "idle") && moreargs) {
+            if (getLongLongFromObjectOrReply(c, c->argv[++j], &deliverytime, "Invalid IDLE option argument for XCLAIM") !=
+                C_OK)
+                return;
+            deliverytime = now - deliverytime;
+        } else if (!strcasecmp(opt, "time") && moreargs) {
+            if (getLongLongFromObjectOrReply(c, c->argv[++j], &deliverytime, "Invalid TIME option argument for XCLAIM") !=
+                C_OK)
+                return;
+        } else if (!strcasecmp(opt, "retrycount") && moreargs) {
+            if (getLongLongFromObjectOrReply(c, c->argv[++j], &retrycount,
+                                             "Invalid RETRYCOUNT option argument for XCLAIM") != C_OK)
+                return;
+        } else if (!strcasecmp(opt, "lastid") && moreargs) {
+            if (parseIDOrReply(c, c->argv[++j], &lastid, 0, 1, NULL) != C_OK) return;
+            lastid_given = 1;
+        } else {
+            addReplyErrorFormat(c, "Unrecognized XCLAIM option '%s'", opt);
+            return;
+        }
+    }
+    if (deliverytime < 0 || deliverytime > now) deliverytime = now;
+    if (lastid_given && streamCompareID(&lastid, &cg->last_id) > 0) {
+        cg->last_id = lastid;
+        server.dirty++;
+    }
+    streamConsumer *consumer = NULL;
+    void *len = addReplyDeferredLen(c);
+    long n = 0;
+    for (j = first_id; j < last_id; j++) {
+        int found;
+        parseID(c->argv[j], &id, 0, 1, NULL); /* checked above */
+        size_t pos = streamIDMapSeek(&cg->pel, &id, &found);
+        streamNACK *nack = found ? cg->pel.vals[pos] : NULL;
+        if (!nack && force && streamEntryExists(s, &id)) {
+            nack = streamAssignPending(cg, claimingConsumer(c, cg, &consumer), &id, deliverytime);
+            nack->delivery_count = 0;
+        }
+        if (!nack) continue;
+        if (minidle && now - nack->delivery_time < minidle) continue;
+        if (!streamEntryExists(s, &id)) { /* deleted meanwhile: it can only leave the PEL */
+            streamAckEntry(cg, &id);
+            server.dirty++;
+            continue;
+        }
+        claimAndReply(c, s, cg, claimingConsumer(c, cg, &consumer), &id, nack, deliverytime, retrycount, justid);
+        server.dirty++;
+        n++;
+    }
+    setDeferredArrayLen(c, len, n);
+}
+
+void xautoclaimCommand(client *c) {
+    streamCG *cg;
+    int wrongtype;
+    stream *s = lookupClaimTarget(c, &cg, &wrongtype);
+    if (wrongtype) return;
+    long long minidle;
+    long count = 100;
+    int justid = 0, ex;
+    streamID start;
+    if (getLongLongFromObjectOrReply(c, c->argv[4], &minidle, "Invalid min-idle-time argument for XAUTOCLAIM") !=
+        C_OK)
+        return;
+    if (minidle < 0) minidle = 0;
+    if (parseRangeBoundOrReply(c, c->argv[5], &start, 0, &ex) != C_OK) return;
+    if (ex && streamIncrID(&start) != 0) {
+        addReplyError(c, "invalid start ID for the interval");
+        return;
+    }
+    const long attempts_factor = 10;
+    for (int j = 6; j < c->argc; j++) {
+        int moreargs = c->argc - 1 - j;
+        const char *opt = c->argv[j]->ptr;
+        if (!strcasecmp(opt, "count") && moreargs) {
+            if (getRangeLongFromObjectOrReply(c, c->argv[++j], 1, LONG_MAX / attempts_factor, &count,
+                                              "COUNT must be > 0") != C_OK)
+                return;
+        } else if (!strcasecmp(opt, "justid")) {
+            justid = 1;
+        } else {
+            addReplyErrorObject(c, shared.syntaxerr);
+            return;
+        }
+    }
+    if (!cg) {
+        addReplyNoKeyOrGroup(c);
+        return;
+    }
+    long long now = commandTimeMs();
+    long attempts = count * attempts_factor;
+    /* First pick (dropping entries gone from the stream), then claim: the
+     * cursor goes before the claimed entries in the reply. */
+    streamID *deleted = zmalloc(sizeof(streamID) * (size_t)count), *claimed = zmalloc(sizeof(streamID) * (size_t)count);
+    long ndeleted = 0, nclaimed = 0;
+    int found;
+    size_t pos = streamIDMapSeek(&cg->pel, &start, &found);
+    while (attempts-- && count && pos < cg->pel.len) {
+        streamID id = cg->pel.ids[pos];
+        streamNACK *nack = cg->pel.vals[pos];
+        if (!streamEntryExists(s, &id)) {
+            streamAckEntry(cg, &id);
+            deleted[ndeleted++] = id;
+            count--;
+            server.dirty++;
+            continue;
+        }
+        pos++;
+        if (minidle && now - nack->delivery_time < minidle) continue;
+        claimed[nclaimed++] = id;
+        count--;
+    }
+    /* The cursor: the entry after the last one examined, 0-0 at the end. */
+    streamID next = {0, 0};
+    if (pos < cg->pel.len) next = cg->pel.ids[pos];
+    addReplyArrayLen(c, 3);
+    addReplyStreamID(c, &next);
+    addReplyArrayLen(c, nclaimed);
+    streamConsumer *consumer = NULL;
+    for (long j = 0; j < nclaimed; j++) {
+        streamNACK *nack = cg->pel.vals[streamIDMapSeek(&cg->pel, &claimed[j], &found)];
+        claimAndReply(c, s, cg, claimingConsumer(c, cg, &consumer), &claimed[j], nack, now, -1, justid);
+        server.dirty++;
+    }
+    addReplyArrayLen(c, ndeleted);
+    for (long j = 0; j < ndeleted; j++) addReplyStreamID(c, &deleted[j]);
+    zfree(deleted);
+    zfree(claimed);
 }
 
 void xpendingCommand(client *c) {
