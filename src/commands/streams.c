@@ -12,6 +12,7 @@
 #include "server/reply.h"
 #include "core/numparse.h"
 #include "core/zmalloc.h"
+#include "persist/propagate.h"
 
 #include <limits.h>
 #include <string.h>
@@ -444,6 +445,104 @@ void xsetidCommand(client *c) {
     keyChanged(c->db, c->argv[1], NOTIFY_STREAM, "xsetid");
 }
 
+/* ------------------------------------------------------------ group effects */
+
+/* Consumer-group commands depend on the clock (delivery times, idle
+ * filters), so, as in Redis, what is replicated is their effect: one
+ * XCLAIM ... TIME RETRYCOUNT FORCE JUSTID LASTID per pending entry they
+ * touched, XGROUP SETID for the group's position, XGROUP CREATECONSUMER for
+ * a consumer they created. All but the last effect are propagated at once;
+ * the last replaces the command's argv and is propagated with it. */
+static struct {
+    robj **argvs[64];
+    int argcs[64];
+    int n;
+} effects;
+
+static void queueEffect(client *c, int argc, robj **argv) {
+    server.dirty++;
+    if (c->flags & CLIENT_AOF) { /* loading: nothing is propagated */
+        for (int j = 0; j < argc; j++) decrRefCount(argv[j]);
+        zfree(argv);
+        return;
+    }
+    if (effects.n == (int)(sizeof(effects.argvs) / sizeof(effects.argvs[0]))) {
+        propagateCommand(c->db->id, effects.argvs[0], effects.argcs[0]);
+        for (int j = 0; j < effects.argcs[0]; j++) decrRefCount(effects.argvs[0][j]);
+        zfree(effects.argvs[0]);
+        memmove(effects.argvs, effects.argvs + 1, sizeof(effects.argvs[0]) * (size_t)(effects.n - 1));
+        memmove(effects.argcs, effects.argcs + 1, sizeof(effects.argcs[0]) * (size_t)(effects.n - 1));
+        effects.n--;
+    }
+    effects.argvs[effects.n] = argv;
+    effects.argcs[effects.n++] = argc;
+}
+
+/* A new argv of argc slots starting "name [sub] key group"; *next is the first free slot. */
+static robj **effectArgv(int argc, const char *name, const char *sub, robj *key, robj *group, int *next) {
+    robj **argv = zmalloc(sizeof(robj *) * (size_t)argc);
+    int j = 0;
+    argv[j++] = createStringObject(name, strlen(name));
+    if (sub) argv[j++] = createStringObject(sub, strlen(sub));
+    argv[j++] = key;
+    argv[j++] = group;
+    incrRefCount(key);
+    incrRefCount(group);
+    *next = j;
+    return argv;
+}
+
+static void queueClaimEffect(client *c, robj *key, robj *group, streamCG *cg, const streamID *id, streamNACK *nack) {
+    int j;
+    robj **argv = effectArgv(14, "XCLAIM", NULL, key, group, &j);
+    argv[j++] = createStringObject(nack->consumer->name, sdslen(nack->consumer->name));
+    argv[j++] = createStringObject("0", 1);
+    argv[j++] = createStreamIDObject(id);
+    argv[j++] = createStringObject("TIME", 4);
+    argv[j++] = createStringObjectFromLongLong(nack->delivery_time);
+    argv[j++] = createStringObject("RETRYCOUNT", 10);
+    argv[j++] = createStringObjectFromLongLong((long long)nack->delivery_count);
+    argv[j++] = createStringObject("FORCE", 5);
+    argv[j++] = createStringObject("JUSTID", 6);
+    argv[j++] = createStringObject("LASTID", 6);
+    argv[j++] = createStreamIDObject(&cg->last_id);
+    queueEffect(c, j, argv);
+}
+
+static void queueSetidEffect(client *c, robj *key, robj *group, streamCG *cg) {
+    int j;
+    robj **argv = effectArgv(7, "XGROUP", "SETID", key, group, &j);
+    argv[j++] = createStreamIDObject(&cg->last_id);
+    argv[j++] = createStringObject("ENTRIESREAD", 11);
+    argv[j++] = createStringObjectFromLongLong(cg->entries_read);
+    queueEffect(c, j, argv);
+}
+
+static void queueCreateConsumerEffect(client *c, robj *key, robj *group, robj *consumer) {
+    int j;
+    robj **argv = effectArgv(5, "XGROUP", "CREATECONSUMER", key, group, &j);
+    argv[j++] = consumer;
+    incrRefCount(consumer);
+    queueEffect(c, j, argv);
+}
+
+/* At the end of the command: the last effect becomes its argv (with
+ * last_as_argv), or every effect goes out now. */
+static void flushEffects(client *c, int last_as_argv) {
+    if (!effects.n) return;
+    for (int i = 0; i < effects.n - (last_as_argv ? 1 : 0); i++) {
+        propagateCommand(c->db->id, effects.argvs[i], effects.argcs[i]);
+        for (int j = 0; j < effects.argcs[i]; j++) decrRefCount(effects.argvs[i][j]);
+        zfree(effects.argvs[i]);
+    }
+    if (last_as_argv) {
+        struct redisCommand *cmd = c->cmd;
+        replaceClientCommandVector(c, effects.argcs[effects.n - 1], effects.argvs[effects.n - 1]);
+        c->cmd = cmd;
+    }
+    effects.n = 0;
+}
+
 /* ------------------------------------------------------------ XREAD / XREADGROUP */
 
 static const streamID NEW_ENTRIES_ID = {UINT64_MAX, UINT64_MAX}; /* ">" */
@@ -457,8 +556,8 @@ static void addReplyNoGroupForKey(client *c, robj *key, robj *group) {
 
 /* Delivers entries after the group's last ID to consumer: each one goes to
  * the PEL (unless noack) and moves the group's position. */
-static void addReplyDeliveringNew(client *c, stream *s, streamCG *cg, streamConsumer *consumer, long long count,
-                                  int noack) {
+static void addReplyDeliveringNew(client *c, robj *key, robj *group, stream *s, streamCG *cg,
+                                  streamConsumer *consumer, long long count, int noack) {
     void *len = addReplyDeferredLen(c);
     streamIterator it;
     streamID id, start = cg->last_id, end = {UINT64_MAX, UINT64_MAX};
@@ -473,19 +572,19 @@ static void addReplyDeliveringNew(client *c, stream *s, streamCG *cg, streamCons
                 cg->entries_read = streamEstimateDistanceFromFirstEverEntry(s, &id);
             cg->last_id = id;
         }
-        if (!noack) streamAssignPending(cg, consumer, &id, commandTimeMs());
+        if (!noack) queueClaimEffect(c, key, group, cg, &id, streamAssignPending(cg, consumer, &id, commandTimeMs()));
         addReplyStreamEntry(c, &it, &id, numfields);
         n++;
     }
     streamIteratorStop(&it);
     setDeferredArrayLen(c, len, n);
-    if (n) server.dirty++;
+    if (n) queueSetidEffect(c, key, group, cg);
 }
 
 /* The consumer's own pending entries after `after`, delivered again; an
  * entry deleted from the stream meanwhile comes with a nil body. */
-static void addReplyConsumerHistory(client *c, stream *s, streamConsumer *consumer, const streamID *after,
-                                    long long count) {
+static void addReplyConsumerHistory(client *c, robj *key, robj *group, stream *s, streamCG *cg,
+                                    streamConsumer *consumer, const streamID *after, long long count) {
     if (!consumer) {
         addReplyArrayLen(c, 0);
         return;
@@ -507,6 +606,7 @@ static void addReplyConsumerHistory(client *c, stream *s, streamConsumer *consum
             addReplyStreamEntry(c, &it, &got, numfields);
             nack->delivery_time = commandTimeMs();
             nack->delivery_count++;
+            queueClaimEffect(c, key, group, cg, id, nack);
         } else {
             addReplyArrayLen(c, 2);
             addReplyStreamID(c, id);
@@ -515,7 +615,6 @@ static void addReplyConsumerHistory(client *c, stream *s, streamConsumer *consum
         streamIteratorStop(&it);
     }
     setDeferredArrayLen(c, len, n);
-    if (n) server.dirty++;
 }
 
 static void xreadGeneric(client *c, int xreadgroup) {
@@ -639,6 +738,7 @@ static void xreadGeneric(client *c, int xreadgroup) {
             if (!consumer) {
                 consumer = streamCreateConsumer(groups[i], consumername->ptr, nlen, commandTimeMs());
                 keyChanged(c->db, key, NOTIFY_STREAM, "xgroup-createconsumer");
+                queueCreateConsumerEffect(c, key, groupname, consumername);
             }
             if (consumer) consumer->seen_time = commandTimeMs();
         }
@@ -652,9 +752,9 @@ static void xreadGeneric(client *c, int xreadgroup) {
         if (c->resp == 2) addReplyArrayLen(c, 2);
         addReplyBulk(c, key);
         if (history) {
-            addReplyConsumerHistory(c, s, consumer, &ids[i], count);
+            addReplyConsumerHistory(c, key, groupname, s, groups[i], consumer, &ids[i], count);
         } else if (xreadgroup) {
-            addReplyDeliveringNew(c, s, groups[i], consumer, count, noack);
+            addReplyDeliveringNew(c, key, groupname, s, groups[i], consumer, count, noack);
         } else {
             streamID start = ids[i], end = {UINT64_MAX, UINT64_MAX};
             streamIncrID(&start);
@@ -689,8 +789,11 @@ static void xreadGeneric(client *c, int xreadgroup) {
         replaceClientCommandVector(c, c->argc, argv);
         c->cmd = cmd;
     }
+    /* The command stays as it is to run again: effects so far go out now. */
+    flushEffects(c, 0);
     blockForKeys(c, BLOCKED_STREAM, c->argv + streams_arg, nstreams, timeout);
 done:
+    flushEffects(c, 1);
     zfree(ids);
     zfree(groups);
 }
@@ -871,6 +974,7 @@ static streamConsumer *claimingConsumer(client *c, streamCG *cg, streamConsumer 
     if (!*consumer) {
         *consumer = streamCreateConsumer(cg, name->ptr, stringObjectLen(name), commandTimeMs());
         keyChanged(c->db, c->argv[1], NOTIFY_STREAM, "xgroup-createconsumer");
+        queueCreateConsumerEffect(c, c->argv[1], c->argv[2], c->argv[3]);
     }
     (*consumer)->seen_time = commandTimeMs();
     return *consumer;
@@ -886,6 +990,7 @@ static void claimAndReply(client *c, stream *s, streamCG *cg, streamConsumer *co
     else if (!justid) count++;
     nack = streamAssignPending(cg, consumer, id, when);
     nack->delivery_count = count;
+    queueClaimEffect(c, c->argv[1], c->argv[2], cg, id, nack);
     if (justid) {
         addReplyStreamID(c, id);
         return;
@@ -967,7 +1072,7 @@ void xclaimCommand(client *c) {
     if (deliverytime < 0 || deliverytime > now) deliverytime = now;
     if (lastid_given && streamCompareID(&lastid, &cg->last_id) > 0) {
         cg->last_id = lastid;
-        server.dirty++;
+        queueSetidEffect(c, c->argv[1], c->argv[2], cg);
     }
     streamConsumer *consumer = NULL;
     void *len = addReplyDeferredLen(c);
@@ -984,15 +1089,15 @@ void xclaimCommand(client *c) {
         if (!nack) continue;
         if (minidle && now - nack->delivery_time < minidle) continue;
         if (!streamEntryExists(s, &id)) { /* deleted meanwhile: it can only leave the PEL */
+            queueClaimEffect(c, c->argv[1], c->argv[2], cg, &id, nack);
             streamAckEntry(cg, &id);
-            server.dirty++;
             continue;
         }
         claimAndReply(c, s, cg, claimingConsumer(c, cg, &consumer), &id, nack, deliverytime, retrycount, justid);
-        server.dirty++;
         n++;
     }
     setDeferredArrayLen(c, len, n);
+    flushEffects(c, 1);
 }
 
 void xautoclaimCommand(client *c) {
@@ -1044,10 +1149,10 @@ void xautoclaimCommand(client *c) {
         streamID id = cg->pel.ids[pos];
         streamNACK *nack = cg->pel.vals[pos];
         if (!streamEntryExists(s, &id)) {
+            queueClaimEffect(c, c->argv[1], c->argv[2], cg, &id, nack);
             streamAckEntry(cg, &id);
             deleted[ndeleted++] = id;
             count--;
-            server.dirty++;
             continue;
         }
         pos++;
@@ -1065,12 +1170,12 @@ void xautoclaimCommand(client *c) {
     for (long j = 0; j < nclaimed; j++) {
         streamNACK *nack = cg->pel.vals[streamIDMapSeek(&cg->pel, &claimed[j], &found)];
         claimAndReply(c, s, cg, claimingConsumer(c, cg, &consumer), &claimed[j], nack, now, -1, justid);
-        server.dirty++;
     }
     addReplyArrayLen(c, ndeleted);
     for (long j = 0; j < ndeleted; j++) addReplyStreamID(c, &deleted[j]);
     zfree(deleted);
     zfree(claimed);
+    flushEffects(c, 1);
 }
 
 void xpendingCommand(client *c) {
