@@ -12,7 +12,9 @@
 #include "server/reply.h"
 #include "core/numparse.h"
 #include "core/zmalloc.h"
+#include "persist/propagate.h"
 
+#include <limits.h>
 #include <string.h>
 #include <strings.h>
 
@@ -23,7 +25,7 @@
 /* Parses "ms-seq" or "ms" (seq = missing_seq). Unless strict, "-" and "+"
  * are the smallest and greatest IDs. With seq_given, "ms-*" is accepted and
  * *seq_given tells whether the sequence was given. */
-static int parseIDOrReply(client *c, robj *o, streamID *id, uint64_t missing_seq, int strict, int *seq_given) {
+static int parseID(robj *o, streamID *id, uint64_t missing_seq, int strict, int *seq_given) {
     char buf[128];
     size_t len;
     const char *s = stringObjectView(o, buf, &len);
@@ -52,6 +54,11 @@ static int parseIDOrReply(client *c, robj *o, streamID *id, uint64_t missing_seq
     id->seq = seq;
     return C_OK;
 invalid:
+    return C_ERR;
+}
+
+static int parseIDOrReply(client *c, robj *o, streamID *id, uint64_t missing_seq, int strict, int *seq_given) {
+    if (parseID(o, id, missing_seq, strict, seq_given) == C_OK) return C_OK;
     addReplyError(c, STREAM_ID_ERR);
     return C_ERR;
 }
@@ -438,15 +445,187 @@ void xsetidCommand(client *c) {
     keyChanged(c->db, c->argv[1], NOTIFY_STREAM, "xsetid");
 }
 
-/* ------------------------------------------------------------ XREAD */
+/* ------------------------------------------------------------ group effects */
 
-void xreadCommand(client *c) {
+/* Consumer-group commands depend on the clock (delivery times, idle
+ * filters), so, as in Redis, what is replicated is their effect: one
+ * XCLAIM ... TIME RETRYCOUNT FORCE JUSTID LASTID per pending entry they
+ * touched, XGROUP SETID for the group's position, XGROUP CREATECONSUMER for
+ * a consumer they created. All but the last effect are propagated at once;
+ * the last replaces the command's argv and is propagated with it. */
+static struct {
+    robj **argvs[64];
+    int argcs[64];
+    int n;
+} effects;
+
+static void queueEffect(client *c, int argc, robj **argv) {
+    server.dirty++;
+    if (c->flags & CLIENT_AOF) { /* loading: nothing is propagated */
+        for (int j = 0; j < argc; j++) decrRefCount(argv[j]);
+        zfree(argv);
+        return;
+    }
+    if (effects.n == (int)(sizeof(effects.argvs) / sizeof(effects.argvs[0]))) {
+        propagateCommand(c->db->id, effects.argvs[0], effects.argcs[0]);
+        for (int j = 0; j < effects.argcs[0]; j++) decrRefCount(effects.argvs[0][j]);
+        zfree(effects.argvs[0]);
+        memmove(effects.argvs, effects.argvs + 1, sizeof(effects.argvs[0]) * (size_t)(effects.n - 1));
+        memmove(effects.argcs, effects.argcs + 1, sizeof(effects.argcs[0]) * (size_t)(effects.n - 1));
+        effects.n--;
+    }
+    effects.argvs[effects.n] = argv;
+    effects.argcs[effects.n++] = argc;
+}
+
+/* A new argv of argc slots starting "name [sub] key group"; *next is the first free slot. */
+static robj **effectArgv(int argc, const char *name, const char *sub, robj *key, robj *group, int *next) {
+    robj **argv = zmalloc(sizeof(robj *) * (size_t)argc);
+    int j = 0;
+    argv[j++] = createStringObject(name, strlen(name));
+    if (sub) argv[j++] = createStringObject(sub, strlen(sub));
+    argv[j++] = key;
+    argv[j++] = group;
+    incrRefCount(key);
+    incrRefCount(group);
+    *next = j;
+    return argv;
+}
+
+static void queueClaimEffect(client *c, robj *key, robj *group, streamCG *cg, const streamID *id, streamNACK *nack) {
+    int j;
+    robj **argv = effectArgv(14, "XCLAIM", NULL, key, group, &j);
+    argv[j++] = createStringObject(nack->consumer->name, sdslen(nack->consumer->name));
+    argv[j++] = createStringObject("0", 1);
+    argv[j++] = createStreamIDObject(id);
+    argv[j++] = createStringObject("TIME", 4);
+    argv[j++] = createStringObjectFromLongLong(nack->delivery_time);
+    argv[j++] = createStringObject("RETRYCOUNT", 10);
+    argv[j++] = createStringObjectFromLongLong((long long)nack->delivery_count);
+    argv[j++] = createStringObject("FORCE", 5);
+    argv[j++] = createStringObject("JUSTID", 6);
+    argv[j++] = createStringObject("LASTID", 6);
+    argv[j++] = createStreamIDObject(&cg->last_id);
+    queueEffect(c, j, argv);
+}
+
+static void queueSetidEffect(client *c, robj *key, robj *group, streamCG *cg) {
+    int j;
+    robj **argv = effectArgv(7, "XGROUP", "SETID", key, group, &j);
+    argv[j++] = createStreamIDObject(&cg->last_id);
+    argv[j++] = createStringObject("ENTRIESREAD", 11);
+    argv[j++] = createStringObjectFromLongLong(cg->entries_read);
+    queueEffect(c, j, argv);
+}
+
+static void queueCreateConsumerEffect(client *c, robj *key, robj *group, robj *consumer) {
+    int j;
+    robj **argv = effectArgv(5, "XGROUP", "CREATECONSUMER", key, group, &j);
+    argv[j++] = consumer;
+    incrRefCount(consumer);
+    queueEffect(c, j, argv);
+}
+
+/* At the end of the command: the last effect becomes its argv (with
+ * last_as_argv), or every effect goes out now. */
+static void flushEffects(client *c, int last_as_argv) {
+    if (!effects.n) return;
+    for (int i = 0; i < effects.n - (last_as_argv ? 1 : 0); i++) {
+        propagateCommand(c->db->id, effects.argvs[i], effects.argcs[i]);
+        for (int j = 0; j < effects.argcs[i]; j++) decrRefCount(effects.argvs[i][j]);
+        zfree(effects.argvs[i]);
+    }
+    if (last_as_argv) {
+        struct redisCommand *cmd = c->cmd;
+        replaceClientCommandVector(c, effects.argcs[effects.n - 1], effects.argvs[effects.n - 1]);
+        c->cmd = cmd;
+    }
+    effects.n = 0;
+}
+
+/* ------------------------------------------------------------ XREAD / XREADGROUP */
+
+static const streamID NEW_ENTRIES_ID = {UINT64_MAX, UINT64_MAX}; /* ">" */
+
+static int isNewEntriesID(const streamID *id) { return id->ms == UINT64_MAX && id->seq == UINT64_MAX; }
+
+static void addReplyNoGroupForKey(client *c, robj *key, robj *group) {
+    addReplyErrorFormat(c, "-NOGROUP No such consumer group '%s' for key name '%s'", (char *)group->ptr,
+                        (char *)key->ptr);
+}
+
+/* Delivers entries after the group's last ID to consumer: each one goes to
+ * the PEL (unless noack) and moves the group's position. */
+static void addReplyDeliveringNew(client *c, robj *key, robj *group, stream *s, streamCG *cg,
+                                  streamConsumer *consumer, long long count, int noack) {
+    void *len = addReplyDeferredLen(c);
+    streamIterator it;
+    streamID id, start = cg->last_id, end = {UINT64_MAX, UINT64_MAX};
+    long numfields, n = 0;
+    streamIncrID(&start);
+    streamIteratorStart(&it, s, &start, &end, 0);
+    while ((!count || n < count) && streamIteratorNext(&it, &id, &numfields)) {
+        if (streamCompareID(&id, &cg->last_id) > 0) {
+            if (cg->entries_read != SCG_INVALID_ENTRIES_READ && !streamRangeHasTombstones(s, &id, NULL))
+                cg->entries_read++;
+            else if (s->entries_added)
+                cg->entries_read = streamEstimateDistanceFromFirstEverEntry(s, &id);
+            cg->last_id = id;
+        }
+        if (!noack) queueClaimEffect(c, key, group, cg, &id, streamAssignPending(cg, consumer, &id, commandTimeMs()));
+        addReplyStreamEntry(c, &it, &id, numfields);
+        n++;
+    }
+    streamIteratorStop(&it);
+    setDeferredArrayLen(c, len, n);
+    if (n) queueSetidEffect(c, key, group, cg);
+}
+
+/* The consumer's own pending entries after `after`, delivered again; an
+ * entry deleted from the stream meanwhile comes with a nil body. */
+static void addReplyConsumerHistory(client *c, robj *key, robj *group, stream *s, streamCG *cg,
+                                    streamConsumer *consumer, const streamID *after, long long count) {
+    if (!consumer) {
+        addReplyArrayLen(c, 0);
+        return;
+    }
+    streamID start = *after;
+    int found;
+    long n = 0;
+    streamIncrID(&start);
+    size_t pos = streamIDMapSeek(&consumer->pel, &start, &found);
+    void *len = addReplyDeferredLen(c);
+    for (; pos < consumer->pel.len && (!count || n < count); pos++, n++) {
+        streamID *id = &consumer->pel.ids[pos];
+        streamNACK *nack = consumer->pel.vals[pos];
+        streamIterator it;
+        streamID got;
+        long numfields;
+        streamIteratorStart(&it, s, id, id, 0);
+        if (streamIteratorNext(&it, &got, &numfields)) {
+            addReplyStreamEntry(c, &it, &got, numfields);
+            nack->delivery_time = commandTimeMs();
+            nack->delivery_count++;
+            queueClaimEffect(c, key, group, cg, id, nack);
+        } else {
+            addReplyArrayLen(c, 2);
+            addReplyStreamID(c, id);
+            addReplyNullArray(c);
+        }
+        streamIteratorStop(&it);
+    }
+    setDeferredArrayLen(c, len, n);
+}
+
+static void xreadGeneric(client *c, int xreadgroup) {
+    const char *cmdname = xreadgroup ? "xreadgroup" : "xread";
     long long timeout = 0, count = 0;
-    int block = 0, streams_arg = 0, nstreams = 0;
+    int block = 0, noack = 0, streams_arg = 0, nstreams = 0;
+    robj *groupname = NULL, *consumername = NULL;
     /* Scripts are refused BLOCK before anything else is checked, as in Redis. */
     for (int i = 1; (c->flags & CLIENT_LUA) && i < c->argc && strcasecmp(c->argv[i]->ptr, "streams"); i++) {
         if (!strcasecmp(c->argv[i]->ptr, "block")) {
-            addReplyError(c, "xread command is not allowed with BLOCK option from scripts");
+            addReplyErrorFormat(c, "%s command is not allowed with BLOCK option from scripts", cmdname);
             return;
         }
     }
@@ -463,12 +642,26 @@ void xreadCommand(client *c) {
             streams_arg = i + 1;
             nstreams = c->argc - streams_arg;
             if (nstreams % 2) {
-                addReplyError(c, "Unbalanced XREAD list of streams: for each stream key an ID or '$' must be "
-                                 "specified.");
+                addReplyErrorFormat(c, "Unbalanced %s list of streams: for each stream key an ID or '%s' must be "
+                                       "specified.", xreadgroup ? "XREADGROUP" : "XREAD", xreadgroup ? ">" : "$");
                 return;
             }
             nstreams /= 2;
             break;
+        } else if (!strcasecmp(opt, "group") && moreargs >= 2) {
+            if (!xreadgroup) {
+                addReplyError(c, "The GROUP option is only supported by XREADGROUP. You called XREAD instead.");
+                return;
+            }
+            groupname = c->argv[i + 1];
+            consumername = c->argv[i + 2];
+            i += 2;
+        } else if (!strcasecmp(opt, "noack")) {
+            if (!xreadgroup) {
+                addReplyError(c, "The NOACK option is only supported by XREADGROUP. You called XREAD instead.");
+                return;
+            }
+            noack = 1;
         } else {
             addReplyErrorObject(c, shared.syntaxerr);
             return;
@@ -478,23 +671,50 @@ void xreadCommand(client *c) {
         addReplyErrorObject(c, shared.syntaxerr);
         return;
     }
+    if (xreadgroup && !groupname) {
+        addReplyError(c, "Missing GROUP option for XREADGROUP");
+        return;
+    }
 
     streamID *ids = zmalloc(sizeof(streamID) * (size_t)nstreams);
+    streamCG **groups = xreadgroup ? zcalloc(sizeof(streamCG *) * (size_t)nstreams) : NULL;
     int has_dollar = 0;
     for (int i = 0; i < nstreams; i++) {
         robj *key = c->argv[streams_arg + i], *idarg = c->argv[streams_arg + nstreams + i];
         const char *idstr = idarg->ptr;
+        robj *o = NULL;
+        if (xreadgroup) {
+            o = lookupKeyRead(c->db, key);
+            if (checkType(c, o, OBJ_STREAM)) goto done;
+            if (!o || !(groups[i] = streamLookupCG(o->ptr, groupname->ptr, stringObjectLen(groupname)))) {
+                if (blockingIsReprocessing(c))
+                    addReplyError(c, "-NOGROUP the consumer group this client was blocked on no longer exists");
+                else
+                    addReplyErrorFormat(c, "-NOGROUP No such key '%s' or consumer group '%s' in XREADGROUP with "
+                                       "GROUP option", (char *)key->ptr, (char *)groupname->ptr);
+                goto done;
+            }
+        }
         if (!strcmp(idstr, "$")) {
-            robj *o = lookupKeyRead(c->db, key);
+            if (xreadgroup) {
+                addReplyError(c, "The $ ID is meaningless in the context of XREADGROUP: you want to read the "
+                                 "history of this consumer by specifying a proper ID, or use the > ID to get new "
+                                 "messages. The $ ID would just return an empty result set.");
+                goto done;
+            }
+            o = lookupKeyRead(c->db, key);
             if (checkType(c, o, OBJ_STREAM)) goto done;
             /* New entries only: remember the current top, blocked or not. */
             if (o) ids[i] = ((stream *)o->ptr)->last_id;
             else ids[i].ms = ids[i].seq = 0;
             has_dollar = 1;
         } else if (!strcmp(idstr, ">")) {
-            addReplyError(c, "The > ID can be specified only when calling XREADGROUP using the GROUP <group> "
-                             "<consumer> option.");
-            goto done;
+            if (!xreadgroup) {
+                addReplyError(c, "The > ID can be specified only when calling XREADGROUP using the GROUP <group> "
+                                 "<consumer> option.");
+                goto done;
+            }
+            ids[i] = NEW_ENTRIES_ID;
         } else if (parseIDOrReply(c, idarg, &ids[i], 0, 1, NULL) != C_OK) {
             goto done;
         }
@@ -511,14 +731,35 @@ void xreadCommand(client *c) {
         if (!o) continue;
         if (checkType(c, o, OBJ_STREAM)) goto done;
         stream *s = o->ptr;
-        streamID top;
-        if (!streamEdgeID(s, 1, &top) || streamCompareID(&top, &ids[i]) <= 0) continue;
+        streamConsumer *consumer = NULL;
+        if (xreadgroup) {
+            size_t nlen = stringObjectLen(consumername);
+            consumer = streamLookupConsumer(groups[i], consumername->ptr, nlen);
+            if (!consumer) {
+                consumer = streamCreateConsumer(groups[i], consumername->ptr, nlen, commandTimeMs());
+                keyChanged(c->db, key, NOTIFY_STREAM, "xgroup-createconsumer");
+                queueCreateConsumerEffect(c, key, groupname, consumername);
+            }
+            if (consumer) consumer->seen_time = commandTimeMs();
+        }
+        int history = xreadgroup && !isNewEntriesID(&ids[i]);
+        if (!history) {
+            streamID top;
+            const streamID *after = xreadgroup ? &groups[i]->last_id : &ids[i];
+            if (!streamEdgeID(s, 1, &top) || streamCompareID(&top, after) <= 0) continue;
+        }
         if (!len) len = addReplyDeferredLen(c);
         if (c->resp == 2) addReplyArrayLen(c, 2);
         addReplyBulk(c, key);
-        streamID start = ids[i], end = {UINT64_MAX, UINT64_MAX};
-        streamIncrID(&start);
-        addReplyStreamRange(c, s, &start, &end, count, 0);
+        if (history) {
+            addReplyConsumerHistory(c, key, groupname, s, groups[i], consumer, &ids[i], count);
+        } else if (xreadgroup) {
+            addReplyDeliveringNew(c, key, groupname, s, groups[i], consumer, count, noack);
+        } else {
+            streamID start = ids[i], end = {UINT64_MAX, UINT64_MAX};
+            streamIncrID(&start);
+            addReplyStreamRange(c, s, &start, &end, count, 0);
+        }
         served++;
     }
     if (served) {
@@ -526,7 +767,8 @@ void xreadCommand(client *c) {
         else setDeferredMapLen(c, len, served);
         goto done;
     }
-    if (!block || (c->flags & CLIENT_DENY_BLOCKING)) {
+    /* The AOF loader replays only reads that were served: it never waits. */
+    if (!block || (c->flags & (CLIENT_DENY_BLOCKING | CLIENT_AOF))) {
         addReplyNullArray(c);
         goto done;
     }
@@ -547,9 +789,487 @@ void xreadCommand(client *c) {
         replaceClientCommandVector(c, c->argc, argv);
         c->cmd = cmd;
     }
+    /* The command stays as it is to run again: effects so far go out now. */
+    flushEffects(c, 0);
     blockForKeys(c, BLOCKED_STREAM, c->argv + streams_arg, nstreams, timeout);
 done:
+    flushEffects(c, 1);
     zfree(ids);
+    zfree(groups);
+}
+
+void xreadCommand(client *c) { xreadGeneric(c, 0); }
+void xreadgroupCommand(client *c) { xreadGeneric(c, 1); }
+
+/* ------------------------------------------------------------ XGROUP / XACK / XPENDING */
+
+/* The stream at argv[2] (XGROUP's key) and, when needed, its group argv[3]:
+ * NULL after replying when either is missing. */
+static stream *xgroupLookup(client *c, int need_group, streamCG **cg) {
+    robj *o = lookupKeyWrite(c->db, c->argv[2]);
+    if (checkType(c, o, OBJ_STREAM)) return NULL;
+    if (!o) {
+        addReplyError(c, "The XGROUP subcommand requires the key to exist. Note that for CREATE you may want to use "
+                         "the MKSTREAM option to create an empty stream automatically.");
+        return NULL;
+    }
+    stream *s = o->ptr;
+    *cg = streamLookupCG(s, c->argv[3]->ptr, stringObjectLen(c->argv[3]));
+    if (need_group && !*cg) {
+        addReplyNoGroupForKey(c, c->argv[2], c->argv[3]);
+        return NULL;
+    }
+    return s;
+}
+
+/* [MKSTREAM] [ENTRIESREAD n] from argv[5] on. */
+static int parseGroupOptionsOrReply(client *c, int allow_mkstream, int *mkstream, long long *entries_read) {
+    for (int j = 5; j < c->argc; j++) {
+        const char *opt = c->argv[j]->ptr;
+        if (allow_mkstream && !strcasecmp(opt, "mkstream")) {
+            *mkstream = 1;
+        } else if (!strcasecmp(opt, "entriesread") && j + 1 < c->argc) {
+            if (getLongLongFromObjectOrReply(c, c->argv[++j], entries_read, NULL) != C_OK) return C_ERR;
+            if (*entries_read < 0 && *entries_read != SCG_INVALID_ENTRIES_READ) {
+                addReplyError(c, "value for ENTRIESREAD must be positive or -1");
+                return C_ERR;
+            }
+        } else {
+            addReplySubcommandSyntaxError(c);
+            return C_ERR;
+        }
+    }
+    return C_OK;
+}
+
+/* argv[4]: "$" (the stream's last ID) or an ID. */
+static int parseGroupIDOrReply(client *c, stream *s, streamID *id) {
+    if (!strcmp(c->argv[4]->ptr, "$")) {
+        if (s) *id = s->last_id;
+        else id->ms = id->seq = 0;
+        return C_OK;
+    }
+    return parseIDOrReply(c, c->argv[4], id, 0, 1, NULL);
+}
+
+void xgroupCreateCommand(client *c) {
+    int mkstream = 0;
+    long long entries_read = SCG_INVALID_ENTRIES_READ;
+    if (parseGroupOptionsOrReply(c, 1, &mkstream, &entries_read) != C_OK) return;
+    robj *o = lookupKeyWrite(c->db, c->argv[2]);
+    if (checkType(c, o, OBJ_STREAM)) return;
+    streamCG *cg = NULL;
+    stream *s = NULL;
+    if (o || !mkstream) {
+        if (!(s = xgroupLookup(c, 0, &cg))) return;
+    }
+    streamID id;
+    if (parseGroupIDOrReply(c, s, &id) != C_OK) return;
+    if (!s) {
+        o = createStreamObject();
+        dbAdd(c->db, c->argv[2], o);
+        s = o->ptr;
+    }
+    if (!streamCreateCG(s, c->argv[3]->ptr, stringObjectLen(c->argv[3]), &id, entries_read)) {
+        addReplyError(c, "-BUSYGROUP Consumer Group name already exists");
+        return;
+    }
+    addReply(c, shared.ok);
+    keyChanged(c->db, c->argv[2], NOTIFY_STREAM, "xgroup-create");
+}
+
+void xgroupSetidCommand(client *c) {
+    int mkstream = 0;
+    long long entries_read = SCG_INVALID_ENTRIES_READ;
+    if (parseGroupOptionsOrReply(c, 0, &mkstream, &entries_read) != C_OK) return;
+    streamCG *cg;
+    stream *s = xgroupLookup(c, 1, &cg);
+    streamID id;
+    if (!s || parseGroupIDOrReply(c, s, &id) != C_OK) return;
+    cg->last_id = id;
+    cg->entries_read = entries_read;
+    addReply(c, shared.ok);
+    keyChanged(c->db, c->argv[2], NOTIFY_STREAM, "xgroup-setid");
+}
+
+void xgroupDestroyCommand(client *c) {
+    streamCG *cg;
+    stream *s = xgroupLookup(c, 0, &cg);
+    if (!s) return;
+    if (!cg) {
+        addReply(c, shared.czero);
+        return;
+    }
+    streamDestroyCG(s, c->argv[3]->ptr, stringObjectLen(c->argv[3]));
+    addReply(c, shared.cone);
+    keyChanged(c->db, c->argv[2], NOTIFY_STREAM, "xgroup-destroy");
+    /* Readers blocked on this group run again and get -NOGROUP. */
+    signalKeyAsReady(c->db, c->argv[2], OBJ_STREAM);
+}
+
+void xgroupCreateconsumerCommand(client *c) {
+    streamCG *cg;
+    if (!xgroupLookup(c, 1, &cg)) return;
+    if (!streamCreateConsumer(cg, c->argv[4]->ptr, stringObjectLen(c->argv[4]), commandTimeMs())) {
+        addReply(c, shared.czero);
+        return;
+    }
+    addReply(c, shared.cone);
+    keyChanged(c->db, c->argv[2], NOTIFY_STREAM, "xgroup-createconsumer");
+}
+
+void xgroupDelconsumerCommand(client *c) {
+    streamCG *cg;
+    if (!xgroupLookup(c, 1, &cg)) return;
+    long long pending = streamDelConsumer(cg, c->argv[4]->ptr, stringObjectLen(c->argv[4]));
+    addReplyLongLong(c, pending < 0 ? 0 : pending);
+    if (pending >= 0) keyChanged(c->db, c->argv[2], NOTIFY_STREAM, "xgroup-delconsumer");
+}
+
+void xgroupHelpCommand(client *c) {
+    static const char *help[] = {
+        "CREATE <key> <groupname> <id|$> [option]",
+        "    Create a new consumer group. Options are:",
+        "    * MKSTREAM",
+        "      Create the empty stream if it does not exist.",
+        "    * ENTRIESREAD entries_read",
+        "      Set the group's entries_read counter (internal use).",
+        "CREATECONSUMER <key> <groupname> <consumer>",
+        "    Create a new consumer in the specified group.",
+        "DELCONSUMER <key> <groupname> <consumer>",
+        "    Remove the specified consumer.",
+        "DESTROY <key> <groupname>",
+        "    Remove the specified group.",
+        "SETID <key> <groupname> <id|$> [ENTRIESREAD entries_read]",
+        "    Set the current group ID and entries_read counter.",
+        NULL,
+    };
+    addReplyHelp(c, help);
+}
+
+void xackCommand(client *c) {
+    robj *o = lookupKeyRead(c->db, c->argv[1]);
+    if (checkType(c, o, OBJ_STREAM)) return;
+    streamCG *cg = o ? streamLookupCG(o->ptr, c->argv[2]->ptr, stringObjectLen(c->argv[2])) : NULL;
+    int n = c->argc - 3;
+    streamID *ids = zmalloc(sizeof(streamID) * (size_t)n);
+    for (int j = 0; j < n; j++) {
+        if (parseIDOrReply(c, c->argv[j + 3], &ids[j], 0, 1, NULL) != C_OK) {
+            zfree(ids);
+            return;
+        }
+    }
+    long long acked = 0;
+    for (int j = 0; cg && j < n; j++) acked += streamAckEntry(cg, &ids[j]);
+    zfree(ids);
+    addReplyLongLong(c, acked);
+    server.dirty += acked;
+}
+
+/* The consumer claims go to, created (with its event) on the first claim. */
+static streamConsumer *claimingConsumer(client *c, streamCG *cg, streamConsumer **consumer) {
+    if (*consumer) return *consumer;
+    robj *name = c->argv[3];
+    *consumer = streamLookupConsumer(cg, name->ptr, stringObjectLen(name));
+    if (!*consumer) {
+        *consumer = streamCreateConsumer(cg, name->ptr, stringObjectLen(name), commandTimeMs());
+        keyChanged(c->db, c->argv[1], NOTIFY_STREAM, "xgroup-createconsumer");
+        queueCreateConsumerEffect(c, c->argv[1], c->argv[2], c->argv[3]);
+    }
+    (*consumer)->seen_time = commandTimeMs();
+    return *consumer;
+}
+
+/* Moves a pending entry to consumer with a new delivery time; the count
+ * is set (retrycount >= 0) or incremented unless justid. Then replies with
+ * the entry (or just its ID). */
+static void claimAndReply(client *c, stream *s, streamCG *cg, streamConsumer *consumer, const streamID *id,
+                          streamNACK *nack, long long when, long long retrycount, int justid) {
+    uint64_t count = nack->delivery_count;
+    if (retrycount >= 0) count = (uint64_t)retrycount;
+    else if (!justid) count++;
+    nack = streamAssignPending(cg, consumer, id, when);
+    nack->delivery_count = count;
+    queueClaimEffect(c, c->argv[1], c->argv[2], cg, id, nack);
+    if (justid) {
+        addReplyStreamID(c, id);
+        return;
+    }
+    streamIterator it;
+    streamID got;
+    long numfields;
+    streamIteratorStart(&it, s, id, id, 0);
+    if (streamIteratorNext(&it, &got, &numfields)) addReplyStreamEntry(c, &it, &got, numfields);
+    else addReplyNull(c);
+    streamIteratorStop(&it);
+}
+
+/* The stream at argv[1] and its group argv[2] for XCLAIM / XAUTOCLAIM;
+ * *cg is NULL when either is missing (reported later, as Redis does). */
+static stream *lookupClaimTarget(client *c, streamCG **cg, int *wrongtype) {
+    robj *o = lookupKeyRead(c->db, c->argv[1]);
+    *cg = NULL;
+    *wrongtype = checkType(c, o, OBJ_STREAM);
+    if (!o || *wrongtype) return NULL;
+    *cg = streamLookupCG(o->ptr, c->argv[2]->ptr, stringObjectLen(c->argv[2]));
+    return o->ptr;
+}
+
+static void addReplyNoKeyOrGroup(client *c) {
+    addReplyErrorFormat(c, "-NOGROUP No such key '%s' or consumer group '%s'", (char *)c->argv[1]->ptr,
+                        (char *)c->argv[2]->ptr);
+}
+
+void xclaimCommand(client *c) {
+    streamCG *cg;
+    int wrongtype;
+    stream *s = lookupClaimTarget(c, &cg, &wrongtype);
+    if (wrongtype) return;
+    if (!cg) {
+        addReplyNoKeyOrGroup(c);
+        return;
+    }
+    long long minidle, deliverytime = -1, retrycount = -1, now = commandTimeMs();
+    int force = 0, justid = 0, j;
+    streamID lastid = {0, 0}, id;
+    int lastid_given = 0;
+    if (getLongLongFromObjectOrReply(c, c->argv[4], &minidle, "Invalid min-idle-time argument for XCLAIM") != C_OK)
+        return;
+    if (minidle < 0) minidle = 0;
+    /* IDs run until the first argument that is not one. */
+    int first_id = 5, last_id;
+    for (j = first_id; j < c->argc; j++)
+        if (parseID(c->argv[j], &id, 0, 1, NULL) != C_OK) break;
+    last_id = j;
+    for (; j < c->argc; j++) {
+        int moreargs = c->argc - 1 - j;
+        const char *opt = c->argv[j]->ptr;
+        if (!strcasecmp(opt, "force")) {
+            force = 1;
+        } else if (!strcasecmp(opt, "justid")) {
+            justid = 1;
+        } else if (!strcasecmp(opt, "idle") && moreargs) {
+            if (getLongLongFromObjectOrReply(c, c->argv[++j], &deliverytime, "Invalid IDLE option argument for XCLAIM") !=
+                C_OK)
+                return;
+            deliverytime = now - deliverytime;
+        } else if (!strcasecmp(opt, "time") && moreargs) {
+            if (getLongLongFromObjectOrReply(c, c->argv[++j], &deliverytime, "Invalid TIME option argument for XCLAIM") !=
+                C_OK)
+                return;
+        } else if (!strcasecmp(opt, "retrycount") && moreargs) {
+            if (getLongLongFromObjectOrReply(c, c->argv[++j], &retrycount,
+                                             "Invalid RETRYCOUNT option argument for XCLAIM") != C_OK)
+                return;
+        } else if (!strcasecmp(opt, "lastid") && moreargs) {
+            if (parseIDOrReply(c, c->argv[++j], &lastid, 0, 1, NULL) != C_OK) return;
+            lastid_given = 1;
+        } else {
+            addReplyErrorFormat(c, "Unrecognized XCLAIM option '%s'", opt);
+            return;
+        }
+    }
+    if (deliverytime < 0 || deliverytime > now) deliverytime = now;
+    if (lastid_given && streamCompareID(&lastid, &cg->last_id) > 0) {
+        cg->last_id = lastid;
+        queueSetidEffect(c, c->argv[1], c->argv[2], cg);
+    }
+    streamConsumer *consumer = NULL;
+    void *len = addReplyDeferredLen(c);
+    long n = 0;
+    for (j = first_id; j < last_id; j++) {
+        int found;
+        parseID(c->argv[j], &id, 0, 1, NULL); /* checked above */
+        size_t pos = streamIDMapSeek(&cg->pel, &id, &found);
+        streamNACK *nack = found ? cg->pel.vals[pos] : NULL;
+        if (!nack && force && streamEntryExists(s, &id)) {
+            nack = streamAssignPending(cg, claimingConsumer(c, cg, &consumer), &id, deliverytime);
+            nack->delivery_count = 0;
+        }
+        if (!nack) continue;
+        if (minidle && now - nack->delivery_time < minidle) continue;
+        if (!streamEntryExists(s, &id)) { /* deleted meanwhile: it can only leave the PEL */
+            queueClaimEffect(c, c->argv[1], c->argv[2], cg, &id, nack);
+            streamAckEntry(cg, &id);
+            continue;
+        }
+        claimAndReply(c, s, cg, claimingConsumer(c, cg, &consumer), &id, nack, deliverytime, retrycount, justid);
+        n++;
+    }
+    setDeferredArrayLen(c, len, n);
+    flushEffects(c, 1);
+}
+
+void xautoclaimCommand(client *c) {
+    streamCG *cg;
+    int wrongtype;
+    stream *s = lookupClaimTarget(c, &cg, &wrongtype);
+    if (wrongtype) return;
+    long long minidle;
+    long count = 100;
+    int justid = 0, ex;
+    streamID start;
+    if (getLongLongFromObjectOrReply(c, c->argv[4], &minidle, "Invalid min-idle-time argument for XAUTOCLAIM") !=
+        C_OK)
+        return;
+    if (minidle < 0) minidle = 0;
+    if (parseRangeBoundOrReply(c, c->argv[5], &start, 0, &ex) != C_OK) return;
+    if (ex && streamIncrID(&start) != 0) {
+        addReplyError(c, "invalid start ID for the interval");
+        return;
+    }
+    const long attempts_factor = 10;
+    for (int j = 6; j < c->argc; j++) {
+        int moreargs = c->argc - 1 - j;
+        const char *opt = c->argv[j]->ptr;
+        if (!strcasecmp(opt, "count") && moreargs) {
+            if (getRangeLongFromObjectOrReply(c, c->argv[++j], 1, LONG_MAX / attempts_factor, &count,
+                                              "COUNT must be > 0") != C_OK)
+                return;
+        } else if (!strcasecmp(opt, "justid")) {
+            justid = 1;
+        } else {
+            addReplyErrorObject(c, shared.syntaxerr);
+            return;
+        }
+    }
+    if (!cg) {
+        addReplyNoKeyOrGroup(c);
+        return;
+    }
+    long long now = commandTimeMs();
+    long attempts = count * attempts_factor;
+    /* First pick (dropping entries gone from the stream), then claim: the
+     * cursor goes before the claimed entries in the reply. */
+    streamID *deleted = zmalloc(sizeof(streamID) * (size_t)count), *claimed = zmalloc(sizeof(streamID) * (size_t)count);
+    long ndeleted = 0, nclaimed = 0;
+    int found;
+    size_t pos = streamIDMapSeek(&cg->pel, &start, &found);
+    while (attempts-- && count && pos < cg->pel.len) {
+        streamID id = cg->pel.ids[pos];
+        streamNACK *nack = cg->pel.vals[pos];
+        if (!streamEntryExists(s, &id)) {
+            queueClaimEffect(c, c->argv[1], c->argv[2], cg, &id, nack);
+            streamAckEntry(cg, &id);
+            deleted[ndeleted++] = id;
+            count--;
+            continue;
+        }
+        pos++;
+        if (minidle && now - nack->delivery_time < minidle) continue;
+        claimed[nclaimed++] = id;
+        count--;
+    }
+    /* The cursor: the entry after the last one examined, 0-0 at the end. */
+    streamID next = {0, 0};
+    if (pos < cg->pel.len) next = cg->pel.ids[pos];
+    addReplyArrayLen(c, 3);
+    addReplyStreamID(c, &next);
+    addReplyArrayLen(c, nclaimed);
+    streamConsumer *consumer = NULL;
+    for (long j = 0; j < nclaimed; j++) {
+        streamNACK *nack = cg->pel.vals[streamIDMapSeek(&cg->pel, &claimed[j], &found)];
+        claimAndReply(c, s, cg, claimingConsumer(c, cg, &consumer), &claimed[j], nack, now, -1, justid);
+    }
+    addReplyArrayLen(c, ndeleted);
+    for (long j = 0; j < ndeleted; j++) addReplyStreamID(c, &deleted[j]);
+    zfree(deleted);
+    zfree(claimed);
+    flushEffects(c, 1);
+}
+
+void xpendingCommand(client *c) {
+    int summary = c->argc == 3;
+    long long minidle = 0, count = 0;
+    streamID start = {0, 0}, end = {UINT64_MAX, UINT64_MAX};
+    robj *consumername = NULL;
+    if (c->argc != 3 && (c->argc < 6 || c->argc > 9)) {
+        addReplyErrorObject(c, shared.syntaxerr);
+        return;
+    }
+    if (!summary) {
+        int at = 3, ex;
+        if (!strcasecmp(c->argv[3]->ptr, "idle")) {
+            if (getLongLongFromObjectOrReply(c, c->argv[4], &minidle, NULL) != C_OK) return;
+            if (c->argc < 8) {
+                addReplyErrorObject(c, shared.syntaxerr);
+                return;
+            }
+            at += 2;
+        }
+        if (getLongLongFromObjectOrReply(c, c->argv[at + 2], &count, NULL) != C_OK) return;
+        if (count < 0) count = 0;
+        if (parseRangeBoundOrReply(c, c->argv[at], &start, 0, &ex) != C_OK) return;
+        if (ex && streamIncrID(&start) != 0) {
+            addReplyError(c, "invalid start ID for the interval");
+            return;
+        }
+        if (parseRangeBoundOrReply(c, c->argv[at + 1], &end, UINT64_MAX, &ex) != C_OK) return;
+        if (ex && streamDecrID(&end) != 0) {
+            addReplyError(c, "invalid end ID for the interval");
+            return;
+        }
+        if (at + 3 < c->argc) consumername = c->argv[at + 3];
+    }
+    robj *o = lookupKeyRead(c->db, c->argv[1]);
+    if (checkType(c, o, OBJ_STREAM)) return;
+    streamCG *cg = o ? streamLookupCG(o->ptr, c->argv[2]->ptr, stringObjectLen(c->argv[2])) : NULL;
+    if (!cg) {
+        addReplyErrorFormat(c, "-NOGROUP No such key '%s' or consumer group '%s'", (char *)c->argv[1]->ptr,
+                            (char *)c->argv[2]->ptr);
+        return;
+    }
+    if (summary) {
+        addReplyArrayLen(c, 4);
+        addReplyLongLong(c, (long long)cg->pel.len);
+        if (!cg->pel.len) {
+            addReplyNull(c);
+            addReplyNull(c);
+            addReplyNullArray(c);
+            return;
+        }
+        addReplyStreamID(c, &cg->pel.ids[0]);
+        addReplyStreamID(c, &cg->pel.ids[cg->pel.len - 1]);
+        void *len = addReplyDeferredLen(c);
+        long n = 0;
+        for (size_t j = 0; j < cg->nconsumers; j++) {
+            streamConsumer *sc = cg->consumers[j];
+            if (!sc->pel.len) continue;
+            addReplyArrayLen(c, 2);
+            addReplyBulkCBuffer(c, sc->name, sdslen(sc->name));
+            addReplyBulkLongLong(c, (long long)sc->pel.len);
+            n++;
+        }
+        setDeferredArrayLen(c, len, n);
+        return;
+    }
+    streamIDMap *pel = &cg->pel;
+    if (consumername) {
+        streamConsumer *sc = streamLookupConsumer(cg, consumername->ptr, stringObjectLen(consumername));
+        if (!sc) {
+            addReplyArrayLen(c, 0);
+            return;
+        }
+        pel = &sc->pel;
+    }
+    int found;
+    long n = 0;
+    long long now = commandTimeMs();
+    void *len = addReplyDeferredLen(c);
+    for (size_t pos = streamIDMapSeek(pel, &start, &found); count && pos < pel->len; pos++) {
+        if (streamCompareID(&pel->ids[pos], &end) > 0) break;
+        streamNACK *nack = pel->vals[pos];
+        long long idle = now - nack->delivery_time;
+        if (minidle && idle < minidle) continue;
+        addReplyArrayLen(c, 4);
+        addReplyStreamID(c, &pel->ids[pos]);
+        addReplyBulkCBuffer(c, nack->consumer->name, sdslen(nack->consumer->name));
+        addReplyLongLong(c, idle < 0 ? 0 : idle);
+        addReplyLongLong(c, (long long)nack->delivery_count);
+        n++;
+        count--;
+    }
+    setDeferredArrayLen(c, len, n);
 }
 
 /* ------------------------------------------------------------ XINFO STREAM */
@@ -593,6 +1313,55 @@ static void addReplyEdgeEntry(client *c, stream *s, int last) {
     streamIteratorStop(&it);
 }
 
+/* One "field: value" pair of an XINFO map. */
+static void addReplyFieldLongLong(client *c, const char *field, long long v) {
+    addReplyBulkCString(c, field);
+    addReplyLongLong(c, v);
+}
+
+static void addReplyFieldID(client *c, const char *field, const streamID *id) {
+    addReplyBulkCString(c, field);
+    addReplyStreamID(c, id);
+}
+
+static void addReplyFieldName(client *c, sds name) {
+    addReplyBulkCString(c, "name");
+    addReplyBulkCBuffer(c, name, sdslen(name));
+}
+
+static void addReplyEntriesRead(client *c, long long entries_read) {
+    if (entries_read == SCG_INVALID_ENTRIES_READ) addReplyNull(c);
+    else addReplyLongLong(c, entries_read);
+}
+
+/* How many entries the group has yet to read, or nil when XDELs make it unknowable. */
+static void addReplyGroupLag(client *c, stream *s, streamCG *cg) {
+    long long read;
+    if (!s->entries_added) {
+        addReplyLongLong(c, 0);
+    } else if (cg->entries_read != SCG_INVALID_ENTRIES_READ && !streamRangeHasTombstones(s, &cg->last_id, NULL)) {
+        addReplyLongLong(c, (long long)s->entries_added - cg->entries_read);
+    } else if ((read = streamEstimateDistanceFromFirstEverEntry(s, &cg->last_id)) != SCG_INVALID_ENTRIES_READ) {
+        addReplyLongLong(c, (long long)s->entries_added - read);
+    } else {
+        addReplyNull(c);
+    }
+}
+
+/* XINFO STREAM FULL's PEL listing: [id, (consumer,) delivery time, count]. */
+static void addReplyPelFull(client *c, streamIDMap *pel, long long count, int with_consumer) {
+    size_t n = count && (size_t)count < pel->len ? (size_t)count : pel->len;
+    addReplyArrayLen(c, (long)n);
+    for (size_t j = 0; j < n; j++) {
+        streamNACK *nack = pel->vals[j];
+        addReplyArrayLen(c, with_consumer ? 4 : 3);
+        addReplyStreamID(c, &pel->ids[j]);
+        if (with_consumer) addReplyBulkCBuffer(c, nack->consumer->name, sdslen(nack->consumer->name));
+        addReplyLongLong(c, nack->delivery_time);
+        addReplyLongLong(c, (long long)nack->delivery_count);
+    }
+}
+
 void xinfoStreamCommand(client *c) {
     int full = 0;
     long long count = 10;
@@ -608,23 +1377,15 @@ void xinfoStreamCommand(client *c) {
     if (!o || checkType(c, o, OBJ_STREAM)) return;
     stream *s = o->ptr;
     addReplyMapLen(c, full ? 9 : 10);
-    addReplyBulkCString(c, "length");
-    addReplyLongLong(c, (long long)s->length);
-    addReplyBulkCString(c, "radix-tree-keys");
-    addReplyLongLong(c, (long long)s->nnodes);
-    addReplyBulkCString(c, "radix-tree-nodes");
-    addReplyLongLong(c, radixTreeNodes(s));
-    addReplyBulkCString(c, "last-generated-id");
-    addReplyStreamID(c, &s->last_id);
-    addReplyBulkCString(c, "max-deleted-entry-id");
-    addReplyStreamID(c, &s->max_deleted_entry_id);
-    addReplyBulkCString(c, "entries-added");
-    addReplyLongLong(c, (long long)s->entries_added);
-    addReplyBulkCString(c, "recorded-first-entry-id");
-    addReplyStreamID(c, &s->first_id);
+    addReplyFieldLongLong(c, "length", (long long)s->length);
+    addReplyFieldLongLong(c, "radix-tree-keys", (long long)s->nnodes);
+    addReplyFieldLongLong(c, "radix-tree-nodes", radixTreeNodes(s));
+    addReplyFieldID(c, "last-generated-id", &s->last_id);
+    addReplyFieldID(c, "max-deleted-entry-id", &s->max_deleted_entry_id);
+    addReplyFieldLongLong(c, "entries-added", (long long)s->entries_added);
+    addReplyFieldID(c, "recorded-first-entry-id", &s->first_id);
     if (!full) {
-        addReplyBulkCString(c, "groups");
-        addReplyLongLong(c, 0);
+        addReplyFieldLongLong(c, "groups", (long long)s->ngroups);
         addReplyBulkCString(c, "first-entry");
         addReplyEdgeEntry(c, s, 0);
         addReplyBulkCString(c, "last-entry");
@@ -635,7 +1396,70 @@ void xinfoStreamCommand(client *c) {
     addReplyBulkCString(c, "entries");
     addReplyStreamRange(c, s, &min, &max, count, 0);
     addReplyBulkCString(c, "groups");
-    addReplyArrayLen(c, 0);
+    addReplyArrayLen(c, (long)s->ngroups);
+    for (size_t g = 0; g < s->ngroups; g++) {
+        streamCG *cg = s->groups[g];
+        addReplyMapLen(c, 7);
+        addReplyFieldName(c, cg->name);
+        addReplyFieldID(c, "last-delivered-id", &cg->last_id);
+        addReplyBulkCString(c, "entries-read");
+        addReplyEntriesRead(c, cg->entries_read);
+        addReplyBulkCString(c, "lag");
+        addReplyGroupLag(c, s, cg);
+        addReplyFieldLongLong(c, "pel-count", (long long)cg->pel.len);
+        addReplyBulkCString(c, "pending");
+        addReplyPelFull(c, &cg->pel, count, 1);
+        addReplyBulkCString(c, "consumers");
+        addReplyArrayLen(c, (long)cg->nconsumers);
+        for (size_t j = 0; j < cg->nconsumers; j++) {
+            streamConsumer *sc = cg->consumers[j];
+            addReplyMapLen(c, 4);
+            addReplyFieldName(c, sc->name);
+            addReplyFieldLongLong(c, "seen-time", sc->seen_time);
+            addReplyFieldLongLong(c, "pel-count", (long long)sc->pel.len);
+            addReplyBulkCString(c, "pending");
+            addReplyPelFull(c, &sc->pel, count, 0);
+        }
+    }
+}
+
+void xinfoGroupsCommand(client *c) {
+    robj *o = lookupKeyReadOrReply(c, c->argv[2], shared.nokeyerr);
+    if (!o || checkType(c, o, OBJ_STREAM)) return;
+    stream *s = o->ptr;
+    addReplyArrayLen(c, (long)s->ngroups);
+    for (size_t g = 0; g < s->ngroups; g++) {
+        streamCG *cg = s->groups[g];
+        addReplyMapLen(c, 6);
+        addReplyFieldName(c, cg->name);
+        addReplyFieldLongLong(c, "consumers", (long long)cg->nconsumers);
+        addReplyFieldLongLong(c, "pending", (long long)cg->pel.len);
+        addReplyFieldID(c, "last-delivered-id", &cg->last_id);
+        addReplyBulkCString(c, "entries-read");
+        addReplyEntriesRead(c, cg->entries_read);
+        addReplyBulkCString(c, "lag");
+        addReplyGroupLag(c, s, cg);
+    }
+}
+
+void xinfoConsumersCommand(client *c) {
+    robj *o = lookupKeyReadOrReply(c, c->argv[2], shared.nokeyerr);
+    if (!o || checkType(c, o, OBJ_STREAM)) return;
+    streamCG *cg = streamLookupCG(o->ptr, c->argv[3]->ptr, stringObjectLen(c->argv[3]));
+    if (!cg) {
+        addReplyNoGroupForKey(c, c->argv[2], c->argv[3]);
+        return;
+    }
+    long long now = commandTimeMs();
+    addReplyArrayLen(c, (long)cg->nconsumers);
+    for (size_t j = 0; j < cg->nconsumers; j++) {
+        streamConsumer *sc = cg->consumers[j];
+        long long idle = now - sc->seen_time;
+        addReplyMapLen(c, 3);
+        addReplyFieldName(c, sc->name);
+        addReplyFieldLongLong(c, "pending", (long long)sc->pel.len);
+        addReplyFieldLongLong(c, "idle", idle < 0 ? 0 : idle);
+    }
 }
 
 void xinfoHelpCommand(client *c) {

@@ -3,6 +3,7 @@
 #include "core/numparse.h"
 #include "core/zmalloc.h"
 
+#include <stddef.h>
 #include <string.h>
 
 /* Node fields are written as integers, but a node read from a file may hold
@@ -20,9 +21,27 @@ stream *streamNew(void) {
     return s;
 }
 
+static void freeCG(streamCG *cg) {
+    for (size_t j = 0; j < cg->pel.len; j++) zfree(cg->pel.vals[j]);
+    zfree(cg->pel.ids);
+    zfree(cg->pel.vals);
+    for (size_t j = 0; j < cg->nconsumers; j++) {
+        streamConsumer *sc = cg->consumers[j];
+        sdsfree(sc->name);
+        zfree(sc->pel.ids);
+        zfree(sc->pel.vals);
+        zfree(sc);
+    }
+    zfree(cg->consumers);
+    sdsfree(cg->name);
+    zfree(cg);
+}
+
 void streamFree(stream *s) {
     for (size_t j = 0; j < s->nnodes; j++) lpFree(s->nodes[j].lp);
     zfree(s->nodes);
+    for (size_t j = 0; j < s->ngroups; j++) freeCG(s->groups[j]);
+    zfree(s->groups);
     zfree(s);
 }
 
@@ -33,6 +52,22 @@ stream *streamDup(const stream *s) {
     for (size_t j = 0; j < s->nnodes; j++) {
         d->nodes[j].master = s->nodes[j].master;
         d->nodes[j].lp = zmemdup(s->nodes[j].lp, lpBytes(s->nodes[j].lp));
+    }
+    d->groups = NULL;
+    d->ngroups = 0;
+    for (size_t g = 0; g < s->ngroups; g++) {
+        streamCG *src = s->groups[g];
+        streamCG *cg = streamCreateCG(d, src->name, sdslen(src->name), &src->last_id, src->entries_read);
+        for (size_t j = 0; j < src->nconsumers; j++) {
+            streamConsumer *sc = src->consumers[j];
+            streamCreateConsumer(cg, sc->name, sdslen(sc->name), sc->seen_time);
+        }
+        for (size_t j = 0; j < src->pel.len; j++) {
+            streamNACK *nack = src->pel.vals[j];
+            streamConsumer *owner = streamLookupConsumer(cg, nack->consumer->name, sdslen(nack->consumer->name));
+            streamNACK *copy = streamAssignPending(cg, owner, &src->pel.ids[j], nack->delivery_time);
+            copy->delivery_count = nack->delivery_count;
+        }
     }
     return d;
 }
@@ -539,4 +574,199 @@ int streamAppendLoadedNode(stream *s, const streamID *master, unsigned char *lp,
     if (h.count == 0) return 0; /* Redis never keeps an empty node */
     pushNode(s, master, lp);
     return 1;
+}
+
+/* ------------------------------------------------------------ consumer groups */
+
+size_t streamIDMapSeek(const streamIDMap *m, const streamID *id, int *found) {
+    size_t lo = 0, hi = m->len;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (streamCompareID(&m->ids[mid], id) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    *found = lo < m->len && streamCompareID(&m->ids[lo], id) == 0;
+    return lo;
+}
+
+void streamIDMapInsertAt(streamIDMap *m, size_t pos, const streamID *id, void *val) {
+    if (m->len == m->cap) {
+        m->cap = m->cap ? m->cap * 2 : 8;
+        m->ids = zrealloc(m->ids, sizeof(streamID) * m->cap);
+        m->vals = zrealloc(m->vals, sizeof(void *) * m->cap);
+    }
+    memmove(m->ids + pos + 1, m->ids + pos, sizeof(streamID) * (m->len - pos));
+    memmove(m->vals + pos + 1, m->vals + pos, sizeof(void *) * (m->len - pos));
+    m->ids[pos] = *id;
+    m->vals[pos] = val;
+    m->len++;
+}
+
+void streamIDMapDeleteAt(streamIDMap *m, size_t pos) {
+    memmove(m->ids + pos, m->ids + pos + 1, sizeof(streamID) * (m->len - pos - 1));
+    memmove(m->vals + pos, m->vals + pos + 1, sizeof(void *) * (m->len - pos - 1));
+    m->len--;
+}
+
+/* Radix-tree order: bytes, then the shorter name first. */
+static int compareNames(const char *a, size_t alen, const char *b, size_t blen) {
+    int cmp = memcmp(a, b, alen < blen ? alen : blen);
+    if (cmp) return cmp;
+    return alen < blen ? -1 : (alen > blen);
+}
+
+/* Index of name in a sorted array of objects whose first member is an sds
+ * name (groups, consumers), or where it would go. */
+static size_t seekName(void **items, size_t n, size_t name_offset, const char *name, size_t len, int *found) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        sds other = *(sds *)((char *)items[mid] + name_offset);
+        if (compareNames(other, sdslen(other), name, len) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    sds at = lo < n ? *(sds *)((char *)items[lo] + name_offset) : NULL;
+    *found = at && compareNames(at, sdslen(at), name, len) == 0;
+    return lo;
+}
+
+static void *insertSorted(void **array, size_t *n, size_t pos, void *item) {
+    void **grown = zrealloc(array, sizeof(void *) * (*n + 1));
+    memmove(grown + pos + 1, grown + pos, sizeof(void *) * (*n - pos));
+    grown[pos] = item;
+    (*n)++;
+    return grown;
+}
+
+streamCG *streamLookupCG(stream *s, const char *name, size_t len) {
+    int found;
+    size_t pos = seekName((void **)s->groups, s->ngroups, offsetof(streamCG, name), name, len, &found);
+    return found ? s->groups[pos] : NULL;
+}
+
+streamCG *streamCreateCG(stream *s, const char *name, size_t len, const streamID *id, long long entries_read) {
+    int found;
+    size_t pos = seekName((void **)s->groups, s->ngroups, offsetof(streamCG, name), name, len, &found);
+    if (found) return NULL;
+    streamCG *cg = zcalloc(sizeof(*cg));
+    cg->name = sdsnewlen(name, len);
+    cg->last_id = *id;
+    cg->entries_read = entries_read;
+    s->groups = insertSorted((void **)s->groups, &s->ngroups, pos, cg);
+    return cg;
+}
+
+int streamDestroyCG(stream *s, const char *name, size_t len) {
+    int found;
+    size_t pos = seekName((void **)s->groups, s->ngroups, offsetof(streamCG, name), name, len, &found);
+    if (!found) return 0;
+    freeCG(s->groups[pos]);
+    memmove(s->groups + pos, s->groups + pos + 1, sizeof(streamCG *) * (s->ngroups - pos - 1));
+    s->ngroups--;
+    return 1;
+}
+
+streamConsumer *streamLookupConsumer(streamCG *cg, const char *name, size_t len) {
+    int found;
+    size_t pos = seekName((void **)cg->consumers, cg->nconsumers, offsetof(streamConsumer, name), name, len, &found);
+    return found ? cg->consumers[pos] : NULL;
+}
+
+streamConsumer *streamCreateConsumer(streamCG *cg, const char *name, size_t len, long long now_ms) {
+    int found;
+    size_t pos = seekName((void **)cg->consumers, cg->nconsumers, offsetof(streamConsumer, name), name, len, &found);
+    if (found) return NULL;
+    streamConsumer *sc = zcalloc(sizeof(*sc));
+    sc->name = sdsnewlen(name, len);
+    sc->seen_time = now_ms;
+    cg->consumers = insertSorted((void **)cg->consumers, &cg->nconsumers, pos, sc);
+    return sc;
+}
+
+long long streamDelConsumer(streamCG *cg, const char *name, size_t len) {
+    int found;
+    size_t pos = seekName((void **)cg->consumers, cg->nconsumers, offsetof(streamConsumer, name), name, len, &found);
+    if (!found) return -1;
+    streamConsumer *sc = cg->consumers[pos];
+    long long pending = (long long)sc->pel.len;
+    while (sc->pel.len) streamAckEntry(cg, &sc->pel.ids[sc->pel.len - 1]);
+    memmove(cg->consumers + pos, cg->consumers + pos + 1, sizeof(streamConsumer *) * (cg->nconsumers - pos - 1));
+    cg->nconsumers--;
+    sdsfree(sc->name);
+    zfree(sc->pel.ids);
+    zfree(sc->pel.vals);
+    zfree(sc);
+    return pending;
+}
+
+int streamAckEntry(streamCG *cg, const streamID *id) {
+    int found;
+    size_t pos = streamIDMapSeek(&cg->pel, id, &found);
+    if (!found) return 0;
+    streamNACK *nack = cg->pel.vals[pos];
+    size_t cpos = streamIDMapSeek(&nack->consumer->pel, id, &found);
+    if (found) streamIDMapDeleteAt(&nack->consumer->pel, cpos);
+    streamIDMapDeleteAt(&cg->pel, pos);
+    zfree(nack);
+    return 1;
+}
+
+streamNACK *streamAssignPending(streamCG *cg, streamConsumer *consumer, const streamID *id, long long when) {
+    int found;
+    size_t pos = streamIDMapSeek(&cg->pel, id, &found);
+    streamNACK *nack;
+    if (found) {
+        nack = cg->pel.vals[pos];
+        if (nack->consumer != consumer) {
+            size_t cpos = streamIDMapSeek(&nack->consumer->pel, id, &found);
+            if (found) streamIDMapDeleteAt(&nack->consumer->pel, cpos);
+        }
+    } else {
+        nack = zcalloc(sizeof(*nack));
+        streamIDMapInsertAt(&cg->pel, pos, id, nack);
+    }
+    if (!found || nack->consumer != consumer) {
+        size_t cpos = streamIDMapSeek(&consumer->pel, id, &found);
+        if (!found) streamIDMapInsertAt(&consumer->pel, cpos, id, nack);
+    }
+    nack->consumer = consumer;
+    nack->delivery_time = when;
+    nack->delivery_count = 1;
+    return nack;
+}
+
+long long streamEstimateDistanceFromFirstEverEntry(stream *s, const streamID *id) {
+    if (!s->entries_added) return 0; /* a never-used stream */
+    int cmp_last = streamCompareID(id, &s->last_id);
+    if (!s->length && cmp_last <= 0) return (long long)s->entries_added;
+    if (cmp_last == 0) return (long long)s->entries_added;
+    if (cmp_last > 0) return SCG_INVALID_ENTRIES_READ; /* the future is unknown */
+    /* Without a deletion after the first entry the count is exact. */
+    int no_xdel_ahead = (s->max_deleted_entry_id.ms == 0 && s->max_deleted_entry_id.seq == 0) ||
+                        streamCompareID(&s->max_deleted_entry_id, &s->first_id) < 0;
+    if (no_xdel_ahead) {
+        int cmp_first = streamCompareID(id, &s->first_id);
+        if (cmp_first < 0) return (long long)(s->entries_added - s->length);
+        if (cmp_first == 0) return (long long)(s->entries_added - s->length + 1);
+    }
+    return SCG_INVALID_ENTRIES_READ;
+}
+
+int streamRangeHasTombstones(stream *s, const streamID *start, const streamID *end) {
+    streamID min = {0, 0}, max = {UINT64_MAX, UINT64_MAX};
+    if (s->length == 0 || (s->max_deleted_entry_id.ms == 0 && s->max_deleted_entry_id.seq == 0)) return 0;
+    if (streamCompareID(&s->first_id, &s->max_deleted_entry_id) > 0) return 0;
+    if (!start) start = &min;
+    if (!end) end = &max;
+    return streamCompareID(start, &s->max_deleted_entry_id) <= 0 && streamCompareID(end, &s->max_deleted_entry_id) >= 0;
+}
+
+int streamEntryExists(stream *s, const streamID *id) {
+    streamIterator it;
+    streamID found;
+    long nf;
+    streamIteratorStart(&it, s, id, id, 0);
+    int exists = streamIteratorNext(&it, &found, &nf);
+    streamIteratorStop(&it);
+    return exists;
 }

@@ -35,6 +35,43 @@ typedef struct streamNode {
     unsigned char *lp;
 } streamNode;
 
+/* IDs → values in ID order: the pending entries lists (PEL) of consumer
+ * groups and consumers. Deliveries mostly append, so a sorted array does. */
+typedef struct streamIDMap {
+    streamID *ids;
+    void **vals;
+    size_t len, cap;
+} streamIDMap;
+
+/* Where id is or would go; *found tells which. */
+size_t streamIDMapSeek(const streamIDMap *m, const streamID *id, int *found);
+void streamIDMapInsertAt(streamIDMap *m, size_t pos, const streamID *id, void *val);
+void streamIDMapDeleteAt(streamIDMap *m, size_t pos);
+
+/* A delivered, not yet acknowledged entry: in its group's PEL and in its
+ * consumer's PEL (the same object). */
+typedef struct streamNACK {
+    long long delivery_time; /* ms */
+    uint64_t delivery_count;
+    struct streamConsumer *consumer;
+} streamNACK;
+
+typedef struct streamConsumer {
+    sds name;
+    long long seen_time; /* ms of the last read or claim */
+    streamIDMap pel;     /* ID → streamNACK*, shared with the group's PEL */
+} streamConsumer;
+
+#define SCG_INVALID_ENTRIES_READ -1
+typedef struct streamCG {
+    sds name;
+    streamID last_id;        /* last delivered ID */
+    long long entries_read;  /* logical position of last_id, or SCG_INVALID_ENTRIES_READ */
+    streamIDMap pel;         /* ID → streamNACK* (owned here) */
+    streamConsumer **consumers; /* sorted by name */
+    size_t nconsumers;
+} streamCG;
+
 typedef struct stream {
     streamNode *nodes; /* sorted by master ID */
     size_t nnodes, capacity;
@@ -43,6 +80,8 @@ typedef struct stream {
     streamID first_id;             /* the first live entry, 0-0 when empty */
     streamID max_deleted_entry_id; /* the greatest ID removed by XDEL */
     uint64_t entries_added;        /* every entry ever added */
+    streamCG **groups;             /* sorted by name, as Redis lists them */
+    size_t ngroups;
 } stream;
 
 stream *streamNew(void);
@@ -108,6 +147,27 @@ void streamIteratorStop(streamIterator *it);
 
 /* The first (last=0) or last live entry's ID; 0 if the stream is empty. */
 int streamEdgeID(stream *s, int last, streamID *id);
+
+/* Consumer groups. Lookups return NULL when missing; create returns NULL
+ * when the name is taken. Names are compared as bytes. */
+streamCG *streamLookupCG(stream *s, const char *name, size_t len);
+streamCG *streamCreateCG(stream *s, const char *name, size_t len, const streamID *id, long long entries_read);
+int streamDestroyCG(stream *s, const char *name, size_t len);
+streamConsumer *streamLookupConsumer(streamCG *cg, const char *name, size_t len);
+streamConsumer *streamCreateConsumer(streamCG *cg, const char *name, size_t len, long long now_ms);
+/* Removes the consumer and its pending entries; returns how many it had, -1 if missing. */
+long long streamDelConsumer(streamCG *cg, const char *name, size_t len);
+/* Removes a pending entry from the group and its consumer; 1 if it was pending. */
+int streamAckEntry(streamCG *cg, const streamID *id);
+/* Entry id pending in cg is (re)assigned to consumer with the given time and count. */
+streamNACK *streamAssignPending(streamCG *cg, streamConsumer *consumer, const streamID *id, long long when);
+/* The logical counter of id (how many entries were added up to it), or
+ * SCG_INVALID_ENTRIES_READ when XDELs make it unknowable. */
+long long streamEstimateDistanceFromFirstEverEntry(stream *s, const streamID *id);
+/* 1 when an XDEL tombstone may lie in [start, end] (NULL: open end). */
+int streamRangeHasTombstones(stream *s, const streamID *start, const streamID *end);
+/* 1 when the live entry id exists. */
+int streamEntryExists(stream *s, const streamID *id);
 
 /* RDB loading: add a node read from a file after checking it (deep when
  * the listpack's entries must be validated). Returns 0 on a malformed node. */

@@ -215,8 +215,49 @@ static int objectRdbType(robj *o) {
     return -1;
 }
 
-/* Nodes as (16-byte big-endian master ID, listpack), then the metadata.
- * Consumer groups are not implemented: always zero of them. */
+/* Stream PEL times: 8 bytes little-endian, as Redis's millisecond times. */
+static int saveMs(rio *r, long long ms) {
+    unsigned char buf[8];
+    for (int i = 0; i < 8; i++) buf[i] = ((uint64_t)ms >> (8 * i)) & 0xFF;
+    return rioWrite(r, buf, 8);
+}
+
+static int saveStreamID(rio *r, const streamID *id) {
+    unsigned char raw[16];
+    streamEncodeID(raw, id);
+    return rioWrite(r, raw, sizeof(raw));
+}
+
+/* Each group: name, last ID, entries read, the PEL with delivery data,
+ * then each consumer with its seen time and the IDs of its PEL. */
+static int saveStreamGroups(rio *r, stream *s) {
+    if (!saveLen(r, s->ngroups)) return 0;
+    for (size_t g = 0; g < s->ngroups; g++) {
+        streamCG *cg = s->groups[g];
+        if (!saveRawString(r, cg->name, sdslen(cg->name)) || !saveLen(r, cg->last_id.ms) ||
+            !saveLen(r, cg->last_id.seq) || !saveLen(r, (uint64_t)cg->entries_read) || !saveLen(r, cg->pel.len))
+            return 0;
+        for (size_t j = 0; j < cg->pel.len; j++) {
+            streamNACK *nack = cg->pel.vals[j];
+            if (!saveStreamID(r, &cg->pel.ids[j]) || !saveMs(r, nack->delivery_time) ||
+                !saveLen(r, nack->delivery_count))
+                return 0;
+        }
+        if (!saveLen(r, cg->nconsumers)) return 0;
+        for (size_t j = 0; j < cg->nconsumers; j++) {
+            streamConsumer *sc = cg->consumers[j];
+            if (!saveRawString(r, sc->name, sdslen(sc->name)) || !saveMs(r, sc->seen_time) ||
+                !saveLen(r, sc->pel.len))
+                return 0;
+            for (size_t k = 0; k < sc->pel.len; k++)
+                if (!saveStreamID(r, &sc->pel.ids[k])) return 0;
+        }
+    }
+    return 1;
+}
+
+/* Nodes as (16-byte big-endian master ID, listpack), the metadata, then
+ * the consumer groups. */
 static int saveStream(rio *r, stream *s) {
     if (!saveLen(r, s->nnodes)) return 0;
     for (size_t j = 0; j < s->nnodes; j++) {
@@ -226,10 +267,10 @@ static int saveStream(rio *r, stream *s) {
         if (!saveRawString(r, (char *)s->nodes[j].lp, lpBytes(s->nodes[j].lp))) return 0;
     }
     uint64_t meta[] = {s->length, s->last_id.ms, s->last_id.seq, s->first_id.ms, s->first_id.seq,
-                       s->max_deleted_entry_id.ms, s->max_deleted_entry_id.seq, s->entries_added, 0};
+                       s->max_deleted_entry_id.ms, s->max_deleted_entry_id.seq, s->entries_added};
     for (size_t j = 0; j < sizeof(meta) / sizeof(meta[0]); j++)
         if (!saveLen(r, meta[j])) return 0;
-    return 1;
+    return saveStreamGroups(r, s);
 }
 
 static int saveObject(rio *r, robj *o) {
@@ -566,6 +607,83 @@ static unsigned char *ziplistToListpack(const unsigned char *zl, size_t size, un
 
 static int lpValid(unsigned char *lp, size_t size) { return lpValidateIntegrity(lp, size, 1, NULL, NULL); }
 
+static int loadMs(rio *r, long long *ms) {
+    unsigned char b[8];
+    if (!rioRead(r, b, 8)) return 0;
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--) v = (v << 8) | b[i];
+    *ms = (long long)v;
+    return 1;
+}
+
+static int loadStreamID(rio *r, streamID *id) {
+    unsigned char raw[16];
+    if (!rioRead(r, raw, sizeof(raw))) return 0;
+    streamDecodeID(raw, id);
+    return 1;
+}
+
+/* The groups after a stream's metadata (see saveStreamGroups). Every
+ * consumer PEL entry must be in its group's PEL, owned by nobody else. */
+static int loadStreamGroups(rio *r, stream *s, int type) {
+    uint64_t ngroups = loadLen(r, NULL);
+    if (ngroups == RDB_LENERR) return 0;
+    while (ngroups--) {
+        sds name = loadSds(r);
+        if (!name) return 0;
+        streamID last;
+        last.ms = loadLen(r, NULL);
+        last.seq = loadLen(r, NULL);
+        long long entries_read = type == RDB_TYPE_STREAM_LISTPACKS_2 ? (long long)loadLen(r, NULL)
+                                                                     : streamEstimateDistanceFromFirstEverEntry(s, &last);
+        streamCG *cg = streamCreateCG(s, name, sdslen(name), &last, entries_read);
+        sdsfree(name);
+        uint64_t npel = loadLen(r, NULL);
+        if (!cg || npel == RDB_LENERR) return 0;
+        while (npel--) {
+            streamID id;
+            long long when;
+            int found;
+            if (!loadStreamID(r, &id) || !loadMs(r, &when)) return 0;
+            size_t pos = streamIDMapSeek(&cg->pel, &id, &found);
+            if (found) return 0;
+            streamNACK *nack = zcalloc(sizeof(*nack));
+            nack->delivery_time = when;
+            nack->delivery_count = loadLen(r, NULL);
+            streamIDMapInsertAt(&cg->pel, pos, &id, nack);
+            if (nack->delivery_count == RDB_LENERR) return 0;
+        }
+        uint64_t nconsumers = loadLen(r, NULL);
+        if (nconsumers == RDB_LENERR) return 0;
+        while (nconsumers--) {
+            sds cname = loadSds(r);
+            long long seen;
+            if (!cname) return 0;
+            streamConsumer *sc = streamCreateConsumer(cg, cname, sdslen(cname), 0);
+            sdsfree(cname);
+            if (!sc || !loadMs(r, &seen)) return 0;
+            sc->seen_time = seen;
+            uint64_t n = loadLen(r, NULL);
+            if (n == RDB_LENERR) return 0;
+            while (n--) {
+                streamID id;
+                int found;
+                if (!loadStreamID(r, &id)) return 0;
+                size_t pos = streamIDMapSeek(&cg->pel, &id, &found);
+                if (!found || ((streamNACK *)cg->pel.vals[pos])->consumer) return 0;
+                streamNACK *nack = cg->pel.vals[pos];
+                nack->consumer = sc;
+                pos = streamIDMapSeek(&sc->pel, &id, &found);
+                streamIDMapInsertAt(&sc->pel, pos, &id, nack);
+            }
+        }
+        /* A pending entry without an owner is a corrupt file. */
+        for (size_t j = 0; j < cg->pel.len; j++)
+            if (!((streamNACK *)cg->pel.vals[j])->consumer) return 0;
+    }
+    return 1;
+}
+
 static robj *loadStream(rio *r, int type) {
     robj *o = createStreamObject();
     stream *s = o->ptr;
@@ -615,8 +733,7 @@ static robj *loadStream(rio *r, int type) {
         if (lpGetValue(p, &slen, &count) == NULL) live += (uint64_t)count;
     }
     if (live != s->length) goto fail;
-    uint64_t groups = loadLen(r, NULL);
-    if (groups != 0) goto fail; /* consumer groups are not implemented */
+    if (!loadStreamGroups(r, s, type)) goto fail;
     return o;
 fail:
     decrRefCount(o);
