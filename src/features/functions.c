@@ -50,7 +50,7 @@ static registry *current;
 
 void functionsGetMemory(functionsMemory *fm) {
     memset(fm, 0, sizeof(*fm));
-    if (flua) fm->vm_bytes = (size_t)lua_gc(flua, LUA_GCCOUNT, 0) * 1024 + (size_t)lua_gc(flua, LUA_GCCOUNTB, 0);
+    fm->vm_bytes = scriptingLuaMemory(flua);
     if (!current) return;
     fm->libraries = dictSize(current->libraries);
     fm->functions = dictSize(current->functions);

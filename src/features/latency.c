@@ -17,7 +17,6 @@
 
 #include <stdint.h>
 #include <stdio.h>
-#include <string.h>
 #include <time.h>
 
 #include "core/dict.h"
@@ -120,16 +119,9 @@ done:
 
 /* ------------------------------------------------------ info percentiles */
 
+/* Set from latency-tracking-info-percentiles, whose default the config applies at start-up. */
 static double *info_percentiles;
-static int info_npercentiles = -1; /* -1: not configured yet, the default applies */
-static const double default_percentiles[] = {50, 99, 99.9};
-
-static void ensurePercentiles(void) {
-    if (info_npercentiles != -1) return;
-    info_npercentiles = 3;
-    info_percentiles = zmalloc(sizeof(default_percentiles));
-    memcpy(info_percentiles, default_percentiles, sizeof(default_percentiles));
-}
+static int info_npercentiles;
 
 /* As Redis prints them: "%f" without trailing zeros ("99.9", "50"). */
 static sds catPercentile(sds s, double p) {
@@ -172,7 +164,6 @@ int latencySetInfoPercentiles(sds *argv, int argc, int from_file, const char **e
 }
 
 sds latencyGetInfoPercentiles(void) {
-    ensurePercentiles();
     sds s = sdsempty();
     for (int i = 0; i < info_npercentiles; i++) {
         if (i) s = sdscat(s, " ");
@@ -263,7 +254,6 @@ static sds catCommandLatencies(sds info, dict *table) {
 }
 
 sds latencyInfo(sds info) {
-    ensurePercentiles();
     return catCommandLatencies(sdscat(info, "# Latencystats\r\n"), server.commands);
 }
 

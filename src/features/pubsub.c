@@ -20,8 +20,7 @@ static dict *patterns;       /* pattern robj → list of clients */
 /* What differs between plain and shard channels. */
 typedef struct channelKind {
     dict **server;                  /* channel → clients */
-    dict *(*of)(client *c);         /* the client's own set, may be NULL */
-    dict **(*slot)(client *c);      /* where that set lives in the client */
+    dict **(*slot)(client *c);      /* where the client's own set lives (NULL until used) */
     robj **subscribed, **unsubscribed; /* reply kinds */
     const char *message;            /* message kind, as a RESP bulk */
     int (*count)(client *c);        /* the count subscription replies show */
@@ -53,12 +52,10 @@ unsigned long pubsubShardChannelCount(void) { return dictSize(shard_channels); }
 
 static dict **plainSlot(client *c) { return &c->pubsub_channels; }
 static dict **shardSlot(client *c) { return &c->pubsubshard_channels; }
-static dict *plainOf(client *c) { return c->pubsub_channels; }
-static dict *shardOf(client *c) { return c->pubsubshard_channels; }
 
-static const channelKind plainKind = {&channels, plainOf, plainSlot, &shared.subscribebulk,
+static const channelKind plainKind = {&channels, plainSlot, &shared.subscribebulk,
                                       &shared.unsubscribebulk, "$7\r\nmessage\r\n", clientSubscriptionsCount};
-static const channelKind shardKind = {&shard_channels, shardOf, shardSlot, &shared.ssubscribebulk,
+static const channelKind shardKind = {&shard_channels, shardSlot, &shared.ssubscribebulk,
                                       &shared.sunsubscribebulk, "$8\r\nsmessage\r\n", clientShardSubscriptionsCount};
 
 /* In the subscribed state (RESP2 restrictions, PING's reply) while any kind of subscription is held. */
@@ -108,7 +105,7 @@ static void removeFromServerMap(dict *map, robj *name, client *c) {
 static int unsubscribeChannel(client *c, robj *channel, int notify, const channelKind *k) {
     int removed = 0;
     incrRefCount(channel); /* it may be the very key we remove */
-    dict *mine = k->of(c);
+    dict *mine = *k->slot(c);
     if (mine && dictFind(mine, channel)) {
         removeFromServerMap(*k->server, channel, c);
         dictDelete(mine, channel);
@@ -168,7 +165,7 @@ static int unsubscribePattern(client *c, robj *pattern, int notify) {
 
 static int unsubscribeAllOfKind(client *c, int notify, const channelKind *k) {
     int count = 0;
-    dict *mine = k->of(c);
+    dict *mine = *k->slot(c);
     if (mine && dictSize(mine)) {
         dictIterator *di = dictGetSafeIterator(mine);
         dictEntry *de;

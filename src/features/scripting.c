@@ -41,9 +41,11 @@ static lua_State *lua;
 static dict *scripts;     /* sha (sds) → body (sds); the function lives in the registry as "f_<sha>" */
 static client *lua_client;
 
-size_t scriptingVmMemory(void) {
-    return lua ? (size_t)lua_gc(lua, LUA_GCCOUNT, 0) * 1024 + (size_t)lua_gc(lua, LUA_GCCOUNTB, 0) : 0;
+size_t scriptingLuaMemory(lua_State *L) {
+    return L ? (size_t)lua_gc(L, LUA_GCCOUNT, 0) * 1024 + (size_t)lua_gc(L, LUA_GCCOUNTB, 0) : 0;
 }
+
+size_t scriptingVmMemory(void) { return scriptingLuaMemory(lua); }
 
 void scriptingCacheStats(size_t *count, size_t *bytes) {
     *count = scripts ? dictSize(scripts) : 0;

@@ -20,7 +20,8 @@ struct lua_State;
 void scriptingInit(void);
 /* EVAL's script cache: how many scripts, and the bytes of their bodies and table. */
 void scriptingCacheStats(size_t *count, size_t *bytes);
-/* Bytes EVAL's Lua interpreter holds. */
+/* Bytes a Lua interpreter holds; scriptingVmMemory: EVAL's. */
+size_t scriptingLuaMemory(struct lua_State *L);
 size_t scriptingVmMemory(void);
 void functionsInit(void); /* features/functions.c, called by scriptingInit */
 /* features/functions.c: the flags a function declares (with SCRIPT_FLAG_SHEBANG), 0 if there is none by that name. */

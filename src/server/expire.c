@@ -75,8 +75,10 @@ long long expireDueKeys(long long budget_us) {
             if ((removed & 15) == 0 && (long long)(getMonotonicUs() - start) > budget_us) goto out;
         }
     }
-out:
-    server.stat_expire_cycle_time_used += getMonotonicUs() - start;
+out:;
+    long long spent = (long long)(getMonotonicUs() - start);
+    server.stat_expire_cycle_time_used += spent;
+    latencyAddSampleIfNeeded("expire-cycle", spent / 1000);
     return removed;
 }
 
@@ -102,9 +104,7 @@ static long long expireTimerProc(aeEventLoop *el, long long id, void *clientData
         /* While the push's backlog drains, half the turn is left to it: a
          * mass expiry must not outrun a live consumer into the backlog's limit. */
         if (expiryPushDraining()) budget /= 2;
-        monotime start = getMonotonicUs();
         expireDueKeys(budget);
-        latencyAddSampleIfNeeded("expire-cycle", (long long)(getMonotonicUs() - start) / 1000);
     }
     long long next = earliestDeadline();
     if (next == -1 || !server.active_expire_enabled) {
