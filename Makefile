@@ -16,10 +16,15 @@ PKGS += jemalloc
 MALLOC_CFLAGS := -DUSE_JEMALLOC
 endif
 
-# deps/check.sh prints one line naming the Debian package when something is missing.
+# Goals that install what is missing themselves (deps/install.sh) before they
+# build: on a new machine they must get as far as their install step, so the
+# dependency check is left to the make they start after it. Any other goal
+# (`make` alone among them) checks at once; deps/check.sh prints one line
+# naming the Debian package when something is missing.
+SELF_INSTALLING := run test test-reference bench install-deps clean
+ifneq ($(filter-out $(SELF_INSTALLING),$(or $(MAKECMDGOALS),all)),)
 DEPS_OK := $(shell sh deps/check.sh $(MALLOC) >&2 && echo ok)
 ifneq ($(DEPS_OK),ok)
-ifeq ($(filter install-deps clean,$(MAKECMDGOALS)),)
 $(error missing build dependency (see the line above); run `make install-deps` or `make run`/`make test`)
 endif
 endif
@@ -99,7 +104,9 @@ run:
 	$(MAKE) all
 	./src/redis-server ./redis.conf
 
-bench: all
+bench:
+	sh deps/install.sh
+	$(MAKE) all
 	sh utils/bench.sh
 
 clean:

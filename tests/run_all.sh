@@ -16,6 +16,8 @@ passed=0
 failed=0
 skipped=0
 status=0
+unit_line=""
+py_line=""
 
 # --- unit tests: run_unit.sh prints each binary's output and a total line ---
 if [ "$#" -gt 0 ]; then
@@ -26,6 +28,7 @@ if [ "$#" -gt 0 ]; then
     if [ -n "$line" ]; then
         passed=$(echo "$line" | cut -d' ' -f1)
         failed=$(echo "$line" | cut -d' ' -f3)
+        unit_line="C unit tests: $line"
     else
         echo "run_all.sh: unit tests gave no summary line"
         failed=1
@@ -83,6 +86,7 @@ else
     read -r py_passed py_failed py_skipped <<COUNTS
 $counts
 COUNTS
+    py_line="integration tests (pytest): $py_passed passed, $py_failed failed, $py_skipped skipped"
     passed=$((passed + py_passed))
     failed=$((failed + py_failed))
     skipped=$((skipped + py_skipped))
@@ -93,6 +97,8 @@ COUNTS
 fi
 
 [ "$failed" -gt 0 ] && status=1
+[ -n "$unit_line" ] && echo "$unit_line"
+[ -n "$py_line" ] && echo "$py_line"
 if [ "$skipped" -gt 0 ]; then
     echo "$passed passed, $failed failed, $skipped skipped"
 else

@@ -900,3 +900,23 @@ def test_utils_consumers_big_value_and_usage(server_factory):
         time.sleep(0.2)  # let the server see this consumer leave before the next one
         usage = subprocess.run(cmd, capture_output=True, timeout=10)
         assert usage.returncode != 0 and b"Usage" in usage.stderr
+
+
+# --- the shipped configuration ---------------------------------------------------
+
+def test_shipped_redis_conf_pushes_on_loopback_5555(server_factory, zctx):
+    """`make run` starts with ./redis.conf: a new user gets the push on
+    tcp://127.0.0.1:5555 without configuring anything (README, "Watch keys
+    expire")."""
+    with open(os.path.join(ROOT, "redis.conf")) as f:
+        shipped = f.read()
+    s = server_factory(config_text=shipped)
+    r = s.client()
+    assert r.config_get("zmq-expiry-endpoint") == {"zmq-expiry-endpoint": "tcp://127.0.0.1:5555"}
+    consumer = zctx.consumer("tcp://127.0.0.1:5555")
+    r.set("k", "v", px=200)
+    r.hset("h", mapping={"f1": "v1", "f2": "v2"})
+    r.pexpire("h", 200)
+    got = sorted(decode(m) for m in consumer.recv_n(2))
+    assert got == sorted([decode(frames(0, STRING, b"k", b"v")),
+                          decode(frames(0, HASH, b"h", [(b"f1", b"v1"), (b"f2", b"v2")]))])

@@ -1,46 +1,75 @@
 /* testhelp: the tiny unit-test harness shared by tests/unit/test_*.c.
- * CHECK(cond) counts one check and, on failure, prints file:line and the
- * condition instead of stopping, so one run shows every broken case.
- * TEST_REPORT() prints the one closing line "N passed, M failed" that
- * tests/run_unit.sh and CI read, and yields the exit status. */
+ * TEST(name) starts a test; the CHECKs that follow it are its assertions.
+ * CHECK(cond) counts one assertion and, on failure, prints file:line and the
+ * condition instead of stopping, so one run shows every broken case. A test
+ * passes when none of its checks failed (checks made before the first TEST
+ * form a test of their own).
+ * TEST_REPORT() prints the number of checks on one line and then the one
+ * closing line "N passed, M failed" that counts tests — the line
+ * tests/run_unit.sh and CI read — and yields the exit status. */
 #ifndef TESTHELP_H
 #define TESTHELP_H
 
 #include <stdio.h>
 
-static int test_passed, test_failed;
+static int test_passed, test_failed;   /* tests */
+static int check_passed, check_failed; /* assertions */
+static int test_open, test_open_failed;
 static const char *test_current = "";
 
-/* Names the group of checks that follow, so failures say where they came from. */
-#define TEST(name) (test_current = (name))
+/* Closes the test in progress, if any, counting it passed or failed. */
+static inline void testEnd(void) {
+    if (test_open) {
+        if (test_open_failed)
+            test_failed++;
+        else
+            test_passed++;
+    }
+    test_open = test_open_failed = 0;
+}
+
+static inline void testBegin(const char *name) {
+    testEnd();
+    test_current = name;
+    test_open = 1;
+}
+
+static inline void testCount(int ok) {
+    test_open = 1;
+    if (ok) {
+        check_passed++;
+    } else {
+        check_failed++;
+        test_open_failed = 1;
+    }
+}
+
+#define TEST(name) testBegin(name)
 
 #define CHECK(cond)                                                                     \
     do {                                                                                \
-        if (cond) {                                                                     \
-            test_passed++;                                                              \
-        } else {                                                                        \
-            test_failed++;                                                              \
+        int ok_ = (cond) ? 1 : 0;                                                       \
+        testCount(ok_);                                                                 \
+        if (!ok_)                                                                       \
             fprintf(stderr, "FAIL %s:%d [%s]: %s\n", __FILE__, __LINE__, test_current, \
                     #cond);                                                             \
-        }                                                                               \
     } while (0)
 
 /* Like CHECK for C strings, printing both sides on failure. */
 #define CHECK_STREQ(got, want)                                                             \
     do {                                                                                   \
         const char *got_ = (got), *want_ = (want);                                         \
-        if (got_ && want_ && strcmp(got_, want_) == 0) {                                   \
-            test_passed++;                                                                 \
-        } else {                                                                           \
-            test_failed++;                                                                 \
+        int ok_ = got_ && want_ && strcmp(got_, want_) == 0;                               \
+        testCount(ok_);                                                                    \
+        if (!ok_)                                                                          \
             fprintf(stderr, "FAIL %s:%d [%s]: %s == \"%s\" (got \"%s\")\n", __FILE__,      \
                     __LINE__, test_current, #got, want_ ? want_ : "(null)",                \
                     got_ ? got_ : "(null)");                                               \
-        }                                                                                  \
     } while (0)
 
-#define TEST_REPORT()                                                   \
-    (printf("%d passed, %d failed\n", test_passed, test_failed),       \
-     fflush(stdout), test_failed ? 1 : 0)
+#define TEST_REPORT()                                                                   \
+    (testEnd(), printf("checks: %d passed, %d failed\n", check_passed, check_failed),  \
+     printf("%d passed, %d failed\n", test_passed, test_failed), fflush(stdout),       \
+     test_failed ? 1 : 0)
 
 #endif
