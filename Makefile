@@ -21,7 +21,7 @@ endif
 # dependency check is left to the make they start after it. Any other goal
 # (`make` alone among them) checks at once; deps/check.sh prints one line
 # naming the Debian package when something is missing.
-SELF_INSTALLING := run test test-reference bench install-deps clean
+SELF_INSTALLING := run test test-reference bench fuzz install-deps clean
 ifneq ($(filter-out $(SELF_INSTALLING),$(or $(MAKECMDGOALS),all)),)
 DEPS_OK := $(shell sh deps/check.sh $(MALLOC) >&2 && echo ok)
 ifneq ($(DEPS_OK),ok)
@@ -53,7 +53,7 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 UTIL_BIN := $(patsubst %.c,%,$(wildcard utils/zmq_expiry_msg_client.c))
 
-.PHONY: all clean test test-unit test-integration test-reference run bench install-deps
+.PHONY: all clean test test-unit test-integration test-reference run bench install-deps fuzz fuzz-build
 all: src/redis-server $(UTIL_BIN)
 
 # The binary is shared by the flavours: relink when the last one was linked
@@ -79,6 +79,33 @@ utils/zmq_expiry_msg_client: utils/zmq_expiry_msg_client.c
 
 -include $(SERVER_OBJ:.o=.d)
 
+# Fuzzing (libFuzzer, clang): every target in tests/fuzz links against an
+# archive of the server's objects built with ASan and UBSan, so each pulls in
+# only what it calls. The libc allocator: ASan replaces malloc itself.
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 20
+FUZZ_BUILD := build/fuzz
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) $(PKG_CFLAGS) -I/usr/include/liblzf -Isrc $(FUZZ_SAN)
+FUZZ_LIBS := $(shell pkg-config --libs libzmq lua5.1 lua5.1-cjson lua5.1-bitop 2>/dev/null) -llzf -lcrypto -lm -lpthread -ldl
+FUZZ_OBJ := $(patsubst %.c,$(FUZZ_BUILD)/%.o,$(filter-out src/main.c,$(SERVER_SRC)))
+FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%,$(wildcard tests/fuzz/fuzz_*.c))
+
+$(FUZZ_BUILD)/src/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+
+$(FUZZ_BUILD)/libserver.a: $(FUZZ_OBJ)
+	rm -f $@
+	ar rcs $@ $(FUZZ_OBJ)
+
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_BUILD)/libserver.a
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_BUILD)/libserver.a $(FUZZ_LIBS)
+
+-include $(FUZZ_OBJ:.o=.d)
+
+fuzz-build: $(FUZZ_BIN)
+
 install-deps:
 	sh deps/install.sh
 
@@ -89,8 +116,14 @@ test-unit: $(UNIT_BIN)
 # and ends with one line "N passed, N failed".
 test:
 	sh deps/install.sh
-	$(MAKE) all $(UNIT_BIN)
-	sh tests/run_all.sh $(UNIT_BIN)
+	$(MAKE) all $(UNIT_BIN) fuzz-build
+	FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/run_all.sh $(UNIT_BIN)
+
+# Runs every fuzz target for FUZZ_SECONDS each (make test does it too).
+fuzz:
+	sh deps/install.sh
+	$(MAKE) fuzz-build
+	FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/run_fuzz.sh
 
 test-integration: all
 	/usr/bin/python3 -m pytest -q tests

@@ -1,7 +1,8 @@
 #!/bin/sh
 # run_all.sh: the whole test run behind `make test` and CI. Runs the unit-test
-# binaries given as arguments (through run_unit.sh), then the pytest integration
-# suite, and ends with ONE closing line that CI reads, summing both:
+# binaries given as arguments (through run_unit.sh), the fuzz targets built
+# under build/fuzz (through run_fuzz.sh), then the pytest integration suite,
+# and ends with ONE closing line that CI reads, summing them:
 #     N passed, M failed[, K skipped]
 # Skipped tests are not counted as passed; pytest errors (setup, collection)
 # count as failed. Exits non-zero if anything failed or errored. pytest's exit
@@ -37,6 +38,24 @@ if [ "$#" -gt 0 ]; then
         status=1
         [ "$failed" -eq 0 ] && failed=1
     fi
+fi
+
+# --- fuzzing: each libFuzzer target built under build/fuzz is one test ---
+fuzz_line=""
+if ls build/fuzz/fuzz_* >/dev/null 2>&1; then
+    sh tests/run_fuzz.sh >"$tmp/fuzz.out" 2>&1
+    fuzz_rc=$?
+    cat "$tmp/fuzz.out"
+    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$tmp/fuzz.out" | tail -n 1)
+    if [ -n "$line" ]; then
+        passed=$((passed + $(echo "$line" | cut -d' ' -f1)))
+        failed=$((failed + $(echo "$line" | cut -d' ' -f3)))
+        fuzz_line="fuzz targets (${FUZZ_SECONDS:-20}s each): $line"
+    else
+        echo "run_all.sh: fuzzing gave no summary line"
+        failed=$((failed + 1))
+    fi
+    [ "$fuzz_rc" -ne 0 ] && status=1
 fi
 
 # --- integration tests ---
@@ -98,6 +117,7 @@ fi
 
 [ "$failed" -gt 0 ] && status=1
 [ -n "$unit_line" ] && echo "$unit_line"
+[ -n "$fuzz_line" ] && echo "$fuzz_line"
 [ -n "$py_line" ] && echo "$py_line"
 if [ "$skipped" -gt 0 ]; then
     echo "$passed passed, $failed failed, $skipped skipped"
