@@ -21,7 +21,7 @@ endif
 # dependency check is left to the make they start after it. Any other goal
 # (`make` alone among them) checks at once; deps/check.sh prints one line
 # naming the Debian package when something is missing.
-SELF_INSTALLING := run test test-reference bench fuzz install-deps clean
+SELF_INSTALLING := run test test-reference test-upstream bench fuzz install-deps clean
 ifneq ($(filter-out $(SELF_INSTALLING),$(or $(MAKECMDGOALS),all)),)
 DEPS_OK := $(shell sh deps/check.sh $(MALLOC) >&2 && echo ok)
 ifneq ($(DEPS_OK),ok)
@@ -53,7 +53,7 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 UTIL_BIN := $(patsubst %.c,%,$(wildcard utils/zmq_expiry_msg_client.c))
 
-.PHONY: all clean test test-unit test-integration test-reference run bench install-deps fuzz fuzz-build
+.PHONY: all clean test test-unit test-integration test-reference run bench install-deps fuzz fuzz-build test-upstream
 all: src/redis-server $(UTIL_BIN)
 
 # The binary is shared by the flavours: relink when the last one was linked
@@ -136,6 +136,13 @@ run:
 	sh deps/install.sh
 	$(MAKE) all
 	./src/redis-server ./redis.conf
+
+# Redis 7.0.15's own suite against ours, unit by unit, next to the reference's
+# counts: make test-upstream [UNITS="unit/type/incr unit/expire"].
+test-upstream:
+	sh deps/install.sh
+	$(MAKE) all
+	UNITS="$(UNITS)" sh utils/test_upstream.sh
 
 bench:
 	sh deps/install.sh

@@ -13,7 +13,7 @@ status=0
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
-for goal in run test bench test-reference fuzz; do
+for goal in run test bench test-reference test-upstream fuzz; do
     PKG_CONFIG_LIBDIR=/nonexistent make -n "$goal" >"$out" 2>&1
     install_at=$(grep -n -m1 -E '^sh deps/install\.sh$' "$out" | cut -d: -f1)
     compile_at=$(grep -n -m1 -E '(^| )(cc|gcc|clang) |build dependency missing' "$out" | cut -d: -f1)

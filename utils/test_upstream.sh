@@ -1,0 +1,45 @@
+#!/bin/sh
+# test_upstream.sh: runs Redis 7.0.15's own test suite (../shared/redis-7.0-tests,
+# full mode: the suite starts its servers from our binary) one unit at a time,
+# and prints for each unit the tests passed by ours next to what the reference
+# passes (tests/upstream_reference.txt). Behind `make test-upstream [UNITS="..."]`.
+#
+#   UNITS   units to run (default: the suite's whole ::all_tests list)
+#   SERVER  binary under test (default: src/redis-server)
+#   UNIT_TIMEOUT  seconds a unit may take (default 1200)
+# Logs go to build/upstream/<unit>.log. Exits 1 when a unit passes fewer tests
+# than the reference does (units without a reference figure only report).
+cd "$(dirname "$0")/.." || exit 2
+suite=${UPSTREAM_SUITE:-../shared/redis-7.0-tests}
+server=${SERVER:-src/redis-server}
+timeout_s=${UNIT_TIMEOUT:-1200}
+[ -x "$suite/run-against.sh" ] || { echo "no test suite at $suite"; exit 2; }
+units=$UNITS
+if [ -z "$units" ]; then
+    units=$(sed -n '/^set ::all_tests {/,/^}/p' "$suite/tests/test_helper.tcl" | sed '1d;$d')
+fi
+mkdir -p build/upstream
+status=0
+total_ours=0
+total_ref=0
+printf '%-44s %6s %6s %6s %6s\n' unit ok err exc reference
+for unit in $units; do
+    log=build/upstream/$(echo "$unit" | tr / _).log
+    timeout "$timeout_s" "$suite/run-against.sh" "$server" --single "$unit" --clients 1 >"$log" 2>&1
+    ok=$(grep -c '^\[ok\]' "$log")
+    err=$(grep -c '^\[err\]' "$log")
+    exc=$(grep -c '^\[exception\]' "$log")
+    ref=$(awk -v u="$unit" '$1 == u {print $2}' tests/upstream_reference.txt)
+    mark=""
+    if [ -n "$ref" ]; then
+        total_ours=$((total_ours + ok))
+        total_ref=$((total_ref + ref))
+        if [ "$ok" -lt "$ref" ]; then
+            mark="  < reference"
+            status=1
+        fi
+    fi
+    printf '%-44s %6s %6s %6s %6s%s\n' "$unit" "$ok" "$err" "$exc" "${ref:--}" "$mark"
+done
+echo "units with a reference figure: ours $total_ours passed, reference $total_ref"
+exit $status
