@@ -91,7 +91,7 @@ static sds serverSection(sds info) {
     if (!have_name) have_name = uname(&name) == 0;
     long long uptime = server.unixtime - server.stat_starttime;
     info = sdscatprintf(info,
-                        "# Server\r\nredis_version:7.0.15\r\nredis_git_sha1:00000000\r\nredis_git_dirty:0\r\n"
+                        "# Server\r\nredis_version:" REDIS_VERSION "\r\nredis_git_sha1:00000000\r\nredis_git_dirty:0\r\n"
                         "redis_build_id:0\r\nredis_mode:standalone\r\nos:%s %s %s\r\narch_bits:64\r\n"
                         "monotonic_clock:POSIX clock_gettime\r\nmultiplexing_api:epoll\r\n"
                         "atomicvar_api:c11-builtin\r\ngcc_version:%d.%d.%d\r\nprocess_id:%d\r\n"

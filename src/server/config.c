@@ -721,7 +721,7 @@ void initServerConfig(void) {
 /* ------------------------------------------------------------- config file */
 
 static void fatalConfigError(const char *file, int linenum, const char *line, const char *err) {
-    fprintf(stderr, "\n*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\n");
+    fprintf(stderr, "\n*** FATAL CONFIG FILE ERROR (Redis " REDIS_VERSION ") ***\n");
     if (file) fprintf(stderr, "Reading the configuration file, at line %d\n", linenum);
     else fprintf(stderr, "Reading the configuration from the command line, at line %d\n", linenum);
     fprintf(stderr, ">>> '%s'\n", line);
@@ -827,7 +827,7 @@ int loadServerConfigFromArgs(int argc, char **argv) {
     int j = 1;
     if (argc >= 2) {
         if (!strcmp(argv[1], "-v") || !strcmp(argv[1], "--version")) {
-            printf("Redis server v=7.0.15 sha=00000000:0 malloc=%s bits=64 build=0\n", zmalloc_lib_name());
+            printf("Redis server v=" REDIS_VERSION " sha=00000000:0 malloc=%s bits=64 build=0\n", zmalloc_lib_name());
             exit(0);
         }
         if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) usage();

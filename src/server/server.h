@@ -16,6 +16,9 @@
 #include "data/object.h"
 #include "data/ttlheap.h"
 
+/* The Redis version we answer as (INFO, LOLWUT, --version, config errors). */
+#define REDIS_VERSION "7.0.15"
+
 #define C_OK 0
 #define C_ERR -1
 
