@@ -17,6 +17,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "core/dict.h"
@@ -396,4 +397,211 @@ void latencyHelpCommand(client *c) {
         "    If no commands are specified then all histograms are replied.",
         NULL};
     addReplyHelp(c, help);
+}
+
+/* ------------------------------------------------- LATENCY GRAPH / DOCTOR */
+
+#define GRAPH_ROWS 4
+#define GRAPH_STEPS 3 /* each row's cell shows a third of a row: "_o#" */
+#define GRAPH_COLUMNS 80
+
+/* The event's samples, oldest first; returns how many. */
+static int eventSamples(const latencyEvent *ev, long long *time_out, long long *ms_out) {
+    int n = 0;
+    for (int k = 0; k < LATENCY_SAMPLES; k++) {
+        int j = (ev->next + k) % LATENCY_SAMPLES;
+        if (!ev->samples[j].time) continue;
+        time_out[n] = ev->samples[j].time;
+        ms_out[n] = ev->samples[j].ms;
+        n++;
+    }
+    return n;
+}
+
+/* How long ago, as the graph's column labels say it: 45s, 3m, 2h, 1d. */
+static int ageLabel(char *buf, size_t size, long long secs) {
+    if (secs < 60) return snprintf(buf, size, "%llds", secs);
+    if (secs < 3600) return snprintf(buf, size, "%lldm", secs / 60);
+    if (secs < 86400) return snprintf(buf, size, "%lldh", secs / 3600);
+    return snprintf(buf, size, "%lldd", secs / 86400);
+}
+
+/* A bar per sample, GRAPH_ROWS high, scaled between the lowest and highest
+ * sample (lo, hi) of the whole event: the bar's top cell is '_', 'o' or '#' by
+ * how far into its row it reaches, the cells below it '|'. Under the bars, a
+ * blank line, then each sample's age written downwards. */
+static sds renderGraphBlock(sds out, const long long *times, const long long *ms, int n, long long lo, long long hi,
+                            long long now) {
+    int levels = GRAPH_ROWS * GRAPH_STEPS;
+    for (int row = GRAPH_ROWS - 1; row >= 0; row--) {
+        for (int i = 0; i < n; i++) {
+            int level = hi > lo ? (int)((double)(ms[i] - lo) * levels / (double)(hi - lo)) : 0;
+            if (level >= levels) level = levels - 1;
+            int top = level / GRAPH_STEPS;
+            char cell = row == top ? "_o#"[level % GRAPH_STEPS] : row < top ? '|' : ' ';
+            out = sdscatlen(out, &cell, 1);
+        }
+        out = sdscatlen(out, "\n", 1);
+    }
+    char labels[GRAPH_COLUMNS][24];
+    int longest = 0;
+    for (int i = 0; i < n; i++) {
+        int len = ageLabel(labels[i], sizeof(labels[i]), now - times[i]);
+        if (len > longest) longest = len;
+    }
+    for (int line = -1; line < longest; line++) {
+        for (int i = 0; i < n; i++) {
+            char ch = line >= 0 && line < (int)strlen(labels[i]) ? labels[i][line] : ' ';
+            out = sdscatlen(out, &ch, 1);
+        }
+        out = sdscatlen(out, "\n", 1);
+    }
+    return out;
+}
+
+/* LATENCY GRAPH event */
+void latencyGraphCommand(client *c) {
+    const char *name = c->argv[2]->ptr;
+    latencyEvent *ev = findEvent(name);
+    long long times[LATENCY_SAMPLES], ms[LATENCY_SAMPLES];
+    int n = ev ? eventSamples(ev, times, ms) : 0;
+    if (n == 0) {
+        addReplyErrorFormat(c, "No samples available for event '%s'", name);
+        return;
+    }
+    long long lo = ms[0], hi = ms[0];
+    for (int i = 1; i < n; i++) {
+        if (ms[i] < lo) lo = ms[i];
+        if (ms[i] > hi) hi = ms[i];
+    }
+    sds out = sdscatprintf(sdsempty(), "%s - high %lld ms, low %lld ms (all time high %lld ms)\n", name, hi, lo,
+                           ev->max);
+    for (int i = 0; i < GRAPH_COLUMNS; i++) out = sdscatlen(out, "-", 1);
+    out = sdscatlen(out, "\n", 1);
+    /* Blocks of GRAPH_COLUMNS samples, an empty line between them. */
+    long long now = (long long)time(NULL);
+    for (int from = 0; from < n; from += GRAPH_COLUMNS) {
+        if (from) out = sdscatlen(out, "\n", 1);
+        int len = n - from < GRAPH_COLUMNS ? n - from : GRAPH_COLUMNS;
+        out = renderGraphBlock(out, times + from, ms + from, len, lo, hi, now);
+    }
+    addReplyVerbatim(c, out, sdslen(out), "txt");
+    sdsfree(out);
+}
+
+/* What the doctor may advise, in the order the report lists it. */
+enum {
+    ADVISE_SLOWLOG_ENABLE,
+    ADVISE_SLOWLOG_TUNE,
+    ADVISE_SLOWLOG_INSPECT,
+    ADVISE_SCHEDULER,
+    ADVISE_HZ,
+    ADVISE_LARGE_OBJECTS,
+    ADVICES
+};
+
+static sds adviceText(sds out, int advice) {
+    switch (advice) {
+    case ADVISE_SLOWLOG_ENABLE:
+        return sdscatprintf(out,
+                            "- There are latency issues with potentially slow commands you are using. Try to enable "
+                            "the Slow Log Redis feature using the command 'CONFIG SET slowlog-log-slower-than %lld'. "
+                            "If the Slow log is disabled Redis is not able to log slow commands execution for you.\n",
+                            server.latency_monitor_threshold * 1000);
+    case ADVISE_SLOWLOG_TUNE:
+        return sdscatprintf(out,
+                            "- Your current Slow Log configuration only logs events that are slower than your "
+                            "configured latency monitor threshold. Please use 'CONFIG SET slowlog-log-slower-than "
+                            "%lld'.\n",
+                            server.latency_monitor_threshold * 1000);
+    case ADVISE_SLOWLOG_INSPECT:
+        return sdscat(out, "- Check your Slow Log to understand what are the commands you are running which are too "
+                           "slow to execute. Please check https://redis.io/commands/slowlog for more information.\n");
+    case ADVISE_SCHEDULER:
+        return sdscat(out,
+                      "- The system is slow to execute Redis code paths not containing system calls. This usually "
+                      "means the system does not provide Redis CPU time to run for long periods. You should try to:\n"
+                      "  1) Lower the system load.\n"
+                      "  2) Use a computer / VM just for Redis if you are running other software in the same system.\n"
+                      "  3) Check if you have a \"noisy neighbour\" problem.\n"
+                      "  4) Check with 'redis-cli --intrinsic-latency 100' what is the intrinsic latency in your "
+                      "system.\n"
+                      "  5) Check if the problem is allocator-related by recompiling Redis with MALLOC=libc, if you "
+                      "are using Jemalloc. However this may create fragmentation problems.\n");
+    case ADVISE_HZ:
+        return sdscat(out, "- In order to make the Redis keys expiring process more incremental, try to set the 'hz' "
+                           "configuration parameter to 100 using 'CONFIG SET hz 100'.\n");
+    case ADVISE_LARGE_OBJECTS:
+        return sdscat(out, "- Deleting, expiring or evicting (because of maxmemory policy) large objects is a "
+                           "blocking operation. If you have very large objects that are often deleted, expired, or "
+                           "evicted, try to fragment those objects into multiple smaller objects.\n");
+    }
+    return out;
+}
+
+/* Which advices an event calls for. */
+static void adviseFor(const char *event, int *advise) {
+    if (!strcmp(event, "command")) {
+        if (server.slowlog_log_slower_than < 0)
+            advise[ADVISE_SLOWLOG_ENABLE] = 1;
+        else if (server.slowlog_log_slower_than / 1000 > server.latency_monitor_threshold)
+            advise[ADVISE_SLOWLOG_TUNE] = 1;
+        advise[ADVISE_SLOWLOG_INSPECT] = 1;
+        advise[ADVISE_LARGE_OBJECTS] = 1;
+    } else if (!strcmp(event, "fast-command")) {
+        advise[ADVISE_SCHEDULER] = 1;
+    } else if (!strcmp(event, "expire-cycle")) {
+        if (server.hz < 100) advise[ADVISE_HZ] = 1;
+    }
+}
+
+/* LATENCY DOCTOR: each event's spikes (count, average, mean deviation from
+ * it, the period between them, the worst), then advices for them. */
+void latencyDoctorCommand(client *c) {
+    sds out;
+    if (!events || dictSize(events) == 0) {
+        if (server.latency_monitor_threshold <= 0)
+            out = sdsnew("I'm sorry, Dave, I can't do that. Latency monitoring is disabled in this Redis instance. "
+                         "You may use \"CONFIG SET latency-monitor-threshold <milliseconds>.\" in order to enable "
+                         "it. If we weren't in a deep space mission I'd suggest to take a look at "
+                         "https://redis.io/topics/latency-monitor.\n");
+        else
+            out = sdsnew("Dave, no latency spike was observed during the lifetime of this Redis instance, not in "
+                         "the slightest bit. I honestly think you ought to sit down calmly, take a stress pill, and "
+                         "think things over.\n");
+        addReplyVerbatim(c, out, sdslen(out), "txt");
+        sdsfree(out);
+        return;
+    }
+    out = sdsnew("Dave, I have observed latency spikes in this Redis instance. You don't mind talking about it, "
+                 "do you Dave?\n\n");
+    int advise[ADVICES] = {0}, nth = 0;
+    long long now = (long long)time(NULL);
+    dictIterator *di = dictGetIterator(events);
+    dictEntry *de;
+    while ((de = dictNext(di))) {
+        const char *name = dictGetKey(de);
+        latencyEvent *ev = dictGetVal(de);
+        long long times[LATENCY_SAMPLES], ms[LATENCY_SAMPLES], sum = 0, dev = 0;
+        int n = eventSamples(ev, times, ms);
+        if (n == 0) continue;
+        for (int i = 0; i < n; i++) sum += ms[i];
+        long long avg = sum / n;
+        for (int i = 0; i < n; i++) dev += ms[i] > avg ? ms[i] - avg : avg - ms[i];
+        long long span = now - times[0];
+        double period = (double)(span > 0 ? span : 1) / n;
+        out = sdscatprintf(out,
+                           "%d. %s: %d latency spikes (average %lldms, mean deviation %lldms, period %.2f sec). "
+                           "Worst all time event %lldms.\n",
+                           ++nth, name, n, avg, dev / n, period, ev->max);
+        adviseFor(name, advise);
+    }
+    dictReleaseIterator(di);
+    int any = 0;
+    for (int a = 0; a < ADVICES; a++) any |= advise[a];
+    if (any) out = sdscat(out, "\nI have a few advices for you:\n\n");
+    for (int a = 0; a < ADVICES; a++)
+        if (advise[a]) out = adviceText(out, a);
+    addReplyVerbatim(c, out, sdslen(out), "txt");
+    sdsfree(out);
 }
