@@ -16,6 +16,7 @@
 #include "data/intset.h"
 #include "features/info.h"
 #include "features/multi.h"
+#include "server/transaction.h"
 #include "features/pubsub.h"
 #include "persist/persist.h"
 #include "persist/rdb.h"

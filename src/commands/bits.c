@@ -188,7 +188,7 @@ void setbitCommand(client *c) {
     if (grew || old != on) {
         if (on) *byte |= mask;
         else *byte &= (unsigned char)~mask;
-        keyChanged(c->db, c->argv[1], NOTIFY_STRING, "setbit");
+        keyChanged(c->db, c->argv[1], NOTIFY_STRING, "setbit", 1);
     }
     addReply(c, old ? shared.cone : shared.czero);
 }
@@ -381,12 +381,12 @@ void bitopCommand(client *c) {
             }
         }
         robj *o = createObject(OBJ_STRING, res);
-        setKey(c, c->db, target, o, 0);
+        setKey(c->db, target, o, 0);
         decrRefCount(o);
-        keyChanged(c->db, target, NOTIFY_STRING, "set");
+        keyChanged(c->db, target, NOTIFY_STRING, "set", 1);
     } else if (dbDelete(c->db, target)) {
         /* Every source empty: the result is the empty string, i.e. no key. */
-        keyChanged(c->db, target, NOTIFY_GENERIC, "del");
+        keyChanged(c->db, target, NOTIFY_GENERIC, "del", 1);
     }
     zfree(src);
     addReplyLongLong(c, (long long)maxlen);
@@ -580,8 +580,7 @@ static void bitfieldGeneric(client *c, int readonly_command) {
         if (grew || (uint64_t)written != (uint64_t)current) changes++;
     }
     if (changes) {
-        keyChanged(c->db, c->argv[1], NOTIFY_STRING, "setbit");
-        server.dirty += changes - 1; /* Redis counts every changing subcommand */
+        keyChanged(c->db, c->argv[1], NOTIFY_STRING, "setbit", changes); /* Redis counts every changing subcommand */
     }
 done:
     zfree(ops);

@@ -71,9 +71,9 @@ void removeMembersCommand(client *c, int type, int (*del)(robj *o, sds member),
         }
     }
     if (removed) {
-        keyChanged(c->db, c->argv[1], class, event);
-        if (keyremoved) keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del");
-        server.dirty += removed - 1 - keyremoved; /* Redis counts removed members only */
+        /* Redis counts removed members only, not the key's removal. */
+        keyChanged(c->db, c->argv[1], class, event, removed);
+        if (keyremoved) keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del", 0);
     }
     addReplyLongLong(c, removed);
 }

@@ -83,16 +83,16 @@ void restoreCommand(client *c) {
     if (ttl && checkAlreadyExpired(ttl)) {
         /* Already expired: the key is gone, as if restored and expired at once. */
         decrRefCount(val);
-        if (deleted) keyChanged(c->db, key, NOTIFY_GENERIC, "del");
+        if (deleted) keyChanged(c->db, key, NOTIFY_GENERIC, "del", 1);
         addReply(c, shared.ok);
         return;
     }
     dbAdd(c->db, key, val);
-    if (ttl) setExpire(c, c->db, key, ttl);
+    if (ttl) setExpire(c->db, key, ttl);
     if (lru_idle >= 0) {
         unsigned int clock = objectLruClock();
         val->lru = (clock - (unsigned int)(lru_idle % (LRU_CLOCK_MAX + 1))) & LRU_CLOCK_MAX;
     }
-    keyChanged(c->db, key, NOTIFY_GENERIC, "restore");
+    keyChanged(c->db, key, NOTIFY_GENERIC, "restore", 1);
     addReply(c, shared.ok);
 }

@@ -457,9 +457,9 @@ static void storeMatches(client *c, int flags, const searchOptions *o, const geo
     robj *dst = createZsetListpackObject();
     for (long i = 0; i < n; i++)
         zsetAddMember(dst, o->storedist ? p[i].dist / shape->to_meters : p[i].score, p[i].member);
-    zsetStoreResult(c, o->storekey, dst, (flags & SEARCH_GEOSEARCH) ? "geosearchstore" : "georadiusstore");
+    /* Redis counts one change per stored member. */
+    zsetStoreResult(c, o->storekey, dst, (flags & SEARCH_GEOSEARCH) ? "geosearchstore" : "georadiusstore", n);
     decrRefCount(dst);
-    if (n > 1) server.dirty += n - 1; /* Redis counts one change per stored member */
 }
 
 static void geoSearchGeneric(client *c, int flags) {

@@ -233,8 +233,7 @@ static void hsetGeneric(client *c, int hmset) {
     if (hmset) addReply(c, shared.ok);
     else addReplyLongLong(c, created);
     /* Always an event, even if every value was already the same (as Redis). */
-    keyChanged(c->db, c->argv[1], NOTIFY_HASH, "hset");
-    server.dirty += (c->argc - 2) / 2 - 1; /* Redis counts one change per pair */
+    keyChanged(c->db, c->argv[1], NOTIFY_HASH, "hset", (c->argc - 2) / 2); /* Redis counts one change per pair */
 }
 
 void hsetCommand(client *c) { hsetGeneric(c, 0); }
@@ -251,7 +250,7 @@ void hsetnxCommand(client *c) {
     sds value = c->argv[3]->ptr;
     hashTypeSet(o, c->argv[2]->ptr, value, sdslen(value));
     addReply(c, shared.cone);
-    keyChanged(c->db, c->argv[1], NOTIFY_HASH, "hset");
+    keyChanged(c->db, c->argv[1], NOTIFY_HASH, "hset", 1);
 }
 
 void hincrbyCommand(client *c) {
@@ -279,7 +278,7 @@ void hincrbyCommand(client *c) {
     int len = ll2string(buf, sizeof(buf), value);
     hashTypeSet(o, c->argv[2]->ptr, buf, (size_t)len);
     addReplyLongLong(c, value);
-    keyChanged(c->db, c->argv[1], NOTIFY_HASH, "hincrby");
+    keyChanged(c->db, c->argv[1], NOTIFY_HASH, "hincrby", 1);
 }
 
 void hincrbyfloatCommand(client *c) {
@@ -310,7 +309,7 @@ void hincrbyfloatCommand(client *c) {
     int len = ld2string(buf, sizeof(buf), value, 1);
     hashTypeSet(o, c->argv[2]->ptr, buf, (size_t)len);
     addReplyBulkCBuffer(c, buf, (size_t)len);
-    keyChanged(c->db, c->argv[1], NOTIFY_HASH, "hincrbyfloat");
+    keyChanged(c->db, c->argv[1], NOTIFY_HASH, "hincrbyfloat", 1);
     /* Replayed as HSET of the result, as Redis does, so float formatting can
      * never make a replay diverge (MONITOR and SLOWLOG keep the original). */
     robj *hset = createStringObject("HSET", 4), *newval = createStringObject(buf, (size_t)len);

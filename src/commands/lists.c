@@ -96,20 +96,15 @@ static void listPopElement(robj *o, int where, poppedElement *e) {
 
 static void releasePopped(poppedElement *e) { zfree(e->owned); }
 
-/* Redis counts list writes in elements (server.dirty += n), while keyChanged
- * counts one per event: settle the command's total to Redis's. */
-static void settleDirty(long long dirty_before, long long changes) { server.dirty = dirty_before + changes; }
-
 /* After `count` elements were popped from `where`: the pop event, and the
  * key's deletion when the list became empty. */
 static void listElementsRemoved(client *c, robj *key, int where, robj *o, long count) {
-    long long dirty_before = server.dirty;
-    keyChanged(c->db, key, NOTIFY_LIST, where == LIST_HEAD ? "lpop" : "rpop");
+    /* Redis counts list writes in elements, not the key's removal. */
+    keyChanged(c->db, key, NOTIFY_LIST, where == LIST_HEAD ? "lpop" : "rpop", count);
     if (quicklistCount(listOf(o)) == 0) {
         dbDelete(c->db, key);
-        keyChanged(c->db, key, NOTIFY_GENERIC, "del");
+        keyChanged(c->db, key, NOTIFY_GENERIC, "del", 0);
     }
-    settleDirty(dirty_before, count);
 }
 
 /* Replies with the elements of [start, end] (Redis index rules), head to
@@ -162,9 +157,7 @@ static void pushGenericCommand(client *c, int where, int only_existing) {
     }
     for (int j = 2; j < c->argc; j++) listPushArg(o, c->argv[j], where);
     addReplyLongLong(c, (long long)quicklistCount(listOf(o)));
-    long long dirty_before = server.dirty;
-    keyChanged(c->db, c->argv[1], NOTIFY_LIST, where == LIST_HEAD ? "lpush" : "rpush");
-    settleDirty(dirty_before, c->argc - 2);
+    keyChanged(c->db, c->argv[1], NOTIFY_LIST, where == LIST_HEAD ? "lpush" : "rpush", c->argc - 2);
 }
 
 void lpushCommand(client *c) { pushGenericCommand(c, LIST_HEAD, 0); }
@@ -311,7 +304,7 @@ void lsetCommand(client *c) {
         return;
     }
     addReply(c, shared.ok);
-    keyChanged(c->db, c->argv[1], NOTIFY_LIST, "lset");
+    keyChanged(c->db, c->argv[1], NOTIFY_LIST, "lset", 1);
 }
 
 /* LINSERT key BEFORE|AFTER pivot element: next to the first pivot from the head. */
@@ -347,7 +340,7 @@ void linsertCommand(client *c) {
         addReplyLongLong(c, -1);
         return;
     }
-    keyChanged(c->db, c->argv[1], NOTIFY_LIST, "linsert");
+    keyChanged(c->db, c->argv[1], NOTIFY_LIST, "linsert", 1);
     addReplyLongLong(c, (long long)quicklistCount(listOf(o)));
 }
 
@@ -372,13 +365,11 @@ void lremCommand(client *c) {
     }
     quicklistReleaseIterator(it);
 
-    long long dirty_before = server.dirty;
-    if (removed) keyChanged(c->db, c->argv[1], NOTIFY_LIST, "lrem");
+    if (removed) keyChanged(c->db, c->argv[1], NOTIFY_LIST, "lrem", (long long)removed);
     if (quicklistCount(listOf(o)) == 0) {
         dbDelete(c->db, c->argv[1]);
-        keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del");
+        keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del", 0);
     }
-    settleDirty(dirty_before, (long long)removed);
     addReplyLongLong(c, (long long)removed);
 }
 
@@ -405,13 +396,11 @@ void ltrimCommand(client *c) {
     quicklistDelRange(listOf(o), -rtrim, rtrim);
 
     /* Redis raises ltrim even when nothing was trimmed. */
-    long long dirty_before = server.dirty;
-    keyChanged(c->db, c->argv[1], NOTIFY_LIST, "ltrim");
+    keyChanged(c->db, c->argv[1], NOTIFY_LIST, "ltrim", ltrim + rtrim);
     if (quicklistCount(listOf(o)) == 0) {
         dbDelete(c->db, c->argv[1]);
-        keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del");
+        keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del", 0);
     }
-    settleDirty(dirty_before, ltrim + rtrim);
     addReply(c, shared.ok);
 }
 
@@ -430,7 +419,6 @@ static void lmoveGenericCommand(client *c, int wherefrom, int whereto) {
     robj *dst = lookupKeyWrite(c->db, c->argv[2]);
     if (checkType(c, dst, OBJ_LIST)) return;
 
-    long long dirty_before = server.dirty;
     poppedElement e;
     listPopElement(src, wherefrom, &e);
     if (!dst) {
@@ -438,16 +426,16 @@ static void lmoveGenericCommand(client *c, int wherefrom, int whereto) {
         dbAdd(c->db, c->argv[2], dst);
     }
     quicklistPush(listOf(dst), e.ptr, e.len, quicklistEnd(whereto));
-    keyChanged(c->db, c->argv[2], NOTIFY_LIST, whereto == LIST_HEAD ? "lpush" : "rpush");
+    keyChanged(c->db, c->argv[2], NOTIFY_LIST, whereto == LIST_HEAD ? "lpush" : "rpush", 1);
     addReplyBulkCBuffer(c, e.ptr, e.len);
     releasePopped(&e);
 
-    keyChanged(c->db, c->argv[1], NOTIFY_LIST, wherefrom == LIST_HEAD ? "lpop" : "rpop");
+    /* One write in all, as Redis counts: the push. */
+    keyChanged(c->db, c->argv[1], NOTIFY_LIST, wherefrom == LIST_HEAD ? "lpop" : "rpop", 0);
     if (quicklistCount(listOf(src)) == 0) {
         dbDelete(c->db, c->argv[1]);
-        keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del");
+        keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del", 0);
     }
-    settleDirty(dirty_before, 1);
 
     if (c->cmd && c->cmd->proc == blmoveCommand)
         rewriteClientCommandVector(c, 5, shared.lmove, c->argv[1], c->argv[2], c->argv[3], c->argv[4]);

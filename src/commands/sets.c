@@ -193,8 +193,7 @@ void saddCommand(client *c) {
     long long added = 0;
     for (int j = 2; j < c->argc; j++) added += setTypeAdd(set, c->argv[j]->ptr);
     if (added) {
-        keyChanged(c->db, c->argv[1], NOTIFY_SET, "sadd");
-        server.dirty += added - 1; /* Redis counts one change per member */
+        keyChanged(c->db, c->argv[1], NOTIFY_SET, "sadd", added); /* Redis counts one change per member */
     }
     addReplyLongLong(c, added);
 }
@@ -220,17 +219,16 @@ void smoveCommand(client *c) {
         addReply(c, shared.czero);
         return;
     }
-    keyChanged(c->db, c->argv[1], NOTIFY_SET, "srem");
+    keyChanged(c->db, c->argv[1], NOTIFY_SET, "srem", 1);
     if (setTypeSize(src) == 0) {
         dbDelete(c->db, c->argv[1]);
-        keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del");
-        server.dirty--; /* Redis does not count the deletion */
+        keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del", 0); /* Redis does not count the deletion */
     }
     if (!dst) {
         dst = setTypeCreate(ele);
         dbAdd(c->db, c->argv[2], dst);
     }
-    if (setTypeAdd(dst, ele)) keyChanged(c->db, c->argv[2], NOTIFY_SET, "sadd");
+    if (setTypeAdd(dst, ele)) keyChanged(c->db, c->argv[2], NOTIFY_SET, "sadd", 1);
     addReply(c, shared.cone);
 }
 
@@ -292,12 +290,12 @@ static int lookupSetsOrReply(client *c, robj **keys, unsigned long n, robj **set
 static void storeSetResult(client *c, robj *dstkey, robj *result, const char *event) {
     unsigned long size = result ? setTypeSize(result) : 0;
     if (size > 0) {
-        setKey(c, c->db, dstkey, result, SETKEY_NO_SIGNAL);
+        setKey(c->db, dstkey, result, 0);
         addReplyLongLong(c, (long long)size);
-        keyChanged(c->db, dstkey, NOTIFY_SET, event);
+        keyChanged(c->db, dstkey, NOTIFY_SET, event, 1);
     } else {
         addReply(c, shared.czero);
-        if (dbDelete(c->db, dstkey)) keyChanged(c->db, dstkey, NOTIFY_GENERIC, "del");
+        if (dbDelete(c->db, dstkey)) keyChanged(c->db, dstkey, NOTIFY_GENERIC, "del", 1);
     }
     if (result) decrRefCount(result);
 }
@@ -520,15 +518,14 @@ static void spopWithCountCommand(client *c) {
         return;
     }
     unsigned long size = setTypeSize(set);
-    keyChanged(c->db, c->argv[1], NOTIFY_SET, "spop");
-    server.dirty += (long long)(count >= size ? size : count) - 1; /* one per member, as Redis */
+    /* One change per member, as Redis counts. */
+    keyChanged(c->db, c->argv[1], NOTIFY_SET, "spop", (long long)(count >= size ? size : count));
 
     if (count >= size) {
         /* Everything: reply as SUNION would, then drop the key. */
         sunionDiffGeneric(c, c->argv + 1, 1, NULL, SET_OP_UNION);
         dbDelete(c->db, c->argv[1]);
-        keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del");
-        server.dirty--;
+        keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del", 0);
         rewriteClientCommandVector(c, 2, shared.del, c->argv[1]);
         return;
     }
@@ -570,11 +567,10 @@ void spopCommand(client *c) {
     robj *set = setForSingleDrawOrReply(c, spopWithCountCommand, 1);
     if (!set) return;
     robj *member = popRandomMemberAndReply(c, set);
-    keyChanged(c->db, c->argv[1], NOTIFY_SET, "spop");
+    keyChanged(c->db, c->argv[1], NOTIFY_SET, "spop", 1);
     if (setTypeSize(set) == 0) {
         dbDelete(c->db, c->argv[1]);
-        keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del");
-        server.dirty--; /* Redis counts the pop only */
+        keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del", 0); /* Redis counts the pop only */
     }
     rewriteAsSrem(c, &member, 1);
 }

@@ -12,7 +12,7 @@
 #include "server/reply.h"
 #include "core/numparse.h"
 #include "core/zmalloc.h"
-#include "persist/propagate.h"
+#include "server/propagate.h"
 
 #include <limits.h>
 #include <string.h>
@@ -254,9 +254,9 @@ void xaddCommand(client *c) {
         return;
     }
     addReplyStreamID(c, &id);
-    keyChanged(c->db, c->argv[1], NOTIFY_STREAM, "xadd");
+    keyChanged(c->db, c->argv[1], NOTIFY_STREAM, "xadd", 1);
     int64_t trimmed = streamTrim(s, a.strategy, a.maxlen, &a.minid, a.approx, a.limit);
-    if (trimmed) keyChanged(c->db, c->argv[1], NOTIFY_STREAM, "xtrim");
+    if (trimmed) keyChanged(c->db, c->argv[1], NOTIFY_STREAM, "xtrim", 1);
     signalKeyAsReady(c->db, c->argv[1], OBJ_STREAM);
 
     /* Replicated as XADD key [MAXLEN = <len>] <id> fields...: the generated ID
@@ -292,7 +292,7 @@ void xtrimCommand(client *c) {
     int64_t trimmed = streamTrim(s, a.strategy, a.maxlen, &a.minid, a.approx, a.limit);
     addReplyLongLong(c, trimmed);
     if (!trimmed) return;
-    keyChanged(c->db, c->argv[1], NOTIFY_STREAM, "xtrim");
+    keyChanged(c->db, c->argv[1], NOTIFY_STREAM, "xtrim", 1);
     robj **argv = zmalloc(sizeof(robj *) * 5);
     int argc = 0;
     argv[argc++] = createStringObject("XTRIM", 5);
@@ -390,8 +390,7 @@ void xdelCommand(client *c) {
     zfree(ids);
     addReplyLongLong(c, deleted);
     if (deleted) {
-        keyChanged(c->db, c->argv[1], NOTIFY_STREAM, "xdel");
-        server.dirty += deleted - 1; /* one change per entry, as Redis counts */
+        keyChanged(c->db, c->argv[1], NOTIFY_STREAM, "xdel", deleted); /* one change per entry, as Redis counts */
     }
 }
 
@@ -442,7 +441,7 @@ void xsetidCommand(client *c) {
     if (entries_added != -1) s->entries_added = (uint64_t)entries_added;
     if (max_xdel_given) s->max_deleted_entry_id = max_xdel;
     addReply(c, shared.ok);
-    keyChanged(c->db, c->argv[1], NOTIFY_STREAM, "xsetid");
+    keyChanged(c->db, c->argv[1], NOTIFY_STREAM, "xsetid", 1);
 }
 
 /* ------------------------------------------------------------ group effects */
@@ -460,7 +459,7 @@ static struct {
 } effects;
 
 static void queueEffect(client *c, int argc, robj **argv) {
-    server.dirty++;
+    keyChanged(c->db, NULL, 0, NULL, 1);
     if (c->flags & CLIENT_AOF) { /* loading: nothing is propagated */
         for (int j = 0; j < argc; j++) decrRefCount(argv[j]);
         zfree(argv);
@@ -737,7 +736,7 @@ static void xreadGeneric(client *c, int xreadgroup) {
             consumer = streamLookupConsumer(groups[i], consumername->ptr, nlen);
             if (!consumer) {
                 consumer = streamCreateConsumer(groups[i], consumername->ptr, nlen, commandTimeMs());
-                keyChanged(c->db, key, NOTIFY_STREAM, "xgroup-createconsumer");
+                keyChanged(c->db, key, NOTIFY_STREAM, "xgroup-createconsumer", 1);
                 queueCreateConsumerEffect(c, key, groupname, consumername);
             }
             if (consumer) consumer->seen_time = commandTimeMs();
@@ -875,7 +874,7 @@ void xgroupCreateCommand(client *c) {
         return;
     }
     addReply(c, shared.ok);
-    keyChanged(c->db, c->argv[2], NOTIFY_STREAM, "xgroup-create");
+    keyChanged(c->db, c->argv[2], NOTIFY_STREAM, "xgroup-create", 1);
 }
 
 void xgroupSetidCommand(client *c) {
@@ -889,7 +888,7 @@ void xgroupSetidCommand(client *c) {
     cg->last_id = id;
     cg->entries_read = entries_read;
     addReply(c, shared.ok);
-    keyChanged(c->db, c->argv[2], NOTIFY_STREAM, "xgroup-setid");
+    keyChanged(c->db, c->argv[2], NOTIFY_STREAM, "xgroup-setid", 1);
 }
 
 void xgroupDestroyCommand(client *c) {
@@ -902,7 +901,7 @@ void xgroupDestroyCommand(client *c) {
     }
     streamDestroyCG(s, c->argv[3]->ptr, stringObjectLen(c->argv[3]));
     addReply(c, shared.cone);
-    keyChanged(c->db, c->argv[2], NOTIFY_STREAM, "xgroup-destroy");
+    keyChanged(c->db, c->argv[2], NOTIFY_STREAM, "xgroup-destroy", 1);
     /* Readers blocked on this group run again and get -NOGROUP. */
     signalKeyAsReady(c->db, c->argv[2], OBJ_STREAM);
 }
@@ -915,7 +914,7 @@ void xgroupCreateconsumerCommand(client *c) {
         return;
     }
     addReply(c, shared.cone);
-    keyChanged(c->db, c->argv[2], NOTIFY_STREAM, "xgroup-createconsumer");
+    keyChanged(c->db, c->argv[2], NOTIFY_STREAM, "xgroup-createconsumer", 1);
 }
 
 void xgroupDelconsumerCommand(client *c) {
@@ -923,7 +922,7 @@ void xgroupDelconsumerCommand(client *c) {
     if (!xgroupLookup(c, 1, &cg)) return;
     long long pending = streamDelConsumer(cg, c->argv[4]->ptr, stringObjectLen(c->argv[4]));
     addReplyLongLong(c, pending < 0 ? 0 : pending);
-    if (pending >= 0) keyChanged(c->db, c->argv[2], NOTIFY_STREAM, "xgroup-delconsumer");
+    if (pending >= 0) keyChanged(c->db, c->argv[2], NOTIFY_STREAM, "xgroup-delconsumer", 1);
 }
 
 void xgroupHelpCommand(client *c) {
@@ -963,7 +962,8 @@ void xackCommand(client *c) {
     for (int j = 0; cg && j < n; j++) acked += streamAckEntry(cg, &ids[j]);
     zfree(ids);
     addReplyLongLong(c, acked);
-    server.dirty += acked;
+    /* Redis raises no event for XACK, and WATCH does not see it: a count with no key. */
+    keyChanged(c->db, NULL, 0, NULL, acked);
 }
 
 /* The consumer claims go to, created (with its event) on the first claim. */
@@ -973,7 +973,7 @@ static streamConsumer *claimingConsumer(client *c, streamCG *cg, streamConsumer 
     *consumer = streamLookupConsumer(cg, name->ptr, stringObjectLen(name));
     if (!*consumer) {
         *consumer = streamCreateConsumer(cg, name->ptr, stringObjectLen(name), commandTimeMs());
-        keyChanged(c->db, c->argv[1], NOTIFY_STREAM, "xgroup-createconsumer");
+        keyChanged(c->db, c->argv[1], NOTIFY_STREAM, "xgroup-createconsumer", 1);
         queueCreateConsumerEffect(c, c->argv[1], c->argv[2], c->argv[3]);
     }
     (*consumer)->seen_time = commandTimeMs();

@@ -154,16 +154,16 @@ static void setGeneric(client *c, int flags, robj *key, robj *val, robj *expire,
         return;
     }
 
-    int setkey_flags = SETKEY_NO_SIGNAL | (found ? SETKEY_ALREADY_EXIST : SETKEY_DOESNT_EXIST);
+    int setkey_flags = (found ? SETKEY_ALREADY_EXIST : SETKEY_DOESNT_EXIST);
     if (flags & STR_KEEPTTL) setkey_flags |= SETKEY_KEEPTTL;
-    setKey(c, c->db, key, val, setkey_flags);
-    keyChanged(c->db, key, NOTIFY_STRING, "set");
+    setKey(c->db, key, val, setkey_flags);
+    keyChanged(c->db, key, NOTIFY_STRING, "set", 1);
     if (expire) {
         /* Part of the same change (Redis counts SET EX as one write). A
          * deadline already in the past leaves the key for lazy expiry, as
          * Redis 7.0 does. persist/propagate.c replays it as SET ... PXAT <when>. */
-        setExpire(c, c->db, key, when);
-        keyEvent(c->db, key, NOTIFY_GENERIC, "expire");
+        setExpire(c->db, key, when);
+        keyChanged(c->db, key, NOTIFY_GENERIC, "expire", 0);
     }
     if (!(flags & STR_GET)) addReply(c, ok_reply ? ok_reply : shared.ok);
 }
@@ -196,13 +196,13 @@ void psetexCommand(client *c) {
 void getsetCommand(client *c) {
     if (replyStringValue(c) != C_OK) return;
     c->argv[2] = tryObjectEncoding(c->argv[2]);
-    setKey(c, c->db, c->argv[1], c->argv[2], SETKEY_NO_SIGNAL);
-    keyChanged(c->db, c->argv[1], NOTIFY_STRING, "set");
+    setKey(c->db, c->argv[1], c->argv[2], 0);
+    keyChanged(c->db, c->argv[1], NOTIFY_STRING, "set", 1);
 }
 
 void getdelCommand(client *c) {
     if (replyStringValue(c) != C_OK) return;
-    if (dbDelete(c->db, c->argv[1])) keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del");
+    if (dbDelete(c->db, c->argv[1])) keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del", 1);
 }
 
 void getexCommand(client *c) {
@@ -225,13 +225,13 @@ void getexCommand(client *c) {
     if ((flags & (STR_EXAT | STR_PXAT)) && checkAlreadyExpired(when)) {
         /* Replayed as GETEX with its absolute time: the key goes on replay too. */
         dbDelete(c->db, key);
-        keyChanged(c->db, key, NOTIFY_GENERIC, "del");
+        keyChanged(c->db, key, NOTIFY_GENERIC, "del", 1);
     } else if (expire) {
         /* persist/propagate.c replays this as PEXPIREAT key <when>. */
-        setExpire(c, c->db, key, when);
-        keyChanged(c->db, key, NOTIFY_GENERIC, "expire");
+        setExpire(c->db, key, when);
+        keyChanged(c->db, key, NOTIFY_GENERIC, "expire", 1);
     } else if ((flags & STR_PERSIST) && removeExpire(c->db, key)) {
-        keyChanged(c->db, key, NOTIFY_GENERIC, "persist");
+        keyChanged(c->db, key, NOTIFY_GENERIC, "persist", 1);
     }
 }
 
@@ -263,8 +263,8 @@ static void msetGeneric(client *c, int nx) {
     }
     for (int j = 1; j < c->argc; j += 2) {
         c->argv[j + 1] = tryObjectEncoding(c->argv[j + 1]);
-        setKey(c, c->db, c->argv[j], c->argv[j + 1], SETKEY_NO_SIGNAL);
-        keyChanged(c->db, c->argv[j], NOTIFY_STRING, "set");
+        setKey(c->db, c->argv[j], c->argv[j + 1], 0);
+        keyChanged(c->db, c->argv[j], NOTIFY_STRING, "set", 1);
     }
     addReply(c, nx ? shared.cone : shared.ok);
 }
@@ -291,7 +291,7 @@ void appendCommand(client *c) {
         o->ptr = sdscatlen(o->ptr, tail, sdslen(tail));
         totlen = sdslen(o->ptr);
     }
-    keyChanged(c->db, c->argv[1], NOTIFY_STRING, "append");
+    keyChanged(c->db, c->argv[1], NOTIFY_STRING, "append", 1);
     addReplyLongLong(c, (long long)totlen);
 }
 
@@ -320,7 +320,7 @@ static void incrDecrGeneric(client *c, long long incr) {
         if (o) dbOverwrite(c->db, c->argv[1], fresh);
         else dbAdd(c->db, c->argv[1], fresh);
     }
-    keyChanged(c->db, c->argv[1], NOTIFY_STRING, "incrby");
+    keyChanged(c->db, c->argv[1], NOTIFY_STRING, "incrby", 1);
     addReplyLongLong(c, value);
 }
 
@@ -359,7 +359,7 @@ void incrbyfloatCommand(client *c) {
     robj *fresh = createStringObjectFromLongDouble(value, 1);
     if (o) dbOverwrite(c->db, c->argv[1], fresh);
     else dbAdd(c->db, c->argv[1], fresh);
-    keyChanged(c->db, c->argv[1], NOTIFY_STRING, "incrbyfloat");
+    keyChanged(c->db, c->argv[1], NOTIFY_STRING, "incrbyfloat", 1);
     addReplyBulk(c, fresh);
     /* persist/propagate.c replays this as SET key <new value> KEEPTTL. */
 }
@@ -426,7 +426,7 @@ void setrangeCommand(client *c) {
         o->ptr = growZeroed(o->ptr, (size_t)offset + patchlen);
     }
     memcpy((char *)o->ptr + offset, patch, patchlen);
-    keyChanged(c->db, c->argv[1], NOTIFY_STRING, "setrange");
+    keyChanged(c->db, c->argv[1], NOTIFY_STRING, "setrange", 1);
     addReplyLongLong(c, (long long)sdslen(o->ptr));
 }
 

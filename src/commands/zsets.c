@@ -476,16 +476,16 @@ static int sanitizeRankRange(long *start, long *end, long llen) {
 }
 
 /* Stores a computed zset at dstkey and replies its size; an empty result
- * deletes dstkey instead, as Redis does. */
-static void storeResult(client *c, robj *dstkey, robj *dstobj, const char *event) {
+ * deletes dstkey instead, as Redis does. The store counts `count` writes. */
+static void storeResult(client *c, robj *dstkey, robj *dstobj, const char *event, long long count) {
     unsigned long n = zsetLength(dstobj);
     if (n) {
-        setKey(c, c->db, dstkey, dstobj, 0);
+        setKey(c->db, dstkey, dstobj, 0);
         addReplyLongLong(c, (long long)n);
-        keyChanged(c->db, dstkey, NOTIFY_ZSET, event);
+        keyChanged(c->db, dstkey, NOTIFY_ZSET, event, count);
     } else {
         addReply(c, shared.czero);
-        if (dbDelete(c->db, dstkey)) keyChanged(c->db, dstkey, NOTIFY_GENERIC, "del");
+        if (dbDelete(c->db, dstkey)) keyChanged(c->db, dstkey, NOTIFY_GENERIC, "del", 1);
     }
 }
 
@@ -571,8 +571,8 @@ reply:
 cleanup:
     zfree(scores);
     if (added || updated) {
-        keyChanged(c->db, key, NOTIFY_ZSET, incr ? "zincr" : "zadd");
-        server.dirty += added + updated - 1; /* Redis counts one change per member */
+        /* Redis counts one change per member. */
+        keyChanged(c->db, key, NOTIFY_ZSET, incr ? "zincr" : "zadd", added + updated);
     }
 }
 
@@ -615,13 +615,12 @@ static void zremrangeGenericCommand(client *c, int rangetype) {
         deleted = zsetDeleteBounds(zobj, &b);
     }
     if (deleted) {
-        keyChanged(c->db, key, NOTIFY_ZSET, events[rangetype]);
-        int keyremoved = zsetLength(zobj) == 0;
-        if (keyremoved) {
+        /* Redis counts removed members only, not the key's removal. */
+        keyChanged(c->db, key, NOTIFY_ZSET, events[rangetype], (long long)deleted);
+        if (zsetLength(zobj) == 0) {
             dbDelete(c->db, key);
-            keyChanged(c->db, key, NOTIFY_GENERIC, "del");
+            keyChanged(c->db, key, NOTIFY_GENERIC, "del", 0);
         }
-        server.dirty += (long long)deleted - 1 - keyremoved; /* Redis counts removed members only */
     }
     addReplyLongLong(c, (long long)deleted);
 cleanup:
@@ -717,7 +716,7 @@ static void sinkEmit(rangeSink *s, const zcursor *cur) {
 
 static void sinkEnd(rangeSink *s) {
     if (s->dstkey) {
-        storeResult(s->c, s->dstkey, s->dstobj, "zrangestore");
+        storeResult(s->c, s->dstkey, s->dstobj, "zrangestore", 1);
         decrRefCount(s->dstobj);
     } else {
         setDeferredArrayLen(s->c, s->lenptr, s->withscores && s->c->resp == 2 ? s->count * 2 : s->count);
@@ -887,13 +886,12 @@ static robj *zpopGeneric(client *c, robj **keyv, int keyc, int where, int emitke
         addReplyDouble(c, score);
         sdsfree(ele);
     }
-    keyChanged(c->db, key, NOTIFY_ZSET, where == ZSET_MAX ? "zpopmax" : "zpopmin");
-    int keyremoved = zsetLength(zobj) == 0;
-    if (keyremoved) {
+    /* Redis counts popped members only, not the key's removal. */
+    keyChanged(c->db, key, NOTIFY_ZSET, where == ZSET_MAX ? "zpopmax" : "zpopmin", n);
+    if (zsetLength(zobj) == 0) {
         dbDelete(c->db, key);
-        keyChanged(c->db, key, NOTIFY_GENERIC, "del");
+        keyChanged(c->db, key, NOTIFY_GENERIC, "del", 0);
     }
-    server.dirty += n - 1 - keyremoved; /* Redis counts popped members only */
     return key;
 }
 
@@ -1186,7 +1184,7 @@ static void zsetopCompute(client *c, robj *dstkey, zsetopsrc *src, long setnum, 
     if (dstkey) {
         static const char *events[] = {"zunionstore", "zinterstore", "zdiffstore"};
         zsetConvertToListpackIfNeeded(dstobj, r.maxelelen, r.totelelen);
-        storeResult(c, dstkey, dstobj, events[op]);
+        storeResult(c, dstkey, dstobj, events[op], 1);
     } else if (cardonly) {
         addReplyLongLong(c, (long long)card);
     } else {
@@ -1418,6 +1416,6 @@ void zsetAddMember(robj *zobj, double score, sds ele) {
     zsetAdd(zobj, score, ele, ZADD_IN_NONE, &out, NULL);
 }
 
-void zsetStoreResult(client *c, robj *dstkey, robj *dstobj, const char *event) {
-    storeResult(c, dstkey, dstobj, event);
+void zsetStoreResult(client *c, robj *dstkey, robj *dstobj, const char *event, long long count) {
+    storeResult(c, dstkey, dstobj, event, count);
 }

@@ -5,9 +5,14 @@
 #ifndef FEATURES_EXPIRY_PUSH_H
 #define FEATURES_EXPIRY_PUSH_H
 
-#include "data/object.h"
+#include "server/keyhook.h"
 
 void expiryPushKey(int dbid, robj *key, robj *val);
+/* Subscribed to the key-change hook: a key leaving by expiry is pushed with
+ * its value (still in the db when `expired` is raised), on a master only. */
+void expiryPushKeyspaceSubscriber(const keyspaceEvent *ev);
+/* The config apply hook of the zmq-expiry-* directives. */
+int expiryPushApplyHook(const char **err);
 /* True when 0MQ took messages in the last few ms: a consumer is taking them,
  * and 0MQ's I/O thread and the consumer are busy with them. */
 int expiryPushFeeding(void);

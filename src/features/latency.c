@@ -397,3 +397,7 @@ void latencyHelpCommand(client *c) {
         NULL};
     addReplyHelp(c, help);
 }
+
+void latencyCallObserver(const callInfo *ci) {
+    if (!ci->blocked && (ci->call_flags & CALL_STATS)) latencyRecordCommand(ci->cmd, ci->duration_us);
+}

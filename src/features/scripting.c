@@ -18,7 +18,7 @@
 #include "core/numparse.h"
 #include "core/zmalloc.h"
 #include "persist/persist.h"
-#include "persist/propagate.h"
+#include "server/propagate.h"
 
 #include <ctype.h>
 #include <lauxlib.h>
@@ -1010,7 +1010,7 @@ static int scriptMayStart(client *c, int flags, int ro_cmd) {
             addReplyError(c, "Can not execute a script with write flag using *_ro command.");
             return 0;
         }
-        if (persistDeniesWrites()) {
+        if (persistWriteGate()) {
             addReplyErrorObject(c, shared.bgsaveerr);
             return 0;
         }

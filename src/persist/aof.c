@@ -10,7 +10,7 @@
  * everysec fsyncs from a background thread once a second. */
 #include "persist/aof.h"
 #include "persist/bgchild.h"
-#include "persist/propagate.h"
+#include "server/propagate.h"
 #include "persist/rdb.h"
 #include "features/functions.h"
 #include "server/client.h"
@@ -663,4 +663,14 @@ sds aofInfo(sds info) {
                         aof.on, aof.child != -1, aof.rewrites ? aof.last_rewrite_time : -1LL,
                         aof.child != -1 ? (long long)(time(NULL) - aof.rewrite_start) : -1LL,
                         aof.last_rewrite_ok ? "ok" : "err", aof.rewrites, aof.last_write_ok ? "ok" : "err");
+}
+
+int aofApplyConfig(const char **err) {
+    if (!server.el) return 1;
+    if (server.aof_enabled && aofStart() != C_OK) {
+        *err = "Unable to turn on AOF. Check server logs.";
+        return 0;
+    }
+    if (!server.aof_enabled) aofStop();
+    return 1;
 }

@@ -1056,7 +1056,7 @@ static int loadRio(rio *r, const char *filename, int flags) {
         } else {
             if (flags & RDB_LOAD_MERGE) dbSyncDelete(db, keyobj); /* the file's value and TTL win */
             dbAdd(db, keyobj, val);
-            if (expiretime != -1) setExpire(NULL, db, keyobj, expiretime);
+            if (expiretime != -1) setExpire(db, keyobj, expiretime);
             loaded++;
         }
         decrRefCount(keyobj);

@@ -107,6 +107,7 @@ void populateCommandTable(void) {
             dictAdd(server.commands, (void *)cmd->name, cmd);
         }
     }
+    server.exec_command = dictFetchValue(server.commands, "exec");
 }
 
 /* Implemented: has a proc, or is a container with at least one implemented subcommand. */

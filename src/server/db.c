@@ -8,7 +8,6 @@
 #include "server/pause.h"
 #include "server/reply.h"
 #include "core/zmalloc.h"
-#include "features/multi.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -51,8 +50,7 @@ long long getExpire(redisDb *db, robj *key) {
     return de ? dbEntryExpire(db, de) : -1;
 }
 
-void setExpire(client *c, redisDb *db, robj *key, long long when) {
-    (void)c;
+void setExpire(redisDb *db, robj *key, long long when) {
     dictEntry *de = dictFind(db->dict, key->ptr);
     if (!de) return;
     uint32_t slot = *expireSlotOf(de);
@@ -160,7 +158,7 @@ robj *lookupKeyReadWithFlags(redisDb *db, robj *key, int flags) {
         if (val) server.stat_keyspace_hits++;
         else server.stat_keyspace_misses++;
     }
-    if (!val && !(flags & LOOKUP_NONOTIFY)) keyEvent(db, key, NOTIFY_KEY_MISS, "keymiss");
+    if (!val && !(flags & LOOKUP_NONOTIFY)) keyChanged(db, key, NOTIFY_KEY_MISS, "keymiss", 0);
     return val;
 }
 
@@ -201,7 +199,7 @@ void dbAdd(redisDb *db, robj *key, robj *val) {
     if (maxmemoryPolicyIsLfu()) val->lru = (unsigned)((lfuTimeInMinutes() << 8) | LFU_INIT_VAL);
     if (val->type == OBJ_LIST || val->type == OBJ_ZSET || val->type == OBJ_STREAM) signalKeyAsReady(db, key, val->type);
     /* The 'n' class: a key was created (before the command's own event). Not while loading. */
-    if (!server.loading) keyEvent(db, key, NOTIFY_NEW, "new");
+    if (!server.loading) keyChanged(db, key, NOTIFY_NEW, "new", 0);
 }
 
 void dbOverwrite(redisDb *db, robj *key, robj *val) {
@@ -213,8 +211,7 @@ void dbOverwrite(redisDb *db, robj *key, robj *val) {
     decrRefCount(old);
 }
 
-void setKey(client *c, redisDb *db, robj *key, robj *val, int flags) {
-    (void)c;
+void setKey(redisDb *db, robj *key, robj *val, int flags) {
     int exists;
     if (flags & SETKEY_ALREADY_EXIST) exists = 1;
     else if (flags & SETKEY_DOESNT_EXIST) exists = 0;
@@ -226,7 +223,6 @@ void setKey(client *c, redisDb *db, robj *key, robj *val, int flags) {
         dbOverwrite(db, key, val);
         if (!(flags & SETKEY_KEEPTTL)) removeExpire(db, key);
     }
-    if (!(flags & SETKEY_NO_SIGNAL)) touchWatchedKey(db, key);
 }
 
 int dbSyncDelete(redisDb *db, robj *key) {
@@ -300,6 +296,7 @@ int dbSwapDatabases(int id1, int id2) {
     if (id1 < 0 || id1 >= server.dbnum || id2 < 0 || id2 >= server.dbnum) return C_ERR;
     if (id1 == id2) return C_OK;
     redisDb a = server.db[id1], *db1 = &server.db[id1], *db2 = &server.db[id2];
+    keyspaceSwapped(db1, db2);
     /* Only the data moves; blocked and watching clients stay with their db number. */
     db1->dict = db2->dict;
     db1->expires = db2->expires;
@@ -307,8 +304,6 @@ int dbSwapDatabases(int id1, int id2) {
     db2->dict = a.dict;
     db2->expires = a.expires;
     db2->avg_ttl = a.avg_ttl;
-    touchAllWatchedKeysInDb(db1, db2);
-    touchAllWatchedKeysInDb(db2, db1);
     signalBlockedKeysInDb(db1);
     signalBlockedKeysInDb(db2);
     return C_OK;

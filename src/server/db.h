@@ -27,11 +27,11 @@ int checkType(client *c, robj *o, int type);
 void dbAdd(redisDb *db, robj *key, robj *val);
 void dbOverwrite(redisDb *db, robj *key, robj *val);  /* keeps the TTL */
 #define SETKEY_KEEPTTL 1
-#define SETKEY_NO_SIGNAL 2
 #define SETKEY_ALREADY_EXIST 4
 #define SETKEY_DOESNT_EXIST 8
-/* Add or overwrite; removes the TTL unless SETKEY_KEEPTTL. No notification. */
-void setKey(client *c, redisDb *db, robj *key, robj *val, int flags);
+/* Add or overwrite; removes the TTL unless SETKEY_KEEPTTL. The caller reports
+ * the change through keyChanged(). */
+void setKey(redisDb *db, robj *key, robj *val, int flags);
 int dbDelete(redisDb *db, robj *key);       /* 1 if it existed */
 int dbSyncDelete(redisDb *db, robj *key);
 int dbExists(redisDb *db, robj *key);       /* no expiry check, no stats */
@@ -47,7 +47,7 @@ void initDatabases(void);
 
 /* Expiry. */
 long long getExpire(redisDb *db, robj *key);          /* absolute ms, -1 when none */
-void setExpire(client *c, redisDb *db, robj *key, long long when);
+void setExpire(redisDb *db, robj *key, long long when);
 int removeExpire(redisDb *db, robj *key);
 int keyIsExpired(redisDb *db, robj *key);
 /* Lazy expiry: deletes the key when it is due. Returns 1 when it was expired. */

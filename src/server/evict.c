@@ -12,6 +12,7 @@
 #include "server/evict.h"
 #include "server/db.h"
 #include "server/expire.h"
+#include "server/keyevents.h"
 #include "server/pause.h"
 #include "core/clock.h"
 #include "core/zmalloc.h"
@@ -156,6 +157,16 @@ static robj *pickVictim(int *dbid) {
 }
 
 /* ------------------------------------------------------------ the eviction */
+
+/* The one way a key leaves by eviction: as expiry, raising `evicted`. */
+static long long deleteEvictedKey(redisDb *db, robj *key) {
+    if (!dbFindEntry(db, key->ptr)) return 0;
+    incrRefCount(key);
+    long long freed = removeKeyWithEvent(db, key, NOTIFY_EVICTED, "evicted");
+    server.stat_evictedkeys++;
+    decrRefCount(key);
+    return freed;
+}
 
 /* How long one call may evict, from maxmemory-eviction-tenacity: 0..10 go up
  * linearly to 500us (10 is the default), then 15% more per step, and 100

@@ -1,6 +1,6 @@
 /* evict: keeping used memory under maxmemory. Before a command runs (and
  * from a timer while a big overshoot is worked off) keys are removed as
- * maxmemory-policy says, each through deleteEvictedKey (server/expire.h). */
+ * maxmemory-policy says, each the way expiry removes keys (expire.h). */
 #ifndef SERVER_EVICT_H
 #define SERVER_EVICT_H
 

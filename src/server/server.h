@@ -284,6 +284,7 @@ struct redisServer {
     size_t initial_memory_usage;           /* used memory once started (used_memory_startup) */
     time_t stat_starttime;
     dict *commands;     /* name → redisCommand (containers hold subcommands) */
+    struct redisCommand *exec_command; /* EXEC: the pipeline looks into the transaction it runs */
     dict *errors;       /* error prefix → count (INFO errorstats) */
 
     /* Limits and encodings. */
@@ -398,6 +399,14 @@ int commandCheckArity(struct redisCommand *cmd, int argc);
 void call(client *c, int flags);
 int processCommand(client *c);
 int prepareForShutdown(int flags);
+
+/* Start-up steps main.c runs, in this order around reading the config. */
+void oomHandler(size_t size);
+void setRandomSeedAndRunId(void);
+void markMayReplicateCommands(void); /* after populateCommandTable */
+void daemonize(void);
+void initServer(void);               /* the event loop, listeners, databases */
+void createPidFile(void);
 
 /* Work the server does on its own between commands (expiry, draining the 0MQ
  * backlog) shares one budget per turn of the event loop, so a client waits

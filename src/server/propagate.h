@@ -1,8 +1,8 @@
 /* propagate: what reaches the AOF (and, later, replicas). Commands that
  * changed data are fed here after they run; expiry feeds DEL; MULTI/EXEC and
  * scripts are wrapped so they replay as one unit. */
-#ifndef PERSIST_PROPAGATE_H
-#define PERSIST_PROPAGATE_H
+#ifndef SERVER_PROPAGATE_H
+#define SERVER_PROPAGATE_H
 
 #include "server/server.h"
 

@@ -3,7 +3,7 @@
  * when they ran are turned into absolute forms here, once, so every consumer
  * replays the same data: relative TTLs become PEXPIREAT / SET ... PXAT, and
  * INCRBYFLOAT becomes SET of the resulting value. */
-#include "persist/propagate.h"
+#include "server/propagate.h"
 #include "server/db.h"
 #include "server/reply.h"
 #include "core/zmalloc.h"
