@@ -1,5 +1,6 @@
 /* cmdargs: helpers shared by the command families (see cmdargs.h). */
 #include "commands/cmdargs.h"
+#include "server/client.h"
 #include "server/db.h"
 #include "server/keyhook.h"
 #include "server/reply.h"
@@ -92,4 +93,10 @@ int parseMpopCountOrReply(client *c, int from, long *count) {
     }
     if (*count == -1) *count = 1;
     return C_OK;
+}
+
+void propagateAsPexpireat(client *c, robj *key, long long when) {
+    robj *whenobj = createStringObjectFromLongLong(when);
+    rewriteClientCommandVector(c, 3, shared.pexpireat, key, whenobj);
+    decrRefCount(whenobj);
 }

@@ -438,12 +438,12 @@ static void expireGenericCommand(client *c, long long basetime, int unit) {
     if (checkAlreadyExpired(when)) {
         dbDelete(c->db, key);
         keyChanged(c->db, key, NOTIFY_GENERIC, "del", 1);
-        addReply(c, shared.cone);
-        return;
+    } else {
+        setExpire(c->db, key, when);
+        keyChanged(c->db, key, NOTIFY_GENERIC, "expire", 1);
     }
-    setExpire(c->db, key, when);
-    keyChanged(c->db, key, NOTIFY_GENERIC, "expire", 1);
     addReply(c, shared.cone);
+    if (basetime || unit != 1) propagateAsPexpireat(c, key, when);
     return;
 noop:
     addReply(c, shared.czero);

@@ -450,31 +450,16 @@ void xsetidCommand(client *c) {
  * filters), so, as in Redis, what is replicated is their effect: one
  * XCLAIM ... TIME RETRYCOUNT FORCE JUSTID LASTID per pending entry they
  * touched, XGROUP SETID for the group's position, XGROUP CREATECONSUMER for
- * a consumer they created. All but the last effect are propagated at once;
- * the last replaces the command's argv and is propagated with it. */
-static struct {
-    robj **argvs[64];
-    int argcs[64];
-    int n;
-} effects;
+ * a consumer they created. Each effect is propagated as it happens; a
+ * command whose effects say it all is then not propagated itself. */
+static int effects_propagated; /* by the running command */
 
 static void queueEffect(client *c, int argc, robj **argv) {
     keyChanged(c->db, NULL, 0, NULL, 1);
-    if (c->flags & CLIENT_AOF) { /* loading: nothing is propagated */
-        for (int j = 0; j < argc; j++) decrRefCount(argv[j]);
-        zfree(argv);
-        return;
-    }
-    if (effects.n == (int)(sizeof(effects.argvs) / sizeof(effects.argvs[0]))) {
-        propagateCommand(c->db->id, effects.argvs[0], effects.argcs[0]);
-        for (int j = 0; j < effects.argcs[0]; j++) decrRefCount(effects.argvs[0][j]);
-        zfree(effects.argvs[0]);
-        memmove(effects.argvs, effects.argvs + 1, sizeof(effects.argvs[0]) * (size_t)(effects.n - 1));
-        memmove(effects.argcs, effects.argcs + 1, sizeof(effects.argcs[0]) * (size_t)(effects.n - 1));
-        effects.n--;
-    }
-    effects.argvs[effects.n] = argv;
-    effects.argcs[effects.n++] = argc;
+    alsoPropagate(c, argv, argc);
+    for (int j = 0; j < argc; j++) decrRefCount(argv[j]);
+    zfree(argv);
+    effects_propagated++;
 }
 
 /* A new argv of argc slots starting "name [sub] key group"; *next is the first free slot. */
@@ -525,21 +510,11 @@ static void queueCreateConsumerEffect(client *c, robj *key, robj *group, robj *c
     queueEffect(c, j, argv);
 }
 
-/* At the end of the command: the last effect becomes its argv (with
- * last_as_argv), or every effect goes out now. */
-static void flushEffects(client *c, int last_as_argv) {
-    if (!effects.n) return;
-    for (int i = 0; i < effects.n - (last_as_argv ? 1 : 0); i++) {
-        propagateCommand(c->db->id, effects.argvs[i], effects.argcs[i]);
-        for (int j = 0; j < effects.argcs[i]; j++) decrRefCount(effects.argvs[i][j]);
-        zfree(effects.argvs[i]);
-    }
-    if (last_as_argv) {
-        struct redisCommand *cmd = c->cmd;
-        replaceClientCommandVector(c, effects.argcs[effects.n - 1], effects.argvs[effects.n - 1]);
-        c->cmd = cmd;
-    }
-    effects.n = 0;
+/* At the end of the command: with effects_only, the effects (if any) stand
+ * for the command, which is not propagated itself. */
+static void flushEffects(client *c, int effects_only) {
+    if (effects_only && effects_propagated) preventCommandPropagation(c);
+    effects_propagated = 0;
 }
 
 /* ------------------------------------------------------------ XREAD / XREADGROUP */

@@ -14,6 +14,7 @@
 
 #include "commands/cmdargs.h"
 #include "core/zmalloc.h"
+#include "server/client.h"
 #include "server/db.h"
 #include "server/keyhook.h"
 #include "server/reply.h"
@@ -137,6 +138,15 @@ invalid:
 
 /* ------------------------------------------------------------ GET / SET */
 
+/* A TTL given relative to now (or in seconds) is replayed as the deadline it
+ * gave, so a replay sets the same deadline whenever it runs: as Redis 7.0,
+ * SET key value PXAT <ms> (what NX/XX/GET decided is already done). */
+static void propagateSetWithDeadline(client *c, robj *key, robj *val, long long when) {
+    robj *whenobj = createStringObjectFromLongLong(when);
+    rewriteClientCommandVector(c, 5, shared.set, key, val, shared.pxat, whenobj);
+    decrRefCount(whenobj);
+}
+
 /* The one SET path (SET, SETNX, SETEX, PSETEX). ok_reply / abort_reply
  * default to +OK / null; with GET the old value was the reply. */
 static void setGeneric(client *c, int flags, robj *key, robj *val, robj *expire, robj *ok_reply,
@@ -161,9 +171,10 @@ static void setGeneric(client *c, int flags, robj *key, robj *val, robj *expire,
     if (expire) {
         /* Part of the same change (Redis counts SET EX as one write). A
          * deadline already in the past leaves the key for lazy expiry, as
-         * Redis 7.0 does. persist/propagate.c replays it as SET ... PXAT <when>. */
+         * Redis 7.0 does. */
         setExpire(c->db, key, when);
         keyChanged(c->db, key, NOTIFY_GENERIC, "expire", 0);
+        if (!(flags & STR_PXAT)) propagateSetWithDeadline(c, key, val, when);
     }
     if (!(flags & STR_GET)) addReply(c, ok_reply ? ok_reply : shared.ok);
 }
@@ -223,16 +234,18 @@ void getexCommand(client *c) {
     addReplyBulk(c, o);
     robj *key = c->argv[1];
     if ((flags & (STR_EXAT | STR_PXAT)) && checkAlreadyExpired(when)) {
-        /* Replayed as GETEX with its absolute time: the key goes on replay too. */
+        /* Replayed with its absolute time: the key goes on replay too. */
         dbDelete(c->db, key);
         keyChanged(c->db, key, NOTIFY_GENERIC, "del", 1);
     } else if (expire) {
-        /* persist/propagate.c replays this as PEXPIREAT key <when>. */
         setExpire(c->db, key, when);
         keyChanged(c->db, key, NOTIFY_GENERIC, "expire", 1);
     } else if ((flags & STR_PERSIST) && removeExpire(c->db, key)) {
         keyChanged(c->db, key, NOTIFY_GENERIC, "persist", 1);
+        rewriteClientCommandVector(c, 2, shared.persist, key);
+        return;
     }
+    if (expire) propagateAsPexpireat(c, key, when);
 }
 
 /* ------------------------------------------------------ MGET / MSET(NX) */
@@ -361,7 +374,8 @@ void incrbyfloatCommand(client *c) {
     else dbAdd(c->db, c->argv[1], fresh);
     keyChanged(c->db, c->argv[1], NOTIFY_STRING, "incrbyfloat", 1);
     addReplyBulk(c, fresh);
-    /* persist/propagate.c replays this as SET key <new value> KEEPTTL. */
+    /* Floating point may round differently on replay: the result is replayed. */
+    rewriteClientCommandVector(c, 4, shared.set, c->argv[1], fresh, shared.keepttl);
 }
 
 /* ------------------------------------------- GETRANGE / SUBSTR / SETRANGE */

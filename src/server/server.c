@@ -294,6 +294,7 @@ void call(client *c, int flags) {
     int was_blocked = c->flags & CLIENT_BLOCKED;
     int prev_executing = c->flags & CLIENT_EXECUTING;
     int reprocessing = blockingIsReprocessing(c);
+    c->flags &= ~CLIENT_PREVENT_PROP;
     c->flags |= CLIENT_EXECUTING;
     monotime start = getMonotonicUs();
     c->cmd->proc(c);
@@ -317,8 +318,10 @@ void call(client *c, int flags) {
         real_cmd->calls++;
     }
     runCallObservers(&ci);
-    if ((flags & CALL_PROPAGATE) && dirty && !(c->flags & CLIENT_AOF) && !(c->cmd->flags & CMD_PROPAGATES_EFFECTS))
+    if ((flags & CALL_PROPAGATE) && dirty && !(c->flags & (CLIENT_AOF | CLIENT_PREVENT_PROP)) &&
+        !(c->cmd->flags & CMD_PROPAGATES_EFFECTS))
         propagateCommand(c->db->id, c->argv, c->argc);
+    c->flags &= ~CLIENT_PREVENT_PROP;
     c->lastcmd = c->cmd;
     c->commands_processed++;
     server.stat_numcommands++;

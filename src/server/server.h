@@ -102,7 +102,7 @@ typedef struct redisCommand {
 #define CLIENT_AOF (1 << 17)       /* the fake client loading the AOF */
 #define CLIENT_CLOSE_AFTER_COMMAND (1 << 18)
 #define CLIENT_DENY_BLOCKING (1 << 19) /* inside MULTI or a script: never block */
-#define CLIENT_IN_DICT_TOUCH (1 << 20)
+#define CLIENT_PREVENT_PROP (1 << 20) /* this call's own argv is not propagated (propagate.h) */
 #define CLIENT_PENDING_COMMAND (1 << 21) /* its argv holds a command a pause postponed: run it first */
 
 #define PROTO_REQ_INLINE 1
