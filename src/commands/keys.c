@@ -436,14 +436,17 @@ static void expireGenericCommand(client *c, long long basetime, int unit) {
         if ((flags & EXPIRE_LT) && current != -1 && when >= current) goto noop;
     }
     if (checkAlreadyExpired(when)) {
+        /* A deletion, not an expiry (nothing is pushed), and replayed as one:
+         * a deadline in the past would be loaded and expire (EXPIRY_0MQ.md). */
         dbDelete(c->db, key);
         keyChanged(c->db, key, NOTIFY_GENERIC, "del", 1);
+        rewriteClientCommandVector(c, 2, shared.del, key);
     } else {
         setExpire(c->db, key, when);
         keyChanged(c->db, key, NOTIFY_GENERIC, "expire", 1);
+        if (basetime || unit != 1) propagateAsPexpireat(c, key, when);
     }
     addReply(c, shared.cone);
-    if (basetime || unit != 1) propagateAsPexpireat(c, key, when);
     return;
 noop:
     addReply(c, shared.czero);

@@ -234,9 +234,11 @@ void getexCommand(client *c) {
     addReplyBulk(c, o);
     robj *key = c->argv[1];
     if ((flags & (STR_EXAT | STR_PXAT)) && checkAlreadyExpired(when)) {
-        /* Replayed with its absolute time: the key goes on replay too. */
+        /* A deletion, not an expiry (nothing is pushed), replayed as one. */
         dbDelete(c->db, key);
         keyChanged(c->db, key, NOTIFY_GENERIC, "del", 1);
+        rewriteClientCommandVector(c, 2, shared.del, key);
+        return;
     } else if (expire) {
         setExpire(c->db, key, when);
         keyChanged(c->db, key, NOTIFY_GENERIC, "expire", 1);

@@ -714,7 +714,8 @@ sds expiryPushInfo(sds s) {
 }
 
 void expiryPushKeyspaceSubscriber(const keyspaceEvent *ev) {
-    if (ev->class != NOTIFY_EXPIRED || !ev->key || server.masterhost_set) return;
+    /* Raised only when expiryAllowed(): on a master. */
+    if (ev->class != NOTIFY_EXPIRED || !ev->key) return;
     dictEntry *de = dbFindEntry(ev->db, ev->key->ptr);
     if (de) expiryPushKey(ev->db->id, ev->key, dbEntryValue(de));
 }

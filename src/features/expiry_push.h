@@ -8,8 +8,8 @@
 #include "server/keyhook.h"
 
 void expiryPushKey(int dbid, robj *key, robj *val);
-/* Subscribed to the key-change hook: a key leaving by expiry is pushed with
- * its value (still in the db when `expired` is raised), on a master only. */
+/* Subscribed to the key-change hook: a key leaving by expiry (which only a
+ * master does) is pushed with its value, still in the db when `expired` is raised. */
 void expiryPushKeyspaceSubscriber(const keyspaceEvent *ev);
 /* The config apply hook of the zmq-expiry-* directives. */
 int expiryPushApplyHook(const char **err);

@@ -96,11 +96,15 @@ int keyIsExpired(redisDb *db, robj *key) {
     return commandTimeMs() > when;
 }
 
+int expiryAllowed(void) {
+    /* A replica waits for the master's DEL; CLIENT PAUSE keeps the dataset
+     * still until it ends; a load keeps every key it finds. */
+    return !server.masterhost_set && !clientsArePaused() && !server.loading;
+}
+
 int expireIfNeeded(redisDb *db, robj *key) {
     if (!keyIsExpired(db, key)) return 0;
-    if (server.masterhost_set) return 1; /* a replica waits for the master's DEL */
-    if (clientsArePaused()) return 1;     /* reported missing, removed once the pause ends */
-    deleteExpiredKey(db, key);
+    if (expiryAllowed()) deleteExpiredKey(db, key); /* else reported missing, removed later */
     return 1;
 }
 

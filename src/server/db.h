@@ -50,7 +50,11 @@ long long getExpire(redisDb *db, robj *key);          /* absolute ms, -1 when no
 void setExpire(redisDb *db, robj *key, long long when);
 int removeExpire(redisDb *db, robj *key);
 int keyIsExpired(redisDb *db, robj *key);
-/* Lazy expiry: deletes the key when it is due. Returns 1 when it was expired. */
+/* Whether expiry (lazy, active) and eviction may remove keys now: on a
+ * master, not during CLIENT PAUSE, not while loading. */
+int expiryAllowed(void);
+/* Lazy expiry: deletes the key when it is due (and expiryAllowed()).
+ * Returns 1 when it was expired: the caller sees it missing either way. */
 int expireIfNeeded(redisDb *db, robj *key);
 int checkAlreadyExpired(long long when);
 long long dbAverageTtl(redisDb *db); /* ms, for INFO keyspace */

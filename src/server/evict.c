@@ -13,7 +13,6 @@
 #include "server/db.h"
 #include "server/expire.h"
 #include "server/keyevents.h"
-#include "server/pause.h"
 #include "core/clock.h"
 #include "core/zmalloc.h"
 
@@ -194,10 +193,10 @@ static void startEvictionTimer(void) {
 }
 
 int performEvictions(void) {
-    /* Nothing is evicted while loading; a replica mirrors its master instead. */
-    if (!server.maxmemory || server.loading || server.masterhost_set) return EVICT_OK;
-    /* CLIENT PAUSE keeps the dataset still; writes wait for its end anyway. */
-    if (clientsArePaused()) return EVICT_OK;
+    /* The expiry policy holds for eviction too: nothing is evicted while
+     * loading, on a replica (it mirrors its master), or during CLIENT PAUSE
+     * (writes wait for its end anyway). */
+    if (!server.maxmemory || !expiryAllowed()) return EVICT_OK;
     size_t used = zmalloc_used_memory();
     if (used <= server.maxmemory) return EVICT_OK;
     if (server.maxmemory_policy == MAXMEMORY_NO_EVICTION) return EVICT_FAIL;

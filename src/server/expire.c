@@ -5,7 +5,6 @@
 #include "server/db.h"
 #include "server/hooks.h"
 #include "server/keyhook.h"
-#include "server/pause.h"
 #include "server/propagate.h"
 #include "server/reply.h"
 #include "core/clock.h"
@@ -77,12 +76,12 @@ static long long msUntilDue(long long when) {
 
 static long long expireTimerProc(aeEventLoop *el, long long id, void *clientData) {
     (void)el, (void)id, (void)clientData;
-    if (clientsArePaused()) {
-        /* CLIENT PAUSE keeps the dataset still; unpausing re-arms the timer. */
+    if (!expiryAllowed()) {
+        /* Unpausing (or the end of a load) re-arms the timer. */
         scheduled_when = -1;
         return 1000 / (server.hz ? server.hz : 10);
     }
-    if (server.active_expire_enabled && !server.loading) {
+    if (server.active_expire_enabled) {
         long long budget = backgroundWorkLeftUs();
         /* While the push's backlog drains, half the turn is left to it: a
          * mass expiry must not outrun a live consumer into the backlog's limit. */

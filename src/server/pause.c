@@ -2,6 +2,7 @@
  * are blocked as BLOCKED_POSTPONE by the blocking module. */
 #include "server/pause.h"
 #include "server/blocking.h"
+#include "server/db.h"
 #include "server/expire.h"
 #include "server/hooks.h"
 #include "core/clock.h"
@@ -18,7 +19,7 @@ static long long pauseTimerProc(aeEventLoop *el, long long id, void *data) {
     unpauseClients();
     /* Redis ends a pause in its cron just before the expiry cycle: keys that
      * came due meanwhile are gone before the held commands run. */
-    if (server.active_expire_enabled && !server.loading) expireDueKeys(backgroundWorkLeftUs());
+    if (server.active_expire_enabled && expiryAllowed()) expireDueKeys(backgroundWorkLeftUs());
     return AE_NOMORE;
 }
 
