@@ -9,6 +9,7 @@
 #include "server/propagate.h"
 #include "server/server.h"
 #include "core/zmalloc.h"
+#include "commands/table.h"
 #include "features/expiry_push.h"
 #include "features/info.h"
 #include "features/latency.h"
@@ -83,7 +84,7 @@ int main(int argc, char **argv) {
     server.exec_argv = argv;
     wireModules();
     initServerConfig();
-    populateCommandTable();
+    populateCommandTable(commandTable, commandTableSize);
     markMayReplicateCommands();
     if (loadServerConfigFromArgs(argc, argv) != C_OK) exit(1);
     if (server.daemonize) daemonize();

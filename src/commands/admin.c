@@ -3,6 +3,7 @@
 #include "server/blocking.h"
 #include "server/client.h"
 #include "server/db.h"
+#include "server/evict.h"
 #include "server/config.h"
 #include "server/expire.h"
 #include "server/pause.h"

@@ -59,7 +59,7 @@ int parseRandomCountOrReply(client *c, const char *withopt, long *count, int *wi
 void removeMembersCommand(client *c, int type, int (*del)(robj *o, sds member),
                           unsigned long (*len)(robj *o), int class, const char *event) {
     robj *o = lookupKeyWriteOrReply(c, c->argv[1], shared.czero);
-    if (!o || checkType(c, o, type)) return;
+    if (!o || replyIfWrongType(c, o, type)) return;
     long long removed = 0;
     int keyremoved = 0;
     for (int j = 2; j < c->argc; j++) {

@@ -206,7 +206,7 @@ static void hashTypeRandomElement(robj *o, unsigned long size, lpEntry *field, l
  * NULL after replying WRONGTYPE. */
 static robj *hashTypeLookupWriteOrCreate(client *c, robj *key) {
     robj *o = lookupKeyWrite(c->db, key);
-    if (checkType(c, o, OBJ_HASH)) return NULL;
+    if (replyIfWrongType(c, o, OBJ_HASH)) return NULL;
     if (o == NULL) {
         o = createHashObject();
         dbAdd(c->db, key, o);
@@ -326,7 +326,7 @@ void hdelCommand(client *c) {
 
 void hgetCommand(client *c) {
     robj *o = lookupKeyRead(c->db, c->argv[1]);
-    if (checkType(c, o, OBJ_HASH)) return;
+    if (replyIfWrongType(c, o, OBJ_HASH)) return;
     lpEntry value;
     if (o && hashTypeGetValue(o, c->argv[2]->ptr, &value)) addReplyLpEntry(c, &value);
     else addReplyNull(c);
@@ -334,7 +334,7 @@ void hgetCommand(client *c) {
 
 void hmgetCommand(client *c) {
     robj *o = lookupKeyRead(c->db, c->argv[1]);
-    if (checkType(c, o, OBJ_HASH)) return;
+    if (replyIfWrongType(c, o, OBJ_HASH)) return;
     addReplyArrayLen(c, c->argc - 2);
     for (int j = 2; j < c->argc; j++) {
         lpEntry value;
@@ -345,13 +345,13 @@ void hmgetCommand(client *c) {
 
 void hlenCommand(client *c) {
     robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
-    if (!o || checkType(c, o, OBJ_HASH)) return;
+    if (!o || replyIfWrongType(c, o, OBJ_HASH)) return;
     addReplyLongLong(c, (long long)hashTypeLength(o));
 }
 
 void hstrlenCommand(client *c) {
     robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
-    if (!o || checkType(c, o, OBJ_HASH)) return;
+    if (!o || replyIfWrongType(c, o, OBJ_HASH)) return;
     lpEntry value;
     long long len = 0;
     if (hashTypeGetValue(o, c->argv[2]->ptr, &value)) {
@@ -363,7 +363,7 @@ void hstrlenCommand(client *c) {
 
 void hexistsCommand(client *c) {
     robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
-    if (!o || checkType(c, o, OBJ_HASH)) return;
+    if (!o || replyIfWrongType(c, o, OBJ_HASH)) return;
     addReply(c, hashTypeExists(o, c->argv[2]->ptr) ? shared.cone : shared.czero);
 }
 
@@ -373,7 +373,7 @@ void hexistsCommand(client *c) {
 /* HKEYS, HVALS, HGETALL: one walk; HGETALL is a map (flat in RESP2). */
 static void hgetallGeneric(client *c, int what) {
     robj *o = lookupKeyRead(c->db, c->argv[1]);
-    if (checkType(c, o, OBJ_HASH)) return;
+    if (replyIfWrongType(c, o, OBJ_HASH)) return;
     unsigned long length = o ? hashTypeLength(o) : 0;
     if (what == (HASH_FIELDS | HASH_VALUES)) addReplyMapLen(c, (long)length);
     else addReplyArrayLen(c, (long)length);
@@ -395,7 +395,7 @@ void hscanCommand(client *c) {
     unsigned long cursor;
     if (parseScanCursorOrReply(c, c->argv[2], &cursor) == C_ERR) return;
     robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.emptyscan);
-    if (!o || checkType(c, o, OBJ_HASH)) return;
+    if (!o || replyIfWrongType(c, o, OBJ_HASH)) return;
     scanGenericCommand(c, o, cursor);
 }
 
@@ -500,7 +500,7 @@ static void hrandfieldDistinct(client *c, robj *o, unsigned long count, int with
 void hrandfieldCommand(client *c) {
     if (c->argc == 2) {
         robj *o = lookupKeyRead(c->db, c->argv[1]);
-        if (checkType(c, o, OBJ_HASH)) return;
+        if (replyIfWrongType(c, o, OBJ_HASH)) return;
         if (!o) {
             addReplyNull(c);
         } else {
@@ -514,7 +514,7 @@ void hrandfieldCommand(client *c) {
     int withvalues;
     if (parseRandomCountOrReply(c, "withvalues", &l, &withvalues) != C_OK) return;
     robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.emptyarray);
-    if (!o || checkType(c, o, OBJ_HASH)) return;
+    if (!o || replyIfWrongType(c, o, OBJ_HASH)) return;
     int uniq = l >= 0;
     unsigned long count = uniq ? (unsigned long)l : (unsigned long)-l;
     if (count == 0) {

@@ -134,7 +134,7 @@ static robj *createHllObject(void) {
  * HLL. Only the header and the dense size are checked here; a damaged
  * sparse body is found (INVALIDOBJ) by whatever walks it. */
 static int isHllObjectOrReply(client *c, robj *o) {
-    if (checkType(c, o, OBJ_STRING)) return 0;
+    if (replyIfWrongType(c, o, OBJ_STRING)) return 0;
     if (!sdsEncodedObject(o)) goto invalid;
     size_t len = sdslen(o->ptr);
     if (len < HLL_HEADER_SIZE || memcmp(o->ptr, "HYLL", 4) != 0) goto invalid;

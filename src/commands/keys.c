@@ -4,6 +4,7 @@
 #include "server/client.h"
 #include "commands/cmdargs.h"
 #include "server/db.h"
+#include "server/evict.h"
 #include "server/expire.h"
 #include "server/keyhook.h"
 #include "server/reply.h"

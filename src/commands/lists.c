@@ -146,7 +146,7 @@ static long popRangeAndReply(client *c, robj *key, robj *o, int where, long coun
 
 static void pushGenericCommand(client *c, int where, int only_existing) {
     robj *o = lookupKeyWrite(c->db, c->argv[1]);
-    if (checkType(c, o, OBJ_LIST)) return;
+    if (replyIfWrongType(c, o, OBJ_LIST)) return;
     if (!o) {
         if (only_existing) {
             addReply(c, shared.czero);
@@ -178,7 +178,7 @@ static void popGenericCommand(client *c, int where) {
     if (hascount && getPositiveLongFromObjectOrReply(c, c->argv[2], &count, NULL) != C_OK) return;
 
     robj *o = lookupKeyWriteOrReply(c, c->argv[1], hascount ? shared.nullarray : shared.null);
-    if (!o || checkType(c, o, OBJ_LIST)) return;
+    if (!o || replyIfWrongType(c, o, OBJ_LIST)) return;
 
     if (hascount && count == 0) {
         addReply(c, shared.emptyarray);
@@ -202,7 +202,7 @@ void rpopCommand(client *c) { popGenericCommand(c, LIST_TAIL); }
 
 void llenCommand(client *c) {
     robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
-    if (!o || checkType(c, o, OBJ_LIST)) return;
+    if (!o || replyIfWrongType(c, o, OBJ_LIST)) return;
     addReplyLongLong(c, (long long)quicklistCount(listOf(o)));
 }
 
@@ -210,13 +210,13 @@ void lrangeCommand(client *c) {
     long start, end;
     if (getLongArgOrReply(c, c->argv[2], &start) != C_OK || getLongArgOrReply(c, c->argv[3], &end) != C_OK) return;
     robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.emptyarray);
-    if (!o || checkType(c, o, OBJ_LIST)) return;
+    if (!o || replyIfWrongType(c, o, OBJ_LIST)) return;
     addListRangeReply(c, o, start, end, 0);
 }
 
 void lindexCommand(client *c) {
     robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.null);
-    if (!o || checkType(c, o, OBJ_LIST)) return;
+    if (!o || replyIfWrongType(c, o, OBJ_LIST)) return;
     long index;
     if (getLongArgOrReply(c, c->argv[2], &index) != C_OK) return;
     quicklistEntry e;
@@ -260,7 +260,7 @@ void lposCommand(client *c) {
         else addReplyNull(c);
         return;
     }
-    if (checkType(c, o, OBJ_LIST)) return;
+    if (replyIfWrongType(c, o, OBJ_LIST)) return;
 
     void *lenptr = count != -1 ? addReplyDeferredLen(c) : NULL;
     long llen = (long)quicklistCount(listOf(o));
@@ -293,7 +293,7 @@ void lposCommand(client *c) {
 
 void lsetCommand(client *c) {
     robj *o = lookupKeyWriteOrReply(c, c->argv[1], shared.nokeyerr);
-    if (!o || checkType(c, o, OBJ_LIST)) return;
+    if (!o || replyIfWrongType(c, o, OBJ_LIST)) return;
     long index;
     if (getLongArgOrReply(c, c->argv[2], &index) != C_OK) return;
     char buf[LONG_STR_SIZE];
@@ -319,7 +319,7 @@ void linsertCommand(client *c) {
         return;
     }
     robj *o = lookupKeyWriteOrReply(c, c->argv[1], shared.czero);
-    if (!o || checkType(c, o, OBJ_LIST)) return;
+    if (!o || replyIfWrongType(c, o, OBJ_LIST)) return;
 
     int inserted = 0;
     quicklistIter *it = quicklistGetIterator(listOf(o), QUICKLIST_ITER_FROM_HEAD);
@@ -349,7 +349,7 @@ void lremCommand(client *c) {
     long toremove;
     if (getLongArgOrReply(c, c->argv[2], &toremove) != C_OK) return;
     robj *o = lookupKeyWriteOrReply(c, c->argv[1], shared.czero);
-    if (!o || checkType(c, o, OBJ_LIST)) return;
+    if (!o || replyIfWrongType(c, o, OBJ_LIST)) return;
 
     int from_tail = toremove < 0;
     /* Compared as unsigned so that LONG_MIN means "that many" too. */
@@ -377,7 +377,7 @@ void ltrimCommand(client *c) {
     long start, end;
     if (getLongArgOrReply(c, c->argv[2], &start) != C_OK || getLongArgOrReply(c, c->argv[3], &end) != C_OK) return;
     robj *o = lookupKeyWriteOrReply(c, c->argv[1], shared.ok);
-    if (!o || checkType(c, o, OBJ_LIST)) return;
+    if (!o || replyIfWrongType(c, o, OBJ_LIST)) return;
 
     long llen = (long)quicklistCount(listOf(o));
     if (start < 0) start += llen;
@@ -415,9 +415,9 @@ void brpoplpushCommand(client *c);
  * the source (and its del). A blocking form replicates as LMOVE/RPOPLPUSH. */
 static void lmoveGenericCommand(client *c, int wherefrom, int whereto) {
     robj *src = lookupKeyWriteOrReply(c, c->argv[1], shared.null);
-    if (!src || checkType(c, src, OBJ_LIST)) return;
+    if (!src || replyIfWrongType(c, src, OBJ_LIST)) return;
     robj *dst = lookupKeyWrite(c->db, c->argv[2]);
-    if (checkType(c, dst, OBJ_LIST)) return;
+    if (replyIfWrongType(c, dst, OBJ_LIST)) return;
 
     poppedElement e;
     listPopElement(src, wherefrom, &e);
@@ -456,7 +456,7 @@ void rpoplpushCommand(client *c) { lmoveGenericCommand(c, LIST_TAIL, LIST_HEAD);
  * script the empty case answers a nil bulk, as LMOVE would. */
 static void blmoveGenericCommand(client *c, int wherefrom, int whereto, long long timeout) {
     robj *src = lookupKeyWrite(c->db, c->argv[1]);
-    if (checkType(c, src, OBJ_LIST)) return;
+    if (replyIfWrongType(c, src, OBJ_LIST)) return;
     if (src) {
         lmoveGenericCommand(c, wherefrom, whereto);
     } else if (c->flags & CLIENT_DENY_BLOCKING) {
@@ -493,7 +493,7 @@ static int popFromFirstNonEmpty(client *c, robj **keys, int numkeys, int where, 
         robj *key = keys[j];
         robj *o = lookupKeyWrite(c->db, key);
         if (!o) continue;
-        if (checkType(c, o, OBJ_LIST)) return 1;
+        if (replyIfWrongType(c, o, OBJ_LIST)) return 1;
         robj *popcmd = where == LIST_HEAD ? shared.lpop : shared.rpop;
         addReplyArrayLen(c, 2);
         addReplyBulk(c, key);

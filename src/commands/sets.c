@@ -185,7 +185,7 @@ static void addReplySetMembers(client *c, robj *o) {
 
 void saddCommand(client *c) {
     robj *set = lookupKeyWrite(c->db, c->argv[1]);
-    if (checkType(c, set, OBJ_SET)) return;
+    if (replyIfWrongType(c, set, OBJ_SET)) return;
     if (!set) {
         set = setTypeCreate(c->argv[2]->ptr);
         dbAdd(c->db, c->argv[1], set);
@@ -210,7 +210,7 @@ void smoveCommand(client *c) {
         addReply(c, shared.czero);
         return;
     }
-    if (checkType(c, src, OBJ_SET) || checkType(c, dst, OBJ_SET)) return;
+    if (replyIfWrongType(c, src, OBJ_SET) || replyIfWrongType(c, dst, OBJ_SET)) return;
     if (src == dst) {
         addReply(c, setTypeIsMember(src, ele) ? shared.cone : shared.czero);
         return;
@@ -234,13 +234,13 @@ void smoveCommand(client *c) {
 
 void sismemberCommand(client *c) {
     robj *set = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
-    if (!set || checkType(c, set, OBJ_SET)) return;
+    if (!set || replyIfWrongType(c, set, OBJ_SET)) return;
     addReply(c, setTypeIsMember(set, c->argv[2]->ptr) ? shared.cone : shared.czero);
 }
 
 void smismemberCommand(client *c) {
     robj *set = lookupKeyRead(c->db, c->argv[1]);
-    if (checkType(c, set, OBJ_SET)) return;
+    if (replyIfWrongType(c, set, OBJ_SET)) return;
     addReplyArrayLen(c, c->argc - 2);
     for (int j = 2; j < c->argc; j++)
         addReply(c, set && setTypeIsMember(set, c->argv[j]->ptr) ? shared.cone : shared.czero);
@@ -248,7 +248,7 @@ void smismemberCommand(client *c) {
 
 void scardCommand(client *c) {
     robj *set = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
-    if (!set || checkType(c, set, OBJ_SET)) return;
+    if (!set || replyIfWrongType(c, set, OBJ_SET)) return;
     addReplyLongLong(c, (long long)setTypeSize(set));
 }
 
@@ -256,7 +256,7 @@ void sscanCommand(client *c) {
     unsigned long cursor;
     if (parseScanCursorOrReply(c, c->argv[2], &cursor) == C_ERR) return;
     robj *set = lookupKeyReadOrReply(c, c->argv[1], shared.emptyscan);
-    if (!set || checkType(c, set, OBJ_SET)) return;
+    if (!set || replyIfWrongType(c, set, OBJ_SET)) return;
     scanGenericCommand(c, set, cursor);
 }
 
@@ -281,7 +281,7 @@ static int lookupSetsOrReply(client *c, robj **keys, unsigned long n, robj **set
     for (unsigned long j = 0; j < n; j++) {
         sets[j] = lookupKeyRead(c->db, keys[j]);
         if (!sets[j]) missing++;
-        else if (checkType(c, sets[j], OBJ_SET)) return -1;
+        else if (replyIfWrongType(c, sets[j], OBJ_SET)) return -1;
     }
     return missing;
 }
@@ -477,7 +477,7 @@ static robj *setForSingleDrawOrReply(client *c, void (*withCount)(client *c), in
         return NULL;
     }
     robj *set = write ? lookupKeyWrite(c->db, c->argv[1]) : lookupKeyRead(c->db, c->argv[1]);
-    if (checkType(c, set, OBJ_SET)) return NULL;
+    if (replyIfWrongType(c, set, OBJ_SET)) return NULL;
     if (!set) addReplyNull(c);
     return set;
 }
@@ -512,7 +512,7 @@ static void spopWithCountCommand(client *c) {
     if (getPositiveLongFromObjectOrReply(c, c->argv[2], &l, NULL) != C_OK) return;
     unsigned long count = (unsigned long)l;
     robj *set = lookupKeyWriteOrReply(c, c->argv[1], shared.emptyarray);
-    if (!set || checkType(c, set, OBJ_SET)) return;
+    if (!set || replyIfWrongType(c, set, OBJ_SET)) return;
     if (count == 0) {
         addReplySetLen(c, 0);
         return;
@@ -582,7 +582,7 @@ static void srandmemberWithCountCommand(client *c) {
     int uniq = l >= 0;
     unsigned long count = uniq ? (unsigned long)l : (unsigned long)-l;
     robj *set = lookupKeyReadOrReply(c, c->argv[1], shared.emptyarray);
-    if (!set || checkType(c, set, OBJ_SET)) return;
+    if (!set || replyIfWrongType(c, set, OBJ_SET)) return;
     if (count == 0) {
         addReply(c, shared.emptyarray);
         return;

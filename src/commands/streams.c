@@ -228,7 +228,7 @@ void xaddCommand(client *c) {
         return;
     }
     robj *o = lookupKeyWrite(c->db, c->argv[1]);
-    if (checkType(c, o, OBJ_STREAM)) return;
+    if (replyIfWrongType(c, o, OBJ_STREAM)) return;
     if (!o) {
         if (a.nomkstream) {
             addReplyNull(c);
@@ -287,7 +287,7 @@ void xtrimCommand(client *c) {
         return;
     }
     robj *o = lookupKeyWriteOrReply(c, c->argv[1], shared.czero);
-    if (!o || checkType(c, o, OBJ_STREAM)) return;
+    if (!o || replyIfWrongType(c, o, OBJ_STREAM)) return;
     stream *s = o->ptr;
     int64_t trimmed = streamTrim(s, a.strategy, a.maxlen, &a.minid, a.approx, a.limit);
     addReplyLongLong(c, trimmed);
@@ -308,7 +308,7 @@ void xtrimCommand(client *c) {
 
 void xlenCommand(client *c) {
     robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
-    if (!o || checkType(c, o, OBJ_STREAM)) return;
+    if (!o || replyIfWrongType(c, o, OBJ_STREAM)) return;
     addReplyLongLong(c, (long long)((stream *)o->ptr)->length);
 }
 
@@ -360,7 +360,7 @@ static void xrangeGeneric(client *c, int rev) {
     }
     if (parseTrailingCountOrReply(c, 4, &count, 0, 0) != C_OK) return;
     robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.emptyarray);
-    if (!o || checkType(c, o, OBJ_STREAM)) return;
+    if (!o || replyIfWrongType(c, o, OBJ_STREAM)) return;
     if (count == 0) { /* Redis 7.0 answers a null array here */
         addReplyNullArray(c);
         return;
@@ -381,7 +381,7 @@ void xdelCommand(client *c) {
         }
     }
     robj *o = lookupKeyWriteOrReply(c, c->argv[1], shared.czero);
-    if (!o || checkType(c, o, OBJ_STREAM)) {
+    if (!o || replyIfWrongType(c, o, OBJ_STREAM)) {
         zfree(ids);
         return;
     }
@@ -423,7 +423,7 @@ void xsetidCommand(client *c) {
         }
     }
     robj *o = lookupKeyWriteOrReply(c, c->argv[1], shared.nokeyerr);
-    if (!o || checkType(c, o, OBJ_STREAM)) return;
+    if (!o || replyIfWrongType(c, o, OBJ_STREAM)) return;
     stream *s = o->ptr;
     if (s->length > 0) {
         streamID top;
@@ -659,7 +659,7 @@ static void xreadGeneric(client *c, int xreadgroup) {
         robj *o = NULL;
         if (xreadgroup) {
             o = lookupKeyRead(c->db, key);
-            if (checkType(c, o, OBJ_STREAM)) goto done;
+            if (replyIfWrongType(c, o, OBJ_STREAM)) goto done;
             if (!o || !(groups[i] = streamLookupCG(o->ptr, groupname->ptr, stringObjectLen(groupname)))) {
                 if (blockingIsReprocessing(c))
                     addReplyError(c, "-NOGROUP the consumer group this client was blocked on no longer exists");
@@ -677,7 +677,7 @@ static void xreadGeneric(client *c, int xreadgroup) {
                 goto done;
             }
             o = lookupKeyRead(c->db, key);
-            if (checkType(c, o, OBJ_STREAM)) goto done;
+            if (replyIfWrongType(c, o, OBJ_STREAM)) goto done;
             /* New entries only: remember the current top, blocked or not. */
             if (o) ids[i] = ((stream *)o->ptr)->last_id;
             else ids[i].ms = ids[i].seq = 0;
@@ -703,7 +703,7 @@ static void xreadGeneric(client *c, int xreadgroup) {
         if (ready && !equalStringObjects(ready, key)) continue;
         robj *o = lookupKeyRead(c->db, key);
         if (!o) continue;
-        if (checkType(c, o, OBJ_STREAM)) goto done;
+        if (replyIfWrongType(c, o, OBJ_STREAM)) goto done;
         stream *s = o->ptr;
         streamConsumer *consumer = NULL;
         if (xreadgroup) {
@@ -781,7 +781,7 @@ void xreadgroupCommand(client *c) { xreadGeneric(c, 1); }
  * NULL after replying when either is missing. */
 static stream *xgroupLookup(client *c, int need_group, streamCG **cg) {
     robj *o = lookupKeyWrite(c->db, c->argv[2]);
-    if (checkType(c, o, OBJ_STREAM)) return NULL;
+    if (replyIfWrongType(c, o, OBJ_STREAM)) return NULL;
     if (!o) {
         addReplyError(c, "The XGROUP subcommand requires the key to exist. Note that for CREATE you may want to use "
                          "the MKSTREAM option to create an empty stream automatically.");
@@ -831,7 +831,7 @@ void xgroupCreateCommand(client *c) {
     long long entries_read = SCG_INVALID_ENTRIES_READ;
     if (parseGroupOptionsOrReply(c, 1, &mkstream, &entries_read) != C_OK) return;
     robj *o = lookupKeyWrite(c->db, c->argv[2]);
-    if (checkType(c, o, OBJ_STREAM)) return;
+    if (replyIfWrongType(c, o, OBJ_STREAM)) return;
     streamCG *cg = NULL;
     stream *s = NULL;
     if (o || !mkstream) {
@@ -923,7 +923,7 @@ void xgroupHelpCommand(client *c) {
 
 void xackCommand(client *c) {
     robj *o = lookupKeyRead(c->db, c->argv[1]);
-    if (checkType(c, o, OBJ_STREAM)) return;
+    if (replyIfWrongType(c, o, OBJ_STREAM)) return;
     streamCG *cg = o ? streamLookupCG(o->ptr, c->argv[2]->ptr, stringObjectLen(c->argv[2])) : NULL;
     int n = c->argc - 3;
     streamID *ids = zmalloc(sizeof(streamID) * (size_t)n);
@@ -984,7 +984,7 @@ static void claimAndReply(client *c, stream *s, streamCG *cg, streamConsumer *co
 static stream *lookupClaimTarget(client *c, streamCG **cg, int *wrongtype) {
     robj *o = lookupKeyRead(c->db, c->argv[1]);
     *cg = NULL;
-    *wrongtype = checkType(c, o, OBJ_STREAM);
+    *wrongtype = replyIfWrongType(c, o, OBJ_STREAM);
     if (!o || *wrongtype) return NULL;
     *cg = streamLookupCG(o->ptr, c->argv[2]->ptr, stringObjectLen(c->argv[2]));
     return o->ptr;
@@ -1187,7 +1187,7 @@ void xpendingCommand(client *c) {
         if (at + 3 < c->argc) consumername = c->argv[at + 3];
     }
     robj *o = lookupKeyRead(c->db, c->argv[1]);
-    if (checkType(c, o, OBJ_STREAM)) return;
+    if (replyIfWrongType(c, o, OBJ_STREAM)) return;
     streamCG *cg = o ? streamLookupCG(o->ptr, c->argv[2]->ptr, stringObjectLen(c->argv[2])) : NULL;
     if (!cg) {
         addReplyErrorFormat(c, "-NOGROUP No such key '%s' or consumer group '%s'", (char *)c->argv[1]->ptr,
@@ -1349,7 +1349,7 @@ void xinfoStreamCommand(client *c) {
         if (parseTrailingCountOrReply(c, 4, &count, 10, 1) != C_OK) return;
     }
     robj *o = lookupKeyReadOrReply(c, c->argv[2], shared.nokeyerr);
-    if (!o || checkType(c, o, OBJ_STREAM)) return;
+    if (!o || replyIfWrongType(c, o, OBJ_STREAM)) return;
     stream *s = o->ptr;
     addReplyMapLen(c, full ? 9 : 10);
     addReplyFieldLongLong(c, "length", (long long)s->length);
@@ -1400,7 +1400,7 @@ void xinfoStreamCommand(client *c) {
 
 void xinfoGroupsCommand(client *c) {
     robj *o = lookupKeyReadOrReply(c, c->argv[2], shared.nokeyerr);
-    if (!o || checkType(c, o, OBJ_STREAM)) return;
+    if (!o || replyIfWrongType(c, o, OBJ_STREAM)) return;
     stream *s = o->ptr;
     addReplyArrayLen(c, (long)s->ngroups);
     for (size_t g = 0; g < s->ngroups; g++) {
@@ -1419,7 +1419,7 @@ void xinfoGroupsCommand(client *c) {
 
 void xinfoConsumersCommand(client *c) {
     robj *o = lookupKeyReadOrReply(c, c->argv[2], shared.nokeyerr);
-    if (!o || checkType(c, o, OBJ_STREAM)) return;
+    if (!o || replyIfWrongType(c, o, OBJ_STREAM)) return;
     streamCG *cg = streamLookupCG(o->ptr, c->argv[3]->ptr, stringObjectLen(c->argv[3]));
     if (!cg) {
         addReplyNoGroupForKey(c, c->argv[2], c->argv[3]);

@@ -54,7 +54,7 @@ static int replyStringValue(client *c) {
         addReplyNull(c);
         return C_OK;
     }
-    if (checkType(c, o, OBJ_STRING)) return C_ERR;
+    if (replyIfWrongType(c, o, OBJ_STRING)) return C_ERR;
     addReplyBulk(c, o);
     return C_OK;
 }
@@ -226,7 +226,7 @@ void getexCommand(client *c) {
         addReplyNull(c);
         return;
     }
-    if (checkType(c, o, OBJ_STRING)) return;
+    if (replyIfWrongType(c, o, OBJ_STRING)) return;
     long long when = 0;
     if (expire && expireDeadlineOrReply(c, expire, flags, &when) != C_OK) return;
 
@@ -299,7 +299,7 @@ void appendCommand(client *c) {
         dbAdd(c->db, c->argv[1], c->argv[2]);
         totlen = stringObjectLen(c->argv[2]);
     } else {
-        if (checkType(c, o, OBJ_STRING)) return;
+        if (replyIfWrongType(c, o, OBJ_STRING)) return;
         sds tail = c->argv[2]->ptr; /* an argument: always sds-encoded */
         if (checkStringLength(c, (long long)stringObjectLen(o), (long long)sdslen(tail)) != C_OK) return;
         o = dbUnshareStringValue(c->db, c->argv[1], o);
@@ -312,7 +312,7 @@ void appendCommand(client *c) {
 
 void strlenCommand(client *c) {
     robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
-    if (o == NULL || checkType(c, o, OBJ_STRING)) return;
+    if (o == NULL || replyIfWrongType(c, o, OBJ_STRING)) return;
     addReplyLongLong(c, (long long)stringObjectLen(o));
 }
 
@@ -320,7 +320,7 @@ void strlenCommand(client *c) {
 
 static void incrDecrGeneric(client *c, long long incr) {
     robj *o = lookupKeyWrite(c->db, c->argv[1]);
-    if (checkType(c, o, OBJ_STRING)) return;
+    if (replyIfWrongType(c, o, OBJ_STRING)) return;
     long long value;
     if (getLongLongFromObjectOrReply(c, o, &value, NULL) != C_OK) return; /* a missing key counts as 0 */
     if (__builtin_add_overflow(value, incr, &value)) {
@@ -361,7 +361,7 @@ void decrbyCommand(client *c) {
 
 void incrbyfloatCommand(client *c) {
     robj *o = lookupKeyWrite(c->db, c->argv[1]);
-    if (checkType(c, o, OBJ_STRING)) return;
+    if (replyIfWrongType(c, o, OBJ_STRING)) return;
     long double value, incr;
     if (getLongDoubleFromObjectOrReply(c, o, &value, NULL) != C_OK ||
         getLongDoubleFromObjectOrReply(c, c->argv[2], &incr, NULL) != C_OK)
@@ -387,7 +387,7 @@ void getrangeCommand(client *c) {
     if (getLongLongFromObjectOrReply(c, c->argv[2], &start, NULL) != C_OK) return;
     if (getLongLongFromObjectOrReply(c, c->argv[3], &end, NULL) != C_OK) return;
     robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.emptybulk);
-    if (o == NULL || checkType(c, o, OBJ_STRING)) return;
+    if (o == NULL || replyIfWrongType(c, o, OBJ_STRING)) return;
 
     char buf[LONG_STR_SIZE];
     size_t len;
@@ -432,7 +432,7 @@ void setrangeCommand(client *c) {
         o = createObject(OBJ_STRING, sdsnewlen(NULL, (size_t)offset + patchlen));
         dbAdd(c->db, c->argv[1], o);
     } else {
-        if (checkType(c, o, OBJ_STRING)) return;
+        if (replyIfWrongType(c, o, OBJ_STRING)) return;
         if (patchlen == 0) {
             addReplyLongLong(c, (long long)stringObjectLen(o));
             return;

@@ -544,7 +544,7 @@ static void zaddGenericCommand(client *c, int flags) {
         if (getScoreFromObjectOrReply(c, c->argv[scoreidx + j * 2], &scores[j], NULL) != C_OK) goto cleanup;
 
     robj *zobj = lookupKeyWrite(c->db, key);
-    if (checkType(c, zobj, OBJ_ZSET)) goto cleanup;
+    if (replyIfWrongType(c, zobj, OBJ_ZSET)) goto cleanup;
     if (!zobj) {
         if (xx) goto reply; /* XX never creates the key */
         zobj = zsetCreateFor(sdslen(c->argv[scoreidx + 1]->ptr));
@@ -602,7 +602,7 @@ static void zremrangeGenericCommand(client *c, int rangetype) {
     }
 
     robj *zobj = lookupKeyWriteOrReply(c, key, shared.czero);
-    if (!zobj || checkType(c, zobj, OBJ_ZSET)) goto cleanup;
+    if (!zobj || replyIfWrongType(c, zobj, OBJ_ZSET)) goto cleanup;
     unsigned long deleted;
     if (rangetype == ZRANGE_RANK) {
         long s = (long)start, e = (long)end;
@@ -635,7 +635,7 @@ void zremrangebylexCommand(client *c) { zremrangeGenericCommand(c, ZRANGE_LEX); 
 
 void zcardCommand(client *c) {
     robj *zobj = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
-    if (!zobj || checkType(c, zobj, OBJ_ZSET)) return;
+    if (!zobj || replyIfWrongType(c, zobj, OBJ_ZSET)) return;
     addReplyLongLong(c, (long long)zsetLength(zobj));
 }
 
@@ -648,19 +648,19 @@ static void addReplyScoreOrNull(client *c, robj *zobj, sds ele) {
 
 void zscoreCommand(client *c) {
     robj *zobj = lookupKeyReadOrReply(c, c->argv[1], shared.null);
-    if (zobj && !checkType(c, zobj, OBJ_ZSET)) addReplyScoreOrNull(c, zobj, c->argv[2]->ptr);
+    if (zobj && !replyIfWrongType(c, zobj, OBJ_ZSET)) addReplyScoreOrNull(c, zobj, c->argv[2]->ptr);
 }
 
 void zmscoreCommand(client *c) {
     robj *zobj = lookupKeyRead(c->db, c->argv[1]);
-    if (checkType(c, zobj, OBJ_ZSET)) return;
+    if (replyIfWrongType(c, zobj, OBJ_ZSET)) return;
     addReplyArrayLen(c, c->argc - 2);
     for (int j = 2; j < c->argc; j++) addReplyScoreOrNull(c, zobj, c->argv[j]->ptr);
 }
 
 static void zrankGenericCommand(client *c, int reverse) {
     robj *zobj = lookupKeyReadOrReply(c, c->argv[1], shared.null);
-    if (!zobj || checkType(c, zobj, OBJ_ZSET)) return;
+    if (!zobj || replyIfWrongType(c, zobj, OBJ_ZSET)) return;
     long rank = zsetRank(zobj, c->argv[2]->ptr, reverse);
     if (rank >= 0) addReplyLongLong(c, rank);
     else addReplyNull(c);
@@ -673,7 +673,7 @@ static void zcountGenericCommand(client *c, int lex) {
     zbounds b;
     if (parseBoundsOrReply(c, c->argv[2], c->argv[3], lex, &b) != C_OK) return;
     robj *zobj = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
-    if (zobj && !checkType(c, zobj, OBJ_ZSET)) addReplyLongLong(c, (long long)zsetCountBounds(zobj, &b));
+    if (zobj && !replyIfWrongType(c, zobj, OBJ_ZSET)) addReplyLongLong(c, (long long)zsetCountBounds(zobj, &b));
     zboundsFree(&b);
 }
 
@@ -793,7 +793,7 @@ static void zrangeGenericCommand(client *c, int argc_start, robj *dstkey, int ra
         }
         goto cleanup;
     }
-    if (checkType(c, zobj, OBJ_ZSET)) goto cleanup;
+    if (replyIfWrongType(c, zobj, OBJ_ZSET)) goto cleanup;
 
     zcursor cur;
     sinkBegin(&sink);
@@ -852,7 +852,7 @@ static robj *zpopGeneric(client *c, robj **keyv, int keyc, int where, int emitke
     for (int i = 0; i < keyc && !zobj; i++) {
         key = keyv[i];
         zobj = lookupKeyWrite(c->db, key);
-        if (checkType(c, zobj, OBJ_ZSET)) return NULL;
+        if (replyIfWrongType(c, zobj, OBJ_ZSET)) return NULL;
     }
     if (!zobj) {
         if (nil_when_empty) addReplyNullArray(c);
@@ -920,7 +920,7 @@ static void blockingZpopGeneric(client *c, robj **keys, int numkeys, int where, 
     for (int j = 0; j < (ready ? 1 : numkeys); j++) {
         robj *key = candidates[j], *o = lookupKeyWrite(c->db, key);
         if (!o) continue;
-        if (checkType(c, o, OBJ_ZSET)) return;
+        if (replyIfWrongType(c, o, OBJ_ZSET)) return;
         if (zsetLength(o) == 0) continue;
         zpopGeneric(c, &key, 1, where, 1, count, nested, 1);
         rewriteAsZpop(c, where, key, count);
@@ -1351,7 +1351,7 @@ void zrandmemberCommand(client *c) {
         long l;
         int withscores;
         if (parseRandomCountOrReply(c, "withscores", &l, &withscores) != C_OK) return;
-        if (!(zobj = lookupKeyReadOrReply(c, c->argv[1], shared.emptyarray)) || checkType(c, zobj, OBJ_ZSET))
+        if (!(zobj = lookupKeyReadOrReply(c, c->argv[1], shared.emptyarray)) || replyIfWrongType(c, zobj, OBJ_ZSET))
             return;
         unsigned long size = zsetLength(zobj), count = l < 0 ? (unsigned long)-l : (unsigned long)l;
         if (count == 0) {
@@ -1372,7 +1372,7 @@ void zrandmemberCommand(client *c) {
         }
         return;
     }
-    if (!(zobj = lookupKeyReadOrReply(c, c->argv[1], shared.null)) || checkType(c, zobj, OBJ_ZSET)) return;
+    if (!(zobj = lookupKeyReadOrReply(c, c->argv[1], shared.null)) || replyIfWrongType(c, zobj, OBJ_ZSET)) return;
     if (zobj->encoding == OBJ_ENCODING_SKIPLIST) {
         sds m = dictGetKey(dictGetFairRandomKey(((zset *)zobj->ptr)->dict));
         addReplyBulkCBuffer(c, m, sdslen(m));
@@ -1389,7 +1389,7 @@ void zscanCommand(client *c) {
     unsigned long cursor;
     robj *o;
     if (parseScanCursorOrReply(c, c->argv[2], &cursor) == C_ERR) return;
-    if (!(o = lookupKeyReadOrReply(c, c->argv[1], shared.emptyscan)) || checkType(c, o, OBJ_ZSET)) return;
+    if (!(o = lookupKeyReadOrReply(c, c->argv[1], shared.emptyscan)) || replyIfWrongType(c, o, OBJ_ZSET)) return;
     scanGenericCommand(c, o, cursor);
 }
 

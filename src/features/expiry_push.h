@@ -27,7 +27,7 @@ void expiryPushInit(void);
 /* At shutdown: hands what it can of the backlog to 0MQ, closes the socket
  * (waiting at most a second for queued messages to reach consumers). */
 void expiryPushShutdown(void);
-/* Appends the "# Expiry_push" INFO section (weak until the push module defines it). */
-sds expiryPushInfo(sds s) __attribute__((weak));
+/* Appends the "# Expiry_push" INFO section. */
+sds expiryPushInfo(sds s);
 
 #endif

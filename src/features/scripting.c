@@ -8,6 +8,7 @@
  * return value is converted back. A count hook watches the clock: past
  * busy-reply-threshold other clients are served -BUSY, and SCRIPT KILL works
  * for scripts that have not written. */
+#include "features/functions.h"
 #include "features/scripting.h"
 #include "features/lua_libs.h"
 #include "features/monitor.h"

@@ -3,6 +3,7 @@
  * the expiry heap (0 = no TTL, else slot + 1). TTL reads stay O(1). */
 #include "server/db.h"
 #include "server/blocking.h"
+#include "server/evict.h"
 #include "server/expire.h"
 #include "server/keyhook.h"
 #include "server/pause.h"
@@ -108,40 +109,6 @@ int expireIfNeeded(redisDb *db, robj *key) {
     return 1;
 }
 
-/* ------------------------------------------------------------ access tracking */
-
-/* With an LFU maxmemory policy a value's 24 lru bits hold, as in Redis, the
- * minute of the last decrement (16 bits) and a logarithmic access counter
- * (8 bits) that new keys start at LFU_INIT_VAL. Otherwise they hold the LRU
- * clock (seconds) of the last access. */
-#define LFU_INIT_VAL 5
-
-int maxmemoryPolicyIsLfu(void) { return server.maxmemory_policy == 1 || server.maxmemory_policy == 5; }
-
-static unsigned long lfuTimeInMinutes(void) { return (unsigned long)(server.unixtime / 60) & 65535; }
-
-unsigned long objectLfuCounter(robj *o) {
-    unsigned long ldt = o->lru >> 8, counter = o->lru & 255, now = lfuTimeInMinutes();
-    unsigned long elapsed = now >= ldt ? now - ldt : 65535 - ldt + now;
-    unsigned long periods = server.lfu_decay_time ? elapsed / server.lfu_decay_time : 0;
-    return periods > counter ? 0 : counter - periods;
-}
-
-/* The counter grows with probability 1/((counter - LFU_INIT_VAL) * factor + 1). */
-static void lfuTouch(robj *o) {
-    unsigned long counter = objectLfuCounter(o);
-    if (counter < 255) {
-        double base = counter > LFU_INIT_VAL ? (double)(counter - LFU_INIT_VAL) : 0;
-        if ((double)rand() / RAND_MAX < 1.0 / (base * server.lfu_log_factor + 1)) counter++;
-    }
-    o->lru = (unsigned)((lfuTimeInMinutes() << 8) | counter);
-}
-
-unsigned long long objectIdleSeconds(robj *o) {
-    unsigned int now = objectLruClock();
-    return now >= o->lru ? now - o->lru : (unsigned long long)LRU_CLOCK_MAX - o->lru + now;
-}
-
 /* ------------------------------------------------------------------ lookup */
 
 robj *lookupKey(redisDb *db, robj *key, int flags) {
@@ -149,10 +116,7 @@ robj *lookupKey(redisDb *db, robj *key, int flags) {
     if (!de) return NULL;
     if (*expireSlotOf(de) && expireIfNeeded(db, key)) return NULL;
     robj *val = dictGetVal(de);
-    if (!(flags & LOOKUP_NOTOUCH) && !server.in_script) {
-        if (maxmemoryPolicyIsLfu()) lfuTouch(val);
-        else val->lru = objectLruClock();
-    }
+    if (!(flags & LOOKUP_NOTOUCH) && !server.in_script) objectTouch(val);
     return val;
 }
 
@@ -186,7 +150,7 @@ robj *lookupKeyWriteOrReply(client *c, robj *key, robj *reply) {
     return o;
 }
 
-int checkType(client *c, robj *o, int type) {
+int replyIfWrongType(client *c, robj *o, int type) {
     if (o && o->type != type) {
         addReplyErrorObject(c, shared.wrongtypeerr);
         return 1;
@@ -200,7 +164,7 @@ void dbAdd(redisDb *db, robj *key, robj *val) {
     dictEntry *de = dictAddRaw(db->dict, key->ptr, NULL);
     if (!de) abort(); /* callers check existence first */
     dictSetVal(db->dict, de, val);
-    if (maxmemoryPolicyIsLfu()) val->lru = (unsigned)((lfuTimeInMinutes() << 8) | LFU_INIT_VAL);
+    objectInitAccess(val);
     if (val->type == OBJ_LIST || val->type == OBJ_ZSET || val->type == OBJ_STREAM) signalKeyAsReady(db, key, val->type);
     /* The 'n' class: a key was created (before the command's own event). Not while loading. */
     if (!server.loading) keyChanged(db, key, NOTIFY_NEW, "new", 0);

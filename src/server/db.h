@@ -21,8 +21,9 @@ robj *lookupKeyWriteWithFlags(redisDb *db, robj *key, int flags);
 /* Reply with `reply` (and return NULL) when the key is missing. */
 robj *lookupKeyReadOrReply(client *c, robj *key, robj *reply);
 robj *lookupKeyWriteOrReply(client *c, robj *key, robj *reply);
-/* Reply WRONGTYPE and return 1 when o exists and is not of `type`. */
-int checkType(client *c, robj *o, int type);
+/* When o exists and is not of `type`: replies WRONGTYPE and returns 1 (the
+ * command stops). 0 when o is missing or of the type. */
+int replyIfWrongType(client *c, robj *o, int type);
 
 void dbAdd(redisDb *db, robj *key, robj *val);
 void dbOverwrite(redisDb *db, robj *key, robj *val);  /* keeps the TTL */
@@ -43,7 +44,6 @@ long long dbTotalServerKeySize(void);
 int selectDb(client *c, int id);
 int dbSwapDatabases(int id1, int id2);
 void initDatabases(void);
-/* Moves a key with its value and TTL to another db (MOVE); 0 if target exists. */
 
 /* Expiry. */
 long long getExpire(redisDb *db, robj *key);          /* absolute ms, -1 when none */
@@ -59,10 +59,6 @@ int expireIfNeeded(redisDb *db, robj *key);
 int checkAlreadyExpired(long long when);
 long long dbAverageTtl(redisDb *db); /* ms, for INFO keyspace */
 
-/* Access tracking (OBJECT IDLETIME/FREQ, DEBUG OBJECT). */
-int maxmemoryPolicyIsLfu(void);
-unsigned long long objectIdleSeconds(robj *o);
-unsigned long objectLfuCounter(robj *o); /* decayed to now; read without touching */
 
 /* Key iteration helpers for KEYS/SCAN/DEBUG. */
 dictEntry *dbFindEntry(redisDb *db, const sds key);

@@ -4,6 +4,8 @@
 #ifndef SERVER_EVICT_H
 #define SERVER_EVICT_H
 
+#include "data/object.h"
+
 /* maxmemory-policy values, as the config table's enum stores them. */
 #define MAXMEMORY_VOLATILE_LRU 0
 #define MAXMEMORY_VOLATILE_LFU 1
@@ -17,6 +19,15 @@
 #define EVICT_OK 0      /* under the limit, no limit, or evicting is not safe now */
 #define EVICT_RUNNING 1 /* still over it but out of time: a timer goes on evicting */
 #define EVICT_FAIL 2    /* over it and nothing (more) may be evicted: refuse deny-OOM commands */
+
+/* Access tracking, read by the LRU/LFU policies, OBJECT IDLETIME/FREQ and
+ * DEBUG OBJECT. An access (a key lookup) touches the value; a new key starts
+ * with the initial LFU count. */
+void objectTouch(robj *o);
+void objectInitAccess(robj *o);
+int maxmemoryPolicyIsLfu(void);
+unsigned long long objectIdleSeconds(robj *o);
+unsigned long objectLfuCounter(robj *o); /* decayed to now; read without touching */
 
 /* Evicts until used memory is within maxmemory, for at most the time
  * maxmemory-eviction-tenacity allows. */

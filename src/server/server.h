@@ -200,8 +200,6 @@ struct client {
     char addr[NET_ADDR_STR_LEN];
     char laddr[NET_ADDR_STR_LEN];
     sds lib_name, lib_ver;
-    long long woff;
-    int slot_for_pubsub; /* unused placeholder for cluster-era fields kept at 0 */
     long long commands_processed;
     unsigned long long net_input_bytes, net_output_bytes;
 };
@@ -349,7 +347,6 @@ struct redisServer {
     int in_exec;
     long long slowlog_log_slower_than;
     unsigned long slowlog_max_len;
-    int lua_replicate_commands;
 
     /* The 0MQ expiry push (features/expiry_push reads these). */
     sds *zmq_endpoints;
@@ -384,10 +381,21 @@ void serverLog(int level, const char *fmt, ...) __attribute__((format(printf, 2,
 long long commandTimeMs(void);
 void updateCachedTime(void);
 
-/* The command table. */
+/* The command table: rows of commands.def (see there), procs bound by
+ * commands/table.c; proc NULL: not implemented. */
+typedef struct commandDef {
+    const char *name;
+    redisCommandProc *proc;
+    int arity;
+    const char *flags;
+    int first, last, step;
+    const char *group;
+    int nsub;
+    const char *info_resp, *docs_resp;
+} commandDef;
+void populateCommandTable(const commandDef *defs, size_t n);
 struct redisCommand *lookupCommand(robj **argv, int argc);
 struct redisCommand *lookupCommandByCString(const char *name);
-void populateCommandTable(void);
 int commandCheckArity(struct redisCommand *cmd, int argc);
 
 /* Executing commands. */
