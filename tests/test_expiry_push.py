@@ -21,7 +21,7 @@ import time
 import pytest
 import zmq
 
-from conftest import ROOT, free_port
+from support import ROOT, free_port
 
 pytestmark = pytest.mark.ours
 
