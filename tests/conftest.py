@@ -6,19 +6,11 @@ directory and stopped when the test ends. REDIS_SERVER chooses the binary
 and tests marked `ours` (our own features: 0MQ push, expiry promptness) are
 skipped then.
 """
-import os
-import shutil
-import socket
-import subprocess
-import tempfile
-import time
-
 import pytest
-import redis
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SERVER = os.environ.get("REDIS_SERVER") or os.path.join(ROOT, "src", "redis-server")
-REFERENCE = os.environ.get("REFERENCE") == "1"
+from datatype_client import DataClient
+from resp_raw import Conn, RawClient
+from support import REFERENCE, Server
 
 
 def pytest_configure(config):
@@ -34,91 +26,14 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Server:
-    """A server process on a free port, with its own directory."""
-
-    def __init__(self, args=(), config_text=None):
-        self.dir = tempfile.mkdtemp(prefix="redis-test-")
-        self.port = free_port()
-        self.host = "127.0.0.1"
-        self.logfile = os.path.join(self.dir, "server.log")
-        cmd = [SERVER]
-        if config_text is not None:
-            path = os.path.join(self.dir, "redis.conf")
-            with open(path, "w") as f:
-                f.write(config_text)
-            cmd.append(path)
-        cmd += ["--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.dir,
-                "--save", "", "--appendonly", "no", "--logfile", self.logfile]
-        cmd += list(args)
-        self.cmd = cmd
-        self.proc = None
-        try:
-            self.proc = subprocess.Popen(cmd, cwd=self.dir, stdout=subprocess.DEVNULL,
-                                         stderr=subprocess.PIPE)
-            self._wait_ready()
-        except BaseException:
-            # Nobody holds a Server that failed to start, so stop it here:
-            # a server that never answered PONG must not outlive the test.
-            self.stop()
-            raise
-
-    def _wait_ready(self):
-        deadline = time.time() + 10
-        while time.time() < deadline:
-            if self.proc.poll() is not None:
-                err = self.proc.stderr.read().decode(errors="replace")
-                raise RuntimeError("server exited with %s: %s %s" % (self.proc.returncode, err, self.log()))
-            try:
-                with socket.create_connection((self.host, self.port), timeout=0.2) as s:
-                    s.sendall(b"PING\r\n")
-                    if s.recv(64).startswith(b"+PONG"):
-                        return
-            except OSError:
-                pass
-            time.sleep(0.02)
-        raise RuntimeError("server did not start: " + self.log())
-
-    def log(self):
-        try:
-            with open(self.logfile, errors="replace") as f:
-                return f.read()
-        except OSError:
-            return ""
-
-    def client(self, **kw):
-        kw.setdefault("decode_responses", False)
-        return redis.Redis(host=self.host, port=self.port, **kw)
-
-    def stop(self):
-        if self.proc is None:
-            shutil.rmtree(self.dir, ignore_errors=True)
-            return
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        if self.proc.stderr:
-            self.proc.stderr.close()
-        shutil.rmtree(self.dir, ignore_errors=True)
-
-
 @pytest.fixture
 def server_factory():
-    """Starts servers with extra arguments; all are stopped at the end."""
+    """Starts servers with extra arguments (binary: another server, e.g.
+    support.REF_SERVER); all are stopped at the end."""
     started = []
 
-    def start(*args, config_text=None):
-        s = Server(args, config_text=config_text)
+    def start(*args, config_text=None, binary=None):
+        s = Server(args, config_text=config_text, binary=binary)
         started.append(s)
         return s
 
@@ -151,3 +66,92 @@ def rd(server):
     c = server.client(decode_responses=True)
     yield c
     c.close()
+
+
+# --- raw RESP connections (tests/resp_raw.py) --------------------------------
+
+def _connector(default_server, make=RawClient):
+    opened = []
+
+    def open_client(target=None, **kw):
+        c = make(target or default_server, **kw)
+        opened.append(c)
+        return c
+
+    return open_client, opened
+
+
+@pytest.fixture
+def connect(server):
+    """connect(**kw) opens a RawClient to the test's server; all are closed at the end."""
+    open_client, opened = _connector(server)
+    yield open_client
+    for c in opened:
+        c.close()
+
+
+@pytest.fixture(scope="module")
+def module_server():
+    """One server shared by a whole test module, for many small stateless tests."""
+    s = Server()
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def shared_connect(module_server):
+    """Like `connect`, but to the module's shared server, emptied (FLUSHALL) first.
+    Settings are not reset: tests using it set every setting they depend on."""
+    open_client, opened = _connector(module_server)
+    assert open_client().call("flushall") == "OK"
+    yield open_client
+    for c in opened:
+        c.close()
+
+
+@pytest.fixture
+def open_conn(server):
+    """open_conn(target=None, **kw) opens a decoding RawClient (resp_raw.Conn)
+    to the test's server (or target); all are closed at the end."""
+    open_client, opened = _connector(server, Conn)
+    yield open_client
+    for c in opened:
+        c.close()
+
+
+@pytest.fixture
+def c(open_conn):
+    """One decoding connection to the test's server."""
+    return open_conn(timeout=10.0)
+
+
+@pytest.fixture
+def slowlog_conn(connect):
+    """A raw connection with slowlog-log-slower-than 0 and an empty log."""
+    conn = connect()
+    assert conn.call("config", "set", "slowlog-log-slower-than", "0") == "OK"
+    assert conn.call("slowlog", "reset") == "OK"
+    return conn
+
+
+# --- the data-type tests' client (tests/datatype_client.py) -------------------
+
+@pytest.fixture
+def dconnect(server):
+    """Opens more DataClients to the test's server; all are closed at the end."""
+    opened = []
+
+    def open_client():
+        cl = DataClient(server, timeout=10.0)
+        opened.append(cl)
+        return cl
+
+    yield open_client
+    for cl in opened:
+        cl.close()
+
+
+@pytest.fixture
+def dc(dconnect):
+    """A DataClient on the test's fresh server."""
+    return dconnect()

@@ -1,20 +1,18 @@
 """The connection the data-type integration tests talk through (hash, list,
-set, zset, bitmap, sort), and their fixtures `c` and `connect`.
+set, zset, bitmap, sort, ...); their fixtures `dc` and `dconnect` are in
+conftest.py.
 
 It is resp_raw.RawClient (exact frames, full error texts) with the calling
-conventions these tests assert with: `c("CMD", ...)` returns the reply and
-raises an error reply as ReplyError; `c.err("CMD", ...)` returns the full
+conventions these tests assert with: `dc("CMD", ...)` returns the reply and
+raises an error reply as ReplyError; `dc.err("CMD", ...)` returns the full
 error text of a command that must fail; a status reply is a `str`, a bulk
 string `bytes`, a nil bulk None, and a top-level nil array (*-1) is
 NULL_ARRAY, so "no such key" nil bulks and timed-out blocking pops stay
-distinct (`c.frame(...)` gives the exact bytes when a nil array is nested).
+distinct (`dc.frame(...)` gives the exact bytes when a nil array is nested).
 Sending and reading are separate, so a test can leave a client blocked
 (BLPOP ...) while another client acts, then read the blocked client's reply.
-This module imports resp_raw: move both into tests/ together.
 """
 import time
-
-import pytest
 
 from resp_raw import Error, RawClient, parse_frame
 
@@ -159,24 +157,3 @@ def blocked_clients(c):
 def wait_blocked(c, n):
     """Waits until the server reports exactly n blocked clients."""
     wait_for(lambda: blocked_clients(c) == n, what="%d blocked clients" % n)
-
-
-@pytest.fixture
-def connect(server):
-    """Opens more DataClients to the test's server; all are closed at the end."""
-    opened = []
-
-    def open_client():
-        cl = DataClient(server, timeout=10.0)
-        opened.append(cl)
-        return cl
-
-    yield open_client
-    for cl in opened:
-        cl.close()
-
-
-@pytest.fixture
-def c(connect):
-    """A DataClient on the test's fresh server."""
-    return connect()

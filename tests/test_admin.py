@@ -14,7 +14,7 @@ import time
 import pytest
 
 from datatype_client import wait_for
-from resp_client import Conn, Err, c, open_conn  # noqa: F401
+from resp_raw import Conn, Err
 
 SYNTAX = Err("ERR syntax error")
 CLIENT_FIELDS = ["id", "addr", "laddr", "fd", "name", "age", "idle", "flags", "db", "sub", "psub",

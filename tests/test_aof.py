@@ -19,15 +19,7 @@ CHECK_AOF = shutil.which("redis-check-aof")
 
 def start(server_factory, directory, *extra, binary=None):
     args = ("--dir", str(directory), "--appendonly", "yes", "--save", "") + extra
-    if binary is None:
-        return server_factory(*args)
-    import conftest
-    old = conftest.SERVER
-    conftest.SERVER = binary
-    try:
-        return server_factory(*args)
-    finally:
-        conftest.SERVER = old
+    return server_factory(*args, binary=binary)
 
 
 def fill(r):

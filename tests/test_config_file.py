@@ -18,7 +18,7 @@ import tempfile
 import pytest
 import redis
 
-from resp_client import Conn
+from resp_raw import Conn
 
 
 def config_get(server, *names):

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from datatype_client import wait_for
-from resp_client import Conn, Err, c, open_conn  # noqa: F401
+from resp_raw import Conn, Err
 
 NOT_INT = Err("ERR value is not an integer or out of range")
 NX_XX = Err("ERR NX and XX, GT or LT options at the same time are not compatible")

@@ -21,7 +21,7 @@ import time
 import pytest
 import zmq
 
-from conftest import ROOT, free_port
+from support import ROOT, free_port
 
 pytestmark = pytest.mark.ours
 
@@ -900,6 +900,63 @@ def test_utils_consumers_big_value_and_usage(server_factory):
         time.sleep(0.2)  # let the server see this consumer leave before the next one
         usage = subprocess.run(cmd, capture_output=True, timeout=10)
         assert usage.returncode != 0 and b"Usage" in usage.stderr
+
+
+# --- keys found already expired at load --------------------------------------
+
+def _wait_rewrite(r):
+    deadline = time.time() + 10
+    while r.info("persistence")["aof_rewrite_in_progress"] and time.time() < deadline:
+        time.sleep(0.02)
+
+
+@pytest.mark.parametrize("source", ["rdb", "aof-preamble", "aof-tail"])
+def test_keys_expired_while_down_are_pushed_after_load(server_factory, zctx, tmp_path, source):
+    """One rule for RDB, the AOF's RDB preamble and its command tail: a key
+    whose deadline passed while the server was down is loaded, then removed
+    by expiry like any other, so it is pushed."""
+    persist = ["--dir", str(tmp_path)]
+    if source == "rdb":
+        persist += ["--save", "3600 1"]
+    else:
+        persist += ["--appendonly", "yes"]
+    s, r, _ = start(server_factory, *persist)
+    r.set("gone", "v", px=200)
+    r.set("kept", "v")
+    if source == "rdb":
+        r.save()
+    elif source == "aof-preamble":
+        r.bgrewriteaof()
+        _wait_rewrite(r)
+    s.stop()
+    time.sleep(0.4)
+    s2, r2, eps = start(server_factory, *persist)
+    consumer = zctx.consumer(*eps)
+    assert consumer.recv() == frames(0, STRING, b"gone", b"v")
+    assert r2.keys("*") == [b"kept"]
+    assert r2.info("stats")["expired_keys"] == 1
+
+
+@pytest.mark.parametrize("cmd", [("EXPIRE", "k", "-1"), ("PEXPIREAT", "k", "1"), ("GETEX", "k", "EXAT", "1"),
+                                 ("RESTORE", "k", "1", None, "REPLACE", "ABSTTL")])
+def test_deadline_in_the_past_is_a_deletion_also_after_restart(server_factory, zctx, tmp_path, cmd):
+    """EXPIRE/GETEX/RESTORE given a time already past delete the key: nothing
+    is pushed, and the AOF says DEL, so a restart does not push it either."""
+    persist = ["--dir", str(tmp_path), "--appendonly", "yes"]
+    s, r, eps = start(server_factory, *persist)
+    consumer = zctx.consumer(*eps)
+    r.set("k", "v")
+    if cmd[0] == "RESTORE":
+        cmd = cmd[:3] + (r.dump("k"),) + cmd[4:]
+    r.execute_command(*cmd)
+    assert r.exists("k") == 0
+    consumer.expect_nothing()
+    s.stop()
+    s2, r2, eps2 = start(server_factory, *persist)
+    consumer2 = zctx.consumer(*eps2)
+    assert r2.dbsize() == 0
+    consumer2.expect_nothing()
+    assert r2.info("stats")["expired_keys"] == 0
 
 
 # --- the shipped configuration ---------------------------------------------------

@@ -12,7 +12,7 @@ import random
 
 import pytest
 
-from datatype_client import NULL_ARRAY, WRONGTYPE, ReplyError, arity, c, connect  # noqa: F401
+from datatype_client import WRONGTYPE, arity
 
 SYNTAX = "ERR syntax error"
 NOT_FLOAT = "ERR value is not a valid float"
@@ -25,24 +25,24 @@ CATANIA = (b"15.08726745843887329", b"37.50266842333162032")
 
 
 @pytest.fixture(params=["listpack", "skiplist"])
-def g(request, c):
+def g(request, dc):
     """The raw client, with GEO keys created in the parametrized zset encoding."""
     if request.param == "skiplist":
-        c("CONFIG", "SET", "zset-max-listpack-entries", "0")
-    c.zenc = request.param.encode()
-    return c
+        dc("CONFIG", "SET", "zset-max-listpack-entries", "0")
+    dc.zenc = request.param.encode()
+    return dc
 
 
-def sicily(c, key="Sicily"):
+def sicily(dc, key="Sicily"):
     """The example of the GEOADD documentation."""
-    assert c("GEOADD", key, "13.361389", "38.115556", "Palermo", "15.087269", "37.502669", "Catania") == 2
-    if hasattr(c, "zenc"):
-        assert c.encoding(key) == c.zenc
+    assert dc("GEOADD", key, "13.361389", "38.115556", "Palermo", "15.087269", "37.502669", "Catania") == 2
+    if hasattr(dc, "zenc"):
+        assert dc.encoding(key) == dc.zenc
 
 
-def edges(c):
+def edges(dc):
     """Points on the limits of the stored-score ranges and on both sides of the antimeridian."""
-    assert c("GEOADD", "edge", "180", "85.05112878", "a", "-180", "-85.05112878", "b", "0", "0", "c",
+    assert dc("GEOADD", "edge", "180", "85.05112878", "a", "-180", "-85.05112878", "b", "0", "0", "c",
              "179.99", "10", "east", "-179.99", "10", "west", "10", "84.9", "north1", "-170", "84.9", "north2") == 7
 
 
@@ -82,25 +82,25 @@ def test_geoadd_nx_xx_ch(g):
     assert g("ZCARD", "Sicily") == 5
 
 
-def test_geoadd_errors(c):
-    assert c.err("GEOADD", "k", "200", "100", "m") == "ERR invalid longitude,latitude pair 200.000000,100.000000"
-    assert c.err("GEOADD", "k", "180.0000001", "0", "m") == "ERR invalid longitude,latitude pair 180.000000,0.000000"
-    assert c.err("GEOADD", "k", "0", "85.05112879", "m") == "ERR invalid longitude,latitude pair 0.000000,85.051129"
-    assert c.err("GEOADD", "k", "inf", "0", "m") == "ERR invalid longitude,latitude pair inf,0.000000"
-    assert c.err("GEOADD", "k", "nan", "0", "m") == NOT_FLOAT
-    assert c.err("GEOADD", "k", "abc", "2", "m") == NOT_FLOAT
-    assert c.err("GEOADD", "k", "1", "2") == arity("geoadd")
-    assert c.err("GEOADD", "k", "1", "2", "m", "3") == SYNTAX
-    assert c.err("GEOADD", "k", "NX", "XX", "1", "2", "m") == SYNTAX
-    assert c.err("GEOADD", "k", "nx", "ch", "ch") == SYNTAX
+def test_geoadd_errors(dc):
+    assert dc.err("GEOADD", "k", "200", "100", "m") == "ERR invalid longitude,latitude pair 200.000000,100.000000"
+    assert dc.err("GEOADD", "k", "180.0000001", "0", "m") == "ERR invalid longitude,latitude pair 180.000000,0.000000"
+    assert dc.err("GEOADD", "k", "0", "85.05112879", "m") == "ERR invalid longitude,latitude pair 0.000000,85.051129"
+    assert dc.err("GEOADD", "k", "inf", "0", "m") == "ERR invalid longitude,latitude pair inf,0.000000"
+    assert dc.err("GEOADD", "k", "nan", "0", "m") == NOT_FLOAT
+    assert dc.err("GEOADD", "k", "abc", "2", "m") == NOT_FLOAT
+    assert dc.err("GEOADD", "k", "1", "2") == arity("geoadd")
+    assert dc.err("GEOADD", "k", "1", "2", "m", "3") == SYNTAX
+    assert dc.err("GEOADD", "k", "NX", "XX", "1", "2", "m") == SYNTAX
+    assert dc.err("GEOADD", "k", "nx", "ch", "ch") == SYNTAX
     # One bad triple adds nothing.
-    assert c.err("GEOADD", "k", "1", "2", "a", "1", "100", "b") == \
+    assert dc.err("GEOADD", "k", "1", "2", "a", "1", "100", "b") == \
         "ERR invalid longitude,latitude pair 1.000000,100.000000"
-    assert c("EXISTS", "k") == 0
-    c("SET", "s", "x")
-    assert c.err("GEOADD", "s", "1", "2", "m") == WRONGTYPE
+    assert dc("EXISTS", "k") == 0
+    dc("SET", "s", "x")
+    assert dc.err("GEOADD", "s", "1", "2", "m") == WRONGTYPE
     # The coordinates are checked before the type.
-    assert c.err("GEOADD", "s", "200", "1", "m") == "ERR invalid longitude,latitude pair 200.000000,1.000000"
+    assert dc.err("GEOADD", "s", "200", "1", "m") == "ERR invalid longitude,latitude pair 200.000000,1.000000"
 
 
 # --- GEOPOS GEOHASH GEODIST -----------------------------------------------
@@ -123,15 +123,15 @@ def test_geopos_geohash_at_the_limits(g):
         b"bpp4gx9f2g0"]
 
 
-def test_members_with_non_geo_scores(c):
+def test_members_with_non_geo_scores(dc):
     # Scores set with ZADD decode as the reference decodes them.
-    c("ZADD", "z", "-5", "a", "1e20", "b", "-1e20", "c", "inf", "d")
-    assert c("GEOPOS", "z", "a", "b", "c", "d") == [
+    dc("ZADD", "z", "-5", "a", "1e20", "b", "-1e20", "c", "inf", "d")
+    assert dc("GEOPOS", "z", "a", "b", "c", "d") == [
         [b"180", b"85.0511287799999991"],
         [b"-179.99999731779098511", b"-85.05112751263942528"],
         [b"180", b"-85.05112751263942528"],
         [b"-179.99999731779098511", b"-85.05112751263942528"]]
-    assert c("GEOHASH", "z", "a", "b", "c", "d") == [b"bp05b5048p0", b"00bh0hbj200", b"00bh0hbj200", b"00bh0hbj200"]
+    assert dc("GEOHASH", "z", "a", "b", "c", "d") == [b"bp05b5048p0", b"00bh0hbj200", b"00bh0hbj200", b"00bh0hbj200"]
 
 
 def test_geohash(g):
@@ -161,15 +161,15 @@ def test_geodist_far_apart(g):
     assert g("GEODIST", "edge", "north1", "north2", "km") == b"1134.5083"
 
 
-def test_geodist_errors(c):
-    sicily(c)
-    assert c.err("GEODIST", "Sicily", "Palermo", "Catania", "foo") == BAD_UNIT
-    assert c.err("GEODIST", "Sicily", "Palermo", "Catania", "km", "x") == SYNTAX
-    assert c.err("GEODIST", "Sicily", "Palermo") == arity("geodist")
+def test_geodist_errors(dc):
+    sicily(dc)
+    assert dc.err("GEODIST", "Sicily", "Palermo", "Catania", "foo") == BAD_UNIT
+    assert dc.err("GEODIST", "Sicily", "Palermo", "Catania", "km", "x") == SYNTAX
+    assert dc.err("GEODIST", "Sicily", "Palermo") == arity("geodist")
     # The unit is checked before the key.
-    c("SET", "s", "x")
-    assert c.err("GEODIST", "s", "a", "b", "foo") == BAD_UNIT
-    assert c.err("GEODIST", "s", "a", "b") == WRONGTYPE
+    dc("SET", "s", "x")
+    assert dc.err("GEODIST", "s", "a", "b", "foo") == BAD_UNIT
+    assert dc.err("GEODIST", "s", "a", "b") == WRONGTYPE
 
 
 # --- GEORADIUS / GEORADIUSBYMEMBER ------------------------------------------
@@ -239,22 +239,22 @@ def test_georadiusbymember(g):
     (["15", "37", "1", "km", "WITHHASH", "STOREDIST", "x"],
      "ERR STORE option in GEORADIUS is not compatible with WITHDIST, WITHHASH and WITHCOORD options"),
 ])
-def test_georadius_errors(c, args, error):
-    sicily(c)
-    assert c.err("GEORADIUS", "Sicily", *args) == error
+def test_georadius_errors(dc, args, error):
+    sicily(dc)
+    assert dc.err("GEORADIUS", "Sicily", *args) == error
 
 
-def test_georadius_errors_other_forms(c):
-    sicily(c)
-    assert c.err("GEORADIUS_RO", "Sicily", "15", "37", "1", "km", "STORE", "x") == SYNTAX
-    assert c.err("GEORADIUSBYMEMBER_RO", "Sicily", "Palermo", "1", "km", "STOREDIST", "x") == SYNTAX
-    assert c.err("GEORADIUS", "Sicily", "15", "37", "1") == arity("georadius")
-    assert c.err("GEORADIUSBYMEMBER", "Sicily", "Palermo", "1") == arity("georadiusbymember")
-    assert c.err("GEORADIUSBYMEMBER", "nokey", "m", "1", "km", "WITHDIST", "STORE", "x") == \
+def test_georadius_errors_other_forms(dc):
+    sicily(dc)
+    assert dc.err("GEORADIUS_RO", "Sicily", "15", "37", "1", "km", "STORE", "x") == SYNTAX
+    assert dc.err("GEORADIUSBYMEMBER_RO", "Sicily", "Palermo", "1", "km", "STOREDIST", "x") == SYNTAX
+    assert dc.err("GEORADIUS", "Sicily", "15", "37", "1") == arity("georadius")
+    assert dc.err("GEORADIUSBYMEMBER", "Sicily", "Palermo", "1") == arity("georadiusbymember")
+    assert dc.err("GEORADIUSBYMEMBER", "nokey", "m", "1", "km", "WITHDIST", "STORE", "x") == \
         "ERR STORE option in GEORADIUS is not compatible with WITHDIST, WITHHASH and WITHCOORD options"
     # The missing key is answered after the options are checked.
-    assert c.err("GEORADIUS", "nokey", "15", "37", "1", "km", "COUNT", "0") == "ERR COUNT must be > 0"
-    assert c.err("GEORADIUS", "nokey", "1", "2", "1", "foo") == BAD_UNIT
+    assert dc.err("GEORADIUS", "nokey", "15", "37", "1", "km", "COUNT", "0") == "ERR COUNT must be > 0"
+    assert dc.err("GEORADIUS", "nokey", "1", "2", "1", "foo") == BAD_UNIT
 
 
 # --- GEOSEARCH ------------------------------------------------------------
@@ -307,28 +307,28 @@ def test_geosearch(g):
     (["FROMLONLAT", "15", "37", "BYRADIUS", "1", "km", "ANY"], "ERR the ANY argument requires COUNT argument"),
     (["FROMLONLAT", "15", "37", "BYRADIUS", "1", "km", "COUNT", "0"], "ERR COUNT must be > 0"),
 ])
-def test_geosearch_errors(c, args, error):
-    sicily(c)
-    assert c.err("geosearch", "Sicily", *args) == error
+def test_geosearch_errors(dc, args, error):
+    sicily(dc)
+    assert dc.err("geosearch", "Sicily", *args) == error
 
 
-def test_geosearch_errors_name_and_missing_key(c):
-    sicily(c)
+def test_geosearch_errors_name_and_missing_key(dc):
+    sicily(dc)
     # The command name is quoted as it was sent.
-    assert c.err("GEOSEARCH", "Sicily", "BYBOX", "200", "200", "km", "ASC") == \
+    assert dc.err("GEOSEARCH", "Sicily", "BYBOX", "200", "200", "km", "ASC") == \
         "ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for GEOSEARCH"
-    assert c.err("GeoSearchStore", "d", "Sicily", "FROMLONLAT", "1", "2", "COUNT", "1") == \
+    assert dc.err("GeoSearchStore", "d", "Sicily", "FROMLONLAT", "1", "2", "COUNT", "1") == \
         "ERR exactly one of BYRADIUS and BYBOX can be specified for GeoSearchStore"
-    assert c.err("GEOSEARCH", "Sicily", "FROMMEMBER", "Palermo") == arity("geosearch")
-    assert c.err("GEOSEARCHSTORE", "d", "Sicily", "FROMMEMBER", "Palermo", "COUNT", "1") == arity("geosearchstore")
-    assert c.err("GEOSEARCHSTORE", "d", "Sicily", "FROMLONLAT", "15", "37", "BYRADIUS", "1", "km", "WITHDIST") == \
+    assert dc.err("GEOSEARCH", "Sicily", "FROMMEMBER", "Palermo") == arity("geosearch")
+    assert dc.err("GEOSEARCHSTORE", "d", "Sicily", "FROMMEMBER", "Palermo", "COUNT", "1") == arity("geosearchstore")
+    assert dc.err("GEOSEARCHSTORE", "d", "Sicily", "FROMLONLAT", "15", "37", "BYRADIUS", "1", "km", "WITHDIST") == \
         "ERR GEOSEARCHSTORE is not compatible with WITHDIST, WITHHASH and WITHCOORD options"
     # Without the key FROMMEMBER is not looked up; the other arguments are checked.
-    assert c.err("GEOSEARCH", "nokey", "FROMMEMBER", "x", "BYBOX", "1", "1", "km", "COUNT", "0") == \
+    assert dc.err("GEOSEARCH", "nokey", "FROMMEMBER", "x", "BYBOX", "1", "1", "km", "COUNT", "0") == \
         "ERR COUNT must be > 0"
-    assert c.err("GEOSEARCH", "nokey", "FROMLONLAT", "1", "2", "BYRADIUS", "-1", "km") == \
+    assert dc.err("GEOSEARCH", "nokey", "FROMLONLAT", "1", "2", "BYRADIUS", "-1", "km") == \
         "ERR radius cannot be negative"
-    assert c.err("GEOSEARCH", "nokey", "FROMMEMBER", "a", "FROMLONLAT", "1", "2", "BYRADIUS", "1", "km") == SYNTAX
+    assert dc.err("GEOSEARCH", "nokey", "FROMMEMBER", "a", "FROMLONLAT", "1", "2", "BYRADIUS", "1", "km") == SYNTAX
 
 
 # --- STORE, STOREDIST, GEOSEARCHSTORE -----------------------------------------
@@ -358,29 +358,29 @@ def test_store_variants(g):
     assert g("TYPE", "s") == "zset"
 
 
-def test_store_empty_result_deletes_destination(c):
-    sicily(c)
-    c("SET", "dst", "x")
-    assert c("GEORADIUS", "Sicily", "15", "37", "1", "km", "STORE", "dst") == 0
-    assert c("EXISTS", "dst") == 0
-    c("SET", "dst", "x")
-    assert c("GEORADIUS", "nokey", "15", "37", "1", "km", "STORE", "dst") == 0
-    assert c("EXISTS", "dst") == 0
-    c("SET", "dst", "x")
-    assert c("GEOSEARCHSTORE", "dst", "nokey", "FROMMEMBER", "x", "BYBOX", "1", "1", "km") == 0
-    assert c("EXISTS", "dst") == 0
+def test_store_empty_result_deletes_destination(dc):
+    sicily(dc)
+    dc("SET", "dst", "x")
+    assert dc("GEORADIUS", "Sicily", "15", "37", "1", "km", "STORE", "dst") == 0
+    assert dc("EXISTS", "dst") == 0
+    dc("SET", "dst", "x")
+    assert dc("GEORADIUS", "nokey", "15", "37", "1", "km", "STORE", "dst") == 0
+    assert dc("EXISTS", "dst") == 0
+    dc("SET", "dst", "x")
+    assert dc("GEOSEARCHSTORE", "dst", "nokey", "FROMMEMBER", "x", "BYBOX", "1", "1", "km") == 0
+    assert dc("EXISTS", "dst") == 0
 
 
-def test_store_result_encoding_follows_listpack_limits(c):
-    sicily(c)
-    c("CONFIG", "SET", "zset-max-listpack-entries", "1")
-    assert c("GEOSEARCHSTORE", "d", "Sicily", "FROMMEMBER", "Palermo", "BYRADIUS", "500", "km") == 2
-    assert c.encoding("d") == b"skiplist"
-    assert c("GEOSEARCHSTORE", "d", "Sicily", "FROMMEMBER", "Palermo", "BYRADIUS", "1", "km") == 1
-    assert c.encoding("d") == b"listpack"
-    c("CONFIG", "SET", "zset-max-listpack-value", "3")
-    assert c("GEOSEARCHSTORE", "d", "Sicily", "FROMMEMBER", "Palermo", "BYRADIUS", "1", "km") == 1
-    assert c.encoding("d") == b"skiplist"
+def test_store_result_encoding_follows_listpack_limits(dc):
+    sicily(dc)
+    dc("CONFIG", "SET", "zset-max-listpack-entries", "1")
+    assert dc("GEOSEARCHSTORE", "d", "Sicily", "FROMMEMBER", "Palermo", "BYRADIUS", "500", "km") == 2
+    assert dc.encoding("d") == b"skiplist"
+    assert dc("GEOSEARCHSTORE", "d", "Sicily", "FROMMEMBER", "Palermo", "BYRADIUS", "1", "km") == 1
+    assert dc.encoding("d") == b"listpack"
+    dc("CONFIG", "SET", "zset-max-listpack-value", "3")
+    assert dc("GEOSEARCHSTORE", "d", "Sicily", "FROMMEMBER", "Palermo", "BYRADIUS", "1", "km") == 1
+    assert dc.encoding("d") == b"skiplist"
 
 
 # --- edges of the map -----------------------------------------------------
@@ -474,9 +474,9 @@ def test_search_matches_geodist(g):
     ["GEOSEARCH", "s", "FROMLONLAT", "1", "2", "BYRADIUS", "1", "km", "COUNT", "0"],
     ["GEOSEARCHSTORE", "d", "s", "FROMLONLAT", "1", "2", "BYRADIUS", "1", "km"],
 ])
-def test_wrongtype(c, cmd):
-    c("SET", "s", "x")
-    assert c.err(*cmd) == WRONGTYPE
+def test_wrongtype(dc, cmd):
+    dc("SET", "s", "x")
+    assert dc.err(*cmd) == WRONGTYPE
 
 
 def read_events(sub):
@@ -487,21 +487,21 @@ def read_events(sub):
     return events
 
 
-def test_keyspace_events(c, connect):
-    c("CONFIG", "SET", "notify-keyspace-events", "KEA")
-    sub = connect()
+def test_keyspace_events(dc, dconnect):
+    dc("CONFIG", "SET", "notify-keyspace-events", "KEA")
+    sub = dconnect()
     sub.send("PSUBSCRIBE", "__key*__:*")
     assert sub.read()[0] == b"psubscribe"
-    c("GEOADD", "ev", "1", "2", "a")
-    c("GEOADD", "ev", "XX", "CH", "1", "3", "a")
-    c("GEOADD", "ev", "NX", "1", "3", "a")  # no change, no event
-    c("GEORADIUS", "ev", "1", "2", "500", "km", "STORE", "evs")
-    c("GEOSEARCHSTORE", "evs2", "ev", "FROMLONLAT", "1", "2", "BYRADIUS", "500", "km")
-    c("GEORADIUS", "ev", "1", "2", "1", "m", "STORE", "evs")
-    c("GEOSEARCHSTORE", "evs2", "ev", "FROMLONLAT", "50", "2", "BYRADIUS", "1", "km")
-    c("GEORADIUS", "nokey", "1", "2", "1", "m", "STORE", "evs2")  # nothing to delete
-    c("GEORADIUS", "ev", "1", "2", "1", "km")
-    c("GEOPOS", "ev", "a")
+    dc("GEOADD", "ev", "1", "2", "a")
+    dc("GEOADD", "ev", "XX", "CH", "1", "3", "a")
+    dc("GEOADD", "ev", "NX", "1", "3", "a")  # no change, no event
+    dc("GEORADIUS", "ev", "1", "2", "500", "km", "STORE", "evs")
+    dc("GEOSEARCHSTORE", "evs2", "ev", "FROMLONLAT", "1", "2", "BYRADIUS", "500", "km")
+    dc("GEORADIUS", "ev", "1", "2", "1", "m", "STORE", "evs")
+    dc("GEOSEARCHSTORE", "evs2", "ev", "FROMLONLAT", "50", "2", "BYRADIUS", "1", "km")
+    dc("GEORADIUS", "nokey", "1", "2", "1", "m", "STORE", "evs2")  # nothing to delete
+    dc("GEORADIUS", "ev", "1", "2", "1", "km")
+    dc("GEOPOS", "ev", "a")
     assert read_events(sub) == [
         ("__keyspace@0__:ev", "zadd"), ("__keyevent@0__:zadd", "ev"),
         ("__keyspace@0__:ev", "zadd"), ("__keyevent@0__:zadd", "ev"),
@@ -512,28 +512,28 @@ def test_keyspace_events(c, connect):
     ]
 
 
-def test_resp3_frames(c):
-    sicily(c)
-    c("HELLO", "3")
-    assert c.frame("GEOPOS", "Sicily", "Palermo", "nope") == \
+def test_resp3_frames(dc):
+    sicily(dc)
+    dc("HELLO", "3")
+    assert dc.frame("GEOPOS", "Sicily", "Palermo", "nope") == \
         b"*2\r\n*2\r\n,13.36138933897018433\r\n,38.11555639549629859\r\n_\r\n"
-    assert c.frame("GEOPOS", "nokey", "a") == b"*1\r\n_\r\n"
-    assert c.frame("GEOHASH", "Sicily", "Palermo", "nope") == b"*2\r\n$11\r\nsqc8b49rny0\r\n_\r\n"
-    assert c.frame("GEODIST", "Sicily", "Palermo", "Catania") == b"$11\r\n166274.1516\r\n"
-    assert c.frame("GEODIST", "Sicily", "Palermo", "x") == b"_\r\n"
-    assert c.frame("GEORADIUS", "Sicily", "15", "37", "200", "km", "WITHDIST", "WITHCOORD", "WITHHASH", "ASC") == (
+    assert dc.frame("GEOPOS", "nokey", "a") == b"*1\r\n_\r\n"
+    assert dc.frame("GEOHASH", "Sicily", "Palermo", "nope") == b"*2\r\n$11\r\nsqc8b49rny0\r\n_\r\n"
+    assert dc.frame("GEODIST", "Sicily", "Palermo", "Catania") == b"$11\r\n166274.1516\r\n"
+    assert dc.frame("GEODIST", "Sicily", "Palermo", "x") == b"_\r\n"
+    assert dc.frame("GEORADIUS", "Sicily", "15", "37", "200", "km", "WITHDIST", "WITHCOORD", "WITHHASH", "ASC") == (
         b"*2\r\n*4\r\n$7\r\nCatania\r\n$7\r\n56.4413\r\n:3479447370796909\r\n*2\r\n,15.08726745843887329\r\n"
         b",37.50266842333162032\r\n*4\r\n$7\r\nPalermo\r\n$8\r\n190.4424\r\n:3479099956230698\r\n*2\r\n"
         b",13.36138933897018433\r\n,38.11555639549629859\r\n")
 
 
-def test_resp2_frames(c):
-    sicily(c)
-    assert c.frame("GEOPOS", "Sicily", "Palermo", "nope") == \
+def test_resp2_frames(dc):
+    sicily(dc)
+    assert dc.frame("GEOPOS", "Sicily", "Palermo", "nope") == \
         b"*2\r\n*2\r\n$20\r\n13.36138933897018433\r\n$20\r\n38.11555639549629859\r\n*-1\r\n"
-    assert c.frame("GEOSEARCH", "Sicily", "FROMLONLAT", "15", "37", "BYRADIUS", "200", "km", "WITHDIST") == \
+    assert dc.frame("GEOSEARCH", "Sicily", "FROMLONLAT", "15", "37", "BYRADIUS", "200", "km", "WITHDIST") == \
         b"*2\r\n*2\r\n$7\r\nPalermo\r\n$8\r\n190.4424\r\n*2\r\n$7\r\nCatania\r\n$7\r\n56.4413\r\n"
-    assert c.frame("GEOADD", "k", "500", "1", "m") == b"-ERR invalid longitude,latitude pair 500.000000,1.000000\r\n"
+    assert dc.frame("GEOADD", "k", "500", "1", "m") == b"-ERR invalid longitude,latitude pair 500.000000,1.000000\r\n"
 
 
 def aof_text(directory):

@@ -2,7 +2,7 @@
 
 Replies and error texts as Redis 7.0.15 gives them (each checked on it).
 """
-from resp_client import Err, c, open_conn  # noqa: F401
+from resp_raw import Conn, Err
 
 SYNTAX = Err("ERR syntax error")
 NOT_INT = Err("ERR value is not an integer or out of range")
@@ -42,7 +42,6 @@ def test_select_is_per_connection(c, open_conn):
 
 
 def test_databases_config_limits_select(server_factory):
-    from resp_client import Conn
     s = server_factory("--databases", "4")
     conn = Conn(s)
     try:

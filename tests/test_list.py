@@ -11,305 +11,305 @@ import random
 import threading
 import time
 
-from datatype_client import NULL_ARRAY, WRONGTYPE, ReplyError, arity, c, connect, wait_blocked  # noqa: F401
+from datatype_client import NULL_ARRAY, WRONGTYPE, ReplyError, arity, wait_blocked
 
 UNBLOCKED = "UNBLOCKED client unblocked via CLIENT UNBLOCK"
 
 
-def lrange(c, key):
-    return c("LRANGE", key, "0", "-1")
+def lrange(dc, key):
+    return dc("LRANGE", key, "0", "-1")
 
 
 # --- LPUSH / RPUSH / LPUSHX / RPUSHX -------------------------------------
 
-def test_push_order_and_length(c):
-    assert c("RPUSH", "l", "a", "b") == 2
-    assert c("LPUSH", "l", "x", "y") == 4
-    assert lrange(c, "l") == [b"y", b"x", b"a", b"b"]
-    assert c("LLEN", "l") == 4
-    assert c("TYPE", "l") == "list"
+def test_push_order_and_length(dc):
+    assert dc("RPUSH", "l", "a", "b") == 2
+    assert dc("LPUSH", "l", "x", "y") == 4
+    assert lrange(dc, "l") == [b"y", b"x", b"a", b"b"]
+    assert dc("LLEN", "l") == 4
+    assert dc("TYPE", "l") == "list"
 
 
-def test_pushx_only_on_existing_lists(c):
-    assert c("LPUSHX", "l", "a") == 0
-    assert c("RPUSHX", "l", "a", "b") == 0
-    assert c("EXISTS", "l") == 0
-    c("RPUSH", "l", "m")
-    assert c("LPUSHX", "l", "b", "c") == 3
-    assert c("RPUSHX", "l", "y", "z") == 5
-    assert lrange(c, "l") == [b"c", b"b", b"m", b"y", b"z"]
+def test_pushx_only_on_existing_lists(dc):
+    assert dc("LPUSHX", "l", "a") == 0
+    assert dc("RPUSHX", "l", "a", "b") == 0
+    assert dc("EXISTS", "l") == 0
+    dc("RPUSH", "l", "m")
+    assert dc("LPUSHX", "l", "b", "c") == 3
+    assert dc("RPUSHX", "l", "y", "z") == 5
+    assert lrange(dc, "l") == [b"c", b"b", b"m", b"y", b"z"]
 
 
-def test_push_arity(c):
+def test_push_arity(dc):
     for cmd in ("LPUSH", "RPUSH", "LPUSHX", "RPUSHX"):
-        assert c.err(cmd, "l") == arity(cmd.lower())
+        assert dc.err(cmd, "l") == arity(cmd.lower())
 
 
-def test_binary_and_integer_elements(c):
+def test_binary_and_integer_elements(dc):
     elems = [b"", b"\x00\xff\r\n", b"12345678901234567890", b"-9223372036854775808", b"0", b"x" * 1000]
-    c("RPUSH", "l", *elems)
-    assert lrange(c, "l") == elems
-    assert c("LINDEX", "l", "3") == b"-9223372036854775808"
+    dc("RPUSH", "l", *elems)
+    assert lrange(dc, "l") == elems
+    assert dc("LINDEX", "l", "3") == b"-9223372036854775808"
 
 
 # --- LPOP / RPOP ---------------------------------------------------------
 
-def test_pop_single(c):
-    c("RPUSH", "l", "a", "b", "c")
-    assert c("LPOP", "l") == b"a"
-    assert c("RPOP", "l") == b"c"
-    assert c("RPOP", "l") == b"b"
-    assert c("EXISTS", "l") == 0
-    assert c("LPOP", "l") is None
-    assert c("RPOP", "l") is None
+def test_pop_single(dc):
+    dc("RPUSH", "l", "a", "b", "c")
+    assert dc("LPOP", "l") == b"a"
+    assert dc("RPOP", "l") == b"c"
+    assert dc("RPOP", "l") == b"b"
+    assert dc("EXISTS", "l") == 0
+    assert dc("LPOP", "l") is None
+    assert dc("RPOP", "l") is None
 
 
-def test_pop_with_count(c):
-    c("RPUSH", "l", "a", "b", "c", "d", "e")
-    assert c("LPOP", "l", "0") == []
-    assert c("LPOP", "l", "2") == [b"a", b"b"]
-    assert c("RPOP", "l", "2") == [b"e", b"d"]
-    assert c("RPOP", "l", "5") == [b"c"]
-    assert c("EXISTS", "l") == 0
+def test_pop_with_count(dc):
+    dc("RPUSH", "l", "a", "b", "c", "d", "e")
+    assert dc("LPOP", "l", "0") == []
+    assert dc("LPOP", "l", "2") == [b"a", b"b"]
+    assert dc("RPOP", "l", "2") == [b"e", b"d"]
+    assert dc("RPOP", "l", "5") == [b"c"]
+    assert dc("EXISTS", "l") == 0
     # A missing key gives the nil array, even with count 0.
-    assert c("LPOP", "l", "0") is NULL_ARRAY
-    assert c("LPOP", "l", "2") is NULL_ARRAY
-    assert c("RPOP", "l", "2") is NULL_ARRAY
+    assert dc("LPOP", "l", "0") is NULL_ARRAY
+    assert dc("LPOP", "l", "2") is NULL_ARRAY
+    assert dc("RPOP", "l", "2") is NULL_ARRAY
 
 
-def test_pop_count_errors(c):
-    c("RPUSH", "l", "a")
+def test_pop_count_errors(dc):
+    dc("RPUSH", "l", "a")
     for cmd in ("LPOP", "RPOP"):
-        assert c.err(cmd, "l", "-1") == "ERR value is out of range, must be positive"
-        assert c.err(cmd, "l", "x") == "ERR value is out of range, must be positive"
-        assert c.err(cmd, "l", "1", "2") == arity(cmd.lower())
-        assert c.err(cmd) == arity(cmd.lower())
-    assert lrange(c, "l") == [b"a"]
+        assert dc.err(cmd, "l", "-1") == "ERR value is out of range, must be positive"
+        assert dc.err(cmd, "l", "x") == "ERR value is out of range, must be positive"
+        assert dc.err(cmd, "l", "1", "2") == arity(cmd.lower())
+        assert dc.err(cmd) == arity(cmd.lower())
+    assert lrange(dc, "l") == [b"a"]
 
 
 # --- LLEN / LRANGE / LINDEX / LSET ---------------------------------------
 
-def test_lrange_bounds(c):
-    c("RPUSH", "l", "a", "b", "c", "d")
-    assert c("LRANGE", "l", "1", "2") == [b"b", b"c"]
-    assert c("LRANGE", "l", "-2", "-1") == [b"c", b"d"]
-    assert c("LRANGE", "l", "-100", "100") == [b"a", b"b", b"c", b"d"]
-    assert c("LRANGE", "l", "2", "1") == []
-    assert c("LRANGE", "l", "5", "10") == []
-    assert c("LRANGE", "l", "0", "-5") == []
-    assert c("LRANGE", "nokey", "0", "-1") == []
-    assert c.err("LRANGE", "l", "x", "1") == "ERR value is not an integer or out of range"
-    assert c.err("LRANGE", "l", "1") == arity("lrange")
-    assert c("LLEN", "nokey") == 0
-    assert c.err("LLEN") == arity("llen")
+def test_lrange_bounds(dc):
+    dc("RPUSH", "l", "a", "b", "c", "d")
+    assert dc("LRANGE", "l", "1", "2") == [b"b", b"c"]
+    assert dc("LRANGE", "l", "-2", "-1") == [b"c", b"d"]
+    assert dc("LRANGE", "l", "-100", "100") == [b"a", b"b", b"c", b"d"]
+    assert dc("LRANGE", "l", "2", "1") == []
+    assert dc("LRANGE", "l", "5", "10") == []
+    assert dc("LRANGE", "l", "0", "-5") == []
+    assert dc("LRANGE", "nokey", "0", "-1") == []
+    assert dc.err("LRANGE", "l", "x", "1") == "ERR value is not an integer or out of range"
+    assert dc.err("LRANGE", "l", "1") == arity("lrange")
+    assert dc("LLEN", "nokey") == 0
+    assert dc.err("LLEN") == arity("llen")
 
 
-def test_lindex(c):
-    c("RPUSH", "l", "a", "b", "c")
-    assert c("LINDEX", "l", "0") == b"a"
-    assert c("LINDEX", "l", "-1") == b"c"
-    assert c("LINDEX", "l", "-3") == b"a"
-    assert c("LINDEX", "l", "3") is None
-    assert c("LINDEX", "l", "-4") is None
-    assert c("LINDEX", "nokey", "0") is None
-    assert c.err("LINDEX", "l", "x") == "ERR value is not an integer or out of range"
-    assert c.err("LINDEX", "l") == arity("lindex")
+def test_lindex(dc):
+    dc("RPUSH", "l", "a", "b", "c")
+    assert dc("LINDEX", "l", "0") == b"a"
+    assert dc("LINDEX", "l", "-1") == b"c"
+    assert dc("LINDEX", "l", "-3") == b"a"
+    assert dc("LINDEX", "l", "3") is None
+    assert dc("LINDEX", "l", "-4") is None
+    assert dc("LINDEX", "nokey", "0") is None
+    assert dc.err("LINDEX", "l", "x") == "ERR value is not an integer or out of range"
+    assert dc.err("LINDEX", "l") == arity("lindex")
 
 
-def test_lset(c):
-    assert c.err("LSET", "nokey", "0", "a") == "ERR no such key"
-    c("RPUSH", "l", "a", "b", "c")
-    assert c("LSET", "l", "0", "x") == "OK"
-    assert c("LSET", "l", "-1", "z") == "OK"
-    assert c("LSET", "l", "-3", "w") == "OK"
-    assert lrange(c, "l") == [b"w", b"b", b"z"]
-    assert c.err("LSET", "l", "3", "a") == "ERR index out of range"
-    assert c.err("LSET", "l", "-4", "a") == "ERR index out of range"
-    assert c.err("LSET", "l", "x", "a") == "ERR value is not an integer or out of range"
-    assert c.err("LSET", "l", "1") == arity("lset")
-    assert c("LSET", "l", "1", "y" * 500) == "OK"
-    assert c("LINDEX", "l", "1") == b"y" * 500
+def test_lset(dc):
+    assert dc.err("LSET", "nokey", "0", "a") == "ERR no such key"
+    dc("RPUSH", "l", "a", "b", "c")
+    assert dc("LSET", "l", "0", "x") == "OK"
+    assert dc("LSET", "l", "-1", "z") == "OK"
+    assert dc("LSET", "l", "-3", "w") == "OK"
+    assert lrange(dc, "l") == [b"w", b"b", b"z"]
+    assert dc.err("LSET", "l", "3", "a") == "ERR index out of range"
+    assert dc.err("LSET", "l", "-4", "a") == "ERR index out of range"
+    assert dc.err("LSET", "l", "x", "a") == "ERR value is not an integer or out of range"
+    assert dc.err("LSET", "l", "1") == arity("lset")
+    assert dc("LSET", "l", "1", "y" * 500) == "OK"
+    assert dc("LINDEX", "l", "1") == b"y" * 500
 
 
 # --- LINSERT / LREM / LTRIM ----------------------------------------------
 
-def test_linsert(c):
-    c("RPUSH", "l", "a", "b", "c", "b")
-    assert c("LINSERT", "l", "BEFORE", "b", "X") == 5
-    assert c("LINSERT", "l", "after", "b", "Y") == 6
-    assert lrange(c, "l") == [b"a", b"X", b"b", b"Y", b"c", b"b"]
-    assert c("LINSERT", "l", "AFTER", "nope", "Z") == -1
-    assert c("LINSERT", "nokey", "AFTER", "a", "Z") == 0
-    assert c("EXISTS", "nokey") == 0
-    assert c.err("LINSERT", "l", "MIDDLE", "a", "Z") == "ERR syntax error"
-    assert c.err("LINSERT", "l", "BEFORE", "a") == arity("linsert")
-    assert c("LLEN", "l") == 6
+def test_linsert(dc):
+    dc("RPUSH", "l", "a", "b", "c", "b")
+    assert dc("LINSERT", "l", "BEFORE", "b", "X") == 5
+    assert dc("LINSERT", "l", "after", "b", "Y") == 6
+    assert lrange(dc, "l") == [b"a", b"X", b"b", b"Y", b"c", b"b"]
+    assert dc("LINSERT", "l", "AFTER", "nope", "Z") == -1
+    assert dc("LINSERT", "nokey", "AFTER", "a", "Z") == 0
+    assert dc("EXISTS", "nokey") == 0
+    assert dc.err("LINSERT", "l", "MIDDLE", "a", "Z") == "ERR syntax error"
+    assert dc.err("LINSERT", "l", "BEFORE", "a") == arity("linsert")
+    assert dc("LLEN", "l") == 6
 
 
-def test_lrem(c):
-    c("RPUSH", "l", "a", "b", "a", "c", "a", "b", "a")
-    assert c("LREM", "l", "2", "a") == 2
-    assert lrange(c, "l") == [b"b", b"c", b"a", b"b", b"a"]
-    assert c("LREM", "l", "-1", "a") == 1
-    assert lrange(c, "l") == [b"b", b"c", b"a", b"b"]
-    assert c("LREM", "l", "0", "b") == 2
-    assert lrange(c, "l") == [b"c", b"a"]
-    assert c("LREM", "l", "0", "nothing") == 0
-    assert c("LREM", "nokey", "0", "a") == 0
-    assert c("LREM", "l", "0", "c") == 1
-    assert c("LREM", "l", "-5", "a") == 1
-    assert c("EXISTS", "l") == 0
-    assert c.err("LREM", "l", "x", "a") == "ERR value is not an integer or out of range"
-    assert c.err("LREM", "l", "1") == arity("lrem")
+def test_lrem(dc):
+    dc("RPUSH", "l", "a", "b", "a", "c", "a", "b", "a")
+    assert dc("LREM", "l", "2", "a") == 2
+    assert lrange(dc, "l") == [b"b", b"c", b"a", b"b", b"a"]
+    assert dc("LREM", "l", "-1", "a") == 1
+    assert lrange(dc, "l") == [b"b", b"c", b"a", b"b"]
+    assert dc("LREM", "l", "0", "b") == 2
+    assert lrange(dc, "l") == [b"c", b"a"]
+    assert dc("LREM", "l", "0", "nothing") == 0
+    assert dc("LREM", "nokey", "0", "a") == 0
+    assert dc("LREM", "l", "0", "c") == 1
+    assert dc("LREM", "l", "-5", "a") == 1
+    assert dc("EXISTS", "l") == 0
+    assert dc.err("LREM", "l", "x", "a") == "ERR value is not an integer or out of range"
+    assert dc.err("LREM", "l", "1") == arity("lrem")
 
 
-def test_lrem_integer_elements(c):
-    c("RPUSH", "l", "1", "01", "1", "1.0")
-    assert c("LREM", "l", "0", "1") == 2
-    assert lrange(c, "l") == [b"01", b"1.0"]
+def test_lrem_integer_elements(dc):
+    dc("RPUSH", "l", "1", "01", "1", "1.0")
+    assert dc("LREM", "l", "0", "1") == 2
+    assert lrange(dc, "l") == [b"01", b"1.0"]
 
 
-def test_ltrim(c):
-    c("RPUSH", "l", "a", "b", "c", "d", "e")
-    assert c("LTRIM", "l", "1", "-2") == "OK"
-    assert lrange(c, "l") == [b"b", b"c", b"d"]
-    assert c("LTRIM", "l", "-2", "100") == "OK"
-    assert lrange(c, "l") == [b"c", b"d"]
-    assert c("LTRIM", "l", "5", "10") == "OK"
-    assert c("EXISTS", "l") == 0
-    c("RPUSH", "l", "a", "b")
-    assert c("LTRIM", "l", "1", "0") == "OK"
-    assert c("EXISTS", "l") == 0
-    assert c("LTRIM", "nokey", "0", "1") == "OK"
-    assert c.err("LTRIM", "l", "1", "x") == "ERR value is not an integer or out of range"
-    assert c.err("LTRIM", "l", "1") == arity("ltrim")
+def test_ltrim(dc):
+    dc("RPUSH", "l", "a", "b", "c", "d", "e")
+    assert dc("LTRIM", "l", "1", "-2") == "OK"
+    assert lrange(dc, "l") == [b"b", b"c", b"d"]
+    assert dc("LTRIM", "l", "-2", "100") == "OK"
+    assert lrange(dc, "l") == [b"c", b"d"]
+    assert dc("LTRIM", "l", "5", "10") == "OK"
+    assert dc("EXISTS", "l") == 0
+    dc("RPUSH", "l", "a", "b")
+    assert dc("LTRIM", "l", "1", "0") == "OK"
+    assert dc("EXISTS", "l") == 0
+    assert dc("LTRIM", "nokey", "0", "1") == "OK"
+    assert dc.err("LTRIM", "l", "1", "x") == "ERR value is not an integer or out of range"
+    assert dc.err("LTRIM", "l", "1") == arity("ltrim")
 
 
 # --- LPOS ----------------------------------------------------------------
 
-def test_lpos(c):
-    c("RPUSH", "l", "a", "b", "c", "1", "2", "3", "c", "c")
-    assert c("LPOS", "l", "c") == 2
-    assert c("LPOS", "l", "c", "RANK", "2") == 6
-    assert c("LPOS", "l", "c", "RANK", "-1") == 7
-    assert c("LPOS", "l", "c", "RANK", "-3") == 2
-    assert c("LPOS", "l", "c", "RANK", "4") is None
-    assert c("LPOS", "l", "c", "COUNT", "0") == [2, 6, 7]
-    assert c("LPOS", "l", "c", "COUNT", "2") == [2, 6]
-    assert c("LPOS", "l", "c", "RANK", "-1", "COUNT", "2") == [7, 6]
-    assert c("LPOS", "l", "c", "RANK", "3", "COUNT", "2") == [7]
-    assert c("LPOS", "l", "c", "COUNT", "0", "MAXLEN", "3") == [2]
-    assert c("LPOS", "l", "c", "MAXLEN", "2") is None
-    assert c("LPOS", "l", "c", "MAXLEN", "0") == 2
-    assert c("LPOS", "l", "a", "RANK", "-1", "MAXLEN", "1") is None
-    assert c("LPOS", "l", "c", "RANK", "-1", "MAXLEN", "1") == 7
-    assert c("LPOS", "l", "1") == 3
-    assert c("LPOS", "l", "nothere") is None
-    assert c("LPOS", "l", "nothere", "COUNT", "0") == []
-    assert c("LPOS", "nokey", "x") is None
-    assert c("LPOS", "nokey", "x", "COUNT", "0") == []
+def test_lpos(dc):
+    dc("RPUSH", "l", "a", "b", "c", "1", "2", "3", "c", "c")
+    assert dc("LPOS", "l", "c") == 2
+    assert dc("LPOS", "l", "c", "RANK", "2") == 6
+    assert dc("LPOS", "l", "c", "RANK", "-1") == 7
+    assert dc("LPOS", "l", "c", "RANK", "-3") == 2
+    assert dc("LPOS", "l", "c", "RANK", "4") is None
+    assert dc("LPOS", "l", "c", "COUNT", "0") == [2, 6, 7]
+    assert dc("LPOS", "l", "c", "COUNT", "2") == [2, 6]
+    assert dc("LPOS", "l", "c", "RANK", "-1", "COUNT", "2") == [7, 6]
+    assert dc("LPOS", "l", "c", "RANK", "3", "COUNT", "2") == [7]
+    assert dc("LPOS", "l", "c", "COUNT", "0", "MAXLEN", "3") == [2]
+    assert dc("LPOS", "l", "c", "MAXLEN", "2") is None
+    assert dc("LPOS", "l", "c", "MAXLEN", "0") == 2
+    assert dc("LPOS", "l", "a", "RANK", "-1", "MAXLEN", "1") is None
+    assert dc("LPOS", "l", "c", "RANK", "-1", "MAXLEN", "1") == 7
+    assert dc("LPOS", "l", "1") == 3
+    assert dc("LPOS", "l", "nothere") is None
+    assert dc("LPOS", "l", "nothere", "COUNT", "0") == []
+    assert dc("LPOS", "nokey", "x") is None
+    assert dc("LPOS", "nokey", "x", "COUNT", "0") == []
     # The last of a repeated option wins.
-    assert c("LPOS", "l", "c", "COUNT", "1", "COUNT", "2") == [2, 6]
+    assert dc("LPOS", "l", "c", "COUNT", "1", "COUNT", "2") == [2, 6]
 
 
-def test_lpos_errors(c):
-    c("RPUSH", "l", "a")
-    assert c.err("LPOS", "l", "a", "RANK", "0") == (
+def test_lpos_errors(dc):
+    dc("RPUSH", "l", "a")
+    assert dc.err("LPOS", "l", "a", "RANK", "0") == (
         "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... "
         "or use negative to start from the end of the list")
-    assert c.err("LPOS", "l", "a", "COUNT", "-1") == "ERR COUNT can't be negative"
-    assert c.err("LPOS", "l", "a", "COUNT", "x") == "ERR COUNT can't be negative"
-    assert c.err("LPOS", "l", "a", "MAXLEN", "-1") == "ERR MAXLEN can't be negative"
-    assert c.err("LPOS", "l", "a", "MAXLEN", "x") == "ERR MAXLEN can't be negative"
-    assert c.err("LPOS", "l", "a", "RANK", "x") == "ERR value is not an integer or out of range"
-    assert c.err("LPOS", "l", "a", "RANK") == "ERR syntax error"
-    assert c.err("LPOS", "l", "a", "FOO") == "ERR syntax error"
-    assert c.err("LPOS", "l") == arity("lpos")
+    assert dc.err("LPOS", "l", "a", "COUNT", "-1") == "ERR COUNT can't be negative"
+    assert dc.err("LPOS", "l", "a", "COUNT", "x") == "ERR COUNT can't be negative"
+    assert dc.err("LPOS", "l", "a", "MAXLEN", "-1") == "ERR MAXLEN can't be negative"
+    assert dc.err("LPOS", "l", "a", "MAXLEN", "x") == "ERR MAXLEN can't be negative"
+    assert dc.err("LPOS", "l", "a", "RANK", "x") == "ERR value is not an integer or out of range"
+    assert dc.err("LPOS", "l", "a", "RANK") == "ERR syntax error"
+    assert dc.err("LPOS", "l", "a", "FOO") == "ERR syntax error"
+    assert dc.err("LPOS", "l") == arity("lpos")
 
 
 # --- LMOVE / RPOPLPUSH / LMPOP -------------------------------------------
 
-def test_lmove_directions(c):
-    c("RPUSH", "src", "a", "b", "c")
-    c("RPUSH", "dst", "x")
-    assert c("LMOVE", "src", "dst", "LEFT", "LEFT") == b"a"
-    assert c("LMOVE", "src", "dst", "RIGHT", "RIGHT") == b"c"
-    assert c("LMOVE", "src", "dst", "left", "right") == b"b"
-    assert lrange(c, "dst") == [b"a", b"x", b"c", b"b"]
-    assert c("EXISTS", "src") == 0
-    assert c("LMOVE", "dst", "new", "RIGHT", "LEFT") == b"b"
-    assert lrange(c, "new") == [b"b"]
-    assert c("LMOVE", "nokey", "dst", "LEFT", "LEFT") is None
-    assert c("EXISTS", "nokey") == 0
+def test_lmove_directions(dc):
+    dc("RPUSH", "src", "a", "b", "c")
+    dc("RPUSH", "dst", "x")
+    assert dc("LMOVE", "src", "dst", "LEFT", "LEFT") == b"a"
+    assert dc("LMOVE", "src", "dst", "RIGHT", "RIGHT") == b"c"
+    assert dc("LMOVE", "src", "dst", "left", "right") == b"b"
+    assert lrange(dc, "dst") == [b"a", b"x", b"c", b"b"]
+    assert dc("EXISTS", "src") == 0
+    assert dc("LMOVE", "dst", "new", "RIGHT", "LEFT") == b"b"
+    assert lrange(dc, "new") == [b"b"]
+    assert dc("LMOVE", "nokey", "dst", "LEFT", "LEFT") is None
+    assert dc("EXISTS", "nokey") == 0
 
 
-def test_lmove_rotation_same_key(c):
-    c("RPUSH", "l", "a", "b", "c")
-    assert c("LMOVE", "l", "l", "LEFT", "RIGHT") == b"a"
-    assert lrange(c, "l") == [b"b", b"c", b"a"]
-    assert c("LMOVE", "l", "l", "RIGHT", "LEFT") == b"a"
-    assert lrange(c, "l") == [b"a", b"b", b"c"]
-    assert c("RPOPLPUSH", "l", "l") == b"c"
-    assert lrange(c, "l") == [b"c", b"a", b"b"]
+def test_lmove_rotation_same_key(dc):
+    dc("RPUSH", "l", "a", "b", "c")
+    assert dc("LMOVE", "l", "l", "LEFT", "RIGHT") == b"a"
+    assert lrange(dc, "l") == [b"b", b"c", b"a"]
+    assert dc("LMOVE", "l", "l", "RIGHT", "LEFT") == b"a"
+    assert lrange(dc, "l") == [b"a", b"b", b"c"]
+    assert dc("RPOPLPUSH", "l", "l") == b"c"
+    assert lrange(dc, "l") == [b"c", b"a", b"b"]
 
 
-def test_lmove_errors(c):
-    c("RPUSH", "l", "a")
-    c("SET", "s", "x")
-    assert c.err("LMOVE", "l", "d", "FOO", "LEFT") == "ERR syntax error"
-    assert c.err("LMOVE", "l", "d", "LEFT", "UP") == "ERR syntax error"
-    assert c.err("LMOVE", "l", "d", "LEFT") == arity("lmove")
-    assert c.err("LMOVE", "s", "d", "LEFT", "LEFT") == WRONGTYPE
-    assert c.err("LMOVE", "l", "s", "LEFT", "LEFT") == WRONGTYPE
-    assert c.err("RPOPLPUSH", "l", "s") == WRONGTYPE
-    assert lrange(c, "l") == [b"a"]
-    assert c.err("RPOPLPUSH", "l") == arity("rpoplpush")
+def test_lmove_errors(dc):
+    dc("RPUSH", "l", "a")
+    dc("SET", "s", "x")
+    assert dc.err("LMOVE", "l", "d", "FOO", "LEFT") == "ERR syntax error"
+    assert dc.err("LMOVE", "l", "d", "LEFT", "UP") == "ERR syntax error"
+    assert dc.err("LMOVE", "l", "d", "LEFT") == arity("lmove")
+    assert dc.err("LMOVE", "s", "d", "LEFT", "LEFT") == WRONGTYPE
+    assert dc.err("LMOVE", "l", "s", "LEFT", "LEFT") == WRONGTYPE
+    assert dc.err("RPOPLPUSH", "l", "s") == WRONGTYPE
+    assert lrange(dc, "l") == [b"a"]
+    assert dc.err("RPOPLPUSH", "l") == arity("rpoplpush")
 
 
-def test_rpoplpush(c):
-    c("RPUSH", "src", "a", "b")
-    assert c("RPOPLPUSH", "src", "dst") == b"b"
-    assert c("RPOPLPUSH", "src", "dst") == b"a"
-    assert lrange(c, "dst") == [b"a", b"b"]
-    assert c("EXISTS", "src") == 0
-    assert c("RPOPLPUSH", "src", "dst") is None
+def test_rpoplpush(dc):
+    dc("RPUSH", "src", "a", "b")
+    assert dc("RPOPLPUSH", "src", "dst") == b"b"
+    assert dc("RPOPLPUSH", "src", "dst") == b"a"
+    assert lrange(dc, "dst") == [b"a", b"b"]
+    assert dc("EXISTS", "src") == 0
+    assert dc("RPOPLPUSH", "src", "dst") is None
 
 
-def test_lmpop(c):
-    c("RPUSH", "l2", "a", "b", "c", "d")
-    assert c("LMPOP", "2", "l1", "l2", "LEFT") == [b"l2", [b"a"]]
-    assert c("LMPOP", "2", "l1", "l2", "RIGHT", "COUNT", "2") == [b"l2", [b"d", b"c"]]
-    c("RPUSH", "l1", "x")
-    assert c("LMPOP", "2", "l1", "l2", "left", "count", "10") == [b"l1", [b"x"]]
-    assert c("LMPOP", "2", "l1", "l2", "RIGHT", "COUNT", "10") == [b"l2", [b"b"]]
-    assert c("EXISTS", "l1", "l2") == 0
-    assert c("LMPOP", "2", "l1", "l2", "LEFT") is NULL_ARRAY
+def test_lmpop(dc):
+    dc("RPUSH", "l2", "a", "b", "c", "d")
+    assert dc("LMPOP", "2", "l1", "l2", "LEFT") == [b"l2", [b"a"]]
+    assert dc("LMPOP", "2", "l1", "l2", "RIGHT", "COUNT", "2") == [b"l2", [b"d", b"c"]]
+    dc("RPUSH", "l1", "x")
+    assert dc("LMPOP", "2", "l1", "l2", "left", "count", "10") == [b"l1", [b"x"]]
+    assert dc("LMPOP", "2", "l1", "l2", "RIGHT", "COUNT", "10") == [b"l2", [b"b"]]
+    assert dc("EXISTS", "l1", "l2") == 0
+    assert dc("LMPOP", "2", "l1", "l2", "LEFT") is NULL_ARRAY
 
 
-def test_lmpop_errors(c):
-    c("RPUSH", "l", "a")
+def test_lmpop_errors(dc):
+    dc("RPUSH", "l", "a")
     msg = "ERR numkeys should be greater than 0"
-    assert c.err("LMPOP", "0", "l", "LEFT") == msg
-    assert c.err("LMPOP", "-1", "l", "LEFT") == msg
-    assert c.err("LMPOP", "x", "l", "LEFT") == msg
-    assert c.err("LMPOP", "99999999999999999999", "l", "LEFT") == msg
-    assert c.err("LMPOP", "1", "l", "MIDDLE") == "ERR syntax error"
-    assert c.err("LMPOP", "2", "l", "LEFT") == "ERR syntax error"
-    assert c.err("LMPOP", "3", "a", "b", "LEFT") == "ERR syntax error"
-    assert c.err("LMPOP", "1", "l", "LEFT", "COUNT", "0") == "ERR count should be greater than 0"
-    assert c.err("LMPOP", "1", "l", "LEFT", "COUNT", "-1") == "ERR count should be greater than 0"
-    assert c.err("LMPOP", "1", "l", "LEFT", "COUNT", "1", "COUNT", "2") == "ERR syntax error"
-    assert c.err("LMPOP", "1", "l", "LEFT", "COUNT") == "ERR syntax error"
-    assert c.err("LMPOP", "1", "l", "LEFT", "FOO") == "ERR syntax error"
-    assert c.err("LMPOP", "1", "l") == arity("lmpop")
-    assert c.err("LMPOP", "0", "LEFT") == arity("lmpop")
-    assert lrange(c, "l") == [b"a"]
+    assert dc.err("LMPOP", "0", "l", "LEFT") == msg
+    assert dc.err("LMPOP", "-1", "l", "LEFT") == msg
+    assert dc.err("LMPOP", "x", "l", "LEFT") == msg
+    assert dc.err("LMPOP", "99999999999999999999", "l", "LEFT") == msg
+    assert dc.err("LMPOP", "1", "l", "MIDDLE") == "ERR syntax error"
+    assert dc.err("LMPOP", "2", "l", "LEFT") == "ERR syntax error"
+    assert dc.err("LMPOP", "3", "a", "b", "LEFT") == "ERR syntax error"
+    assert dc.err("LMPOP", "1", "l", "LEFT", "COUNT", "0") == "ERR count should be greater than 0"
+    assert dc.err("LMPOP", "1", "l", "LEFT", "COUNT", "-1") == "ERR count should be greater than 0"
+    assert dc.err("LMPOP", "1", "l", "LEFT", "COUNT", "1", "COUNT", "2") == "ERR syntax error"
+    assert dc.err("LMPOP", "1", "l", "LEFT", "COUNT") == "ERR syntax error"
+    assert dc.err("LMPOP", "1", "l", "LEFT", "FOO") == "ERR syntax error"
+    assert dc.err("LMPOP", "1", "l") == arity("lmpop")
+    assert dc.err("LMPOP", "0", "LEFT") == arity("lmpop")
+    assert lrange(dc, "l") == [b"a"]
 
 
 # --- WRONGTYPE and encoding ----------------------------------------------
 
-def test_wrongtype(c):
-    c("SET", "s", "x")
+def test_wrongtype(dc):
+    dc("SET", "s", "x")
     for cmd in (("LPUSH", "s", "a"), ("RPUSH", "s", "a"), ("LPUSHX", "s", "a"), ("RPUSHX", "s", "a"),
                 ("LPOP", "s"), ("RPOP", "s", "2"), ("LLEN", "s"), ("LRANGE", "s", "0", "-1"),
                 ("LINDEX", "s", "0"), ("LSET", "s", "0", "a"), ("LINSERT", "s", "BEFORE", "a", "b"),
@@ -317,50 +317,50 @@ def test_wrongtype(c):
                 ("LMPOP", "1", "s", "LEFT"), ("BLPOP", "s", "0"), ("BRPOP", "s", "0"),
                 ("BLMPOP", "0", "1", "s", "LEFT"), ("BRPOPLPUSH", "s", "d", "0"),
                 ("BLMOVE", "s", "d", "LEFT", "LEFT", "0")):
-        assert c.err(*cmd) == WRONGTYPE, cmd
-    c("RPUSH", "l", "a")
-    assert c.err("GET", "l") == WRONGTYPE
+        assert dc.err(*cmd) == WRONGTYPE, cmd
+    dc("RPUSH", "l", "a")
+    assert dc.err("GET", "l") == WRONGTYPE
 
 
-def test_encoding_is_quicklist(c):
-    assert c("CONFIG", "GET", "list-max-listpack-size") == [b"list-max-listpack-size", b"-2"]
-    assert c("CONFIG", "GET", "list-max-ziplist-size") == [b"list-max-ziplist-size", b"-2"]
-    assert c("CONFIG", "GET", "list-compress-depth") == [b"list-compress-depth", b"0"]
-    c("RPUSH", "small", "a")
-    assert c.encoding("small") == b"quicklist"
-    c("RPUSH", "big", *["e%d" % i for i in range(1000)])
-    assert c.encoding("big") == b"quicklist"
-    c("RPUSH", "long", "x" * 10000)
-    assert c.encoding("long") == b"quicklist"
-    assert c("CONFIG", "SET", "list-max-listpack-size", "1") == "OK"
-    c("RPUSH", "tiny", "a", "b", "c")
-    assert c.encoding("tiny") == b"quicklist"
+def test_encoding_is_quicklist(dc):
+    assert dc("CONFIG", "GET", "list-max-listpack-size") == [b"list-max-listpack-size", b"-2"]
+    assert dc("CONFIG", "GET", "list-max-ziplist-size") == [b"list-max-ziplist-size", b"-2"]
+    assert dc("CONFIG", "GET", "list-compress-depth") == [b"list-compress-depth", b"0"]
+    dc("RPUSH", "small", "a")
+    assert dc.encoding("small") == b"quicklist"
+    dc("RPUSH", "big", *["e%d" % i for i in range(1000)])
+    assert dc.encoding("big") == b"quicklist"
+    dc("RPUSH", "long", "x" * 10000)
+    assert dc.encoding("long") == b"quicklist"
+    assert dc("CONFIG", "SET", "list-max-listpack-size", "1") == "OK"
+    dc("RPUSH", "tiny", "a", "b", "c")
+    assert dc.encoding("tiny") == b"quicklist"
 
 
-def test_many_small_nodes_against_a_model(c):
+def test_many_small_nodes_against_a_model(dc):
     """Random edits on a list split into many nodes (and compressed) match a Python list."""
-    c("CONFIG", "SET", "list-max-listpack-size", "4")
-    c("CONFIG", "SET", "list-compress-depth", "1")
+    dc("CONFIG", "SET", "list-max-listpack-size", "4")
+    dc("CONFIG", "SET", "list-compress-depth", "1")
     rng = random.Random(7)
     model = []
     for i in range(300):
         op = rng.randrange(9)
         val = ("v%d" % rng.randrange(20)).encode() if rng.random() < 0.8 else b"z" * rng.randrange(40, 90)
         if op <= 1:
-            assert c("RPUSH", "l", val) == len(model) + 1
+            assert dc("RPUSH", "l", val) == len(model) + 1
             model.append(val)
         elif op == 2:
-            assert c("LPUSH", "l", val) == len(model) + 1
+            assert dc("LPUSH", "l", val) == len(model) + 1
             model.insert(0, val)
         elif op == 3 and model:
             idx = rng.randrange(-len(model), len(model))
-            assert c("LSET", "l", idx, val) == "OK"
+            assert dc("LSET", "l", idx, val) == "OK"
             model[idx] = val
         elif op == 4 and model:
             pivot = rng.choice(model)
             where = rng.choice(["BEFORE", "AFTER"])
             pos = model.index(pivot) + (1 if where == "AFTER" else 0)
-            assert c("LINSERT", "l", where, pivot, val) == len(model) + 1
+            assert dc("LINSERT", "l", where, pivot, val) == len(model) + 1
             model.insert(pos, val)
         elif op == 5 and model:
             target = rng.choice(model)
@@ -374,74 +374,74 @@ def test_many_small_nodes_against_a_model(c):
             for j in sorted(idxs, reverse=True):
                 del model[j]
                 removed += 1
-            assert c("LREM", "l", count, target) == removed
+            assert dc("LREM", "l", count, target) == removed
         elif op == 6 and model:
-            assert c("LPOP", "l") == model.pop(0)
+            assert dc("LPOP", "l") == model.pop(0)
         elif op == 7 and model:
-            assert c("RPOP", "l") == model.pop()
+            assert dc("RPOP", "l") == model.pop()
         elif op == 8 and model:
             idx = rng.randrange(-len(model), len(model))
-            assert c("LINDEX", "l", idx) == model[idx]
+            assert dc("LINDEX", "l", idx) == model[idx]
         if model:
             start = rng.randrange(-len(model) - 2, len(model) + 2)
             stop = rng.randrange(-len(model) - 2, len(model) + 2)
             s = start if start >= 0 else max(len(model) + start, 0)
             e = stop if stop >= 0 else len(model) + stop
             expected = model[s:e + 1] if e >= 0 else []
-            assert c("LRANGE", "l", start, stop) == expected
-    assert lrange(c, "l") == model
-    assert c("LLEN", "l") == len(model)
-    c("LTRIM", "l", "3", "-4")
-    assert lrange(c, "l") == model[3:len(model) - 3]
+            assert dc("LRANGE", "l", start, stop) == expected
+    assert lrange(dc, "l") == model
+    assert dc("LLEN", "l") == len(model)
+    dc("LTRIM", "l", "3", "-4")
+    assert lrange(dc, "l") == model[3:len(model) - 3]
 
 
 # --- Blocking: BLPOP BRPOP BRPOPLPUSH BLMOVE BLMPOP ----------------------
 
-def test_blpop_returns_at_once_when_data_exists(c):
-    c("RPUSH", "k2", "x")
-    c("RPUSH", "k3", "y")
+def test_blpop_returns_at_once_when_data_exists(dc):
+    dc("RPUSH", "k2", "x")
+    dc("RPUSH", "k3", "y")
     # The first non-empty key in argument order is served.
-    assert c("BLPOP", "k1", "k3", "k2", "0") == [b"k3", b"y"]
-    assert c("BRPOP", "k1", "k2", "0") == [b"k2", b"x"]
-    c("RPUSH", "l", "a", "b")
-    assert c("BRPOPLPUSH", "l", "d", "0") == b"b"
-    assert c("BLMOVE", "l", "d", "LEFT", "LEFT", "0") == b"a"
-    assert lrange(c, "d") == [b"a", b"b"]
-    c("RPUSH", "m", "1", "2", "3")
-    assert c("BLMPOP", "0", "2", "x", "m", "RIGHT", "COUNT", "2") == [b"m", [b"3", b"2"]]
+    assert dc("BLPOP", "k1", "k3", "k2", "0") == [b"k3", b"y"]
+    assert dc("BRPOP", "k1", "k2", "0") == [b"k2", b"x"]
+    dc("RPUSH", "l", "a", "b")
+    assert dc("BRPOPLPUSH", "l", "d", "0") == b"b"
+    assert dc("BLMOVE", "l", "d", "LEFT", "LEFT", "0") == b"a"
+    assert lrange(dc, "d") == [b"a", b"b"]
+    dc("RPUSH", "m", "1", "2", "3")
+    assert dc("BLMPOP", "0", "2", "x", "m", "RIGHT", "COUNT", "2") == [b"m", [b"3", b"2"]]
 
 
-def test_blpop_woken_by_push_from_other_client(c, connect):
-    waiter = connect()
+def test_blpop_woken_by_push_from_other_client(dc, dconnect):
+    waiter = dconnect()
     waiter.send("BLPOP", "k", "0")
-    wait_blocked(c, 1)
+    wait_blocked(dc, 1)
     assert not waiter.pending()
-    assert c("RPUSH", "k", "v") == 1
+    assert dc("RPUSH", "k", "v") == 1
     assert waiter.read() == [b"k", b"v"]
-    assert c("EXISTS", "k") == 0
-    wait_blocked(c, 0)
+    assert dc("EXISTS", "k") == 0
+    wait_blocked(dc, 0)
 
 
-def test_brpop_woken_by_lpush_of_several(c, connect):
-    waiter = connect()
+def test_brpop_woken_by_lpush_of_several(dc, dconnect):
+    waiter = dconnect()
     waiter.send("BRPOP", "a", "k", "0")
-    wait_blocked(c, 1)
-    assert c("LPUSH", "k", "x", "y", "z") == 3
+    wait_blocked(dc, 1)
+    assert dc("LPUSH", "k", "x", "y", "z") == 3
     assert waiter.read() == [b"k", b"x"]
-    assert lrange(c, "k") == [b"z", b"y"]
+    assert lrange(dc, "k") == [b"z", b"y"]
 
 
-def test_blpop_woken_by_lpush_gets_last_pushed(c, connect):
-    waiter = connect()
+def test_blpop_woken_by_lpush_gets_last_pushed(dc, dconnect):
+    waiter = dconnect()
     waiter.send("BLPOP", "k", "0")
-    wait_blocked(c, 1)
+    wait_blocked(dc, 1)
     # The push reports the list before the waiter is served.
-    assert c("LPUSH", "k", "a", "b", "c") == 3
+    assert dc("LPUSH", "k", "a", "b", "c") == 3
     assert waiter.read() == [b"k", b"c"]
-    assert lrange(c, "k") == [b"b", b"a"]
+    assert lrange(dc, "k") == [b"b", b"a"]
 
 
-def test_blpop_in_a_thread_with_redis_py(server, c):
+def test_blpop_in_a_thread_with_redis_py(server, dc):
     result = {}
 
     def block():
@@ -453,226 +453,226 @@ def test_blpop_in_a_thread_with_redis_py(server, c):
 
     t = threading.Thread(target=block)
     t.start()
-    wait_blocked(c, 1)
-    c("RPUSH", "k2", "hello")
+    wait_blocked(dc, 1)
+    dc("RPUSH", "k2", "hello")
     t.join(5)
     assert not t.is_alive()
     assert result["reply"] == (b"k2", b"hello")
 
 
-def test_brpoplpush_woken(c, connect):
-    waiter = connect()
+def test_brpoplpush_woken(dc, dconnect):
+    waiter = dconnect()
     waiter.send("BRPOPLPUSH", "src", "dst", "0")
-    wait_blocked(c, 1)
-    c("RPUSH", "src", "a", "b")
+    wait_blocked(dc, 1)
+    dc("RPUSH", "src", "a", "b")
     assert waiter.read() == b"b"
-    assert lrange(c, "src") == [b"a"]
-    assert lrange(c, "dst") == [b"b"]
+    assert lrange(dc, "src") == [b"a"]
+    assert lrange(dc, "dst") == [b"b"]
 
 
-def test_blmove_woken(c, connect):
-    waiter = connect()
+def test_blmove_woken(dc, dconnect):
+    waiter = dconnect()
     waiter.send("BLMOVE", "src", "dst", "LEFT", "RIGHT", "0")
-    wait_blocked(c, 1)
-    c("RPUSH", "dst", "d")
-    c("RPUSH", "src", "a", "b")
+    wait_blocked(dc, 1)
+    dc("RPUSH", "dst", "d")
+    dc("RPUSH", "src", "a", "b")
     assert waiter.read() == b"a"
-    assert lrange(c, "src") == [b"b"]
-    assert lrange(c, "dst") == [b"d", b"a"]
+    assert lrange(dc, "src") == [b"b"]
+    assert lrange(dc, "dst") == [b"d", b"a"]
 
 
-def test_blmove_chain_wakes_client_waiting_on_destination(c, connect):
-    mover = connect()
-    popper = connect()
+def test_blmove_chain_wakes_client_waiting_on_destination(dc, dconnect):
+    mover = dconnect()
+    popper = dconnect()
     mover.send("BLMOVE", "src", "dst", "RIGHT", "LEFT", "0")
-    wait_blocked(c, 1)
+    wait_blocked(dc, 1)
     popper.send("BLPOP", "dst", "0")
-    wait_blocked(c, 2)
-    c("RPUSH", "src", "x")
+    wait_blocked(dc, 2)
+    dc("RPUSH", "src", "x")
     assert mover.read() == b"x"
     assert popper.read() == [b"dst", b"x"]
-    assert c("EXISTS", "src", "dst") == 0
+    assert dc("EXISTS", "src", "dst") == 0
 
 
-def test_blmpop_woken(c, connect):
-    waiter = connect()
+def test_blmpop_woken(dc, dconnect):
+    waiter = dconnect()
     waiter.send("BLMPOP", "0", "2", "k1", "k2", "LEFT", "COUNT", "2")
-    wait_blocked(c, 1)
-    c("RPUSH", "k2", "a", "b", "c")
+    wait_blocked(dc, 1)
+    dc("RPUSH", "k2", "a", "b", "c")
     assert waiter.read() == [b"k2", [b"a", b"b"]]
-    assert lrange(c, "k2") == [b"c"]
+    assert lrange(dc, "k2") == [b"c"]
 
 
-def test_blmpop_errors(c):
-    assert c.err("BLMPOP", "0", "0", "l", "LEFT") == "ERR numkeys should be greater than 0"
-    assert c.err("BLMPOP", "0", "1", "l", "UP") == "ERR syntax error"
-    assert c.err("BLMPOP", "0", "1", "l", "LEFT", "COUNT", "0") == "ERR count should be greater than 0"
-    assert c.err("BLMPOP", "0", "1", "l") == arity("blmpop")
+def test_blmpop_errors(dc):
+    assert dc.err("BLMPOP", "0", "0", "l", "LEFT") == "ERR numkeys should be greater than 0"
+    assert dc.err("BLMPOP", "0", "1", "l", "UP") == "ERR syntax error"
+    assert dc.err("BLMPOP", "0", "1", "l", "LEFT", "COUNT", "0") == "ERR count should be greater than 0"
+    assert dc.err("BLMPOP", "0", "1", "l") == arity("blmpop")
 
 
-def test_fractional_timeouts(c):
+def test_fractional_timeouts(dc):
     for cmd in (("BLPOP", "k", "0.1"), ("BRPOP", "k", "0.1"), ("BRPOPLPUSH", "k", "d", "0.1"),
                 ("BLMOVE", "k", "d", "LEFT", "LEFT", "0.1"), ("BLMPOP", "0.1", "1", "k", "LEFT")):
         start = time.time()
-        assert c(*cmd) is NULL_ARRAY
+        assert dc(*cmd) is NULL_ARRAY
         elapsed = time.time() - start
         assert 0.09 <= elapsed < 2, (cmd, elapsed)
-    assert c("EXISTS", "d") == 0
+    assert dc("EXISTS", "d") == 0
 
 
-def test_timeout_errors(c):
+def test_timeout_errors(dc):
     for cmd in (("BLPOP", "k", "{}"), ("BRPOP", "k", "{}"), ("BRPOPLPUSH", "k", "d", "{}"),
                 ("BLMOVE", "k", "d", "LEFT", "LEFT", "{}"), ("BLMPOP", "{}", "1", "k", "LEFT")):
         def run(timeout):
-            return c.err(*[a.replace("{}", timeout) for a in cmd])
+            return dc.err(*[a.replace("{}", timeout) for a in cmd])
         assert run("-1") == "ERR timeout is negative"
         assert run("-0.5") == "ERR timeout is negative"
         assert run("x") == "ERR timeout is not a float or out of range"
         assert run("nan") == "ERR timeout is not a float or out of range"
     for cmd in ("BLPOP", "BRPOP"):
-        assert c.err(cmd, "k") == arity(cmd.lower())
-    assert c.err("BRPOPLPUSH", "a", "b") == arity("brpoplpush")
-    assert c.err("BLMOVE", "a", "b", "LEFT", "LEFT") == arity("blmove")
-    assert c.err("BLMOVE", "a", "b", "LEFT", "UP", "0") == "ERR syntax error"
+        assert dc.err(cmd, "k") == arity(cmd.lower())
+    assert dc.err("BRPOPLPUSH", "a", "b") == arity("brpoplpush")
+    assert dc.err("BLMOVE", "a", "b", "LEFT", "LEFT") == arity("blmove")
+    assert dc.err("BLMOVE", "a", "b", "LEFT", "UP", "0") == "ERR syntax error"
 
 
-def test_first_come_first_served(c, connect):
-    waiters = [connect() for _ in range(3)]
+def test_first_come_first_served(dc, dconnect):
+    waiters = [dconnect() for _ in range(3)]
     for i, w in enumerate(waiters):
         w.send("BLPOP", "k", "0")
-        wait_blocked(c, i + 1)
-    c("RPUSH", "k", "one")
+        wait_blocked(dc, i + 1)
+    dc("RPUSH", "k", "one")
     assert waiters[0].read() == [b"k", b"one"]
     assert not waiters[1].pending() and not waiters[2].pending()
-    c("RPUSH", "k", "two", "three")
+    dc("RPUSH", "k", "two", "three")
     assert waiters[1].read() == [b"k", b"two"]
     assert waiters[2].read() == [b"k", b"three"]
-    assert c("EXISTS", "k") == 0
+    assert dc("EXISTS", "k") == 0
 
 
-def test_waiter_on_several_keys_served_once(c, connect):
-    waiter = connect()
+def test_waiter_on_several_keys_served_once(dc, dconnect):
+    waiter = dconnect()
     waiter.send("BLPOP", "a", "b", "0")
-    wait_blocked(c, 1)
-    c("MULTI")
-    c("RPUSH", "b", "x")
-    c("RPUSH", "a", "y")
-    assert c("EXEC") == [1, 1]
+    wait_blocked(dc, 1)
+    dc("MULTI")
+    dc("RPUSH", "b", "x")
+    dc("RPUSH", "a", "y")
+    assert dc("EXEC") == [1, 1]
     # Keys are served in the order they became ready.
     assert waiter.read() == [b"b", b"x"]
-    assert lrange(c, "a") == [b"y"]
-    wait_blocked(c, 0)
+    assert lrange(dc, "a") == [b"y"]
+    wait_blocked(dc, 0)
 
 
-def test_wakeup_by_multi_exec_push(c, connect):
-    waiter = connect()
+def test_wakeup_by_multi_exec_push(dc, dconnect):
+    waiter = dconnect()
     waiter.send("BLPOP", "k", "0")
-    wait_blocked(c, 1)
-    assert c("MULTI") == "OK"
-    assert c("RPUSH", "k", "a", "b") == "QUEUED"
-    assert c("RPUSH", "k", "c") == "QUEUED"
-    assert c("EXEC") == [2, 3]
+    wait_blocked(dc, 1)
+    assert dc("MULTI") == "OK"
+    assert dc("RPUSH", "k", "a", "b") == "QUEUED"
+    assert dc("RPUSH", "k", "c") == "QUEUED"
+    assert dc("EXEC") == [2, 3]
     # The waiter is served after the whole transaction.
     assert waiter.read() == [b"k", b"a"]
-    assert lrange(c, "k") == [b"b", b"c"]
+    assert lrange(dc, "k") == [b"b", b"c"]
 
 
-def test_push_and_delete_in_multi_does_not_wake(c, connect):
-    waiter = connect()
+def test_push_and_delete_in_multi_does_not_wake(dc, dconnect):
+    waiter = dconnect()
     waiter.send("BLPOP", "k", "0")
-    wait_blocked(c, 1)
-    c("MULTI")
-    c("RPUSH", "k", "a")
-    c("DEL", "k")
-    assert c("EXEC") == [1, 1]
+    wait_blocked(dc, 1)
+    dc("MULTI")
+    dc("RPUSH", "k", "a")
+    dc("DEL", "k")
+    assert dc("EXEC") == [1, 1]
     assert not waiter.pending(0.1)
-    c("RPUSH", "k", "later")
+    dc("RPUSH", "k", "later")
     assert waiter.read() == [b"k", b"later"]
 
 
-def test_blocking_inside_multi_does_not_block(c):
-    c("MULTI")
-    assert c("BLPOP", "k", "0") == "QUEUED"
-    assert c("BRPOP", "k", "0") == "QUEUED"
-    assert c("BRPOPLPUSH", "k", "d", "0") == "QUEUED"
-    assert c("BLMOVE", "k", "d", "LEFT", "LEFT", "0") == "QUEUED"
-    assert c("BLMPOP", "0", "1", "k", "LEFT") == "QUEUED"
+def test_blocking_inside_multi_does_not_block(dc):
+    dc("MULTI")
+    assert dc("BLPOP", "k", "0") == "QUEUED"
+    assert dc("BRPOP", "k", "0") == "QUEUED"
+    assert dc("BRPOPLPUSH", "k", "d", "0") == "QUEUED"
+    assert dc("BLMOVE", "k", "d", "LEFT", "LEFT", "0") == "QUEUED"
+    assert dc("BLMPOP", "0", "1", "k", "LEFT") == "QUEUED"
     # Nil arrays for the pops, nil bulks for the moves.
-    assert c.frame("EXEC") == b"*5\r\n*-1\r\n*-1\r\n$-1\r\n$-1\r\n*-1\r\n"
-    c("RPUSH", "k", "a", "b")
-    c("MULTI")
-    c("BLPOP", "k", "0")
-    c("BRPOPLPUSH", "k", "d", "0")
-    c("BLPOP", "k", "0")
-    assert c.frame("EXEC") == b"*3\r\n*2\r\n$1\r\nk\r\n$1\r\na\r\n$1\r\nb\r\n*-1\r\n"
+    assert dc.frame("EXEC") == b"*5\r\n*-1\r\n*-1\r\n$-1\r\n$-1\r\n*-1\r\n"
+    dc("RPUSH", "k", "a", "b")
+    dc("MULTI")
+    dc("BLPOP", "k", "0")
+    dc("BRPOPLPUSH", "k", "d", "0")
+    dc("BLPOP", "k", "0")
+    assert dc.frame("EXEC") == b"*3\r\n*2\r\n$1\r\nk\r\n$1\r\na\r\n$1\r\nb\r\n*-1\r\n"
 
 
-def test_client_unblock(c, connect):
-    waiter = connect()
+def test_client_unblock(dc, dconnect):
+    waiter = dconnect()
     wid = waiter("CLIENT", "ID")
     for cmd in (("BLPOP", "k", "0"), ("BRPOP", "k", "0"), ("BRPOPLPUSH", "k", "d", "0"),
                 ("BLMOVE", "k", "d", "LEFT", "LEFT", "0"), ("BLMPOP", "0", "1", "k", "LEFT")):
         for reason in ((), ("TIMEOUT",), ("timeout",)):
             waiter.send(*cmd)
-            wait_blocked(c, 1)
-            assert c("CLIENT", "UNBLOCK", wid, *reason) == 1
+            wait_blocked(dc, 1)
+            assert dc("CLIENT", "UNBLOCK", wid, *reason) == 1
             assert waiter.read() is NULL_ARRAY, (cmd, reason)
         waiter.send(*cmd)
-        wait_blocked(c, 1)
-        assert c("CLIENT", "UNBLOCK", wid, "ERROR") == 1
+        wait_blocked(dc, 1)
+        assert dc("CLIENT", "UNBLOCK", wid, "ERROR") == 1
         assert waiter.read() == ReplyError(UNBLOCKED), cmd
-    wait_blocked(c, 0)
-    assert c("CLIENT", "UNBLOCK", wid) == 0
-    assert c("CLIENT", "UNBLOCK", "999999") == 0
-    assert c.err("CLIENT", "UNBLOCK", wid, "FOO") == "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR"
-    assert c.err("CLIENT", "UNBLOCK", "x") == "ERR value is not an integer or out of range"
+    wait_blocked(dc, 0)
+    assert dc("CLIENT", "UNBLOCK", wid) == 0
+    assert dc("CLIENT", "UNBLOCK", "999999") == 0
+    assert dc.err("CLIENT", "UNBLOCK", wid, "FOO") == "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR"
+    assert dc.err("CLIENT", "UNBLOCK", "x") == "ERR value is not an integer or out of range"
     # The waiter is still usable afterwards.
     assert waiter("PING") == "PONG"
 
 
-def test_waiter_stays_blocked_when_key_becomes_other_type(c, connect):
-    waiter = connect()
+def test_waiter_stays_blocked_when_key_becomes_other_type(dc, dconnect):
+    waiter = dconnect()
     waiter.send("BLPOP", "k", "0")
-    wait_blocked(c, 1)
-    assert c("SET", "k", "x") == "OK"
+    wait_blocked(dc, 1)
+    assert dc("SET", "k", "x") == "OK"
     assert not waiter.pending(0.1)
-    c("DEL", "k")
-    assert c("ZADD", "k", "1", "m") == 1
+    dc("DEL", "k")
+    assert dc("ZADD", "k", "1", "m") == 1
     assert not waiter.pending(0.1)
-    wait_blocked(c, 1)
-    c("DEL", "k")
-    c("RPUSH", "k", "v")
+    wait_blocked(dc, 1)
+    dc("DEL", "k")
+    dc("RPUSH", "k", "v")
     assert waiter.read() == [b"k", b"v"]
 
 
-def test_blmove_destination_of_wrong_type(c, connect):
-    c("SET", "dst", "str")
-    waiter = connect()
+def test_blmove_destination_of_wrong_type(dc, dconnect):
+    dc("SET", "dst", "str")
+    waiter = dconnect()
     waiter.send("BLMOVE", "src", "dst", "LEFT", "RIGHT", "0")
-    wait_blocked(c, 1)
-    c("RPUSH", "src", "e1")
+    wait_blocked(dc, 1)
+    dc("RPUSH", "src", "e1")
     # The waiter is unblocked with the error; the element stays in the source.
     assert waiter.read() == ReplyError(WRONGTYPE)
-    wait_blocked(c, 0)
-    assert lrange(c, "src") == [b"e1"]
-    assert c("GET", "dst") == b"str"
+    wait_blocked(dc, 0)
+    assert lrange(dc, "src") == [b"e1"]
+    assert dc("GET", "dst") == b"str"
 
 
-def test_blocked_client_timeout_then_reuse(c, connect):
-    waiter = connect()
+def test_blocked_client_timeout_then_reuse(dc, dconnect):
+    waiter = dconnect()
     waiter.send("BLPOP", "k", "0.1")
     assert waiter.read() is NULL_ARRAY
-    wait_blocked(c, 0)
-    c("RPUSH", "k", "a")
-    assert c("LLEN", "k") == 1  # nothing was taken by the timed-out waiter
+    wait_blocked(dc, 0)
+    dc("RPUSH", "k", "a")
+    assert dc("LLEN", "k") == 1  # nothing was taken by the timed-out waiter
     assert waiter("BLPOP", "k", "0") == [b"k", b"a"]
 
 
-def test_disconnected_waiter_is_forgotten(c, connect):
-    waiter = connect()
+def test_disconnected_waiter_is_forgotten(dc, dconnect):
+    waiter = dconnect()
     waiter.send("BLPOP", "k", "0")
-    wait_blocked(c, 1)
+    wait_blocked(dc, 1)
     waiter.close()
-    wait_blocked(c, 0)
-    c("RPUSH", "k", "a")
-    assert lrange(c, "k") == [b"a"]
+    wait_blocked(dc, 0)
+    dc("RPUSH", "k", "a")
+    assert lrange(dc, "k") == [b"a"]

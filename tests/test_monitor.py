@@ -4,36 +4,10 @@ MIGRATE secrets redacted, which commands are not shown (admin commands,
 rejected commands), and how a monitoring connection behaves itself.
 Everything was checked against redis-server 7.0.15.
 """
-import re
-import time
-
 import pytest
 
-from resp_raw import Error, connect  # noqa: F401  (connect is a fixture)
-
-LINE = re.compile(rb"^\+(\d+)\.(\d{6}) \[(\d+) ([^\]]+)\] (.*)\r\n$", re.S)
-
-
-class Monitor:
-    def __init__(self, connect):
-        self.conn = connect()
-        assert self.conn.call_frame("monitor") == b"+OK\r\n"
-
-    def line(self, timeout=2.0):
-        """Next monitor line as (db, address, rest-of-line bytes); checks the format and clock."""
-        frame = self.conn.read_frame(timeout)
-        m = LINE.match(frame)
-        assert m, frame
-        assert abs(int(m.group(1)) - time.time()) < 10
-        return int(m.group(3)), m.group(4).decode(), m.group(5)
-
-    def lines_until(self, marker_rest):
-        """Lines (db, addr, rest) up to and including the one whose rest is marker_rest."""
-        out = []
-        while True:
-            out.append(self.line())
-            if out[-1][2] == marker_rest:
-                return out
+from resp_raw import Error
+from support import LINE, Monitor
 
 
 @pytest.fixture

@@ -3,8 +3,8 @@ then every command the script ran as `[<db> lua]`, in the database the script
 selected; commands refused inside the script are not shown. Checked against
 redis-server 7.0.15.
 """
-from resp_raw import Error, connect  # noqa: F401  (connect is a fixture)
-from test_monitor import Monitor
+from resp_raw import Error
+from support import Monitor
 
 
 def test_eval_line_then_lua_lines(connect):

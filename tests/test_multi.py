@@ -9,7 +9,6 @@ import time
 
 import pytest
 
-from resp_raw import connect  # noqa: F401  (connect is a fixture)
 
 EXECABORT = b"-EXECABORT Transaction discarded because of previous errors.\r\n"
 NIL_EXEC = b"*-1\r\n"

@@ -12,82 +12,8 @@ import time
 
 import pytest
 
-from resp_raw import Error, Status, connect, module_server, shared_connect  # noqa: F401  (fixtures)
-
-SYNC = "__test_sync__"
-ANY = object()
-
-
-def ev(event, key, db=0):
-    """The two messages one event produces with K and E enabled: (channel, payload)."""
-    return [("__keyspace@%d__:%s" % (db, key), event), ("__keyevent@%d__:%s" % (db, event), key)]
-
-
-def evs(*items):
-    """Flatten ev() tuples: evs(("set", "a"), ("del", "a", 1))."""
-    out = []
-    for it in items:
-        out += ev(*it)
-    return out
-
-
-def same(got, want):
-    """Equal with RESP types kept apart (status vs error vs bulk); ANY matches anything."""
-    if want is ANY:
-        return True
-    if isinstance(want, list):
-        return isinstance(got, list) and len(got) == len(want) and all(map(same, got, want))
-    return type(got) is type(want) and got == want
-
-
-class Watcher:
-    """Runs commands on one connection and returns the notifications each raised.
-
-    A second connection is psubscribed to every notification channel; after each
-    command a third connection publishes to SYNC. Notifications are published
-    before the command's reply is written, so everything that arrives before the
-    SYNC message was raised by that command.
-    """
-
-    def __init__(self, connect, flags="KEA", patterns=("__key*__:*",)):
-        self.cmd = connect()
-        self.sub = connect()
-        self.syncer = connect()
-        if flags is not None:
-            assert self.cmd.call("config", "set", "notify-keyspace-events", flags) == "OK"
-        for p in patterns:
-            self.sub.call("psubscribe", p)
-        self.sub.call("subscribe", SYNC)
-
-    def collect(self):
-        self.syncer.call("publish", SYNC, "x")
-        got = []
-        while True:
-            m = self.sub.read()
-            if m[0] == b"message" and m[1] == SYNC.encode():
-                return got
-            assert m[0] == b"pmessage", m
-            got.append((m[2].decode(errors="surrogateescape"), m[3].decode(errors="surrogateescape")))
-
-    def run(self, *args):
-        """(reply, notifications) of one command."""
-        reply = self.cmd.call(*args)
-        return reply, self.collect()
-
-    def wait_for(self, count, timeout=3.0):
-        """Notifications arriving on their own (active expiry): wait for `count` messages."""
-        got = []
-        deadline = time.time() + timeout
-        while len(got) < count and time.time() < deadline:
-            m = self.sub.read(timeout=max(0.01, deadline - time.time()))
-            got.append((m[2].decode(), m[3].decode()))
-        return got
-
-    def check(self, steps):
-        for args, reply, events in steps:
-            got_reply, got_events = self.run(*args)
-            assert same(got_reply, reply), (args, got_reply, reply)
-            assert got_events == evs(*events), (args, got_events)
+from resp_raw import Error, Status
+from support import ANY, Watcher, evs
 
 
 @pytest.fixture

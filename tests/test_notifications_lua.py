@@ -5,8 +5,8 @@ writes done before a script error. Recorded from redis-server 7.0.15.
 """
 import time
 
-from resp_raw import Error, Status, connect  # noqa: F401  (connect is a fixture)
-from test_notifications import Watcher, evs
+from resp_raw import Error, Status
+from support import Watcher, evs
 
 OK = Status("OK")
 

@@ -10,9 +10,8 @@ import time
 import pytest
 import redis
 
-from conftest import REFERENCE
+from support import REF_SERVER, start_in_dir as start
 
-REF_SERVER = shutil.which("redis-server")
 CHECK_RDB = shutil.which("redis-check-rdb")
 
 
@@ -61,19 +60,6 @@ def snapshot(r):
             out[(db, k)] = (t, v, r.object("encoding", k), r.ttl(k) > 0)
     r.execute_command("select", 0)
     return out
-
-
-def start(server_factory, directory, binary=None):
-    args = ("--dir", str(directory), "--save", "")
-    if binary:
-        import conftest
-        old = conftest.SERVER
-        conftest.SERVER = binary
-        try:
-            return server_factory(*args)
-        finally:
-            conftest.SERVER = old
-    return server_factory(*args)
 
 
 def test_save_lastsave_and_restart(server_factory, tmp_path):

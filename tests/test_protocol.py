@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-from resp_client import Conn, c, open_conn  # noqa: F401
+from resp_raw import Conn
 
 
 def exchange(server, data, timeout=2.0, quiet=0.2):

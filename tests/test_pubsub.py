@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from resp_raw import Error, Push, Status, connect, module_server, shared_connect  # noqa: F401  (fixtures)
+from resp_raw import Error, Push, Status
 
 SUBSCRIBED_ONLY = ("ERR Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / "
                    "RESET are allowed in this context")

@@ -10,7 +10,7 @@ import time
 import pytest
 import redis
 
-from test_persistence import REF_SERVER, start
+from support import REF_SERVER, start_in_dir as start
 
 LIB = b"#!lua name=mylib\nredis.register_function('hello', function(keys, args) return 'hi ' .. args[1] end)"
 # Long and repetitive, so its record is LZF-compressed; has flags and a description.

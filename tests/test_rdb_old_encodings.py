@@ -104,12 +104,6 @@ def test_old_encodings_load(server_factory, tmp_path):
 
 @pytest.mark.skipif(REF_SERVER is None, reason="Debian's redis-server is not installed")
 def test_reference_reads_the_crafted_file_the_same_way(server_factory, tmp_path):
-    import conftest
     (tmp_path / "dump.rdb").write_bytes(build_rdb())
-    old = conftest.SERVER
-    conftest.SERVER = REF_SERVER
-    try:
-        s = server_factory("--dir", str(tmp_path))
-    finally:
-        conftest.SERVER = old
+    s = server_factory("--dir", str(tmp_path), binary=REF_SERVER)
     check(s.client())

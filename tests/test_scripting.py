@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from resp_raw import Error, RawClient, Status, connect, module_server  # noqa: F401  (fixtures)
+from resp_raw import Error, RawClient, Status
 
 OK = Status("OK")
 BUSY = b"-BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.\r\n"

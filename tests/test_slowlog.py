@@ -9,28 +9,10 @@ import time
 
 import pytest
 
-from resp_raw import Error, Status, connect  # noqa: F401  (connect is a fixture)
+from resp_raw import Error, Status
+from support import argvs, logged
 
 OK = Status("OK")
-
-
-@pytest.fixture
-def c(connect):
-    """A connection with slowlog-log-slower-than 0 and an empty log."""
-    conn = connect()
-    assert conn.call("config", "set", "slowlog-log-slower-than", "0") == OK
-    assert conn.call("slowlog", "reset") == OK
-    return conn
-
-
-def logged(conn, count="-1"):
-    """The log oldest first, without the SLOWLOG RESET that opened it."""
-    entries = conn.call("slowlog", "get", count)[::-1]
-    return [e for e in entries if e[3] != [b"slowlog", b"reset"]]
-
-
-def argvs(conn):
-    return [e[3] for e in logged(conn)]
 
 
 def test_defaults(connect):
@@ -64,16 +46,16 @@ def test_entry_fields(connect):
     assert [e[5] for e in entries] == [b"myname", b"myname", b""]
 
 
-def test_len_and_get_count(c):
+def test_len_and_get_count(slowlog_conn):
     for i in range(12):
-        c.call("set", "k", str(i))
-    assert c.call_frame("slowlog", "len") == b":13\r\n"            # reset + 12 sets
-    assert len(c.call("slowlog", "get")) == 10                      # default count
-    newest = c.call("slowlog", "get", "1")
+        slowlog_conn.call("set", "k", str(i))
+    assert slowlog_conn.call_frame("slowlog", "len") == b":13\r\n"            # reset + 12 sets
+    assert len(slowlog_conn.call("slowlog", "get")) == 10                      # default count
+    newest = slowlog_conn.call("slowlog", "get", "1")
     assert len(newest) == 1 and newest[0][3] == [b"slowlog", b"get"]
-    assert c.call("slowlog", "get", "0") == []
-    assert len(c.call("slowlog", "get", "-1")) == 17
-    assert len(c.call("slowlog", "get", "1000")) == 18
+    assert slowlog_conn.call("slowlog", "get", "0") == []
+    assert len(slowlog_conn.call("slowlog", "get", "-1")) == 17
+    assert len(slowlog_conn.call("slowlog", "get", "1000")) == 18
 
 
 @pytest.mark.parametrize("args,err", [
@@ -119,16 +101,16 @@ def test_help(connect):
     ]
 
 
-def test_reset_empties_but_ids_continue(c):
-    c.call("set", "a", "1")
-    c.call("set", "a", "2")
-    last_id = c.call("slowlog", "get", "1")[0][0]
-    assert c.call("slowlog", "reset") == OK
+def test_reset_empties_but_ids_continue(slowlog_conn):
+    slowlog_conn.call("set", "a", "1")
+    slowlog_conn.call("set", "a", "2")
+    last_id = slowlog_conn.call("slowlog", "get", "1")[0][0]
+    assert slowlog_conn.call("slowlog", "reset") == OK
     # The RESET itself is logged once it has run.
-    entries = c.call("slowlog", "get")
+    entries = slowlog_conn.call("slowlog", "get")
     assert [e[3] for e in entries] == [[b"slowlog", b"reset"]]
     assert entries[0][0] == last_id + 2                        # + the SLOWLOG GET 1 in between
-    assert c.call("slowlog", "len") == 2                         # reset + the GET above
+    assert slowlog_conn.call("slowlog", "len") == 2                         # reset + the GET above
 
 
 def test_negative_threshold_disables(connect):
@@ -157,29 +139,29 @@ def test_threshold_in_microseconds(connect):
     assert entries[0][3] == [b"eval", cut, b"0", b"30000"]
 
 
-def test_max_len_keeps_newest(c):
-    assert c.call("config", "set", "slowlog-max-len", "2") == OK
+def test_max_len_keeps_newest(slowlog_conn):
+    assert slowlog_conn.call("config", "set", "slowlog-max-len", "2") == OK
     for i in range(5):
-        c.call("set", "a", str(i))
-    assert [e[3] for e in c.call("slowlog", "get")] == [[b"set", b"a", b"4"], [b"set", b"a", b"3"]]
-    assert c.call("slowlog", "len") == 2
+        slowlog_conn.call("set", "a", str(i))
+    assert [e[3] for e in slowlog_conn.call("slowlog", "get")] == [[b"set", b"a", b"4"], [b"set", b"a", b"3"]]
+    assert slowlog_conn.call("slowlog", "len") == 2
 
 
-def test_shrinking_max_len_trims_at_next_entry(c):
+def test_shrinking_max_len_trims_at_next_entry(slowlog_conn):
     for i in range(15):
-        c.call("set", "a", str(i))
-    assert c.call("slowlog", "len") == 16
-    assert c.call("config", "set", "slowlog-max-len", "5") == OK
-    assert c.call("slowlog", "len") == 5
-    c.call("set", "a", "b")
-    assert c.call("slowlog", "len") == 5
+        slowlog_conn.call("set", "a", str(i))
+    assert slowlog_conn.call("slowlog", "len") == 16
+    assert slowlog_conn.call("config", "set", "slowlog-max-len", "5") == OK
+    assert slowlog_conn.call("slowlog", "len") == 5
+    slowlog_conn.call("set", "a", "b")
+    assert slowlog_conn.call("slowlog", "len") == 5
 
 
-def test_max_len_zero_logs_nothing(c):
-    assert c.call("config", "set", "slowlog-max-len", "0") == OK
-    c.call("set", "a", "1")
-    assert c.call("slowlog", "len") == 0
-    assert c.call("slowlog", "get") == []
+def test_max_len_zero_logs_nothing(slowlog_conn):
+    assert slowlog_conn.call("config", "set", "slowlog-max-len", "0") == OK
+    slowlog_conn.call("set", "a", "1")
+    assert slowlog_conn.call("slowlog", "len") == 0
+    assert slowlog_conn.call("slowlog", "get") == []
 
 
 @pytest.mark.parametrize("nargs,tail", [
@@ -188,9 +170,9 @@ def test_max_len_zero_logs_nothing(c):
     (32, [b"27", b"28", b"... (3 more arguments)"]),
     (40, [b"27", b"28", b"... (11 more arguments)"]),
 ])
-def test_argv_capped_at_32(c, nargs, tail):
-    c.call("rpush", "l", *[str(i) for i in range(nargs)])
-    argv = argvs(c)[0]
+def test_argv_capped_at_32(slowlog_conn, nargs, tail):
+    slowlog_conn.call("rpush", "l", *[str(i) for i in range(nargs)])
+    argv = argvs(slowlog_conn)[0]
     assert len(argv) == 32
     assert argv[:3] == [b"rpush", b"l", b"0"]
     assert argv[-3:] == tail
@@ -201,14 +183,14 @@ def test_argv_capped_at_32(c, nargs, tail):
     (129, b"x" * 128 + b"... (1 more bytes)"),
     (200, b"x" * 128 + b"... (72 more bytes)"),
 ])
-def test_long_strings_cut_at_128_bytes(c, size, shown):
-    c.call("set", "big", "x" * size)
-    assert argvs(c) == [[b"set", b"big", shown]]
+def test_long_strings_cut_at_128_bytes(slowlog_conn, size, shown):
+    slowlog_conn.call("set", "big", "x" * size)
+    assert argvs(slowlog_conn) == [[b"set", b"big", shown]]
 
 
-def test_binary_arguments_kept(c):
-    c.call("set", b"k\x00\r\n", b"\xff\x00")
-    assert argvs(c) == [[b"set", b"k\x00\r\n", b"\xff\x00"]]
+def test_binary_arguments_kept(slowlog_conn):
+    slowlog_conn.call("set", b"k\x00\r\n", b"\xff\x00")
+    assert argvs(slowlog_conn) == [[b"set", b"k\x00\r\n", b"\xff\x00"]]
 
 
 @pytest.mark.parametrize("args,shown", [
@@ -221,51 +203,51 @@ def test_binary_arguments_kept(c):
     (("config", "set", "masterauth", "secret"), [b"config", b"set", b"masterauth", b"(redacted)"]),
     # ACL SETUSER's case waits in tests/pending/test_slowlog_acl.py (no ACL yet).
 ])
-def test_secrets_redacted(c, args, shown):
-    c.call(*args)
-    assert argvs(c) == [shown]
+def test_secrets_redacted(slowlog_conn, args, shown):
+    slowlog_conn.call(*args)
+    assert argvs(slowlog_conn) == [shown]
 
 
-def test_hello_setname_is_the_entry_name(c):
-    c.call("hello", "2", "setname", "zz")
-    assert [(e[3], e[5]) for e in logged(c)] == [([b"hello", b"2", b"setname", b"zz"], b"zz")]
+def test_hello_setname_is_the_entry_name(slowlog_conn):
+    slowlog_conn.call("hello", "2", "setname", "zz")
+    assert [(e[3], e[5]) for e in logged(slowlog_conn)] == [([b"hello", b"2", b"setname", b"zz"], b"zz")]
 
 
-def test_not_logged(c):
-    c.call("nosuch")                           # unknown command: refused before running
-    c.call("get")                              # wrong arity: refused before running
-    c.call("slowlog", "len", "x")              # wrong arity of a subcommand
-    c.call("blpop", "nolist", "0.05")          # timed out while blocked
-    c.call("set", "marker", "1")
-    assert argvs(c) == [[b"set", b"marker", b"1"]]
+def test_not_logged(slowlog_conn):
+    slowlog_conn.call("nosuch")                           # unknown command: refused before running
+    slowlog_conn.call("get")                              # wrong arity: refused before running
+    slowlog_conn.call("slowlog", "len", "x")              # wrong arity of a subcommand
+    slowlog_conn.call("blpop", "nolist", "0.05")          # timed out while blocked
+    slowlog_conn.call("set", "marker", "1")
+    assert argvs(slowlog_conn) == [[b"set", b"marker", b"1"]]
 
 
-def test_multi_logs_queued_commands_not_exec(c):
-    c.call("multi")
-    c.call("set", "x", "1")
-    c.call("incr", "x")
-    assert c.call("exec") == [OK, 2]
-    assert argvs(c) == [[b"multi"], [b"set", b"x", b"1"], [b"incr", b"x"]]
+def test_multi_logs_queued_commands_not_exec(slowlog_conn):
+    slowlog_conn.call("multi")
+    slowlog_conn.call("set", "x", "1")
+    slowlog_conn.call("incr", "x")
+    assert slowlog_conn.call("exec") == [OK, 2]
+    assert argvs(slowlog_conn) == [[b"multi"], [b"set", b"x", b"1"], [b"incr", b"x"]]
 
 
-def test_blocked_command_logged_when_served(c, connect):
+def test_blocked_command_logged_when_served(slowlog_conn, connect):
     pusher = connect()
-    c.send("blpop", "bl", "5")
+    slowlog_conn.send("blpop", "bl", "5")
     time.sleep(0.05)
     assert pusher.call("rpush", "bl", "1") == 1
-    assert c.read() == [b"bl", b"1"]
-    entries = logged(c)
+    assert slowlog_conn.read() == [b"bl", b"1"]
+    entries = logged(slowlog_conn)
     assert [e[3] for e in entries] == [[b"rpush", b"bl", b"1"], [b"blpop", b"bl", b"5"]]
     assert entries[0][4] == pusher.addr().encode()
-    assert entries[1][4] == c.addr().encode()
+    assert entries[1][4] == slowlog_conn.addr().encode()
 
 
-def test_script_commands_logged_from_the_lua_client(c):
-    c.call("client", "setname", "caller")
-    c.call("eval", 'redis.call("set", "a", "b"); return 1', "0")
-    entries = logged(c)
+def test_script_commands_logged_from_the_lua_client(slowlog_conn):
+    slowlog_conn.call("client", "setname", "caller")
+    slowlog_conn.call("eval", 'redis.call("set", "a", "b"); return 1', "0")
+    entries = logged(slowlog_conn)
     assert [(e[3], e[4], e[5]) for e in entries] == [
-        ([b"client", b"setname", b"caller"], c.addr().encode(), b"caller"),
+        ([b"client", b"setname", b"caller"], slowlog_conn.addr().encode(), b"caller"),
         ([b"set", b"a", b"b"], b"?:0", b""),
-        ([b"eval", b'redis.call("set", "a", "b"); return 1', b"0"], c.addr().encode(), b"caller"),
+        ([b"eval", b'redis.call("set", "a", "b"); return 1', b"0"], slowlog_conn.addr().encode(), b"caller"),
     ]

@@ -4,7 +4,7 @@ them with none in use. Checked on the reference.
 """
 import pytest
 
-from resp_client import Err, c, open_conn  # noqa: F401
+from resp_raw import Err
 
 DISABLED = Err("ERR This instance has cluster support disabled")
 CLUSTER_SUBCOMMANDS = [

@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from test_persistence import start as _start
-from datatype_client import NULL_ARRAY, WRONGTYPE, arity, c, connect, wait_blocked  # noqa: F401
+from support import start_in_dir as _start
+from datatype_client import NULL_ARRAY, WRONGTYPE, arity, wait_blocked
 
 REF_SERVER = shutil.which("redis-server")
 CHECK_RDB = shutil.which("redis-check-rdb")
@@ -20,202 +20,202 @@ TOP_ERR = "ERR The ID specified in XADD is equal or smaller than the target stre
 MAX = "18446744073709551615"
 
 
-def info(c, key, *full):
-    flat = c("XINFO", "STREAM", key, *full)
+def info(dc, key, *full):
+    flat = dc("XINFO", "STREAM", key, *full)
     return dict(zip(flat[0::2], flat[1::2]))
 
 
-def test_type_encoding_and_basic_add(c):
-    assert c("XADD", "s", "1-1", "a", "1", "b", "2") == b"1-1"
-    assert c("TYPE", "s") == "stream"
-    assert c("OBJECT", "ENCODING", "s") == b"stream"
-    assert c("XADD", "s", "1-*", "a", "x") == b"1-2"
-    assert c("XADD", "s", "5", "a", "1") == b"5-0"
-    assert c("XADD", "s", "5-*", "a", "1", "a", "2") == b"5-1"
-    auto = c("XADD", "s", "*", "f", "v")
+def test_type_encoding_and_basic_add(dc):
+    assert dc("XADD", "s", "1-1", "a", "1", "b", "2") == b"1-1"
+    assert dc("TYPE", "s") == "stream"
+    assert dc("OBJECT", "ENCODING", "s") == b"stream"
+    assert dc("XADD", "s", "1-*", "a", "x") == b"1-2"
+    assert dc("XADD", "s", "5", "a", "1") == b"5-0"
+    assert dc("XADD", "s", "5-*", "a", "1", "a", "2") == b"5-1"
+    auto = dc("XADD", "s", "*", "f", "v")
     ms, seq = auto.split(b"-")
     assert abs(int(ms) - time.time() * 1000) < 60000 and seq == b"0"
-    assert c("XLEN", "s") == 5
-    assert c("XLEN", "nokey") == 0
-    assert c("XRANGE", "s", "5-1", "5-1") == [[b"5-1", [b"a", b"1", b"a", b"2"]]]
+    assert dc("XLEN", "s") == 5
+    assert dc("XLEN", "nokey") == 0
+    assert dc("XRANGE", "s", "5-1", "5-1") == [[b"5-1", [b"a", b"1", b"a", b"2"]]]
 
 
-def test_xadd_errors(c):
-    assert c.err("XADD", "s", "0-0", "a", "1") == "ERR The ID specified in XADD must be greater than 0-0"
-    assert c("EXISTS", "s") == 0
-    c("XADD", "s", "3-3", "a", "1")
-    assert c.err("XADD", "s", "3-3", "a", "1") == TOP_ERR
-    assert c.err("XADD", "s", "2-*", "a", "1") == TOP_ERR
-    assert c.err("XADD", "s", "abc", "a", "1") == ID_ERR
-    assert c.err("XADD", "s", "+", "a", "1") == ID_ERR
-    assert c.err("XADD", "s", "1-2", "a") == arity("xadd")
-    assert c.err("XADD", "s", "abc", "a") == arity("xadd")
-    assert c.err("XADD", "s", "NOMKSTREAM") == arity("xadd")
-    assert c.err("XADD", "s", "MAXLEN", "-1", "*", "a", "1") == "ERR The MAXLEN argument must be >= 0."
-    assert c.err("XADD", "s", "MAXLEN", "abc", "*", "a", "1") == "ERR value is not an integer or out of range"
-    assert c.err("XADD", "s", "MAXLEN", "1", "MINID", "1", "*", "a", "1") == \
+def test_xadd_errors(dc):
+    assert dc.err("XADD", "s", "0-0", "a", "1") == "ERR The ID specified in XADD must be greater than 0-0"
+    assert dc("EXISTS", "s") == 0
+    dc("XADD", "s", "3-3", "a", "1")
+    assert dc.err("XADD", "s", "3-3", "a", "1") == TOP_ERR
+    assert dc.err("XADD", "s", "2-*", "a", "1") == TOP_ERR
+    assert dc.err("XADD", "s", "abc", "a", "1") == ID_ERR
+    assert dc.err("XADD", "s", "+", "a", "1") == ID_ERR
+    assert dc.err("XADD", "s", "1-2", "a") == arity("xadd")
+    assert dc.err("XADD", "s", "abc", "a") == arity("xadd")
+    assert dc.err("XADD", "s", "NOMKSTREAM") == arity("xadd")
+    assert dc.err("XADD", "s", "MAXLEN", "-1", "*", "a", "1") == "ERR The MAXLEN argument must be >= 0."
+    assert dc.err("XADD", "s", "MAXLEN", "abc", "*", "a", "1") == "ERR value is not an integer or out of range"
+    assert dc.err("XADD", "s", "MAXLEN", "1", "MINID", "1", "*", "a", "1") == \
         "ERR syntax error, MAXLEN and MINID options at the same time are not compatible"
-    assert c.err("XADD", "s", "MAXLEN", "1", "LIMIT", "5", "*", "a", "1") == \
+    assert dc.err("XADD", "s", "MAXLEN", "1", "LIMIT", "5", "*", "a", "1") == \
         "ERR syntax error, LIMIT cannot be used without the special ~ option"
-    assert c.err("XADD", "s", "LIMIT", "5", "*", "a", "1") == \
+    assert dc.err("XADD", "s", "LIMIT", "5", "*", "a", "1") == \
         "ERR syntax error, LIMIT cannot be used without specifying a trimming strategy"
-    assert c.err("XADD", "s", "LIMIT", "0", "1-*", "a", "1") == \
+    assert dc.err("XADD", "s", "LIMIT", "0", "1-*", "a", "1") == \
         "ERR syntax error, LIMIT cannot be used without the special ~ option"
-    assert c.err("XADD", "s", "MAXLEN", "~", "1", "LIMIT", "-1", "*", "a", "1") == \
+    assert dc.err("XADD", "s", "MAXLEN", "~", "1", "LIMIT", "-1", "*", "a", "1") == \
         "ERR The LIMIT argument must be >= 0."
-    assert c.err("XADD", "s", "MINID", "~", "+", "*", "a", "1") == ID_ERR
-    assert c("XADD", "nokey", "NOMKSTREAM", "*", "a", "1") is None
-    assert c("EXISTS", "nokey") == 0
-    assert c("XADD", "s", MAX + "-" + MAX, "a", "1") == (MAX + "-" + MAX).encode()
-    assert c.err("XADD", "s", "*", "a", "1") == \
+    assert dc.err("XADD", "s", "MINID", "~", "+", "*", "a", "1") == ID_ERR
+    assert dc("XADD", "nokey", "NOMKSTREAM", "*", "a", "1") is None
+    assert dc("EXISTS", "nokey") == 0
+    assert dc("XADD", "s", MAX + "-" + MAX, "a", "1") == (MAX + "-" + MAX).encode()
+    assert dc.err("XADD", "s", "*", "a", "1") == \
         "ERR The stream has exhausted the last possible ID, unable to add more items"
-    c("SET", "str", "x")
+    dc("SET", "str", "x")
     for cmd in (("XADD", "str", "*", "a", "1"), ("XLEN", "str"), ("XRANGE", "str", "-", "+"),
                 ("XREVRANGE", "str", "+", "-"), ("XDEL", "str", "1"), ("XTRIM", "str", "MAXLEN", "1"),
                 ("XSETID", "str", "1"), ("XREAD", "STREAMS", "str", "0"), ("XREAD", "STREAMS", "str", "$"),
                 ("XINFO", "STREAM", "str")):
-        assert c.err(*cmd) == WRONGTYPE, cmd
+        assert dc.err(*cmd) == WRONGTYPE, cmd
 
 
-def test_ranges(c):
-    c("XADD", "s", "1-1", "a", "1")
-    c("XADD", "s", "2-1", "b", "2")
-    c("XADD", "s", "2-2", "c", "3")
+def test_ranges(dc):
+    dc("XADD", "s", "1-1", "a", "1")
+    dc("XADD", "s", "2-1", "b", "2")
+    dc("XADD", "s", "2-2", "c", "3")
     e1, e2, e3 = [b"1-1", [b"a", b"1"]], [b"2-1", [b"b", b"2"]], [b"2-2", [b"c", b"3"]]
-    assert c("XRANGE", "s", "-", "+") == [e1, e2, e3]
-    assert c("XREVRANGE", "s", "+", "-") == [e3, e2, e1]
-    assert c("XRANGE", "s", "2", "2") == [e2, e3]
-    assert c("XRANGE", "s", "(1-1", "+") == [e2, e3]
-    assert c("XRANGE", "s", "(1", "(2") == [e1, e2, e3]
-    assert c("XRANGE", "s", "-", "(2-2") == [e1, e2]
-    assert c("XREVRANGE", "s", "(2-2", "(1-1") == [e2]
-    assert c("XRANGE", "s", "-", "+", "COUNT", "2") == [e1, e2]
-    assert c("XREVRANGE", "s", "+", "-", "COUNT", "1") == [e3]
-    assert c.frame("XRANGE", "s", "-", "+", "COUNT", "0") == b"*-1\r\n"
-    assert c.frame("XRANGE", "s", "-", "+", "COUNT", "-1") == b"*-1\r\n"
-    assert c("XRANGE", "s", "5", "1") == []
-    assert c("XRANGE", "nokey", "-", "+") == []
-    assert c.err("XRANGE", "s", "(-", "+") == ID_ERR
-    assert c.err("XRANGE", "s", "-", "(+") == ID_ERR
-    assert c.err("XRANGE", "s", "1-x", "+") == ID_ERR
-    assert c.err("XRANGE", "s", "(" + MAX + "-" + MAX, "+") == "ERR invalid start ID for the interval"
-    assert c.err("XRANGE", "s", "-", "(0-0") == "ERR invalid end ID for the interval"
-    assert c.err("XRANGE", "s", "-", "+", "COUNT", "x") == "ERR value is not an integer or out of range"
-    assert c.err("XRANGE", "s", "-", "+", "COUNT") == "ERR syntax error"
-    assert c.err("XRANGE", "s", "-", "+", "foo") == "ERR syntax error"
+    assert dc("XRANGE", "s", "-", "+") == [e1, e2, e3]
+    assert dc("XREVRANGE", "s", "+", "-") == [e3, e2, e1]
+    assert dc("XRANGE", "s", "2", "2") == [e2, e3]
+    assert dc("XRANGE", "s", "(1-1", "+") == [e2, e3]
+    assert dc("XRANGE", "s", "(1", "(2") == [e1, e2, e3]
+    assert dc("XRANGE", "s", "-", "(2-2") == [e1, e2]
+    assert dc("XREVRANGE", "s", "(2-2", "(1-1") == [e2]
+    assert dc("XRANGE", "s", "-", "+", "COUNT", "2") == [e1, e2]
+    assert dc("XREVRANGE", "s", "+", "-", "COUNT", "1") == [e3]
+    assert dc.frame("XRANGE", "s", "-", "+", "COUNT", "0") == b"*-1\r\n"
+    assert dc.frame("XRANGE", "s", "-", "+", "COUNT", "-1") == b"*-1\r\n"
+    assert dc("XRANGE", "s", "5", "1") == []
+    assert dc("XRANGE", "nokey", "-", "+") == []
+    assert dc.err("XRANGE", "s", "(-", "+") == ID_ERR
+    assert dc.err("XRANGE", "s", "-", "(+") == ID_ERR
+    assert dc.err("XRANGE", "s", "1-x", "+") == ID_ERR
+    assert dc.err("XRANGE", "s", "(" + MAX + "-" + MAX, "+") == "ERR invalid start ID for the interval"
+    assert dc.err("XRANGE", "s", "-", "(0-0") == "ERR invalid end ID for the interval"
+    assert dc.err("XRANGE", "s", "-", "+", "COUNT", "x") == "ERR value is not an integer or out of range"
+    assert dc.err("XRANGE", "s", "-", "+", "COUNT") == "ERR syntax error"
+    assert dc.err("XRANGE", "s", "-", "+", "foo") == "ERR syntax error"
 
 
-def test_xdel_and_metadata(c):
+def test_xdel_and_metadata(dc):
     for i in range(1, 6):
-        c("XADD", "s", "%d-0" % i, "f", i)
-    assert c("XDEL", "s", "1-0", "3-0", "3-0", "9-0") == 2
-    assert c("XDEL", "nokey", "1-0") == 0
-    assert c.err("XDEL", "s", "1-x") == ID_ERR
-    assert c.err("XDEL", "s") == arity("xdel")
-    assert [e[0] for e in c("XRANGE", "s", "-", "+")] == [b"2-0", b"4-0", b"5-0"]
-    i = info(c, "s")
+        dc("XADD", "s", "%d-0" % i, "f", i)
+    assert dc("XDEL", "s", "1-0", "3-0", "3-0", "9-0") == 2
+    assert dc("XDEL", "nokey", "1-0") == 0
+    assert dc.err("XDEL", "s", "1-x") == ID_ERR
+    assert dc.err("XDEL", "s") == arity("xdel")
+    assert [e[0] for e in dc("XRANGE", "s", "-", "+")] == [b"2-0", b"4-0", b"5-0"]
+    i = info(dc, "s")
     assert i[b"length"] == 3 and i[b"max-deleted-entry-id"] == b"3-0" and i[b"entries-added"] == 5
     assert i[b"recorded-first-entry-id"] == b"2-0" and i[b"last-generated-id"] == b"5-0"
     assert i[b"first-entry"] == [b"2-0", [b"f", b"2"]] and i[b"last-entry"] == [b"5-0", [b"f", b"5"]]
-    assert c("XDEL", "s", "2-0", "4-0", "5-0") == 3
-    i = info(c, "s")  # an empty stream stays
+    assert dc("XDEL", "s", "2-0", "4-0", "5-0") == 3
+    i = info(dc, "s")  # an empty stream stays
     assert i[b"length"] == 0 and i[b"recorded-first-entry-id"] == b"0-0" and i[b"first-entry"] is None
     assert i[b"radix-tree-keys"] == 0 and i[b"radix-tree-nodes"] == 1
-    assert c("XADD", "s", "*", "a", "1") != b"5-1"
+    assert dc("XADD", "s", "*", "a", "1") != b"5-1"
 
 
-def test_xtrim(c):
-    assert c.err("XTRIM", "s") == arity("xtrim")
-    assert c.err("XTRIM", "s", "foo", "1") == "ERR syntax error"
-    assert c.err("XTRIM", "s", "MAXLEN", "1", "LIMIT") == "ERR syntax error"
-    assert c.err("XTRIM", "s", "LIMIT", "5") == \
+def test_xtrim(dc):
+    assert dc.err("XTRIM", "s") == arity("xtrim")
+    assert dc.err("XTRIM", "s", "foo", "1") == "ERR syntax error"
+    assert dc.err("XTRIM", "s", "MAXLEN", "1", "LIMIT") == "ERR syntax error"
+    assert dc.err("XTRIM", "s", "LIMIT", "5") == \
         "ERR syntax error, LIMIT cannot be used without specifying a trimming strategy"
-    assert c.err("XTRIM", "s", "MAXLEN", "=", "1", "LIMIT", "10") == \
+    assert dc.err("XTRIM", "s", "MAXLEN", "=", "1", "LIMIT", "10") == \
         "ERR syntax error, LIMIT cannot be used without the special ~ option"
-    assert c.err("XTRIM", "s", "MINID", "x") == ID_ERR
-    assert c("XTRIM", "nokey", "MAXLEN", "1") == 0
-    c("CONFIG", "SET", "stream-node-max-entries", "10")
+    assert dc.err("XTRIM", "s", "MINID", "x") == ID_ERR
+    assert dc("XTRIM", "nokey", "MAXLEN", "1") == 0
+    dc("CONFIG", "SET", "stream-node-max-entries", "10")
     for i in range(1, 101):
-        c("XADD", "s", "%d-1" % i, "a", i)
-    assert c("XTRIM", "s", "MAXLEN", "~", "95") == 0  # whole nodes only
-    assert c("XTRIM", "s", "MAXLEN", "~", "85") == 10
-    assert c("XTRIM", "s", "MAXLEN", "~", "50", "LIMIT", "25") == 20
-    assert c("XLEN", "s") == 70
-    assert c("XTRIM", "s", "MAXLEN", "67") == 3
-    assert c("XRANGE", "s", "-", "+", "COUNT", "1")[0][0] == b"34-1"
-    assert c("XTRIM", "s", "MINID", "~", "55") == 17
-    assert c("XTRIM", "s", "MINID", "60-1") == 9
-    assert info(c, "s")[b"recorded-first-entry-id"] == b"60-1"
-    assert c("XADD", "s", "MAXLEN", "3", "101-*", "a", "1") == b"101-0"
-    assert c("XLEN", "s") == 3
-    assert c("XADD", "s", "MINID", "=", "99", "200-1", "a", "1") == b"200-1"
-    assert [e[0] for e in c("XRANGE", "s", "-", "+")][-1] == b"200-1"
+        dc("XADD", "s", "%d-1" % i, "a", i)
+    assert dc("XTRIM", "s", "MAXLEN", "~", "95") == 0  # whole nodes only
+    assert dc("XTRIM", "s", "MAXLEN", "~", "85") == 10
+    assert dc("XTRIM", "s", "MAXLEN", "~", "50", "LIMIT", "25") == 20
+    assert dc("XLEN", "s") == 70
+    assert dc("XTRIM", "s", "MAXLEN", "67") == 3
+    assert dc("XRANGE", "s", "-", "+", "COUNT", "1")[0][0] == b"34-1"
+    assert dc("XTRIM", "s", "MINID", "~", "55") == 17
+    assert dc("XTRIM", "s", "MINID", "60-1") == 9
+    assert info(dc, "s")[b"recorded-first-entry-id"] == b"60-1"
+    assert dc("XADD", "s", "MAXLEN", "3", "101-*", "a", "1") == b"101-0"
+    assert dc("XLEN", "s") == 3
+    assert dc("XADD", "s", "MINID", "=", "99", "200-1", "a", "1") == b"200-1"
+    assert [e[0] for e in dc("XRANGE", "s", "-", "+")][-1] == b"200-1"
 
 
-def test_xsetid(c):
-    c("XADD", "s", "1-1", "a", "1")
-    c("XADD", "s", "2-1", "b", "2")
-    assert c.err("XSETID", "s", "1-0") == "ERR The ID specified in XSETID is smaller than the target stream top item"
-    assert c.err("XSETID", "nokey", "5-0") == "ERR no such key"
-    assert c.err("XSETID", "s", "5-0", "ENTRIESADDED", "1") == \
+def test_xsetid(dc):
+    dc("XADD", "s", "1-1", "a", "1")
+    dc("XADD", "s", "2-1", "b", "2")
+    assert dc.err("XSETID", "s", "1-0") == "ERR The ID specified in XSETID is smaller than the target stream top item"
+    assert dc.err("XSETID", "nokey", "5-0") == "ERR no such key"
+    assert dc.err("XSETID", "s", "5-0", "ENTRIESADDED", "1") == \
         "ERR The entries_added specified in XSETID is smaller than the target stream length"
-    assert c.err("XSETID", "s", "5-0", "ENTRIESADDED", "-1") == "ERR entries_added must be positive"
-    assert c.err("XSETID", "s", "5-0", "MAXDELETEDID", "6-0") == \
+    assert dc.err("XSETID", "s", "5-0", "ENTRIESADDED", "-1") == "ERR entries_added must be positive"
+    assert dc.err("XSETID", "s", "5-0", "MAXDELETEDID", "6-0") == \
         "ERR The ID specified in XSETID is smaller than the provided max_deleted_entry_id"
-    assert c.err("XSETID", "s", "5-0", "foo") == "ERR syntax error"
-    assert c.err("XSETID", "s", "+") == ID_ERR
-    assert c("XSETID", "s", "50-0", "ENTRIESADDED", "10", "MAXDELETEDID", "3-0") == "OK"
-    i = info(c, "s")
+    assert dc.err("XSETID", "s", "5-0", "foo") == "ERR syntax error"
+    assert dc.err("XSETID", "s", "+") == ID_ERR
+    assert dc("XSETID", "s", "50-0", "ENTRIESADDED", "10", "MAXDELETEDID", "3-0") == "OK"
+    i = info(dc, "s")
     assert (i[b"last-generated-id"], i[b"entries-added"], i[b"max-deleted-entry-id"]) == (b"50-0", 10, b"3-0")
-    assert c.err("XADD", "s", "49-0", "a", "1") == TOP_ERR
-    assert c("XADD", "s", "50-*", "a", "1") == b"50-1"
+    assert dc.err("XADD", "s", "49-0", "a", "1") == TOP_ERR
+    assert dc("XADD", "s", "50-*", "a", "1") == b"50-1"
 
 
-def test_xinfo_stream(c):
-    c("CONFIG", "SET", "stream-node-max-entries", "4")
+def test_xinfo_stream(dc):
+    dc("CONFIG", "SET", "stream-node-max-entries", "4")
     for i in range(1, 11):
-        c("XADD", "s", "%d-0" % i, "f", i)
-    i = info(c, "s")
+        dc("XADD", "s", "%d-0" % i, "f", i)
+    i = info(dc, "s")
     assert list(i) == [b"length", b"radix-tree-keys", b"radix-tree-nodes", b"last-generated-id",
                        b"max-deleted-entry-id", b"entries-added", b"recorded-first-entry-id", b"groups",
                        b"first-entry", b"last-entry"]
     assert i[b"radix-tree-keys"] == 3 and i[b"radix-tree-nodes"] == 8 and i[b"groups"] == 0
-    full = info(c, "s", "FULL", "COUNT", "2")
+    full = info(dc, "s", "FULL", "COUNT", "2")
     assert list(full) == [b"length", b"radix-tree-keys", b"radix-tree-nodes", b"last-generated-id",
                           b"max-deleted-entry-id", b"entries-added", b"recorded-first-entry-id", b"entries",
                           b"groups"]
     assert full[b"entries"] == [[b"1-0", [b"f", b"1"]], [b"2-0", [b"f", b"2"]]]
     assert full[b"groups"] == []
-    assert len(info(c, "s", "FULL")[b"entries"]) == 10
-    assert len(info(c, "s", "FULL", "COUNT", "0")[b"entries"]) == 10
-    assert c.err("XINFO", "STREAM", "nokey") == "ERR no such key"
+    assert len(info(dc, "s", "FULL")[b"entries"]) == 10
+    assert len(info(dc, "s", "FULL", "COUNT", "0")[b"entries"]) == 10
+    assert dc.err("XINFO", "STREAM", "nokey") == "ERR no such key"
 
 
-def test_node_layout_matches_dump_of_reference_layout(c):
+def test_node_layout_matches_dump_of_reference_layout(dc):
     """Same commands give the same DUMP bytes as Redis 7.0 (listpack nodes and
     their split points); the payload must at least round-trip here."""
-    c("CONFIG", "SET", "stream-node-max-bytes", "300")
+    dc("CONFIG", "SET", "stream-node-max-bytes", "300")
     for i in range(1, 60):
-        c("XADD", "s", "%d-1" % i, "f%d" % (i % 3), "v" * (i % 37), "g", i)
-    c("XDEL", "s", "3-1", "40-1")
-    payload = c("DUMP", "s")
-    c("RESTORE", "t", "0", payload)
-    assert c("XRANGE", "t", "-", "+") == c("XRANGE", "s", "-", "+")
-    assert info(c, "t") == info(c, "s")
-    assert info(c, "s")[b"radix-tree-keys"] > 3
+        dc("XADD", "s", "%d-1" % i, "f%d" % (i % 3), "v" * (i % 37), "g", i)
+    dc("XDEL", "s", "3-1", "40-1")
+    payload = dc("DUMP", "s")
+    dc("RESTORE", "t", "0", payload)
+    assert dc("XRANGE", "t", "-", "+") == dc("XRANGE", "s", "-", "+")
+    assert info(dc, "t") == info(dc, "s")
+    assert info(dc, "s")[b"radix-tree-keys"] > 3
 
 
-def test_keyspace_events(c, connect):
-    c("CONFIG", "SET", "notify-keyspace-events", "KEA")
-    sub = connect()
+def test_keyspace_events(dc, dconnect):
+    dc("CONFIG", "SET", "notify-keyspace-events", "KEA")
+    sub = dconnect()
     sub.send("PSUBSCRIBE", "__key*__:*")
     sub.read()
-    c("XADD", "s", "MAXLEN", "1", "1-1", "a", "1")
-    c("XADD", "s", "MAXLEN", "1", "2-1", "a", "1")
-    c("XDEL", "s", "2-1")
-    c("XDEL", "s", "2-1")
-    c("XSETID", "s", "5-0")
-    c("XTRIM", "s", "MAXLEN", "0")
+    dc("XADD", "s", "MAXLEN", "1", "1-1", "a", "1")
+    dc("XADD", "s", "MAXLEN", "1", "2-1", "a", "1")
+    dc("XDEL", "s", "2-1")
+    dc("XDEL", "s", "2-1")
+    dc("XSETID", "s", "5-0")
+    dc("XTRIM", "s", "MAXLEN", "0")
     events = []
     while sub.pending(0.2):
         m = sub.read()
@@ -229,51 +229,51 @@ def test_keyspace_events(c, connect):
     ]
 
 
-def test_xread(c):
-    c("XADD", "s", "1-1", "a", "1")
-    c("XADD", "s", "2-1", "b", "2")
-    c("XADD", "t", "1-0", "c", "3")
-    assert c("XREAD", "STREAMS", "s", "0") == [[b"s", [[b"1-1", [b"a", b"1"]], [b"2-1", [b"b", b"2"]]]]]
-    assert c("XREAD", "COUNT", "1", "STREAMS", "s", "t", "0", "0") == \
+def test_xread(dc):
+    dc("XADD", "s", "1-1", "a", "1")
+    dc("XADD", "s", "2-1", "b", "2")
+    dc("XADD", "t", "1-0", "c", "3")
+    assert dc("XREAD", "STREAMS", "s", "0") == [[b"s", [[b"1-1", [b"a", b"1"]], [b"2-1", [b"b", b"2"]]]]]
+    assert dc("XREAD", "COUNT", "1", "STREAMS", "s", "t", "0", "0") == \
         [[b"s", [[b"1-1", [b"a", b"1"]]]], [b"t", [[b"1-0", [b"c", b"3"]]]]]
-    assert c("XREAD", "STREAMS", "s", "nokey", "t", "1-1", "0", "1-0") == [[b"s", [[b"2-1", [b"b", b"2"]]]]]
-    assert c("XREAD", "COUNT", "-5", "STREAMS", "s", "1-1") == [[b"s", [[b"2-1", [b"b", b"2"]]]]]
-    assert c("XREAD", "STREAMS", "s", "$") is NULL_ARRAY
-    assert c("XREAD", "BLOCK", "10", "STREAMS", "s", "$") is NULL_ARRAY
-    assert c.err("XREAD", "STREAMS", "s") == arity("xread")
-    assert c.err("XREAD", "STREAMS", "s", "t", "0") == \
+    assert dc("XREAD", "STREAMS", "s", "nokey", "t", "1-1", "0", "1-0") == [[b"s", [[b"2-1", [b"b", b"2"]]]]]
+    assert dc("XREAD", "COUNT", "-5", "STREAMS", "s", "1-1") == [[b"s", [[b"2-1", [b"b", b"2"]]]]]
+    assert dc("XREAD", "STREAMS", "s", "$") is NULL_ARRAY
+    assert dc("XREAD", "BLOCK", "10", "STREAMS", "s", "$") is NULL_ARRAY
+    assert dc.err("XREAD", "STREAMS", "s") == arity("xread")
+    assert dc.err("XREAD", "STREAMS", "s", "t", "0") == \
         "ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be specified."
-    assert c.err("XREAD", "COUNT", "x", "STREAMS", "s", "0") == "ERR value is not an integer or out of range"
-    assert c.err("XREAD", "BLOCK", "-1", "STREAMS", "s", "0") == "ERR timeout is negative"
-    assert c.err("XREAD", "BLOCK", "x", "STREAMS", "s", "0") == "ERR timeout is not an integer or out of range"
-    assert c.err("XREAD", "foo", "STREAMS", "s", "0") == "ERR syntax error"
-    assert c.err("XREAD", "COUNT", "1") == arity("xread")
-    assert c.err("XREAD", "COUNT", "1", "BLOCK", "0") == "ERR syntax error"
-    assert c.err("XREAD", "STREAMS", "s", ">") == "ERR The > ID can be specified only when calling XREADGROUP " \
+    assert dc.err("XREAD", "COUNT", "x", "STREAMS", "s", "0") == "ERR value is not an integer or out of range"
+    assert dc.err("XREAD", "BLOCK", "-1", "STREAMS", "s", "0") == "ERR timeout is negative"
+    assert dc.err("XREAD", "BLOCK", "x", "STREAMS", "s", "0") == "ERR timeout is not an integer or out of range"
+    assert dc.err("XREAD", "foo", "STREAMS", "s", "0") == "ERR syntax error"
+    assert dc.err("XREAD", "COUNT", "1") == arity("xread")
+    assert dc.err("XREAD", "COUNT", "1", "BLOCK", "0") == "ERR syntax error"
+    assert dc.err("XREAD", "STREAMS", "s", ">") == "ERR The > ID can be specified only when calling XREADGROUP " \
         "using the GROUP <group> <consumer> option."
-    assert c.err("XREAD", "STREAMS", "s", "-") == ID_ERR
-    c("HELLO", "3")
-    assert c.frame("XREAD", "STREAMS", "t", "0") == \
+    assert dc.err("XREAD", "STREAMS", "s", "-") == ID_ERR
+    dc("HELLO", "3")
+    assert dc.frame("XREAD", "STREAMS", "t", "0") == \
         b"%1\r\n$1\r\nt\r\n*1\r\n*2\r\n$3\r\n1-0\r\n*2\r\n$1\r\nc\r\n$1\r\n3\r\n"
 
 
-def test_xread_blocking(c, connect):
-    w1, w2, w3 = connect(), connect(), connect()
+def test_xread_blocking(dc, dconnect):
+    w1, w2, w3 = dconnect(), dconnect(), dconnect()
     w1.send("XREAD", "BLOCK", "0", "STREAMS", "s", "other", "$", "0")
-    wait_blocked(c, 1)
+    wait_blocked(dc, 1)
     w2.send("XREAD", "COUNT", "1", "BLOCK", "5000", "STREAMS", "s", "$")
-    wait_blocked(c, 2)
+    wait_blocked(dc, 2)
     # Several entries in one transaction: served after EXEC, COUNT respected.
-    c("MULTI")
-    c("XADD", "s", "1-1", "a", "1")
-    c("XADD", "s", "2-1", "a", "2")
-    c("EXEC")
+    dc("MULTI")
+    dc("XADD", "s", "1-1", "a", "1")
+    dc("XADD", "s", "2-1", "a", "2")
+    dc("EXEC")
     assert w1.read() == [[b"s", [[b"1-1", [b"a", b"1"]], [b"2-1", [b"a", b"2"]]]]]
     assert w2.read() == [[b"s", [[b"1-1", [b"a", b"1"]]]]]
     # An entry on the other key only is served with that key alone.
     w1.send("XREAD", "BLOCK", "0", "STREAMS", "s", "other", "$", "$")
-    wait_blocked(c, 1)
-    c("XADD", "other", "7-0", "o", "1")
+    wait_blocked(dc, 1)
+    dc("XADD", "other", "7-0", "o", "1")
     assert w1.read() == [[b"other", [[b"7-0", [b"o", b"1"]]]]]
     # Timeout.
     t0 = time.time()
@@ -282,18 +282,18 @@ def test_xread_blocking(c, connect):
     assert time.time() - t0 >= 0.14
     # Deleting and re-adding below the waited ID does not wake it.
     w3.send("XREAD", "BLOCK", "0", "STREAMS", "s", "2-1")
-    wait_blocked(c, 1)
-    c("DEL", "s")
-    c("XADD", "s", "1-5", "x", "y")
+    wait_blocked(dc, 1)
+    dc("DEL", "s")
+    dc("XADD", "s", "1-5", "x", "y")
     assert not w3.pending(0.1)
-    c("XADD", "s", "3-0", "x", "z")
+    dc("XADD", "s", "3-0", "x", "z")
     assert w3.read() == [[b"s", [[b"3-0", [b"x", b"z"]]]]]
     # Never blocks inside MULTI or a script.
-    c("MULTI")
-    c("XREAD", "BLOCK", "0", "STREAMS", "s", "$")
-    assert c("EXEC") == [None]
-    assert c("EVAL", "return redis.call('xread', 'streams', KEYS[1], '$')", "1", "s") is None
-    assert c.err("EVAL", "return redis.call('xread', 'block', 0, 'streams', KEYS[1], '$')", "1", "s").startswith(
+    dc("MULTI")
+    dc("XREAD", "BLOCK", "0", "STREAMS", "s", "$")
+    assert dc("EXEC") == [None]
+    assert dc("EVAL", "return redis.call('xread', 'streams', KEYS[1], '$')", "1", "s") is None
+    assert dc.err("EVAL", "return redis.call('xread', 'block', 0, 'streams', KEYS[1], '$')", "1", "s").startswith(
         "ERR xread command is not allowed with BLOCK option from scripts script: ")
 
 
@@ -379,96 +379,96 @@ def test_aof_replays_generated_ids_and_trims(server_factory, tmp_path):
         assert got[k] == want[k], k
 
 
-def test_consumer_groups(c):
+def test_consumer_groups(dc):
     nogroup = "NOGROUP No such consumer group '%s' for key name 's'"
-    c("XADD", "s", "1-1", "a", "1")
-    c("XADD", "s", "2-1", "b", "2")
-    assert c("XGROUP", "CREATE", "s", "g", "$") == "OK"
-    assert c.err("XGROUP", "CREATE", "s", "g", "0") == "BUSYGROUP Consumer Group name already exists"
-    assert c.err("XGROUP", "CREATE", "nokey", "g", "$") == "ERR The XGROUP subcommand requires the key to exist. " \
+    dc("XADD", "s", "1-1", "a", "1")
+    dc("XADD", "s", "2-1", "b", "2")
+    assert dc("XGROUP", "CREATE", "s", "g", "$") == "OK"
+    assert dc.err("XGROUP", "CREATE", "s", "g", "0") == "BUSYGROUP Consumer Group name already exists"
+    assert dc.err("XGROUP", "CREATE", "nokey", "g", "$") == "ERR The XGROUP subcommand requires the key to exist. " \
         "Note that for CREATE you may want to use the MKSTREAM option to create an empty stream automatically."
-    assert c("XGROUP", "CREATE", "nokey", "g", "$", "MKSTREAM") == "OK"
-    assert c("XLEN", "nokey") == 0
-    assert c.err("XGROUP", "CREATE", "s", "x", "bad") == ID_ERR
-    assert c.err("XGROUP", "CREATE", "s", "x", "0", "foo") == \
+    assert dc("XGROUP", "CREATE", "nokey", "g", "$", "MKSTREAM") == "OK"
+    assert dc("XLEN", "nokey") == 0
+    assert dc.err("XGROUP", "CREATE", "s", "x", "bad") == ID_ERR
+    assert dc.err("XGROUP", "CREATE", "s", "x", "0", "foo") == \
         "ERR unknown subcommand or wrong number of arguments for 'CREATE'. Try XGROUP HELP."
-    assert c.err("XGROUP", "CREATE", "s", "x", "0", "ENTRIESREAD", "-5") == \
+    assert dc.err("XGROUP", "CREATE", "s", "x", "0", "ENTRIESREAD", "-5") == \
         "ERR value for ENTRIESREAD must be positive or -1"
-    assert c.err("XGROUP", "SETID", "s", "nog", "0") == nogroup % "nog"
-    assert c.err("XGROUP", "CREATECONSUMER", "s", "nog", "x") == nogroup % "nog"
-    assert c("XGROUP", "CREATE", "s", "g2", "0") == "OK"
-    assert c("XGROUP", "CREATECONSUMER", "s", "g2", "alice") == 1
-    assert c("XGROUP", "CREATECONSUMER", "s", "g2", "alice") == 0
-    assert c("XREADGROUP", "GROUP", "g2", "bob", "COUNT", "1", "STREAMS", "s", ">") == \
+    assert dc.err("XGROUP", "SETID", "s", "nog", "0") == nogroup % "nog"
+    assert dc.err("XGROUP", "CREATECONSUMER", "s", "nog", "x") == nogroup % "nog"
+    assert dc("XGROUP", "CREATE", "s", "g2", "0") == "OK"
+    assert dc("XGROUP", "CREATECONSUMER", "s", "g2", "alice") == 1
+    assert dc("XGROUP", "CREATECONSUMER", "s", "g2", "alice") == 0
+    assert dc("XREADGROUP", "GROUP", "g2", "bob", "COUNT", "1", "STREAMS", "s", ">") == \
         [[b"s", [[b"1-1", [b"a", b"1"]]]]]
-    assert c("XREADGROUP", "GROUP", "g2", "carl", "STREAMS", "s", ">") == [[b"s", [[b"2-1", [b"b", b"2"]]]]]
-    assert c("XREADGROUP", "GROUP", "g2", "carl", "STREAMS", "s", ">") is NULL_ARRAY
-    assert c("XREADGROUP", "GROUP", "g2", "bob", "STREAMS", "s", "0") == [[b"s", [[b"1-1", [b"a", b"1"]]]]]
-    assert c("XREADGROUP", "GROUP", "g2", "dave", "STREAMS", "s", "0") == [[b"s", []]]
-    assert c.err("XREADGROUP", "GROUP", "nog", "bob", "STREAMS", "s", ">") == \
+    assert dc("XREADGROUP", "GROUP", "g2", "carl", "STREAMS", "s", ">") == [[b"s", [[b"2-1", [b"b", b"2"]]]]]
+    assert dc("XREADGROUP", "GROUP", "g2", "carl", "STREAMS", "s", ">") is NULL_ARRAY
+    assert dc("XREADGROUP", "GROUP", "g2", "bob", "STREAMS", "s", "0") == [[b"s", [[b"1-1", [b"a", b"1"]]]]]
+    assert dc("XREADGROUP", "GROUP", "g2", "dave", "STREAMS", "s", "0") == [[b"s", []]]
+    assert dc.err("XREADGROUP", "GROUP", "nog", "bob", "STREAMS", "s", ">") == \
         "NOGROUP No such key 's' or consumer group 'nog' in XREADGROUP with GROUP option"
-    assert c.err("XREADGROUP", "GROUP", "g2", "bob", "STREAMS", "s", "$").startswith(
+    assert dc.err("XREADGROUP", "GROUP", "g2", "bob", "STREAMS", "s", "$").startswith(
         "ERR The $ ID is meaningless in the context of XREADGROUP")
-    assert c.err("XREADGROUP", "COUNT", "1", "COUNT", "1", "STREAMS", "s", ">") == \
+    assert dc.err("XREADGROUP", "COUNT", "1", "COUNT", "1", "STREAMS", "s", ">") == \
         "ERR Missing GROUP option for XREADGROUP"
-    assert c.err("XREAD", "GROUP", "g2", "bob", "STREAMS", "s", ">") == \
+    assert dc.err("XREAD", "GROUP", "g2", "bob", "STREAMS", "s", ">") == \
         "ERR The GROUP option is only supported by XREADGROUP. You called XREAD instead."
-    summary = c("XPENDING", "s", "g2")
+    summary = dc("XPENDING", "s", "g2")
     assert summary == [2, b"1-1", b"2-1", [[b"bob", b"1"], [b"carl", b"1"]]]
-    detail = c("XPENDING", "s", "g2", "-", "+", "10")
+    detail = dc("XPENDING", "s", "g2", "-", "+", "10")
     assert [(d[0], d[1], d[3]) for d in detail] == [(b"1-1", b"bob", 2), (b"2-1", b"carl", 1)]
-    assert c("XPENDING", "s", "g2", "-", "+", "10", "nobody") == []
-    assert c("XPENDING", "s", "g2", "IDLE", "100000", "-", "+", "10") == []
-    assert c.err("XPENDING", "s", "g2", "-", "+") == "ERR syntax error"
-    assert c.err("XPENDING", "s", "nog") == "NOGROUP No such key 's' or consumer group 'nog'"
-    assert c("XACK", "s", "g2", "1-1", "9-9") == 1
-    assert c("XACK", "s", "nog", "1-1") == 0
-    assert c.err("XACK", "s", "g2", "x") == ID_ERR
-    assert c("XGROUP", "DELCONSUMER", "s", "g2", "carl") == 1
-    assert c.frame("XPENDING", "s", "g2") == b"*4\r\n:0\r\n$-1\r\n$-1\r\n*-1\r\n"
-    groups = [dict(zip(g[0::2], g[1::2])) for g in c("XINFO", "GROUPS", "s")]
+    assert dc("XPENDING", "s", "g2", "-", "+", "10", "nobody") == []
+    assert dc("XPENDING", "s", "g2", "IDLE", "100000", "-", "+", "10") == []
+    assert dc.err("XPENDING", "s", "g2", "-", "+") == "ERR syntax error"
+    assert dc.err("XPENDING", "s", "nog") == "NOGROUP No such key 's' or consumer group 'nog'"
+    assert dc("XACK", "s", "g2", "1-1", "9-9") == 1
+    assert dc("XACK", "s", "nog", "1-1") == 0
+    assert dc.err("XACK", "s", "g2", "x") == ID_ERR
+    assert dc("XGROUP", "DELCONSUMER", "s", "g2", "carl") == 1
+    assert dc.frame("XPENDING", "s", "g2") == b"*4\r\n:0\r\n$-1\r\n$-1\r\n*-1\r\n"
+    groups = [dict(zip(g[0::2], g[1::2])) for g in dc("XINFO", "GROUPS", "s")]
     assert [(g[b"name"], g[b"consumers"], g[b"pending"], g[b"last-delivered-id"], g[b"entries-read"], g[b"lag"])
             for g in groups] == [(b"g", 0, 0, b"2-1", None, 0), (b"g2", 3, 0, b"2-1", 2, 0)]
-    consumers = [dict(zip(x[0::2], x[1::2])) for x in c("XINFO", "CONSUMERS", "s", "g2")]
+    consumers = [dict(zip(x[0::2], x[1::2])) for x in dc("XINFO", "CONSUMERS", "s", "g2")]
     assert [x[b"name"] for x in consumers] == [b"alice", b"bob", b"dave"]
-    assert c.err("XINFO", "CONSUMERS", "s", "nog") == nogroup % "nog"
-    c("XADD", "s", "3-1", "c", "3")
-    c("XADD", "s", "4-1", "d", "4")
-    c("XDEL", "s", "3-1")
-    lag = dict(zip(*[iter(c("XINFO", "GROUPS", "s")[1])] * 2))[b"lag"]
+    assert dc.err("XINFO", "CONSUMERS", "s", "nog") == nogroup % "nog"
+    dc("XADD", "s", "3-1", "c", "3")
+    dc("XADD", "s", "4-1", "d", "4")
+    dc("XDEL", "s", "3-1")
+    lag = dict(zip(*[iter(dc("XINFO", "GROUPS", "s")[1])] * 2))[b"lag"]
     assert lag is None  # a tombstone after the group's position
-    assert c("XGROUP", "SETID", "s", "g2", "0", "ENTRIESREAD", "0") == "OK"
-    assert c("XGROUP", "DESTROY", "s", "g") == 1
-    assert c("XGROUP", "DESTROY", "s", "g") == 0
-    assert info(c, "s")[b"groups"] == 1
-    c("SET", "str", "x")
+    assert dc("XGROUP", "SETID", "s", "g2", "0", "ENTRIESREAD", "0") == "OK"
+    assert dc("XGROUP", "DESTROY", "s", "g") == 1
+    assert dc("XGROUP", "DESTROY", "s", "g") == 0
+    assert info(dc, "s")[b"groups"] == 1
+    dc("SET", "str", "x")
     for cmd in (("XGROUP", "CREATE", "str", "g", "$"), ("XREADGROUP", "GROUP", "g", "c", "STREAMS", "str", ">"),
                 ("XACK", "str", "g", "1-1"), ("XPENDING", "str", "g"), ("XINFO", "GROUPS", "str")):
-        assert c.err(*cmd) == WRONGTYPE, cmd
+        assert dc.err(*cmd) == WRONGTYPE, cmd
 
 
-def test_consumer_group_events_and_blocking(c, connect):
-    c("CONFIG", "SET", "notify-keyspace-events", "KEA")
-    c("XGROUP", "CREATE", "s", "g", "$", "MKSTREAM")
-    waiter = connect()
+def test_consumer_group_events_and_blocking(dc, dconnect):
+    dc("CONFIG", "SET", "notify-keyspace-events", "KEA")
+    dc("XGROUP", "CREATE", "s", "g", "$", "MKSTREAM")
+    waiter = dconnect()
     waiter.send("XREADGROUP", "GROUP", "g", "w", "BLOCK", "0", "STREAMS", "s", ">")
-    wait_blocked(c, 1)
-    c("XADD", "s", "5-1", "k", "v")
+    wait_blocked(dc, 1)
+    dc("XADD", "s", "5-1", "k", "v")
     assert waiter.read() == [[b"s", [[b"5-1", [b"k", b"v"]]]]]
-    assert c("XPENDING", "s", "g")[0] == 1
+    assert dc("XPENDING", "s", "g")[0] == 1
     waiter.send("XREADGROUP", "GROUP", "g", "w", "BLOCK", "0", "STREAMS", "s", ">")
-    wait_blocked(c, 1)
-    c("XGROUP", "DESTROY", "s", "g")
+    wait_blocked(dc, 1)
+    dc("XGROUP", "DESTROY", "s", "g")
     assert str(waiter.read()) == "NOGROUP the consumer group this client was blocked on no longer exists"
-    sub = connect()
+    sub = dconnect()
     sub.send("PSUBSCRIBE", "__keyevent*")
     sub.read()
-    c("XGROUP", "CREATE", "s", "g", "0")
-    c("XREADGROUP", "GROUP", "g", "new", "STREAMS", "s", ">")
-    c("XGROUP", "CREATECONSUMER", "s", "g", "other")
-    c("XGROUP", "DELCONSUMER", "s", "g", "other")
-    c("XGROUP", "SETID", "s", "g", "0")
-    c("XGROUP", "DESTROY", "s", "g")
+    dc("XGROUP", "CREATE", "s", "g", "0")
+    dc("XREADGROUP", "GROUP", "g", "new", "STREAMS", "s", ">")
+    dc("XGROUP", "CREATECONSUMER", "s", "g", "other")
+    dc("XGROUP", "DELCONSUMER", "s", "g", "other")
+    dc("XGROUP", "SETID", "s", "g", "0")
+    dc("XGROUP", "DESTROY", "s", "g")
     events = []
     while sub.pending(0.2):
         events.append(sub.read()[2].decode().split(":", 1)[1])
@@ -476,39 +476,39 @@ def test_consumer_group_events_and_blocking(c, connect):
                       "xgroup-setid", "xgroup-destroy"]
 
 
-def test_xclaim_and_xautoclaim(c):
+def test_xclaim_and_xautoclaim(dc):
     for i in range(1, 6):
-        c("XADD", "s", "%d-1" % i, "a", i)
-    c("XGROUP", "CREATE", "s", "g", "0")
-    c("XREADGROUP", "GROUP", "g", "alice", "STREAMS", "s", ">")
-    assert c("XCLAIM", "s", "g", "bob", "0", "1-1") == [[b"1-1", [b"a", b"1"]]]
-    assert c("XCLAIM", "s", "g", "bob", "0", "1-1", "JUSTID") == [b"1-1"]
-    assert c("XCLAIM", "s", "g", "bob", "100000", "2-1") == []
-    assert c("XCLAIM", "s", "g", "bob", "0", "9-9") == []
-    assert c("XCLAIM", "s", "g", "bob", "0", "9-9", "FORCE", "JUSTID") == []
-    assert c("XCLAIM", "s", "g", "bob", "0", "2-1", "RETRYCOUNT", "7", "IDLE", "5000", "JUSTID", "LASTID", "9-0") == \
+        dc("XADD", "s", "%d-1" % i, "a", i)
+    dc("XGROUP", "CREATE", "s", "g", "0")
+    dc("XREADGROUP", "GROUP", "g", "alice", "STREAMS", "s", ">")
+    assert dc("XCLAIM", "s", "g", "bob", "0", "1-1") == [[b"1-1", [b"a", b"1"]]]
+    assert dc("XCLAIM", "s", "g", "bob", "0", "1-1", "JUSTID") == [b"1-1"]
+    assert dc("XCLAIM", "s", "g", "bob", "100000", "2-1") == []
+    assert dc("XCLAIM", "s", "g", "bob", "0", "9-9") == []
+    assert dc("XCLAIM", "s", "g", "bob", "0", "9-9", "FORCE", "JUSTID") == []
+    assert dc("XCLAIM", "s", "g", "bob", "0", "2-1", "RETRYCOUNT", "7", "IDLE", "5000", "JUSTID", "LASTID", "9-0") == \
         [b"2-1"]
-    detail = {d[0]: (d[1], d[3]) for d in c("XPENDING", "s", "g", "-", "+", "10")}
+    detail = {d[0]: (d[1], d[3]) for d in dc("XPENDING", "s", "g", "-", "+", "10")}
     assert detail[b"1-1"] == (b"bob", 2) and detail[b"2-1"] == (b"bob", 7) and detail[b"3-1"] == (b"alice", 1)
-    assert c("XPENDING", "s", "g", "IDLE", "4000", "-", "+", "10")[0][0] == b"2-1"
-    assert dict(zip(*[iter(c("XINFO", "GROUPS", "s")[0])] * 2))[b"last-delivered-id"] == b"9-0"
-    assert c.err("XCLAIM", "s", "g", "bob", "x", "1-1") == "ERR Invalid min-idle-time argument for XCLAIM"
-    assert c.err("XCLAIM", "s", "g", "bob", "0", "x") == "ERR Unrecognized XCLAIM option 'x'"
-    assert c.err("XCLAIM", "s", "g", "bob", "0", "1-1", "IDLE", "x") == "ERR Invalid IDLE option argument for XCLAIM"
-    assert c.err("XCLAIM", "s", "nog", "bob", "0", "1-1") == "NOGROUP No such key 's' or consumer group 'nog'"
-    c("XDEL", "s", "3-1")
-    assert c("XCLAIM", "s", "g", "bob", "0", "3-1") == []  # deleted: leaves the PEL
-    assert c("XPENDING", "s", "g")[0] == 4
-    c("XDEL", "s", "4-1")
-    assert c("XAUTOCLAIM", "s", "g", "zed", "0", "0", "COUNT", "2") == \
+    assert dc("XPENDING", "s", "g", "IDLE", "4000", "-", "+", "10")[0][0] == b"2-1"
+    assert dict(zip(*[iter(dc("XINFO", "GROUPS", "s")[0])] * 2))[b"last-delivered-id"] == b"9-0"
+    assert dc.err("XCLAIM", "s", "g", "bob", "x", "1-1") == "ERR Invalid min-idle-time argument for XCLAIM"
+    assert dc.err("XCLAIM", "s", "g", "bob", "0", "x") == "ERR Unrecognized XCLAIM option 'x'"
+    assert dc.err("XCLAIM", "s", "g", "bob", "0", "1-1", "IDLE", "x") == "ERR Invalid IDLE option argument for XCLAIM"
+    assert dc.err("XCLAIM", "s", "nog", "bob", "0", "1-1") == "NOGROUP No such key 's' or consumer group 'nog'"
+    dc("XDEL", "s", "3-1")
+    assert dc("XCLAIM", "s", "g", "bob", "0", "3-1") == []  # deleted: leaves the PEL
+    assert dc("XPENDING", "s", "g")[0] == 4
+    dc("XDEL", "s", "4-1")
+    assert dc("XAUTOCLAIM", "s", "g", "zed", "0", "0", "COUNT", "2") == \
         [b"4-1", [[b"1-1", [b"a", b"1"]], [b"2-1", [b"a", b"2"]]], []]
-    assert c("XAUTOCLAIM", "s", "g", "zed", "0", "4-1", "JUSTID") == [b"0-0", [b"5-1"], [b"4-1"]]
-    assert c("XPENDING", "s", "g") == [3, b"1-1", b"5-1", [[b"zed", b"3"]]]
-    assert c.err("XAUTOCLAIM", "s", "g", "zed", "0", "0", "COUNT", "0") == "ERR COUNT must be > 0"
-    assert c.err("XAUTOCLAIM", "s", "g", "zed", "0", "x") == ID_ERR
-    assert c.err("XAUTOCLAIM", "s", "g", "zed", "0", "0", "foo") == "ERR syntax error"
-    assert c.err("XAUTOCLAIM", "s", "nog", "zed", "0", "0") == "NOGROUP No such key 's' or consumer group 'nog'"
-    assert c.err("XAUTOCLAIM", "s", "g", "zed", "x", "0") == "ERR Invalid min-idle-time argument for XAUTOCLAIM"
+    assert dc("XAUTOCLAIM", "s", "g", "zed", "0", "4-1", "JUSTID") == [b"0-0", [b"5-1"], [b"4-1"]]
+    assert dc("XPENDING", "s", "g") == [3, b"1-1", b"5-1", [[b"zed", b"3"]]]
+    assert dc.err("XAUTOCLAIM", "s", "g", "zed", "0", "0", "COUNT", "0") == "ERR COUNT must be > 0"
+    assert dc.err("XAUTOCLAIM", "s", "g", "zed", "0", "x") == ID_ERR
+    assert dc.err("XAUTOCLAIM", "s", "g", "zed", "0", "0", "foo") == "ERR syntax error"
+    assert dc.err("XAUTOCLAIM", "s", "nog", "zed", "0", "0") == "NOGROUP No such key 's' or consumer group 'nog'"
+    assert dc.err("XAUTOCLAIM", "s", "g", "zed", "x", "0") == "ERR Invalid min-idle-time argument for XAUTOCLAIM"
 
 
 def test_aof_replays_consumer_group_effects(server_factory, tmp_path):
@@ -528,12 +528,12 @@ def test_aof_replays_consumer_group_effects(server_factory, tmp_path):
     r.xreadgroup("g", "dora", {"s": ">"}, count=1)
     r.xack("s", "g", "4-1")
 
-    def picture(c):
+    def picture(dc):
         pel = [(p["message_id"], p["consumer"], p["times_delivered"], p["time_since_delivered"] // 1000)
-               for p in c.xpending_range("s", "g", "-", "+", 100)]
+               for p in dc.xpending_range("s", "g", "-", "+", 100)]
         # Redis 7.0 itself does not replay entries-read (and so lag) exactly: not compared.
-        groups = [{k: v for k, v in g.items() if k not in ("entries-read", "lag")} for g in c.xinfo_groups("s")]
-        consumers = sorted((x["name"], x["pending"]) for x in c.xinfo_consumers("s", "g"))
+        groups = [{k: v for k, v in g.items() if k not in ("entries-read", "lag")} for g in dc.xinfo_groups("s")]
+        consumers = sorted((x["name"], x["pending"]) for x in dc.xinfo_consumers("s", "g"))
         return pel, groups, consumers
 
     before = picture(r)

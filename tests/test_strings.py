@@ -1,11 +1,11 @@
 """String commands: replies, encodings and exact error texts, as Redis 7.0.15 gives them.
 
 Each expectation here was checked against the reference server; the raw
-client (resp_client) is used so error texts are compared in full.
+client (resp_raw.Conn) is used so error texts are compared in full.
 """
 import pytest
 
-from resp_client import Err, c, open_conn  # noqa: F401
+from resp_raw import Err
 
 SYNTAX = Err("ERR syntax error")
 NOT_INT = Err("ERR value is not an integer or out of range")

@@ -11,8 +11,7 @@ import time
 
 import pytest
 
-from datatype_client import (NULL_ARRAY, WRONGTYPE, ReplyError, arity, c, check_random_members,  # noqa: F401
-                             connect, scan_all, wait_blocked)
+from datatype_client import NULL_ARRAY, WRONGTYPE, ReplyError, arity, check_random_members, scan_all, wait_blocked
 
 NOT_FLOAT = "ERR value is not a valid float"
 MINMAX_FLOAT = "ERR min or max is not a float"
@@ -27,18 +26,18 @@ def fmt(score):
 
 
 @pytest.fixture(params=["listpack", "skiplist"])
-def z(request, c):
+def z(request, dc):
     """The raw client, with small zsets created in the parametrized encoding."""
     if request.param == "skiplist":
-        c("CONFIG", "SET", "zset-max-listpack-entries", "0")
-    c.zenc = request.param.encode()
-    return c
+        dc("CONFIG", "SET", "zset-max-listpack-entries", "0")
+    dc.zenc = request.param.encode()
+    return dc
 
 
-def zadd(c, key, *pairs):
-    n = c("ZADD", key, *pairs)
-    if hasattr(c, "zenc"):
-        assert c.encoding(key) == c.zenc
+def zadd(dc, key, *pairs):
+    n = dc("ZADD", key, *pairs)
+    if hasattr(dc, "zenc"):
+        assert dc.encoding(key) == dc.zenc
     return n
 
 
@@ -390,105 +389,105 @@ def test_zmpop(z):
     assert z("ZMPOP", "2", "z1", "z2", "MIN") is NULL_ARRAY
 
 
-def test_zmpop_errors(c):
-    c("ZADD", "z", "1", "a")
-    assert c.err("ZMPOP", "0", "z", "MIN") == "ERR numkeys should be greater than 0"
-    assert c.err("ZMPOP", "x", "z", "MIN") == "ERR numkeys should be greater than 0"
-    assert c.err("ZMPOP", "1", "z", "FOO") == "ERR syntax error"
-    assert c.err("ZMPOP", "2", "z", "MIN") == "ERR syntax error"
-    assert c.err("ZMPOP", "1", "z", "MIN", "COUNT", "0") == "ERR count should be greater than 0"
-    assert c.err("ZMPOP", "1", "z", "MIN", "COUNT", "-1") == "ERR count should be greater than 0"
-    assert c.err("ZMPOP", "1", "z", "MIN", "COUNT", "1", "COUNT", "1") == "ERR syntax error"
-    assert c.err("ZMPOP", "1", "z") == arity("zmpop")
-    assert c("ZCARD", "z") == 1
+def test_zmpop_errors(dc):
+    dc("ZADD", "z", "1", "a")
+    assert dc.err("ZMPOP", "0", "z", "MIN") == "ERR numkeys should be greater than 0"
+    assert dc.err("ZMPOP", "x", "z", "MIN") == "ERR numkeys should be greater than 0"
+    assert dc.err("ZMPOP", "1", "z", "FOO") == "ERR syntax error"
+    assert dc.err("ZMPOP", "2", "z", "MIN") == "ERR syntax error"
+    assert dc.err("ZMPOP", "1", "z", "MIN", "COUNT", "0") == "ERR count should be greater than 0"
+    assert dc.err("ZMPOP", "1", "z", "MIN", "COUNT", "-1") == "ERR count should be greater than 0"
+    assert dc.err("ZMPOP", "1", "z", "MIN", "COUNT", "1", "COUNT", "1") == "ERR syntax error"
+    assert dc.err("ZMPOP", "1", "z") == arity("zmpop")
+    assert dc("ZCARD", "z") == 1
 
 
 # --- BZPOPMIN / BZPOPMAX / BZMPOP ----------------------------------------
 
-def test_bzpop_immediate(c):
-    c("ZADD", "z2", "1", "a", "2", "b", "3", "c")
-    assert c("BZPOPMIN", "z1", "z2", "0") == [b"z2", b"a", b"1"]
-    assert c("BZPOPMAX", "z1", "z2", "0") == [b"z2", b"c", b"3"]
-    assert c("BZMPOP", "0", "2", "z1", "z2", "MIN", "COUNT", "5") == [b"z2", [[b"b", b"2"]]]
-    assert c("EXISTS", "z2") == 0
+def test_bzpop_immediate(dc):
+    dc("ZADD", "z2", "1", "a", "2", "b", "3", "c")
+    assert dc("BZPOPMIN", "z1", "z2", "0") == [b"z2", b"a", b"1"]
+    assert dc("BZPOPMAX", "z1", "z2", "0") == [b"z2", b"c", b"3"]
+    assert dc("BZMPOP", "0", "2", "z1", "z2", "MIN", "COUNT", "5") == [b"z2", [[b"b", b"2"]]]
+    assert dc("EXISTS", "z2") == 0
 
 
-def test_bzpopmin_woken_by_zadd(c, connect):
-    waiter = connect()
+def test_bzpopmin_woken_by_zadd(dc, dconnect):
+    waiter = dconnect()
     waiter.send("BZPOPMIN", "z", "0")
-    wait_blocked(c, 1)
-    assert c("ZADD", "z", "2", "b", "1", "a") == 2
+    wait_blocked(dc, 1)
+    assert dc("ZADD", "z", "2", "b", "1", "a") == 2
     assert waiter.read() == [b"z", b"a", b"1"]
-    assert c("ZRANGE", "z", "0", "-1") == [b"b"]
+    assert dc("ZRANGE", "z", "0", "-1") == [b"b"]
 
 
-def test_bzpopmax_woken_on_second_key(c, connect):
-    waiter = connect()
+def test_bzpopmax_woken_on_second_key(dc, dconnect):
+    waiter = dconnect()
     waiter.send("BZPOPMAX", "z1", "z2", "0")
-    wait_blocked(c, 1)
-    c("ZADD", "z2", "1.5", "a", "2.5", "b")
+    wait_blocked(dc, 1)
+    dc("ZADD", "z2", "1.5", "a", "2.5", "b")
     assert waiter.read() == [b"z2", b"b", b"2.5"]
 
 
-def test_bzmpop_woken(c, connect):
-    waiter = connect()
+def test_bzmpop_woken(dc, dconnect):
+    waiter = dconnect()
     waiter.send("BZMPOP", "0", "1", "z", "MAX", "COUNT", "2")
-    wait_blocked(c, 1)
-    c("ZADD", "z", "1", "a", "2", "b", "3", "c")
+    wait_blocked(dc, 1)
+    dc("ZADD", "z", "1", "a", "2", "b", "3", "c")
     assert waiter.read() == [b"z", [[b"c", b"3"], [b"b", b"2"]]]
-    assert c("ZRANGE", "z", "0", "-1") == [b"a"]
+    assert dc("ZRANGE", "z", "0", "-1") == [b"a"]
 
 
-def test_bzpop_first_come_first_served(c, connect):
-    waiters = [connect() for _ in range(3)]
+def test_bzpop_first_come_first_served(dc, dconnect):
+    waiters = [dconnect() for _ in range(3)]
     for i, w in enumerate(waiters):
         w.send("BZPOPMIN", "z", "0")
-        wait_blocked(c, i + 1)
-    c("ZADD", "z", "1", "a", "2", "b", "3", "c")
+        wait_blocked(dc, i + 1)
+    dc("ZADD", "z", "1", "a", "2", "b", "3", "c")
     assert [w.read() for w in waiters] == [[b"z", b"a", b"1"], [b"z", b"b", b"2"], [b"z", b"c", b"3"]]
 
 
-def test_bzpop_timeouts_and_errors(c):
+def test_bzpop_timeouts_and_errors(dc):
     for cmd in (("BZPOPMIN", "z", "0.1"), ("BZPOPMAX", "z", "0.1"), ("BZMPOP", "0.1", "1", "z", "MIN")):
         start = time.time()
-        assert c(*cmd) is NULL_ARRAY
+        assert dc(*cmd) is NULL_ARRAY
         assert 0.09 <= time.time() - start < 2
     for cmd in (("BZPOPMIN", "z", "{}"), ("BZPOPMAX", "z", "{}"), ("BZMPOP", "{}", "1", "z", "MIN")):
         def run(timeout):
-            return c.err(*[a.replace("{}", timeout) for a in cmd])
+            return dc.err(*[a.replace("{}", timeout) for a in cmd])
         assert run("-1") == "ERR timeout is negative"
         assert run("x") == "ERR timeout is not a float or out of range"
-    assert c.err("BZMPOP", "0", "0", "z", "MIN") == "ERR numkeys should be greater than 0"
-    assert c.err("BZMPOP", "0", "1", "z", "MIN", "COUNT", "0") == "ERR count should be greater than 0"
-    assert c.err("BZPOPMIN", "z") == arity("bzpopmin")
-    assert c.err("BZMPOP", "0", "1", "z") == arity("bzmpop")
+    assert dc.err("BZMPOP", "0", "0", "z", "MIN") == "ERR numkeys should be greater than 0"
+    assert dc.err("BZMPOP", "0", "1", "z", "MIN", "COUNT", "0") == "ERR count should be greater than 0"
+    assert dc.err("BZPOPMIN", "z") == arity("bzpopmin")
+    assert dc.err("BZMPOP", "0", "1", "z") == arity("bzmpop")
 
 
-def test_bzpop_inside_multi_and_unblock(c, connect):
-    c("MULTI")
-    c("BZPOPMIN", "z", "0")
-    c("BZMPOP", "0", "1", "z", "MIN")
-    assert c.frame("EXEC") == b"*2\r\n*-1\r\n*-1\r\n"
-    waiter = connect()
+def test_bzpop_inside_multi_and_unblock(dc, dconnect):
+    dc("MULTI")
+    dc("BZPOPMIN", "z", "0")
+    dc("BZMPOP", "0", "1", "z", "MIN")
+    assert dc.frame("EXEC") == b"*2\r\n*-1\r\n*-1\r\n"
+    waiter = dconnect()
     wid = waiter("CLIENT", "ID")
     waiter.send("BZPOPMAX", "z", "0")
-    wait_blocked(c, 1)
-    assert c("CLIENT", "UNBLOCK", wid) == 1
+    wait_blocked(dc, 1)
+    assert dc("CLIENT", "UNBLOCK", wid) == 1
     assert waiter.read() is NULL_ARRAY
     waiter.send("BZMPOP", "0", "1", "z", "MIN")
-    wait_blocked(c, 1)
-    assert c("CLIENT", "UNBLOCK", wid, "ERROR") == 1
+    wait_blocked(dc, 1)
+    assert dc("CLIENT", "UNBLOCK", wid, "ERROR") == 1
     assert waiter.read() == ReplyError(UNBLOCKED)
 
 
-def test_bzpop_waiter_ignores_list_on_its_key(c, connect):
-    waiter = connect()
+def test_bzpop_waiter_ignores_list_on_its_key(dc, dconnect):
+    waiter = dconnect()
     waiter.send("BZPOPMIN", "z", "0")
-    wait_blocked(c, 1)
-    c("RPUSH", "z", "x")
+    wait_blocked(dc, 1)
+    dc("RPUSH", "z", "x")
     assert not waiter.pending(0.1)
-    c("DEL", "z")
-    c("ZADD", "z", "1", "m")
+    dc("DEL", "z")
+    dc("ZADD", "z", "1", "m")
     assert waiter.read() == [b"z", b"m", b"1"]
 
 
@@ -582,95 +581,95 @@ def test_zintercard(z):
     assert z("ZINTERCARD", "2", "a", "nokey") == 0
 
 
-def test_set_algebra_errors(c):
-    c("ZADD", "a", "1", "x")
-    c("ZADD", "b", "1", "x")
+def test_set_algebra_errors(dc):
+    dc("ZADD", "a", "1", "x")
+    dc("ZADD", "b", "1", "x")
     for cmd in ("zunionstore", "zinterstore", "zdiffstore"):
-        assert c.err(cmd, "d", "0", "a") == "ERR at least 1 input key is needed for '%s' command" % cmd
-        assert c.err(cmd, "d", "-1", "a") == "ERR at least 1 input key is needed for '%s' command" % cmd
-        assert c.err(cmd, "d", "3", "a", "b") == "ERR syntax error"
-        assert c.err(cmd, "d", "x", "a") == NOT_INT
-        assert c.err(cmd, "d", "2", "a", "b", "WITHSCORES") == "ERR syntax error"
+        assert dc.err(cmd, "d", "0", "a") == "ERR at least 1 input key is needed for '%s' command" % cmd
+        assert dc.err(cmd, "d", "-1", "a") == "ERR at least 1 input key is needed for '%s' command" % cmd
+        assert dc.err(cmd, "d", "3", "a", "b") == "ERR syntax error"
+        assert dc.err(cmd, "d", "x", "a") == NOT_INT
+        assert dc.err(cmd, "d", "2", "a", "b", "WITHSCORES") == "ERR syntax error"
     for cmd in ("zunion", "zinter", "zdiff", "zintercard"):
-        assert c.err(cmd, "0", "a") == "ERR at least 1 input key is needed for '%s' command" % cmd
-        assert c.err(cmd, "3", "a", "b") == "ERR syntax error"
+        assert dc.err(cmd, "0", "a") == "ERR at least 1 input key is needed for '%s' command" % cmd
+        assert dc.err(cmd, "3", "a", "b") == "ERR syntax error"
     for cmd in ("ZUNIONSTORE", "ZINTERSTORE"):
-        assert c.err(cmd, "d", "2", "a", "b", "WEIGHTS", "1") == "ERR syntax error"
-        assert c.err(cmd, "d", "2", "a", "b", "WEIGHTS", "1", "x") == "ERR weight value is not a float"
-        assert c.err(cmd, "d", "2", "a", "b", "AGGREGATE", "FOO") == "ERR syntax error"
-        assert c.err(cmd, "d", "2", "a", "b", "AGGREGATE") == "ERR syntax error"
-    assert c.err("ZDIFF", "2", "a", "b", "WEIGHTS", "1", "2") == "ERR syntax error"
-    assert c.err("ZDIFF", "2", "a", "b", "AGGREGATE", "SUM") == "ERR syntax error"
-    assert c.err("ZINTERCARD", "2", "a", "b", "WEIGHTS", "1", "2") == "ERR syntax error"
-    assert c.err("ZINTERCARD", "2", "a", "b", "LIMIT", "-1") == "ERR LIMIT can't be negative"
-    assert c.err("ZINTERCARD", "2", "a", "b", "LIMIT", "x") == "ERR LIMIT can't be negative"
-    assert c.err("ZINTERCARD", "1", "a", "FOO") == "ERR syntax error"
-    assert c.err("ZUNIONSTORE", "d", "1") == arity("zunionstore")
-    assert c.err("ZUNION", "1") == arity("zunion")
-    assert c("EXISTS", "d") == 0
+        assert dc.err(cmd, "d", "2", "a", "b", "WEIGHTS", "1") == "ERR syntax error"
+        assert dc.err(cmd, "d", "2", "a", "b", "WEIGHTS", "1", "x") == "ERR weight value is not a float"
+        assert dc.err(cmd, "d", "2", "a", "b", "AGGREGATE", "FOO") == "ERR syntax error"
+        assert dc.err(cmd, "d", "2", "a", "b", "AGGREGATE") == "ERR syntax error"
+    assert dc.err("ZDIFF", "2", "a", "b", "WEIGHTS", "1", "2") == "ERR syntax error"
+    assert dc.err("ZDIFF", "2", "a", "b", "AGGREGATE", "SUM") == "ERR syntax error"
+    assert dc.err("ZINTERCARD", "2", "a", "b", "WEIGHTS", "1", "2") == "ERR syntax error"
+    assert dc.err("ZINTERCARD", "2", "a", "b", "LIMIT", "-1") == "ERR LIMIT can't be negative"
+    assert dc.err("ZINTERCARD", "2", "a", "b", "LIMIT", "x") == "ERR LIMIT can't be negative"
+    assert dc.err("ZINTERCARD", "1", "a", "FOO") == "ERR syntax error"
+    assert dc.err("ZUNIONSTORE", "d", "1") == arity("zunionstore")
+    assert dc.err("ZUNION", "1") == arity("zunion")
+    assert dc("EXISTS", "d") == 0
 
 
 # --- ZRANDMEMBER ---------------------------------------------------------
 
-def test_zrandmember_listpack(c):
+def test_zrandmember_listpack(dc):
     expected = {b"a": b"1", b"b": b"2.5", b"c": b"inf", b"d": b"-3", b"e": b"5"}
-    c("ZADD", "z", *[x for m, s in expected.items() for x in (s, m)])
-    assert c.encoding("z") == b"listpack"
-    check_random_members(c, "ZRANDMEMBER", "z", expected, "WITHSCORES")
-    assert set(c("ZRANDMEMBER", "z", "-200")) == set(expected)
+    dc("ZADD", "z", *[x for m, s in expected.items() for x in (s, m)])
+    assert dc.encoding("z") == b"listpack"
+    check_random_members(dc, "ZRANDMEMBER", "z", expected, "WITHSCORES")
+    assert set(dc("ZRANDMEMBER", "z", "-200")) == set(expected)
 
 
-def test_zrandmember_skiplist(c):
-    c("CONFIG", "SET", "zset-max-listpack-entries", "4")
+def test_zrandmember_skiplist(dc):
+    dc("CONFIG", "SET", "zset-max-listpack-entries", "4")
     expected = {b"m%d" % i: fmt(i / 2) for i in range(100)}
-    c("ZADD", "z", *[x for m, s in expected.items() for x in (s, m)])
-    assert c.encoding("z") == b"skiplist"
-    check_random_members(c, "ZRANDMEMBER", "z", expected, "WITHSCORES")
+    dc("ZADD", "z", *[x for m, s in expected.items() for x in (s, m)])
+    assert dc.encoding("z") == b"skiplist"
+    check_random_members(dc, "ZRANDMEMBER", "z", expected, "WITHSCORES")
 
 
-def test_zrandmember_missing_and_errors(c):
-    assert c("ZRANDMEMBER", "nokey") is None
-    assert c("ZRANDMEMBER", "nokey", "3") == []
-    assert c("ZRANDMEMBER", "nokey", "-3", "WITHSCORES") == []
-    c("ZADD", "z", "1", "a")
-    assert c.err("ZRANDMEMBER", "z", "x") == NOT_INT
-    assert c.err("ZRANDMEMBER", "z", "1", "foo") == "ERR syntax error"
-    assert c.err("ZRANDMEMBER", "z", "-9223372036854775808") == (
+def test_zrandmember_missing_and_errors(dc):
+    assert dc("ZRANDMEMBER", "nokey") is None
+    assert dc("ZRANDMEMBER", "nokey", "3") == []
+    assert dc("ZRANDMEMBER", "nokey", "-3", "WITHSCORES") == []
+    dc("ZADD", "z", "1", "a")
+    assert dc.err("ZRANDMEMBER", "z", "x") == NOT_INT
+    assert dc.err("ZRANDMEMBER", "z", "1", "foo") == "ERR syntax error"
+    assert dc.err("ZRANDMEMBER", "z", "-9223372036854775808") == (
         "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807")
-    assert c.err("ZRANDMEMBER", "z", "-4611686018427387904", "WITHSCORES") == "ERR value is out of range"
+    assert dc.err("ZRANDMEMBER", "z", "-4611686018427387904", "WITHSCORES") == "ERR value is out of range"
 
 
 # --- ZSCAN ---------------------------------------------------------------
 
-def test_zscan_listpack(c):
-    c("ZADD", "z", "1", "a", "2", "key:1", "3", "key:2")
-    assert c("ZSCAN", "z", "0") == [b"0", [b"a", b"1", b"key:1", b"2", b"key:2", b"3"]]
-    assert c("ZSCAN", "z", "0", "COUNT", "1", "MATCH", "key:*") == [b"0", [b"key:1", b"2", b"key:2", b"3"]]
+def test_zscan_listpack(dc):
+    dc("ZADD", "z", "1", "a", "2", "key:1", "3", "key:2")
+    assert dc("ZSCAN", "z", "0") == [b"0", [b"a", b"1", b"key:1", b"2", b"key:2", b"3"]]
+    assert dc("ZSCAN", "z", "0", "COUNT", "1", "MATCH", "key:*") == [b"0", [b"key:1", b"2", b"key:2", b"3"]]
 
 
-def test_zscan_skiplist(c):
-    c("CONFIG", "SET", "zset-max-listpack-entries", "4")
-    c("ZADD", "z", *[x for i in range(200) for x in (i, "m%d" % i)])
-    assert c.encoding("z") == b"skiplist"
-    items, calls = scan_all(c, "ZSCAN", "z", "COUNT", "10")
+def test_zscan_skiplist(dc):
+    dc("CONFIG", "SET", "zset-max-listpack-entries", "4")
+    dc("ZADD", "z", *[x for i in range(200) for x in (i, "m%d" % i)])
+    assert dc.encoding("z") == b"skiplist"
+    items, calls = scan_all(dc, "ZSCAN", "z", "COUNT", "10")
     assert calls > 1
     assert len(items) == 400
     assert dict(zip(items[0::2], items[1::2])) == {b"m%d" % i: b"%d" % i for i in range(200)}
 
 
-def test_zscan_errors(c):
-    assert c("ZSCAN", "nokey", "0") == [b"0", []]
-    c("ZADD", "z", "1", "a")
-    assert c.err("ZSCAN", "z", "x") == "ERR invalid cursor"
-    assert c.err("ZSCAN", "z", "0", "NOVALUES") == "ERR syntax error"
-    assert c.err("ZSCAN", "z", "0", "COUNT", "0") == "ERR syntax error"
+def test_zscan_errors(dc):
+    assert dc("ZSCAN", "nokey", "0") == [b"0", []]
+    dc("ZADD", "z", "1", "a")
+    assert dc.err("ZSCAN", "z", "x") == "ERR invalid cursor"
+    assert dc.err("ZSCAN", "z", "0", "NOVALUES") == "ERR syntax error"
+    assert dc.err("ZSCAN", "z", "0", "COUNT", "0") == "ERR syntax error"
 
 
 # --- WRONGTYPE -----------------------------------------------------------
 
-def test_wrongtype(c):
-    c("SET", "str", "x")
-    c("ZADD", "z", "1", "a")
+def test_wrongtype(dc):
+    dc("SET", "str", "x")
+    dc("ZADD", "z", "1", "a")
     for cmd in (("ZADD", "str", "1", "a"), ("ZINCRBY", "str", "1", "a"), ("ZREM", "str", "a"),
                 ("ZCARD", "str"), ("ZSCORE", "str", "a"), ("ZMSCORE", "str", "a"), ("ZRANK", "str", "a"),
                 ("ZREVRANK", "str", "a"), ("ZCOUNT", "str", "0", "1"), ("ZLEXCOUNT", "str", "-", "+"),
@@ -685,72 +684,72 @@ def test_wrongtype(c):
                 ("ZDIFFSTORE", "d", "2", "z", "str"), ("ZUNION", "2", "z", "str"),
                 ("ZINTER", "2", "z", "str"), ("ZDIFF", "2", "z", "str"), ("ZINTERCARD", "2", "z", "str"),
                 ("ZRANDMEMBER", "str"), ("ZSCAN", "str", "0")):
-        assert c.err(*cmd) == WRONGTYPE, cmd
-    assert c("EXISTS", "d") == 0
-    assert c.err("GET", "z") == WRONGTYPE
+        assert dc.err(*cmd) == WRONGTYPE, cmd
+    assert dc("EXISTS", "d") == 0
+    assert dc.err("GET", "z") == WRONGTYPE
 
 
 # --- Encodings -----------------------------------------------------------
 
-def test_encoding_defaults(c):
-    assert c("CONFIG", "GET", "zset-max-listpack-entries") == [b"zset-max-listpack-entries", b"128"]
-    assert c("CONFIG", "GET", "zset-max-listpack-value") == [b"zset-max-listpack-value", b"64"]
-    assert c("CONFIG", "GET", "zset-max-ziplist-entries") == [b"zset-max-ziplist-entries", b"128"]
-    assert c("CONFIG", "GET", "zset-max-ziplist-value") == [b"zset-max-ziplist-value", b"64"]
+def test_encoding_defaults(dc):
+    assert dc("CONFIG", "GET", "zset-max-listpack-entries") == [b"zset-max-listpack-entries", b"128"]
+    assert dc("CONFIG", "GET", "zset-max-listpack-value") == [b"zset-max-listpack-value", b"64"]
+    assert dc("CONFIG", "GET", "zset-max-ziplist-entries") == [b"zset-max-ziplist-entries", b"128"]
+    assert dc("CONFIG", "GET", "zset-max-ziplist-value") == [b"zset-max-ziplist-value", b"64"]
 
 
-def test_encoding_entries_threshold(c):
-    c("ZADD", "z", *[x for i in range(128) for x in (i, "m%d" % i)])
-    assert c.encoding("z") == b"listpack"
-    c("ZADD", "z", "1000", "m1")  # an update does not grow it
-    assert c.encoding("z") == b"listpack"
-    c("ZADD", "z", "5", "extra")
-    assert c.encoding("z") == b"skiplist"
-    assert c("ZCARD", "z") == 129
-    assert c("ZRANK", "z", "m1") == 128
-    c("ZADD", "z2", *[x for i in range(129) for x in (i, "m%d" % i)])
-    assert c.encoding("z2") == b"skiplist"
+def test_encoding_entries_threshold(dc):
+    dc("ZADD", "z", *[x for i in range(128) for x in (i, "m%d" % i)])
+    assert dc.encoding("z") == b"listpack"
+    dc("ZADD", "z", "1000", "m1")  # an update does not grow it
+    assert dc.encoding("z") == b"listpack"
+    dc("ZADD", "z", "5", "extra")
+    assert dc.encoding("z") == b"skiplist"
+    assert dc("ZCARD", "z") == 129
+    assert dc("ZRANK", "z", "m1") == 128
+    dc("ZADD", "z2", *[x for i in range(129) for x in (i, "m%d" % i)])
+    assert dc.encoding("z2") == b"skiplist"
 
 
-def test_encoding_value_threshold(c):
-    c("ZADD", "z", "1", "x" * 64)
-    assert c.encoding("z") == b"listpack"
-    c("ZADD", "z", "2", "y" * 65)
-    assert c.encoding("z") == b"skiplist"
-    c("ZINCRBY", "z2", "1", "q" * 65)
-    assert c.encoding("z2") == b"skiplist"
+def test_encoding_value_threshold(dc):
+    dc("ZADD", "z", "1", "x" * 64)
+    assert dc.encoding("z") == b"listpack"
+    dc("ZADD", "z", "2", "y" * 65)
+    assert dc.encoding("z") == b"skiplist"
+    dc("ZINCRBY", "z2", "1", "q" * 65)
+    assert dc.encoding("z2") == b"skiplist"
 
 
-def test_encoding_config_set(c):
-    assert c("CONFIG", "SET", "zset-max-listpack-entries", "2") == "OK"
-    assert c("CONFIG", "GET", "zset-max-ziplist-entries") == [b"zset-max-ziplist-entries", b"2"]
-    c("ZADD", "z", "1", "a", "2", "b")
-    assert c.encoding("z") == b"listpack"
-    c("ZADD", "z", "3", "c")
-    assert c.encoding("z") == b"skiplist"
+def test_encoding_config_set(dc):
+    assert dc("CONFIG", "SET", "zset-max-listpack-entries", "2") == "OK"
+    assert dc("CONFIG", "GET", "zset-max-ziplist-entries") == [b"zset-max-ziplist-entries", b"2"]
+    dc("ZADD", "z", "1", "a", "2", "b")
+    assert dc.encoding("z") == b"listpack"
+    dc("ZADD", "z", "3", "c")
+    assert dc.encoding("z") == b"skiplist"
     # Removing members keeps the skiplist.
-    c("ZREMRANGEBYRANK", "z", "0", "1")
-    assert c.encoding("z") == b"skiplist"
-    c("ZADD", "z", "1", "a", "2", "b")
+    dc("ZREMRANGEBYRANK", "z", "0", "1")
+    assert dc.encoding("z") == b"skiplist"
+    dc("ZADD", "z", "1", "a", "2", "b")
     # Stored results get the encoding their size calls for.
-    c("CONFIG", "SET", "zset-max-listpack-entries", "128")
+    dc("CONFIG", "SET", "zset-max-listpack-entries", "128")
     for cmd in (("ZUNIONSTORE", "d1", "1", "z"), ("ZINTERSTORE", "d2", "2", "z", "z"),
                 ("ZDIFFSTORE", "d3", "1", "z"), ("ZRANGESTORE", "d4", "z", "0", "-1")):
-        assert c(*cmd) == 3
-        assert c.encoding(cmd[1]) == b"listpack", cmd
-    c("CONFIG", "SET", "zset-max-listpack-entries", "1")
-    assert c("ZUNIONSTORE", "d5", "1", "d1") == 3
-    assert c.encoding("d5") == b"skiplist"
-    assert c("CONFIG", "SET", "zset-max-ziplist-value", "3") == "OK"
-    assert c("CONFIG", "GET", "zset-max-listpack-value") == [b"zset-max-listpack-value", b"3"]
-    c("CONFIG", "SET", "zset-max-listpack-entries", "128")
-    c("ZADD", "v", "1", "abc")
-    assert c.encoding("v") == b"listpack"
-    c("ZADD", "v", "1", "abcd")
-    assert c.encoding("v") == b"skiplist"
-    c("CONFIG", "SET", "zset-max-listpack-entries", "0")
-    c("ZADD", "w", "1", "a")
-    assert c.encoding("w") == b"skiplist"
+        assert dc(*cmd) == 3
+        assert dc.encoding(cmd[1]) == b"listpack", cmd
+    dc("CONFIG", "SET", "zset-max-listpack-entries", "1")
+    assert dc("ZUNIONSTORE", "d5", "1", "d1") == 3
+    assert dc.encoding("d5") == b"skiplist"
+    assert dc("CONFIG", "SET", "zset-max-ziplist-value", "3") == "OK"
+    assert dc("CONFIG", "GET", "zset-max-listpack-value") == [b"zset-max-listpack-value", b"3"]
+    dc("CONFIG", "SET", "zset-max-listpack-entries", "128")
+    dc("ZADD", "v", "1", "abc")
+    assert dc.encoding("v") == b"listpack"
+    dc("ZADD", "v", "1", "abcd")
+    assert dc.encoding("v") == b"skiplist"
+    dc("CONFIG", "SET", "zset-max-listpack-entries", "0")
+    dc("ZADD", "w", "1", "a")
+    assert dc.encoding("w") == b"skiplist"
 
 
 def test_random_edits_match_a_model(z):

@@ -1,15 +1,33 @@
 #!/usr/bin/python3
-"""Generates src/server/commands.def from a running Redis 7.0 reference server.
+"""Generates src/commands/commands.def from a running Redis 7.0 reference server.
 
 The command table is declarative data: name, arity, flags, key positions and
 group drive our behaviour; the descriptive parts (ACL categories, tips, key
 specs, COMMAND DOCS) are kept as ready RESP2 fragments so COMMAND INFO and
 COMMAND DOCS answer as Redis 7.0 does (redis-cli builds its hints from them).
 
-usage: utils/gen_command_table.py PORT > src/server/commands.def
+A command whose proc (fooBarCommand for "foo|bar") no source file under src/
+defines is written with NOPROC: it is treated as unknown. Regenerate after
+implementing one.
+
+usage: utils/gen_command_table.py PORT > src/commands/commands.def
 """
+import glob
+import os
+import re
 import socket
 import sys
+
+SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
+
+
+def implemented_procs():
+    """Names of the command procs defined in src/ (void fooCommand(client *c) {)."""
+    found = set()
+    for path in glob.glob(os.path.join(SRC, "**", "*.c"), recursive=True):
+        with open(path, encoding="utf-8", errors="replace") as f:
+            found.update(re.findall(r"^void (\w+Command)\(client \*c\) \{", f.read(), re.M))
+    return found
 
 
 class Node:
@@ -101,6 +119,7 @@ def main():
     infos = query(port, b"COMMAND").value
     docs = pairs(query(port, b"COMMAND", b"DOCS").value)
     rows = []
+    procs = implemented_procs()
 
     def emit(info, docmap, parent):
         name = info[0].value.decode()
@@ -117,7 +136,8 @@ def main():
         fl = " ".join(f.decode() for f in flags)
         nsub = len(info[9]) if len(info) > 9 else 0
         rows.append('CMD(%s, %s, %d, "%s", %d, %d, %d, "%s", %d,\n    %s,\n    %s)' % (
-            c_literal(name.encode()), proc_name(name), arity, fl, first, last, step, group, nsub,
+            c_literal(name.encode()), proc_name(name) if proc_name(name) in procs else "NOPROC",
+            arity, fl, first, last, step, group, nsub,
             c_literal(resp(extra)), c_literal(resp(docs_nosub))))
         for sub in sorted(info[9], key=lambda s: s[0].value):
             emit(sub, subdocs.get(sub[0].value.decode()), name)
@@ -128,8 +148,9 @@ def main():
     print(" * COMMAND / COMMAND DOCS output so arities, flags, key positions and docs match the reference.")
     print(" * CMD(name, proc, arity, flags, firstkey, lastkey, keystep, group, subcommand count,")
     print(" *     RESP fragment [acl categories, tips, key specs], RESP fragment of the docs map).")
-    print(" * Subcommands follow their container as \"container|sub\". A proc no module defines is a weak")
-    print(" * NULL symbol and the command is treated as unknown. */")
+    print(" * Subcommands follow their container as \"container|sub\". A command no module implements has")
+    print(" * NOPROC and is treated as unknown; every other proc must be defined (commands/table.c links")
+    print(" * them by name, so a misspelt one fails the build). */")
     for row in rows:
         print(row)
 

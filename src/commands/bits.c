@@ -119,7 +119,7 @@ static int bitOffsetOrReply(client *c, robj *arg, int hash_form, int bits, uint6
 static robj *writableBitmapOrReply(client *c, uint64_t maxbit, int *grew) {
     size_t needed = (size_t)(maxbit >> 3) + 1;
     robj *o = lookupKeyWrite(c->db, c->argv[1]);
-    if (checkType(c, o, OBJ_STRING)) return NULL;
+    if (replyIfWrongType(c, o, OBJ_STRING)) return NULL;
     if (grew) *grew = 0;
     if (o == NULL) {
         o = createObject(OBJ_STRING, sdsnewlen(NULL, needed));
@@ -188,7 +188,7 @@ void setbitCommand(client *c) {
     if (grew || old != on) {
         if (on) *byte |= mask;
         else *byte &= (unsigned char)~mask;
-        keyChanged(c->db, c->argv[1], NOTIFY_STRING, "setbit");
+        keyChanged(c->db, c->argv[1], NOTIFY_STRING, "setbit", 1);
     }
     addReply(c, old ? shared.cone : shared.czero);
 }
@@ -197,7 +197,7 @@ void getbitCommand(client *c) {
     uint64_t offset;
     if (bitOffsetOrReply(c, c->argv[2], 0, 0, &offset) != C_OK) return;
     robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
-    if (o == NULL || checkType(c, o, OBJ_STRING)) return;
+    if (o == NULL || replyIfWrongType(c, o, OBJ_STRING)) return;
     char buf[LONG_STR_SIZE];
     size_t len;
     const unsigned char *p = bitmapBytes(o, buf, &len);
@@ -209,7 +209,7 @@ void getbitCommand(client *c) {
 
 void bitcountCommand(client *c) {
     robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
-    if (o == NULL || checkType(c, o, OBJ_STRING)) return;
+    if (o == NULL || replyIfWrongType(c, o, OBJ_STRING)) return;
     char buf[LONG_STR_SIZE];
     size_t len;
     const unsigned char *p = bitmapBytes(o, buf, &len);
@@ -263,7 +263,7 @@ void bitposCommand(client *c) {
         addReplyLongLong(c, bit ? -1 : 0);
         return;
     }
-    if (checkType(c, o, OBJ_STRING)) return;
+    if (replyIfWrongType(c, o, OBJ_STRING)) return;
     char buf[LONG_STR_SIZE];
     size_t len;
     const unsigned char *p = bitmapBytes(o, buf, &len);
@@ -354,7 +354,7 @@ void bitopCommand(client *c) {
         src[j].p = NULL;
         src[j].len = 0;
         if (o == NULL) continue;
-        if (checkType(c, o, OBJ_STRING)) {
+        if (replyIfWrongType(c, o, OBJ_STRING)) {
             zfree(src);
             return;
         }
@@ -381,12 +381,12 @@ void bitopCommand(client *c) {
             }
         }
         robj *o = createObject(OBJ_STRING, res);
-        setKey(c, c->db, target, o, 0);
+        setKey(c->db, target, o, 0);
         decrRefCount(o);
-        keyChanged(c->db, target, NOTIFY_STRING, "set");
+        keyChanged(c->db, target, NOTIFY_STRING, "set", 1);
     } else if (dbDelete(c->db, target)) {
         /* Every source empty: the result is the empty string, i.e. no key. */
-        keyChanged(c->db, target, NOTIFY_GENERIC, "del");
+        keyChanged(c->db, target, NOTIFY_GENERIC, "del", 1);
     }
     zfree(src);
     addReplyLongLong(c, (long long)maxlen);
@@ -540,7 +540,7 @@ static void bitfieldGeneric(client *c, int readonly_command) {
     if (highest_write < 0) {
         /* Only GETs: a missing key reads as zeros and is not created. */
         o = lookupKeyRead(c->db, c->argv[1]);
-        if (o != NULL && checkType(c, o, OBJ_STRING)) goto done;
+        if (o != NULL && replyIfWrongType(c, o, OBJ_STRING)) goto done;
     } else {
         if (readonly_command) {
             addReplyError(c, "BITFIELD_RO only supports the GET subcommand");
@@ -580,8 +580,7 @@ static void bitfieldGeneric(client *c, int readonly_command) {
         if (grew || (uint64_t)written != (uint64_t)current) changes++;
     }
     if (changes) {
-        keyChanged(c->db, c->argv[1], NOTIFY_STRING, "setbit");
-        server.dirty += changes - 1; /* Redis counts every changing subcommand */
+        keyChanged(c->db, c->argv[1], NOTIFY_STRING, "setbit", changes); /* Redis counts every changing subcommand */
     }
 done:
     zfree(ops);

@@ -1,5 +1,6 @@
 /* cmdargs: helpers shared by the command families (see cmdargs.h). */
 #include "commands/cmdargs.h"
+#include "server/client.h"
 #include "server/db.h"
 #include "server/keyhook.h"
 #include "server/reply.h"
@@ -58,7 +59,7 @@ int parseRandomCountOrReply(client *c, const char *withopt, long *count, int *wi
 void removeMembersCommand(client *c, int type, int (*del)(robj *o, sds member),
                           unsigned long (*len)(robj *o), int class, const char *event) {
     robj *o = lookupKeyWriteOrReply(c, c->argv[1], shared.czero);
-    if (!o || checkType(c, o, type)) return;
+    if (!o || replyIfWrongType(c, o, type)) return;
     long long removed = 0;
     int keyremoved = 0;
     for (int j = 2; j < c->argc; j++) {
@@ -71,9 +72,9 @@ void removeMembersCommand(client *c, int type, int (*del)(robj *o, sds member),
         }
     }
     if (removed) {
-        keyChanged(c->db, c->argv[1], class, event);
-        if (keyremoved) keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del");
-        server.dirty += removed - 1 - keyremoved; /* Redis counts removed members only */
+        /* Redis counts removed members only, not the key's removal. */
+        keyChanged(c->db, c->argv[1], class, event, removed);
+        if (keyremoved) keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del", 0);
     }
     addReplyLongLong(c, removed);
 }
@@ -92,4 +93,10 @@ int parseMpopCountOrReply(client *c, int from, long *count) {
     }
     if (*count == -1) *count = 1;
     return C_OK;
+}
+
+void propagateAsPexpireat(client *c, robj *key, long long when) {
+    robj *whenobj = createStringObjectFromLongLong(when);
+    rewriteClientCommandVector(c, 3, shared.pexpireat, key, whenobj);
+    decrRefCount(whenobj);
 }

@@ -33,4 +33,9 @@ int parseRandomCountOrReply(client *c, const char *withopt, long *count, int *wi
 void removeMembersCommand(client *c, int type, int (*del)(robj *o, sds member),
                           unsigned long (*len)(robj *o), int class, const char *event);
 
+/* EXPIRE/GETEX with a relative or seconds TTL: replayed as PEXPIREAT key
+ * <when>, the deadline it set, whenever the replay runs (a deadline in the
+ * past removes the key on replay too). */
+void propagateAsPexpireat(client *c, robj *key, long long when);
+
 #endif

@@ -1,6 +1,7 @@
 /* dump: DUMP and RESTORE, moving single values between servers in Redis's
  * payload format (the RDB object encoding + RDB version + CRC64). */
 #include "persist/rdb.h"
+#include "server/client.h"
 #include "server/db.h"
 #include "server/keyhook.h"
 #include "server/reply.h"
@@ -81,18 +82,22 @@ void restoreCommand(client *c) {
     }
     int deleted = replace && dbDelete(c->db, key);
     if (ttl && checkAlreadyExpired(ttl)) {
-        /* Already expired: the key is gone, as if restored and expired at once. */
+        /* Already expired: the key is gone, as if restored and expired at
+         * once. A deletion of the old value (nothing is pushed), replayed as one. */
         decrRefCount(val);
-        if (deleted) keyChanged(c->db, key, NOTIFY_GENERIC, "del");
+        if (deleted) {
+            keyChanged(c->db, key, NOTIFY_GENERIC, "del", 1);
+            rewriteClientCommandVector(c, 2, shared.del, key);
+        }
         addReply(c, shared.ok);
         return;
     }
     dbAdd(c->db, key, val);
-    if (ttl) setExpire(c, c->db, key, ttl);
+    if (ttl) setExpire(c->db, key, ttl);
     if (lru_idle >= 0) {
         unsigned int clock = objectLruClock();
         val->lru = (clock - (unsigned int)(lru_idle % (LRU_CLOCK_MAX + 1))) & LRU_CLOCK_MAX;
     }
-    keyChanged(c->db, key, NOTIFY_GENERIC, "restore");
+    keyChanged(c->db, key, NOTIFY_GENERIC, "restore", 1);
     addReply(c, shared.ok);
 }

@@ -156,7 +156,7 @@ void geoaddCommand(client *c) {
 
 void geoposCommand(client *c) {
     robj *zobj = lookupKeyRead(c->db, c->argv[1]);
-    if (checkType(c, zobj, OBJ_ZSET)) return;
+    if (replyIfWrongType(c, zobj, OBJ_ZSET)) return;
     addReplyArrayLen(c, c->argc - 2);
     for (int j = 2; j < c->argc; j++) {
         double xy[2];
@@ -172,7 +172,7 @@ void geoposCommand(client *c) {
 
 void geohashCommand(client *c) {
     robj *zobj = lookupKeyRead(c->db, c->argv[1]);
-    if (checkType(c, zobj, OBJ_ZSET)) return;
+    if (replyIfWrongType(c, zobj, OBJ_ZSET)) return;
     addReplyArrayLen(c, c->argc - 2);
     for (int j = 2; j < c->argc; j++) {
         double score;
@@ -195,7 +195,7 @@ void geodistCommand(client *c) {
         return;
     }
     robj *zobj = lookupKeyReadOrReply(c, c->argv[1], shared.null);
-    if (!zobj || checkType(c, zobj, OBJ_ZSET)) return;
+    if (!zobj || replyIfWrongType(c, zobj, OBJ_ZSET)) return;
     double a[2], b[2];
     if (!memberLonLat(zobj, c->argv[2], a) || !memberLonLat(zobj, c->argv[3], b)) {
         addReplyNull(c);
@@ -457,15 +457,15 @@ static void storeMatches(client *c, int flags, const searchOptions *o, const geo
     robj *dst = createZsetListpackObject();
     for (long i = 0; i < n; i++)
         zsetAddMember(dst, o->storedist ? p[i].dist / shape->to_meters : p[i].score, p[i].member);
-    zsetStoreResult(c, o->storekey, dst, (flags & SEARCH_GEOSEARCH) ? "geosearchstore" : "georadiusstore");
+    /* Redis counts one change per stored member. */
+    zsetStoreResult(c, o->storekey, dst, (flags & SEARCH_GEOSEARCH) ? "geosearchstore" : "georadiusstore", n);
     decrRefCount(dst);
-    if (n > 1) server.dirty += n - 1; /* Redis counts one change per stored member */
 }
 
 static void geoSearchGeneric(client *c, int flags) {
     int srcidx = (flags & SEARCH_STORE_FIRST) ? 2 : 1, first;
     robj *zobj = lookupKeyRead(c->db, c->argv[srcidx]);
-    if (checkType(c, zobj, OBJ_ZSET)) return;
+    if (replyIfWrongType(c, zobj, OBJ_ZSET)) return;
 
     geoShape shape = {0};
     searchOptions o = {0};

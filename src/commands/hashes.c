@@ -206,7 +206,7 @@ static void hashTypeRandomElement(robj *o, unsigned long size, lpEntry *field, l
  * NULL after replying WRONGTYPE. */
 static robj *hashTypeLookupWriteOrCreate(client *c, robj *key) {
     robj *o = lookupKeyWrite(c->db, key);
-    if (checkType(c, o, OBJ_HASH)) return NULL;
+    if (replyIfWrongType(c, o, OBJ_HASH)) return NULL;
     if (o == NULL) {
         o = createHashObject();
         dbAdd(c->db, key, o);
@@ -233,8 +233,7 @@ static void hsetGeneric(client *c, int hmset) {
     if (hmset) addReply(c, shared.ok);
     else addReplyLongLong(c, created);
     /* Always an event, even if every value was already the same (as Redis). */
-    keyChanged(c->db, c->argv[1], NOTIFY_HASH, "hset");
-    server.dirty += (c->argc - 2) / 2 - 1; /* Redis counts one change per pair */
+    keyChanged(c->db, c->argv[1], NOTIFY_HASH, "hset", (c->argc - 2) / 2); /* Redis counts one change per pair */
 }
 
 void hsetCommand(client *c) { hsetGeneric(c, 0); }
@@ -251,7 +250,7 @@ void hsetnxCommand(client *c) {
     sds value = c->argv[3]->ptr;
     hashTypeSet(o, c->argv[2]->ptr, value, sdslen(value));
     addReply(c, shared.cone);
-    keyChanged(c->db, c->argv[1], NOTIFY_HASH, "hset");
+    keyChanged(c->db, c->argv[1], NOTIFY_HASH, "hset", 1);
 }
 
 void hincrbyCommand(client *c) {
@@ -279,7 +278,7 @@ void hincrbyCommand(client *c) {
     int len = ll2string(buf, sizeof(buf), value);
     hashTypeSet(o, c->argv[2]->ptr, buf, (size_t)len);
     addReplyLongLong(c, value);
-    keyChanged(c->db, c->argv[1], NOTIFY_HASH, "hincrby");
+    keyChanged(c->db, c->argv[1], NOTIFY_HASH, "hincrby", 1);
 }
 
 void hincrbyfloatCommand(client *c) {
@@ -310,7 +309,7 @@ void hincrbyfloatCommand(client *c) {
     int len = ld2string(buf, sizeof(buf), value, 1);
     hashTypeSet(o, c->argv[2]->ptr, buf, (size_t)len);
     addReplyBulkCBuffer(c, buf, (size_t)len);
-    keyChanged(c->db, c->argv[1], NOTIFY_HASH, "hincrbyfloat");
+    keyChanged(c->db, c->argv[1], NOTIFY_HASH, "hincrbyfloat", 1);
     /* Replayed as HSET of the result, as Redis does, so float formatting can
      * never make a replay diverge (MONITOR and SLOWLOG keep the original). */
     robj *hset = createStringObject("HSET", 4), *newval = createStringObject(buf, (size_t)len);
@@ -327,7 +326,7 @@ void hdelCommand(client *c) {
 
 void hgetCommand(client *c) {
     robj *o = lookupKeyRead(c->db, c->argv[1]);
-    if (checkType(c, o, OBJ_HASH)) return;
+    if (replyIfWrongType(c, o, OBJ_HASH)) return;
     lpEntry value;
     if (o && hashTypeGetValue(o, c->argv[2]->ptr, &value)) addReplyLpEntry(c, &value);
     else addReplyNull(c);
@@ -335,7 +334,7 @@ void hgetCommand(client *c) {
 
 void hmgetCommand(client *c) {
     robj *o = lookupKeyRead(c->db, c->argv[1]);
-    if (checkType(c, o, OBJ_HASH)) return;
+    if (replyIfWrongType(c, o, OBJ_HASH)) return;
     addReplyArrayLen(c, c->argc - 2);
     for (int j = 2; j < c->argc; j++) {
         lpEntry value;
@@ -346,13 +345,13 @@ void hmgetCommand(client *c) {
 
 void hlenCommand(client *c) {
     robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
-    if (!o || checkType(c, o, OBJ_HASH)) return;
+    if (!o || replyIfWrongType(c, o, OBJ_HASH)) return;
     addReplyLongLong(c, (long long)hashTypeLength(o));
 }
 
 void hstrlenCommand(client *c) {
     robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
-    if (!o || checkType(c, o, OBJ_HASH)) return;
+    if (!o || replyIfWrongType(c, o, OBJ_HASH)) return;
     lpEntry value;
     long long len = 0;
     if (hashTypeGetValue(o, c->argv[2]->ptr, &value)) {
@@ -364,7 +363,7 @@ void hstrlenCommand(client *c) {
 
 void hexistsCommand(client *c) {
     robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
-    if (!o || checkType(c, o, OBJ_HASH)) return;
+    if (!o || replyIfWrongType(c, o, OBJ_HASH)) return;
     addReply(c, hashTypeExists(o, c->argv[2]->ptr) ? shared.cone : shared.czero);
 }
 
@@ -374,7 +373,7 @@ void hexistsCommand(client *c) {
 /* HKEYS, HVALS, HGETALL: one walk; HGETALL is a map (flat in RESP2). */
 static void hgetallGeneric(client *c, int what) {
     robj *o = lookupKeyRead(c->db, c->argv[1]);
-    if (checkType(c, o, OBJ_HASH)) return;
+    if (replyIfWrongType(c, o, OBJ_HASH)) return;
     unsigned long length = o ? hashTypeLength(o) : 0;
     if (what == (HASH_FIELDS | HASH_VALUES)) addReplyMapLen(c, (long)length);
     else addReplyArrayLen(c, (long)length);
@@ -396,7 +395,7 @@ void hscanCommand(client *c) {
     unsigned long cursor;
     if (parseScanCursorOrReply(c, c->argv[2], &cursor) == C_ERR) return;
     robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.emptyscan);
-    if (!o || checkType(c, o, OBJ_HASH)) return;
+    if (!o || replyIfWrongType(c, o, OBJ_HASH)) return;
     scanGenericCommand(c, o, cursor);
 }
 
@@ -501,7 +500,7 @@ static void hrandfieldDistinct(client *c, robj *o, unsigned long count, int with
 void hrandfieldCommand(client *c) {
     if (c->argc == 2) {
         robj *o = lookupKeyRead(c->db, c->argv[1]);
-        if (checkType(c, o, OBJ_HASH)) return;
+        if (replyIfWrongType(c, o, OBJ_HASH)) return;
         if (!o) {
             addReplyNull(c);
         } else {
@@ -515,7 +514,7 @@ void hrandfieldCommand(client *c) {
     int withvalues;
     if (parseRandomCountOrReply(c, "withvalues", &l, &withvalues) != C_OK) return;
     robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.emptyarray);
-    if (!o || checkType(c, o, OBJ_HASH)) return;
+    if (!o || replyIfWrongType(c, o, OBJ_HASH)) return;
     int uniq = l >= 0;
     unsigned long count = uniq ? (unsigned long)l : (unsigned long)-l;
     if (count == 0) {

@@ -134,7 +134,7 @@ static robj *createHllObject(void) {
  * HLL. Only the header and the dense size are checked here; a damaged
  * sparse body is found (INVALIDOBJ) by whatever walks it. */
 static int isHllObjectOrReply(client *c, robj *o) {
-    if (checkType(c, o, OBJ_STRING)) return 0;
+    if (replyIfWrongType(c, o, OBJ_STRING)) return 0;
     if (!sdsEncodedObject(o)) goto invalid;
     size_t len = sdslen(o->ptr);
     if (len < HLL_HEADER_SIZE || memcmp(o->ptr, "HYLL", 4) != 0) goto invalid;
@@ -469,8 +469,7 @@ void pfaddCommand(client *c) {
     }
     if (updated) {
         hllInvalidateCache(o);
-        keyChanged(c->db, c->argv[1], NOTIFY_STRING, "pfadd");
-        server.dirty += updated - 1; /* Redis counts every changed register as a write */
+        keyChanged(c->db, c->argv[1], NOTIFY_STRING, "pfadd", updated); /* Redis counts every changed register */
     }
     addReply(c, updated ? shared.cone : shared.czero);
 }
@@ -511,7 +510,7 @@ void pfcountCommand(client *c) {
     /* Storing the estimate changes the string's bytes: WATCHers and the
      * AOF must see it, though it is no write worth an event. */
     hllSetCachedCard(o, card);
-    keyChangedWithoutEvent(c->db, c->argv[1]);
+    keyChanged(c->db, c->argv[1], 0, NULL, 1);
     addReplyLongLong(c, (long long)card);
 }
 
@@ -545,7 +544,7 @@ void pfmergeCommand(client *c) {
     }
     hllInvalidateCache(o);
     /* Redis reports a merge as a mass PFADD. */
-    keyChanged(c->db, c->argv[1], NOTIFY_STRING, "pfadd");
+    keyChanged(c->db, c->argv[1], NOTIFY_STRING, "pfadd", 1);
     addReply(c, shared.ok);
 done:
     zfree(max);
@@ -573,8 +572,9 @@ void pfdebugCommand(client *c) {
             }
             converted = 1;
             /* The encoding change must reach the AOF; it is not a logical
-             * change, so (as in Redis) no event and WATCH is untouched. */
-            server.dirty++;
+             * change, so (as in Redis) no event and WATCH is untouched: a
+             * count with no key. */
+            keyChanged(c->db, NULL, 0, NULL, 1);
         }
         if (!strcasecmp(sub, "todense")) {
             addReply(c, converted ? shared.cone : shared.czero);

@@ -4,6 +4,7 @@
 #include "server/client.h"
 #include "commands/cmdargs.h"
 #include "server/db.h"
+#include "server/evict.h"
 #include "server/expire.h"
 #include "server/keyhook.h"
 #include "server/reply.h"
@@ -14,7 +15,6 @@
 #include "data/quicklist.h"
 #include "data/skiplist.h"
 #include "data/stream.h"
-#include "features/multi.h"
 
 #include <limits.h>
 #include <string.h>
@@ -27,7 +27,7 @@ static void delGenericCommand(client *c) {
     for (int j = 1; j < c->argc; j++) {
         expireIfNeeded(c->db, c->argv[j]);
         if (dbDelete(c->db, c->argv[j])) {
-            keyChanged(c->db, c->argv[j], NOTIFY_GENERIC, "del");
+            keyChanged(c->db, c->argv[j], NOTIFY_GENERIC, "del", 1);
             deleted++;
         }
     }
@@ -117,7 +117,7 @@ void swapdbCommand(client *c) {
         addReplyError(c, "DB index is out of range");
         return;
     }
-    server.dirty++;
+    keyChanged(c->db, NULL, 0, NULL, 1); /* SWAPDB counts as one write, even of a db with itself */
     addReply(c, shared.ok);
 }
 
@@ -130,22 +130,21 @@ static int getFlushTypeOrReply(client *c) {
     return C_ERR;
 }
 
-static void flushDb(redisDb *db) {
-    touchAllWatchedKeysInDb(db, NULL);
+/* Raised before the keys go, so WATCH sees which existed. */
+static void flushDb(redisDb *db, long long count) {
+    keyChanged(db, NULL, NOTIFY_GENERIC, "flushdb", count);
     emptyData(db->id, NULL);
 }
 
 void flushdbCommand(client *c) {
     if (getFlushTypeOrReply(c) != C_OK) return;
-    flushDb(c->db);
-    server.dirty++;
+    flushDb(c->db, 1);
     addReply(c, shared.ok);
 }
 
 void flushallCommand(client *c) {
     if (getFlushTypeOrReply(c) != C_OK) return;
-    for (int j = 0; j < server.dbnum; j++) flushDb(&server.db[j]);
-    server.dirty++;
+    for (int j = 0; j < server.dbnum; j++) flushDb(&server.db[j], j == 0); /* one write in all */
     addReply(c, shared.ok);
 }
 
@@ -174,10 +173,10 @@ static void renameGenericCommand(client *c, int nx) {
         dbDelete(c->db, dst);
     }
     dbAdd(c->db, dst, o);
-    if (expire != -1) setExpire(c, c->db, dst, expire);
+    if (expire != -1) setExpire(c->db, dst, expire);
     dbDelete(c->db, src);
-    keyChanged(c->db, src, NOTIFY_GENERIC, "rename_from");
-    keyChanged(c->db, dst, NOTIFY_GENERIC, "rename_to");
+    keyChanged(c->db, src, NOTIFY_GENERIC, "rename_from", 1);
+    keyChanged(c->db, dst, NOTIFY_GENERIC, "rename_to", 1);
     addReply(c, nx ? shared.cone : shared.ok);
 }
 
@@ -210,10 +209,10 @@ void moveCommand(client *c) {
     }
     incrRefCount(o);
     dbAdd(dst, c->argv[1], o);
-    if (expire != -1) setExpire(c, dst, c->argv[1], expire);
+    if (expire != -1) setExpire(dst, c->argv[1], expire);
     dbDelete(src, c->argv[1]);
-    keyChanged(src, c->argv[1], NOTIFY_GENERIC, "move_from");
-    keyChanged(dst, c->argv[1], NOTIFY_GENERIC, "move_to");
+    keyChanged(src, c->argv[1], NOTIFY_GENERIC, "move_from", 1);
+    keyChanged(dst, c->argv[1], NOTIFY_GENERIC, "move_to", 1);
     addReply(c, shared.cone);
 }
 
@@ -311,8 +310,8 @@ void copyCommand(client *c) {
     }
     robj *copy = objectDupValue(o);
     dbAdd(dst, newkey, copy);
-    if (expire != -1) setExpire(c, dst, newkey, expire);
-    keyChanged(dst, newkey, NOTIFY_GENERIC, "copy_to");
+    if (expire != -1) setExpire(dst, newkey, expire);
+    keyChanged(dst, newkey, NOTIFY_GENERIC, "copy_to", 1);
     addReply(c, shared.cone);
 }
 
@@ -438,13 +437,16 @@ static void expireGenericCommand(client *c, long long basetime, int unit) {
         if ((flags & EXPIRE_LT) && current != -1 && when >= current) goto noop;
     }
     if (checkAlreadyExpired(when)) {
+        /* A deletion, not an expiry (nothing is pushed), and replayed as one:
+         * a deadline in the past would be loaded and expire (EXPIRY_0MQ.md). */
         dbDelete(c->db, key);
-        keyChanged(c->db, key, NOTIFY_GENERIC, "del");
-        addReply(c, shared.cone);
-        return;
+        keyChanged(c->db, key, NOTIFY_GENERIC, "del", 1);
+        rewriteClientCommandVector(c, 2, shared.del, key);
+    } else {
+        setExpire(c->db, key, when);
+        keyChanged(c->db, key, NOTIFY_GENERIC, "expire", 1);
+        if (basetime || unit != 1) propagateAsPexpireat(c, key, when);
     }
-    setExpire(c, c->db, key, when);
-    keyChanged(c->db, key, NOTIFY_GENERIC, "expire");
     addReply(c, shared.cone);
     return;
 noop:
@@ -486,7 +488,7 @@ void persistCommand(client *c) {
         return;
     }
     if (removeExpire(c->db, c->argv[1])) {
-        keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "persist");
+        keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "persist", 1);
         addReply(c, shared.cone);
     } else {
         addReply(c, shared.czero);

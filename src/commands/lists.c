@@ -96,20 +96,15 @@ static void listPopElement(robj *o, int where, poppedElement *e) {
 
 static void releasePopped(poppedElement *e) { zfree(e->owned); }
 
-/* Redis counts list writes in elements (server.dirty += n), while keyChanged
- * counts one per event: settle the command's total to Redis's. */
-static void settleDirty(long long dirty_before, long long changes) { server.dirty = dirty_before + changes; }
-
 /* After `count` elements were popped from `where`: the pop event, and the
  * key's deletion when the list became empty. */
 static void listElementsRemoved(client *c, robj *key, int where, robj *o, long count) {
-    long long dirty_before = server.dirty;
-    keyChanged(c->db, key, NOTIFY_LIST, where == LIST_HEAD ? "lpop" : "rpop");
+    /* Redis counts list writes in elements, not the key's removal. */
+    keyChanged(c->db, key, NOTIFY_LIST, where == LIST_HEAD ? "lpop" : "rpop", count);
     if (quicklistCount(listOf(o)) == 0) {
         dbDelete(c->db, key);
-        keyChanged(c->db, key, NOTIFY_GENERIC, "del");
+        keyChanged(c->db, key, NOTIFY_GENERIC, "del", 0);
     }
-    settleDirty(dirty_before, count);
 }
 
 /* Replies with the elements of [start, end] (Redis index rules), head to
@@ -151,7 +146,7 @@ static long popRangeAndReply(client *c, robj *key, robj *o, int where, long coun
 
 static void pushGenericCommand(client *c, int where, int only_existing) {
     robj *o = lookupKeyWrite(c->db, c->argv[1]);
-    if (checkType(c, o, OBJ_LIST)) return;
+    if (replyIfWrongType(c, o, OBJ_LIST)) return;
     if (!o) {
         if (only_existing) {
             addReply(c, shared.czero);
@@ -162,9 +157,7 @@ static void pushGenericCommand(client *c, int where, int only_existing) {
     }
     for (int j = 2; j < c->argc; j++) listPushArg(o, c->argv[j], where);
     addReplyLongLong(c, (long long)quicklistCount(listOf(o)));
-    long long dirty_before = server.dirty;
-    keyChanged(c->db, c->argv[1], NOTIFY_LIST, where == LIST_HEAD ? "lpush" : "rpush");
-    settleDirty(dirty_before, c->argc - 2);
+    keyChanged(c->db, c->argv[1], NOTIFY_LIST, where == LIST_HEAD ? "lpush" : "rpush", c->argc - 2);
 }
 
 void lpushCommand(client *c) { pushGenericCommand(c, LIST_HEAD, 0); }
@@ -185,7 +178,7 @@ static void popGenericCommand(client *c, int where) {
     if (hascount && getPositiveLongFromObjectOrReply(c, c->argv[2], &count, NULL) != C_OK) return;
 
     robj *o = lookupKeyWriteOrReply(c, c->argv[1], hascount ? shared.nullarray : shared.null);
-    if (!o || checkType(c, o, OBJ_LIST)) return;
+    if (!o || replyIfWrongType(c, o, OBJ_LIST)) return;
 
     if (hascount && count == 0) {
         addReply(c, shared.emptyarray);
@@ -209,7 +202,7 @@ void rpopCommand(client *c) { popGenericCommand(c, LIST_TAIL); }
 
 void llenCommand(client *c) {
     robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
-    if (!o || checkType(c, o, OBJ_LIST)) return;
+    if (!o || replyIfWrongType(c, o, OBJ_LIST)) return;
     addReplyLongLong(c, (long long)quicklistCount(listOf(o)));
 }
 
@@ -217,13 +210,13 @@ void lrangeCommand(client *c) {
     long start, end;
     if (getLongArgOrReply(c, c->argv[2], &start) != C_OK || getLongArgOrReply(c, c->argv[3], &end) != C_OK) return;
     robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.emptyarray);
-    if (!o || checkType(c, o, OBJ_LIST)) return;
+    if (!o || replyIfWrongType(c, o, OBJ_LIST)) return;
     addListRangeReply(c, o, start, end, 0);
 }
 
 void lindexCommand(client *c) {
     robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.null);
-    if (!o || checkType(c, o, OBJ_LIST)) return;
+    if (!o || replyIfWrongType(c, o, OBJ_LIST)) return;
     long index;
     if (getLongArgOrReply(c, c->argv[2], &index) != C_OK) return;
     quicklistEntry e;
@@ -267,7 +260,7 @@ void lposCommand(client *c) {
         else addReplyNull(c);
         return;
     }
-    if (checkType(c, o, OBJ_LIST)) return;
+    if (replyIfWrongType(c, o, OBJ_LIST)) return;
 
     void *lenptr = count != -1 ? addReplyDeferredLen(c) : NULL;
     long llen = (long)quicklistCount(listOf(o));
@@ -300,7 +293,7 @@ void lposCommand(client *c) {
 
 void lsetCommand(client *c) {
     robj *o = lookupKeyWriteOrReply(c, c->argv[1], shared.nokeyerr);
-    if (!o || checkType(c, o, OBJ_LIST)) return;
+    if (!o || replyIfWrongType(c, o, OBJ_LIST)) return;
     long index;
     if (getLongArgOrReply(c, c->argv[2], &index) != C_OK) return;
     char buf[LONG_STR_SIZE];
@@ -311,7 +304,7 @@ void lsetCommand(client *c) {
         return;
     }
     addReply(c, shared.ok);
-    keyChanged(c->db, c->argv[1], NOTIFY_LIST, "lset");
+    keyChanged(c->db, c->argv[1], NOTIFY_LIST, "lset", 1);
 }
 
 /* LINSERT key BEFORE|AFTER pivot element: next to the first pivot from the head. */
@@ -326,7 +319,7 @@ void linsertCommand(client *c) {
         return;
     }
     robj *o = lookupKeyWriteOrReply(c, c->argv[1], shared.czero);
-    if (!o || checkType(c, o, OBJ_LIST)) return;
+    if (!o || replyIfWrongType(c, o, OBJ_LIST)) return;
 
     int inserted = 0;
     quicklistIter *it = quicklistGetIterator(listOf(o), QUICKLIST_ITER_FROM_HEAD);
@@ -347,7 +340,7 @@ void linsertCommand(client *c) {
         addReplyLongLong(c, -1);
         return;
     }
-    keyChanged(c->db, c->argv[1], NOTIFY_LIST, "linsert");
+    keyChanged(c->db, c->argv[1], NOTIFY_LIST, "linsert", 1);
     addReplyLongLong(c, (long long)quicklistCount(listOf(o)));
 }
 
@@ -356,7 +349,7 @@ void lremCommand(client *c) {
     long toremove;
     if (getLongArgOrReply(c, c->argv[2], &toremove) != C_OK) return;
     robj *o = lookupKeyWriteOrReply(c, c->argv[1], shared.czero);
-    if (!o || checkType(c, o, OBJ_LIST)) return;
+    if (!o || replyIfWrongType(c, o, OBJ_LIST)) return;
 
     int from_tail = toremove < 0;
     /* Compared as unsigned so that LONG_MIN means "that many" too. */
@@ -372,13 +365,11 @@ void lremCommand(client *c) {
     }
     quicklistReleaseIterator(it);
 
-    long long dirty_before = server.dirty;
-    if (removed) keyChanged(c->db, c->argv[1], NOTIFY_LIST, "lrem");
+    if (removed) keyChanged(c->db, c->argv[1], NOTIFY_LIST, "lrem", (long long)removed);
     if (quicklistCount(listOf(o)) == 0) {
         dbDelete(c->db, c->argv[1]);
-        keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del");
+        keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del", 0);
     }
-    settleDirty(dirty_before, (long long)removed);
     addReplyLongLong(c, (long long)removed);
 }
 
@@ -386,7 +377,7 @@ void ltrimCommand(client *c) {
     long start, end;
     if (getLongArgOrReply(c, c->argv[2], &start) != C_OK || getLongArgOrReply(c, c->argv[3], &end) != C_OK) return;
     robj *o = lookupKeyWriteOrReply(c, c->argv[1], shared.ok);
-    if (!o || checkType(c, o, OBJ_LIST)) return;
+    if (!o || replyIfWrongType(c, o, OBJ_LIST)) return;
 
     long llen = (long)quicklistCount(listOf(o));
     if (start < 0) start += llen;
@@ -405,13 +396,11 @@ void ltrimCommand(client *c) {
     quicklistDelRange(listOf(o), -rtrim, rtrim);
 
     /* Redis raises ltrim even when nothing was trimmed. */
-    long long dirty_before = server.dirty;
-    keyChanged(c->db, c->argv[1], NOTIFY_LIST, "ltrim");
+    keyChanged(c->db, c->argv[1], NOTIFY_LIST, "ltrim", ltrim + rtrim);
     if (quicklistCount(listOf(o)) == 0) {
         dbDelete(c->db, c->argv[1]);
-        keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del");
+        keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del", 0);
     }
-    settleDirty(dirty_before, ltrim + rtrim);
     addReply(c, shared.ok);
 }
 
@@ -426,11 +415,10 @@ void brpoplpushCommand(client *c);
  * the source (and its del). A blocking form replicates as LMOVE/RPOPLPUSH. */
 static void lmoveGenericCommand(client *c, int wherefrom, int whereto) {
     robj *src = lookupKeyWriteOrReply(c, c->argv[1], shared.null);
-    if (!src || checkType(c, src, OBJ_LIST)) return;
+    if (!src || replyIfWrongType(c, src, OBJ_LIST)) return;
     robj *dst = lookupKeyWrite(c->db, c->argv[2]);
-    if (checkType(c, dst, OBJ_LIST)) return;
+    if (replyIfWrongType(c, dst, OBJ_LIST)) return;
 
-    long long dirty_before = server.dirty;
     poppedElement e;
     listPopElement(src, wherefrom, &e);
     if (!dst) {
@@ -438,16 +426,16 @@ static void lmoveGenericCommand(client *c, int wherefrom, int whereto) {
         dbAdd(c->db, c->argv[2], dst);
     }
     quicklistPush(listOf(dst), e.ptr, e.len, quicklistEnd(whereto));
-    keyChanged(c->db, c->argv[2], NOTIFY_LIST, whereto == LIST_HEAD ? "lpush" : "rpush");
+    keyChanged(c->db, c->argv[2], NOTIFY_LIST, whereto == LIST_HEAD ? "lpush" : "rpush", 1);
     addReplyBulkCBuffer(c, e.ptr, e.len);
     releasePopped(&e);
 
-    keyChanged(c->db, c->argv[1], NOTIFY_LIST, wherefrom == LIST_HEAD ? "lpop" : "rpop");
+    /* One write in all, as Redis counts: the push. */
+    keyChanged(c->db, c->argv[1], NOTIFY_LIST, wherefrom == LIST_HEAD ? "lpop" : "rpop", 0);
     if (quicklistCount(listOf(src)) == 0) {
         dbDelete(c->db, c->argv[1]);
-        keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del");
+        keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del", 0);
     }
-    settleDirty(dirty_before, 1);
 
     if (c->cmd && c->cmd->proc == blmoveCommand)
         rewriteClientCommandVector(c, 5, shared.lmove, c->argv[1], c->argv[2], c->argv[3], c->argv[4]);
@@ -468,7 +456,7 @@ void rpoplpushCommand(client *c) { lmoveGenericCommand(c, LIST_TAIL, LIST_HEAD);
  * script the empty case answers a nil bulk, as LMOVE would. */
 static void blmoveGenericCommand(client *c, int wherefrom, int whereto, long long timeout) {
     robj *src = lookupKeyWrite(c->db, c->argv[1]);
-    if (checkType(c, src, OBJ_LIST)) return;
+    if (replyIfWrongType(c, src, OBJ_LIST)) return;
     if (src) {
         lmoveGenericCommand(c, wherefrom, whereto);
     } else if (c->flags & CLIENT_DENY_BLOCKING) {
@@ -505,7 +493,7 @@ static int popFromFirstNonEmpty(client *c, robj **keys, int numkeys, int where, 
         robj *key = keys[j];
         robj *o = lookupKeyWrite(c->db, key);
         if (!o) continue;
-        if (checkType(c, o, OBJ_LIST)) return 1;
+        if (replyIfWrongType(c, o, OBJ_LIST)) return 1;
         robj *popcmd = where == LIST_HEAD ? shared.lpop : shared.rpop;
         addReplyArrayLen(c, 2);
         addReplyBulk(c, key);

@@ -334,7 +334,7 @@ static int migrateOnce(client *c, migrateConn *mc, migrateArgs *a, robj **keys, 
         } else if (!a->copy) {
             robj *key = sent_keys[j];
             dbDelete(c->db, key);
-            keyChanged(c->db, key, NOTIFY_GENERIC, "del");
+            keyChanged(c->db, key, NOTIFY_GENERIC, "del", 1);
             incrRefCount(key);
             delv[++deleted] = key;
         }

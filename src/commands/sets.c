@@ -185,7 +185,7 @@ static void addReplySetMembers(client *c, robj *o) {
 
 void saddCommand(client *c) {
     robj *set = lookupKeyWrite(c->db, c->argv[1]);
-    if (checkType(c, set, OBJ_SET)) return;
+    if (replyIfWrongType(c, set, OBJ_SET)) return;
     if (!set) {
         set = setTypeCreate(c->argv[2]->ptr);
         dbAdd(c->db, c->argv[1], set);
@@ -193,8 +193,7 @@ void saddCommand(client *c) {
     long long added = 0;
     for (int j = 2; j < c->argc; j++) added += setTypeAdd(set, c->argv[j]->ptr);
     if (added) {
-        keyChanged(c->db, c->argv[1], NOTIFY_SET, "sadd");
-        server.dirty += added - 1; /* Redis counts one change per member */
+        keyChanged(c->db, c->argv[1], NOTIFY_SET, "sadd", added); /* Redis counts one change per member */
     }
     addReplyLongLong(c, added);
 }
@@ -211,7 +210,7 @@ void smoveCommand(client *c) {
         addReply(c, shared.czero);
         return;
     }
-    if (checkType(c, src, OBJ_SET) || checkType(c, dst, OBJ_SET)) return;
+    if (replyIfWrongType(c, src, OBJ_SET) || replyIfWrongType(c, dst, OBJ_SET)) return;
     if (src == dst) {
         addReply(c, setTypeIsMember(src, ele) ? shared.cone : shared.czero);
         return;
@@ -220,29 +219,28 @@ void smoveCommand(client *c) {
         addReply(c, shared.czero);
         return;
     }
-    keyChanged(c->db, c->argv[1], NOTIFY_SET, "srem");
+    keyChanged(c->db, c->argv[1], NOTIFY_SET, "srem", 1);
     if (setTypeSize(src) == 0) {
         dbDelete(c->db, c->argv[1]);
-        keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del");
-        server.dirty--; /* Redis does not count the deletion */
+        keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del", 0); /* Redis does not count the deletion */
     }
     if (!dst) {
         dst = setTypeCreate(ele);
         dbAdd(c->db, c->argv[2], dst);
     }
-    if (setTypeAdd(dst, ele)) keyChanged(c->db, c->argv[2], NOTIFY_SET, "sadd");
+    if (setTypeAdd(dst, ele)) keyChanged(c->db, c->argv[2], NOTIFY_SET, "sadd", 1);
     addReply(c, shared.cone);
 }
 
 void sismemberCommand(client *c) {
     robj *set = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
-    if (!set || checkType(c, set, OBJ_SET)) return;
+    if (!set || replyIfWrongType(c, set, OBJ_SET)) return;
     addReply(c, setTypeIsMember(set, c->argv[2]->ptr) ? shared.cone : shared.czero);
 }
 
 void smismemberCommand(client *c) {
     robj *set = lookupKeyRead(c->db, c->argv[1]);
-    if (checkType(c, set, OBJ_SET)) return;
+    if (replyIfWrongType(c, set, OBJ_SET)) return;
     addReplyArrayLen(c, c->argc - 2);
     for (int j = 2; j < c->argc; j++)
         addReply(c, set && setTypeIsMember(set, c->argv[j]->ptr) ? shared.cone : shared.czero);
@@ -250,7 +248,7 @@ void smismemberCommand(client *c) {
 
 void scardCommand(client *c) {
     robj *set = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
-    if (!set || checkType(c, set, OBJ_SET)) return;
+    if (!set || replyIfWrongType(c, set, OBJ_SET)) return;
     addReplyLongLong(c, (long long)setTypeSize(set));
 }
 
@@ -258,7 +256,7 @@ void sscanCommand(client *c) {
     unsigned long cursor;
     if (parseScanCursorOrReply(c, c->argv[2], &cursor) == C_ERR) return;
     robj *set = lookupKeyReadOrReply(c, c->argv[1], shared.emptyscan);
-    if (!set || checkType(c, set, OBJ_SET)) return;
+    if (!set || replyIfWrongType(c, set, OBJ_SET)) return;
     scanGenericCommand(c, set, cursor);
 }
 
@@ -283,7 +281,7 @@ static int lookupSetsOrReply(client *c, robj **keys, unsigned long n, robj **set
     for (unsigned long j = 0; j < n; j++) {
         sets[j] = lookupKeyRead(c->db, keys[j]);
         if (!sets[j]) missing++;
-        else if (checkType(c, sets[j], OBJ_SET)) return -1;
+        else if (replyIfWrongType(c, sets[j], OBJ_SET)) return -1;
     }
     return missing;
 }
@@ -292,12 +290,12 @@ static int lookupSetsOrReply(client *c, robj **keys, unsigned long n, robj **set
 static void storeSetResult(client *c, robj *dstkey, robj *result, const char *event) {
     unsigned long size = result ? setTypeSize(result) : 0;
     if (size > 0) {
-        setKey(c, c->db, dstkey, result, SETKEY_NO_SIGNAL);
+        setKey(c->db, dstkey, result, 0);
         addReplyLongLong(c, (long long)size);
-        keyChanged(c->db, dstkey, NOTIFY_SET, event);
+        keyChanged(c->db, dstkey, NOTIFY_SET, event, 1);
     } else {
         addReply(c, shared.czero);
-        if (dbDelete(c->db, dstkey)) keyChanged(c->db, dstkey, NOTIFY_GENERIC, "del");
+        if (dbDelete(c->db, dstkey)) keyChanged(c->db, dstkey, NOTIFY_GENERIC, "del", 1);
     }
     if (result) decrRefCount(result);
 }
@@ -479,7 +477,7 @@ static robj *setForSingleDrawOrReply(client *c, void (*withCount)(client *c), in
         return NULL;
     }
     robj *set = write ? lookupKeyWrite(c->db, c->argv[1]) : lookupKeyRead(c->db, c->argv[1]);
-    if (checkType(c, set, OBJ_SET)) return NULL;
+    if (replyIfWrongType(c, set, OBJ_SET)) return NULL;
     if (!set) addReplyNull(c);
     return set;
 }
@@ -514,21 +512,20 @@ static void spopWithCountCommand(client *c) {
     if (getPositiveLongFromObjectOrReply(c, c->argv[2], &l, NULL) != C_OK) return;
     unsigned long count = (unsigned long)l;
     robj *set = lookupKeyWriteOrReply(c, c->argv[1], shared.emptyarray);
-    if (!set || checkType(c, set, OBJ_SET)) return;
+    if (!set || replyIfWrongType(c, set, OBJ_SET)) return;
     if (count == 0) {
         addReplySetLen(c, 0);
         return;
     }
     unsigned long size = setTypeSize(set);
-    keyChanged(c->db, c->argv[1], NOTIFY_SET, "spop");
-    server.dirty += (long long)(count >= size ? size : count) - 1; /* one per member, as Redis */
+    /* One change per member, as Redis counts. */
+    keyChanged(c->db, c->argv[1], NOTIFY_SET, "spop", (long long)(count >= size ? size : count));
 
     if (count >= size) {
         /* Everything: reply as SUNION would, then drop the key. */
         sunionDiffGeneric(c, c->argv + 1, 1, NULL, SET_OP_UNION);
         dbDelete(c->db, c->argv[1]);
-        keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del");
-        server.dirty--;
+        keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del", 0);
         rewriteClientCommandVector(c, 2, shared.del, c->argv[1]);
         return;
     }
@@ -570,11 +567,10 @@ void spopCommand(client *c) {
     robj *set = setForSingleDrawOrReply(c, spopWithCountCommand, 1);
     if (!set) return;
     robj *member = popRandomMemberAndReply(c, set);
-    keyChanged(c->db, c->argv[1], NOTIFY_SET, "spop");
+    keyChanged(c->db, c->argv[1], NOTIFY_SET, "spop", 1);
     if (setTypeSize(set) == 0) {
         dbDelete(c->db, c->argv[1]);
-        keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del");
-        server.dirty--; /* Redis counts the pop only */
+        keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del", 0); /* Redis counts the pop only */
     }
     rewriteAsSrem(c, &member, 1);
 }
@@ -586,7 +582,7 @@ static void srandmemberWithCountCommand(client *c) {
     int uniq = l >= 0;
     unsigned long count = uniq ? (unsigned long)l : (unsigned long)-l;
     robj *set = lookupKeyReadOrReply(c, c->argv[1], shared.emptyarray);
-    if (!set || checkType(c, set, OBJ_SET)) return;
+    if (!set || replyIfWrongType(c, set, OBJ_SET)) return;
     if (count == 0) {
         addReply(c, shared.emptyarray);
         return;

@@ -326,11 +326,11 @@ static void emitResult(client *c, const sortOptions *opt, sortItem *items, long 
         }
     }
     if (outputlen > 0) {
-        setKey(c, c->db, opt->storekey, list, 0);
-        keyChanged(c->db, opt->storekey, NOTIFY_LIST, "sortstore");
-        server.dirty += outputlen - 1; /* Redis counts one change per stored element */
+        setKey(c->db, opt->storekey, list, 0);
+        /* Redis counts one change per stored element. */
+        keyChanged(c->db, opt->storekey, NOTIFY_LIST, "sortstore", outputlen);
     } else if (dbDelete(c->db, opt->storekey)) {
-        keyChanged(c->db, opt->storekey, NOTIFY_GENERIC, "del");
+        keyChanged(c->db, opt->storekey, NOTIFY_GENERIC, "del", 1);
     }
     decrRefCount(list);
     addReplyLongLong(c, outputlen);

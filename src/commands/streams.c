@@ -12,7 +12,7 @@
 #include "server/reply.h"
 #include "core/numparse.h"
 #include "core/zmalloc.h"
-#include "persist/propagate.h"
+#include "server/propagate.h"
 
 #include <limits.h>
 #include <string.h>
@@ -228,7 +228,7 @@ void xaddCommand(client *c) {
         return;
     }
     robj *o = lookupKeyWrite(c->db, c->argv[1]);
-    if (checkType(c, o, OBJ_STREAM)) return;
+    if (replyIfWrongType(c, o, OBJ_STREAM)) return;
     if (!o) {
         if (a.nomkstream) {
             addReplyNull(c);
@@ -254,9 +254,9 @@ void xaddCommand(client *c) {
         return;
     }
     addReplyStreamID(c, &id);
-    keyChanged(c->db, c->argv[1], NOTIFY_STREAM, "xadd");
+    keyChanged(c->db, c->argv[1], NOTIFY_STREAM, "xadd", 1);
     int64_t trimmed = streamTrim(s, a.strategy, a.maxlen, &a.minid, a.approx, a.limit);
-    if (trimmed) keyChanged(c->db, c->argv[1], NOTIFY_STREAM, "xtrim");
+    if (trimmed) keyChanged(c->db, c->argv[1], NOTIFY_STREAM, "xtrim", 1);
     signalKeyAsReady(c->db, c->argv[1], OBJ_STREAM);
 
     /* Replicated as XADD key [MAXLEN = <len>] <id> fields...: the generated ID
@@ -287,12 +287,12 @@ void xtrimCommand(client *c) {
         return;
     }
     robj *o = lookupKeyWriteOrReply(c, c->argv[1], shared.czero);
-    if (!o || checkType(c, o, OBJ_STREAM)) return;
+    if (!o || replyIfWrongType(c, o, OBJ_STREAM)) return;
     stream *s = o->ptr;
     int64_t trimmed = streamTrim(s, a.strategy, a.maxlen, &a.minid, a.approx, a.limit);
     addReplyLongLong(c, trimmed);
     if (!trimmed) return;
-    keyChanged(c->db, c->argv[1], NOTIFY_STREAM, "xtrim");
+    keyChanged(c->db, c->argv[1], NOTIFY_STREAM, "xtrim", 1);
     robj **argv = zmalloc(sizeof(robj *) * 5);
     int argc = 0;
     argv[argc++] = createStringObject("XTRIM", 5);
@@ -308,7 +308,7 @@ void xtrimCommand(client *c) {
 
 void xlenCommand(client *c) {
     robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
-    if (!o || checkType(c, o, OBJ_STREAM)) return;
+    if (!o || replyIfWrongType(c, o, OBJ_STREAM)) return;
     addReplyLongLong(c, (long long)((stream *)o->ptr)->length);
 }
 
@@ -360,7 +360,7 @@ static void xrangeGeneric(client *c, int rev) {
     }
     if (parseTrailingCountOrReply(c, 4, &count, 0, 0) != C_OK) return;
     robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.emptyarray);
-    if (!o || checkType(c, o, OBJ_STREAM)) return;
+    if (!o || replyIfWrongType(c, o, OBJ_STREAM)) return;
     if (count == 0) { /* Redis 7.0 answers a null array here */
         addReplyNullArray(c);
         return;
@@ -381,7 +381,7 @@ void xdelCommand(client *c) {
         }
     }
     robj *o = lookupKeyWriteOrReply(c, c->argv[1], shared.czero);
-    if (!o || checkType(c, o, OBJ_STREAM)) {
+    if (!o || replyIfWrongType(c, o, OBJ_STREAM)) {
         zfree(ids);
         return;
     }
@@ -390,8 +390,7 @@ void xdelCommand(client *c) {
     zfree(ids);
     addReplyLongLong(c, deleted);
     if (deleted) {
-        keyChanged(c->db, c->argv[1], NOTIFY_STREAM, "xdel");
-        server.dirty += deleted - 1; /* one change per entry, as Redis counts */
+        keyChanged(c->db, c->argv[1], NOTIFY_STREAM, "xdel", deleted); /* one change per entry, as Redis counts */
     }
 }
 
@@ -424,7 +423,7 @@ void xsetidCommand(client *c) {
         }
     }
     robj *o = lookupKeyWriteOrReply(c, c->argv[1], shared.nokeyerr);
-    if (!o || checkType(c, o, OBJ_STREAM)) return;
+    if (!o || replyIfWrongType(c, o, OBJ_STREAM)) return;
     stream *s = o->ptr;
     if (s->length > 0) {
         streamID top;
@@ -442,7 +441,7 @@ void xsetidCommand(client *c) {
     if (entries_added != -1) s->entries_added = (uint64_t)entries_added;
     if (max_xdel_given) s->max_deleted_entry_id = max_xdel;
     addReply(c, shared.ok);
-    keyChanged(c->db, c->argv[1], NOTIFY_STREAM, "xsetid");
+    keyChanged(c->db, c->argv[1], NOTIFY_STREAM, "xsetid", 1);
 }
 
 /* ------------------------------------------------------------ group effects */
@@ -451,31 +450,16 @@ void xsetidCommand(client *c) {
  * filters), so, as in Redis, what is replicated is their effect: one
  * XCLAIM ... TIME RETRYCOUNT FORCE JUSTID LASTID per pending entry they
  * touched, XGROUP SETID for the group's position, XGROUP CREATECONSUMER for
- * a consumer they created. All but the last effect are propagated at once;
- * the last replaces the command's argv and is propagated with it. */
-static struct {
-    robj **argvs[64];
-    int argcs[64];
-    int n;
-} effects;
+ * a consumer they created. Each effect is propagated as it happens; a
+ * command whose effects say it all is then not propagated itself. */
+static int effects_propagated; /* by the running command */
 
 static void queueEffect(client *c, int argc, robj **argv) {
-    server.dirty++;
-    if (c->flags & CLIENT_AOF) { /* loading: nothing is propagated */
-        for (int j = 0; j < argc; j++) decrRefCount(argv[j]);
-        zfree(argv);
-        return;
-    }
-    if (effects.n == (int)(sizeof(effects.argvs) / sizeof(effects.argvs[0]))) {
-        propagateCommand(c->db->id, effects.argvs[0], effects.argcs[0]);
-        for (int j = 0; j < effects.argcs[0]; j++) decrRefCount(effects.argvs[0][j]);
-        zfree(effects.argvs[0]);
-        memmove(effects.argvs, effects.argvs + 1, sizeof(effects.argvs[0]) * (size_t)(effects.n - 1));
-        memmove(effects.argcs, effects.argcs + 1, sizeof(effects.argcs[0]) * (size_t)(effects.n - 1));
-        effects.n--;
-    }
-    effects.argvs[effects.n] = argv;
-    effects.argcs[effects.n++] = argc;
+    keyChanged(c->db, NULL, 0, NULL, 1);
+    alsoPropagate(c, argv, argc);
+    for (int j = 0; j < argc; j++) decrRefCount(argv[j]);
+    zfree(argv);
+    effects_propagated++;
 }
 
 /* A new argv of argc slots starting "name [sub] key group"; *next is the first free slot. */
@@ -526,21 +510,11 @@ static void queueCreateConsumerEffect(client *c, robj *key, robj *group, robj *c
     queueEffect(c, j, argv);
 }
 
-/* At the end of the command: the last effect becomes its argv (with
- * last_as_argv), or every effect goes out now. */
-static void flushEffects(client *c, int last_as_argv) {
-    if (!effects.n) return;
-    for (int i = 0; i < effects.n - (last_as_argv ? 1 : 0); i++) {
-        propagateCommand(c->db->id, effects.argvs[i], effects.argcs[i]);
-        for (int j = 0; j < effects.argcs[i]; j++) decrRefCount(effects.argvs[i][j]);
-        zfree(effects.argvs[i]);
-    }
-    if (last_as_argv) {
-        struct redisCommand *cmd = c->cmd;
-        replaceClientCommandVector(c, effects.argcs[effects.n - 1], effects.argvs[effects.n - 1]);
-        c->cmd = cmd;
-    }
-    effects.n = 0;
+/* At the end of the command: with effects_only, the effects (if any) stand
+ * for the command, which is not propagated itself. */
+static void flushEffects(client *c, int effects_only) {
+    if (effects_only && effects_propagated) preventCommandPropagation(c);
+    effects_propagated = 0;
 }
 
 /* ------------------------------------------------------------ XREAD / XREADGROUP */
@@ -685,7 +659,7 @@ static void xreadGeneric(client *c, int xreadgroup) {
         robj *o = NULL;
         if (xreadgroup) {
             o = lookupKeyRead(c->db, key);
-            if (checkType(c, o, OBJ_STREAM)) goto done;
+            if (replyIfWrongType(c, o, OBJ_STREAM)) goto done;
             if (!o || !(groups[i] = streamLookupCG(o->ptr, groupname->ptr, stringObjectLen(groupname)))) {
                 if (blockingIsReprocessing(c))
                     addReplyError(c, "-NOGROUP the consumer group this client was blocked on no longer exists");
@@ -703,7 +677,7 @@ static void xreadGeneric(client *c, int xreadgroup) {
                 goto done;
             }
             o = lookupKeyRead(c->db, key);
-            if (checkType(c, o, OBJ_STREAM)) goto done;
+            if (replyIfWrongType(c, o, OBJ_STREAM)) goto done;
             /* New entries only: remember the current top, blocked or not. */
             if (o) ids[i] = ((stream *)o->ptr)->last_id;
             else ids[i].ms = ids[i].seq = 0;
@@ -729,7 +703,7 @@ static void xreadGeneric(client *c, int xreadgroup) {
         if (ready && !equalStringObjects(ready, key)) continue;
         robj *o = lookupKeyRead(c->db, key);
         if (!o) continue;
-        if (checkType(c, o, OBJ_STREAM)) goto done;
+        if (replyIfWrongType(c, o, OBJ_STREAM)) goto done;
         stream *s = o->ptr;
         streamConsumer *consumer = NULL;
         if (xreadgroup) {
@@ -737,7 +711,7 @@ static void xreadGeneric(client *c, int xreadgroup) {
             consumer = streamLookupConsumer(groups[i], consumername->ptr, nlen);
             if (!consumer) {
                 consumer = streamCreateConsumer(groups[i], consumername->ptr, nlen, commandTimeMs());
-                keyChanged(c->db, key, NOTIFY_STREAM, "xgroup-createconsumer");
+                keyChanged(c->db, key, NOTIFY_STREAM, "xgroup-createconsumer", 1);
                 queueCreateConsumerEffect(c, key, groupname, consumername);
             }
             if (consumer) consumer->seen_time = commandTimeMs();
@@ -807,7 +781,7 @@ void xreadgroupCommand(client *c) { xreadGeneric(c, 1); }
  * NULL after replying when either is missing. */
 static stream *xgroupLookup(client *c, int need_group, streamCG **cg) {
     robj *o = lookupKeyWrite(c->db, c->argv[2]);
-    if (checkType(c, o, OBJ_STREAM)) return NULL;
+    if (replyIfWrongType(c, o, OBJ_STREAM)) return NULL;
     if (!o) {
         addReplyError(c, "The XGROUP subcommand requires the key to exist. Note that for CREATE you may want to use "
                          "the MKSTREAM option to create an empty stream automatically.");
@@ -857,7 +831,7 @@ void xgroupCreateCommand(client *c) {
     long long entries_read = SCG_INVALID_ENTRIES_READ;
     if (parseGroupOptionsOrReply(c, 1, &mkstream, &entries_read) != C_OK) return;
     robj *o = lookupKeyWrite(c->db, c->argv[2]);
-    if (checkType(c, o, OBJ_STREAM)) return;
+    if (replyIfWrongType(c, o, OBJ_STREAM)) return;
     streamCG *cg = NULL;
     stream *s = NULL;
     if (o || !mkstream) {
@@ -875,7 +849,7 @@ void xgroupCreateCommand(client *c) {
         return;
     }
     addReply(c, shared.ok);
-    keyChanged(c->db, c->argv[2], NOTIFY_STREAM, "xgroup-create");
+    keyChanged(c->db, c->argv[2], NOTIFY_STREAM, "xgroup-create", 1);
 }
 
 void xgroupSetidCommand(client *c) {
@@ -889,7 +863,7 @@ void xgroupSetidCommand(client *c) {
     cg->last_id = id;
     cg->entries_read = entries_read;
     addReply(c, shared.ok);
-    keyChanged(c->db, c->argv[2], NOTIFY_STREAM, "xgroup-setid");
+    keyChanged(c->db, c->argv[2], NOTIFY_STREAM, "xgroup-setid", 1);
 }
 
 void xgroupDestroyCommand(client *c) {
@@ -902,7 +876,7 @@ void xgroupDestroyCommand(client *c) {
     }
     streamDestroyCG(s, c->argv[3]->ptr, stringObjectLen(c->argv[3]));
     addReply(c, shared.cone);
-    keyChanged(c->db, c->argv[2], NOTIFY_STREAM, "xgroup-destroy");
+    keyChanged(c->db, c->argv[2], NOTIFY_STREAM, "xgroup-destroy", 1);
     /* Readers blocked on this group run again and get -NOGROUP. */
     signalKeyAsReady(c->db, c->argv[2], OBJ_STREAM);
 }
@@ -915,7 +889,7 @@ void xgroupCreateconsumerCommand(client *c) {
         return;
     }
     addReply(c, shared.cone);
-    keyChanged(c->db, c->argv[2], NOTIFY_STREAM, "xgroup-createconsumer");
+    keyChanged(c->db, c->argv[2], NOTIFY_STREAM, "xgroup-createconsumer", 1);
 }
 
 void xgroupDelconsumerCommand(client *c) {
@@ -923,7 +897,7 @@ void xgroupDelconsumerCommand(client *c) {
     if (!xgroupLookup(c, 1, &cg)) return;
     long long pending = streamDelConsumer(cg, c->argv[4]->ptr, stringObjectLen(c->argv[4]));
     addReplyLongLong(c, pending < 0 ? 0 : pending);
-    if (pending >= 0) keyChanged(c->db, c->argv[2], NOTIFY_STREAM, "xgroup-delconsumer");
+    if (pending >= 0) keyChanged(c->db, c->argv[2], NOTIFY_STREAM, "xgroup-delconsumer", 1);
 }
 
 void xgroupHelpCommand(client *c) {
@@ -949,7 +923,7 @@ void xgroupHelpCommand(client *c) {
 
 void xackCommand(client *c) {
     robj *o = lookupKeyRead(c->db, c->argv[1]);
-    if (checkType(c, o, OBJ_STREAM)) return;
+    if (replyIfWrongType(c, o, OBJ_STREAM)) return;
     streamCG *cg = o ? streamLookupCG(o->ptr, c->argv[2]->ptr, stringObjectLen(c->argv[2])) : NULL;
     int n = c->argc - 3;
     streamID *ids = zmalloc(sizeof(streamID) * (size_t)n);
@@ -963,7 +937,8 @@ void xackCommand(client *c) {
     for (int j = 0; cg && j < n; j++) acked += streamAckEntry(cg, &ids[j]);
     zfree(ids);
     addReplyLongLong(c, acked);
-    server.dirty += acked;
+    /* Redis raises no event for XACK, and WATCH does not see it: a count with no key. */
+    keyChanged(c->db, NULL, 0, NULL, acked);
 }
 
 /* The consumer claims go to, created (with its event) on the first claim. */
@@ -973,7 +948,7 @@ static streamConsumer *claimingConsumer(client *c, streamCG *cg, streamConsumer 
     *consumer = streamLookupConsumer(cg, name->ptr, stringObjectLen(name));
     if (!*consumer) {
         *consumer = streamCreateConsumer(cg, name->ptr, stringObjectLen(name), commandTimeMs());
-        keyChanged(c->db, c->argv[1], NOTIFY_STREAM, "xgroup-createconsumer");
+        keyChanged(c->db, c->argv[1], NOTIFY_STREAM, "xgroup-createconsumer", 1);
         queueCreateConsumerEffect(c, c->argv[1], c->argv[2], c->argv[3]);
     }
     (*consumer)->seen_time = commandTimeMs();
@@ -1009,7 +984,7 @@ static void claimAndReply(client *c, stream *s, streamCG *cg, streamConsumer *co
 static stream *lookupClaimTarget(client *c, streamCG **cg, int *wrongtype) {
     robj *o = lookupKeyRead(c->db, c->argv[1]);
     *cg = NULL;
-    *wrongtype = checkType(c, o, OBJ_STREAM);
+    *wrongtype = replyIfWrongType(c, o, OBJ_STREAM);
     if (!o || *wrongtype) return NULL;
     *cg = streamLookupCG(o->ptr, c->argv[2]->ptr, stringObjectLen(c->argv[2]));
     return o->ptr;
@@ -1212,7 +1187,7 @@ void xpendingCommand(client *c) {
         if (at + 3 < c->argc) consumername = c->argv[at + 3];
     }
     robj *o = lookupKeyRead(c->db, c->argv[1]);
-    if (checkType(c, o, OBJ_STREAM)) return;
+    if (replyIfWrongType(c, o, OBJ_STREAM)) return;
     streamCG *cg = o ? streamLookupCG(o->ptr, c->argv[2]->ptr, stringObjectLen(c->argv[2])) : NULL;
     if (!cg) {
         addReplyErrorFormat(c, "-NOGROUP No such key '%s' or consumer group '%s'", (char *)c->argv[1]->ptr,
@@ -1374,7 +1349,7 @@ void xinfoStreamCommand(client *c) {
         if (parseTrailingCountOrReply(c, 4, &count, 10, 1) != C_OK) return;
     }
     robj *o = lookupKeyReadOrReply(c, c->argv[2], shared.nokeyerr);
-    if (!o || checkType(c, o, OBJ_STREAM)) return;
+    if (!o || replyIfWrongType(c, o, OBJ_STREAM)) return;
     stream *s = o->ptr;
     addReplyMapLen(c, full ? 9 : 10);
     addReplyFieldLongLong(c, "length", (long long)s->length);
@@ -1425,7 +1400,7 @@ void xinfoStreamCommand(client *c) {
 
 void xinfoGroupsCommand(client *c) {
     robj *o = lookupKeyReadOrReply(c, c->argv[2], shared.nokeyerr);
-    if (!o || checkType(c, o, OBJ_STREAM)) return;
+    if (!o || replyIfWrongType(c, o, OBJ_STREAM)) return;
     stream *s = o->ptr;
     addReplyArrayLen(c, (long)s->ngroups);
     for (size_t g = 0; g < s->ngroups; g++) {
@@ -1444,7 +1419,7 @@ void xinfoGroupsCommand(client *c) {
 
 void xinfoConsumersCommand(client *c) {
     robj *o = lookupKeyReadOrReply(c, c->argv[2], shared.nokeyerr);
-    if (!o || checkType(c, o, OBJ_STREAM)) return;
+    if (!o || replyIfWrongType(c, o, OBJ_STREAM)) return;
     streamCG *cg = streamLookupCG(o->ptr, c->argv[3]->ptr, stringObjectLen(c->argv[3]));
     if (!cg) {
         addReplyNoGroupForKey(c, c->argv[2], c->argv[3]);

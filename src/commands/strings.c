@@ -14,6 +14,7 @@
 
 #include "commands/cmdargs.h"
 #include "core/zmalloc.h"
+#include "server/client.h"
 #include "server/db.h"
 #include "server/keyhook.h"
 #include "server/reply.h"
@@ -53,7 +54,7 @@ static int replyStringValue(client *c) {
         addReplyNull(c);
         return C_OK;
     }
-    if (checkType(c, o, OBJ_STRING)) return C_ERR;
+    if (replyIfWrongType(c, o, OBJ_STRING)) return C_ERR;
     addReplyBulk(c, o);
     return C_OK;
 }
@@ -137,6 +138,15 @@ invalid:
 
 /* ------------------------------------------------------------ GET / SET */
 
+/* A TTL given relative to now (or in seconds) is replayed as the deadline it
+ * gave, so a replay sets the same deadline whenever it runs: as Redis 7.0,
+ * SET key value PXAT <ms> (what NX/XX/GET decided is already done). */
+static void propagateSetWithDeadline(client *c, robj *key, robj *val, long long when) {
+    robj *whenobj = createStringObjectFromLongLong(when);
+    rewriteClientCommandVector(c, 5, shared.set, key, val, shared.pxat, whenobj);
+    decrRefCount(whenobj);
+}
+
 /* The one SET path (SET, SETNX, SETEX, PSETEX). ok_reply / abort_reply
  * default to +OK / null; with GET the old value was the reply. */
 static void setGeneric(client *c, int flags, robj *key, robj *val, robj *expire, robj *ok_reply,
@@ -154,16 +164,17 @@ static void setGeneric(client *c, int flags, robj *key, robj *val, robj *expire,
         return;
     }
 
-    int setkey_flags = SETKEY_NO_SIGNAL | (found ? SETKEY_ALREADY_EXIST : SETKEY_DOESNT_EXIST);
+    int setkey_flags = (found ? SETKEY_ALREADY_EXIST : SETKEY_DOESNT_EXIST);
     if (flags & STR_KEEPTTL) setkey_flags |= SETKEY_KEEPTTL;
-    setKey(c, c->db, key, val, setkey_flags);
-    keyChanged(c->db, key, NOTIFY_STRING, "set");
+    setKey(c->db, key, val, setkey_flags);
+    keyChanged(c->db, key, NOTIFY_STRING, "set", 1);
     if (expire) {
         /* Part of the same change (Redis counts SET EX as one write). A
          * deadline already in the past leaves the key for lazy expiry, as
-         * Redis 7.0 does. persist/propagate.c replays it as SET ... PXAT <when>. */
-        setExpire(c, c->db, key, when);
-        keyEvent(c->db, key, NOTIFY_GENERIC, "expire");
+         * Redis 7.0 does. */
+        setExpire(c->db, key, when);
+        keyChanged(c->db, key, NOTIFY_GENERIC, "expire", 0);
+        if (!(flags & STR_PXAT)) propagateSetWithDeadline(c, key, val, when);
     }
     if (!(flags & STR_GET)) addReply(c, ok_reply ? ok_reply : shared.ok);
 }
@@ -196,13 +207,13 @@ void psetexCommand(client *c) {
 void getsetCommand(client *c) {
     if (replyStringValue(c) != C_OK) return;
     c->argv[2] = tryObjectEncoding(c->argv[2]);
-    setKey(c, c->db, c->argv[1], c->argv[2], SETKEY_NO_SIGNAL);
-    keyChanged(c->db, c->argv[1], NOTIFY_STRING, "set");
+    setKey(c->db, c->argv[1], c->argv[2], 0);
+    keyChanged(c->db, c->argv[1], NOTIFY_STRING, "set", 1);
 }
 
 void getdelCommand(client *c) {
     if (replyStringValue(c) != C_OK) return;
-    if (dbDelete(c->db, c->argv[1])) keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del");
+    if (dbDelete(c->db, c->argv[1])) keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del", 1);
 }
 
 void getexCommand(client *c) {
@@ -215,7 +226,7 @@ void getexCommand(client *c) {
         addReplyNull(c);
         return;
     }
-    if (checkType(c, o, OBJ_STRING)) return;
+    if (replyIfWrongType(c, o, OBJ_STRING)) return;
     long long when = 0;
     if (expire && expireDeadlineOrReply(c, expire, flags, &when) != C_OK) return;
 
@@ -223,16 +234,20 @@ void getexCommand(client *c) {
     addReplyBulk(c, o);
     robj *key = c->argv[1];
     if ((flags & (STR_EXAT | STR_PXAT)) && checkAlreadyExpired(when)) {
-        /* Replayed as GETEX with its absolute time: the key goes on replay too. */
+        /* A deletion, not an expiry (nothing is pushed), replayed as one. */
         dbDelete(c->db, key);
-        keyChanged(c->db, key, NOTIFY_GENERIC, "del");
+        keyChanged(c->db, key, NOTIFY_GENERIC, "del", 1);
+        rewriteClientCommandVector(c, 2, shared.del, key);
+        return;
     } else if (expire) {
-        /* persist/propagate.c replays this as PEXPIREAT key <when>. */
-        setExpire(c, c->db, key, when);
-        keyChanged(c->db, key, NOTIFY_GENERIC, "expire");
+        setExpire(c->db, key, when);
+        keyChanged(c->db, key, NOTIFY_GENERIC, "expire", 1);
     } else if ((flags & STR_PERSIST) && removeExpire(c->db, key)) {
-        keyChanged(c->db, key, NOTIFY_GENERIC, "persist");
+        keyChanged(c->db, key, NOTIFY_GENERIC, "persist", 1);
+        rewriteClientCommandVector(c, 2, shared.persist, key);
+        return;
     }
+    if (expire) propagateAsPexpireat(c, key, when);
 }
 
 /* ------------------------------------------------------ MGET / MSET(NX) */
@@ -263,8 +278,8 @@ static void msetGeneric(client *c, int nx) {
     }
     for (int j = 1; j < c->argc; j += 2) {
         c->argv[j + 1] = tryObjectEncoding(c->argv[j + 1]);
-        setKey(c, c->db, c->argv[j], c->argv[j + 1], SETKEY_NO_SIGNAL);
-        keyChanged(c->db, c->argv[j], NOTIFY_STRING, "set");
+        setKey(c->db, c->argv[j], c->argv[j + 1], 0);
+        keyChanged(c->db, c->argv[j], NOTIFY_STRING, "set", 1);
     }
     addReply(c, nx ? shared.cone : shared.ok);
 }
@@ -284,20 +299,20 @@ void appendCommand(client *c) {
         dbAdd(c->db, c->argv[1], c->argv[2]);
         totlen = stringObjectLen(c->argv[2]);
     } else {
-        if (checkType(c, o, OBJ_STRING)) return;
+        if (replyIfWrongType(c, o, OBJ_STRING)) return;
         sds tail = c->argv[2]->ptr; /* an argument: always sds-encoded */
         if (checkStringLength(c, (long long)stringObjectLen(o), (long long)sdslen(tail)) != C_OK) return;
         o = dbUnshareStringValue(c->db, c->argv[1], o);
         o->ptr = sdscatlen(o->ptr, tail, sdslen(tail));
         totlen = sdslen(o->ptr);
     }
-    keyChanged(c->db, c->argv[1], NOTIFY_STRING, "append");
+    keyChanged(c->db, c->argv[1], NOTIFY_STRING, "append", 1);
     addReplyLongLong(c, (long long)totlen);
 }
 
 void strlenCommand(client *c) {
     robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
-    if (o == NULL || checkType(c, o, OBJ_STRING)) return;
+    if (o == NULL || replyIfWrongType(c, o, OBJ_STRING)) return;
     addReplyLongLong(c, (long long)stringObjectLen(o));
 }
 
@@ -305,7 +320,7 @@ void strlenCommand(client *c) {
 
 static void incrDecrGeneric(client *c, long long incr) {
     robj *o = lookupKeyWrite(c->db, c->argv[1]);
-    if (checkType(c, o, OBJ_STRING)) return;
+    if (replyIfWrongType(c, o, OBJ_STRING)) return;
     long long value;
     if (getLongLongFromObjectOrReply(c, o, &value, NULL) != C_OK) return; /* a missing key counts as 0 */
     if (__builtin_add_overflow(value, incr, &value)) {
@@ -320,7 +335,7 @@ static void incrDecrGeneric(client *c, long long incr) {
         if (o) dbOverwrite(c->db, c->argv[1], fresh);
         else dbAdd(c->db, c->argv[1], fresh);
     }
-    keyChanged(c->db, c->argv[1], NOTIFY_STRING, "incrby");
+    keyChanged(c->db, c->argv[1], NOTIFY_STRING, "incrby", 1);
     addReplyLongLong(c, value);
 }
 
@@ -346,7 +361,7 @@ void decrbyCommand(client *c) {
 
 void incrbyfloatCommand(client *c) {
     robj *o = lookupKeyWrite(c->db, c->argv[1]);
-    if (checkType(c, o, OBJ_STRING)) return;
+    if (replyIfWrongType(c, o, OBJ_STRING)) return;
     long double value, incr;
     if (getLongDoubleFromObjectOrReply(c, o, &value, NULL) != C_OK ||
         getLongDoubleFromObjectOrReply(c, c->argv[2], &incr, NULL) != C_OK)
@@ -359,9 +374,10 @@ void incrbyfloatCommand(client *c) {
     robj *fresh = createStringObjectFromLongDouble(value, 1);
     if (o) dbOverwrite(c->db, c->argv[1], fresh);
     else dbAdd(c->db, c->argv[1], fresh);
-    keyChanged(c->db, c->argv[1], NOTIFY_STRING, "incrbyfloat");
+    keyChanged(c->db, c->argv[1], NOTIFY_STRING, "incrbyfloat", 1);
     addReplyBulk(c, fresh);
-    /* persist/propagate.c replays this as SET key <new value> KEEPTTL. */
+    /* Floating point may round differently on replay: the result is replayed. */
+    rewriteClientCommandVector(c, 4, shared.set, c->argv[1], fresh, shared.keepttl);
 }
 
 /* ------------------------------------------- GETRANGE / SUBSTR / SETRANGE */
@@ -371,7 +387,7 @@ void getrangeCommand(client *c) {
     if (getLongLongFromObjectOrReply(c, c->argv[2], &start, NULL) != C_OK) return;
     if (getLongLongFromObjectOrReply(c, c->argv[3], &end, NULL) != C_OK) return;
     robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.emptybulk);
-    if (o == NULL || checkType(c, o, OBJ_STRING)) return;
+    if (o == NULL || replyIfWrongType(c, o, OBJ_STRING)) return;
 
     char buf[LONG_STR_SIZE];
     size_t len;
@@ -416,7 +432,7 @@ void setrangeCommand(client *c) {
         o = createObject(OBJ_STRING, sdsnewlen(NULL, (size_t)offset + patchlen));
         dbAdd(c->db, c->argv[1], o);
     } else {
-        if (checkType(c, o, OBJ_STRING)) return;
+        if (replyIfWrongType(c, o, OBJ_STRING)) return;
         if (patchlen == 0) {
             addReplyLongLong(c, (long long)stringObjectLen(o));
             return;
@@ -426,7 +442,7 @@ void setrangeCommand(client *c) {
         o->ptr = growZeroed(o->ptr, (size_t)offset + patchlen);
     }
     memcpy((char *)o->ptr + offset, patch, patchlen);
-    keyChanged(c->db, c->argv[1], NOTIFY_STRING, "setrange");
+    keyChanged(c->db, c->argv[1], NOTIFY_STRING, "setrange", 1);
     addReplyLongLong(c, (long long)sdslen(o->ptr));
 }
 

@@ -476,16 +476,16 @@ static int sanitizeRankRange(long *start, long *end, long llen) {
 }
 
 /* Stores a computed zset at dstkey and replies its size; an empty result
- * deletes dstkey instead, as Redis does. */
-static void storeResult(client *c, robj *dstkey, robj *dstobj, const char *event) {
+ * deletes dstkey instead, as Redis does. The store counts `count` writes. */
+static void storeResult(client *c, robj *dstkey, robj *dstobj, const char *event, long long count) {
     unsigned long n = zsetLength(dstobj);
     if (n) {
-        setKey(c, c->db, dstkey, dstobj, 0);
+        setKey(c->db, dstkey, dstobj, 0);
         addReplyLongLong(c, (long long)n);
-        keyChanged(c->db, dstkey, NOTIFY_ZSET, event);
+        keyChanged(c->db, dstkey, NOTIFY_ZSET, event, count);
     } else {
         addReply(c, shared.czero);
-        if (dbDelete(c->db, dstkey)) keyChanged(c->db, dstkey, NOTIFY_GENERIC, "del");
+        if (dbDelete(c->db, dstkey)) keyChanged(c->db, dstkey, NOTIFY_GENERIC, "del", 1);
     }
 }
 
@@ -544,7 +544,7 @@ static void zaddGenericCommand(client *c, int flags) {
         if (getScoreFromObjectOrReply(c, c->argv[scoreidx + j * 2], &scores[j], NULL) != C_OK) goto cleanup;
 
     robj *zobj = lookupKeyWrite(c->db, key);
-    if (checkType(c, zobj, OBJ_ZSET)) goto cleanup;
+    if (replyIfWrongType(c, zobj, OBJ_ZSET)) goto cleanup;
     if (!zobj) {
         if (xx) goto reply; /* XX never creates the key */
         zobj = zsetCreateFor(sdslen(c->argv[scoreidx + 1]->ptr));
@@ -571,8 +571,8 @@ reply:
 cleanup:
     zfree(scores);
     if (added || updated) {
-        keyChanged(c->db, key, NOTIFY_ZSET, incr ? "zincr" : "zadd");
-        server.dirty += added + updated - 1; /* Redis counts one change per member */
+        /* Redis counts one change per member. */
+        keyChanged(c->db, key, NOTIFY_ZSET, incr ? "zincr" : "zadd", added + updated);
     }
 }
 
@@ -602,7 +602,7 @@ static void zremrangeGenericCommand(client *c, int rangetype) {
     }
 
     robj *zobj = lookupKeyWriteOrReply(c, key, shared.czero);
-    if (!zobj || checkType(c, zobj, OBJ_ZSET)) goto cleanup;
+    if (!zobj || replyIfWrongType(c, zobj, OBJ_ZSET)) goto cleanup;
     unsigned long deleted;
     if (rangetype == ZRANGE_RANK) {
         long s = (long)start, e = (long)end;
@@ -615,13 +615,12 @@ static void zremrangeGenericCommand(client *c, int rangetype) {
         deleted = zsetDeleteBounds(zobj, &b);
     }
     if (deleted) {
-        keyChanged(c->db, key, NOTIFY_ZSET, events[rangetype]);
-        int keyremoved = zsetLength(zobj) == 0;
-        if (keyremoved) {
+        /* Redis counts removed members only, not the key's removal. */
+        keyChanged(c->db, key, NOTIFY_ZSET, events[rangetype], (long long)deleted);
+        if (zsetLength(zobj) == 0) {
             dbDelete(c->db, key);
-            keyChanged(c->db, key, NOTIFY_GENERIC, "del");
+            keyChanged(c->db, key, NOTIFY_GENERIC, "del", 0);
         }
-        server.dirty += (long long)deleted - 1 - keyremoved; /* Redis counts removed members only */
     }
     addReplyLongLong(c, (long long)deleted);
 cleanup:
@@ -636,7 +635,7 @@ void zremrangebylexCommand(client *c) { zremrangeGenericCommand(c, ZRANGE_LEX); 
 
 void zcardCommand(client *c) {
     robj *zobj = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
-    if (!zobj || checkType(c, zobj, OBJ_ZSET)) return;
+    if (!zobj || replyIfWrongType(c, zobj, OBJ_ZSET)) return;
     addReplyLongLong(c, (long long)zsetLength(zobj));
 }
 
@@ -649,19 +648,19 @@ static void addReplyScoreOrNull(client *c, robj *zobj, sds ele) {
 
 void zscoreCommand(client *c) {
     robj *zobj = lookupKeyReadOrReply(c, c->argv[1], shared.null);
-    if (zobj && !checkType(c, zobj, OBJ_ZSET)) addReplyScoreOrNull(c, zobj, c->argv[2]->ptr);
+    if (zobj && !replyIfWrongType(c, zobj, OBJ_ZSET)) addReplyScoreOrNull(c, zobj, c->argv[2]->ptr);
 }
 
 void zmscoreCommand(client *c) {
     robj *zobj = lookupKeyRead(c->db, c->argv[1]);
-    if (checkType(c, zobj, OBJ_ZSET)) return;
+    if (replyIfWrongType(c, zobj, OBJ_ZSET)) return;
     addReplyArrayLen(c, c->argc - 2);
     for (int j = 2; j < c->argc; j++) addReplyScoreOrNull(c, zobj, c->argv[j]->ptr);
 }
 
 static void zrankGenericCommand(client *c, int reverse) {
     robj *zobj = lookupKeyReadOrReply(c, c->argv[1], shared.null);
-    if (!zobj || checkType(c, zobj, OBJ_ZSET)) return;
+    if (!zobj || replyIfWrongType(c, zobj, OBJ_ZSET)) return;
     long rank = zsetRank(zobj, c->argv[2]->ptr, reverse);
     if (rank >= 0) addReplyLongLong(c, rank);
     else addReplyNull(c);
@@ -674,7 +673,7 @@ static void zcountGenericCommand(client *c, int lex) {
     zbounds b;
     if (parseBoundsOrReply(c, c->argv[2], c->argv[3], lex, &b) != C_OK) return;
     robj *zobj = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
-    if (zobj && !checkType(c, zobj, OBJ_ZSET)) addReplyLongLong(c, (long long)zsetCountBounds(zobj, &b));
+    if (zobj && !replyIfWrongType(c, zobj, OBJ_ZSET)) addReplyLongLong(c, (long long)zsetCountBounds(zobj, &b));
     zboundsFree(&b);
 }
 
@@ -717,7 +716,7 @@ static void sinkEmit(rangeSink *s, const zcursor *cur) {
 
 static void sinkEnd(rangeSink *s) {
     if (s->dstkey) {
-        storeResult(s->c, s->dstkey, s->dstobj, "zrangestore");
+        storeResult(s->c, s->dstkey, s->dstobj, "zrangestore", 1);
         decrRefCount(s->dstobj);
     } else {
         setDeferredArrayLen(s->c, s->lenptr, s->withscores && s->c->resp == 2 ? s->count * 2 : s->count);
@@ -794,7 +793,7 @@ static void zrangeGenericCommand(client *c, int argc_start, robj *dstkey, int ra
         }
         goto cleanup;
     }
-    if (checkType(c, zobj, OBJ_ZSET)) goto cleanup;
+    if (replyIfWrongType(c, zobj, OBJ_ZSET)) goto cleanup;
 
     zcursor cur;
     sinkBegin(&sink);
@@ -853,7 +852,7 @@ static robj *zpopGeneric(client *c, robj **keyv, int keyc, int where, int emitke
     for (int i = 0; i < keyc && !zobj; i++) {
         key = keyv[i];
         zobj = lookupKeyWrite(c->db, key);
-        if (checkType(c, zobj, OBJ_ZSET)) return NULL;
+        if (replyIfWrongType(c, zobj, OBJ_ZSET)) return NULL;
     }
     if (!zobj) {
         if (nil_when_empty) addReplyNullArray(c);
@@ -887,13 +886,12 @@ static robj *zpopGeneric(client *c, robj **keyv, int keyc, int where, int emitke
         addReplyDouble(c, score);
         sdsfree(ele);
     }
-    keyChanged(c->db, key, NOTIFY_ZSET, where == ZSET_MAX ? "zpopmax" : "zpopmin");
-    int keyremoved = zsetLength(zobj) == 0;
-    if (keyremoved) {
+    /* Redis counts popped members only, not the key's removal. */
+    keyChanged(c->db, key, NOTIFY_ZSET, where == ZSET_MAX ? "zpopmax" : "zpopmin", n);
+    if (zsetLength(zobj) == 0) {
         dbDelete(c->db, key);
-        keyChanged(c->db, key, NOTIFY_GENERIC, "del");
+        keyChanged(c->db, key, NOTIFY_GENERIC, "del", 0);
     }
-    server.dirty += n - 1 - keyremoved; /* Redis counts popped members only */
     return key;
 }
 
@@ -922,7 +920,7 @@ static void blockingZpopGeneric(client *c, robj **keys, int numkeys, int where, 
     for (int j = 0; j < (ready ? 1 : numkeys); j++) {
         robj *key = candidates[j], *o = lookupKeyWrite(c->db, key);
         if (!o) continue;
-        if (checkType(c, o, OBJ_ZSET)) return;
+        if (replyIfWrongType(c, o, OBJ_ZSET)) return;
         if (zsetLength(o) == 0) continue;
         zpopGeneric(c, &key, 1, where, 1, count, nested, 1);
         rewriteAsZpop(c, where, key, count);
@@ -1186,7 +1184,7 @@ static void zsetopCompute(client *c, robj *dstkey, zsetopsrc *src, long setnum, 
     if (dstkey) {
         static const char *events[] = {"zunionstore", "zinterstore", "zdiffstore"};
         zsetConvertToListpackIfNeeded(dstobj, r.maxelelen, r.totelelen);
-        storeResult(c, dstkey, dstobj, events[op]);
+        storeResult(c, dstkey, dstobj, events[op], 1);
     } else if (cardonly) {
         addReplyLongLong(c, (long long)card);
     } else {
@@ -1353,7 +1351,7 @@ void zrandmemberCommand(client *c) {
         long l;
         int withscores;
         if (parseRandomCountOrReply(c, "withscores", &l, &withscores) != C_OK) return;
-        if (!(zobj = lookupKeyReadOrReply(c, c->argv[1], shared.emptyarray)) || checkType(c, zobj, OBJ_ZSET))
+        if (!(zobj = lookupKeyReadOrReply(c, c->argv[1], shared.emptyarray)) || replyIfWrongType(c, zobj, OBJ_ZSET))
             return;
         unsigned long size = zsetLength(zobj), count = l < 0 ? (unsigned long)-l : (unsigned long)l;
         if (count == 0) {
@@ -1374,7 +1372,7 @@ void zrandmemberCommand(client *c) {
         }
         return;
     }
-    if (!(zobj = lookupKeyReadOrReply(c, c->argv[1], shared.null)) || checkType(c, zobj, OBJ_ZSET)) return;
+    if (!(zobj = lookupKeyReadOrReply(c, c->argv[1], shared.null)) || replyIfWrongType(c, zobj, OBJ_ZSET)) return;
     if (zobj->encoding == OBJ_ENCODING_SKIPLIST) {
         sds m = dictGetKey(dictGetFairRandomKey(((zset *)zobj->ptr)->dict));
         addReplyBulkCBuffer(c, m, sdslen(m));
@@ -1391,7 +1389,7 @@ void zscanCommand(client *c) {
     unsigned long cursor;
     robj *o;
     if (parseScanCursorOrReply(c, c->argv[2], &cursor) == C_ERR) return;
-    if (!(o = lookupKeyReadOrReply(c, c->argv[1], shared.emptyscan)) || checkType(c, o, OBJ_ZSET)) return;
+    if (!(o = lookupKeyReadOrReply(c, c->argv[1], shared.emptyscan)) || replyIfWrongType(c, o, OBJ_ZSET)) return;
     scanGenericCommand(c, o, cursor);
 }
 
@@ -1418,6 +1416,6 @@ void zsetAddMember(robj *zobj, double score, sds ele) {
     zsetAdd(zobj, score, ele, ZADD_IN_NONE, &out, NULL);
 }
 
-void zsetStoreResult(client *c, robj *dstkey, robj *dstobj, const char *event) {
-    storeResult(c, dstkey, dstobj, event);
+void zsetStoreResult(client *c, robj *dstkey, robj *dstobj, const char *event, long long count) {
+    storeResult(c, dstkey, dstobj, event, count);
 }

@@ -23,6 +23,6 @@ void zsetVisitScoreRange(robj *zobj, const zrangespec *range, zsetVisitFn *visit
 void zsetAddMember(robj *zobj, double score, sds ele);
 /* Stores a built result at dstkey raising `event` and replies its size; an
  * empty one deletes dstkey instead (raising "del"), as Redis does. */
-void zsetStoreResult(client *c, robj *dstkey, robj *dstobj, const char *event);
+void zsetStoreResult(client *c, robj *dstkey, robj *dstobj, const char *event, long long count);
 
 #endif

@@ -44,6 +44,7 @@
 #include "data/listpack.h"
 #include "data/quicklist.h"
 #include "data/skiplist.h"
+#include "server/db.h"
 #include "server/server.h"
 
 /* Type numbers on the wire (frame 1). 0 and 1 are the original protocol's,
@@ -711,3 +712,12 @@ sds expiryPushInfo(sds s) {
                         push.sent_msgs, push.sent_bytes, push.backlog_msgs, push.backlog_bytes, push.dropped,
                         push.last_error[0] ? push.last_error : "none");
 }
+
+void expiryPushKeyspaceSubscriber(const keyspaceEvent *ev) {
+    /* Raised only when expiryAllowed(): on a master. */
+    if (ev->class != NOTIFY_EXPIRED || !ev->key) return;
+    dictEntry *de = dbFindEntry(ev->db, ev->key->ptr);
+    if (de) expiryPushKey(ev->db->id, ev->key, dbEntryValue(de));
+}
+
+int expiryPushApplyHook(const char **err) { return expiryPushApplyConfig(err) == C_OK; }

@@ -5,9 +5,14 @@
 #ifndef FEATURES_EXPIRY_PUSH_H
 #define FEATURES_EXPIRY_PUSH_H
 
-#include "data/object.h"
+#include "server/keyhook.h"
 
 void expiryPushKey(int dbid, robj *key, robj *val);
+/* Subscribed to the key-change hook: a key leaving by expiry (which only a
+ * master does) is pushed with its value, still in the db when `expired` is raised. */
+void expiryPushKeyspaceSubscriber(const keyspaceEvent *ev);
+/* The config apply hook of the zmq-expiry-* directives. */
+int expiryPushApplyHook(const char **err);
 /* True when 0MQ took messages in the last few ms: a consumer is taking them,
  * and 0MQ's I/O thread and the consumer are busy with them. */
 int expiryPushFeeding(void);
@@ -22,7 +27,7 @@ void expiryPushInit(void);
 /* At shutdown: hands what it can of the backlog to 0MQ, closes the socket
  * (waiting at most a second for queued messages to reach consumers). */
 void expiryPushShutdown(void);
-/* Appends the "# Expiry_push" INFO section (weak until the push module defines it). */
-sds expiryPushInfo(sds s) __attribute__((weak));
+/* Appends the "# Expiry_push" INFO section. */
+sds expiryPushInfo(sds s);
 
 #endif

@@ -11,6 +11,7 @@
 #include "features/functions.h"
 #include "features/scripting.h"
 #include "persist/rdb.h"
+#include "server/keyhook.h"
 #include "server/reply.h"
 #include "core/glob.h"
 #include "core/zmalloc.h"
@@ -424,7 +425,7 @@ void functionLoadCommand(client *c) {
         addReplyErrorSds(c, err);
         return;
     }
-    server.dirty++;
+    keyChanged(NULL, NULL, 0, NULL, 1); /* a write outside the keyspace */
     addReplyBulkSds(c, name);
 }
 
@@ -435,7 +436,7 @@ void functionDeleteCommand(client *c) {
         return;
     }
     unlinkLibrary(current, li);
-    server.dirty++;
+    keyChanged(NULL, NULL, 0, NULL, 1); /* a write outside the keyspace */
     addReply(c, shared.ok);
 }
 
@@ -445,7 +446,7 @@ void functionFlushCommand(client *c) {
         return;
     }
     functionsFlushAll();
-    server.dirty++;
+    keyChanged(NULL, NULL, 0, NULL, 1); /* a write outside the keyspace */
     addReply(c, shared.ok);
 }
 
@@ -521,7 +522,7 @@ void functionRestoreCommand(client *c) {
         addReplyErrorSds(c, err);
         return;
     }
-    server.dirty++;
+    keyChanged(NULL, NULL, 0, NULL, 1); /* a write outside the keyspace */
     addReply(c, shared.ok);
 }
 

@@ -1,11 +1,12 @@
-/* functions: what persistence needs from the FUNCTION library registry —
- * creating a library from its code, listing every library's code, emptying
- * the registry. RDB files, FUNCTION DUMP payloads and the AOF carry libraries
- * only as their code, so these are the whole interface. */
+/* functions: the FUNCTION library registry. Persistence needs creating a
+ * library from its code, listing every library's code and emptying the
+ * registry (RDB files, FUNCTION DUMP payloads and the AOF carry libraries
+ * only as their code); the script runner (scripting.c) starts the registry
+ * and asks what a function declares. */
 #ifndef FEATURES_FUNCTIONS_H
 #define FEATURES_FUNCTIONS_H
 
-#include "core/sds.h"
+#include "data/object.h"
 
 #include <stddef.h>
 
@@ -22,5 +23,8 @@ typedef struct functionsMemory {
 void functionsGetMemory(functionsMemory *fm);
 /* Removes every library, as FUNCTION FLUSH does. */
 void functionsFlushAll(void);
+void functionsInit(void); /* called by scriptingInit */
+/* The flags a function declares (with SCRIPT_FLAG_SHEBANG), 0 if there is none by that name. */
+int functionDeclaredFlags(robj *name);
 
 #endif

@@ -316,7 +316,7 @@ static sds keyspaceSection(sds info) {
 }
 
 static sds latencystatsSection(sds info) { return latencyInfo(info); }
-static sds expiryPushSection(sds info) { return expiryPushInfo ? expiryPushInfo(info) : info; }
+static sds expiryPushSection(sds info) { return expiryPushInfo(info); }
 static sds modulesSection(sds info) { return sdscat(info, "# Modules\r\n"); }
 static sds clusterSection(sds info) { return sdscat(info, "# Cluster\r\ncluster_enabled:0\r\n"); }
 
@@ -355,7 +355,7 @@ sds genInfoString(int argc, const char **names) {
     sds info = sdsempty();
     int emitted = 0;
     for (size_t k = 0; k < NSECTIONS; k++) {
-        if (!wanted[k] || (sections[k].gen == expiryPushSection && !expiryPushInfo)) continue;
+        if (!wanted[k]) continue;
         if (emitted++) info = sdscat(info, "\r\n");
         info = sections[k].gen(info);
     }

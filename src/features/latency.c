@@ -399,6 +399,10 @@ void latencyHelpCommand(client *c) {
     addReplyHelp(c, help);
 }
 
+void latencyCallObserver(const callInfo *ci) {
+    if (!ci->blocked && (ci->call_flags & CALL_STATS)) latencyRecordCommand(ci->cmd, ci->duration_us);
+}
+
 /* ------------------------------------------------- LATENCY GRAPH / DOCTOR */
 
 #define GRAPH_ROWS 4

@@ -5,11 +5,13 @@
 #ifndef FEATURES_LATENCY_H
 #define FEATURES_LATENCY_H
 
-#include "server/server.h"
+#include "server/hooks.h"
 
 /* A command's call took `us` microseconds: into its histogram (when
  * latency-tracking is on) and, past the threshold, into the monitor. */
 void latencyRecordCommand(struct redisCommand *cmd, long long us);
+/* After-call observer: records the call, as command stats count it. */
+void latencyCallObserver(const callInfo *ci);
 /* Any other event ("expire-cycle" ...) that took `ms` milliseconds. */
 void latencyAddSampleIfNeeded(const char *event, long long ms);
 /* CONFIG RESETSTAT: the command's histogram goes. */

@@ -48,3 +48,11 @@ void monitorCommand(client *c) {
     listAddNodeTail(server.monitors, c);
     addReply(c, shared.ok);
 }
+
+void monitorCallObserver(const callInfo *ci) {
+    client *c = ci->c;
+    if (ci->reprocessing || listLength(server.monitors) == 0 || server.loading || (c->flags & CLIENT_AOF) ||
+        (ci->cmd->flags & (CMD_SKIP_MONITOR | CMD_ADMIN)))
+        return;
+    monitorFeed(c, c->db->id, ci->argv, ci->argc);
+}

@@ -2,8 +2,12 @@
 #ifndef FEATURES_MONITOR_H
 #define FEATURES_MONITOR_H
 
-#include "server/server.h"
+#include "server/hooks.h"
 
 void monitorFeed(client *c, int dictid, robj **argv, int argc);
+/* After-call observer: feeds a command once, when it first runs (so a
+ * blocking command shows when it blocks), in the db it left selected; never
+ * what the AOF loader or an admin command runs. */
+void monitorCallObserver(const callInfo *ci);
 
 #endif

@@ -5,7 +5,8 @@
 #include "server/client.h"
 #include "server/db.h"
 #include "server/reply.h"
-#include "persist/propagate.h"
+#include "server/propagate.h"
+#include "server/transaction.h"
 #include "core/zmalloc.h"
 
 typedef struct watchedKey {
@@ -13,51 +14,6 @@ typedef struct watchedKey {
     redisDb *db;
     int expired; /* the key was already logically expired when WATCHed */
 } watchedKey;
-
-void initClientMultiState(client *c) {
-    c->mstate.commands = NULL;
-    c->mstate.count = 0;
-    c->mstate.cmd_flags = 0;
-}
-
-void freeClientMultiState(client *c) {
-    for (int j = 0; j < c->mstate.count; j++) {
-        multiCmd *mc = &c->mstate.commands[j];
-        for (int i = 0; i < mc->argc; i++) decrRefCount(mc->argv[i]);
-        zfree(mc->argv);
-    }
-    zfree(c->mstate.commands);
-    initClientMultiState(c);
-}
-
-void queueMultiCommand(client *c) {
-    /* Once aborted there is no point in keeping more commands. */
-    if (c->flags & (CLIENT_DIRTY_CAS | CLIENT_DIRTY_EXEC)) return;
-    uint64_t flags = c->cmd->flags;
-    /* A script or function declaring no-writes never writes: EXEC of it is
-     * not held by CLIENT PAUSE WRITE, as in Redis 7.0. */
-    if ((flags & CMD_MAY_REPLICATE) && scriptCallDeclaresNoWrites(c)) flags &= ~(CMD_WRITE | CMD_MAY_REPLICATE);
-    c->mstate.commands = zrealloc(c->mstate.commands, sizeof(multiCmd) * (c->mstate.count + 1));
-    multiCmd *mc = &c->mstate.commands[c->mstate.count++];
-    mc->cmd = c->cmd;
-    mc->argc = c->argc;
-    mc->argv = c->argv;
-    /* The queue now owns argv. */
-    c->argv = NULL;
-    c->argc = 0;
-    c->argv_len = 0;
-    c->mstate.cmd_flags |= (int)(flags & 0x7fffffff);
-}
-
-void discardTransaction(client *c) {
-    freeClientMultiState(c);
-    c->flags &= ~(CLIENT_MULTI | CLIENT_DIRTY_CAS | CLIENT_DIRTY_EXEC);
-    unwatchAllKeys(c);
-}
-
-void flagTransaction(client *c) {
-    if (c->flags & CLIENT_MULTI) c->flags |= CLIENT_DIRTY_EXEC;
-}
 
 void multiCommand(client *c) {
     if (c->flags & CLIENT_MULTI) {
@@ -177,7 +133,7 @@ int isWatchedKeyExpired(client *c) {
     return 0;
 }
 
-void touchWatchedKey(redisDb *db, robj *key) {
+static void touchWatchedKey(redisDb *db, robj *key) {
     if (dictSize(db->watched_keys) == 0) return;
     list *clients = dictFetchValue(db->watched_keys, key);
     if (!clients) return;
@@ -190,7 +146,9 @@ void touchWatchedKey(redisDb *db, robj *key) {
     }
 }
 
-void touchAllWatchedKeysInDb(redisDb *emptied, redisDb *replaced_with) {
+/* FLUSHDB/SWAPDB: keys watched in `emptied` are touched if they exist in it
+ * (before the change) or in `replaced_with`. */
+static void touchAllWatchedKeysInDb(redisDb *emptied, redisDb *replaced_with) {
     if (dictSize(emptied->watched_keys) == 0) return;
     dictIterator *di = dictGetSafeIterator(emptied->watched_keys);
     dictEntry *de;
@@ -206,6 +164,12 @@ void touchAllWatchedKeysInDb(redisDb *emptied, redisDb *replaced_with) {
         }
     }
     dictReleaseIterator(di);
+}
+
+void multiKeyspaceSubscriber(const keyspaceEvent *ev) {
+    if (!ev->db || ev->class & (NOTIFY_KEY_MISS | NOTIFY_NEW)) return; /* not changes */
+    if (ev->key) touchWatchedKey(ev->db, ev->key);
+    else if (ev->event) touchAllWatchedKeysInDb(ev->db, ev->other); /* flushdb, swapdb */
 }
 
 void watchCommand(client *c) {

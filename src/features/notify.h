@@ -4,11 +4,10 @@
 #ifndef FEATURES_NOTIFY_H
 #define FEATURES_NOTIFY_H
 
-#include "data/object.h"
+#include "server/keyhook.h"
 
 void notifyKeyspaceEvent(int class, const char *event, robj *key, int dbid);
-/* "KEA"-style strings ↔ flags; -1 for an invalid string. */
-int keyspaceEventsStringToFlags(const char *classes);
-sds keyspaceEventsFlagsToString(int flags);
+/* Subscribed to the key-change hook: publishes events about one key. */
+void notifyKeyspaceSubscriber(const keyspaceEvent *ev);
 
 #endif

@@ -361,3 +361,9 @@ void pubsubHelpCommand(client *c) {
         NULL};
     addReplyHelp(c, help);
 }
+
+void pubsubClientTeardown(client *c) {
+    pubsubUnsubscribeAllChannels(c, 0);
+    pubsubUnsubscribeAllShardChannels(c, 0);
+    pubsubUnsubscribeAllPatterns(c, 0);
+}

@@ -10,6 +10,8 @@ int pubsubUnsubscribeAllChannels(client *c, int notify);
 int pubsubUnsubscribeAllPatterns(client *c, int notify);
 int pubsubUnsubscribeAllShardChannels(client *c, int notify);
 int clientSubscriptionsCount(client *c);
+/* Client teardown hook: drops every subscription the client holds. */
+void pubsubClientTeardown(client *c);
 unsigned long pubsubChannelCount(void);
 unsigned long pubsubPatternCount(void);
 unsigned long pubsubShardChannelCount(void);

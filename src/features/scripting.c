@@ -8,6 +8,7 @@
  * return value is converted back. A count hook watches the clock: past
  * busy-reply-threshold other clients are served -BUSY, and SCRIPT KILL works
  * for scripts that have not written. */
+#include "features/functions.h"
 #include "features/scripting.h"
 #include "features/lua_libs.h"
 #include "features/monitor.h"
@@ -18,7 +19,7 @@
 #include "core/numparse.h"
 #include "core/zmalloc.h"
 #include "persist/persist.h"
-#include "persist/propagate.h"
+#include "server/propagate.h"
 
 #include <ctype.h>
 #include <lauxlib.h>
@@ -1010,7 +1011,7 @@ static int scriptMayStart(client *c, int flags, int ro_cmd) {
             addReplyError(c, "Can not execute a script with write flag using *_ro command.");
             return 0;
         }
-        if (persistDeniesWrites()) {
+        if (persistWriteGate()) {
             addReplyErrorObject(c, shared.bgsaveerr);
             return 0;
         }

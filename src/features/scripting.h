@@ -23,9 +23,6 @@ void scriptingCacheStats(size_t *count, size_t *bytes);
 /* Bytes a Lua interpreter holds; scriptingVmMemory: EVAL's. */
 size_t scriptingLuaMemory(struct lua_State *L);
 size_t scriptingVmMemory(void);
-void functionsInit(void); /* features/functions.c, called by scriptingInit */
-/* features/functions.c: the flags a function declares (with SCRIPT_FLAG_SHEBANG), 0 if there is none by that name. */
-int functionDeclaredFlags(robj *name);
 /* EVAL, EVALSHA or FCALL whose script or function declares no-writes (the
  * others may write: CLIENT PAUSE WRITE holds them). */
 int scriptCallDeclaresNoWrites(client *c);

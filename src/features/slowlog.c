@@ -124,3 +124,8 @@ void slowlogHelpCommand(client *c) {
         NULL};
     addReplyHelp(c, help);
 }
+
+void slowlogCallObserver(const callInfo *ci) {
+    if (ci->blocked || !(ci->call_flags & CALL_SLOWLOG) || (ci->cmd->flags & CMD_SKIP_SLOWLOG)) return;
+    slowlogPushEntryIfNeeded(ci->c, ci->argv, ci->argc, ci->duration_us);
+}

@@ -2,9 +2,11 @@
 #ifndef FEATURES_SLOWLOG_H
 #define FEATURES_SLOWLOG_H
 
-#include "server/server.h"
+#include "server/hooks.h"
 
 void slowlogInit(void);
 void slowlogPushEntryIfNeeded(client *c, robj **argv, int argc, long long duration);
+/* After-call observer: logs the call unless it blocked or skips the slow log. */
+void slowlogCallObserver(const callInfo *ci);
 
 #endif

@@ -10,7 +10,7 @@
  * everysec fsyncs from a background thread once a second. */
 #include "persist/aof.h"
 #include "persist/bgchild.h"
-#include "persist/propagate.h"
+#include "server/propagate.h"
 #include "persist/rdb.h"
 #include "features/functions.h"
 #include "server/client.h"
@@ -110,10 +110,12 @@ static int writeManifest(aofFile *base, aofFile *incr, int nincr) {
 
 static void aofFeed(int dbid, robj **argv, int argc);
 
-/* The propagation layer only does work for writes while a sink is installed. */
+/* The AOF reads the command stream only while it is on: with no subscriber
+ * the stream costs one branch per write. */
 static void setOn(int on) {
     aof.on = on;
-    propagateSetSink(on ? aofFeed : NULL);
+    if (on) propagateSubscribe(aofFeed);
+    else propagateUnsubscribe(aofFeed);
 }
 
 size_t aofLastCowSize(void) { return aof.last_cow_size; }
@@ -663,4 +665,14 @@ sds aofInfo(sds info) {
                         aof.on, aof.child != -1, aof.rewrites ? aof.last_rewrite_time : -1LL,
                         aof.child != -1 ? (long long)(time(NULL) - aof.rewrite_start) : -1LL,
                         aof.last_rewrite_ok ? "ok" : "err", aof.rewrites, aof.last_write_ok ? "ok" : "err");
+}
+
+int aofApplyConfig(const char **err) {
+    if (!server.el) return 1;
+    if (server.aof_enabled && aofStart() != C_OK) {
+        *err = "Unable to turn on AOF. Check server logs.";
+        return 0;
+    }
+    if (!server.aof_enabled) aofStop();
+    return 1;
 }

@@ -14,6 +14,9 @@ void aofCron(void);
 void aofStop(void);
 /* CONFIG SET appendonly yes: write a base of the current data and start appending. */
 int aofStart(void);
+/* The appendonly directive's apply hook: starts or stops the AOF at run
+ * time (at start-up the loader decides). */
+int aofApplyConfig(const char **err);
 int aofRewriteInProgress(void);
 sds aofInfo(sds info);
 /* Bytes of commands waiting to be written to the AOF (its part of the overhead). */

@@ -117,8 +117,8 @@ void persistCron(void) {
 
 void persistBeforeSleep(void) { aofFlush(); }
 
-int persistDeniesWrites(void) {
-    return server.stop_writes_on_bgsave_err && server.saveparamslen > 0 && !lastbgsave_ok;
+robj *persistWriteGate(void) {
+    return server.stop_writes_on_bgsave_err && server.saveparamslen > 0 && !lastbgsave_ok ? shared.bgsaveerr : NULL;
 }
 
 int persistOnShutdown(int flags) {

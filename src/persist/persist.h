@@ -3,11 +3,12 @@
 #ifndef PERSIST_PERSIST_H
 #define PERSIST_PERSIST_H
 
-#include "core/sds.h"
+#include "data/object.h"
 
 void persistCron(void);
 void persistBeforeSleep(void);
-int persistDeniesWrites(void);   /* stop-writes-on-bgsave-error in effect */
+/* The write gate: -MISCONF while stop-writes-on-bgsave-error is in effect. */
+robj *persistWriteGate(void);
 int persistOnShutdown(int flags); /* save/flush as configured; C_ERR to refuse shutdown */
 int persistLoadAtStartup(void);
 /* DEBUG RELOAD: save, flush (data and functions) and load back; each step

@@ -1044,11 +1044,10 @@ static int loadRio(rio *r, const char *filename, int flags) {
         }
         robj *keyobj = createStringObject(key, sdslen(key));
         sdsfree(key);
-        if (expiretime != -1 && expiretime < now && !server.masterhost_set) {
-            /* Already expired: a master drops it while loading. */
-            decrRefCount(val);
-            expired++;
-        } else if (!(flags & RDB_LOAD_MERGE) && dbExists(db, keyobj)) {
+        /* Already expired: kept, like every key of an AOF, and removed by
+         * expiry once loaded (so it is pushed like any other expiry). */
+        if (expiretime != -1 && expiretime < now) expired++;
+        if (!(flags & RDB_LOAD_MERGE) && dbExists(db, keyobj)) {
             serverLog(LL_WARNING, "RDB has duplicated key '%s' in DB %d", (char *)keyobj->ptr, db->id);
             decrRefCount(val);
             decrRefCount(keyobj);
@@ -1056,7 +1055,7 @@ static int loadRio(rio *r, const char *filename, int flags) {
         } else {
             if (flags & RDB_LOAD_MERGE) dbSyncDelete(db, keyobj); /* the file's value and TTL win */
             dbAdd(db, keyobj, val);
-            if (expiretime != -1) setExpire(NULL, db, keyobj, expiretime);
+            if (expiretime != -1) setExpire(db, keyobj, expiretime);
             loaded++;
         }
         decrRefCount(keyobj);

@@ -1,7 +1,7 @@
-/* command: the declarative command table (commands.def) turned into lookup
- * dicts, arity checks, key extraction, and the COMMAND command family.
- * A command whose proc no module defines resolves to a weak NULL symbol and
- * is treated as unknown, so the table can list the whole 7.0 surface. */
+/* command: the declarative command table (commands/commands.def, handed
+ * over by main.c with its procs bound) turned into lookup dicts, arity
+ * checks, key extraction, and the COMMAND command family. A row without a
+ * proc is treated as unknown, so the table can list the whole 7.0 surface. */
 #include "server/server.h"
 #include "server/client.h"
 #include "server/reply.h"
@@ -14,27 +14,6 @@
 #include <string.h>
 #include <strings.h>
 
-#define CMD(name, proc, ...) extern void proc(client *c) __attribute__((weak));
-#include "server/commands.def"
-#undef CMD
-
-typedef struct commandDef {
-    const char *name;
-    redisCommandProc *proc;
-    int arity;
-    const char *flags;
-    int first, last, step;
-    const char *group;
-    int nsub;
-    const char *info_resp, *docs_resp;
-} commandDef;
-
-static const commandDef commandDefs[] = {
-#define CMD(name, proc, arity, flags, first, last, step, group, nsub, info, docs) \
-    {name, proc, arity, flags, first, last, step, group, nsub, info, docs},
-#include "server/commands.def"
-#undef CMD
-};
 
 static uint64_t cstrCaseHash(const void *key) {
     return dictGenCaseHashFunction((const unsigned char *)key, strlen(key));
@@ -72,11 +51,10 @@ static uint64_t parseFlags(const char *words) {
     return flags;
 }
 
-void populateCommandTable(void) {
+void populateCommandTable(const commandDef *defs, size_t n) {
     server.commands = dictCreate(&commandDictType);
-    size_t n = sizeof(commandDefs) / sizeof(commandDefs[0]);
     for (size_t i = 0; i < n; i++) {
-        const commandDef *d = &commandDefs[i];
+        const commandDef *d = &defs[i];
         redisCommand *cmd = zcalloc(sizeof(*cmd));
         cmd->fullname = d->name;
         const char *bar = strchr(d->name, '|');
@@ -107,6 +85,7 @@ void populateCommandTable(void) {
             dictAdd(server.commands, (void *)cmd->name, cmd);
         }
     }
+    server.exec_command = dictFetchValue(server.commands, "exec");
 }
 
 /* Implemented: has a proc, or is a container with at least one implemented subcommand. */

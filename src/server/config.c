@@ -8,10 +8,8 @@
 #include "core/glob.h"
 #include "core/numparse.h"
 #include "core/zmalloc.h"
-#include "features/expiry_push.h"
-#include "features/latency.h"
-#include "features/notify.h"
-#include "persist/aof.h"
+#include "server/hooks.h"
+#include "server/keyevents.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -295,18 +293,12 @@ static int setZmqEndpoints(sds *argv, int argc, int from_file, const char **err)
         }
         sdsfreesplitres(parts, n);
     }
+    (void)err;
     server.zmq_endpoints = eps;
     server.zmq_endpoints_count = count;
-    if (expiryPushApplyConfig(err) != C_OK) {
-        for (int j = 0; j < count; j++) sdsfree(eps[j]);
-        zfree(eps);
-        server.zmq_endpoints = old;
-        server.zmq_endpoints_count = oldcount;
-        return 0;
-    }
     for (int j = 0; j < oldcount; j++) sdsfree(old[j]);
     zfree(old);
-    return 1;
+    return 1; /* the push's apply hook binds them (and CONFIG SET puts the old ones back on failure) */
 }
 
 static sds getZmqEndpoints(void) {
@@ -358,19 +350,6 @@ static sds getZmqTypes(void) {
     return s;
 }
 
-static int applyZmq(const char **err) { return expiryPushApplyConfig(err) == C_OK; }
-
-/* appendonly at run time: start (writing a base of the current data) or stop the AOF.
- * At start-up the loader decides, so nothing happens before the server runs. */
-static int applyAppendonly(const char **err) {
-    if (!server.el) return 1;
-    if (server.aof_enabled && aofStart() != C_OK) {
-        *err = "Unable to turn on AOF. Check server logs.";
-        return 0;
-    }
-    if (!server.aof_enabled) aofStop();
-    return 1;
-}
 
 static int applyJemallocBgThread(const char **err) {
     (void)err;
@@ -453,7 +432,7 @@ static configDef configs[] = {
     B("rdb-del-sync-files", NULL, F_NOEFFECT, &cfg_ints[2], "no"),
     B("sanitize-dump-payload", NULL, F_NOEFFECT, &cfg_ints[3], "no"),
     /* append only */
-    {"appendonly", NULL, T_BOOL, 0, &server.aof_enabled, "no", 0, 1, NULL, applyAppendonly, NULL, NULL, 0},
+    B("appendonly", NULL, 0, &server.aof_enabled, "no"),
     STR("appendfilename", NULL, F_IMMUTABLE, &server.appendfilename, "appendonly.aof"),
     STR("appenddirname", NULL, F_IMMUTABLE, &server.appenddirname, "appendonlydir"),
     EN("appendfsync", NULL, 0, &server.aof_fsync, "everysec", fsyncEnum),
@@ -504,7 +483,7 @@ static configDef configs[] = {
     {"slowlog-max-len", NULL, T_ULL, 0, &server.slowlog_max_len, "128", 0, LONG_MAX, NULL, NULL, NULL, NULL, 0},
     LL("latency-monitor-threshold", NULL, 0, &server.latency_monitor_threshold, "0", 0, LLONG_MAX),
     B("latency-tracking", NULL, 0, &server.latency_tracking, "yes"),
-    SP("latency-tracking-info-percentiles", NULL, 0, "50 99 99.9", latencySetInfoPercentiles, latencyGetInfoPercentiles),
+    SP("latency-tracking-info-percentiles", NULL, 0, "50 99 99.9", NULL, NULL), /* the latency module's */
     B("crash-log-enabled", NULL, F_NOEFFECT, &cfg_ints[17], "yes"),
     B("crash-memcheck-enabled", NULL, F_NOEFFECT, &cfg_ints[18], "yes"),
     /* replication (none yet: kept so configs written for Redis load) */
@@ -518,8 +497,8 @@ static configDef configs[] = {
     I("repl-diskless-sync-max-replicas", NULL, F_NOEFFECT, &cfg_ints[32], "0", 0, INT_MAX, NULL),
     /* the 0MQ expiry push */
     SP("zmq-expiry-endpoint", NULL, F_MULTI, "", setZmqEndpoints, getZmqEndpoints),
-    {"zmq-expiry-hwm", NULL, T_LL, 0, &server.zmq_hwm, "1000", 0, INT_MAX, NULL, applyZmq, NULL, NULL, 0},
-    {"zmq-expiry-backlog", NULL, T_MEM, 0, &server.zmq_backlog, "67108864", 0, LLONG_MAX, NULL, applyZmq, NULL, NULL, 0},
+    LL("zmq-expiry-hwm", NULL, 0, &server.zmq_hwm, "1000", 0, INT_MAX),
+    MEM("zmq-expiry-backlog", NULL, 0, &server.zmq_backlog, "67108864", 0, LLONG_MAX, NULL),
     SP("zmq-expiry-types", NULL, 0, "string,hash", setZmqTypes, getZmqTypes),
 };
 
@@ -530,6 +509,27 @@ static configDef *findConfig(const char *name) {
         if (!strcasecmp(configs[i].name, name) || (configs[i].alias && !strcasecmp(configs[i].alias, name)))
             return &configs[i];
     return NULL;
+}
+
+/* Modules above server/ own what some directives do; main.c hands their
+ * functions over before the config is read. A name not in the table is a
+ * wiring bug. */
+static configDef *findConfigOrDie(const char *name) {
+    configDef *d = findConfig(name);
+    if (!d) {
+        fprintf(stderr, "no config directive %s to hook\n", name);
+        exit(1);
+    }
+    return d;
+}
+
+void configSetApplyHook(const char *name, int (*apply)(const char **err)) { findConfigOrDie(name)->apply = apply; }
+
+void configSetSpecialHandlers(const char *name, int (*set)(sds *argv, int argc, int from_file, const char **err),
+                              sds (*get)(void)) {
+    configDef *d = findConfigOrDie(name);
+    d->set = set;
+    d->get = get;
 }
 
 /* ----------------------------------------------------------- typed parsing */
@@ -794,7 +794,7 @@ static int loadConfigText(const char *text, const char *file, int depth) {
                     for (int j = 0; j < curc; j++)
                         if (sdslen(curv[j])) all[k++] = curv[j];
                     for (int j = 0; j < nvals; j++) all[k++] = vals[j];
-                    if (!setTypedValue(d, all, k, 1, &err)) {
+                    if (!setTypedValue(d, all, k, 1, &err) || (d->apply && !d->apply(&err))) {
                         fatalConfigError(file, linenum, line, err);
                         rc = C_ERR;
                     }
@@ -982,14 +982,14 @@ void configResetstatCommand(client *c) {
     while ((de = dictNext(di))) {
         redisCommand *cmd = dictGetVal(de);
         cmd->calls = cmd->microseconds = cmd->rejected_calls = cmd->failed_calls = 0;
-        latencyForgetCommandHistogram(cmd);
+        serverResetCommandStats(cmd);
         if (cmd->subcommands) {
             dictIterator *si = dictGetIterator(cmd->subcommands);
             dictEntry *se;
             while ((se = dictNext(si))) {
                 redisCommand *sub = dictGetVal(se);
                 sub->calls = sub->microseconds = sub->rejected_calls = sub->failed_calls = 0;
-                latencyForgetCommandHistogram(sub);
+                serverResetCommandStats(sub);
             }
             dictReleaseIterator(si);
         }

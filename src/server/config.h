@@ -15,6 +15,13 @@ int loadServerConfigFromArgs(int argc, char **argv);
 void configApplyThreadSettings(void);
 /* Current value as CONFIG GET shows it; NULL for an unknown name. Caller frees. */
 sds configGetValue(const char *name);
+/* Registration points for the modules that own a directive's effect (main.c
+ * wires them before the config is read). An apply hook runs after the value
+ * is set (from the file, the command line or CONFIG SET); 0 with *err set
+ * refuses it. A T_SPECIAL directive's parser and printer may live elsewhere. */
+void configSetApplyHook(const char *name, int (*apply)(const char **err));
+void configSetSpecialHandlers(const char *name, int (*set)(sds *argv, int argc, int from_file, const char **err),
+                              sds (*get)(void));
 /* Reads a memory value like "1gb"; returns 0 and sets *err on failure. */
 unsigned long long memtoull(const char *p, int *err);
 

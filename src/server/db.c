@@ -3,12 +3,12 @@
  * the expiry heap (0 = no TTL, else slot + 1). TTL reads stay O(1). */
 #include "server/db.h"
 #include "server/blocking.h"
+#include "server/evict.h"
 #include "server/expire.h"
 #include "server/keyhook.h"
 #include "server/pause.h"
 #include "server/reply.h"
 #include "core/zmalloc.h"
-#include "features/multi.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -51,8 +51,7 @@ long long getExpire(redisDb *db, robj *key) {
     return de ? dbEntryExpire(db, de) : -1;
 }
 
-void setExpire(client *c, redisDb *db, robj *key, long long when) {
-    (void)c;
+void setExpire(redisDb *db, robj *key, long long when) {
     dictEntry *de = dictFind(db->dict, key->ptr);
     if (!de) return;
     uint32_t slot = *expireSlotOf(de);
@@ -98,46 +97,16 @@ int keyIsExpired(redisDb *db, robj *key) {
     return commandTimeMs() > when;
 }
 
+int expiryAllowed(void) {
+    /* A replica waits for the master's DEL; CLIENT PAUSE keeps the dataset
+     * still until it ends; a load keeps every key it finds. */
+    return !server.masterhost_set && !clientsArePaused() && !server.loading;
+}
+
 int expireIfNeeded(redisDb *db, robj *key) {
     if (!keyIsExpired(db, key)) return 0;
-    if (server.masterhost_set) return 1; /* a replica waits for the master's DEL */
-    if (clientsArePaused()) return 1;     /* reported missing, removed once the pause ends */
-    deleteExpiredKey(db, key);
+    if (expiryAllowed()) deleteExpiredKey(db, key); /* else reported missing, removed later */
     return 1;
-}
-
-/* ------------------------------------------------------------ access tracking */
-
-/* With an LFU maxmemory policy a value's 24 lru bits hold, as in Redis, the
- * minute of the last decrement (16 bits) and a logarithmic access counter
- * (8 bits) that new keys start at LFU_INIT_VAL. Otherwise they hold the LRU
- * clock (seconds) of the last access. */
-#define LFU_INIT_VAL 5
-
-int maxmemoryPolicyIsLfu(void) { return server.maxmemory_policy == 1 || server.maxmemory_policy == 5; }
-
-static unsigned long lfuTimeInMinutes(void) { return (unsigned long)(server.unixtime / 60) & 65535; }
-
-unsigned long objectLfuCounter(robj *o) {
-    unsigned long ldt = o->lru >> 8, counter = o->lru & 255, now = lfuTimeInMinutes();
-    unsigned long elapsed = now >= ldt ? now - ldt : 65535 - ldt + now;
-    unsigned long periods = server.lfu_decay_time ? elapsed / server.lfu_decay_time : 0;
-    return periods > counter ? 0 : counter - periods;
-}
-
-/* The counter grows with probability 1/((counter - LFU_INIT_VAL) * factor + 1). */
-static void lfuTouch(robj *o) {
-    unsigned long counter = objectLfuCounter(o);
-    if (counter < 255) {
-        double base = counter > LFU_INIT_VAL ? (double)(counter - LFU_INIT_VAL) : 0;
-        if ((double)rand() / RAND_MAX < 1.0 / (base * server.lfu_log_factor + 1)) counter++;
-    }
-    o->lru = (unsigned)((lfuTimeInMinutes() << 8) | counter);
-}
-
-unsigned long long objectIdleSeconds(robj *o) {
-    unsigned int now = objectLruClock();
-    return now >= o->lru ? now - o->lru : (unsigned long long)LRU_CLOCK_MAX - o->lru + now;
 }
 
 /* ------------------------------------------------------------------ lookup */
@@ -147,10 +116,7 @@ robj *lookupKey(redisDb *db, robj *key, int flags) {
     if (!de) return NULL;
     if (*expireSlotOf(de) && expireIfNeeded(db, key)) return NULL;
     robj *val = dictGetVal(de);
-    if (!(flags & LOOKUP_NOTOUCH) && !server.in_script) {
-        if (maxmemoryPolicyIsLfu()) lfuTouch(val);
-        else val->lru = objectLruClock();
-    }
+    if (!(flags & LOOKUP_NOTOUCH) && !server.in_script) objectTouch(val);
     return val;
 }
 
@@ -160,7 +126,7 @@ robj *lookupKeyReadWithFlags(redisDb *db, robj *key, int flags) {
         if (val) server.stat_keyspace_hits++;
         else server.stat_keyspace_misses++;
     }
-    if (!val && !(flags & LOOKUP_NONOTIFY)) keyEvent(db, key, NOTIFY_KEY_MISS, "keymiss");
+    if (!val && !(flags & LOOKUP_NONOTIFY)) keyChanged(db, key, NOTIFY_KEY_MISS, "keymiss", 0);
     return val;
 }
 
@@ -184,7 +150,7 @@ robj *lookupKeyWriteOrReply(client *c, robj *key, robj *reply) {
     return o;
 }
 
-int checkType(client *c, robj *o, int type) {
+int replyIfWrongType(client *c, robj *o, int type) {
     if (o && o->type != type) {
         addReplyErrorObject(c, shared.wrongtypeerr);
         return 1;
@@ -198,10 +164,10 @@ void dbAdd(redisDb *db, robj *key, robj *val) {
     dictEntry *de = dictAddRaw(db->dict, key->ptr, NULL);
     if (!de) abort(); /* callers check existence first */
     dictSetVal(db->dict, de, val);
-    if (maxmemoryPolicyIsLfu()) val->lru = (unsigned)((lfuTimeInMinutes() << 8) | LFU_INIT_VAL);
+    objectInitAccess(val);
     if (val->type == OBJ_LIST || val->type == OBJ_ZSET || val->type == OBJ_STREAM) signalKeyAsReady(db, key, val->type);
     /* The 'n' class: a key was created (before the command's own event). Not while loading. */
-    if (!server.loading) keyEvent(db, key, NOTIFY_NEW, "new");
+    if (!server.loading) keyChanged(db, key, NOTIFY_NEW, "new", 0);
 }
 
 void dbOverwrite(redisDb *db, robj *key, robj *val) {
@@ -213,8 +179,7 @@ void dbOverwrite(redisDb *db, robj *key, robj *val) {
     decrRefCount(old);
 }
 
-void setKey(client *c, redisDb *db, robj *key, robj *val, int flags) {
-    (void)c;
+void setKey(redisDb *db, robj *key, robj *val, int flags) {
     int exists;
     if (flags & SETKEY_ALREADY_EXIST) exists = 1;
     else if (flags & SETKEY_DOESNT_EXIST) exists = 0;
@@ -226,7 +191,6 @@ void setKey(client *c, redisDb *db, robj *key, robj *val, int flags) {
         dbOverwrite(db, key, val);
         if (!(flags & SETKEY_KEEPTTL)) removeExpire(db, key);
     }
-    if (!(flags & SETKEY_NO_SIGNAL)) touchWatchedKey(db, key);
 }
 
 int dbSyncDelete(redisDb *db, robj *key) {
@@ -300,6 +264,7 @@ int dbSwapDatabases(int id1, int id2) {
     if (id1 < 0 || id1 >= server.dbnum || id2 < 0 || id2 >= server.dbnum) return C_ERR;
     if (id1 == id2) return C_OK;
     redisDb a = server.db[id1], *db1 = &server.db[id1], *db2 = &server.db[id2];
+    keyspaceSwapped(db1, db2);
     /* Only the data moves; blocked and watching clients stay with their db number. */
     db1->dict = db2->dict;
     db1->expires = db2->expires;
@@ -307,8 +272,6 @@ int dbSwapDatabases(int id1, int id2) {
     db2->dict = a.dict;
     db2->expires = a.expires;
     db2->avg_ttl = a.avg_ttl;
-    touchAllWatchedKeysInDb(db1, db2);
-    touchAllWatchedKeysInDb(db2, db1);
     signalBlockedKeysInDb(db1);
     signalBlockedKeysInDb(db2);
     return C_OK;

@@ -21,17 +21,18 @@ robj *lookupKeyWriteWithFlags(redisDb *db, robj *key, int flags);
 /* Reply with `reply` (and return NULL) when the key is missing. */
 robj *lookupKeyReadOrReply(client *c, robj *key, robj *reply);
 robj *lookupKeyWriteOrReply(client *c, robj *key, robj *reply);
-/* Reply WRONGTYPE and return 1 when o exists and is not of `type`. */
-int checkType(client *c, robj *o, int type);
+/* When o exists and is not of `type`: replies WRONGTYPE and returns 1 (the
+ * command stops). 0 when o is missing or of the type. */
+int replyIfWrongType(client *c, robj *o, int type);
 
 void dbAdd(redisDb *db, robj *key, robj *val);
 void dbOverwrite(redisDb *db, robj *key, robj *val);  /* keeps the TTL */
 #define SETKEY_KEEPTTL 1
-#define SETKEY_NO_SIGNAL 2
 #define SETKEY_ALREADY_EXIST 4
 #define SETKEY_DOESNT_EXIST 8
-/* Add or overwrite; removes the TTL unless SETKEY_KEEPTTL. No notification. */
-void setKey(client *c, redisDb *db, robj *key, robj *val, int flags);
+/* Add or overwrite; removes the TTL unless SETKEY_KEEPTTL. The caller reports
+ * the change through keyChanged(). */
+void setKey(redisDb *db, robj *key, robj *val, int flags);
 int dbDelete(redisDb *db, robj *key);       /* 1 if it existed */
 int dbSyncDelete(redisDb *db, robj *key);
 int dbExists(redisDb *db, robj *key);       /* no expiry check, no stats */
@@ -43,22 +44,21 @@ long long dbTotalServerKeySize(void);
 int selectDb(client *c, int id);
 int dbSwapDatabases(int id1, int id2);
 void initDatabases(void);
-/* Moves a key with its value and TTL to another db (MOVE); 0 if target exists. */
 
 /* Expiry. */
 long long getExpire(redisDb *db, robj *key);          /* absolute ms, -1 when none */
-void setExpire(client *c, redisDb *db, robj *key, long long when);
+void setExpire(redisDb *db, robj *key, long long when);
 int removeExpire(redisDb *db, robj *key);
 int keyIsExpired(redisDb *db, robj *key);
-/* Lazy expiry: deletes the key when it is due. Returns 1 when it was expired. */
+/* Whether expiry (lazy, active) and eviction may remove keys now: on a
+ * master, not during CLIENT PAUSE, not while loading. */
+int expiryAllowed(void);
+/* Lazy expiry: deletes the key when it is due (and expiryAllowed()).
+ * Returns 1 when it was expired: the caller sees it missing either way. */
 int expireIfNeeded(redisDb *db, robj *key);
 int checkAlreadyExpired(long long when);
 long long dbAverageTtl(redisDb *db); /* ms, for INFO keyspace */
 
-/* Access tracking (OBJECT IDLETIME/FREQ, DEBUG OBJECT). */
-int maxmemoryPolicyIsLfu(void);
-unsigned long long objectIdleSeconds(robj *o);
-unsigned long objectLfuCounter(robj *o); /* decayed to now; read without touching */
 
 /* Key iteration helpers for KEYS/SCAN/DEBUG. */
 dictEntry *dbFindEntry(redisDb *db, const sds key);

@@ -8,17 +8,61 @@
  * draw from the keys with a TTL, i.e. the expiry heap of each database;
  * volatile-ttl needs no sampling at all: a heap's minimum is the smallest TTL,
  * so the key that would expire first goes first. The random policies pick
- * one key per round, visiting the databases in turn. */
+ * one key per round, visiting the databases in turn. The access tracking
+ * the policies read (robj->lru, kept up to date by every lookup) is here too. */
 #include "server/evict.h"
 #include "server/db.h"
 #include "server/expire.h"
-#include "server/pause.h"
+#include "server/keyevents.h"
 #include "core/clock.h"
 #include "core/zmalloc.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* --------------------------------------------------------- access tracking */
+
+/* With an LFU maxmemory policy a value's 24 lru bits hold, as in Redis, the
+ * minute of the last decrement (16 bits) and a logarithmic access counter
+ * (8 bits) that new keys start at LFU_INIT_VAL. Otherwise they hold the LRU
+ * clock (seconds) of the last access. */
+#define LFU_INIT_VAL 5
+
+int maxmemoryPolicyIsLfu(void) { return server.maxmemory_policy == 1 || server.maxmemory_policy == 5; }
+
+static unsigned long lfuTimeInMinutes(void) { return (unsigned long)(server.unixtime / 60) & 65535; }
+
+unsigned long objectLfuCounter(robj *o) {
+    unsigned long ldt = o->lru >> 8, counter = o->lru & 255, now = lfuTimeInMinutes();
+    unsigned long elapsed = now >= ldt ? now - ldt : 65535 - ldt + now;
+    unsigned long periods = server.lfu_decay_time ? elapsed / server.lfu_decay_time : 0;
+    return periods > counter ? 0 : counter - periods;
+}
+
+/* The counter grows with probability 1/((counter - LFU_INIT_VAL) * factor + 1). */
+static void lfuTouch(robj *o) {
+    unsigned long counter = objectLfuCounter(o);
+    if (counter < 255) {
+        double base = counter > LFU_INIT_VAL ? (double)(counter - LFU_INIT_VAL) : 0;
+        if ((double)rand() / RAND_MAX < 1.0 / (base * server.lfu_log_factor + 1)) counter++;
+    }
+    o->lru = (unsigned)((lfuTimeInMinutes() << 8) | counter);
+}
+
+void objectTouch(robj *o) {
+    if (maxmemoryPolicyIsLfu()) lfuTouch(o);
+    else o->lru = objectLruClock();
+}
+
+void objectInitAccess(robj *o) {
+    if (maxmemoryPolicyIsLfu()) o->lru = (unsigned)((lfuTimeInMinutes() << 8) | LFU_INIT_VAL);
+}
+
+unsigned long long objectIdleSeconds(robj *o) {
+    unsigned int now = objectLruClock();
+    return now >= o->lru ? now - o->lru : (unsigned long long)LRU_CLOCK_MAX - o->lru + now;
+}
 
 /* ------------------------------------------------------- the candidate pool */
 
@@ -157,6 +201,16 @@ static robj *pickVictim(int *dbid) {
 
 /* ------------------------------------------------------------ the eviction */
 
+/* The one way a key leaves by eviction: as expiry, raising `evicted`. */
+static long long deleteEvictedKey(redisDb *db, robj *key) {
+    if (!dbFindEntry(db, key->ptr)) return 0;
+    incrRefCount(key);
+    long long freed = removeKeyWithEvent(db, key, NOTIFY_EVICTED, "evicted");
+    server.stat_evictedkeys++;
+    decrRefCount(key);
+    return freed;
+}
+
 /* How long one call may evict, from maxmemory-eviction-tenacity: 0..10 go up
  * linearly to 500us (10 is the default), then 15% more per step, and 100
  * means no limit. */
@@ -183,10 +237,10 @@ static void startEvictionTimer(void) {
 }
 
 int performEvictions(void) {
-    /* Nothing is evicted while loading; a replica mirrors its master instead. */
-    if (!server.maxmemory || server.loading || server.masterhost_set) return EVICT_OK;
-    /* CLIENT PAUSE keeps the dataset still; writes wait for its end anyway. */
-    if (clientsArePaused()) return EVICT_OK;
+    /* The expiry policy holds for eviction too: nothing is evicted while
+     * loading, on a replica (it mirrors its master), or during CLIENT PAUSE
+     * (writes wait for its end anyway). */
+    if (!server.maxmemory || !expiryAllowed()) return EVICT_OK;
     size_t used = zmalloc_used_memory();
     if (used <= server.maxmemory) return EVICT_OK;
     if (server.maxmemory_policy == MAXMEMORY_NO_EVICTION) return EVICT_FAIL;

@@ -1,8 +1,10 @@
 /* evict: keeping used memory under maxmemory. Before a command runs (and
  * from a timer while a big overshoot is worked off) keys are removed as
- * maxmemory-policy says, each through deleteEvictedKey (server/expire.h). */
+ * maxmemory-policy says, each the way expiry removes keys (expire.h). */
 #ifndef SERVER_EVICT_H
 #define SERVER_EVICT_H
+
+#include "data/object.h"
 
 /* maxmemory-policy values, as the config table's enum stores them. */
 #define MAXMEMORY_VOLATILE_LRU 0
@@ -17,6 +19,15 @@
 #define EVICT_OK 0      /* under the limit, no limit, or evicting is not safe now */
 #define EVICT_RUNNING 1 /* still over it but out of time: a timer goes on evicting */
 #define EVICT_FAIL 2    /* over it and nothing (more) may be evicted: refuse deny-OOM commands */
+
+/* Access tracking, read by the LRU/LFU policies, OBJECT IDLETIME/FREQ and
+ * DEBUG OBJECT. An access (a key lookup) touches the value; a new key starts
+ * with the initial LFU count. */
+void objectTouch(robj *o);
+void objectInitAccess(robj *o);
+int maxmemoryPolicyIsLfu(void);
+unsigned long long objectIdleSeconds(robj *o);
+unsigned long objectLfuCounter(robj *o); /* decayed to now; read without touching */
 
 /* Evicts until used memory is within maxmemory, for at most the time
  * maxmemory-eviction-tenacity allows. */

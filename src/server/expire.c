@@ -1,26 +1,20 @@
-/* expire: the expiry path (see expire.h), and the eviction twin of its one
- * removal function. Due keys are found by the ordered index in each db (a
- * heap of deadlines), not by sampling, so a key goes within a millisecond or
- * so of its deadline however many keys have TTLs. */
+/* expire: the expiry path (see expire.h). Due keys are found by the ordered
+ * index in each db (a heap of deadlines), not by sampling, so a key goes
+ * within a millisecond or so of its deadline however many keys have TTLs. */
 #include "server/expire.h"
 #include "server/db.h"
+#include "server/hooks.h"
 #include "server/keyhook.h"
-#include "server/pause.h"
+#include "server/propagate.h"
 #include "server/reply.h"
 #include "core/clock.h"
 #include "core/zmalloc.h"
-#include "features/expiry_push.h"
-#include "features/latency.h"
-#include "persist/propagate.h"
 
 static long long scheduled_when = -1; /* ms deadline the timer is armed for, -1 idle */
 
-/* Expiry and eviction remove a key alike: the hook raises the event (and
- * invalidates WATCH), DEL goes to the AOF, then the key is freed. Returns the
- * bytes the free gave back, which eviction counts against its target (memory
- * the notification or the AOF buffer takes is not the key's). */
-static long long removeKeyBy(redisDb *db, robj *key, void (*hook)(redisDb *db, robj *key)) {
-    hook(db, key);
+long long removeKeyWithEvent(redisDb *db, robj *key, int class, const char *event) {
+    /* Subscribers (the expiry push) still find the value in the db. */
+    keyChanged(db, key, class, event, 0);
     propagateDeletion(db, key);
     long long before = (long long)zmalloc_used_memory();
     dbSyncDelete(db, key);
@@ -28,23 +22,11 @@ static long long removeKeyBy(redisDb *db, robj *key, void (*hook)(redisDb *db, r
 }
 
 void deleteExpiredKey(redisDb *db, robj *key) {
-    dictEntry *de = dbFindEntry(db, key->ptr);
-    if (!de) return;
-    robj *val = dbEntryValue(de);
+    if (!dbFindEntry(db, key->ptr)) return;
     incrRefCount(key);
-    if (!server.masterhost_set) expiryPushKey(db->id, key, val);
-    removeKeyBy(db, key, keyExpired);
+    removeKeyWithEvent(db, key, NOTIFY_EXPIRED, "expired");
     server.stat_expiredkeys++;
     decrRefCount(key);
-}
-
-long long deleteEvictedKey(redisDb *db, robj *key) {
-    if (!dbFindEntry(db, key->ptr)) return 0;
-    incrRefCount(key);
-    long long freed = removeKeyBy(db, key, keyEvicted);
-    server.stat_evictedkeys++;
-    decrRefCount(key);
-    return freed;
 }
 
 static long long earliestDeadline(void) {
@@ -78,7 +60,7 @@ long long expireDueKeys(long long budget_us) {
 out:;
     long long spent = (long long)(getMonotonicUs() - start);
     server.stat_expire_cycle_time_used += spent;
-    latencyAddSampleIfNeeded("expire-cycle", spent / 1000);
+    latencySample("expire-cycle", spent / 1000);
     return removed;
 }
 
@@ -94,16 +76,16 @@ static long long msUntilDue(long long when) {
 
 static long long expireTimerProc(aeEventLoop *el, long long id, void *clientData) {
     (void)el, (void)id, (void)clientData;
-    if (clientsArePaused()) {
-        /* CLIENT PAUSE keeps the dataset still; unpausing re-arms the timer. */
+    if (!expiryAllowed()) {
+        /* Unpausing (or the end of a load) re-arms the timer. */
         scheduled_when = -1;
         return 1000 / (server.hz ? server.hz : 10);
     }
-    if (server.active_expire_enabled && !server.loading) {
+    if (server.active_expire_enabled) {
         long long budget = backgroundWorkLeftUs();
         /* While the push's backlog drains, half the turn is left to it: a
          * mass expiry must not outrun a live consumer into the backlog's limit. */
-        if (expiryPushDraining()) budget /= 2;
+        if (backgroundConsumerDraining()) budget /= 2;
         expireDueKeys(budget);
     }
     long long next = earliestDeadline();
@@ -113,7 +95,7 @@ static long long expireTimerProc(aeEventLoop *el, long long id, void *clientData
     }
     scheduled_when = next;
     long long wait = msUntilDue(next);
-    if (wait == 0 && expiryPushFeeding()) {
+    if (wait == 0 && backgroundConsumerFeeding()) {
         /* Keys still due while the push feeds a consumer: pause first. */
         aeRescheduleTimeEventUs(el, id, BACKGROUND_PAUSE_US);
         return AE_RESCHEDULED;

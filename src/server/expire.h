@@ -1,6 +1,8 @@
 /* expire: removing keys whose TTL ended. One function removes a key by
- * expiry (push, notification, propagation, free); a timer armed at the
- * earliest deadline removes due keys in deadline order within a time budget. */
+ * expiry (the key-change hook raises `expired`, which the expiry push and
+ * notifications subscribe to; DEL is propagated; the key is freed); a timer
+ * armed at the earliest deadline removes due keys in deadline order within a
+ * time budget. */
 #ifndef SERVER_EXPIRE_H
 #define SERVER_EXPIRE_H
 
@@ -8,9 +10,12 @@
 
 /* The one way a key leaves by expiry. */
 void deleteExpiredKey(redisDb *db, robj *key);
-/* The one way a key leaves by eviction (maxmemory): raises `evicted`, DEL to
- * the AOF, frees it, counts evicted_keys. Returns the bytes freed. */
-long long deleteEvictedKey(redisDb *db, robj *key);
+/* Expiry and eviction (evict.c) remove a key alike: `event` is raised
+ * through keyChanged (not counted as a write, as in Redis), DEL is
+ * propagated, then the key is freed. Returns the bytes the free gave back,
+ * which eviction counts against its target (memory the notification or the
+ * AOF buffer takes is not the key's). */
+long long removeKeyWithEvent(redisDb *db, robj *key, int class, const char *event);
 /* A deadline was set: make sure the timer fires no later than `when` (ms). */
 void expireScheduleAt(long long when);
 /* Starts the expiry timer; called once at start-up. */

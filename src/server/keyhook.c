@@ -1,30 +1,37 @@
-/* keyhook: the single key-change hook (see keyhook.h). Commands never call
- * the WATCH code or the notifier directly; they call keyChanged. */
+/* keyhook: the key-change fan-out (see keyhook.h). Subscribers are few and
+ * fixed at start-up: a write pays a loop over a handful of pointers, and
+ * each subscriber returns at once when it has nothing to do (no WATCHers,
+ * notifications off). */
 #include "server/keyhook.h"
-#include "features/multi.h"
-#include "features/notify.h"
 
-void keyEvent(redisDb *db, robj *key, int class, const char *event) {
-    notifyKeyspaceEvent(class, event, key, db->id);
+#include <stdlib.h>
+
+#define MAX_KEYSPACE_SUBSCRIBERS 8
+
+static keyspaceSubscriberFn *subscribers[MAX_KEYSPACE_SUBSCRIBERS];
+static int nsubscribers;
+
+void subscribeKeyspace(keyspaceSubscriberFn *fn) {
+    if (nsubscribers == MAX_KEYSPACE_SUBSCRIBERS) {
+        serverLog(LL_WARNING, "Too many keyspace subscribers");
+        abort();
+    }
+    subscribers[nsubscribers++] = fn;
 }
 
-void keyChanged(redisDb *db, robj *key, int class, const char *event) {
-    touchWatchedKey(db, key);
-    server.dirty++;
-    notifyKeyspaceEvent(class, event, key, db->id);
+static void fanOut(const keyspaceEvent *ev) {
+    for (int i = 0; i < nsubscribers; i++) subscribers[i](ev);
 }
 
-void keyChangedWithoutEvent(redisDb *db, robj *key) {
-    touchWatchedKey(db, key);
-    server.dirty++;
+void keyChanged(redisDb *db, robj *key, int class, const char *event, long long count) {
+    server.dirty += count;
+    keyspaceEvent ev = {db, key, class, event, NULL};
+    fanOut(&ev);
 }
 
-void keyExpired(redisDb *db, robj *key) {
-    touchWatchedKey(db, key);
-    notifyKeyspaceEvent(NOTIFY_EXPIRED, "expired", key, db->id);
-}
-
-void keyEvicted(redisDb *db, robj *key) {
-    touchWatchedKey(db, key);
-    notifyKeyspaceEvent(NOTIFY_EVICTED, "evicted", key, db->id);
+void keyspaceSwapped(redisDb *db1, redisDb *db2) {
+    keyspaceEvent ev1 = {db1, NULL, NOTIFY_GENERIC, "swapdb", db2};
+    keyspaceEvent ev2 = {db2, NULL, NOTIFY_GENERIC, "swapdb", db1};
+    fanOut(&ev1);
+    fanOut(&ev2);
 }

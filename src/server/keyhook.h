@@ -1,45 +1,32 @@
-/* keyhook: the one function every write reports a key change through.
- * It invalidates WATCHers, counts the change for save points and raises the
- * keyspace notification; later consumers (client tracking) attach here. */
+/* keyhook: every change to the keyspace is reported once, through
+ * keyChanged(). It owns the write count (server.dirty, read by save points
+ * and by call() to decide what to propagate) and fans the change out to its
+ * subscribers: WATCH, keyspace notifications, the expiry push, and later
+ * client tracking. Commands never call those modules, nor touch the count. */
 #ifndef SERVER_KEYHOOK_H
 #define SERVER_KEYHOOK_H
 
 #include "server/server.h"
+#include "server/keyevents.h"
 
-/* Event classes (notify-keyspace-events letters). */
-#define NOTIFY_KEYSPACE (1 << 0)  /* K */
-#define NOTIFY_KEYEVENT (1 << 1)  /* E */
-#define NOTIFY_GENERIC (1 << 2)   /* g */
-#define NOTIFY_STRING (1 << 3)    /* $ */
-#define NOTIFY_LIST (1 << 4)      /* l */
-#define NOTIFY_SET (1 << 5)       /* s */
-#define NOTIFY_HASH (1 << 6)      /* h */
-#define NOTIFY_ZSET (1 << 7)      /* z */
-#define NOTIFY_EXPIRED (1 << 8)   /* x */
-#define NOTIFY_EVICTED (1 << 9)   /* e */
-#define NOTIFY_STREAM (1 << 10)   /* t */
-#define NOTIFY_KEY_MISS (1 << 11) /* m */
-#define NOTIFY_LOADED (1 << 12)   /* module only */
-#define NOTIFY_MODULE (1 << 13)   /* d */
-#define NOTIFY_NEW (1 << 14)      /* n */
-#define NOTIFY_ALL (NOTIFY_GENERIC | NOTIFY_STRING | NOTIFY_LIST | NOTIFY_SET | NOTIFY_HASH | NOTIFY_ZSET | \
-                    NOTIFY_EXPIRED | NOTIFY_EVICTED | NOTIFY_STREAM | NOTIFY_MODULE) /* A */
+/* What subscribers receive. */
+typedef struct keyspaceEvent {
+    redisDb *db;        /* NULL: a change outside the keyspace (FUNCTION LOAD) */
+    robj *key;          /* NULL: the whole db ("flushdb", "swapdb"), raised before it happens */
+    int class;          /* NOTIFY_* */
+    const char *event;  /* "set", "lpush", "expired", ...; NULL: counted, nothing to raise */
+    redisDb *other;     /* "swapdb": the db whose data db's is exchanged with */
+} keyspaceEvent;
+typedef void keyspaceSubscriberFn(const keyspaceEvent *ev);
+/* Subscribers run in registration order; main.c wires them at start-up. */
+void subscribeKeyspace(keyspaceSubscriberFn *fn);
 
-/* A key's value changed (or the key was created/removed): `class` is one of the
- * NOTIFY_ type classes and `event` the event name ("set", "lpush", "del", ...).
- * Counts one change for save points. */
-void keyChanged(redisDb *db, robj *key, int class, const char *event);
-/* A value's bytes changed without a logical change (PFCOUNT storing its
- * cached cardinality): WATCHers see it and it counts as a write (so it is
- * propagated), but no event is raised. */
-void keyChangedWithoutEvent(redisDb *db, robj *key);
-/* A key left by expiry: WATCHers see a change and `expired` is raised, but it
- * is not counted as a write for save points (as in Redis). */
-void keyExpired(redisDb *db, robj *key);
-/* Same, but only the notification: for events that are not modifications
- * (keymiss, new) or where the change was already signalled. */
-void keyEvent(redisDb *db, robj *key, int class, const char *event);
-/* A key left by eviction (maxmemory): as keyExpired, raising `evicted`. */
-void keyEvicted(redisDb *db, robj *key);
+/* The one entry point. `count` is how many writes the change is worth to
+ * save points and propagation (Redis counts SADD of 3 members as 3): 0 for
+ * what is raised but not a write — "expired", "evicted", and the pure events
+ * "keymiss" and "new", which WATCH ignores. */
+void keyChanged(redisDb *db, robj *key, int class, const char *event, long long count);
+/* SWAPDB: raised for both dbs before their data is exchanged. */
+void keyspaceSwapped(redisDb *db1, redisDb *db2);
 
 #endif

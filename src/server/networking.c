@@ -9,8 +9,8 @@
 #include "core/anet.h"
 #include "core/numparse.h"
 #include "core/zmalloc.h"
-#include "features/pubsub.h"
-#include "features/multi.h"
+#include "server/hooks.h"
+#include "server/transaction.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -208,11 +208,8 @@ void freeClient(client *c) {
         return;
     }
     if (c->flags & CLIENT_BLOCKED) unblockClient(c, 0);
-    unwatchAllKeys(c);
-    freeClientMultiState(c);
-    pubsubUnsubscribeAllChannels(c, 0);
-    pubsubUnsubscribeAllShardChannels(c, 0);
-    pubsubUnsubscribeAllPatterns(c, 0);
+    discardTransaction(c);
+    runClientTeardown(c);
     if (c->pubsub_channels) dictRelease(c->pubsub_channels);
     if (c->pubsubshard_channels) dictRelease(c->pubsubshard_channels);
     listRelease(c->pubsub_patterns);

@@ -2,10 +2,10 @@
  * are blocked as BLOCKED_POSTPONE by the blocking module. */
 #include "server/pause.h"
 #include "server/blocking.h"
+#include "server/db.h"
 #include "server/expire.h"
+#include "server/hooks.h"
 #include "core/clock.h"
-#include "features/multi.h"
-#include "features/scripting.h"
 
 static int pause_type; /* 0 (none), PAUSE_WRITE or PAUSE_ALL: the more a pause holds, the higher */
 static long long pause_end_ms;
@@ -19,7 +19,7 @@ static long long pauseTimerProc(aeEventLoop *el, long long id, void *data) {
     unpauseClients();
     /* Redis ends a pause in its cron just before the expiry cycle: keys that
      * came due meanwhile are gone before the held commands run. */
-    if (server.active_expire_enabled && !server.loading) expireDueKeys(backgroundWorkLeftUs());
+    if (server.active_expire_enabled && expiryAllowed()) expireDueKeys(backgroundWorkLeftUs());
     return AE_NOMORE;
 }
 
@@ -51,9 +51,9 @@ int clientsArePaused(void) { return pause_type != 0; }
  * declares no-writes. */
 static int commandMayWrite(client *c) {
     uint64_t flags = c->cmd->flags;
-    if (c->cmd->proc == execCommand) flags |= (uint64_t)c->mstate.cmd_flags;
+    if (c->cmd == server.exec_command) flags |= (uint64_t)c->mstate.cmd_flags;
     if (!(flags & (CMD_WRITE | CMD_MAY_REPLICATE))) return 0;
-    return !scriptCallDeclaresNoWrites(c);
+    return !scriptDeclaresNoWrites(c);
 }
 
 int pauseHoldsCommand(client *c) {

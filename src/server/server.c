@@ -1,5 +1,6 @@
 /* server: start-up, the cron, the command pipeline (processCommand → call),
- * logging, signals and shutdown. The one `server` struct lives here. */
+ * logging, signals and shutdown. The one `server` struct lives here. The
+ * modules above server/ act through the hooks (hooks.h) main.c wires. */
 #include "server/server.h"
 #include "server/blocking.h"
 #include "server/client.h"
@@ -8,20 +9,13 @@
 #include "server/evict.h"
 #include "server/expire.h"
 #include "server/pause.h"
+#include "server/hooks.h"
+#include "server/propagate.h"
 #include "server/reply.h"
+#include "server/transaction.h"
 #include "core/anet.h"
 #include "core/clock.h"
 #include "core/zmalloc.h"
-#include "features/expiry_push.h"
-#include "features/info.h"
-#include "features/latency.h"
-#include "features/monitor.h"
-#include "features/multi.h"
-#include "features/pubsub.h"
-#include "features/scripting.h"
-#include "features/slowlog.h"
-#include "persist/persist.h"
-#include "persist/propagate.h"
 
 #include <errno.h>
 #include <execinfo.h>
@@ -105,9 +99,8 @@ static long long serverCron(aeEventLoop *el, long long id, void *clientData) {
         server.shutdown_asap = 0;
     }
     clientsCron();
-    infoCron();
     databasesCron();
-    persistCron();
+    runCronTasks();
     freeClientsInAsyncFreeQueue();
     server.cronloops++;
     return 1000 / server.hz;
@@ -125,7 +118,7 @@ static void beforeSleep(aeEventLoop *el) {
     (void)el;
     handleClientsBlockedOnKeys();
     processUnblockedClients();
-    persistBeforeSleep();
+    runBeforeSleepTasks();
     handleClientsWithPendingWrites();
     freeClientsInAsyncFreeQueue();
 }
@@ -155,7 +148,7 @@ static int endsTransaction(struct redisCommand *cmd) {
 /* A refused EXEC ends the transaction it would have run, as in Redis:
  * "-EXECABORT Transaction discarded because of: <the refusal>". */
 static int rejectExec(client *c, const char *err, size_t len) {
-    if (!c->cmd || c->cmd->proc != execCommand) return 0;
+    if (!c->cmd || c->cmd != server.exec_command) return 0;
     discardTransaction(c);
     if (len && err[0] == '-') err++, len--;
     addReplyErrorFormat(c, "-EXECABORT Transaction discarded because of: %.*s", (int)len, err);
@@ -186,7 +179,7 @@ static void rejectCommandObject(client *c, robj *err) {
  * from that output lacks it: it is restored here. SCRIPT LOAD and SCRIPT
  * FLUSH are not among them in 7.0.15: a MONITOR connection may run them and
  * CLIENT PAUSE WRITE does not hold them. */
-static void markMayReplicateCommands(void) {
+void markMayReplicateCommands(void) {
     static const char *names[] = {"publish", "spublish", "eval", "evalsha", "fcall", "pfcount", NULL};
     for (int i = 0; names[i]; i++) {
         struct redisCommand *cmd = lookupCommandByCString(names[i]);
@@ -229,8 +222,9 @@ int processCommand(client *c) {
         rejectCommandObject(c, shared.noautherr);
         return C_OK;
     }
-    if (scriptIsTimedout() && !scriptAllowsWhileBusy(c)) {
-        rejectCommandObject(c, scriptBusyError());
+    robj *err;
+    if (scriptBlocksCommand(c, &err)) {
+        rejectCommandObject(c, err);
         return C_OK;
     }
     if ((c->flags & CLIENT_MULTI) && (flags & CMD_NO_MULTI)) {
@@ -241,16 +235,16 @@ int processCommand(client *c) {
      * refuse commands that may add data if not enough could be freed. EXEC
      * counts as such when it holds one; inside MULTI nothing but the commands
      * ending the transaction is accepted while out of memory, as in Redis. */
-    if (server.maxmemory && !scriptIsTimedout() && performEvictions() == EVICT_FAIL) {
-        int denyoom = (flags & CMD_DENYOOM) || (c->cmd->proc == execCommand && (c->mstate.cmd_flags & CMD_DENYOOM));
+    if (server.maxmemory && !scriptTimedout() && performEvictions() == EVICT_FAIL) {
+        int denyoom = (flags & CMD_DENYOOM) || (c->cmd == server.exec_command && (c->mstate.cmd_flags & CMD_DENYOOM));
         if ((c->flags & CLIENT_MULTI) && !endsTransaction(c->cmd)) denyoom = 1;
         if (denyoom) {
             rejectCommandObject(c, shared.oomerr);
             return C_OK;
         }
     }
-    if ((flags & CMD_WRITE) && persistDeniesWrites()) {
-        rejectCommandObject(c, shared.bgsaveerr);
+    if ((flags & CMD_WRITE) && (err = writeGateError())) {
+        rejectCommandObject(c, err);
         return C_OK;
     }
     if ((c->flags & CLIENT_PUBSUB) && c->resp == 2 && !isAllowedInPubsubContext(c->cmd)) {
@@ -265,7 +259,7 @@ int processCommand(client *c) {
         return C_OK;
     }
     /* A MONITOR connection is a replica-like client: it may not touch keys. */
-    int reads = (flags & CMD_READONLY) || (c->cmd->proc == execCommand && (c->mstate.cmd_flags & CMD_READONLY));
+    int reads = (flags & CMD_READONLY) || (c->cmd == server.exec_command && (c->mstate.cmd_flags & CMD_READONLY));
     if ((c->flags & CLIENT_MONITOR) && (reads || (flags & (CMD_WRITE | CMD_MAY_REPLICATE)))) {
         rejectCommand(c, "Replica can't interact with the keyspace");
         return C_OK;
@@ -300,6 +294,7 @@ void call(client *c, int flags) {
     int was_blocked = c->flags & CLIENT_BLOCKED;
     int prev_executing = c->flags & CLIENT_EXECUTING;
     int reprocessing = blockingIsReprocessing(c);
+    c->flags &= ~CLIENT_PREVENT_PROP;
     c->flags |= CLIENT_EXECUTING;
     monotime start = getMonotonicUs();
     c->cmd->proc(c);
@@ -308,23 +303,25 @@ void call(client *c, int flags) {
     dirty = server.dirty - dirty;
     if (dirty < 0) dirty = 0;
     if (server.stat_total_error_replies > errors_before) real_cmd->failed_calls++;
-    robj **argv = c->original_argv ? c->original_argv : c->argv;
-    int argc = c->original_argv ? c->original_argc : c->argc;
-    int blocked_now = (c->flags & CLIENT_BLOCKED) && !was_blocked;
-    if (!blocked_now) {
-        if ((flags & CALL_SLOWLOG) && !(real_cmd->flags & CMD_SKIP_SLOWLOG))
-            slowlogPushEntryIfNeeded(c, argv, argc, duration);
-        if (flags & CALL_STATS) {
-            real_cmd->microseconds += duration;
-            real_cmd->calls++;
-            latencyRecordCommand(real_cmd, duration);
-        }
+    callInfo ci = {
+        .c = c,
+        .cmd = real_cmd,
+        .argv = c->original_argv ? c->original_argv : c->argv,
+        .argc = c->original_argv ? c->original_argc : c->argc,
+        .duration_us = duration,
+        .call_flags = flags,
+        .blocked = (c->flags & CLIENT_BLOCKED) && !was_blocked,
+        .reprocessing = reprocessing,
+    };
+    if (!ci.blocked && (flags & CALL_STATS)) {
+        real_cmd->microseconds += duration;
+        real_cmd->calls++;
     }
-    if (!reprocessing && listLength(server.monitors) && !server.loading && !(c->flags & CLIENT_AOF) &&
-        !(real_cmd->flags & (CMD_SKIP_MONITOR | CMD_ADMIN)))
-        monitorFeed(c, c->db->id, argv, argc);
-    if ((flags & CALL_PROPAGATE) && dirty && !(c->flags & CLIENT_AOF) && !(c->cmd->flags & CMD_PROPAGATES_EFFECTS))
+    runCallObservers(&ci);
+    if ((flags & CALL_PROPAGATE) && dirty && !(c->flags & (CLIENT_AOF | CLIENT_PREVENT_PROP)) &&
+        !(c->cmd->flags & CMD_PROPAGATES_EFFECTS))
         propagateCommand(c->db->id, c->argv, c->argc);
+    c->flags &= ~CLIENT_PREVENT_PROP;
     c->lastcmd = c->cmd;
     c->commands_processed++;
     server.stat_numcommands++;
@@ -334,10 +331,10 @@ void call(client *c, int flags) {
 
 int prepareForShutdown(int flags) {
     serverLog(LL_NOTICE, "User requested shutdown...");
-    if (persistOnShutdown(flags) != C_OK && !(flags & SHUTDOWN_FORCE)) return C_ERR;
+    if (runShutdownChecks(flags) != C_OK && !(flags & SHUTDOWN_FORCE)) return C_ERR;
     if (server.pidfile) unlink(server.pidfile);
     closeListeningSockets(1);
-    expiryPushShutdown();
+    runShutdownTasks();
     serverLog(LL_WARNING, "Redis is now ready to exit, bye bye...");
     return C_OK;
 }
@@ -393,7 +390,7 @@ static void setupSignalHandlers(void) {
 
 /* ----------------------------------------------------------------- start-up */
 
-static void oomHandler(size_t size) {
+void oomHandler(size_t size) {
     serverLog(LL_WARNING, "Out Of Memory allocating %zu bytes!", size);
     abort();
 }
@@ -429,7 +426,7 @@ static int listenToPort(void) {
     return C_OK;
 }
 
-static void createPidFile(void) {
+void createPidFile(void) {
     if (!server.pidfile) return;
     FILE *fp = fopen(server.pidfile, "w");
     if (fp) {
@@ -440,7 +437,7 @@ static void createPidFile(void) {
     }
 }
 
-static void daemonize(void) {
+void daemonize(void) {
     if (fork() != 0) exit(0);
     setsid();
     int fd = open("/dev/null", O_RDWR, 0);
@@ -452,7 +449,7 @@ static void daemonize(void) {
     }
 }
 
-static void initServer(void) {
+void initServer(void) {
     server.pid = getpid();
     setupSignalHandlers();
     server.clients = listCreate();
@@ -501,13 +498,9 @@ static void initServer(void) {
     static dictType errorsDictType = {.hashFunction = dictSdsHash, .keyCompare = dictSdsKeyCompare,
                                       .keyDestructor = dictSdsDestructor};
     server.errors = dictCreate(&errorsDictType);
-    pubsubInit();
-    slowlogInit();
-    scriptingInit();
     blockingInit();
     aeCreateTimeEvent(server.el, 1, serverCron, NULL);
     expireInit();
-    expiryPushInit();
     aeSetBeforeSleepProc(server.el, beforeSleep);
     updateCachedTime();
     server.stat_starttime = server.unixtime;
@@ -515,7 +508,7 @@ static void initServer(void) {
     server.initial_memory_usage = zmalloc_used_memory();
 }
 
-static void setRandomSeedAndRunId(void) {
+void setRandomSeedAndRunId(void) {
     uint8_t seed[16];
     FILE *fp = fopen("/dev/urandom", "r");
     if (!fp || fread(seed, 1, sizeof(seed), fp) != sizeof(seed)) {
@@ -530,26 +523,4 @@ static void setRandomSeedAndRunId(void) {
     if (fp) fclose(fp);
     for (size_t i = 0; i < sizeof(rnd); i++) snprintf(server.runid + i * 2, 3, "%02x", rnd[i]);
     srand((unsigned)ustime() ^ getpid());
-}
-
-int main(int argc, char **argv) {
-    setlocale(LC_COLLATE, "");
-    zmalloc_set_oom_handler(oomHandler);
-    setRandomSeedAndRunId();
-    updateCachedTime();
-    server.executable = argv[0];
-    server.exec_argv = argv;
-    initServerConfig();
-    populateCommandTable();
-    markMayReplicateCommands();
-    if (loadServerConfigFromArgs(argc, argv) != C_OK) exit(1);
-    if (server.daemonize) daemonize();
-    configApplyThreadSettings();
-    initServer();
-    createPidFile();
-    serverLog(LL_NOTICE, "Server initialized");
-    if (persistLoadAtStartup() != C_OK) exit(1);
-    serverLog(LL_NOTICE, "Ready to accept connections");
-    aeMain(server.el);
-    return 0;
 }

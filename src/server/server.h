@@ -105,7 +105,7 @@ typedef struct redisCommand {
 #define CLIENT_AOF (1 << 17)       /* the fake client loading the AOF */
 #define CLIENT_CLOSE_AFTER_COMMAND (1 << 18)
 #define CLIENT_DENY_BLOCKING (1 << 19) /* inside MULTI or a script: never block */
-#define CLIENT_IN_DICT_TOUCH (1 << 20)
+#define CLIENT_PREVENT_PROP (1 << 20) /* this call's own argv is not propagated (propagate.h) */
 #define CLIENT_PENDING_COMMAND (1 << 21) /* its argv holds a command a pause postponed: run it first */
 
 #define PROTO_REQ_INLINE 1
@@ -203,8 +203,6 @@ struct client {
     char addr[NET_ADDR_STR_LEN];
     char laddr[NET_ADDR_STR_LEN];
     sds lib_name, lib_ver;
-    long long woff;
-    int slot_for_pubsub; /* unused placeholder for cluster-era fields kept at 0 */
     long long commands_processed;
     unsigned long long net_input_bytes, net_output_bytes;
 };
@@ -287,6 +285,7 @@ struct redisServer {
     size_t initial_memory_usage;           /* used memory once started (used_memory_startup) */
     time_t stat_starttime;
     dict *commands;     /* name → redisCommand (containers hold subcommands) */
+    struct redisCommand *exec_command; /* EXEC: the pipeline looks into the transaction it runs */
     dict *errors;       /* error prefix → count (INFO errorstats) */
 
     /* Limits and encodings. */
@@ -351,7 +350,6 @@ struct redisServer {
     int in_exec;
     long long slowlog_log_slower_than;
     unsigned long slowlog_max_len;
-    int lua_replicate_commands;
 
     /* The 0MQ expiry push (features/expiry_push reads these). */
     sds *zmq_endpoints;
@@ -386,10 +384,21 @@ void serverLog(int level, const char *fmt, ...) __attribute__((format(printf, 2,
 long long commandTimeMs(void);
 void updateCachedTime(void);
 
-/* The command table. */
+/* The command table: rows of commands.def (see there), procs bound by
+ * commands/table.c; proc NULL: not implemented. */
+typedef struct commandDef {
+    const char *name;
+    redisCommandProc *proc;
+    int arity;
+    const char *flags;
+    int first, last, step;
+    const char *group;
+    int nsub;
+    const char *info_resp, *docs_resp;
+} commandDef;
+void populateCommandTable(const commandDef *defs, size_t n);
 struct redisCommand *lookupCommand(robj **argv, int argc);
 struct redisCommand *lookupCommandByCString(const char *name);
-void populateCommandTable(void);
 int commandCheckArity(struct redisCommand *cmd, int argc);
 
 /* Executing commands. */
@@ -401,6 +410,14 @@ int commandCheckArity(struct redisCommand *cmd, int argc);
 void call(client *c, int flags);
 int processCommand(client *c);
 int prepareForShutdown(int flags);
+
+/* Start-up steps main.c runs, in this order around reading the config. */
+void oomHandler(size_t size);
+void setRandomSeedAndRunId(void);
+void markMayReplicateCommands(void); /* after populateCommandTable */
+void daemonize(void);
+void initServer(void);               /* the event loop, listeners, databases */
+void createPidFile(void);
 
 /* Work the server does on its own between commands (expiry, draining the 0MQ
  * backlog) shares one budget per turn of the event loop, so a client waits

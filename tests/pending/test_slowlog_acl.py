@@ -5,13 +5,12 @@ parameter), and passes on redis-server 7.0.15.
 """
 import pytest
 
-from resp_raw import connect  # noqa: F401  (a fixture)
-from test_slowlog import argvs, c  # noqa: F401  (c is a fixture)
+from support import argvs
 
 
 @pytest.mark.parametrize("args,shown", [
     (("acl", "setuser", "bob", ">pw"), [b"acl", b"setuser", b"(redacted)", b"(redacted)"]),
 ])
-def test_secrets_redacted(c, args, shown):
-    c.call(*args)
-    assert argvs(c) == [shown]
+def test_secrets_redacted(slowlog_conn, args, shown):
+    slowlog_conn.call(*args)
+    assert argvs(slowlog_conn) == [shown]

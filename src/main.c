@@ -1,0 +1,103 @@
+/* main: start-up. The one place that knows every module: it wires the
+ * modules above server/ (commands, features, persist) into the registration
+ * points server/ offers, so that dependencies point one way
+ * (core <- data <- server <- {commands, features, persist} <- main). */
+#include "server/client.h"
+#include "server/config.h"
+#include "server/hooks.h"
+#include "server/keyhook.h"
+#include "server/propagate.h"
+#include "server/server.h"
+#include "core/zmalloc.h"
+#include "commands/table.h"
+#include "features/expiry_push.h"
+#include "features/info.h"
+#include "features/latency.h"
+#include "features/monitor.h"
+#include "features/multi.h"
+#include "features/notify.h"
+#include "features/pubsub.h"
+#include "features/scripting.h"
+#include "features/slowlog.h"
+#include "persist/aof.h"
+#include "persist/persist.h"
+
+#include <locale.h>
+#include <stdlib.h>
+
+static const scriptHooks scriptingHooks = {
+    .timedout = scriptIsTimedout,
+    .allows_while_busy = scriptAllowsWhileBusy,
+    .busy_error = scriptBusyError,
+    .declares_no_writes = scriptCallDeclaresNoWrites,
+};
+
+static const backgroundPacer expiryPushPacer = {
+    .draining = expiryPushDraining,
+    .feeding = expiryPushFeeding,
+};
+
+/* Before the config is read: the directives other modules own, and every
+ * subscription (order matters where noted). */
+static void wireModules(void) {
+    configSetApplyHook("appendonly", aofApplyConfig);
+    configSetApplyHook("zmq-expiry-endpoint", expiryPushApplyHook);
+    configSetApplyHook("zmq-expiry-hwm", expiryPushApplyHook);
+    configSetApplyHook("zmq-expiry-backlog", expiryPushApplyHook);
+    configSetSpecialHandlers("latency-tracking-info-percentiles", latencySetInfoPercentiles,
+                             latencyGetInfoPercentiles);
+
+    /* A key leaving by expiry is pushed before the event is published. */
+    subscribeKeyspace(expiryPushKeyspaceSubscriber);
+    subscribeKeyspace(multiKeyspaceSubscriber);
+    subscribeKeyspace(notifyKeyspaceSubscriber);
+
+    /* As Redis: the slow log, then command stats, then MONITOR. */
+    serverAddCallObserver(slowlogCallObserver);
+    serverAddCallObserver(latencyCallObserver);
+    serverAddCallObserver(monitorCallObserver);
+    serverAddResetStats(latencyForgetCommandHistogram);
+    serverSetLatencySampler(latencyAddSampleIfNeeded);
+
+    serverAddCronTask(infoCron);
+    serverAddCronTask(persistCron);
+    serverAddBeforeSleepTask(persistBeforeSleep);
+
+    serverAddClientTeardown(pubsubClientTeardown);
+    serverAddTransactionEnd(unwatchAllKeys);
+
+    serverSetWriteGate(persistWriteGate);
+    serverSetScriptHooks(&scriptingHooks);
+    serverSetBackgroundPacer(&expiryPushPacer);
+
+    /* Snapshots and the AOF are saved before the push hands over its backlog. */
+    serverAddShutdownCheck(persistOnShutdown);
+    serverAddShutdownTask(expiryPushShutdown);
+}
+
+int main(int argc, char **argv) {
+    setlocale(LC_COLLATE, "");
+    zmalloc_set_oom_handler(oomHandler);
+    setRandomSeedAndRunId();
+    updateCachedTime();
+    server.executable = argv[0];
+    server.exec_argv = argv;
+    wireModules();
+    initServerConfig();
+    populateCommandTable(commandTable, commandTableSize);
+    markMayReplicateCommands();
+    if (loadServerConfigFromArgs(argc, argv) != C_OK) exit(1);
+    if (server.daemonize) daemonize();
+    configApplyThreadSettings();
+    initServer();
+    pubsubInit();
+    slowlogInit();
+    scriptingInit();
+    expiryPushInit();
+    createPidFile();
+    serverLog(LL_NOTICE, "Server initialized");
+    if (persistLoadAtStartup() != C_OK) exit(1);
+    serverLog(LL_NOTICE, "Ready to accept connections");
+    aeMain(server.el);
+    return 0;
+}

@@ -1,0 +1,29 @@
+/* propagate: the command stream — what was executed, in replayable form.
+ * call() feeds each command that changed data (as its argv stands when it
+ * returns); expiry and eviction feed DEL; MULTI/EXEC and scripts are wrapped
+ * so they replay as one unit. Subscribers (the AOF; replication later) read
+ * the stream. A command whose replay must differ from what the client sent
+ * (relative TTLs, SPOP, INCRBYFLOAT, generated stream IDs) rewrites its own
+ * argv (client.h) or uses alsoPropagate(); nothing is re-parsed here. */
+#ifndef SERVER_PROPAGATE_H
+#define SERVER_PROPAGATE_H
+
+#include "server/server.h"
+
+typedef void commandStreamFn(int dbid, robj **argv, int argc);
+/* A subscriber reads every command from now on (the AOF while appendonly is on). */
+void propagateSubscribe(commandStreamFn *fn);
+void propagateUnsubscribe(commandStreamFn *fn);
+
+/* call(): the command c ran changed data (unless it prevented its propagation). */
+void propagateCommand(int dbid, robj **argv, int argc);
+/* During a command: argv (borrowed) is part of its replay, ahead of the
+ * command's own argv. Nothing goes out while the AOF is loaded. */
+void alsoPropagate(client *c, robj **argv, int argc);
+/* The command's own argv is not replayed (its alsoPropagate calls say it all). */
+void preventCommandPropagation(client *c);
+void propagateDeletion(redisDb *db, robj *key);
+void propagateTransactionStart(int dbid);
+void propagateTransactionEnd(int dbid);
+
+#endif

@@ -1,0 +1,219 @@
+"""What several test modules share that is not a fixture (fixtures are in
+conftest.py): where the server binary is, the Server process wrapper, and
+the helpers of the MONITOR, notification and persistence suites that their
+Lua and RDB companions reuse. Test modules import this, never each other.
+"""
+import os
+import re
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+
+import redis
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SERVER = os.environ.get("REDIS_SERVER") or os.path.join(ROOT, "src", "redis-server")
+REFERENCE = os.environ.get("REFERENCE") == "1"
+REF_SERVER = shutil.which("redis-server")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """A server process on a free port, with its own directory."""
+
+    def __init__(self, args=(), config_text=None, binary=None):
+        self.dir = tempfile.mkdtemp(prefix="redis-test-")
+        self.port = free_port()
+        self.host = "127.0.0.1"
+        self.logfile = os.path.join(self.dir, "server.log")
+        cmd = [binary or SERVER]
+        if config_text is not None:
+            path = os.path.join(self.dir, "redis.conf")
+            with open(path, "w") as f:
+                f.write(config_text)
+            cmd.append(path)
+        cmd += ["--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.dir,
+                "--save", "", "--appendonly", "no", "--logfile", self.logfile]
+        cmd += list(args)
+        self.cmd = cmd
+        self.proc = None
+        try:
+            self.proc = subprocess.Popen(cmd, cwd=self.dir, stdout=subprocess.DEVNULL,
+                                         stderr=subprocess.PIPE)
+            self._wait_ready()
+        except BaseException:
+            # Nobody holds a Server that failed to start, so stop it here:
+            # a server that never answered PONG must not outlive the test.
+            self.stop()
+            raise
+
+    def _wait_ready(self):
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                err = self.proc.stderr.read().decode(errors="replace")
+                raise RuntimeError("server exited with %s: %s %s" % (self.proc.returncode, err, self.log()))
+            try:
+                with socket.create_connection((self.host, self.port), timeout=0.2) as s:
+                    s.sendall(b"PING\r\n")
+                    if s.recv(64).startswith(b"+PONG"):
+                        return
+            except OSError:
+                pass
+            time.sleep(0.02)
+        raise RuntimeError("server did not start: " + self.log())
+
+    def log(self):
+        try:
+            with open(self.logfile, errors="replace") as f:
+                return f.read()
+        except OSError:
+            return ""
+
+    def client(self, **kw):
+        kw.setdefault("decode_responses", False)
+        return redis.Redis(host=self.host, port=self.port, **kw)
+
+    def stop(self):
+        if self.proc is None:
+            shutil.rmtree(self.dir, ignore_errors=True)
+            return
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if self.proc.stderr:
+            self.proc.stderr.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def start_in_dir(server_factory, directory, binary=None):
+    """A server keeping its files in `directory` (optionally another binary, e.g. REF_SERVER)."""
+    return server_factory("--dir", str(directory), "--save", "", binary=binary)
+
+
+# --- MONITOR ------------------------------------------------------------------
+
+LINE = re.compile(rb"^\+(\d+)\.(\d{6}) \[(\d+) ([^\]]+)\] (.*)\r\n$", re.S)
+
+
+class Monitor:
+    def __init__(self, connect):
+        self.conn = connect()
+        assert self.conn.call_frame("monitor") == b"+OK\r\n"
+
+    def line(self, timeout=2.0):
+        """Next monitor line as (db, address, rest-of-line bytes); checks the format and clock."""
+        frame = self.conn.read_frame(timeout)
+        m = LINE.match(frame)
+        assert m, frame
+        assert abs(int(m.group(1)) - time.time()) < 10
+        return int(m.group(3)), m.group(4).decode(), m.group(5)
+
+    def lines_until(self, marker_rest):
+        """Lines (db, addr, rest) up to and including the one whose rest is marker_rest."""
+        out = []
+        while True:
+            out.append(self.line())
+            if out[-1][2] == marker_rest:
+                return out
+
+
+# --- keyspace notifications ---------------------------------------------------
+
+SYNC = "__test_sync__"
+ANY = object()
+
+
+def ev(event, key, db=0):
+    """The two messages one event produces with K and E enabled: (channel, payload)."""
+    return [("__keyspace@%d__:%s" % (db, key), event), ("__keyevent@%d__:%s" % (db, event), key)]
+
+
+def evs(*items):
+    """Flatten ev() tuples: evs(("set", "a"), ("del", "a", 1))."""
+    out = []
+    for it in items:
+        out += ev(*it)
+    return out
+
+
+def same(got, want):
+    """Equal with RESP types kept apart (status vs error vs bulk); ANY matches anything."""
+    if want is ANY:
+        return True
+    if isinstance(want, list):
+        return isinstance(got, list) and len(got) == len(want) and all(map(same, got, want))
+    return type(got) is type(want) and got == want
+
+
+class Watcher:
+    """Runs commands on one connection and returns the notifications each raised.
+
+    A second connection is psubscribed to every notification channel; after each
+    command a third connection publishes to SYNC. Notifications are published
+    before the command's reply is written, so everything that arrives before the
+    SYNC message was raised by that command.
+    """
+
+    def __init__(self, connect, flags="KEA", patterns=("__key*__:*",)):
+        self.cmd = connect()
+        self.sub = connect()
+        self.syncer = connect()
+        if flags is not None:
+            assert self.cmd.call("config", "set", "notify-keyspace-events", flags) == "OK"
+        for p in patterns:
+            self.sub.call("psubscribe", p)
+        self.sub.call("subscribe", SYNC)
+
+    def collect(self):
+        self.syncer.call("publish", SYNC, "x")
+        got = []
+        while True:
+            m = self.sub.read()
+            if m[0] == b"message" and m[1] == SYNC.encode():
+                return got
+            assert m[0] == b"pmessage", m
+            got.append((m[2].decode(errors="surrogateescape"), m[3].decode(errors="surrogateescape")))
+
+    def run(self, *args):
+        """(reply, notifications) of one command."""
+        reply = self.cmd.call(*args)
+        return reply, self.collect()
+
+    def wait_for(self, count, timeout=3.0):
+        """Notifications arriving on their own (active expiry): wait for `count` messages."""
+        got = []
+        deadline = time.time() + timeout
+        while len(got) < count and time.time() < deadline:
+            m = self.sub.read(timeout=max(0.01, deadline - time.time()))
+            got.append((m[2].decode(), m[3].decode()))
+        return got
+
+    def check(self, steps):
+        for args, reply, events in steps:
+            got_reply, got_events = self.run(*args)
+            assert same(got_reply, reply), (args, got_reply, reply)
+            assert got_events == evs(*events), (args, got_events)
+
+
+# --- SLOWLOG ------------------------------------------------------------------
+
+def logged(conn, count="-1"):
+    """The log oldest first, without the SLOWLOG RESET that opened it."""
+    entries = conn.call("slowlog", "get", count)[::-1]
+    return [e for e in entries if e[3] != [b"slowlog", b"reset"]]
+
+
+def argvs(conn):
+    return [e[3] for e in logged(conn)]
