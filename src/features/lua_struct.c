@@ -261,7 +261,9 @@ static int structUnpack(lua_State *L) {
                 lua_Number n = lua_tonumber(L, -1);
                 lua_pop(L, 1);
                 results--;
-                luaL_argcheck(L, n >= 0 && (size_t)n <= len - pos, 2, "data string too short");
+                /* Compared as a number first: a huge or NaN length must not be
+                 * converted to size_t (undefined; found by tests/fuzz). */
+                luaL_argcheck(L, n >= 0 && n <= (lua_Number)(len - pos), 2, "data string too short");
                 size = (size_t)n;
             }
             lua_pushlstring(L, (const char *)data + pos, size);
