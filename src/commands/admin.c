@@ -10,10 +10,8 @@
 #include "commands/cmdargs.h"
 #include "core/numparse.h"
 #include "core/zmalloc.h"
-#include "data/stream.h"
-#include "data/listpack.h"
 #include "data/quicklist.h"
-#include "data/intset.h"
+#include "data/value.h"
 #include "features/info.h"
 #include "features/multi.h"
 #include "features/pubsub.h"
@@ -492,57 +490,6 @@ void clientHelpCommand(client *c) {
 
 /* ------------------------------------------------------------------ MEMORY */
 
-/* Bytes a value takes, sampling at most `samples` elements of big aggregates. */
-static size_t objectComputeSize(robj *o, long long samples) {
-    size_t size = sizeof(robj);
-    if (o->type == OBJ_STRING) {
-        if (o->encoding == OBJ_ENCODING_RAW) size += zmalloc_size(sdsAllocPtr(o->ptr));
-        else if (o->encoding == OBJ_ENCODING_EMBSTR) size = zmalloc_size(o);
-        return size;
-    }
-    switch (o->encoding) {
-    case OBJ_ENCODING_LISTPACK: return size + lpBytes(o->ptr);
-    case OBJ_ENCODING_INTSET: return size + intsetBlobLen(o->ptr);
-    case OBJ_ENCODING_QUICKLIST: {
-        quicklist *ql = o->ptr;
-        size += sizeof(*ql);
-        long long seen = 0;
-        size_t nodes = 0;
-        for (quicklistNode *n = ql->head; n && seen < samples; n = n->next, seen++) {
-            size += sizeof(*n) + n->sz;
-            nodes++;
-        }
-        if (nodes && nodes < ql->len) size = (size_t)((double)size / nodes * ql->len);
-        return size;
-    }
-    case OBJ_ENCODING_HT:
-    case OBJ_ENCODING_SKIPLIST: {
-        dict *d = o->encoding == OBJ_ENCODING_HT ? o->ptr : ((zset *)o->ptr)->dict;
-        size += dictMemUsage(d);
-        long long seen = 0;
-        size_t elesize = 0;
-        dictIterator *di = dictGetIterator(d);
-        dictEntry *de;
-        while ((de = dictNext(di)) && seen < samples) {
-            elesize += sdsAllocSize(dictGetKey(de));
-            if (o->type == OBJ_HASH) elesize += sdsAllocSize(dictGetVal(de));
-            if (o->encoding == OBJ_ENCODING_SKIPLIST) elesize += 48;
-            seen++;
-        }
-        dictReleaseIterator(di);
-        if (seen) size += (size_t)((double)elesize / seen * dictSize(d));
-        return size;
-    }
-    case OBJ_ENCODING_STREAM: {
-        stream *st = o->ptr;
-        size += sizeof(*st) + sizeof(streamNode) * st->capacity;
-        for (size_t j = 0; j < st->nnodes; j++) size += lpBytes(st->nodes[j].lp);
-        return size;
-    }
-    }
-    return size;
-}
-
 void memoryUsageCommand(client *c) {
     long long samples = 5;
     for (int j = 3; j < c->argc; j++) {
@@ -563,7 +510,7 @@ void memoryUsageCommand(client *c) {
         addReplyNull(c);
         return;
     }
-    size_t usage = objectComputeSize(dbEntryValue(de), samples);
+    size_t usage = valueMemoryUsage(dbEntryValue(de), samples);
     usage += zmalloc_size(de);
     addReplyLongLong(c, (long long)usage);
 }

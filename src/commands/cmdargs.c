@@ -1,5 +1,6 @@
 /* cmdargs: helpers shared by the command families (see cmdargs.h). */
 #include "commands/cmdargs.h"
+#include "data/value.h"
 #include "server/db.h"
 #include "server/keyhook.h"
 #include "server/reply.h"
@@ -92,4 +93,23 @@ int parseMpopCountOrReply(client *c, int from, long *count) {
     }
     if (*count == -1) *count = 1;
     return C_OK;
+}
+
+void storeResultOrDelete(client *c, robj *dstkey, robj *obj, int class, const char *event) {
+    unsigned long n = valueLength(obj);
+    if (n) {
+        setKey(c, c->db, dstkey, obj, 0);
+        addReplyLongLong(c, (long long)n);
+        keyChanged(c->db, dstkey, class, event);
+    } else {
+        addReply(c, shared.czero);
+        if (dbDelete(c->db, dstkey)) keyChanged(c->db, dstkey, NOTIFY_GENERIC, "del");
+    }
+}
+
+const zsetLimits *zsetConfigLimits(void) {
+    static zsetLimits lim;
+    lim.max_entries = server.zset_max_listpack_entries;
+    lim.max_value = server.zset_max_listpack_value;
+    return &lim;
 }

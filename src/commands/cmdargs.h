@@ -1,10 +1,12 @@
 /* cmdargs: pieces several command families share, so they behave alike:
  * number arguments parsed or answered with Redis 7.0's exact error texts
  * (each returns C_OK, or replies with the error and returns C_ERR), and the
- * variadic member removal of HDEL / SREM / ZREM. */
+ * variadic member removal of HDEL / SREM / ZREM, storing computed results,
+ * and the configured encoding limits handed to the data/ value types. */
 #ifndef COMMANDS_CMDARGS_H
 #define COMMANDS_CMDARGS_H
 
+#include "data/t_zset.h"
 #include "server/server.h"
 
 /* msg NULL: "value is not an integer or out of range". */
@@ -32,5 +34,13 @@ int parseRandomCountOrReply(client *c, const char *withopt, long *count, int *wi
  * `class`), then "del" if the key went. Replies with the number removed. */
 void removeMembersCommand(client *c, int type, int (*del)(robj *o, sds member),
                           unsigned long (*len)(robj *o), int class, const char *event);
+ 
+/* Stores a computed aggregate at dstkey raising `event` (of `class`) and
+ * replies its size; an empty one deletes dstkey instead (raising "del"), as
+ * Redis does. The caller keeps its reference to obj. */
+void storeResultOrDelete(client *c, robj *dstkey, robj *obj, int class, const char *event);
+
+/* zset-max-listpack-entries / -value as configured now. */
+const zsetLimits *zsetConfigLimits(void);
 
 #endif

@@ -10,6 +10,7 @@
 #include "core/numparse.h"
 #include "core/zmalloc.h"
 #include "data/listpack.h"
+#include "data/value.h"
 #include "server/client.h"
 #include "server/db.h"
 #include "server/keyhook.h"
@@ -58,26 +59,13 @@ static unsigned char *lpFindField(unsigned char *lp, sds field) {
     return lpFind(lp, p, (unsigned char *)field, (uint32_t)sdslen(field), 1);
 }
 
-static void hashTypeConvertToDict(robj *o) {
-    unsigned char *lp = o->ptr, *p = lpFirst(lp);
-    dict *d = dictCreate(&hashDictType);
-    dictExpand(d, lpLength(lp) / 2);
-    lpEntry field, value;
-    while (lpNextPair(lp, &p, &field, &value)) {
-        if (dictAdd(d, sdsFromLpEntry(&field), sdsFromLpEntry(&value)) != DICT_OK) abort();
-    }
-    lpFree(lp);
-    o->ptr = d;
-    o->encoding = OBJ_ENCODING_HT;
-}
-
 /* Before argv[start..end] (field,value pairs) go into o: convert when they
  * cannot all fit the listpack limits, so one command never converts halfway. */
 static void hashTypeTryConversion(robj *o, robj **argv, int start, int end) {
     if (o->encoding != OBJ_ENCODING_LISTPACK) return;
     size_t new_fields = (size_t)(end - start + 1) / 2;
     if (new_fields > server.hash_max_listpack_entries) {
-        hashTypeConvertToDict(o);
+        hashConvertToTable(o);
         dictExpand(o->ptr, new_fields); /* mostly new fields: size for them */
         return;
     }
@@ -86,12 +74,12 @@ static void hashTypeTryConversion(robj *o, robj **argv, int start, int end) {
         if (!sdsEncodedObject(argv[i])) continue;
         size_t len = sdslen(argv[i]->ptr);
         if (len > server.hash_max_listpack_value) {
-            hashTypeConvertToDict(o);
+            hashConvertToTable(o);
             return;
         }
         sum += len;
     }
-    if (!lpSafeToAdd(o->ptr, sum)) hashTypeConvertToDict(o);
+    if (!lpSafeToAdd(o->ptr, sum)) hashConvertToTable(o);
 }
 
 /* Sets *value to field's value; 0 when there is no such field. For a dict
@@ -121,7 +109,7 @@ static int hashTypeSet(robj *o, sds field, const char *value, size_t vlen) {
      * value still must not enter the listpack. */
     if (o->encoding == OBJ_ENCODING_LISTPACK &&
         (sdslen(field) > server.hash_max_listpack_value || vlen > server.hash_max_listpack_value))
-        hashTypeConvertToDict(o);
+        hashConvertToTable(o);
 
     int update = 0;
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
@@ -135,7 +123,7 @@ static int hashTypeSet(robj *o, sds field, const char *value, size_t vlen) {
             lp = lpAppend(lp, (const unsigned char *)value, (uint32_t)vlen);
         }
         o->ptr = lp;
-        if (hashTypeLength(o) > server.hash_max_listpack_entries) hashTypeConvertToDict(o);
+        if (hashTypeLength(o) > server.hash_max_listpack_entries) hashConvertToTable(o);
     } else {
         dict *d = o->ptr;
         dictEntry *de = dictFind(d, field);

@@ -9,6 +9,7 @@
 #include "commands/scan.h"
 #include "core/zmalloc.h"
 #include "data/intset.h"
+#include "data/value.h"
 #include "server/client.h"
 #include "server/db.h"
 #include "server/keyhook.h"
@@ -55,17 +56,6 @@ static robj *setTypeCreate(sds first) {
     return sdsIsIntsetMember(first, &ll) ? createIntsetObject() : createSetObject();
 }
 
-static void setTypeConvertToDict(robj *o) {
-    intset *is = o->ptr;
-    dict *d = dictCreate(&setDictType);
-    dictExpand(d, intsetLen(is));
-    long long ll;
-    for (uint32_t i = 0; intsetGet(is, i, &ll); i++) dictAdd(d, sdsfromlonglong(ll), NULL);
-    intsetFree(is);
-    o->ptr = d;
-    o->encoding = OBJ_ENCODING_HT;
-}
-
 /* Adds an integer to an intset set, converting when it grows too big. */
 static int intsetSetAdd(robj *o, long long ll) {
     int added = 0;
@@ -73,7 +63,7 @@ static int intsetSetAdd(robj *o, long long ll) {
     if (!added) return 0;
     size_t max_entries = server.set_max_intset_entries;
     if (max_entries >= 1 << 30) max_entries = 1 << 30; /* the intset's own limit */
-    if (intsetLen(o->ptr) > max_entries) setTypeConvertToDict(o);
+    if (intsetLen(o->ptr) > max_entries) setConvertToTable(o);
     return 1;
 }
 
@@ -83,7 +73,7 @@ static int setTypeAddMember(robj *o, const setMember *m) {
     if (o->encoding == OBJ_ENCODING_INTSET) {
         if (!m->ele) return intsetSetAdd(o, m->ll);
         if (sdsIsIntsetMember(m->ele, &ll)) return intsetSetAdd(o, ll);
-        setTypeConvertToDict(o); /* a non-integer member: it cannot be there yet */
+        setConvertToTable(o); /* a non-integer member: it cannot be there yet */
     }
     sds ele = setMemberToSds(m);
     if (dictAdd(o->ptr, ele, NULL) == DICT_OK) return 1;
