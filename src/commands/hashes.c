@@ -31,12 +31,6 @@
 
 /* ------------------------------------------------------------ the hash type */
 
-static unsigned long hashTypeLength(robj *o) {
-    /* lpLength also refreshes an overflowed header count, as Redis does here. */
-    if (o->encoding == OBJ_ENCODING_LISTPACK) return lpLength(o->ptr) / 2;
-    return dictSize((dict *)o->ptr);
-}
-
 static sds sdsFromLpEntry(const lpEntry *e) {
     return e->sval ? sdsnewlen(e->sval, e->slen) : sdsfromlonglong(e->lval);
 }
@@ -82,18 +76,18 @@ static void hashTypeTryConversion(robj *o, robj **argv, int start, int end) {
     if (!lpSafeToAdd(o->ptr, sum)) hashConvertToTable(o);
 }
 
-/* Sets *value to field's value; 0 when there is no such field. For a dict
- * hash the value points at the stored sds. */
+/* The layer's elements as the listpack entries the replies here take. */
+static void lpEntryFromElem(lpEntry *e, const valueElem *v) {
+    e->sval = (unsigned char *)v->sval;
+    e->slen = (uint32_t)v->slen;
+    e->lval = v->lval;
+}
+
+/* Sets *value to field's value; 0 when there is no such field. */
 static int hashTypeGetValue(robj *o, sds field, lpEntry *value) {
-    if (o->encoding == OBJ_ENCODING_LISTPACK) {
-        unsigned char *lp = o->ptr, *p = lpFindField(lp, field);
-        if (!p) return 0;
-        lpGetEntry(lpNext(lp, p), value);
-        return 1;
-    }
-    dictEntry *de = dictFind(o->ptr, field);
-    if (!de) return 0;
-    lpEntryFromSds(value, dictGetVal(de));
+    valueElem v;
+    if (!hashGetValue(o, field, &v)) return 0;
+    lpEntryFromElem(value, &v);
     return 1;
 }
 
@@ -123,7 +117,7 @@ static int hashTypeSet(robj *o, sds field, const char *value, size_t vlen) {
             lp = lpAppend(lp, (const unsigned char *)value, (uint32_t)vlen);
         }
         o->ptr = lp;
-        if (hashTypeLength(o) > server.hash_max_listpack_entries) hashConvertToTable(o);
+        if (valueLength(o) > server.hash_max_listpack_entries) hashConvertToTable(o);
     } else {
         dict *d = o->ptr;
         dictEntry *de = dictFind(d, field);
@@ -154,30 +148,21 @@ static int hashTypeDelete(robj *o, sds field) {
 
 /* Walks the pairs in storage order (insertion order for a listpack). */
 typedef struct hashIterator {
-    robj *o;
-    unsigned char *p; /* listpack: the next pair's field entry */
-    dictIterator di;
+    valueIter vi;
     lpEntry field, value;
 } hashIterator;
 
-static void hashIterInit(hashIterator *it, robj *o) {
-    it->o = o;
-    if (o->encoding == OBJ_ENCODING_LISTPACK) it->p = lpFirst(o->ptr);
-    else dictInitIterator(&it->di, o->ptr);
-}
+static void hashIterInit(hashIterator *it, robj *o) { valueIterInit(&it->vi, o); }
 
 static int hashIterNext(hashIterator *it) {
-    if (it->o->encoding == OBJ_ENCODING_LISTPACK) return lpNextPair(it->o->ptr, &it->p, &it->field, &it->value);
-    dictEntry *de = dictNext(&it->di);
-    if (!de) return 0;
-    lpEntryFromSds(&it->field, dictGetKey(de));
-    lpEntryFromSds(&it->value, dictGetVal(de));
+    valueItem item;
+    if (!valueIterNext(&it->vi, &item)) return 0;
+    lpEntryFromElem(&it->field, &item.ele);
+    lpEntryFromElem(&it->value, &item.val);
     return 1;
 }
 
-static void hashIterDone(hashIterator *it) {
-    if (it->o->encoding != OBJ_ENCODING_LISTPACK) dictResetIterator(&it->di);
-}
+static void hashIterDone(hashIterator *it) { valueIterDone(&it->vi); }
 
 /* One uniformly chosen pair; the hash must not be empty. */
 static void hashTypeRandomElement(robj *o, unsigned long size, lpEntry *field, lpEntry *value) {
@@ -308,7 +293,7 @@ void hincrbyfloatCommand(client *c) {
 }
 
 void hdelCommand(client *c) {
-    removeMembersCommand(c, OBJ_HASH, hashTypeDelete, hashTypeLength, NOTIFY_HASH, "hdel");
+    removeMembersCommand(c, OBJ_HASH, hashTypeDelete, valueLength, NOTIFY_HASH, "hdel");
 }
 
 /* ------------------------------------------------------------ reads */
@@ -335,7 +320,7 @@ void hmgetCommand(client *c) {
 void hlenCommand(client *c) {
     robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
     if (!o || checkType(c, o, OBJ_HASH)) return;
-    addReplyLongLong(c, (long long)hashTypeLength(o));
+    addReplyLongLong(c, (long long)valueLength(o));
 }
 
 void hstrlenCommand(client *c) {
@@ -363,7 +348,7 @@ void hexistsCommand(client *c) {
 static void hgetallGeneric(client *c, int what) {
     robj *o = lookupKeyRead(c->db, c->argv[1]);
     if (checkType(c, o, OBJ_HASH)) return;
-    unsigned long length = o ? hashTypeLength(o) : 0;
+    unsigned long length = o ? valueLength(o) : 0;
     if (what == (HASH_FIELDS | HASH_VALUES)) addReplyMapLen(c, (long)length);
     else addReplyArrayLen(c, (long)length);
     if (!o) return;
@@ -406,7 +391,7 @@ static void addReplyRandomPairSds(client *c, sds field, sds value) {
 /* Negative count (or 1): |count| independent draws, repeats allowed, in
  * random order. */
 static void hrandfieldWithRepeats(client *c, robj *o, unsigned long count, int withvalues) {
-    unsigned long size = hashTypeLength(o);
+    unsigned long size = valueLength(o);
     if (o->encoding == OBJ_ENCODING_HT) {
         while (count--) {
             lpEntry field, value;
@@ -435,7 +420,7 @@ static void hrandfieldWithRepeats(client *c, robj *o, unsigned long count, int w
 
 /* Positive count below the size: count distinct fields. */
 static void hrandfieldDistinct(client *c, robj *o, unsigned long count, int withvalues) {
-    unsigned long size = hashTypeLength(o);
+    unsigned long size = valueLength(o);
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
         /* Small by definition: one selection-sampling walk, in listpack order. */
         lpEntry *fields = zmalloc(sizeof(*fields) * count);
@@ -494,7 +479,7 @@ void hrandfieldCommand(client *c) {
             addReplyNull(c);
         } else {
             lpEntry field;
-            hashTypeRandomElement(o, hashTypeLength(o), &field, NULL);
+            hashTypeRandomElement(o, valueLength(o), &field, NULL);
             addReplyLpEntry(c, &field);
         }
         return;
@@ -510,7 +495,7 @@ void hrandfieldCommand(client *c) {
         addReply(c, shared.emptyarray);
         return;
     }
-    unsigned long size = hashTypeLength(o);
+    unsigned long size = valueLength(o);
     unsigned long replied = (!uniq || count == 1) ? count : (count < size ? count : size);
     if (withvalues && c->resp == 2) addReplyArrayLen(c, (long)replied * 2);
     else addReplyArrayLen(c, (long)replied);

@@ -35,11 +35,6 @@ typedef struct setMember {
     long long ll;
 } setMember;
 
-static unsigned long setTypeSize(robj *o) {
-    if (o->encoding == OBJ_ENCODING_INTSET) return intsetLen(o->ptr);
-    return dictSize((dict *)o->ptr);
-}
-
 static void addReplySetMember(client *c, const setMember *m) {
     if (m->ele) addReplyBulkCBuffer(c, m->ele, sdslen(m->ele));
     else addReplyBulkLongLong(c, m->ll);
@@ -190,7 +185,7 @@ void saddCommand(client *c) {
 }
 
 void sremCommand(client *c) {
-    removeMembersCommand(c, OBJ_SET, setTypeRemove, setTypeSize, NOTIFY_SET, "srem");
+    removeMembersCommand(c, OBJ_SET, setTypeRemove, valueLength, NOTIFY_SET, "srem");
 }
 
 void smoveCommand(client *c) {
@@ -211,7 +206,7 @@ void smoveCommand(client *c) {
         return;
     }
     keyChanged(c->db, c->argv[1], NOTIFY_SET, "srem");
-    if (setTypeSize(src) == 0) {
+    if (valueLength(src) == 0) {
         dbDelete(c->db, c->argv[1]);
         keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del");
         server.dirty--; /* Redis does not count the deletion */
@@ -241,7 +236,7 @@ void smismemberCommand(client *c) {
 void scardCommand(client *c) {
     robj *set = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
     if (!set || checkType(c, set, OBJ_SET)) return;
-    addReplyLongLong(c, (long long)setTypeSize(set));
+    addReplyLongLong(c, (long long)valueLength(set));
 }
 
 void sscanCommand(client *c) {
@@ -255,14 +250,14 @@ void sscanCommand(client *c) {
 /* ------------------------------------------------------------ set algebra */
 
 static int compareSetsBySize(const void *a, const void *b) {
-    unsigned long x = setTypeSize(*(robj *const *)a), y = setTypeSize(*(robj *const *)b);
+    unsigned long x = valueLength(*(robj *const *)a), y = valueLength(*(robj *const *)b);
     return x > y ? 1 : (x < y ? -1 : 0);
 }
 
 /* Largest first; missing sets (NULL) count as empty. */
 static int compareSetsBySizeDesc(const void *a, const void *b) {
     robj *o1 = *(robj *const *)a, *o2 = *(robj *const *)b;
-    unsigned long x = o1 ? setTypeSize(o1) : 0, y = o2 ? setTypeSize(o2) : 0;
+    unsigned long x = o1 ? valueLength(o1) : 0, y = o2 ? valueLength(o2) : 0;
     return x < y ? 1 : (x > y ? -1 : 0);
 }
 
@@ -280,7 +275,7 @@ static int lookupSetsOrReply(client *c, robj **keys, unsigned long n, robj **set
 
 /* STORE variants: result (non-empty) replaces dstkey; an empty result deletes it. */
 static void storeSetResult(client *c, robj *dstkey, robj *result, const char *event) {
-    unsigned long size = result ? setTypeSize(result) : 0;
+    unsigned long size = result ? valueLength(result) : 0;
     if (size > 0) {
         setKey(c, c->db, dstkey, result, SETKEY_NO_SIGNAL);
         addReplyLongLong(c, (long long)size);
@@ -394,8 +389,8 @@ static void sunionDiffGeneric(client *c, robj **keys, int n, robj *dstkey, int o
         long long algo_one_work = 0, algo_two_work = 0;
         for (int j = 0; j < n; j++) {
             if (!sets[j]) continue;
-            algo_one_work += setTypeSize(sets[0]);
-            algo_two_work += setTypeSize(sets[j]);
+            algo_one_work += valueLength(sets[0]);
+            algo_two_work += valueLength(sets[j]);
         }
         algo_one_work /= 2;
         diff_algo = algo_one_work <= algo_two_work ? 1 : 2;
@@ -435,7 +430,7 @@ static void sunionDiffGeneric(client *c, robj **keys, int n, robj *dstkey, int o
                 else setTypeRemoveMember(result, &m);
             }
             setIterDone(&it);
-            if (setTypeSize(result) == 0) break; /* nothing left to remove from */
+            if (valueLength(result) == 0) break; /* nothing left to remove from */
         }
     }
     zfree(sets);
@@ -443,7 +438,7 @@ static void sunionDiffGeneric(client *c, robj **keys, int n, robj *dstkey, int o
     if (dstkey) {
         storeSetResult(c, dstkey, result, op == SET_OP_UNION ? "sunionstore" : "sdiffstore");
     } else {
-        addReplySetLen(c, (long)setTypeSize(result));
+        addReplySetLen(c, (long)valueLength(result));
         addReplySetMembers(c, result);
         decrRefCount(result);
     }
@@ -509,7 +504,7 @@ static void spopWithCountCommand(client *c) {
         addReplySetLen(c, 0);
         return;
     }
-    unsigned long size = setTypeSize(set);
+    unsigned long size = valueLength(set);
     keyChanged(c->db, c->argv[1], NOTIFY_SET, "spop");
     server.dirty += (long long)(count >= size ? size : count) - 1; /* one per member, as Redis */
 
@@ -561,7 +556,7 @@ void spopCommand(client *c) {
     if (!set) return;
     robj *member = popRandomMemberAndReply(c, set);
     keyChanged(c->db, c->argv[1], NOTIFY_SET, "spop");
-    if (setTypeSize(set) == 0) {
+    if (valueLength(set) == 0) {
         dbDelete(c->db, c->argv[1]);
         keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del");
         server.dirty--; /* Redis counts the pop only */
@@ -581,7 +576,7 @@ static void srandmemberWithCountCommand(client *c) {
         addReply(c, shared.emptyarray);
         return;
     }
-    unsigned long size = setTypeSize(set);
+    unsigned long size = valueLength(set);
     setMember m;
 
     if (!uniq || count == 1) {

@@ -570,12 +570,7 @@ typedef struct zsetopsrc {
     double weight;
 } zsetopsrc;
 
-static unsigned long srcLength(const zsetopsrc *s) {
-    robj *o = s->subject;
-    if (!o) return 0;
-    if (o->type == OBJ_ZSET) return zsetLength(o);
-    return o->encoding == OBJ_ENCODING_INTSET ? intsetLen(o->ptr) : dictSize((const dict *)o->ptr);
-}
+static unsigned long srcLength(const zsetopsrc *s) { return s->subject ? valueLength(s->subject) : 0; }
 
 static int srcCompareByLength(const void *a, const void *b) {
     unsigned long la = srcLength(a), lb = srcLength(b);
@@ -583,49 +578,23 @@ static int srcCompareByLength(const void *a, const void *b) {
 }
 
 typedef struct srcIter {
-    robj *o;
-    zcursor zc;       /* sorted sets */
-    dictIterator di;  /* sets in a hash table */
-    uint32_t pos;     /* intsets */
-    unsigned char buf[LP_INTBUF_SIZE];
+    valueIter vi;
+    char buf[LONG_STR_SIZE];
 } srcIter;
 
-static void srcIterInit(srcIter *it, robj *o) {
-    it->o = o;
-    if (o->type == OBJ_ZSET) zcurAtRank(&it->zc, o, 0, 0);
-    else if (o->encoding == OBJ_ENCODING_HT) dictInitIterator(&it->di, o->ptr);
-    else it->pos = 0;
-}
+static void srcIterInit(srcIter *it, robj *o) { valueIterInit(&it->vi, o); }
 
-/* The next member's bytes (valid until the next call) and score; 0 at the end. */
+/* The next member's bytes (valid until the next call) and score (1 in a
+ * plain set); 0 at the end. */
 static int srcIterNext(srcIter *it, const unsigned char **ele, size_t *len, double *score) {
-    robj *o = it->o;
-    if (o->type == OBJ_ZSET) {
-        if (!zcurValid(&it->zc)) return 0;
-        *ele = zcurMember(&it->zc, it->buf, len);
-        *score = zcurScore(&it->zc);
-        zcurNext(&it->zc);
-        return 1;
-    }
-    *score = 1.0;
-    if (o->encoding == OBJ_ENCODING_HT) {
-        dictEntry *de = dictNext(&it->di);
-        if (!de) return 0;
-        sds m = dictGetKey(de);
-        *ele = (unsigned char *)m;
-        *len = sdslen(m);
-        return 1;
-    }
-    long long v;
-    if (!intsetGet(o->ptr, it->pos++, &v)) return 0;
-    *len = (size_t)ll2string((char *)it->buf, sizeof(it->buf), v);
-    *ele = it->buf;
+    valueItem item;
+    if (!valueIterNext(&it->vi, &item)) return 0;
+    *ele = (const unsigned char *)valueElemBytes(&item.ele, it->buf, len);
+    *score = it->vi.o->type == OBJ_ZSET ? item.score : 1.0;
     return 1;
 }
 
-static void srcIterRelease(srcIter *it) {
-    if (it->o->type == OBJ_SET && it->o->encoding == OBJ_ENCODING_HT) dictResetIterator(&it->di);
-}
+static void srcIterRelease(srcIter *it) { valueIterDone(&it->vi); }
 
 static int srcFind(const zsetopsrc *s, sds ele, double *score) {
     robj *o = s->subject;

@@ -93,5 +93,14 @@ static inline robj *valueElemObject(const valueElem *e) {
 static inline sds valueElemSds(const valueElem *e) {
     return e->sval ? sdsnewlen(e->sval, e->slen) : sdsfromlonglong(e->lval);
 }
+/* An element's bytes without allocating: integers are printed into buf. */
+static inline const char *valueElemBytes(const valueElem *e, char buf[LONG_STR_SIZE], size_t *len) {
+    if (e->sval) {
+        *len = e->slen;
+        return (const char *)e->sval;
+    }
+    *len = (size_t)ll2string(buf, LONG_STR_SIZE, e->lval);
+    return buf;
+}
 
 #endif
