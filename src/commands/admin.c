@@ -813,11 +813,12 @@ void debugCommand(client *c) {
                              (void *)val, val->refcount, strEncoding(val->encoding), serialized, val->lru,
                              objectIdleSeconds(val));
         if (val->encoding == OBJ_ENCODING_QUICKLIST) {
-            quicklist *ql = val->ptr;
-            unsigned long uncompressed = 0;
-            for (quicklistNode *n = ql->head; n; n = n->next) uncompressed += n->sz;
+            quicklist *ql = val->ptr; /* its settings; the nodes are walked as blobs */
+            unsigned long uncompressed = 0, nodes = valueBlobCount(val);
+            valueBlob b;
+            for (const void *pos = NULL; (pos = valueBlobNext(val, pos, &b));) uncompressed += b.len;
             s = sdscatprintf(s, " ql_nodes:%lu ql_avg_node:%.2f ql_listpack_max:%d ql_compressed:%d ql_uncompressed_size:%lu",
-                             ql->len, ql->len ? (double)ql->count / ql->len : 0, ql->fill, ql->compress != 0,
+                             nodes, nodes ? (double)valueLength(val) / nodes : 0, ql->fill, ql->compress != 0,
                              uncompressed);
         }
         addReplyStatusLength(c, s, sdslen(s));

@@ -92,11 +92,6 @@ static int setTypeIsMemberOf(robj *o, const setMember *m) {
     return found;
 }
 
-static int setTypeIsMember(robj *o, sds value) {
-    setMember m = {value, 0};
-    return setTypeIsMemberOf(o, &m);
-}
-
 /* 1 if m was a member and is gone. */
 static int setTypeRemoveMember(robj *o, const setMember *m) {
     long long ll = m->ll;
@@ -198,7 +193,7 @@ void smoveCommand(client *c) {
     }
     if (checkType(c, src, OBJ_SET) || checkType(c, dst, OBJ_SET)) return;
     if (src == dst) {
-        addReply(c, setTypeIsMember(src, ele) ? shared.cone : shared.czero);
+        addReply(c, setContains(src, ele) ? shared.cone : shared.czero);
         return;
     }
     if (!setTypeRemove(src, ele)) {
@@ -222,7 +217,7 @@ void smoveCommand(client *c) {
 void sismemberCommand(client *c) {
     robj *set = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
     if (!set || checkType(c, set, OBJ_SET)) return;
-    addReply(c, setTypeIsMember(set, c->argv[2]->ptr) ? shared.cone : shared.czero);
+    addReply(c, setContains(set, c->argv[2]->ptr) ? shared.cone : shared.czero);
 }
 
 void smismemberCommand(client *c) {
@@ -230,7 +225,7 @@ void smismemberCommand(client *c) {
     if (checkType(c, set, OBJ_SET)) return;
     addReplyArrayLen(c, c->argc - 2);
     for (int j = 2; j < c->argc; j++)
-        addReply(c, set && setTypeIsMember(set, c->argv[j]->ptr) ? shared.cone : shared.czero);
+        addReply(c, set && setContains(set, c->argv[j]->ptr) ? shared.cone : shared.czero);
 }
 
 void scardCommand(client *c) {

@@ -21,7 +21,6 @@
 
 #include "commands/cmdargs.h"
 #include "core/zmalloc.h"
-#include "data/quicklist.h"
 #include "data/value.h"
 #include "server/db.h"
 #include "server/keyhook.h"
@@ -233,16 +232,16 @@ static void emitResult(client *c, const sortOptions *opt, sortItem *items, long 
         const char *s;
         if (opt->getcount == 0) {
             s = stringObjectView(items[j].obj, buf, &len);
-            quicklistPushTail(list->ptr, s, len);
+            listPush(list, s, len, 1);
         }
         for (int g = 0; g < opt->getcount; g++) {
             robj *val = lookupByPattern(c->db, opt->gets[g], items[j].obj);
             if (val == NULL) {
-                quicklistPushTail(list->ptr, "", 0); /* a missing value is stored empty */
+                listPush(list, "", 0, 1); /* a missing value is stored empty */
                 continue;
             }
             s = stringObjectView(val, buf, &len);
-            quicklistPushTail(list->ptr, s, len);
+            listPush(list, s, len, 1);
             decrRefCount(val);
         }
     }

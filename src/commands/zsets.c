@@ -23,7 +23,6 @@
 #include "server/reply.h"
 #include "core/numparse.h"
 #include "core/zmalloc.h"
-#include "data/intset.h"
 #include "data/listpack.h"
 #include "data/skiplist.h"
 #include "data/t_zset.h"
@@ -601,9 +600,7 @@ static int srcFind(const zsetopsrc *s, sds ele, double *score) {
     if (!o) return 0;
     if (o->type == OBJ_ZSET) return zsetScore(o, ele, score);
     *score = 1.0;
-    if (o->encoding == OBJ_ENCODING_HT) return dictFind(o->ptr, ele) != NULL;
-    long long v;
-    return intsetParseMember(ele, sdslen(ele), &v) && intsetFind(o->ptr, v);
+    return setContains(o, ele);
 }
 
 #define SET_OP_UNION 0

@@ -129,6 +129,17 @@ void valueIterDone(valueIter *it) {
         dictResetIterator(&it->di);
 }
 
+void listPush(robj *o, const void *s, size_t len, int tail) {
+    quicklistPush(o->ptr, s, len, tail ? QUICKLIST_TAIL : QUICKLIST_HEAD);
+}
+
+int setContains(robj *o, sds member) {
+    long long v;
+    if (o->encoding == OBJ_ENCODING_INTSET)
+        return intsetParseMember(member, sdslen(member), &v) && intsetFind(o->ptr, v);
+    return dictFind(o->ptr, member) != NULL;
+}
+
 int hashGetValue(robj *o, sds field, valueElem *value) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
         unsigned char *lp = o->ptr, *p = lpFirst(lp);

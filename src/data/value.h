@@ -56,6 +56,10 @@ void valueIterInitAt(valueIter *it, robj *o, long first, int reverse);
 int valueIterNext(valueIter *it, valueItem *item);
 void valueIterDone(valueIter *it);
 
+/* Adds a copy of the bytes at the head, or at the tail when tail is set. */
+void listPush(robj *o, const void *s, size_t len, int tail);
+/* 1 when the set holds member. */
+int setContains(robj *o, sds member);
 /* A hash field's value; 0 when the hash has no such field. */
 int hashGetValue(robj *o, sds field, valueElem *value);
 

@@ -174,6 +174,11 @@ static void testSet(void) {
         CHECK(valueLength(o) == N);
         CHECK(walk(o, expectSetAny) == N);
         checkCommon(o, 0);
+        sds m = sdsnew("21"), other = sdsnew("22"), text = sdsnew("x");
+        CHECK(setContains(o, m) && !setContains(o, other) && !setContains(o, text));
+        sdsfree(m);
+        sdsfree(other);
+        sdsfree(text);
         if (!table) {
             valueBlob b;
             CHECK(valueBlobNext(o, NULL, &b) != NULL && b.len == intsetBlobLen(o->ptr));
@@ -210,6 +215,14 @@ static void testList(void) {
     robj *copy = valueDup(o);
     CHECK(walk(copy, expectList) == N);
     decrRefCount(copy);
+    listPush(o, "head", 4, 0);
+    listPush(o, "tail", 4, 1);
+    valueIterInit(&it, o);
+    CHECK(valueIterNext(&it, &item) && elemIs(&item.ele, "head"));
+    valueIterDone(&it);
+    valueIterInitAt(&it, o, 0, 1);
+    CHECK(valueIterNext(&it, &item) && elemIs(&item.ele, "tail") && valueLength(o) == N + 2);
+    valueIterDone(&it);
     decrRefCount(o);
 }
 
