@@ -1,19 +1,11 @@
-/* zsets: the sorted-set commands (ZADD ... ZSCAN) over Redis 7.0's two
- * encodings, so replies, encodings and listpack bytes match the reference:
- *
- *  - listpack: member, score, member, score ... ordered by score then member
- *    bytes. A score that is an exact integer within +-2^62 is stored as a
- *    listpack integer, any other as the text d2string prints; that is why a
- *    -0 score reads back as 0 here but stays -0 in a skiplist, as in Redis.
- *  - skiplist: data/skiplist.h for order and ranks, plus a dict (zsetDictType)
- *    from member to a pointer at the score inside the member's node. The sds
- *    member is shared by both and owned by the skiplist.
- *
- * A listpack becomes a skiplist when it would exceed zset-max-listpack-entries
- * members or hold a member longer than zset-max-listpack-value; results built
- * from scratch (ZUNIONSTORE and friends) are turned back into a listpack when
- * small enough. Read paths go through one cursor type so each range command is
- * written once for both encodings. */
+/* zsets: the sorted-set commands (ZADD ... ZSCAN). The value itself (both
+ * encodings, when one becomes the other, the cursor every range command
+ * walks) is data/t_zset.h; this file parses arguments, runs Redis's
+ * algorithms on top of it and replies, so replies, encodings and listpack
+ * bytes match the reference. A listpack becomes a skiplist when it would
+ * exceed zset-max-listpack-entries members or hold a member longer than
+ * zset-max-listpack-value; results built from scratch (ZUNIONSTORE and
+ * friends) are turned back into a listpack when small enough. */
 #include "commands/cmdargs.h"
 #include "commands/scan.h"
 #include "server/blocking.h"

@@ -4,7 +4,9 @@
  *
  *  - listpack: member, score, member, score ... ordered by score then member
  *    bytes. A score that is an exact integer within +-2^62 is stored as a
- *    listpack integer, any other as the text d2string prints.
+ *    listpack integer, any other as the text d2string prints; that is why a
+ *    -0 score reads back as 0 from a listpack but stays -0 in a skiplist,
+ *    as in Redis.
  *  - skiplist: data/skiplist.h for order and ranks, plus a dict (zsetDictType)
  *    from member to a pointer at the score inside the member's node; the sds
  *    member is shared by both and owned by the skiplist.
