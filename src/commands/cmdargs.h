@@ -34,7 +34,7 @@ int parseRandomCountOrReply(client *c, const char *withopt, long *count, int *wi
  * `class`), then "del" if the key went. Replies with the number removed. */
 void removeMembersCommand(client *c, int type, int (*del)(robj *o, sds member),
                           unsigned long (*len)(robj *o), int class, const char *event);
- 
+
 /* Stores a computed aggregate at dstkey raising `event` (of `class`) and
  * replies its size; an empty one deletes dstkey instead (raising "del"), as
  * Redis does. The caller keeps its reference to obj. */

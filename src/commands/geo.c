@@ -149,6 +149,7 @@ void geoaddCommand(client *c) {
     struct redisCommand *geoadd = c->cmd;
     replaceClientCommandVector(c, argc, argv);
     c->cmd = geoadd;
+    /* Through the command table: command files do not call each other. */
     lookupCommandByCString("zadd")->proc(c);
 }
 
