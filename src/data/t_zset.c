@@ -63,7 +63,6 @@ unsigned long zsetLength(robj *zobj) {
     return ((zset *)zobj->ptr)->zsl->length;
 }
 
-/* Adds a member known to be absent; the zset takes ownership of ele. */
 void zsetInsertNew(zset *zs, sds ele, double score) {
     zskiplistNode *node = zslInsert(zs->zsl, score, ele);
     dictAdd(zs->dict, ele, &node->score);
@@ -86,8 +85,6 @@ void zsetConvertToSkiplist(robj *zobj) {
     zobj->encoding = OBJ_ENCODING_SKIPLIST;
 }
 
-/* Turns a freshly built skiplist result back into a listpack when its size
- * and longest member (maxelelen) fit the listpack limits. */
 void zsetConvertToListpackIfNeeded(robj *zobj, size_t maxelelen, size_t totelelen, const zsetLimits *lim) {
     if (zobj->encoding == OBJ_ENCODING_LISTPACK) return;
     zset *zs = zobj->ptr;
@@ -104,7 +101,6 @@ void zsetConvertToListpackIfNeeded(robj *zobj, size_t maxelelen, size_t totelele
     zobj->encoding = OBJ_ENCODING_LISTPACK;
 }
 
-/* A new empty zset for a key whose first member is firstlen bytes long. */
 robj *zsetCreateFor(size_t firstlen, const zsetLimits *lim) {
     if (lim->max_entries == 0 || lim->max_value < firstlen)
         return createZsetObject();
@@ -143,9 +139,6 @@ static int zaddExisting(int in, double cur, double *score, int *out, double *new
     return 1;
 }
 
-/* Adds or updates ele (which stays the caller's) following the ZADD_IN_ flags;
- * *out receives ZADD_OUT_ flags and *newscore the resulting score when the
- * member was added or considered for update. Returns 0 only for NaN. */
 int zsetAdd(robj *zobj, double score, sds ele, int in, int *out, double *newscore, const zsetLimits *lim) {
     *out = 0;
     if (isnan(score)) {
@@ -198,7 +191,6 @@ int zsetAdd(robj *zobj, double score, sds ele, int in, int *out, double *newscor
     return 1;
 }
 
-/* Removes ele; 1 if it was there. */
 int zsetDel(robj *zobj, sds ele) {
     if (zobj->encoding == OBJ_ENCODING_LISTPACK) {
         unsigned char *p = zzlFind(zobj->ptr, ele, sdslen(ele), NULL);
@@ -216,7 +208,6 @@ int zsetDel(robj *zobj, sds ele) {
     return 1;
 }
 
-/* 0-based rank of ele (from the highest when reverse), -1 when absent. */
 long zsetRank(robj *zobj, sds ele, int reverse) {
     unsigned long llen = zsetLength(zobj);
     long rank;
@@ -239,7 +230,6 @@ long zsetRank(robj *zobj, sds ele, int reverse) {
 
 /* ---------------------------------------------------- cursor over a zset */
 
-/* Places cur on the element of 0-based rank `rank` counted in its direction. */
 void zcurAtRank(zcursor *cur, robj *zobj, unsigned long rank, int reverse) {
     cur->reverse = reverse;
     cur->skiplist = zobj->encoding == OBJ_ENCODING_SKIPLIST;
@@ -270,13 +260,10 @@ static int zcurWithinBound(const zcursor *cur, const zbounds *b, int max) {
     return max ? zslLexValueLteMax(s, len, &b->lexr) : zslLexValueGteMin(s, len, &b->lexr);
 }
 
-/* 1 while a cursor that entered the range has not yet left it at the far end. */
 int zcurInsideFar(const zcursor *cur, const zbounds *b) {
     return zcurValid(cur) && zcurWithinBound(cur, b, !cur->reverse);
 }
 
-/* Places cur on the first element inside b in its direction (the lowest, or
- * the highest when reverse); the cursor is invalid when none is. */
 void zcurSeekBounds(zcursor *cur, robj *zobj, const zbounds *b, int reverse) {
     zcurAtRank(cur, zobj, 0, reverse);
     if (cur->skiplist) {
@@ -326,7 +313,6 @@ unsigned long zsetDeleteBounds(robj *zobj, const zbounds *b) {
     return n;
 }
 
-/* Removes the 0-based ranks start..end (inclusive, already within bounds). */
 unsigned long zsetDeleteRank(robj *zobj, long start, long end) {
     unsigned long n = (unsigned long)(end - start + 1);
     if (zobj->encoding == OBJ_ENCODING_LISTPACK) {
