@@ -11,10 +11,8 @@
 #include "commands/cmdargs.h"
 #include "core/numparse.h"
 #include "core/zmalloc.h"
-#include "data/stream.h"
-#include "data/listpack.h"
 #include "data/quicklist.h"
-#include "data/intset.h"
+#include "data/value.h"
 #include "features/info.h"
 #include "features/multi.h"
 #include "server/transaction.h"
@@ -494,57 +492,6 @@ void clientHelpCommand(client *c) {
 
 /* ------------------------------------------------------------------ MEMORY */
 
-/* Bytes a value takes, sampling at most `samples` elements of big aggregates. */
-static size_t objectComputeSize(robj *o, long long samples) {
-    size_t size = sizeof(robj);
-    if (o->type == OBJ_STRING) {
-        if (o->encoding == OBJ_ENCODING_RAW) size += zmalloc_size(sdsAllocPtr(o->ptr));
-        else if (o->encoding == OBJ_ENCODING_EMBSTR) size = zmalloc_size(o);
-        return size;
-    }
-    switch (o->encoding) {
-    case OBJ_ENCODING_LISTPACK: return size + lpBytes(o->ptr);
-    case OBJ_ENCODING_INTSET: return size + intsetBlobLen(o->ptr);
-    case OBJ_ENCODING_QUICKLIST: {
-        quicklist *ql = o->ptr;
-        size += sizeof(*ql);
-        long long seen = 0;
-        size_t nodes = 0;
-        for (quicklistNode *n = ql->head; n && seen < samples; n = n->next, seen++) {
-            size += sizeof(*n) + n->sz;
-            nodes++;
-        }
-        if (nodes && nodes < ql->len) size = (size_t)((double)size / nodes * ql->len);
-        return size;
-    }
-    case OBJ_ENCODING_HT:
-    case OBJ_ENCODING_SKIPLIST: {
-        dict *d = o->encoding == OBJ_ENCODING_HT ? o->ptr : ((zset *)o->ptr)->dict;
-        size += dictMemUsage(d);
-        long long seen = 0;
-        size_t elesize = 0;
-        dictIterator *di = dictGetIterator(d);
-        dictEntry *de;
-        while ((de = dictNext(di)) && seen < samples) {
-            elesize += sdsAllocSize(dictGetKey(de));
-            if (o->type == OBJ_HASH) elesize += sdsAllocSize(dictGetVal(de));
-            if (o->encoding == OBJ_ENCODING_SKIPLIST) elesize += 48;
-            seen++;
-        }
-        dictReleaseIterator(di);
-        if (seen) size += (size_t)((double)elesize / seen * dictSize(d));
-        return size;
-    }
-    case OBJ_ENCODING_STREAM: {
-        stream *st = o->ptr;
-        size += sizeof(*st) + sizeof(streamNode) * st->capacity;
-        for (size_t j = 0; j < st->nnodes; j++) size += lpBytes(st->nodes[j].lp);
-        return size;
-    }
-    }
-    return size;
-}
-
 void memoryUsageCommand(client *c) {
     long long samples = 5;
     for (int j = 3; j < c->argc; j++) {
@@ -565,7 +512,7 @@ void memoryUsageCommand(client *c) {
         addReplyNull(c);
         return;
     }
-    size_t usage = objectComputeSize(dbEntryValue(de), samples);
+    size_t usage = valueMemoryUsage(dbEntryValue(de), samples);
     usage += zmalloc_size(de);
     addReplyLongLong(c, (long long)usage);
 }
@@ -868,11 +815,12 @@ void debugCommand(client *c) {
                              (void *)val, val->refcount, strEncoding(val->encoding), serialized, val->lru,
                              objectIdleSeconds(val));
         if (val->encoding == OBJ_ENCODING_QUICKLIST) {
-            quicklist *ql = val->ptr;
-            unsigned long uncompressed = 0;
-            for (quicklistNode *n = ql->head; n; n = n->next) uncompressed += n->sz;
+            quicklist *ql = val->ptr; /* its settings; the nodes are walked as blobs */
+            unsigned long uncompressed = 0, nodes = valueBlobCount(val);
+            valueBlob b;
+            for (const void *pos = NULL; (pos = valueBlobNext(val, pos, &b));) uncompressed += b.len;
             s = sdscatprintf(s, " ql_nodes:%lu ql_avg_node:%.2f ql_listpack_max:%d ql_compressed:%d ql_uncompressed_size:%lu",
-                             ql->len, ql->len ? (double)ql->count / ql->len : 0, ql->fill, ql->compress != 0,
+                             nodes, nodes ? (double)valueLength(val) / nodes : 0, ql->fill, ql->compress != 0,
                              uncompressed);
         }
         addReplyStatusLength(c, s, sdslen(s));

@@ -1,5 +1,6 @@
 /* cmdargs: helpers shared by the command families (see cmdargs.h). */
 #include "commands/cmdargs.h"
+#include "data/value.h"
 #include "server/client.h"
 #include "server/db.h"
 #include "server/keyhook.h"
@@ -99,4 +100,23 @@ void propagateAsPexpireat(client *c, robj *key, long long when) {
     robj *whenobj = createStringObjectFromLongLong(when);
     rewriteClientCommandVector(c, 3, shared.pexpireat, key, whenobj);
     decrRefCount(whenobj);
+}
+
+void storeResultOrDelete(client *c, robj *dstkey, robj *obj, int class, const char *event, long long count) {
+    unsigned long n = valueLength(obj);
+    if (n) {
+        setKey(c->db, dstkey, obj, 0);
+        addReplyLongLong(c, (long long)n);
+        keyChanged(c->db, dstkey, class, event, count);
+    } else {
+        addReply(c, shared.czero);
+        if (dbDelete(c->db, dstkey)) keyChanged(c->db, dstkey, NOTIFY_GENERIC, "del", 1);
+    }
+}
+
+const zsetLimits *zsetConfigLimits(void) {
+    static zsetLimits lim;
+    lim.max_entries = server.zset_max_listpack_entries;
+    lim.max_value = server.zset_max_listpack_value;
+    return &lim;
 }

@@ -1,10 +1,12 @@
 /* cmdargs: pieces several command families share, so they behave alike:
  * number arguments parsed or answered with Redis 7.0's exact error texts
  * (each returns C_OK, or replies with the error and returns C_ERR), and the
- * variadic member removal of HDEL / SREM / ZREM. */
+ * variadic member removal of HDEL / SREM / ZREM, storing computed results,
+ * and the configured encoding limits handed to the data/ value types. */
 #ifndef COMMANDS_CMDARGS_H
 #define COMMANDS_CMDARGS_H
 
+#include "data/t_zset.h"
 #include "server/server.h"
 
 /* msg NULL: "value is not an integer or out of range". */
@@ -37,5 +39,13 @@ void removeMembersCommand(client *c, int type, int (*del)(robj *o, sds member),
  * <when>, the deadline it set, whenever the replay runs (a deadline in the
  * past removes the key on replay too). */
 void propagateAsPexpireat(client *c, robj *key, long long when);
+
+/* Stores a computed aggregate at dstkey raising `event` (of `class`, worth
+ * `count` writes) and replies its size; an empty one deletes dstkey instead
+ * (raising "del"), as Redis does. The caller keeps its reference to obj. */
+void storeResultOrDelete(client *c, robj *dstkey, robj *obj, int class, const char *event, long long count);
+
+/* zset-max-listpack-entries / -value as configured now. */
+const zsetLimits *zsetConfigLimits(void);
 
 #endif

@@ -2,14 +2,14 @@
  * GEOSEARCH*) with Redis 7.0.15's replies, errors and events.
  *
  * A GEO key is an ordinary sorted set whose scores are 52-bit geohashes
- * (data/geohash.h), so every read and write goes through the zset code
- * (commands/zsets.h): GEOADD is literally a ZADD with computed scores, and a
+ * (data/geohash.h), so every read and write goes through the zset value type
+ * (data/t_zset.h): GEOADD is literally a ZADD with computed scores, and a
  * search walks the score ranges of up to nine geohash boxes, keeps the
  * members inside the shape, then sorts, replies or stores them. */
 #include "commands/cmdargs.h"
-#include "commands/zsets.h"
 #include "core/zmalloc.h"
 #include "data/geohash.h"
+#include "data/t_zset.h"
 #include "server/client.h"
 #include "server/db.h"
 #include "server/keyhook.h"
@@ -78,7 +78,7 @@ static int parseBoxOrReply(client *c, robj **argv, geoShape *shape) {
 /* The position of a member of zobj (which may be NULL); 0 when absent. */
 static int memberLonLat(robj *zobj, robj *member, double xy[2]) {
     double score;
-    if (!zsetMemberScore(zobj, member->ptr, &score)) return 0;
+    if (!zobj || !zsetScore(zobj, member->ptr, &score)) return 0;
     geohashScoreToLonLat(score, xy);
     return 1;
 }
@@ -149,7 +149,8 @@ void geoaddCommand(client *c) {
     struct redisCommand *geoadd = c->cmd;
     replaceClientCommandVector(c, argc, argv);
     c->cmd = geoadd;
-    zaddCommand(c);
+    /* Through the command table: command files do not call each other. */
+    lookupCommandByCString("zadd")->proc(c);
 }
 
 /* ================================================== GEOPOS GEOHASH GEODIST */
@@ -177,7 +178,7 @@ void geohashCommand(client *c) {
     for (int j = 2; j < c->argc; j++) {
         double score;
         char hash[12];
-        if (!zsetMemberScore(zobj, c->argv[j]->ptr, &score)) {
+        if (!zobj || !zsetScore(zobj, c->argv[j]->ptr, &score)) {
             addReplyNull(c);
             continue;
         }
@@ -455,10 +456,14 @@ static void replyMatches(client *c, const searchOptions *o, const geoShape *shap
 static void storeMatches(client *c, int flags, const searchOptions *o, const geoShape *shape, const geoPoint *p,
                          long n) {
     robj *dst = createZsetListpackObject();
-    for (long i = 0; i < n; i++)
-        zsetAddMember(dst, o->storedist ? p[i].dist / shape->to_meters : p[i].score, p[i].member);
+    for (long i = 0; i < n; i++) {
+        int out;
+        zsetAdd(dst, o->storedist ? p[i].dist / shape->to_meters : p[i].score, p[i].member, ZADD_IN_NONE, &out,
+                NULL, zsetConfigLimits());
+    }
     /* Redis counts one change per stored member. */
-    zsetStoreResult(c, o->storekey, dst, (flags & SEARCH_GEOSEARCH) ? "geosearchstore" : "georadiusstore", n);
+    storeResultOrDelete(c, o->storekey, dst, NOTIFY_ZSET,
+                        (flags & SEARCH_GEOSEARCH) ? "geosearchstore" : "georadiusstore", n);
     decrRefCount(dst);
 }
 

@@ -10,6 +10,7 @@
 #include "core/numparse.h"
 #include "core/zmalloc.h"
 #include "data/listpack.h"
+#include "data/value.h"
 #include "server/client.h"
 #include "server/db.h"
 #include "server/keyhook.h"
@@ -29,12 +30,6 @@
 #define HRANDFIELD_RANDOM_SAMPLE_LIMIT 1000
 
 /* ------------------------------------------------------------ the hash type */
-
-static unsigned long hashTypeLength(robj *o) {
-    /* lpLength also refreshes an overflowed header count, as Redis does here. */
-    if (o->encoding == OBJ_ENCODING_LISTPACK) return lpLength(o->ptr) / 2;
-    return dictSize((dict *)o->ptr);
-}
 
 static sds sdsFromLpEntry(const lpEntry *e) {
     return e->sval ? sdsnewlen(e->sval, e->slen) : sdsfromlonglong(e->lval);
@@ -58,26 +53,13 @@ static unsigned char *lpFindField(unsigned char *lp, sds field) {
     return lpFind(lp, p, (unsigned char *)field, (uint32_t)sdslen(field), 1);
 }
 
-static void hashTypeConvertToDict(robj *o) {
-    unsigned char *lp = o->ptr, *p = lpFirst(lp);
-    dict *d = dictCreate(&hashDictType);
-    dictExpand(d, lpLength(lp) / 2);
-    lpEntry field, value;
-    while (lpNextPair(lp, &p, &field, &value)) {
-        if (dictAdd(d, sdsFromLpEntry(&field), sdsFromLpEntry(&value)) != DICT_OK) abort();
-    }
-    lpFree(lp);
-    o->ptr = d;
-    o->encoding = OBJ_ENCODING_HT;
-}
-
 /* Before argv[start..end] (field,value pairs) go into o: convert when they
  * cannot all fit the listpack limits, so one command never converts halfway. */
 static void hashTypeTryConversion(robj *o, robj **argv, int start, int end) {
     if (o->encoding != OBJ_ENCODING_LISTPACK) return;
     size_t new_fields = (size_t)(end - start + 1) / 2;
     if (new_fields > server.hash_max_listpack_entries) {
-        hashTypeConvertToDict(o);
+        hashConvertToTable(o);
         dictExpand(o->ptr, new_fields); /* mostly new fields: size for them */
         return;
     }
@@ -86,26 +68,26 @@ static void hashTypeTryConversion(robj *o, robj **argv, int start, int end) {
         if (!sdsEncodedObject(argv[i])) continue;
         size_t len = sdslen(argv[i]->ptr);
         if (len > server.hash_max_listpack_value) {
-            hashTypeConvertToDict(o);
+            hashConvertToTable(o);
             return;
         }
         sum += len;
     }
-    if (!lpSafeToAdd(o->ptr, sum)) hashTypeConvertToDict(o);
+    if (!lpSafeToAdd(o->ptr, sum)) hashConvertToTable(o);
 }
 
-/* Sets *value to field's value; 0 when there is no such field. For a dict
- * hash the value points at the stored sds. */
+/* The layer's elements as the listpack entries the replies here take. */
+static void lpEntryFromElem(lpEntry *e, const valueElem *v) {
+    e->sval = (unsigned char *)v->sval;
+    e->slen = (uint32_t)v->slen;
+    e->lval = v->lval;
+}
+
+/* Sets *value to field's value; 0 when there is no such field. */
 static int hashTypeGetValue(robj *o, sds field, lpEntry *value) {
-    if (o->encoding == OBJ_ENCODING_LISTPACK) {
-        unsigned char *lp = o->ptr, *p = lpFindField(lp, field);
-        if (!p) return 0;
-        lpGetEntry(lpNext(lp, p), value);
-        return 1;
-    }
-    dictEntry *de = dictFind(o->ptr, field);
-    if (!de) return 0;
-    lpEntryFromSds(value, dictGetVal(de));
+    valueElem v;
+    if (!hashGetValue(o, field, &v)) return 0;
+    lpEntryFromElem(value, &v);
     return 1;
 }
 
@@ -121,7 +103,7 @@ static int hashTypeSet(robj *o, sds field, const char *value, size_t vlen) {
      * value still must not enter the listpack. */
     if (o->encoding == OBJ_ENCODING_LISTPACK &&
         (sdslen(field) > server.hash_max_listpack_value || vlen > server.hash_max_listpack_value))
-        hashTypeConvertToDict(o);
+        hashConvertToTable(o);
 
     int update = 0;
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
@@ -135,7 +117,7 @@ static int hashTypeSet(robj *o, sds field, const char *value, size_t vlen) {
             lp = lpAppend(lp, (const unsigned char *)value, (uint32_t)vlen);
         }
         o->ptr = lp;
-        if (hashTypeLength(o) > server.hash_max_listpack_entries) hashTypeConvertToDict(o);
+        if (valueLength(o) > server.hash_max_listpack_entries) hashConvertToTable(o);
     } else {
         dict *d = o->ptr;
         dictEntry *de = dictFind(d, field);
@@ -166,30 +148,21 @@ static int hashTypeDelete(robj *o, sds field) {
 
 /* Walks the pairs in storage order (insertion order for a listpack). */
 typedef struct hashIterator {
-    robj *o;
-    unsigned char *p; /* listpack: the next pair's field entry */
-    dictIterator di;
+    valueIter vi;
     lpEntry field, value;
 } hashIterator;
 
-static void hashIterInit(hashIterator *it, robj *o) {
-    it->o = o;
-    if (o->encoding == OBJ_ENCODING_LISTPACK) it->p = lpFirst(o->ptr);
-    else dictInitIterator(&it->di, o->ptr);
-}
+static void hashIterInit(hashIterator *it, robj *o) { valueIterInit(&it->vi, o); }
 
 static int hashIterNext(hashIterator *it) {
-    if (it->o->encoding == OBJ_ENCODING_LISTPACK) return lpNextPair(it->o->ptr, &it->p, &it->field, &it->value);
-    dictEntry *de = dictNext(&it->di);
-    if (!de) return 0;
-    lpEntryFromSds(&it->field, dictGetKey(de));
-    lpEntryFromSds(&it->value, dictGetVal(de));
+    valueItem item;
+    if (!valueIterNext(&it->vi, &item)) return 0;
+    lpEntryFromElem(&it->field, &item.ele);
+    lpEntryFromElem(&it->value, &item.val);
     return 1;
 }
 
-static void hashIterDone(hashIterator *it) {
-    if (it->o->encoding != OBJ_ENCODING_LISTPACK) dictResetIterator(&it->di);
-}
+static void hashIterDone(hashIterator *it) { valueIterDone(&it->vi); }
 
 /* One uniformly chosen pair; the hash must not be empty. */
 static void hashTypeRandomElement(robj *o, unsigned long size, lpEntry *field, lpEntry *value) {
@@ -319,7 +292,7 @@ void hincrbyfloatCommand(client *c) {
 }
 
 void hdelCommand(client *c) {
-    removeMembersCommand(c, OBJ_HASH, hashTypeDelete, hashTypeLength, NOTIFY_HASH, "hdel");
+    removeMembersCommand(c, OBJ_HASH, hashTypeDelete, valueLength, NOTIFY_HASH, "hdel");
 }
 
 /* ------------------------------------------------------------ reads */
@@ -346,7 +319,7 @@ void hmgetCommand(client *c) {
 void hlenCommand(client *c) {
     robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
     if (!o || replyIfWrongType(c, o, OBJ_HASH)) return;
-    addReplyLongLong(c, (long long)hashTypeLength(o));
+    addReplyLongLong(c, (long long)valueLength(o));
 }
 
 void hstrlenCommand(client *c) {
@@ -374,7 +347,7 @@ void hexistsCommand(client *c) {
 static void hgetallGeneric(client *c, int what) {
     robj *o = lookupKeyRead(c->db, c->argv[1]);
     if (replyIfWrongType(c, o, OBJ_HASH)) return;
-    unsigned long length = o ? hashTypeLength(o) : 0;
+    unsigned long length = o ? valueLength(o) : 0;
     if (what == (HASH_FIELDS | HASH_VALUES)) addReplyMapLen(c, (long)length);
     else addReplyArrayLen(c, (long)length);
     if (!o) return;
@@ -417,7 +390,7 @@ static void addReplyRandomPairSds(client *c, sds field, sds value) {
 /* Negative count (or 1): |count| independent draws, repeats allowed, in
  * random order. */
 static void hrandfieldWithRepeats(client *c, robj *o, unsigned long count, int withvalues) {
-    unsigned long size = hashTypeLength(o);
+    unsigned long size = valueLength(o);
     if (o->encoding == OBJ_ENCODING_HT) {
         while (count--) {
             lpEntry field, value;
@@ -446,7 +419,7 @@ static void hrandfieldWithRepeats(client *c, robj *o, unsigned long count, int w
 
 /* Positive count below the size: count distinct fields. */
 static void hrandfieldDistinct(client *c, robj *o, unsigned long count, int withvalues) {
-    unsigned long size = hashTypeLength(o);
+    unsigned long size = valueLength(o);
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
         /* Small by definition: one selection-sampling walk, in listpack order. */
         lpEntry *fields = zmalloc(sizeof(*fields) * count);
@@ -505,7 +478,7 @@ void hrandfieldCommand(client *c) {
             addReplyNull(c);
         } else {
             lpEntry field;
-            hashTypeRandomElement(o, hashTypeLength(o), &field, NULL);
+            hashTypeRandomElement(o, valueLength(o), &field, NULL);
             addReplyLpEntry(c, &field);
         }
         return;
@@ -521,7 +494,7 @@ void hrandfieldCommand(client *c) {
         addReply(c, shared.emptyarray);
         return;
     }
-    unsigned long size = hashTypeLength(o);
+    unsigned long size = valueLength(o);
     unsigned long replied = (!uniq || count == 1) ? count : (count < size ? count : size);
     if (withvalues && c->resp == 2) addReplyArrayLen(c, (long)replied * 2);
     else addReplyArrayLen(c, (long)replied);

@@ -10,11 +10,7 @@
 #include "server/reply.h"
 #include "core/glob.h"
 #include "core/zmalloc.h"
-#include "data/intset.h"
-#include "data/listpack.h"
-#include "data/quicklist.h"
-#include "data/skiplist.h"
-#include "data/stream.h"
+#include "data/value.h"
 
 #include <limits.h>
 #include <string.h>
@@ -216,60 +212,6 @@ void moveCommand(client *c) {
     addReply(c, shared.cone);
 }
 
-/* A deep copy of any value, in the same encoding. */
-robj *objectDupValue(robj *o) {
-    robj *copy = NULL;
-    switch (o->type) {
-    case OBJ_STRING: return dupStringObject(o);
-    case OBJ_LIST:
-        copy = createObject(OBJ_LIST, quicklistDup(o->ptr));
-        break;
-    case OBJ_SET:
-        if (o->encoding == OBJ_ENCODING_INTSET) {
-            copy = createObject(OBJ_SET, zmemdup(o->ptr, intsetBlobLen(o->ptr)));
-        } else {
-            copy = createSetObject();
-            dictExpand(copy->ptr, dictSize((dict *)o->ptr));
-            dictIterator *di = dictGetIterator(o->ptr);
-            dictEntry *de;
-            while ((de = dictNext(di))) dictAdd(copy->ptr, sdsdup(dictGetKey(de)), NULL);
-            dictReleaseIterator(di);
-        }
-        break;
-    case OBJ_HASH:
-        if (o->encoding == OBJ_ENCODING_LISTPACK) {
-            copy = createObject(OBJ_HASH, zmemdup(o->ptr, lpBytes(o->ptr)));
-        } else {
-            copy = createObject(OBJ_HASH, dictCreate(&hashDictType));
-            dictExpand(copy->ptr, dictSize((dict *)o->ptr));
-            dictIterator *di = dictGetIterator(o->ptr);
-            dictEntry *de;
-            while ((de = dictNext(di))) dictAdd(copy->ptr, sdsdup(dictGetKey(de)), sdsdup(dictGetVal(de)));
-            dictReleaseIterator(di);
-        }
-        break;
-    case OBJ_ZSET:
-        if (o->encoding == OBJ_ENCODING_LISTPACK) {
-            copy = createObject(OBJ_ZSET, zmemdup(o->ptr, lpBytes(o->ptr)));
-        } else {
-            copy = createZsetObject();
-            zset *src = o->ptr, *dst = copy->ptr;
-            dictExpand(dst->dict, dictSize(src->dict));
-            for (zskiplistNode *ln = src->zsl->tail; ln; ln = ln->backward) {
-                zskiplistNode *n = zslInsert(dst->zsl, ln->score, sdsdup(ln->ele));
-                dictAdd(dst->dict, n->ele, &n->score);
-            }
-        }
-        break;
-    case OBJ_STREAM:
-        copy = createObject(OBJ_STREAM, streamDup(o->ptr));
-        break;
-    default: return NULL;
-    }
-    copy->encoding = o->encoding;
-    return copy;
-}
-
 void copyCommand(client *c) {
     redisDb *src = c->db, *dst = c->db;
     int replace = 0;
@@ -308,7 +250,7 @@ void copyCommand(client *c) {
         }
         dbDelete(dst, newkey);
     }
-    robj *copy = objectDupValue(o);
+    robj *copy = valueDup(o);
     dbAdd(dst, newkey, copy);
     if (expire != -1) setExpire(dst, newkey, expire);
     keyChanged(dst, newkey, NOTIFY_GENERIC, "copy_to", 1);

@@ -15,6 +15,7 @@
 #include "server/reply.h"
 #include "core/zmalloc.h"
 #include "data/quicklist.h"
+#include "data/value.h"
 
 #include <limits.h>
 #include <string.h>
@@ -59,7 +60,7 @@ static void listPushArg(robj *o, robj *arg, int where) {
     char buf[LONG_STR_SIZE];
     size_t len;
     const char *p = stringObjectView(arg, buf, &len);
-    quicklistPush(listOf(o), p, len, quicklistEnd(where));
+    listPush(o, p, len, where == LIST_TAIL);
 }
 
 static void addReplyListEntry(client *c, const quicklistEntry *e) {
@@ -425,7 +426,7 @@ static void lmoveGenericCommand(client *c, int wherefrom, int whereto) {
         dst = createListObject();
         dbAdd(c->db, c->argv[2], dst);
     }
-    quicklistPush(listOf(dst), e.ptr, e.len, quicklistEnd(whereto));
+    listPush(dst, e.ptr, e.len, whereto == LIST_TAIL);
     keyChanged(c->db, c->argv[2], NOTIFY_LIST, whereto == LIST_HEAD ? "lpush" : "rpush", 1);
     addReplyBulkCBuffer(c, e.ptr, e.len);
     releasePopped(&e);

@@ -7,8 +7,7 @@
 #include "server/reply.h"
 #include "core/glob.h"
 #include "core/numparse.h"
-#include "data/intset.h"
-#include "data/listpack.h"
+#include "data/value.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -37,24 +36,19 @@ err:
 }
 
 typedef struct scanData {
-    list *keys;     /* robj* collected (keys, or field/value pairs) */
-    robj *o;        /* the value scanned, NULL for the keyspace */
+    list *keys; /* robj* collected (keys, or field/value pairs) */
 } scanData;
 
-static void scanCallback(void *privdata, const dictEntry *de) {
+static void scanKeyCallback(void *privdata, const dictEntry *de) {
     scanData *sd = privdata;
-    robj *o = sd->o;
     sds key = dictGetKey(de);
     listAddNodeTail(sd->keys, createStringObject(key, sdslen(key)));
-    if (o == NULL || o->type == OBJ_SET) return;
-    if (o->type == OBJ_HASH) {
-        sds val = dictGetVal(de);
-        listAddNodeTail(sd->keys, createStringObject(val, sdslen(val)));
-    } else if (o->type == OBJ_ZSET) {
-        char buf[MAX_D2STRING_CHARS];
-        int len = d2string(buf, sizeof(buf), *(double *)dictGetVal(de));
-        listAddNodeTail(sd->keys, createStringObject(buf, len));
-    }
+}
+
+static void scanElementCallback(void *privdata, const valueElem *ele, const valueElem *val) {
+    scanData *sd = privdata;
+    listAddNodeTail(sd->keys, valueElemObject(ele));
+    if (val) listAddNodeTail(sd->keys, valueElemObject(val));
 }
 
 static int typeNameMatches(robj *val, const char *typename) { return !strcasecmp(strType(val->type), typename); }
@@ -88,37 +82,14 @@ void scanGenericCommand(client *c, robj *o, unsigned long cursor) {
         }
     }
     int use_pattern = pat && !(pat[0] == '*' && pat[1] == '\0');
-    scanData sd = {listCreate(), o};
-    dict *ht = NULL;
-    if (o == NULL) ht = c->db->dict;
-    else if (o->encoding == OBJ_ENCODING_HT) ht = o->ptr;
-    else if (o->encoding == OBJ_ENCODING_SKIPLIST) ht = ((zset *)o->ptr)->dict;
-
-    if (ht) {
-        /* Bounded work per call even when most buckets are empty. */
-        long maxiterations = count * 10;
-        do {
-            cursor = dictScan(ht, cursor, scanCallback, &sd);
-        } while (cursor && maxiterations-- && (long)listLength(sd.keys) < count);
-    } else if (o->type == OBJ_SET) {
-        intset *is = o->ptr;
-        for (uint32_t pos = 0; pos < intsetLen(is); pos++) {
-            long long v;
-            intsetGet(is, pos, &v);
-            listAddNodeTail(sd.keys, createStringObjectFromLongLong(v));
-        }
-        cursor = 0;
-    } else {
-        unsigned char *lp = o->ptr, *p = lpFirst(lp);
-        while (p) {
-            uint32_t len;
-            long long v;
-            unsigned char *s = lpGetValue(p, &len, &v);
-            listAddNodeTail(sd.keys, s ? createStringObject((char *)s, len) : createStringObjectFromLongLong(v));
-            p = lpNext(lp, p);
-        }
-        cursor = 0;
-    }
+    scanData sd = {listCreate()};
+    /* Bounded work per call even when most buckets are empty; compact
+     * encodings come back whole with cursor 0. */
+    long maxiterations = count * 10;
+    do {
+        if (o == NULL) cursor = dictScan(c->db->dict, cursor, scanKeyCallback, &sd);
+        else cursor = valueScan(o, cursor, scanElementCallback, &sd);
+    } while (cursor && maxiterations-- && (long)listLength(sd.keys) < count);
 
     /* Filter: MATCH on keys/fields/members (dropping their values too), TYPE, expired keys. */
     int pairs = o && (o->type == OBJ_HASH || o->type == OBJ_ZSET);

@@ -9,6 +9,7 @@
 #include "commands/scan.h"
 #include "core/zmalloc.h"
 #include "data/intset.h"
+#include "data/value.h"
 #include "server/client.h"
 #include "server/db.h"
 #include "server/keyhook.h"
@@ -34,11 +35,6 @@ typedef struct setMember {
     long long ll;
 } setMember;
 
-static unsigned long setTypeSize(robj *o) {
-    if (o->encoding == OBJ_ENCODING_INTSET) return intsetLen(o->ptr);
-    return dictSize((dict *)o->ptr);
-}
-
 static void addReplySetMember(client *c, const setMember *m) {
     if (m->ele) addReplyBulkCBuffer(c, m->ele, sdslen(m->ele));
     else addReplyBulkLongLong(c, m->ll);
@@ -55,17 +51,6 @@ static robj *setTypeCreate(sds first) {
     return sdsIsIntsetMember(first, &ll) ? createIntsetObject() : createSetObject();
 }
 
-static void setTypeConvertToDict(robj *o) {
-    intset *is = o->ptr;
-    dict *d = dictCreate(&setDictType);
-    dictExpand(d, intsetLen(is));
-    long long ll;
-    for (uint32_t i = 0; intsetGet(is, i, &ll); i++) dictAdd(d, sdsfromlonglong(ll), NULL);
-    intsetFree(is);
-    o->ptr = d;
-    o->encoding = OBJ_ENCODING_HT;
-}
-
 /* Adds an integer to an intset set, converting when it grows too big. */
 static int intsetSetAdd(robj *o, long long ll) {
     int added = 0;
@@ -73,7 +58,7 @@ static int intsetSetAdd(robj *o, long long ll) {
     if (!added) return 0;
     size_t max_entries = server.set_max_intset_entries;
     if (max_entries >= 1 << 30) max_entries = 1 << 30; /* the intset's own limit */
-    if (intsetLen(o->ptr) > max_entries) setTypeConvertToDict(o);
+    if (intsetLen(o->ptr) > max_entries) setConvertToTable(o);
     return 1;
 }
 
@@ -83,7 +68,7 @@ static int setTypeAddMember(robj *o, const setMember *m) {
     if (o->encoding == OBJ_ENCODING_INTSET) {
         if (!m->ele) return intsetSetAdd(o, m->ll);
         if (sdsIsIntsetMember(m->ele, &ll)) return intsetSetAdd(o, ll);
-        setTypeConvertToDict(o); /* a non-integer member: it cannot be there yet */
+        setConvertToTable(o); /* a non-integer member: it cannot be there yet */
     }
     sds ele = setMemberToSds(m);
     if (dictAdd(o->ptr, ele, NULL) == DICT_OK) return 1;
@@ -105,11 +90,6 @@ static int setTypeIsMemberOf(robj *o, const setMember *m) {
     int found = dictFind(o->ptr, tmp) != NULL;
     sdsfree(tmp);
     return found;
-}
-
-static int setTypeIsMember(robj *o, sds value) {
-    setMember m = {value, 0};
-    return setTypeIsMemberOf(o, &m);
 }
 
 /* 1 if m was a member and is gone. */
@@ -199,7 +179,7 @@ void saddCommand(client *c) {
 }
 
 void sremCommand(client *c) {
-    removeMembersCommand(c, OBJ_SET, setTypeRemove, setTypeSize, NOTIFY_SET, "srem");
+    removeMembersCommand(c, OBJ_SET, setTypeRemove, valueLength, NOTIFY_SET, "srem");
 }
 
 void smoveCommand(client *c) {
@@ -212,7 +192,7 @@ void smoveCommand(client *c) {
     }
     if (replyIfWrongType(c, src, OBJ_SET) || replyIfWrongType(c, dst, OBJ_SET)) return;
     if (src == dst) {
-        addReply(c, setTypeIsMember(src, ele) ? shared.cone : shared.czero);
+        addReply(c, setContains(src, ele) ? shared.cone : shared.czero);
         return;
     }
     if (!setTypeRemove(src, ele)) {
@@ -220,7 +200,7 @@ void smoveCommand(client *c) {
         return;
     }
     keyChanged(c->db, c->argv[1], NOTIFY_SET, "srem", 1);
-    if (setTypeSize(src) == 0) {
+    if (valueLength(src) == 0) {
         dbDelete(c->db, c->argv[1]);
         keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del", 0); /* Redis does not count the deletion */
     }
@@ -235,7 +215,7 @@ void smoveCommand(client *c) {
 void sismemberCommand(client *c) {
     robj *set = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
     if (!set || replyIfWrongType(c, set, OBJ_SET)) return;
-    addReply(c, setTypeIsMember(set, c->argv[2]->ptr) ? shared.cone : shared.czero);
+    addReply(c, setContains(set, c->argv[2]->ptr) ? shared.cone : shared.czero);
 }
 
 void smismemberCommand(client *c) {
@@ -243,13 +223,13 @@ void smismemberCommand(client *c) {
     if (replyIfWrongType(c, set, OBJ_SET)) return;
     addReplyArrayLen(c, c->argc - 2);
     for (int j = 2; j < c->argc; j++)
-        addReply(c, set && setTypeIsMember(set, c->argv[j]->ptr) ? shared.cone : shared.czero);
+        addReply(c, set && setContains(set, c->argv[j]->ptr) ? shared.cone : shared.czero);
 }
 
 void scardCommand(client *c) {
     robj *set = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
     if (!set || replyIfWrongType(c, set, OBJ_SET)) return;
-    addReplyLongLong(c, (long long)setTypeSize(set));
+    addReplyLongLong(c, (long long)valueLength(set));
 }
 
 void sscanCommand(client *c) {
@@ -263,14 +243,14 @@ void sscanCommand(client *c) {
 /* ------------------------------------------------------------ set algebra */
 
 static int compareSetsBySize(const void *a, const void *b) {
-    unsigned long x = setTypeSize(*(robj *const *)a), y = setTypeSize(*(robj *const *)b);
+    unsigned long x = valueLength(*(robj *const *)a), y = valueLength(*(robj *const *)b);
     return x > y ? 1 : (x < y ? -1 : 0);
 }
 
 /* Largest first; missing sets (NULL) count as empty. */
 static int compareSetsBySizeDesc(const void *a, const void *b) {
     robj *o1 = *(robj *const *)a, *o2 = *(robj *const *)b;
-    unsigned long x = o1 ? setTypeSize(o1) : 0, y = o2 ? setTypeSize(o2) : 0;
+    unsigned long x = o1 ? valueLength(o1) : 0, y = o2 ? valueLength(o2) : 0;
     return x < y ? 1 : (x > y ? -1 : 0);
 }
 
@@ -288,7 +268,7 @@ static int lookupSetsOrReply(client *c, robj **keys, unsigned long n, robj **set
 
 /* STORE variants: result (non-empty) replaces dstkey; an empty result deletes it. */
 static void storeSetResult(client *c, robj *dstkey, robj *result, const char *event) {
-    unsigned long size = result ? setTypeSize(result) : 0;
+    unsigned long size = result ? valueLength(result) : 0;
     if (size > 0) {
         setKey(c->db, dstkey, result, 0);
         addReplyLongLong(c, (long long)size);
@@ -402,8 +382,8 @@ static void sunionDiffGeneric(client *c, robj **keys, int n, robj *dstkey, int o
         long long algo_one_work = 0, algo_two_work = 0;
         for (int j = 0; j < n; j++) {
             if (!sets[j]) continue;
-            algo_one_work += setTypeSize(sets[0]);
-            algo_two_work += setTypeSize(sets[j]);
+            algo_one_work += valueLength(sets[0]);
+            algo_two_work += valueLength(sets[j]);
         }
         algo_one_work /= 2;
         diff_algo = algo_one_work <= algo_two_work ? 1 : 2;
@@ -443,7 +423,7 @@ static void sunionDiffGeneric(client *c, robj **keys, int n, robj *dstkey, int o
                 else setTypeRemoveMember(result, &m);
             }
             setIterDone(&it);
-            if (setTypeSize(result) == 0) break; /* nothing left to remove from */
+            if (valueLength(result) == 0) break; /* nothing left to remove from */
         }
     }
     zfree(sets);
@@ -451,7 +431,7 @@ static void sunionDiffGeneric(client *c, robj **keys, int n, robj *dstkey, int o
     if (dstkey) {
         storeSetResult(c, dstkey, result, op == SET_OP_UNION ? "sunionstore" : "sdiffstore");
     } else {
-        addReplySetLen(c, (long)setTypeSize(result));
+        addReplySetLen(c, (long)valueLength(result));
         addReplySetMembers(c, result);
         decrRefCount(result);
     }
@@ -517,7 +497,7 @@ static void spopWithCountCommand(client *c) {
         addReplySetLen(c, 0);
         return;
     }
-    unsigned long size = setTypeSize(set);
+    unsigned long size = valueLength(set);
     /* One change per member, as Redis counts. */
     keyChanged(c->db, c->argv[1], NOTIFY_SET, "spop", (long long)(count >= size ? size : count));
 
@@ -568,7 +548,7 @@ void spopCommand(client *c) {
     if (!set) return;
     robj *member = popRandomMemberAndReply(c, set);
     keyChanged(c->db, c->argv[1], NOTIFY_SET, "spop", 1);
-    if (setTypeSize(set) == 0) {
+    if (valueLength(set) == 0) {
         dbDelete(c->db, c->argv[1]);
         keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del", 0); /* Redis counts the pop only */
     }
@@ -587,7 +567,7 @@ static void srandmemberWithCountCommand(client *c) {
         addReply(c, shared.emptyarray);
         return;
     }
-    unsigned long size = setTypeSize(set);
+    unsigned long size = valueLength(set);
     setMember m;
 
     if (!uniq || count == 1) {

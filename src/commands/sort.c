@@ -11,8 +11,7 @@
  * patterns pick what is returned for each element ('#' is the element).
  * STORE writes the result as a list.
  *
- * This file only reads the other types' encodings (quicklist, intset, hash
- * table, listpack, skiplist); their owners' files do all the writing. */
+ * Values are read through data/value.h, whatever their encoding. */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -22,10 +21,7 @@
 
 #include "commands/cmdargs.h"
 #include "core/zmalloc.h"
-#include "data/intset.h"
-#include "data/listpack.h"
-#include "data/quicklist.h"
-#include "data/skiplist.h"
+#include "data/value.h"
 #include "server/db.h"
 #include "server/keyhook.h"
 #include "server/reply.h"
@@ -86,100 +82,24 @@ static robj *lookupByPattern(redisDb *db, robj *pattern, robj *elem) {
         return o;
     }
     if (o->type != OBJ_HASH) return NULL;
-    const char *field = arrow + 2;
-    if (o->encoding == OBJ_ENCODING_LISTPACK) {
-        unsigned char *lp = o->ptr, *p = lpFirst(lp);
-        if (p) p = lpFind(lp, p, (const unsigned char *)field, (uint32_t)fieldlen, 1);
-        if (p == NULL) return NULL;
-        unsigned char intbuf[LP_INTBUF_SIZE];
-        uint32_t vlen;
-        unsigned char *v = lpGetString(lpNext(lp, p), &vlen, intbuf);
-        return createStringObject((const char *)v, vlen);
-    }
-    sds fieldname = sdsnewlen(field, fieldlen);
-    dictEntry *de = dictFind(o->ptr, fieldname);
-    sdsfree(fieldname);
-    if (de == NULL) return NULL;
-    sds value = dictGetVal(de);
-    return createStringObject(value, sdslen(value));
+    sds field = sdsnewlen(arrow + 2, fieldlen);
+    valueElem value;
+    int found = hashGetValue(o, field, &value);
+    sdsfree(field);
+    return found ? valueElemObject(&value) : NULL;
 }
 
 /* -------------------------------------------------- loading elements */
 
-static robj *listEntryObject(const quicklistEntry *e) {
-    return e->value ? createStringObject((const char *)e->value, e->sz) : createStringObjectFromLongLong(e->longval);
-}
-
-static robj *listpackEntryObject(unsigned char *p) {
-    unsigned char intbuf[LP_INTBUF_SIZE];
-    uint32_t len;
-    unsigned char *s = lpGetString(p, &len, intbuf);
-    return createStringObject((const char *)s, len);
-}
-
-static unsigned long containerLength(robj *o) {
-    switch (o->type) {
-    case OBJ_LIST: return quicklistCount(o->ptr);
-    case OBJ_SET: return o->encoding == OBJ_ENCODING_INTSET ? intsetLen(o->ptr) : dictSize(o->ptr);
-    case OBJ_ZSET:
-        return o->encoding == OBJ_ENCODING_LISTPACK ? lpLength(o->ptr) / 2 : ((zset *)o->ptr)->zsl->length;
-    }
-    return 0;
-}
-
-/* Elements first..first+count-1 of a list or sorted set in its own order,
- * or counting from the end when reverse (element 0 is then the last). */
+/* Elements first..first+count-1 of a value in its own order, or (lists and
+ * sorted sets) counting from the end when reverse: element 0 is the last. */
 static void loadRange(robj *o, long first, long count, int reverse, sortItem *out) {
+    valueIter it;
+    valueItem item;
     long n = 0;
-    if (o->type == OBJ_LIST) {
-        int direction = reverse ? QUICKLIST_ITER_FROM_TAIL : QUICKLIST_ITER_FROM_HEAD;
-        quicklistIter *it = quicklistGetIteratorAtIdx(o->ptr, direction, reverse ? -1 - first : first);
-        quicklistEntry e;
-        while (n < count && it && quicklistNext(it, &e)) out[n++].obj = listEntryObject(&e);
-        if (it) quicklistReleaseIterator(it);
-    } else if (o->encoding == OBJ_ENCODING_LISTPACK) {
-        unsigned char *lp = o->ptr;
-        unsigned long pairs = lpLength(lp) / 2;
-        long idx = reverse ? (long)pairs - 1 - first : first;
-        unsigned char *p = lpSeek(lp, 2 * idx);
-        while (n < count && p) {
-            out[n++].obj = listpackEntryObject(p);
-            if (reverse) {
-                p = lpPrev(lp, p);
-                if (p) p = lpPrev(lp, p);
-            } else {
-                p = lpNext(lp, p); /* the score */
-                if (p) p = lpNext(lp, p);
-            }
-        }
-    } else {
-        zskiplist *zsl = ((zset *)o->ptr)->zsl;
-        unsigned long rank = reverse ? zsl->length - (unsigned long)first : (unsigned long)first + 1;
-        zskiplistNode *node = zslGetElementByRank(zsl, rank);
-        while (n < count && node) {
-            out[n++].obj = createStringObject(node->ele, sdslen(node->ele));
-            node = reverse ? node->backward : node->level[0].forward;
-        }
-    }
-}
-
-/* Every element of a set (in its iteration order) or of any container. */
-static void loadAll(robj *o, sortItem *out) {
-    if (o->type != OBJ_SET) {
-        loadRange(o, 0, (long)containerLength(o), 0, out);
-    } else if (o->encoding == OBJ_ENCODING_INTSET) {
-        long long v;
-        for (uint32_t i = 0; intsetGet(o->ptr, i, &v); i++) out[i].obj = createStringObjectFromLongLong(v);
-    } else {
-        dictIterator *di = dictGetIterator(o->ptr);
-        dictEntry *de;
-        long n = 0;
-        while ((de = dictNext(di)) != NULL) {
-            sds member = dictGetKey(de);
-            out[n++].obj = createStringObject(member, sdslen(member));
-        }
-        dictReleaseIterator(di);
-    }
+    valueIterInitAt(&it, o, first, reverse);
+    while (n < count && valueIterNext(&it, &item)) out[n++].obj = valueElemObject(&item.ele);
+    valueIterDone(&it);
 }
 
 /* --------------------------------------------------------- sort keys */
@@ -312,16 +232,16 @@ static void emitResult(client *c, const sortOptions *opt, sortItem *items, long 
         const char *s;
         if (opt->getcount == 0) {
             s = stringObjectView(items[j].obj, buf, &len);
-            quicklistPushTail(list->ptr, s, len);
+            listPush(list, s, len, 1);
         }
         for (int g = 0; g < opt->getcount; g++) {
             robj *val = lookupByPattern(c->db, opt->gets[g], items[j].obj);
             if (val == NULL) {
-                quicklistPushTail(list->ptr, "", 0); /* a missing value is stored empty */
+                listPush(list, "", 0, 1); /* a missing value is stored empty */
                 continue;
             }
             s = stringObjectView(val, buf, &len);
-            quicklistPushTail(list->ptr, s, len);
+            listPush(list, s, len, 1);
             decrRefCount(val);
         }
     }
@@ -361,7 +281,7 @@ static void sortGeneric(client *c, int readonly) {
         opt.sortby = NULL;
     }
 
-    long total = sortval ? (long)containerLength(sortval) : 0;
+    long total = sortval ? (long)valueLength(sortval) : 0;
     long start = opt.limit_start < 0 ? 0 : opt.limit_start;
     long end = opt.limit_count < 0 ? total - 1 : start + opt.limit_count - 1;
     if (start >= total) {
@@ -384,7 +304,7 @@ static void sortGeneric(client *c, int readonly) {
     if (ranged) {
         if (n > 0) loadRange(sortval, first, n, opt.desc, items);
     } else if (sortval) {
-        loadAll(sortval, items);
+        loadRange(sortval, 0, total, 0, items);
     }
 
     int numeric_error = 0;

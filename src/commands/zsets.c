@@ -1,22 +1,13 @@
-/* zsets: the sorted-set commands (ZADD ... ZSCAN) over Redis 7.0's two
- * encodings, so replies, encodings and listpack bytes match the reference:
- *
- *  - listpack: member, score, member, score ... ordered by score then member
- *    bytes. A score that is an exact integer within +-2^62 is stored as a
- *    listpack integer, any other as the text d2string prints; that is why a
- *    -0 score reads back as 0 here but stays -0 in a skiplist, as in Redis.
- *  - skiplist: data/skiplist.h for order and ranks, plus a dict (zsetDictType)
- *    from member to a pointer at the score inside the member's node. The sds
- *    member is shared by both and owned by the skiplist.
- *
- * A listpack becomes a skiplist when it would exceed zset-max-listpack-entries
- * members or hold a member longer than zset-max-listpack-value; results built
- * from scratch (ZUNIONSTORE and friends) are turned back into a listpack when
- * small enough. Read paths go through one cursor type so each range command is
- * written once for both encodings. */
+/* zsets: the sorted-set commands (ZADD ... ZSCAN). The value itself (both
+ * encodings, when one becomes the other, the cursor every range command
+ * walks) is data/t_zset.h; this file parses arguments, runs Redis's
+ * algorithms on top of it and replies, so replies, encodings and listpack
+ * bytes match the reference. A listpack becomes a skiplist when it would
+ * exceed zset-max-listpack-entries members or hold a member longer than
+ * zset-max-listpack-value; results built from scratch (ZUNIONSTORE and
+ * friends) are turned back into a listpack when small enough. */
 #include "commands/cmdargs.h"
 #include "commands/scan.h"
-#include "commands/zsets.h"
 #include "server/blocking.h"
 #include "server/client.h"
 #include "server/db.h"
@@ -24,9 +15,10 @@
 #include "server/reply.h"
 #include "core/numparse.h"
 #include "core/zmalloc.h"
-#include "data/intset.h"
 #include "data/listpack.h"
 #include "data/skiplist.h"
+#include "data/t_zset.h"
+#include "data/value.h"
 
 #include <limits.h>
 #include <math.h>
@@ -36,402 +28,6 @@
 
 #define ZSET_MIN 0
 #define ZSET_MAX 1
-
-/* ================================================== listpack encoding */
-
-static double zzlEntryScore(const lpEntry *e) { return lpEntryToDouble(e); }
-
-static double zzlGetScore(unsigned char *sptr) {
-    lpEntry e;
-    lpGetEntry(sptr, &e);
-    return zzlEntryScore(&e);
-}
-
-/* Orders the member entry at p against (s, len) as the skiplist does:
- * memcmp of the common part, then the shorter first. */
-static int zzlCompareMember(unsigned char *p, const char *s, size_t len) {
-    unsigned char buf[LP_INTBUF_SIZE];
-    uint32_t plen;
-    unsigned char *ps = lpGetString(p, &plen, buf);
-    size_t min = plen < len ? plen : len;
-    int cmp = min ? memcmp(ps, s, min) : 0;
-    if (cmp) return cmp;
-    return (plen > len) - (plen < len);
-}
-
-/* The member entry holding ele (and its score), or NULL. */
-static unsigned char *zzlFind(unsigned char *lp, const char *ele, size_t len, double *score) {
-    unsigned char *p = lpFirst(lp);
-    if (!p) return NULL;
-    p = lpFind(lp, p, (const unsigned char *)ele, (uint32_t)len, 1);
-    if (p && score) *score = zzlGetScore(lpNext(lp, p));
-    return p;
-}
-
-/* Inserts the pair before the member entry p, or appends when p is NULL. */
-static unsigned char *zzlInsertAt(unsigned char *lp, unsigned char *p, const char *ele, size_t len,
-                                  double score) {
-    long long ll;
-    char buf[MAX_D2STRING_CHARS];
-    int isint = double2ll(score, &ll), blen = isint ? 0 : d2string(buf, sizeof(buf), score);
-    if (!p) {
-        lp = lpAppend(lp, (const unsigned char *)ele, (uint32_t)len);
-        return isint ? lpAppendInteger(lp, ll) : lpAppend(lp, (unsigned char *)buf, (uint32_t)blen);
-    }
-    unsigned char *mp;
-    lp = lpInsertString(lp, (const unsigned char *)ele, (uint32_t)len, p, LP_BEFORE, &mp);
-    if (isint) return lpInsertInteger(lp, ll, mp, LP_AFTER, NULL);
-    return lpInsertString(lp, (unsigned char *)buf, (uint32_t)blen, mp, LP_AFTER, NULL);
-}
-
-/* Inserts the pair at its place in the order. */
-static unsigned char *zzlInsert(unsigned char *lp, const char *ele, size_t len, double score) {
-    unsigned char *p = lpFirst(lp);
-    while (p) {
-        unsigned char *sp = lpNext(lp, p);
-        double s = zzlGetScore(sp);
-        if (s > score || (s == score && zzlCompareMember(p, ele, len) > 0)) break;
-        p = lpNext(lp, sp);
-    }
-    return zzlInsertAt(lp, p, ele, len, score);
-}
-
-/* ================================================== both encodings */
-
-static unsigned long zsetLength(robj *zobj) {
-    if (zobj->encoding == OBJ_ENCODING_LISTPACK) return lpLength(zobj->ptr) / 2;
-    return ((zset *)zobj->ptr)->zsl->length;
-}
-
-/* Adds a member known to be absent; the zset takes ownership of ele. */
-static void zsetInsertNew(zset *zs, sds ele, double score) {
-    zskiplistNode *node = zslInsert(zs->zsl, score, ele);
-    dictAdd(zs->dict, ele, &node->score);
-}
-
-static void zsetConvertToSkiplist(robj *zobj) {
-    unsigned char *lp = zobj->ptr, *p = lpFirst(lp);
-    zset *zs = zmalloc(sizeof(*zs));
-    zs->dict = dictCreate(&zsetDictType);
-    zs->zsl = zslCreate();
-    unsigned long n = lpLength(lp) / 2;
-    if (n) dictExpand(zs->dict, n);
-    lpEntry m, s;
-    while (lpNextPair(lp, &p, &m, &s)) {
-        sds ele = m.sval ? sdsnewlen(m.sval, m.slen) : sdsfromlonglong(m.lval);
-        zsetInsertNew(zs, ele, zzlEntryScore(&s));
-    }
-    lpFree(lp);
-    zobj->ptr = zs;
-    zobj->encoding = OBJ_ENCODING_SKIPLIST;
-}
-
-/* Turns a freshly built skiplist result back into a listpack when its size
- * and longest member (maxelelen) fit the listpack limits. */
-static void zsetConvertToListpackIfNeeded(robj *zobj, size_t maxelelen, size_t totelelen) {
-    if (zobj->encoding == OBJ_ENCODING_LISTPACK) return;
-    zset *zs = zobj->ptr;
-    if (zs->zsl->length > server.zset_max_listpack_entries || maxelelen > server.zset_max_listpack_value ||
-        !lpSafeToAdd(NULL, totelelen))
-        return;
-    unsigned char *lp = lpNew(0);
-    for (zskiplistNode *n = zs->zsl->header->level[0].forward; n; n = n->level[0].forward)
-        lp = zzlInsertAt(lp, NULL, n->ele, sdslen(n->ele), n->score);
-    dictRelease(zs->dict);
-    zslFree(zs->zsl);
-    zfree(zs);
-    zobj->ptr = lp;
-    zobj->encoding = OBJ_ENCODING_LISTPACK;
-}
-
-/* A new empty zset for a key whose first member is firstlen bytes long. */
-static robj *zsetCreateFor(size_t firstlen) {
-    if (server.zset_max_listpack_entries == 0 || server.zset_max_listpack_value < firstlen)
-        return createZsetObject();
-    return createZsetListpackObject();
-}
-
-static int zsetScore(robj *zobj, sds ele, double *score) {
-    if (zobj->encoding == OBJ_ENCODING_LISTPACK) return zzlFind(zobj->ptr, ele, sdslen(ele), score) != NULL;
-    dictEntry *de = dictFind(((zset *)zobj->ptr)->dict, ele);
-    if (!de) return 0;
-    *score = *(double *)dictGetVal(de);
-    return 1;
-}
-
-#define ZADD_IN_NONE 0
-#define ZADD_IN_INCR (1 << 0)
-#define ZADD_IN_NX (1 << 1)
-#define ZADD_IN_XX (1 << 2)
-#define ZADD_IN_GT (1 << 3)
-#define ZADD_IN_LT (1 << 4)
-
-#define ZADD_OUT_NOP (1 << 0)
-#define ZADD_OUT_NAN (1 << 1)
-#define ZADD_OUT_ADDED (1 << 2)
-#define ZADD_OUT_UPDATED (1 << 3)
-
-/* What ZADD does to a member already present with score cur: applies INCR,
- * NX, GT and LT to *score. Returns 0 (with ZADD_OUT_NAN) when the result is
- * not a number; otherwise 1, with ZADD_OUT_UPDATED when the score changes. */
-static int zaddExisting(int in, double cur, double *score, int *out, double *newscore) {
-    if (in & ZADD_IN_NX) {
-        *out |= ZADD_OUT_NOP;
-        return 1;
-    }
-    if (in & ZADD_IN_INCR) {
-        *score += cur;
-        if (isnan(*score)) {
-            *out |= ZADD_OUT_NAN;
-            return 0;
-        }
-    }
-    if (((in & ZADD_IN_LT) && *score >= cur) || ((in & ZADD_IN_GT) && *score <= cur)) {
-        *out |= ZADD_OUT_NOP;
-        return 1;
-    }
-    if (newscore) *newscore = *score;
-    if (*score != cur) *out |= ZADD_OUT_UPDATED;
-    return 1;
-}
-
-/* Adds or updates ele (which stays the caller's) following the ZADD_IN_ flags;
- * *out receives ZADD_OUT_ flags and *newscore the resulting score when the
- * member was added or considered for update. Returns 0 only for NaN. */
-static int zsetAdd(robj *zobj, double score, sds ele, int in, int *out, double *newscore) {
-    *out = 0;
-    if (isnan(score)) {
-        *out = ZADD_OUT_NAN;
-        return 0;
-    }
-    size_t len = sdslen(ele);
-    if (zobj->encoding == OBJ_ENCODING_LISTPACK) {
-        double cur;
-        unsigned char *p = zzlFind(zobj->ptr, ele, len, &cur);
-        if (p) {
-            if (!zaddExisting(in, cur, &score, out, newscore)) return 0;
-            if (*out & ZADD_OUT_UPDATED) {
-                zobj->ptr = lpDeleteRangeWithEntry(zobj->ptr, &p, 2);
-                zobj->ptr = zzlInsert(zobj->ptr, ele, len, score);
-            }
-            return 1;
-        }
-        if (in & ZADD_IN_XX) {
-            *out |= ZADD_OUT_NOP;
-            return 1;
-        }
-        if (lpLength(zobj->ptr) / 2 + 1 <= server.zset_max_listpack_entries &&
-            len <= server.zset_max_listpack_value && lpSafeToAdd(zobj->ptr, len)) {
-            zobj->ptr = zzlInsert(zobj->ptr, ele, len, score);
-            if (newscore) *newscore = score;
-            *out |= ZADD_OUT_ADDED;
-            return 1;
-        }
-        zsetConvertToSkiplist(zobj); /* and add below */
-    }
-    zset *zs = zobj->ptr;
-    dictEntry *de = dictFind(zs->dict, ele);
-    if (de) {
-        double cur = *(double *)dictGetVal(de);
-        if (!zaddExisting(in, cur, &score, out, newscore)) return 0;
-        if (*out & ZADD_OUT_UPDATED) {
-            zskiplistNode *node = zslUpdateScore(zs->zsl, cur, ele, score);
-            dictSetVal(zs->dict, de, &node->score);
-        }
-        return 1;
-    }
-    if (in & ZADD_IN_XX) {
-        *out |= ZADD_OUT_NOP;
-        return 1;
-    }
-    zsetInsertNew(zs, sdsdup(ele), score);
-    if (newscore) *newscore = score;
-    *out |= ZADD_OUT_ADDED;
-    return 1;
-}
-
-/* Removes ele; 1 if it was there. */
-static int zsetDel(robj *zobj, sds ele) {
-    if (zobj->encoding == OBJ_ENCODING_LISTPACK) {
-        unsigned char *p = zzlFind(zobj->ptr, ele, sdslen(ele), NULL);
-        if (!p) return 0;
-        zobj->ptr = lpDeleteRangeWithEntry(zobj->ptr, &p, 2);
-        return 1;
-    }
-    zset *zs = zobj->ptr;
-    dictEntry *de = dictUnlink(zs->dict, ele);
-    if (!de) return 0;
-    /* The dict key and the score live in the node: read them before the
-     * skiplist frees it. */
-    zslDelete(zs->zsl, *(double *)dictGetVal(de), ele, NULL);
-    dictFreeUnlinkedEntry(zs->dict, de);
-    return 1;
-}
-
-/* 0-based rank of ele (from the highest when reverse), -1 when absent. */
-static long zsetRank(robj *zobj, sds ele, int reverse) {
-    unsigned long llen = zsetLength(zobj);
-    long rank;
-    if (zobj->encoding == OBJ_ENCODING_LISTPACK) {
-        unsigned char *lp = zobj->ptr, *p = lpFirst(lp);
-        rank = 0;
-        while (p && !lpCompare(p, (unsigned char *)ele, (uint32_t)sdslen(ele))) {
-            p = lpNext(lp, lpNext(lp, p));
-            rank++;
-        }
-        if (!p) return -1;
-    } else {
-        zset *zs = zobj->ptr;
-        dictEntry *de = dictFind(zs->dict, ele);
-        if (!de) return -1;
-        rank = (long)zslGetRank(zs->zsl, *(double *)dictGetVal(de), ele) - 1;
-    }
-    return reverse ? (long)llen - 1 - rank : rank;
-}
-
-/* ---------------------------------------------------- cursor over a zset */
-
-/* A position in a zset walking up (or down when reverse) in either encoding.
- * Valid until the zset is modified. */
-typedef struct zcursor {
-    unsigned char *lp, *p; /* listpack: the zset and the current member entry */
-    zskiplistNode *node;   /* skiplist: the current node */
-    int skiplist, reverse;
-} zcursor;
-
-/* Places cur on the element of 0-based rank `rank` counted in its direction. */
-static void zcurAtRank(zcursor *cur, robj *zobj, unsigned long rank, int reverse) {
-    cur->reverse = reverse;
-    cur->skiplist = zobj->encoding == OBJ_ENCODING_SKIPLIST;
-    cur->lp = cur->p = NULL;
-    cur->node = NULL;
-    if (cur->skiplist) {
-        zskiplist *zsl = ((zset *)zobj->ptr)->zsl;
-        if (rank < zsl->length) cur->node = zslGetElementByRank(zsl, reverse ? zsl->length - rank : rank + 1);
-    } else {
-        cur->lp = zobj->ptr;
-        if (rank < lpLength(cur->lp) / 2)
-            cur->p = lpSeek(cur->lp, reverse ? -2 - 2 * (long)rank : 2 * (long)rank);
-    }
-}
-
-static int zcurValid(const zcursor *cur) { return cur->skiplist ? cur->node != NULL : cur->p != NULL; }
-
-static double zcurScore(const zcursor *cur) {
-    return cur->skiplist ? cur->node->score : zzlGetScore(lpNext(cur->lp, cur->p));
-}
-
-/* The member's bytes; integers stored in a listpack are printed into buf. */
-static const unsigned char *zcurMember(const zcursor *cur, unsigned char buf[LP_INTBUF_SIZE], size_t *len) {
-    if (cur->skiplist) {
-        *len = sdslen(cur->node->ele);
-        return (const unsigned char *)cur->node->ele;
-    }
-    uint32_t l;
-    const unsigned char *s = lpGetString(cur->p, &l, buf);
-    *len = l;
-    return s;
-}
-
-static void zcurNext(zcursor *cur) {
-    if (cur->skiplist) {
-        cur->node = cur->reverse ? cur->node->backward : cur->node->level[0].forward;
-    } else if (cur->reverse) {
-        unsigned char *prev_score = lpPrev(cur->lp, cur->p);
-        cur->p = prev_score ? lpPrev(cur->lp, prev_score) : NULL;
-    } else {
-        cur->p = lpNext(cur->lp, lpNext(cur->lp, cur->p));
-    }
-}
-
-/* ---------------------------------------------------- score / lex bounds */
-
-/* A score or a lex interval, so range code is written once for both. */
-typedef struct zbounds {
-    int lex;
-    zrangespec score;
-    zlexrangespec lexr;
-} zbounds;
-
-/* 1 when cur's element is on the inner side of b's max bound (max = 1) or
- * of its min bound (max = 0). */
-static int zcurWithinBound(const zcursor *cur, const zbounds *b, int max) {
-    if (!b->lex) {
-        double score = zcurScore(cur);
-        return max ? zslValueLteMax(score, &b->score) : zslValueGteMin(score, &b->score);
-    }
-    unsigned char buf[LP_INTBUF_SIZE];
-    size_t len;
-    const char *s = (const char *)zcurMember(cur, buf, &len);
-    return max ? zslLexValueLteMax(s, len, &b->lexr) : zslLexValueGteMin(s, len, &b->lexr);
-}
-
-/* 1 while a cursor that entered the range has not yet left it at the far end. */
-static int zcurInsideFar(const zcursor *cur, const zbounds *b) {
-    return zcurValid(cur) && zcurWithinBound(cur, b, !cur->reverse);
-}
-
-/* Places cur on the first element inside b in its direction (the lowest, or
- * the highest when reverse); the cursor is invalid when none is. */
-static void zcurSeekBounds(zcursor *cur, robj *zobj, const zbounds *b, int reverse) {
-    zcurAtRank(cur, zobj, 0, reverse);
-    if (cur->skiplist) {
-        zskiplist *zsl = ((zset *)zobj->ptr)->zsl;
-        if (b->lex) cur->node = reverse ? zslLastInLexRange(zsl, &b->lexr) : zslFirstInLexRange(zsl, &b->lexr);
-        else cur->node = reverse ? zslLastInRange(zsl, &b->score) : zslFirstInRange(zsl, &b->score);
-        return;
-    }
-    while (zcurValid(cur) && !zcurWithinBound(cur, b, reverse)) zcurNext(cur);
-    if (zcurValid(cur) && !zcurInsideFar(cur, b)) cur->p = NULL;
-}
-
-static unsigned long zsetCountBounds(robj *zobj, const zbounds *b) {
-    if (zobj->encoding == OBJ_ENCODING_SKIPLIST) {
-        zskiplist *zsl = ((zset *)zobj->ptr)->zsl;
-        return b->lex ? zslCountInLexRange(zsl, &b->lexr) : zslCountInRange(zsl, &b->score);
-    }
-    zcursor cur;
-    unsigned long n = 0;
-    zcurSeekBounds(&cur, zobj, b, 0);
-    while (zcurInsideFar(&cur, b)) {
-        n++;
-        zcurNext(&cur);
-    }
-    return n;
-}
-
-static void removedFromSkiplist(sds ele, double score, void *dict) {
-    (void)score;
-    dictDelete(dict, ele);
-}
-
-static unsigned long zsetDeleteBounds(robj *zobj, const zbounds *b) {
-    if (zobj->encoding == OBJ_ENCODING_SKIPLIST) {
-        zset *zs = zobj->ptr;
-        if (b->lex) return zslDeleteRangeByLex(zs->zsl, &b->lexr, removedFromSkiplist, zs->dict);
-        return zslDeleteRangeByScore(zs->zsl, &b->score, removedFromSkiplist, zs->dict);
-    }
-    zcursor cur;
-    unsigned long n = 0;
-    zcurSeekBounds(&cur, zobj, b, 0);
-    while (zcurInsideFar(&cur, b)) {
-        cur.lp = lpDeleteRangeWithEntry(cur.lp, &cur.p, 2);
-        n++;
-    }
-    zobj->ptr = cur.lp;
-    return n;
-}
-
-/* Removes the 0-based ranks start..end (inclusive, already within bounds). */
-static unsigned long zsetDeleteRank(robj *zobj, long start, long end) {
-    unsigned long n = (unsigned long)(end - start + 1);
-    if (zobj->encoding == OBJ_ENCODING_LISTPACK) {
-        zobj->ptr = lpDeleteRange(zobj->ptr, 2 * start, 2 * n);
-        return n;
-    }
-    zset *zs = zobj->ptr;
-    return zslDeleteRangeByRank(zs->zsl, start + 1, end + 1, removedFromSkiplist, zs->dict);
-}
 
 /* ================================================== argument helpers */
 
@@ -473,20 +69,6 @@ static int sanitizeRankRange(long *start, long *end, long llen) {
     if (*start > *end || *start >= llen) return 0;
     if (*end >= llen) *end = llen - 1;
     return 1;
-}
-
-/* Stores a computed zset at dstkey and replies its size; an empty result
- * deletes dstkey instead, as Redis does. The store counts `count` writes. */
-static void storeResult(client *c, robj *dstkey, robj *dstobj, const char *event, long long count) {
-    unsigned long n = zsetLength(dstobj);
-    if (n) {
-        setKey(c->db, dstkey, dstobj, 0);
-        addReplyLongLong(c, (long long)n);
-        keyChanged(c->db, dstkey, NOTIFY_ZSET, event, count);
-    } else {
-        addReply(c, shared.czero);
-        if (dbDelete(c->db, dstkey)) keyChanged(c->db, dstkey, NOTIFY_GENERIC, "del", 1);
-    }
 }
 
 /* One (member, score) of a reply: nested [member, score] pairs in RESP3,
@@ -547,12 +129,12 @@ static void zaddGenericCommand(client *c, int flags) {
     if (replyIfWrongType(c, zobj, OBJ_ZSET)) goto cleanup;
     if (!zobj) {
         if (xx) goto reply; /* XX never creates the key */
-        zobj = zsetCreateFor(sdslen(c->argv[scoreidx + 1]->ptr));
+        zobj = zsetCreateFor(sdslen(c->argv[scoreidx + 1]->ptr), zsetConfigLimits());
         dbAdd(c->db, key, zobj);
     }
     for (int j = 0; j < elements; j++) {
         int out;
-        if (!zsetAdd(zobj, scores[j], c->argv[scoreidx + j * 2 + 1]->ptr, flags, &out, &newscore)) {
+        if (!zsetAdd(zobj, scores[j], c->argv[scoreidx + j * 2 + 1]->ptr, flags, &out, &newscore, zsetConfigLimits())) {
             addReplyError(c, "resulting score is not a number (NaN)");
             goto cleanup;
         }
@@ -707,7 +289,7 @@ static void sinkEmit(rangeSink *s, const zcursor *cur) {
     if (s->dstkey) {
         sds m = sdsnewlen(ele, len);
         int out;
-        zsetAdd(s->dstobj, score, m, ZADD_IN_NONE, &out, NULL);
+        zsetAdd(s->dstobj, score, m, ZADD_IN_NONE, &out, NULL, zsetConfigLimits());
         sdsfree(m);
     } else {
         addReplyMemberScore(s->c, ele, len, score, s->withscores);
@@ -716,7 +298,7 @@ static void sinkEmit(rangeSink *s, const zcursor *cur) {
 
 static void sinkEnd(rangeSink *s) {
     if (s->dstkey) {
-        storeResult(s->c, s->dstkey, s->dstobj, "zrangestore", 1);
+        storeResultOrDelete(s->c, s->dstkey, s->dstobj, NOTIFY_ZSET, "zrangestore", 1);
         decrRefCount(s->dstobj);
     } else {
         setDeferredArrayLen(s->c, s->lenptr, s->withscores && s->c->resp == 2 ? s->count * 2 : s->count);
@@ -977,12 +559,7 @@ typedef struct zsetopsrc {
     double weight;
 } zsetopsrc;
 
-static unsigned long srcLength(const zsetopsrc *s) {
-    robj *o = s->subject;
-    if (!o) return 0;
-    if (o->type == OBJ_ZSET) return zsetLength(o);
-    return o->encoding == OBJ_ENCODING_INTSET ? intsetLen(o->ptr) : dictSize((const dict *)o->ptr);
-}
+static unsigned long srcLength(const zsetopsrc *s) { return s->subject ? valueLength(s->subject) : 0; }
 
 static int srcCompareByLength(const void *a, const void *b) {
     unsigned long la = srcLength(a), lb = srcLength(b);
@@ -990,58 +567,30 @@ static int srcCompareByLength(const void *a, const void *b) {
 }
 
 typedef struct srcIter {
-    robj *o;
-    zcursor zc;       /* sorted sets */
-    dictIterator di;  /* sets in a hash table */
-    uint32_t pos;     /* intsets */
-    unsigned char buf[LP_INTBUF_SIZE];
+    valueIter vi;
+    char buf[LONG_STR_SIZE];
 } srcIter;
 
-static void srcIterInit(srcIter *it, robj *o) {
-    it->o = o;
-    if (o->type == OBJ_ZSET) zcurAtRank(&it->zc, o, 0, 0);
-    else if (o->encoding == OBJ_ENCODING_HT) dictInitIterator(&it->di, o->ptr);
-    else it->pos = 0;
-}
+static void srcIterInit(srcIter *it, robj *o) { valueIterInit(&it->vi, o); }
 
-/* The next member's bytes (valid until the next call) and score; 0 at the end. */
+/* The next member's bytes (valid until the next call) and score (1 in a
+ * plain set); 0 at the end. */
 static int srcIterNext(srcIter *it, const unsigned char **ele, size_t *len, double *score) {
-    robj *o = it->o;
-    if (o->type == OBJ_ZSET) {
-        if (!zcurValid(&it->zc)) return 0;
-        *ele = zcurMember(&it->zc, it->buf, len);
-        *score = zcurScore(&it->zc);
-        zcurNext(&it->zc);
-        return 1;
-    }
-    *score = 1.0;
-    if (o->encoding == OBJ_ENCODING_HT) {
-        dictEntry *de = dictNext(&it->di);
-        if (!de) return 0;
-        sds m = dictGetKey(de);
-        *ele = (unsigned char *)m;
-        *len = sdslen(m);
-        return 1;
-    }
-    long long v;
-    if (!intsetGet(o->ptr, it->pos++, &v)) return 0;
-    *len = (size_t)ll2string((char *)it->buf, sizeof(it->buf), v);
-    *ele = it->buf;
+    valueItem item;
+    if (!valueIterNext(&it->vi, &item)) return 0;
+    *ele = (const unsigned char *)valueElemBytes(&item.ele, it->buf, len);
+    *score = it->vi.o->type == OBJ_ZSET ? item.score : 1.0;
     return 1;
 }
 
-static void srcIterRelease(srcIter *it) {
-    if (it->o->type == OBJ_SET && it->o->encoding == OBJ_ENCODING_HT) dictResetIterator(&it->di);
-}
+static void srcIterRelease(srcIter *it) { valueIterDone(&it->vi); }
 
 static int srcFind(const zsetopsrc *s, sds ele, double *score) {
     robj *o = s->subject;
     if (!o) return 0;
     if (o->type == OBJ_ZSET) return zsetScore(o, ele, score);
     *score = 1.0;
-    if (o->encoding == OBJ_ENCODING_HT) return dictFind(o->ptr, ele) != NULL;
-    long long v;
-    return intsetParseMember(ele, sdslen(ele), &v) && intsetFind(o->ptr, v);
+    return setContains(o, ele);
 }
 
 #define SET_OP_UNION 0
@@ -1183,8 +732,8 @@ static void zsetopCompute(client *c, robj *dstkey, zsetopsrc *src, long setnum, 
 
     if (dstkey) {
         static const char *events[] = {"zunionstore", "zinterstore", "zdiffstore"};
-        zsetConvertToListpackIfNeeded(dstobj, r.maxelelen, r.totelelen);
-        storeResult(c, dstkey, dstobj, events[op], 1);
+        zsetConvertToListpackIfNeeded(dstobj, r.maxelelen, r.totelelen, zsetConfigLimits());
+        storeResultOrDelete(c, dstkey, dstobj, NOTIFY_ZSET, events[op], 1);
     } else if (cardonly) {
         addReplyLongLong(c, (long long)card);
     } else {
@@ -1277,7 +826,7 @@ static void addReplyListpackPair(client *c, const lpEntry *m, const lpEntry *s, 
     if (withscores && c->resp > 2) addReplyArrayLen(c, 2);
     if (m->sval) addReplyBulkCBuffer(c, m->sval, m->slen);
     else addReplyBulkLongLong(c, m->lval);
-    if (withscores) addReplyDouble(c, zzlEntryScore(s));
+    if (withscores) addReplyDouble(c, lpEntryToDouble(s));
 }
 
 /* count members, repeats allowed (a negative COUNT). */
@@ -1391,31 +940,4 @@ void zscanCommand(client *c) {
     if (parseScanCursorOrReply(c, c->argv[2], &cursor) == C_ERR) return;
     if (!(o = lookupKeyReadOrReply(c, c->argv[1], shared.emptyscan)) || replyIfWrongType(c, o, OBJ_ZSET)) return;
     scanGenericCommand(c, o, cursor);
-}
-
-/* ================================================== for other families */
-
-/* GEO keys are sorted sets (commands/geo.c); these let it read and build
- * them in either encoding without a second copy of the zset code. */
-
-int zsetMemberScore(robj *zobj, sds ele, double *score) { return zobj && zsetScore(zobj, ele, score); }
-
-void zsetVisitScoreRange(robj *zobj, const zrangespec *range, zsetVisitFn *visit, void *ctx) {
-    zbounds b = {.lex = 0, .score = *range};
-    zcursor cur;
-    unsigned char buf[LP_INTBUF_SIZE];
-    size_t len;
-    for (zcurSeekBounds(&cur, zobj, &b, 0); zcurInsideFar(&cur, &b); zcurNext(&cur)) {
-        const unsigned char *ele = zcurMember(&cur, buf, &len);
-        if (!visit(ele, len, zcurScore(&cur), ctx)) return;
-    }
-}
-
-void zsetAddMember(robj *zobj, double score, sds ele) {
-    int out;
-    zsetAdd(zobj, score, ele, ZADD_IN_NONE, &out, NULL);
-}
-
-void zsetStoreResult(client *c, robj *dstkey, robj *dstobj, const char *event, long long count) {
-    storeResult(c, dstkey, dstobj, event, count);
 }

@@ -40,10 +40,7 @@
 #include "core/dict.h"
 #include "core/numparse.h"
 #include "core/zmalloc.h"
-#include "data/intset.h"
-#include "data/listpack.h"
-#include "data/quicklist.h"
-#include "data/skiplist.h"
+#include "data/value.h"
 #include "server/db.h"
 #include "server/server.h"
 
@@ -147,41 +144,21 @@ static void bufPutDouble(double d) {
     bufPutString(tmp, n);
 }
 
-static void bufPutLpEntry(const lpEntry *e) {
+static void bufPutElem(const valueElem *e) {
     if (e->sval) bufPutString(e->sval, e->slen);
     else bufPutLongLong(e->lval);
 }
 
-
-/* Every element of a listpack, one after the other (list and set values). */
-static void bufPutListpackElements(unsigned char *lp) {
-    lpEntry e;
-    for (unsigned char *p = lpFirst(lp); p; p = lpNext(lp, p)) {
-        lpGetEntry(p, &e);
-        bufPutLpEntry(&e);
-    }
-}
-
-/* Number of elements the value frame announces, or 0 when the type has none. */
+/* Strings the value frame announces (pairs count twice), 0 when the type has none. */
 static unsigned long long valueWireCount(robj *val) {
-    switch (val->type) {
-    case OBJ_HASH:
-        return 2ULL * (val->encoding == OBJ_ENCODING_LISTPACK ? lpLength(val->ptr) / 2 : dictSize(val->ptr));
-    case OBJ_LIST:
-        return val->encoding == OBJ_ENCODING_LISTPACK ? lpLength(val->ptr) : quicklistCount(val->ptr);
-    case OBJ_SET:
-        if (val->encoding == OBJ_ENCODING_INTSET) return intsetLen(val->ptr);
-        return val->encoding == OBJ_ENCODING_LISTPACK ? lpLength(val->ptr) : dictSize(val->ptr);
-    case OBJ_ZSET:
-        if (val->encoding == OBJ_ENCODING_LISTPACK) return lpLength(val->ptr);
-        return 2ULL * ((zset *)val->ptr)->zsl->length;
-    default: return 0;
-    }
+    unsigned long long n = valueLength(val);
+    return val->type == OBJ_HASH || val->type == OBJ_ZSET ? 2 * n : n;
 }
 
 /* Writes the value frame; returns the wire type, or -1 for a type the
  * protocol has no number for. */
 static int bufPutValue(robj *val) {
+    int wire;
     switch (val->type) {
     case OBJ_STRING: {
         char tmp[LONG_STR_SIZE];
@@ -190,77 +167,23 @@ static int bufPutValue(robj *val) {
         bufPutString(s, n);
         return WIRE_STRING;
     }
-    case OBJ_HASH:
-        bufPutU32((uint32_t)valueWireCount(val));
-        if (val->encoding == OBJ_ENCODING_LISTPACK) {
-            lpEntry f, v;
-            unsigned char *p = lpFirst(val->ptr);
-            while (lpNextPair(val->ptr, &p, &f, &v)) {
-                bufPutLpEntry(&f);
-                bufPutLpEntry(&v);
-            }
-        } else {
-            dictIterator di;
-            dictEntry *de;
-            dictInitIterator(&di, val->ptr);
-            while ((de = dictNext(&di))) {
-                sds f = dictGetKey(de), v = dictGetVal(de);
-                bufPutString(f, sdslen(f));
-                bufPutString(v, sdslen(v));
-            }
-            dictResetIterator(&di);
-        }
-        return WIRE_HASH;
-    case OBJ_LIST:
-        bufPutU32((uint32_t)valueWireCount(val));
-        if (val->encoding == OBJ_ENCODING_LISTPACK) {
-            bufPutListpackElements(val->ptr);
-        } else {
-            quicklistIter *it = quicklistGetIterator(val->ptr, QUICKLIST_ITER_FROM_HEAD);
-            quicklistEntry e;
-            while (quicklistNext(it, &e)) {
-                if (e.value) bufPutString(e.value, e.sz);
-                else bufPutLongLong(e.longval);
-            }
-            quicklistReleaseIterator(it);
-        }
-        return WIRE_LIST;
-    case OBJ_SET:
-        bufPutU32((uint32_t)valueWireCount(val));
-        if (val->encoding == OBJ_ENCODING_INTSET) {
-            long long v;
-            for (uint32_t j = 0; intsetGet(val->ptr, j, &v); j++) bufPutLongLong(v);
-        } else if (val->encoding == OBJ_ENCODING_LISTPACK) {
-            bufPutListpackElements(val->ptr);
-        } else {
-            dictIterator di;
-            dictEntry *de;
-            dictInitIterator(&di, val->ptr);
-            while ((de = dictNext(&di))) {
-                sds m = dictGetKey(de);
-                bufPutString(m, sdslen(m));
-            }
-            dictResetIterator(&di);
-        }
-        return WIRE_SET;
-    case OBJ_ZSET:
-        bufPutU32((uint32_t)valueWireCount(val));
-        if (val->encoding == OBJ_ENCODING_LISTPACK) {
-            lpEntry m, s;
-            unsigned char *p = lpFirst(val->ptr);
-            while (lpNextPair(val->ptr, &p, &m, &s)) {
-                bufPutLpEntry(&m);
-                bufPutDouble(lpEntryToDouble(&s));
-            }
-        } else {
-            for (zskiplistNode *n = ((zset *)val->ptr)->zsl->header->level[0].forward; n; n = n->level[0].forward) {
-                bufPutString(n->ele, sdslen(n->ele));
-                bufPutDouble(n->score);
-            }
-        }
-        return WIRE_ZSET;
+    case OBJ_HASH: wire = WIRE_HASH; break;
+    case OBJ_LIST: wire = WIRE_LIST; break;
+    case OBJ_SET: wire = WIRE_SET; break;
+    case OBJ_ZSET: wire = WIRE_ZSET; break;
     default: return -1;
     }
+    bufPutU32((uint32_t)valueWireCount(val));
+    valueIter it;
+    valueItem item;
+    valueIterInit(&it, val);
+    while (valueIterNext(&it, &item)) {
+        bufPutElem(&item.ele);
+        if (wire == WIRE_HASH) bufPutElem(&item.val);
+        else if (wire == WIRE_ZSET) bufPutDouble(item.score);
+    }
+    valueIterDone(&it);
+    return wire;
 }
 
 /* Builds the three frames in the scratch buffer. Returns 0 and sets the frame

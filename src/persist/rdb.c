@@ -16,6 +16,7 @@
 #include "data/quicklist.h"
 #include "data/skiplist.h"
 #include "data/stream.h"
+#include "data/value.h"
 
 #include <errno.h>
 #include <lzf.h>
@@ -273,53 +274,53 @@ static int saveStream(rio *r, stream *s) {
     return saveStreamGroups(r, s);
 }
 
+/* Elements of table encodings are always bytes; an integer (never met
+ * today) is saved as its text, which saveRawString may encode again. */
+static int saveElem(rio *r, const valueElem *e) {
+    if (e->sval) return saveRawString(r, (const char *)e->sval, e->slen);
+    char buf[LONG_STR_SIZE];
+    return saveRawString(r, buf, (size_t)ll2string(buf, sizeof(buf), e->lval));
+}
+
+/* A set, hash or skiplist zset element by element: the length, then each
+ * member (with its value, or its score as a binary double). */
+static int saveElements(rio *r, robj *o) {
+    if (!saveLen(r, valueLength(o))) return 0;
+    valueIter it;
+    valueItem item;
+    /* Sorted sets from the tail, so a loader inserting at the head does no searching. */
+    valueIterInitAt(&it, o, 0, o->type == OBJ_ZSET);
+    int ok = 1;
+    while (ok && valueIterNext(&it, &item)) {
+        ok = saveElem(r, &item.ele);
+        if (ok && o->type == OBJ_HASH) ok = saveElem(r, &item.val);
+        else if (ok && o->type == OBJ_ZSET) ok = saveBinaryDouble(r, item.score);
+    }
+    valueIterDone(&it);
+    return ok;
+}
+
 static int saveObject(rio *r, robj *o) {
     switch (objectRdbType(o)) {
     case RDB_TYPE_STREAM_LISTPACKS_2: return saveStream(r, o->ptr);
     case RDB_TYPE_STRING: return saveStringObject(r, o);
     case RDB_TYPE_LIST_QUICKLIST_2: {
-        quicklist *ql = o->ptr;
-        if (!saveLen(r, ql->len)) return 0;
-        for (quicklistNode *n = ql->head; n; n = n->next) {
-            if (!saveLen(r, n->container)) return 0;
-            if (!saveRawString(r, (char *)n->entry, n->sz)) return 0;
-        }
+        if (!saveLen(r, valueBlobCount(o))) return 0;
+        valueBlob b;
+        for (const void *pos = NULL; (pos = valueBlobNext(o, pos, &b));)
+            if (!saveLen(r, (uint64_t)b.container) || !saveRawString(r, (const char *)b.bytes, b.len)) return 0;
         return 1;
     }
-    case RDB_TYPE_SET_INTSET: return saveRawString(r, o->ptr, intsetBlobLen(o->ptr));
+    case RDB_TYPE_SET_INTSET:
     case RDB_TYPE_HASH_LISTPACK:
-    case RDB_TYPE_ZSET_LISTPACK: return saveRawString(r, o->ptr, lpBytes(o->ptr));
-    case RDB_TYPE_SET: {
-        dict *d = o->ptr;
-        if (!saveLen(r, dictSize(d))) return 0;
-        dictIterator *di = dictGetIterator(d);
-        dictEntry *de;
-        int ok = 1;
-        while (ok && (de = dictNext(di))) ok = saveRawString(r, dictGetKey(de), sdslen(dictGetKey(de)));
-        dictReleaseIterator(di);
-        return ok;
+    case RDB_TYPE_ZSET_LISTPACK: {
+        valueBlob b;
+        valueBlobNext(o, NULL, &b);
+        return saveRawString(r, (const char *)b.bytes, b.len);
     }
-    case RDB_TYPE_HASH: {
-        dict *d = o->ptr;
-        if (!saveLen(r, dictSize(d))) return 0;
-        dictIterator *di = dictGetIterator(d);
-        dictEntry *de;
-        int ok = 1;
-        while (ok && (de = dictNext(di))) {
-            sds f = dictGetKey(de), v = dictGetVal(de);
-            ok = saveRawString(r, f, sdslen(f)) && saveRawString(r, v, sdslen(v));
-        }
-        dictReleaseIterator(di);
-        return ok;
-    }
-    case RDB_TYPE_ZSET_2: {
-        zset *zs = o->ptr;
-        if (!saveLen(r, zs->zsl->length)) return 0;
-        /* From the tail, so a loader inserting at the head does no searching. */
-        for (zskiplistNode *n = zs->zsl->tail; n; n = n->backward)
-            if (!saveRawString(r, n->ele, sdslen(n->ele)) || !saveBinaryDouble(r, n->score)) return 0;
-        return 1;
-    }
+    case RDB_TYPE_SET:
+    case RDB_TYPE_HASH:
+    case RDB_TYPE_ZSET_2: return saveElements(r, o);
     }
     return 0;
 }

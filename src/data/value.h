@@ -1,0 +1,110 @@
+/* value: the one way code outside data/ reads aggregate values (hash, list,
+ * set, sorted set) whatever their encoding, so persistence, the expiry push,
+ * SORT, *SCAN and MEMORY/DEBUG never walk listpacks, intsets, quicklists,
+ * hash tables or skiplists by hand. Per type it offers the length, a
+ * type-generic iterator, the SCAN step, a deep copy, the memory estimate, the
+ * conversions from compact to table encodings, and the encodings' own bytes
+ * for formats that store them verbatim (RDB, DUMP). Creating and freeing are
+ * data/object.h's (create*Object, decrRefCount); sorted-set specifics are in
+ * data/t_zset.h. */
+#ifndef DATA_VALUE_H
+#define DATA_VALUE_H
+
+#include <stddef.h>
+
+#include "core/dict.h"
+#include "data/object.h"
+#include "data/quicklist.h"
+#include "data/t_zset.h"
+
+/* One element as stored, read without allocating: bytes (sval, slen) when
+ * sval != NULL, otherwise the integer lval. Valid until the value changes. */
+typedef struct valueElem {
+    const unsigned char *sval;
+    size_t slen;
+    long long lval;
+} valueElem;
+
+/* What an iterator yields for one element. */
+typedef struct valueItem {
+    valueElem ele; /* list item, set member, hash field, zset member */
+    valueElem val; /* hash: the field's value */
+    double score;  /* zset: the member's score */
+} valueItem;
+
+/* Fields are private; the iterator may live on the stack. */
+typedef struct valueIter {
+    robj *o;
+    unsigned char *p;  /* hash listpack: next pair */
+    uint32_t pos;      /* intset: next position */
+    dictIterator di;   /* hash table */
+    quicklistIter *qi; /* list */
+    zcursor zc;        /* sorted set */
+} valueIter;
+
+/* Elements: list items, set members, hash fields, zset members (0 for
+ * strings and streams). */
+unsigned long valueLength(robj *o);
+
+/* Walks every element: lists head to tail, sorted sets by rank, intsets
+ * ascending, listpack hashes in insertion order, hash tables in table order.
+ * The value must not change until valueIterDone. */
+void valueIterInit(valueIter *it, robj *o);
+/* Lists and sorted sets only: starts at 0-based index `first` counted from
+ * the head (from the tail when reverse) and walks away from that end. */
+void valueIterInitAt(valueIter *it, robj *o, long first, int reverse);
+int valueIterNext(valueIter *it, valueItem *item);
+void valueIterDone(valueIter *it);
+
+/* Adds a copy of the bytes at the head, or at the tail when tail is set. */
+void listPush(robj *o, const void *s, size_t len, int tail);
+/* 1 when the set holds member. */
+int setContains(robj *o, sds member);
+/* A hash field's value; 0 when the hash has no such field. */
+int hashGetValue(robj *o, sds field, valueElem *value);
+
+/* One SCAN step over a hash, set or zset: fn gets each element and, for
+ * hashes and zsets, val as SCAN replies it (the hash value; the score as
+ * stored in a listpack, or printed by d2string). Compact encodings come back
+ * whole and return cursor 0; hash tables advance one dictScan step. */
+typedef void valueScanFn(void *ctx, const valueElem *ele, const valueElem *val);
+unsigned long valueScan(robj *o, unsigned long cursor, valueScanFn *fn, void *ctx);
+
+/* A deep copy in the same encoding (any type, strings and streams included). */
+robj *valueDup(robj *o);
+/* Bytes the value takes, sampling at most `samples` elements of big ones. */
+size_t valueMemoryUsage(robj *o, long long samples);
+
+/* The encoding's own bytes: a listpack or intset is one blob, a quicklist
+ * one per node (container: QUICKLIST_NODE_CONTAINER_*); hash tables and
+ * skiplists have none. Walk: pos = NULL; while ((pos = valueBlobNext(o, pos, &b))). */
+typedef struct valueBlob {
+    const unsigned char *bytes;
+    size_t len;
+    int container;
+} valueBlob;
+size_t valueBlobCount(robj *o);
+const void *valueBlobNext(robj *o, const void *pos, valueBlob *b);
+
+/* Compact to table encodings, for good (listpack hash → dict, intset → dict). */
+void hashConvertToTable(robj *o);
+void setConvertToTable(robj *o);
+
+/* An element as a new object / sds (integers as their decimal text). */
+static inline robj *valueElemObject(const valueElem *e) {
+    return e->sval ? createStringObject((const char *)e->sval, e->slen) : createStringObjectFromLongLong(e->lval);
+}
+static inline sds valueElemSds(const valueElem *e) {
+    return e->sval ? sdsnewlen(e->sval, e->slen) : sdsfromlonglong(e->lval);
+}
+/* An element's bytes without allocating: integers are printed into buf. */
+static inline const char *valueElemBytes(const valueElem *e, char buf[LONG_STR_SIZE], size_t *len) {
+    if (e->sval) {
+        *len = e->slen;
+        return (const char *)e->sval;
+    }
+    *len = (size_t)ll2string(buf, LONG_STR_SIZE, e->lval);
+    return buf;
+}
+
+#endif

@@ -1,0 +1,295 @@
+/* test_value: checks src/data/value (and t_zset) on every aggregate type in
+ * every encoding: the same elements must come out of the iterator, SCAN,
+ * a copy and a conversion whatever the encoding, with the lengths agreeing,
+ * so the code above data/ can rely on the layer instead of the encodings. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/dict.h"
+#include "core/sds.h"
+#include "core/zmalloc.h"
+#include "data/intset.h"
+#include "data/listpack.h"
+#include "data/quicklist.h"
+#include "data/t_zset.h"
+#include "data/value.h"
+#include "testhelp.h"
+
+#define N 50
+
+static const zsetLimits small = {128, 64};
+static const zsetLimits none = {0, 0};
+
+/* An element's text, for comparisons that ignore how it is stored. */
+static sds elemText(const valueElem *e) { return valueElemSds(e); }
+
+static int elemIs(const valueElem *e, const char *want) {
+    sds s = elemText(e);
+    int ok = strcmp(s, want) == 0;
+    sdsfree(s);
+    return ok;
+}
+
+static robj *makeHash(int table) {
+    robj *o = createHashObject();
+    for (int i = 0; i < N; i++) {
+        char f[16], v[16];
+        snprintf(f, sizeof(f), "f%d", i);
+        snprintf(v, sizeof(v), "%d", i * 10); /* integer values: stored as listpack ints */
+        o->ptr = lpAppend(o->ptr, (unsigned char *)f, (uint32_t)strlen(f));
+        o->ptr = lpAppend(o->ptr, (unsigned char *)v, (uint32_t)strlen(v));
+    }
+    if (table) hashConvertToTable(o);
+    return o;
+}
+
+static robj *makeSet(int table) {
+    robj *o = createIntsetObject();
+    for (int i = 0; i < N; i++) o->ptr = intsetAdd(o->ptr, i * 3, NULL);
+    if (table) setConvertToTable(o);
+    return o;
+}
+
+static robj *makeList(void) {
+    robj *o = createQuicklistObject(4, 0); /* 4 per node: several nodes */
+    for (int i = 0; i < N; i++) {
+        char v[16];
+        snprintf(v, sizeof(v), i % 2 ? "%d" : "item%d", i);
+        quicklistPushTail(o->ptr, v, strlen(v));
+    }
+    return o;
+}
+
+static robj *makeZset(const zsetLimits *lim) {
+    robj *o = zsetCreateFor(3, lim);
+    for (int i = N - 1; i >= 0; i--) { /* reverse: insertion must order them */
+        char m[16];
+        snprintf(m, sizeof(m), "m%02d", i);
+        sds ele = sdsnew(m);
+        int out;
+        zsetAdd(o, i + 0.5, ele, ZADD_IN_NONE, &out, NULL, lim);
+        CHECK(out & ZADD_OUT_ADDED);
+        sdsfree(ele);
+    }
+    return o;
+}
+
+/* Walks o and checks element i against expect(i). Returns the count. */
+static unsigned long walk(robj *o, void (*expect)(long i, const valueItem *it)) {
+    valueIter it;
+    valueItem item;
+    unsigned long n = 0;
+    valueIterInit(&it, o);
+    while (valueIterNext(&it, &item)) expect((long)n++, &item);
+    valueIterDone(&it);
+    return n;
+}
+
+static void expectList(long i, const valueItem *it) {
+    char v[16];
+    snprintf(v, sizeof(v), i % 2 ? "%ld" : "item%ld", i);
+    CHECK(elemIs(&it->ele, v));
+}
+
+static void expectZset(long i, const valueItem *it) {
+    char m[16];
+    snprintf(m, sizeof(m), "m%02ld", i);
+    CHECK(elemIs(&it->ele, m));
+    CHECK(it->score == i + 0.5);
+}
+
+/* Hashes and sets in table encodings come in table order: check membership. */
+static unsigned long hash_hits;
+static void expectHashAny(long i, const valueItem *it) {
+    (void)i;
+    sds f = elemText(&it->ele), v = elemText(&it->val);
+    CHECK(f[0] == 'f' && atol(f + 1) * 10 == atol(v));
+    hash_hits++;
+    sdsfree(f);
+    sdsfree(v);
+}
+
+static void expectSetAny(long i, const valueItem *it) {
+    (void)i;
+    sds s = elemText(&it->ele);
+    CHECK(atol(s) % 3 == 0 && atol(s) < 3 * N);
+    sdsfree(s);
+}
+
+typedef struct scanCount {
+    unsigned long eles, vals;
+} scanCount;
+
+static void countScan(void *ctx, const valueElem *ele, const valueElem *val) {
+    scanCount *sc = ctx;
+    (void)ele;
+    sc->eles++;
+    if (val) sc->vals++;
+}
+
+static scanCount scanAll(robj *o) {
+    scanCount sc = {0, 0};
+    unsigned long cursor = 0;
+    do cursor = valueScan(o, cursor, countScan, &sc);
+    while (cursor);
+    return sc;
+}
+
+static void checkCommon(robj *o, int pairs) {
+    scanCount sc = scanAll(o);
+    CHECK(sc.eles == valueLength(o));
+    CHECK(sc.vals == (pairs ? valueLength(o) : 0));
+    robj *copy = valueDup(o);
+    CHECK(copy->type == o->type && copy->encoding == o->encoding && valueLength(copy) == valueLength(o));
+    decrRefCount(copy);
+    CHECK(valueMemoryUsage(o, 5) > sizeof(robj));
+}
+
+static void testHash(void) {
+    for (int table = 0; table <= 1; table++) {
+        TEST(table ? "hash table" : "hash listpack");
+        robj *o = makeHash(table);
+        CHECK(o->encoding == (table ? OBJ_ENCODING_HT : OBJ_ENCODING_LISTPACK));
+        CHECK(valueLength(o) == N);
+        hash_hits = 0;
+        CHECK(walk(o, expectHashAny) == N);
+        CHECK(hash_hits == N);
+        valueElem v;
+        sds f = sdsnew("f7");
+        CHECK(hashGetValue(o, f, &v) && elemIs(&v, "70"));
+        sdsfree(f);
+        f = sdsnew("nope");
+        CHECK(!hashGetValue(o, f, &v));
+        sdsfree(f);
+        checkCommon(o, 1);
+        CHECK(valueBlobCount(o) == (size_t)!table);
+        decrRefCount(o);
+    }
+}
+
+static void testSet(void) {
+    for (int table = 0; table <= 1; table++) {
+        TEST(table ? "set table" : "set intset");
+        robj *o = makeSet(table);
+        CHECK(valueLength(o) == N);
+        CHECK(walk(o, expectSetAny) == N);
+        checkCommon(o, 0);
+        sds m = sdsnew("21"), other = sdsnew("22"), text = sdsnew("x");
+        CHECK(setContains(o, m) && !setContains(o, other) && !setContains(o, text));
+        sdsfree(m);
+        sdsfree(other);
+        sdsfree(text);
+        if (!table) {
+            valueBlob b;
+            CHECK(valueBlobNext(o, NULL, &b) != NULL && b.len == intsetBlobLen(o->ptr));
+        }
+        decrRefCount(o);
+    }
+}
+
+static void testList(void) {
+    TEST("list");
+    robj *o = makeList();
+    CHECK(valueLength(o) == N);
+    CHECK(walk(o, expectList) == N);
+    /* From index 10 backwards from the tail: N-11, N-12, ... */
+    valueIter it;
+    valueItem item;
+    valueIterInitAt(&it, o, 10, 1);
+    CHECK(valueIterNext(&it, &item));
+    char v[16];
+    snprintf(v, sizeof(v), (N - 11) % 2 ? "%d" : "item%d", N - 11);
+    CHECK(elemIs(&item.ele, v));
+    valueIterDone(&it);
+    valueIterInitAt(&it, o, N, 0); /* past the end: nothing */
+    CHECK(!valueIterNext(&it, &item));
+    valueIterDone(&it);
+    size_t nodes = 0, bytes = 0;
+    valueBlob b;
+    for (const void *pos = NULL; (pos = valueBlobNext(o, pos, &b));) {
+        nodes++;
+        bytes += b.len;
+        CHECK(b.container == QUICKLIST_NODE_CONTAINER_PACKED);
+    }
+    CHECK(nodes == valueBlobCount(o) && nodes == (N + 3) / 4 && bytes > 0);
+    robj *copy = valueDup(o);
+    CHECK(walk(copy, expectList) == N);
+    decrRefCount(copy);
+    listPush(o, "head", 4, 0);
+    listPush(o, "tail", 4, 1);
+    valueIterInit(&it, o);
+    CHECK(valueIterNext(&it, &item) && elemIs(&item.ele, "head"));
+    valueIterDone(&it);
+    valueIterInitAt(&it, o, 0, 1);
+    CHECK(valueIterNext(&it, &item) && elemIs(&item.ele, "tail") && valueLength(o) == N + 2);
+    valueIterDone(&it);
+    decrRefCount(o);
+}
+
+static int visited;
+static int visitCount(const unsigned char *ele, size_t len, double score, void *ctx) {
+    (void)ele;
+    (void)len;
+    (void)ctx;
+    CHECK(score >= 10 && score <= 20);
+    return ++visited < 5; /* stop after five */
+}
+
+static void testZset(void) {
+    for (int sl = 0; sl <= 1; sl++) {
+        TEST(sl ? "zset skiplist" : "zset listpack");
+        robj *o = makeZset(sl ? &none : &small);
+        CHECK(o->encoding == (sl ? OBJ_ENCODING_SKIPLIST : OBJ_ENCODING_LISTPACK));
+        CHECK(valueLength(o) == N && zsetLength(o) == N);
+        CHECK(walk(o, expectZset) == N);
+        /* Reverse from rank 0: the highest first. */
+        valueIter it;
+        valueItem item;
+        valueIterInitAt(&it, o, 0, 1);
+        CHECK(valueIterNext(&it, &item) && item.score == N - 1 + 0.5);
+        valueIterDone(&it);
+        double score;
+        sds m = sdsnew("m07");
+        CHECK(zsetScore(o, m, &score) && score == 7.5);
+        CHECK(zsetRank(o, m, 0) == 7 && zsetRank(o, m, 1) == N - 8);
+        CHECK(zsetDel(o, m) && !zsetScore(o, m, &score) && valueLength(o) == N - 1);
+        sdsfree(m);
+        visited = 0;
+        zrangespec r = {10, 20, 0, 0};
+        zsetVisitScoreRange(o, &r, visitCount, NULL);
+        CHECK(visited == 5);
+        checkCommon(o, 1);
+        decrRefCount(o);
+    }
+    TEST("zset conversions");
+    robj *o = makeZset(&none);
+    zsetConvertToListpackIfNeeded(o, 3, 3 * N, &small);
+    CHECK(o->encoding == OBJ_ENCODING_LISTPACK && walk(o, expectZset) == N);
+    zsetConvertToSkiplist(o);
+    CHECK(o->encoding == OBJ_ENCODING_SKIPLIST && walk(o, expectZset) == N);
+    decrRefCount(o);
+    /* Growing past the entry limit converts for good. */
+    zsetLimits tiny = {10, 64};
+    o = makeZset(&tiny);
+    CHECK(o->encoding == OBJ_ENCODING_SKIPLIST && walk(o, expectZset) == N);
+    decrRefCount(o);
+}
+
+static void testStrings(void) {
+    TEST("strings");
+    robj *s = createStringObject("hello", 5);
+    CHECK(valueLength(s) == 0 && valueBlobCount(s) == 0);
+    robj *copy = valueDup(s);
+    CHECK(copy != s && equalStringObjects(copy, s));
+    decrRefCount(copy);
+    decrRefCount(s);
+}
+
+int main(void) {
+    testHash();
+    testSet();
+    testList();
+    testZset();
+    testStrings();
+    return TEST_REPORT();
+}
