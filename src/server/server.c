@@ -286,7 +286,9 @@ int processCommand(client *c) {
  * (unless the command blocked: they are done when it is served), then the
  * MONITOR feed (once, when the command ran the first time, so a blocking
  * command shows when it blocks), both with the argv as the client sent it
- * (secrets redacted) and in the database the command left selected. */
+ * (secrets redacted) and in the database the command left selected — the
+ * after-call observers main.c registers, in that order. Then the command
+ * goes to the command stream, as its argv stands, if it changed data. */
 void call(client *c, int flags) {
     struct redisCommand *real_cmd = c->cmd;
     long long dirty = server.dirty;
