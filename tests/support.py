@@ -19,6 +19,10 @@ REFERENCE = os.environ.get("REFERENCE") == "1"
 REF_SERVER = shutil.which("redis-server")
 
 
+class PortTaken(Exception):
+    """The port chosen for a server was taken by another process first."""
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -30,41 +34,66 @@ class Server:
 
     def __init__(self, args=(), config_text=None, binary=None):
         self.dir = tempfile.mkdtemp(prefix="redis-test-")
-        self.port = free_port()
         self.host = "127.0.0.1"
         self.logfile = os.path.join(self.dir, "server.log")
-        cmd = [binary or SERVER]
-        if config_text is not None:
-            path = os.path.join(self.dir, "redis.conf")
-            with open(path, "w") as f:
-                f.write(config_text)
-            cmd.append(path)
-        cmd += ["--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.dir,
-                "--save", "", "--appendonly", "no", "--logfile", self.logfile]
-        cmd += list(args)
-        self.cmd = cmd
         self.proc = None
-        try:
-            self.proc = subprocess.Popen(cmd, cwd=self.dir, stdout=subprocess.DEVNULL,
-                                         stderr=subprocess.PIPE)
-            self._wait_ready()
-        except BaseException:
-            # Nobody holds a Server that failed to start, so stop it here:
-            # a server that never answered PONG must not outlive the test.
-            self.stop()
-            raise
+        self.config_path = None
+        if config_text is not None:
+            self.config_path = os.path.join(self.dir, "redis.conf")
+            with open(self.config_path, "w") as f:
+                f.write(config_text)
+        # free_port() lets the port go before the server binds it, so another
+        # process (a parallel test run) may take it first: start again on a
+        # new port when that happened.
+        for attempt in range(5):
+            self.port = free_port()
+            cmd = [binary or SERVER] + ([self.config_path] if self.config_path else [])
+            cmd += ["--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.dir,
+                    "--save", "", "--appendonly", "no", "--logfile", self.logfile]
+            cmd += list(args)
+            self.cmd = cmd
+            try:
+                self.proc = subprocess.Popen(cmd, cwd=self.dir, stdout=subprocess.DEVNULL,
+                                             stderr=subprocess.PIPE)
+                self._wait_ready()
+                return
+            except PortTaken:
+                if self.proc.poll() is None:
+                    self.proc.kill()
+                self.proc.wait()
+                self.proc.stderr.close()
+                continue
+            except BaseException:
+                # Nobody holds a Server that failed to start, so stop it here:
+                # a server that never answered PONG must not outlive the test.
+                self.stop()
+                raise
+        self.stop()
+        raise RuntimeError("no free port after 5 attempts")
 
     def _wait_ready(self):
-        deadline = time.time() + 10
+        deadline = time.time() + 20
         while time.time() < deadline:
             if self.proc.poll() is not None:
                 err = self.proc.stderr.read().decode(errors="replace")
-                raise RuntimeError("server exited with %s: %s %s" % (self.proc.returncode, err, self.log()))
+                log = self.log()
+                if "Address already in use" in log + err:
+                    raise PortTaken()
+                raise RuntimeError("server exited with %s: %s %s" % (self.proc.returncode, err, log))
             try:
                 with socket.create_connection((self.host, self.port), timeout=0.2) as s:
-                    s.sendall(b"PING\r\n")
-                    if s.recv(64).startswith(b"+PONG"):
+                    # Our process, not another one that took the port.
+                    s.sendall(b"INFO server\r\n")
+                    reply = b""
+                    while not (reply.startswith(b"-") and reply.endswith(b"\r\n")) and (not reply.endswith(b"\r\n\r\n") or reply.count(b"\r\n") < 3):
+                        chunk = s.recv(65536)
+                        if not chunk:
+                            break
+                        reply += chunk
+                    if b"process_id:%d\r\n" % self.proc.pid in reply or reply.startswith(b"-NOAUTH"):
                         return
+                    if reply.startswith(b"$") and self.proc.poll() is None:
+                        raise PortTaken()  # somebody else's server answers there
             except OSError:
                 pass
             time.sleep(0.02)
