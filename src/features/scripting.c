@@ -11,6 +11,7 @@
 #include "features/scripting.h"
 #include "features/lua_libs.h"
 #include "features/monitor.h"
+#include "server/access.h"
 #include "server/blocking.h"
 #include "server/client.h"
 #include "server/reply.h"
@@ -439,6 +440,18 @@ static sds collectReply(client *c) {
 
 static void checkKilledOrTimeout(lua_State *L);
 
+/* A script runs each command with the permissions of the user who called it. */
+static int scriptAccessDenied(struct redisCommand *cmd, robj **argv, int argc, const char **err) {
+    int pos, denied = accessCheck(run.caller, cmd, argv, argc, &pos);
+    if (denied == ACCESS_OK) return 0;
+    accessLogDenial(run.caller, denied, ACCESS_CTX_LUA, cmd, argv, pos);
+    if (denied == ACCESS_DENIED_CMD) *err = "The user executing the script can't run this command or subcommand";
+    else if (denied == ACCESS_DENIED_KEY)
+        *err = "The user executing the script can't access at least one of the keys mentioned in the command arguments";
+    else *err = "The user executing the script can't publish to the channel mentioned in the command";
+    return 1;
+}
+
 static int redisCallGeneric(lua_State *L, int raise) {
     int argc = lua_gettop(L);
     const char *err = NULL;
@@ -471,6 +484,9 @@ static int redisCallGeneric(lua_State *L, int raise) {
     if (!cmd) err = "Unknown Redis command called from script";
     else if (!commandCheckArity(cmd, argc)) err = "Wrong number of args calling Redis command from script";
     else if (cmd->flags & CMD_NOSCRIPT) err = "This Redis command is not allowed from script";
+    else if (scriptAccessDenied(cmd, argv, argc, &err)) {
+        /* err says which permission the script's user lacks */
+    }
     else if ((cmd->flags & (CMD_WRITE | CMD_MAY_REPLICATE)) && run.readonly) err = "Write commands are not allowed from read-only scripts.";
     else if ((cmd->flags & CMD_DENYOOM) && server.maxmemory && zmalloc_used_memory() > server.maxmemory &&
              !run.wrote && !(run.flags & SCRIPT_FLAG_ALLOW_OOM))

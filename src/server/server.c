@@ -1,6 +1,7 @@
 /* server: start-up, the cron, the command pipeline (processCommand → call),
  * logging, signals and shutdown. The one `server` struct lives here. */
 #include "server/server.h"
+#include "server/access.h"
 #include "server/blocking.h"
 #include "server/client.h"
 #include "server/config.h"
@@ -22,6 +23,7 @@
 #include "features/slowlog.h"
 #include "persist/persist.h"
 #include "persist/propagate.h"
+#include "acl/acl.h"
 
 #include <errno.h>
 #include <execinfo.h>
@@ -196,6 +198,21 @@ static void markMayReplicateCommands(void) {
 
 int commandIsContainer(robj *name);
 
+/* The ACL check of a command about to run or be queued, with Redis's NOPERM texts. */
+static int rejectByAccessControl(client *c) {
+    int pos;
+    int denied = accessCheck(c, c->cmd, c->argv, c->argc, &pos);
+    if (denied == ACCESS_OK) return 0;
+    accessLogDenial(c, denied, (c->flags & CLIENT_MULTI) ? ACCESS_CTX_MULTI : ACCESS_CTX_TOPLEVEL, c->cmd, c->argv, pos);
+    if (denied == ACCESS_DENIED_CMD)
+        rejectCommand(c, "-NOPERM this user has no permissions to run the '%s' command", c->cmd->fullname);
+    else if (denied == ACCESS_DENIED_KEY)
+        rejectCommand(c, "-NOPERM this user has no permissions to access one of the keys used as arguments");
+    else
+        rejectCommand(c, "-NOPERM this user has no permissions to access one of the channels used as arguments");
+    return 1;
+}
+
 /* Returns C_OK when the client can go on with its next command. */
 int processCommand(client *c) {
     updateCachedTime();
@@ -225,7 +242,7 @@ int processCommand(client *c) {
         return C_OK;
     }
     uint64_t flags = c->cmd->flags;
-    if (!c->authenticated && !(flags & CMD_NO_AUTH)) {
+    if (accessAuthRequired(c) && !(flags & CMD_NO_AUTH)) {
         rejectCommandObject(c, shared.noautherr);
         return C_OK;
     }
@@ -237,6 +254,7 @@ int processCommand(client *c) {
         rejectCommand(c, "Command not allowed inside a transaction");
         return C_OK;
     }
+    if (rejectByAccessControl(c)) return C_OK;
     /* maxmemory: evict first (not while a busy script holds the loop), then
      * refuse commands that may add data if not enough could be freed. EXEC
      * counts as such when it holds one; inside MULTI nothing but the commands
@@ -284,6 +302,11 @@ int processCommand(client *c) {
     server.current_client = c;
     call(c, CALL_FULL);
     server.current_client = NULL;
+    /* Its user was deleted while it ran (ACL DELUSER of itself): the reply goes, then the connection. */
+    if (c->flags & CLIENT_CLOSE_AFTER_COMMAND) {
+        c->flags &= ~CLIENT_CLOSE_AFTER_COMMAND;
+        c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+    }
     if (listLength(server.ready_keys)) handleClientsBlockedOnKeys();
     return C_OK;
 }
@@ -542,7 +565,9 @@ int main(int argc, char **argv) {
     initServerConfig();
     populateCommandTable();
     markMayReplicateCommands();
+    aclInit();
     if (loadServerConfigFromArgs(argc, argv) != C_OK) exit(1);
+    aclLoadUsersAtStartup();
     if (server.daemonize) daemonize();
     configApplyThreadSettings();
     initServer();

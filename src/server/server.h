@@ -60,6 +60,7 @@
 #define CMD_PROPAGATES_EFFECTS (1ULL << 40)
 
 typedef struct client client;
+struct user; /* acl/'s; opaque here */
 typedef void redisCommandProc(client *c);
 
 typedef struct redisCommand {
@@ -79,6 +80,10 @@ typedef struct redisCommand {
     /* Statistics (INFO commandstats). */
     long long calls, microseconds, rejected_calls, failed_calls;
     struct latencyHistogram *latency_histogram; /* features/latency.c; NULL until called */
+    /* Access control (acl/ sets them at start-up): the command's bit in a
+     * user's command bitmap, and its ACL categories as bits. */
+    int id;
+    uint64_t acl_categories;
 } redisCommand;
 
 /* Client flags. */
@@ -184,6 +189,7 @@ struct client {
     time_t lastinteraction;
     time_t obuf_soft_limit_reached_time;
     int authenticated;
+    struct user *user; /* NULL: fake clients (scripts, AOF), which may run anything */
     int resp;
     int bufpos;
     size_t buf_usable_size;
@@ -315,6 +321,9 @@ struct redisServer {
     int syslog_enabled;
     char *requirepass;
     char *masterauth; /* no replication yet: accepted (and redacted) like Redis */
+    char *acl_filename;          /* aclfile; "" when users come from redis.conf */
+    int acl_pubsub_default;      /* 1: new users start with allchannels */
+    long long acllog_max_len;
     int notify_keyspace_events;
     int latency_tracking;
     long long latency_monitor_threshold; /* ms; 0 disables the latency monitor */
