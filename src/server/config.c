@@ -456,7 +456,7 @@ static configDef configs[] = {
     B("syslog-enabled", NULL, F_IMMUTABLE | F_NOEFFECT, &server.syslog_enabled, "no"),
     STR("syslog-ident", NULL, F_IMMUTABLE | F_NOEFFECT, &cfg_strs[0], "redis"),
     I("databases", NULL, F_IMMUTABLE, &server.dbnum, "16", 1, INT_MAX, NULL),
-    B("always-show-logo", NULL, F_IMMUTABLE | F_NOEFFECT, &cfg_ints[0], "no"),
+    B("always-show-logo", NULL, F_IMMUTABLE, &server.always_show_logo, "no"),
     B("set-proc-title", NULL, F_IMMUTABLE | F_NOEFFECT, &cfg_ints[1], "yes"),
     STR("proc-title-template", NULL, F_NOEFFECT, &cfg_strs[1], "{title} {listen-addr} {server-mode}"),
     I("hz", NULL, 0, &server.hz, "10", 0, INT_MAX, applyHz),

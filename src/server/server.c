@@ -538,6 +538,37 @@ static void initServer(void) {
     server.initial_memory_usage = zmalloc_used_memory();
 }
 
+/* Redis's start-up banner: the logo (with the PID, which test harnesses
+ * wait for) when asked for or on a terminal, else one line. */
+static void showStartupBanner(void) {
+    int logo = server.always_show_logo || ((server.logfile == NULL || server.logfile[0] == '\0') && isatty(STDOUT_FILENO));
+    if (!logo) {
+        serverLog(LL_NOTICE, "Running mode=standalone, port=%d.", server.port);
+        return;
+    }
+    serverLog(LL_NOTICE | LL_RAW,
+              "                _._                                                  \n"
+              "           _.-``__ ''-._                                             \n"
+              "      _.-``    `.  `_.  ''-._           Redis 7.0.15 (00000000/0) 64 bit\n"
+              "  .-`` .-```.  ```\\/    _.,_ ''-._                                  \n"
+              " (    '      ,       .-`  | `,    )     Running in standalone mode\n"
+              " |`-._`-...-` __...-.``-._|'` _.-'|     Port: %d\n"
+              " |    `-._   `._    /     _.-'    |     PID: %ld\n"
+              "  `-._    `-._  `-./  _.-'    _.-'                                   \n",
+              server.port, (long)getpid());
+    /* In two parts: one log line holds at most 1024 bytes. */
+    serverLog(LL_NOTICE | LL_RAW, "%s",
+              " |`-._`-._    `-.__.-'    _.-'_.-'|                                  \n"
+              " |    `-._`-._        _.-'_.-'    |           https://redis.io       \n"
+              "  `-._    `-._`-.__.-'_.-'    _.-'                                   \n"
+              " |`-._`-._    `-.__.-'    _.-'_.-'|                                  \n"
+              " |    `-._`-._        _.-'_.-'    |                                  \n"
+              "  `-._    `-._`-.__.-'_.-'    _.-'                                   \n"
+              "      `-._    `-.__.-'    _.-'                                       \n"
+              "          `-._        _.-'                                           \n"
+              "              `-.__.-'                                               \n\n");
+}
+
 static void setRandomSeedAndRunId(void) {
     uint8_t seed[16];
     FILE *fp = fopen("/dev/urandom", "r");
@@ -570,6 +601,7 @@ int main(int argc, char **argv) {
     aclLoadUsersAtStartup();
     if (server.daemonize) daemonize();
     configApplyThreadSettings();
+    showStartupBanner();
     initServer();
     createPidFile();
     serverLog(LL_NOTICE, "Server initialized");

@@ -315,6 +315,7 @@ struct redisServer {
     /* Logging and process. */
     int verbosity;
     char *logfile;
+    int always_show_logo;
     int daemonize;
     char *pidfile;
     int supervised;
