@@ -62,7 +62,6 @@ typedef struct aclSelector {
     sds **allowed_firstargs;
     list *patterns; /* keyPattern */
     list *channels; /* sds */
-    sds command_rules;
 } aclSelector;
 
 typedef struct user {
@@ -193,7 +192,6 @@ static aclSelector *createSelector(int flags) {
     s->patterns = listCreate();
     s->patterns->free = listFreeKeyPattern;
     s->channels = createSdsList();
-    s->command_rules = sdsempty();
     return s;
 }
 
@@ -227,7 +225,6 @@ static void freeSelector(void *p) {
     aclSelector *s = p;
     listRelease(s->patterns);
     listRelease(s->channels);
-    sdsfree(s->command_rules);
     resetFirstArgs(s);
     zfree(s);
 }
@@ -240,8 +237,6 @@ static aclSelector *copySelector(aclSelector *src) {
     listRelease(s->channels);
     s->patterns = dupKeyPatternList(src->patterns);
     s->channels = dupSdsList(src->channels);
-    sdsfree(s->command_rules);
-    s->command_rules = sdsdup(src->command_rules);
     if (src->allowed_firstargs) {
         for (int j = 0; j < USER_COMMAND_BITS_COUNT; j++) {
             if (!src->allowed_firstargs[j]) continue;
@@ -290,43 +285,6 @@ static void changeCategoryPerm(redisCommand *cmd, void *ctx) {
     if (cmd->acl_categories & cc->cflag) changeSelectorPerm(cc->s, cmd, cc->allow);
 }
 
-/* Drops earlier rules about the same command (or its subcommands, or the same
- * category) from the rule text, so it stays short and in the order given. */
-static void removeCommandRule(aclSelector *s, sds new_rule) {
-    size_t new_len = sdslen(new_rule);
-    char *existing = s->command_rules;
-    while (existing[0]) {
-        char *copy_position = existing;
-        existing += 1; /* the + or - */
-        char *rule_end = strchr(existing, ' ');
-        if (!rule_end) {
-            rule_end = existing + strlen(existing);
-            if (copy_position != s->command_rules) copy_position -= 1;
-        }
-        char *copy_end = rule_end;
-        if (*copy_end == ' ') copy_end++;
-        size_t existing_len = rule_end - existing;
-        size_t cmp = existing_len < new_len ? existing_len : new_len;
-        if (!memcmp(existing, new_rule, cmp) &&
-            (existing_len == new_len || (existing_len > new_len && existing[new_len] == '|'))) {
-            memmove(copy_position, copy_end, strlen(copy_end) + 1);
-            existing = copy_position;
-            continue;
-        }
-        existing = copy_end;
-    }
-    sdssetlen(s->command_rules, strlen(s->command_rules));
-}
-
-static void updateCommandRules(aclSelector *s, const char *rule, int allow) {
-    sds new_rule = sdsnew(rule);
-    sdstolower(new_rule);
-    removeCommandRule(s, new_rule);
-    if (sdslen(s->command_rules)) s->command_rules = sdscat(s->command_rules, " ");
-    s->command_rules = sdscatprintf(s->command_rules, "%c%s", allow ? '+' : '-', new_rule);
-    sdsfree(new_rule);
-}
-
 /* +cmd, +cmd|sub, +cmd|firstarg and -cmd. */
 static int setSelectorCommand(aclSelector *s, const char *op) {
     int allow = op[0] == '+';
@@ -339,7 +297,6 @@ static int setSelectorCommand(aclSelector *s, const char *op) {
             return C_ERR;
         }
         changeSelectorPerm(s, cmd, allow);
-        updateCommandRules(s, cmd->fullname, allow);
         return C_OK;
     }
     sds copy = sdsnewlen(name, bar - name);
@@ -372,7 +329,6 @@ static int setSelectorCommand(aclSelector *s, const char *op) {
                   name);
         addAllowedFirstArg(s, cmd->id, sub);
     }
-    updateCommandRules(s, name, 1);
     return C_OK;
 }
 
@@ -435,12 +391,10 @@ static int setSelector(aclSelector *s, const char *op, size_t oplen) {
     } else if (!strcasecmp(op, "allcommands") || !strcasecmp(op, "+@all")) {
         memset(s->allowed_commands, 255, sizeof(s->allowed_commands));
         s->flags |= SELECTOR_FLAG_ALLCOMMANDS;
-        sdsclear(s->command_rules);
         resetFirstArgs(s);
     } else if (!strcasecmp(op, "nocommands") || !strcasecmp(op, "-@all")) {
         memset(s->allowed_commands, 0, sizeof(s->allowed_commands));
         s->flags &= ~SELECTOR_FLAG_ALLCOMMANDS;
-        sdsclear(s->command_rules);
         resetFirstArgs(s);
     } else if (op[0] == '~' || op[0] == '%') {
         return setSelectorKeyPattern(s, op, oplen);
@@ -458,9 +412,7 @@ static int setSelector(aclSelector *s, const char *op, size_t oplen) {
             errno = ENOENT;
             return C_ERR;
         }
-        int allow = op[0] == '+';
-        updateCommandRules(s, op + 1, allow);
-        categoryChange cc = {s, cflag, allow};
+        categoryChange cc = {s, cflag, op[0] == '+'};
         forEachCommand(server.commands, changeCategoryPerm, &cc);
     } else if (op[0] == '+' || op[0] == '-') {
         return setSelectorCommand(s, op);
@@ -709,33 +661,77 @@ static sds catPatternString(sds s, keyPattern *kp) {
     return sdscatsds(s, kp->pattern);
 }
 
-static long countFirstArgs(aclSelector *s) {
-    long n = 0;
-    for (int j = 0; s->allowed_firstargs && j < USER_COMMAND_BITS_COUNT; j++)
-        for (int i = 0; s->allowed_firstargs[j] && s->allowed_firstargs[j][i]; i++) n++;
-    return n;
+static void countCategoryBits(aclSelector *s, uint64_t cflag, unsigned long *on, unsigned long *off) {
+    *on = *off = 0;
+    dictIterator *di = dictGetIterator(server.commands);
+    dictEntry *de;
+    while ((de = dictNext(di))) {
+        redisCommand *cmd = dictGetVal(de);
+        if (!(cmd->acl_categories & cflag)) continue;
+        if (getCommandBit(s, cmd->id)) (*on)++;
+        else (*off)++;
+    }
+    dictReleaseIterator(di);
 }
 
-/* The rules replayed from +@all or -@all: those that change nothing there
- * (+client|id after +@all, -get when get was never allowed) are left out, as
- * the reference leaves them out. */
-static sds describeSelectorCommandRules(aclSelector *s) {
-    int future = getCommandBit(s, FUTURE_COMMANDS_BIT);
-    sds rules = sdsnew(future ? "+@all" : "-@all");
-    aclSelector *fake = createSelector(0);
-    setSelector(fake, rules, sdslen(rules));
-    int argc = 0;
-    sds *argv = sdssplitargs(s->command_rules, &argc);
-    for (int i = 0; argv && i < argc; i++) {
-        uint64_t before[USER_COMMAND_BITS_COUNT / 64];
-        memcpy(before, fake->allowed_commands, sizeof(before));
-        long firstargs = countFirstArgs(fake);
-        setSelector(fake, argv[i], sdslen(argv[i]));
-        if (memcmp(before, fake->allowed_commands, sizeof(before)) || firstargs != countFirstArgs(fake))
-            rules = sdscatprintf(rules, " %s", argv[i]);
+/* The single commands (and allowed first args) where the rules so far,
+ * applied to fake, still differ from the selector. */
+static void describeSingleCommands(aclSelector *s, aclSelector *fake, sds *rules, dict *commands) {
+    dictIterator *di = dictGetIterator(commands);
+    dictEntry *de;
+    while ((de = dictNext(di))) {
+        redisCommand *cmd = dictGetVal(de);
+        int userbit = getCommandBit(s, cmd->id);
+        if (userbit != getCommandBit(fake, cmd->id)) {
+            *rules = sdscatprintf(*rules, "%c%s ", userbit ? '+' : '-', cmd->fullname);
+            changeSelectorPerm(fake, cmd, userbit);
+        }
+        if (cmd->subcommands) describeSingleCommands(s, fake, rules, cmd->subcommands);
+        if (!userbit && s->allowed_firstargs && s->allowed_firstargs[cmd->id])
+            for (int j = 0; s->allowed_firstargs[cmd->id][j]; j++)
+                *rules = sdscatprintf(*rules, "+%s|%s ", cmd->fullname, s->allowed_firstargs[cmd->id][j]);
     }
-    if (argv) sdsfreesplitres(argv, argc);
+    dictReleaseIterator(di);
+}
+
+/* Redis 7.0's description of a command bitmap: +@all or -@all, then the
+ * categories that fit best (more commands in common than not, fewest
+ * differences first), then the single commands still different. */
+static sds describeSelectorCommandRules(aclSelector *s) {
+    int additive = !getCommandBit(s, FUTURE_COMMANDS_BIT);
+    sds rules = sdsnew(additive ? "-@all " : "+@all ");
+    aclSelector *fake = createSelector(0), *temp = createSelector(0);
+    setSelector(fake, additive ? "-@all" : "+@all", 5);
+    memcpy(temp->allowed_commands, s->allowed_commands, sizeof(s->allowed_commands));
+    char applied[sizeof(ACLCommandCategories) / sizeof(ACLCommandCategories[0])] = {0};
+    while (1) {
+        int best = -1;
+        unsigned long mindiff = ~0UL, maxsame = 0;
+        for (int j = 0; ACLCommandCategories[j].name; j++) {
+            if (applied[j]) continue;
+            unsigned long on, off;
+            countCategoryBits(temp, ACLCommandCategories[j].flag, &on, &off);
+            unsigned long diff = additive ? off : on, same = additive ? on : off;
+            if (same > diff && (diff < mindiff || (diff == mindiff && same > maxsame))) {
+                best = j;
+                mindiff = diff;
+                maxsame = same;
+            }
+        }
+        if (best == -1) break;
+        sds op = sdscatprintf(sdsempty(), "%c@%s", additive ? '+' : '-', ACLCommandCategories[best].name);
+        setSelector(fake, op, sdslen(op));
+        op[0] = additive ? '-' : '+'; /* temp takes the inverse: the category is dealt with */
+        setSelector(temp, op, sdslen(op));
+        op[0] = additive ? '+' : '-';
+        rules = sdscatprintf(rules, "%s ", op);
+        sdsfree(op);
+        applied[best] = 1;
+    }
+    describeSingleCommands(s, fake, &rules, server.commands);
+    sdsrange(rules, 0, -2);
     freeSelector(fake);
+    freeSelector(temp);
     return rules;
 }
 

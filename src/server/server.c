@@ -440,13 +440,15 @@ static int listenToPort(void) {
                 continue;
             }
             serverLog(LL_WARNING, "Warning: Could not create server TCP listening socket %s:%d: %s", addr, server.port, err);
+            /* The test harness looks for this line to retry on another port. */
+            serverLog(LL_WARNING, "Failed listening on port %d (TCP), aborting.", server.port);
             return C_ERR;
         }
         anetNonBlock(NULL, fd);
         server.ipfd[server.ipfd_count++] = fd;
     }
     if (server.ipfd_count == 0) {
-        serverLog(LL_WARNING, "Failed listening on port %d (tcp), aborting.", server.port);
+        serverLog(LL_WARNING, "Failed listening on port %d (TCP), aborting.", server.port);
         return C_ERR;
     }
     return C_OK;
