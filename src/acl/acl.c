@@ -898,9 +898,10 @@ static int selectorCheckCmd(aclSelector *s, redisCommand *cmd, robj **argv, int 
             cache->init = 1;
         }
         for (int j = 0; j < cache->numkeys; j++) {
-            robj *key = argv[cache->keys[j].pos];
-            if (!sdsEncodedObject(key)) continue;
-            if (selectorCheckKey(s, key->ptr, sdslen(key->ptr), cache->keys[j].flags) != ACCESS_OK) {
+            char buf[LONG_STR_SIZE];
+            size_t len;
+            const char *key = stringObjectView(argv[cache->keys[j].pos], buf, &len);
+            if (selectorCheckKey(s, key, len, cache->keys[j].flags) != ACCESS_OK) {
                 *errpos = cache->keys[j].pos;
                 return ACCESS_DENIED_KEY;
             }
@@ -909,8 +910,10 @@ static int selectorCheckCmd(aclSelector *s, redisCommand *cmd, robj **argv, int 
     int first, last, is_pattern;
     if (!(s->flags & SELECTOR_FLAG_ALLCHANNELS) && commandChannels(cmd, argc, &first, &last, &is_pattern)) {
         for (int j = first; j <= last; j++) {
-            if (!sdsEncodedObject(argv[j])) continue;
-            if (checkChannelAgainstList(s->channels, argv[j]->ptr, sdslen(argv[j]->ptr), is_pattern) != ACCESS_OK) {
+            char buf[LONG_STR_SIZE];
+            size_t len;
+            const char *channel = stringObjectView(argv[j], buf, &len);
+            if (checkChannelAgainstList(s->channels, channel, len, is_pattern) != ACCESS_OK) {
                 *errpos = j;
                 return ACCESS_DENIED_CHANNEL;
             }
@@ -1032,8 +1035,12 @@ static void addLogEntry(client *c, int reason, int context, const char *username
 static void logDenial(client *c, int reason, int context, redisCommand *cmd, robj **argv, int errpos) {
     sds object;
     if (reason == ACCESS_DENIED_CMD) object = sdsnew(cmd->fullname);
-    else if (reason == ACCESS_DENIED_KEY || reason == ACCESS_DENIED_CHANNEL)
-        object = sdsEncodedObject(argv[errpos]) ? sdsdup(argv[errpos]->ptr) : sdsempty();
+    else if (reason == ACCESS_DENIED_KEY || reason == ACCESS_DENIED_CHANNEL) {
+        char buf[LONG_STR_SIZE];
+        size_t len;
+        const char *arg = stringObjectView(argv[errpos], buf, &len);
+        object = sdsnewlen(arg, len);
+    }
     else object = sdsempty();
     addLogEntry(c, reason, context, c->user ? c->user->name : "default", object);
 }

@@ -173,15 +173,18 @@ static void parseKeySpec(const char **p, keySpec *ks) {
 
 /* ------------------------------------------------- keys found from arguments */
 
+/* Arguments may have been turned into integers by a command that already ran
+ * on them (a transaction checked again at EXEC): those match no keyword. */
+static int argIs(robj *arg, const char *word) { return sdsEncodedObject(arg) && !strcasecmp(arg->ptr, word); }
+
 static int sortGetKeys(robj **argv, int argc, keyReference *keys) {
     int num = 0, found_store = 0;
     keys[num].pos = 1;
     keys[num++].flags = CMD_KEY_RO | CMD_KEY_ACCESS;
     for (int i = 2; i < argc; i++) {
-        const char *a = argv[i]->ptr;
-        if (!strcasecmp(a, "limit")) i += 2;
-        else if (!strcasecmp(a, "get") || !strcasecmp(a, "by")) i += 1;
-        else if (!strcasecmp(a, "store") && i + 1 < argc) {
+        if (argIs(argv[i], "limit")) i += 2;
+        else if (argIs(argv[i], "get") || argIs(argv[i], "by")) i += 1;
+        else if (argIs(argv[i], "store") && i + 1 < argc) {
             /* The last STORE wins, as in SORT itself. */
             found_store = 1;
             keys[num].pos = i + 1;
@@ -201,15 +204,14 @@ static int sortRoGetKeys(robj **argv, int argc, keyReference *keys) {
 static int migrateGetKeys(robj **argv, int argc, keyReference *keys) {
     int first = 3, num = 1;
     for (int i = 6; i < argc; i++) {
-        const char *a = argv[i]->ptr;
-        if (!strcasecmp(a, "keys")) {
-            if (sdslen(argv[3]->ptr) > 0) return 0;
+        if (argIs(argv[i], "keys")) {
+            if (!sdsEncodedObject(argv[3]) || sdslen(argv[3]->ptr) > 0) return 0;
             first = i + 1;
             num = argc - first;
             break;
         }
-        if (!strcasecmp(a, "auth")) i += 1;
-        else if (!strcasecmp(a, "auth2")) i += 2;
+        if (argIs(argv[i], "auth")) i += 1;
+        else if (argIs(argv[i], "auth2")) i += 2;
     }
     for (int i = 0; i < num; i++) {
         keys[i].pos = first + i;
@@ -222,7 +224,7 @@ static int setGetKeys(robj **argv, int argc, keyReference *keys) {
     keys[0].pos = 1;
     keys[0].flags = CMD_KEY_OW | CMD_KEY_UPDATE;
     for (int i = 3; i < argc; i++)
-        if (!strcasecmp(argv[i]->ptr, "get")) keys[0].flags = CMD_KEY_RW | CMD_KEY_ACCESS | CMD_KEY_UPDATE;
+        if (argIs(argv[i], "get")) keys[0].flags = CMD_KEY_RW | CMD_KEY_ACCESS | CMD_KEY_UPDATE;
     return 1;
 }
 
@@ -230,10 +232,9 @@ static int bitfieldGetKeys(robj **argv, int argc, keyReference *keys) {
     int readonly = 1;
     for (int i = 2; i < argc; i++) {
         int rem = argc - i - 1;
-        const char *a = argv[i]->ptr;
-        if (!strcasecmp(a, "get") && rem >= 2) {
+        if (argIs(argv[i], "get") && rem >= 2) {
             i += 2;
-        } else if (!strcasecmp(a, "overflow") && rem >= 1) {
+        } else if (argIs(argv[i], "overflow") && rem >= 1) {
             i += 1;
         } else {
             /* SET, INCRBY, or a syntax error: assume it writes. */
@@ -302,7 +303,7 @@ static int keysFromSpecs(commandKeyInfo *ki, struct redisCommand *cmd, robj **ar
             int end = spec->bs_startfrom > 0 ? argc - 1 : 0;
             for (int i = start; i != end; i = start <= end ? i + 1 : i - 1) {
                 if (i >= argc || i < 1) break;
-                if (!strcasecmp(argv[i]->ptr, spec->bs_keyword)) {
+                if (argIs(argv[i], spec->bs_keyword)) {
                     first = i + 1;
                     break;
                 }

@@ -99,8 +99,8 @@ static void acceptCommonHandler(int fd, int flags, const char *ip) {
         snprintf(c->laddr, sizeof(c->laddr), "%s:0", server.unixsocket);
     }
     server.stat_numconnections++;
-    /* Protected mode: no password and default bind means only loopback may talk to us. */
-    if (server.protected_mode && server.requirepass == NULL && server.bindaddr_count == 0 && ip &&
+    /* Protected mode: a default user without password and the default bind mean only loopback may talk to us. */
+    if (server.protected_mode && !accessAuthRequired(c) && server.bindaddr_count == 0 && ip &&
         !(flags & CLIENT_UNIX_SOCKET) && strcmp(ip, "127.0.0.1") && strcmp(ip, "::1")) {
         const char *err =
             "-DENIED Redis is running in protected mode because protected mode is enabled and no password is "
