@@ -1237,10 +1237,10 @@ static int configLoadUser(sds *argv, int argc, const char **err) {
     return 1;
 }
 
-static void updateDefaultUserPassword(const char *password) {
+static void updateDefaultUserPassword(sds password) {
     setUser(DefaultUser, "resetpass", 9);
-    if (password && *password) {
-        sds op = sdscatprintf(sdsnew(">"), "%s", password);
+    if (password) {
+        sds op = sdscatsds(sdsnew(">"), password);
         setUser(DefaultUser, op, sdslen(op));
         sdsfree(op);
     } else {

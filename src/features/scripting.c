@@ -452,12 +452,13 @@ static int scriptAccessDenied(struct redisCommand *cmd, robj **argv, int argc, c
     return 1;
 }
 
-static int redisCallGeneric(lua_State *L, int raise) {
+/* The arguments of a redis.* call as a command vector; NULL with *err when
+ * there are none or one is neither a string nor a number. */
+static robj **luaArgsToArgv(lua_State *L, int *argcp, const char **err) {
     int argc = lua_gettop(L);
-    const char *err = NULL;
     if (argc == 0) {
-        err = "Please specify at least one argument for this redis lib call";
-        goto error;
+        *err = "Please specify at least one argument for this redis lib call";
+        return NULL;
     }
     robj **argv = zmalloc(sizeof(robj *) * argc);
     for (int j = 0; j < argc; j++) {
@@ -474,11 +475,25 @@ static int redisCallGeneric(lua_State *L, int raise) {
         } else {
             for (int k = 0; k < j; k++) decrRefCount(argv[k]);
             zfree(argv);
-            err = "Lua redis lib command arguments must be strings or integers";
-            goto error;
+            *err = "Lua redis lib command arguments must be strings or integers";
+            return NULL;
         }
         argv[j] = createStringObject(s, len);
     }
+    *argcp = argc;
+    return argv;
+}
+
+static void freeArgv(robj **argv, int argc) {
+    for (int k = 0; k < argc; k++) decrRefCount(argv[k]);
+    zfree(argv);
+}
+
+static int redisCallGeneric(lua_State *L, int raise) {
+    const char *err = NULL;
+    int argc;
+    robj **argv = luaArgsToArgv(L, &argc, &err);
+    if (!argv) goto error;
     client *c = lua_client;
     struct redisCommand *cmd = lookupCommand(argv, argc);
     if (!cmd) err = "Unknown Redis command called from script";
@@ -492,8 +507,7 @@ static int redisCallGeneric(lua_State *L, int raise) {
              !run.wrote && !(run.flags & SCRIPT_FLAG_ALLOW_OOM))
         err = "-OOM command not allowed when used memory > 'maxmemory'.";
     if (err) {
-        for (int k = 0; k < argc; k++) decrRefCount(argv[k]);
-        zfree(argv);
+        freeArgv(argv, argc);
         goto error;
     }
     c->argv = argv;
@@ -526,6 +540,21 @@ error:
 }
 
 static int luaRedisCall(lua_State *L) { return redisCallGeneric(L, 1); }
+
+/* redis.acl_check_cmd(command, args...): whether the script's user may run it. */
+static int luaRedisAclCheckCmd(lua_State *L) {
+    if (!run.caller) return raiseError(L, "redis.acl_check_cmd can only be called inside a script invocation");
+    const char *err = NULL;
+    int argc;
+    robj **argv = luaArgsToArgv(L, &argc, &err);
+    if (!argv) return raiseError(L, err);
+    struct redisCommand *cmd = lookupCommand(argv, argc);
+    int pos;
+    if (cmd) lua_pushboolean(L, accessCheck(run.caller, cmd, argv, argc, &pos) == ACCESS_OK);
+    freeArgv(argv, argc);
+    if (!cmd) return raiseError(L, "Invalid command passed to redis.acl_check_cmd()");
+    return 1;
+}
 static int luaRedisPcall(lua_State *L) { return redisCallGeneric(L, 0); }
 
 static int luaRedisSha1hex(lua_State *L) {
@@ -777,6 +806,7 @@ lua_State *scriptingNewInterpreter(void) {
                {"set_repl", luaRedisSetRepl},
                {"replicate_commands", luaRedisReplicateCommands},
                {"setresp", luaRedisSetResp},
+               {"acl_check_cmd", luaRedisAclCheckCmd},
                {NULL, NULL}};
     for (int i = 0; api[i].name; i++) {
         lua_pushstring(L, api[i].name);

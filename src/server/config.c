@@ -84,11 +84,20 @@ static int setUser(sds *argv, int argc, int from_file, const char **err) {
 
 static sds getUser(void) { return sdsempty(); }
 
-static int applyRequirepass(const char **err) {
-    (void)err;
+/* Kept as an sds: a password may hold any byte, NUL included. */
+static int setRequirepass(sds *argv, int argc, int from_file, const char **err) {
+    (void)from_file;
+    if (argc != 1) {
+        *err = "wrong number of arguments";
+        return 0;
+    }
+    sdsfree(server.requirepass);
+    server.requirepass = sdslen(argv[0]) ? sdsdup(argv[0]) : NULL;
     if (userHooks.requirepass) userHooks.requirepass(server.requirepass);
     return 1;
 }
+
+static sds getRequirepass(void) { return server.requirepass ? sdsdup(server.requirepass) : sdsempty(); }
 
 /* ------------------------------------------------- values with no home yet */
 
@@ -464,7 +473,7 @@ static configDef configs[] = {
     EN("enable-debug-command", NULL, F_IMMUTABLE, &server.enable_debug_command, "no", enableEnum),
     EN("enable-protected-configs", NULL, F_IMMUTABLE | F_NOEFFECT, &cfg_ints[25], "no", enableEnum),
     EN("enable-module-command", NULL, F_IMMUTABLE, &server.enable_module_command, "no", enableEnum),
-    {"requirepass", NULL, T_STRING, F_SENSITIVE, &server.requirepass, NULL, 0, 0, NULL, applyRequirepass, NULL, NULL, 0},
+    SP("requirepass", NULL, F_SENSITIVE, "", setRequirepass, getRequirepass),
     SP("user", NULL, F_FILE_ONLY, "", setUser, getUser),
     STR("aclfile", NULL, F_IMMUTABLE, &server.acl_filename, ""),
     EN("acl-pubsub-default", NULL, 0, &server.acl_pubsub_default, "resetchannels", aclPubsubEnum),
@@ -963,7 +972,7 @@ void configSetCommand(client *c) {
     }
     for (i = 0; i < npairs; i++) olds[i] = getTypedValue(defs[i]);
     for (i = 0; i < npairs; i++) {
-        sds v = sdsnew(c->argv[3 + i * 2]->ptr);
+        sds v = sdsdup(c->argv[3 + i * 2]->ptr); /* binary-safe: requirepass may hold a NUL */
         int ok = setTypedValue(defs[i], &v, 1, 0, &err);
         sdsfree(v);
         if (!ok || (defs[i]->apply && !defs[i]->apply(&err))) {

@@ -22,7 +22,7 @@ typedef struct configUserHooks {
     int (*load)(sds *argv, int argc, const char **err);
     /* CONFIG REWRITE: the users as `user` lines without the keyword; caller frees. */
     sds *(*rewrite)(int *count);
-    void (*requirepass)(const char *password); /* NULL: no password */
+    void (*requirepass)(sds password); /* NULL: no password */
 } configUserHooks;
 void configRegisterUserHooks(const configUserHooks *hooks);
 /* Reads a memory value like "1gb"; returns 0 and sets *err on failure. */

@@ -320,7 +320,7 @@ struct redisServer {
     char *pidfile;
     int supervised;
     int syslog_enabled;
-    char *requirepass;
+    sds requirepass; /* NULL: none */
     char *masterauth; /* no replication yet: accepted (and redacted) like Redis */
     char *acl_filename;          /* aclfile; "" when users come from redis.conf */
     int acl_pubsub_default;      /* 1: new users start with allchannels */
