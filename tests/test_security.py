@@ -1,0 +1,257 @@
+"""Inputs that crashed or bloated the server (issue 16) answer as Redis 7.0.15
+answers them: the Lua sandbox guards Redis carries in its own Lua copy, COUNT
+arguments that sized allocations up front, RESTORE payloads with huge element
+counts, unauthenticated clients' buffers."""
+import socket
+import time
+
+import pytest
+import redis
+
+
+def eval_err(r, script, *args):
+    with pytest.raises(redis.ResponseError) as e:
+        r.eval(script, 0, *args)
+    return str(e.value)
+
+
+def alive(r):
+    assert r.ping()
+
+
+def raw_eval(server, script, resp3=False):
+    """The raw reply bytes of EVAL (redis-py recurses on deep arrays)."""
+    s = socket.create_connection((server.host, server.port), timeout=10)
+    try:
+        def cmd(*args):
+            out = b"*%d\r\n" % len(args)
+            for a in args:
+                a = a.encode() if isinstance(a, str) else a
+                out += b"$%d\r\n%s\r\n" % (len(a), a)
+            return out
+        if resp3:
+            s.sendall(cmd("HELLO", "3"))
+            time.sleep(0.1)
+            s.recv(1 << 16)
+        s.sendall(cmd("EVAL", script, "0"))
+        data = b""
+        while True:
+            try:
+                d = s.recv(1 << 20)
+            except socket.timeout:
+                break
+            if not d:
+                break
+            data += d
+            s.settimeout(0.5)  # the reply is complete once the server goes quiet
+        return data
+    finally:
+        s.close()
+
+
+# ---------------------------------------------------------------- bit.tohex
+
+@pytest.mark.parametrize("n,expected", [
+    (-2147483648, b"0000FFFF"), (2147483647, b"0000ffff"), (-2147483647, b"0000FFFF"),
+    (-8, b"0000FFFF"), (100, b"0000ffff"), (-100, b"0000FFFF"), (4, b"ffff"), (-4, b"FFFF"),
+    ("2^31", b"0000FFFF"), ("-2^31 - 1", b"0000ffff"), ("2^32 - 8", b"0000FFFF"), ("4294967296 + 3", b"fff"),
+])
+def test_bit_tohex_extreme_digit_counts(r, n, expected):
+    assert r.eval("return bit.tohex(65535, %s)" % n, 0) == expected
+    alive(r)
+
+
+def test_bit_tohex_argument_errors(r):
+    assert "bad argument #1 to 'tohex' (number expected, got no value)" in eval_err(r, "return bit.tohex()")
+    assert "bad argument #2 to 'tohex' (number expected, got nil)" in eval_err(r, "return bit.tohex(1, nil)")
+    assert r.eval("return bit.tohex('255', '4')", 0) == b"00ff"
+    assert r.eval("return {bit.lshift(1, -2147483648), bit.rol(1, -2147483648), bit.bswap(-2147483648)}", 0) == [1, 1, 128]
+
+
+# ------------------------------------------------------------------- unpack
+
+@pytest.mark.parametrize("i,j", [
+    (0, 2147483647), (-2147483648, 2147483647), (1, 100000), (1, 7999), (-2147483648, 0),
+])
+def test_unpack_huge_ranges_refused(r, i, j):
+    err = eval_err(r, "return {unpack({1,2,3}, %d, %d)}" % (i, j))
+    assert "too many results to unpack" in err
+    alive(r)
+
+
+def test_unpack_ranges_at_the_int_edges(r):
+    assert r.eval("return select('#', unpack({}, 2147483640, 2147483647))", 0) == 8
+    assert r.eval("return select('#', unpack({}, -2147483648, -2147483640))", 0) == 9
+    assert r.eval("return select('#', unpack({}, 1, 7990))", 0) == 7990
+    assert r.eval("return {unpack({1,2,3})}", 0) == [1, 2, 3]
+    assert r.eval("return {unpack({1,2,3}, 2)}", 0) == [2, 3]
+    assert r.eval("return {unpack({1,2,3}, 3, 1)}", 0) == []
+
+
+def test_other_functions_returning_many_values(r):
+    assert "string slice too long" in eval_err(r, "return select('#', string.byte(string.rep('x',10000), 1, -1))")
+    assert "too many results" in eval_err(r, "return struct.unpack(string.rep('i', 100000), string.rep('x', 400000))")
+    assert "too many return values at once" in eval_err(r, "return #{cmsgpack.unpack(string.rep('\\1', 8000))}")
+    assert "mp_decode_to_lua_array" in eval_err(r, "return cmsgpack.unpack(string.rep('\\145', 10000))")
+    assert "Found too many nested data structures" in eval_err(
+        r, "return cjson.decode(string.rep('[', 100000) .. string.rep(']', 100000))")
+    assert "invalid value (nil) at index 4" in eval_err(r, "return table.concat({1,2,3}, ',', 1, 2147483647)")
+    assert "index out of range" in eval_err(r, "return select(-2147483648, 1)")
+    alive(r)
+
+
+# ------------------------------------------------------- Lua -> RESP depth
+
+def test_self_referencing_table_reply(server):
+    data = raw_eval(server, "local a = {}; local b = {a}; a[1] = b; return a")
+    assert data.endswith(b"-ERR reached lua stack limit\r\n")
+    assert data.startswith(b"*1\r\n*1\r\n")
+    server.client().ping()
+
+
+def test_deep_nest_reply_is_complete(server):
+    data = raw_eval(server, "local t = {}; local c = t; for i=1,1000 do c[1] = {}; c = c[1] end; return t")
+    assert data == b"*1\r\n" * 1000 + b"*0\r\n"
+    data = raw_eval(server, "local t = {}; local c = t; for i=1,5000 do c[1] = {}; c = c[1] end; return t")
+    assert data == b"*1\r\n" * 5000 + b"*0\r\n"
+    server.client().ping()
+
+
+@pytest.mark.parametrize("script", [
+    "local t = {}; local c = t; for i=1,100000 do c[1] = {}; c = c[1] end; return t",
+    "local a = {}; a[1] = a; return a",
+    "local a = {}; a[1] = {err=1}; a[2] = a; return a",
+    "local a = {}; a[1] = a; return {err=a}",
+    "local a = {}; a[1] = a; return {ok=a}",
+])
+def test_deep_replies_end_in_stack_limit(server, script):
+    data = raw_eval(server, script)
+    assert b"reached lua stack limit" in data or data == b"*0\r\n"
+    server.client().ping()
+
+
+@pytest.mark.ours  # Redis 7.0.15 itself crashes on a self-referencing RESP3 map
+@pytest.mark.parametrize("script", [
+    "redis.setresp(3); local a = {}; a.map = a; return a",
+    "redis.setresp(3); local a = {}; a[1] = {map={x=a}}; return a",
+    "redis.setresp(3); local a = {}; a.set = {[a]=true}; return a",
+    "redis.setresp(3); local a = {}; a[1] = {double=a}; a[2] = a; return a",
+])
+@pytest.mark.parametrize("resp3", [False, True])
+def test_deep_resp3_replies_end_in_stack_limit(server, script, resp3):
+    data = raw_eval(server, script, resp3=resp3)
+    assert b"reached lua stack limit" in data
+    server.client().ping()
+
+
+def test_deep_tables_to_encoders(r):
+    assert "Cannot serialise, excessive nesting (1001)" in eval_err(r, "local a = {}; a[1] = a; return cjson.encode(a)")
+    packed = r.eval("local a = {}; a[1] = a; return cmsgpack.pack(a)", 0)
+    assert packed == b"\x91" * 16 + b"\xc0"
+    assert "arguments must be strings or integers" in eval_err(r, "local a = {}; a[1] = a; return redis.call('ping', a)")
+    alive(r)
+
+
+def test_deep_reply_from_function(r):
+    r.function_load("#!lua name=deep\n"
+                    "redis.register_function('deep', function() local a = {}; a[1] = a; return a end)")
+    # redis-py would recurse on the 8000-deep array: read it raw.
+    s = socket.create_connection((r.connection_pool.connection_kwargs["host"],
+                                  r.connection_pool.connection_kwargs["port"]), timeout=10)
+    s.sendall(b"*3\r\n$5\r\nFCALL\r\n$4\r\ndeep\r\n$1\r\n0\r\n")
+    data = b""
+    while not data.endswith(b"reached lua stack limit\r\n"):
+        d = s.recv(1 << 20)
+        assert d
+        data += d
+    s.close()
+    alive(r)
+
+
+# ------------------------------------------------- read-only tables, metatables
+
+READONLY = "Attempt to modify a readonly table"
+
+
+@pytest.mark.parametrize("script", [
+    "getmetatable('').__index = function() return function() return 'hijacked' end end",
+    "getmetatable('').__index.upper = function() return 'hijacked' end",
+    "getmetatable('').x = 1",
+    "getmetatable('').__newindex = 1",
+    "getmetatable('x').__index.len = nil",
+    "rawset(getmetatable(''), '__index', {})",
+    "rawset(getmetatable('').__index, 'upper', 1)",
+    "setmetatable(getmetatable(''), {})",
+    "getmetatable(_G).__index = nil",
+    "getmetatable(_G).foo = 1",
+    "string.upper = 1", "string.foo = 1", "rawset(string, 'upper', 1)",
+    "table.insert = 1", "math.floor = 1", "bit.tohex = 1", "cjson.encode = 1", "struct.pack = 1",
+    "cmsgpack.pack = 1", "redis.call = 1", "redis.foo = 1", "coroutine.create = 1",
+    "_G.x = 1", "x = 1", "rawset(_G, 'x', 1)", "setmetatable(_G, nil)", "_G.string.upper = 1",
+])
+def test_readonly_tables(r, script):
+    assert READONLY in eval_err(r, script)
+    assert r.eval("return ('abc'):upper()", 0) == b"ABC"
+    assert r.eval("return string.upper('abc')", 0) == b"ABC"
+
+
+def test_string_metatable_hijack_does_not_reach_other_scripts(r):
+    eval_err(r, "getmetatable('').__index = function() return function() return 'hijacked' end end")
+    eval_err(r, "getmetatable('').__index.upper = function() return 'hijacked' end")
+    other = r.eval("return ('abc'):upper()", 0)
+    assert other == b"ABC"
+    r.function_load("#!lua name=lib\nredis.register_function('up', function() return ('abc'):upper() end)")
+    assert r.fcall("up", 0) == b"ABC"
+
+
+def test_readonly_tables_still_read_as_redis(r):
+    assert r.eval("return type(getmetatable(''))", 0) == b"table"
+    assert r.eval("return getmetatable('') == getmetatable('x')", 0) == 1
+    assert r.eval("return getmetatable('').__index == string", 0) == 1
+    assert r.eval("return rawequal(string, getmetatable('').__index)", 0) == 1
+    assert r.eval("return tostring(getmetatable(string))", 0) == b"nil"
+    assert r.eval("return tostring(getmetatable(1))", 0) == b"nil"
+    assert r.eval("return type(getmetatable(_G))", 0) == b"table"
+    assert r.eval("return type(getmetatable(_G).__index)", 0) == b"function"
+    assert r.eval("local n=0; for k,v in pairs(string) do n=n+1 end; return n", 0) == 15
+    assert r.eval("local f, s = pairs(string); return tostring(s == string)", 0) == b"true"
+    assert r.eval("return tostring(next(string) ~= nil)", 0) == b"true"
+    assert r.eval("return tostring(rawget(_G, 'string') == string)", 0) == b"true"
+    assert r.eval("return tostring(rawget(redis, 'call') == redis.call)", 0) == b"true"
+    assert r.eval("return tostring(rawequal(_G, _G._G))", 0) == b"true"
+    assert "bad argument #1 to 'rawget' (table expected, got no value)" in eval_err(r, "return rawget()")
+    assert "bad argument #1 to 'pairs' (table expected, got nil)" in eval_err(r, "return pairs(nil)")
+    assert r.eval("local t = setmetatable({}, {__index = function() return 7 end}); return t.x", 0) == 7
+    assert r.eval("local t = {}; rawset(t, 'a', 5); return rawget(t, 'a')", 0) == 5
+
+
+# ----------------------------------------------------------- binary chunks
+
+DUMP = "string.dump(function() return 1 end)"
+
+
+def test_loadstring_refuses_bytecode(r):
+    assert r.eval("return {loadstring(%s)}" % DUMP, 0) == []
+    assert r.eval("return select(2, loadstring(%s))" % DUMP, 0) == \
+        b'[string "\x1bLuaQ"]:1: unexpected symbol near \'char(27)\''
+    assert r.eval("return select(2, loadstring(%s, 'name'))" % DUMP, 0) == \
+        b'[string "name"]:1: unexpected symbol near \'char(27)\''
+    assert r.eval("return select(2, loadstring('\\27'))", 0) == b'[string "\x1b"]:1: unexpected symbol near \'char(27)\''
+    assert "attempt to call a nil value" in eval_err(r, "return loadstring(%s)()" % DUMP)
+    assert r.eval("return {loadstring('return 5')()}", 0) == [5]
+
+
+def test_load_refuses_bytecode(r):
+    reader = "local s = %s; local i = 0; return %%s(load(function() i = i + 1; if i == 1 then return s end end))" % DUMP
+    assert r.eval(reader % "", 0) is None
+    assert r.eval("local s = %s; local i = 0; return select(2, load(function() i = i + 1; "
+                  "if i == 1 then return s end end))" % DUMP, 0) == b"(load):1: unexpected symbol near 'char(27)'"
+    assert r.eval("local i = 0; return load(function() i = i + 1; if i == 1 then return 'return 7' end end)()", 0) == 7
+    assert "bad argument #1 to 'load' (function expected, got string)" in eval_err(r, "return load('return 5')")
+
+
+def test_loaded_chunks_see_readonly_globals(r):
+    assert READONLY in eval_err(r, "return loadstring('x = 1')()")
+    assert READONLY in eval_err(
+        r, "local i = 0; return load(function() i = i + 1; if i == 1 then return 'y = 1' end end)()")
+    assert "nonexistent global variable 'y'" in eval_err(r, "return y")
