@@ -255,3 +255,81 @@ def test_loaded_chunks_see_readonly_globals(r):
     assert READONLY in eval_err(
         r, "local i = 0; return load(function() i = i + 1; if i == 1 then return 'y = 1' end end)()")
     assert "nonexistent global variable 'y'" in eval_err(r, "return y")
+
+
+# ------------------------------------------------------- COUNT-style arguments
+
+@pytest.fixture
+def stream_with_pel(server):
+    r = server.client()
+    r.response_callbacks.clear()  # raw replies: redis-py's parsers choke on some
+    r.xadd("s", {"a": "1"}, id="1-0")
+    r.xgroup_create("s", "g", id="0")
+    r.xreadgroup("g", "c", {"s": ">"})
+    return r
+
+
+@pytest.mark.parametrize("count", [922337203685477580, 9223372036854775807, 576460752303423488, 0, -1])
+def test_xautoclaim_huge_count_refused(stream_with_pel, count):
+    r = stream_with_pel
+    with pytest.raises(redis.ResponseError, match="COUNT must be > 0"):
+        r.execute_command("XAUTOCLAIM", "s", "g", "c", 0, "0-0", "COUNT", count)
+    alive(r)
+
+
+# Redis allocates COUNT IDs up front and answers "Insufficient memory" past what
+# the allocator gives (machine-dependent); ours sizes by the PEL and claims.
+@pytest.mark.parametrize("count", [1073741824, 1])
+def test_xautoclaim_large_count_allocates_by_pel(stream_with_pel, count):
+    r = stream_with_pel
+    reply = r.execute_command("XAUTOCLAIM", "s", "g", "c2", 0, "0-0", "COUNT", count, "JUSTID")
+    assert reply[0] == b"0-0" and reply[1] == [b"1-0"]
+
+
+BIG = "9223372036854775807"
+
+
+@pytest.mark.parametrize("cmd,expected", [
+    ("XRANGE s - + COUNT " + BIG, 1),
+    ("XREVRANGE s + - COUNT " + BIG, 1),
+    ("XREAD COUNT %s STREAMS s 0" % BIG, 1),
+    ("XPENDING s g - + " + BIG, 1),
+    ("XPENDING s g - + %s c" % BIG, 1),
+    ("XPENDING s g IDLE 0 - + " + BIG, 1),
+    ("XINFO STREAM s FULL COUNT " + BIG, None),
+    ("SRANDMEMBER set " + BIG, 3),
+    ("SPOP set " + BIG, 3),
+    ("ZRANDMEMBER z " + BIG, 2),
+    ("HRANDFIELD h " + BIG, 2),
+    ("LPOS l a MAXLEN %s COUNT %s" % (BIG, BIG), 1),
+    ("LPOS l a RANK -" + BIG, None),
+    ("SCAN 0 COUNT " + BIG, None),
+    ("SSCAN set 0 COUNT " + BIG, None),
+    ("ZRANGEBYSCORE z -inf +inf LIMIT 0 " + BIG, 2),
+    ("ZRANGEBYSCORE z -inf +inf LIMIT %s %s" % (BIG, BIG), 0),
+    ("ZRANGE z 0 -1 BYSCORE LIMIT 0 " + BIG, 0),
+    ("LRANGE l 0 " + BIG, 3),
+    ("LPOP l " + BIG, 3),
+    ("ZPOPMIN z " + BIG, 4),
+    ("LMPOP 1 l LEFT COUNT " + BIG, 2),
+    ("ZMPOP 1 z MIN COUNT " + BIG, 2),
+    ("SORT l LIMIT 0 %s ALPHA" % BIG, 3),
+    ("SLOWLOG GET " + BIG, None),
+])
+def test_huge_counts_do_not_size_allocations(stream_with_pel, cmd, expected):
+    r = stream_with_pel
+    r.sadd("set", "a", "b", "c")
+    r.zadd("z", {"a": 1, "b": 2})
+    r.hset("h", mapping={"a": 1, "b": 2})
+    r.rpush("l", "a", "b", "c")
+    reply = r.execute_command(*cmd.split())
+    if expected is not None:
+        assert len(reply) == expected
+    alive(r)
+
+
+@pytest.mark.parametrize("cmd", ["SRANDMEMBER set", "ZRANDMEMBER z", "HRANDFIELD h"])
+def test_random_count_below_long_min_refused(r, cmd):
+    with pytest.raises(redis.ResponseError, match="value is out of range, value must between "
+                                                  "-9223372036854775807 and 9223372036854775807"):
+        r.execute_command(*cmd.split(), "-9223372036854775808")
