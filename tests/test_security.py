@@ -2,11 +2,18 @@
 answers them: the Lua sandbox guards Redis carries in its own Lua copy, COUNT
 arguments that sized allocations up front, RESTORE payloads with huge element
 counts, unauthenticated clients' buffers."""
+import os
+import random
+import shutil
 import socket
+import subprocess
+import tempfile
 import time
 
 import pytest
 import redis
+
+import conftest
 
 
 def eval_err(r, script, *args):
@@ -333,3 +340,119 @@ def test_random_count_below_long_min_refused(r, cmd):
     with pytest.raises(redis.ResponseError, match="value is out of range, value must between "
                                                   "-9223372036854775807 and 9223372036854775807"):
         r.execute_command(*cmd.split(), "-9223372036854775808")
+
+
+# --------------------------------------------------- RESTORE: untrusted lengths
+
+from test_rdb_functions import payload_of  # noqa: E402
+from test_rdb_old_encodings import rdb_str  # noqa: E402
+
+HUGE = b"\x81" + (1 << 60).to_bytes(8, "big")  # a 64-bit RDB length: 2^60
+HUGE32 = b"\x80" + (0xFFFFFFF0).to_bytes(4, "big")
+
+RESTORE_BOMBS = {
+    "string": b"\x00" + HUGE,
+    "string32": b"\x00" + HUGE32 + b"abc",
+    "lzf-clen": b"\x00\xc3" + HUGE32 + b"\x05" + b"abc",
+    "lzf-ulen": b"\x00\xc3\x03" + HUGE32 + b"\x00ab",
+    "set": b"\x02" + HUGE + rdb_str(b"a"),
+    "hash": b"\x04" + HUGE + rdb_str(b"a") + rdb_str(b"b"),
+    "zset": b"\x03" + HUGE + rdb_str(b"a") + b"\x011",
+    "zset2": b"\x05" + HUGE + rdb_str(b"a") + b"\x00" * 8,
+    "quicklist": b"\x0e" + HUGE + rdb_str(b"x"),
+    "quicklist2": b"\x12" + HUGE + b"\x02" + rdb_str(b"x"),
+    "set32": b"\x02" + HUGE32 + rdb_str(b"a"),
+    "hash32": b"\x04" + HUGE32 + rdb_str(b"a") + rdb_str(b"b"),
+    "stream": b"\x0f" + HUGE,
+    "stream-groups": b"\x13\x00\x00\x00\x00" + b"\x00" * 5 + HUGE,
+    "listpack": b"\x10" + HUGE,
+    "intset": b"\x0b" + HUGE32 + b"\x04\x00\x00\x00",
+}
+
+
+@pytest.mark.parametrize("sanitize", ["yes", "no"])
+@pytest.mark.parametrize("name", sorted(RESTORE_BOMBS))
+def test_restore_huge_lengths(r, name, sanitize):
+    r.config_set("sanitize-dump-payload", sanitize)
+    with pytest.raises(redis.ResponseError, match="Bad data format"):
+        r.restore("k", 0, payload_of(RESTORE_BOMBS[name]))
+    alive(r)
+    assert r.exists("k") == 0
+
+
+# ------------------------------------------------ RDB files: truncated, corrupt
+
+def rdb_of_every_type(server):
+    r = server.client()
+    r.set("str", "x" * 100)
+    r.set("int", 12345)
+    r.rpush("list", *range(50))
+    r.rpush("biglist", *["v" * 100] * 200)
+    r.sadd("intset", *range(20))
+    r.sadd("set", *["m%d" % i for i in range(200)])
+    r.hset("hash", mapping={"f%d" % i: i for i in range(10)})
+    r.hset("bighash", mapping={"f%d" % i: "v" * 80 for i in range(200)})
+    r.zadd("zset", {"m%d" % i: i for i in range(10)})
+    r.zadd("bigzset", {"m%d" % i: i for i in range(200)})
+    for i in range(30):
+        r.xadd("stream", {"f": i})
+    r.xgroup_create("stream", "g", id="0")
+    r.xreadgroup("g", "c", {"stream": ">"}, count=5)
+    r.setex("vol", 1000, "v")
+    r.save()
+    with open(os.path.join(server.dir, "dump.rdb"), "rb") as f:
+        return f.read()
+
+
+def start_on(server_bin, directory, data, timeout=10):
+    """Starts a server on an RDB file; returns its exit code (None: it runs)."""
+    with open(os.path.join(directory, "dump.rdb"), "wb") as f:
+        f.write(data)
+    port = conftest.free_port()
+    proc = subprocess.Popen([server_bin, "--port", str(port), "--bind", "127.0.0.1", "--dir", directory,
+                             "--save", "", "--appendonly", "no", "--logfile", os.path.join(directory, "log")],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            return proc.returncode
+        try:
+            if redis.Redis(port=port, socket_timeout=1).ping():
+                proc.terminate()
+                proc.wait(10)
+                return None
+        except (redis.ConnectionError, redis.TimeoutError, redis.ResponseError):
+            time.sleep(0.05)
+    proc.kill()
+    proc.wait()
+    raise AssertionError("server neither started nor exited")
+
+
+def test_truncated_rdb_refused_without_crash(server):
+    data = rdb_of_every_type(server)
+    work = tempfile.mkdtemp(prefix="redis-trunc-")
+    try:
+        cuts = sorted(set(range(9, len(data) - 1, max(1, len(data) // 60))) | {len(data) - 9, len(data) - 1})
+        for cut in cuts:
+            code = start_on(conftest.SERVER, work, data[:cut])
+            assert code is not None and code > 0, "cut at %d of %d: exit %r" % (cut, len(data), code)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+@pytest.mark.ours  # Redis 7.0 may assert on a corrupt file it does not sanitize
+def test_corrupt_rdb_never_crashes(server):
+    data = rdb_of_every_type(server)
+    work = tempfile.mkdtemp(prefix="redis-corrupt-")
+    rnd = random.Random(16)
+    try:
+        for _ in range(int(os.environ.get("CORRUPT_ROUNDS", "60"))):
+            b = bytearray(data)
+            for _ in range(rnd.randint(1, 4)):
+                pos = rnd.randrange(9, len(b) - 8)
+                b[pos] = rnd.randrange(256)
+            b[-8:] = b"\x00" * 8  # no checksum: the loaders themselves must cope
+            code = start_on(conftest.SERVER, work, bytes(b))
+            assert code is None or code > 0, "exit %r" % code
+    finally:
+        shutil.rmtree(work, ignore_errors=True)

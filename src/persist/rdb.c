@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Object types. */
@@ -76,6 +77,7 @@ typedef struct rio {
     size_t pos;         /* read position in mem */
     size_t memlen;
     const char *src;    /* read source for memory reads */
+    uint64_t filelen;   /* a file read's size, for rioRemaining */
     uint64_t cksum;
     int error;
     size_t processed;
@@ -114,6 +116,14 @@ static int rioRead(rio *r, void *buf, size_t len) {
     r->cksum = crc64(r->cksum, buf, len);
     r->processed += len;
     return 1;
+}
+
+/* Bytes left to read. A length read from the payload (a string's, an
+ * element count) is checked against it before anything is sized by it:
+ * a corrupt or hostile length must fail the load, not abort an allocation. */
+static uint64_t rioRemaining(rio *r) {
+    if (!r->fp) return r->memlen - r->pos;
+    return r->filelen > r->processed ? r->filelen - r->processed : 0;
 }
 
 /* ----------------------------------------------------------------- saving */
@@ -485,7 +495,10 @@ static char *loadStringBuffer(rio *r, size_t *lenp) {
         }
         if (len == RDB_ENC_LZF) {
             uint64_t clen = loadLen(r, NULL), ulen = loadLen(r, NULL);
-            if (clen == RDB_LENERR || ulen == RDB_LENERR || clen > (1ULL << 32) || ulen > (1ULL << 32)) return NULL;
+            /* LZF expands at most ~88 times (264 bytes from a 3-byte back reference). */
+            if (clen == RDB_LENERR || ulen == RDB_LENERR || clen > rioRemaining(r) || clen > (1ULL << 32) ||
+                ulen > (1ULL << 32) || ulen / 100 > clen)
+                return NULL;
             char *c = zmalloc(clen ? clen : 1);
             char *out = zmalloc(ulen + 1);
             if (!rioRead(r, c, clen) || lzf_decompress(c, (unsigned int)clen, out, (unsigned int)ulen) != ulen) {
@@ -500,7 +513,7 @@ static char *loadStringBuffer(rio *r, size_t *lenp) {
         }
         return NULL;
     }
-    if (len > (1ULL << 34)) return NULL;
+    if (len > rioRemaining(r)) return NULL;
     char *out = zmalloc(len + 1);
     if (!rioRead(r, out, len)) {
         zfree(out);
@@ -807,7 +820,7 @@ static robj *loadObject(int type, rio *r) {
     }
     if (type == RDB_TYPE_SET) {
         uint64_t n = loadLen(r, NULL);
-        if (n == RDB_LENERR || n == 0) return NULL;
+        if (n == RDB_LENERR || n == 0 || n > rioRemaining(r)) return NULL;
         o = createSetObject();
         dictExpand(o->ptr, n);
         for (uint64_t i = 0; i < n; i++) {
@@ -834,7 +847,7 @@ static robj *loadObject(int type, rio *r) {
     }
     if (type == RDB_TYPE_HASH) {
         uint64_t n = loadLen(r, NULL);
-        if (n == RDB_LENERR || n == 0) return NULL;
+        if (n == RDB_LENERR || n == 0 || n > rioRemaining(r) / 2) return NULL;
         o = createObject(OBJ_HASH, dictCreate(&hashDictType));
         o->encoding = OBJ_ENCODING_HT;
         dictExpand(o->ptr, n);
@@ -854,7 +867,7 @@ static robj *loadObject(int type, rio *r) {
     }
     if (type == RDB_TYPE_ZSET || type == RDB_TYPE_ZSET_2) {
         uint64_t n = loadLen(r, NULL);
-        if (n == RDB_LENERR || n == 0) return NULL;
+        if (n == RDB_LENERR || n == 0 || n > rioRemaining(r) / 2) return NULL;
         o = createZsetObject();
         zset *zs = o->ptr;
         dictExpand(zs->dict, n);
@@ -1006,7 +1019,7 @@ static int loadRio(rio *r, const char *filename, int flags) {
         if (type == RDB_OPCODE_RESIZEDB) {
             uint64_t dbsize = loadLen(r, NULL), exsize = loadLen(r, NULL);
             if (dbsize == RDB_LENERR || exsize == RDB_LENERR) goto eoferr;
-            dictExpand(db->dict, dbsize);
+            if (dbsize <= rioRemaining(r)) dictExpand(db->dict, dbsize); /* only a hint */
             continue;
         }
         if (type == RDB_OPCODE_AUX) {
@@ -1092,6 +1105,8 @@ int rdbLoad(const char *filename, int flags, int *missing) {
     static char iobuf[1 << 16];
     setvbuf(fp, iobuf, _IOFBF, sizeof(iobuf));
     rio r = {.fp = fp};
+    struct stat st;
+    r.filelen = fstat(fileno(fp), &st) == 0 ? (uint64_t)st.st_size : UINT64_MAX;
     server.loading = 1;
     int rc = loadRio(&r, filename, flags);
     server.loading = 0;
