@@ -456,3 +456,103 @@ def test_corrupt_rdb_never_crashes(server):
             assert code is None or code > 0, "exit %r" % code
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+# ------------------------------------------------- unauthenticated clients
+
+@pytest.fixture
+def authed(server):
+    server.client().config_set("requirepass", "pw")
+    return server, redis.Redis(host=server.host, port=server.port, password="pw")
+
+
+def pipeline_without_reading(s, payload, limit):
+    """Sends payload repeatedly, never reading; returns bytes sent before the server closed."""
+    sock = socket.create_connection((s.host, s.port))
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.setblocking(False)
+    chunk = payload * (65536 // len(payload))
+    sent, idle_since = 0, time.time()
+    try:
+        while sent < limit and time.time() - idle_since < 3:
+            try:
+                n = sock.send(chunk)
+                sent += n
+                idle_since = time.time()
+            except BlockingIOError:
+                time.sleep(0.01)
+    except (BrokenPipeError, ConnectionResetError):
+        return sent, True
+    finally:
+        sock.close()
+    return sent, False
+
+
+def test_unauthenticated_pipeline_is_closed(authed):
+    s, adm = authed
+    sent, closed = pipeline_without_reading(s, b"PING\r\n", 30 << 20)
+    assert closed, "sent %d bytes and the server still buffers the replies" % sent
+    assert sent < 8 << 20
+    assert [c["cmd"] for c in adm.client_list()] == ["client|list"]
+    alive(adm)
+
+
+@pytest.mark.parametrize("n,closed", [(481, False), (482, True)])
+def test_unauthenticated_output_limit_is_the_static_buffer(authed, n, closed):
+    """481 -NOAUTH replies (16354 bytes) fit the 16 KB buffer; one more spills and closes."""
+    s, adm = authed
+    sock = socket.create_connection((s.host, s.port))
+    sock.sendall(b"PING\r\n" * n)
+    time.sleep(0.3)
+    sock.settimeout(3)
+    got = b""
+    try:
+        while len(got) < 34 * n:
+            d = sock.recv(1 << 16)
+            if not d:
+                break
+            got += d
+    finally:
+        sock.close()
+    if closed:
+        assert got == b""
+    else:
+        assert got == b"-NOAUTH Authentication required.\r\n" * n
+
+
+def test_authenticated_client_is_not_limited(authed):
+    s, adm = authed
+    sock = socket.create_connection((s.host, s.port))
+    sock.sendall(b"AUTH pw\r\n" + b"PING\r\n" * 5000)
+    sock.settimeout(5)
+    got = b""
+    while len(got) < 5 + 7 * 5000:
+        d = sock.recv(1 << 16)
+        assert d
+        got += d
+    sock.close()
+    assert got == b"+OK\r\n" + b"+PONG\r\n" * 5000
+
+
+@pytest.mark.parametrize("payload,error", [
+    (b"*11\r\n", b"-ERR Protocol error: unauthenticated multibulk length\r\n"),
+    (b"*1\r\n$16385\r\n", b"-ERR Protocol error: unauthenticated bulk length\r\n"),
+    (b"A" * 100000, b"-ERR Protocol error: too big inline request\r\n"),
+], ids=["multibulk", "bulk", "inline"])
+def test_unauthenticated_query_limits(authed, payload, error):
+    s, adm = authed
+    sock = socket.create_connection((s.host, s.port))
+    sock.sendall(payload)
+    sock.settimeout(3)
+    got = b""
+    while True:
+        try:
+            d = sock.recv(1 << 16)
+        except (ConnectionResetError, socket.timeout):
+            break
+        if not d:
+            break
+        got += d
+    sock.close()
+    assert got == error
+    alive(adm)
