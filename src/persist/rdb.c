@@ -753,6 +753,74 @@ fail:
     return NULL;
 }
 
+/* A zipmap length: one byte below 254, or 254 and 4 bytes little-endian. */
+static int zipmapLen(const unsigned char *zm, size_t size, size_t *pos, uint32_t *len) {
+    if (*pos >= size || zm[*pos] == 255) return 0;
+    if (zm[*pos] < 254) {
+        *len = zm[(*pos)++];
+        return 1;
+    }
+    if (*pos + 5 > size) return 0;
+    *len = (uint32_t)zm[*pos + 1] | ((uint32_t)zm[*pos + 2] << 8) | ((uint32_t)zm[*pos + 3] << 16) |
+           ((uint32_t)zm[*pos + 4] << 24);
+    *pos += 5;
+    return 1;
+}
+
+/* A zipmap hash (RDB type 9, Redis before 2.6): <count> then <len>field
+ * <len><free>value<free bytes> pairs and 255. Loaded as Redis 7.0 loads it:
+ * a listpack in the zipmap's order, a hash table past the value length limit;
+ * duplicate fields, a wrong count or an empty map are corrupt. */
+static robj *loadZipmapHash(rio *r) {
+    size_t size;
+    unsigned char *zm = (unsigned char *)loadStringBuffer(r, &size);
+    if (!zm) return NULL;
+    unsigned char *lp = lpNew(0);
+    dict *d = dictCreate(&hashDictType);
+    size_t pos = 1, maxlen = 0;
+    int ok = size >= 2;
+    while (ok && pos < size && zm[pos] != 255) {
+        uint32_t flen, vlen;
+        size_t fpos;
+        ok = zipmapLen(zm, size, &pos, &flen) && (fpos = pos, pos += flen, pos <= size) &&
+             zipmapLen(zm, size, &pos, &vlen) && pos < size;
+        if (!ok) break;
+        unsigned int slack = zm[pos++]; /* unused bytes after the value */
+        ok = pos + vlen + slack <= size;
+        if (!ok) break;
+        sds field = sdsnewlen(zm + fpos, flen);
+        ok = dictAdd(d, field, sdsnewlen(zm + pos, vlen)) == DICT_OK;
+        if (!ok) {
+            sdsfree(field);
+            break;
+        }
+        lp = lpAppend(lp, zm + fpos, flen);
+        lp = lpAppend(lp, zm + pos, vlen);
+        if (flen > maxlen) maxlen = flen;
+        if (vlen > maxlen) maxlen = vlen;
+        pos += vlen + slack;
+    }
+    ok = ok && pos < size && zm[pos] == 255 && dictSize(d) > 0 && (zm[0] >= 254 || zm[0] == dictSize(d));
+    zfree(zm);
+    if (!ok) {
+        lpFree(lp);
+        dictRelease(d);
+        return NULL;
+    }
+    robj *o;
+    /* Redis 7.0 converts by value length only: a zipmap of many short pairs stays a listpack. */
+    if (maxlen > server.hash_max_listpack_value) {
+        lpFree(lp);
+        o = createObject(OBJ_HASH, d);
+        o->encoding = OBJ_ENCODING_HT;
+    } else {
+        dictRelease(d);
+        o = createObject(OBJ_HASH, lp);
+        o->encoding = OBJ_ENCODING_LISTPACK;
+    }
+    return o;
+}
+
 static robj *loadObject(int type, rio *r) {
     robj *o = NULL;
     if (type == RDB_TYPE_STRING) {
@@ -801,6 +869,21 @@ static robj *loadObject(int type, rio *r) {
             quicklistAppendListpack(ql, lp);
         }
         if (quicklistCount(ql) == 0) goto fail;
+        return o;
+    }
+    if (type == RDB_TYPE_HASH_ZIPMAP) return loadZipmapHash(r);
+    if (type == RDB_TYPE_LIST) {
+        /* The linked list of Redis before 3.2: a count and the strings. */
+        uint64_t n = loadLen(r, NULL);
+        if (n == RDB_LENERR || n == 0 || n > rioRemaining(r)) return NULL;
+        o = createQuicklistObject(server.list_max_listpack_size, server.list_compress_depth);
+        for (uint64_t i = 0; i < n; i++) {
+            size_t len;
+            char *s = loadStringBuffer(r, &len);
+            if (!s) goto fail;
+            quicklistPushTail(o->ptr, s, len);
+            zfree(s);
+        }
         return o;
     }
     if (type == RDB_TYPE_LIST_ZIPLIST) {
@@ -921,7 +1004,7 @@ static robj *loadObject(int type, rio *r) {
         return o;
     }
     if (type == RDB_TYPE_STREAM_LISTPACKS || type == RDB_TYPE_STREAM_LISTPACKS_2) return loadStream(r, type);
-    return NULL; /* modules, zipmaps, stream consumer groups: not supported */
+    return NULL; /* modules, stream consumer groups: not supported */
 fail:
     if (o) decrRefCount(o);
     return NULL;
