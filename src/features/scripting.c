@@ -2,12 +2,14 @@
  *
  * Scripts run in one shared interpreter. Their globals are a read-only proxy:
  * reads of unknown names and every write raise Redis's errors, library tables
- * are proxied the same way, and rawset/setmetatable/loadstring are wrapped so
- * the real tables cannot be reached. redis.call runs commands through a fake
- * client and converts the RESP reply it produced into Lua values; the script's
- * return value is converted back. A count hook watches the clock: past
- * busy-reply-threshold other clients are served -BUSY, and SCRIPT KILL works
- * for scripts that have not written. */
+ * are proxied the same way (so is the string type's metatable), and the raw
+ * accessors, getmetatable, pairs/next, load/loadstring (which also refuse
+ * bytecode) are wrapped so the real tables cannot be reached. unpack and
+ * bit.tohex are guarded as Redis guards its own Lua copy. redis.call runs
+ * commands through a fake client and converts the RESP reply it produced into
+ * Lua values; the script's return value is converted back. A count hook
+ * watches the clock: past busy-reply-threshold other clients are served
+ * -BUSY, and SCRIPT KILL works for scripts that have not written. */
 #include "features/scripting.h"
 #include "features/lua_libs.h"
 #include "features/monitor.h"
@@ -663,11 +665,11 @@ static int callOriginal(lua_State *L) {
     return lua_gettop(L);
 }
 
-/* The raw functions would write through a proxy's real table, so they
- * refuse protected tables; the raw readers see the real table, as scripts
- * see Redis's read-only tables (pairs(string), rawget(_G, 'string')). */
-/* Each wrapper checks the arguments the original would check first: an
- * error raised inside the original would name no function and no line. */
+/* The raw writers would write through a proxy's real table, so they refuse
+ * protected tables; the raw readers see the real table, as scripts see
+ * Redis's read-only tables (pairs(string), rawget(_G, 'string')). Each
+ * wrapper checks the arguments the original checks first: an error raised
+ * inside the original would name no function and no line. */
 static int wrappedRawset(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
     luaL_checkany(L, 2);
