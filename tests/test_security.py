@@ -176,6 +176,27 @@ def test_deep_reply_from_function(r):
     alive(r)
 
 
+@pytest.mark.ours  # Redis 7.0.15 reads the raised table with metamethods, unprotected, and aborts
+@pytest.mark.parametrize("script", [
+    "error(setmetatable({}, {__index = function() error('boom') end}))",
+    "error(setmetatable({}, {__index = function() while true do end end}))",
+    "error({})",
+])
+def test_raised_tables_with_metamethods(r, script):
+    assert "unknown error" in eval_err(r, script)
+    alive(r)
+
+
+@pytest.mark.parametrize("script", [
+    "return {verbatim_string = setmetatable({}, {__index = function() error('boom') end})}",
+    "return setmetatable({}, {__index = function() error('boom') end})",
+    "return {err = setmetatable({}, {__tostring = function() error('x') end})}",
+])
+def test_returned_tables_with_metamethods(r, script):
+    r.eval(script, 0)
+    alive(r)
+
+
 # ------------------------------------------------- read-only tables, metatables
 
 READONLY = "Attempt to modify a readonly table"

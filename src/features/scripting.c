@@ -365,8 +365,10 @@ static void luaReplyToClient(client *c, lua_State *L) {
         } else if (tableField(L, "verbatim_string", LUA_TTABLE)) {
             size_t len = 0;
             const char *str = NULL, *format = NULL;
-            lua_getfield(L, -1, "format");
-            lua_getfield(L, -2, "string");
+            lua_pushliteral(L, "format"); /* raw: no script code runs once the script is over */
+            lua_rawget(L, -2);
+            lua_pushliteral(L, "string");
+            lua_rawget(L, -3);
             if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TSTRING) {
                 format = lua_tostring(L, -2);
                 str = lua_tolstring(L, -1, &len);
@@ -1271,15 +1273,20 @@ void scriptingRun(client *c, lua_State *L, const char *name, int nargs, int flag
     server.in_script = 0;
     if (run.timedout) serverLog(LL_WARNING, "Slow script terminated.");
     if (err) {
-        /* The handler left {err, source, line}. */
+        /* The handler left {err, source, line}. Read raw: the script may have
+         * raised a table whose __index raises (unprotected here, that would
+         * abort the server, as it aborts Redis) or never returns. */
         const char *msg = "ERR unknown error", *source = "?";
         long line = 0;
         if (lua_istable(L, -1)) {
-            lua_getfield(L, -1, "err");
+            lua_pushliteral(L, "err");
+            lua_rawget(L, -2);
             if (lua_isstring(L, -1)) msg = lua_tostring(L, -1);
-            lua_getfield(L, -2, "source");
+            lua_pushliteral(L, "source");
+            lua_rawget(L, -3);
             if (lua_isstring(L, -1)) source = lua_tostring(L, -1);
-            lua_getfield(L, -3, "line");
+            lua_pushliteral(L, "line");
+            lua_rawget(L, -4);
             line = (long)lua_tointeger(L, -1);
             sds e = sdscatprintf(sdsempty(), "-%s script: %s, on %s:%ld.", msg, name, source, line);
             addReplyErrorSds(c, e);
