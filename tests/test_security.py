@@ -279,6 +279,18 @@ def test_load_refuses_bytecode(r):
     assert "bad argument #1 to 'load' (function expected, got string)" in eval_err(r, "return load('return 5')")
 
 
+def test_eval_and_script_load_refuse_bytecode(r):
+    dump = r.eval("return string.dump(function() return 'from bytecode' end)", 0)
+    for body in (dump, b"#!lua\n" + dump):
+        with pytest.raises(redis.ResponseError, match="Error compiling script \\(new function\\): "
+                                                      "user_script:[12]: unexpected symbol near 'char\\(27\\)'"):
+            r.eval(body, 0)
+    with pytest.raises(redis.ResponseError, match="unexpected symbol near 'char\\(27\\)'"):
+        r.script_load(dump)
+    with pytest.raises(redis.ResponseError, match="Error compiling function: user_function:2: unexpected symbol"):
+        r.function_load(b"#!lua name=bc\n" + dump)
+
+
 def test_loaded_chunks_see_readonly_globals(r):
     assert READONLY in eval_err(r, "return loadstring('x = 1')()")
     assert READONLY in eval_err(

@@ -749,10 +749,12 @@ static int callLoaderSettingEnv(lua_State *L) {
  * undumper, and crafted bytecode escapes the sandbox. Redis's Lua always
  * parses text; a leading space makes the unpatched library do the same, so
  * bytecode fails with the parser's error, worded as Redis words it. */
+static int isBytecodeText(const char *s, size_t len) { return len && s[0] == LUA_SIGNATURE[0]; }
+
 static int isBytecode(lua_State *L, int idx) {
     size_t len;
     const char *s = lua_type(L, idx) == LUA_TSTRING ? lua_tolstring(L, idx, &len) : NULL;
-    return s && len && s[0] == LUA_SIGNATURE[0];
+    return s && isBytecodeText(s, len);
 }
 
 static int wrappedLoadstring(lua_State *L) {
@@ -1101,6 +1103,11 @@ static int createScript(client *c, robj *bodyobj, char *sha) {
     }
     sds code = sdsdup(body);
     if (flags & SCRIPT_FLAG_SHEBANG) code[0] = '-', code[1] = '-'; /* keep line numbers */
+    if (isBytecodeText(code, sdslen(code))) { /* parsed as text, like loadstring's (see there) */
+        sds text = sdscatsds(sdsnew(" "), code);
+        sdsfree(code);
+        code = text;
+    }
     if (luaL_loadbuffer(lua, code, sdslen(code), "@user_script")) {
         addReplyErrorFormat(c, "Error compiling script (new function): %s", lua_tostring(lua, -1));
         lua_pop(lua, 1);
