@@ -51,6 +51,24 @@ def ziplist(entries):
     return struct.pack("<IIH", total, tail, len(entries)) + body + b"\xff"
 
 
+def zipmap(pairs, count=None, free=0):
+    """A zipmap blob (hashes before Redis 2.6): count, <len>field<len><free>value..., 255."""
+    def zlen(n):
+        return bytes([n]) if n < 254 else b"\xfe" + struct.pack("<I", n)
+    body = bytes([len(pairs) if count is None else count])
+    for f, v in pairs:
+        body += zlen(len(f)) + f + zlen(len(v)) + bytes([free]) + v + b"\x00" * free
+    return body + b"\xff"
+
+
+def linked_list(items):
+    """RDB type 1 (lists before Redis 3.2): a count and the strings."""
+    return rdb_len(len(items)) + b"".join(rdb_str(i) for i in items)
+
+
+BIG_ZIPMAP = [(b"f%d" % i, b"v%d" % i) for i in range(300)]
+
+
 def build_rdb():
     out = b"REDIS0009" + b"\xfe\x00"
     # hash as ziplist: field, value, field, value...
@@ -63,6 +81,12 @@ def build_rdb():
     out += b"\x0e" + rdb_str(b"ql") + rdb_len(2) + rdb_str(ziplist([b"n1", b"n2"])) + rdb_str(ziplist([3, b"n4"]))
     # old ZSET type 3 with scores as length-prefixed strings
     out += b"\x03" + rdb_str(b"oldz") + rdb_len(2) + rdb_str(b"m1") + b"\x031.5" + rdb_str(b"m2") + b"\x01" + b"7"
+    # hash as zipmap (RDB type 9, before 2.6): small, one with free bytes and a long value, one past the limits
+    out += b"\x09" + rdb_str(b"zm") + rdb_str(zipmap([(b"a", b"1"), (b"bb", b"22")]))
+    out += b"\x09" + rdb_str(b"zmlong") + rdb_str(zipmap([(b"k", b"x" * 300)], free=3))
+    out += b"\x09" + rdb_str(b"zmbig") + rdb_str(zipmap(BIG_ZIPMAP, count=254))
+    # list as a linked list (RDB type 1, before 3.2)
+    out += b"\x01" + rdb_str(b"ll") + linked_list([b"a", b"bb", b"300", b"c" * 100])
     out += b"\xff" + b"\x00" * 8  # EOF and a zero checksum (not checked)
     return out
 
@@ -73,6 +97,10 @@ EXPECTED = {
     b"zl": [b"x", b"5", b"y", b"70000", str(1 << 40).encode()],
     b"ql": [b"n1", b"n2", b"3", b"n4"],
     b"oldz": [(b"m1", 1.5), (b"m2", 7.0)],
+    b"zm": {b"a": b"1", b"bb": b"22"},
+    b"zmlong": {b"k": b"x" * 300},
+    b"zmbig": dict(BIG_ZIPMAP),
+    b"ll": [b"a", b"bb", b"300", b"c" * 100],
 }
 
 
@@ -85,6 +113,14 @@ def check(r):
     assert r.object("encoding", "zh") == b"listpack"
     assert r.object("encoding", "zz") == b"listpack"
     assert r.object("encoding", "zl") == b"quicklist"
+    for key in ("zm", "zmlong", "zmbig"):
+        assert r.hgetall(key) == EXPECTED[key.encode()]
+    assert r.hkeys("zm") == [b"a", b"bb"]  # the zipmap's order
+    assert r.object("encoding", "zm") == b"listpack"
+    assert r.object("encoding", "zmlong") == b"hashtable"
+    assert r.object("encoding", "zmbig") == b"listpack"  # Redis 7.0 converts by value length only
+    assert r.lrange("ll", 0, -1) == EXPECTED[b"ll"]
+    assert r.object("encoding", "ll") == b"quicklist"
     # The data stays writable in its new encoding.
     r.hset("zh", "new", "1")
     r.zadd("zz", {"d": 4})
@@ -107,3 +143,42 @@ def test_reference_reads_the_crafted_file_the_same_way(server_factory, tmp_path)
     (tmp_path / "dump.rdb").write_bytes(build_rdb())
     s = server_factory("--dir", str(tmp_path), binary=REF_SERVER)
     check(s.client())
+
+
+def payload_of(body):
+    from test_rdb_functions import payload_of as payload
+    return payload(body)
+
+
+@pytest.mark.parametrize("body,check", [
+    (b"\x09" + rdb_str(zipmap([(b"a", b"1"), (b"bb", b"22")])),
+     lambda r: r.hgetall("k") == {b"a": b"1", b"bb": b"22"} and r.object("encoding", "k") == b"listpack"),
+    (b"\x09" + rdb_str(zipmap(BIG_ZIPMAP, count=254)),
+     lambda r: r.hgetall("k") == dict(BIG_ZIPMAP) and r.object("encoding", "k") == b"listpack"),
+    (b"\x09" + rdb_str(zipmap([(b"k", b"x" * 300)], free=3)),
+     lambda r: r.hgetall("k") == {b"k": b"x" * 300} and r.object("encoding", "k") == b"hashtable"),
+    (b"\x01" + linked_list([b"a", b"b", b"1"]),
+     lambda r: r.lrange("k", 0, -1) == [b"a", b"b", b"1"] and r.object("encoding", "k") == b"quicklist"),
+], ids=["zipmap", "zipmap-big", "zipmap-long", "linked-list"])
+@pytest.mark.parametrize("sanitize", ["yes", "no"])
+def test_restore_old_encodings(r, body, check, sanitize):
+    r.config_set("sanitize-dump-payload", sanitize)
+    assert r.restore("k", 0, payload_of(body))
+    assert check(r)
+
+
+@pytest.mark.parametrize("body", [
+    b"\x09" + rdb_str(zipmap([(b"a", b"1"), (b"a", b"2")])),           # duplicate field
+    b"\x09" + rdb_str(zipmap([(b"a", b"1")], count=2)),                 # wrong count
+    b"\x09" + rdb_str(zipmap([])),                                      # empty
+    b"\x09" + rdb_str(zipmap([(b"a", b"1")])[:-1]),                     # no end marker
+    b"\x09" + rdb_str(b"\x01\x05ab"),                                   # field past the end
+    b"\x09" + rdb_str(b"\x01\xfe\xff\xff\xff\x7fab\xff"),              # huge big length
+    b"\x01" + rdb_len(0),                                              # empty list
+    b"\x01" + rdb_len(3) + rdb_str(b"a"),                              # short
+], ids=["dup", "count", "empty", "noend", "past-end", "huge-len", "empty-list", "short-list"])
+def test_restore_corrupt_old_encodings(r, body):
+    r.config_set("sanitize-dump-payload", "yes")
+    with pytest.raises(Exception, match="Bad data format"):
+        r.restore("k", 0, payload_of(body))
+    assert r.ping()

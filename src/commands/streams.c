@@ -1098,7 +1098,9 @@ void xautoclaimCommand(client *c) {
         int moreargs = c->argc - 1 - j;
         const char *opt = c->argv[j]->ptr;
         if (!strcasecmp(opt, "count") && moreargs) {
-            if (getRangeLongFromObjectOrReply(c, c->argv[++j], 1, LONG_MAX / attempts_factor, &count,
+            /* Redis's bound: count * attempts_factor and count IDs stay in range. */
+            long max_count = LONG_MAX / (sizeof(streamID) > (size_t)attempts_factor ? (long)sizeof(streamID) : attempts_factor);
+            if (getRangeLongFromObjectOrReply(c, c->argv[++j], 1, max_count, &count,
                                               "COUNT must be > 0") != C_OK)
                 return;
         } else if (!strcasecmp(opt, "justid")) {
@@ -1116,7 +1118,10 @@ void xautoclaimCommand(client *c) {
     long attempts = count * attempts_factor;
     /* First pick (dropping entries gone from the stream), then claim: the
      * cursor goes before the claimed entries in the reply. */
-    streamID *deleted = zmalloc(sizeof(streamID) * (size_t)count), *claimed = zmalloc(sizeof(streamID) * (size_t)count);
+    /* Sized by what can be examined, not by the client's COUNT (Redis allocates
+     * COUNT IDs and answers "Insufficient memory" when that fails). */
+    size_t most = (size_t)count < cg->pel.len ? (size_t)count : cg->pel.len;
+    streamID *deleted = zmalloc(sizeof(streamID) * (most + 1)), *claimed = zmalloc(sizeof(streamID) * (most + 1));
     long ndeleted = 0, nclaimed = 0;
     int found;
     size_t pos = streamIDMapSeek(&cg->pel, &start, &found);

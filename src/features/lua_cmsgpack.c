@@ -211,7 +211,7 @@ static void pushBytes(lua_State *L, unpackCursor *c, uint64_t len) {
 static void decodeValue(lua_State *L, unpackCursor *c);
 
 static void decodeArray(lua_State *L, unpackCursor *c, uint64_t n) {
-    luaL_checkstack(L, 3, "MessagePack data nested too deeply");
+    luaL_checkstack(L, 3, "in function mp_decode_to_lua_array");
     lua_newtable(L);
     for (uint64_t i = 1; i <= n; i++) {
         decodeValue(L, c);
@@ -220,7 +220,7 @@ static void decodeArray(lua_State *L, unpackCursor *c, uint64_t n) {
 }
 
 static void decodeMap(lua_State *L, unpackCursor *c, uint64_t n) {
-    luaL_checkstack(L, 4, "MessagePack data nested too deeply");
+    luaL_checkstack(L, 4, "in function mp_decode_to_lua_hash");
     lua_newtable(L);
     for (uint64_t i = 0; i < n; i++) {
         decodeValue(L, c);
@@ -295,7 +295,8 @@ static int unpackGeneric(lua_State *L, lua_Number limit, lua_Number offset) {
     unpackCursor c = {(const unsigned char *)s + (size_t)offset, len - (size_t)offset};
     int count = 0;
     while (c.left > 0 && (all || count < limit)) {
-        luaL_checkstack(L, 2, "too many values to unpack");
+        /* Redis's wording for this stack overflow */
+        luaL_checkstack(L, 2, "too many return values at once; use unpack_one or unpack_limit instead.");
         decodeValue(L, &c);
         count++;
     }

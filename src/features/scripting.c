@@ -2,12 +2,14 @@
  *
  * Scripts run in one shared interpreter. Their globals are a read-only proxy:
  * reads of unknown names and every write raise Redis's errors, library tables
- * are proxied the same way, and rawset/setmetatable/loadstring are wrapped so
- * the real tables cannot be reached. redis.call runs commands through a fake
- * client and converts the RESP reply it produced into Lua values; the script's
- * return value is converted back. A count hook watches the clock: past
- * busy-reply-threshold other clients are served -BUSY, and SCRIPT KILL works
- * for scripts that have not written. */
+ * are proxied the same way (so is the string type's metatable), and the raw
+ * accessors, getmetatable, pairs/next, load/loadstring (which also refuse
+ * bytecode) are wrapped so the real tables cannot be reached. unpack and
+ * bit.tohex are guarded as Redis guards its own Lua copy. redis.call runs
+ * commands through a fake client and converts the RESP reply it produced into
+ * Lua values; the script's return value is converted back. A count hook
+ * watches the clock: past busy-reply-threshold other clients are served
+ * -BUSY, and SCRIPT KILL works for scripts that have not written. */
 #include "features/functions.h"
 #include "features/scripting.h"
 #include "features/lua_libs.h"
@@ -28,8 +30,10 @@
 #include <lua-cjson.h>
 #include <lua.h>
 #include <lualib.h>
+#include <limits.h>
 #include <math.h>
 #include <openssl/sha.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -296,7 +300,7 @@ static const char *respToLua(lua_State *L, const char *p) {
 
 /* ------------------------------------------------------------ Lua → reply */
 
-static void luaReplyToClient(client *c, lua_State *L, int depth);
+static void luaReplyToClient(client *c, lua_State *L);
 
 static int tableField(lua_State *L, const char *name, int type) {
     lua_pushstring(L, name);
@@ -306,8 +310,11 @@ static int tableField(lua_State *L, const char *name, int type) {
     return 0;
 }
 
-static void luaReplyToClient(client *c, lua_State *L, int depth) {
-    if (depth > 1000) {
+/* Nesting is bounded only by the Lua stack, as in Redis: a self-referencing
+ * or very deep table ends in an error element once no room is left for the
+ * (at most 4) values a level pushes, instead of overflowing the stack. */
+static void luaReplyToClient(client *c, lua_State *L) {
+    if (!lua_checkstack(L, 4)) {
         addReplyError(c, "reached lua stack limit");
         lua_pop(L, 1);
         return;
@@ -360,8 +367,10 @@ static void luaReplyToClient(client *c, lua_State *L, int depth) {
         } else if (tableField(L, "verbatim_string", LUA_TTABLE)) {
             size_t len = 0;
             const char *str = NULL, *format = NULL;
-            lua_getfield(L, -1, "format");
-            lua_getfield(L, -2, "string");
+            lua_pushliteral(L, "format"); /* raw: no script code runs once the script is over */
+            lua_rawget(L, -2);
+            lua_pushliteral(L, "string");
+            lua_rawget(L, -3);
             if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TSTRING) {
                 format = lua_tostring(L, -2);
                 str = lua_tolstring(L, -1, &len);
@@ -375,8 +384,8 @@ static void luaReplyToClient(client *c, lua_State *L, int depth) {
             lua_pushnil(L);
             while (lua_next(L, -2)) {
                 lua_pushvalue(L, -2);
-                luaReplyToClient(c, L, depth + 1); /* key */
-                luaReplyToClient(c, L, depth + 1); /* value */
+                luaReplyToClient(c, L); /* key */
+                luaReplyToClient(c, L); /* value */
                 n++;
             }
             setDeferredMapLen(c, replylen, n);
@@ -388,7 +397,7 @@ static void luaReplyToClient(client *c, lua_State *L, int depth) {
             while (lua_next(L, -2)) {
                 lua_pop(L, 1);
                 lua_pushvalue(L, -1);
-                luaReplyToClient(c, L, depth + 1);
+                luaReplyToClient(c, L);
                 n++;
             }
             setDeferredSetLen(c, replylen, n);
@@ -403,7 +412,7 @@ static void luaReplyToClient(client *c, lua_State *L, int depth) {
                     lua_pop(L, 1);
                     break;
                 }
-                luaReplyToClient(c, L, depth + 1);
+                luaReplyToClient(c, L);
             }
             setDeferredArrayLen(c, replylen, j - 1);
         }
@@ -671,10 +680,11 @@ static void pushReadonlyProxy(lua_State *L, int real_index, int is_globals) {
     lua_pushboolean(L, 0);
     lua_rawset(L, -3);
     lua_setmetatable(L, -2);
-    /* Remember it as protected, for the rawset/setmetatable wrappers. */
+    /* Remember it as protected, with the table it stands for: the raw
+     * writers refuse it, the raw readers look through it. */
     lua_getfield(L, LUA_REGISTRYINDEX, "__protected");
     lua_pushvalue(L, -2);
-    lua_pushboolean(L, 1);
+    lua_pushvalue(L, real_index);
     lua_rawset(L, -3);
     lua_pop(L, 1);
 }
@@ -695,40 +705,194 @@ static int plainError(lua_State *L, const char *msg) {
     return lua_error(L);
 }
 
-static int wrappedRawset(lua_State *L) {
-    if (isProtected(L, 1)) return plainError(L, "Attempt to modify a readonly table");
+/* Calls the wrapped original (upvalue 1) with this call's arguments. */
+static int callOriginal(lua_State *L) {
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);
     lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
     return lua_gettop(L);
+}
+
+/* The raw writers would write through a proxy's real table, so they refuse
+ * protected tables; the raw readers see the real table, as scripts see
+ * Redis's read-only tables (pairs(string), rawget(_G, 'string')). Each
+ * wrapper checks the arguments the original checks first: an error raised
+ * inside the original would name no function and no line. */
+static int wrappedRawset(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    luaL_checkany(L, 2);
+    luaL_checkany(L, 3);
+    if (isProtected(L, 1)) return plainError(L, "Attempt to modify a readonly table");
+    return callOriginal(L);
 }
 
 static int wrappedSetmetatable(lua_State *L) {
+    int t = lua_type(L, 2);
+    luaL_checktype(L, 1, LUA_TTABLE);
+    luaL_argcheck(L, t == LUA_TNIL || t == LUA_TTABLE, 2, "nil or table expected");
     if (isProtected(L, 1)) return plainError(L, "Attempt to modify a readonly table");
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
-    return lua_gettop(L);
+    return callOriginal(L);
 }
 
-/* loadstring: the loaded chunk sees the same read-only globals as scripts. */
-static int wrappedLoadstring(lua_State *L) {
-    int n = lua_gettop(L);
+static void replaceProxyByReal(lua_State *L, int idx) {
+    if (!lua_istable(L, idx)) return;
+    lua_getfield(L, LUA_REGISTRYINDEX, "__protected");
+    lua_pushvalue(L, idx);
+    lua_rawget(L, -2);
+    if (lua_istable(L, -1)) lua_replace(L, idx);
+    else lua_pop(L, 1);
+    lua_pop(L, 1);
+}
+
+static int wrappedRawget(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    luaL_checkany(L, 2);
+    replaceProxyByReal(L, 1);
+    return callOriginal(L);
+}
+
+static int wrappedNext(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    replaceProxyByReal(L, 1);
+    return callOriginal(L);
+}
+
+/* Iterates with the wrapped next (upvalue 1) and hands out only the proxy. */
+static int wrappedPairs(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
     lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, n, LUA_MULTRET);
-    if (lua_isfunction(L, 1)) {
-        scriptingSetGlobalsEnv(L, 1);
+    lua_pushvalue(L, 1);
+    lua_pushnil(L);
+    return 3;
+}
+
+/* A protected metatable (the string type's, the globals') is handed out as
+ * its read-only proxy; a library proxy has none, as Redis's tables have none. */
+static int wrappedGetmetatable(lua_State *L) {
+    luaL_checkany(L, 1);
+    if (lua_getmetatable(L, 1)) {
+        lua_getfield(L, LUA_REGISTRYINDEX, "__mtproxy");
+        lua_pushvalue(L, -2);
+        lua_rawget(L, -2);
+        if (!lua_isnil(L, -1)) return 1;
+        lua_pop(L, 3);
+        if (isProtected(L, 1)) {
+            lua_pushnil(L);
+            return 1;
+        }
     }
-    return lua_gettop(L);
+    return callOriginal(L);
+}
+
+/* Functions loaded by a script see the same read-only globals as scripts. */
+static int callLoaderSettingEnv(lua_State *L) {
+    int n = callOriginal(L);
+    if (lua_isfunction(L, 1)) scriptingSetGlobalsEnv(L, 1);
+    return n;
+}
+
+/* Lua 5.1 runs a chunk starting with the bytecode signature through the
+ * undumper, and crafted bytecode escapes the sandbox. Redis's Lua always
+ * parses text; a leading space makes the unpatched library do the same, so
+ * bytecode fails with the parser's error, worded as Redis words it. */
+static int isBytecodeText(const char *s, size_t len) { return len && s[0] == LUA_SIGNATURE[0]; }
+
+static int isBytecode(lua_State *L, int idx) {
+    size_t len;
+    const char *s = lua_type(L, idx) == LUA_TSTRING ? lua_tolstring(L, idx, &len) : NULL;
+    return s && isBytecodeText(s, len);
+}
+
+static int wrappedLoadstring(lua_State *L) {
+    luaL_checkstring(L, 1);
+    luaL_optstring(L, 2, NULL);
+    if (isBytecode(L, 1)) {
+        if (lua_gettop(L) < 2) lua_settop(L, 2);
+        if (lua_isnil(L, 2)) { /* the chunk name defaults to the original text */
+            lua_pushvalue(L, 1);
+            lua_replace(L, 2);
+        }
+        lua_pushliteral(L, " ");
+        lua_pushvalue(L, 1);
+        lua_concat(L, 2);
+        lua_replace(L, 1);
+    }
+    return callLoaderSettingEnv(L);
+}
+
+/* load's reader, seen through: upvalue 1 the script's reader, 2 a piece held
+ * back, 3 whether the first piece was checked. */
+static int guardedReader(lua_State *L) {
+    if (!lua_isnil(L, lua_upvalueindex(2))) {
+        lua_pushvalue(L, lua_upvalueindex(2));
+        lua_pushnil(L);
+        lua_replace(L, lua_upvalueindex(2));
+        return 1;
+    }
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_call(L, 0, 1);
+    if (!lua_toboolean(L, lua_upvalueindex(3))) {
+        lua_pushboolean(L, 1);
+        lua_replace(L, lua_upvalueindex(3));
+        if (isBytecode(L, -1)) {
+            lua_replace(L, lua_upvalueindex(2));
+            lua_pushliteral(L, " ");
+        }
+    }
+    return 1;
+}
+
+static int wrappedLoad(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TFUNCTION);
+    luaL_optstring(L, 2, NULL);
+    {
+        lua_pushvalue(L, 1);
+        lua_pushnil(L);
+        lua_pushboolean(L, 0);
+        lua_pushcclosure(L, guardedReader, 3);
+        lua_replace(L, 1);
+    }
+    return callLoaderSettingEnv(L);
+}
+
+/* Lua 5.1.5's unpack computes e - i + 1 in int: for 0..INT_MAX it overflows,
+ * the compiler drops the n <= 0 test (it "cannot" be true after i <= e), and
+ * the values are pushed past the stack. Redis's fixed version. */
+static int guardedUnpack(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    int i = luaL_optint(L, 2, 1);
+    int e = luaL_opt(L, luaL_checkint, 3, luaL_getn(L, 1));
+    if (i > e) return 0;
+    unsigned int n = (unsigned int)e - (unsigned int)i;
+    if (n >= INT_MAX || !lua_checkstack(L, (int)++n)) return luaL_error(L, "too many results to unpack");
+    for (unsigned int k = 0; k < n; k++) lua_rawgeti(L, 1, i + (int)k);
+    return (int)n;
+}
+
+/* lua-bitop's tohex negates a negative digit count and writes that many
+ * digits into an 8-byte buffer: INT32_MIN stays negative and smashes the
+ * stack. Past +-8 the output is the same 8 digits, so clamp first, reading
+ * the count as bitop does (the number wrapped to 32 bits). */
+static int guardedTohex(lua_State *L) {
+    for (int i = 1; i <= 2 && i <= lua_gettop(L); i++)
+        if (!lua_isnumber(L, i)) luaL_typerror(L, i, "number");
+    if (lua_gettop(L) < 1) luaL_typerror(L, 1, "number");
+    if (lua_gettop(L) >= 2 && lua_isnumber(L, 2)) {
+        double d = (double)lua_tonumber(L, 2) + 6755399441055744.0; /* 2^52+2^51 */
+        uint64_t bits;
+        memcpy(&bits, &d, sizeof(bits));
+        int32_t n = (int32_t)(uint32_t)bits;
+        if (n < -8 || n > 8) {
+            lua_pushinteger(L, n < 0 ? -8 : 8);
+            lua_replace(L, 2);
+        }
+    }
+    return callOriginal(L);
 }
 
 /* pcall: a Redis error table caught by pcall becomes its message string, as in 7.0. */
 static int wrappedPcall(lua_State *L) {
-    int n = lua_gettop(L);
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, n, LUA_MULTRET);
+    callOriginal(L);
     if (lua_gettop(L) >= 2 && !lua_toboolean(L, 1) && lua_istable(L, 2)) {
         lua_pushstring(L, "err");
         lua_rawget(L, 2);
@@ -738,10 +902,50 @@ static int wrappedPcall(lua_State *L) {
     return lua_gettop(L);
 }
 
-static void wrapGlobalFunction(lua_State *L, const char *name, lua_CFunction wrapper) {
-    lua_getglobal(L, name);
+/* Replaces t[name] (t at idx, a real table) by wrapper with the old value as upvalue 1. */
+static void wrapField(lua_State *L, int idx, const char *name, lua_CFunction wrapper) {
+    if (idx < 0 && idx > LUA_REGISTRYINDEX) idx = lua_gettop(L) + idx + 1;
+    lua_getfield(L, idx, name);
     lua_pushcclosure(L, wrapper, 1);
-    lua_setglobal(L, name);
+    lua_setfield(L, idx, name);
+}
+
+static void wrapGlobalFunction(lua_State *L, const char *name, lua_CFunction wrapper) {
+    wrapField(L, LUA_GLOBALSINDEX, name, wrapper);
+}
+
+/* Records mt as protected: getmetatable hands out a read-only proxy of it. */
+static void protectMetatable(lua_State *L, int mt_index) {
+    mt_index = mt_index < 0 ? lua_gettop(L) + mt_index + 1 : mt_index;
+    lua_getfield(L, LUA_REGISTRYINDEX, "__mtproxy");
+    lua_pushvalue(L, mt_index);
+    pushReadonlyProxy(L, mt_index, 0);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+}
+
+/* Every basic type's metatable (in stock Lua only strings have one): its
+ * __index table becomes the library's proxy, and the metatable itself is
+ * reachable only as a proxy, so no script can change methods for others. */
+static void protectTypeMetatables(lua_State *L) {
+    lua_pushnil(L);
+    lua_pushboolean(L, 0);
+    lua_pushnumber(L, 0);
+    lua_pushliteral(L, "");
+    lua_pushcfunction(L, readonlyNewindex);
+    lua_pushlightuserdata(L, L);
+    lua_pushthread(L);
+    int top = lua_gettop(L);
+    for (int v = top - 6; v <= top; v++) {
+        if (!lua_getmetatable(L, v)) continue;
+        if (lua_type(L, v) == LUA_TSTRING) {
+            lua_getglobal(L, LUA_STRLIBNAME); /* already the proxy */
+            lua_setfield(L, -2, "__index");
+        }
+        protectMetatable(L, -1);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 7);
 }
 
 static void openLib(lua_State *L, const char *name, lua_CFunction fn) {
@@ -771,6 +975,8 @@ lua_State *scriptingNewInterpreter(void) {
     lua_State *L = lua_open();
     lua_newtable(L);
     lua_setfield(L, LUA_REGISTRYINDEX, "__protected");
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, "__mtproxy");
     openLib(L, "", luaopen_base);
     openLib(L, LUA_TABLIBNAME, luaopen_table);
     openLib(L, LUA_STRLIBNAME, luaopen_string);
@@ -786,11 +992,16 @@ lua_State *scriptingNewInterpreter(void) {
         lua_setglobal(L, extra[i].name);
     }
     static const char *removed[] = {"dofile", "loadfile", "print", "getfenv", "setfenv", "newproxy", "module",
-                                    "require", "gcinfo", NULL};
+                                    "require", NULL};
     for (int i = 0; removed[i]; i++) {
         lua_pushnil(L);
         lua_setglobal(L, removed[i]);
     }
+    lua_pushcfunction(L, guardedUnpack);
+    lua_setglobal(L, "unpack");
+    lua_getglobal(L, "bit");
+    wrapField(L, -1, "tohex", guardedTohex);
+    lua_pop(L, 1);
     setGlobalFunction(L, "math", "random", mathRandom);
     setGlobalFunction(L, "math", "randomseed", mathRandomseed);
 
@@ -832,6 +1043,13 @@ lua_State *scriptingNewInterpreter(void) {
     wrapGlobalFunction(L, "rawset", wrappedRawset);
     wrapGlobalFunction(L, "setmetatable", wrappedSetmetatable);
     wrapGlobalFunction(L, "loadstring", wrappedLoadstring);
+    wrapGlobalFunction(L, "load", wrappedLoad);
+    wrapGlobalFunction(L, "rawget", wrappedRawget);
+    wrapGlobalFunction(L, "getmetatable", wrappedGetmetatable);
+    wrapGlobalFunction(L, "next", wrappedNext);
+    lua_getglobal(L, "next");
+    lua_pushcclosure(L, wrappedPairs, 1);
+    lua_setglobal(L, "pairs");
     wrapGlobalFunction(L, "pcall", wrappedPcall);
 
     /* Library tables become read-only proxies, then the globals themselves. */
@@ -844,8 +1062,12 @@ lua_State *scriptingNewInterpreter(void) {
         }
         lua_pop(L, 1);
     }
+    protectTypeMetatables(L);
     lua_pushvalue(L, LUA_GLOBALSINDEX);
     pushReadonlyProxy(L, -1, 1);
+    lua_getmetatable(L, -1);
+    protectMetatable(L, -1);
+    lua_pop(L, 1);
     lua_pushvalue(L, -1);
     lua_setglobal(L, "_G");
     lua_setfield(L, LUA_REGISTRYINDEX, GLOBALS_PROXY_KEY);
@@ -928,6 +1150,11 @@ static int createScript(client *c, robj *bodyobj, char *sha) {
     }
     sds code = sdsdup(body);
     if (flags & SCRIPT_FLAG_SHEBANG) code[0] = '-', code[1] = '-'; /* keep line numbers */
+    if (isBytecodeText(code, sdslen(code))) { /* parsed as text, like loadstring's (see there) */
+        sds text = sdscatsds(sdsnew(" "), code);
+        sdsfree(code);
+        code = text;
+    }
     if (luaL_loadbuffer(lua, code, sdslen(code), "@user_script")) {
         addReplyErrorFormat(c, "Error compiling script (new function): %s", lua_tostring(lua, -1));
         lua_pop(lua, 1);
@@ -1100,15 +1327,20 @@ void scriptingRun(client *c, lua_State *L, const char *name, int nargs, int flag
     server.in_script = 0;
     if (run.timedout) serverLog(LL_WARNING, "Slow script terminated.");
     if (err) {
-        /* The handler left {err, source, line}. */
+        /* The handler left {err, source, line}. Read raw: the script may have
+         * raised a table whose __index raises (unprotected here, that would
+         * abort the server, as it aborts Redis) or never returns. */
         const char *msg = "ERR unknown error", *source = "?";
         long line = 0;
         if (lua_istable(L, -1)) {
-            lua_getfield(L, -1, "err");
+            lua_pushliteral(L, "err");
+            lua_rawget(L, -2);
             if (lua_isstring(L, -1)) msg = lua_tostring(L, -1);
-            lua_getfield(L, -2, "source");
+            lua_pushliteral(L, "source");
+            lua_rawget(L, -3);
             if (lua_isstring(L, -1)) source = lua_tostring(L, -1);
-            lua_getfield(L, -3, "line");
+            lua_pushliteral(L, "line");
+            lua_rawget(L, -4);
             line = (long)lua_tointeger(L, -1);
             sds e = sdscatprintf(sdsempty(), "-%s script: %s, on %s:%ld.", msg, name, source, line);
             addReplyErrorSds(c, e);
@@ -1118,7 +1350,7 @@ void scriptingRun(client *c, lua_State *L, const char *name, int nargs, int flag
         }
         lua_pop(L, 1);
     } else {
-        luaReplyToClient(c, L, 0);
+        luaReplyToClient(c, L);
     }
     lua_pop(L, 1); /* the error handler */
     memset(&run, 0, sizeof(run));

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Object types. */
@@ -77,6 +78,7 @@ typedef struct rio {
     size_t pos;         /* read position in mem */
     size_t memlen;
     const char *src;    /* read source for memory reads */
+    uint64_t filelen;   /* a file read's size, for rioRemaining */
     uint64_t cksum;
     int error;
     size_t processed;
@@ -115,6 +117,14 @@ static int rioRead(rio *r, void *buf, size_t len) {
     r->cksum = crc64(r->cksum, buf, len);
     r->processed += len;
     return 1;
+}
+
+/* Bytes left to read. A length read from the payload (a string's, an
+ * element count) is checked against it before anything is sized by it:
+ * a corrupt or hostile length must fail the load, not abort an allocation. */
+static uint64_t rioRemaining(rio *r) {
+    if (!r->fp) return r->memlen - r->pos;
+    return r->filelen > r->processed ? r->filelen - r->processed : 0;
 }
 
 /* ----------------------------------------------------------------- saving */
@@ -486,7 +496,10 @@ static char *loadStringBuffer(rio *r, size_t *lenp) {
         }
         if (len == RDB_ENC_LZF) {
             uint64_t clen = loadLen(r, NULL), ulen = loadLen(r, NULL);
-            if (clen == RDB_LENERR || ulen == RDB_LENERR || clen > (1ULL << 32) || ulen > (1ULL << 32)) return NULL;
+            /* LZF expands at most ~88 times (264 bytes from a 3-byte back reference). */
+            if (clen == RDB_LENERR || ulen == RDB_LENERR || clen > rioRemaining(r) || clen > (1ULL << 32) ||
+                ulen > (1ULL << 32) || ulen / 100 > clen)
+                return NULL;
             char *c = zmalloc(clen ? clen : 1);
             char *out = zmalloc(ulen + 1);
             if (!rioRead(r, c, clen) || lzf_decompress(c, (unsigned int)clen, out, (unsigned int)ulen) != ulen) {
@@ -501,7 +514,7 @@ static char *loadStringBuffer(rio *r, size_t *lenp) {
         }
         return NULL;
     }
-    if (len > (1ULL << 34)) return NULL;
+    if (len > rioRemaining(r)) return NULL;
     char *out = zmalloc(len + 1);
     if (!rioRead(r, out, len)) {
         zfree(out);
@@ -741,6 +754,74 @@ fail:
     return NULL;
 }
 
+/* A zipmap length: one byte below 254, or 254 and 4 bytes little-endian. */
+static int zipmapLen(const unsigned char *zm, size_t size, size_t *pos, uint32_t *len) {
+    if (*pos >= size || zm[*pos] == 255) return 0;
+    if (zm[*pos] < 254) {
+        *len = zm[(*pos)++];
+        return 1;
+    }
+    if (*pos + 5 > size) return 0;
+    *len = (uint32_t)zm[*pos + 1] | ((uint32_t)zm[*pos + 2] << 8) | ((uint32_t)zm[*pos + 3] << 16) |
+           ((uint32_t)zm[*pos + 4] << 24);
+    *pos += 5;
+    return 1;
+}
+
+/* A zipmap hash (RDB type 9, Redis before 2.6): <count> then <len>field
+ * <len><free>value<free bytes> pairs and 255. Loaded as Redis 7.0 loads it:
+ * a listpack in the zipmap's order, a hash table past the value length limit;
+ * duplicate fields, a wrong count or an empty map are corrupt. */
+static robj *loadZipmapHash(rio *r) {
+    size_t size;
+    unsigned char *zm = (unsigned char *)loadStringBuffer(r, &size);
+    if (!zm) return NULL;
+    unsigned char *lp = lpNew(0);
+    dict *d = dictCreate(&hashDictType);
+    size_t pos = 1, maxlen = 0;
+    int ok = size >= 2;
+    while (ok && pos < size && zm[pos] != 255) {
+        uint32_t flen, vlen;
+        size_t fpos;
+        ok = zipmapLen(zm, size, &pos, &flen) && (fpos = pos, pos += flen, pos <= size) &&
+             zipmapLen(zm, size, &pos, &vlen) && pos < size;
+        if (!ok) break;
+        unsigned int slack = zm[pos++]; /* unused bytes after the value */
+        ok = pos + vlen + slack <= size;
+        if (!ok) break;
+        sds field = sdsnewlen(zm + fpos, flen);
+        ok = dictAdd(d, field, sdsnewlen(zm + pos, vlen)) == DICT_OK;
+        if (!ok) {
+            sdsfree(field);
+            break;
+        }
+        lp = lpAppend(lp, zm + fpos, flen);
+        lp = lpAppend(lp, zm + pos, vlen);
+        if (flen > maxlen) maxlen = flen;
+        if (vlen > maxlen) maxlen = vlen;
+        pos += vlen + slack;
+    }
+    ok = ok && pos < size && zm[pos] == 255 && dictSize(d) > 0 && (zm[0] >= 254 || zm[0] == dictSize(d));
+    zfree(zm);
+    if (!ok) {
+        lpFree(lp);
+        dictRelease(d);
+        return NULL;
+    }
+    robj *o;
+    /* Redis 7.0 converts by value length only: a zipmap of many short pairs stays a listpack. */
+    if (maxlen > server.hash_max_listpack_value) {
+        lpFree(lp);
+        o = createObject(OBJ_HASH, d);
+        o->encoding = OBJ_ENCODING_HT;
+    } else {
+        dictRelease(d);
+        o = createObject(OBJ_HASH, lp);
+        o->encoding = OBJ_ENCODING_LISTPACK;
+    }
+    return o;
+}
+
 static robj *loadObject(int type, rio *r) {
     robj *o = NULL;
     if (type == RDB_TYPE_STRING) {
@@ -791,6 +872,21 @@ static robj *loadObject(int type, rio *r) {
         if (quicklistCount(ql) == 0) goto fail;
         return o;
     }
+    if (type == RDB_TYPE_HASH_ZIPMAP) return loadZipmapHash(r);
+    if (type == RDB_TYPE_LIST) {
+        /* The linked list of Redis before 3.2: a count and the strings. */
+        uint64_t n = loadLen(r, NULL);
+        if (n == RDB_LENERR || n == 0 || n > rioRemaining(r)) return NULL;
+        o = createQuicklistObject(server.list_max_listpack_size, server.list_compress_depth);
+        for (uint64_t i = 0; i < n; i++) {
+            size_t len;
+            char *s = loadStringBuffer(r, &len);
+            if (!s) goto fail;
+            quicklistPushTail(o->ptr, s, len);
+            zfree(s);
+        }
+        return o;
+    }
     if (type == RDB_TYPE_LIST_ZIPLIST) {
         size_t len;
         char *blob = loadStringBuffer(r, &len);
@@ -808,7 +904,7 @@ static robj *loadObject(int type, rio *r) {
     }
     if (type == RDB_TYPE_SET) {
         uint64_t n = loadLen(r, NULL);
-        if (n == RDB_LENERR || n == 0) return NULL;
+        if (n == RDB_LENERR || n == 0 || n > rioRemaining(r)) return NULL;
         o = createSetObject();
         dictExpand(o->ptr, n);
         for (uint64_t i = 0; i < n; i++) {
@@ -835,7 +931,7 @@ static robj *loadObject(int type, rio *r) {
     }
     if (type == RDB_TYPE_HASH) {
         uint64_t n = loadLen(r, NULL);
-        if (n == RDB_LENERR || n == 0) return NULL;
+        if (n == RDB_LENERR || n == 0 || n > rioRemaining(r) / 2) return NULL;
         o = createObject(OBJ_HASH, dictCreate(&hashDictType));
         o->encoding = OBJ_ENCODING_HT;
         dictExpand(o->ptr, n);
@@ -855,7 +951,7 @@ static robj *loadObject(int type, rio *r) {
     }
     if (type == RDB_TYPE_ZSET || type == RDB_TYPE_ZSET_2) {
         uint64_t n = loadLen(r, NULL);
-        if (n == RDB_LENERR || n == 0) return NULL;
+        if (n == RDB_LENERR || n == 0 || n > rioRemaining(r) / 2) return NULL;
         o = createZsetObject();
         zset *zs = o->ptr;
         dictExpand(zs->dict, n);
@@ -909,7 +1005,7 @@ static robj *loadObject(int type, rio *r) {
         return o;
     }
     if (type == RDB_TYPE_STREAM_LISTPACKS || type == RDB_TYPE_STREAM_LISTPACKS_2) return loadStream(r, type);
-    return NULL; /* modules, zipmaps, stream consumer groups: not supported */
+    return NULL; /* modules, stream consumer groups: not supported */
 fail:
     if (o) decrRefCount(o);
     return NULL;
@@ -1007,7 +1103,7 @@ static int loadRio(rio *r, const char *filename, int flags) {
         if (type == RDB_OPCODE_RESIZEDB) {
             uint64_t dbsize = loadLen(r, NULL), exsize = loadLen(r, NULL);
             if (dbsize == RDB_LENERR || exsize == RDB_LENERR) goto eoferr;
-            dictExpand(db->dict, dbsize);
+            if (dbsize <= rioRemaining(r)) dictExpand(db->dict, dbsize); /* only a hint */
             continue;
         }
         if (type == RDB_OPCODE_AUX) {
@@ -1092,6 +1188,8 @@ int rdbLoad(const char *filename, int flags, int *missing) {
     static char iobuf[1 << 16];
     setvbuf(fp, iobuf, _IOFBF, sizeof(iobuf));
     rio r = {.fp = fp};
+    struct stat st;
+    r.filelen = fstat(fileno(fp), &st) == 0 ? (uint64_t)st.st_size : UINT64_MAX;
     server.loading = 1;
     int rc = loadRio(&r, filename, flags);
     server.loading = 0;

@@ -407,6 +407,10 @@ const char *getClientTypeName(int class) {
 
 static int outputBufferLimitReached(client *c) {
     unsigned long used = getClientOutputBufferMemoryUsage(c);
+    /* A client that has not authenticated gets no more than what fits the
+     * static buffer plus 1 KB (CVE-2025-21605): otherwise it could pipeline
+     * commands, never read the -NOAUTH replies and grow its buffer unbounded. */
+    if (used > 1024 && !c->authenticated) return 1;
     int class = getClientType(c);
     clientBufferLimitsConfig *lim = &server.client_obuf_limits[class];
     if (lim->hard_limit_bytes && used >= lim->hard_limit_bytes) return 1;
