@@ -549,16 +549,17 @@ static int loadDoubleString(rio *r, double *d) {
     return 1;
 }
 
-/* Appends every entry of an old ziplist blob to a listpack. 0 on a malformed blob. */
+/* Appends every entry of an old ziplist blob to a listpack. NULL on a
+ * malformed blob, with lp freed (it is the caller's no more either way). */
 static unsigned char *ziplistToListpack(const unsigned char *zl, size_t size, unsigned char *lp, unsigned long *count) {
-    if (size < 11) return NULL;
+    if (size < 11) goto bad;
     uint32_t bytes = zl[0] | (zl[1] << 8) | (zl[2] << 16) | ((uint32_t)zl[3] << 24);
-    if (bytes != size || zl[size - 1] != 0xFF) return NULL;
+    if (bytes != size || zl[size - 1] != 0xFF) goto bad;
     size_t p = 10;
     *count = 0;
     while (p < size && zl[p] != 0xFF) {
         p += zl[p] == 0xFE ? 5 : 1; /* prevlen */
-        if (p >= size) return NULL;
+        if (p >= size) goto bad;
         unsigned char enc = zl[p];
         long long v = 0;
         size_t slen = 0, hdr = 1;
@@ -566,48 +567,48 @@ static unsigned char *ziplistToListpack(const unsigned char *zl, size_t size, un
         switch (enc >> 6) {
         case 0: slen = enc & 0x3F; break;
         case 1:
-            if (p + 1 >= size) return NULL;
+            if (p + 1 >= size) goto bad;
             slen = ((size_t)(enc & 0x3F) << 8) | zl[p + 1];
             hdr = 2;
             break;
         case 2:
-            if (p + 4 >= size) return NULL;
+            if (p + 4 >= size) goto bad;
             slen = ((size_t)zl[p + 1] << 24) | ((size_t)zl[p + 2] << 16) | ((size_t)zl[p + 3] << 8) | zl[p + 4];
             hdr = 5;
             break;
         default:
             is_str = 0;
             if (enc == 0xC0) {
-                if (p + 2 >= size) return NULL;
+                if (p + 2 >= size) goto bad;
                 v = (int16_t)(zl[p + 1] | (zl[p + 2] << 8));
                 hdr = 3;
             } else if (enc == 0xD0) {
-                if (p + 4 >= size) return NULL;
+                if (p + 4 >= size) goto bad;
                 v = (int32_t)(zl[p + 1] | (zl[p + 2] << 8) | (zl[p + 3] << 16) | ((uint32_t)zl[p + 4] << 24));
                 hdr = 5;
             } else if (enc == 0xE0) {
-                if (p + 8 >= size) return NULL;
+                if (p + 8 >= size) goto bad;
                 uint64_t u = 0;
                 for (int i = 8; i >= 1; i--) u = (u << 8) | zl[p + i];
                 v = (int64_t)u;
                 hdr = 9;
             } else if (enc == 0xF0) {
-                if (p + 3 >= size) return NULL;
+                if (p + 3 >= size) goto bad;
                 int32_t x = (int32_t)(((uint32_t)zl[p + 1] << 8) | ((uint32_t)zl[p + 2] << 16) | ((uint32_t)zl[p + 3] << 24));
                 v = x >> 8;
                 hdr = 4;
             } else if (enc == 0xFE) {
-                if (p + 1 >= size) return NULL;
+                if (p + 1 >= size) goto bad;
                 v = (signed char)zl[p + 1];
                 hdr = 2;
             } else if (enc >= 0xF1 && enc <= 0xFD) {
                 v = (enc & 0x0F) - 1;
             } else {
-                return NULL;
+                goto bad;
             }
         }
         if (is_str) {
-            if (p + hdr + slen > size) return NULL;
+            if (p + hdr + slen > size) goto bad;
             lp = lpAppend(lp, zl + p + hdr, (uint32_t)slen);
             p += hdr + slen;
         } else {
@@ -617,6 +618,9 @@ static unsigned char *ziplistToListpack(const unsigned char *zl, size_t size, un
         (*count)++;
     }
     return lp;
+bad:
+    lpFree(lp);
+    return NULL;
 }
 
 static int lpValid(unsigned char *lp, size_t size) { return lpValidateIntegrity(lp, size, 1, NULL, NULL); }
@@ -789,10 +793,11 @@ static robj *loadZipmapHash(rio *r) {
         unsigned int slack = zm[pos++]; /* unused bytes after the value */
         ok = pos + vlen + slack <= size;
         if (!ok) break;
-        sds field = sdsnewlen(zm + fpos, flen);
-        ok = dictAdd(d, field, sdsnewlen(zm + pos, vlen)) == DICT_OK;
-        if (!ok) {
+        sds field = sdsnewlen(zm + fpos, flen), value = sdsnewlen(zm + pos, vlen);
+        ok = dictAdd(d, field, value) == DICT_OK;
+        if (!ok) { /* a duplicate field */
             sdsfree(field);
+            sdsfree(value);
             break;
         }
         lp = lpAppend(lp, zm + fpos, flen);

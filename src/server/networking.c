@@ -410,7 +410,7 @@ static int outputBufferLimitReached(client *c) {
     /* A client that has not authenticated gets no more than what fits the
      * static buffer plus 1 KB (CVE-2025-21605): otherwise it could pipeline
      * commands, never read the -NOAUTH replies and grow its buffer unbounded. */
-    if (used > 1024 && !c->authenticated) return 1;
+    if (used > 1024 && accessAuthRequired(c)) return 1;
     int class = getClientType(c);
     clientBufferLimitsConfig *lim = &server.client_obuf_limits[class];
     if (lim->hard_limit_bytes && used >= lim->hard_limit_bytes) return 1;
@@ -474,7 +474,7 @@ static int processMultibulkBuffer(client *c) {
     long long ll;
     size_t consumed;
     if (c->multibulklen == 0) {
-        int rc = respParseMultibulkHeader(c->querybuf + c->qb_pos, sdslen(c->querybuf) - c->qb_pos, c->authenticated,
+        int rc = respParseMultibulkHeader(c->querybuf + c->qb_pos, sdslen(c->querybuf) - c->qb_pos, !accessAuthRequired(c),
                                           &ll, &consumed, err);
         if (rc != RESP_PARSE_OK) {
             if (rc == RESP_PARSE_ERR) setProtocolError(c, err);
@@ -490,7 +490,7 @@ static int processMultibulkBuffer(client *c) {
     }
     while (c->multibulklen) {
         if (c->bulklen == -1) {
-            int rc = respParseBulkHeader(c->querybuf + c->qb_pos, sdslen(c->querybuf) - c->qb_pos, c->authenticated,
+            int rc = respParseBulkHeader(c->querybuf + c->qb_pos, sdslen(c->querybuf) - c->qb_pos, !accessAuthRequired(c),
                                          (c->flags & CLIENT_LUA) ? -1 : server.proto_max_bulk_len, &ll, &consumed, err);
             if (rc == RESP_PARSE_ERR) {
                 setProtocolError(c, err);
