@@ -417,26 +417,6 @@ void clientKillCommand(client *c) {
     }
 }
 
-/* Client-side caching (CLIENT TRACKING) is not implemented, so no client is
- * ever in tracking mode, and these answer as Redis does for such a client. */
-void clientTrackinginfoCommand(client *c) {
-    addReplyMapLen(c, 3);
-    addReplyBulkCString(c, "flags");
-    addReplySetLen(c, 1);
-    addReplyBulkCString(c, "off");
-    addReplyBulkCString(c, "redirect");
-    addReplyLongLong(c, -1);
-    addReplyBulkCString(c, "prefixes");
-    addReplyArrayLen(c, 0);
-}
-
-void clientGetredirCommand(client *c) { addReplyLongLong(c, -1); }
-
-void clientCachingCommand(client *c) {
-    addReplyError(c, "CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or OPTOUT "
-                     "mode enabled");
-}
-
 void clientHelpCommand(client *c) {
     const char *help[] = {
         "CACHING (YES|NO)",
