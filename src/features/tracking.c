@@ -289,7 +289,7 @@ void clientTrackingCommand(client *c) {
         else if ((options & TRACKING_BCAST) && (options & (TRACKING_OPTIN | TRACKING_OPTOUT)))
             err = "OPTIN and OPTOUT are not compatible with BCAST";
         else if ((options & TRACKING_OPTIN) && (options & TRACKING_OPTOUT))
-            err = "You can't use both OPTIN and OPTOUT";
+            err = "You can't specify both OPTIN mode and OPTOUT mode";
         else if (((options & TRACKING_OPTIN) && (c->tracking_flags & TRACKING_OPTOUT)) ||
                  ((options & TRACKING_OPTOUT) && (c->tracking_flags & TRACKING_OPTIN)))
             err = "You can't switch OPTIN/OPTOUT mode before disabling tracking for this client, and then "
