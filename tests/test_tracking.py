@@ -319,3 +319,31 @@ def test_eviction_invalidation_precedes_the_reply(open_conn):
     assert c.read_frame() == inv_frame("volatile-key")
     assert c.read() == 0
     c.call("CONFIG", "SET", "maxmemory", "0")
+
+
+def test_caching_is_spent_by_a_rejected_command(open_conn):
+    c, other = resp3(open_conn), open_conn()
+    c.call("CLIENT", "TRACKING", "on", "OPTIN")
+    c.call("CLIENT", "CACHING", "yes")
+    assert c.call("NOSUCHCOMMAND") == Err("ERR unknown command 'NOSUCHCOMMAND', with args beginning with: ")
+    c.call("GET", "x")
+    other.call("SET", "x", "1")
+    assert c.call("PING") == "PONG" and c.nothing_pending()
+
+
+def test_stream_reads_are_tracked(open_conn):
+    c, other = resp3(open_conn), open_conn()
+    c.call("CLIENT", "TRACKING", "on")
+    c.call("XREAD", "COUNT", "1", "STREAMS", "s1", "s2", "0", "0")
+    other.call("XADD", "s2", "1-1", "f", "v")
+    assert c.read_frame() == inv_frame("s2")
+
+
+def test_reset_turns_tracking_off(open_conn):
+    c, other = open_conn(), open_conn()
+    c.call("CLIENT", "TRACKING", "on", "BCAST")
+    assert info_field(other, "tracking_clients") == 1
+    assert c.call("RESET") == "RESET"
+    assert c.call("CLIENT", "TRACKINGINFO") == ["flags", ["off"], "redirect", -1, "prefixes", []]
+    assert info_field(other, "tracking_clients") == 0
+    assert info_field(other, "tracking_total_prefixes") == 0

@@ -17,6 +17,7 @@
 #include "features/multi.h"
 #include "server/transaction.h"
 #include "features/pubsub.h"
+#include "features/tracking.h"
 #include "persist/persist.h"
 #include "persist/rdb.h"
 
@@ -209,6 +210,7 @@ void resetCommand(client *c) {
     pubsubUnsubscribeAllChannels(c, 0);
     pubsubUnsubscribeAllShardChannels(c, 0);
     pubsubUnsubscribeAllPatterns(c, 0);
+    trackingDisable(c);
     c->flags &= ~(CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP | CLIENT_REPLY_SKIP_NEXT | CLIENT_NO_EVICT);
     selectDb(c, 0);
     c->resp = 2;

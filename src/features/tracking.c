@@ -469,10 +469,6 @@ void trackingCallObserver(const callInfo *ci) {
     if (c == server.current_client && !(c->flags & CLIENT_EXECUTING)) {
         sendFlushInvalidations();
         sendPendingInvalidations();
-        /* CLIENT CACHING counts for the next command only (a transaction
-         * being one), and CLIENT subcommands do not consume it. */
-        if (!(c->flags & CLIENT_MULTI) && !(ci->cmd->parent && !strcmp(ci->cmd->parent->name, "client")))
-            c->tracking_flags &= ~TRACKING_CACHING;
     }
 }
 
@@ -635,8 +631,10 @@ void trackingBeforeSleep(void) {
     dictResetIterator(&di);
 }
 
+void trackingDisable(client *c) { disableTracking(c); }
+
 void trackingClientTeardown(client *c) {
-    if (c->tracking_flags & TRACKING_ON || c->tracking_prefixes) disableTracking(c);
+    disableTracking(c);
     if (!PendingKeys || server.current_client != c) return;
     /* Its pending invalidations have nobody to go to. */
     while (listLength(PendingKeys)) {

@@ -13,6 +13,9 @@ void trackingCron(void);
 void trackingBeforeSleep(void);                           /* BCAST invalidations of the loop's changes */
 void trackingClientTeardown(client *c);
 
+/* CLIENT TRACKING off (RESET). */
+void trackingDisable(client *c);
+
 /* INFO. */
 unsigned long long trackingClientsCount(void);
 unsigned long long trackingGetTotalKeys(void);

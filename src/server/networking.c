@@ -158,6 +158,11 @@ void freeClientArgv(client *c) {
 }
 
 void resetClient(client *c) {
+    /* CLIENT CACHING counts for the next command only (a whole transaction
+     * being one); CLIENT subcommands, CACHING itself included, keep it. */
+    struct redisCommand *prev = c->cmd;
+    if (!(c->flags & CLIENT_MULTI) && !(prev && prev->parent && !strcmp(prev->parent->name, "client")))
+        c->tracking_flags &= ~TRACKING_CACHING;
     freeClientArgv(c);
     c->reqtype = 0;
     c->multibulklen = 0;
