@@ -20,6 +20,7 @@
 #include "features/pubsub.h"
 #include "features/scripting.h"
 #include "features/slowlog.h"
+#include "features/tracking.h"
 #include "persist/aof.h"
 #include "persist/persist.h"
 
@@ -52,19 +53,25 @@ static void wireModules(void) {
     subscribeKeyspace(expiryPushKeyspaceSubscriber);
     subscribeKeyspace(multiKeyspaceSubscriber);
     subscribeKeyspace(notifyKeyspaceSubscriber);
+    subscribeKeyspace(trackingKeyspaceSubscriber);
 
     /* As Redis: the slow log, then command stats, then MONITOR. */
     serverAddCallObserver(slowlogCallObserver);
     serverAddCallObserver(latencyCallObserver);
     serverAddCallObserver(monitorCallObserver);
+    serverAddCallObserver(trackingCallObserver);
+    serverAddCommandPrelude(trackingCommandPrelude);
     serverAddResetStats(latencyForgetCommandHistogram);
     serverSetLatencySampler(latencyAddSampleIfNeeded);
 
     serverAddCronTask(infoCron);
     serverAddCronTask(persistCron);
+    serverAddCronTask(trackingCron);
+    serverAddBeforeSleepTask(trackingBeforeSleep);
     serverAddBeforeSleepTask(persistBeforeSleep);
 
     serverAddClientTeardown(pubsubClientTeardown);
+    serverAddClientTeardown(trackingClientTeardown);
     serverAddTransactionEnd(unwatchAllKeys);
 
     serverSetWriteGate(persistWriteGate);

@@ -18,6 +18,7 @@
 #include "features/multi.h"
 #include "server/transaction.h"
 #include "features/pubsub.h"
+#include "features/tracking.h"
 #include "persist/persist.h"
 #include "persist/rdb.h"
 
@@ -182,6 +183,7 @@ void resetCommand(client *c) {
     pubsubUnsubscribeAllChannels(c, 0);
     pubsubUnsubscribeAllShardChannels(c, 0);
     pubsubUnsubscribeAllPatterns(c, 0);
+    trackingDisable(c);
     c->flags &= ~(CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP | CLIENT_REPLY_SKIP_NEXT | CLIENT_NO_EVICT);
     selectDb(c, 0);
     c->resp = 2;
@@ -393,26 +395,6 @@ void clientKillCommand(client *c) {
     } else {
         addReplyLongLong(c, killed);
     }
-}
-
-/* Client-side caching (CLIENT TRACKING) is not implemented, so no client is
- * ever in tracking mode, and these answer as Redis does for such a client. */
-void clientTrackinginfoCommand(client *c) {
-    addReplyMapLen(c, 3);
-    addReplyBulkCString(c, "flags");
-    addReplySetLen(c, 1);
-    addReplyBulkCString(c, "off");
-    addReplyBulkCString(c, "redirect");
-    addReplyLongLong(c, -1);
-    addReplyBulkCString(c, "prefixes");
-    addReplyArrayLen(c, 0);
-}
-
-void clientGetredirCommand(client *c) { addReplyLongLong(c, -1); }
-
-void clientCachingCommand(client *c) {
-    addReplyError(c, "CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or OPTOUT "
-                     "mode enabled");
 }
 
 void clientHelpCommand(client *c) {

@@ -8,6 +8,7 @@
 #include "features/latency.h"
 #include "features/pubsub.h"
 #include "features/scripting.h"
+#include "features/tracking.h"
 #include "server/client.h"
 #include "server/db.h"
 #include "server/blocking.h"
@@ -126,8 +127,9 @@ static sds clientsSection(sds info) {
     return sdscatprintf(info,
                         "# Clients\r\nconnected_clients:%lu\r\ncluster_connections:0\r\nmaxclients:%u\r\n"
                         "client_recent_max_input_buffer:%zu\r\nclient_recent_max_output_buffer:%zu\r\n"
-                        "blocked_clients:%u\r\ntracking_clients:0\r\nclients_in_timeout_table:%u\r\n",
+                        "blocked_clients:%u\r\ntracking_clients:%llu\r\nclients_in_timeout_table:%u\r\n",
                         listLength(server.clients), server.maxclients, maxin, maxout, server.blocked_clients,
+                        trackingClientsCount(),
                         (unsigned)blockedClientsWithTimeout());
 }
 
@@ -233,8 +235,8 @@ static sds statsSection(sds info) {
         "pubsubshard_channels:%lu\r\nlatest_fork_usec:%lld\r\ntotal_forks:%lld\r\nmigrate_cached_sockets:0\r\n"
         "slave_expires_tracked_keys:0\r\nactive_defrag_hits:0\r\nactive_defrag_misses:0\r\n"
         "active_defrag_key_hits:0\r\nactive_defrag_key_misses:0\r\ntotal_active_defrag_time:0\r\n"
-        "current_active_defrag_time:0\r\ntracking_total_keys:0\r\ntracking_total_items:0\r\n"
-        "tracking_total_prefixes:0\r\nunexpected_error_replies:%lld\r\ntotal_error_replies:%lld\r\n"
+        "current_active_defrag_time:0\r\ntracking_total_keys:%llu\r\ntracking_total_items:%llu\r\n"
+        "tracking_total_prefixes:%llu\r\nunexpected_error_replies:%lld\r\ntotal_error_replies:%lld\r\n"
         "dump_payload_sanitizations:0\r\ntotal_reads_processed:%lld\r\ntotal_writes_processed:%lld\r\n"
         "io_threaded_reads_processed:0\r\nio_threaded_writes_processed:0\r\nreply_buffer_shrinks:0\r\n"
         "reply_buffer_expands:0\r\n",
@@ -243,7 +245,8 @@ static sds statsSection(sds info) {
         (double)metricRate(METRIC_NET_OUTPUT) / 1024, server.stat_rejected_conn, server.stat_expiredkeys,
         server.stat_expire_cycle_time_used / 1000, server.stat_evictedkeys, server.stat_keyspace_hits,
         server.stat_keyspace_misses, pubsubChannelCount(), pubsubPatternCount(), pubsubShardChannelCount(), bgchildLatestForkUsec(),
-        bgchildTotalForks(), server.stat_unexpected_error_replies,
+        bgchildTotalForks(), trackingGetTotalKeys(), trackingGetTotalItems(), trackingGetTotalPrefixes(),
+        server.stat_unexpected_error_replies,
         server.stat_total_error_replies, server.stat_total_reads_processed, server.stat_total_writes_processed);
 }
 

@@ -167,6 +167,16 @@ static int getMovableKeys(redisCommand *cmd, robj **argv, int argc, int *keys) {
             }
         }
         return count;
+    } else if (!strcmp(n, "xread") || !strcmp(n, "xreadgroup")) {
+        /* The first half of what follows STREAMS (the rest are IDs), rounded down as Redis's key spec does. */
+        for (int j = 1; j < argc; j++) {
+            if (strcasecmp(argv[j]->ptr, "streams")) continue;
+            int rest = argc - j - 1;
+            if (rest == 0) return -1;
+            for (int k = 0; k < rest / 2; k++) keys[k] = j + 1 + k;
+            return rest / 2;
+        }
+        return -1;
     } else {
         return -1;
     }

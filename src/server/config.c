@@ -495,6 +495,7 @@ static configDef configs[] = {
     B("activerehashing", NULL, F_NOEFFECT, &cfg_ints[12], "yes"),
     B("activedefrag", NULL, F_NOEFFECT, &cfg_ints[13], "no"),
     I("lfu-log-factor", NULL, 0, &server.lfu_log_factor, "10", 0, INT_MAX, NULL),
+    LL("tracking-table-max-keys", NULL, 0, &server.tracking_table_max_keys, "1000000", 0, LLONG_MAX),
     I("lfu-decay-time", NULL, 0, &server.lfu_decay_time, "1", 0, INT_MAX, NULL),
     {"jemalloc-bg-thread", NULL, T_BOOL, 0, &cfg_ints[16], "yes", 0, 1, NULL, applyJemallocBgThread, NULL, NULL, 0},
     LL("acllog-max-len", NULL, 0, &server.acllog_max_len, "128", 0, LLONG_MAX),

@@ -29,6 +29,7 @@ HOOK_LIST(cron_tasks, voidFn)
 HOOK_LIST(before_sleep_tasks, voidFn)
 HOOK_LIST(client_teardown, clientFn)
 HOOK_LIST(transaction_end, clientFn)
+HOOK_LIST(command_prelude, clientFn)
 HOOK_LIST(reset_stats, cmdFn)
 HOOK_LIST(shutdown_checks, shutdownFn)
 HOOK_LIST(shutdown_tasks, voidFn)
@@ -38,6 +39,7 @@ void serverAddCronTask(void (*fn)(void)) { cron_tasksAdd(fn); }
 void serverAddBeforeSleepTask(void (*fn)(void)) { before_sleep_tasksAdd(fn); }
 void serverAddClientTeardown(void (*fn)(client *c)) { client_teardownAdd(fn); }
 void serverAddTransactionEnd(void (*fn)(client *c)) { transaction_endAdd(fn); }
+void serverAddCommandPrelude(void (*fn)(client *c)) { command_preludeAdd(fn); }
 void serverAddResetStats(void (*fn)(struct redisCommand *cmd)) { reset_statsAdd(fn); }
 void serverAddShutdownCheck(int (*fn)(int flags)) { shutdown_checksAdd(fn); }
 void serverAddShutdownTask(void (*fn)(void)) { shutdown_tasksAdd(fn); }
@@ -56,6 +58,9 @@ void runClientTeardown(client *c) {
 }
 void runTransactionEnd(client *c) {
     for (int i = 0; i < transaction_end_count; i++) transaction_end[i](c);
+}
+void runCommandPrelude(client *c) {
+    for (int i = 0; i < command_prelude_count; i++) command_prelude[i](c);
 }
 void serverResetCommandStats(struct redisCommand *cmd) {
     for (int i = 0; i < reset_stats_count; i++) reset_stats[i](cmd);

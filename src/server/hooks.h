@@ -40,6 +40,9 @@ void serverAddBeforeSleepTask(void (*fn)(void));
 
 /* Runs when a client is freed (and on RESET), before its state is released. */
 void serverAddClientTeardown(void (*fn)(client *c));
+/* Runs for every command that passed the checks, before it is run or
+ * queued (client-side caching keeps its table within its limit there). */
+void serverAddCommandPrelude(void (*fn)(client *c));
 /* Runs when a client's transaction ends (EXEC, DISCARD, an aborted EXEC). */
 void serverAddTransactionEnd(void (*fn)(client *c));
 
@@ -92,6 +95,7 @@ void runCronTasks(void);
 void runBeforeSleepTasks(void);
 void runClientTeardown(client *c);
 void runTransactionEnd(client *c);
+void runCommandPrelude(client *c);
 robj *writeGateError(void);
 int runShutdownChecks(int flags);
 void runShutdownTasks(void);

@@ -1,7 +1,7 @@
 /* keyhook: every change to the keyspace is reported once, through
  * keyChanged(). It owns the write count (server.dirty, read by save points
  * and by call() to decide what to propagate) and fans the change out to its
- * subscribers: WATCH, keyspace notifications, the expiry push, and later
+ * subscribers: WATCH, keyspace notifications, the expiry push, and
  * client tracking. Commands never call those modules, nor touch the count. */
 #ifndef SERVER_KEYHOOK_H
 #define SERVER_KEYHOOK_H

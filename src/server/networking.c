@@ -161,6 +161,11 @@ void freeClientArgv(client *c) {
 }
 
 void resetClient(client *c) {
+    /* CLIENT CACHING counts for the next command only (a whole transaction
+     * being one); CLIENT subcommands, CACHING itself included, keep it. */
+    struct redisCommand *prev = c->cmd;
+    if (!(c->flags & CLIENT_MULTI) && !(prev && prev->parent && !strcmp(prev->parent->name, "client")))
+        c->tracking_flags &= ~TRACKING_CACHING;
     freeClientArgv(c);
     c->reqtype = 0;
     c->multibulklen = 0;
@@ -262,7 +267,7 @@ int clientHasPendingReplies(client *c) { return c->bufpos || listLength(c->reply
 int prepareClientToWrite(client *c) {
     if (c->flags & (CLIENT_LUA | CLIENT_AOF)) return c->flags & CLIENT_AOF ? C_ERR : C_OK;
     if (c->flags & CLIENT_CLOSE_ASAP) return C_ERR;
-    if (c->flags & (CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP)) return C_ERR;
+    if ((c->flags & (CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP)) && !(c->tracking_flags & TRACKING_PUSHING)) return C_ERR;
     if (c->fd == -1) return C_ERR;
     if (!(c->flags & CLIENT_PENDING_WRITE)) {
         c->flags |= CLIENT_PENDING_WRITE;
@@ -650,6 +655,9 @@ static sds catClientFlags(sds s, client *c) {
     if (c->flags & CLIENT_PUBSUB) *p++ = 'P';
     if (c->flags & CLIENT_MULTI) *p++ = 'x';
     if (c->flags & CLIENT_BLOCKED) *p++ = 'b';
+    if (c->tracking_flags & TRACKING_ON) *p++ = 't';
+    if (c->tracking_flags & TRACKING_BROKEN_REDIR) *p++ = 'R';
+    if (c->tracking_flags & TRACKING_BCAST) *p++ = 'B';
     if (c->flags & CLIENT_DIRTY_CAS) *p++ = 'd';
     if (c->flags & CLIENT_CLOSE_AFTER_REPLY) *p++ = 'c';
     if (c->flags & CLIENT_CLOSE_ASAP) *p++ = 'A';
@@ -677,13 +685,14 @@ sds catClientInfoString(sds s, client *c) {
     s = sdscatprintf(s,
                      " db=%d sub=%d psub=%d ssub=%d multi=%d qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 "
                      "rbs=%zu rbp=%zu obl=%d oll=%lu omem=%zu tot-mem=%zu events=%s cmd=%s user=%s "
-                     "redir=-1 resp=%d",
+                     "redir=%lld resp=%d",
                      c->db->id, c->pubsub_channels ? (int)dictSize(c->pubsub_channels) : 0,
                      (int)listLength(c->pubsub_patterns),
                      c->pubsubshard_channels ? (int)dictSize(c->pubsubshard_channels) : 0, (c->flags & CLIENT_MULTI) ? c->mstate.count : -1,
                      sdslen(c->querybuf), sdsavail(c->querybuf), c->argv_len_sum, c->buf_usable_size,
                      c->querybuf_peak, c->bufpos, listLength(c->reply), obufmem, total_mem, events,
-                     c->lastcmd ? c->lastcmd->fullname : "NULL", accessUserName(c), c->resp);
+                     c->lastcmd ? c->lastcmd->fullname : "NULL", accessUserName(c),
+                     (c->tracking_flags & TRACKING_ON) ? (long long)c->tracking_redirection : -1LL, c->resp);
     return s;
 }
 

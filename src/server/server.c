@@ -260,6 +260,7 @@ int processCommand(client *c) {
             return C_OK;
         }
     }
+    runCommandPrelude(c);
     if ((flags & CMD_WRITE) && (err = writeGateError())) {
         rejectCommandObject(c, err);
         return C_OK;

@@ -113,6 +113,17 @@ typedef struct redisCommand {
 #define CLIENT_PREVENT_PROP (1 << 20) /* this call's own argv is not propagated (propagate.h) */
 #define CLIENT_PENDING_COMMAND (1 << 21) /* its argv holds a command a pause postponed: run it first */
 
+/* Client-side caching state (features/tracking.c), kept in their own field
+ * (client->tracking_flags) so they never compete with `flags` for bits. */
+#define TRACKING_ON (1 << 0)
+#define TRACKING_BCAST (1 << 1)
+#define TRACKING_OPTIN (1 << 2)
+#define TRACKING_OPTOUT (1 << 3)
+#define TRACKING_CACHING (1 << 4)      /* CLIENT CACHING given for the next command */
+#define TRACKING_NOLOOP (1 << 5)
+#define TRACKING_BROKEN_REDIR (1 << 6) /* the redirect client went away */
+#define TRACKING_PUSHING (1 << 7)      /* an invalidation is being written: CLIENT REPLY OFF lets it through */
+
 #define PROTO_REQ_INLINE 1
 #define PROTO_REQ_MULTIBULK 2
 
@@ -211,6 +222,9 @@ struct client {
     sds lib_name, lib_ver;
     long long commands_processed;
     unsigned long long net_input_bytes, net_output_bytes;
+    int tracking_flags;            /* TRACKING_* */
+    uint64_t tracking_redirection; /* CLIENT TRACKING REDIRECT: client id, 0 none */
+    dict *tracking_prefixes;       /* BCAST prefixes (sds set), NULL until the first */
 };
 
 /* Output buffer limits per client class. */
@@ -298,6 +312,7 @@ struct redisServer {
     unsigned long long maxmemory;
     int maxmemory_policy;
     int lfu_log_factor; /* LFU counter growth: higher is slower (OBJECT FREQ) */
+    long long tracking_table_max_keys; /* keys client-side caching remembers (0: no limit) */
     int lfu_decay_time; /* minutes for the LFU counter to drop by one; 0 never */
     int maxmemory_samples;
     int maxmemory_eviction_tenacity; /* 0..100: how long one eviction run may take (evict.c) */
@@ -410,6 +425,8 @@ void populateCommandTable(const commandDef *defs, size_t n);
 struct redisCommand *lookupCommand(robj **argv, int argc);
 struct redisCommand *lookupCommandByCString(const char *name);
 int commandCheckArity(struct redisCommand *cmd, int argc);
+/* Fills keys (argv indexes) and returns their count; -1 on invalid arguments. */
+int getKeysFromCommand(struct redisCommand *cmd, robj **argv, int argc, int *keys, int maxkeys);
 
 /* Executing commands. */
 #define CALL_NONE 0
