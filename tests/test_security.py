@@ -13,7 +13,7 @@ import time
 import pytest
 import redis
 
-import conftest
+from support import SERVER, free_port
 
 
 def eval_err(r, script, *args):
@@ -442,7 +442,7 @@ def start_on(server_bin, directory, data, timeout=10):
     """Starts a server on an RDB file; returns its exit code (None: it runs)."""
     with open(os.path.join(directory, "dump.rdb"), "wb") as f:
         f.write(data)
-    port = conftest.free_port()
+    port = free_port()
     proc = subprocess.Popen([server_bin, "--port", str(port), "--bind", "127.0.0.1", "--dir", directory,
                              "--save", "", "--appendonly", "no", "--logfile", os.path.join(directory, "log")],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -468,7 +468,7 @@ def test_truncated_rdb_refused_without_crash(server):
     try:
         cuts = sorted(set(range(9, len(data) - 1, max(1, len(data) // 60))) | {len(data) - 9, len(data) - 1})
         for cut in cuts:
-            code = start_on(conftest.SERVER, work, data[:cut])
+            code = start_on(SERVER, work, data[:cut])
             assert code is not None and code > 0, "cut at %d of %d: exit %r" % (cut, len(data), code)
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -486,7 +486,7 @@ def test_corrupt_rdb_never_crashes(server):
                 pos = rnd.randrange(9, len(b) - 8)
                 b[pos] = rnd.randrange(256)
             b[-8:] = b"\x00" * 8  # no checksum: the loaders themselves must cope
-            code = start_on(conftest.SERVER, work, bytes(b))
+            code = start_on(SERVER, work, bytes(b))
             assert code is None or code > 0, "exit %r" % code
     finally:
         shutil.rmtree(work, ignore_errors=True)
