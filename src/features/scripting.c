@@ -471,7 +471,7 @@ static int redisCallGeneric(lua_State *L, int raise) {
     struct redisCommand *cmd = lookupCommand(argv, argc);
     if (!cmd) err = "Unknown Redis command called from script";
     else if (!commandCheckArity(cmd, argc)) err = "Wrong number of args calling Redis command from script";
-    else if (cmd->flags & CMD_NOSCRIPT) err = "This Redis command is not allowed from script";
+    else if ((cmd->flags & CMD_NOSCRIPT) && !server.script_disable_deny_script) err = "This Redis command is not allowed from script";
     else if ((cmd->flags & (CMD_WRITE | CMD_MAY_REPLICATE)) && run.readonly) err = "Write commands are not allowed from read-only scripts.";
     else if ((cmd->flags & CMD_DENYOOM) && server.maxmemory && zmalloc_used_memory() > server.maxmemory &&
              !run.wrote && !(run.flags & SCRIPT_FLAG_ALLOW_OOM))

@@ -573,6 +573,23 @@ static int loadFile(aofFile *f, int last) {
     return rc;
 }
 
+/* DEBUG LOADAOF: the data replaced by what the AOF files hold. The load
+ * replays commands, which must not be appended again. */
+int aofDebugLoad(void) {
+    if (!aof.on) return C_ERR;
+    aofFlush();
+    emptyData(-1, NULL);
+    setOn(0);
+    server.loading = 1;
+    int rc = C_OK;
+    if (aof.base.name) rc = loadFile(&aof.base, aof.nincr == 0);
+    for (int i = 0; rc == C_OK && i < aof.nincr; i++) rc = loadFile(&aof.incr[i], i == aof.nincr - 1);
+    server.loading = 0;
+    setOn(1);
+    server.dirty = 0;
+    return rc;
+}
+
 int aofLoadAtStartup(void) {
     aof.buf = sdsempty();
     if (!server.aof_enabled) return C_OK;

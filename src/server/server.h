@@ -261,6 +261,9 @@ struct redisServer {
     int dbnum;
     long long dirty;
     int active_expire_enabled;
+    int pause_cron;                 /* DEBUG PAUSE-CRON: serverCron does nothing */
+    int skip_checksum_validation;   /* DEBUG SET-SKIP-CHECKSUM-VALIDATION: RDB and RESTORE */
+    int script_disable_deny_script; /* DEBUG SET-DISABLE-DENY-SCRIPTS: scripts may run noscript commands */
     int hz;
     int dynamic_hz;
     long long expire_timer_id;
