@@ -327,11 +327,12 @@ static void incrDecrGeneric(client *c, long long incr) {
         addReplyError(c, "increment or decrement would overflow");
         return;
     }
-    if (o && o->refcount == 1 && o->encoding == OBJ_ENCODING_INT) {
+    if (o && o->refcount == 1 && o->encoding == OBJ_ENCODING_INT && !sharedInteger(value)) {
         /* Our own int-encoded value: update it in place (keeps TTL and LRU). */
         o->ptr = (void *)(intptr_t)value;
     } else {
-        robj *fresh = createStringObjectFromLongLongForValue(value);
+        /* 0..9999 share one object, as SET stores them. */
+        robj *fresh = createStringObjectFromLongLong(value);
         if (o) dbOverwrite(c->db, c->argv[1], fresh);
         else dbAdd(c->db, c->argv[1], fresh);
     }
