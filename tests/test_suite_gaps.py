@@ -50,3 +50,70 @@ def test_float_increments_refuse_values_with_a_nul_byte(r):
     r.hset("h", "f", b"1\x002")
     with pytest.raises(redis.ResponseError, match="^hash value is not a float$"):
         r.hincrbyfloat("h", "f", 1)
+
+
+def stale_key(r, key="x", db=None):
+    """A key that is logically expired but still stored (active expiry off)."""
+    if db is not None:
+        r.execute_command("SELECT", db)
+    r.set(key, "foo", px=1)
+    time.sleep(0.01)
+
+
+def exec_succeeds(r):
+    """MULTI/PING/EXEC on the watching connection; True if EXEC ran."""
+    r.execute_command("MULTI")
+    r.execute_command("PING")
+    return r.execute_command("EXEC") == [b"PONG"]
+
+
+@pytest.fixture
+def stale(server_factory):
+    r = server_factory("--enable-debug-command", "yes").client()
+    # One connection throughout: WATCH state belongs to it.
+    r = redis.Redis(port=r.connection_pool.connection_kwargs["port"], single_connection_client=True)
+    r.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", 0)
+    return r
+
+
+def test_watching_a_stale_key_does_not_fail_exec(stale):
+    stale_key(stale)
+    stale.execute_command("WATCH", "x")
+    assert exec_succeeds(stale)
+
+
+def test_deleting_a_watched_stale_key_does_not_fail_exec(stale):
+    stale_key(stale)
+    stale.execute_command("WATCH", "x")
+    assert stale.exists("x") == 0  # lazy expiry removes it
+    assert exec_succeeds(stale)
+
+
+def test_flushdb_while_watching_a_stale_key_does_not_fail_exec(stale):
+    stale_key(stale)
+    stale.execute_command("WATCH", "x")
+    stale.flushdb()
+    assert exec_succeeds(stale)
+
+
+@pytest.mark.parametrize("stale_dbs", [[1], [0], [1, 0]], ids=["stale-by-nothing", "nothing-by-stale", "stale-by-stale"])
+def test_swapdb_does_not_touch_watched_stale_or_missing_keys(stale, stale_dbs):
+    for db in stale_dbs:
+        stale_key(stale, db=db)
+    stale.execute_command("SELECT", 1)
+    stale.execute_command("WATCH", "x")
+    stale.swapdb(0, 1)
+    assert exec_succeeds(stale)
+
+
+def test_a_watched_key_that_expires_after_watch_fails_exec(stale):
+    stale.set("x", 1, px=50)
+    stale.execute_command("WATCH", "x")
+    time.sleep(0.1)
+    stale.execute_command("MULTI")
+    stale.execute_command("INCR", "x")
+    assert stale.execute_command("EXEC") is None
+    stale.set("y", 1)
+    stale.execute_command("WATCH", "y")
+    stale.flushdb()
+    assert not exec_succeeds(stale)
