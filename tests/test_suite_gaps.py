@@ -117,3 +117,28 @@ def test_a_watched_key_that_expires_after_watch_fails_exec(stale):
     stale.execute_command("WATCH", "y")
     stale.flushdb()
     assert not exec_succeeds(stale)
+
+
+def test_restore_freq_sets_the_lfu_counter_under_an_lfu_policy(r):
+    r.set("foo", "bar")
+    payload = r.dump("foo")
+    r.delete("foo")
+    r.config_set("maxmemory-policy", "allkeys-lfu")
+    assert r.restore("foo", 0, payload, frequency=100) == b"OK"
+    assert r.object("freq", "foo") == 100
+    assert r.get("foo") == b"bar"
+    r.config_set("maxmemory-policy", "noeviction")
+    r.delete("foo")
+    assert r.restore("foo", 0, payload, idletime=1000) == b"OK"
+    assert r.object("idletime", "foo") >= 1000
+
+
+def test_config_directives_the_suite_sets(r):
+    r.config_set("repl-ping-replica-period", 3600)
+    assert r.config_get("repl-ping-replica-period") == {"repl-ping-replica-period": "3600"}
+    r.config_set("rdb-key-save-delay", 100)
+    assert r.config_get("rdb-key-save-delay") == {"rdb-key-save-delay": "100"}
+    r.set("k", "v")
+    t = time.time()
+    r.save()
+    assert time.time() - t >= 0.0001

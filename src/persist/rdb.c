@@ -370,6 +370,7 @@ static int saveRio(rio *r, int aof_base) {
             }
             ok = ok && saveType(r, (unsigned char)objectRdbType(val)) && saveRawString(r, key, sdslen(key)) &&
                  saveObject(r, val);
+            if (server.rdb_key_save_delay > 0) usleep((useconds_t)server.rdb_key_save_delay);
         }
         dictReleaseIterator(di);
         if (!ok) return 0;

@@ -331,6 +331,7 @@ struct redisServer {
     char *dbfilename;
     int rdb_compression;
     int rdb_checksum;
+    int rdb_key_save_delay; /* microseconds slept per key saved (tests slow saves down with it) */
     int stop_writes_on_bgsave_err;
     int aof_enabled;
     int aof_fsync;
