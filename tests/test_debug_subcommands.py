@@ -1,5 +1,7 @@
 """The DEBUG subcommands Redis's own test suite drives the server with answer
 as Redis 7.0 does: same replies, same error texts."""
+import time
+
 import redis
 import pytest
 
@@ -155,3 +157,20 @@ def test_loadaof_reloads_the_append_only_file(server_factory):
     assert r.execute_command("DEBUG", "LOADAOF") == b"OK"
     assert r.execute_command("DEBUG", "DIGEST") == before
     assert r.lrange("l", 0, -1) == [b"x", b"y"]
+
+
+def test_loadaof_after_a_rewrite_with_appendonly_off(r):
+    r.set("a", 1)
+    r.zadd("z", {"m": 1.5})
+    before = r.execute_command("DEBUG", "DIGEST")
+    r.config_set("aof-use-rdb-preamble", "no")
+    r.bgrewriteaof()
+    for _ in range(100):
+        if r.info("persistence")["aof_rewrite_in_progress"] == 0 and \
+                r.info("persistence")["aof_rewrite_scheduled"] == 0:
+            break
+        time.sleep(0.05)
+    time.sleep(0.2)
+    r.set("b", 2)  # not in the rewrite
+    assert r.execute_command("DEBUG", "LOADAOF") == b"OK"
+    assert r.execute_command("DEBUG", "DIGEST") == before
