@@ -142,3 +142,48 @@ def test_config_directives_the_suite_sets(r):
     t = time.time()
     r.save()
     assert time.time() - t >= 0.0001
+
+
+def query_buffer(r, name):
+    for c in r.client_list():
+        if c["name"] == name:
+            return int(c["qbuf"]) + int(c["qbuf-free"]), int(c["idle"])
+    return 0, 0
+
+
+def test_query_buffer_shrinks_when_idle_and_after_a_big_request(server_factory):
+    s = server_factory()
+    r = s.client()
+    idle = redis.Redis(port=r.connection_pool.connection_kwargs["port"], single_connection_client=True)
+    idle.client_setname("idle_client")
+    deadline = time.time() + 6
+    while time.time() < deadline:
+        size, secs = query_buffer(r, "idle_client")
+        if secs >= 3 and size == 0:
+            break
+        time.sleep(0.1)
+    assert query_buffer(r, "idle_client")[0] == 0
+
+    busy = redis.Redis(port=r.connection_pool.connection_kwargs["port"], single_connection_client=True)
+    busy.client_setname("busy_client")
+    busy.set("x", "A" * 400000)
+    big = query_buffer(r, "busy_client")[0]
+    assert big > 32768
+    deadline = time.time() + 2
+    while time.time() < deadline:
+        busy.set("x", "A" * 100)
+        if query_buffer(r, "busy_client")[0] < big:
+            break
+        time.sleep(0.01)
+    assert 0 < query_buffer(r, "busy_client")[0] < big
+
+
+def test_flushall_saves_and_resets_the_write_count_when_save_points_are_set(server_factory, tmp_path):
+    r = server_factory("--save", "", "--dir", str(tmp_path)).client()
+    r.set("key", "value")
+    r.flushall()
+    assert r.info("persistence")["rdb_changes_since_last_save"] > 0
+    r.config_set("save", "3600 1 300 100 60 10000")
+    r.set("key", "value")
+    r.flushall()
+    assert r.info("persistence")["rdb_changes_since_last_save"] == 0

@@ -23,6 +23,7 @@
 #define C_ERR -1
 
 #define PROTO_IOBUF_LEN (1024 * 16)
+#define PROTO_RESIZE_THRESHOLD (1024 * 32) /* query buffers above this shrink to their recent peak */
 #define PROTO_REPLY_CHUNK_BYTES (16 * 1024)
 #define PROTO_MBULK_BIG_ARG (1024 * 32)
 #define CONFIG_MAX_LINE 1024
