@@ -9,6 +9,7 @@
 #include "server/propagate.h"
 #include "server/server.h"
 #include "core/zmalloc.h"
+#include "acl/acl.h"
 #include "commands/table.h"
 #include "features/expiry_push.h"
 #include "features/info.h"
@@ -86,9 +87,12 @@ int main(int argc, char **argv) {
     initServerConfig();
     populateCommandTable(commandTable, commandTableSize);
     markMayReplicateCommands();
+    aclInit();
     if (loadServerConfigFromArgs(argc, argv) != C_OK) exit(1);
+    aclLoadUsersAtStartup();
     if (server.daemonize) daemonize();
     configApplyThreadSettings();
+    showStartupBanner();
     initServer();
     pubsubInit();
     slowlogInit();

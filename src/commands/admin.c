@@ -1,5 +1,6 @@
 /* admin: connection and server commands — PING ECHO QUIT TIME HELLO AUTH
  * RESET CLIENT MEMORY MODULE SHUTDOWN WAIT. */
+#include "server/access.h"
 #include "server/blocking.h"
 #include "server/client.h"
 #include "server/db.h"
@@ -85,33 +86,6 @@ void waitCommand(client *c) {
 
 /* ------------------------------------------------------------ AUTH / HELLO */
 
-static int checkPassword(robj *user, robj *pass) {
-    if (user && strcmp(user->ptr, "default")) return 0;
-    if (server.requirepass == NULL) return user != NULL ? 1 : 0; /* "nopass" default user */
-    return strlen(server.requirepass) == sdslen(pass->ptr) &&
-           memcmp(server.requirepass, pass->ptr, sdslen(pass->ptr)) == 0;
-}
-
-void authCommand(client *c) {
-    /* The secrets never reach MONITOR or SLOWLOG. */
-    for (int j = 1; j < c->argc; j++) redactClientCommandArgument(c, j);
-    if (c->argc > 3) {
-        addReplyErrorObject(c, shared.syntaxerr);
-        return;
-    }
-    if (c->argc == 2 && server.requirepass == NULL) {
-        addReplyError(c, "AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?");
-        return;
-    }
-    robj *user = c->argc == 3 ? c->argv[1] : NULL, *pass = c->argv[c->argc - 1];
-    if (checkPassword(user, pass)) {
-        c->authenticated = 1;
-        addReply(c, shared.ok);
-    } else {
-        addReplyError(c, "-WRONGPASS invalid username-password pair or user is disabled.");
-    }
-}
-
 static int validClientName(robj *name) {
     const char *p = name->ptr;
     size_t len = sdslen(name->ptr);
@@ -161,11 +135,10 @@ void helloCommand(client *c) {
         }
     }
     if (user) {
-        if (!checkPassword(user, pass)) {
+        if (accessAuthenticate(c, user, pass) != C_OK) {
             addReplyError(c, "-WRONGPASS invalid username-password pair or user is disabled.");
             return;
         }
-        c->authenticated = 1;
     }
     if (!c->authenticated) {
         addReplyError(c, "-NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time");
@@ -213,7 +186,7 @@ void resetCommand(client *c) {
         decrRefCount(c->name);
         c->name = NULL;
     }
-    c->authenticated = server.requirepass == NULL;
+    accessSetDefaultUser(c);
     addReplyStatus(c, "RESET");
 }
 
@@ -349,7 +322,8 @@ static int clientMatchesAddr(client *cl, const char *addr, int local) {
 }
 
 void clientKillCommand(client *c) {
-    const char *addr = NULL, *laddr = NULL, *user = NULL;
+    const char *addr = NULL, *laddr = NULL;
+    void *user = NULL;
     long long id = 0;
     int type = -1, skipme = 1, old = c->argc == 3;
     if (old) {
@@ -373,7 +347,11 @@ void clientKillCommand(client *c) {
             } else if (!strcasecmp(opt, "laddr")) {
                 laddr = val;
             } else if (!strcasecmp(opt, "user")) {
-                user = val;
+                user = accessLookupUser(val, sdslen(c->argv[j + 1]->ptr));
+                if (!user) {
+                    addReplyErrorFormat(c, "No such user '%s'", val);
+                    return;
+                }
             } else if (!strcasecmp(opt, "skipme")) {
                 if (!strcasecmp(val, "yes")) skipme = 1;
                 else if (!strcasecmp(val, "no")) skipme = 0;
@@ -400,7 +378,7 @@ void clientKillCommand(client *c) {
         if (laddr && !clientMatchesAddr(cl, laddr, 1)) continue;
         if (type != -1 && getClientType(cl) != type) continue;
         if (id && cl->id != (uint64_t)id) continue;
-        if (user && strcmp(user, "default")) continue;
+        if (user && (void *)cl->user != user) continue;
         if (c == cl && skipme && !old) continue;
         if (c == cl) c->flags |= CLIENT_CLOSE_AFTER_REPLY;
         else freeClientAsync(cl);

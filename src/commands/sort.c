@@ -22,6 +22,7 @@
 #include "commands/cmdargs.h"
 #include "core/zmalloc.h"
 #include "data/value.h"
+#include "server/access.h"
 #include "server/db.h"
 #include "server/keyhook.h"
 #include "server/reply.h"
@@ -193,7 +194,16 @@ static int parseSortOptions(client *c, int readonly, sortOptions *opt) {
             opt->sortby = c->argv[++j];
             /* A constant pattern would give every element the same key. */
             opt->dontsort = strchr(opt->sortby->ptr, '*') == NULL;
+            /* A real pattern reads keys ACL cannot check one by one. */
+            if (!opt->dontsort && !accessFullKeyAccess(c)) {
+                addReplyError(c, "BY option of SORT denied due to insufficient ACL permissions.");
+                return C_ERR;
+            }
         } else if (!strcasecmp(arg, "get") && left >= 1) {
+            if (!accessFullKeyAccess(c)) {
+                addReplyError(c, "GET option of SORT denied due to insufficient ACL permissions.");
+                return C_ERR;
+            }
             opt->gets[opt->getcount++] = c->argv[++j];
         } else {
             addReplyErrorObject(c, shared.syntaxerr);

@@ -2,6 +2,7 @@
  * EXEC; WATCH marks clients dirty from the key-change hook. */
 #include "features/multi.h"
 #include "features/scripting.h"
+#include "server/access.h"
 #include "server/client.h"
 #include "server/db.h"
 #include "server/reply.h"
@@ -58,7 +59,19 @@ void execCommand(client *c) {
         c->argv = c->mstate.commands[j].argv;
         c->argv_len = c->argc;
         c->cmd = c->realcmd = c->mstate.commands[j].cmd;
-        call(c, CALL_FULL);
+        /* Permissions may have changed since the command was queued. */
+        int acl_pos, denied = accessCheck(c, c->cmd, c->argv, c->argc, &acl_pos);
+        if (denied != ACCESS_OK) {
+            accessLogDenial(c, denied, ACCESS_CTX_MULTI, c->cmd, c->argv, acl_pos);
+            addReplyErrorFormat(c,
+                                "-NOPERM ACLs rules changed between the moment the transaction was accumulated and "
+                                "the EXEC call. This command is no longer allowed for the following reason: %s",
+                                denied == ACCESS_DENIED_CMD   ? "no permission to execute the command or subcommand"
+                                : denied == ACCESS_DENIED_KEY ? "no permission to touch the specified keys"
+                                : "no permission to access one of the channels used as arguments");
+        } else {
+            call(c, CALL_FULL);
+        }
         /* call() may have rewritten argv (e.g. relative TTLs): keep the new vector. */
         c->mstate.commands[j].argc = c->argc;
         c->mstate.commands[j].argv = c->argv;

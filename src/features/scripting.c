@@ -12,6 +12,7 @@
 #include "features/scripting.h"
 #include "features/lua_libs.h"
 #include "features/monitor.h"
+#include "server/access.h"
 #include "server/blocking.h"
 #include "server/client.h"
 #include "server/reply.h"
@@ -440,12 +441,25 @@ static sds collectReply(client *c) {
 
 static void checkKilledOrTimeout(lua_State *L);
 
-static int redisCallGeneric(lua_State *L, int raise) {
+/* A script runs each command with the permissions of the user who called it. */
+static int scriptAccessDenied(struct redisCommand *cmd, robj **argv, int argc, const char **err) {
+    int pos, denied = accessCheck(run.caller, cmd, argv, argc, &pos);
+    if (denied == ACCESS_OK) return 0;
+    accessLogDenial(run.caller, denied, ACCESS_CTX_LUA, cmd, argv, pos);
+    if (denied == ACCESS_DENIED_CMD) *err = "The user executing the script can't run this command or subcommand";
+    else if (denied == ACCESS_DENIED_KEY)
+        *err = "The user executing the script can't access at least one of the keys mentioned in the command arguments";
+    else *err = "The user executing the script can't publish to the channel mentioned in the command";
+    return 1;
+}
+
+/* The arguments of a redis.* call as a command vector; NULL with *err when
+ * there are none or one is neither a string nor a number. */
+static robj **luaArgsToArgv(lua_State *L, int *argcp, const char **err) {
     int argc = lua_gettop(L);
-    const char *err = NULL;
     if (argc == 0) {
-        err = "Please specify at least one argument for this redis lib call";
-        goto error;
+        *err = "Please specify at least one argument for this redis lib call";
+        return NULL;
     }
     robj **argv = zmalloc(sizeof(robj *) * argc);
     for (int j = 0; j < argc; j++) {
@@ -462,23 +476,39 @@ static int redisCallGeneric(lua_State *L, int raise) {
         } else {
             for (int k = 0; k < j; k++) decrRefCount(argv[k]);
             zfree(argv);
-            err = "Lua redis lib command arguments must be strings or integers";
-            goto error;
+            *err = "Lua redis lib command arguments must be strings or integers";
+            return NULL;
         }
         argv[j] = createStringObject(s, len);
     }
+    *argcp = argc;
+    return argv;
+}
+
+static void freeArgv(robj **argv, int argc) {
+    for (int k = 0; k < argc; k++) decrRefCount(argv[k]);
+    zfree(argv);
+}
+
+static int redisCallGeneric(lua_State *L, int raise) {
+    const char *err = NULL;
+    int argc;
+    robj **argv = luaArgsToArgv(L, &argc, &err);
+    if (!argv) goto error;
     client *c = lua_client;
     struct redisCommand *cmd = lookupCommand(argv, argc);
     if (!cmd) err = "Unknown Redis command called from script";
     else if (!commandCheckArity(cmd, argc)) err = "Wrong number of args calling Redis command from script";
     else if ((cmd->flags & CMD_NOSCRIPT) && !server.script_disable_deny_script) err = "This Redis command is not allowed from script";
+    else if (scriptAccessDenied(cmd, argv, argc, &err)) {
+        /* err says which permission the script's user lacks */
+    }
     else if ((cmd->flags & (CMD_WRITE | CMD_MAY_REPLICATE)) && run.readonly) err = "Write commands are not allowed from read-only scripts.";
     else if ((cmd->flags & CMD_DENYOOM) && server.maxmemory && zmalloc_used_memory() > server.maxmemory &&
              !run.wrote && !(run.flags & SCRIPT_FLAG_ALLOW_OOM))
         err = "-OOM command not allowed when used memory > 'maxmemory'.";
     if (err) {
-        for (int k = 0; k < argc; k++) decrRefCount(argv[k]);
-        zfree(argv);
+        freeArgv(argv, argc);
         goto error;
     }
     c->argv = argv;
@@ -511,6 +541,21 @@ error:
 }
 
 static int luaRedisCall(lua_State *L) { return redisCallGeneric(L, 1); }
+
+/* redis.acl_check_cmd(command, args...): whether the script's user may run it. */
+static int luaRedisAclCheckCmd(lua_State *L) {
+    if (!run.caller) return raiseError(L, "redis.acl_check_cmd can only be called inside a script invocation");
+    const char *err = NULL;
+    int argc;
+    robj **argv = luaArgsToArgv(L, &argc, &err);
+    if (!argv) return raiseError(L, err);
+    struct redisCommand *cmd = lookupCommand(argv, argc);
+    int pos;
+    if (cmd) lua_pushboolean(L, accessCheck(run.caller, cmd, argv, argc, &pos) == ACCESS_OK);
+    freeArgv(argv, argc);
+    if (!cmd) return raiseError(L, "Invalid command passed to redis.acl_check_cmd()");
+    return 1;
+}
 static int luaRedisPcall(lua_State *L) { return redisCallGeneric(L, 0); }
 
 static int luaRedisSha1hex(lua_State *L) {
@@ -762,6 +807,7 @@ lua_State *scriptingNewInterpreter(void) {
                {"set_repl", luaRedisSetRepl},
                {"replicate_commands", luaRedisReplicateCommands},
                {"setresp", luaRedisSetResp},
+               {"acl_check_cmd", luaRedisAclCheckCmd},
                {NULL, NULL}};
     for (int i = 0; api[i].name; i++) {
         lua_pushstring(L, api[i].name);

@@ -28,6 +28,7 @@ enum { T_BOOL, T_INT, T_UINT, T_LL, T_ULL, T_SIZE, T_MEM, T_STRING, T_ENUM, T_SP
 #define F_NOEFFECT 8   /* accepted for compatibility with redis.conf files; documented as such */
 #define F_OCTAL 16     /* an integer written in octal (file permissions) */
 #define F_UMEM 32      /* T_MEM kept as unsigned long long over its whole range (maxmemory) */
+#define F_FILE_ONLY 64 /* a redis.conf directive CONFIG GET/SET do not know (user) */
 
 typedef struct enumName {
     const char *name;
@@ -62,13 +63,45 @@ static const enumName enableEnum[] = {{"no", 0}, {"yes", 1}, {"local", 2}, {NULL
 static const enumName protectedEnum[] = {{"yes", 1}, {"no", 0}, {NULL, 0}};
 static const enumName oomScoreAdjEnum[] = {{"no", 0}, {"yes", 1}, {"relative", 1}, {"absolute", 2}, {NULL, 0}};
 static const enumName disklessLoadEnum[] = {{"disabled", 0}, {"on-empty-db", 1}, {"swapdb", 2}, {NULL, 0}};
+static const enumName propagationErrorEnum[] = {{"ignore", 0}, {"panic", 1}, {"panic-on-replicas", 2}, {NULL, 0}};
+static const enumName aclPubsubEnum[] = {{"allchannels", 1}, {"resetchannels", 0}, {NULL, 0}};
+
+/* ---------------------------------------------- directives access control owns */
+
+static configUserHooks userHooks;
+
+void configRegisterUserHooks(const configUserHooks *hooks) { userHooks = *hooks; }
+
+/* A `user` line is handed over whole (name first) for acl/ to check and keep. */
+static int setUser(sds *argv, int argc, int from_file, const char **err) {
+    (void)from_file;
+    if (argc == 1 && sdslen(argv[0]) == 0) return 1; /* the empty default */
+    if (!userHooks.load) return 1;
+    return userHooks.load(argv, argc, err);
+}
+
+static sds getUser(void) { return sdsempty(); }
+
+/* Kept as an sds: a password may hold any byte, NUL included. */
+static int setRequirepass(sds *argv, int argc, int from_file, const char **err) {
+    (void)from_file;
+    if (argc != 1) {
+        *err = "wrong number of arguments";
+        return 0;
+    }
+    sdsfree(server.requirepass);
+    server.requirepass = sdslen(argv[0]) ? sdsdup(argv[0]) : NULL;
+    if (userHooks.requirepass) userHooks.requirepass(server.requirepass);
+    return 1;
+}
+
+static sds getRequirepass(void) { return server.requirepass ? sdsdup(server.requirepass) : sdsempty(); }
 
 /* ------------------------------------------------- values with no home yet */
 
 /* Directives accepted for redis.conf compatibility; their values are kept so
  * CONFIG GET/REWRITE round-trip, but nothing reads them. */
 static int cfg_ints[64];
-static long long cfg_lls[16];
 static char *cfg_strs[16];
 
 /* ------------------------------------------------------------- special sets */
@@ -411,7 +444,7 @@ static configDef configs[] = {
     B("syslog-enabled", NULL, F_IMMUTABLE | F_NOEFFECT, &server.syslog_enabled, "no"),
     STR("syslog-ident", NULL, F_IMMUTABLE | F_NOEFFECT, &cfg_strs[0], "redis"),
     I("databases", NULL, F_IMMUTABLE, &server.dbnum, "16", 1, INT_MAX, NULL),
-    B("always-show-logo", NULL, F_IMMUTABLE | F_NOEFFECT, &cfg_ints[0], "no"),
+    B("always-show-logo", NULL, F_IMMUTABLE, &server.always_show_logo, "no"),
     B("set-proc-title", NULL, F_IMMUTABLE | F_NOEFFECT, &cfg_ints[1], "yes"),
     STR("proc-title-template", NULL, F_NOEFFECT, &cfg_strs[1], "{title} {listen-addr} {server-mode}"),
     I("hz", NULL, 0, &server.hz, "10", 0, INT_MAX, applyHz),
@@ -419,7 +452,11 @@ static configDef configs[] = {
     EN("enable-debug-command", NULL, F_IMMUTABLE, &server.enable_debug_command, "no", enableEnum),
     EN("enable-protected-configs", NULL, F_IMMUTABLE | F_NOEFFECT, &cfg_ints[25], "no", enableEnum),
     EN("enable-module-command", NULL, F_IMMUTABLE, &server.enable_module_command, "no", enableEnum),
-    STR("requirepass", NULL, F_SENSITIVE, &server.requirepass, NULL),
+    SP("requirepass", NULL, F_SENSITIVE, "", setRequirepass, getRequirepass),
+    SP("user", NULL, F_FILE_ONLY, "", setUser, getUser),
+    STR("aclfile", NULL, F_IMMUTABLE, &server.acl_filename, ""),
+    EN("acl-pubsub-default", NULL, 0, &server.acl_pubsub_default, "resetchannels", aclPubsubEnum),
+    EN("propagation-error-behavior", NULL, F_NOEFFECT, &cfg_ints[33], "ignore", propagationErrorEnum),
     STR("masterauth", NULL, F_SENSITIVE | F_NOEFFECT, &server.masterauth, NULL),
     SP("notify-keyspace-events", NULL, 0, "", setNotify, getNotify),
     /* snapshotting */
@@ -460,7 +497,7 @@ static configDef configs[] = {
     I("lfu-log-factor", NULL, 0, &server.lfu_log_factor, "10", 0, INT_MAX, NULL),
     I("lfu-decay-time", NULL, 0, &server.lfu_decay_time, "1", 0, INT_MAX, NULL),
     {"jemalloc-bg-thread", NULL, T_BOOL, 0, &cfg_ints[16], "yes", 0, 1, NULL, applyJemallocBgThread, NULL, NULL, 0},
-    LL("acllog-max-len", NULL, F_NOEFFECT, &cfg_lls[4], "128", 0, LLONG_MAX),
+    LL("acllog-max-len", NULL, 0, &server.acllog_max_len, "128", 0, LLONG_MAX),
     B("disable-thp", NULL, F_NOEFFECT, &cfg_ints[27], "yes"),
     EN("oom-score-adj", NULL, F_NOEFFECT, &cfg_ints[28], "no", oomScoreAdjEnum),
     SP("oom-score-adj-values", NULL, F_NOEFFECT, "0 200 800", setOomScoreAdjValues, getOomScoreAdjValues),
@@ -495,7 +532,7 @@ static configDef configs[] = {
     I("replica-priority", "slave-priority", F_NOEFFECT, &cfg_ints[24], "100", 0, INT_MAX, NULL),
     EN("repl-diskless-load", NULL, F_NOEFFECT, &cfg_ints[31], "disabled", disklessLoadEnum),
     I("repl-diskless-sync-max-replicas", NULL, F_NOEFFECT, &cfg_ints[32], "0", 0, INT_MAX, NULL),
-    I("repl-ping-replica-period", "repl-ping-slave-period", F_NOEFFECT, &cfg_ints[33], "10", 1, INT_MAX, NULL),
+    I("repl-ping-replica-period", "repl-ping-slave-period", F_NOEFFECT, &cfg_ints[34], "10", 1, INT_MAX, NULL),
     I("rdb-key-save-delay", NULL, 0, &server.rdb_key_save_delay, "0", INT_MIN, INT_MAX, NULL),
     /* the 0MQ expiry push */
     SP("zmq-expiry-endpoint", NULL, F_MULTI, "", setZmqEndpoints, getZmqEndpoints),
@@ -779,6 +816,12 @@ static int loadConfigText(const char *text, const char *file, int depth) {
         } else {
             configDef *d = findConfig(argv[0]);
             const char *err = NULL;
+            /* A list directive with nothing after it ("save " as the test suite
+             * writes `save ""`) is the empty list, as in Redis. */
+            if (d && argc == 1 && (d->flags & F_MULTI)) {
+                argv = zrealloc(argv, sizeof(sds) * 2);
+                argv[argc++] = sdsempty();
+            }
             if (!d || argc < 2) {
                 fatalConfigError(file, linenum, line, "Bad directive or wrong number of arguments");
                 rc = C_ERR;
@@ -881,6 +924,7 @@ void configGetCommand(client *c) {
         int glob = strpbrk(pattern, "*?[") != NULL;
         for (size_t k = 0; k < NCONFIGS; k++) {
             configDef *d = &configs[k];
+            if (d->flags & F_FILE_ONLY) continue;
             const char *names[2] = {d->name, d->alias};
             for (int a = 0; a < 2; a++) {
                 const char *nm = names[a];
@@ -917,7 +961,7 @@ void configSetCommand(client *c) {
     for (i = 0; i < npairs; i++) {
         const char *name = c->argv[2 + i * 2]->ptr;
         defs[i] = findConfig(name);
-        if (!defs[i]) {
+        if (!defs[i] || (defs[i]->flags & F_FILE_ONLY)) {
             addReplyErrorFormat(c, "Unknown option or number of arguments for CONFIG SET - '%s'", name);
             goto done;
         }
@@ -936,7 +980,7 @@ void configSetCommand(client *c) {
     }
     for (i = 0; i < npairs; i++) olds[i] = getTypedValue(defs[i]);
     for (i = 0; i < npairs; i++) {
-        sds v = sdsnew(c->argv[3 + i * 2]->ptr);
+        sds v = sdsdup(c->argv[3 + i * 2]->ptr); /* binary-safe: requirepass may hold a NUL */
         int ok = setTypedValue(defs[i], &v, 1, 0, &err);
         sdsfree(v);
         if (!ok || (defs[i]->apply && !defs[i]->apply(&err))) {
@@ -1096,6 +1140,14 @@ static void rewriteSpecial(rewriteState *st, configDef *d) {
             line = sdscatprintf(line, " %ld", (long)l->soft_limit_seconds);
             rewriteLine(st, d, line, force);
         }
+    } else if (d->set == setUser) {
+        /* With an ACL file the users live there: their lines here go. */
+        int count = 0;
+        sds *lines = !server.acl_filename[0] && userHooks.rewrite ? userHooks.rewrite(&count) : NULL;
+        for (int j = 0; j < count; j++) rewriteLine(st, d, sdscatsds(sdsnew("user "), lines[j]), 1);
+        for (int j = 0; j < count; j++) sdsfree(lines[j]);
+        zfree(lines);
+        st->processed[d - configs] = 1;
     } else if (d->set == setZmqEndpoints) {
         for (int j = 0; j < server.zmq_endpoints_count; j++)
             rewriteLine(st, d, sdscatprintf(sdsempty(), "%s %s", d->name, server.zmq_endpoints[j]), 1);

@@ -22,6 +22,17 @@ sds configGetValue(const char *name);
 void configSetApplyHook(const char *name, int (*apply)(const char **err));
 void configSetSpecialHandlers(const char *name, int (*set)(sds *argv, int argc, int from_file, const char **err),
                               sds (*get)(void));
+
+/* The `user` directive and the requirepass password belong to access control
+ * (acl/), which registers these before the configuration is read. */
+typedef struct configUserHooks {
+    /* A `user` line: argv[0] is the name. 1 when accepted, else 0 and *err. */
+    int (*load)(sds *argv, int argc, const char **err);
+    /* CONFIG REWRITE: the users as `user` lines without the keyword; caller frees. */
+    sds *(*rewrite)(int *count);
+    void (*requirepass)(sds password); /* NULL: no password */
+} configUserHooks;
+void configRegisterUserHooks(const configUserHooks *hooks);
 /* Reads a memory value like "1gb"; returns 0 and sets *err on failure. */
 unsigned long long memtoull(const char *p, int *err);
 

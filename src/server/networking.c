@@ -2,6 +2,7 @@
  * requests (multibulk and inline, pipelined), handing complete commands to
  * processCommand, writing replies back, enforcing the protocol and buffer
  * limits, and freeing clients. */
+#include "server/access.h"
 #include "server/client.h"
 #include "server/reply.h"
 #include "server/resp_parse.h"
@@ -50,7 +51,9 @@ client *createClient(int fd) {
     c->bulklen = -1;
     c->reply = listCreate();
     c->ctime = c->lastinteraction = server.unixtime;
-    c->authenticated = server.requirepass == NULL;
+    /* Fake clients (fd -1) have no user: they may run anything. */
+    if (fd != -1) accessSetDefaultUser(c);
+    else c->authenticated = 1;
     c->resp = 2;
     c->buf = zmalloc(PROTO_REPLY_CHUNK_BYTES);
     c->buf_usable_size = zmalloc_size(c->buf);
@@ -96,8 +99,8 @@ static void acceptCommonHandler(int fd, int flags, const char *ip) {
         snprintf(c->laddr, sizeof(c->laddr), "%s:0", server.unixsocket);
     }
     server.stat_numconnections++;
-    /* Protected mode: no password and default bind means only loopback may talk to us. */
-    if (server.protected_mode && server.requirepass == NULL && server.bindaddr_count == 0 && ip &&
+    /* Protected mode: a default user without password and the default bind mean only loopback may talk to us. */
+    if (server.protected_mode && !accessAuthRequired(c) && server.bindaddr_count == 0 && ip &&
         !(flags & CLIENT_UNIX_SOCKET) && strcmp(ip, "127.0.0.1") && strcmp(ip, "::1")) {
         const char *err =
             "-DENIED Redis is running in protected mode because protected mode is enabled and no password is "
@@ -671,14 +674,14 @@ sds catClientInfoString(sds s, client *c) {
     s = catClientFlags(s, c);
     s = sdscatprintf(s,
                      " db=%d sub=%d psub=%d ssub=%d multi=%d qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 "
-                     "rbs=%zu rbp=%zu obl=%d oll=%lu omem=%zu tot-mem=%zu events=%s cmd=%s user=default "
+                     "rbs=%zu rbp=%zu obl=%d oll=%lu omem=%zu tot-mem=%zu events=%s cmd=%s user=%s "
                      "redir=-1 resp=%d",
                      c->db->id, c->pubsub_channels ? (int)dictSize(c->pubsub_channels) : 0,
                      (int)listLength(c->pubsub_patterns),
                      c->pubsubshard_channels ? (int)dictSize(c->pubsubshard_channels) : 0, (c->flags & CLIENT_MULTI) ? c->mstate.count : -1,
                      sdslen(c->querybuf), sdsavail(c->querybuf), c->argv_len_sum, c->buf_usable_size,
                      c->querybuf_peak, c->bufpos, listLength(c->reply), obufmem, total_mem, events,
-                     c->lastcmd ? c->lastcmd->fullname : "NULL", c->resp);
+                     c->lastcmd ? c->lastcmd->fullname : "NULL", accessUserName(c), c->resp);
     return s;
 }
 

@@ -2,6 +2,7 @@
  * logging, signals and shutdown. The one `server` struct lives here. The
  * modules above server/ act through the hooks (hooks.h) main.c wires. */
 #include "server/server.h"
+#include "server/access.h"
 #include "server/blocking.h"
 #include "server/client.h"
 #include "server/config.h"
@@ -190,6 +191,21 @@ void markMayReplicateCommands(void) {
 
 int commandIsContainer(robj *name);
 
+/* The ACL check of a command about to run or be queued, with Redis's NOPERM texts. */
+static int rejectByAccessControl(client *c) {
+    int pos;
+    int denied = accessCheck(c, c->cmd, c->argv, c->argc, &pos);
+    if (denied == ACCESS_OK) return 0;
+    accessLogDenial(c, denied, (c->flags & CLIENT_MULTI) ? ACCESS_CTX_MULTI : ACCESS_CTX_TOPLEVEL, c->cmd, c->argv, pos);
+    if (denied == ACCESS_DENIED_CMD)
+        rejectCommand(c, "-NOPERM this user has no permissions to run the '%s' command", c->cmd->fullname);
+    else if (denied == ACCESS_DENIED_KEY)
+        rejectCommand(c, "-NOPERM this user has no permissions to access one of the keys used as arguments");
+    else
+        rejectCommand(c, "-NOPERM this user has no permissions to access one of the channels used as arguments");
+    return 1;
+}
+
 /* Returns C_OK when the client can go on with its next command. */
 int processCommand(client *c) {
     updateCachedTime();
@@ -219,7 +235,7 @@ int processCommand(client *c) {
         return C_OK;
     }
     uint64_t flags = c->cmd->flags;
-    if (!c->authenticated && !(flags & CMD_NO_AUTH)) {
+    if (accessAuthRequired(c) && !(flags & CMD_NO_AUTH)) {
         rejectCommandObject(c, shared.noautherr);
         return C_OK;
     }
@@ -232,6 +248,7 @@ int processCommand(client *c) {
         rejectCommand(c, "Command not allowed inside a transaction");
         return C_OK;
     }
+    if (rejectByAccessControl(c)) return C_OK;
     /* maxmemory: evict first (not while a busy script holds the loop), then
      * refuse commands that may add data if not enough could be freed. EXEC
      * counts as such when it holds one; inside MULTI nothing but the commands
@@ -279,6 +296,11 @@ int processCommand(client *c) {
     server.current_client = c;
     call(c, CALL_FULL);
     server.current_client = NULL;
+    /* Its user was deleted while it ran (ACL DELUSER of itself): the reply goes, then the connection. */
+    if (c->flags & CLIENT_CLOSE_AFTER_COMMAND) {
+        c->flags &= ~CLIENT_CLOSE_AFTER_COMMAND;
+        c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+    }
     if (listLength(server.ready_keys)) handleClientsBlockedOnKeys();
     return C_OK;
 }
@@ -417,13 +439,15 @@ static int listenToPort(void) {
                 continue;
             }
             serverLog(LL_WARNING, "Warning: Could not create server TCP listening socket %s:%d: %s", addr, server.port, err);
+            /* The test harness looks for this line to retry on another port. */
+            serverLog(LL_WARNING, "Failed listening on port %d (TCP), aborting.", server.port);
             return C_ERR;
         }
         anetNonBlock(NULL, fd);
         server.ipfd[server.ipfd_count++] = fd;
     }
     if (server.ipfd_count == 0) {
-        serverLog(LL_WARNING, "Failed listening on port %d (tcp), aborting.", server.port);
+        serverLog(LL_WARNING, "Failed listening on port %d (TCP), aborting.", server.port);
         return C_ERR;
     }
     return C_OK;
@@ -509,6 +533,37 @@ void initServer(void) {
     server.stat_starttime = server.unixtime;
     server.lastsave = server.unixtime;
     server.initial_memory_usage = zmalloc_used_memory();
+}
+
+/* Redis's start-up banner: the logo (with the PID, which test harnesses
+ * wait for) when asked for or on a terminal, else one line. */
+void showStartupBanner(void) {
+    int logo = server.always_show_logo || ((server.logfile == NULL || server.logfile[0] == '\0') && isatty(STDOUT_FILENO));
+    if (!logo) {
+        serverLog(LL_NOTICE, "Running mode=standalone, port=%d.", server.port);
+        return;
+    }
+    serverLog(LL_NOTICE | LL_RAW,
+              "                _._                                                  \n"
+              "           _.-``__ ''-._                                             \n"
+              "      _.-``    `.  `_.  ''-._           Redis " REDIS_VERSION " (00000000/0) 64 bit\n"
+              "  .-`` .-```.  ```\\/    _.,_ ''-._                                  \n"
+              " (    '      ,       .-`  | `,    )     Running in standalone mode\n"
+              " |`-._`-...-` __...-.``-._|'` _.-'|     Port: %d\n"
+              " |    `-._   `._    /     _.-'    |     PID: %ld\n"
+              "  `-._    `-._  `-./  _.-'    _.-'                                   \n",
+              server.port, (long)getpid());
+    /* In two parts: one log line holds at most 1024 bytes. */
+    serverLog(LL_NOTICE | LL_RAW, "%s",
+              " |`-._`-._    `-.__.-'    _.-'_.-'|                                  \n"
+              " |    `-._`-._        _.-'_.-'    |           https://redis.io       \n"
+              "  `-._    `-._`-.__.-'_.-'    _.-'                                   \n"
+              " |`-._`-._    `-.__.-'    _.-'_.-'|                                  \n"
+              " |    `-._`-._        _.-'_.-'    |                                  \n"
+              "  `-._    `-._`-.__.-'_.-'    _.-'                                   \n"
+              "      `-._    `-.__.-'    _.-'                                       \n"
+              "          `-._        _.-'                                           \n"
+              "              `-.__.-'                                               \n\n");
 }
 
 void setRandomSeedAndRunId(void) {

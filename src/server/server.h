@@ -64,6 +64,7 @@
 #define CMD_PROPAGATES_EFFECTS (1ULL << 40)
 
 typedef struct client client;
+struct user; /* acl/'s; opaque here */
 typedef void redisCommandProc(client *c);
 
 typedef struct redisCommand {
@@ -83,6 +84,10 @@ typedef struct redisCommand {
     /* Statistics (INFO commandstats). */
     long long calls, microseconds, rejected_calls, failed_calls;
     struct latencyHistogram *latency_histogram; /* features/latency.c; NULL until called */
+    /* Access control (acl/ sets them at start-up): the command's bit in a
+     * user's command bitmap, and its ACL categories as bits. */
+    int id;
+    uint64_t acl_categories;
 } redisCommand;
 
 /* Client flags. */
@@ -188,6 +193,7 @@ struct client {
     time_t lastinteraction;
     time_t obuf_soft_limit_reached_time;
     int authenticated;
+    struct user *user; /* NULL: fake clients (scripts, AOF), which may run anything */
     int resp;
     int bufpos;
     size_t buf_usable_size;
@@ -315,12 +321,16 @@ struct redisServer {
     /* Logging and process. */
     int verbosity;
     char *logfile;
+    int always_show_logo;
     int daemonize;
     char *pidfile;
     int supervised;
     int syslog_enabled;
-    char *requirepass;
+    sds requirepass; /* NULL: none */
     char *masterauth; /* no replication yet: accepted (and redacted) like Redis */
+    char *acl_filename;          /* aclfile; "" when users come from redis.conf */
+    int acl_pubsub_default;      /* 1: new users start with allchannels */
+    long long acllog_max_len;
     int notify_keyspace_events;
     int latency_tracking;
     long long latency_monitor_threshold; /* ms; 0 disables the latency monitor */
@@ -419,6 +429,9 @@ int prepareForShutdown(int flags);
 /* Start-up steps main.c runs, in this order around reading the config. */
 void oomHandler(size_t size);
 void setRandomSeedAndRunId(void);
+/* Redis's start-up banner: the logo (with the PID, which test harnesses
+ * wait for) when always-show-logo is set or on a terminal, else one line. */
+void showStartupBanner(void);
 void markMayReplicateCommands(void); /* after populateCommandTable */
 void daemonize(void);
 void initServer(void);               /* the event loop, listeners, databases */

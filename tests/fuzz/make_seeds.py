@@ -1,7 +1,9 @@
 """Writes the seed corpora of the fuzz targets (tests/fuzz/corpus/<target>/):
 small valid inputs of each format, built here from the formats' definitions,
 so a fuzzer starts from inputs that reach deep into the code. Run from
-tests/fuzz with /usr/bin/python3 make_seeds.py; the output is committed."""
+tests/fuzz with /usr/bin/python3 make_seeds.py [restore PORT]; the output is
+committed. `restore PORT` also writes the seeds taken from a running Redis
+7.0 (DUMP payloads, HyperLogLog values)."""
 import os
 import struct
 
@@ -99,3 +101,48 @@ if __name__ == "__main__":
     listpack_seeds()
     intset_seeds()
     lua_seeds()
+
+
+def restore_seeds(port=None):
+    """DUMP payloads of every type and encoding from a running Redis 7.0
+    (`make_seeds.py restore PORT`), less their RDB version and CRC64, behind
+    the target's settings byte."""
+    import redis
+    r = redis.Redis(port=port)
+    r.flushall()
+    r.set("str", "hello")
+    r.set("int", 12345)
+    r.set("raw", "x" * 100)
+    r.rpush("list", "a", "b", 1, 2, "c" * 70)
+    r.sadd("intset", 1, 2, 3, -100000, 1 << 40)
+    r.sadd("set", "a", "b", "c")
+    r.sadd("bigset", *["m%d" % i for i in range(200)])
+    r.hset("hash", mapping={"f": "v", "n": 7})
+    r.hset("bighash", mapping={"f%d" % i: "v" * (i % 90) for i in range(200)})
+    r.zadd("zset", {"a": 1, "b": 2.5, "c": -3})
+    r.zadd("bigzset", {"m%d" % i: i / 3 for i in range(200)})
+    r.xadd("stream", {"f": "v", "g": "w"}, id="1-1")
+    r.xadd("stream", {"f": "v2"}, id="2-0")
+    r.xgroup_create("stream", "grp", id="0")
+    r.xreadgroup("grp", "alice", {"stream": ">"}, count=1)
+    for key in r.keys("*"):
+        payload = r.dump(key)
+        w("fuzz_restore", key.decode(), b"\x00" + payload[:-10])
+
+
+def hll_seeds(port):
+    """HyperLogLog values of each encoding from a running Redis 7.0, less
+    their "HYLL" magic, behind the target's hll-sparse-max-bytes byte."""
+    import redis
+    r = redis.Redis(port=port)
+    r.pfadd("empty")
+    r.pfadd("small", "a", "b", "c")
+    r.pfadd("mid", *["e%d" % i for i in range(300)])
+    r.pfadd("dense", *["e%d" % i for i in range(5000)])
+    for key in ("empty", "small", "mid", "dense"):
+        w("fuzz_hll", key, b"\x30" + r.get(key)[4:])
+
+
+if __name__ == "__main__" and len(__import__("sys").argv) > 2 and __import__("sys").argv[1] == "restore":
+    restore_seeds(int(__import__("sys").argv[2]))
+    hll_seeds(int(__import__("sys").argv[2]))

@@ -1,0 +1,34 @@
+/* access: forwards server/'s questions about a client's permissions to the
+ * hooks access control registered (see access.h), with the answers of an
+ * open server when none did. */
+#include "server/access.h"
+
+static accessHooks hooks;
+
+void accessRegister(const accessHooks *h) { hooks = *h; }
+
+int accessCheck(client *c, struct redisCommand *cmd, robj **argv, int argc, int *errpos) {
+    *errpos = 0;
+    return hooks.check ? hooks.check(c, cmd, argv, argc, errpos) : ACCESS_OK;
+}
+
+void accessLogDenial(client *c, int reason, int context, struct redisCommand *cmd, robj **argv, int errpos) {
+    if (hooks.logDenial) hooks.logDenial(c, reason, context, cmd, argv, errpos);
+}
+
+int accessAuthenticate(client *c, robj *username, robj *password) {
+    return hooks.authenticate ? hooks.authenticate(c, username, password) : C_ERR;
+}
+
+void accessSetDefaultUser(client *c) {
+    if (hooks.setDefaultUser) hooks.setDefaultUser(c);
+    else c->authenticated = 1;
+}
+
+int accessAuthRequired(client *c) { return hooks.authRequired ? hooks.authRequired(c) : !c->authenticated; }
+
+const char *accessUserName(client *c) { return hooks.userName ? hooks.userName(c) : "default"; }
+
+void *accessLookupUser(const char *name, size_t len) { return hooks.lookupUser ? hooks.lookupUser(name, len) : NULL; }
+
+int accessFullKeyAccess(client *c) { return hooks.fullKeyAccess ? hooks.fullKeyAccess(c) : 1; }
