@@ -187,3 +187,17 @@ def test_flushall_saves_and_resets_the_write_count_when_save_points_are_set(serv
     r.set("key", "value")
     r.flushall()
     assert r.info("persistence")["rdb_changes_since_last_save"] == 0
+
+
+def test_a_new_clients_query_buffer_starts_at_16k(server_factory):
+    r = server_factory().client()
+    c = redis.Redis(port=r.connection_pool.connection_kwargs["port"], single_connection_client=True)
+    c.client_setname("fresh")
+    size = query_buffer(r, "fresh")[0]
+    assert 16384 <= size < 32768
+
+
+def test_command_getkeys_sort_with_several_store_keeps_the_last(r):
+    r.set_response_callback("COMMAND", lambda resp, **kw: resp)
+    assert r.execute_command("COMMAND", "GETKEYS", "SORT", "abc", "STORE", "invalid", "STORE", "stillbad",
+                             "STORE", "def") == [b"abc", b"def"]

@@ -556,15 +556,24 @@ static void readQueryFromClient(aeEventLoop *el, int fd, void *privdata, int mas
     (void)el, (void)mask;
     client *c = privdata;
     size_t readlen = PROTO_IOBUF_LEN;
+    int big_arg = 0;
     server.stat_total_reads_processed++;
     if (c->reqtype == PROTO_REQ_MULTIBULK && c->multibulklen && c->bulklen != -1 &&
         c->bulklen >= PROTO_MBULK_BIG_ARG) {
         ssize_t remaining = (ssize_t)(c->bulklen + 2) - (ssize_t)(sdslen(c->querybuf) - c->qb_pos);
-        if (remaining > 0) readlen = remaining;
+        if (remaining > 0) {
+            readlen = remaining;
+            big_arg = 1;
+        }
     }
     size_t qblen = sdslen(c->querybuf);
     if (c->querybuf_peak < qblen + readlen) c->querybuf_peak = qblen + readlen;
-    c->querybuf = sdsMakeRoomFor(c->querybuf, readlen);
+    /* Exactly what is needed for one big argument, and for a first buffer
+     * (which greedy growth would put past the cron's resize threshold). */
+    if (big_arg || sdsalloc(c->querybuf) < PROTO_IOBUF_LEN)
+        c->querybuf = sdsMakeRoomForNonGreedy(c->querybuf, readlen);
+    else
+        c->querybuf = sdsMakeRoomFor(c->querybuf, readlen);
     ssize_t nread = read(fd, c->querybuf + qblen, readlen);
     if (nread == -1) {
         if (errno == EAGAIN || errno == EINTR) return;
