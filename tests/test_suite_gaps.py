@@ -201,3 +201,15 @@ def test_command_getkeys_sort_with_several_store_keeps_the_last(r):
     r.set_response_callback("COMMAND", lambda resp, **kw: resp)
     assert r.execute_command("COMMAND", "GETKEYS", "SORT", "abc", "STORE", "invalid", "STORE", "stillbad",
                              "STORE", "def") == [b"abc", b"def"]
+
+
+def test_set_pxat_is_propagated_with_the_option_uppercase(server_factory, tmp_path):
+    r = server_factory("--appendonly", "yes", "--dir", str(tmp_path)).client()
+    when = int(time.time() * 1000) + 100000
+    r.execute_command("SET", "foo4", "bar", "pxat", when)
+    r.execute_command("SET", "foo5", "bar", "exat", when // 1000)
+    time.sleep(1.2)  # appendfsync everysec
+    aof = b"".join(p.read_bytes() for p in (tmp_path / "appendonlydir").glob("*.incr.aof"))
+    assert b"$4\r\nPXAT\r\n$13\r\n%d\r\n" % when in aof
+    assert b"$4\r\nPXAT\r\n$13\r\n%d\r\n" % (when // 1000 * 1000) in aof
+    assert b"pxat" not in aof

@@ -138,9 +138,9 @@ invalid:
 
 /* ------------------------------------------------------------ GET / SET */
 
-/* A TTL given relative to now (or in seconds) is replayed as the deadline it
- * gave, so a replay sets the same deadline whenever it runs: as Redis 7.0,
- * SET key value PXAT <ms> (what NX/XX/GET decided is already done). */
+/* Any TTL is replayed as the deadline it gave, so a replay sets the same
+ * deadline whenever it runs: as Redis 7.0, SET key value PXAT <ms> (what
+ * NX/XX/GET decided is already done). */
 static void propagateSetWithDeadline(client *c, robj *key, robj *val, long long when) {
     robj *whenobj = createStringObjectFromLongLong(when);
     rewriteClientCommandVector(c, 5, shared.set, key, val, shared.pxat, whenobj);
@@ -174,7 +174,7 @@ static void setGeneric(client *c, int flags, robj *key, robj *val, robj *expire,
          * Redis 7.0 does. */
         setExpire(c->db, key, when);
         keyChanged(c->db, key, NOTIFY_GENERIC, "expire", 0);
-        if (!(flags & STR_PXAT)) propagateSetWithDeadline(c, key, val, when);
+        propagateSetWithDeadline(c, key, val, when); /* PXAT too: 7.0.15 writes it uppercase */
     }
     if (!(flags & STR_GET)) addReply(c, ok_reply ? ok_reply : shared.ok);
 }
