@@ -1,5 +1,5 @@
 /* admin: connection and server commands — PING ECHO QUIT TIME HELLO AUTH
- * RESET CLIENT DEBUG MEMORY SHUTDOWN WAIT. */
+ * RESET CLIENT MEMORY MODULE SHUTDOWN WAIT. */
 #include "server/access.h"
 #include "server/blocking.h"
 #include "server/client.h"
@@ -12,15 +12,12 @@
 #include "commands/cmdargs.h"
 #include "core/numparse.h"
 #include "core/zmalloc.h"
-#include "data/quicklist.h"
 #include "data/value.h"
 #include "features/info.h"
 #include "features/multi.h"
 #include "server/transaction.h"
 #include "features/pubsub.h"
 #include "features/tracking.h"
-#include "persist/persist.h"
-#include "persist/rdb.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -685,19 +682,6 @@ void shutdownCommand(client *c) {
     addReplyError(c, "Errors trying to SHUTDOWN. Check logs.");
 }
 
-/* ------------------------------------------------------------------- DEBUG */
-
-/* enable-debug-command / enable-module-command: no, yes, or local connections only. */
-static int enabledFor(client *c, int setting) {
-    if (setting == 1) return 1;
-    if (setting == 2 &&
-        ((c->flags & CLIENT_UNIX_SOCKET) || !strncmp(c->addr, "127.0.0.1:", 10) || !strncmp(c->addr, "::1:", 4)))
-        return 1;
-    return 0;
-}
-
-static int debugAllowed(client *c) { return enabledFor(c, server.enable_debug_command); }
-
 /* ------------------------------------------------------------------ MODULE */
 
 /* This server loads no modules: the list is empty, and loading fails the
@@ -706,7 +690,7 @@ static int debugAllowed(client *c) { return enabledFor(c, server.enable_debug_co
 void moduleListCommand(client *c) { addReplyArrayLen(c, 0); }
 
 static int moduleCommandAllowed(client *c) {
-    if (enabledFor(c, server.enable_module_command)) return 1;
+    if (commandEnabledFor(c, server.enable_module_command)) return 1;
     addReplyError(c, "MODULE command not allowed. If the enable-module-command option is set to \"local\", you can "
                      "run it from a local connection, otherwise you need to set this option in the configuration "
                      "file, and then restart the server.");
@@ -738,86 +722,4 @@ void moduleHelpCommand(client *c) {
         "    Unload a module.",
         NULL};
     addReplyHelp(c, help);
-}
-
-void debugCommand(client *c) {
-    if (!debugAllowed(c)) {
-        addReplyError(c, "DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server.");
-        return;
-    }
-    const char *sub = c->argv[1]->ptr;
-    if (!strcasecmp(sub, "sleep") && c->argc == 3) {
-        long double secs;
-        if (getLongDoubleFromObject(c->argv[2], &secs) != 0) {
-            addReplyError(c, "value is not a valid float");
-            return;
-        }
-        struct timespec ts = {(time_t)secs, (long)((secs - (long long)secs) * 1e9)};
-        nanosleep(&ts, NULL);
-        addReply(c, shared.ok);
-    } else if (!strcasecmp(sub, "set-active-expire") && c->argc == 3) {
-        server.active_expire_enabled = atoi(c->argv[2]->ptr) != 0;
-        if (server.active_expire_enabled) expireScheduleAt(0);
-        addReply(c, shared.ok);
-    } else if (!strcasecmp(sub, "object") && c->argc == 3) {
-        dictEntry *de = dbFindEntry(c->db, c->argv[2]->ptr);
-        if (!de) {
-            addReplyErrorObject(c, shared.nokeyerr);
-            return;
-        }
-        robj *val = dbEntryValue(de);
-        /* What an RDB file would store for the value: the DUMP payload less
-         * its type byte, RDB version (2 bytes) and CRC64 (8 bytes). */
-        sds payload = rdbDumpPayload(val);
-        size_t serialized = sdslen(payload) - 11;
-        sdsfree(payload);
-        sds s = sdscatprintf(sdsempty(), "Value at:%p refcount:%d encoding:%s serializedlength:%zu lru:%u lru_seconds_idle:%llu",
-                             (void *)val, val->refcount, strEncoding(val->encoding), serialized, val->lru,
-                             objectIdleSeconds(val));
-        if (val->encoding == OBJ_ENCODING_QUICKLIST) {
-            quicklist *ql = val->ptr; /* its settings; the nodes are walked as blobs */
-            unsigned long uncompressed = 0, nodes = valueBlobCount(val);
-            valueBlob b;
-            for (const void *pos = NULL; (pos = valueBlobNext(val, pos, &b));) uncompressed += b.len;
-            s = sdscatprintf(s, " ql_nodes:%lu ql_avg_node:%.2f ql_listpack_max:%d ql_compressed:%d ql_uncompressed_size:%lu",
-                             nodes, nodes ? (double)valueLength(val) / nodes : 0, ql->fill, ql->compress != 0,
-                             uncompressed);
-        }
-        addReplyStatusLength(c, s, sdslen(s));
-        sdsfree(s);
-    } else if (!strcasecmp(sub, "quicklist-packed-threshold") && c->argc == 3) {
-        int err;
-        unsigned long long sz = memtoull(c->argv[2]->ptr, &err);
-        if (err || quicklistSetPackedThreshold(sz) == -1) {
-            addReplyError(c, "argument must be a memory value bigger than 1 and smaller than 4gb");
-            return;
-        }
-        addReply(c, shared.ok);
-    } else if (!strcasecmp(sub, "reload")) {
-        int save = 1, flush = 1, merge = 0;
-        for (int j = 2; j < c->argc; j++) {
-            const char *opt = c->argv[j]->ptr;
-            if (!strcasecmp(opt, "merge")) merge = 1;
-            else if (!strcasecmp(opt, "noflush")) flush = 0;
-            else if (!strcasecmp(opt, "nosave")) save = 0;
-            else {
-                addReplyError(c, "DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.");
-                return;
-            }
-        }
-        if (persistDebugReload(save, flush, merge) != C_OK) {
-            addReplyError(c, "Error trying to load the RDB dump");
-            return;
-        }
-        serverLog(LL_NOTICE, "DB reloaded by DEBUG RELOAD");
-        addReply(c, shared.ok);
-    } else if (!strcasecmp(sub, "help")) {
-        const char *help[] = {"OBJECT <key>", "    Show low level info about `key` and associated value.",
-                              "QUICKLIST-PACKED-THRESHOLD <size>", "    Sets the threshold for elements to be inserted as plain vs packed nodes",
-                              "SET-ACTIVE-EXPIRE <0|1>", "    Setting it to 0 disables expiring keys in background when they are not accessed (otherwise the Redis behavior). Setting it to 1 reenables back the default.",
-                              "SLEEP <seconds>", "    Stop the server for <seconds>. Decimals allowed.", NULL};
-        addReplyHelp(c, help);
-    } else {
-        addReplySubcommandSyntaxError(c);
-    }
 }

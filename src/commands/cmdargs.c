@@ -7,6 +7,7 @@
 #include "server/reply.h"
 
 #include <limits.h>
+#include <string.h>
 #include <strings.h>
 
 int getLongLongFromObjectOrReply(client *c, robj *o, long long *target, const char *msg) {
@@ -119,4 +120,12 @@ const zsetLimits *zsetConfigLimits(void) {
     lim.max_entries = server.zset_max_listpack_entries;
     lim.max_value = server.zset_max_listpack_value;
     return &lim;
+}
+
+int commandEnabledFor(client *c, int setting) {
+    if (setting == 1) return 1;
+    if (setting == 2 &&
+        ((c->flags & CLIENT_UNIX_SOCKET) || !strncmp(c->addr, "127.0.0.1:", 10) || !strncmp(c->addr, "::1:", 4)))
+        return 1;
+    return 0;
 }

@@ -3,6 +3,7 @@
 #include "persist/rdb.h"
 #include "server/client.h"
 #include "server/db.h"
+#include "server/evict.h"
 #include "server/keyhook.h"
 #include "server/reply.h"
 
@@ -94,10 +95,7 @@ void restoreCommand(client *c) {
     }
     dbAdd(c->db, key, val);
     if (ttl) setExpire(c->db, key, ttl);
-    if (lru_idle >= 0) {
-        unsigned int clock = objectLruClock();
-        val->lru = (clock - (unsigned int)(lru_idle % (LRU_CLOCK_MAX + 1))) & LRU_CLOCK_MAX;
-    }
+    objectSetAccess(val, lfu_freq, lru_idle);
     keyChanged(c->db, key, NOTIFY_GENERIC, "restore", 1);
     addReply(c, shared.ok);
 }

@@ -7,10 +7,12 @@
 #include "server/evict.h"
 #include "server/expire.h"
 #include "server/keyhook.h"
+#include "server/propagate.h"
 #include "server/reply.h"
 #include "core/glob.h"
 #include "core/zmalloc.h"
 #include "data/value.h"
+#include "persist/persist.h"
 
 #include <limits.h>
 #include <string.h>
@@ -141,6 +143,11 @@ void flushdbCommand(client *c) {
 void flushallCommand(client *c) {
     if (getFlushTypeOrReply(c) != C_OK) return;
     for (int j = 0; j < server.dbnum; j++) flushDb(&server.db[j], j == 0); /* one write in all */
+    /* Saving zeroes the write count: the FLUSHALL goes out on its own. */
+    if (persistAfterFlushall()) {
+        alsoPropagate(c, c->argv, c->argc);
+        preventCommandPropagation(c);
+    }
     addReply(c, shared.ok);
 }
 

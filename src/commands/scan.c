@@ -36,19 +36,22 @@ err:
 }
 
 typedef struct scanData {
-    list *keys; /* robj* collected (keys, or field/value pairs) */
+    list *keys;     /* robj* collected (keys, or field/value pairs) */
+    long elements;  /* keys, members or pairs: what COUNT counts */
 } scanData;
 
 static void scanKeyCallback(void *privdata, const dictEntry *de) {
     scanData *sd = privdata;
     sds key = dictGetKey(de);
     listAddNodeTail(sd->keys, createStringObject(key, sdslen(key)));
+    sd->elements++;
 }
 
 static void scanElementCallback(void *privdata, const valueElem *ele, const valueElem *val) {
     scanData *sd = privdata;
     listAddNodeTail(sd->keys, valueElemObject(ele));
     if (val) listAddNodeTail(sd->keys, valueElemObject(val));
+    sd->elements++;
 }
 
 static int typeNameMatches(robj *val, const char *typename) { return !strcasecmp(strType(val->type), typename); }
@@ -82,14 +85,14 @@ void scanGenericCommand(client *c, robj *o, unsigned long cursor) {
         }
     }
     int use_pattern = pat && !(pat[0] == '*' && pat[1] == '\0');
-    scanData sd = {listCreate()};
+    scanData sd = {listCreate(), 0};
     /* Bounded work per call even when most buckets are empty; compact
      * encodings come back whole with cursor 0. */
     long maxiterations = count * 10;
     do {
         if (o == NULL) cursor = dictScan(c->db->dict, cursor, scanKeyCallback, &sd);
         else cursor = valueScan(o, cursor, scanElementCallback, &sd);
-    } while (cursor && maxiterations-- && (long)listLength(sd.keys) < count);
+    } while (cursor && maxiterations-- && sd.elements < count);
 
     /* Filter: MATCH on keys/fields/members (dropping their values too), TYPE, expired keys. */
     int pairs = o && (o->type == OBJ_HASH || o->type == OBJ_ZSET);

@@ -138,9 +138,9 @@ invalid:
 
 /* ------------------------------------------------------------ GET / SET */
 
-/* A TTL given relative to now (or in seconds) is replayed as the deadline it
- * gave, so a replay sets the same deadline whenever it runs: as Redis 7.0,
- * SET key value PXAT <ms> (what NX/XX/GET decided is already done). */
+/* Any TTL is replayed as the deadline it gave, so a replay sets the same
+ * deadline whenever it runs: as Redis 7.0, SET key value PXAT <ms> (what
+ * NX/XX/GET decided is already done). */
 static void propagateSetWithDeadline(client *c, robj *key, robj *val, long long when) {
     robj *whenobj = createStringObjectFromLongLong(when);
     rewriteClientCommandVector(c, 5, shared.set, key, val, shared.pxat, whenobj);
@@ -174,7 +174,7 @@ static void setGeneric(client *c, int flags, robj *key, robj *val, robj *expire,
          * Redis 7.0 does. */
         setExpire(c->db, key, when);
         keyChanged(c->db, key, NOTIFY_GENERIC, "expire", 0);
-        if (!(flags & STR_PXAT)) propagateSetWithDeadline(c, key, val, when);
+        propagateSetWithDeadline(c, key, val, when); /* PXAT too: 7.0.15 writes it uppercase */
     }
     if (!(flags & STR_GET)) addReply(c, ok_reply ? ok_reply : shared.ok);
 }
@@ -327,11 +327,12 @@ static void incrDecrGeneric(client *c, long long incr) {
         addReplyError(c, "increment or decrement would overflow");
         return;
     }
-    if (o && o->refcount == 1 && o->encoding == OBJ_ENCODING_INT) {
+    if (o && o->refcount == 1 && o->encoding == OBJ_ENCODING_INT && !sharedInteger(value)) {
         /* Our own int-encoded value: update it in place (keeps TTL and LRU). */
         o->ptr = (void *)(intptr_t)value;
     } else {
-        robj *fresh = createStringObjectFromLongLongForValue(value);
+        /* 0..9999 share one object, as SET stores them. */
+        robj *fresh = createStringObjectFromLongLong(value);
         if (o) dbOverwrite(c->db, c->argv[1], fresh);
         else dbAdd(c->db, c->argv[1], fresh);
     }

@@ -134,7 +134,8 @@ int string2ld(const char *s, size_t slen, long double *dp) {
     errno = 0;
     char *eptr;
     long double value = strtold(buf, &eptr);
-    if (isspace((unsigned char)buf[0]) || eptr[0] != '\0' ||
+    /* A NUL inside the bytes ends strtold early: not a number. */
+    if (isspace((unsigned char)buf[0]) || (size_t)(eptr - buf) != slen ||
         (errno == ERANGE &&
          (value == HUGE_VALL || value == -HUGE_VALL || fpclassify(value) == FP_ZERO)) ||
         errno == EINVAL || isnan(value))

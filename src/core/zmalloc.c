@@ -3,6 +3,7 @@
  * count matches what jemalloc really hands out, without a size prefix. */
 #include "zmalloc.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,6 +109,36 @@ int zmalloc_purge(void) {
     return mallctl(name, NULL, NULL, NULL, 0) == 0;
 #else
     return 1; /* libc: nothing to ask for */
+#endif
+}
+
+int zmalloc_ctl(const char *name, int str, const char *newval, long long *num, const char **strout) {
+#ifdef USE_JEMALLOC
+    if (str) {
+        const char *old = NULL;
+        size_t sz = sizeof(old);
+        int rret = mallctl(name, &old, &sz, NULL, 0);
+        if (rret && !(rret == EPERM && newval)) return rret;
+        *strout = rret ? NULL : old;
+        if (!newval) return 0;
+        int void_write = !strcmp(newval, "VOID");
+        return mallctl(name, NULL, NULL, void_write ? NULL : &newval, void_write ? 0 : sizeof(newval));
+    }
+    /* The setting's width is unknown: try 64, 32 then 8 bits. */
+    int64_t old = 0, val = newval ? strtoll(newval, NULL, 10) : 0;
+    for (size_t sz = sizeof(old); sz > 0; sz /= 2) {
+        size_t zz = sz;
+        int ret = mallctl(name, &old, &zz, newval ? &val : NULL, newval ? sz : 0);
+        if (ret == EPERM && newval) return mallctl(name, NULL, NULL, &val, sz);
+        if (ret == EINVAL) continue;
+        if (ret) return ret;
+        *num = sz == 8 ? old : sz == 4 ? (int32_t)old : sz == 2 ? (int16_t)old : (int8_t)old;
+        return 0;
+    }
+    return EINVAL;
+#else
+    (void)name, (void)str, (void)newval, (void)num, (void)strout;
+    return ENOTSUP;
 #endif
 }
 

@@ -27,6 +27,11 @@ void zmalloc_set_background_thread(int enable);
 int zmalloc_stats_report(void (*write)(void *ctx, const char *text), void *ctx);
 /* Returns dirty pages of every arena to the system now; 0 if not possible. */
 int zmalloc_purge(void);
+/* DEBUG MALLCTL / MALLCTL-STR: reads the allocator setting `name` (an
+ * integer into *num, or a string into *strout, NULL for write-only ones)
+ * and writes newval to it when given (a string "VOID": written with no
+ * value). Returns 0 or an errno; ENOTSUP with libc. */
+int zmalloc_ctl(const char *name, int str, const char *newval, long long *num, const char **strout);
 /* Called instead of returning NULL; the default logs and aborts. */
 void zmalloc_set_oom_handler(void (*handler)(size_t size));
 

@@ -171,8 +171,6 @@ robj *createStringObjectFromLongLong(long long value) {
     return createIntObject(value);
 }
 
-robj *createStringObjectFromLongLongForValue(long long value) { return createIntObject(value); }
-
 robj *createStringObjectFromLongDouble(long double value, int humanfriendly) {
     char buf[MAX_LONG_DOUBLE_CHARS];
     int len = ld2string(buf, sizeof(buf), value, humanfriendly);

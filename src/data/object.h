@@ -76,8 +76,6 @@ robj *createStringObject(const char *ptr, size_t len);
 robj *createRawStringObject(const char *ptr, size_t len);
 robj *createEmbeddedStringObject(const char *ptr, size_t len);
 robj *createStringObjectFromLongLong(long long value);
-/* Never returns a shared integer: for values that will be stored (LRU use). */
-robj *createStringObjectFromLongLongForValue(long long value);
 robj *createStringObjectFromLongDouble(long double value, int humanfriendly);
 robj *dupStringObject(const robj *o);
 robj *tryObjectEncoding(robj *o);

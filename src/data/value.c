@@ -182,9 +182,9 @@ static void scanTableEntry(void *privdata, const dictEntry *de) {
 }
 
 unsigned long valueScan(robj *o, unsigned long cursor, valueScanFn *fn, void *ctx) {
-    if (o->encoding == OBJ_ENCODING_HT || o->encoding == OBJ_ENCODING_SKIPLIST) {
+    dict *d = valueTable(o);
+    if (d) {
         scanCtx sc = {o, fn, ctx};
-        dict *d = o->encoding == OBJ_ENCODING_HT ? o->ptr : ((zset *)o->ptr)->dict;
         return dictScan(d, cursor, scanTableEntry, &sc);
     }
     valueIter it;
@@ -338,6 +338,12 @@ const void *valueBlobNext(robj *o, const void *pos, valueBlob *b) {
 }
 
 /* ------------------------------------------------------------ conversions */
+
+dict *valueTable(robj *o) {
+    if (o->encoding == OBJ_ENCODING_HT && (o->type == OBJ_SET || o->type == OBJ_HASH)) return o->ptr;
+    if (o->encoding == OBJ_ENCODING_SKIPLIST) return ((zset *)o->ptr)->dict;
+    return NULL;
+}
 
 void hashConvertToTable(robj *o) {
     unsigned char *lp = o->ptr, *p = lpFirst(lp);

@@ -86,6 +86,10 @@ typedef struct valueBlob {
 size_t valueBlobCount(robj *o);
 const void *valueBlobNext(robj *o, const void *pos, valueBlob *b);
 
+/* The hash table of a hash, set or sorted set held in a table encoding
+ * (for its statistics); NULL for compact encodings and other types. */
+dict *valueTable(robj *o);
+
 /* Compact to table encodings, for good (listpack hash → dict, intset → dict). */
 void hashConvertToTable(robj *o);
 void setConvertToTable(robj *o);

@@ -91,14 +91,19 @@ void execCommand(client *c) {
 
 /* ------------------------------------------------------------------- WATCH */
 
-static void watchForKey(client *c, robj *key) {
+static watchedKey *findWatchedKey(client *c, redisDb *db, robj *key) {
     listIter li;
     listNode *ln;
     listRewind(c->watched_keys, &li);
     while ((ln = listNext(&li))) {
         watchedKey *wk = listNodeValue(ln);
-        if (wk->db == c->db && equalStringObjects(key, wk->key)) return;
+        if (wk->db == db && equalStringObjects(key, wk->key)) return wk;
     }
+    return NULL;
+}
+
+static void watchForKey(client *c, robj *key) {
+    if (findWatchedKey(c, c->db, key)) return;
     list *clients = dictFetchValue(c->db->watched_keys, key);
     if (!clients) {
         clients = listCreate();
@@ -146,21 +151,35 @@ int isWatchedKeyExpired(client *c) {
     return 0;
 }
 
-static void touchWatchedKey(redisDb *db, robj *key) {
+/* A key that was already logically expired when WATCHed was, for the
+ * transaction, missing: its removal (by expiry or any delete) changes
+ * nothing, and afterwards it is watched as a missing key. Redis 7.0 leaves
+ * such a client alone while the stale key stays, too. */
+static int staleWatchUnchanged(client *c, redisDb *db, robj *key, int removed) {
+    watchedKey *wk = findWatchedKey(c, db, key);
+    if (!wk || !wk->expired) return 0;
+    if (removed) wk->expired = 0;
+    return 1;
+}
+
+static void touchWatchedKey(redisDb *db, robj *key, int expired) {
     if (dictSize(db->watched_keys) == 0) return;
     list *clients = dictFetchValue(db->watched_keys, key);
     if (!clients) return;
+    int removed = expired || !dbFindEntry(db, key->ptr);
     listIter li;
     listNode *ln;
     listRewind(clients, &li);
     while ((ln = listNext(&li))) {
         client *c = listNodeValue(ln);
-        c->flags |= CLIENT_DIRTY_CAS;
+        if (!staleWatchUnchanged(c, db, key, removed)) c->flags |= CLIENT_DIRTY_CAS;
     }
 }
 
-/* FLUSHDB/SWAPDB: keys watched in `emptied` are touched if they exist in it
- * (before the change) or in `replaced_with`. */
+/* FLUSHDB/SWAPDB, raised before the change: keys watched in `emptied` are
+ * touched if they exist in it or in `replaced_with` — unless a stale key
+ * goes and nothing or another stale key takes its place, or a missing key
+ * is replaced by a stale one (then watched as stale). */
 static void touchAllWatchedKeysInDb(redisDb *emptied, redisDb *replaced_with) {
     if (dictSize(emptied->watched_keys) == 0) return;
     dictIterator *di = dictGetSafeIterator(emptied->watched_keys);
@@ -168,12 +187,27 @@ static void touchAllWatchedKeysInDb(redisDb *emptied, redisDb *replaced_with) {
     while ((de = dictNext(di))) {
         robj *key = dictGetKey(de);
         int exists_in_emptied = dbExists(emptied, key);
-        if (exists_in_emptied || (replaced_with && dbExists(replaced_with, key))) {
-            list *clients = dictGetVal(de);
-            listIter li;
-            listNode *ln;
-            listRewind(clients, &li);
-            while ((ln = listNext(&li))) ((client *)listNodeValue(ln))->flags |= CLIENT_DIRTY_CAS;
+        int exists_in_new = replaced_with && dbExists(replaced_with, key);
+        if (!exists_in_emptied && !exists_in_new) continue;
+        int new_stale = exists_in_new && keyIsExpired(replaced_with, key);
+        list *clients = dictGetVal(de);
+        listIter li;
+        listNode *ln;
+        listRewind(clients, &li);
+        while ((ln = listNext(&li))) {
+            client *c = listNodeValue(ln);
+            watchedKey *wk = findWatchedKey(c, emptied, key);
+            if (wk && wk->expired) {
+                if (!exists_in_new) {
+                    wk->expired = 0;
+                    continue;
+                }
+                if (new_stale) continue;
+            } else if (wk && !exists_in_emptied && new_stale) {
+                wk->expired = 1;
+                continue;
+            }
+            c->flags |= CLIENT_DIRTY_CAS;
         }
     }
     dictReleaseIterator(di);
@@ -181,7 +215,7 @@ static void touchAllWatchedKeysInDb(redisDb *emptied, redisDb *replaced_with) {
 
 void multiKeyspaceSubscriber(const keyspaceEvent *ev) {
     if (!ev->db || ev->class & (NOTIFY_KEY_MISS | NOTIFY_NEW)) return; /* not changes */
-    if (ev->key) touchWatchedKey(ev->db, ev->key);
+    if (ev->key) touchWatchedKey(ev->db, ev->key, (ev->class & NOTIFY_EXPIRED) != 0);
     else if (ev->event) touchAllWatchedKeysInDb(ev->db, ev->other); /* flushdb, swapdb */
 }
 

@@ -508,7 +508,7 @@ static int redisCallGeneric(lua_State *L, int raise) {
     struct redisCommand *cmd = lookupCommand(argv, argc);
     if (!cmd) err = "Unknown Redis command called from script";
     else if (!commandCheckArity(cmd, argc)) err = "Wrong number of args calling Redis command from script";
-    else if (cmd->flags & CMD_NOSCRIPT) err = "This Redis command is not allowed from script";
+    else if ((cmd->flags & CMD_NOSCRIPT) && !server.script_disable_deny_script) err = "This Redis command is not allowed from script";
     else if (scriptAccessDenied(cmd, argv, argc, &err)) {
         /* err says which permission the script's user lacks */
     }

@@ -573,6 +573,33 @@ static int loadFile(aofFile *f, int last) {
     return rc;
 }
 
+/* The base, then the incremental files, in manifest order. */
+static int loadAllFiles(void) {
+    server.loading = 1;
+    int rc = C_OK;
+    if (aof.base.name) rc = loadFile(&aof.base, aof.nincr == 0);
+    for (int i = 0; rc == C_OK && i < aof.nincr; i++) rc = loadFile(&aof.incr[i], i == aof.nincr - 1);
+    server.loading = 0;
+    return rc;
+}
+
+/* DEBUG LOADAOF: the data replaced by what the AOF files hold (those a
+ * BGREWRITEAOF wrote while appendonly is off too). The load replays
+ * commands, which must not be appended again. */
+int aofDebugLoad(void) {
+    if (!aof.base.name && aof.nincr == 0) return C_ERR;
+    int was_on = aof.on;
+    if (was_on) {
+        aofFlush();
+        setOn(0);
+    }
+    emptyData(-1, NULL);
+    int rc = loadAllFiles();
+    if (was_on) setOn(1);
+    server.dirty = 0;
+    return rc;
+}
+
 int aofLoadAtStartup(void) {
     aof.buf = sdsempty();
     if (!server.aof_enabled) return C_OK;
@@ -584,12 +611,7 @@ int aofLoadAtStartup(void) {
     }
     if (found) {
         long long start = mstime();
-        server.loading = 1;
-        int rc = C_OK;
-        if (aof.base.name) rc = loadFile(&aof.base, aof.nincr == 0);
-        for (int i = 0; rc == C_OK && i < aof.nincr; i++) rc = loadFile(&aof.incr[i], i == aof.nincr - 1);
-        server.loading = 0;
-        if (rc != C_OK) return C_ERR;
+        if (loadAllFiles() != C_OK) return C_ERR;
         serverLog(LL_NOTICE, "DB loaded from append only file: %.3f seconds", (double)(mstime() - start) / 1000);
         /* Keep appending to the last incremental file. */
         if (aof.nincr) {

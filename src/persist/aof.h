@@ -7,6 +7,8 @@
 
 /* Start-up: with appendonly yes, load the AOF (or create an empty one). */
 int aofLoadAtStartup(void);
+/* DEBUG LOADAOF: flush, empty the data and load the AOF back; C_ERR when it is off. */
+int aofDebugLoad(void);
 /* Writes the buffered commands, and fsyncs per appendfsync; before replies go out. */
 void aofFlush(void);
 void aofCron(void);

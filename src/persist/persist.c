@@ -121,13 +121,23 @@ robj *persistWriteGate(void) {
     return server.stop_writes_on_bgsave_err && server.saveparamslen > 0 && !lastbgsave_ok ? shared.bgsaveerr : NULL;
 }
 
+static void killSaveChild(void) {
+    if (child_pid == -1) return;
+    kill(child_pid, SIGUSR1);
+    waitpid(child_pid, NULL, 0);
+    child_pid = -1;
+}
+
+int persistAfterFlushall(void) {
+    if (server.saveparamslen == 0) return 0;
+    killSaveChild();
+    saveForeground();
+    return 1;
+}
+
 int persistOnShutdown(int flags) {
     aofStop();
-    if (child_pid != -1) {
-        kill(child_pid, SIGUSR1);
-        waitpid(child_pid, NULL, 0);
-        child_pid = -1;
-    }
+    killSaveChild();
     if ((server.saveparamslen > 0 && !(flags & SHUTDOWN_NOSAVE)) || (flags & SHUTDOWN_SAVE)) {
         serverLog(LL_NOTICE, "Saving the final RDB snapshot before exiting.");
         if (saveForeground() != C_OK) {

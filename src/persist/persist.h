@@ -9,7 +9,11 @@ void persistCron(void);
 void persistBeforeSleep(void);
 /* The write gate: -MISCONF while stop-writes-on-bgsave-error is in effect. */
 robj *persistWriteGate(void);
-int persistOnShutdown(int flags); /* save/flush as configured; C_ERR to refuse shutdown */
+int persistOnShutdown(int flags);
+/* FLUSHALL with save points: the snapshot becomes the empty dataset at once
+ * (a save in progress is abandoned) and the write count starts again from 0,
+ * as in Redis. 1 when it saved. */
+int persistAfterFlushall(void); /* save/flush as configured; C_ERR to refuse shutdown */
 int persistLoadAtStartup(void);
 /* DEBUG RELOAD: save, flush (data and functions) and load back; each step
  * optional (NOSAVE, NOFLUSH), MERGE lets the file's keys and libraries replace

@@ -380,6 +380,7 @@ static int saveRio(rio *r, int aof_base) {
             }
             ok = ok && saveType(r, (unsigned char)objectRdbType(val)) && saveRawString(r, key, sdslen(key)) &&
                  saveObject(r, val);
+            if (server.rdb_key_save_delay > 0) usleep((useconds_t)server.rdb_key_save_delay);
         }
         dictReleaseIterator(di);
         if (!ok) return 0;
@@ -932,6 +933,8 @@ static robj *loadObject(int type, rio *r) {
         }
         o = createObject(OBJ_SET, blob);
         o->encoding = OBJ_ENCODING_INTSET;
+        /* Compact encodings within this server's limits only, as Redis loads them. */
+        if (valueLength(o) > server.set_max_intset_entries) setConvertToTable(o);
         return o;
     }
     if (type == RDB_TYPE_HASH) {
@@ -1007,6 +1010,8 @@ static robj *loadObject(int type, rio *r) {
         int is_hash = type == RDB_TYPE_HASH_LISTPACK || type == RDB_TYPE_HASH_ZIPLIST;
         o = createObject(is_hash ? OBJ_HASH : OBJ_ZSET, lp);
         o->encoding = OBJ_ENCODING_LISTPACK;
+        if (is_hash && n / 2 > server.hash_max_listpack_entries) hashConvertToTable(o);
+        else if (!is_hash && n / 2 > server.zset_max_listpack_entries) zsetConvertToSkiplist(o);
         return o;
     }
     if (type == RDB_TYPE_STREAM_LISTPACKS || type == RDB_TYPE_STREAM_LISTPACKS_2) return loadStream(r, type);
@@ -1169,7 +1174,7 @@ static int loadRio(rio *r, const char *filename, int flags) {
         if (!rioRead(r, b, 8)) goto eoferr;
         uint64_t stored = 0;
         for (int i = 7; i >= 0; i--) stored = (stored << 8) | b[i];
-        if (server.rdb_checksum && stored != 0 && stored != expected) {
+        if (server.rdb_checksum && !server.skip_checksum_validation && stored != 0 && stored != expected) {
             serverLog(LL_WARNING, "Wrong RDB checksum expected: (%llx) got (%llx). Aborting now.",
                       (unsigned long long)stored, (unsigned long long)expected);
             return C_ERR;
@@ -1209,7 +1214,7 @@ int rdbVerifyDumpPayload(const char *p, size_t len) {
     if (ver > RDB_VERSION) return 0;
     uint64_t stored = 0;
     for (int i = 9; i >= 2; i--) stored = (stored << 8) | footer[i];
-    return crc64(0, p, len - 8) == stored;
+    return server.skip_checksum_validation || crc64(0, p, len - 8) == stored;
 }
 
 robj *rdbRestorePayload(const char *p, size_t len) {

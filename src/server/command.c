@@ -154,11 +154,13 @@ static int getMovableKeys(redisCommand *cmd, robj **argv, int argc, int *keys) {
     } else if (!strcmp(n, "blmpop") || !strcmp(n, "bzmpop")) {
         numkeys_at = 2, first = 3;
     } else if (!strcmp(n, "sort") || !strcmp(n, "sort_ro")) {
-        int count = 0;
-        keys[count++] = 1;
+        int count = 1;
+        keys[0] = 1;
         for (int j = 2; j < argc; j++) {
             if (!strcasecmp(argv[j]->ptr, "store") && j + 1 < argc && !strcmp(n, "sort")) {
-                keys[count++] = j + 1;
+                /* Only the last STORE counts, as in SORT itself. */
+                keys[1] = j + 1;
+                count = 2;
                 j++;
             } else if ((!strcasecmp(argv[j]->ptr, "by") || !strcasecmp(argv[j]->ptr, "get")) && j + 1 < argc) {
                 j++;

@@ -533,6 +533,8 @@ static configDef configs[] = {
     I("replica-priority", "slave-priority", F_NOEFFECT, &cfg_ints[24], "100", 0, INT_MAX, NULL),
     EN("repl-diskless-load", NULL, F_NOEFFECT, &cfg_ints[31], "disabled", disklessLoadEnum),
     I("repl-diskless-sync-max-replicas", NULL, F_NOEFFECT, &cfg_ints[32], "0", 0, INT_MAX, NULL),
+    I("repl-ping-replica-period", "repl-ping-slave-period", F_NOEFFECT, &cfg_ints[34], "10", 1, INT_MAX, NULL),
+    I("rdb-key-save-delay", NULL, 0, &server.rdb_key_save_delay, "0", INT_MIN, INT_MAX, NULL),
     /* the 0MQ expiry push */
     SP("zmq-expiry-endpoint", NULL, F_MULTI, "", setZmqEndpoints, getZmqEndpoints),
     LL("zmq-expiry-hwm", NULL, 0, &server.zmq_hwm, "1000", 0, INT_MAX),

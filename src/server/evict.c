@@ -59,6 +59,15 @@ void objectInitAccess(robj *o) {
     if (maxmemoryPolicyIsLfu()) o->lru = (unsigned)((lfuTimeInMinutes() << 8) | LFU_INIT_VAL);
 }
 
+void objectSetAccess(robj *o, long long lfu_freq, long long lru_idle) {
+    if (maxmemoryPolicyIsLfu()) {
+        if (lfu_freq >= 0) o->lru = (unsigned)((lfuTimeInMinutes() << 8) | (unsigned long)lfu_freq);
+    } else if (lru_idle >= 0) {
+        unsigned int clock = objectLruClock();
+        o->lru = (clock - (unsigned int)(lru_idle % (LRU_CLOCK_MAX + 1))) & LRU_CLOCK_MAX;
+    }
+}
+
 unsigned long long objectIdleSeconds(robj *o) {
     unsigned int now = objectLruClock();
     return now >= o->lru ? now - o->lru : (unsigned long long)LRU_CLOCK_MAX - o->lru + now;

@@ -26,6 +26,10 @@
 void objectTouch(robj *o);
 void objectInitAccess(robj *o);
 int maxmemoryPolicyIsLfu(void);
+/* RESTORE's IDLETIME / FREQ (-1 when not given): the one the policy keeps
+ * (FREQ, 0..255, under LFU; IDLETIME seconds otherwise) sets the value's
+ * access record. */
+void objectSetAccess(robj *o, long long lfu_freq, long long lru_idle);
 unsigned long long objectIdleSeconds(robj *o);
 unsigned long objectLfuCounter(robj *o); /* decayed to now; read without touching */
 

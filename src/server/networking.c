@@ -524,7 +524,9 @@ static int processMultibulkBuffer(client *c) {
             sdsincrlen(c->querybuf, -2);
             c->argv[c->argc++] = createObject(OBJ_STRING, c->querybuf);
             c->argv_len_sum += c->bulklen;
-            c->querybuf = sdsempty();
+            /* Another big argument is likely to follow: room for one like it
+             * (cron gives it back when the client goes quiet). */
+            c->querybuf = sdsMakeRoomForNonGreedy(sdsempty(), (size_t)c->bulklen + 2);
         } else {
             c->argv[c->argc++] = createStringObject(c->querybuf + c->qb_pos, c->bulklen);
             c->argv_len_sum += c->bulklen;
@@ -563,15 +565,24 @@ static void readQueryFromClient(aeEventLoop *el, int fd, void *privdata, int mas
     (void)el, (void)mask;
     client *c = privdata;
     size_t readlen = PROTO_IOBUF_LEN;
+    int big_arg = 0;
     server.stat_total_reads_processed++;
     if (c->reqtype == PROTO_REQ_MULTIBULK && c->multibulklen && c->bulklen != -1 &&
         c->bulklen >= PROTO_MBULK_BIG_ARG) {
         ssize_t remaining = (ssize_t)(c->bulklen + 2) - (ssize_t)(sdslen(c->querybuf) - c->qb_pos);
-        if (remaining > 0) readlen = remaining;
+        if (remaining > 0) {
+            readlen = remaining;
+            big_arg = 1;
+        }
     }
     size_t qblen = sdslen(c->querybuf);
     if (c->querybuf_peak < qblen + readlen) c->querybuf_peak = qblen + readlen;
-    c->querybuf = sdsMakeRoomFor(c->querybuf, readlen);
+    /* Exactly what is needed for one big argument, and for a first buffer
+     * (which greedy growth would put past the cron's resize threshold). */
+    if (big_arg || sdsalloc(c->querybuf) < PROTO_IOBUF_LEN)
+        c->querybuf = sdsMakeRoomForNonGreedy(c->querybuf, readlen);
+    else
+        c->querybuf = sdsMakeRoomFor(c->querybuf, readlen);
     ssize_t nread = read(fd, c->querybuf + qblen, readlen);
     if (nread == -1) {
         if (errno == EAGAIN || errno == EINTR) return;
@@ -711,6 +722,26 @@ sds getAllClientsInfoString(int type) {
 }
 
 /* Idle timeout and query buffer housekeeping, a slice of clients per cron run. */
+/* Query buffers wasting more than 4 KB shrink as in Redis 7.0: entirely
+ * once the client is idle for more than 2 s, or, above 32 KB, down to the
+ * peak seen since the last cron (never below what is buffered or the bulk
+ * being read), so one big request does not pin its buffer for good. */
+static void resizeQueryBuffer(client *c) {
+    size_t size = sdsalloc(c->querybuf);
+    if (sdsavail(c->querybuf) > 1024 * 4) {
+        if (server.unixtime - c->lastinteraction > 2) {
+            c->querybuf = sdsRemoveFreeSpace(c->querybuf);
+        } else if (size > PROTO_RESIZE_THRESHOLD && size / 2 > c->querybuf_peak) {
+            size_t resize = sdslen(c->querybuf);
+            if (resize < c->querybuf_peak) resize = c->querybuf_peak;
+            if (c->bulklen != -1 && resize < (size_t)c->bulklen) resize = (size_t)c->bulklen;
+            c->querybuf = sdsResize(c->querybuf, resize);
+        }
+    }
+    c->querybuf_peak = sdslen(c->querybuf);
+    if (c->bulklen != -1 && (size_t)c->bulklen > c->querybuf_peak) c->querybuf_peak = (size_t)c->bulklen;
+}
+
 void clientsCron(void) {
     int numclients = listLength(server.clients);
     int iterations = numclients / server.hz;
@@ -727,10 +758,7 @@ void clientsCron(void) {
             continue;
         }
         if (c->flags & CLIENT_BLOCKED) continue;
-        /* Give back a big idle query buffer. */
-        if (sdsavail(c->querybuf) > 1024 * 32 && sdslen(c->querybuf) < 1024 * 4 && c->qb_pos == 0)
-            c->querybuf = sdsRemoveFreeSpace(c->querybuf);
-        c->querybuf_peak = sdslen(c->querybuf);
+        resizeQueryBuffer(c);
     }
 }
 

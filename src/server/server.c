@@ -92,6 +92,7 @@ static long long serverCron(aeEventLoop *el, long long id, void *clientData) {
     updateCachedTime();
     server.lruclock = (unsigned int)(server.mstime / 1000);
     objectSetLruClock(server.lruclock);
+    if (server.pause_cron) return 1000 / server.hz;
     size_t used = zmalloc_used_memory();
     if (used > (size_t)server.stat_peak_memory) server.stat_peak_memory = used;
     if (server.shutdown_asap) {

@@ -23,6 +23,7 @@
 #define C_ERR -1
 
 #define PROTO_IOBUF_LEN (1024 * 16)
+#define PROTO_RESIZE_THRESHOLD (1024 * 32) /* query buffers above this shrink to their recent peak */
 #define PROTO_REPLY_CHUNK_BYTES (16 * 1024)
 #define PROTO_MBULK_BIG_ARG (1024 * 32)
 #define CONFIG_MAX_LINE 1024
@@ -281,6 +282,9 @@ struct redisServer {
     int dbnum;
     long long dirty;
     int active_expire_enabled;
+    int pause_cron;                 /* DEBUG PAUSE-CRON: serverCron does nothing */
+    int skip_checksum_validation;   /* DEBUG SET-SKIP-CHECKSUM-VALIDATION: RDB and RESTORE */
+    int script_disable_deny_script; /* DEBUG SET-DISABLE-DENY-SCRIPTS: scripts may run noscript commands */
     int hz;
     int dynamic_hz;
     long long expire_timer_id;
@@ -353,6 +357,7 @@ struct redisServer {
     char *dbfilename;
     int rdb_compression;
     int rdb_checksum;
+    int rdb_key_save_delay; /* microseconds slept per key saved (tests slow saves down with it) */
     int stop_writes_on_bgsave_err;
     int aof_enabled;
     int aof_fsync;
