@@ -50,10 +50,10 @@ static void wireModules(void) {
                              latencyGetInfoPercentiles);
 
     /* A key leaving by expiry is pushed before the event is published. */
-    subscribeKeyspace(expiryPushKeyspaceSubscriber);
-    subscribeKeyspace(multiKeyspaceSubscriber);
-    subscribeKeyspace(notifyKeyspaceSubscriber);
-    subscribeKeyspace(trackingKeyspaceSubscriber);
+    subscribeKeyspace(expiryPushKeyspaceSubscriber, 0);
+    subscribeKeyspace(multiKeyspaceSubscriber, 0);
+    subscribeKeyspace(notifyKeyspaceSubscriber, 1);
+    subscribeKeyspace(trackingKeyspaceSubscriber, 0);
 
     /* As Redis: the slow log, then command stats, then MONITOR. */
     serverAddCallObserver(slowlogCallObserver);

@@ -8,19 +8,26 @@
 
 #define MAX_KEYSPACE_SUBSCRIBERS 8
 
-static keyspaceSubscriberFn *subscribers[MAX_KEYSPACE_SUBSCRIBERS];
+static struct {
+    keyspaceSubscriberFn *fn;
+    int pure_events;
+} subscribers[MAX_KEYSPACE_SUBSCRIBERS];
 static int nsubscribers;
 
-void subscribeKeyspace(keyspaceSubscriberFn *fn) {
+void subscribeKeyspace(keyspaceSubscriberFn *fn, int pure_events) {
     if (nsubscribers == MAX_KEYSPACE_SUBSCRIBERS) {
         serverLog(LL_WARNING, "Too many keyspace subscribers");
         abort();
     }
-    subscribers[nsubscribers++] = fn;
+    subscribers[nsubscribers].fn = fn;
+    subscribers[nsubscribers].pure_events = pure_events;
+    nsubscribers++;
 }
 
 static void fanOut(const keyspaceEvent *ev) {
-    for (int i = 0; i < nsubscribers; i++) subscribers[i](ev);
+    int pure = (ev->class & KEYSPACE_PURE_EVENTS) != 0;
+    for (int i = 0; i < nsubscribers; i++)
+        if (!pure || subscribers[i].pure_events) subscribers[i].fn(ev);
 }
 
 void keyChanged(redisDb *db, robj *key, int class, const char *event, long long count) {

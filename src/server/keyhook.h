@@ -18,8 +18,12 @@ typedef struct keyspaceEvent {
     redisDb *other;     /* "swapdb": the db whose data db's is exchanged with */
 } keyspaceEvent;
 typedef void keyspaceSubscriberFn(const keyspaceEvent *ev);
-/* Subscribers run in registration order; main.c wires them at start-up. */
-void subscribeKeyspace(keyspaceSubscriberFn *fn);
+/* Subscribers run in registration order; main.c wires them at start-up.
+ * The pure events "keymiss" and "new" change nothing: only a subscriber
+ * registered with pure_events receives them (a GET of a missing key then
+ * costs the others nothing). */
+#define KEYSPACE_PURE_EVENTS (NOTIFY_KEY_MISS | NOTIFY_NEW)
+void subscribeKeyspace(keyspaceSubscriberFn *fn, int pure_events);
 
 /* The one entry point. `count` is how many writes the change is worth to
  * save points and propagation (Redis counts SADD of 3 members as 3): 0 for
