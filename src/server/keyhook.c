@@ -8,26 +8,26 @@
 
 #define MAX_KEYSPACE_SUBSCRIBERS 8
 
-static struct {
-    keyspaceSubscriberFn *fn;
-    int pure_events;
-} subscribers[MAX_KEYSPACE_SUBSCRIBERS];
-static int nsubscribers;
+/* Two lists: every subscriber gets changes; those that asked for them also
+ * get the pure events, so a GET of a missing key visits only those. */
+static keyspaceSubscriberFn *subscribers[MAX_KEYSPACE_SUBSCRIBERS], *pure_subscribers[MAX_KEYSPACE_SUBSCRIBERS];
+static int nsubscribers, npure_subscribers;
 
 void subscribeKeyspace(keyspaceSubscriberFn *fn, int pure_events) {
     if (nsubscribers == MAX_KEYSPACE_SUBSCRIBERS) {
         serverLog(LL_WARNING, "Too many keyspace subscribers");
         abort();
     }
-    subscribers[nsubscribers].fn = fn;
-    subscribers[nsubscribers].pure_events = pure_events;
-    nsubscribers++;
+    subscribers[nsubscribers++] = fn;
+    if (pure_events) pure_subscribers[npure_subscribers++] = fn;
 }
 
 static void fanOut(const keyspaceEvent *ev) {
-    int pure = (ev->class & KEYSPACE_PURE_EVENTS) != 0;
-    for (int i = 0; i < nsubscribers; i++)
-        if (!pure || subscribers[i].pure_events) subscribers[i].fn(ev);
+    if (ev->class & KEYSPACE_PURE_EVENTS) {
+        for (int i = 0; i < npure_subscribers; i++) pure_subscribers[i](ev);
+        return;
+    }
+    for (int i = 0; i < nsubscribers; i++) subscribers[i](ev);
 }
 
 void keyChanged(redisDb *db, robj *key, int class, const char *event, long long count) {

@@ -164,7 +164,8 @@ void resetClient(client *c) {
     /* CLIENT CACHING counts for the next command only (a whole transaction
      * being one); CLIENT subcommands, CACHING itself included, keep it. */
     struct redisCommand *prev = c->cmd;
-    if (!(c->flags & CLIENT_MULTI) && !(prev && prev->parent && !strcmp(prev->parent->name, "client")))
+    if ((c->tracking_flags & TRACKING_CACHING) && !(c->flags & CLIENT_MULTI) &&
+        !(prev && prev->parent && !strcmp(prev->parent->name, "client")))
         c->tracking_flags &= ~TRACKING_CACHING;
     freeClientArgv(c);
     c->reqtype = 0;
@@ -479,7 +480,7 @@ static int processMultibulkBuffer(client *c) {
     long long ll;
     size_t consumed;
     if (c->multibulklen == 0) {
-        int rc = respParseMultibulkHeader(c->querybuf + c->qb_pos, sdslen(c->querybuf) - c->qb_pos, !accessAuthRequired(c),
+        int rc = respParseMultibulkHeader(c->querybuf + c->qb_pos, sdslen(c->querybuf) - c->qb_pos, c->authenticated || !accessAuthRequired(c),
                                           &ll, &consumed, err);
         if (rc != RESP_PARSE_OK) {
             if (rc == RESP_PARSE_ERR) setProtocolError(c, err);
@@ -495,7 +496,7 @@ static int processMultibulkBuffer(client *c) {
     }
     while (c->multibulklen) {
         if (c->bulklen == -1) {
-            int rc = respParseBulkHeader(c->querybuf + c->qb_pos, sdslen(c->querybuf) - c->qb_pos, !accessAuthRequired(c),
+            int rc = respParseBulkHeader(c->querybuf + c->qb_pos, sdslen(c->querybuf) - c->qb_pos, c->authenticated || !accessAuthRequired(c),
                                          (c->flags & CLIENT_LUA) ? -1 : server.proto_max_bulk_len, &ll, &consumed, err);
             if (rc == RESP_PARSE_ERR) {
                 setProtocolError(c, err);
