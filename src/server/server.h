@@ -107,6 +107,8 @@ typedef struct redisCommand {
 #define CLIENT_DENY_BLOCKING (1 << 19) /* inside MULTI or a script: never block */
 #define CLIENT_PREVENT_PROP (1 << 20) /* this call's own argv is not propagated (propagate.h) */
 #define CLIENT_PENDING_COMMAND (1 << 21) /* its argv holds a command a pause postponed: run it first */
+#define CLIENT_SLAVE (1 << 22)  /* a replica attached by SYNC/PSYNC (repl/ owns its state) */
+#define CLIENT_MASTER (1 << 23) /* our master's link: its commands are applied, never answered */
 
 #define PROTO_REQ_INLINE 1
 #define PROTO_REQ_MULTIBULK 2
@@ -145,7 +147,7 @@ typedef struct blockingState {
     int btype;
     dict *keys;          /* keys the client waits for */
     void *privdata;      /* owned by the blocking command family */
-    void (*unblockfn)(client *c, int timedout);
+    void (*unblockfn)(client *c, int reply); /* its owner answers (reply) or forgets it when unblocked */
 } blockingState;
 
 typedef struct multiCmd {
@@ -205,6 +207,7 @@ struct client {
     sds lib_name, lib_ver;
     long long commands_processed;
     unsigned long long net_input_bytes, net_output_bytes;
+    void *repl; /* replication state of a replica or master client (repl/ owns it) */
 };
 
 /* Output buffer limits per client class. */
@@ -316,7 +319,7 @@ struct redisServer {
     int supervised;
     int syslog_enabled;
     char *requirepass;
-    char *masterauth; /* no replication yet: accepted (and redacted) like Redis */
+    char *masterauth;
     int notify_keyspace_events;
     int latency_tracking;
     long long latency_monitor_threshold; /* ms; 0 disables the latency monitor */
@@ -342,7 +345,20 @@ struct redisServer {
     int saveparamslen;
     time_t lastsave;
     int loading;
-    int masterhost_set; /* no replication yet: always 0, keeps the master check in place */
+    int masterhost_set; /* we are a replica (REPLICAOF host port); repl/ sets it */
+
+    /* Replication knobs the config table owns; repl/ reads them. */
+    char *masteruser;
+    long long repl_backlog_size;
+    int repl_backlog_ttl;
+    int repl_ping_replica_period;
+    int repl_timeout;
+    int repl_serve_stale_data;
+    int repl_slave_ro;
+    int repl_min_slaves_to_write;
+    int repl_min_slaves_max_lag;
+    int repl_link_up; /* a replica's link with its master is up (repl/ sets it) */
+    int repl_good_slaves_count; /* replicas acknowledging within min-replicas-max-lag (repl/ counts) */
 
     /* Scripting and transactions (features/). */
     long long busy_reply_threshold;
