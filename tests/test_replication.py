@@ -459,3 +459,38 @@ def test_expiry_push_follows_the_role(server_factory):
     assert info(r, "expiry_push")["expiry_push_role"] == "replica"
     r.execute_command("REPLICAOF", "NO", "ONE")
     assert info(r, "expiry_push")["expiry_push_role"] == "master"
+
+
+# ------------------------------------------------------------ chains and auth
+
+
+@pytest.mark.parametrize("middle_kind", ["ours", "reference"], ids=["middle-ours", "middle-reference"])
+def test_chained_replica_gets_the_masters_stream(server_factory, middle_kind):
+    master, middle, m, mid = start_kinds(server_factory, "ours", middle_kind)
+    leaf = server_factory()
+    lf = leaf.client()
+    attach(mid, master)
+    attach(lf, middle)
+    live_load(m)
+    caught_up(m, mid)
+    caught_up(mid, lf)
+    assert snapshot(lf) == snapshot(m)
+    assert info(lf)["master_replid"] == info(m)["master_replid"]
+
+
+def test_masterauth_and_masteruser(server_factory):
+    master = server_factory(*MASTER_ARGS, "--requirepass", "secret")
+    replica = server_factory("--masterauth", "secret")
+    m, r = master.client(password="secret"), replica.client()
+    m.set("k", "v")
+    attach(r, master)
+    assert r.get("k") == b"v"
+    replica2 = server_factory("--masteruser", "default", "--masterauth", "secret")
+    r2 = replica2.client()
+    attach(r2, master)
+    assert r2.get("k") == b"v"
+    replica3 = server_factory("--masterauth", "wrong")
+    r3 = replica3.client()
+    r3.execute_command("REPLICAOF", master.host, master.port)
+    time.sleep(1.5)
+    assert info(r3)["master_link_status"] == "down"

@@ -58,7 +58,9 @@ void serverLog(int level, const char *fmt, ...) {
         char buf[64];
         int off = strftime(buf, sizeof(buf), "%d %b %Y %H:%M:%S.", &tm);
         snprintf(buf + off, sizeof(buf) - off, "%03d", (int)tv.tv_usec / 1000);
-        fprintf(fp, "%d:M %s %c %s\n", (int)getpid(), buf, marks[level & 0x3], msg);
+        /* As Redis: a forked child, a replica or a master wrote the line. */
+        char role = server.pid && server.pid != getpid() ? 'C' : server.masterhost_set ? 'S' : 'M';
+        fprintf(fp, "%d:%c %s %c %s\n", (int)getpid(), role, buf, marks[level & 0x3], msg);
     }
     fflush(fp);
     if (!tostdout) fclose(fp);
