@@ -494,3 +494,26 @@ def test_masterauth_and_masteruser(server_factory):
     r3.execute_command("REPLICAOF", master.host, master.port)
     time.sleep(1.5)
     assert info(r3)["master_link_status"] == "down"
+
+
+@pytest.mark.parametrize("master_kind,replica_kind", PAIRS)
+def test_partial_resync_after_a_replica_restart(server_factory, master_kind, replica_kind):
+    """The replica's RDB keeps the replication ID and offset (aux fields), as 7.0."""
+    master, replica, m, r = start_kinds(server_factory, master_kind, replica_kind)
+    attach(r, master)
+    live_load(m)
+    caught_up(m, r)
+    try:
+        r.shutdown(save=True)
+    except Exception:
+        pass  # the connection closes
+    replica.proc.wait(timeout=10)
+    m.set("while-down", "1")
+    again = server_factory("--dir", replica.dir, "--replicaof", master.host, str(master.port),
+                           binary=binary(replica_kind))
+    r2 = again.client()
+    wait_for(lambda: link_up(r2), what="link up after the restart")
+    caught_up(m, r2)
+    stats = info(m, "stats")
+    assert stats["sync_partial_ok"] == "1" and stats["sync_full"] == "1", stats
+    assert snapshot(r2) == snapshot(m)

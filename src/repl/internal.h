@@ -6,6 +6,7 @@
 #define REPL_INTERNAL_H
 
 #include "server/server.h"
+#include "persist/rdb.h"
 
 #define REPL_ID_LEN CONFIG_RUN_ID_SIZE
 
@@ -45,6 +46,10 @@ sds replicaInfo(sds info); /* the replica-only INFO fields; info unchanged on a 
 void replicaRole(client *c);
 void replicaClientTeardown(client *c);
 int replicaLinkEstablished(void);
+/* The db our master's stream has selected; -1 with no master known. */
+int replicaStreamDb(void);
+/* A snapshot loaded at start-up said where its data stands in a master's stream. */
+void replicaLoadedReplInfo(const rdbReplInfo *rsi);
 /* REPLCONF GETACK from our master: an ACK with the offset applied so far. */
 void replicaAnswerGetack(void);
 

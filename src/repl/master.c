@@ -675,6 +675,19 @@ void roleCommand(client *c) {
 
 /* ------------------------------------------------------------------ wiring */
 
+/* What a snapshot records of our place in the stream (as Redis's rdbPopulateSaveInfo). */
+static int fillReplInfo(rdbReplInfo *rsi) {
+    if (!server.masterhost_set) {
+        if (!m.backlog) return 0;
+        rsi->stream_db = m.seldb == -1 ? 0 : m.seldb;
+    } else if ((rsi->stream_db = replicaStreamDb()) < 0) {
+        return 0;
+    }
+    memcpy(rsi->replid, replId.replid, sizeof(rsi->replid));
+    rsi->offset = replId.offset;
+    return 1;
+}
+
 static void replCron(void) {
     replMasterCron();
     replicaCron();
@@ -690,6 +703,7 @@ void replInit(void) {
     serverAddCronTask(replCron);
     serverAddBeforeSleepTask(replBeforeSleep);
     serverAddClientTeardown(replMasterClientTeardown);
+    rdbSetReplInfoHooks(fillReplInfo, replicaLoadedReplInfo);
     replicaInit();
 }
 

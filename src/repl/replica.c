@@ -59,6 +59,9 @@ static struct {
     time_t down_since;
     int ever_up;
     time_t last_ack;
+    int started;            /* past start-up: loads are full resyncs or DEBUG RELOAD */
+    int have_loaded_rsi;
+    rdbReplInfo loaded_rsi;
 } rp = {.fd = -1, .tmpfd = -1};
 
 int replicaLinkEstablished(void) { return rp.state == RS_CONNECTED; }
@@ -678,8 +681,28 @@ static sds getReplicaofDirective(void) {
 
 void replicaInit(void) { configSetSpecialHandlers("replicaof", setReplicaofDirective, getReplicaofDirective); }
 
+int replicaStreamDb(void) { return rp.master ? rp.master->db->id : rp.cached ? rp.cached_db : -1; }
+
+void replicaLoadedReplInfo(const rdbReplInfo *rsi) {
+    if (rp.started) return;
+    rp.loaded_rsi = *rsi;
+    rp.have_loaded_rsi = 1;
+}
+
 void replicaStart(void) {
+    rp.started = 1;
     if (!server.masterhost_set) return;
+    if (rp.have_loaded_rsi) {
+        /* Our data is the master's stream up to this offset: continue from there. */
+        memcpy(replId.replid, rp.loaded_rsi.replid, sizeof(replId.replid));
+        replId.offset = rp.loaded_rsi.offset;
+        rp.cached = 1;
+        memcpy(rp.cached_replid, replId.replid, sizeof(rp.cached_replid));
+        rp.cached_offset = replId.offset;
+        rp.cached_db = rp.loaded_rsi.stream_db;
+        serverLog(LL_NOTICE, "Before turning into a replica, using my own master parameters to synthesize a cached "
+                             "master: I may be able to synchronize with the new master with just a partial transfer.");
+    }
     /* Whatever was loaded from disk is our history so far, from offset 0. */
     rp.state = RS_CONNECT;
     setLinkUp(0);
