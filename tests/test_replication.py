@@ -58,8 +58,8 @@ def link_up(replica):
     return info(replica).get("master_link_status") == "up"
 
 
-def start_pair(server_factory, master_bin=None, replica_bin=None, replica_args=()):
-    master = server_factory(*MASTER_ARGS, binary=master_bin)
+def start_pair(server_factory, master_bin=None, replica_bin=None, replica_args=(), master_args=MASTER_ARGS):
+    master = server_factory(*master_args, binary=master_bin)
     replica = server_factory(*replica_args, binary=replica_bin)
     m, r = master.client(), replica.client()
     return master, replica, m, r
@@ -323,11 +323,12 @@ def binary(kind):
     return SERVER if kind == "ours" else REF_SERVER
 
 
-def start_kinds(server_factory, master_kind, replica_kind):
+def start_kinds(server_factory, master_kind, replica_kind, master_args=MASTER_ARGS):
     """A master and a replica of the kinds named (not attached yet)."""
     if not REF_SERVER and "reference" in (master_kind, replica_kind):
         pytest.skip("no reference redis-server")
-    master, replica, m, r = start_pair(server_factory, binary(master_kind), binary(replica_kind))
+    master, replica, m, r = start_pair(server_factory, binary(master_kind), binary(replica_kind),
+                                       master_args=master_args)
     fill(m)
     return master, replica, m, r
 
@@ -335,6 +336,19 @@ def start_kinds(server_factory, master_kind, replica_kind):
 @pytest.mark.parametrize("master_kind,replica_kind", PAIRS)
 def test_full_sync_then_live_writes(server_factory, master_kind, replica_kind):
     master, replica, m, r = start_kinds(server_factory, master_kind, replica_kind)
+    attach(r, master)
+    assert snapshot(r) == snapshot(m)
+    live_load(m)
+    caught_up(m, r)
+    assert snapshot(r) == snapshot(m)
+
+
+@pytest.mark.parametrize("master_kind,replica_kind", PAIRS)
+def test_diskless_full_sync_then_live_writes(server_factory, master_kind, replica_kind):
+    """repl-diskless-sync yes: an EOF-marked RDB from the child's pipe; the stream after the first ACK."""
+    master, replica, m, r = start_kinds(server_factory, master_kind, replica_kind,
+                                        master_args=("--repl-diskless-sync", "yes", "--repl-diskless-sync-delay", "0"))
+    live_load(m)  # before the sync too: the stream during the transfer waits for the ACK
     attach(r, master)
     assert snapshot(r) == snapshot(m)
     live_load(m)

@@ -419,6 +419,15 @@ int rdbSave(const char *filename, int aof_base) {
     return C_OK;
 }
 
+int rdbSaveToFd(int fd) {
+    FILE *fp = fdopen(fd, "w");
+    if (!fp) return C_ERR;
+    rio r = {.fp = fp};
+    int ok = saveRio(&r, 0) && fflush(fp) == 0;
+    fclose(fp);
+    return ok ? C_OK : C_ERR;
+}
+
 /* Ends a DUMP-style payload written to r: RDB version, then the CRC64 of all before it. */
 static sds finishDumpPayload(rio *r) {
     unsigned char tail[2] = {RDB_VERSION & 0xFF, (RDB_VERSION >> 8) & 0xFF};

@@ -26,6 +26,8 @@ void rdbSetReplInfoHooks(int (*fill)(rdbReplInfo *rsi), void (*loaded)(const rdb
 /* Saves every db and function library to filename (via a temp file, fsync,
  * rename). aof_base: the file is an AOF base (its "aof-base" aux field). C_OK / C_ERR. */
 int rdbSave(const char *filename, int aof_base);
+/* The same snapshot written to fd (a pipe: diskless replication), which it closes. */
+int rdbSaveToFd(int fd);
 /* Loads filename into the (empty) dbs and function registry. C_ERR with a logged reason on a bad file;
  * a missing file is reported through *missing and returns C_ERR too. */
 int rdbLoad(const char *filename, int flags, int *missing);

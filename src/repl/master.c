@@ -40,6 +40,8 @@ typedef struct replicaLink {
     int state;
     int attached;       /* in the replicas list (SYNC/PSYNC accepted) */
     int pre_psync;      /* attached with SYNC: no +FULLRESYNC, no ACKs expected */
+    int diskless;       /* its RDB comes from the child's pipe, through its output buffer */
+    int wait_ack;       /* online, but the stream waits for its first ACK (it loads an EOF-marked RDB) */
     int capa_eof, capa_psync2;
     int listening_port;
     char announced_ip[NET_IP_STR_LEN];
@@ -63,12 +65,16 @@ static struct {
     int seldb;              /* the db the stream last selected; -1 forces a SELECT */
     pid_t child;
     char rdbfile[64];
+    int diskless;           /* the child writes to pipefd, not to rdbfile */
+    int pipefd;
+    char eofmark[REPL_ID_LEN + 1];
+    time_t wait_since;      /* a replica waits for a diskless transfer since */
     time_t no_replicas_since;
     long long last_ping_cron;
     time_t last_second;
     long long sync_full, sync_partial_ok, sync_partial_err;
     int get_ack_pending;
-} m = {.seldb = -1, .child = -1};
+} m = {.seldb = -1, .child = -1, .pipefd = -1};
 
 /* ----------------------------------------------------------- the identity */
 
@@ -151,7 +157,7 @@ void replFeedStream(const char *buf, size_t len) {
     listRewind(m.replicas, &li);
     while ((ln = listNext(&li))) {
         replicaLink *r = listNodeValue(ln);
-        if (r->state == R_ONLINE) addReplyProto(r->c, buf, len);
+        if (r->state == R_ONLINE && !r->wait_ack) addReplyProto(r->c, buf, len);
         else if (r->state != R_WAIT_BGSAVE_START) r->pending = sdscatlen(r->pending, buf, len);
     }
 }
@@ -216,13 +222,43 @@ static void sendFullResync(replicaLink *r) {
     if (writeDirect(r->c, buf, n) != C_OK) freeClientAsync(r->c);
 }
 
+/* Diskless when configured and every waiting replica reads an EOF-marked transfer. */
+static int waitingReplicasTakeDiskless(void) {
+    if (!server.repl_diskless_sync) return 0;
+    listIter li;
+    listNode *ln;
+    listRewind(m.replicas, &li);
+    while ((ln = listNext(&li))) {
+        replicaLink *r = listNodeValue(ln);
+        if (r->state == R_WAIT_BGSAVE_START && !r->capa_eof) return 0;
+    }
+    return 1;
+}
+
+static void readRdbPipe(aeEventLoop *el, int fd, void *privdata, int mask);
+
 static void startBgsaveForReplication(void) {
+    m.wait_since = 0;
+    int diskless = waitingReplicasTakeDiskless();
+    int fds[2] = {-1, -1};
+    if (diskless && pipe(fds) == -1) diskless = 0;
     snprintf(m.rdbfile, sizeof(m.rdbfile), "temp-repl-%d.rdb", (int)getpid());
     pid_t pid = bgchildFork();
     if (pid == 0) {
-        int ok = rdbSave(m.rdbfile, 0) == C_OK;
+        if (diskless) close(fds[0]);
+        int ok = (diskless ? rdbSaveToFd(fds[1]) : rdbSave(m.rdbfile, 0)) == C_OK;
         bgchildReportCow();
         _exit(ok ? 0 : 1);
+    }
+    if (diskless) {
+        close(fds[1]);
+        if (pid == -1) close(fds[0]);
+        else {
+            anetNonBlock(NULL, fds[0]);
+            m.pipefd = fds[0];
+            randomHex(m.eofmark, REPL_ID_LEN);
+            aeCreateFileEvent(server.el, m.pipefd, AE_READABLE, readRdbPipe, NULL);
+        }
     }
     listIter li;
     listNode *ln;
@@ -237,15 +273,49 @@ static void startBgsaveForReplication(void) {
         }
         r->initial_offset = replId.offset;
         sendFullResync(r);
+        if (diskless) {
+            r->diskless = 1;
+            r->state = R_SEND_BULK;
+            sds pre = sdscatprintf(sdsempty(), "$EOF:%s\r\n", m.eofmark);
+            addReplyProto(r->c, pre, sdslen(pre));
+            sdsfree(pre);
+        }
     }
     if (pid == -1) {
         serverLog(LL_WARNING, "Can't save in background: fork: %s", strerror(errno));
         return;
     }
-    serverLog(LL_NOTICE, "Starting BGSAVE for SYNC with target: disk");
+    serverLog(LL_NOTICE, "Starting BGSAVE for SYNC with target: %s", diskless ? "replicas sockets" : "disk");
     m.child = pid;
+    m.diskless = diskless;
     /* What follows the snapshot starts with a SELECT. */
     m.seldb = -1;
+}
+
+/* The child's RDB, as it comes, to the output of every replica it is for. */
+static int drainRdbPipe(void) {
+    char buf[PROTO_IOBUF_LEN * 4];
+    ssize_t n;
+    while ((n = read(m.pipefd, buf, sizeof(buf))) > 0) {
+        listIter li;
+        listNode *ln;
+        listRewind(m.replicas, &li);
+        while ((ln = listNext(&li))) {
+            replicaLink *r = listNodeValue(ln);
+            if (r->state == R_SEND_BULK && r->diskless) addReplyProto(r->c, buf, n);
+        }
+        server.stat_net_output_bytes += n;
+    }
+    if (n == -1 && (errno == EAGAIN || errno == EINTR)) return 0;
+    aeDeleteFileEvent(server.el, m.pipefd, AE_READABLE);
+    close(m.pipefd);
+    m.pipefd = -1;
+    return 1;
+}
+
+static void readRdbPipe(aeEventLoop *el, int fd, void *privdata, int mask) {
+    (void)el, (void)fd, (void)privdata, (void)mask;
+    drainRdbPipe();
 }
 
 static void attachReplica(client *c, replicaLink *r) {
@@ -318,7 +388,7 @@ void syncCommand(client *c) {
         replEnsureBacklog();
     }
     serverLog(LL_NOTICE, "Replica %s asks for synchronization", c->addr);
-    if (m.child != -1) {
+    if (m.child != -1 && !m.diskless) {
         /* Share the snapshot being made: the stream since it started comes along. */
         listIter li;
         listNode *ln;
@@ -333,13 +403,19 @@ void syncCommand(client *c) {
         }
         return; /* the snapshot is for others already sending: the next one is ours */
     }
+    if (m.child != -1) return; /* a diskless transfer under way: the next one is ours */
+    if (waitingReplicasTakeDiskless() && server.repl_diskless_sync_delay) {
+        /* Others may come within the delay and share the transfer (the cron starts it). */
+        if (!m.wait_since) m.wait_since = server.unixtime;
+        return;
+    }
     startBgsaveForReplication();
 }
 
 static void replicaOnline(replicaLink *r) {
     r->state = R_ONLINE;
     r->ack_time = server.unixtime;
-    aeDeleteFileEvent(server.el, r->c->fd, AE_WRITABLE);
+    if (r->wait_ack) return;
     if (sdslen(r->pending)) addReplyProto(r->c, r->pending, sdslen(r->pending));
     sdsfree(r->pending);
     r->pending = NULL;
@@ -378,6 +454,7 @@ static void sendBulkToReplica(aeEventLoop *el, int fd, void *privdata, int mask)
     if (r->rdboff < r->rdbsize) return;
     close(r->rdbfd);
     r->rdbfd = -1;
+    aeDeleteFileEvent(server.el, fd, AE_WRITABLE);
     replicaOnline(r);
 }
 
@@ -385,6 +462,25 @@ static void sendBulkToReplica(aeEventLoop *el, int fd, void *privdata, int mask)
 static void snapshotDone(int ok) {
     listIter li;
     listNode *ln;
+    if (m.diskless) {
+        if (m.pipefd != -1) drainRdbPipe(); /* the child is gone: what is left is finite */
+        listRewind(m.replicas, &li);
+        while ((ln = listNext(&li))) {
+            replicaLink *r = listNodeValue(ln);
+            if (r->state != R_SEND_BULK || !r->diskless) continue;
+            if (!ok) {
+                freeClientAsync(r->c);
+                continue;
+            }
+            addReplyProto(r->c, m.eofmark, REPL_ID_LEN);
+            /* Bytes after the mark would be read as part of the RDB: as Redis,
+             * the stream follows the ACK the replica sends once loaded. */
+            r->wait_ack = 1;
+            replicaOnline(r);
+        }
+    }
+    int was_diskless = m.diskless;
+    m.diskless = 0;
     listRewind(m.replicas, &li);
     while ((ln = listNext(&li))) {
         replicaLink *r = listNodeValue(ln);
@@ -403,7 +499,7 @@ static void snapshotDone(int ok) {
         if (aeCreateFileEvent(server.el, r->c->fd, AE_WRITABLE, sendBulkToReplica, r->c) == AE_ERR)
             freeClientAsync(r->c);
     }
-    unlink(m.rdbfile); /* the open descriptors keep it readable */
+    if (!was_diskless) unlink(m.rdbfile); /* the open descriptors keep it readable */
     /* Replicas that came while the snapshot was made for others need their own. */
     listRewind(m.replicas, &li);
     while ((ln = listNext(&li))) {
@@ -461,6 +557,10 @@ void replMasterCron(void) {
     checkChild();
     if (server.unixtime == m.last_second) return;
     m.last_second = server.unixtime;
+    if (m.wait_since && m.child == -1 && server.unixtime - m.wait_since >= server.repl_diskless_sync_delay) {
+        m.wait_since = 0;
+        startBgsaveForReplication();
+    }
     long long ticks = ++m.last_ping_cron;
     if (!server.masterhost_set && listLength(m.replicas) && ticks % server.repl_ping_replica_period == 0) feedPing();
     int good = 0;
@@ -530,6 +630,10 @@ void replconfCommand(client *c) {
             replicaLink *r = c->repl;
             if (off > r->ack_off) r->ack_off = off;
             r->ack_time = server.unixtime;
+            if (r->wait_ack) {
+                r->wait_ack = 0;
+                replicaOnline(r);
+            }
             if (listLength(m.waiting)) serveWaits();
             return;
         } else if (!strcasecmp(opt, "getack")) {

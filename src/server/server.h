@@ -357,6 +357,8 @@ struct redisServer {
     int repl_slave_ro;
     int repl_min_slaves_to_write;
     int repl_min_slaves_max_lag;
+    int repl_diskless_sync;       /* full resyncs stream the RDB from the child, no file */
+    int repl_diskless_sync_delay; /* seconds to wait for more replicas before such a transfer */
     int repl_link_up; /* a replica's link with its master is up (repl/ sets it) */
     int repl_good_slaves_count; /* replicas acknowledging within min-replicas-max-lag (repl/ counts) */
 
