@@ -531,3 +531,24 @@ def test_partial_resync_after_a_replica_restart(server_factory, master_kind, rep
     stats = info(m, "stats")
     assert stats["sync_partial_ok"] == "1" and stats["sync_full"] == "1", stats
     assert snapshot(r2) == snapshot(m)
+
+
+@pytest.mark.parametrize("middle_kind", ["ours", "reference"], ids=["middle-ours", "middle-reference"])
+def test_chained_replica_attached_mid_stream_follows_the_selected_db(server_factory, middle_kind):
+    """The snapshot a replica serves names the db its master's stream has selected (repl-stream-db)."""
+    master, middle, m, mid = start_kinds(server_factory, "ours", middle_kind)
+    leaf = server_factory()
+    lf = leaf.client()
+    attach(mid, master)
+    m.execute_command("SELECT", 5)
+    m.set("x", "1")
+    caught_up(m, mid)
+    attach(lf, middle)
+    m.set("y", "2")  # no SELECT in the stream: db 5 still
+    m.execute_command("SELECT", 0)
+    caught_up(m, mid)
+    caught_up(mid, lf)
+    lf.execute_command("SELECT", 5)
+    assert lf.get("y") == b"2"
+    lf.execute_command("SELECT", 0)
+    assert lf.get("y") is None

@@ -59,8 +59,7 @@ static struct {
     time_t down_since;
     int ever_up;
     time_t last_ack;
-    int started;            /* past start-up: loads are full resyncs or DEBUG RELOAD */
-    int have_loaded_rsi;
+    int have_loaded_rsi;    /* the last RDB loaded said where it stands in a master's stream */
     rdbReplInfo loaded_rsi;
 } rp = {.fd = -1, .tmpfd = -1};
 
@@ -325,6 +324,7 @@ static void transferDone(void) {
         return;
     }
     serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Loading DB in memory");
+    rp.have_loaded_rsi = 0;
     if (persistDebugReload(0, 1, 0) != C_OK) {
         serverLog(LL_WARNING, "Failed trying to load the MASTER synchronization DB from disk");
         cancelHandshake();
@@ -337,7 +337,10 @@ static void transferDone(void) {
     rp.cached = 0;
     sdsfree(rp.line);
     rp.line = NULL;
-    becomeConnected(rp.fd, 0);
+    /* The stream goes on in the db the master's snapshot names (a master
+     * that is itself a replica emits no SELECT of its own). */
+    int dbid = rp.have_loaded_rsi ? rp.loaded_rsi.stream_db : 0;
+    becomeConnected(rp.fd, dbid >= 0 && dbid < server.dbnum ? dbid : 0);
     serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Finished with success");
 }
 
@@ -684,13 +687,11 @@ void replicaInit(void) { configSetSpecialHandlers("replicaof", setReplicaofDirec
 int replicaStreamDb(void) { return rp.master ? rp.master->db->id : rp.cached ? rp.cached_db : -1; }
 
 void replicaLoadedReplInfo(const rdbReplInfo *rsi) {
-    if (rp.started) return;
     rp.loaded_rsi = *rsi;
     rp.have_loaded_rsi = 1;
 }
 
 void replicaStart(void) {
-    rp.started = 1;
     if (!server.masterhost_set) return;
     if (rp.have_loaded_rsi) {
         /* Our data is the master's stream up to this offset: continue from there. */
@@ -699,7 +700,7 @@ void replicaStart(void) {
         rp.cached = 1;
         memcpy(rp.cached_replid, replId.replid, sizeof(rp.cached_replid));
         rp.cached_offset = replId.offset;
-        rp.cached_db = rp.loaded_rsi.stream_db;
+        rp.cached_db = rp.loaded_rsi.stream_db >= 0 && rp.loaded_rsi.stream_db < server.dbnum ? rp.loaded_rsi.stream_db : 0;
         serverLog(LL_NOTICE, "Before turning into a replica, using my own master parameters to synthesize a cached "
                              "master: I may be able to synchronize with the new master with just a partial transfer.");
     }
