@@ -478,12 +478,20 @@ def test_expiry_push_follows_the_role(server_factory):
 # ------------------------------------------------------------ chains and auth
 
 
-@pytest.mark.parametrize("middle_kind", ["ours", "reference"], ids=["middle-ours", "middle-reference"])
-def test_chained_replica_gets_the_masters_stream(server_factory, middle_kind):
+MIDDLE = pytest.mark.parametrize("middle_kind", ["ours", "reference"], ids=["middle-ours", "middle-reference"])
+
+
+def start_chain(server_factory, middle_kind):
+    """Our master, a replica of it (of the kind named, attached) and our leaf replica (not yet)."""
     master, middle, m, mid = start_kinds(server_factory, "ours", middle_kind)
     leaf = server_factory()
-    lf = leaf.client()
     attach(mid, master)
+    return middle, leaf, m, mid, leaf.client()
+
+
+@MIDDLE
+def test_chained_replica_gets_the_masters_stream(server_factory, middle_kind):
+    middle, leaf, m, mid, lf = start_chain(server_factory, middle_kind)
     attach(lf, middle)
     live_load(m)
     caught_up(m, mid)
@@ -533,13 +541,10 @@ def test_partial_resync_after_a_replica_restart(server_factory, master_kind, rep
     assert snapshot(r2) == snapshot(m)
 
 
-@pytest.mark.parametrize("middle_kind", ["ours", "reference"], ids=["middle-ours", "middle-reference"])
+@MIDDLE
 def test_chained_replica_attached_mid_stream_follows_the_selected_db(server_factory, middle_kind):
     """The snapshot a replica serves names the db its master's stream has selected (repl-stream-db)."""
-    master, middle, m, mid = start_kinds(server_factory, "ours", middle_kind)
-    leaf = server_factory()
-    lf = leaf.client()
-    attach(mid, master)
+    middle, leaf, m, mid, lf = start_chain(server_factory, middle_kind)
     m.execute_command("SELECT", 5)
     m.set("x", "1")
     caught_up(m, mid)
