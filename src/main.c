@@ -1,7 +1,7 @@
 /* main: start-up. The one place that knows every module: it wires the
  * modules above server/ (commands, features, persist) into the registration
  * points server/ offers, so that dependencies point one way
- * (core <- data <- server <- {commands, features, persist} <- main). */
+ * (core <- data <- server <- {commands, features, persist, repl} <- main). */
 #include "server/client.h"
 #include "server/config.h"
 #include "server/hooks.h"
@@ -23,6 +23,7 @@
 #include "features/tracking.h"
 #include "persist/aof.h"
 #include "persist/persist.h"
+#include "repl/repl.h"
 
 #include <locale.h>
 #include <stdlib.h>
@@ -77,6 +78,7 @@ static void wireModules(void) {
     serverSetWriteGate(persistWriteGate);
     serverSetScriptHooks(&scriptingHooks);
     serverSetBackgroundPacer(&expiryPushPacer);
+    replInit();
 
     /* Snapshots and the AOF are saved before the push hands over its backlog. */
     serverAddShutdownCheck(persistOnShutdown);
@@ -108,6 +110,7 @@ int main(int argc, char **argv) {
     createPidFile();
     serverLog(LL_NOTICE, "Server initialized");
     if (persistLoadAtStartup() != C_OK) exit(1);
+    replStart();
     serverLog(LL_NOTICE, "Ready to accept connections");
     aeMain(server.el);
     return 0;

@@ -105,7 +105,12 @@ def c_literal(b):
     return '"' + "".join(out) + '"'
 
 
+# Commands Redis runs with another command's proc: the alias's row names it.
+PROC_ALIASES = {"psync": "sync", "slaveof": "replicaof"}
+
+
 def proc_name(name):
+    name = PROC_ALIASES.get(name, name)
     parts = name.replace("|", "-").replace("_", "-").split("-")
     return parts[0] + "".join(p[:1].upper() + p[1:] for p in parts[1:]) + "Command"
 

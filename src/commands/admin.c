@@ -1,5 +1,5 @@
-/* admin: connection and server commands — PING ECHO QUIT TIME HELLO AUTH
- * RESET CLIENT MEMORY MODULE SHUTDOWN WAIT. */
+/* admin: connection and server commands — PING ECHO QUIT TIME HELLO
+ * RESET CLIENT MEMORY MODULE SHUTDOWN (AUTH is acl/'s, WAIT and ROLE repl/'s). */
 #include "server/access.h"
 #include "server/blocking.h"
 #include "server/client.h"
@@ -59,30 +59,6 @@ void timeCommand(client *c) {
     addReplyArrayLen(c, 2);
     addReplyBulkLongLong(c, tv.tv_sec);
     addReplyBulkLongLong(c, tv.tv_usec);
-}
-
-/* ROLE: always a master (replication does not exist yet), at offset 0,
- * with no replicas — what clients that look for the master expect. */
-void roleCommand(client *c) {
-    addReplyArrayLen(c, 3);
-    addReplyBulkCString(c, "master");
-    addReplyLongLong(c, 0);
-    addReplyArrayLen(c, 0);
-}
-
-/* WAIT numreplicas timeout. There are no replicas: it answers 0, at once
- * when no acknowledgement is asked for or the client may not block (MULTI),
- * else when the timeout ends (0: never; CLIENT UNBLOCK or closing the
- * connection end it). */
-void waitCommand(client *c) {
-    long long numreplicas, timeout;
-    if (getLongLongFromObjectOrReply(c, c->argv[1], &numreplicas, NULL) != C_OK) return;
-    if (getTimeoutFromObjectOrReply(c, c->argv[2], &timeout, UNIT_MILLISECONDS) != C_OK) return;
-    if (numreplicas <= 0 || (c->flags & CLIENT_DENY_BLOCKING)) {
-        addReplyLongLong(c, 0);
-        return;
-    }
-    blockForKeys(c, BLOCKED_WAIT, NULL, 0, timeout);
 }
 
 /* ------------------------------------------------------------ AUTH / HELLO */

@@ -65,23 +65,30 @@ static int listenOn(char *err, int s, struct sockaddr *sa, socklen_t len, int ba
     return s;
 }
 
-int anetTcpServer(char *err, int port, const char *bindaddr, int backlog) {
+/* TCP stream addresses for host:port (host NULL with AI_PASSIVE: any). */
+static int resolve(char *err, const char *host, int port, int flags, struct addrinfo **info) {
     char portstr[8];
-    struct addrinfo hints, *info, *p;
+    struct addrinfo hints;
     snprintf(portstr, sizeof(portstr), "%d", port);
     memset(&hints, 0, sizeof(hints));
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = AI_PASSIVE;
-    if (bindaddr && !strcmp(bindaddr, "*")) bindaddr = NULL;
-    if (bindaddr && !strcmp(bindaddr, "::*")) {
-        bindaddr = "::";
-    }
-    int rv = getaddrinfo(bindaddr, portstr, &hints, &info);
+    hints.ai_flags = flags;
+    int rv = getaddrinfo(host, portstr, &hints, info);
     if (rv != 0) {
         setError(err, "%s", gai_strerror(rv));
         return ANET_ERR;
     }
+    return ANET_OK;
+}
+
+int anetTcpServer(char *err, int port, const char *bindaddr, int backlog) {
+    struct addrinfo *info, *p;
+    if (bindaddr && !strcmp(bindaddr, "*")) bindaddr = NULL;
+    if (bindaddr && !strcmp(bindaddr, "::*")) {
+        bindaddr = "::";
+    }
+    if (resolve(err, bindaddr, port, AI_PASSIVE, &info) != ANET_OK) return ANET_ERR;
     int s = ANET_ERR;
     for (p = info; p != NULL; p = p->ai_next) {
         s = socket(p->ai_family, p->ai_socktype | SOCK_CLOEXEC, p->ai_protocol);
@@ -177,4 +184,24 @@ int anetFdToString(int fd, char *buf, size_t buflen, int peer) {
         snprintf(buf, buflen, "?:0");
     }
     return ANET_OK;
+}
+
+int anetTcpNonBlockConnect(char *err, const char *host, int port) {
+    struct addrinfo *servinfo, *p;
+    if (resolve(err, host, port, 0, &servinfo) != ANET_OK) return ANET_ERR;
+    int s = ANET_ERR;
+    for (p = servinfo; p != NULL; p = p->ai_next) {
+        if ((s = socket(p->ai_family, p->ai_socktype, p->ai_protocol)) == -1) continue;
+        anetCloexec(s);
+        if (anetNonBlock(err, s) != ANET_OK ||
+            (connect(s, p->ai_addr, p->ai_addrlen) == -1 && errno != EINPROGRESS)) {
+            setError(err, "connect: %s", strerror(errno));
+            close(s);
+            s = ANET_ERR;
+            continue;
+        }
+        break;
+    }
+    freeaddrinfo(servinfo);
+    return s;
 }

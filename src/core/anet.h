@@ -14,6 +14,8 @@ int anetUnixServer(char *err, const char *path, unsigned int perm, int backlog);
 /* Accept; fills ip/port for TCP. Returns fd or ANET_ERR (errno EAGAIN when none). */
 int anetTcpAccept(char *err, int serversock, char *ip, size_t iplen, int *port);
 int anetUnixAccept(char *err, int serversock);
+/* Starts a non-blocking connect; returns the fd (writable once connected) or ANET_ERR. */
+int anetTcpNonBlockConnect(char *err, const char *host, int port);
 int anetNonBlock(char *err, int fd);
 int anetCloexec(int fd);
 int anetEnableTcpNoDelay(char *err, int fd);

@@ -624,7 +624,10 @@ void expiryPushShutdown(void) {
 /* ---------------------------------------------------------------------- INFO */
 
 sds expiryPushInfo(sds s) {
-    s = sdscatprintf(s, "# Expiry_push\r\nexpiry_push_enabled:%d\r\nexpiry_push_endpoints:", push.sock != NULL);
+    /* Keys expire on masters only (expiryAllowed()): a replica pushes nothing
+     * until it is promoted. */
+    s = sdscatprintf(s, "# Expiry_push\r\nexpiry_push_enabled:%d\r\nexpiry_push_role:%s\r\nexpiry_push_endpoints:",
+                     push.sock != NULL, server.masterhost_set ? "replica" : "master");
     for (int i = 0; i < push.neps; i++) s = sdscatprintf(s, "%s%s", i ? "," : "", push.eps[i].configured);
     s = sdscat(s, "\r\nexpiry_push_bound_endpoints:");
     for (int i = 0; i < push.neps; i++) s = sdscatprintf(s, "%s%s", i ? "," : "", push.eps[i].resolved);

@@ -18,6 +18,7 @@
 #include "persist/aof.h"
 #include "persist/bgchild.h"
 #include "persist/persist.h"
+#include "repl/repl.h"
 #include "core/clock.h"
 #include "core/zmalloc.h"
 
@@ -227,8 +228,8 @@ static sds statsSection(sds info) {
         "instantaneous_ops_per_sec:%lld\r\ntotal_net_input_bytes:%lld\r\ntotal_net_output_bytes:%lld\r\n"
         "total_net_repl_input_bytes:0\r\ntotal_net_repl_output_bytes:0\r\ninstantaneous_input_kbps:%.2f\r\n"
         "instantaneous_output_kbps:%.2f\r\ninstantaneous_input_repl_kbps:0.00\r\n"
-        "instantaneous_output_repl_kbps:0.00\r\nrejected_connections:%lld\r\nsync_full:0\r\nsync_partial_ok:0\r\n"
-        "sync_partial_err:0\r\nexpired_keys:%lld\r\nexpired_stale_perc:0.00\r\n"
+        "instantaneous_output_repl_kbps:0.00\r\nrejected_connections:%lld\r\nsync_full:%lld\r\nsync_partial_ok:%lld\r\n"
+        "sync_partial_err:%lld\r\nexpired_keys:%lld\r\nexpired_stale_perc:0.00\r\n"
         "expired_time_cap_reached_count:0\r\nexpire_cycle_cpu_milliseconds:%lld\r\nevicted_keys:%lld\r\n"
         "evicted_clients:0\r\ntotal_eviction_exceeded_time:0\r\ncurrent_eviction_exceeded_time:0\r\n"
         "keyspace_hits:%lld\r\nkeyspace_misses:%lld\r\npubsub_channels:%lu\r\npubsub_patterns:%lu\r\n"
@@ -242,21 +243,13 @@ static sds statsSection(sds info) {
         "reply_buffer_expands:0\r\n",
         server.stat_numconnections, server.stat_numcommands, metricRate(METRIC_COMMANDS),
         server.stat_net_input_bytes, server.stat_net_output_bytes, (double)metricRate(METRIC_NET_INPUT) / 1024,
-        (double)metricRate(METRIC_NET_OUTPUT) / 1024, server.stat_rejected_conn, server.stat_expiredkeys,
+        (double)metricRate(METRIC_NET_OUTPUT) / 1024, server.stat_rejected_conn, replStatSyncFull(),
+        replStatSyncPartialOk(), replStatSyncPartialErr(), server.stat_expiredkeys,
         server.stat_expire_cycle_time_used / 1000, server.stat_evictedkeys, server.stat_keyspace_hits,
         server.stat_keyspace_misses, pubsubChannelCount(), pubsubPatternCount(), pubsubShardChannelCount(), bgchildLatestForkUsec(),
         bgchildTotalForks(), trackingGetTotalKeys(), trackingGetTotalItems(), trackingGetTotalPrefixes(),
         server.stat_unexpected_error_replies,
         server.stat_total_error_replies, server.stat_total_reads_processed, server.stat_total_writes_processed);
-}
-
-static sds replicationSection(sds info) {
-    return sdscatprintf(info,
-                        "# Replication\r\nrole:master\r\nconnected_slaves:0\r\nmaster_failover_state:no-failover\r\n"
-                        "master_replid:%s\r\nmaster_replid2:0000000000000000000000000000000000000000\r\n"
-                        "master_repl_offset:0\r\nsecond_repl_offset:-1\r\nrepl_backlog_active:0\r\n"
-                        "repl_backlog_size:1048576\r\nrepl_backlog_first_byte_offset:0\r\nrepl_backlog_histlen:0\r\n",
-                        server.runid);
 }
 
 static sds catRusage(sds info, const char *prefix, const char *suffix, struct rusage *ru) {
@@ -331,7 +324,7 @@ static const struct infoSection {
 } sections[] = {
     {"server", 1, serverSection},          {"clients", 1, clientsSection},
     {"memory", 1, memorySection},          {"persistence", 1, persistInfo},
-    {"stats", 1, statsSection},            {"replication", 1, replicationSection},
+    {"stats", 1, statsSection},            {"replication", 1, replInfo},
     {"cpu", 1, cpuSection},                {"modules", 1, modulesSection},
     {"commandstats", 0, commandstatsSection}, {"errorstats", 1, errorstatsSection},
     {"latencystats", 0, latencystatsSection},

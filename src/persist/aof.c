@@ -122,27 +122,15 @@ size_t aofLastCowSize(void) { return aof.last_cow_size; }
 
 size_t aofBufferMemory(void) { return aof.on && aof.buf ? sdsAllocSize(aof.buf) : 0; }
 
+/* A command in RESP, no SELECT (the rewrite writes its own). */
 static void catCommand(sds *buf, robj **argv, int argc) {
-    *buf = sdscatprintf(*buf, "*%d\r\n", argc);
-    for (int j = 0; j < argc; j++) {
-        char tmp[LONG_STR_SIZE];
-        size_t len;
-        const char *p = stringObjectView(argv[j], tmp, &len);
-        *buf = sdscatprintf(*buf, "$%zu\r\n", len);
-        *buf = sdscatlen(*buf, p, len);
-        *buf = sdscatlen(*buf, "\r\n", 2);
-    }
+    int selected = 0;
+    *buf = catReplayableCommand(*buf, &selected, 0, argv, argc);
 }
 
 static void aofFeed(int dbid, robj **argv, int argc) {
     if (!aof.on) return;
-    if (dbid != aof.selected_db) {
-        char id[LONG_STR_SIZE];
-        int len = ll2string(id, sizeof(id), dbid);
-        aof.buf = sdscatprintf(aof.buf, "*2\r\n$6\r\nSELECT\r\n$%d\r\n%s\r\n", len, id);
-        aof.selected_db = dbid;
-    }
-    catCommand(&aof.buf, argv, argc);
+    aof.buf = catReplayableCommand(aof.buf, &aof.selected_db, dbid, argv, argc);
 }
 
 static void *fsyncThreadMain(void *arg) {

@@ -349,13 +349,28 @@ static int saveFunctionRecord(void *r, sds code) {
     return saveType(r, RDB_OPCODE_FUNCTION2) && saveRawString(r, code, sdslen(code));
 }
 
+static int (*repl_info_fill)(rdbReplInfo *rsi);
+static void (*repl_info_loaded)(const rdbReplInfo *rsi);
+
+void rdbSetReplInfoHooks(int (*fill)(rdbReplInfo *rsi), void (*loaded)(const rdbReplInfo *rsi)) {
+    repl_info_fill = fill;
+    repl_info_loaded = loaded;
+}
+
+static int saveReplInfo(rio *r) {
+    rdbReplInfo rsi;
+    if (!repl_info_fill || !repl_info_fill(&rsi)) return 1;
+    return saveAuxInt(r, "repl-stream-db", rsi.stream_db) && saveAux(r, "repl-id", rsi.replid) &&
+           saveAuxInt(r, "repl-offset", rsi.offset);
+}
+
 static int saveRio(rio *r, int aof_base) {
     char magic[10];
     snprintf(magic, sizeof(magic), "REDIS%04d", RDB_VERSION);
     if (!rioWrite(r, magic, 9)) return 0;
     if (!saveAux(r, "redis-ver", "7.0.15") || !saveAuxInt(r, "redis-bits", 64) ||
         !saveAuxInt(r, "ctime", (long long)time(NULL)) || !saveAuxInt(r, "used-mem", (long long)zmalloc_used_memory()) ||
-        !saveAuxInt(r, "aof-base", aof_base))
+        !saveReplInfo(r) || !saveAuxInt(r, "aof-base", aof_base))
         return 0;
     if (!functionsForEachLibraryCode(saveFunctionRecord, r)) return 0;
     long long now = mstime();
@@ -413,6 +428,15 @@ int rdbSave(const char *filename, int aof_base) {
     }
     serverLog(LL_NOTICE, "DB saved on disk");
     return C_OK;
+}
+
+int rdbSaveToFd(int fd) {
+    FILE *fp = fdopen(fd, "w");
+    if (!fp) return C_ERR;
+    rio r = {.fp = fp};
+    int ok = saveRio(&r, 0) && fflush(fp) == 0;
+    fclose(fp);
+    return ok ? C_OK : C_ERR;
 }
 
 /* Ends a DUMP-style payload written to r: RDB version, then the CRC64 of all before it. */
@@ -1073,6 +1097,8 @@ static int loadRio(rio *r, const char *filename, int flags) {
     }
     redisDb *db = &server.db[0];
     long long expiretime = -1, now = mstime(), loaded = 0, expired = 0;
+    rdbReplInfo rsi = {.stream_db = 0, .offset = 0};
+    int has_rsi = 0;
     for (;;) {
         int type = loadType(r);
         if (type == -1) goto eoferr;
@@ -1123,6 +1149,11 @@ static int loadRio(rio *r, const char *filename, int flags) {
                 goto eoferr;
             }
             if (!strcasecmp(k, "redis-ver")) serverLog(LL_NOTICE, "Loading RDB produced by version %s", v);
+            else if (!strcasecmp(k, "repl-id") && sdslen(v) == CONFIG_RUN_ID_SIZE) {
+                memcpy(rsi.replid, v, sizeof(rsi.replid));
+                has_rsi = 1;
+            } else if (!strcasecmp(k, "repl-offset")) rsi.offset = strtoll(v, NULL, 10);
+            else if (!strcasecmp(k, "repl-stream-db")) rsi.stream_db = atoi(v);
             sdsfree(k);
             sdsfree(v);
             continue;
@@ -1181,6 +1212,7 @@ static int loadRio(rio *r, const char *filename, int flags) {
         }
     }
     serverLog(LL_NOTICE, "Done loading RDB, keys loaded: %lld, keys expired: %lld.", loaded, expired);
+    if (has_rsi && repl_info_loaded) repl_info_loaded(&rsi);
     return C_OK;
 eoferr:
     serverLog(LL_WARNING, "Short read or OOM loading DB from %s. Unrecoverable error, aborting now.", filename);

@@ -12,9 +12,22 @@
  * present are replaced by the file's instead of failing the load. */
 #define RDB_LOAD_MERGE (1 << 0)
 
+/* Replication's place in a snapshot: the aux fields repl-stream-db, repl-id
+ * and repl-offset, as Redis 7.0 writes them, so that a restarted replica
+ * continues with PSYNC. Replication registers how to fill them when saving
+ * (fill returns 0: none to write) and what to do with those of a loaded file. */
+typedef struct rdbReplInfo {
+    int stream_db;
+    char replid[CONFIG_RUN_ID_SIZE + 1];
+    long long offset;
+} rdbReplInfo;
+void rdbSetReplInfoHooks(int (*fill)(rdbReplInfo *rsi), void (*loaded)(const rdbReplInfo *rsi));
+
 /* Saves every db and function library to filename (via a temp file, fsync,
  * rename). aof_base: the file is an AOF base (its "aof-base" aux field). C_OK / C_ERR. */
 int rdbSave(const char *filename, int aof_base);
+/* The same snapshot written to fd (a pipe: diskless replication), which it closes. */
+int rdbSaveToFd(int fd);
 /* Loads filename into the (empty) dbs and function registry. C_ERR with a logged reason on a bad file;
  * a missing file is reported through *missing and returns C_ERR too. */
 int rdbLoad(const char *filename, int flags, int *missing);

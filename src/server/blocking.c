@@ -178,9 +178,13 @@ void unblockClient(client *c, int reply_timeout) {
         dictRelease(c->bpop.keys);
         c->bpop.keys = NULL;
     }
+    void (*unblockfn)(client *, int) = c->bpop.unblockfn;
+    c->bpop.unblockfn = NULL;
+    if (!reply_timeout && unblockfn) unblockfn(c, 0); /* let its owner forget it */
     if (reply_timeout) {
-        /* WAIT answers how many replicas acknowledged: there are none. */
-        if (c->bpop.btype == BLOCKED_WAIT) addReplyLongLong(c, 0);
+        /* WAIT answers how many replicas acknowledged (its unblockfn counts them). */
+        if (unblockfn) unblockfn(c, 1);
+        else if (c->bpop.btype == BLOCKED_WAIT) addReplyLongLong(c, 0);
         else addReplyNullArray(c);
         /* The blocked command ends here. */
         if (c->cmd) c->cmd->calls++; /* counted like Redis: a timed-out call is a call */

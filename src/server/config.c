@@ -457,7 +457,8 @@ static configDef configs[] = {
     STR("aclfile", NULL, F_IMMUTABLE, &server.acl_filename, ""),
     EN("acl-pubsub-default", NULL, 0, &server.acl_pubsub_default, "resetchannels", aclPubsubEnum),
     EN("propagation-error-behavior", NULL, F_NOEFFECT, &cfg_ints[33], "ignore", propagationErrorEnum),
-    STR("masterauth", NULL, F_SENSITIVE | F_NOEFFECT, &server.masterauth, NULL),
+    STR("masterauth", NULL, F_SENSITIVE, &server.masterauth, NULL),
+    STR("masteruser", NULL, F_SENSITIVE, &server.masteruser, NULL),
     SP("notify-keyspace-events", NULL, 0, "", setNotify, getNotify),
     /* snapshotting */
     SP("save", NULL, F_MULTI, "3600 1 300 100 60 10000", setSave, getSave),
@@ -524,11 +525,18 @@ static configDef configs[] = {
     SP("latency-tracking-info-percentiles", NULL, 0, "50 99 99.9", NULL, NULL), /* the latency module's */
     B("crash-log-enabled", NULL, F_NOEFFECT, &cfg_ints[17], "yes"),
     B("crash-memcheck-enabled", NULL, F_NOEFFECT, &cfg_ints[18], "yes"),
-    /* replication (none yet: kept so configs written for Redis load) */
-    B("replica-serve-stale-data", "slave-serve-stale-data", F_NOEFFECT, &cfg_ints[19], "yes"),
-    B("replica-read-only", "slave-read-only", F_NOEFFECT, &cfg_ints[20], "yes"),
-    B("repl-diskless-sync", NULL, F_NOEFFECT, &cfg_ints[21], "yes"),
-    I("repl-diskless-sync-delay", NULL, F_NOEFFECT, &cfg_ints[22], "5", 0, INT_MAX, NULL),
+    /* replication (repl/ owns replicaof's parser and printer) */
+    SP("replicaof", "slaveof", 0, "", NULL, NULL),
+    B("replica-serve-stale-data", "slave-serve-stale-data", 0, &server.repl_serve_stale_data, "yes"),
+    B("replica-read-only", "slave-read-only", 0, &server.repl_slave_ro, "yes"),
+    MEM("repl-backlog-size", NULL, 0, &server.repl_backlog_size, "1048576", 1, LLONG_MAX, NULL),
+    I("repl-backlog-ttl", NULL, 0, &server.repl_backlog_ttl, "3600", 0, INT_MAX, NULL),
+    I("repl-ping-replica-period", "repl-ping-slave-period", 0, &server.repl_ping_replica_period, "10", 1, INT_MAX, NULL),
+    I("repl-timeout", NULL, 0, &server.repl_timeout, "60", 1, INT_MAX, NULL),
+    I("min-replicas-to-write", "min-slaves-to-write", 0, &server.repl_min_slaves_to_write, "0", 0, INT_MAX, NULL),
+    I("min-replicas-max-lag", "min-slaves-max-lag", 0, &server.repl_min_slaves_max_lag, "10", 0, INT_MAX, NULL),
+    B("repl-diskless-sync", NULL, 0, &server.repl_diskless_sync, "yes"),
+    I("repl-diskless-sync-delay", NULL, 0, &server.repl_diskless_sync_delay, "5", 0, INT_MAX, NULL),
     B("repl-disable-tcp-nodelay", NULL, F_NOEFFECT, &cfg_ints[23], "no"),
     I("replica-priority", "slave-priority", F_NOEFFECT, &cfg_ints[24], "100", 0, INT_MAX, NULL),
     EN("repl-diskless-load", NULL, F_NOEFFECT, &cfg_ints[31], "disabled", disklessLoadEnum),

@@ -105,6 +105,8 @@ int expiryAllowed(void) {
 
 int expireIfNeeded(redisDb *db, robj *key) {
     if (!keyIsExpired(db, key)) return 0;
+    /* The master's own commands see what the master saw: the key is there until its DEL. */
+    if (server.masterhost_set && server.current_client && (server.current_client->flags & CLIENT_MASTER)) return 0;
     if (expiryAllowed()) deleteExpiredKey(db, key); /* else reported missing, removed later */
     return 1;
 }

@@ -269,6 +269,7 @@ int prepareClientToWrite(client *c) {
     if (c->flags & (CLIENT_LUA | CLIENT_AOF)) return c->flags & CLIENT_AOF ? C_ERR : C_OK;
     if (c->flags & CLIENT_CLOSE_ASAP) return C_ERR;
     if ((c->flags & (CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP)) && !(c->tracking_flags & TRACKING_PUSHING)) return C_ERR;
+    if (c->flags & CLIENT_MASTER) return C_ERR; /* the master's stream is applied, never answered */
     if (c->fd == -1) return C_ERR;
     if (!(c->flags & CLIENT_PENDING_WRITE)) {
         c->flags |= CLIENT_PENDING_WRITE;
@@ -390,6 +391,8 @@ int handleClientsWithPendingWrites(void) {
 unsigned long getClientOutputBufferMemoryUsage(client *c) { return c->reply_bytes; }
 
 int getClientType(client *c) {
+    if (c->flags & CLIENT_MASTER) return 3; /* "master": CLIENT LIST/KILL only, no buffer limits */
+    if ((c->flags & CLIENT_SLAVE) && !(c->flags & CLIENT_MONITOR)) return CLIENT_TYPE_REPLICA;
     if ((c->flags & CLIENT_PUBSUB) && !(c->flags & CLIENT_MONITOR)) return CLIENT_TYPE_PUBSUB;
     return CLIENT_TYPE_NORMAL;
 }
@@ -418,6 +421,7 @@ static int outputBufferLimitReached(client *c) {
      * commands, never read the -NOAUTH replies and grow its buffer unbounded. */
     if (used > 1024 && accessAuthRequired(c)) return 1;
     int class = getClientType(c);
+    if (class >= CLIENT_TYPE_COUNT) class = CLIENT_TYPE_NORMAL; /* the master, as Redis */
     clientBufferLimitsConfig *lim = &server.client_obuf_limits[class];
     if (lim->hard_limit_bytes && used >= lim->hard_limit_bytes) return 1;
     if (lim->soft_limit_bytes && used >= lim->soft_limit_bytes) {
@@ -664,6 +668,8 @@ static sds catClientFlags(sds s, client *c) {
     /* Letters in Redis's order. */
     char flags[16], *p = flags;
     if (c->flags & CLIENT_MONITOR) *p++ = 'O';
+    else if (c->flags & CLIENT_SLAVE) *p++ = 'S';
+    if (c->flags & CLIENT_MASTER) *p++ = 'M';
     if (c->flags & CLIENT_PUBSUB) *p++ = 'P';
     if (c->flags & CLIENT_MULTI) *p++ = 'x';
     if (c->flags & CLIENT_BLOCKED) *p++ = 'b';
@@ -752,7 +758,8 @@ void clientsCron(void) {
         client *c = listNodeValue(head);
         listMoveNodeToTail(server.clients, head);
         c->client_list_node = listLast(server.clients);
-        if (server.maxidletime && !(c->flags & (CLIENT_MONITOR | CLIENT_BLOCKED | CLIENT_PUBSUB)) &&
+        if (server.maxidletime &&
+            !(c->flags & (CLIENT_MONITOR | CLIENT_BLOCKED | CLIENT_PUBSUB | CLIENT_SLAVE | CLIENT_MASTER)) &&
             server.unixtime - c->lastinteraction > server.maxidletime) {
             serverLog(LL_VERBOSE, "Closing idle client");
             freeClient(c);

@@ -58,7 +58,7 @@ static int commandMayWrite(client *c) {
 
 int pauseHoldsCommand(client *c) {
     if (!pause_type) return 0;
-    /* A MONITOR connection is a replica to Redis, and replicas are never paused. */
-    if (c->flags & (CLIENT_MONITOR | CLIENT_LUA | CLIENT_AOF)) return 0;
+    /* A MONITOR connection is a replica to Redis, and replicas (their ACKs) are never paused. */
+    if (c->flags & (CLIENT_MONITOR | CLIENT_SLAVE | CLIENT_LUA | CLIENT_AOF)) return 0;
     return pause_type == PAUSE_ALL || commandMayWrite(c);
 }

@@ -73,3 +73,21 @@ void propagateTransactionEnd(int dbid) {
     robj *exec = shared.exec;
     fanOut(dbid, &exec, 1);
 }
+
+sds catReplayableCommand(sds buf, int *selected, int dbid, robj **argv, int argc) {
+    char tmp[LONG_STR_SIZE];
+    size_t len;
+    if (dbid != *selected) {
+        int n = ll2string(tmp, sizeof(tmp), dbid);
+        buf = sdscatprintf(buf, "*2\r\n$6\r\nSELECT\r\n$%d\r\n%s\r\n", n, tmp);
+        *selected = dbid;
+    }
+    buf = sdscatprintf(buf, "*%d\r\n", argc);
+    for (int j = 0; j < argc; j++) {
+        const char *p = stringObjectView(argv[j], tmp, &len);
+        buf = sdscatprintf(buf, "$%zu\r\n", len);
+        buf = sdscatlen(buf, p, len);
+        buf = sdscatlen(buf, "\r\n", 2);
+    }
+    return buf;
+}

@@ -59,7 +59,9 @@ void serverLog(int level, const char *fmt, ...) {
         char buf[64];
         int off = strftime(buf, sizeof(buf), "%d %b %Y %H:%M:%S.", &tm);
         snprintf(buf + off, sizeof(buf) - off, "%03d", (int)tv.tv_usec / 1000);
-        fprintf(fp, "%d:M %s %c %s\n", (int)getpid(), buf, marks[level & 0x3], msg);
+        /* As Redis: a forked child, a replica or a master wrote the line. */
+        char role = server.pid && server.pid != getpid() ? 'C' : server.masterhost_set ? 'S' : 'M';
+        fprintf(fp, "%d:%c %s %c %s\n", (int)getpid(), role, buf, marks[level & 0x3], msg);
     }
     fflush(fp);
     if (!tostdout) fclose(fp);
@@ -262,8 +264,19 @@ int processCommand(client *c) {
         }
     }
     runCommandPrelude(c);
+    int writes = (flags & CMD_WRITE) || (c->cmd == server.exec_command && (c->mstate.cmd_flags & CMD_WRITE));
     if ((flags & CMD_WRITE) && (err = writeGateError())) {
         rejectCommandObject(c, err);
+        return C_OK;
+    }
+    /* Replication's refusals, in Redis's order (the state is repl/'s, kept in `server`). */
+    if (writes && !server.masterhost_set && server.repl_min_slaves_to_write && server.repl_min_slaves_max_lag &&
+        server.repl_good_slaves_count < server.repl_min_slaves_to_write) {
+        rejectCommand(c, "-NOREPLICAS Not enough good replicas to write.");
+        return C_OK;
+    }
+    if (writes && server.masterhost_set && server.repl_slave_ro && !(c->flags & CLIENT_MASTER)) {
+        rejectCommand(c, "-READONLY You can't write against a read only replica.");
         return C_OK;
     }
     if ((c->flags & CLIENT_PUBSUB) && c->resp == 2 && !isAllowedInPubsubContext(c->cmd)) {
@@ -271,6 +284,10 @@ int processCommand(client *c) {
                       "Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are "
                       "allowed in this context",
                       c->cmd->fullname);
+        return C_OK;
+    }
+    if (server.masterhost_set && !server.repl_link_up && !server.repl_serve_stale_data && !(flags & CMD_STALE)) {
+        rejectCommand(c, "-MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.");
         return C_OK;
     }
     if (server.loading && !(flags & CMD_LOADING)) {

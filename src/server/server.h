@@ -113,6 +113,8 @@ typedef struct redisCommand {
 #define CLIENT_DENY_BLOCKING (1 << 19) /* inside MULTI or a script: never block */
 #define CLIENT_PREVENT_PROP (1 << 20) /* this call's own argv is not propagated (propagate.h) */
 #define CLIENT_PENDING_COMMAND (1 << 21) /* its argv holds a command a pause postponed: run it first */
+#define CLIENT_SLAVE (1 << 22)  /* a replica attached by SYNC/PSYNC (repl/ owns its state) */
+#define CLIENT_MASTER (1 << 23) /* our master's link: its commands are applied, never answered */
 
 /* Client-side caching state (features/tracking.c), kept in their own field
  * (client->tracking_flags) so they never compete with `flags` for bits. */
@@ -162,7 +164,7 @@ typedef struct blockingState {
     int btype;
     dict *keys;          /* keys the client waits for */
     void *privdata;      /* owned by the blocking command family */
-    void (*unblockfn)(client *c, int timedout);
+    void (*unblockfn)(client *c, int reply); /* its owner answers (reply) or forgets it when unblocked */
 } blockingState;
 
 typedef struct multiCmd {
@@ -226,6 +228,7 @@ struct client {
     int tracking_flags;            /* TRACKING_* */
     uint64_t tracking_redirection; /* CLIENT TRACKING REDIRECT: client id, 0 none */
     dict *tracking_prefixes;       /* BCAST prefixes (sds set), NULL until the first */
+    void *repl; /* replication state of a replica or master client (repl/ owns it) */
 };
 
 /* Output buffer limits per client class. */
@@ -342,7 +345,8 @@ struct redisServer {
     int supervised;
     int syslog_enabled;
     sds requirepass; /* NULL: none */
-    char *masterauth; /* no replication yet: accepted (and redacted) like Redis */
+    char *masterauth;
+    char *masteruser;
     char *acl_filename;          /* aclfile; "" when users come from redis.conf */
     int acl_pubsub_default;      /* 1: new users start with allchannels */
     long long acllog_max_len;
@@ -372,7 +376,21 @@ struct redisServer {
     int saveparamslen;
     time_t lastsave;
     int loading;
-    int masterhost_set; /* no replication yet: always 0, keeps the master check in place */
+    int masterhost_set; /* we are a replica (REPLICAOF host port); repl/ sets it */
+
+    /* Replication knobs the config table owns; repl/ reads them. */
+    long long repl_backlog_size;
+    int repl_backlog_ttl;
+    int repl_ping_replica_period;
+    int repl_timeout;
+    int repl_serve_stale_data;
+    int repl_slave_ro;
+    int repl_min_slaves_to_write;
+    int repl_min_slaves_max_lag;
+    int repl_diskless_sync;       /* full resyncs stream the RDB from the child, no file */
+    int repl_diskless_sync_delay; /* seconds to wait for more replicas before such a transfer */
+    int repl_link_up; /* a replica's link with its master is up (repl/ sets it) */
+    int repl_good_slaves_count; /* replicas acknowledging within min-replicas-max-lag (repl/ counts) */
 
     /* Scripting and transactions (features/). */
     long long busy_reply_threshold;

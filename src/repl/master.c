@@ -1,0 +1,814 @@
+/* master: the master side of replication, as Redis 7.0 does it. It reads the
+ * command stream (server/propagate.h) in its wire form and hands it to the
+ * circular backlog and to every replica. A replica attaching with SYNC or
+ * PSYNC gets a full resync — +FULLRESYNC, an RDB written by a forked child
+ * (persist/bgchild.c, to disk), then the stream it missed meanwhile — or,
+ * when its replication ID and offset are still covered by the backlog, a
+ * partial one (+CONTINUE and the backlog from its offset). */
+#include "repl/internal.h"
+#include "repl/repl.h"
+#include "commands/cmdargs.h"
+#include "core/anet.h"
+#include "core/numparse.h"
+#include "core/zmalloc.h"
+#include "persist/bgchild.h"
+#include "persist/rdb.h"
+#include "server/blocking.h"
+#include "server/client.h"
+#include "server/hooks.h"
+#include "server/propagate.h"
+#include "server/reply.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+replIdentity replId;
+
+enum { R_WAIT_BGSAVE_START, R_WAIT_BGSAVE_END, R_SEND_BULK, R_ONLINE };
+
+/* What a connection that said REPLCONF or SYNC/PSYNC is to us (client->repl). */
+typedef struct replicaLink {
+    client *c;
+    int state;
+    int attached;       /* in the replicas list (SYNC/PSYNC accepted) */
+    int pre_psync;      /* attached with SYNC: no +FULLRESYNC, no ACKs expected */
+    int diskless;       /* its RDB comes from the child's pipe, through its output buffer */
+    int wait_ack;       /* online, but the stream waits for its first ACK (it loads an EOF-marked RDB) */
+    int capa_eof, capa_psync2;
+    int listening_port;
+    char announced_ip[NET_IP_STR_LEN];
+    sds pending;        /* the stream produced while its RDB is made and sent */
+    int rdbfd;
+    off_t rdboff, rdbsize;
+    sds preamble;       /* "$<size>\r\n" ahead of the file */
+    long long initial_offset;
+    long long ack_off;
+    time_t ack_time;
+} replicaLink;
+
+static struct {
+    char *backlog;
+    long long backlog_size; /* as allocated; follows repl-backlog-size on the next creation */
+    long long backlog_idx;  /* where the next byte goes */
+    long long backlog_histlen;
+    long long backlog_off;  /* offset of its first byte */
+    list *replicas;
+    list *waiting;          /* clients blocked in WAIT */
+    int seldb;              /* the db the stream last selected; -1 forces a SELECT */
+    pid_t child;
+    char rdbfile[64];
+    int diskless;           /* the child writes to pipefd, not to rdbfile */
+    int pipefd;
+    char eofmark[REPL_ID_LEN + 1];
+    time_t wait_since;      /* a replica waits for a diskless transfer since */
+    time_t no_replicas_since;
+    long long last_ping_cron;
+    time_t last_second;
+    long long sync_full, sync_partial_ok, sync_partial_err;
+    int get_ack_pending;
+} m = {.seldb = -1, .child = -1, .pipefd = -1};
+
+/* ----------------------------------------------------------- the identity */
+
+static void randomHex(char *dst, size_t n) {
+    FILE *fp = fopen("/dev/urandom", "r");
+    unsigned char b[REPL_ID_LEN / 2];
+    if (!fp || fread(b, 1, sizeof(b), fp) != sizeof(b))
+        for (size_t i = 0; i < sizeof(b); i++) b[i] = (unsigned char)rand();
+    if (fp) fclose(fp);
+    for (size_t i = 0; i < n / 2; i++) snprintf(dst + i * 2, 3, "%02x", b[i]);
+}
+
+void replChangeId(void) { randomHex(replId.replid, REPL_ID_LEN); }
+
+void replClearId2(void) {
+    memset(replId.replid2, '0', REPL_ID_LEN);
+    replId.replid2[REPL_ID_LEN] = '\0';
+    replId.second_offset = -1;
+}
+
+void replShiftId(void) {
+    memcpy(replId.replid2, replId.replid, sizeof(replId.replid));
+    /* A replica that applied up to our offset asks for the byte after it. */
+    replId.second_offset = replId.offset + 1;
+    replChangeId();
+}
+
+/* ------------------------------------------------------------- the backlog */
+
+void replEnsureBacklog(void) {
+    if (m.backlog) return;
+    m.backlog_size = server.repl_backlog_size;
+    m.backlog = zmalloc(m.backlog_size);
+    m.backlog_idx = m.backlog_histlen = 0;
+    /* Nothing is in it yet: the first byte to come is the next offset. */
+    m.backlog_off = replId.offset + 1;
+}
+
+void replFreeBacklog(void) {
+    zfree(m.backlog);
+    m.backlog = NULL;
+    m.backlog_histlen = 0;
+}
+
+static void backlogAppend(const char *p, size_t len) {
+    while (len) {
+        size_t room = m.backlog_size - m.backlog_idx;
+        size_t n = len < room ? len : room;
+        memcpy(m.backlog + m.backlog_idx, p, n);
+        m.backlog_idx = (m.backlog_idx + n) % m.backlog_size;
+        m.backlog_histlen += n;
+        p += n;
+        len -= n;
+    }
+    if (m.backlog_histlen > m.backlog_size) m.backlog_histlen = m.backlog_size;
+    m.backlog_off = replId.offset - m.backlog_histlen + 1;
+}
+
+/* Queues the backlog from offset on to a replica continuing there. */
+static void addReplyBacklogFrom(client *c, long long offset) {
+    long long skip = offset - m.backlog_off;
+    long long j = (m.backlog_idx + (m.backlog_size - m.backlog_histlen) + skip) % m.backlog_size;
+    long long len = m.backlog_histlen - skip;
+    while (len > 0) {
+        long long n = m.backlog_size - j < len ? m.backlog_size - j : len;
+        addReplyProto(c, m.backlog + j, n);
+        len -= n;
+        j = 0;
+    }
+}
+
+/* ----------------------------------------------------------- the stream */
+
+void replFeedStream(const char *buf, size_t len) {
+    replId.offset += len;
+    if (!m.backlog) return;
+    backlogAppend(buf, len);
+    listIter li;
+    listNode *ln;
+    listRewind(m.replicas, &li);
+    while ((ln = listNext(&li))) {
+        replicaLink *r = listNodeValue(ln);
+        if (r->state == R_ONLINE && !r->wait_ack) addReplyProto(r->c, buf, len);
+        else if (r->state != R_WAIT_BGSAVE_START) r->pending = sdscatlen(r->pending, buf, len);
+    }
+}
+
+static void replStreamSubscriber(int dbid, robj **argv, int argc) {
+    /* A replica passes on its master's stream as received (replica.c). */
+    if (server.masterhost_set || !m.backlog) return;
+    sds out = catReplayableCommand(sdsempty(), &m.seldb, dbid, argv, argc);
+    replFeedStream(out, sdslen(out));
+    sdsfree(out);
+}
+
+void replForceSelect(void) { m.seldb = -1; }
+
+static void feedPing(void) {
+    robj *ping = createStringObject("PING", 4);
+    replStreamSubscriber(m.seldb, &ping, 1);
+    decrRefCount(ping);
+}
+
+/* ------------------------------------------------------------- replicas */
+
+static replicaLink *linkOf(client *c) {
+    if (!c->repl) {
+        replicaLink *r = zcalloc(sizeof(*r));
+        r->c = c;
+        r->rdbfd = -1;
+        c->repl = r;
+    }
+    return c->repl;
+}
+
+static void freeLink(replicaLink *r) {
+    if (r->attached) {
+        listNode *ln = listSearchKey(m.replicas, r);
+        if (ln) listDelNode(m.replicas, ln);
+        if (listLength(m.replicas) == 0) m.no_replicas_since = server.unixtime;
+    }
+    if (r->rdbfd != -1) close(r->rdbfd);
+    sdsfree(r->pending);
+    sdsfree(r->preamble);
+    r->c->repl = NULL;
+    zfree(r);
+}
+
+void replMasterClientTeardown(client *c) {
+    if (c->flags & CLIENT_MASTER) replicaClientTeardown(c);
+    else if (c->repl) freeLink(c->repl);
+}
+
+/* Writes straight to the socket, ahead of anything queued: the replies that
+ * frame the RDB transfer (Redis does the same). */
+static int writeDirect(client *c, const char *s, size_t len) {
+    return write(c->fd, s, len) == (ssize_t)len ? C_OK : C_ERR;
+}
+
+static void sendFullResync(replicaLink *r) {
+    r->state = R_WAIT_BGSAVE_END;
+    if (r->pre_psync) return;
+    char buf[128];
+    int n = snprintf(buf, sizeof(buf), "+FULLRESYNC %s %lld\r\n", replId.replid, r->initial_offset);
+    if (writeDirect(r->c, buf, n) != C_OK) freeClientAsync(r->c);
+}
+
+/* Diskless when configured and every waiting replica reads an EOF-marked transfer. */
+static int waitingReplicasTakeDiskless(void) {
+    if (!server.repl_diskless_sync) return 0;
+    listIter li;
+    listNode *ln;
+    listRewind(m.replicas, &li);
+    while ((ln = listNext(&li))) {
+        replicaLink *r = listNodeValue(ln);
+        if (r->state == R_WAIT_BGSAVE_START && !r->capa_eof) return 0;
+    }
+    return 1;
+}
+
+static void readRdbPipe(aeEventLoop *el, int fd, void *privdata, int mask);
+
+static void startBgsaveForReplication(void) {
+    m.wait_since = 0;
+    int diskless = waitingReplicasTakeDiskless();
+    int fds[2] = {-1, -1};
+    if (diskless && pipe(fds) == -1) diskless = 0;
+    snprintf(m.rdbfile, sizeof(m.rdbfile), "temp-repl-%d.rdb", (int)getpid());
+    pid_t pid = bgchildFork();
+    if (pid == 0) {
+        if (diskless) close(fds[0]);
+        int ok = (diskless ? rdbSaveToFd(fds[1]) : rdbSave(m.rdbfile, 0)) == C_OK;
+        bgchildReportCow();
+        _exit(ok ? 0 : 1);
+    }
+    if (diskless) {
+        close(fds[1]);
+        if (pid == -1) close(fds[0]);
+        else {
+            anetNonBlock(NULL, fds[0]);
+            m.pipefd = fds[0];
+            randomHex(m.eofmark, REPL_ID_LEN);
+            aeCreateFileEvent(server.el, m.pipefd, AE_READABLE, readRdbPipe, NULL);
+        }
+    }
+    listIter li;
+    listNode *ln;
+    listRewind(m.replicas, &li);
+    while ((ln = listNext(&li))) {
+        replicaLink *r = listNodeValue(ln);
+        if (r->state != R_WAIT_BGSAVE_START) continue;
+        if (pid == -1) {
+            addReplyError(r->c, "BGSAVE failed, replication can't continue");
+            r->c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+            continue;
+        }
+        r->initial_offset = replId.offset;
+        sendFullResync(r);
+        if (diskless) {
+            r->diskless = 1;
+            r->state = R_SEND_BULK;
+            sds pre = sdscatprintf(sdsempty(), "$EOF:%s\r\n", m.eofmark);
+            addReplyProto(r->c, pre, sdslen(pre));
+            sdsfree(pre);
+        }
+    }
+    if (pid == -1) {
+        serverLog(LL_WARNING, "Can't save in background: fork: %s", strerror(errno));
+        return;
+    }
+    serverLog(LL_NOTICE, "Starting BGSAVE for SYNC with target: %s", diskless ? "replicas sockets" : "disk");
+    m.child = pid;
+    m.diskless = diskless;
+    /* What follows the snapshot starts with a SELECT. */
+    m.seldb = -1;
+}
+
+/* The child's RDB, as it comes, to the output of every replica it is for. */
+static int drainRdbPipe(void) {
+    char buf[PROTO_IOBUF_LEN * 4];
+    ssize_t n;
+    while ((n = read(m.pipefd, buf, sizeof(buf))) > 0) {
+        listIter li;
+        listNode *ln;
+        listRewind(m.replicas, &li);
+        while ((ln = listNext(&li))) {
+            replicaLink *r = listNodeValue(ln);
+            if (r->state == R_SEND_BULK && r->diskless) addReplyProto(r->c, buf, n);
+        }
+        server.stat_net_output_bytes += n;
+    }
+    if (n == -1 && (errno == EAGAIN || errno == EINTR)) return 0;
+    aeDeleteFileEvent(server.el, m.pipefd, AE_READABLE);
+    close(m.pipefd);
+    m.pipefd = -1;
+    return 1;
+}
+
+static void readRdbPipe(aeEventLoop *el, int fd, void *privdata, int mask) {
+    (void)el, (void)fd, (void)privdata, (void)mask;
+    drainRdbPipe();
+}
+
+static void attachReplica(client *c, replicaLink *r) {
+    c->flags |= CLIENT_SLAVE;
+    r->attached = 1;
+    r->ack_time = server.unixtime;
+    listAddNodeTail(m.replicas, r);
+}
+
+static int tryPartialResync(client *c, replicaLink *r) {
+    const char *id = c->argv[1]->ptr;
+    long long off;
+    if (getLongLongFromObject(c->argv[2], &off) != C_OK) return C_ERR;
+    if (strcasecmp(id, replId.replid) && (strcasecmp(id, replId.replid2) || off > replId.second_offset)) {
+        if (strcmp(id, "?")) m.sync_partial_err++;
+        return C_ERR;
+    }
+    if (!m.backlog || off < m.backlog_off || off > m.backlog_off + m.backlog_histlen) {
+        m.sync_partial_err++;
+        return C_ERR;
+    }
+    attachReplica(c, r);
+    r->state = R_ONLINE;
+    char buf[128];
+    int n = r->capa_psync2 ? snprintf(buf, sizeof(buf), "+CONTINUE %s\r\n", replId.replid)
+                           : snprintf(buf, sizeof(buf), "+CONTINUE\r\n");
+    if (writeDirect(c, buf, n) != C_OK) {
+        freeClientAsync(c);
+        return C_OK;
+    }
+    addReplyBacklogFrom(c, off);
+    m.sync_partial_ok++;
+    serverLog(LL_NOTICE, "Partial resynchronization request from %s accepted.", c->addr);
+    return C_OK;
+}
+
+/* SYNC, and PSYNC <replid> <offset>. */
+void syncCommand(client *c) {
+    if (c->flags & CLIENT_SLAVE) return;
+    if (server.masterhost_set && !replicaLinkEstablished()) {
+        addReplyError(c, "-NOMASTERLINK Can't SYNC while not connected with my master");
+        return;
+    }
+    if (clientHasPendingReplies(c)) {
+        addReplyError(c, "SYNC and PSYNC are invalid with pending output");
+        return;
+    }
+    replicaLink *r = linkOf(c);
+    int first = listLength(m.replicas) == 0;
+    if (!strcasecmp(c->argv[0]->ptr, "psync")) {
+        if (first && !m.backlog && !server.masterhost_set) {
+            /* A new history starts with the first replica (as Redis). */
+            replChangeId();
+            replClearId2();
+            replEnsureBacklog();
+        }
+        if (tryPartialResync(c, r) == C_OK) return;
+    } else {
+        r->pre_psync = 1;
+    }
+    m.sync_full++;
+    attachReplica(c, r);
+    r->state = R_WAIT_BGSAVE_START;
+    r->pending = sdsempty();
+    if (first && !m.backlog) {
+        if (!server.masterhost_set) {
+            replChangeId();
+            replClearId2();
+        }
+        replEnsureBacklog();
+    }
+    serverLog(LL_NOTICE, "Replica %s asks for synchronization", c->addr);
+    if (m.child != -1 && !m.diskless) {
+        /* Share the snapshot being made: the stream since it started comes along. */
+        listIter li;
+        listNode *ln;
+        listRewind(m.replicas, &li);
+        while ((ln = listNext(&li))) {
+            replicaLink *o = listNodeValue(ln);
+            if (o == r || o->state != R_WAIT_BGSAVE_END) continue;
+            r->initial_offset = o->initial_offset;
+            r->pending = sdscatsds(r->pending, o->pending);
+            sendFullResync(r);
+            return;
+        }
+        return; /* the snapshot is for others already sending: the next one is ours */
+    }
+    if (m.child != -1) return; /* a diskless transfer under way: the next one is ours */
+    if (waitingReplicasTakeDiskless() && server.repl_diskless_sync_delay) {
+        /* Others may come within the delay and share the transfer (the cron starts it). */
+        if (!m.wait_since) m.wait_since = server.unixtime;
+        return;
+    }
+    startBgsaveForReplication();
+}
+
+static void replicaOnline(replicaLink *r) {
+    r->state = R_ONLINE;
+    r->ack_time = server.unixtime;
+    if (r->wait_ack) return;
+    if (sdslen(r->pending)) addReplyProto(r->c, r->pending, sdslen(r->pending));
+    sdsfree(r->pending);
+    r->pending = NULL;
+    serverLog(LL_NOTICE, "Synchronization with replica %s succeeded", r->c->addr);
+}
+
+static void sendBulkToReplica(aeEventLoop *el, int fd, void *privdata, int mask) {
+    (void)el, (void)mask;
+    client *c = privdata; /* the event loop keeps one clientData per fd: the client's */
+    replicaLink *r = c->repl;
+    if (r->preamble) {
+        ssize_t n = write(fd, r->preamble, sdslen(r->preamble));
+        if (n == -1) {
+            if (errno != EAGAIN) freeClient(r->c);
+            return;
+        }
+        sdsrange(r->preamble, n, -1);
+        if (sdslen(r->preamble)) return;
+        sdsfree(r->preamble);
+        r->preamble = NULL;
+    }
+    char buf[PROTO_IOBUF_LEN];
+    ssize_t nr = pread(r->rdbfd, buf, sizeof(buf), r->rdboff);
+    if (nr <= 0 && r->rdboff < r->rdbsize) {
+        serverLog(LL_WARNING, "Read error sending DB to replica: %s", nr ? strerror(errno) : "unexpected end of file");
+        freeClient(r->c);
+        return;
+    }
+    ssize_t nw = nr > 0 ? write(fd, buf, nr) : 0;
+    if (nw == -1) {
+        if (errno != EAGAIN) freeClient(r->c);
+        return;
+    }
+    r->rdboff += nw;
+    server.stat_net_output_bytes += nw;
+    if (r->rdboff < r->rdbsize) return;
+    close(r->rdbfd);
+    r->rdbfd = -1;
+    aeDeleteFileEvent(server.el, fd, AE_WRITABLE);
+    replicaOnline(r);
+}
+
+/* The snapshot child exited: its replicas get the file, or are dropped. */
+static void snapshotDone(int ok) {
+    listIter li;
+    listNode *ln;
+    if (m.diskless) {
+        if (m.pipefd != -1) drainRdbPipe(); /* the child is gone: what is left is finite */
+        listRewind(m.replicas, &li);
+        while ((ln = listNext(&li))) {
+            replicaLink *r = listNodeValue(ln);
+            if (r->state != R_SEND_BULK || !r->diskless) continue;
+            if (!ok) {
+                freeClientAsync(r->c);
+                continue;
+            }
+            addReplyProto(r->c, m.eofmark, REPL_ID_LEN);
+            /* Bytes after the mark would be read as part of the RDB: as Redis,
+             * the stream follows the ACK the replica sends once loaded. */
+            r->wait_ack = 1;
+            replicaOnline(r);
+        }
+    }
+    int was_diskless = m.diskless;
+    m.diskless = 0;
+    listRewind(m.replicas, &li);
+    while ((ln = listNext(&li))) {
+        replicaLink *r = listNodeValue(ln);
+        if (r->state != R_WAIT_BGSAVE_END) continue;
+        struct stat st;
+        if (!ok || (r->rdbfd = open(m.rdbfile, O_RDONLY)) == -1 || fstat(r->rdbfd, &st) == -1) {
+            serverLog(LL_WARNING, "SYNC failed. BGSAVE child returned an error");
+            freeClientAsync(r->c);
+            continue;
+        }
+        r->rdbsize = st.st_size;
+        r->rdboff = 0;
+        r->preamble = sdscatprintf(sdsempty(), "$%lld\r\n", (long long)st.st_size);
+        r->state = R_SEND_BULK;
+        aeDeleteFileEvent(server.el, r->c->fd, AE_WRITABLE);
+        if (aeCreateFileEvent(server.el, r->c->fd, AE_WRITABLE, sendBulkToReplica, r->c) == AE_ERR)
+            freeClientAsync(r->c);
+    }
+    if (!was_diskless) unlink(m.rdbfile); /* the open descriptors keep it readable */
+    /* Replicas that came while the snapshot was made for others need their own. */
+    listRewind(m.replicas, &li);
+    while ((ln = listNext(&li))) {
+        replicaLink *r = listNodeValue(ln);
+        if (r->state == R_WAIT_BGSAVE_START) {
+            startBgsaveForReplication();
+            break;
+        }
+    }
+}
+
+static void checkChild(void) {
+    if (m.child == -1) return;
+    int status;
+    pid_t pid = waitpid(m.child, &status, WNOHANG);
+    if (pid == 0) return;
+    int ok = pid == m.child && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    bgchildCollectCow(m.child);
+    m.child = -1;
+    serverLog(ok ? LL_NOTICE : LL_WARNING, "Background RDB transfer %s", ok ? "terminated with success" : "error");
+    snapshotDone(ok);
+}
+
+void replDisconnectReplicas(void) {
+    listIter li;
+    listNode *ln;
+    listRewind(m.replicas, &li);
+    while ((ln = listNext(&li))) {
+        replicaLink *r = listNodeValue(ln);
+        freeClientAsync(r->c);
+    }
+}
+
+int replCountAcked(long long offset) {
+    int n = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(m.replicas, &li);
+    while ((ln = listNext(&li))) {
+        replicaLink *r = listNodeValue(ln);
+        if (r->state == R_ONLINE && r->ack_off >= offset) n++;
+    }
+    return n;
+}
+
+void replRequestAcks(void) {
+    if (!m.backlog || server.masterhost_set) return;
+    robj *argv[3] = {createStringObject("REPLCONF", 8), createStringObject("GETACK", 6), createStringObject("*", 1)};
+    replStreamSubscriber(m.seldb, argv, 3);
+    for (int j = 0; j < 3; j++) decrRefCount(argv[j]);
+}
+
+/* Once a second: keepalives, pings, timeouts, the backlog's life and min-replicas. */
+void replMasterCron(void) {
+    checkChild();
+    if (server.unixtime == m.last_second) return;
+    m.last_second = server.unixtime;
+    if (m.wait_since && m.child == -1 && server.unixtime - m.wait_since >= server.repl_diskless_sync_delay) {
+        m.wait_since = 0;
+        startBgsaveForReplication();
+    }
+    long long ticks = ++m.last_ping_cron;
+    if (!server.masterhost_set && listLength(m.replicas) && ticks % server.repl_ping_replica_period == 0) feedPing();
+    int good = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(m.replicas, &li);
+    while ((ln = listNext(&li))) {
+        replicaLink *r = listNodeValue(ln);
+        if (r->state == R_WAIT_BGSAVE_START || r->state == R_WAIT_BGSAVE_END) {
+            /* A newline keeps the replica's read timeout from firing while it waits. */
+            if (write(r->c->fd, "\n", 1) == -1) { /* a dead link shows on the next read */
+            }
+            continue;
+        }
+        if (r->state != R_ONLINE || r->pre_psync) continue;
+        if (server.unixtime - r->ack_time > server.repl_timeout) {
+            serverLog(LL_WARNING, "Disconnecting timedout replica (streaming sync): %s", r->c->addr);
+            freeClientAsync(r->c);
+            continue;
+        }
+        if (server.unixtime - r->ack_time <= server.repl_min_slaves_max_lag) good++;
+    }
+    server.repl_good_slaves_count = good;
+    if (!server.masterhost_set && m.backlog && !listLength(m.replicas) && server.repl_backlog_ttl &&
+        server.unixtime - m.no_replicas_since > server.repl_backlog_ttl) {
+        /* A replica coming back later cannot continue a history nobody kept. */
+        replChangeId();
+        replClearId2();
+        replFreeBacklog();
+        serverLog(LL_NOTICE, "Replication backlog freed after %d seconds without connected replicas.",
+                  server.repl_backlog_ttl);
+    }
+}
+
+static void serveWaits(void);
+
+/* ------------------------------------------------------------- REPLCONF */
+
+void replconfCommand(client *c) {
+    if ((c->argc % 2) == 0) {
+        addReplyErrorObject(c, shared.syntaxerr);
+        return;
+    }
+    for (int j = 1; j < c->argc; j += 2) {
+        const char *opt = c->argv[j]->ptr;
+        robj *val = c->argv[j + 1];
+        if (!strcasecmp(opt, "listening-port")) {
+            long long port;
+            if (getLongLongFromObjectOrReply(c, val, &port, NULL) != C_OK) return;
+            linkOf(c)->listening_port = (int)port;
+        } else if (!strcasecmp(opt, "ip-address")) {
+            sds ip = val->ptr;
+            if (sdslen(ip) >= NET_IP_STR_LEN) {
+                addReplyErrorFormat(c, "REPLCONF ip-address provided by replica instance is too long: %zd bytes",
+                                    sdslen(ip));
+                return;
+            }
+            memcpy(linkOf(c)->announced_ip, ip, sdslen(ip) + 1);
+        } else if (!strcasecmp(opt, "capa")) {
+            if (!strcasecmp(val->ptr, "eof")) linkOf(c)->capa_eof = 1;
+            else if (!strcasecmp(val->ptr, "psync2")) linkOf(c)->capa_psync2 = 1;
+        } else if (!strcasecmp(opt, "ack")) {
+            /* Sent by a replica; never answered. */
+            long long off;
+            if (!(c->flags & CLIENT_SLAVE) || !c->repl) return;
+            if (getLongLongFromObject(val, &off) != C_OK) return;
+            replicaLink *r = c->repl;
+            if (off > r->ack_off) r->ack_off = off;
+            r->ack_time = server.unixtime;
+            if (r->wait_ack) {
+                r->wait_ack = 0;
+                replicaOnline(r);
+            }
+            if (listLength(m.waiting)) serveWaits();
+            return;
+        } else if (!strcasecmp(opt, "getack")) {
+            if (c->flags & CLIENT_MASTER) replicaAnswerGetack();
+            return;
+        } else if (!strcasecmp(opt, "rdb-only") || !strcasecmp(opt, "rdb-filter-only")) {
+            /* A snapshot-only reader (redis-cli --rdb): it gets the stream too and closes. */
+        } else {
+            addReplyErrorFormat(c, "Unrecognized REPLCONF option: %s", opt);
+            return;
+        }
+    }
+    addReply(c, shared.ok);
+}
+
+/* -------------------------------------------------------------------- WAIT */
+
+/* The offset a blocked WAIT waits for rides in its blocking state. */
+static long long waitOffset(client *c) { return (long long)(intptr_t)c->bpop.privdata; }
+
+static void waitUnblocked(client *c, int reply) {
+    listNode *ln = listSearchKey(m.waiting, c);
+    if (ln) listDelNode(m.waiting, ln);
+    if (reply) addReplyLongLong(c, replCountAcked(waitOffset(c)));
+    c->bpop.privdata = NULL;
+}
+
+/* WAIT numreplicas timeout: how many replicas acknowledged every write made
+ * so far, once enough did or the timeout ends. */
+void waitCommand(client *c) {
+    if (server.masterhost_set) {
+        addReplyError(c, "WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a "
+                         "replica is configured to be writable (which is not the default) writes to replicas are "
+                         "just local and are not propagated.");
+        return;
+    }
+    long long numreplicas, timeout;
+    if (getLongLongFromObjectOrReply(c, c->argv[1], &numreplicas, NULL) != C_OK) return;
+    if (getTimeoutFromObjectOrReply(c, c->argv[2], &timeout, UNIT_MILLISECONDS) != C_OK) return;
+    long long acked = replCountAcked(replId.offset);
+    if (acked >= numreplicas || (c->flags & CLIENT_DENY_BLOCKING)) {
+        addReplyLongLong(c, acked);
+        return;
+    }
+    blockForKeys(c, BLOCKED_WAIT, NULL, 0, timeout);
+    c->bpop.privdata = (void *)(intptr_t)replId.offset;
+    c->bpop.unblockfn = waitUnblocked;
+    listAddNodeTail(m.waiting, c);
+    m.get_ack_pending = 1;
+}
+
+/* After an ACK: the WAITs now satisfied answer. */
+static void serveWaits(void) {
+    listIter li;
+    listNode *ln;
+    listRewind(m.waiting, &li);
+    while ((ln = listNext(&li))) {
+        client *c = listNodeValue(ln);
+        long long numreplicas = 0;
+        getLongLongFromObject(c->argv[1], &numreplicas);
+        if (replCountAcked(waitOffset(c)) >= numreplicas) unblockClient(c, 1);
+    }
+}
+
+/* Before sleeping: WAITs blocked in this turn ask the replicas for an ACK, once. */
+static void replBeforeSleep(void) {
+    if (!m.get_ack_pending) return;
+    m.get_ack_pending = 0;
+    replRequestAcks();
+}
+
+/* ---------------------------------------------------------------- INFO, ROLE */
+
+static void replicaAddr(replicaLink *r, char *ip, size_t len) {
+    if (r->announced_ip[0]) {
+        snprintf(ip, len, "%s", r->announced_ip);
+        return;
+    }
+    snprintf(ip, len, "%s", r->c->addr);
+    char *colon = strrchr(ip, ':');
+    if (colon) *colon = '\0';
+}
+
+sds replMasterInfo(sds info) {
+    static const char *states[] = {"wait_bgsave", "wait_bgsave", "send_bulk", "online"};
+    info = sdscatprintf(info, "connected_slaves:%lu\r\n", listLength(m.replicas));
+    int i = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(m.replicas, &li);
+    while ((ln = listNext(&li))) {
+        replicaLink *r = listNodeValue(ln);
+        char ip[NET_ADDR_STR_LEN];
+        replicaAddr(r, ip, sizeof(ip));
+        info = sdscatprintf(info, "slave%d:ip=%s,port=%d,state=%s,offset=%lld,lag=%lld\r\n", i++, ip,
+                            r->listening_port, states[r->state], r->ack_off,
+                            (long long)(server.unixtime - r->ack_time));
+    }
+    return sdscatprintf(info,
+                        "master_failover_state:no-failover\r\nmaster_replid:%s\r\nmaster_replid2:%s\r\n"
+                        "master_repl_offset:%lld\r\nsecond_repl_offset:%lld\r\nrepl_backlog_active:%d\r\n"
+                        "repl_backlog_size:%lld\r\nrepl_backlog_first_byte_offset:%lld\r\nrepl_backlog_histlen:%lld\r\n",
+                        replId.replid, replId.replid2, replId.offset, replId.second_offset, m.backlog != NULL,
+                        server.repl_backlog_size, m.backlog ? m.backlog_off : 0, m.backlog ? m.backlog_histlen : 0);
+}
+
+sds replInfo(sds info) {
+    info = sdscatprintf(info, "# Replication\r\nrole:%s\r\n", server.masterhost_set ? "slave" : "master");
+    info = replicaInfo(info);
+    return replMasterInfo(info);
+}
+
+long long replStatSyncFull(void) { return m.sync_full; }
+long long replStatSyncPartialOk(void) { return m.sync_partial_ok; }
+long long replStatSyncPartialErr(void) { return m.sync_partial_err; }
+
+void roleCommand(client *c) {
+    if (server.masterhost_set) {
+        replicaRole(c);
+        return;
+    }
+    addReplyArrayLen(c, 3);
+    addReplyBulkCString(c, "master");
+    addReplyLongLong(c, replId.offset);
+    void *len = addReplyDeferredLen(c);
+    long n = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(m.replicas, &li);
+    while ((ln = listNext(&li))) {
+        replicaLink *r = listNodeValue(ln);
+        if (r->state != R_ONLINE) continue;
+        char ip[NET_ADDR_STR_LEN];
+        replicaAddr(r, ip, sizeof(ip));
+        addReplyArrayLen(c, 3);
+        addReplyBulkCString(c, ip);
+        addReplyBulkLongLong(c, r->listening_port);
+        addReplyBulkLongLong(c, r->ack_off);
+        n++;
+    }
+    setDeferredArrayLen(c, len, n);
+}
+
+/* ------------------------------------------------------------------ wiring */
+
+/* What a snapshot records of our place in the stream (as Redis's rdbPopulateSaveInfo). */
+static int fillReplInfo(rdbReplInfo *rsi) {
+    if (!server.masterhost_set) {
+        if (!m.backlog) return 0;
+        rsi->stream_db = m.seldb == -1 ? 0 : m.seldb;
+    } else if ((rsi->stream_db = replicaStreamDb()) < 0) {
+        return 0;
+    }
+    memcpy(rsi->replid, replId.replid, sizeof(rsi->replid));
+    rsi->offset = replId.offset;
+    return 1;
+}
+
+static void replCron(void) {
+    replMasterCron();
+    replicaCron();
+}
+
+void replInit(void) {
+    m.replicas = listCreate();
+    m.waiting = listCreate();
+    replChangeId();
+    replClearId2();
+    m.no_replicas_since = time(NULL);
+    propagateSubscribe(replStreamSubscriber);
+    serverAddCronTask(replCron);
+    serverAddBeforeSleepTask(replBeforeSleep);
+    serverAddClientTeardown(replMasterClientTeardown);
+    rdbSetReplInfoHooks(fillReplInfo, replicaLoadedReplInfo);
+    replicaInit();
+}
+
+void replStart(void) { replicaStart(); }

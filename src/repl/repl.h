@@ -1,0 +1,21 @@
+/* repl: replication as Redis 7.0 does it. The master side subscribes to the
+ * command stream (server/propagate.h) and feeds replicas and the backlog;
+ * the replica side connects to a master, loads its RDB and applies its
+ * stream. main.c calls replInit() at start-up. */
+#ifndef REPL_REPL_H
+#define REPL_REPL_H
+
+#include "server/server.h"
+
+/* Wires the stream subscription, cron, client teardown and the replicaof directive. */
+void replInit(void);
+/* After the config is read and the dataset loaded: starts the link when replicaof was set. */
+void replStart(void);
+/* INFO "# Replication". */
+sds replInfo(sds info);
+/* INFO stats: full resyncs served, partial resyncs accepted and refused. */
+long long replStatSyncFull(void);
+long long replStatSyncPartialOk(void);
+long long replStatSyncPartialErr(void);
+
+#endif

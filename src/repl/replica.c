@@ -1,0 +1,711 @@
+/* replica: the replica side of replication (REPLICAOF host port). It connects
+ * to the master, runs the handshake (PING, AUTH, REPLCONF listening-port and
+ * capa, PSYNC), receives and loads the RDB of a full resync, then applies the
+ * master's stream through a client flagged CLIENT_MASTER (never answered),
+ * counting the offset per applied command so that a dropped link continues
+ * with PSYNC where it stopped. The stream received is passed on, as applied,
+ * to our own replicas and backlog (master.c). */
+#include "repl/internal.h"
+#include "repl/repl.h"
+#include "commands/cmdargs.h"
+#include "core/anet.h"
+#include "core/numparse.h"
+#include "core/zmalloc.h"
+#include "persist/persist.h"
+#include "server/client.h"
+#include "server/config.h"
+#include "server/db.h"
+#include "server/reply.h"
+#include "server/resp_parse.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* Link states, named as ROLE shows them. */
+enum { RS_CONNECT, RS_CONNECTING, RS_PSYNC_REPLY, RS_TRANSFER, RS_CONNECTED };
+
+#define HANDSHAKE_TIMEOUT_MS 5000
+
+static struct {
+    char *host;
+    int port;
+    int state;
+    int fd;                 /* the link before it becomes the master client's */
+    sds line;               /* a reply line being read */
+    /* Transfer of the RDB. */
+    int tmpfd;
+    char tmpfile[64];
+    long long size, read;   /* size -1: not known yet ("$EOF:" mark, or the header unread) */
+    int usemark;
+    char eofmark[40];
+    char lastbytes[40];
+    time_t lastio;
+    char new_replid[REPL_ID_LEN + 1];
+    long long new_offset;
+    /* The master client and what survives it for PSYNC. */
+    client *master;
+    sds pending;            /* bytes received, not yet a complete command */
+    int cached;             /* cached_replid/offset say where to continue */
+    char cached_replid[REPL_ID_LEN + 1];
+    long long cached_offset;
+    int cached_db;
+    time_t down_since;
+    int ever_up;
+    time_t last_ack;
+    int have_loaded_rsi;    /* the last RDB loaded said where it stands in a master's stream */
+    rdbReplInfo loaded_rsi;
+} rp = {.fd = -1, .tmpfd = -1};
+
+int replicaLinkEstablished(void) { return rp.state == RS_CONNECTED; }
+
+static void setLinkUp(int up) {
+    server.repl_link_up = up;
+    if (!up) rp.down_since = server.unixtime;
+    else rp.ever_up = 1;
+}
+
+/* Ends the handshake or transfer in progress (not an established link). */
+static void cancelHandshake(void) {
+    if (rp.fd != -1) {
+        aeDeleteFileEvent(server.el, rp.fd, AE_READABLE | AE_WRITABLE);
+        close(rp.fd);
+        rp.fd = -1;
+    }
+    if (rp.tmpfd != -1) {
+        close(rp.tmpfd);
+        unlink(rp.tmpfile);
+        rp.tmpfd = -1;
+    }
+    sdsfree(rp.line);
+    rp.line = NULL;
+    if (rp.state != RS_CONNECTED) rp.state = RS_CONNECT;
+}
+
+/* -------------------------------------------------------- synchronous part */
+
+/* The handshake's replies come at once; the loop waits for them a moment,
+ * as Redis's early replicas did, but never for the snapshot. */
+static int syncReadLine(int fd, char *buf, size_t size) {
+    size_t n = 0;
+    while (n + 1 < size) {
+        struct pollfd pfd = {.fd = fd, .events = POLLIN};
+        if (poll(&pfd, 1, HANDSHAKE_TIMEOUT_MS) <= 0) return -1;
+        char ch;
+        ssize_t r = read(fd, &ch, 1);
+        if (r == -1 && errno == EAGAIN) continue;
+        if (r <= 0) return -1;
+        if (ch == '\n') break;
+        buf[n++] = ch;
+    }
+    if (n && buf[n - 1] == '\r') n--;
+    buf[n] = '\0';
+    return (int)n;
+}
+
+static int sendCommand(int fd, int argc, const char **argv) {
+    sds s = sdscatprintf(sdsempty(), "*%d\r\n", argc);
+    for (int j = 0; j < argc; j++) s = sdscatprintf(s, "$%zu\r\n%s\r\n", strlen(argv[j]), argv[j]);
+    size_t off = 0;
+    while (off < sdslen(s)) {
+        ssize_t n = write(fd, s + off, sdslen(s) - off);
+        if (n == -1 && errno == EAGAIN) {
+            struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+            if (poll(&pfd, 1, HANDSHAKE_TIMEOUT_MS) <= 0) break;
+            continue;
+        }
+        if (n <= 0) break;
+        off += n;
+    }
+    int ok = off == sdslen(s);
+    sdsfree(s);
+    return ok ? C_OK : C_ERR;
+}
+
+static int askOk(int fd, int argc, const char **argv, char *reply, size_t size) {
+    if (sendCommand(fd, argc, argv) != C_OK || syncReadLine(fd, reply, size) < 0) return C_ERR;
+    return C_OK;
+}
+
+static void readPsyncReply(aeEventLoop *el, int fd, void *privdata, int mask);
+
+static void handshake(aeEventLoop *el, int fd, void *privdata, int mask) {
+    (void)el, (void)privdata, (void)mask;
+    char reply[256];
+    aeDeleteFileEvent(server.el, fd, AE_WRITABLE);
+    int err = 0;
+    socklen_t errlen = sizeof(err);
+    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &errlen) == -1 || err) {
+        serverLog(LL_WARNING, "Error condition on socket for SYNC: %s", strerror(err ? err : errno));
+        cancelHandshake();
+        return;
+    }
+    serverLog(LL_NOTICE, "Non blocking connect for SYNC fired the event.");
+    const char *ping[] = {"PING"};
+    if (askOk(fd, 1, ping, reply, sizeof(reply)) != C_OK ||
+        (reply[0] == '-' && strncmp(reply, "-NOAUTH", 7) && strncmp(reply, "-NOPERM", 7) &&
+         strncmp(reply, "-ERR operation not permitted", 28))) {
+        serverLog(LL_WARNING, "Error reply to PING from master: '%s'", reply);
+        cancelHandshake();
+        return;
+    }
+    serverLog(LL_NOTICE, "Master replied to PING, replication can continue...");
+    if (server.masterauth) {
+        const char *auth[3] = {"AUTH", server.masteruser ? server.masteruser : server.masterauth, server.masterauth};
+        int argc = server.masteruser ? 3 : 2;
+        if (!server.masteruser) auth[1] = server.masterauth;
+        if (askOk(fd, argc, auth, reply, sizeof(reply)) != C_OK || reply[0] == '-') {
+            serverLog(LL_WARNING, "Unable to AUTH to MASTER: %s", reply);
+            cancelHandshake();
+            return;
+        }
+    }
+    char port[16];
+    snprintf(port, sizeof(port), "%d", server.port);
+    const char *lp[] = {"REPLCONF", "listening-port", port};
+    if (askOk(fd, 3, lp, reply, sizeof(reply)) != C_OK) {
+        cancelHandshake();
+        return;
+    }
+    if (reply[0] == '-')
+        serverLog(LL_NOTICE, "(Non critical) Master does not understand REPLCONF listening-port: %s", reply);
+    const char *capa[] = {"REPLCONF", "capa", "eof", "capa", "psync2"};
+    if (askOk(fd, 5, capa, reply, sizeof(reply)) != C_OK) {
+        cancelHandshake();
+        return;
+    }
+    if (reply[0] == '-') serverLog(LL_NOTICE, "(Non critical) Master does not understand REPLCONF capa: %s", reply);
+    char offset[32] = "-1";
+    const char *psync[] = {"PSYNC", "?", offset};
+    if (rp.cached) {
+        psync[1] = rp.cached_replid;
+        snprintf(offset, sizeof(offset), "%lld", rp.cached_offset + 1);
+        serverLog(LL_NOTICE, "Trying a partial resynchronization (request %s:%s).", rp.cached_replid, offset);
+    } else {
+        serverLog(LL_NOTICE, "Partial resynchronization not possible (no cached master)");
+    }
+    if (sendCommand(fd, 3, psync) != C_OK) {
+        cancelHandshake();
+        return;
+    }
+    rp.state = RS_PSYNC_REPLY;
+    rp.lastio = server.unixtime;
+    rp.line = sdsempty();
+    if (aeCreateFileEvent(server.el, fd, AE_READABLE, readPsyncReply, NULL) == AE_ERR) cancelHandshake();
+}
+
+static void connectWithMaster(void) {
+    char err[ANET_ERR_LEN];
+    int fd = anetTcpNonBlockConnect(err, rp.host, rp.port);
+    if (fd == -1) {
+        serverLog(LL_WARNING, "Unable to connect to MASTER: %s", err);
+        return;
+    }
+    if (aeCreateFileEvent(server.el, fd, AE_WRITABLE, handshake, NULL) == AE_ERR) {
+        close(fd);
+        return;
+    }
+    rp.fd = fd;
+    rp.state = RS_CONNECTING;
+    rp.lastio = server.unixtime;
+    serverLog(LL_NOTICE, "Connecting to MASTER %s:%d", rp.host, rp.port);
+    serverLog(LL_NOTICE, "MASTER <-> REPLICA sync started");
+}
+
+/* ------------------------------------------------------- the master client */
+
+/* Bytes of the first complete request in buf (0: not complete yet). The
+ * master sends multibulk requests, and bare newlines as keepalives. */
+static size_t completeRequestLen(const char *buf, size_t len) {
+    char err[RESP_ERR_LEN];
+    if (!len) return 0;
+    if (buf[0] != '*') {
+        const char *nl = memchr(buf, '\n', len);
+        return nl ? (size_t)(nl - buf) + 1 : 0;
+    }
+    long long count;
+    size_t used;
+    if (respParseMultibulkHeader(buf, len, 1, &count, &used, err) != RESP_PARSE_OK) return 0;
+    size_t pos = used;
+    for (long long j = 0; j < count; j++) {
+        long long blen;
+        if (respParseBulkHeader(buf + pos, len - pos, 1, -1, &blen, &used, err) != RESP_PARSE_OK) return 0;
+        pos += used;
+        if (len - pos < (size_t)blen + 2) return 0;
+        pos += blen + 2;
+    }
+    return pos;
+}
+
+static void replicaSendAck(void) {
+    if (!rp.master) return;
+    char off[32];
+    int n = ll2string(off, sizeof(off), replId.offset);
+    sds s = sdscatprintf(sdsempty(), "*3\r\n$8\r\nREPLCONF\r\n$3\r\nACK\r\n$%d\r\n%s\r\n", n, off);
+    if (write(rp.master->fd, s, sdslen(s)) == -1) { /* a dead link shows on the next read */
+    }
+    sdsfree(s);
+}
+
+/* Applies each complete command, then counts it: the offset is what was
+ * applied, and that is what our own replicas receive. */
+static void readFromMaster(aeEventLoop *el, int fd, void *privdata, int mask) {
+    (void)el, (void)mask;
+    client *c = privdata;
+    char buf[PROTO_IOBUF_LEN];
+    ssize_t n = read(fd, buf, sizeof(buf));
+    if (n == -1 && (errno == EAGAIN || errno == EINTR)) return;
+    if (n <= 0) {
+        serverLog(LL_NOTICE, "Connection with master lost.");
+        freeClient(c);
+        return;
+    }
+    c->lastinteraction = server.unixtime;
+    c->net_input_bytes += n;
+    server.stat_net_input_bytes += n;
+    rp.pending = sdscatlen(rp.pending, buf, n);
+    size_t pos = 0, len;
+    while ((len = completeRequestLen(rp.pending + pos, sdslen(rp.pending) - pos))) {
+        c->querybuf = sdscatlen(c->querybuf, rp.pending + pos, len);
+        processInputBuffer(c);
+        if (rp.master != c) return; /* freed, or replaced by REPLICAOF it ran */
+        replFeedStream(rp.pending + pos, len); /* counts the offset, feeds our replicas */
+        pos += len;
+    }
+    sdsrange(rp.pending, pos, -1);
+}
+
+static void becomeConnected(int fd, int dbid) {
+    client *c = createClient(fd);
+    if (!c) {
+        close(fd);
+        rp.state = RS_CONNECT;
+        return;
+    }
+    aeDeleteFileEvent(server.el, fd, AE_READABLE);
+    aeCreateFileEvent(server.el, fd, AE_READABLE, readFromMaster, c);
+    c->flags |= CLIENT_MASTER;
+    c->authenticated = 1;
+    selectDb(c, dbid);
+    rp.fd = -1; /* the master client owns it now */
+    rp.master = c;
+    rp.pending = sdsempty();
+    rp.state = RS_CONNECTED;
+    rp.last_ack = 0;
+    replEnsureBacklog();
+    setLinkUp(1);
+    replicaSendAck();
+}
+
+/* ---------------------------------------------------------- the transfer */
+
+static void transferDone(void) {
+    aeDeleteFileEvent(server.el, rp.fd, AE_READABLE);
+    if (rp.usemark) {
+        rp.read -= sizeof(rp.eofmark);
+        if (ftruncate(rp.tmpfd, rp.read) == -1) serverLog(LL_WARNING, "Error truncating the RDB: %s", strerror(errno));
+    }
+    fsync(rp.tmpfd);
+    close(rp.tmpfd);
+    rp.tmpfd = -1;
+    serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Flushing old data");
+    /* Our replicas follow another history now: they resync with us. */
+    replDisconnectReplicas();
+    if (rename(rp.tmpfile, server.dbfilename) == -1) {
+        serverLog(LL_WARNING, "Failed trying to rename the temp DB into %s in MASTER <-> REPLICA synchronization: %s",
+                  server.dbfilename, strerror(errno));
+        cancelHandshake();
+        return;
+    }
+    serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Loading DB in memory");
+    rp.have_loaded_rsi = 0;
+    if (persistDebugReload(0, 1, 0) != C_OK) {
+        serverLog(LL_WARNING, "Failed trying to load the MASTER synchronization DB from disk");
+        cancelHandshake();
+        return;
+    }
+    memcpy(replId.replid, rp.new_replid, sizeof(replId.replid));
+    replId.offset = rp.new_offset;
+    replClearId2();
+    replFreeBacklog(); /* a new history: the old one cannot be continued from us */
+    rp.cached = 0;
+    sdsfree(rp.line);
+    rp.line = NULL;
+    /* The stream goes on in the db the master's snapshot names (a master
+     * that is itself a replica emits no SELECT of its own). */
+    int dbid = rp.have_loaded_rsi ? rp.loaded_rsi.stream_db : 0;
+    becomeConnected(rp.fd, dbid >= 0 && dbid < server.dbnum ? dbid : 0);
+    serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Finished with success");
+}
+
+/* Reads one line into rp.line; 1 when it is complete (without CRLF). */
+static int readLine(int fd) {
+    char ch;
+    for (;;) {
+        ssize_t n = read(fd, &ch, 1);
+        if (n == -1 && (errno == EAGAIN || errno == EINTR)) return 0;
+        if (n <= 0) return -1;
+        rp.lastio = server.unixtime;
+        if (ch == '\n') break;
+        rp.line = sdscatlen(rp.line, &ch, 1);
+    }
+    if (sdslen(rp.line) && rp.line[sdslen(rp.line) - 1] == '\r') sdsrange(rp.line, 0, -2);
+    return 1;
+}
+
+static void readSyncBulkPayload(aeEventLoop *el, int fd, void *privdata, int mask) {
+    (void)el, (void)privdata, (void)mask;
+    if (rp.size == -1 && !rp.usemark) {
+        int r = readLine(fd);
+        if (r == 0) return;
+        if (r < 0) {
+            serverLog(LL_WARNING, "I/O error reading bulk count from MASTER");
+            cancelHandshake();
+            return;
+        }
+        if (sdslen(rp.line) == 0) return; /* a keepalive newline while the master saves */
+        if (rp.line[0] != '$') {
+            serverLog(LL_WARNING, "Bad protocol from MASTER, the first byte is not '$': %s", rp.line);
+            cancelHandshake();
+            return;
+        }
+        if (!strncmp(rp.line + 1, "EOF:", 4) && sdslen(rp.line) >= 5 + sizeof(rp.eofmark)) {
+            rp.usemark = 1;
+            memcpy(rp.eofmark, rp.line + 5, sizeof(rp.eofmark));
+            memset(rp.lastbytes, 0, sizeof(rp.lastbytes));
+            serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF to disk");
+        } else {
+            rp.size = strtoll(rp.line + 1, NULL, 10);
+            serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: receiving %lld bytes from master to disk", rp.size);
+        }
+        sdsclear(rp.line);
+        return;
+    }
+    char buf[PROTO_IOBUF_LEN];
+    size_t want = sizeof(buf);
+    if (!rp.usemark && (long long)want > rp.size - rp.read) want = rp.size - rp.read;
+    ssize_t n = want ? read(fd, buf, want) : 0;
+    if (n == -1 && (errno == EAGAIN || errno == EINTR)) return;
+    if (want && n <= 0) {
+        serverLog(LL_WARNING, "I/O error trying to sync with MASTER: %s", n ? strerror(errno) : "connection lost");
+        cancelHandshake();
+        return;
+    }
+    server.stat_net_input_bytes += n;
+    rp.lastio = server.unixtime;
+    if (write(rp.tmpfd, buf, n) != n) {
+        serverLog(LL_WARNING, "Write error or short write writing to the DB dump file needed for MASTER <-> REPLICA synchronization: %s", strerror(errno));
+        cancelHandshake();
+        return;
+    }
+    rp.read += n;
+    if (rp.usemark) {
+        /* The last 40 bytes seen so far, to spot the mark. */
+        if ((size_t)n >= sizeof(rp.lastbytes)) {
+            memcpy(rp.lastbytes, buf + n - sizeof(rp.lastbytes), sizeof(rp.lastbytes));
+        } else {
+            memmove(rp.lastbytes, rp.lastbytes + n, sizeof(rp.lastbytes) - n);
+            memcpy(rp.lastbytes + sizeof(rp.lastbytes) - n, buf, n);
+        }
+        if (rp.read >= (long long)sizeof(rp.eofmark) && !memcmp(rp.lastbytes, rp.eofmark, sizeof(rp.eofmark)))
+            transferDone();
+    } else if (rp.read == rp.size) {
+        transferDone();
+    }
+}
+
+static void continueWith(const char *newid) {
+    aeDeleteFileEvent(server.el, rp.fd, AE_READABLE);
+    if (newid && strlen(newid) == REPL_ID_LEN && strcmp(newid, rp.cached_replid)) {
+        /* The master switched history: ours is the secondary one now. */
+        memcpy(replId.replid2, rp.cached_replid, sizeof(replId.replid2));
+        replId.second_offset = rp.cached_offset + 1;
+        memcpy(replId.replid, newid, sizeof(replId.replid));
+        replDisconnectReplicas();
+    } else {
+        memcpy(replId.replid, rp.cached_replid, sizeof(replId.replid));
+    }
+    replId.offset = rp.cached_offset;
+    rp.cached = 0;
+    sdsfree(rp.line);
+    rp.line = NULL;
+    serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization.");
+    becomeConnected(rp.fd, rp.cached_db);
+}
+
+static void readPsyncReply(aeEventLoop *el, int fd, void *privdata, int mask) {
+    (void)el, (void)privdata, (void)mask;
+    int r = readLine(fd);
+    if (r == 0) return;
+    if (r < 0) {
+        serverLog(LL_WARNING, "Master closed the connection during PSYNC");
+        cancelHandshake();
+        return;
+    }
+    if (sdslen(rp.line) == 0) return; /* keepalive */
+    if (!strncmp(rp.line, "+FULLRESYNC", 11)) {
+        char id[REPL_ID_LEN + 1] = "";
+        long long off = 0;
+        if (sscanf(rp.line, "+FULLRESYNC %40s %lld", id, &off) != 2 || strlen(id) != REPL_ID_LEN) {
+            serverLog(LL_WARNING, "Master replied with wrong +FULLRESYNC syntax.");
+            cancelHandshake();
+            return;
+        }
+        memcpy(rp.new_replid, id, sizeof(rp.new_replid));
+        rp.new_offset = off;
+        serverLog(LL_NOTICE, "Full resync from master: %s:%lld", id, off);
+        rp.cached = 0;
+        snprintf(rp.tmpfile, sizeof(rp.tmpfile), "temp-%d.%ld.rdb", (int)getpid(), (long)server.unixtime);
+        rp.tmpfd = open(rp.tmpfile, O_CREAT | O_WRONLY | O_EXCL | O_TRUNC, 0644);
+        if (rp.tmpfd == -1) {
+            serverLog(LL_WARNING, "Opening the temp file needed for MASTER <-> REPLICA synchronization: %s",
+                      strerror(errno));
+            cancelHandshake();
+            return;
+        }
+        rp.size = -1;
+        rp.read = 0;
+        rp.usemark = 0;
+        sdsclear(rp.line);
+        rp.state = RS_TRANSFER;
+        aeDeleteFileEvent(server.el, fd, AE_READABLE);
+        aeCreateFileEvent(server.el, fd, AE_READABLE, readSyncBulkPayload, NULL);
+        return;
+    }
+    if (!strncmp(rp.line, "+CONTINUE", 9)) {
+        const char *id = sdslen(rp.line) > 10 ? rp.line + 10 : NULL;
+        continueWith(id);
+        return;
+    }
+    serverLog(LL_WARNING, "Unexpected reply to PSYNC from master: %s", rp.line);
+    cancelHandshake();
+}
+
+/* ------------------------------------------------------------ link changes */
+
+void replicaClientTeardown(client *c) {
+    if (c != rp.master) return;
+    /* Keep where we are, to continue with PSYNC. */
+    rp.cached = 1;
+    memcpy(rp.cached_replid, replId.replid, sizeof(rp.cached_replid));
+    rp.cached_offset = replId.offset;
+    rp.cached_db = c->db->id;
+    rp.master = NULL;
+    sdsfree(rp.pending);
+    rp.pending = NULL;
+    rp.state = RS_CONNECT;
+    setLinkUp(0);
+}
+
+static void setMaster(const char *host, int port) {
+    int was_master = !server.masterhost_set;
+    if (rp.master) freeClient(rp.master);
+    cancelHandshake();
+    zfree(rp.host);
+    rp.host = zstrdup(host);
+    rp.port = port;
+    server.masterhost_set = 1;
+    setLinkUp(0);
+    rp.down_since = 0;
+    /* Our replicas learn of the change by resyncing with us. */
+    replDisconnectReplicas();
+    if (was_master) {
+        /* The new master may continue our own history (a demoted master). */
+        rp.cached = 1;
+        memcpy(rp.cached_replid, replId.replid, sizeof(rp.cached_replid));
+        rp.cached_offset = replId.offset;
+        rp.cached_db = 0;
+    }
+    rp.state = RS_CONNECT;
+    connectWithMaster();
+}
+
+static void unsetMaster(void) {
+    if (rp.master) freeClient(rp.master);
+    cancelHandshake();
+    zfree(rp.host);
+    rp.host = NULL;
+    rp.cached = 0;
+    server.masterhost_set = 0;
+    setLinkUp(0);
+    /* Our history goes on under a new ID; replicas of the old one may continue it. */
+    replShiftId();
+    replDisconnectReplicas();
+    replForceSelect();
+}
+
+/* REPLICAOF / SLAVEOF host port | NO ONE */
+void replicaofCommand(client *c) {
+    if (!strcasecmp(c->argv[1]->ptr, "no") && !strcasecmp(c->argv[2]->ptr, "one")) {
+        if (server.masterhost_set) {
+            unsetMaster();
+            sds ci = catClientInfoString(sdsempty(), c);
+            serverLog(LL_NOTICE, "MASTER MODE enabled (user request from '%s')", ci);
+            sdsfree(ci);
+        }
+        addReply(c, shared.ok);
+        return;
+    }
+    if (c->flags & CLIENT_SLAVE) {
+        addReplyError(c, "Command is not valid when client is a replica.");
+        return;
+    }
+    long port;
+    if (getRangeLongFromObjectOrReply(c, c->argv[2], 0, 65535, &port, "Invalid master port") != C_OK) return;
+    if (server.masterhost_set && !strcasecmp(rp.host, c->argv[1]->ptr) && rp.port == port) {
+        serverLog(LL_NOTICE, "REPLICAOF would result into synchronization with the master we are already connected "
+                             "with. No operation performed.");
+        addReplyStatus(c, "OK Already connected to specified master");
+        return;
+    }
+    setMaster(c->argv[1]->ptr, (int)port);
+    sds ci = catClientInfoString(sdsempty(), c);
+    serverLog(LL_NOTICE, "REPLICAOF %s:%d enabled (user request from '%s')", rp.host, rp.port, ci);
+    sdsfree(ci);
+    addReply(c, shared.ok);
+}
+
+/* ------------------------------------------------------------- cron, INFO */
+
+void replicaCron(void) {
+    if (!server.masterhost_set) return;
+    static time_t last_attempt;
+    if (rp.state == RS_CONNECT) {
+        if (server.unixtime != last_attempt) {
+            last_attempt = server.unixtime;
+            connectWithMaster();
+        }
+        return;
+    }
+    if (rp.state != RS_CONNECTED) {
+        if (server.unixtime - rp.lastio > server.repl_timeout) {
+            serverLog(LL_WARNING, "Timeout connecting to the MASTER...");
+            cancelHandshake();
+        }
+        return;
+    }
+    if (server.unixtime - rp.master->lastinteraction > server.repl_timeout) {
+        serverLog(LL_WARNING, "MASTER timeout: no data nor PING received...");
+        freeClient(rp.master);
+        return;
+    }
+    if (server.unixtime != rp.last_ack) {
+        rp.last_ack = server.unixtime;
+        replicaSendAck();
+    }
+}
+
+void replicaAnswerGetack(void) { replicaSendAck(); }
+
+static long long configInt(const char *name, long long deflt) {
+    sds v = configGetValue(name);
+    long long n = deflt;
+    if (v) {
+        n = strtoll(v, NULL, 10);
+        if (!strcmp(v, "yes")) n = 1;
+        else if (!strcmp(v, "no")) n = 0;
+        sdsfree(v);
+    }
+    return n;
+}
+
+sds replicaInfo(sds info) {
+    if (!server.masterhost_set) return info;
+    long long off = rp.master ? replId.offset : rp.cached ? rp.cached_offset : 1;
+    info = sdscatprintf(info,
+                        "master_host:%s\r\nmaster_port:%d\r\nmaster_link_status:%s\r\nmaster_last_io_seconds_ago:%d\r\n"
+                        "master_sync_in_progress:%d\r\nslave_read_repl_offset:%lld\r\nslave_repl_offset:%lld\r\n",
+                        rp.host, rp.port, rp.state == RS_CONNECTED ? "up" : "down",
+                        rp.master ? (int)(server.unixtime - rp.master->lastinteraction) : -1, rp.state == RS_TRANSFER,
+                        off, off);
+    if (rp.state == RS_TRANSFER) {
+        long long size = rp.size < 0 ? 0 : rp.size;
+        info = sdscatprintf(info,
+                            "master_sync_total_bytes:%lld\r\nmaster_sync_read_bytes:%lld\r\nmaster_sync_left_bytes:%lld\r\n"
+                            "master_sync_perc:%.2f\r\nmaster_sync_last_io_seconds_ago:%d\r\n",
+                            size, rp.read, size - rp.read, size ? (double)rp.read / size * 100 : 0.0,
+                            (int)(server.unixtime - rp.lastio));
+    }
+    if (rp.state != RS_CONNECTED)
+        info = sdscatprintf(info, "master_link_down_since_seconds:%lld\r\n",
+                            rp.down_since ? (long long)(server.unixtime - rp.down_since) : -1LL);
+    return sdscatprintf(info, "slave_priority:%lld\r\nslave_read_only:%d\r\nreplica_announced:%lld\r\n",
+                        configInt("replica-priority", 100), server.repl_slave_ro, configInt("replica-announced", 1));
+}
+
+void replicaRole(client *c) {
+    static const char *states[] = {"connect", "connecting", "handshake", "sync", "connected"};
+    addReplyArrayLen(c, 5);
+    addReplyBulkCString(c, "slave");
+    addReplyBulkCString(c, rp.host);
+    addReplyLongLong(c, rp.port);
+    addReplyBulkCString(c, states[rp.state]);
+    addReplyLongLong(c, rp.master ? replId.offset : -1);
+}
+
+/* ------------------------------------------------------- replicaof directive */
+
+static int setReplicaofDirective(sds *argv, int argc, int from_file, const char **err) {
+    (void)from_file;
+    if (argc == 0 || (argc == 1 && !argv[0][0])) return 1; /* the empty default */
+    if (argc != 2) {
+        *err = "wrong number of arguments";
+        return 0;
+    }
+    if (!strcasecmp(argv[0], "no") && !strcasecmp(argv[1], "one")) {
+        zfree(rp.host);
+        rp.host = NULL;
+        server.masterhost_set = 0;
+        return 1;
+    }
+    char *end;
+    long port = strtol(argv[1], &end, 10);
+    if (*end || port < 0 || port > 65535) {
+        *err = "Invalid master port";
+        return 0;
+    }
+    zfree(rp.host);
+    rp.host = zstrdup(argv[0]);
+    rp.port = (int)port;
+    server.masterhost_set = 1;
+    return 1;
+}
+
+static sds getReplicaofDirective(void) {
+    if (!server.masterhost_set) return sdsempty();
+    return sdscatprintf(sdsempty(), "%s %d", rp.host, rp.port);
+}
+
+void replicaInit(void) { configSetSpecialHandlers("replicaof", setReplicaofDirective, getReplicaofDirective); }
+
+int replicaStreamDb(void) { return rp.master ? rp.master->db->id : rp.cached ? rp.cached_db : -1; }
+
+void replicaLoadedReplInfo(const rdbReplInfo *rsi) {
+    rp.loaded_rsi = *rsi;
+    rp.have_loaded_rsi = 1;
+}
+
+void replicaStart(void) {
+    if (!server.masterhost_set) return;
+    if (rp.have_loaded_rsi) {
+        /* Our data is the master's stream up to this offset: continue from there. */
+        memcpy(replId.replid, rp.loaded_rsi.replid, sizeof(replId.replid));
+        replId.offset = rp.loaded_rsi.offset;
+        rp.cached = 1;
+        memcpy(rp.cached_replid, replId.replid, sizeof(rp.cached_replid));
+        rp.cached_offset = replId.offset;
+        rp.cached_db = rp.loaded_rsi.stream_db >= 0 && rp.loaded_rsi.stream_db < server.dbnum ? rp.loaded_rsi.stream_db : 0;
+        serverLog(LL_NOTICE, "Before turning into a replica, using my own master parameters to synthesize a cached "
+                             "master: I may be able to synchronize with the new master with just a partial transfer.");
+    }
+    /* Whatever was loaded from disk is our history so far, from offset 0. */
+    rp.state = RS_CONNECT;
+    setLinkUp(0);
+    rp.down_since = 0;
+}

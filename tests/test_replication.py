@@ -1,0 +1,559 @@
+"""Replication as Redis 7.0 does it (issue 14): the master side (SYNC/PSYNC,
+the RDB of a full resync, the command stream with SELECT, REPLCONF, the
+backlog, INFO replication, ROLE, CLIENT LIST), the replica side (REPLICAOF,
+the handshake, applying the stream, read-only replicas, expiry as 7.0),
+PSYNC partial resync and WAIT. Interoperability runs both ways with Debian's
+redis-server 7.0.15 (support.REF_SERVER); under REFERENCE=1 every server is
+the reference, so the tests of Redis behaviour check themselves.
+"""
+import os
+import re
+import socket
+import subprocess
+import time
+
+import pytest
+
+from support import REF_SERVER, SERVER
+
+# The reference would delay a full sync by repl-diskless-sync-delay (5 s):
+# both kinds of master save to disk here.
+MASTER_ARGS = ("--repl-diskless-sync", "no")
+
+
+def wait_for(cond, timeout=10, what="condition"):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        v = cond()
+        if v:
+            return v
+        time.sleep(0.05)
+    raise AssertionError("timed out waiting for " + what)
+
+
+def raw_info(client, section):
+    client.set_response_callback("INFO", lambda resp, **kw: resp)
+    return client.execute_command("INFO", section)
+
+
+def info(client, section="replication"):
+    raw = raw_info(client, section)
+    if isinstance(raw, bytes):
+        raw = raw.decode()
+    out = {}
+    for line in raw.split("\r\n"):
+        if ":" in line and not line.startswith("#"):
+            k, v = line.split(":", 1)
+            out[k] = v
+    return out
+
+
+def info_keys(client, section="replication"):
+    raw = raw_info(client, section)
+    raw = raw.decode() if isinstance(raw, bytes) else raw
+    return [line.split(":", 1)[0] for line in raw.split("\r\n") if ":" in line]
+
+
+def link_up(replica):
+    return info(replica).get("master_link_status") == "up"
+
+
+def start_pair(server_factory, master_bin=None, replica_bin=None, replica_args=(), master_args=MASTER_ARGS):
+    master = server_factory(*master_args, binary=master_bin)
+    replica = server_factory(*replica_args, binary=replica_bin)
+    m, r = master.client(), replica.client()
+    return master, replica, m, r
+
+
+def attach(r, master):
+    r.execute_command("REPLICAOF", master.host, master.port)
+    wait_for(lambda: link_up(r), what="master_link_status:up")
+
+
+def caught_up(m, r):
+    """The replica applied everything the master produced so far."""
+    target = int(info(m)["master_repl_offset"])
+    wait_for(lambda: int(info(r)["slave_repl_offset"]) >= target, what="replica offset %d" % target)
+
+
+def fill(m):
+    """Every type, TTLs, several dbs, a stream with a consumer group, a function."""
+    m.set("str", "hello")
+    m.set("int", 12345)
+    m.set("ttl", "v", ex=1000)
+    m.rpush("list", *[b"e%d" % i for i in range(50)])
+    m.rpush("biglist", *[b"x" * 100 for _ in range(300)])
+    m.hset("hash", mapping={"f%d" % i: "v%d" % i for i in range(10)})
+    m.hset("bighash", mapping={"f%d" % i: "v" * 80 for i in range(600)})
+    m.sadd("intset", *range(20))
+    m.sadd("set", *["m%d" % i for i in range(20)])
+    m.zadd("zset", {"a": 1, "b": 2.5, "c": -3})
+    m.zadd("bigzset", {"m%d" % i: i for i in range(200)})
+    for i in range(5):
+        m.xadd("stream", {"f": i}, id="1-%d" % (i + 1))
+    m.xgroup_create("stream", "grp", id="0")
+    m.xreadgroup("grp", "alice", {"stream": ">"}, count=2)
+    m.pexpire("hash", 500000)
+    m.execute_command("SELECT", 3)  # the connection pool keeps this client on db 3
+    m.set("in-db-3", "x")
+    m.execute_command("SELECT", 0)
+    m.execute_command("FUNCTION", "LOAD", "#!lua name=lib\nredis.register_function('f', function() return 1 end)")
+
+
+def live_load(m):
+    """A mixed write load, each command of a kind whose replay differs from the call."""
+    p = m.pipeline(transaction=True)
+    p.incr("counter")
+    p.lpush("list", "head")
+    p.execute()
+    m.eval("redis.call('set', KEYS[1], ARGV[1]); redis.call('incrbyfloat', KEYS[2], '1.5')", 2, "ek", "fl", "val")
+    m.incrbyfloat("fl", "2.25")
+    m.spop("set")
+    m.xadd("stream", {"new": "1"})
+    m.expire("str", 5000)
+    m.execute_command("SELECT", 5)
+    m.set("in-db-5", "y")
+    m.execute_command("SELECT", 0)
+    m.delete("int")
+    m.hset("hash", "nf", "nv")
+    m.zincrby("zset", 2, "a")
+
+
+def snapshot(c):
+    """The dataset, logically: per db, per key, type, value and whether it expires."""
+    out = {}
+    for db in range(16):
+        c.execute_command("SELECT", db)
+        for key in c.keys("*"):
+            t = c.type(key).decode()
+            if t == "string":
+                v = c.get(key)
+            elif t == "list":
+                v = c.lrange(key, 0, -1)
+            elif t == "hash":
+                v = sorted(c.hgetall(key).items())
+            elif t == "set":
+                v = sorted(c.smembers(key))
+            elif t == "zset":
+                v = c.zrange(key, 0, -1, withscores=True)
+            elif t == "stream":
+                groups = [(g["name"], g["last-delivered-id"], g["pending"]) for g in c.xinfo_groups(key)]
+                v = (c.xrange(key), groups)
+            else:
+                v = None
+            out[(db, key)] = (t, v, c.pttl(key) > 0)
+    c.execute_command("SELECT", 0)
+    out["functions"] = sorted(lib[b"library_name"] if isinstance(lib, dict) else lib[1]
+                              for lib in c.execute_command("FUNCTION", "LIST"))
+    return out
+
+
+def read_exact(s, n):
+    buf = b""
+    while len(buf) < n:
+        chunk = s.recv(n - len(buf))
+        assert chunk, "connection closed"
+        buf += chunk
+    return buf
+
+
+def read_line(s):
+    line = b""
+    while not line.endswith(b"\n"):
+        chunk = s.recv(1)
+        assert chunk, "connection closed"
+        line += chunk
+    return line
+
+
+def sync_socket(server, command=b"SYNC\r\n"):
+    """A connection that sent SYNC (as attach_to_replication_stream does) and read the RDB."""
+    s = socket.create_connection((server.host, server.port), timeout=10)
+    s.sendall(command)
+    first = None
+    while True:
+        line = read_line(s)
+        if line == b"\n":
+            continue  # keepalives while the master saves
+        if line.startswith(b"+FULLRESYNC"):
+            first = line
+            continue
+        break
+    assert line.startswith(b"$"), line
+    rdb = read_exact(s, int(line[1:-2]))
+    return s, first, rdb
+
+
+def read_stream(s, expect_len, timeout=5):
+    s.settimeout(timeout)
+    return read_exact(s, expect_len)
+
+
+# ------------------------------------------------------------------ master side
+
+
+def test_sync_sends_rdb_then_the_stream_with_select(server_factory):
+    master = server_factory(*MASTER_ARGS)
+    m = master.client()
+    m.set("before", "1")
+    s, first, rdb = sync_socket(master)
+    assert first is None
+    assert rdb.startswith(b"REDIS0010")
+    m.set("k", "v")
+    m.execute_command("SELECT", 2)
+    m.lpush("l", "a")
+    m.execute_command("SELECT", 0)
+    want = (b"*2\r\n$6\r\nSELECT\r\n$1\r\n0\r\n*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n"
+            b"*2\r\n$6\r\nSELECT\r\n$1\r\n2\r\n*3\r\n$5\r\nLPUSH\r\n$1\r\nl\r\n$1\r\na\r\n")
+    assert read_stream(s, len(want)) == want
+    s.close()
+
+
+def test_psync_answers_fullresync_with_replid_and_offset(server_factory):
+    master = server_factory(*MASTER_ARGS)
+    m = master.client()
+    s, first, rdb = sync_socket(master, b"PSYNC ? -1\r\n")
+    mo = re.match(rb"\+FULLRESYNC ([0-9a-f]{40}) (\d+)\r\n$", first)
+    assert mo, first
+    i = info(m)
+    assert i["master_replid"] == mo.group(1).decode()
+    assert int(mo.group(2)) == int(i["master_repl_offset"])
+    assert i["repl_backlog_active"] == "1"
+    assert i["connected_slaves"] == "1"
+    assert i["slave0"].startswith("ip=127.0.0.1,port=0,state=online,offset=0,lag=")
+    s.close()
+
+
+def test_stream_offsets_and_backlog_follow_writes(server_factory):
+    master = server_factory(*MASTER_ARGS)
+    m = master.client()
+    s, first, rdb = sync_socket(master, b"PSYNC ? -1\r\n")
+    start = int(info(m)["master_repl_offset"])
+    m.set("k", "v")
+    want = b"*2\r\n$6\r\nSELECT\r\n$1\r\n0\r\n*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n"
+    assert read_stream(s, len(want)) == want
+    i = info(m)
+    assert int(i["master_repl_offset"]) == start + len(want)
+    assert int(i["repl_backlog_histlen"]) == int(i["master_repl_offset"])
+    assert i["repl_backlog_first_byte_offset"] == "1"
+    s.close()
+
+
+def test_replconf_options_and_errors(server_factory):
+    master = server_factory(*MASTER_ARGS)
+    m = master.client()
+    assert m.execute_command("REPLCONF", "listening-port", "1234") == b"OK"
+    assert m.execute_command("REPLCONF", "capa", "eof", "capa", "psync2") == b"OK"
+    assert m.execute_command("REPLCONF", "ip-address", "10.0.0.1") == b"OK"
+    with pytest.raises(Exception, match="^Unrecognized REPLCONF option: foo$"):
+        m.execute_command("REPLCONF", "foo", "bar")
+    with pytest.raises(Exception, match="^syntax error$"):
+        m.execute_command("REPLCONF", "listening-port")
+
+
+def test_role_and_info_of_a_master_with_a_replica(server_factory):
+    master, replica, m, r = start_pair(server_factory)
+    attach(r, master)
+    m.set("k", "v")
+    caught_up(m, r)
+
+    def acked():
+        role = m.execute_command("ROLE")
+        return role if role[2] and int(role[2][0][2]) == int(info(m)["master_repl_offset"]) else None
+    role = wait_for(acked, what="ROLE with the replica's ACK")
+    assert role[0] == b"master"
+    assert role[2][0][:2] == [b"127.0.0.1", str(replica.port).encode()]
+    assert info_keys(m) == ["role", "connected_slaves", "slave0", "master_failover_state", "master_replid",
+                            "master_replid2", "master_repl_offset", "second_repl_offset", "repl_backlog_active",
+                            "repl_backlog_size", "repl_backlog_first_byte_offset", "repl_backlog_histlen"]
+    assert re.match(r"ip=127\.0\.0\.1,port=%d,state=online,offset=\d+,lag=\d+$" % replica.port, info(m)["slave0"])
+    replicas = m.execute_command("CLIENT", "LIST", "TYPE", "replica").decode()
+    assert " flags=S " in replicas and "cmd=replconf" in replicas
+    masters = r.execute_command("CLIENT", "LIST", "TYPE", "master").decode()
+    assert " flags=M " in masters
+
+
+def test_info_and_role_of_a_replica(server_factory):
+    master, replica, m, r = start_pair(server_factory)
+    attach(r, master)
+    assert info_keys(r) == ["role", "master_host", "master_port", "master_link_status", "master_last_io_seconds_ago",
+                            "master_sync_in_progress", "slave_read_repl_offset", "slave_repl_offset",
+                            "slave_priority", "slave_read_only", "replica_announced", "connected_slaves",
+                            "master_failover_state", "master_replid", "master_replid2", "master_repl_offset",
+                            "second_repl_offset", "repl_backlog_active", "repl_backlog_size",
+                            "repl_backlog_first_byte_offset", "repl_backlog_histlen"]
+    i = info(r)
+    assert i["role"] == "slave" and i["master_port"] == str(master.port)
+    assert i["master_replid"] == info(m)["master_replid"]
+    role = r.execute_command("ROLE")
+    assert role[:4] == [b"slave", b"127.0.0.1", master.port, b"connected"]
+    assert isinstance(role[4], int)
+
+
+def test_redis_cli_rdb_and_replica(server_factory, tmp_path):
+    master = server_factory(*MASTER_ARGS)
+    m = master.client()
+    fill(m)
+    out = tmp_path / "dump.rdb"
+    res = subprocess.run(["redis-cli", "-p", str(master.port), "--rdb", str(out)], capture_output=True, timeout=30)
+    assert res.returncode == 0, res.stderr
+    assert out.read_bytes().startswith(b"REDIS0010")
+    chk = subprocess.run(["redis-check-rdb", str(out)], capture_output=True, timeout=30)
+    assert chk.returncode == 0 and b"RDB looks OK" in chk.stdout, chk.stdout
+    proc = subprocess.Popen(["redis-cli", "-p", str(master.port), "--replica"], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT)
+    try:
+        wait_for(lambda: info(m)["connected_slaves"] == "1" and "online" in info(m).get("slave0", ""))
+        time.sleep(1)  # a diskless master streams once the first REPLCONF ACK came
+        m.set("seen", "1")
+        time.sleep(1)
+    finally:
+        proc.terminate()
+    text = proc.communicate(timeout=10)[0]
+    # (redis-cli drops what follows an EOF-marked transfer in the same read: the SELECT, on the reference)
+    assert b'"SET","seen","1"\n' in text, text
+
+
+# -------------------------------------------------------------- both directions
+
+PAIRS = [("ours", "ours"), ("ours", "reference"), ("reference", "ours")]
+
+
+def binary(kind):
+    return SERVER if kind == "ours" else REF_SERVER
+
+
+def start_kinds(server_factory, master_kind, replica_kind, master_args=MASTER_ARGS):
+    """A master and a replica of the kinds named (not attached yet)."""
+    if not REF_SERVER and "reference" in (master_kind, replica_kind):
+        pytest.skip("no reference redis-server")
+    master, replica, m, r = start_pair(server_factory, binary(master_kind), binary(replica_kind),
+                                       master_args=master_args)
+    fill(m)
+    return master, replica, m, r
+
+
+@pytest.mark.parametrize("master_kind,replica_kind", PAIRS)
+def test_full_sync_then_live_writes(server_factory, master_kind, replica_kind):
+    master, replica, m, r = start_kinds(server_factory, master_kind, replica_kind)
+    attach(r, master)
+    assert snapshot(r) == snapshot(m)
+    live_load(m)
+    caught_up(m, r)
+    assert snapshot(r) == snapshot(m)
+
+
+@pytest.mark.parametrize("master_kind,replica_kind", PAIRS)
+def test_diskless_full_sync_then_live_writes(server_factory, master_kind, replica_kind):
+    """repl-diskless-sync yes: an EOF-marked RDB from the child's pipe; the stream after the first ACK."""
+    master, replica, m, r = start_kinds(server_factory, master_kind, replica_kind,
+                                        master_args=("--repl-diskless-sync", "yes", "--repl-diskless-sync-delay", "0"))
+    live_load(m)  # before the sync too: the stream during the transfer waits for the ACK
+    attach(r, master)
+    assert snapshot(r) == snapshot(m)
+    live_load(m)
+    caught_up(m, r)
+    assert snapshot(r) == snapshot(m)
+
+
+def test_replica_is_read_only_and_serves_stale_data_as_configured(server_factory):
+    master, replica, m, r = start_pair(server_factory)
+    attach(r, master)
+    with pytest.raises(Exception, match="You can't write against a read only replica.$"):
+        r.set("k", "v")
+    master.stop()
+    wait_for(lambda: not link_up(r), what="link down")
+    assert r.get("k") is None  # stale data served by default
+    r.config_set("replica-serve-stale-data", "no")
+    with pytest.raises(Exception, match="Link with MASTER is down and replica-serve-stale-data is set to 'no'.$"):
+        r.get("k")
+    assert info(r)["role"] == "slave"  # INFO serves stale data (PING does not)
+    i = info(r)
+    assert i["master_link_status"] == "down" and "master_link_down_since_seconds" in i
+
+
+def test_replica_keeps_expired_keys_until_the_masters_del(server_factory):
+    master = server_factory(*MASTER_ARGS, "--enable-debug-command", "yes")
+    replica = server_factory()
+    m, r = master.client(), replica.client()
+    attach(r, master)
+    m.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "0")
+    m.set("k", "v", px=200)
+    caught_up(m, r)
+    assert r.get("k") == b"v"
+    time.sleep(0.3)
+    assert r.get("k") is None  # logically expired: read as missing
+    assert r.dbsize() == 1     # but still there until the master says so
+    assert m.get("k") is None  # the master expires it and propagates DEL
+    caught_up(m, r)
+    assert r.dbsize() == 0
+
+
+def test_replicaof_no_one_keeps_data_and_shifts_replid(server_factory):
+    master, replica, m, r = start_pair(server_factory)
+    attach(r, master)
+    m.set("k", "v")
+    caught_up(m, r)
+    before = info(r)
+    assert r.execute_command("REPLICAOF", "NO", "ONE") == b"OK"
+    after = info(r)
+    assert after["role"] == "master"
+    assert after["master_replid2"] == before["master_replid"]
+    assert after["master_replid"] != before["master_replid"]
+    assert int(after["second_repl_offset"]) == int(before["master_repl_offset"]) + 1
+    assert r.get("k") == b"v"
+    r.set("writable", "1")
+
+
+def test_replicaof_replies(server_factory):
+    master, replica, m, r = start_pair(server_factory)
+    assert r.execute_command("REPLICAOF", "NO", "ONE") == b"OK"
+    with pytest.raises(Exception, match="^Invalid master port$"):
+        r.execute_command("REPLICAOF", "127.0.0.1", "70000")
+    attach(r, master)
+    assert r.execute_command("REPLICAOF", master.host, master.port) == b"OK Already connected to specified master"
+
+
+# ------------------------------------------------------ partial resync and WAIT
+
+
+@pytest.mark.parametrize("master_kind,replica_kind", PAIRS)
+def test_partial_resync_after_a_dropped_link(server_factory, master_kind, replica_kind):
+    master, replica, m, r = start_kinds(server_factory, master_kind, replica_kind)
+    attach(r, master)
+    full = int(info(m, "stats")["sync_full"])
+    m.execute_command("CLIENT", "KILL", "TYPE", "replica")
+    m.set("while-down", "1")
+    m.execute_command("SELECT", 4)
+    m.set("db4", "x")
+    m.execute_command("SELECT", 0)
+    wait_for(lambda: int(info(m, "stats")["sync_partial_ok"]) == 1, what="a partial resync")
+    assert int(info(m, "stats")["sync_full"]) == full
+    wait_for(lambda: link_up(r))
+    caught_up(m, r)
+    assert snapshot(r) == snapshot(m)
+
+
+def test_wait_counts_acknowledgements(server_factory):
+    master, replica, m, r = start_pair(server_factory)
+    assert m.execute_command("WAIT", 1, 100) == 0
+    attach(r, master)
+    m.set("k", "v")
+    assert m.execute_command("WAIT", 1, 5000) == 1
+    assert m.execute_command("WAIT", 2, 300) == 1
+    with pytest.raises(Exception, match="^WAIT cannot be used with replica instances"):
+        r.execute_command("WAIT", 1, 0)
+
+
+def test_min_replicas_to_write(server_factory):
+    master, replica, m, r = start_pair(server_factory)
+    m.config_set("min-replicas-to-write", 1)
+    with pytest.raises(Exception, match="Not enough good replicas to write.$"):
+        m.set("k", "v")
+    attach(r, master)
+    wait_for(lambda: _writes(m), what="writes accepted with a good replica")
+
+
+def _writes(m):
+    try:
+        m.set("k", "v")
+        return True
+    except Exception:
+        return False
+
+
+# ------------------------------------------------------------ ours: the push
+
+
+@pytest.mark.ours
+def test_expiry_push_follows_the_role(server_factory):
+    master, replica, m, r = start_pair(server_factory)
+    assert info(r, "expiry_push")["expiry_push_role"] == "master"
+    attach(r, master)
+    assert info(r, "expiry_push")["expiry_push_role"] == "replica"
+    r.execute_command("REPLICAOF", "NO", "ONE")
+    assert info(r, "expiry_push")["expiry_push_role"] == "master"
+
+
+# ------------------------------------------------------------ chains and auth
+
+
+MIDDLE = pytest.mark.parametrize("middle_kind", ["ours", "reference"], ids=["middle-ours", "middle-reference"])
+
+
+def start_chain(server_factory, middle_kind):
+    """Our master, a replica of it (of the kind named, attached) and our leaf replica (not yet)."""
+    master, middle, m, mid = start_kinds(server_factory, "ours", middle_kind)
+    leaf = server_factory()
+    attach(mid, master)
+    return middle, leaf, m, mid, leaf.client()
+
+
+@MIDDLE
+def test_chained_replica_gets_the_masters_stream(server_factory, middle_kind):
+    middle, leaf, m, mid, lf = start_chain(server_factory, middle_kind)
+    attach(lf, middle)
+    live_load(m)
+    caught_up(m, mid)
+    caught_up(mid, lf)
+    assert snapshot(lf) == snapshot(m)
+    assert info(lf)["master_replid"] == info(m)["master_replid"]
+
+
+def test_masterauth_and_masteruser(server_factory):
+    master = server_factory(*MASTER_ARGS, "--requirepass", "secret")
+    replica = server_factory("--masterauth", "secret")
+    m, r = master.client(password="secret"), replica.client()
+    m.set("k", "v")
+    attach(r, master)
+    assert r.get("k") == b"v"
+    replica2 = server_factory("--masteruser", "default", "--masterauth", "secret")
+    r2 = replica2.client()
+    attach(r2, master)
+    assert r2.get("k") == b"v"
+    replica3 = server_factory("--masterauth", "wrong")
+    r3 = replica3.client()
+    r3.execute_command("REPLICAOF", master.host, master.port)
+    time.sleep(1.5)
+    assert info(r3)["master_link_status"] == "down"
+
+
+@pytest.mark.parametrize("master_kind,replica_kind", PAIRS)
+def test_partial_resync_after_a_replica_restart(server_factory, master_kind, replica_kind):
+    """The replica's RDB keeps the replication ID and offset (aux fields), as 7.0."""
+    master, replica, m, r = start_kinds(server_factory, master_kind, replica_kind)
+    attach(r, master)
+    live_load(m)
+    caught_up(m, r)
+    try:
+        r.shutdown(save=True)
+    except Exception:
+        pass  # the connection closes
+    replica.proc.wait(timeout=10)
+    m.set("while-down", "1")
+    again = server_factory("--dir", replica.dir, "--replicaof", master.host, str(master.port),
+                           binary=binary(replica_kind))
+    r2 = again.client()
+    wait_for(lambda: link_up(r2), what="link up after the restart")
+    caught_up(m, r2)
+    stats = info(m, "stats")
+    assert stats["sync_partial_ok"] == "1" and stats["sync_full"] == "1", stats
+    assert snapshot(r2) == snapshot(m)
+
+
+@MIDDLE
+def test_chained_replica_attached_mid_stream_follows_the_selected_db(server_factory, middle_kind):
+    """The snapshot a replica serves names the db its master's stream has selected (repl-stream-db)."""
+    middle, leaf, m, mid, lf = start_chain(server_factory, middle_kind)
+    m.execute_command("SELECT", 5)
+    m.set("x", "1")
+    caught_up(m, mid)
+    attach(lf, middle)
+    m.set("y", "2")  # no SELECT in the stream: db 5 still
+    m.execute_command("SELECT", 0)
+    caught_up(m, mid)
+    caught_up(mid, lf)
+    lf.execute_command("SELECT", 5)
+    assert lf.get("y") == b"2"
+    lf.execute_command("SELECT", 0)
+    assert lf.get("y") is None
