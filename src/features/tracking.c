@@ -13,6 +13,7 @@
  * after the call, for read-only commands (scripts: their declared keys, once
  * they called a read-only command), as Redis does. */
 #include "features/tracking.h"
+#include "server/cmdinfo.h"
 #include "server/client.h"
 #include "server/reply.h"
 #include "server/server.h"
@@ -409,11 +410,11 @@ static void trackingRememberKeys(client *tracking) {
     if ((optin && !caching) || (optout && caching)) return;
     struct redisCommand *cmd = tracking->cmd;
     if (!cmd || (cmd->flags & CMD_PUBSUB)) return;
-    int *keys = zmalloc(sizeof(int) * (tracking->argc + 1));
-    int numkeys = getKeysFromCommand(cmd, tracking->argv, tracking->argc, keys, tracking->argc);
+    keyReference *keys;
+    int numkeys = getKeysWithFlags(cmd, tracking->argv, tracking->argc, &keys);
     uint64_t id = tracking->id;
     for (int j = 0; j < numkeys; j++) {
-        sds key = tracking->argv[keys[j]]->ptr;
+        sds key = tracking->argv[keys[j].pos]->ptr;
         dictEntry *de = dictFind(TrackingTable, key);
         dict *ids;
         if (de) {

@@ -88,17 +88,25 @@ int commandCategoryNames(struct redisCommand *cmd, char names[][CMDINFO_MAX_CATE
 
 /* ---------------------------------------------------------------- key specs */
 
+static const struct {
+    const char *name;
+    int flag;
+} keySpecFlags[] = {{"RO", CMD_KEY_RO},         {"RW", CMD_KEY_RW},         {"OW", CMD_KEY_OW},
+                    {"RM", CMD_KEY_RM},         {"access", CMD_KEY_ACCESS}, {"update", CMD_KEY_UPDATE},
+                    {"insert", CMD_KEY_INSERT}, {"delete", CMD_KEY_DELETE}, {"not_key", CMD_KEY_NOT_KEY},
+                    {"incomplete", CMD_KEY_INCOMPLETE}, {"variable_flags", CMD_KEY_VARIABLE_FLAGS}};
+
 static int keySpecFlag(const char *name) {
-    static const struct {
-        const char *name;
-        int flag;
-    } names[] = {{"RO", CMD_KEY_RO},         {"RW", CMD_KEY_RW},         {"OW", CMD_KEY_OW},
-                 {"RM", CMD_KEY_RM},         {"access", CMD_KEY_ACCESS}, {"update", CMD_KEY_UPDATE},
-                 {"insert", CMD_KEY_INSERT}, {"delete", CMD_KEY_DELETE}, {"not_key", CMD_KEY_NOT_KEY},
-                 {"incomplete", CMD_KEY_INCOMPLETE}, {"variable_flags", CMD_KEY_VARIABLE_FLAGS}, {NULL, 0}};
-    for (int i = 0; names[i].name; i++)
-        if (!strcmp(names[i].name, name)) return names[i].flag;
+    for (int i = 0; i < CMD_KEY_FLAG_COUNT; i++)
+        if (!strcmp(keySpecFlags[i].name, name)) return keySpecFlags[i].flag;
     return 0;
+}
+
+int keySpecFlagNames(int flags, const char *names[CMD_KEY_FLAG_COUNT]) {
+    int n = 0;
+    for (int i = 0; i < CMD_KEY_FLAG_COUNT; i++)
+        if (flags & keySpecFlags[i].flag) names[n++] = keySpecFlags[i].name;
+    return n;
 }
 
 /* Reads a "spec" map of integers/strings: calls back for each field. */

@@ -19,6 +19,9 @@
 #define CMD_KEY_NOT_KEY (1 << 8)
 #define CMD_KEY_INCOMPLETE (1 << 9)
 #define CMD_KEY_VARIABLE_FLAGS (1 << 10)
+#define CMD_KEY_FLAG_COUNT 11
+/* The names of the flags set in `flags`, in COMMAND INFO's order; returns how many. */
+int keySpecFlagNames(int flags, const char *names[CMD_KEY_FLAG_COUNT]);
 
 typedef struct keyReference {
     int pos;   /* argv index */

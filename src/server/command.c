@@ -1,10 +1,12 @@
 /* command: the declarative command table (commands/commands.def, handed
  * over by main.c with its procs bound) turned into lookup dicts, arity
- * checks, key extraction, and the COMMAND command family. A row without a
- * proc is treated as unknown, so the table can list the whole 7.0 surface. */
+ * checks and the COMMAND command family (a command's keys come from
+ * cmdinfo's key specs). A row without a proc is treated as unknown, so the
+ * table can list the whole 7.0 surface. */
 #include "server/server.h"
 #include "server/client.h"
 #include "server/reply.h"
+#include "server/cmdinfo.h"
 #include "core/glob.h"
 #include "core/zmalloc.h"
 
@@ -134,74 +136,6 @@ int commandIsContainer(robj *name) {
 
 int commandCheckArity(struct redisCommand *cmd, int argc) {
     return !((cmd->arity > 0 && cmd->arity != argc) || (argc < -cmd->arity));
-}
-
-/* ------------------------------------------------------------ key positions */
-
-/* Keys of commands whose positions depend on arguments (movablekeys). */
-static int getMovableKeys(redisCommand *cmd, robj **argv, int argc, int *keys) {
-    const char *n = cmd->fullname;
-    int numkeys_at = -1, first = 0, dest = 0;
-    long long nk;
-    if (!strcmp(n, "eval") || !strcmp(n, "evalsha") || !strcmp(n, "eval_ro") || !strcmp(n, "evalsha_ro") ||
-        !strcmp(n, "fcall") || !strcmp(n, "fcall_ro")) {
-        numkeys_at = 2, first = 3;
-    } else if (!strcmp(n, "zunionstore") || !strcmp(n, "zinterstore") || !strcmp(n, "zdiffstore")) {
-        numkeys_at = 2, first = 3, dest = 1;
-    } else if (!strcmp(n, "zunion") || !strcmp(n, "zinter") || !strcmp(n, "zdiff") || !strcmp(n, "zintercard") ||
-               !strcmp(n, "sintercard") || !strcmp(n, "lmpop") || !strcmp(n, "zmpop")) {
-        numkeys_at = 1, first = 2;
-    } else if (!strcmp(n, "blmpop") || !strcmp(n, "bzmpop")) {
-        numkeys_at = 2, first = 3;
-    } else if (!strcmp(n, "sort") || !strcmp(n, "sort_ro")) {
-        int count = 1;
-        keys[0] = 1;
-        for (int j = 2; j < argc; j++) {
-            if (!strcasecmp(argv[j]->ptr, "store") && j + 1 < argc && !strcmp(n, "sort")) {
-                /* Only the last STORE counts, as in SORT itself. */
-                keys[1] = j + 1;
-                count = 2;
-                j++;
-            } else if ((!strcasecmp(argv[j]->ptr, "by") || !strcasecmp(argv[j]->ptr, "get")) && j + 1 < argc) {
-                j++;
-            } else if (!strcasecmp(argv[j]->ptr, "limit") && j + 2 < argc) {
-                j += 2;
-            }
-        }
-        return count;
-    } else if (!strcmp(n, "xread") || !strcmp(n, "xreadgroup")) {
-        /* The first half of what follows STREAMS (the rest are IDs), rounded down as Redis's key spec does. */
-        for (int j = 1; j < argc; j++) {
-            if (strcasecmp(argv[j]->ptr, "streams")) continue;
-            int rest = argc - j - 1;
-            if (rest == 0) return -1;
-            for (int k = 0; k < rest / 2; k++) keys[k] = j + 1 + k;
-            return rest / 2;
-        }
-        return -1;
-    } else {
-        return -1;
-    }
-    if (argc <= numkeys_at || getLongLongFromObject(argv[numkeys_at], &nk) != 0 || nk < 0 ||
-        nk > argc - first)
-        return -1;
-    int count = 0;
-    if (dest) keys[count++] = dest;
-    for (int j = 0; j < nk; j++) keys[count++] = first + j;
-    return count;
-}
-
-/* Fills keys (argv indexes) and returns their count; -1 on invalid arguments. */
-int getKeysFromCommand(redisCommand *cmd, robj **argv, int argc, int *keys, int maxkeys) {
-    if (cmd->flags & CMD_MOVABLE_KEYS) {
-        if (argc > maxkeys + 4) return -1;
-        return getMovableKeys(cmd, argv, argc, keys);
-    }
-    if (cmd->firstkey <= 0) return 0;
-    int last = cmd->lastkey < 0 ? argc + cmd->lastkey : cmd->lastkey;
-    int count = 0;
-    for (int j = cmd->firstkey; j <= last && j < argc && count < maxkeys; j += cmd->keystep) keys[count++] = j;
-    return count;
 }
 
 /* ------------------------------------------------------------------ COMMAND */
@@ -392,29 +326,50 @@ void commandListCommand(client *c) {
     setDeferredArrayLen(c, replylen, n);
 }
 
-void commandGetkeysCommand(client *c) {
+/* COMMAND GETKEYS / GETKEYSANDFLAGS: the keys the command's key specs (or,
+ * where they cannot tell, its own key finder) find, as Redis 7.0 finds them. */
+static void getKeysSubcommand(client *c, int with_flags) {
     redisCommand *cmd = lookupCommand(c->argv + 2, c->argc - 2);
     if (!cmd) {
         addReplyError(c, "Invalid command specified");
+        return;
+    }
+    if (!commandHasKeys(cmd)) {
+        addReplyError(c, "The command has no key arguments");
         return;
     }
     if (!commandCheckArity(cmd, c->argc - 2)) {
         addReplyError(c, "Invalid number of arguments specified for command");
         return;
     }
-    int keys[512];
-    int n = getKeysFromCommand(cmd, c->argv + 2, c->argc - 2, keys, 512);
-    if (n < 0) {
-        addReplyError(c, "Invalid arguments specified for command");
-        return;
-    }
-    if (n == 0) {
-        addReplyError(c, "The command has no key arguments");
+    keyReference *keys;
+    int n = getKeysWithFlags(cmd, c->argv + 2, c->argc - 2, &keys);
+    if (n <= 0) {
+        if (cmd->flags & CMD_NO_MANDATORY_KEYS) addReplyArrayLen(c, 0);
+        else addReplyError(c, "Invalid arguments specified for command");
+        zfree(keys);
         return;
     }
     addReplyArrayLen(c, n);
-    for (int i = 0; i < n; i++) addReplyBulk(c, c->argv[keys[i] + 2]);
+    for (int i = 0; i < n; i++) {
+        robj *key = c->argv[keys[i].pos + 2];
+        if (!with_flags) {
+            addReplyBulk(c, key);
+            continue;
+        }
+        addReplyArrayLen(c, 2);
+        addReplyBulk(c, key);
+        const char *names[CMD_KEY_FLAG_COUNT];
+        int nnames = keySpecFlagNames(keys[i].flags, names);
+        addReplyArrayLen(c, nnames);
+        for (int j = 0; j < nnames; j++) addReplyStatus(c, names[j]);
+    }
+    zfree(keys);
 }
+
+void commandGetkeysCommand(client *c) { getKeysSubcommand(c, 0); }
+
+void commandGetkeysandflagsCommand(client *c) { getKeysSubcommand(c, 1); }
 
 void commandHelpCommand(client *c) {
     const char *help[] = {

@@ -449,7 +449,6 @@ struct redisCommand *lookupCommand(robj **argv, int argc);
 struct redisCommand *lookupCommandByCString(const char *name);
 int commandCheckArity(struct redisCommand *cmd, int argc);
 /* Fills keys (argv indexes) and returns their count; -1 on invalid arguments. */
-int getKeysFromCommand(struct redisCommand *cmd, robj **argv, int argc, int *keys, int maxkeys);
 
 /* Executing commands. */
 #define CALL_NONE 0
