@@ -342,24 +342,30 @@ void latencyLatestCommand(client *c) {
     dictReleaseIterator(di);
 }
 
-/* LATENCY HISTORY event: [time, ms] pairs, oldest first. */
-void latencyHistoryCommand(client *c) {
-    latencyEvent *ev = findEvent(c->argv[2]->ptr);
-    if (!ev) {
-        addReplyArrayLen(c, 0);
-        return;
-    }
-    void *len = addReplyDeferredLen(c);
-    long n = 0;
+/* The event's samples, oldest first; returns how many. */
+static int eventSamples(const latencyEvent *ev, long long *time_out, long long *ms_out) {
+    int n = 0;
     for (int k = 0; k < LATENCY_SAMPLES; k++) {
         int j = (ev->next + k) % LATENCY_SAMPLES;
         if (!ev->samples[j].time) continue;
-        addReplyArrayLen(c, 2);
-        addReplyLongLong(c, ev->samples[j].time);
-        addReplyLongLong(c, ev->samples[j].ms);
+        time_out[n] = ev->samples[j].time;
+        ms_out[n] = ev->samples[j].ms;
         n++;
     }
-    setDeferredArrayLen(c, len, n);
+    return n;
+}
+
+/* LATENCY HISTORY event: [time, ms] pairs, oldest first. */
+void latencyHistoryCommand(client *c) {
+    latencyEvent *ev = findEvent(c->argv[2]->ptr);
+    long long times[LATENCY_SAMPLES], ms[LATENCY_SAMPLES];
+    int n = ev ? eventSamples(ev, times, ms) : 0;
+    addReplyArrayLen(c, n);
+    for (int i = 0; i < n; i++) {
+        addReplyArrayLen(c, 2);
+        addReplyLongLong(c, times[i]);
+        addReplyLongLong(c, ms[i]);
+    }
 }
 
 /* LATENCY RESET [event ...]: how many events were reset (all without arguments). */
@@ -409,18 +415,6 @@ void latencyCallObserver(const callInfo *ci) {
 #define GRAPH_STEPS 3 /* each row's cell shows a third of a row: "_o#" */
 #define GRAPH_COLUMNS 80
 
-/* The event's samples, oldest first; returns how many. */
-static int eventSamples(const latencyEvent *ev, long long *time_out, long long *ms_out) {
-    int n = 0;
-    for (int k = 0; k < LATENCY_SAMPLES; k++) {
-        int j = (ev->next + k) % LATENCY_SAMPLES;
-        if (!ev->samples[j].time) continue;
-        time_out[n] = ev->samples[j].time;
-        ms_out[n] = ev->samples[j].ms;
-        n++;
-    }
-    return n;
-}
 
 /* How long ago, as the graph's column labels say it: 45s, 3m, 2h, 1d. */
 static int ageLabel(char *buf, size_t size, long long secs) {
