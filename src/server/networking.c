@@ -484,7 +484,7 @@ static int processMultibulkBuffer(client *c) {
     long long ll;
     size_t consumed;
     if (c->multibulklen == 0) {
-        int rc = respParseMultibulkHeader(c->querybuf + c->qb_pos, sdslen(c->querybuf) - c->qb_pos, c->authenticated || !accessAuthRequired(c),
+        int rc = respParseMultibulkHeader(c->querybuf + c->qb_pos, sdslen(c->querybuf) - c->qb_pos, !accessAuthRequired(c),
                                           &ll, &consumed, err);
         if (rc != RESP_PARSE_OK) {
             if (rc == RESP_PARSE_ERR) setProtocolError(c, err);
@@ -500,7 +500,7 @@ static int processMultibulkBuffer(client *c) {
     }
     while (c->multibulklen) {
         if (c->bulklen == -1) {
-            int rc = respParseBulkHeader(c->querybuf + c->qb_pos, sdslen(c->querybuf) - c->qb_pos, c->authenticated || !accessAuthRequired(c),
+            int rc = respParseBulkHeader(c->querybuf + c->qb_pos, sdslen(c->querybuf) - c->qb_pos, !accessAuthRequired(c),
                                          (c->flags & CLIENT_LUA) ? -1 : server.proto_max_bulk_len, &ll, &consumed, err);
             if (rc == RESP_PARSE_ERR) {
                 setProtocolError(c, err);
