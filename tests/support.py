@@ -90,9 +90,14 @@ class Server:
                         if not chunk:
                             break
                         reply += chunk
-                    if b"process_id:%d\r\n" % self.proc.pid in reply or reply.startswith(b"-NOAUTH"):
+                    if reply.startswith(b"-NOAUTH"):
                         return
-                    if reply.startswith(b"$") and self.proc.poll() is None:
+                    if b"process_id:%d\r\n" % self.proc.pid in reply:
+                        # INFO is served while loading: ready means PING answers.
+                        s.sendall(b"PING\r\n")
+                        if s.recv(64).startswith(b"+PONG"):
+                            return
+                    elif reply.startswith(b"$") and self.proc.poll() is None:
                         raise PortTaken()  # somebody else's server answers there
             except OSError:
                 pass
