@@ -1,6 +1,10 @@
 /* zmalloc: allocation with used-memory accounting (see zmalloc.h).
- * The usable size of each block is asked from the allocator itself, so the
- * count matches what jemalloc really hands out, without a size prefix. */
+ * The count is the usable size of each block, so it matches what jemalloc
+ * really hands out, without a size prefix. Asking jemalloc for a block's
+ * size (malloc_usable_size) costs more than the allocation itself, so a new
+ * block's size comes from jemalloc's size classes computed here (checked
+ * against nallocx once), and callers that know a block's size free it with
+ * zfree_sized, which skips the size lookup in jemalloc too. */
 #include "zmalloc.h"
 
 #include <errno.h>
@@ -30,9 +34,48 @@ void zmalloc_set_oom_handler(void (*handler)(size_t)) { oom_handler = handler; }
 
 size_t zmalloc_size(void *ptr) { return malloc_usable_size(ptr); }
 
+#ifdef USE_JEMALLOC
+/* jemalloc's size classes with 16-byte quantum: 8, then multiples of 16 up
+ * to 128, then four classes per power of two. Valid only when every class
+ * checked against nallocx matched (sizeClassesChecked == 1); otherwise the
+ * allocator's own answer is used. */
+static int sizeClassesChecked; /* 0 unchecked, 1 formula holds, -1 it does not */
+
+static inline size_t sizeClassFormula(size_t size) {
+    if (size <= 8) return 8;
+    if (size <= 128) return (size + 15) & ~(size_t)15;
+    size_t delta = (size_t)1 << (63 - __builtin_clzll(size - 1) - 2);
+    return (size + delta - 1) & ~(delta - 1);
+}
+
+static void checkSizeClasses(void) {
+    sizeClassesChecked = 1;
+    for (size_t size = 1; size <= ((size_t)1 << 24); size += size < 65536 ? 1 : size / 64 + 1)
+        if (nallocx(size, 0) != sizeClassFormula(size)) {
+            sizeClassesChecked = -1;
+            return;
+        }
+}
+
+static inline size_t usableSizeFor(size_t size) {
+    if (__builtin_expect(sizeClassesChecked == 0, 0)) checkSizeClasses();
+    return sizeClassesChecked > 0 ? sizeClassFormula(size) : nallocx(size, 0);
+}
+#define usableSizeOf(p, size) usableSizeFor(size)
+#else
+#define usableSizeOf(p, size) malloc_usable_size(p)
+#endif
+
+static inline void countAlloc(size_t n) {
+    atomic_fetch_add_explicit(&used_memory, n, memory_order_relaxed);
+}
+static inline void countFree(size_t n) {
+    atomic_fetch_sub_explicit(&used_memory, n, memory_order_relaxed);
+}
+
 static void *accounted(void *p, size_t size) {
     if (!p) oom_handler(size);
-    atomic_fetch_add_explicit(&used_memory, malloc_usable_size(p), memory_order_relaxed);
+    countAlloc(usableSizeOf(p, size ? size : 1));
     return p;
 }
 
@@ -49,15 +92,25 @@ void *zrealloc(void *ptr, size_t size) {
     size_t old = malloc_usable_size(ptr);
     void *p = realloc(ptr, size);
     if (!p) oom_handler(size);
-    atomic_fetch_sub_explicit(&used_memory, old, memory_order_relaxed);
-    atomic_fetch_add_explicit(&used_memory, malloc_usable_size(p), memory_order_relaxed);
+    countFree(old);
+    countAlloc(usableSizeOf(p, size));
     return p;
 }
 
 void zfree(void *ptr) {
     if (ptr == NULL) return;
-    atomic_fetch_sub_explicit(&used_memory, malloc_usable_size(ptr), memory_order_relaxed);
+    countFree(malloc_usable_size(ptr));
     free(ptr);
+}
+
+void zfree_sized(void *ptr, size_t size) {
+#ifdef USE_JEMALLOC
+    countFree(usableSizeFor(size));
+    sdallocx(ptr, size, 0);
+#else
+    (void)size;
+    zfree(ptr);
+#endif
 }
 
 void *zmemdup(const void *p, size_t size) {

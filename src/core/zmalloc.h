@@ -11,6 +11,9 @@ void *zmalloc(size_t size);
 void *zcalloc(size_t size);
 void *zrealloc(void *ptr, size_t size);
 void zfree(void *ptr);
+/* Frees a block whose size the caller knows: size must be the size it was
+ * allocated (or last reallocated) with, or any size up to its usable size. */
+void zfree_sized(void *ptr, size_t size);
 char *zstrdup(const char *s);
 void *zmemdup(const void *p, size_t size);
 size_t zmalloc_size(void *ptr);          /* usable size of an allocation */

@@ -242,6 +242,11 @@ void decrRefCount(robj *o) {
     if (o->refcount == 1) {
         if (o->type == OBJ_STRING) {
             if (o->encoding == OBJ_ENCODING_RAW) sdsfree(o->ptr);
+            /* The size createEmbeddedStringObject allocated: the string is immutable. */
+            if (o->encoding == OBJ_ENCODING_EMBSTR) {
+                zfree_sized(o, sizeof(robj) + sdsEmbeddedSize(sdslen(o->ptr)));
+                return;
+            }
         } else {
             freeAggregate(o);
         }

@@ -53,6 +53,8 @@ static uint64_t parseFlags(const char *words) {
     return flags;
 }
 
+static void buildCommandIndex(void);
+
 void populateCommandTable(const commandDef *defs, size_t n) {
     server.commands = dictCreate(&commandDictType);
     for (size_t i = 0; i < n; i++) {
@@ -88,6 +90,7 @@ void populateCommandTable(const commandDef *defs, size_t n) {
         }
     }
     server.exec_command = dictFetchValue(server.commands, "exec");
+    buildCommandIndex();
 }
 
 /* Implemented: has a proc, or is a container with at least one implemented subcommand. */
@@ -102,15 +105,59 @@ static int commandImplemented(redisCommand *cmd) {
     return found;
 }
 
+/* The name index: every implemented top-level command in an open-addressing
+ * table under a cheap case-folding hash. Finding argv[0] is on every request's
+ * path; the seeded SipHash and strcasecmp of the commands dict cost several
+ * times more, and the table never changes after start-up. */
+static struct commandSlot {
+    const char *name;
+    size_t len;
+    redisCommand *cmd;
+} *commandIndex;
+static size_t commandIndexMask;
+
+static inline unsigned char foldCase(unsigned char ch) { return ch + ((unsigned)(ch - 'A') < 26u) * 32; }
+
+static inline uint64_t commandNameHash(const char *name, size_t len) {
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (size_t i = 0; i < len; i++) h = (h ^ foldCase((unsigned char)name[i])) * 1099511628211ULL;
+    return h ^ (h >> 29);
+}
+
+static void buildCommandIndex(void) {
+    size_t slots = 16;
+    while (slots < dictSize(server.commands) * 4) slots <<= 1;
+    commandIndex = zcalloc(slots * sizeof(*commandIndex));
+    commandIndexMask = slots - 1;
+    dictIterator *di = dictGetIterator(server.commands);
+    dictEntry *de;
+    while ((de = dictNext(di))) {
+        redisCommand *cmd = dictGetVal(de);
+        if (!commandImplemented(cmd)) continue;
+        size_t len = strlen(cmd->name);
+        size_t i = commandNameHash(cmd->name, len) & commandIndexMask;
+        while (commandIndex[i].name) i = (i + 1) & commandIndexMask;
+        commandIndex[i] = (struct commandSlot){cmd->name, len, cmd};
+    }
+    dictReleaseIterator(di);
+}
+
+/* The implemented top-level command called name (any case), or NULL. */
+static redisCommand *findCommand(const char *name, size_t len) {
+    for (size_t i = commandNameHash(name, len) & commandIndexMask;; i = (i + 1) & commandIndexMask) {
+        const struct commandSlot *s = &commandIndex[i];
+        if (!s->name) return NULL;
+        if (s->len != len) continue;
+        size_t j = 0;
+        while (j < len && foldCase((unsigned char)name[j]) == (unsigned char)s->name[j]) j++;
+        if (j == len) return s->cmd;
+    }
+}
+
 struct redisCommand *lookupCommandByCString(const char *name) {
     const char *bar = strchr(name, '|');
-    if (!bar) {
-        redisCommand *cmd = dictFetchValue(server.commands, name);
-        return cmd && commandImplemented(cmd) ? cmd : NULL;
-    }
-    char parent[64];
-    snprintf(parent, sizeof(parent), "%.*s", (int)(bar - name), name);
-    redisCommand *p = dictFetchValue(server.commands, parent);
+    if (!bar) return findCommand(name, strlen(name));
+    redisCommand *p = findCommand(name, (size_t)(bar - name));
     if (!p || !p->subcommands) return NULL;
     redisCommand *sub = dictFetchValue(p->subcommands, bar + 1);
     return sub && sub->proc ? sub : NULL;
@@ -119,19 +166,18 @@ struct redisCommand *lookupCommandByCString(const char *name) {
 /* Returns the command or subcommand; NULL when unknown. For a container
  * without a subcommand argument the container itself (arity then fails). */
 struct redisCommand *lookupCommand(robj **argv, int argc) {
-    if (!sdsEncodedObject(argv[0]) || sdslen(argv[0]->ptr) >= 64) return NULL;
-    redisCommand *cmd = dictFetchValue(server.commands, argv[0]->ptr);
-    if (!cmd || !commandImplemented(cmd)) return NULL;
-    if (!cmd->subcommands || argc == 1) return cmd;
+    if (!sdsEncodedObject(argv[0])) return NULL;
+    redisCommand *cmd = findCommand(argv[0]->ptr, sdslen(argv[0]->ptr));
+    if (!cmd || !cmd->subcommands || argc == 1) return cmd;
     if (!sdsEncodedObject(argv[1]) || sdslen(argv[1]->ptr) >= 64) return NULL;
     redisCommand *sub = dictFetchValue(cmd->subcommands, argv[1]->ptr);
     return sub && sub->proc ? sub : NULL;
 }
 
 int commandIsContainer(robj *name) {
-    if (!sdsEncodedObject(name) || sdslen(name->ptr) >= 64) return 0;
-    redisCommand *cmd = dictFetchValue(server.commands, name->ptr);
-    return cmd && cmd->subcommands && commandImplemented(cmd);
+    if (!sdsEncodedObject(name)) return 0;
+    redisCommand *cmd = findCommand(name->ptr, sdslen(name->ptr));
+    return cmd && cmd->subcommands;
 }
 
 int commandCheckArity(struct redisCommand *cmd, int argc) {
