@@ -51,10 +51,10 @@ static void wireModules(void) {
                              latencyGetInfoPercentiles);
 
     /* A key leaving by expiry is pushed before the event is published. */
-    subscribeKeyspace(expiryPushKeyspaceSubscriber, 0);
-    subscribeKeyspace(multiKeyspaceSubscriber, 0);
-    subscribeKeyspace(notifyKeyspaceSubscriber, 1);
-    subscribeKeyspace(trackingKeyspaceSubscriber, 0);
+    subscribeKeyspace(expiryPushKeyspaceSubscriber, &expiryPushKeyspaceInterest);
+    subscribeKeyspace(multiKeyspaceSubscriber, &multiKeyspaceInterest);
+    subscribeKeyspace(notifyKeyspaceSubscriber, &server.notify_keyspace_events);
+    subscribeKeyspace(trackingKeyspaceSubscriber, &trackingKeyspaceInterest);
 
     /* As Redis: the slow log, then command stats, then MONITOR. */
     serverAddCallObserver(slowlogCallObserver);

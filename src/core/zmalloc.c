@@ -90,6 +90,11 @@ void *zrealloc(void *ptr, size_t size) {
         return NULL;
     }
     size_t old = malloc_usable_size(ptr);
+#ifdef USE_JEMALLOC
+    /* Same size class: jemalloc would keep the block where it is, and asking
+     * it costs more than this test (growing listpacks hit it on most inserts). */
+    if (usableSizeFor(size) == old) return ptr;
+#endif
     void *p = realloc(ptr, size);
     if (!p) oom_handler(size);
     countFree(old);

@@ -102,6 +102,14 @@ static watchedKey *findWatchedKey(client *c, redisDb *db, robj *key) {
     return NULL;
 }
 
+int multiKeyspaceInterest;
+static long watchedKeyCount; /* (client, key) pairs, over all clients */
+
+static void countWatchedKeys(long delta) {
+    watchedKeyCount += delta;
+    multiKeyspaceInterest = watchedKeyCount ? KEYSPACE_CHANGES : 0;
+}
+
 static void watchForKey(client *c, robj *key) {
     if (findWatchedKey(c, c->db, key)) return;
     list *clients = dictFetchValue(c->db->watched_keys, key);
@@ -117,6 +125,7 @@ static void watchForKey(client *c, robj *key) {
     wk->expired = keyIsExpired(c->db, key);
     incrRefCount(key);
     listAddNodeTail(c->watched_keys, wk);
+    countWatchedKeys(1);
 }
 
 void unwatchAllKeys(client *c) {
@@ -136,6 +145,7 @@ void unwatchAllKeys(client *c) {
         decrRefCount(wk->key);
         zfree(wk);
         listDelNode(c->watched_keys, ln);
+        countWatchedKeys(-1);
     }
 }
 

@@ -7,6 +7,7 @@
 
 /* Wiring (main.c). */
 void trackingKeyspaceSubscriber(const keyspaceEvent *ev); /* invalidates changed keys */
+extern int trackingKeyspaceInterest; /* every change once tracking was ever used, else none */
 void trackingCallObserver(const callInfo *ci);            /* remembers keys read; sends deferred invalidations */
 void trackingCommandPrelude(client *c);                   /* keeps the table within tracking-table-max-keys */
 void trackingCron(void);

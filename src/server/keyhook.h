@@ -19,11 +19,16 @@ typedef struct keyspaceEvent {
 } keyspaceEvent;
 typedef void keyspaceSubscriberFn(const keyspaceEvent *ev);
 /* Subscribers run in registration order; main.c wires them at start-up.
- * The pure events "keymiss" and "new" change nothing: only a subscriber
- * registered with pure_events receives them (a GET of a missing key then
- * costs the others nothing). */
+ * Each names the int that holds its interest: a mask of the event classes
+ * it wants now, which its module keeps current (no WATCHed key: 0). An event
+ * reaches only the subscribers whose mask has its class, so a write costs an
+ * idle subscriber one test, not a call. Changes raised with class 0 count as
+ * KEYSPACE_UNCLASSED. The pure events "keymiss" and "new" change nothing:
+ * KEYSPACE_CHANGES leaves them out. */
 #define KEYSPACE_PURE_EVENTS (NOTIFY_KEY_MISS | NOTIFY_NEW)
-void subscribeKeyspace(keyspaceSubscriberFn *fn, int pure_events);
+#define KEYSPACE_UNCLASSED (1 << 30)
+#define KEYSPACE_CHANGES (~KEYSPACE_PURE_EVENTS)
+void subscribeKeyspace(keyspaceSubscriberFn *fn, const int *interest);
 
 /* The one entry point. `count` is how many writes the change is worth to
  * save points and propagation (Redis counts SADD of 3 members as 3): 0 for
