@@ -182,7 +182,37 @@ void addReplyBool(client *c, int b) {
     else addReplyProto(c, b ? "#t\r\n" : "#f\r\n", 4);
 }
 
+/* Room for `need` more bytes at the end of the reply as it stands (the static
+ * buffer while no block is queued, else the last block), or NULL. Writing a
+ * small element in place, then replyCommit, spares the three appends (header,
+ * data, CRLF) their separate checks and copies. */
+static char *replyRoom(client *c, size_t need) {
+    if (listLength(c->reply) == 0)
+        return c->buf_usable_size - c->bufpos >= need ? c->buf + c->bufpos : NULL;
+    clientReplyBlock *tail = listNodeValue(listLast(c->reply));
+    return tail && tail->size - tail->used >= need ? tail->buf + tail->used : NULL;
+}
+
+static void replyCommit(client *c, size_t written) {
+    if (listLength(c->reply) == 0) c->bufpos += written;
+    else ((clientReplyBlock *)listNodeValue(listLast(c->reply)))->used += written;
+}
+
 void addReplyBulkCBuffer(client *c, const void *p, size_t len) {
+    char *dst;
+    if (len <= 4096 && prepareClientToWrite(c) == C_OK && (dst = replyRoom(c, len + LONG_STR_SIZE + 5))) {
+        char *w = dst;
+        *w++ = '$';
+        w += ll2string(w, LONG_STR_SIZE, (long long)len);
+        *w++ = '\r';
+        *w++ = '\n';
+        memcpy(w, p, len);
+        w += len;
+        *w++ = '\r';
+        *w++ = '\n';
+        replyCommit(c, (size_t)(w - dst));
+        return;
+    }
     addReplyLongLongWithPrefix(c, (long long)len, '$');
     addReplyProto(c, p, len);
     addReplyProto(c, "\r\n", 2);
