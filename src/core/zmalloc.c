@@ -50,11 +50,15 @@ static inline size_t sizeClassFormula(size_t size) {
 
 static void checkSizeClasses(void) {
     sizeClassesChecked = 1;
-    for (size_t size = 1; size <= ((size_t)1 << 24); size += size < 65536 ? 1 : size / 64 + 1)
+    /* Every size up to 1 KB, then each class's last size and the next one. */
+    for (size_t size = 1; size <= ((size_t)1 << 24);) {
         if (nallocx(size, 0) != sizeClassFormula(size)) {
             sizeClassesChecked = -1;
             return;
         }
+        size_t class = sizeClassFormula(size);
+        size = size < 1024 ? size + 1 : size == class ? class + 1 : class;
+    }
 }
 
 static inline size_t usableSizeFor(size_t size) {

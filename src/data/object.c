@@ -185,10 +185,6 @@ robj *dupStringObject(const robj *o) {
     }
 }
 
-int sdsEncodedObject(const robj *o) {
-    return o->encoding == OBJ_ENCODING_RAW || o->encoding == OBJ_ENCODING_EMBSTR;
-}
-
 /* Turns a string into its most compact encoding: shared/int for integers that
  * print back identically, embstr for short strings, or trims spare capacity. */
 robj *tryObjectEncoding(robj *o) {

@@ -87,7 +87,9 @@ robj *makeObjectShared(robj *o);
 void initSharedIntegers(void);
 robj *sharedInteger(long long v); /* NULL when out of the shared range */
 
-int sdsEncodedObject(const robj *o);
+static inline int sdsEncodedObject(const robj *o) {
+    return o->encoding == OBJ_ENCODING_RAW || o->encoding == OBJ_ENCODING_EMBSTR;
+}
 size_t stringObjectLen(const robj *o);
 /* A string object's bytes without allocating: int-encoded values are printed into buf. */
 const char *stringObjectView(const robj *o, char buf[LONG_STR_SIZE], size_t *len);
