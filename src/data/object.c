@@ -116,6 +116,7 @@ robj *createObject(int type, void *ptr) {
     o->encoding = OBJ_ENCODING_RAW;
     o->ptr = ptr;
     o->refcount = 1;
+    o->haskey = 0;
     o->lru = lru_clock;
     return o;
 }
@@ -149,9 +150,43 @@ robj *createEmbeddedStringObject(const char *ptr, size_t len) {
     o->type = OBJ_STRING;
     o->encoding = OBJ_ENCODING_EMBSTR;
     o->refcount = 1;
+    o->haskey = 0;
     o->lru = lru_clock;
     o->ptr = sdsEmbed(o + 1, ptr, len);
     return o;
+}
+
+robj *objectWithKey(const char *key, size_t keylen, robj *val) {
+    int embed = val->type == OBJ_STRING && val->encoding == OBJ_ENCODING_EMBSTR;
+    size_t vlen = embed ? sdslen(val->ptr) : 0;
+    size_t keysize = sdsEmbeddedSize(keylen);
+    robj *o = zmalloc(sizeof(robj) + sizeof(uint32_t) + 1 + keysize + (embed ? sdsEmbeddedSize(vlen) : 0));
+    o->type = val->type;
+    o->encoding = val->encoding;
+    o->lru = val->lru;
+    o->refcount = 1;
+    o->haskey = 1;
+    *objectExpireSlot(o) = 0;
+    unsigned char *area = (unsigned char *)(o + 1) + sizeof(uint32_t);
+    area[0] = (unsigned char)(keysize - keylen - 1);
+    sdsEmbed(area + 1, key, keylen);
+    if (embed) {
+        o->ptr = sdsEmbed(area + 1 + keysize, val->ptr, vlen);
+    } else if (val->type == OBJ_STRING && val->encoding == OBJ_ENCODING_RAW && val->refcount > 1) {
+        o->ptr = sdsdup(val->ptr);
+    } else {
+        o->ptr = val->ptr;
+        /* Moved: the shell left behind frees nothing (ptr NULL / an int). */
+        if (val->type != OBJ_STRING || val->encoding == OBJ_ENCODING_RAW) val->ptr = NULL;
+    }
+    decrRefCount(val);
+    return o;
+}
+
+int objectRefcountView(const robj *o) {
+    int shared = o->refcount == OBJ_SHARED_REFCOUNT ||
+                 (o->haskey && o->encoding == OBJ_ENCODING_INT && sharedInteger((intptr_t)o->ptr));
+    return shared ? INT_MAX : (int)o->refcount;
 }
 
 robj *createStringObject(const char *ptr, size_t len) {
@@ -242,7 +277,7 @@ void decrRefCount(robj *o) {
     if (o->refcount == 1) {
         if (o->type == OBJ_STRING) {
             if (o->encoding == OBJ_ENCODING_RAW) sdsfree(o->ptr);
-        } else {
+        } else if (o->ptr) { /* NULL: its payload moved to a keyspace object */
             freeAggregate(o);
         }
         zfree(o);
