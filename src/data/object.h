@@ -83,6 +83,11 @@ robj *createZsetListpackObject(void);
  * elsewhere, a raw string is copied and an aggregate is moved anyway, leaving
  * the other holders an empty shell they may only release. */
 robj *objectWithKey(const char *key, size_t keylen, robj *val);
+/* Puts val's value into keyspace object o in place (same key, TTL slot and
+ * access bits; o's old value freed), consuming val's reference as
+ * objectWithKey does. 0, and nothing done, when o is shared or an embstr
+ * val does not fit in o's allocation: then build a new object. */
+int objectReplaceValue(robj *o, robj *val);
 static inline uint32_t *objectExpireSlot(robj *o) { return (uint32_t *)(o + 1); }
 static inline sds objectKey(const robj *o) {
     const unsigned char *area = (const unsigned char *)(o + 1) + sizeof(uint32_t);

@@ -186,8 +186,15 @@ robj *dbOverwrite(redisDb *db, robj *key, robj *val) {
         decrRefCount(val);
         return old;
     }
+    /* The access history belongs to the key under LFU; else the value's counts. */
+    int lfu = maxmemoryPolicyIsLfu();
+    unsigned lru = val->lru;
+    if (objectReplaceValue(old, val)) { /* the common case: no allocation, nothing relinked */
+        if (!lfu) old->lru = lru;
+        return old;
+    }
     robj *o = objectWithKey(key->ptr, sdslen(key->ptr), val);
-    if (maxmemoryPolicyIsLfu()) o->lru = old->lru; /* the access history belongs to the key */
+    if (lfu) o->lru = old->lru;
     uint32_t slot = *objectExpireSlot(old);
     *objectExpireSlot(o) = slot;
     if (slot) ttlHeapSetItem(db->expires, slot - 1, o);
@@ -205,7 +212,7 @@ robj *setKey(redisDb *db, robj *key, robj *val, int flags) {
     incrRefCount(val);
     if (!exists) return dbAdd(db, key, val);
     robj *o = dbOverwrite(db, key, val);
-    if (!(flags & SETKEY_KEEPTTL)) removeExpire(db, key);
+    if (!(flags & SETKEY_KEEPTTL)) removeEntryExpire(db, (dictEntry *)o);
     return o;
 }
 
