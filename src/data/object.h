@@ -1,6 +1,7 @@
-/* object: the refcounted value object every key points to, and the string
- * encodings (int, embstr, raw). Aggregate types keep their own structures in
- * ptr; this module only knows how to free them and name their encodings. */
+/* object: the refcounted value object, and the string encodings (int,
+ * embstr, raw). Aggregate types keep their own structures in ptr; this module
+ * only knows how to free them and name their encodings. A value stored in the
+ * keyspace is a keyspace object that also holds its key (objectWithKey). */
 #ifndef DATA_OBJECT_H
 #define DATA_OBJECT_H
 
