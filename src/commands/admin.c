@@ -445,9 +445,9 @@ void memoryUsageCommand(client *c) {
         addReplyNull(c);
         return;
     }
-    size_t usage = valueMemoryUsage(dbEntryValue(de), samples);
-    usage += zmalloc_size(de);
-    addReplyLongLong(c, (long long)usage);
+    /* The keyspace object holds the key too: nothing else is spent per key
+     * but its share of the table's buckets. */
+    addReplyLongLong(c, (long long)valueMemoryUsage(dbEntryValue(de), samples));
 }
 
 /* MEMORY STATS: the INFO memory account as a map, in Redis's field order. */

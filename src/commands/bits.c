@@ -122,8 +122,7 @@ static robj *writableBitmapOrReply(client *c, uint64_t maxbit, int *grew) {
     if (replyIfWrongType(c, o, OBJ_STRING)) return NULL;
     if (grew) *grew = 0;
     if (o == NULL) {
-        o = createObject(OBJ_STRING, sdsnewlen(NULL, needed));
-        dbAdd(c->db, c->argv[1], o);
+        o = dbAdd(c->db, c->argv[1], createObject(OBJ_STRING, sdsnewlen(NULL, needed)));
         if (grew) *grew = 1;
         return o;
     }

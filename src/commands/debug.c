@@ -123,7 +123,7 @@ static void debugDigest(client *c) {
         dictInitIterator(&di, db->dict);
         dictEntry *de;
         while ((de = dictNext(&di))) {
-            sds key = dictGetKey(de);
+            sds key = dbEntryKey(de);
             unsigned char digest[20] = {0};
             mixDigest(digest, key, sdslen(key));
             valueDigest(digest, dbEntryValue(de), dbEntryExpire(db, de));
@@ -169,7 +169,7 @@ static void debugObject(client *c) {
     size_t serialized = sdslen(payload) - 11;
     sdsfree(payload);
     sds s = sdscatprintf(sdsempty(), "Value at:%p refcount:%d encoding:%s serializedlength:%zu lru:%u lru_seconds_idle:%llu",
-                         (void *)val, val->refcount, strEncoding(val->encoding), serialized, val->lru,
+                         (void *)val, objectRefcountView(val), strEncoding(val->encoding), serialized, val->lru,
                          objectIdleSeconds(val));
     if (val->encoding == OBJ_ENCODING_QUICKLIST) {
         quicklist *ql = val->ptr; /* its settings; the nodes are walked as blobs */
@@ -191,7 +191,7 @@ static void debugSdslen(client *c) {
         return;
     }
     robj *val = dbEntryValue(de);
-    sds key = dictGetKey(de);
+    sds key = dbEntryKey(de);
     if (val->type != OBJ_STRING || !sdsEncodedObject(val)) {
         addReplyError(c, "Not an sds encoded string.");
         return;
@@ -285,7 +285,7 @@ static void debugPopulate(client *c) {
             val = createStringObject(NULL, (size_t)valsize);
             memcpy(val->ptr, buf, valsize <= n ? (size_t)valsize : (size_t)n);
         }
-        dbAdd(c->db, key, val);
+        val = dbAdd(c->db, key, val);
         /* Not a write to replay: Redis leaves the write count alone. */
         keyChanged(c->db, key, 0, NULL, 0);
         decrRefCount(key);

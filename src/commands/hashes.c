@@ -182,7 +182,7 @@ static robj *hashTypeLookupWriteOrCreate(client *c, robj *key) {
     if (replyIfWrongType(c, o, OBJ_HASH)) return NULL;
     if (o == NULL) {
         o = createHashObject();
-        dbAdd(c->db, key, o);
+        o = dbAdd(c->db, key, o);
     }
     return o;
 }

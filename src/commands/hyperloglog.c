@@ -60,7 +60,7 @@ void pfaddCommand(client *c) {
 
     if (o == NULL) {
         o = hllCreate();
-        dbAdd(c->db, c->argv[1], o);
+        o = dbAdd(c->db, c->argv[1], o);
         updated++; /* creating the key is a change even with no elements */
     } else {
         if (!isHllObjectOrReply(c, o)) return;
@@ -126,7 +126,7 @@ void pfmergeCommand(client *c) {
     robj *o = lookupKeyWrite(c->db, c->argv[1]);
     if (o == NULL) {
         o = hllCreate();
-        dbAdd(c->db, c->argv[1], o);
+        o = dbAdd(c->db, c->argv[1], o);
     } else {
         o = dbUnshareStringValue(c->db, c->argv[1], o);
     }

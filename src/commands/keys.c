@@ -63,7 +63,7 @@ void keysCommand(client *c) {
     dictEntry *de;
     robj keyobj = {.type = OBJ_STRING, .encoding = OBJ_ENCODING_RAW, .refcount = OBJ_SHARED_REFCOUNT};
     while ((de = dictNext(di))) {
-        sds key = dictGetKey(de);
+        sds key = dbEntryKey(de);
         if (!allkeys && !stringmatchlen(pattern, plen, key, sdslen(key), 0)) continue;
         keyobj.ptr = key;
         if (dbEntryExpire(c->db, de) != -1 && keyIsExpired(c->db, &keyobj)) continue;
@@ -175,9 +175,11 @@ static void renameGenericCommand(client *c, int nx) {
         }
         dbDelete(c->db, dst);
     }
-    dbAdd(c->db, dst, o);
-    if (expire != -1) setExpire(c->db, dst, expire);
+    /* The source goes first so that ours is the value's last reference and
+     * its payload moves into the new key's object instead of being copied. */
     dbDelete(c->db, src);
+    o = dbAdd(c->db, dst, o);
+    if (expire != -1) setExpire(c->db, dst, expire);
     keyChanged(c->db, src, NOTIFY_GENERIC, "rename_from", 1);
     keyChanged(c->db, dst, NOTIFY_GENERIC, "rename_to", 1);
     addReply(c, nx ? shared.cone : shared.ok);
@@ -211,9 +213,9 @@ void moveCommand(client *c) {
         return;
     }
     incrRefCount(o);
-    dbAdd(dst, c->argv[1], o);
+    dbDelete(src, c->argv[1]); /* first: the payload then moves, as in RENAME */
+    o = dbAdd(dst, c->argv[1], o);
     if (expire != -1) setExpire(dst, c->argv[1], expire);
-    dbDelete(src, c->argv[1]);
     keyChanged(src, c->argv[1], NOTIFY_GENERIC, "move_from", 1);
     keyChanged(dst, c->argv[1], NOTIFY_GENERIC, "move_to", 1);
     addReply(c, shared.cone);
@@ -258,7 +260,7 @@ void copyCommand(client *c) {
         dbDelete(dst, newkey);
     }
     robj *copy = valueDup(o);
-    dbAdd(dst, newkey, copy);
+    copy = dbAdd(dst, newkey, copy);
     if (expire != -1) setExpire(dst, newkey, expire);
     keyChanged(dst, newkey, NOTIFY_GENERIC, "copy_to", 1);
     addReply(c, shared.cone);
@@ -279,7 +281,7 @@ void objectEncodingCommand(client *c) {
 
 void objectRefcountCommand(client *c) {
     robj *o = objectLookupOrReply(c);
-    if (o) addReplyLongLong(c, o->refcount == OBJ_SHARED_REFCOUNT ? INT_MAX : o->refcount);
+    if (o) addReplyLongLong(c, objectRefcountView(o));
 }
 
 void objectIdletimeCommand(client *c) {

@@ -154,7 +154,7 @@ static void pushGenericCommand(client *c, int where, int only_existing) {
             return;
         }
         o = createListObject();
-        dbAdd(c->db, c->argv[1], o);
+        o = dbAdd(c->db, c->argv[1], o);
     }
     for (int j = 2; j < c->argc; j++) listPushArg(o, c->argv[j], where);
     addReplyLongLong(c, (long long)quicklistCount(listOf(o)));
@@ -424,7 +424,7 @@ static void lmoveGenericCommand(client *c, int wherefrom, int whereto) {
     listPopElement(src, wherefrom, &e);
     if (!dst) {
         dst = createListObject();
-        dbAdd(c->db, c->argv[2], dst);
+        dst = dbAdd(c->db, c->argv[2], dst);
     }
     listPush(dst, e.ptr, e.len, whereto == LIST_TAIL);
     keyChanged(c->db, c->argv[2], NOTIFY_LIST, whereto == LIST_HEAD ? "lpush" : "rpush", 1);

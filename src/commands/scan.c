@@ -42,7 +42,7 @@ typedef struct scanData {
 
 static void scanKeyCallback(void *privdata, const dictEntry *de) {
     scanData *sd = privdata;
-    sds key = dictGetKey(de);
+    sds key = dbEntryKey(de);
     listAddNodeTail(sd->keys, createStringObject(key, sdslen(key)));
     sd->elements++;
 }

@@ -168,7 +168,7 @@ void saddCommand(client *c) {
     if (replyIfWrongType(c, set, OBJ_SET)) return;
     if (!set) {
         set = setTypeCreate(c->argv[2]->ptr);
-        dbAdd(c->db, c->argv[1], set);
+        set = dbAdd(c->db, c->argv[1], set);
     }
     long long added = 0;
     for (int j = 2; j < c->argc; j++) added += setTypeAdd(set, c->argv[j]->ptr);
@@ -206,7 +206,7 @@ void smoveCommand(client *c) {
     }
     if (!dst) {
         dst = setTypeCreate(ele);
-        dbAdd(c->db, c->argv[2], dst);
+        dst = dbAdd(c->db, c->argv[2], dst);
     }
     if (setTypeAdd(dst, ele)) keyChanged(c->db, c->argv[2], NOTIFY_SET, "sadd", 1);
     addReply(c, shared.cone);

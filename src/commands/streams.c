@@ -235,7 +235,7 @@ void xaddCommand(client *c) {
             return;
         }
         o = createStreamObject();
-        dbAdd(c->db, c->argv[1], o);
+        o = dbAdd(c->db, c->argv[1], o);
     }
     stream *s = o->ptr;
     if (s->last_id.ms == UINT64_MAX && s->last_id.seq == UINT64_MAX) {
@@ -841,7 +841,7 @@ void xgroupCreateCommand(client *c) {
     if (parseGroupIDOrReply(c, s, &id) != C_OK) return;
     if (!s) {
         o = createStreamObject();
-        dbAdd(c->db, c->argv[2], o);
+        o = dbAdd(c->db, c->argv[2], o);
         s = o->ptr;
     }
     if (!streamCreateCG(s, c->argv[3]->ptr, stringObjectLen(c->argv[3]), &id, entries_read)) {

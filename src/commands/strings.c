@@ -373,8 +373,7 @@ void incrbyfloatCommand(client *c) {
         return;
     }
     robj *fresh = createStringObjectFromLongDouble(value, 1);
-    if (o) dbOverwrite(c->db, c->argv[1], fresh);
-    else dbAdd(c->db, c->argv[1], fresh);
+    fresh = o ? dbOverwrite(c->db, c->argv[1], fresh) : dbAdd(c->db, c->argv[1], fresh);
     keyChanged(c->db, c->argv[1], NOTIFY_STRING, "incrbyfloat", 1);
     addReplyBulk(c, fresh);
     /* Floating point may round differently on replay: the result is replayed. */
@@ -430,8 +429,7 @@ void setrangeCommand(client *c) {
             return;
         }
         if (checkStringLength(c, offset, (long long)patchlen) != C_OK) return;
-        o = createObject(OBJ_STRING, sdsnewlen(NULL, (size_t)offset + patchlen));
-        dbAdd(c->db, c->argv[1], o);
+        o = dbAdd(c->db, c->argv[1], createObject(OBJ_STRING, sdsnewlen(NULL, (size_t)offset + patchlen)));
     } else {
         if (replyIfWrongType(c, o, OBJ_STRING)) return;
         if (patchlen == 0) {

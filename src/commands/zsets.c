@@ -130,7 +130,7 @@ static void zaddGenericCommand(client *c, int flags) {
     if (!zobj) {
         if (xx) goto reply; /* XX never creates the key */
         zobj = zsetCreateFor(sdslen(c->argv[scoreidx + 1]->ptr), zsetConfigLimits());
-        dbAdd(c->db, key, zobj);
+        zobj = dbAdd(c->db, key, zobj);
     }
     for (int j = 0; j < elements; j++) {
         int out;

@@ -12,10 +12,20 @@
  * Accessors only get the entry, not the dict, so every entry describes its
  * own layout in the low 4 bits of its `next` field (entries are at least 16
  * bytes, so the allocator aligns them to 16): bit 0 = embedded key,
- * bits 1-3 = metadata size in 8-byte words. */
+ * bits 1-3 = metadata size in 8-byte words.
+ *
+ * Item mode (dictType.itemKey set): the table holds the caller's items, which
+ * carry their own key, so a key costs no entry at all when it is alone in its
+ * bucket. A "link" (bucket head, or the next field of a node) is then NULL,
+ * an item tagged with bit 0 (the last of its chain), or a node: a plain
+ * 16-byte entry whose value is an item and whose next is an untagged link.
+ * Only keys sharing a bucket with a later one cost a node (at full load about
+ * a third of them). The internal walks go through link*(): for other dicts a
+ * link is simply an entry. */
 #include "dict.h"
 
 #include <assert.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -48,6 +58,7 @@ struct dict {
 };
 
 #define TAG_EMBEDDED ((uintptr_t)1)
+#define ITEM_TAG ((uintptr_t)1) /* item mode: this link is an item, not a node */
 #define TAG_META_SHIFT 1
 #define TAG_MASK ((uintptr_t)15)
 
@@ -133,6 +144,64 @@ int64_t dictIncrSignedIntegerVal(dictEntry *de, int64_t by) {
     return de->v.s64;
 }
 
+/* ---------------------------------------------------------------- links */
+
+static inline int itemMode(const dict *d) { return d->type->itemKey != NULL; }
+static inline int linkIsItem(const dictEntry *l) { return ((uintptr_t)l & ITEM_TAG) != 0; }
+static inline dictEntry *itemLink(void *item) { return (dictEntry *)((uintptr_t)item | ITEM_TAG); }
+
+static inline dictEntry *linkNext(const dict *d, const dictEntry *l) {
+    if (!itemMode(d)) return entryNext(l);
+    return linkIsItem(l) ? NULL : l->next;
+}
+
+static inline void linkSetNext(const dict *d, dictEntry *l, dictEntry *next) {
+    if (itemMode(d)) l->next = next;
+    else entrySetNext(l, next);
+}
+
+/* What the API hands out for a link: the entry, or in item mode the item. */
+static inline dictEntry *linkApi(const dict *d, const dictEntry *l) {
+    if (!itemMode(d)) return (dictEntry *)l;
+    return linkIsItem(l) ? (dictEntry *)((uintptr_t)l & ~ITEM_TAG) : l->v.val;
+}
+
+static inline const void *linkKey(const dict *d, const dictEntry *l) {
+    if (!itemMode(d)) return dictGetKey(l);
+    return d->type->itemKey(linkApi(d, l));
+}
+
+/* Puts a link at the head of a bucket. In item mode an item alone in its
+ * bucket is stored bare and one joining others gets a node, so a link may be
+ * turned from one form to the other here. */
+static void bucketPush(dict *d, dictEntry **bucket, dictEntry *l) {
+    if (!itemMode(d)) {
+        entrySetNext(l, *bucket);
+        *bucket = l;
+        return;
+    }
+    if (*bucket == NULL) {
+        if (!linkIsItem(l)) {
+            dictEntry *node = l;
+            l = itemLink(node->v.val);
+            zfree(node);
+        }
+        *bucket = l;
+        return;
+    }
+    if (linkIsItem(l)) {
+        dictEntry *node = zmalloc(sizeof(dictEntry));
+        node->v.val = linkApi(d, l);
+        l = node;
+    }
+    l->next = *bucket;
+    *bucket = l;
+}
+
+/* Frees a link taken out of the table: the entry or node, and with
+ * destroy the value (item mode: the item) through the destructors. */
+static void linkFree(dict *d, dictEntry *l, int destroy);
+
 static inline int keysEqual(dict *d, const void *key, const void *stored) {
     if (key == stored) return 1;
     return d->type->keyCompare ? d->type->keyCompare(d, key, stored) : 0;
@@ -175,6 +244,16 @@ static void entryFree(dict *d, dictEntry *de) {
     zfree(de);
 }
 
+static void linkFree(dict *d, dictEntry *l, int destroy) {
+    if (!itemMode(d)) {
+        if (destroy) entryFree(d, l);
+        return;
+    }
+    void *item = linkApi(d, l);
+    if (!linkIsItem(l)) zfree(l);
+    if (destroy && d->type->valDestructor) d->type->valDestructor(d, item);
+}
+
 /* ---------------------------------------------------------------- tables */
 
 static void tableReset(dict *d, int t) {
@@ -185,6 +264,7 @@ static void tableReset(dict *d, int t) {
 
 dict *dictCreate(dictType *type) {
     assert(type->entryMetaBytes <= DICT_MAX_ENTRY_META_BYTES);
+    assert(!type->itemKey || (!type->embedKey && !type->entryMetaBytes && !type->keyDup));
     dict *d = zmalloc(sizeof(*d));
     d->type = type;
     tableReset(d, 0);
@@ -290,10 +370,9 @@ int dictRehash(dict *d, int n) {
         dictEntry *de = d->table[0][d->rehashidx];
         unsigned long mask1 = HT_MASK(d->sizeExp[1]);
         while (de) {
-            dictEntry *next = entryNext(de);
-            unsigned long idx = hashKey(d, dictGetKey(de)) & mask1;
-            entrySetNext(de, d->table[1][idx]);
-            d->table[1][idx] = de;
+            dictEntry *next = linkNext(d, de);
+            unsigned long idx = hashKey(d, linkKey(d, de)) & mask1;
+            bucketPush(d, &d->table[1][idx], de);
             d->used[0]--;
             d->used[1]++;
             de = next;
@@ -346,9 +425,9 @@ static long keyIndex(dict *d, const void *key, uint64_t hash, dictEntry **existi
     unsigned long idx = 0;
     for (int t = 0; t <= 1; t++) {
         idx = hash & HT_MASK(d->sizeExp[t]);
-        for (dictEntry *he = d->table[t][idx]; he; he = entryNext(he)) {
-            if (keysEqual(d, key, dictGetKey(he))) {
-                if (existing) *existing = he;
+        for (dictEntry *he = d->table[t][idx]; he; he = linkNext(d, he)) {
+            if (keysEqual(d, key, linkKey(d, he))) {
+                if (existing) *existing = linkApi(d, he);
                 return -1;
             }
         }
@@ -358,6 +437,7 @@ static long keyIndex(dict *d, const void *key, uint64_t hash, dictEntry **existi
 }
 
 dictEntry *dictAddRaw(dict *d, void *key, dictEntry **existing) {
+    assert(!itemMode(d));
     if (dictIsRehashing(d)) rehashStep(d);
     long idx = keyIndex(d, key, hashKey(d, key), existing);
     if (idx == -1) return NULL;
@@ -369,6 +449,18 @@ dictEntry *dictAddRaw(dict *d, void *key, dictEntry **existing) {
     d->table[t][idx] = de;
     d->used[t]++;
     return de;
+}
+
+int dictAddItem(dict *d, void *item) {
+    assert(itemMode(d) && !linkIsItem(item));
+    if (dictIsRehashing(d)) rehashStep(d);
+    const void *key = d->type->itemKey(item);
+    long idx = keyIndex(d, key, hashKey(d, key), NULL);
+    if (idx == -1) return DICT_ERR;
+    int t = dictIsRehashing(d) ? 1 : 0;
+    bucketPush(d, &d->table[t][idx], itemLink(item));
+    d->used[t]++;
+    return DICT_OK;
 }
 
 int dictAdd(dict *d, void *key, void *val) {
@@ -409,8 +501,8 @@ static dictEntry *lookup(dict *d, const void *key, dictEntry **prevOut, int *tab
     for (int t = 0; t <= 1; t++) {
         unsigned long idx = h & HT_MASK(d->sizeExp[t]);
         dictEntry *prev = NULL;
-        for (dictEntry *he = d->table[t][idx]; he; prev = he, he = entryNext(he)) {
-            if (keysEqual(d, key, dictGetKey(he))) {
+        for (dictEntry *he = d->table[t][idx]; he; prev = he, he = linkNext(d, he)) {
+            if (keysEqual(d, key, linkKey(d, he))) {
                 if (prevOut) {
                     *prevOut = prev;
                     *tableOut = t;
@@ -432,23 +524,52 @@ dictEntry *dictUnlink(dict *d, const void *key) {
     dictEntry *he = lookup(d, key, &prev, &t, &idx);
     if (he == NULL) return NULL;
     if (prev)
-        entrySetNext(prev, entryNext(he));
+        linkSetNext(d, prev, linkNext(d, he));
     else
-        d->table[t][idx] = entryNext(he);
+        d->table[t][idx] = linkNext(d, he);
     d->used[t]--;
+    if (itemMode(d)) {
+        /* A node left last in its chain stays a node (turning it back into a
+         * bare item could free what a safe iterator holds); rehash tidies it. */
+        dictEntry *item = linkApi(d, he);
+        linkFree(d, he, 0);
+        return item;
+    }
     entrySetNext(he, NULL);
     return he;
+}
+
+void *dictSwapItem(dict *d, void *item) {
+    assert(itemMode(d) && !linkIsItem(item));
+    dictEntry *prev;
+    int t;
+    unsigned long idx;
+    dictEntry *he = lookup(d, d->type->itemKey(item), &prev, &t, &idx);
+    if (he == NULL) return NULL;
+    void *old = linkApi(d, he);
+    if (!linkIsItem(he))
+        he->v.val = item;
+    else if (prev)
+        prev->next = itemLink(item);
+    else
+        d->table[t][idx] = itemLink(item);
+    return old;
 }
 
 int dictDelete(dict *d, const void *key) {
     dictEntry *de = dictUnlink(d, key);
     if (de == NULL) return DICT_ERR;
-    entryFree(d, de);
+    dictFreeUnlinkedEntry(d, de);
     return DICT_OK;
 }
 
 void dictFreeUnlinkedEntry(dict *d, dictEntry *he) {
-    if (he) entryFree(d, he);
+    if (!he) return;
+    if (itemMode(d)) {
+        if (d->type->valDestructor) d->type->valDestructor(d, he);
+    } else {
+        entryFree(d, he);
+    }
 }
 
 static void clearTable(dict *d, int t, void(callback)(dict *)) {
@@ -457,8 +578,8 @@ static void clearTable(dict *d, int t, void(callback)(dict *)) {
         if (callback && (i & 65535) == 0) callback(d);
         dictEntry *he = d->table[t][i];
         while (he) {
-            dictEntry *next = entryNext(he);
-            entryFree(d, he);
+            dictEntry *next = linkNext(d, he);
+            linkFree(d, he, 1);
             d->used[t]--;
             he = next;
         }
@@ -482,9 +603,13 @@ void dictRelease(dict *d) {
 
 /* ---------------------------------------------------------------- lookups */
 
-dictEntry *dictFind(dict *d, const void *key) { return lookup(d, key, NULL, NULL, NULL); }
+dictEntry *dictFind(dict *d, const void *key) {
+    dictEntry *he = lookup(d, key, NULL, NULL, NULL);
+    return he ? linkApi(d, he) : NULL;
+}
 
 void *dictFetchValue(dict *d, const void *key) {
+    assert(!itemMode(d));
     dictEntry *he = dictFind(d, key);
     return he ? he->v.val : NULL;
 }
@@ -568,8 +693,8 @@ dictEntry *dictNext(dictIterator *iter) {
         }
         if (iter->entry) {
             /* Saved now so the caller may delete the entry we return. */
-            iter->nextEntry = entryNext(iter->entry);
-            return iter->entry;
+            iter->nextEntry = linkNext(iter->d, iter->entry);
+            return linkApi(iter->d, iter->entry);
         }
     }
     return NULL;
@@ -614,10 +739,10 @@ dictEntry *dictGetRandomKey(dict *d) {
     }
     /* Pick uniformly within the chain. */
     unsigned long chainlen = 0;
-    for (dictEntry *e = he; e; e = entryNext(e)) chainlen++;
+    for (dictEntry *e = he; e; e = linkNext(d, e)) chainlen++;
     unsigned long pick = (unsigned long)(dictRandom() % chainlen);
-    while (pick--) he = entryNext(he);
-    return he;
+    while (pick--) he = linkNext(d, he);
+    return linkApi(d, he);
 }
 
 unsigned int dictGetSomeKeys(dict *d, dictEntry **des, unsigned int count) {
@@ -657,8 +782,8 @@ unsigned int dictGetSomeKeys(dict *d, dictEntry **des, unsigned int count) {
                 }
             } else {
                 emptylen = 0;
-                for (; he; he = entryNext(he)) {
-                    *des++ = he;
+                for (; he; he = linkNext(d, he)) {
+                    *des++ = linkApi(d, he);
                     if (++stored == count) return stored;
                 }
             }
@@ -697,8 +822,8 @@ _Static_assert(sizeof(unsigned long) == 8, "dictScan's cursor reversal assumes 6
 static void scanBucket(dict *d, int t, unsigned long idx, dictScanFunction *fn, void *privdata) {
     const dictEntry *de = d->table[t][idx];
     while (de) {
-        const dictEntry *next = entryNext(de);
-        fn(privdata, de);
+        const dictEntry *next = linkNext(d, de);
+        fn(privdata, linkApi(d, de));
         de = next;
     }
 }
@@ -749,13 +874,26 @@ static size_t sampleEntrySize(const dict *d) {
     return 0;
 }
 
+/* Item mode: the nodes, counted (an O(n) walk is too slow for INFO): in a
+ * table of s buckets holding n keys, n - s(1 - e^(-n/s)) keys share their
+ * bucket with a later one, as hashing spreads keys uniformly. */
+static size_t itemNodesUsage(const dict *d) {
+    double nodes = 0;
+    for (int t = 0; t <= 1; t++) {
+        double n = (double)d->used[t], s = (double)HT_SIZE(d->sizeExp[t]);
+        if (n > 0) nodes += n - s * (1 - exp(-n / s));
+    }
+    return (size_t)nodes * sizeof(dictEntry);
+}
+
 size_t dictMemUsage(const dict *d) {
+    if (itemMode(d)) return sizeof(*d) + dictSlots(d) * sizeof(dictEntry *) + itemNodesUsage(d);
     size_t entry = dictSize(d) ? sampleEntrySize(d) : 0;
     return sizeof(*d) + dictSlots(d) * sizeof(dictEntry *) + dictSize(d) * entry;
 }
 
 size_t dictEntryMemUsage(const dict *d, const dictEntry *de) {
-    (void)d;
+    if (itemMode(d)) return 0; /* the item is the caller's */
     return zmalloc_size((void *)de);
 }
 
@@ -772,7 +910,7 @@ static size_t tableStats(char *buf, size_t bufsize, dict *d, int t) {
     unsigned long size = HT_SIZE(d->sizeExp[t]);
     for (unsigned long i = 0; i < size; i++) {
         unsigned long chainlen = 0;
-        for (dictEntry *he = d->table[t][i]; he; he = entryNext(he)) chainlen++;
+        for (dictEntry *he = d->table[t][i]; he; he = linkNext(d, he)) chainlen++;
         if (chainlen == 0) {
             clvector[0]++;
             continue;

@@ -33,6 +33,15 @@ typedef struct dictType {
      * dictGetKey returns the embedded sds; the caller keeps ownership of the key
      * it passed; keyDup/keyDestructor are unused. */
     int embedKey;
+    /* Item mode: when set, the dict stores the caller's items themselves,
+     * each holding its own key (returned by itemKey), with no entry allocated
+     * for an item alone in its bucket. Every dictEntry* this dict hands out
+     * (dictFind, dictNext, dictUnlink, sampling, scan callbacks) IS the item:
+     * use it as such, never with dictGetKey/dictGetVal. Items are added with
+     * dictAddItem, replaced with dictSwapItem and destroyed by valDestructor;
+     * they must be at least 2-byte aligned (bit 0 tags them in the buckets).
+     * embedKey, entryMetaBytes and keyDup must be unset. */
+    const void *(*itemKey)(const void *item);
 } dictType;
 
 /* Iterators may live on the stack: dictInitIterator / dictInitSafeIterator,
@@ -74,6 +83,11 @@ dictEntry *dictAddRaw(dict *d, void *key, dictEntry **existing);
 dictEntry *dictAddOrFind(dict *d, void *key);
 int dictReplace(dict *d, void *key, void *val); /* 1 added, 0 replaced (old value destroyed after) */
 int dictDelete(dict *d, const void *key);       /* DICT_OK or DICT_ERR (not found) */
+/* Item mode: adds item (DICT_ERR when its key is there already); puts item
+ * where the item with the same key was and returns that one (NULL, and
+ * nothing stored, when the key is missing); no destructor runs. */
+int dictAddItem(dict *d, void *item);
+void *dictSwapItem(dict *d, void *item);
 /* Removes the entry from the table without freeing it, so the caller can use
  * it first; then dictFreeUnlinkedEntry (runs the destructors). */
 dictEntry *dictUnlink(dict *d, const void *key);

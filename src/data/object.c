@@ -116,6 +116,7 @@ robj *createObject(int type, void *ptr) {
     o->encoding = OBJ_ENCODING_RAW;
     o->ptr = ptr;
     o->refcount = 1;
+    o->haskey = 0;
     o->lru = lru_clock;
     return o;
 }
@@ -149,9 +150,75 @@ robj *createEmbeddedStringObject(const char *ptr, size_t len) {
     o->type = OBJ_STRING;
     o->encoding = OBJ_ENCODING_EMBSTR;
     o->refcount = 1;
+    o->haskey = 0;
     o->lru = lru_clock;
     o->ptr = sdsEmbed(o + 1, ptr, len);
     return o;
+}
+
+/* Moves val's value into a keyspace object: embstr bytes are copied to
+ * embedAt, a raw string still referenced elsewhere is copied, any other
+ * payload moves (val keeps a shell that frees nothing). Returns the new ptr;
+ * val's reference is not released here. */
+static void *takeValue(robj *val, void *embedAt) {
+    if (val->type == OBJ_STRING && val->encoding == OBJ_ENCODING_EMBSTR)
+        return sdsEmbed(embedAt, val->ptr, sdslen(val->ptr));
+    if (val->type == OBJ_STRING && val->encoding == OBJ_ENCODING_RAW && val->refcount > 1) return sdsdup(val->ptr);
+    void *ptr = val->ptr;
+    if (val->type != OBJ_STRING || val->encoding == OBJ_ENCODING_RAW) val->ptr = NULL;
+    return ptr;
+}
+
+/* Where a keyspace object's embedded value starts: right after its key. */
+static char *embeddedValueArea(robj *o) {
+    sds key = objectKey(o);
+    return key + sdslen(key) + 1;
+}
+
+robj *objectWithKey(const char *key, size_t keylen, robj *val) {
+    int embed = val->type == OBJ_STRING && val->encoding == OBJ_ENCODING_EMBSTR;
+    size_t keysize = sdsEmbeddedSize(keylen);
+    size_t valsize = embed ? sdsEmbeddedSize(sdslen(val->ptr)) : 0;
+    robj *o = zmalloc(sizeof(robj) + sizeof(uint32_t) + 1 + keysize + valsize);
+    o->type = val->type;
+    o->encoding = val->encoding;
+    o->lru = val->lru;
+    o->refcount = 1;
+    o->haskey = 1;
+    *objectExpireSlot(o) = 0;
+    unsigned char *area = (unsigned char *)(o + 1) + sizeof(uint32_t);
+    area[0] = (unsigned char)(keysize - keylen - 1);
+    sdsEmbed(area + 1, key, keylen);
+    o->ptr = takeValue(val, area + 1 + keysize);
+    decrRefCount(val);
+    return o;
+}
+
+int objectReplaceValue(robj *o, robj *val) {
+    if (o->refcount != 1 || val == o) return 0;
+    char *area = embeddedValueArea(o);
+    if (val->type == OBJ_STRING && val->encoding == OBJ_ENCODING_EMBSTR) {
+        /* Room: the old embstr's bytes, else what the allocator gave beyond them. */
+        size_t need = sdsEmbeddedSize(sdslen(val->ptr));
+        size_t have = o->encoding == OBJ_ENCODING_EMBSTR ? sdsEmbeddedSize(sdslen(o->ptr)) : 0;
+        if (need > have && need > zmalloc_size(o) - (size_t)(area - (char *)o)) return 0;
+    }
+    if (o->type != OBJ_STRING) {
+        if (o->ptr) freeAggregate(o);
+    } else if (o->encoding == OBJ_ENCODING_RAW) {
+        sdsfree(o->ptr);
+    }
+    o->type = val->type;
+    o->encoding = val->encoding;
+    o->ptr = takeValue(val, area);
+    decrRefCount(val);
+    return 1;
+}
+
+int objectRefcountView(const robj *o) {
+    int shared = o->refcount == OBJ_SHARED_REFCOUNT ||
+                 (o->haskey && o->encoding == OBJ_ENCODING_INT && sharedInteger((intptr_t)o->ptr));
+    return shared ? INT_MAX : (int)o->refcount;
 }
 
 robj *createStringObject(const char *ptr, size_t len) {
@@ -238,12 +305,13 @@ void decrRefCount(robj *o) {
     if (o->refcount == 1) {
         if (o->type == OBJ_STRING) {
             if (o->encoding == OBJ_ENCODING_RAW) sdsfree(o->ptr);
-            /* The size createEmbeddedStringObject allocated: the string is immutable. */
-            if (o->encoding == OBJ_ENCODING_EMBSTR) {
+            /* The size createEmbeddedStringObject allocated (the string is
+             * immutable); a keyspace object's size depends on its key. */
+            if (o->encoding == OBJ_ENCODING_EMBSTR && !o->haskey) {
                 zfree_sized(o, sizeof(robj) + sdsEmbeddedSize(sdslen(o->ptr)));
                 return;
             }
-        } else {
+        } else if (o->ptr) { /* NULL: its payload moved to a keyspace object */
             freeAggregate(o);
         }
         zfree(o);

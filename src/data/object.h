@@ -1,6 +1,7 @@
-/* object: the refcounted value object every key points to, and the string
- * encodings (int, embstr, raw). Aggregate types keep their own structures in
- * ptr; this module only knows how to free them and name their encodings. */
+/* object: the refcounted value object, and the string encodings (int,
+ * embstr, raw). Aggregate types keep their own structures in ptr; this module
+ * only knows how to free them and name their encodings. A value stored in the
+ * keyspace is a keyspace object that also holds its key (objectWithKey). */
 #ifndef DATA_OBJECT_H
 #define DATA_OBJECT_H
 
@@ -38,7 +39,8 @@ typedef struct robj {
     unsigned type : 4;
     unsigned encoding : 4;
     unsigned lru : LRU_BITS; /* seconds clock at last access (OBJECT IDLETIME) */
-    int refcount;
+    unsigned refcount : 31;
+    unsigned haskey : 1; /* a keyspace object: see objectWithKey */
     void *ptr;
 } robj;
 
@@ -70,6 +72,33 @@ robj *createIntsetObject(void);
 robj *createHashObject(void);       /* listpack encoding */
 robj *createZsetObject(void);       /* skiplist encoding */
 robj *createZsetListpackObject(void);
+
+/* Keyspace objects. A value stored under a key is one allocation holding
+ *   robj header | 4-byte expiry slot | key sds (after a byte giving its
+ *   header size) | for embstr values, the value sds
+ * so a key with a short string costs a single allocation and the keyspace
+ * table needs no entry of its own (it stores these objects, core/dict item
+ * mode). objectWithKey builds one from val, consuming the caller's
+ * reference: an embstr value is copied in, other payloads (raw sds, lists,
+ * hashes...) move into the new object — when val is still referenced
+ * elsewhere, a raw string is copied and an aggregate is moved anyway, leaving
+ * the other holders an empty shell they may only release. */
+robj *objectWithKey(const char *key, size_t keylen, robj *val);
+/* Puts val's value into keyspace object o in place (same key, TTL slot and
+ * access bits; o's old value freed), consuming val's reference as
+ * objectWithKey does. 0, and nothing done, when o is shared or an embstr
+ * val does not fit in o's allocation: then build a new object. */
+int objectReplaceValue(robj *o, robj *val);
+static inline uint32_t *objectExpireSlot(robj *o) { return (uint32_t *)(o + 1); }
+static inline sds objectKey(const robj *o) {
+    const unsigned char *area = (const unsigned char *)(o + 1) + sizeof(uint32_t);
+    return (sds)(area + 1 + area[0]);
+}
+
+/* The refcount OBJECT REFCOUNT and DEBUG OBJECT show: shared objects, and
+ * a key holding an integer of the shared range (Redis stores the shared
+ * object there; ours keeps a copy in its keyspace object), answer INT_MAX. */
+int objectRefcountView(const robj *o);
 
 robj *createObject(int type, void *ptr);
 robj *createStringObject(const char *ptr, size_t len);

@@ -135,6 +135,14 @@ void *ttlHeapRemove(ttlHeap *h, size_t pos) {
     return item;
 }
 
+void ttlHeapSetItem(ttlHeap *h, size_t pos, void *item) {
+    int64_t when = ttlHeapWhen(h, pos);
+    void *old = ttlSlotItem(&h->slots[pos]);
+    if (h->far && dictSize(h->far)) dictDelete(h->far, old);
+    setFar(h, item, when);
+    place(h, pos, makeSlot(item, when));
+}
+
 size_t ttlHeapMemUsage(const ttlHeap *h) { return sizeof(*h) + h->cap * sizeof(ttlHeapSlot); }
 
 int ttlHeapVerify(const ttlHeap *h, long (*getpos)(void *item)) {

@@ -40,6 +40,8 @@ void ttlHeapClear(ttlHeap *h);
 void ttlHeapInsert(ttlHeap *h, void *item, int64_t when);
 void ttlHeapUpdate(ttlHeap *h, size_t pos, int64_t when);
 void *ttlHeapRemove(ttlHeap *h, size_t pos);
+/* The item at pos moved in memory: same deadline, new address. */
+void ttlHeapSetItem(ttlHeap *h, size_t pos, void *item);
 int64_t ttlHeapWhen(const ttlHeap *h, size_t pos);
 
 static inline int64_t ttlSlotWhen(const ttlHeapSlot *s) { return (int64_t)s->when_lo | ((int64_t)s->when_hi << 32); }

@@ -255,7 +255,8 @@ robj *valueDup(robj *o) {
 /* ------------------------------------------------------------ memory */
 
 size_t valueMemoryUsage(robj *o, long long samples) {
-    size_t size = sizeof(robj);
+    /* A keyspace object holds its key (and an embstr value) in the same allocation. */
+    size_t size = o->haskey ? zmalloc_size(o) : sizeof(robj);
     if (o->type == OBJ_STRING) {
         if (o->encoding == OBJ_ENCODING_RAW) size += zmalloc_size(sdsAllocPtr(o->ptr));
         else if (o->encoding == OBJ_ENCODING_EMBSTR) size = zmalloc_size(o);

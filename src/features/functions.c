@@ -69,8 +69,8 @@ static libraryInfo *loading; /* the library FUNCTION LOAD is running, else NULL 
 static int load_api_ref;    /* the `redis` table library code sees while loading */
 
 /* Library names are case sensitive, function names are not (as in Redis). */
-static dictType librariesDictType = {dictSdsHash, NULL, dictSdsKeyCompare, dictSdsDestructor, NULL, NULL, 0, 0};
-static dictType functionsDictType = {dictSdsCaseHash, NULL, dictSdsKeyCaseCompare, dictSdsDestructor, NULL, NULL, 0, 0};
+static dictType librariesDictType = {dictSdsHash, NULL, dictSdsKeyCompare, dictSdsDestructor, NULL, NULL, 0, 0, NULL};
+static dictType functionsDictType = {dictSdsCaseHash, NULL, dictSdsKeyCaseCompare, dictSdsDestructor, NULL, NULL, 0, 0, NULL};
 
 static const struct {
     const char *name;

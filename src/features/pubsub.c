@@ -30,7 +30,7 @@ static void listFree(dict *d, void *l) {
     (void)d;
     listRelease(l);
 }
-static dictType channelsDictType = {dictObjectHash, NULL, dictObjectKeyCompare, dictObjectDestructor, listFree, NULL, 0, 0};
+static dictType channelsDictType = {dictObjectHash, NULL, dictObjectKeyCompare, dictObjectDestructor, listFree, NULL, 0, 0, NULL};
 
 void pubsubInit(void) {
     channels = dictCreate(&channelsDictType);

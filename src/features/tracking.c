@@ -44,10 +44,10 @@ static void bcastStateDestructor(dict *d, void *val) {
     zfree(bs);
 }
 
-static dictType idSetDictType = {ptrHash, NULL, NULL, NULL, NULL, NULL, 0, 0};
-static dictType trackingTableDictType = {dictSdsHash, NULL, dictSdsKeyCompare, NULL, idsDestructor, NULL, 0, 1};
-static dictType sdsSetDictType = {dictSdsHash, NULL, dictSdsKeyCompare, NULL, NULL, NULL, 0, 1};
-static dictType prefixTableDictType = {dictSdsHash, NULL, dictSdsKeyCompare, NULL, bcastStateDestructor, NULL, 0, 1};
+static dictType idSetDictType = {ptrHash, NULL, NULL, NULL, NULL, NULL, 0, 0, NULL};
+static dictType trackingTableDictType = {dictSdsHash, NULL, dictSdsKeyCompare, NULL, idsDestructor, NULL, 0, 1, NULL};
+static dictType sdsSetDictType = {dictSdsHash, NULL, dictSdsKeyCompare, NULL, NULL, NULL, 0, 1, NULL};
+static dictType prefixTableDictType = {dictSdsHash, NULL, dictSdsKeyCompare, NULL, bcastStateDestructor, NULL, 0, 1, NULL};
 
 static dict *TrackingTable;  /* sds key -> dict of client ids (default mode) */
 static dict *PrefixTable;    /* sds prefix -> bcastState (BCAST mode) */

@@ -237,10 +237,10 @@ static int writeBaseFile(const char *path) {
         dictIterator *di = dictGetSafeIterator(db->dict);
         dictEntry *de;
         while ((de = dictNext(di))) {
-            sds key = dictGetKey(de);
+            sds key = dbEntryKey(de);
             robj *keyobj = createStringObject(key, sdslen(key));
             /* Each value as RESTORE of its DUMP payload: exact for every type and encoding. */
-            sds payload = rdbDumpPayload(dictGetVal(de));
+            sds payload = rdbDumpPayload(dbEntryValue(de));
             robj *argv[4] = {createStringObject("RESTORE", 7), keyobj, createStringObjectFromLongLong(0),
                              createObject(OBJ_STRING, payload)};
             catCommand(&buf, argv, 4);

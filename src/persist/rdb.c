@@ -384,8 +384,8 @@ static int saveRio(rio *r, int aof_base) {
         dictEntry *de;
         int ok = 1;
         while (ok && (de = dictNext(di))) {
-            sds key = dictGetKey(de);
-            robj *val = dictGetVal(de);
+            sds key = dbEntryKey(de);
+            robj *val = dbEntryValue(de);
             long long expire = dbEntryExpire(db, de);
             (void)now;
             if (expire != -1) {
@@ -1192,7 +1192,7 @@ static int loadRio(rio *r, const char *filename, int flags) {
             return C_ERR;
         } else {
             if (flags & RDB_LOAD_MERGE) dbSyncDelete(db, keyobj); /* the file's value and TTL win */
-            dbAdd(db, keyobj, val);
+            val = dbAdd(db, keyobj, val);
             if (expiretime != -1) setExpire(db, keyobj, expiretime);
             loaded++;
         }

@@ -24,7 +24,7 @@ static int cstrCaseCompare(dict *d, const void *a, const void *b) {
     (void)d;
     return strcasecmp(a, b) == 0;
 }
-static dictType commandDictType = {cstrCaseHash, NULL, cstrCaseCompare, NULL, NULL, NULL, 0, 0};
+static dictType commandDictType = {cstrCaseHash, NULL, cstrCaseCompare, NULL, NULL, NULL, 0, 0, NULL};
 
 static uint64_t parseFlags(const char *words) {
     static const struct {

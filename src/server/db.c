@@ -1,6 +1,10 @@
-/* db: the keyspace (see db.h). Each database is a dict whose entries embed
- * the key and carry 4 bytes of metadata: the slot of the key's deadline in
- * the expiry heap (0 = no TTL, else slot + 1). TTL reads stay O(1). */
+/* db: the keyspace (see db.h). Each database is a dict in item mode: it
+ * stores the value objects themselves, each holding its key and 4 bytes for
+ * the slot of the key's deadline in the expiry heap (0 = no TTL, else
+ * slot + 1; see objectWithKey), so a key costs one allocation (plus the
+ * payload of non-embstr values) and TTL reads stay O(1). Storing a value
+ * therefore builds a new object: dbAdd/dbOverwrite/setKey return the one
+ * that is in the db. */
 #include "server/db.h"
 #include "server/blocking.h"
 #include "server/evict.h"
@@ -13,17 +17,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const void *keyOfObject(const void *o) { return objectKey(o); }
+
 dictType keyspaceDictType = {
     .hashFunction = dictSdsHash,
     .keyCompare = dictSdsKeyCompare,
     .valDestructor = dictObjectDestructor,
-    .entryMetaBytes = sizeof(uint32_t),
-    .embedKey = 1,
+    .itemKey = keyOfObject,
 };
 
-static inline uint32_t *expireSlotOf(dictEntry *de) { return (uint32_t *)dictEntryMeta(de); }
+/* The keyspace's "entries" are its objects (dict item mode). */
+static inline uint32_t *expireSlotOf(dictEntry *de) { return objectExpireSlot((robj *)de); }
 
-static void heapSetPos(void *item, long pos) { *expireSlotOf(item) = (uint32_t)(pos + 1); }
+static void heapSetPos(void *item, long pos) { *objectExpireSlot(item) = (uint32_t)(pos + 1); }
 
 void initDatabases(void) {
     server.db = zcalloc(sizeof(redisDb) * server.dbnum);
@@ -37,7 +43,8 @@ void initDatabases(void) {
 }
 
 dictEntry *dbFindEntry(redisDb *db, const sds key) { return dictFind(db->dict, key); }
-robj *dbEntryValue(dictEntry *de) { return dictGetVal(de); }
+robj *dbEntryValue(dictEntry *de) { return (robj *)de; }
+sds dbEntryKey(const dictEntry *de) { return objectKey((const robj *)de); }
 
 long long dbEntryExpire(redisDb *db, dictEntry *de) {
     uint32_t slot = *expireSlotOf(de);
@@ -117,7 +124,7 @@ robj *lookupKey(redisDb *db, robj *key, int flags) {
     dictEntry *de = dictFind(db->dict, key->ptr);
     if (!de) return NULL;
     if (*expireSlotOf(de) && expireIfNeeded(db, key)) return NULL;
-    robj *val = dictGetVal(de);
+    robj *val = dbEntryValue(de);
     if (!(flags & LOOKUP_NOTOUCH) && !server.in_script) objectTouch(val);
     return val;
 }
@@ -162,37 +169,51 @@ int replyIfWrongType(client *c, robj *o, int type) {
 
 /* ------------------------------------------------------------------- write */
 
-void dbAdd(redisDb *db, robj *key, robj *val) {
-    dictEntry *de = dictAddRaw(db->dict, key->ptr, NULL);
-    if (!de) abort(); /* callers check existence first */
-    dictSetVal(db->dict, de, val);
-    objectInitAccess(val);
-    if (val->type == OBJ_LIST || val->type == OBJ_ZSET || val->type == OBJ_STREAM) signalKeyAsReady(db, key, val->type);
+robj *dbAdd(redisDb *db, robj *key, robj *val) {
+    robj *o = objectWithKey(key->ptr, sdslen(key->ptr), val);
+    if (dictAddItem(db->dict, o) != DICT_OK) abort(); /* callers check existence first */
+    objectInitAccess(o);
+    if (o->type == OBJ_LIST || o->type == OBJ_ZSET || o->type == OBJ_STREAM) signalKeyAsReady(db, key, o->type);
     /* The 'n' class: a key was created (before the command's own event). Not while loading. */
     if (!server.loading) keyChanged(db, key, NOTIFY_NEW, "new", 0);
+    return o;
 }
 
-void dbOverwrite(redisDb *db, robj *key, robj *val) {
-    dictEntry *de = dictFind(db->dict, key->ptr);
-    if (!de) abort();
-    robj *old = dictGetVal(de);
-    if (maxmemoryPolicyIsLfu()) val->lru = old->lru; /* the access history belongs to the key */
-    dictSetVal(db->dict, de, val);
+robj *dbOverwrite(redisDb *db, robj *key, robj *val) {
+    robj *old = (robj *)dictFind(db->dict, key->ptr);
+    if (!old) abort();
+    if (val == old) { /* storing what is there: only the caller's reference goes */
+        decrRefCount(val);
+        return old;
+    }
+    /* The access history belongs to the key under LFU; else the value's counts. */
+    int lfu = maxmemoryPolicyIsLfu();
+    unsigned lru = val->lru;
+    if (objectReplaceValue(old, val)) { /* the common case: no allocation, nothing relinked */
+        if (!lfu) old->lru = lru;
+        return old;
+    }
+    robj *o = objectWithKey(key->ptr, sdslen(key->ptr), val);
+    if (lfu) o->lru = old->lru;
+    uint32_t slot = *objectExpireSlot(old);
+    *objectExpireSlot(o) = slot;
+    if (slot) ttlHeapSetItem(db->expires, slot - 1, o);
+    dictSwapItem(db->dict, o);
+    *objectExpireSlot(old) = 0;
     decrRefCount(old);
+    return o;
 }
 
-void setKey(redisDb *db, robj *key, robj *val, int flags) {
+robj *setKey(redisDb *db, robj *key, robj *val, int flags) {
     int exists;
     if (flags & SETKEY_ALREADY_EXIST) exists = 1;
     else if (flags & SETKEY_DOESNT_EXIST) exists = 0;
     else exists = lookupKeyWrite(db, key) != NULL;
     incrRefCount(val);
-    if (!exists) {
-        dbAdd(db, key, val);
-    } else {
-        dbOverwrite(db, key, val);
-        if (!(flags & SETKEY_KEEPTTL)) removeExpire(db, key);
-    }
+    if (!exists) return dbAdd(db, key, val);
+    robj *o = dbOverwrite(db, key, val);
+    if (!(flags & SETKEY_KEEPTTL)) removeEntryExpire(db, (dictEntry *)o);
+    return o;
 }
 
 int dbSyncDelete(redisDb *db, robj *key) {
@@ -213,7 +234,7 @@ robj *dbUnshareStringValue(redisDb *db, robj *key, robj *o) {
         robj *decoded = getDecodedObject(o);
         o = createRawStringObject(decoded->ptr, sdslen(decoded->ptr));
         decrRefCount(decoded);
-        dbOverwrite(db, key, o);
+        o = dbOverwrite(db, key, o);
     }
     return o;
 }
@@ -223,7 +244,7 @@ robj *dbRandomKey(redisDb *db) {
     for (;;) {
         dictEntry *de = dictGetFairRandomKey(db->dict);
         if (de == NULL) return NULL;
-        sds key = dictGetKey(de);
+        sds key = dbEntryKey(de);
         robj *keyobj = createStringObject(key, sdslen(key));
         if (*expireSlotOf(de)) {
             /* Every key being expired would loop forever; give up after a while. */

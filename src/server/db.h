@@ -25,14 +25,21 @@ robj *lookupKeyWriteOrReply(client *c, robj *key, robj *reply);
  * command stops). 0 when o is missing or of the type. */
 int replyIfWrongType(client *c, robj *o, int type);
 
-void dbAdd(redisDb *db, robj *key, robj *val);
-void dbOverwrite(redisDb *db, robj *key, robj *val);  /* keeps the TTL */
+/* Storing a value builds the keyspace object (the value with its key, see
+ * objectWithKey): these return the object now in the db, which callers that
+ * go on using the value must use instead of val. dbAdd and dbOverwrite take
+ * the caller's reference to val (val itself may be freed); an aggregate val
+ * must not be referenced elsewhere (its payload moves). */
+robj *dbAdd(redisDb *db, robj *key, robj *val);
+robj *dbOverwrite(redisDb *db, robj *key, robj *val);  /* keeps the TTL */
 #define SETKEY_KEEPTTL 1
 #define SETKEY_ALREADY_EXIST 4
 #define SETKEY_DOESNT_EXIST 8
-/* Add or overwrite; removes the TTL unless SETKEY_KEEPTTL. The caller reports
- * the change through keyChanged(). */
-void setKey(redisDb *db, robj *key, robj *val, int flags);
+/* Add or overwrite; removes the TTL unless SETKEY_KEEPTTL. The caller keeps
+ * its reference to val: a string is copied, an aggregate's payload moves out
+ * (val is then an empty shell to release only). The caller reports the
+ * change through keyChanged(). */
+robj *setKey(redisDb *db, robj *key, robj *val, int flags);
 int dbDelete(redisDb *db, robj *key);       /* 1 if it existed */
 int dbSyncDelete(redisDb *db, robj *key);
 int dbExists(redisDb *db, robj *key);       /* no expiry check, no stats */
@@ -63,6 +70,7 @@ long long dbAverageTtl(redisDb *db); /* ms, for INFO keyspace */
 /* Key iteration helpers for KEYS/SCAN/DEBUG. */
 dictEntry *dbFindEntry(redisDb *db, const sds key);
 robj *dbEntryValue(dictEntry *de);
+sds dbEntryKey(const dictEntry *de);
 long long dbEntryExpire(redisDb *db, dictEntry *de);
 
 #endif

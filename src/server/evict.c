@@ -134,7 +134,7 @@ static void poolPopulate(redisDb *db, int allkeys, int lfu) {
             sample[i] = ttlHeapItem(db->expires, len == n ? i : (size_t)random() % len);
     }
     for (unsigned int i = 0; i < n; i++)
-        poolInsert(db->id, dictGetKey(sample[i]), evictionScore(dictGetVal(sample[i]), lfu));
+        poolInsert(db->id, dbEntryKey(sample[i]), evictionScore(dbEntryValue(sample[i]), lfu));
 }
 
 /* The best pooled candidate that still exists (and, for volatile policies,
@@ -173,7 +173,7 @@ static robj *pickEarliestDeadline(int *dbid) {
             best = db;
     }
     if (!best) return NULL;
-    sds k = dictGetKey(ttlHeapMinItem(best->expires));
+    sds k = objectKey(ttlHeapMinItem(best->expires));
     *dbid = best->id;
     return createStringObject(k, sdslen(k));
 }
@@ -188,7 +188,7 @@ static robj *pickRandom(int allkeys, int *dbid) {
         else if (!allkeys && ttlHeapLen(db->expires))
             de = ttlHeapItem(db->expires, (size_t)random() % ttlHeapLen(db->expires));
         if (!de) continue;
-        sds k = dictGetKey(de);
+        sds k = dbEntryKey(de);
         *dbid = next_db;
         return createStringObject(k, sdslen(k));
     }

@@ -47,7 +47,7 @@ long long expireDueKeys(long long budget_us) {
             long long now = mstime();
             if (ttlHeapMinWhen(db->expires) >= now) break;
             dictEntry *de = ttlHeapMinItem(db->expires);
-            sds k = dictGetKey(de);
+            sds k = dbEntryKey(de);
             robj *key = createStringObject(k, sdslen(k));
             /* Commands see a fixed clock; expiry runs between commands, on the real one. */
             server.mstime = now;

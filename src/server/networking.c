@@ -29,7 +29,7 @@ static void readQueryFromClient(aeEventLoop *el, int fd, void *privdata, int mas
 static void sendReplyToClient(aeEventLoop *el, int fd, void *privdata, int mask);
 
 static uint64_t clientIdHash(const void *key) { return (uint64_t)(uintptr_t)key * 0x9E3779B97F4A7C15ULL; }
-static dictType clientIdDictType = {clientIdHash, NULL, NULL, NULL, NULL, NULL, 0, 0};
+static dictType clientIdDictType = {clientIdHash, NULL, NULL, NULL, NULL, NULL, 0, 0, NULL};
 
 client *createClient(int fd) {
     client *c = zcalloc(sizeof(client));

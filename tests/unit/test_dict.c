@@ -592,6 +592,171 @@ static void testExpandAllowed(void) {
     dictRelease(d);
 }
 
+/* Item mode: the items carry their keys; the dict must behave as a set of
+ * them through adds, deletes, swaps, rehashes and resizes, and hand out the
+ * items themselves everywhere. */
+typedef struct testItem {
+    long id, val;
+    sds key;
+} testItem;
+static long itemsFreed;
+static const void *testItemKey(const void *item) { return ((const testItem *)item)->key; }
+static void freeTestItem(dict *d, void *item) {
+    (void)d;
+    itemsFreed++;
+    sdsfree(((testItem *)item)->key);
+    zfree(item);
+}
+static dictType itemType = {
+    .hashFunction = dictSdsHash,
+    .keyCompare = dictSdsKeyCompare,
+    .valDestructor = freeTestItem,
+    .itemKey = testItemKey,
+};
+static testItem *newItem(long id, long val) {
+    testItem *it = zmalloc(sizeof(*it));
+    it->id = id;
+    it->val = val;
+    it->key = keyFor(id);
+    return it;
+}
+
+static void itemScanCallback(void *privdata, const dictEntry *de) {
+    struct scanState *st = privdata;
+    const testItem *it = (const testItem *)de;
+    if (it->id >= 0 && it->id < 62000) st->seen[it->id] = 1;
+    st->calls++;
+}
+
+static void testItems(void) {
+    TEST("item mode model");
+    enum { N = 5000, OPS = 200000 };
+    static testItem *model[N];
+    memset(model, 0, sizeof(model));
+    dict *d = dictCreate(&itemType);
+    long present = 0, mismatches = 0, expectFreed = 0;
+    itemsFreed = 0;
+    for (long op = 0; op < OPS; op++) {
+        long i = (long)(rng() % N);
+        sds key = keyFor(i);
+        int phase = (op / 25000) % 2;
+        unsigned r = (unsigned)(rng() % 100);
+        if (r < (phase ? 30u : 60u)) {
+            testItem *it = newItem(i, (long)(rng() % 1000000));
+            if (model[i]) {
+                /* Replace: the old item comes back and is ours to free. */
+                if (dictAddItem(d, it) != DICT_ERR) mismatches++;
+                if (dictSwapItem(d, it) != (void *)model[i]) mismatches++;
+                freeTestItem(d, model[i]);
+                expectFreed++;
+            } else {
+                if (dictAddItem(d, it) != DICT_OK) mismatches++;
+                present++;
+            }
+            model[i] = it;
+        } else if (r < 95u) {
+            dictEntry *de = dictUnlink(d, key);
+            if ((void *)de != (void *)model[i]) mismatches++;
+            if (de) {
+                dictFreeUnlinkedEntry(d, de);
+                present--;
+                expectFreed++;
+            }
+            model[i] = NULL;
+        } else {
+            if ((void *)dictFind(d, key) != (void *)model[i]) mismatches++;
+        }
+        sdsfree(key);
+        if (op % 997 == 0 && dictNeedsResize(d)) dictResize(d);
+        if (op % 5003 == 0) dictRehashMilliseconds(d, 1);
+        if ((unsigned long)present != dictSize(d)) mismatches++;
+    }
+    CHECK(mismatches == 0);
+    CHECK(itemsFreed == expectFreed);
+    long bad = 0;
+    for (long i = 0; i < N; i++) {
+        sds key = keyFor(i);
+        if ((void *)dictFind(d, key) != (void *)model[i]) bad++;
+        sdsfree(key);
+    }
+    CHECK(bad == 0);
+    testItem *stray = newItem(N + 1, 0);
+    CHECK(dictSwapItem(d, stray) == NULL && dictFind(d, stray->key) == NULL);
+    freeTestItem(d, stray);
+    itemsFreed--;
+    /* A safe iterator sees every item once and may delete what it returns. */
+    dictIterator *di = dictGetSafeIterator(d);
+    dictEntry *de;
+    long seen = 0, deleted = 0;
+    while ((de = dictNext(di)) != NULL) {
+        testItem *it = (testItem *)de;
+        if (model[it->id] != it) bad++;
+        seen++;
+        if (it->id % 3 == 0) {
+            model[it->id] = NULL;
+            dictDelete(d, it->key);
+            deleted++;
+        }
+    }
+    dictReleaseIterator(di);
+    CHECK(bad == 0 && seen == present);
+    present -= deleted;
+    CHECK(dictSize(d) == (unsigned long)present);
+    char stats[4096];
+    CHECK(dictGetStats(stats, sizeof(stats), d) > 0 && strstr(stats, "table size") != NULL);
+    CHECK(dictMemUsage(d) >= dictSlots(d) * sizeof(void *));
+    /* Samples are items of the dict. */
+    dictEntry *sample[20];
+    for (int round = 0; round < 100 && present; round++) {
+        testItem *it = (testItem *)dictGetFairRandomKey(d);
+        if (!it || model[it->id] != it) bad++;
+        unsigned n = dictGetSomeKeys(d, sample, 20);
+        for (unsigned j = 0; j < n; j++)
+            if (model[((testItem *)sample[j])->id] != (testItem *)sample[j]) bad++;
+    }
+    CHECK(bad == 0);
+    itemsFreed = 0;
+    dictRelease(d);
+    CHECK(itemsFreed == present);
+
+    TEST("item mode scan coverage while growing and shrinking");
+    enum { STABLE = 2000, EXTRA = 60000 };
+    static char seenv[STABLE + EXTRA];
+    for (int variant = 0; variant < 2; variant++) {
+        d = dictCreate(&itemType);
+        for (long i = 0; i < STABLE; i++) dictAddItem(d, newItem(i, i));
+        memset(seenv, 0, sizeof(seenv));
+        struct scanState st = {seenv, 0};
+        unsigned long cursor = 0;
+        long step = 0, extra = STABLE;
+        do {
+            cursor = dictScan(d, cursor, itemScanCallback, &st);
+            step++;
+            if (variant == 0) {
+                for (int j = 0; j < 50 && extra < STABLE + EXTRA; j++, extra++) dictAddItem(d, newItem(extra, extra));
+            } else {
+                if (step == 3)
+                    for (; extra < STABLE + EXTRA; extra++) dictAddItem(d, newItem(extra, extra));
+                if (step > 10 && extra > STABLE) {
+                    for (int j = 0; j < 500 && extra > STABLE; j++) {
+                        sds k = keyFor(--extra);
+                        dictDelete(d, k);
+                        sdsfree(k);
+                    }
+                    if (dictNeedsResize(d)) dictResize(d);
+                }
+            }
+        } while (cursor != 0);
+        long missing = 0;
+        for (long i = 0; i < STABLE; i++)
+            if (!seenv[i]) missing++;
+        CHECK(missing == 0);
+        dictEmpty(d, NULL);
+        CHECK(dictSize(d) == 0);
+        dictRelease(d);
+    }
+}
+
 int main(void) {
     testSiphash();
     testBasics();
@@ -602,6 +767,7 @@ int main(void) {
     testIterators();
     testScan();
     testRandom();
+    testItems();
     testResizePolicy();
     testExpandAllowed();
     return TEST_REPORT();

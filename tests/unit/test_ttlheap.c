@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/zmalloc.h"
+#include "core/dict.h"
 #include "data/ttlheap.h"
 
 #define N 5000
@@ -101,6 +102,23 @@ int main(void) {
         ttlHeapRemove(far, c.pos);
         CHECK(ttlHeapLen(far) == 2 && ttlHeapVerify(far, getpos));
         ttlHeapFree(far);
+    }
+
+    TEST("an item that moved keeps its slot and deadline, even a far one");
+    {
+        ttlHeap *mv = ttlHeapCreate(setpos);
+        item a = {.pos = -1}, b = {.pos = -1}, a2 = {.pos = -1}, b2 = {.pos = -1};
+        ttlHeapInsert(mv, &a, 700);
+        ttlHeapInsert(mv, &b, INT64_MAX);
+        long apos = a.pos, bpos = b.pos;
+        ttlHeapSetItem(mv, (size_t)apos, &a2);
+        ttlHeapSetItem(mv, (size_t)bpos, &b2);
+        CHECK(a2.pos == apos && b2.pos == bpos);
+        CHECK(ttlHeapItem(mv, (size_t)apos) == &a2 && ttlHeapWhen(mv, (size_t)apos) == 700);
+        CHECK(ttlHeapWhen(mv, (size_t)bpos) == INT64_MAX);
+        CHECK(ttlHeapRemove(mv, (size_t)b2.pos) == &b2 && ttlHeapLen(mv) == 1);
+        CHECK(mv->far == NULL || dictSize(mv->far) == 0);
+        ttlHeapFree(mv);
     }
 
     TEST("equal deadlines and a large heap");
