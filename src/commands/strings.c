@@ -327,8 +327,9 @@ static void incrDecrGeneric(client *c, long long incr) {
         addReplyError(c, "increment or decrement would overflow");
         return;
     }
-    if (o && o->refcount == 1 && o->encoding == OBJ_ENCODING_INT && !sharedInteger(value)) {
-        /* Our own int-encoded value: update it in place (keeps TTL and LRU). */
+    if (o && o->refcount == 1 && o->encoding == OBJ_ENCODING_INT && (o->haskey || !sharedInteger(value))) {
+        /* Our own int-encoded value: update it in place (keeps TTL and LRU). A
+         * keyspace object holds small integers itself and reports them shared. */
         o->ptr = (void *)(intptr_t)value;
     } else {
         /* 0..9999 share one object, as SET stores them. */
