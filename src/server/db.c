@@ -26,6 +26,27 @@ dictType keyspaceDictType = {
     .itemKey = keyOfObject,
 };
 
+/* The object the last lookup found. A write looks its key up, then replaces
+ * the value: dbOverwrite takes the object from here (after comparing the key)
+ * instead of searching again. Objects never move while in the table, so this
+ * is forgotten only when a key leaves, its object is replaced, a db is
+ * emptied or swapped, and before every command (dbForgetLastLookup). */
+static struct {
+    dict *d;
+    robj *obj;
+} lastFound;
+
+void dbForgetLastLookup(void) { lastFound.obj = NULL; }
+
+static robj *findForOverwrite(redisDb *db, robj *key) {
+    robj *o = lastFound.obj;
+    if (o && lastFound.d == db->dict) {
+        sds k = objectKey(o);
+        if (sdslen(k) == sdslen(key->ptr) && memcmp(k, key->ptr, sdslen(k)) == 0) return o;
+    }
+    return (robj *)dictFind(db->dict, key->ptr);
+}
+
 /* The keyspace's "entries" are its objects (dict item mode). */
 static inline uint32_t *expireSlotOf(dictEntry *de) { return objectExpireSlot((robj *)de); }
 
@@ -126,6 +147,8 @@ robj *lookupKey(redisDb *db, robj *key, int flags) {
     if (*expireSlotOf(de) && expireIfNeeded(db, key)) return NULL;
     robj *val = dbEntryValue(de);
     if (!(flags & LOOKUP_NOTOUCH) && !server.in_script) objectTouch(val);
+    lastFound.d = db->dict;
+    lastFound.obj = val;
     return val;
 }
 
@@ -180,7 +203,7 @@ robj *dbAdd(redisDb *db, robj *key, robj *val) {
 }
 
 robj *dbOverwrite(redisDb *db, robj *key, robj *val) {
-    robj *old = (robj *)dictFind(db->dict, key->ptr);
+    robj *old = findForOverwrite(db, key);
     if (!old) abort();
     if (val == old) { /* storing what is there: only the caller's reference goes */
         decrRefCount(val);
@@ -199,6 +222,7 @@ robj *dbOverwrite(redisDb *db, robj *key, robj *val) {
     *objectExpireSlot(o) = slot;
     if (slot) ttlHeapSetItem(db->expires, slot - 1, o);
     dictSwapItem(db->dict, o);
+    dbForgetLastLookup();
     *objectExpireSlot(old) = 0;
     decrRefCount(old);
     return o;
@@ -219,6 +243,7 @@ robj *setKey(redisDb *db, robj *key, robj *val, int flags) {
 int dbSyncDelete(redisDb *db, robj *key) {
     dictEntry *de = dictUnlink(db->dict, key->ptr);
     if (!de) return 0;
+    dbForgetLastLookup();
     removeEntryExpire(db, de);
     dictFreeUnlinkedEntry(db->dict, de);
     return 1;
@@ -260,6 +285,7 @@ robj *dbRandomKey(redisDb *db) {
 
 long long emptyData(int dbnum, void (*callback)(dict *)) {
     long long removed = 0;
+    dbForgetLastLookup();
     int start = dbnum == -1 ? 0 : dbnum, end = dbnum == -1 ? server.dbnum - 1 : dbnum;
     for (int j = start; j <= end; j++) {
         redisDb *db = &server.db[j];
@@ -288,6 +314,7 @@ int dbSwapDatabases(int id1, int id2) {
     if (id1 == id2) return C_OK;
     redisDb a = server.db[id1], *db1 = &server.db[id1], *db2 = &server.db[id2];
     keyspaceSwapped(db1, db2);
+    dbForgetLastLookup();
     /* Only the data moves; blocked and watching clients stay with their db number. */
     db1->dict = db2->dict;
     db1->expires = db2->expires;

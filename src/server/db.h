@@ -14,6 +14,8 @@
 #define LOOKUP_NOEXPIRE (1 << 4) /* don't delete an expired key (report it missing anyway) */
 
 robj *lookupKey(redisDb *db, robj *key, int flags);
+/* Called before each command: the last lookup's object is not carried over. */
+void dbForgetLastLookup(void);
 robj *lookupKeyRead(redisDb *db, robj *key);
 robj *lookupKeyReadWithFlags(redisDb *db, robj *key, int flags);
 robj *lookupKeyWrite(redisDb *db, robj *key);

@@ -339,6 +339,7 @@ void call(client *c, int flags) {
     int reprocessing = blockingIsReprocessing(c);
     c->flags &= ~CLIENT_PREVENT_PROP;
     c->flags |= CLIENT_EXECUTING;
+    dbForgetLastLookup();
     monotime start = getMonotonicUs();
     c->cmd->proc(c);
     long long duration = (long long)(getMonotonicUs() - start);
