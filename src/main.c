@@ -51,10 +51,11 @@ static void wireModules(void) {
                              latencyGetInfoPercentiles);
 
     /* A key leaving by expiry is pushed before the event is published. */
-    subscribeKeyspace(expiryPushKeyspaceSubscriber, &expiryPushKeyspaceInterest);
-    subscribeKeyspace(multiKeyspaceSubscriber, &multiKeyspaceInterest);
-    subscribeKeyspace(notifyKeyspaceSubscriber, &server.notify_keyspace_events);
-    subscribeKeyspace(trackingKeyspaceSubscriber, &trackingKeyspaceInterest);
+    subscribeKeyspace(expiryPushKeyspaceSubscriber, NOTIFY_EXPIRED);
+    subscribeKeyspace(multiKeyspaceSubscriber, 0);                   /* until a key is WATCHed */
+    subscribeKeyspace(notifyKeyspaceSubscriber, 0);                  /* until notify-keyspace-events is set */
+    subscribeKeyspace(trackingKeyspaceSubscriber, 0);                /* until tracking is first used */
+    configSetApplyHook("notify-keyspace-events", notifyApplyConfig);
 
     /* As Redis: the slow log, then command stats, then MONITOR. */
     serverAddCallObserver(slowlogCallObserver);

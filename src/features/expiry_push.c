@@ -639,8 +639,6 @@ sds expiryPushInfo(sds s) {
                         push.last_error[0] ? push.last_error : "none");
 }
 
-const int expiryPushKeyspaceInterest = NOTIFY_EXPIRED;
-
 void expiryPushKeyspaceSubscriber(const keyspaceEvent *ev) {
     /* Raised only when expiryAllowed(): on a master. */
     if (ev->class != NOTIFY_EXPIRED || !ev->key) return;

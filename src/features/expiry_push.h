@@ -10,8 +10,7 @@
 void expiryPushKey(int dbid, robj *key, robj *val);
 /* Subscribed to the key-change hook: a key leaving by expiry (which only a
  * master does) is pushed with its value, still in the db when `expired` is raised. */
-void expiryPushKeyspaceSubscriber(const keyspaceEvent *ev);
-extern const int expiryPushKeyspaceInterest; /* expired keys only */
+void expiryPushKeyspaceSubscriber(const keyspaceEvent *ev); /* wants NOTIFY_EXPIRED */
 /* The config apply hook of the zmq-expiry-* directives. */
 int expiryPushApplyHook(const char **err);
 /* True when 0MQ took messages in the last few ms: a consumer is taking them,

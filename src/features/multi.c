@@ -102,12 +102,12 @@ static watchedKey *findWatchedKey(client *c, redisDb *db, robj *key) {
     return NULL;
 }
 
-int multiKeyspaceInterest;
 static long watchedKeyCount; /* (client, key) pairs, over all clients */
 
 static void countWatchedKeys(long delta) {
+    int was = watchedKeyCount != 0;
     watchedKeyCount += delta;
-    multiKeyspaceInterest = watchedKeyCount ? KEYSPACE_CHANGES : 0;
+    if (was != (watchedKeyCount != 0)) keyspaceSetInterest(multiKeyspaceSubscriber, watchedKeyCount ? KEYSPACE_CHANGES : 0);
 }
 
 static void watchForKey(client *c, robj *key) {

@@ -40,6 +40,12 @@ void notifyKeyspaceEvent(int class, const char *event, robj *key, int dbid) {
     decrRefCount(eventobj);
 }
 
+int notifyApplyConfig(const char **err) {
+    (void)err;
+    keyspaceSetInterest(notifyKeyspaceSubscriber, server.notify_keyspace_events);
+    return 1;
+}
+
 void notifyKeyspaceSubscriber(const keyspaceEvent *ev) {
     if (ev->key && ev->event && ev->db) notifyKeyspaceEvent(ev->class, ev->event, ev->key, ev->db->id);
 }

@@ -9,5 +9,7 @@
 void notifyKeyspaceEvent(int class, const char *event, robj *key, int dbid);
 /* Subscribed to the key-change hook: publishes events about one key. */
 void notifyKeyspaceSubscriber(const keyspaceEvent *ev);
+/* Config apply hook of notify-keyspace-events: the subscriber wants the classes it names. */
+int notifyApplyConfig(const char **err);
 
 #endif

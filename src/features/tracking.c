@@ -60,11 +60,9 @@ static robj *TrackingChannelName;
 static list *PendingKeys;
 static int FlushPending; /* a flush happened: tell every tracking client once */
 
-int trackingKeyspaceInterest;
-
 static void trackingInit(void) {
     if (TrackingTable) return;
-    trackingKeyspaceInterest = KEYSPACE_CHANGES;
+    keyspaceSetInterest(trackingKeyspaceSubscriber, KEYSPACE_CHANGES);
     TrackingTable = dictCreate(&trackingTableDictType);
     PrefixTable = dictCreate(&prefixTableDictType);
     TrackingChannelName = createStringObject("__redis__:invalidate", 20);

@@ -6,8 +6,7 @@
 #include "server/keyhook.h"
 
 /* Wiring (main.c). */
-void trackingKeyspaceSubscriber(const keyspaceEvent *ev); /* invalidates changed keys */
-extern int trackingKeyspaceInterest; /* every change once tracking was ever used, else none */
+void trackingKeyspaceSubscriber(const keyspaceEvent *ev); /* invalidates changed keys, once tracking was used */
 void trackingCallObserver(const callInfo *ci);            /* remembers keys read; sends deferred invalidations */
 void trackingCommandPrelude(client *c);                   /* keeps the table within tracking-table-max-keys */
 void trackingCron(void);

@@ -9,27 +9,39 @@
 
 static struct {
     keyspaceSubscriberFn *fn;
-    const int *interest;
+    int interest;
 } subscribers[MAX_KEYSPACE_SUBSCRIBERS];
 static int nsubscribers;
+static int anyInterest; /* the union of the masks */
 
-void subscribeKeyspace(keyspaceSubscriberFn *fn, const int *interest) {
+void subscribeKeyspace(keyspaceSubscriberFn *fn, int interest) {
     if (nsubscribers == MAX_KEYSPACE_SUBSCRIBERS) {
         serverLog(LL_WARNING, "Too many keyspace subscribers");
         abort();
     }
-    subscribers[nsubscribers].fn = fn;
-    subscribers[nsubscribers++].interest = interest;
+    subscribers[nsubscribers++].fn = fn;
+    keyspaceSetInterest(fn, interest);
 }
 
+void keyspaceSetInterest(keyspaceSubscriberFn *fn, int interest) {
+    anyInterest = 0;
+    for (int i = 0; i < nsubscribers; i++) {
+        if (subscribers[i].fn == fn) subscribers[i].interest = interest;
+        anyInterest |= subscribers[i].interest;
+    }
+}
+
+static inline int classBit(int class) { return class ? class : KEYSPACE_UNCLASSED; }
+
 static void fanOut(const keyspaceEvent *ev) {
-    int class = ev->class ? ev->class : KEYSPACE_UNCLASSED;
+    int class = classBit(ev->class);
     for (int i = 0; i < nsubscribers; i++)
-        if (*subscribers[i].interest & class) subscribers[i].fn(ev);
+        if (subscribers[i].interest & class) subscribers[i].fn(ev);
 }
 
 void keyChanged(redisDb *db, robj *key, int class, const char *event, long long count) {
     server.dirty += count;
+    if (!(anyInterest & classBit(class))) return;
     keyspaceEvent ev = {db, key, class, event, NULL};
     fanOut(&ev);
 }

@@ -19,16 +19,17 @@ typedef struct keyspaceEvent {
 } keyspaceEvent;
 typedef void keyspaceSubscriberFn(const keyspaceEvent *ev);
 /* Subscribers run in registration order; main.c wires them at start-up.
- * Each names the int that holds its interest: a mask of the event classes
- * it wants now, which its module keeps current (no WATCHed key: 0). An event
- * reaches only the subscribers whose mask has its class, so a write costs an
- * idle subscriber one test, not a call. Changes raised with class 0 count as
+ * Each has an interest: a mask of the event classes it wants now, which its
+ * module keeps current with keyspaceSetInterest (no WATCHed key: 0). An event
+ * reaches only the subscribers whose mask has its class, and when none wants
+ * it a write pays one test. Changes raised with class 0 count as
  * KEYSPACE_UNCLASSED. The pure events "keymiss" and "new" change nothing:
  * KEYSPACE_CHANGES leaves them out. */
 #define KEYSPACE_PURE_EVENTS (NOTIFY_KEY_MISS | NOTIFY_NEW)
 #define KEYSPACE_UNCLASSED (1 << 30)
 #define KEYSPACE_CHANGES (~KEYSPACE_PURE_EVENTS)
-void subscribeKeyspace(keyspaceSubscriberFn *fn, const int *interest);
+void subscribeKeyspace(keyspaceSubscriberFn *fn, int interest);
+void keyspaceSetInterest(keyspaceSubscriberFn *fn, int interest);
 
 /* The one entry point. `count` is how many writes the change is worth to
  * save points and propagation (Redis counts SADD of 3 members as 3): 0 for
