@@ -45,22 +45,34 @@ class Server:
 
     def __init__(self, binary, *args, wrapper=(), timeout=10):
         self.binary = binary
+        for attempt in range(3):  # another process may take the free port before the server binds it
+            error = self._start(binary, args, wrapper, timeout)
+            if error is None:
+                return
+        raise RuntimeError("%s did not start: %s" % (binary, error))
+
+    def _start(self, binary, args, wrapper, timeout):
         self.dir = tempfile.mkdtemp(prefix="bench-")
         self.port = free_port()
+        log = os.path.join(self.dir, "log")
         cmd = list(wrapper) + [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-                               "--appendonly", "no", "--dir", self.dir,
-                               "--logfile", os.path.join(self.dir, "log")] + list(args)
+                               "--appendonly", "no", "--dir", self.dir, "--logfile", log] + list(args)
         self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.r = redis.Redis(port=self.port)
         deadline = time.time() + timeout
         while True:
             try:
                 self.r.ping()
-                break
+                return None
             except (redis.ConnectionError, redis.exceptions.BusyLoadingError):
                 if time.time() > deadline or self.proc.poll() is not None:
+                    try:
+                        with open(log) as f:
+                            error = f.read()[-300:].strip() or "no log"
+                    except OSError:
+                        error = "no log"
                     self.stop()
-                    raise RuntimeError("%s did not start" % binary)
+                    return error
                 time.sleep(0.02)
 
     @property
