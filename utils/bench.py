@@ -59,14 +59,14 @@ def ratio(a, b):
 
 def header(title):
     print("\n## " + title)
-    print("%-44s %12s %12s %12s %8s %8s" % ("", "ours", "redis-7.0", "valkey-8.0", "o/redis", "o/valkey"),
+    print("%-48s %12s %12s %12s %8s %8s" % ("", "ours", "redis-7.0", "valkey-8.0", "o/redis", "o/valkey"),
           flush=True)
 
 
 def row(name, ours, ref, valkey=None, unit="", note=""):
     """One line: the figures of the three servers (valkey None: not measured)
     and the ratios ours/Redis, ours/Valkey."""
-    print("%-44s %12s %12s %12s %8s %8s %s" % (name, fmt(ours), fmt(ref), fmt(valkey), ratio(ours, ref),
+    print("%-48s %12s %12s %12s %8s %8s %s" % (name, fmt(ours), fmt(ref), fmt(valkey), ratio(ours, ref),
                                                ratio(ours, valkey), (unit + " " + note).strip()), flush=True)
 
 
@@ -115,10 +115,10 @@ def throughput(quick):
 def memory_rows(quick, names):
     """used_memory and RSS per item of memrows' rows, row by row across the servers."""
     scale = 0.1 if quick else 1.0
-    header("memory per item (bytes), data loaded with redis-cli --pipe into a fresh server%s" %
-           (" (--quick: a tenth of the items)" if quick else ""))
     allocs = memrows.allocators([b for _, b in SERVERS])
-    print("mem_allocator: " + ", ".join("%s %s" % (label, allocs[b]) for label, b in SERVERS))
+    header("memory per item (bytes): (after - before) / items, data loaded with redis-cli --pipe into a fresh "
+           "server%s; mem_allocator: %s" % (" (--quick: a tenth of the items)" if quick else "",
+                                          ", ".join("%s %s" % (label, allocs[b]) for label, b in SERVERS)))
     if any(not a.startswith("jemalloc") for a in allocs.values()):
         print("WARNING: not every server runs on jemalloc — the rows below compare different allocators")
     res = {}
@@ -498,10 +498,12 @@ def main():
     print("servers: " + ", ".join("%s %s" % (label, b) for label, b in SERVERS))
     if len(SERVERS) < 3:
         print("note: %s is absent: no Valkey column" % VALKEY)
-    t = time.time()
+    start = time.time()
     for name in names:
+        t = time.time()
         SECTIONS[name](a.quick)
-    print("\n(%d s)" % (time.time() - t))
+        print("(%s: %d s)" % (name, time.time() - t), flush=True)
+    print("\n(total %d s)" % (time.time() - start))
 
 
 if __name__ == "__main__":

@@ -59,23 +59,35 @@ _ITEMS10 = [(b"item%d" % j,) for j in range(10)]
 _HASH1000 = [(b"field:%d" % j, b"value:%d" % j) for j in range(1000)]
 
 
+def count(n):
+    """1000000 -> 1M, 100000 -> 100k: the item counts as issue 17 writes them."""
+    for div, suffix in ((1000000, "M"), (1000, "k")):
+        if n >= div and n % div == 0:
+            return "%d%s" % (n // div, suffix)
+    return str(n)
+
+
 class Row:
-    def __init__(self, name, title, items, command):
-        self.name, self.title, self.items, self.command = name, title, items, command
+    def __init__(self, name, what, items, command):
+        self.name, self.what, self.items, self.command = name, what, items, command
+
+    @property
+    def title(self):
+        return "%s %s" % (count(self.items), self.what)
 
     def scaled(self, scale):
-        return Row(self.name, self.title, max(1, int(self.items * scale)), self.command)
+        return Row(self.name, self.what, max(1, int(self.items * scale)), self.command)
 
 
 ROWS = [
-    Row("strings", "1M SET key:N xxxxxxxxxx", 1000000, _strings),
-    Row("volatile", "1M SET key:N xxxxxxxxxx EX 3600", 1000000, _volatile),
-    Row("k20v100", "1M 20-byte keys, 100-byte values", 1000000, _k20v100),
-    Row("hashes", "100k hashes of 10 small fields", 100000, lambda i: _fields(i, b"HSET", b"h", _HASH10)),
-    Row("zsets", "100k sorted sets of 10 members", 100000, lambda i: _fields(i, b"ZADD", b"z", _ZSET10)),
-    Row("sets", "100k sets of 10 short strings", 100000, lambda i: _fields(i, b"SADD", b"s", _SHORT10)),
-    Row("lists", "100k lists of 10 short items", 100000, lambda i: _fields(i, b"RPUSH", b"l", _ITEMS10)),
-    Row("bighashes", "1k hashes of 1000 fields", 1000, lambda i: _fields(i, b"HSET", b"big", _HASH1000)),
+    Row("strings", "SET key:N xxxxxxxxxx", 1000000, _strings),
+    Row("volatile", "SET key:N xxxxxxxxxx EX 3600", 1000000, _volatile),
+    Row("k20v100", "20-byte keys, 100-byte values", 1000000, _k20v100),
+    Row("hashes", "hashes of 10 small fields", 100000, lambda i: _fields(i, b"HSET", b"h", _HASH10)),
+    Row("zsets", "sorted sets of 10 members", 100000, lambda i: _fields(i, b"ZADD", b"z", _ZSET10)),
+    Row("sets", "sets of 10 short strings", 100000, lambda i: _fields(i, b"SADD", b"s", _SHORT10)),
+    Row("lists", "lists of 10 short items", 100000, lambda i: _fields(i, b"RPUSH", b"l", _ITEMS10)),
+    Row("bighashes", "hashes of 1000 fields", 1000, lambda i: _fields(i, b"HSET", b"big", _HASH1000)),
 ]
 BY_NAME = {r.name: r for r in ROWS}
 
@@ -138,8 +150,7 @@ def main():
         row = BY_NAME[name].scaled(a.scale)
         for b in binaries:
             used, rss = measure(b, row)
-            print("%-36s %-45s used %10.1f B/item  rss %10.1f B/item" %
-                  ("%s (%d)" % (row.title, row.items), b, used, rss), flush=True)
+            print("%-40s %-45s used %10.1f B/item  rss %10.1f B/item" % (row.title, b, used, rss), flush=True)
 
 
 if __name__ == "__main__":
