@@ -144,10 +144,11 @@ test-upstream:
 	$(MAKE) all
 	UNITS="$(UNITS)" sh utils/test_upstream.sh
 
+# make bench [BENCH_ARGS="--quick --callgrind --only memory,cpu"] (utils/bench.py --help)
 bench:
 	sh deps/install.sh
 	$(MAKE) all
-	sh utils/bench.sh
+	sh utils/bench.sh $(BENCH_ARGS)
 
 clean:
 	rm -rf build src/redis-server src/.build-flavour $(UTIL_BIN)

@@ -1,0 +1,157 @@
+#!/usr/bin/python3
+"""memrows: memory per item of the data sets of issue 17, for any server binary.
+
+Each row is a data set sent through `redis-cli --pipe` into a fresh server
+(no saving, no AOF); the figure is (after - before) / items for used_memory and
+for RSS, read after a short settle so that lazy frees and jemalloc's purging
+have happened on every server alike.
+
+  measure(binary, row) -> (used_per_item, rss_per_item)
+
+usage: utils/memrows.py [--scale 0.1] [--rows strings,volatile,...] [BINARY...]
+(default binaries: ours, Redis 7.0.15, Valkey 8.0.1 when present)
+"""
+import argparse
+import functools
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchserver import Server, load_protocol, servers  # noqa: E402
+
+SETTLE = 1.0  # seconds between loading and reading INFO
+
+
+def bulk(*args):
+    out = [b"*%d\r\n" % len(args)]
+    for a in args:
+        out.append(b"$%d\r\n%s\r\n" % (len(a), a))
+    return b"".join(out)
+
+
+def _strings(i):
+    return bulk(b"SET", b"key:%d" % i, b"xxxxxxxxxx")
+
+
+def _volatile(i):
+    return bulk(b"SET", b"key:%d" % i, b"xxxxxxxxxx", b"EX", b"3600")
+
+
+_V100 = b"v" * 100
+
+
+def _k20v100(i):
+    return bulk(b"SET", b"key:%016d" % i, _V100)
+
+
+def _fields(i, cmd, prefix, pairs):
+    args = [cmd, b"%s:%d" % (prefix, i)]
+    for p in pairs:
+        args.extend(p)
+    return bulk(*args)
+
+
+_HASH10 = [(b"f%d" % j, b"val%d" % j) for j in range(10)]
+_ZSET10 = [(b"%d" % j, b"m%d" % j) for j in range(10)]
+_SHORT10 = [(b"member:%d" % j,) for j in range(10)]
+_ITEMS10 = [(b"item%d" % j,) for j in range(10)]
+_HASH1000 = [(b"field:%d" % j, b"value:%d" % j) for j in range(1000)]
+
+
+def count(n):
+    """1000000 -> 1M, 100000 -> 100k: the item counts as issue 17 writes them."""
+    for div, suffix in ((1000000, "M"), (1000, "k")):
+        if n >= div and n % div == 0:
+            return "%d%s" % (n // div, suffix)
+    return str(n)
+
+
+class Row:
+    def __init__(self, name, what, items, command):
+        self.name, self.what, self.items, self.command = name, what, items, command
+
+    @property
+    def title(self):
+        return "%s %s" % (count(self.items), self.what)
+
+    def scaled(self, scale):
+        return Row(self.name, self.what, max(1, int(self.items * scale)), self.command)
+
+
+ROWS = [
+    Row("strings", "SET key:N xxxxxxxxxx", 1000000, _strings),
+    Row("volatile", "SET key:N xxxxxxxxxx EX 3600", 1000000, _volatile),
+    Row("k20v100", "20-byte keys, 100-byte values", 1000000, _k20v100),
+    Row("hashes", "hashes of 10 small fields", 100000, lambda i: _fields(i, b"HSET", b"h", _HASH10)),
+    Row("zsets", "sorted sets of 10 members", 100000, lambda i: _fields(i, b"ZADD", b"z", _ZSET10)),
+    Row("sets", "sets of 10 short strings", 100000, lambda i: _fields(i, b"SADD", b"s", _SHORT10)),
+    Row("lists", "lists of 10 short items", 100000, lambda i: _fields(i, b"RPUSH", b"l", _ITEMS10)),
+    Row("bighashes", "hashes of 1000 fields", 1000, lambda i: _fields(i, b"HSET", b"big", _HASH1000)),
+]
+BY_NAME = {r.name: r for r in ROWS}
+
+
+@functools.lru_cache(maxsize=1)
+def payload(command, items):
+    """The protocol of one row, kept for the next server (rows are measured
+    row by row across servers, so one cached payload is enough)."""
+    return b"".join(command(i) for i in range(items))
+
+
+def _mem(s):
+    info = s.r.info("memory")
+    return info["used_memory"], info["used_memory_rss"]
+
+
+def measure(binary, row, *server_args):
+    """(used_memory per item, RSS per item) of `row` (a Row or a row name)
+    loaded into a fresh server of `binary`."""
+    if isinstance(row, str):
+        row = BY_NAME[row]
+    data = payload(row.command, row.items)
+    s = Server(binary, *server_args)
+    try:
+        time.sleep(SETTLE)
+        used0, rss0 = _mem(s)
+        load_protocol(s.port, data)
+        time.sleep(SETTLE)
+        used1, rss1 = _mem(s)
+        if s.r.dbsize() != row.items:
+            raise RuntimeError("%s: %s loaded %d keys of %d" % (binary, row.name, s.r.dbsize(), row.items))
+    finally:
+        s.stop()
+    return (used1 - used0) / row.items, (rss1 - rss0) / row.items
+
+
+def allocators(binaries):
+    """{binary: INFO mem_allocator}: the rows compare like with like only
+    when every server runs on jemalloc."""
+    out = {}
+    for b in binaries:
+        s = Server(b)
+        try:
+            out[b] = s.allocator()
+        finally:
+            s.stop()
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--scale", type=float, default=1.0, help="fraction of each row's item count")
+    ap.add_argument("--rows", default=",".join(BY_NAME))
+    ap.add_argument("binaries", nargs="*")
+    a = ap.parse_args()
+    binaries = a.binaries or [b for _, b in servers()]
+    for b, alloc in allocators(binaries).items():
+        print("# %s: mem_allocator %s" % (b, alloc))
+    for name in a.rows.split(","):
+        row = BY_NAME[name].scaled(a.scale)
+        for b in binaries:
+            used, rss = measure(b, row)
+            print("%-40s %-45s used %10.1f B/item  rss %10.1f B/item" % (row.title, b, used, rss), flush=True)
+
+
+if __name__ == "__main__":
+    main()
