@@ -47,9 +47,11 @@ struct dictType objectKeyDictType = {.hashFunction = dictObjectHash,
                                      .keyCompare = dictObjectKeyCompare,
                                      .keyDestructor = dictObjectDestructor};
 
-struct dictType setDictType = {.hashFunction = dictSdsHash, .keyCompare = dictSdsKeyCompare, .keyDestructor = dictSdsFree};
+/* Members and fields live inside their entries (embedKey): one allocation
+ * less per element, as Redis 7.2 / Valkey 8 save it; dictAdd copies them. */
+struct dictType setDictType = {.hashFunction = dictSdsHash, .keyCompare = dictSdsKeyCompare, .embedKey = 1};
 struct dictType hashDictType = {.hashFunction = dictSdsHash, .keyCompare = dictSdsKeyCompare,
-                                .keyDestructor = dictSdsFree, .valDestructor = dictSdsFree};
+                                .valDestructor = dictSdsFree, .embedKey = 1};
 /* The sds member is shared with the skiplist, which frees it. */
 struct dictType zsetDictType = {.hashFunction = dictSdsHash, .keyCompare = dictSdsKeyCompare};
 

@@ -52,9 +52,10 @@ typedef struct zset {
     struct zskiplist *zsl;
 } zset;
 
-/* The hash-table types every aggregate encoding uses (sds members/fields). */
-extern struct dictType setDictType;  /* sds member → NULL */
-extern struct dictType hashDictType; /* sds field → sds value */
+/* The hash-table types every aggregate encoding uses (sds members/fields).
+ * Sets and hashes embed the key: dictAdd copies it, the caller keeps its own. */
+extern struct dictType setDictType;  /* sds member (embedded) → NULL */
+extern struct dictType hashDictType; /* sds field (embedded) → sds value */
 extern struct dictType zsetDictType; /* sds member → double* (owned by the skiplist) */
 
 /* Dicts keyed by string objects (channels, blocked and watched keys): the key

@@ -31,7 +31,9 @@ static void elemFromInt(valueElem *e, long long v) {
 unsigned long valueLength(robj *o) {
     switch (o->type) {
     case OBJ_LIST: return quicklistCount(o->ptr);
-    case OBJ_SET: return o->encoding == OBJ_ENCODING_INTSET ? intsetLen(o->ptr) : dictSize((dict *)o->ptr);
+    case OBJ_SET:
+        if (o->encoding == OBJ_ENCODING_INTSET) return intsetLen(o->ptr);
+        return o->encoding == OBJ_ENCODING_LISTPACK ? lpLength(o->ptr) : dictSize((dict *)o->ptr);
     case OBJ_ZSET: return zsetLength(o);
     case OBJ_HASH:
         /* lpLength also refreshes an overflowed header count, as Redis does here. */
@@ -104,6 +106,14 @@ int valueIterNext(valueIter *it, valueItem *item) {
             elemFromInt(&item->ele, v);
             return 1;
         }
+        if (o->encoding == OBJ_ENCODING_LISTPACK) {
+            if (!it->p) return 0;
+            lpEntry e;
+            lpGetEntry(it->p, &e);
+            elemFromLp(&item->ele, &e);
+            it->p = lpNext(o->ptr, it->p);
+            return 1;
+        }
         break;
     case OBJ_HASH:
         if (o->encoding == OBJ_ENCODING_LISTPACK) {
@@ -134,10 +144,168 @@ void listPush(robj *o, const void *s, size_t len, int tail) {
 }
 
 int setContains(robj *o, sds member) {
+    valueElem m;
+    elemFromSds(&m, member);
+    return setHas(o, &m);
+}
+
+/* ------------------------------------------------------------ sets */
+
+/* Hash tables of sets and hashes are keyed by sds: an element becomes one
+ * here, on the stack when short, so a lookup allocates nothing. */
+typedef struct elemKey {
+    char buf[128];
+    sds heap;
+} elemKey;
+
+static sds elemKeyMake(elemKey *k, const valueElem *e) {
+    char num[LONG_STR_SIZE];
+    size_t len;
+    const char *s = valueElemBytes(e, num, &len);
+    k->heap = NULL;
+    if (sdsEmbeddedSize(len) <= sizeof(k->buf)) return sdsEmbed(k->buf, s, len);
+    return k->heap = sdsnewlen(s, len);
+}
+
+static void elemKeyDone(elemKey *k) { sdsfree(k->heap); }
+
+/* 1 and *v when e is an integer as an intset stores it. */
+static int elemAsInteger(const valueElem *e, long long *v) {
+    if (!e->sval) {
+        *v = e->lval;
+        return 1;
+    }
+    return intsetParseMember((const char *)e->sval, e->slen, v);
+}
+
+/* The listpack entry equal to e, or NULL. */
+static unsigned char *lpFindElem(unsigned char *lp, const valueElem *e) {
+    unsigned char *p = lpFirst(lp);
+    if (!p) return NULL;
+    char num[LONG_STR_SIZE];
+    size_t len;
+    const char *s = valueElemBytes(e, num, &len);
+    return lpFind(lp, p, (const unsigned char *)s, (uint32_t)len, 0);
+}
+
+static size_t decimalDigits(long long v) {
+    char buf[LONG_STR_SIZE];
+    return (size_t)ll2string(buf, sizeof(buf), v);
+}
+
+robj *setCreate(const valueElem *first, size_t sizeHint, const setLimits *lim) {
     long long v;
-    if (o->encoding == OBJ_ENCODING_INTSET)
-        return intsetParseMember(member, sdslen(member), &v) && intsetFind(o->ptr, v);
-    return dictFind(o->ptr, member) != NULL;
+    if (elemAsInteger(first, &v) && sizeHint <= lim->intset_entries) return createIntsetObject();
+    if (sizeHint <= lim->lp_entries) {
+        robj *o = createObject(OBJ_SET, lpNew(0));
+        o->encoding = OBJ_ENCODING_LISTPACK;
+        return o;
+    }
+    robj *o = createSetObject();
+    dictExpand(o->ptr, sizeHint);
+    return o;
+}
+
+static void setConvertToListpack(robj *o) {
+    intset *is = o->ptr;
+    unsigned char *lp = lpNew(0);
+    long long v;
+    for (uint32_t i = 0; intsetGet(is, i, &v); i++) lp = lpAppendInteger(lp, v);
+    intsetFree(is);
+    o->ptr = lp;
+    o->encoding = OBJ_ENCODING_LISTPACK;
+}
+
+/* An intset takes a non-integer member: a listpack if everything, the
+ * widest integer counted for every member, stays within the limits. */
+static int intsetFitsListpack(robj *o, size_t len, const setLimits *lim) {
+    unsigned long n = intsetLen(o->ptr);
+    size_t widest = 0, entry = 0;
+    if (n) {
+        long long lo = intsetMin(o->ptr), hi = intsetMax(o->ptr);
+        size_t a = decimalDigits(hi), b = decimalDigits(lo);
+        widest = a > b ? a : b;
+        a = lpEntrySizeInteger(hi), b = lpEntrySizeInteger(lo);
+        entry = a > b ? a : b;
+    }
+    return n < lim->lp_entries && len <= lim->lp_value && widest <= lim->lp_value &&
+           lpSafeToAdd(NULL, n * entry + len);
+}
+
+int setAdd(robj *o, const valueElem *m, const setLimits *lim) {
+    long long v;
+    char num[LONG_STR_SIZE];
+    size_t len;
+    const char *s = valueElemBytes(m, num, &len);
+    if (o->encoding == OBJ_ENCODING_INTSET) {
+        if (elemAsInteger(m, &v)) {
+            int added = 0;
+            o->ptr = intsetAdd(o->ptr, v, &added);
+            size_t max = lim->intset_entries < (1UL << 30) ? lim->intset_entries : (1UL << 30);
+            if (added && intsetLen(o->ptr) > max) setConvertToTable(o, 0);
+            return added;
+        }
+        /* Not an integer: it cannot be a member yet. */
+        if (intsetFitsListpack(o, len, lim)) setConvertToListpack(o);
+        else setConvertToTable(o, intsetLen(o->ptr) + 1);
+    }
+    if (o->encoding == OBJ_ENCODING_LISTPACK) {
+        if (lpFindElem(o->ptr, m)) return 0;
+        if (lpLength(o->ptr) < lim->lp_entries && len <= lim->lp_value && lpSafeToAdd(o->ptr, len)) {
+            o->ptr = m->sval ? lpAppend(o->ptr, (const unsigned char *)s, (uint32_t)len)
+                             : lpAppendInteger(o->ptr, m->lval);
+            return 1;
+        }
+        setConvertToTable(o, lpLength(o->ptr) + 1);
+    }
+    elemKey k;
+    int added = dictAdd(o->ptr, elemKeyMake(&k, m), NULL) == DICT_OK;
+    elemKeyDone(&k);
+    return added;
+}
+
+int setRemove(robj *o, const valueElem *m) {
+    long long v;
+    if (o->encoding == OBJ_ENCODING_INTSET) {
+        if (!elemAsInteger(m, &v)) return 0;
+        int removed = 0;
+        o->ptr = intsetRemove(o->ptr, v, &removed);
+        return removed;
+    }
+    if (o->encoding == OBJ_ENCODING_LISTPACK) {
+        unsigned char *p = lpFindElem(o->ptr, m);
+        if (!p) return 0;
+        o->ptr = lpDelete(o->ptr, p, NULL);
+        return 1;
+    }
+    elemKey k;
+    dict *d = o->ptr;
+    int removed = dictDelete(d, elemKeyMake(&k, m)) == DICT_OK;
+    elemKeyDone(&k);
+    if (removed && dictNeedsResize(d)) dictResize(d);
+    return removed;
+}
+
+int setHas(robj *o, const valueElem *m) {
+    long long v;
+    if (o->encoding == OBJ_ENCODING_INTSET) return elemAsInteger(m, &v) && intsetFind(o->ptr, v);
+    if (o->encoding == OBJ_ENCODING_LISTPACK) return lpFindElem(o->ptr, m) != NULL;
+    elemKey k;
+    int found = dictFind(o->ptr, elemKeyMake(&k, m)) != NULL;
+    elemKeyDone(&k);
+    return found;
+}
+
+void setRandomMember(robj *o, valueElem *m) {
+    if (o->encoding == OBJ_ENCODING_INTSET) {
+        elemFromInt(m, intsetRandom(o->ptr, (unsigned long)random()));
+    } else if (o->encoding == OBJ_ENCODING_LISTPACK) {
+        lpEntry e;
+        lpGetEntry(lpSeek(o->ptr, random() % (long)lpLength(o->ptr)), &e);
+        elemFromLp(m, &e);
+    } else {
+        elemFromSds(m, dictGetKey(dictGetFairRandomKey(o->ptr)));
+    }
 }
 
 int hashGetValue(robj *o, sds field, valueElem *value) {
@@ -217,7 +385,7 @@ static robj *dupTable(robj *o) {
     dictEntry *de;
     dictInitIterator(&di, o->ptr);
     while ((de = dictNext(&di)))
-        dictAdd(copy->ptr, sdsdup(dictGetKey(de)), o->type == OBJ_HASH ? sdsdup(dictGetVal(de)) : NULL);
+        dictAdd(copy->ptr, dictGetKey(de), o->type == OBJ_HASH ? sdsdup(dictGetVal(de)) : NULL);
     dictResetIterator(&di);
     return copy;
 }
@@ -286,7 +454,7 @@ size_t valueMemoryUsage(robj *o, long long samples) {
         dictEntry *de;
         dictInitIterator(&di, d);
         while ((de = dictNext(&di)) && seen < samples) {
-            elesize += sdsAllocSize(dictGetKey(de));
+            if (!dictGetType(d)->embedKey) elesize += sdsAllocSize(dictGetKey(de));
             if (o->type == OBJ_HASH) elesize += sdsAllocSize(dictGetVal(de));
             if (o->encoding == OBJ_ENCODING_SKIPLIST) elesize += 48;
             seen++;
@@ -354,20 +522,29 @@ void hashConvertToTable(robj *o) {
     while (lpNextPair(lp, &p, &field, &value)) {
         elemFromLp(&f, &field);
         elemFromLp(&v, &value);
-        if (dictAdd(d, valueElemSds(&f), valueElemSds(&v)) != DICT_OK) abort();
+        elemKey k;
+        if (dictAdd(d, elemKeyMake(&k, &f), valueElemSds(&v)) != DICT_OK) abort();
+        elemKeyDone(&k);
     }
     lpFree(lp);
     o->ptr = d;
     o->encoding = OBJ_ENCODING_HT;
 }
 
-void setConvertToTable(robj *o) {
-    intset *is = o->ptr;
+void setConvertToTable(robj *o, size_t sizeHint) {
     dict *d = dictCreate(&setDictType);
-    dictExpand(d, intsetLen(is));
-    long long ll;
-    for (uint32_t i = 0; intsetGet(is, i, &ll); i++) dictAdd(d, sdsfromlonglong(ll), NULL);
-    intsetFree(is);
+    dictExpand(d, sizeHint ? sizeHint : valueLength(o));
+    valueIter it;
+    valueItem item;
+    valueIterInit(&it, o);
+    while (valueIterNext(&it, &item)) {
+        elemKey k;
+        dictAdd(d, elemKeyMake(&k, &item.ele), NULL);
+        elemKeyDone(&k);
+    }
+    valueIterDone(&it);
+    if (o->encoding == OBJ_ENCODING_INTSET) intsetFree(o->ptr);
+    else lpFree(o->ptr);
     o->ptr = d;
     o->encoding = OBJ_ENCODING_HT;
 }

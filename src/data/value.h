@@ -35,7 +35,7 @@ typedef struct valueItem {
 /* Fields are private; the iterator may live on the stack. */
 typedef struct valueIter {
     robj *o;
-    unsigned char *p;  /* hash listpack: next pair */
+    unsigned char *p;  /* hash or set listpack: next entry */
     uint32_t pos;      /* intset: next position */
     dictIterator di;   /* hash table */
     quicklistIter *qi; /* list */
@@ -60,6 +60,25 @@ void valueIterDone(valueIter *it);
 void listPush(robj *o, const void *s, size_t len, int tail);
 /* 1 when the set holds member. */
 int setContains(robj *o, sds member);
+
+/* Sets, as Redis 7.2 encodes them: an intset while every member is an
+ * integer and there are at most intset_entries; else a listpack (insertion
+ * order) while there are at most lp_entries members of at most lp_value
+ * bytes; else a hash table. Growing only: nothing converts back. */
+typedef struct setLimits {
+    size_t intset_entries; /* set-max-intset-entries */
+    size_t lp_entries;     /* set-max-listpack-entries */
+    size_t lp_value;       /* set-max-listpack-value */
+} setLimits;
+/* An empty set in the encoding that suits `first` and about sizeHint members. */
+robj *setCreate(const valueElem *first, size_t sizeHint, const setLimits *lim);
+/* 1 if m was added (it was not a member); converts the encoding as needed. */
+int setAdd(robj *o, const valueElem *m, const setLimits *lim);
+/* 1 if m was a member and is gone. */
+int setRemove(robj *o, const valueElem *m);
+int setHas(robj *o, const valueElem *m);
+/* One uniformly chosen member of a non-empty set (valid until it changes). */
+void setRandomMember(robj *o, valueElem *m);
 /* A hash field's value; 0 when the hash has no such field. */
 int hashGetValue(robj *o, sds field, valueElem *value);
 
@@ -90,9 +109,10 @@ const void *valueBlobNext(robj *o, const void *pos, valueBlob *b);
  * (for its statistics); NULL for compact encodings and other types. */
 dict *valueTable(robj *o);
 
-/* Compact to table encodings, for good (listpack hash → dict, intset → dict). */
+/* Compact to table encodings, for good (listpack hash → dict, intset or
+ * listpack set → dict); sizeHint presizes the table (0: the current size). */
 void hashConvertToTable(robj *o);
-void setConvertToTable(robj *o);
+void setConvertToTable(robj *o, size_t sizeHint);
 
 /* An element as a new object / sds (integers as their decimal text). */
 static inline robj *valueElemObject(const valueElem *e) {
