@@ -61,6 +61,12 @@ robj *createQuicklistObject(int fill, int compress) {
     return o;
 }
 
+robj *createListListpackObject(void) {
+    robj *o = createObject(OBJ_LIST, lpNew(0));
+    o->encoding = OBJ_ENCODING_LISTPACK;
+    return o;
+}
+
 robj *createSetObject(void) {
     robj *o = createObject(OBJ_SET, dictCreate(&setDictType));
     o->encoding = OBJ_ENCODING_HT;

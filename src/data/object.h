@@ -66,6 +66,7 @@ void dictObjectDestructor(struct dict *d, void *o);
 extern struct dictType objectKeyDictType;
 
 robj *createQuicklistObject(int fill, int compress);
+robj *createListListpackObject(void); /* a small list, as Redis 7.2 encodes it */
 robj *createSetObject(void);        /* hashtable encoding */
 robj *createIntsetObject(void);
 robj *createHashObject(void);       /* listpack encoding */

@@ -30,7 +30,7 @@ static void elemFromInt(valueElem *e, long long v) {
 
 unsigned long valueLength(robj *o) {
     switch (o->type) {
-    case OBJ_LIST: return quicklistCount(o->ptr);
+    case OBJ_LIST: return o->encoding == OBJ_ENCODING_LISTPACK ? lpLength(o->ptr) : quicklistCount(o->ptr);
     case OBJ_SET:
         if (o->encoding == OBJ_ENCODING_INTSET) return intsetLen(o->ptr);
         return o->encoding == OBJ_ENCODING_LISTPACK ? lpLength(o->ptr) : dictSize((dict *)o->ptr);
@@ -49,8 +49,12 @@ void valueIterInitAt(valueIter *it, robj *o, long first, int reverse) {
     it->pos = 0;
     switch (o->type) {
     case OBJ_LIST:
-        it->qi = quicklistGetIteratorAtIdx(o->ptr, reverse ? QUICKLIST_ITER_FROM_TAIL : QUICKLIST_ITER_FROM_HEAD,
-                                           reverse ? -1 - first : first);
+        it->reverse = reverse;
+        if (o->encoding == OBJ_ENCODING_LISTPACK)
+            it->p = lpSeek(o->ptr, reverse ? -1 - first : first);
+        else
+            it->qi = quicklistGetIteratorAtIdx(o->ptr, reverse ? QUICKLIST_ITER_FROM_TAIL : QUICKLIST_ITER_FROM_HEAD,
+                                               reverse ? -1 - first : first);
         break;
     case OBJ_ZSET: zcurAtRank(&it->zc, o, (unsigned long)first, reverse); break;
     case OBJ_HASH:
@@ -87,6 +91,14 @@ int valueIterNext(valueIter *it, valueItem *item) {
     robj *o = it->o;
     switch (o->type) {
     case OBJ_LIST: {
+        if (o->encoding == OBJ_ENCODING_LISTPACK) {
+            if (!it->p) return 0;
+            lpEntry l;
+            lpGetEntry(it->p, &l);
+            elemFromLp(&item->ele, &l);
+            it->p = it->reverse ? lpPrev(o->ptr, it->p) : lpNext(o->ptr, it->p);
+            return 1;
+        }
         quicklistEntry e;
         if (!it->qi || !quicklistNext(it->qi, &e)) return 0;
         if (e.value) {
@@ -139,8 +151,137 @@ void valueIterDone(valueIter *it) {
         dictResetIterator(&it->di);
 }
 
+/* ------------------------------------------------------------ lists */
+
+void listGrowFor(robj *o, size_t bytes, size_t largest, unsigned long count, int fill, int compress) {
+    if (o->encoding != OBJ_ENCODING_LISTPACK) return;
+    unsigned char *lp = o->ptr;
+    if (!quicklistExceedsFill(fill, lpBytes(lp) + bytes, lpLength(lp) + count, largest, 0)) return;
+    quicklist *ql = quicklistCreate(fill, compress);
+    if (lpLength(lp)) quicklistAppendListpack(ql, lp);
+    else lpFree(lp);
+    o->ptr = ql;
+    o->encoding = OBJ_ENCODING_QUICKLIST;
+}
+
+void listTryCompact(robj *o, int fill, int shrinking) {
+    if (o->encoding != OBJ_ENCODING_QUICKLIST) return;
+    quicklist *ql = o->ptr;
+    if (ql->len != 1 || ql->head->container != QUICKLIST_NODE_CONTAINER_PACKED) return;
+    if (quicklistExceedsFill(fill, ql->head->sz, ql->count, 0, shrinking)) return;
+    o->ptr = quicklistTakeListpack(ql);
+    o->encoding = OBJ_ENCODING_LISTPACK;
+}
+
 void listPush(robj *o, const void *s, size_t len, int tail) {
-    quicklistPush(o->ptr, s, len, tail ? QUICKLIST_TAIL : QUICKLIST_HEAD);
+    if (o->encoding == OBJ_ENCODING_LISTPACK)
+        o->ptr = tail ? lpAppend(o->ptr, s, (uint32_t)len) : lpPrepend(o->ptr, s, (uint32_t)len);
+    else
+        quicklistPush(o->ptr, s, len, tail ? QUICKLIST_TAIL : QUICKLIST_HEAD);
+}
+
+int listPop(robj *o, int tail, unsigned char **data, size_t *sz, long long *ll) {
+    if (o->encoding != OBJ_ENCODING_LISTPACK)
+        return quicklistPop(o->ptr, tail ? QUICKLIST_TAIL : QUICKLIST_HEAD, data, sz, ll);
+    unsigned char *lp = o->ptr, *p = tail ? lpLast(lp) : lpFirst(lp);
+    if (!p) return 0;
+    uint32_t slen;
+    unsigned char *v = lpGetValue(p, &slen, ll);
+    *data = v ? zmemdup(v, slen) : NULL;
+    *sz = v ? slen : 0;
+    o->ptr = lpDelete(lp, p, NULL);
+    return 1;
+}
+
+int listIndex(robj *o, long index, valueElem *e) {
+    if (o->encoding == OBJ_ENCODING_LISTPACK) {
+        unsigned char *p = lpSeek(o->ptr, index);
+        if (!p) return 0;
+        lpEntry l;
+        lpGetEntry(p, &l);
+        elemFromLp(e, &l);
+        return 1;
+    }
+    quicklistEntry qe;
+    if (!quicklistIndex(o->ptr, index, &qe)) return 0;
+    if (qe.value) {
+        e->sval = qe.value;
+        e->slen = qe.sz;
+        e->lval = 0;
+    } else {
+        elemFromInt(e, qe.longval);
+    }
+    return 1;
+}
+
+int listReplaceAt(robj *o, long index, const void *s, size_t len) {
+    if (o->encoding != OBJ_ENCODING_LISTPACK) return quicklistReplaceAtIndex(o->ptr, index, s, len);
+    unsigned char *p = lpSeek(o->ptr, index);
+    if (!p) return 0;
+    o->ptr = lpReplace(o->ptr, &p, s, (uint32_t)len);
+    return 1;
+}
+
+void listDelRange(robj *o, long start, long count) {
+    if (count <= 0) return;
+    if (o->encoding != OBJ_ENCODING_LISTPACK) {
+        quicklistDelRange(o->ptr, start, count);
+        return;
+    }
+    long n = (long)lpLength(o->ptr);
+    if (start < 0) start += n;
+    if (start < 0 || start >= n) return;
+    o->ptr = lpDeleteRange(o->ptr, start, (unsigned long)(count < n - start ? count : n - start));
+}
+
+unsigned long listRemoveEqual(robj *o, const void *s, size_t len, int from_tail, unsigned long limit) {
+    unsigned long removed = 0;
+    if (o->encoding != OBJ_ENCODING_LISTPACK) {
+        quicklistIter *it = quicklistGetIterator(o->ptr, from_tail ? QUICKLIST_ITER_FROM_TAIL : QUICKLIST_ITER_FROM_HEAD);
+        quicklistEntry e;
+        while ((!limit || removed < limit) && quicklistNext(it, &e)) {
+            if (!quicklistCompare(&e, s, len)) continue;
+            quicklistDelEntry(it, &e);
+            removed++;
+        }
+        quicklistReleaseIterator(it);
+        return removed;
+    }
+    unsigned char *lp = o->ptr, *p = from_tail ? lpLast(lp) : lpFirst(lp);
+    while (p && (!limit || removed < limit)) {
+        if (!lpCompare(p, s, (uint32_t)len)) {
+            p = from_tail ? lpPrev(lp, p) : lpNext(lp, p);
+            continue;
+        }
+        unsigned char *prev = from_tail ? lpPrev(lp, p) : NULL;
+        size_t prevOff = prev ? (size_t)(prev - lp) : 0;
+        lp = lpDelete(lp, p, &p); /* may move: the walk goes on by offset */
+        if (from_tail) p = prev ? lp + prevOff : NULL;
+        removed++;
+    }
+    o->ptr = lp;
+    return removed;
+}
+
+int listInsertAtPivot(robj *o, const void *pivot, size_t plen, const void *s, size_t len, int after) {
+    if (o->encoding == OBJ_ENCODING_LISTPACK) {
+        unsigned char *lp = o->ptr, *p = lpFirst(lp);
+        if (p) p = lpFind(lp, p, pivot, (uint32_t)plen, 0);
+        if (!p) return 0;
+        o->ptr = lpInsertString(lp, s, (uint32_t)len, p, after ? LP_AFTER : LP_BEFORE, NULL);
+        return 1;
+    }
+    quicklistIter *it = quicklistGetIterator(o->ptr, QUICKLIST_ITER_FROM_HEAD);
+    quicklistEntry e;
+    int found = 0;
+    while (!found && quicklistNext(it, &e)) {
+        if (!quicklistCompare(&e, pivot, plen)) continue;
+        if (after) quicklistInsertAfter(o->ptr, &e, s, len);
+        else quicklistInsertBefore(o->ptr, &e, s, len);
+        found = 1;
+    }
+    quicklistReleaseIterator(it); /* invalid after an insert: only released */
+    return found;
 }
 
 int setContains(robj *o, sds member) {
@@ -394,7 +535,10 @@ robj *valueDup(robj *o) {
     robj *copy;
     switch (o->type) {
     case OBJ_STRING: return dupStringObject(o);
-    case OBJ_LIST: copy = createObject(OBJ_LIST, quicklistDup(o->ptr)); break;
+    case OBJ_LIST:
+        if (o->encoding == OBJ_ENCODING_LISTPACK) copy = createObject(OBJ_LIST, dupBlob(o->ptr, lpBytes(o->ptr)));
+        else copy = createObject(OBJ_LIST, quicklistDup(o->ptr));
+        break;
     case OBJ_STREAM: copy = createObject(OBJ_STREAM, streamDup(o->ptr)); break;
     case OBJ_SET:
     case OBJ_HASH:

@@ -11,6 +11,7 @@
 #define DATA_VALUE_H
 
 #include <stddef.h>
+#include <string.h>
 
 #include "core/dict.h"
 #include "data/object.h"
@@ -38,7 +39,8 @@ typedef struct valueIter {
     unsigned char *p;  /* hash or set listpack: next entry */
     uint32_t pos;      /* intset: next position */
     dictIterator di;   /* hash table */
-    quicklistIter *qi; /* list */
+    quicklistIter *qi; /* quicklist */
+    int reverse;       /* listpack list: walking towards the head */
     zcursor zc;        /* sorted set */
 } valueIter;
 
@@ -56,8 +58,35 @@ void valueIterInitAt(valueIter *it, robj *o, long first, int reverse);
 int valueIterNext(valueIter *it, valueItem *item);
 void valueIterDone(valueIter *it);
 
+/* Lists, as Redis 7.2 encodes them: a bare listpack while the list fits
+ * what one quicklist node may hold under fill (list-max-listpack-size), a
+ * quicklist beyond; a quicklist turns back into a listpack when it shrinks
+ * to one node within half those limits. Conversions are explicit: before
+ * adding, listGrowFor; after removing, listTryCompact. New lists start as
+ * createListListpackObject (data/object.h). */
+/* Before adding count elements of `bytes` bytes in all, the largest
+ * `largest`: a listpack that would outgrow fill becomes a quicklist. */
+void listGrowFor(robj *o, size_t bytes, size_t largest, unsigned long count, int fill, int compress);
+/* A quicklist of one packed node within the limits (half of them when
+ * shrinking) becomes a listpack. */
+void listTryCompact(robj *o, int fill, int shrinking);
 /* Adds a copy of the bytes at the head, or at the tail when tail is set. */
 void listPush(robj *o, const void *s, size_t len, int tail);
+/* Removes the head (tail) element: a string in *data (a zmalloc'd buffer
+ * the caller frees, *sz bytes), or an integer (*data = NULL, *ll). 0 when empty. */
+int listPop(robj *o, int tail, unsigned char **data, size_t *sz, long long *ll);
+/* Element at index (negative: from the tail); 0 when out of range. */
+int listIndex(robj *o, long index, valueElem *e);
+/* Replaces the element at index; 0 when out of range. */
+int listReplaceAt(robj *o, long index, const void *s, size_t len);
+/* Deletes count elements from start (negative: from the tail), cut at the end. */
+void listDelRange(robj *o, long start, long count);
+/* Deletes elements equal to s, walking from the head (tail), at most limit
+ * of them (0: all). Returns how many went. */
+unsigned long listRemoveEqual(robj *o, const void *s, size_t len, int from_tail, unsigned long limit);
+/* Inserts s before (after) the first element equal to pivot from the head;
+ * 0 when there is no such element. */
+int listInsertAtPivot(robj *o, const void *pivot, size_t plen, const void *s, size_t len, int after);
 /* 1 when the set holds member. */
 int setContains(robj *o, sds member);
 
@@ -129,6 +158,13 @@ static inline const char *valueElemBytes(const valueElem *e, char buf[LONG_STR_S
     }
     *len = (size_t)ll2string(buf, LONG_STR_SIZE, e->lval);
     return buf;
+}
+/* 1 when the element's bytes (integers as decimal text) are s. */
+static inline int valueElemEquals(const valueElem *e, const void *s, size_t len) {
+    char buf[LONG_STR_SIZE];
+    size_t elen;
+    const char *p = valueElemBytes(e, buf, &elen);
+    return elen == len && memcmp(p, s, len) == 0;
 }
 
 #endif

@@ -900,6 +900,7 @@ static robj *loadObject(int type, rio *r) {
             quicklistAppendListpack(ql, lp);
         }
         if (quicklistCount(ql) == 0) goto fail;
+        listTryCompact(o, server.list_max_listpack_size, 0); /* one small node: a listpack, as 7.2 loads it */
         return o;
     }
     if (type == RDB_TYPE_HASH_ZIPMAP) return loadZipmapHash(r);
@@ -915,6 +916,7 @@ static robj *loadObject(int type, rio *r) {
             quicklistPushTail(o->ptr, s, len);
             zfree(s);
         }
+        listTryCompact(o, server.list_max_listpack_size, 0);
         return o;
     }
     if (type == RDB_TYPE_LIST_ZIPLIST) {
@@ -930,6 +932,7 @@ static robj *loadObject(int type, rio *r) {
         }
         o = createQuicklistObject(server.list_max_listpack_size, server.list_compress_depth);
         quicklistAppendListpack(o->ptr, lp);
+        listTryCompact(o, server.list_max_listpack_size, 0);
         return o;
     }
     if (type == RDB_TYPE_SET) {
