@@ -6,6 +6,8 @@ integers, at most set-max-intset-entries of them) and hashtable. We encode as
 Redis 7.2 does: small non-integer sets are listpacks (set-max-listpack-entries
 128, set-max-listpack-value 64), the one accepted difference (enc72).
 """
+import pytest
+
 from datatype_client import WRONGTYPE, arity, check_random_members, scan_all
 from support import enc72
 
@@ -394,3 +396,57 @@ def test_commands_agree_across_encodings(dc):
     assert dc("SINTERCARD", "2", "i", "h") == 0
     assert sorted(dc("SUNION", "i", "h")) == b_set("2", "3", "b", "c")
     assert sorted(dc("SDIFF", "i", "h")) == b_set("2", "3")
+
+
+def test_small_set_encoding_thresholds(dc):
+    """7.2's rules (the reference, 7.0, answers hashtable for every non-intset)."""
+    dc("SADD", "a", "1", "2", "3")
+    dc("SADD", "a", "x")  # a short string into a small intset: a listpack
+    assert dc.encoding("a") == enc72(b"listpack", b"hashtable")
+    assert members(dc, "a") == b_set("1", "2", "3", "x")
+    dc("SADD", "b", "1", "2")
+    dc("SADD", "b", "y" * 65)  # longer than set-max-listpack-value: a hashtable
+    assert dc.encoding("b") == b"hashtable"
+    dc("SADD", "c", *range(200))
+    dc("SADD", "c", "z")  # more members than set-max-listpack-entries: a hashtable
+    assert dc.encoding("c") == b"hashtable"
+    dc("SADD", "d", *["m%d" % i for i in range(128)])
+    assert dc.encoding("d") == enc72(b"listpack", b"hashtable")
+    assert dc("SADD", "d", "m0") == 0
+    assert dc.encoding("d") == enc72(b"listpack", b"hashtable")
+    dc("SADD", "d", "m128")
+    assert dc.encoding("d") == b"hashtable"
+    assert dc("SCARD", "d") == 129
+    dc("SADD", "e", *["m%d" % i for i in range(129)])  # too many in one command
+    assert dc.encoding("e") == b"hashtable"
+    # Integers in a listpack set stay integers for every command.
+    dc("SADD", "f", "a", "10", "-3", "b")
+    assert dc.encoding("f") == enc72(b"listpack", b"hashtable")
+    assert dc("SISMEMBER", "f", "10") == 1 and dc("SISMEMBER", "f", "010") == 0
+    assert dc("SMISMEMBER", "f", "-3", "a", "c") == [1, 1, 0]
+    assert sorted(dc("SINTER", "f", "a")) == []
+    assert dc("SINTERCARD", "2", "f", "f", "LIMIT", "3") == 3
+    dc("SADD", "g", "a", "q")
+    assert sorted(dc("SDIFF", "f", "g")) == b_set("10", "-3", "b")
+    assert dc("SINTER", "g", "f") == [b"a"]
+    assert dc("SORT", "f", "ALPHA") == [b"-3", b"10", b"a", b"b"]
+    assert dc("SREM", "f", "10", "11") == 1
+    drawn = dc("SRANDMEMBER", "f", "-10")
+    assert len(drawn) == 10 and set(drawn) <= {b"-3", b"a", b"b"}
+    assert sorted(dc("SRANDMEMBER", "f", "10")) == b_set("-3", "a", "b")
+    assert sorted(dc("SPOP", "f", "2") + dc("SMEMBERS", "f")) == b_set("-3", "a", "b")
+    assert dc("EVAL", "return redis.call('SCARD', KEYS[1])", "1", "f") == 1
+
+
+@pytest.mark.ours
+def test_set_listpack_directives_apply(dc):
+    assert dc("CONFIG", "SET", "set-max-listpack-entries", "2") == "OK"
+    dc("SADD", "s", "a", "b")
+    assert dc.encoding("s") == b"listpack"
+    dc("SADD", "s", "c")
+    assert dc.encoding("s") == b"hashtable"
+    assert dc("CONFIG", "SET", "set-max-listpack-value", "3") == "OK"
+    dc("SADD", "t", "abc")
+    assert dc.encoding("t") == b"listpack"
+    dc("SADD", "t", "abcd")
+    assert dc.encoding("t") == b"hashtable"
