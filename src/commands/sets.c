@@ -8,7 +8,6 @@
 #include "commands/cmdargs.h"
 #include "commands/scan.h"
 #include "core/zmalloc.h"
-#include "data/intset.h"
 #include "data/value.h"
 #include "server/client.h"
 #include "server/db.h"

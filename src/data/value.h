@@ -4,9 +4,11 @@
  * hash tables or skiplists by hand. Per type it offers the length, a
  * type-generic iterator, the SCAN step, a deep copy, the memory estimate, the
  * conversions from compact to table encodings, and the encodings' own bytes
- * for formats that store them verbatim (RDB, DUMP). Creating and freeing are
- * data/object.h's (create*Object, decrRefCount); sorted-set specifics are in
- * data/t_zset.h. */
+ * for formats that store them verbatim (RDB, DUMP). Lists and sets are also
+ * edited here, whatever their encoding (Redis 7.2's: listpack lists and
+ * sets), so their commands never touch lp*, intset* or quicklist* either.
+ * Creating and freeing are data/object.h's (create*Object, decrRefCount);
+ * sorted-set specifics are in data/t_zset.h. */
 #ifndef DATA_VALUE_H
 #define DATA_VALUE_H
 
