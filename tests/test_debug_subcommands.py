@@ -83,9 +83,9 @@ def test_populate_creates_keys_and_keeps_existing_ones(r):
 def test_sdslen_listpack_quicklist_htstats(r):
     r.set("foo", "bar")
     r.set("i", 123)
-    r.rpush("l", "a", "b")
+    r.rpush("l", "a", "b" * 9000)  # a quicklist on 7.0 and 7.2 alike (over 8 KB)
     r.hset("h", "f", "v")
-    r.sadd("s", "a", "b", "c")
+    r.sadd("s", "a", "b", "c" * 65)  # a hashtable on 7.0 and 7.2 alike (a member over 64 bytes)
     assert r.execute_command("DEBUG", "SDSLEN", "foo").startswith(b"key_sds_len:3, key_sds_avail:")
     with pytest.raises(redis.ResponseError, match=r"^Not an sds encoded string\.$"):
         r.execute_command("DEBUG", "SDSLEN", "i")

@@ -5,13 +5,16 @@ Replies and error texts are asserted exactly through datatype_client.py.
 Blocking tests leave one client blocked (its command sent, its
 reply not yet read, or a redis-py call in a thread) while another client
 pushes, and wait for INFO's blocked_clients instead of sleeping.
-In 7.0 every list is encoded "quicklist", whatever its size.
+In 7.0 every list is encoded "quicklist", whatever its size; we encode as
+Redis 7.2 does (a list that fits one node is a "listpack"), the one accepted
+difference (enc72).
 """
 import random
 import threading
 import time
 
 from datatype_client import NULL_ARRAY, WRONGTYPE, ReplyError, arity, wait_blocked
+from support import enc72
 
 UNBLOCKED = "UNBLOCKED client unblocked via CLIENT UNBLOCK"
 
@@ -322,19 +325,69 @@ def test_wrongtype(dc):
     assert dc.err("GET", "l") == WRONGTYPE
 
 
-def test_encoding_is_quicklist(dc):
+def test_list_encodings(dc):
     assert dc("CONFIG", "GET", "list-max-listpack-size") == [b"list-max-listpack-size", b"-2"]
     assert dc("CONFIG", "GET", "list-max-ziplist-size") == [b"list-max-ziplist-size", b"-2"]
     assert dc("CONFIG", "GET", "list-compress-depth") == [b"list-compress-depth", b"0"]
     dc("RPUSH", "small", "a")
-    assert dc.encoding("small") == b"quicklist"
-    dc("RPUSH", "big", *["e%d" % i for i in range(1000)])
+    assert dc.encoding("small") == enc72(b"listpack", b"quicklist")
+    dc("RPUSH", "big", *["e%d" % i for i in range(2000)])  # over 8 KB
     assert dc.encoding("big") == b"quicklist"
     dc("RPUSH", "long", "x" * 10000)
     assert dc.encoding("long") == b"quicklist"
     assert dc("CONFIG", "SET", "list-max-listpack-size", "1") == "OK"
     dc("RPUSH", "tiny", "a", "b", "c")
     assert dc.encoding("tiny") == b"quicklist"
+
+
+def test_listpack_list_converts_both_ways(dc):
+    """7.2: past one node's limit (8 KB at -2) a quicklist; back to a listpack
+    only once it fits half the limit. The reference answers quicklist throughout."""
+    dc("RPUSH", "l", *["%04d" % i for i in range(100)])
+    assert dc.encoding("l") == enc72(b"listpack", b"quicklist")
+    dc("RPUSH", "l", "y" * 8000)  # more than 8 KB in all
+    assert dc.encoding("l") == b"quicklist"
+    dc("RPOP", "l")
+    assert dc.encoding("l") == enc72(b"listpack", b"quicklist")  # 100 short items: well under half
+    for cmd in (("LSET", "l", "0", "z" * 9000), ("LINSERT", "l", "BEFORE", "0050", "z" * 9000),
+                ("LPUSH", "l", "z" * 9000)):
+        dc("DEL", "m")
+        dc("RPUSH", "m", *["%04d" % i for i in range(100)])
+        dc(*cmd[:1], "m", *cmd[2:])
+        assert dc.encoding("m") == b"quicklist", cmd
+        assert dc("LLEN", "m") == (100 if cmd[0] == "LSET" else 101)
+    # A count fill: more than 4 elements is a quicklist, 2 or fewer a listpack again.
+    dc("CONFIG", "SET", "list-max-listpack-size", "4")
+    dc("RPUSH", "c", "a", "b", "c", "d")
+    assert dc.encoding("c") == enc72(b"listpack", b"quicklist")
+    dc("RPUSH", "c", "e")
+    assert dc.encoding("c") == b"quicklist"
+    dc("RPOP", "c")
+    assert dc.encoding("c") == b"quicklist"  # one node again, but 4 > half of 4
+    dc("LREM", "c", "0", "a")
+    assert dc.encoding("c") == b"quicklist"  # 3 > half of 4
+    dc("LPOP", "c")
+    assert dc.encoding("c") == enc72(b"listpack", b"quicklist")
+    assert dc("LRANGE", "c", "0", "-1") == [b"c", b"d"]
+    # Every command on a listpack list.
+    dc("CONFIG", "SET", "list-max-listpack-size", "-2")
+    dc("RPUSH", "p", "a", "b", "1", "c", "b", "2")
+    assert dc.encoding("p") == enc72(b"listpack", b"quicklist")
+    assert dc("LINDEX", "p", "-1") == b"2"
+    assert dc("LPOS", "p", "b", "RANK", "-1") == 4
+    assert dc("LPOS", "p", "b", "COUNT", "0") == [1, 4]
+    assert dc("LINSERT", "p", "AFTER", "1", "x") == 7
+    assert dc("LSET", "p", "0", "A") == "OK"
+    assert dc("LREM", "p", "-1", "b") == 1
+    assert dc("LRANGE", "p", "0", "-1") == [b"A", b"b", b"1", b"x", b"c", b"2"]
+    assert dc("LTRIM", "p", "1", "-2") == "OK"
+    assert dc("LMOVE", "p", "q", "LEFT", "RIGHT") == b"b"
+    assert dc("RPOPLPUSH", "p", "p") == b"c"
+    assert dc("LRANGE", "p", "0", "-1") == [b"c", b"1", b"x"]
+    assert dc.encoding("q") == enc72(b"listpack", b"quicklist")
+    assert dc("SORT", "p", "ALPHA", "STORE", "s") == 3
+    assert dc("LRANGE", "s", "0", "-1") == [b"1", b"c", b"x"]
+    assert dc.encoding("s") == enc72(b"listpack", b"quicklist")
 
 
 def test_many_small_nodes_against_a_model(dc):

@@ -2,10 +2,14 @@
 
 Replies and error texts are asserted exactly through datatype_client.py.
 Encodings: 7.0 has only intset (all members canonical 64-bit
-integers, at most set-max-intset-entries of them) and hashtable; there is no
-listpack set and no set-max-listpack-entries directive.
+integers, at most set-max-intset-entries of them) and hashtable. We encode as
+Redis 7.2 does: small non-integer sets are listpacks (set-max-listpack-entries
+128, set-max-listpack-value 64), the one accepted difference (enc72).
 """
+import pytest
+
 from datatype_client import WRONGTYPE, arity, check_random_members, scan_all
+from support import enc72
 
 
 def members(dc, key):
@@ -17,8 +21,9 @@ def b_set(*items):
 
 
 def make_hashtable_set(dc, key, n, prefix="m"):
+    """A set of n short members: a hashtable on 7.0, and on ours too past 128."""
     dc("SADD", key, *["%s%d" % (prefix, i) for i in range(n)])
-    assert dc.encoding(key) == b"hashtable"
+    assert dc.encoding(key) == enc72(b"listpack" if n <= 128 else b"hashtable", b"hashtable")
 
 
 # --- SADD / SREM / SCARD / SISMEMBER / SMISMEMBER / SMEMBERS -------------
@@ -113,7 +118,7 @@ def test_spop(dc):
 def test_spop_count_both_encodings(dc):
     for key, items in (("i", [str(i) for i in range(50)]), ("h", ["m%d" % i for i in range(50)])):
         dc("SADD", key, *items)
-        assert dc.encoding(key) == (b"intset" if key == "i" else b"hashtable")
+        assert dc.encoding(key) == (b"intset" if key == "i" else enc72(b"listpack", b"hashtable"))
         assert dc("SPOP", key, "0") == []
         got = []
         for count in (3, 30, 10):  # few, most of the rest, more than what is left
@@ -144,7 +149,7 @@ def test_smove(dc):
     assert dc("SMOVE", "src", "dst", "a") == 1
     assert members(dc, "src") == [b"b"]
     assert members(dc, "dst") == [b"5", b"a"]
-    assert dc.encoding("dst") == b"hashtable"  # a non-integer member converted the intset
+    assert dc.encoding("dst") == enc72(b"listpack", b"hashtable")  # a non-integer member converted the intset
     assert dc("SMOVE", "src", "dst", "nothere") == 0
     assert dc("SMOVE", "src", "new", "b") == 1
     assert dc("EXISTS", "src") == 0
@@ -200,7 +205,7 @@ def test_store_variants(dc):
     assert dc.encoding("d1") == b"intset"
     assert dc("SUNIONSTORE", "d2", "a", "b") == 5
     assert members(dc, "d2") == b_set("1", "2", "3", "4", "x")
-    assert dc.encoding("d2") == b"hashtable"
+    assert dc.encoding("d2") == enc72(b"listpack", b"hashtable")
     assert dc("SDIFFSTORE", "d3", "b", "a") == 1
     assert members(dc, "d3") == [b"4"]
     assert dc.encoding("d3") == b"intset"
@@ -312,14 +317,17 @@ def test_wrongtype(dc):
 
 # --- Encodings -----------------------------------------------------------
 
-def test_no_listpack_sets_in_7_0(dc):
+def test_set_encoding_directives(dc):
     assert dc("CONFIG", "GET", "set-max-intset-entries") == [b"set-max-intset-entries", b"512"]
-    assert dc("CONFIG", "GET", "set-max-listpack-entries") == []
-    assert dc("CONFIG", "GET", "set-max-listpack-value") == []
-    assert dc.err("CONFIG", "SET", "set-max-listpack-entries", "1") == (
-        "ERR Unknown option or number of arguments for CONFIG SET - 'set-max-listpack-entries'")
+    if enc72(True, False):  # 7.2's directives, unknown to 7.0
+        assert dc("CONFIG", "GET", "set-max-listpack-entries") == [b"set-max-listpack-entries", b"128"]
+        assert dc("CONFIG", "GET", "set-max-listpack-value") == [b"set-max-listpack-value", b"64"]
+    else:
+        assert dc("CONFIG", "GET", "set-max-listpack-entries") == []
+        assert dc.err("CONFIG", "SET", "set-max-listpack-entries", "1") == (
+            "ERR Unknown option or number of arguments for CONFIG SET - 'set-max-listpack-entries'")
     dc("SADD", "s", "a")
-    assert dc.encoding("s") == b"hashtable"  # a small non-integer set
+    assert dc.encoding("s") == enc72(b"listpack", b"hashtable")  # a small non-integer set
 
 
 def test_intset_only_for_canonical_integers(dc):
@@ -330,7 +338,7 @@ def test_intset_only_for_canonical_integers(dc):
     for i, member in enumerate(("9223372036854775808", "01", " 1", "1.0", "-0", "+1", "a")):
         key = "n%d" % i
         dc("SADD", key, member)
-        assert dc.encoding(key) == b"hashtable", member
+        assert dc.encoding(key) == enc72(b"listpack", b"hashtable"), member
         assert dc("SMEMBERS", key) == [member.encode()]
 
 
@@ -338,10 +346,10 @@ def test_intset_converts_on_non_integer_member(dc):
     dc("SADD", "s", "1", "2", "3")
     assert dc.encoding("s") == b"intset"
     dc("SADD", "s", "a")
-    assert dc.encoding("s") == b"hashtable"
-    # One-way: removing the non-integer member keeps the hashtable.
+    assert dc.encoding("s") == enc72(b"listpack", b"hashtable")
+    # One-way: removing the non-integer member keeps the new encoding.
     dc("SREM", "s", "a")
-    assert dc.encoding("s") == b"hashtable"
+    assert dc.encoding("s") == enc72(b"listpack", b"hashtable")
     assert members(dc, "s") == b_set("1", "2", "3")
     assert dc("SISMEMBER", "s", "2") == 1
 
@@ -366,12 +374,12 @@ def test_intset_entries_config_set(dc):
     dc("SREM", "s", "1", "2", "3")
     assert dc.encoding("s") == b"hashtable"
     dc("SADD", "t", "1", "2", "3", "4", "5")  # too many in one command
-    assert dc.encoding("t") == b"hashtable"
+    assert dc.encoding("t") == enc72(b"listpack", b"hashtable")
     dc("SINTERSTORE", "d", "t", "t")
     assert dc.encoding("d") == b"hashtable"
     dc("CONFIG", "SET", "set-max-intset-entries", "0")
     dc("SADD", "z", "1")
-    assert dc.encoding("z") == b"hashtable"
+    assert dc.encoding("z") == enc72(b"listpack", b"hashtable")
     assert dc.err("CONFIG", "SET", "set-max-intset-entries", "-1") == (
         "ERR CONFIG SET failed (possibly related to argument 'set-max-intset-entries') - "
         "argument must be between 0 and 9223372036854775807 inclusive")
@@ -388,3 +396,57 @@ def test_commands_agree_across_encodings(dc):
     assert dc("SINTERCARD", "2", "i", "h") == 0
     assert sorted(dc("SUNION", "i", "h")) == b_set("2", "3", "b", "c")
     assert sorted(dc("SDIFF", "i", "h")) == b_set("2", "3")
+
+
+def test_small_set_encoding_thresholds(dc):
+    """7.2's rules (the reference, 7.0, answers hashtable for every non-intset)."""
+    dc("SADD", "a", "1", "2", "3")
+    dc("SADD", "a", "x")  # a short string into a small intset: a listpack
+    assert dc.encoding("a") == enc72(b"listpack", b"hashtable")
+    assert members(dc, "a") == b_set("1", "2", "3", "x")
+    dc("SADD", "b", "1", "2")
+    dc("SADD", "b", "y" * 65)  # longer than set-max-listpack-value: a hashtable
+    assert dc.encoding("b") == b"hashtable"
+    dc("SADD", "c", *range(200))
+    dc("SADD", "c", "z")  # more members than set-max-listpack-entries: a hashtable
+    assert dc.encoding("c") == b"hashtable"
+    dc("SADD", "d", *["m%d" % i for i in range(128)])
+    assert dc.encoding("d") == enc72(b"listpack", b"hashtable")
+    assert dc("SADD", "d", "m0") == 0
+    assert dc.encoding("d") == enc72(b"listpack", b"hashtable")
+    dc("SADD", "d", "m128")
+    assert dc.encoding("d") == b"hashtable"
+    assert dc("SCARD", "d") == 129
+    dc("SADD", "e", *["m%d" % i for i in range(129)])  # too many in one command
+    assert dc.encoding("e") == b"hashtable"
+    # Integers in a listpack set stay integers for every command.
+    dc("SADD", "f", "a", "10", "-3", "b")
+    assert dc.encoding("f") == enc72(b"listpack", b"hashtable")
+    assert dc("SISMEMBER", "f", "10") == 1 and dc("SISMEMBER", "f", "010") == 0
+    assert dc("SMISMEMBER", "f", "-3", "a", "c") == [1, 1, 0]
+    assert sorted(dc("SINTER", "f", "a")) == []
+    assert dc("SINTERCARD", "2", "f", "f", "LIMIT", "3") == 3
+    dc("SADD", "g", "a", "q")
+    assert sorted(dc("SDIFF", "f", "g")) == b_set("10", "-3", "b")
+    assert dc("SINTER", "g", "f") == [b"a"]
+    assert dc("SORT", "f", "ALPHA") == [b"-3", b"10", b"a", b"b"]
+    assert dc("SREM", "f", "10", "11") == 1
+    drawn = dc("SRANDMEMBER", "f", "-10")
+    assert len(drawn) == 10 and set(drawn) <= {b"-3", b"a", b"b"}
+    assert sorted(dc("SRANDMEMBER", "f", "10")) == b_set("-3", "a", "b")
+    assert sorted(dc("SPOP", "f", "2") + dc("SMEMBERS", "f")) == b_set("-3", "a", "b")
+    assert dc("EVAL", "return redis.call('SCARD', KEYS[1])", "1", "f") == 1
+
+
+@pytest.mark.ours
+def test_set_listpack_directives_apply(dc):
+    assert dc("CONFIG", "SET", "set-max-listpack-entries", "2") == "OK"
+    dc("SADD", "s", "a", "b")
+    assert dc.encoding("s") == b"listpack"
+    dc("SADD", "s", "c")
+    assert dc.encoding("s") == b"hashtable"
+    assert dc("CONFIG", "SET", "set-max-listpack-value", "3") == "OK"
+    dc("SADD", "t", "abc")
+    assert dc.encoding("t") == b"listpack"
+    dc("SADD", "t", "abcd")
+    assert dc.encoding("t") == b"hashtable"

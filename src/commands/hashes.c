@@ -126,7 +126,7 @@ static int hashTypeSet(robj *o, sds field, const char *value, size_t vlen) {
             dictSetVal(d, de, sdsnewlen(value, vlen));
             update = 1;
         } else {
-            dictAdd(d, sdsdup(field), sdsnewlen(value, vlen));
+            dictAdd(d, field, sdsnewlen(value, vlen)); /* the field is copied into the entry */
         }
     }
     return update;
@@ -436,8 +436,11 @@ static void hrandfieldDistinct(client *c, robj *o, unsigned long count, int with
         dictExpand(d, size);
         hashIterator it;
         hashIterInit(&it, o);
-        while (hashIterNext(&it))
-            dictAdd(d, sdsFromLpEntry(&it.field), withvalues ? sdsFromLpEntry(&it.value) : NULL);
+        while (hashIterNext(&it)) {
+            sds field = sdsFromLpEntry(&it.field);
+            dictAdd(d, field, withvalues ? sdsFromLpEntry(&it.value) : NULL);
+            sdsfree(field); /* copied into the entry */
+        }
         hashIterDone(&it);
         while (size > count) {
             dictEntry *de = dictGetFairRandomKey(d);
@@ -460,10 +463,9 @@ static void hrandfieldDistinct(client *c, robj *o, unsigned long count, int with
         lpEntry field, value;
         hashTypeRandomElement(o, size, &field, withvalues ? &value : NULL);
         sds key = sdsFromLpEntry(&field);
-        if (dictAdd(seen, key, NULL) != DICT_OK) {
-            sdsfree(key);
-            continue;
-        }
+        int fresh = dictAdd(seen, key, NULL) == DICT_OK;
+        sdsfree(key); /* copied into the entry */
+        if (!fresh) continue;
         added++;
         addReplyRandomPair(c, &field, withvalues ? &value : NULL);
     }

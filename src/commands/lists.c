@@ -2,7 +2,10 @@
  * LINDEX LSET LINSERT LREM LTRIM LPOS LMOVE RPOPLPUSH LMPOP and the blocking
  * BLPOP BRPOP BRPOPLPUSH BLMOVE BLMPOP.
  *
- * Every list is a quicklist (7.0 has no other list encoding). Blocking
+ * Lists are encoded as in Redis 7.2 (data/value.h): a listpack while small,
+ * a quicklist beyond, so every write that adds converts up before it adds
+ * and every write that removes may convert down after (LIST_GROW/SHRINK
+ * below). Files and payloads still carry 7.0's list type. Blocking
  * commands are written as "serve if possible, else block": the blocking
  * framework runs the command again when one of its keys receives data. A
  * blocking command that is served replicates as its non-blocking form, so
@@ -14,7 +17,6 @@
 #include "server/keyhook.h"
 #include "server/reply.h"
 #include "core/zmalloc.h"
-#include "data/quicklist.h"
 #include "data/value.h"
 
 #include <limits.h>
@@ -25,8 +27,6 @@
 #define LIST_HEAD 0
 #define LIST_TAIL 1
 
-static int quicklistEnd(int where) { return where == LIST_HEAD ? QUICKLIST_HEAD : QUICKLIST_TAIL; }
-static int iterDirection(int from_tail) { return from_tail ? QUICKLIST_ITER_FROM_TAIL : QUICKLIST_ITER_FROM_HEAD; }
 
 /* ------------------------------------------------------------ argument parsing */
 
@@ -50,11 +50,24 @@ static int getListEndArgOrReply(client *c, robj *arg, int *where) {
 
 /* ------------------------------------------------------------ list helpers */
 
-static quicklist *listOf(robj *o) { return o->ptr; }
+static unsigned long listLen(robj *o) { return valueLength(o); }
 
-static robj *createListObject(void) {
-    return createQuicklistObject(server.list_max_listpack_size, server.list_compress_depth);
+/* Before argv[first..last] are added to o: a listpack that could not hold
+ * them becomes a quicklist (integers count as their listpack size, small). */
+static void listGrowForArgs(robj *o, robj **argv, int first, int last) {
+    size_t bytes = 0, largest = 0;
+    for (int j = first; j <= last; j++) {
+        size_t len = sdsEncodedObject(argv[j]) ? sdslen(argv[j]->ptr) : 0;
+        bytes += len;
+        if (len > largest) largest = len;
+    }
+    listGrowFor(o, bytes, largest, (unsigned long)(last - first + 1), server.list_max_listpack_size,
+                server.list_compress_depth);
 }
+
+/* After elements left o (still not empty): back to a listpack when it
+ * shrank well below one node's limits. */
+static void listShrunk(robj *o) { listTryCompact(o, server.list_max_listpack_size, 1); }
 
 static void listPushArg(robj *o, robj *arg, int where) {
     char buf[LONG_STR_SIZE];
@@ -63,16 +76,16 @@ static void listPushArg(robj *o, robj *arg, int where) {
     listPush(o, p, len, where == LIST_TAIL);
 }
 
-static void addReplyListEntry(client *c, const quicklistEntry *e) {
-    if (e->value) addReplyBulkCBuffer(c, e->value, e->sz);
-    else addReplyBulkLongLong(c, e->longval);
+static void addReplyListElem(client *c, const valueElem *e) {
+    if (e->sval) addReplyBulkCBuffer(c, e->sval, e->slen);
+    else addReplyBulkLongLong(c, e->lval);
 }
 
-static int listEntryEquals(const quicklistEntry *e, robj *arg) {
+static int listElemEquals(const valueElem *e, robj *arg) {
     char buf[LONG_STR_SIZE];
     size_t len;
     const char *p = stringObjectView(arg, buf, &len);
-    return quicklistCompare(e, (const unsigned char *)p, len);
+    return valueElemEquals(e, p, len);
 }
 
 /* One element taken off a list. `owned` is the buffer quicklistPop handed
@@ -86,7 +99,7 @@ typedef struct poppedElement {
 
 static void listPopElement(robj *o, int where, poppedElement *e) {
     long long ll = 0;
-    quicklistPop(listOf(o), quicklistEnd(where), &e->owned, &e->len, &ll);
+    listPop(o, where == LIST_TAIL, &e->owned, &e->len, &ll);
     if (e->owned) {
         e->ptr = (const char *)e->owned;
     } else {
@@ -102,16 +115,18 @@ static void releasePopped(poppedElement *e) { zfree(e->owned); }
 static void listElementsRemoved(client *c, robj *key, int where, robj *o, long count) {
     /* Redis counts list writes in elements, not the key's removal. */
     keyChanged(c->db, key, NOTIFY_LIST, where == LIST_HEAD ? "lpop" : "rpop", count);
-    if (quicklistCount(listOf(o)) == 0) {
+    if (listLen(o) == 0) {
         dbDelete(c->db, key);
         keyChanged(c->db, key, NOTIFY_GENERIC, "del", 0);
+    } else {
+        listShrunk(o);
     }
 }
 
 /* Replies with the elements of [start, end] (Redis index rules), head to
  * tail, or tail to head when reverse. */
 static void addListRangeReply(client *c, robj *o, long start, long end, int reverse) {
-    long llen = (long)quicklistCount(listOf(o));
+    long llen = (long)listLen(o);
     if (start < 0) start += llen;
     if (end < 0) end += llen;
     if (start < 0) start = 0;
@@ -122,15 +137,16 @@ static void addListRangeReply(client *c, robj *o, long start, long end, int reve
     if (end >= llen) end = llen - 1;
     long rangelen = end - start + 1;
     addReplyArrayLen(c, rangelen);
-    quicklistIter *it = quicklistGetIteratorAtIdx(listOf(o), iterDirection(reverse), reverse ? end : start);
-    quicklistEntry e;
-    while (rangelen-- > 0 && quicklistNext(it, &e)) addReplyListEntry(c, &e);
-    quicklistReleaseIterator(it);
+    valueIter it;
+    valueItem item;
+    valueIterInitAt(&it, o, reverse ? llen - 1 - end : start, reverse);
+    while (rangelen-- > 0 && valueIterNext(&it, &item)) addReplyListElem(c, &item.ele);
+    valueIterDone(&it);
 }
 
 /* Pops up to count elements and replies them as one array. */
 static long popRangeAndReply(client *c, robj *key, robj *o, int where, long count) {
-    long llen = (long)quicklistCount(listOf(o));
+    long llen = (long)listLen(o);
     long n = count < llen ? count : llen;
     addReplyArrayLen(c, n);
     for (long j = 0; j < n; j++) {
@@ -153,11 +169,12 @@ static void pushGenericCommand(client *c, int where, int only_existing) {
             addReply(c, shared.czero);
             return;
         }
-        o = createListObject();
+        o = createListListpackObject();
         o = dbAdd(c->db, c->argv[1], o);
     }
+    listGrowForArgs(o, c->argv, 2, c->argc - 1);
     for (int j = 2; j < c->argc; j++) listPushArg(o, c->argv[j], where);
-    addReplyLongLong(c, (long long)quicklistCount(listOf(o)));
+    addReplyLongLong(c, (long long)listLen(o));
     keyChanged(c->db, c->argv[1], NOTIFY_LIST, where == LIST_HEAD ? "lpush" : "rpush", c->argc - 2);
 }
 
@@ -204,7 +221,7 @@ void rpopCommand(client *c) { popGenericCommand(c, LIST_TAIL); }
 void llenCommand(client *c) {
     robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
     if (!o || replyIfWrongType(c, o, OBJ_LIST)) return;
-    addReplyLongLong(c, (long long)quicklistCount(listOf(o)));
+    addReplyLongLong(c, (long long)listLen(o));
 }
 
 void lrangeCommand(client *c) {
@@ -220,8 +237,8 @@ void lindexCommand(client *c) {
     if (!o || replyIfWrongType(c, o, OBJ_LIST)) return;
     long index;
     if (getLongArgOrReply(c, c->argv[2], &index) != C_OK) return;
-    quicklistEntry e;
-    if (quicklistIndex(listOf(o), index, &e)) addReplyListEntry(c, &e);
+    valueElem e;
+    if (listIndex(o, index, &e)) addReplyListElem(c, &e);
     else addReplyNull(c);
 }
 
@@ -264,12 +281,13 @@ void lposCommand(client *c) {
     if (replyIfWrongType(c, o, OBJ_LIST)) return;
 
     void *lenptr = count != -1 ? addReplyDeferredLen(c) : NULL;
-    long llen = (long)quicklistCount(listOf(o));
+    long llen = (long)listLen(o);
     long index = 0, matches = 0, matchindex = -1, found = 0;
-    quicklistIter *it = quicklistGetIterator(listOf(o), iterDirection(from_tail));
-    quicklistEntry e;
-    while ((maxlen == 0 || index < maxlen) && quicklistNext(it, &e)) {
-        if (listEntryEquals(&e, c->argv[2])) {
+    valueIter it;
+    valueItem item;
+    valueIterInitAt(&it, o, 0, from_tail);
+    while ((maxlen == 0 || index < maxlen) && valueIterNext(&it, &item)) {
+        if (listElemEquals(&item.ele, c->argv[2])) {
             matches++;
             matchindex = from_tail ? llen - index - 1 : index;
             if (matches >= rank) {
@@ -283,7 +301,7 @@ void lposCommand(client *c) {
         index++;
         matchindex = -1; /* the loop may end without a match */
     }
-    quicklistReleaseIterator(it);
+    valueIterDone(&it);
 
     if (lenptr) setDeferredArrayLen(c, lenptr, found);
     else if (matchindex != -1) addReplyLongLong(c, matchindex);
@@ -300,10 +318,12 @@ void lsetCommand(client *c) {
     char buf[LONG_STR_SIZE];
     size_t len;
     const char *p = stringObjectView(c->argv[3], buf, &len);
-    if (!quicklistReplaceAtIndex(listOf(o), index, p, len)) {
+    listGrowForArgs(o, c->argv, 3, 3);
+    if (!listReplaceAt(o, index, p, len)) {
         addReplyErrorObject(c, shared.outofrangeerr);
         return;
     }
+    listShrunk(o); /* a big element may have given way to a small one */
     addReply(c, shared.ok);
     keyChanged(c->db, c->argv[1], NOTIFY_LIST, "lset", 1);
 }
@@ -322,27 +342,17 @@ void linsertCommand(client *c) {
     robj *o = lookupKeyWriteOrReply(c, c->argv[1], shared.czero);
     if (!o || replyIfWrongType(c, o, OBJ_LIST)) return;
 
-    int inserted = 0;
-    quicklistIter *it = quicklistGetIterator(listOf(o), QUICKLIST_ITER_FROM_HEAD);
-    quicklistEntry e;
-    while (quicklistNext(it, &e)) {
-        if (!listEntryEquals(&e, c->argv[3])) continue;
-        char buf[LONG_STR_SIZE];
-        size_t len;
-        const char *p = stringObjectView(c->argv[4], buf, &len);
-        if (after) quicklistInsertAfter(listOf(o), &e, p, len);
-        else quicklistInsertBefore(listOf(o), &e, p, len);
-        inserted = 1;
-        break;
-    }
-    quicklistReleaseIterator(it); /* invalid after an insert: only released */
-
-    if (!inserted) {
+    char pbuf[LONG_STR_SIZE], buf[LONG_STR_SIZE];
+    size_t plen, len;
+    const char *pivot = stringObjectView(c->argv[3], pbuf, &plen);
+    const char *p = stringObjectView(c->argv[4], buf, &len);
+    listGrowForArgs(o, c->argv, 4, 4);
+    if (!listInsertAtPivot(o, pivot, plen, p, len, after)) {
         addReplyLongLong(c, -1);
         return;
     }
     keyChanged(c->db, c->argv[1], NOTIFY_LIST, "linsert", 1);
-    addReplyLongLong(c, (long long)quicklistCount(listOf(o)));
+    addReplyLongLong(c, (long long)listLen(o));
 }
 
 /* LREM key count element: count > 0 from the head, < 0 from the tail, 0 all. */
@@ -355,21 +365,17 @@ void lremCommand(client *c) {
     int from_tail = toremove < 0;
     /* Compared as unsigned so that LONG_MIN means "that many" too. */
     unsigned long limit = from_tail ? 0UL - (unsigned long)toremove : (unsigned long)toremove;
-    unsigned long removed = 0;
-    quicklistIter *it = quicklistGetIterator(listOf(o), iterDirection(from_tail));
-    quicklistEntry e;
-    while (quicklistNext(it, &e)) {
-        if (!listEntryEquals(&e, c->argv[3])) continue;
-        quicklistDelEntry(it, &e);
-        removed++;
-        if (limit && removed == limit) break;
-    }
-    quicklistReleaseIterator(it);
+    char buf[LONG_STR_SIZE];
+    size_t len;
+    const char *p = stringObjectView(c->argv[3], buf, &len);
+    unsigned long removed = listRemoveEqual(o, p, len, from_tail, limit);
 
     if (removed) keyChanged(c->db, c->argv[1], NOTIFY_LIST, "lrem", (long long)removed);
-    if (quicklistCount(listOf(o)) == 0) {
+    if (listLen(o) == 0) {
         dbDelete(c->db, c->argv[1]);
         keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del", 0);
+    } else if (removed) {
+        listShrunk(o);
     }
     addReplyLongLong(c, (long long)removed);
 }
@@ -380,7 +386,7 @@ void ltrimCommand(client *c) {
     robj *o = lookupKeyWriteOrReply(c, c->argv[1], shared.ok);
     if (!o || replyIfWrongType(c, o, OBJ_LIST)) return;
 
-    long llen = (long)quicklistCount(listOf(o));
+    long llen = (long)listLen(o);
     if (start < 0) start += llen;
     if (end < 0) end += llen;
     if (start < 0) start = 0;
@@ -393,14 +399,16 @@ void ltrimCommand(client *c) {
         ltrim = start;
         rtrim = llen - end - 1;
     }
-    quicklistDelRange(listOf(o), 0, ltrim);
-    quicklistDelRange(listOf(o), -rtrim, rtrim);
+    listDelRange(o, 0, ltrim);
+    listDelRange(o, -rtrim, rtrim);
 
     /* Redis raises ltrim even when nothing was trimmed. */
     keyChanged(c->db, c->argv[1], NOTIFY_LIST, "ltrim", ltrim + rtrim);
-    if (quicklistCount(listOf(o)) == 0) {
+    if (listLen(o) == 0) {
         dbDelete(c->db, c->argv[1]);
         keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del", 0);
+    } else {
+        listShrunk(o);
     }
     addReply(c, shared.ok);
 }
@@ -423,9 +431,10 @@ static void lmoveGenericCommand(client *c, int wherefrom, int whereto) {
     poppedElement e;
     listPopElement(src, wherefrom, &e);
     if (!dst) {
-        dst = createListObject();
+        dst = createListListpackObject();
         dst = dbAdd(c->db, c->argv[2], dst);
     }
+    listGrowFor(dst, e.len, e.len, 1, server.list_max_listpack_size, server.list_compress_depth);
     listPush(dst, e.ptr, e.len, whereto == LIST_TAIL);
     keyChanged(c->db, c->argv[2], NOTIFY_LIST, whereto == LIST_HEAD ? "lpush" : "rpush", 1);
     addReplyBulkCBuffer(c, e.ptr, e.len);
@@ -433,9 +442,11 @@ static void lmoveGenericCommand(client *c, int wherefrom, int whereto) {
 
     /* One write in all, as Redis counts: the push. */
     keyChanged(c->db, c->argv[1], NOTIFY_LIST, wherefrom == LIST_HEAD ? "lpop" : "rpop", 0);
-    if (quicklistCount(listOf(src)) == 0) {
+    if (listLen(src) == 0) {
         dbDelete(c->db, c->argv[1]);
         keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del", 0);
+    } else if (src != dst) {
+        listShrunk(src);
     }
 
     if (c->cmd && c->cmd->proc == blmoveCommand)

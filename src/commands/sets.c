@@ -1,14 +1,13 @@
-/* sets: the set commands (SADD ... SSCAN) over Redis 7.0's two encodings.
- * A set whose members are all canonical 64-bit integers starts as an intset
- * (sorted, compact); the first non-integer member, or more members than
- * set-max-intset-entries, turns it into a dict (sds member -> NULL) for
- * good. 7.0 has no listpack sets. The algorithms (which set drives an
- * intersection, which DIFF strategy, how random members are drawn) are
- * Redis's, so results come back in the same order and encodings match. */
+/* sets: the set commands (SADD ... SSCAN) over Redis 7.2's three encodings,
+ * kept by data/value.h: an intset while every member is a canonical 64-bit
+ * integer, a listpack while the set is small (set-max-listpack-entries /
+ * -value), a hash table beyond. Files and payloads still carry 7.0's set
+ * types (persist/). The algorithms (which set drives an intersection, which
+ * DIFF strategy, how random members are drawn) are Redis's, so results come
+ * back in the same order and encodings match. */
 #include "commands/cmdargs.h"
 #include "commands/scan.h"
 #include "core/zmalloc.h"
-#include "data/intset.h"
 #include "data/value.h"
 #include "server/client.h"
 #include "server/db.h"
@@ -28,130 +27,51 @@
 
 /* ------------------------------------------------------------ the set type */
 
-/* A member as the set stores it: an intset yields integers (ele NULL), a
- * dict yields sds. */
-typedef struct setMember {
-    sds ele;
-    long long ll;
-} setMember;
+/* A member as the set stores it: bytes, or an integer from an intset or a
+ * listpack (valueElem). The encoding work is data/value.h's. */
+typedef valueElem setMember;
 
 static void addReplySetMember(client *c, const setMember *m) {
-    if (m->ele) addReplyBulkCBuffer(c, m->ele, sdslen(m->ele));
-    else addReplyBulkLongLong(c, m->ll);
+    if (m->sval) addReplyBulkCBuffer(c, m->sval, m->slen);
+    else addReplyBulkLongLong(c, m->lval);
 }
 
-/* A new sds with the member's bytes. */
-static sds setMemberToSds(const setMember *m) { return m->ele ? sdsdup(m->ele) : sdsfromlonglong(m->ll); }
+static setMember memberOf(sds s) { return (setMember){.sval = (const unsigned char *)s, .slen = sdslen(s)}; }
 
-static int sdsIsIntsetMember(sds s, long long *ll) { return intsetParseMember(s, sdslen(s), ll); }
-
-/* The empty set that will hold `first`: an intset if it is an integer. */
-static robj *setTypeCreate(sds first) {
-    long long ll;
-    return sdsIsIntsetMember(first, &ll) ? createIntsetObject() : createSetObject();
+/* The empty set that will hold `first` and about sizeHint members. */
+static robj *setTypeCreate(sds first, size_t sizeHint) {
+    setMember m = memberOf(first);
+    return setCreate(&m, sizeHint, &server.set_limits);
 }
 
-/* Adds an integer to an intset set, converting when it grows too big. */
-static int intsetSetAdd(robj *o, long long ll) {
-    int added = 0;
-    o->ptr = intsetAdd(o->ptr, ll, &added);
-    if (!added) return 0;
-    size_t max_entries = server.set_max_intset_entries;
-    if (max_entries >= 1 << 30) max_entries = 1 << 30; /* the intset's own limit */
-    if (intsetLen(o->ptr) > max_entries) setConvertToTable(o);
-    return 1;
-}
-
-/* 1 if m was added (it was not a member). */
-static int setTypeAddMember(robj *o, const setMember *m) {
-    long long ll;
-    if (o->encoding == OBJ_ENCODING_INTSET) {
-        if (!m->ele) return intsetSetAdd(o, m->ll);
-        if (sdsIsIntsetMember(m->ele, &ll)) return intsetSetAdd(o, ll);
-        setConvertToTable(o); /* a non-integer member: it cannot be there yet */
-    }
-    sds ele = setMemberToSds(m);
-    if (dictAdd(o->ptr, ele, NULL) == DICT_OK) return 1;
-    sdsfree(ele);
-    return 0;
-}
+static int setTypeAddMember(robj *o, const setMember *m) { return setAdd(o, m, &server.set_limits); }
 
 static int setTypeAdd(robj *o, sds value) {
-    setMember m = {value, 0};
+    setMember m = memberOf(value);
     return setTypeAddMember(o, &m);
 }
 
-static int setTypeIsMemberOf(robj *o, const setMember *m) {
-    long long ll = m->ll;
-    if (o->encoding == OBJ_ENCODING_INTSET)
-        return (!m->ele || sdsIsIntsetMember(m->ele, &ll)) && intsetFind(o->ptr, ll);
-    if (m->ele) return dictFind(o->ptr, m->ele) != NULL;
-    sds tmp = sdsfromlonglong(m->ll);
-    int found = dictFind(o->ptr, tmp) != NULL;
-    sdsfree(tmp);
-    return found;
-}
-
-/* 1 if m was a member and is gone. */
-static int setTypeRemoveMember(robj *o, const setMember *m) {
-    long long ll = m->ll;
-    if (o->encoding == OBJ_ENCODING_INTSET) {
-        if (m->ele && !sdsIsIntsetMember(m->ele, &ll)) return 0;
-        int removed = 0;
-        o->ptr = intsetRemove(o->ptr, ll, &removed);
-        return removed;
-    }
-    dict *d = o->ptr;
-    sds tmp = m->ele ? NULL : sdsfromlonglong(m->ll);
-    int removed = dictDelete(d, m->ele ? m->ele : tmp) == DICT_OK;
-    sdsfree(tmp);
-    if (removed && dictNeedsResize(d)) dictResize(d);
-    return removed;
-}
-
 static int setTypeRemove(robj *o, sds value) {
-    setMember m = {value, 0};
-    return setTypeRemoveMember(o, &m);
+    setMember m = memberOf(value);
+    return setRemove(o, &m);
 }
 
-/* One uniformly chosen member; the set must not be empty. */
-static void setTypeRandomElement(robj *o, setMember *m) {
-    if (o->encoding == OBJ_ENCODING_INTSET) {
-        m->ele = NULL;
-        m->ll = intsetRandom(o->ptr, (unsigned long)random());
-    } else {
-        m->ele = dictGetKey(dictGetFairRandomKey(o->ptr));
-        m->ll = 0;
-    }
-}
-
-/* Walks the members: ascending for an intset, table order for a dict. */
+/* Walks the members: ascending for an intset, insertion order for a
+ * listpack, table order for a dict. */
 typedef struct setIterator {
-    robj *o;
-    uint32_t pos;
-    dictIterator di;
+    valueIter vi;
+    valueItem item;
 } setIterator;
 
-static void setIterInit(setIterator *it, robj *o) {
-    it->o = o;
-    it->pos = 0;
-    if (o->encoding == OBJ_ENCODING_HT) dictInitIterator(&it->di, o->ptr);
-}
+static void setIterInit(setIterator *it, robj *o) { valueIterInit(&it->vi, o); }
 
 static int setIterNext(setIterator *it, setMember *m) {
-    if (it->o->encoding == OBJ_ENCODING_INTSET) {
-        m->ele = NULL;
-        return intsetGet(it->o->ptr, it->pos++, &m->ll);
-    }
-    dictEntry *de = dictNext(&it->di);
-    if (!de) return 0;
-    m->ele = dictGetKey(de);
+    if (!valueIterNext(&it->vi, &it->item)) return 0;
+    *m = it->item.ele;
     return 1;
 }
 
-static void setIterDone(setIterator *it) {
-    if (it->o->encoding == OBJ_ENCODING_HT) dictResetIterator(&it->di);
-}
+static void setIterDone(setIterator *it) { valueIterDone(&it->vi); }
 
 static void addReplySetMembers(client *c, robj *o) {
     setIterator it;
@@ -167,7 +87,7 @@ void saddCommand(client *c) {
     robj *set = lookupKeyWrite(c->db, c->argv[1]);
     if (replyIfWrongType(c, set, OBJ_SET)) return;
     if (!set) {
-        set = setTypeCreate(c->argv[2]->ptr);
+        set = setTypeCreate(c->argv[2]->ptr, (size_t)(c->argc - 2));
         set = dbAdd(c->db, c->argv[1], set);
     }
     long long added = 0;
@@ -205,7 +125,7 @@ void smoveCommand(client *c) {
         keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del", 0); /* Redis does not count the deletion */
     }
     if (!dst) {
-        dst = setTypeCreate(ele);
+        dst = setTypeCreate(ele, 1);
         dst = dbAdd(c->db, c->argv[2], dst);
     }
     if (setTypeAdd(dst, ele)) keyChanged(c->db, c->argv[2], NOTIFY_SET, "sadd", 1);
@@ -310,7 +230,7 @@ static void sinterGeneric(client *c, robj **keys, unsigned long n, robj *dstkey,
         unsigned long j;
         for (j = 1; j < n; j++) {
             if (sets[j] == sets[0]) continue;
-            if (!setTypeIsMemberOf(sets[j], &m)) break;
+            if (!setHas(sets[j], &m)) break;
         }
         if (j < n) continue;
         if (cardinality_only) {
@@ -409,7 +329,7 @@ static void sunionDiffGeneric(client *c, robj **keys, int n, robj *dstkey, int o
             int j;
             for (j = 1; j < n; j++) {
                 if (!sets[j]) continue;
-                if (setTypeIsMemberOf(sets[j], &m)) break;
+                if (setHas(sets[j], &m)) break;
             }
             if (j == n) setTypeAddMember(result, &m);
         }
@@ -420,7 +340,7 @@ static void sunionDiffGeneric(client *c, robj **keys, int n, robj *dstkey, int o
             setIterInit(&it, sets[j]);
             while (setIterNext(&it, &m)) {
                 if (j == 0) setTypeAddMember(result, &m);
-                else setTypeRemoveMember(result, &m);
+                else setRemove(result, &m);
             }
             setIterDone(&it);
             if (valueLength(result) == 0) break; /* nothing left to remove from */
@@ -466,11 +386,10 @@ static robj *setForSingleDrawOrReply(client *c, void (*withCount)(client *c), in
  * (SPOP is replayed as SREM of the members it popped). */
 static robj *popRandomMemberAndReply(client *c, robj *set) {
     setMember m;
-    setTypeRandomElement(set, &m);
-    sds ele = setMemberToSds(&m);
+    setRandomMember(set, &m);
+    sds ele = valueElemSds(&m);
     addReplyBulkCBuffer(c, ele, sdslen(ele));
-    if (m.ele) setTypeRemove(set, ele);
-    else setTypeRemoveMember(set, &m);
+    setTypeRemove(set, ele);
     return createObject(OBJ_STRING, ele);
 }
 
@@ -524,19 +443,18 @@ static void spopWithCountCommand(client *c) {
     /* Most: move the few members that stay into a new set, reply with what
      * is left in the old one, and store the new one in its place. */
     robj *kept = NULL;
+    size_t keep = remaining;
     while (remaining--) {
-        setTypeRandomElement(set, &m);
-        sds ele = setMemberToSds(&m);
-        if (!kept) kept = setTypeCreate(ele);
-        setTypeAdd(kept, ele);
-        setTypeRemove(set, ele);
-        sdsfree(ele);
+        setRandomMember(set, &m);
+        if (!kept) kept = setCreate(&m, keep, &server.set_limits);
+        setTypeAddMember(kept, &m);
+        setRemove(set, &m); /* m is read before its bytes go */
     }
     addReplySetMembers(c, set);
     setIterator it;
     unsigned long n = 0;
     setIterInit(&it, set);
-    while (setIterNext(&it, &m) && n < count) popped[n++] = createObject(OBJ_STRING, setMemberToSds(&m));
+    while (setIterNext(&it, &m) && n < count) popped[n++] = valueElemObject(&m);
     setIterDone(&it);
     dbOverwrite(c->db, c->argv[1], kept);
     rewriteAsSrem(c, popped, n);
@@ -574,7 +492,7 @@ static void srandmemberWithCountCommand(client *c) {
         /* Independent draws, repeats allowed, in random order. */
         addReplyArrayLen(c, (long)count);
         while (count--) {
-            setTypeRandomElement(set, &m);
+            setRandomMember(set, &m);
             addReplySetMember(c, &m);
             if (c->flags & CLIENT_CLOSE_ASAP) break;
         }
@@ -586,46 +504,37 @@ static void srandmemberWithCountCommand(client *c) {
         return;
     }
 
-    dict *d = dictCreate(&setDictType);
+    /* The picks are a set of their own (a table: no conversions on the way). */
+    robj *picked = createSetObject();
     if (count * SRANDMEMBER_SUB_STRATEGY_MUL > size) {
         /* Most of the set: copy it, then drop random members. */
         setIterator it;
-        dictExpand(d, size);
+        dictExpand(picked->ptr, size);
         setIterInit(&it, set);
-        while (setIterNext(&it, &m)) dictAdd(d, setMemberToSds(&m), NULL);
+        while (setIterNext(&it, &m)) setTypeAddMember(picked, &m);
         setIterDone(&it);
-        while (size > count) {
-            dictEntry *de = dictGetFairRandomKey(d);
-            dictFreeUnlinkedEntry(d, dictUnlink(d, dictGetKey(de)));
-            size--;
+        for (; size > count; size--) {
+            setRandomMember(picked, &m);
+            setRemove(picked, &m);
         }
     } else {
         /* Few of many: draw until count distinct members came up. */
         unsigned long added = 0;
-        dictExpand(d, count);
+        dictExpand(picked->ptr, count);
         while (added < count) {
-            setTypeRandomElement(set, &m);
-            sds ele = setMemberToSds(&m);
-            if (dictAdd(d, ele, NULL) == DICT_OK) added++;
-            else sdsfree(ele);
+            setRandomMember(set, &m);
+            added += (unsigned long)setTypeAddMember(picked, &m);
         }
     }
     addReplyArrayLen(c, (long)count);
-    dictIterator di;
-    dictEntry *de;
-    dictInitIterator(&di, d);
-    while ((de = dictNext(&di))) {
-        sds ele = dictGetKey(de);
-        addReplyBulkCBuffer(c, ele, sdslen(ele));
-    }
-    dictResetIterator(&di);
-    dictRelease(d);
+    addReplySetMembers(c, picked);
+    decrRefCount(picked);
 }
 
 void srandmemberCommand(client *c) {
     robj *set = setForSingleDrawOrReply(c, srandmemberWithCountCommand, 0);
     if (!set) return;
     setMember m;
-    setTypeRandomElement(set, &m);
+    setRandomMember(set, &m);
     addReplySetMember(c, &m);
 }

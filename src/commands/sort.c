@@ -255,6 +255,9 @@ static void emitResult(client *c, const sortOptions *opt, sortItem *items, long 
             decrRefCount(val);
         }
     }
+    /* Built as a quicklist (its size is not known ahead), then a listpack
+     * if it ended up small, as Redis 7.2 stores it. */
+    listTryCompact(list, server.list_max_listpack_size, 1);
     if (outputlen > 0) {
         setKey(c->db, opt->storekey, list, 0);
         /* Redis counts one change per stored element. */

@@ -47,15 +47,23 @@ struct dictType objectKeyDictType = {.hashFunction = dictObjectHash,
                                      .keyCompare = dictObjectKeyCompare,
                                      .keyDestructor = dictObjectDestructor};
 
-struct dictType setDictType = {.hashFunction = dictSdsHash, .keyCompare = dictSdsKeyCompare, .keyDestructor = dictSdsFree};
+/* Members and fields live inside their entries (embedKey): one allocation
+ * less per element, as Redis 7.2 / Valkey 8 save it; dictAdd copies them. */
+struct dictType setDictType = {.hashFunction = dictSdsHash, .keyCompare = dictSdsKeyCompare, .embedKey = 1};
 struct dictType hashDictType = {.hashFunction = dictSdsHash, .keyCompare = dictSdsKeyCompare,
-                                .keyDestructor = dictSdsFree, .valDestructor = dictSdsFree};
+                                .valDestructor = dictSdsFree, .embedKey = 1};
 /* The sds member is shared with the skiplist, which frees it. */
 struct dictType zsetDictType = {.hashFunction = dictSdsHash, .keyCompare = dictSdsKeyCompare};
 
 robj *createQuicklistObject(int fill, int compress) {
     robj *o = createObject(OBJ_LIST, quicklistCreate(fill, compress));
     o->encoding = OBJ_ENCODING_QUICKLIST;
+    return o;
+}
+
+robj *createListListpackObject(void) {
+    robj *o = createObject(OBJ_LIST, lpNew(0));
+    o->encoding = OBJ_ENCODING_LISTPACK;
     return o;
 }
 

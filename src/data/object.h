@@ -54,9 +54,10 @@ typedef struct zset {
     struct zskiplist *zsl;
 } zset;
 
-/* The hash-table types every aggregate encoding uses (sds members/fields). */
-extern struct dictType setDictType;  /* sds member → NULL */
-extern struct dictType hashDictType; /* sds field → sds value */
+/* The hash-table types every aggregate encoding uses (sds members/fields).
+ * Sets and hashes embed the key: dictAdd copies it, the caller keeps its own. */
+extern struct dictType setDictType;  /* sds member (embedded) → NULL */
+extern struct dictType hashDictType; /* sds field (embedded) → sds value */
 extern struct dictType zsetDictType; /* sds member → double* (owned by the skiplist) */
 
 /* Dicts keyed by string objects (channels, blocked and watched keys): the key
@@ -67,6 +68,7 @@ void dictObjectDestructor(struct dict *d, void *o);
 extern struct dictType objectKeyDictType;
 
 robj *createQuicklistObject(int fill, int compress);
+robj *createListListpackObject(void); /* a small list, as Redis 7.2 encodes it */
 robj *createSetObject(void);        /* hashtable encoding */
 robj *createIntsetObject(void);
 robj *createHashObject(void);       /* listpack encoding */

@@ -37,10 +37,31 @@ size_t quicklistGetPackedThreshold(void) { return packed_threshold; }
 
 static int isLargeElement(size_t sz) { return sz >= packed_threshold; }
 
+static int isPlain(const quicklistNode *n) { return n->container == QUICKLIST_NODE_CONTAINER_PLAIN; }
+
 /* Would a packed node of `bytes` bytes holding `count` elements break the fill rule? */
 static int exceedsFill(int fill, size_t bytes, unsigned long count) {
     if (fill >= 0) return bytes > SIZE_SAFETY_LIMIT || count > (unsigned long)fill;
     return bytes > fill_size_limits[-fill - 1];
+}
+
+int quicklistExceedsFill(int fill, size_t bytes, unsigned long count, size_t largest, int half) {
+    if (fill < QUICKLIST_FILL_MIN) fill = QUICKLIST_FILL_MIN;
+    if (fill > QUICKLIST_FILL_MAX) fill = QUICKLIST_FILL_MAX;
+    if (isLargeElement(largest)) return 1;
+    if (!half) return exceedsFill(fill, bytes, count);
+    /* Half the limits, as Redis 7.2 compares them (the count alone for a count fill). */
+    if (fill >= 0) return count > (unsigned long)(fill ? fill : 1) / 2;
+    return bytes > fill_size_limits[-fill - 1] / 2;
+}
+
+unsigned char *quicklistTakeListpack(quicklist *ql) {
+    if (ql->len != 1 || isPlain(ql->head)) return NULL;
+    unsigned char *lp = ql->head->entry;
+    ql->head->entry = NULL;
+    ql->head->container = QUICKLIST_NODE_CONTAINER_PLAIN; /* freed as an empty buffer */
+    quicklistRelease(ql);
+    return lp;
 }
 
 /* ---- nodes ---- */
@@ -79,7 +100,6 @@ static void nodeFree(quicklistNode *n) {
     zfree(n);
 }
 
-static int isPlain(const quicklistNode *n) { return n->container == QUICKLIST_NODE_CONTAINER_PLAIN; }
 
 /* Can node take one more element of sz bytes without breaking the fill rule? */
 static int nodeAllowsInsert(const quicklist *ql, const quicklistNode *node, const void *value,

@@ -125,6 +125,16 @@ int quicklistNext(quicklistIter *iter, quicklistEntry *entry);
 void quicklistDelEntry(quicklistIter *iter, quicklistEntry *entry);
 void quicklistReleaseIterator(quicklistIter *iter);
 
+/* Redis 7.2 keeps a list that fits one node as a bare listpack. Would one
+ * node of `bytes` bytes and `count` elements, the largest `largest` bytes,
+ * break the fill rule (with half: half its limits, the margin a quicklist
+ * must shrink below before it turns back into a listpack)? An element of
+ * the packed threshold or more never fits. */
+int quicklistExceedsFill(int fill, size_t bytes, unsigned long count, size_t largest, int half);
+/* The listpack of a quicklist made of one packed node, taking it and freeing
+ * the quicklist; NULL (nothing changed) for any other shape. */
+unsigned char *quicklistTakeListpack(quicklist *ql);
+
 /* RDB loading: append a node made from an existing blob, taking ownership.
  * lp must be a valid, non-empty listpack; data a zmalloc'd buffer. */
 void quicklistAppendListpack(quicklist *ql, unsigned char *lp);

@@ -30,8 +30,10 @@ static void elemFromInt(valueElem *e, long long v) {
 
 unsigned long valueLength(robj *o) {
     switch (o->type) {
-    case OBJ_LIST: return quicklistCount(o->ptr);
-    case OBJ_SET: return o->encoding == OBJ_ENCODING_INTSET ? intsetLen(o->ptr) : dictSize((dict *)o->ptr);
+    case OBJ_LIST: return o->encoding == OBJ_ENCODING_LISTPACK ? lpLength(o->ptr) : quicklistCount(o->ptr);
+    case OBJ_SET:
+        if (o->encoding == OBJ_ENCODING_INTSET) return intsetLen(o->ptr);
+        return o->encoding == OBJ_ENCODING_LISTPACK ? lpLength(o->ptr) : dictSize((dict *)o->ptr);
     case OBJ_ZSET: return zsetLength(o);
     case OBJ_HASH:
         /* lpLength also refreshes an overflowed header count, as Redis does here. */
@@ -47,8 +49,12 @@ void valueIterInitAt(valueIter *it, robj *o, long first, int reverse) {
     it->pos = 0;
     switch (o->type) {
     case OBJ_LIST:
-        it->qi = quicklistGetIteratorAtIdx(o->ptr, reverse ? QUICKLIST_ITER_FROM_TAIL : QUICKLIST_ITER_FROM_HEAD,
-                                           reverse ? -1 - first : first);
+        it->reverse = reverse;
+        if (o->encoding == OBJ_ENCODING_LISTPACK)
+            it->p = lpSeek(o->ptr, reverse ? -1 - first : first);
+        else
+            it->qi = quicklistGetIteratorAtIdx(o->ptr, reverse ? QUICKLIST_ITER_FROM_TAIL : QUICKLIST_ITER_FROM_HEAD,
+                                               reverse ? -1 - first : first);
         break;
     case OBJ_ZSET: zcurAtRank(&it->zc, o, (unsigned long)first, reverse); break;
     case OBJ_HASH:
@@ -85,6 +91,14 @@ int valueIterNext(valueIter *it, valueItem *item) {
     robj *o = it->o;
     switch (o->type) {
     case OBJ_LIST: {
+        if (o->encoding == OBJ_ENCODING_LISTPACK) {
+            if (!it->p) return 0;
+            lpEntry l;
+            lpGetEntry(it->p, &l);
+            elemFromLp(&item->ele, &l);
+            it->p = it->reverse ? lpPrev(o->ptr, it->p) : lpNext(o->ptr, it->p);
+            return 1;
+        }
         quicklistEntry e;
         if (!it->qi || !quicklistNext(it->qi, &e)) return 0;
         if (e.value) {
@@ -102,6 +116,14 @@ int valueIterNext(valueIter *it, valueItem *item) {
             long long v;
             if (!intsetGet(o->ptr, it->pos++, &v)) return 0;
             elemFromInt(&item->ele, v);
+            return 1;
+        }
+        if (o->encoding == OBJ_ENCODING_LISTPACK) {
+            if (!it->p) return 0;
+            lpEntry e;
+            lpGetEntry(it->p, &e);
+            elemFromLp(&item->ele, &e);
+            it->p = lpNext(o->ptr, it->p);
             return 1;
         }
         break;
@@ -129,15 +151,302 @@ void valueIterDone(valueIter *it) {
         dictResetIterator(&it->di);
 }
 
+/* ------------------------------------------------------------ lists */
+
+void listGrowFor(robj *o, size_t bytes, size_t largest, unsigned long count, int fill, int compress) {
+    if (o->encoding != OBJ_ENCODING_LISTPACK) return;
+    unsigned char *lp = o->ptr;
+    if (!quicklistExceedsFill(fill, lpBytes(lp) + bytes, lpLength(lp) + count, largest, 0)) return;
+    quicklist *ql = quicklistCreate(fill, compress);
+    if (lpLength(lp)) quicklistAppendListpack(ql, lp);
+    else lpFree(lp);
+    o->ptr = ql;
+    o->encoding = OBJ_ENCODING_QUICKLIST;
+}
+
+void listTryCompact(robj *o, int fill, int shrinking) {
+    if (o->encoding != OBJ_ENCODING_QUICKLIST) return;
+    quicklist *ql = o->ptr;
+    if (ql->len != 1 || ql->head->container != QUICKLIST_NODE_CONTAINER_PACKED) return;
+    if (quicklistExceedsFill(fill, ql->head->sz, ql->count, 0, shrinking)) return;
+    o->ptr = quicklistTakeListpack(ql);
+    o->encoding = OBJ_ENCODING_LISTPACK;
+}
+
 void listPush(robj *o, const void *s, size_t len, int tail) {
-    quicklistPush(o->ptr, s, len, tail ? QUICKLIST_TAIL : QUICKLIST_HEAD);
+    if (o->encoding == OBJ_ENCODING_LISTPACK)
+        o->ptr = tail ? lpAppend(o->ptr, s, (uint32_t)len) : lpPrepend(o->ptr, s, (uint32_t)len);
+    else
+        quicklistPush(o->ptr, s, len, tail ? QUICKLIST_TAIL : QUICKLIST_HEAD);
+}
+
+int listPop(robj *o, int tail, unsigned char **data, size_t *sz, long long *ll) {
+    if (o->encoding != OBJ_ENCODING_LISTPACK)
+        return quicklistPop(o->ptr, tail ? QUICKLIST_TAIL : QUICKLIST_HEAD, data, sz, ll);
+    unsigned char *lp = o->ptr, *p = tail ? lpLast(lp) : lpFirst(lp);
+    if (!p) return 0;
+    uint32_t slen;
+    unsigned char *v = lpGetValue(p, &slen, ll);
+    *data = v ? zmemdup(v, slen) : NULL;
+    *sz = v ? slen : 0;
+    o->ptr = lpDelete(lp, p, NULL);
+    return 1;
+}
+
+int listIndex(robj *o, long index, valueElem *e) {
+    if (o->encoding == OBJ_ENCODING_LISTPACK) {
+        unsigned char *p = lpSeek(o->ptr, index);
+        if (!p) return 0;
+        lpEntry l;
+        lpGetEntry(p, &l);
+        elemFromLp(e, &l);
+        return 1;
+    }
+    quicklistEntry qe;
+    if (!quicklistIndex(o->ptr, index, &qe)) return 0;
+    if (qe.value) {
+        e->sval = qe.value;
+        e->slen = qe.sz;
+        e->lval = 0;
+    } else {
+        elemFromInt(e, qe.longval);
+    }
+    return 1;
+}
+
+int listReplaceAt(robj *o, long index, const void *s, size_t len) {
+    if (o->encoding != OBJ_ENCODING_LISTPACK) return quicklistReplaceAtIndex(o->ptr, index, s, len);
+    unsigned char *p = lpSeek(o->ptr, index);
+    if (!p) return 0;
+    o->ptr = lpReplace(o->ptr, &p, s, (uint32_t)len);
+    return 1;
+}
+
+void listDelRange(robj *o, long start, long count) {
+    if (count <= 0) return;
+    if (o->encoding != OBJ_ENCODING_LISTPACK) {
+        quicklistDelRange(o->ptr, start, count);
+        return;
+    }
+    long n = (long)lpLength(o->ptr);
+    if (start < 0) start += n;
+    if (start < 0 || start >= n) return;
+    o->ptr = lpDeleteRange(o->ptr, start, (unsigned long)(count < n - start ? count : n - start));
+}
+
+unsigned long listRemoveEqual(robj *o, const void *s, size_t len, int from_tail, unsigned long limit) {
+    unsigned long removed = 0;
+    if (o->encoding != OBJ_ENCODING_LISTPACK) {
+        quicklistIter *it = quicklistGetIterator(o->ptr, from_tail ? QUICKLIST_ITER_FROM_TAIL : QUICKLIST_ITER_FROM_HEAD);
+        quicklistEntry e;
+        while ((!limit || removed < limit) && quicklistNext(it, &e)) {
+            if (!quicklistCompare(&e, s, len)) continue;
+            quicklistDelEntry(it, &e);
+            removed++;
+        }
+        quicklistReleaseIterator(it);
+        return removed;
+    }
+    unsigned char *lp = o->ptr, *p = from_tail ? lpLast(lp) : lpFirst(lp);
+    while (p && (!limit || removed < limit)) {
+        if (!lpCompare(p, s, (uint32_t)len)) {
+            p = from_tail ? lpPrev(lp, p) : lpNext(lp, p);
+            continue;
+        }
+        unsigned char *prev = from_tail ? lpPrev(lp, p) : NULL;
+        size_t prevOff = prev ? (size_t)(prev - lp) : 0;
+        lp = lpDelete(lp, p, &p); /* may move: the walk goes on by offset */
+        if (from_tail) p = prev ? lp + prevOff : NULL;
+        removed++;
+    }
+    o->ptr = lp;
+    return removed;
+}
+
+int listInsertAtPivot(robj *o, const void *pivot, size_t plen, const void *s, size_t len, int after) {
+    if (o->encoding == OBJ_ENCODING_LISTPACK) {
+        unsigned char *lp = o->ptr, *p = lpFirst(lp);
+        if (p) p = lpFind(lp, p, pivot, (uint32_t)plen, 0);
+        if (!p) return 0;
+        o->ptr = lpInsertString(lp, s, (uint32_t)len, p, after ? LP_AFTER : LP_BEFORE, NULL);
+        return 1;
+    }
+    quicklistIter *it = quicklistGetIterator(o->ptr, QUICKLIST_ITER_FROM_HEAD);
+    quicklistEntry e;
+    int found = 0;
+    while (!found && quicklistNext(it, &e)) {
+        if (!quicklistCompare(&e, pivot, plen)) continue;
+        if (after) quicklistInsertAfter(o->ptr, &e, s, len);
+        else quicklistInsertBefore(o->ptr, &e, s, len);
+        found = 1;
+    }
+    quicklistReleaseIterator(it); /* invalid after an insert: only released */
+    return found;
 }
 
 int setContains(robj *o, sds member) {
+    valueElem m;
+    elemFromSds(&m, member);
+    return setHas(o, &m);
+}
+
+/* ------------------------------------------------------------ sets */
+
+/* Hash tables of sets and hashes are keyed by sds: an element becomes one
+ * here, on the stack when short, so a lookup allocates nothing. */
+typedef struct elemKey {
+    char buf[128];
+    sds heap;
+} elemKey;
+
+static sds elemKeyMake(elemKey *k, const valueElem *e) {
+    char num[LONG_STR_SIZE];
+    size_t len;
+    const char *s = valueElemBytes(e, num, &len);
+    k->heap = NULL;
+    if (sdsEmbeddedSize(len) <= sizeof(k->buf)) return sdsEmbed(k->buf, s, len);
+    return k->heap = sdsnewlen(s, len);
+}
+
+static void elemKeyDone(elemKey *k) { sdsfree(k->heap); }
+
+/* 1 and *v when e is an integer as an intset stores it. */
+static int elemAsInteger(const valueElem *e, long long *v) {
+    if (!e->sval) {
+        *v = e->lval;
+        return 1;
+    }
+    return intsetParseMember((const char *)e->sval, e->slen, v);
+}
+
+/* The listpack entry equal to e, or NULL. */
+static unsigned char *lpFindElem(unsigned char *lp, const valueElem *e) {
+    unsigned char *p = lpFirst(lp);
+    if (!p) return NULL;
+    char num[LONG_STR_SIZE];
+    size_t len;
+    const char *s = valueElemBytes(e, num, &len);
+    return lpFind(lp, p, (const unsigned char *)s, (uint32_t)len, 0);
+}
+
+static size_t decimalDigits(long long v) {
+    char buf[LONG_STR_SIZE];
+    return (size_t)ll2string(buf, sizeof(buf), v);
+}
+
+robj *setCreate(const valueElem *first, size_t sizeHint, const setLimits *lim) {
     long long v;
-    if (o->encoding == OBJ_ENCODING_INTSET)
-        return intsetParseMember(member, sdslen(member), &v) && intsetFind(o->ptr, v);
-    return dictFind(o->ptr, member) != NULL;
+    if (elemAsInteger(first, &v) && sizeHint <= lim->intset_entries) return createIntsetObject();
+    if (sizeHint <= lim->lp_entries) {
+        robj *o = createObject(OBJ_SET, lpNew(0));
+        o->encoding = OBJ_ENCODING_LISTPACK;
+        return o;
+    }
+    robj *o = createSetObject();
+    dictExpand(o->ptr, sizeHint);
+    return o;
+}
+
+static void setConvertToListpack(robj *o) {
+    intset *is = o->ptr;
+    unsigned char *lp = lpNew(0);
+    long long v;
+    for (uint32_t i = 0; intsetGet(is, i, &v); i++) lp = lpAppendInteger(lp, v);
+    intsetFree(is);
+    o->ptr = lp;
+    o->encoding = OBJ_ENCODING_LISTPACK;
+}
+
+/* An intset takes a non-integer member: a listpack if everything, the
+ * widest integer counted for every member, stays within the limits. */
+static int intsetFitsListpack(robj *o, size_t len, const setLimits *lim) {
+    unsigned long n = intsetLen(o->ptr);
+    size_t widest = 0, entry = 0;
+    if (n) {
+        long long lo = intsetMin(o->ptr), hi = intsetMax(o->ptr);
+        size_t a = decimalDigits(hi), b = decimalDigits(lo);
+        widest = a > b ? a : b;
+        a = lpEntrySizeInteger(hi), b = lpEntrySizeInteger(lo);
+        entry = a > b ? a : b;
+    }
+    return n < lim->lp_entries && len <= lim->lp_value && widest <= lim->lp_value &&
+           lpSafeToAdd(NULL, n * entry + len);
+}
+
+int setAdd(robj *o, const valueElem *m, const setLimits *lim) {
+    long long v;
+    char num[LONG_STR_SIZE];
+    size_t len;
+    const char *s = valueElemBytes(m, num, &len);
+    if (o->encoding == OBJ_ENCODING_INTSET) {
+        if (elemAsInteger(m, &v)) {
+            int added = 0;
+            o->ptr = intsetAdd(o->ptr, v, &added);
+            size_t max = lim->intset_entries < (1UL << 30) ? lim->intset_entries : (1UL << 30);
+            if (added && intsetLen(o->ptr) > max) setConvertToTable(o, 0);
+            return added;
+        }
+        /* Not an integer: it cannot be a member yet. */
+        if (intsetFitsListpack(o, len, lim)) setConvertToListpack(o);
+        else setConvertToTable(o, intsetLen(o->ptr) + 1);
+    }
+    if (o->encoding == OBJ_ENCODING_LISTPACK) {
+        if (lpFindElem(o->ptr, m)) return 0;
+        if (lpLength(o->ptr) < lim->lp_entries && len <= lim->lp_value && lpSafeToAdd(o->ptr, len)) {
+            o->ptr = m->sval ? lpAppend(o->ptr, (const unsigned char *)s, (uint32_t)len)
+                             : lpAppendInteger(o->ptr, m->lval);
+            return 1;
+        }
+        setConvertToTable(o, lpLength(o->ptr) + 1);
+    }
+    elemKey k;
+    int added = dictAdd(o->ptr, elemKeyMake(&k, m), NULL) == DICT_OK;
+    elemKeyDone(&k);
+    return added;
+}
+
+int setRemove(robj *o, const valueElem *m) {
+    long long v;
+    if (o->encoding == OBJ_ENCODING_INTSET) {
+        if (!elemAsInteger(m, &v)) return 0;
+        int removed = 0;
+        o->ptr = intsetRemove(o->ptr, v, &removed);
+        return removed;
+    }
+    if (o->encoding == OBJ_ENCODING_LISTPACK) {
+        unsigned char *p = lpFindElem(o->ptr, m);
+        if (!p) return 0;
+        o->ptr = lpDelete(o->ptr, p, NULL);
+        return 1;
+    }
+    elemKey k;
+    dict *d = o->ptr;
+    int removed = dictDelete(d, elemKeyMake(&k, m)) == DICT_OK;
+    elemKeyDone(&k);
+    if (removed && dictNeedsResize(d)) dictResize(d);
+    return removed;
+}
+
+int setHas(robj *o, const valueElem *m) {
+    long long v;
+    if (o->encoding == OBJ_ENCODING_INTSET) return elemAsInteger(m, &v) && intsetFind(o->ptr, v);
+    if (o->encoding == OBJ_ENCODING_LISTPACK) return lpFindElem(o->ptr, m) != NULL;
+    elemKey k;
+    int found = dictFind(o->ptr, elemKeyMake(&k, m)) != NULL;
+    elemKeyDone(&k);
+    return found;
+}
+
+void setRandomMember(robj *o, valueElem *m) {
+    if (o->encoding == OBJ_ENCODING_INTSET) {
+        elemFromInt(m, intsetRandom(o->ptr, (unsigned long)random()));
+    } else if (o->encoding == OBJ_ENCODING_LISTPACK) {
+        lpEntry e;
+        lpGetEntry(lpSeek(o->ptr, random() % (long)lpLength(o->ptr)), &e);
+        elemFromLp(m, &e);
+    } else {
+        elemFromSds(m, dictGetKey(dictGetFairRandomKey(o->ptr)));
+    }
 }
 
 int hashGetValue(robj *o, sds field, valueElem *value) {
@@ -217,7 +526,7 @@ static robj *dupTable(robj *o) {
     dictEntry *de;
     dictInitIterator(&di, o->ptr);
     while ((de = dictNext(&di)))
-        dictAdd(copy->ptr, sdsdup(dictGetKey(de)), o->type == OBJ_HASH ? sdsdup(dictGetVal(de)) : NULL);
+        dictAdd(copy->ptr, dictGetKey(de), o->type == OBJ_HASH ? sdsdup(dictGetVal(de)) : NULL);
     dictResetIterator(&di);
     return copy;
 }
@@ -226,7 +535,10 @@ robj *valueDup(robj *o) {
     robj *copy;
     switch (o->type) {
     case OBJ_STRING: return dupStringObject(o);
-    case OBJ_LIST: copy = createObject(OBJ_LIST, quicklistDup(o->ptr)); break;
+    case OBJ_LIST:
+        if (o->encoding == OBJ_ENCODING_LISTPACK) copy = createObject(OBJ_LIST, dupBlob(o->ptr, lpBytes(o->ptr)));
+        else copy = createObject(OBJ_LIST, quicklistDup(o->ptr));
+        break;
     case OBJ_STREAM: copy = createObject(OBJ_STREAM, streamDup(o->ptr)); break;
     case OBJ_SET:
     case OBJ_HASH:
@@ -287,7 +599,7 @@ size_t valueMemoryUsage(robj *o, long long samples) {
         dictEntry *de;
         dictInitIterator(&di, d);
         while ((de = dictNext(&di)) && seen < samples) {
-            elesize += sdsAllocSize(dictGetKey(de));
+            if (!dictGetType(d)->embedKey) elesize += sdsAllocSize(dictGetKey(de));
             if (o->type == OBJ_HASH) elesize += sdsAllocSize(dictGetVal(de));
             if (o->encoding == OBJ_ENCODING_SKIPLIST) elesize += 48;
             seen++;
@@ -355,20 +667,29 @@ void hashConvertToTable(robj *o) {
     while (lpNextPair(lp, &p, &field, &value)) {
         elemFromLp(&f, &field);
         elemFromLp(&v, &value);
-        if (dictAdd(d, valueElemSds(&f), valueElemSds(&v)) != DICT_OK) abort();
+        elemKey k;
+        if (dictAdd(d, elemKeyMake(&k, &f), valueElemSds(&v)) != DICT_OK) abort();
+        elemKeyDone(&k);
     }
     lpFree(lp);
     o->ptr = d;
     o->encoding = OBJ_ENCODING_HT;
 }
 
-void setConvertToTable(robj *o) {
-    intset *is = o->ptr;
+void setConvertToTable(robj *o, size_t sizeHint) {
     dict *d = dictCreate(&setDictType);
-    dictExpand(d, intsetLen(is));
-    long long ll;
-    for (uint32_t i = 0; intsetGet(is, i, &ll); i++) dictAdd(d, sdsfromlonglong(ll), NULL);
-    intsetFree(is);
+    dictExpand(d, sizeHint ? sizeHint : valueLength(o));
+    valueIter it;
+    valueItem item;
+    valueIterInit(&it, o);
+    while (valueIterNext(&it, &item)) {
+        elemKey k;
+        dictAdd(d, elemKeyMake(&k, &item.ele), NULL);
+        elemKeyDone(&k);
+    }
+    valueIterDone(&it);
+    if (o->encoding == OBJ_ENCODING_INTSET) intsetFree(o->ptr);
+    else lpFree(o->ptr);
     o->ptr = d;
     o->encoding = OBJ_ENCODING_HT;
 }

@@ -4,13 +4,16 @@
  * hash tables or skiplists by hand. Per type it offers the length, a
  * type-generic iterator, the SCAN step, a deep copy, the memory estimate, the
  * conversions from compact to table encodings, and the encodings' own bytes
- * for formats that store them verbatim (RDB, DUMP). Creating and freeing are
- * data/object.h's (create*Object, decrRefCount); sorted-set specifics are in
- * data/t_zset.h. */
+ * for formats that store them verbatim (RDB, DUMP). Lists and sets are also
+ * edited here, whatever their encoding (Redis 7.2's: listpack lists and
+ * sets), so their commands never touch lp*, intset* or quicklist* either.
+ * Creating and freeing are data/object.h's (create*Object, decrRefCount);
+ * sorted-set specifics are in data/t_zset.h. */
 #ifndef DATA_VALUE_H
 #define DATA_VALUE_H
 
 #include <stddef.h>
+#include <string.h>
 
 #include "core/dict.h"
 #include "data/object.h"
@@ -35,10 +38,11 @@ typedef struct valueItem {
 /* Fields are private; the iterator may live on the stack. */
 typedef struct valueIter {
     robj *o;
-    unsigned char *p;  /* hash listpack: next pair */
+    unsigned char *p;  /* hash or set listpack: next entry */
     uint32_t pos;      /* intset: next position */
     dictIterator di;   /* hash table */
-    quicklistIter *qi; /* list */
+    quicklistIter *qi; /* quicklist */
+    int reverse;       /* listpack list: walking towards the head */
     zcursor zc;        /* sorted set */
 } valueIter;
 
@@ -56,10 +60,56 @@ void valueIterInitAt(valueIter *it, robj *o, long first, int reverse);
 int valueIterNext(valueIter *it, valueItem *item);
 void valueIterDone(valueIter *it);
 
+/* Lists, as Redis 7.2 encodes them: a bare listpack while the list fits
+ * what one quicklist node may hold under fill (list-max-listpack-size), a
+ * quicklist beyond; a quicklist turns back into a listpack when it shrinks
+ * to one node within half those limits. Conversions are explicit: before
+ * adding, listGrowFor; after removing, listTryCompact. New lists start as
+ * createListListpackObject (data/object.h). */
+/* Before adding count elements of `bytes` bytes in all, the largest
+ * `largest`: a listpack that would outgrow fill becomes a quicklist. */
+void listGrowFor(robj *o, size_t bytes, size_t largest, unsigned long count, int fill, int compress);
+/* A quicklist of one packed node within the limits (half of them when
+ * shrinking) becomes a listpack. */
+void listTryCompact(robj *o, int fill, int shrinking);
 /* Adds a copy of the bytes at the head, or at the tail when tail is set. */
 void listPush(robj *o, const void *s, size_t len, int tail);
+/* Removes the head (tail) element: a string in *data (a zmalloc'd buffer
+ * the caller frees, *sz bytes), or an integer (*data = NULL, *ll). 0 when empty. */
+int listPop(robj *o, int tail, unsigned char **data, size_t *sz, long long *ll);
+/* Element at index (negative: from the tail); 0 when out of range. */
+int listIndex(robj *o, long index, valueElem *e);
+/* Replaces the element at index; 0 when out of range. */
+int listReplaceAt(robj *o, long index, const void *s, size_t len);
+/* Deletes count elements from start (negative: from the tail), cut at the end. */
+void listDelRange(robj *o, long start, long count);
+/* Deletes elements equal to s, walking from the head (tail), at most limit
+ * of them (0: all). Returns how many went. */
+unsigned long listRemoveEqual(robj *o, const void *s, size_t len, int from_tail, unsigned long limit);
+/* Inserts s before (after) the first element equal to pivot from the head;
+ * 0 when there is no such element. */
+int listInsertAtPivot(robj *o, const void *pivot, size_t plen, const void *s, size_t len, int after);
 /* 1 when the set holds member. */
 int setContains(robj *o, sds member);
+
+/* Sets, as Redis 7.2 encodes them: an intset while every member is an
+ * integer and there are at most intset_entries; else a listpack (insertion
+ * order) while there are at most lp_entries members of at most lp_value
+ * bytes; else a hash table. Growing only: nothing converts back. */
+typedef struct setLimits {
+    size_t intset_entries; /* set-max-intset-entries */
+    size_t lp_entries;     /* set-max-listpack-entries */
+    size_t lp_value;       /* set-max-listpack-value */
+} setLimits;
+/* An empty set in the encoding that suits `first` and about sizeHint members. */
+robj *setCreate(const valueElem *first, size_t sizeHint, const setLimits *lim);
+/* 1 if m was added (it was not a member); converts the encoding as needed. */
+int setAdd(robj *o, const valueElem *m, const setLimits *lim);
+/* 1 if m was a member and is gone. */
+int setRemove(robj *o, const valueElem *m);
+int setHas(robj *o, const valueElem *m);
+/* One uniformly chosen member of a non-empty set (valid until it changes). */
+void setRandomMember(robj *o, valueElem *m);
 /* A hash field's value; 0 when the hash has no such field. */
 int hashGetValue(robj *o, sds field, valueElem *value);
 
@@ -90,9 +140,10 @@ const void *valueBlobNext(robj *o, const void *pos, valueBlob *b);
  * (for its statistics); NULL for compact encodings and other types. */
 dict *valueTable(robj *o);
 
-/* Compact to table encodings, for good (listpack hash → dict, intset → dict). */
+/* Compact to table encodings, for good (listpack hash → dict, intset or
+ * listpack set → dict); sizeHint presizes the table (0: the current size). */
 void hashConvertToTable(robj *o);
-void setConvertToTable(robj *o);
+void setConvertToTable(robj *o, size_t sizeHint);
 
 /* An element as a new object / sds (integers as their decimal text). */
 static inline robj *valueElemObject(const valueElem *e) {
@@ -109,6 +160,13 @@ static inline const char *valueElemBytes(const valueElem *e, char buf[LONG_STR_S
     }
     *len = (size_t)ll2string(buf, LONG_STR_SIZE, e->lval);
     return buf;
+}
+/* 1 when the element's bytes (integers as decimal text) are s. */
+static inline int valueElemEquals(const valueElem *e, const void *s, size_t len) {
+    char buf[LONG_STR_SIZE];
+    size_t elen;
+    const char *p = valueElemBytes(e, buf, &elen);
+    return elen == len && memcmp(p, s, len) == 0;
 }
 
 #endif

@@ -820,8 +820,8 @@ static robj *loadZipmapHash(rio *r) {
         if (!ok) break;
         sds field = sdsnewlen(zm + fpos, flen), value = sdsnewlen(zm + pos, vlen);
         ok = dictAdd(d, field, value) == DICT_OK;
+        sdsfree(field); /* copied into the entry */
         if (!ok) { /* a duplicate field */
-            sdsfree(field);
             sdsfree(value);
             break;
         }
@@ -900,6 +900,7 @@ static robj *loadObject(int type, rio *r) {
             quicklistAppendListpack(ql, lp);
         }
         if (quicklistCount(ql) == 0) goto fail;
+        listTryCompact(o, server.list_max_listpack_size, 0); /* one small node: a listpack, as 7.2 loads it */
         return o;
     }
     if (type == RDB_TYPE_HASH_ZIPMAP) return loadZipmapHash(r);
@@ -915,6 +916,7 @@ static robj *loadObject(int type, rio *r) {
             quicklistPushTail(o->ptr, s, len);
             zfree(s);
         }
+        listTryCompact(o, server.list_max_listpack_size, 0);
         return o;
     }
     if (type == RDB_TYPE_LIST_ZIPLIST) {
@@ -930,20 +932,25 @@ static robj *loadObject(int type, rio *r) {
         }
         o = createQuicklistObject(server.list_max_listpack_size, server.list_compress_depth);
         quicklistAppendListpack(o->ptr, lp);
+        listTryCompact(o, server.list_max_listpack_size, 0);
         return o;
     }
     if (type == RDB_TYPE_SET) {
         uint64_t n = loadLen(r, NULL);
         if (n == RDB_LENERR || n == 0 || n > rioRemaining(r)) return NULL;
-        o = createSetObject();
-        dictExpand(o->ptr, n);
+        /* As Redis 7.2 loads it: an intset while the members are integers
+         * (a listpack or table from the first that is not), a table from the
+         * start when there are too many for the compact encodings. */
+        const setLimits *lim = &server.set_limits;
+        const valueElem text = {.sval = (const unsigned char *)"", .slen = 0}; /* not an integer */
+        o = n <= lim->intset_entries ? createIntsetObject() : setCreate(&text, n, lim);
         for (uint64_t i = 0; i < n; i++) {
             sds m = loadSds(r);
             if (!m) goto fail;
-            if (dictAdd(o->ptr, m, NULL) != DICT_OK) {
-                sdsfree(m);
-                goto fail;
-            }
+            valueElem e = {.sval = (const unsigned char *)m, .slen = sdslen(m)};
+            int added = setAdd(o, &e, lim);
+            sdsfree(m);
+            if (!added) goto fail; /* a duplicate member */
         }
         return o;
     }
@@ -958,7 +965,7 @@ static robj *loadObject(int type, rio *r) {
         o = createObject(OBJ_SET, blob);
         o->encoding = OBJ_ENCODING_INTSET;
         /* Compact encodings within this server's limits only, as Redis loads them. */
-        if (valueLength(o) > server.set_max_intset_entries) setConvertToTable(o);
+        if (valueLength(o) > server.set_limits.intset_entries) setConvertToTable(o, 0);
         return o;
     }
     if (type == RDB_TYPE_HASH) {
@@ -973,8 +980,9 @@ static robj *loadObject(int type, rio *r) {
                 sdsfree(f);
                 goto fail;
             }
-            if (dictAdd(o->ptr, f, v) != DICT_OK) {
-                sdsfree(f);
+            int added = dictAdd(o->ptr, f, v) == DICT_OK;
+            sdsfree(f); /* copied into the entry */
+            if (!added) {
                 sdsfree(v);
                 goto fail;
             }

@@ -508,7 +508,9 @@ static configDef configs[] = {
     /* encodings */
     SZ("hash-max-listpack-entries", "hash-max-ziplist-entries", 0, &server.hash_max_listpack_entries, "512", 0, LLONG_MAX),
     SZ("hash-max-listpack-value", "hash-max-ziplist-value", 0, &server.hash_max_listpack_value, "64", 0, LLONG_MAX),
-    SZ("set-max-intset-entries", NULL, 0, &server.set_max_intset_entries, "512", 0, LLONG_MAX),
+    SZ("set-max-intset-entries", NULL, 0, &server.set_limits.intset_entries, "512", 0, LLONG_MAX),
+    SZ("set-max-listpack-entries", NULL, 0, &server.set_limits.lp_entries, "128", 0, LLONG_MAX),
+    SZ("set-max-listpack-value", NULL, 0, &server.set_limits.lp_value, "64", 0, LLONG_MAX),
     SZ("zset-max-listpack-entries", "zset-max-ziplist-entries", 0, &server.zset_max_listpack_entries, "128", 0, LLONG_MAX),
     SZ("zset-max-listpack-value", "zset-max-ziplist-value", 0, &server.zset_max_listpack_value, "64", 0, LLONG_MAX),
     I("list-max-listpack-size", "list-max-ziplist-size", 0, &server.list_max_listpack_size, "-2", INT_MIN, INT_MAX, NULL),

@@ -14,6 +14,7 @@
 #include "core/dict.h"
 #include "core/sds.h"
 #include "data/object.h"
+#include "data/value.h"
 #include "data/ttlheap.h"
 
 /* The Redis version we answer as (INFO, LOLWUT, --version, config errors). */
@@ -325,7 +326,7 @@ struct redisServer {
     int maxmemory_eviction_tenacity; /* 0..100: how long one eviction run may take (evict.c) */
     size_t hash_max_listpack_entries;
     size_t hash_max_listpack_value;
-    size_t set_max_intset_entries;
+    setLimits set_limits; /* set-max-intset-entries, set-max-listpack-entries/value */
     size_t zset_max_listpack_entries;
     size_t zset_max_listpack_value;
     int list_max_listpack_size;

@@ -46,9 +46,14 @@ static robj *makeHash(int table) {
 static robj *makeSet(int table) {
     robj *o = createIntsetObject();
     for (int i = 0; i < N; i++) o->ptr = intsetAdd(o->ptr, i * 3, NULL);
-    if (table) setConvertToTable(o);
+    if (table) setConvertToTable(o, 0);
     return o;
 }
+
+static const setLimits setLim = {512, 128, 64};
+
+static valueElem textElem(const char *s) { return (valueElem){(const unsigned char *)s, strlen(s), 0}; }
+static valueElem intElem(long long v) { return (valueElem){NULL, 0, v}; }
 
 static robj *makeList(void) {
     robj *o = createQuicklistObject(4, 0); /* 4 per node: several nodes */
@@ -187,6 +192,120 @@ static void testSet(void) {
     }
 }
 
+/* Sets in Redis 7.2's encodings: the same members whatever the encoding,
+ * and the conversions at the limits. */
+static void testSetEncodings(void) {
+    TEST("set listpack and conversions");
+    valueElem one = intElem(1), x = textElem("x"), ten = textElem("10");
+    robj *o = setCreate(&one, 1, &setLim);
+    CHECK(o->encoding == OBJ_ENCODING_INTSET);
+    CHECK(setAdd(o, &one, &setLim) == 1 && setAdd(o, &ten, &setLim) == 1 && setAdd(o, &ten, &setLim) == 0);
+    CHECK(o->encoding == OBJ_ENCODING_INTSET);
+    CHECK(setAdd(o, &x, &setLim) == 1 && o->encoding == OBJ_ENCODING_LISTPACK && valueLength(o) == 3);
+    /* Integers and their text are the same member in a listpack. */
+    valueElem ten_int = intElem(10), one_text = textElem("1"), nope = textElem("01");
+    CHECK(setHas(o, &ten_int) && setHas(o, &one_text) && setHas(o, &x) && !setHas(o, &nope));
+    CHECK(setAdd(o, &ten_int, &setLim) == 0);
+    checkCommon(o, 0);
+    CHECK(setRemove(o, &one_text) && !setRemove(o, &one_text) && valueLength(o) == 2);
+    valueElem m;
+    for (int i = 0; i < 20; i++) {
+        setRandomMember(o, &m);
+        CHECK(elemIs(&m, "10") || elemIs(&m, "x"));
+    }
+    /* Past set-max-listpack-entries: a table, members kept. */
+    for (int i = 0; i < 126; i++) {
+        char b[16];
+        snprintf(b, sizeof(b), "m%d", i);
+        valueElem e = textElem(b);
+        CHECK(setAdd(o, &e, &setLim) == 1);
+    }
+    CHECK(o->encoding == OBJ_ENCODING_LISTPACK && valueLength(o) == 128);
+    valueElem last = textElem("last");
+    CHECK(setAdd(o, &last, &setLim) == 1 && o->encoding == OBJ_ENCODING_HT && valueLength(o) == 129);
+    CHECK(setHas(o, &ten_int) && setHas(o, &x) && setHas(o, &last) && !setHas(o, &one));
+    CHECK(setRemove(o, &ten_int) && !setHas(o, &ten));
+    checkCommon(o, 0);
+    decrRefCount(o);
+    /* A long member, or a first member that is not an integer with a big hint. */
+    o = setCreate(&one, 1, &setLim);
+    char big[80];
+    memset(big, 'b', sizeof(big) - 1);
+    big[sizeof(big) - 1] = '\0';
+    valueElem bigm = textElem(big);
+    CHECK(setAdd(o, &bigm, &setLim) == 1 && o->encoding == OBJ_ENCODING_HT && setHas(o, &bigm));
+    decrRefCount(o);
+    o = setCreate(&x, 129, &setLim);
+    CHECK(o->encoding == OBJ_ENCODING_HT);
+    decrRefCount(o);
+}
+
+/* Lists in Redis 7.2's encodings: every edit agrees on a listpack and on a
+ * quicklist, and the conversions follow the fill. */
+static void testListEdits(void) {
+    for (int ql = 0; ql <= 1; ql++) {
+        TEST(ql ? "list edits: quicklist" : "list edits: listpack");
+        robj *o = ql ? createQuicklistObject(2, 0) : createListListpackObject();
+        const char *items[] = {"a", "b", "1", "c", "b", "2"};
+        for (int i = 0; i < 6; i++) listPush(o, items[i], strlen(items[i]), 1);
+        CHECK(o->encoding == (ql ? OBJ_ENCODING_QUICKLIST : OBJ_ENCODING_LISTPACK) && valueLength(o) == 6);
+        valueElem e;
+        CHECK(listIndex(o, -1, &e) && elemIs(&e, "2") && listIndex(o, 2, &e) && elemIs(&e, "1"));
+        CHECK(!listIndex(o, 6, &e) && !listIndex(o, -7, &e));
+        CHECK(listReplaceAt(o, 0, "A", 1) && !listReplaceAt(o, 9, "z", 1));
+        CHECK(listInsertAtPivot(o, "1", 1, "x", 1, 1) && !listInsertAtPivot(o, "nope", 4, "x", 1, 0));
+        CHECK(listRemoveEqual(o, "b", 1, 1, 1) == 1); /* the last b */
+        /* A b 1 x c b 2, less its last b. */
+        const char *want[] = {"A", "b", "1", "x", "c", "2"};
+        for (int i = 0; i < 6; i++) CHECK(listIndex(o, i, &e) && elemIs(&e, want[i]));
+        CHECK(valueLength(o) == 6);
+        listDelRange(o, 0, 1);
+        listDelRange(o, -1, 1);
+        listDelRange(o, 10, 3); /* past the end: nothing */
+        CHECK(valueLength(o) == 4 && listIndex(o, 0, &e) && elemIs(&e, "b"));
+        unsigned char *data;
+        size_t sz;
+        long long ll;
+        CHECK(listPop(o, 1, &data, &sz, &ll) && sz == 1 && memcmp(data, "c", 1) == 0);
+        zfree(data);
+        CHECK(listPop(o, 0, &data, &sz, &ll) && sz == 1 && data[0] == 'b');
+        zfree(data);
+        CHECK(listPop(o, 0, &data, &sz, &ll) && data == NULL && ll == 1); /* stored as an integer */
+        CHECK(listRemoveEqual(o, "x", 1, 0, 0) == 1 && valueLength(o) == 0);
+        CHECK(!listPop(o, 0, &data, &sz, &ll));
+        decrRefCount(o);
+    }
+    TEST("list conversions");
+    robj *o = createListListpackObject();
+    listGrowFor(o, 3, 1, 3, 4, 0);
+    CHECK(o->encoding == OBJ_ENCODING_LISTPACK);
+    for (int i = 0; i < 4; i++) listPush(o, "e", 1, 1);
+    listGrowFor(o, 1, 1, 1, 4, 0); /* a fifth element breaks fill 4 */
+    CHECK(o->encoding == OBJ_ENCODING_QUICKLIST && valueLength(o) == 4);
+    listPush(o, "f", 1, 1);
+    unsigned char *data;
+    size_t sz;
+    long long ll;
+    CHECK(listPop(o, 1, &data, &sz, &ll));
+    zfree(data);
+    listTryCompact(o, 4, 1); /* 4 elements: more than half of 4 */
+    CHECK(o->encoding == OBJ_ENCODING_QUICKLIST);
+    listDelRange(o, 0, 2);
+    listTryCompact(o, 4, 1);
+    CHECK(o->encoding == OBJ_ENCODING_LISTPACK && valueLength(o) == 2);
+    robj *copy = valueDup(o);
+    CHECK(copy->encoding == OBJ_ENCODING_LISTPACK && valueLength(copy) == 2);
+    decrRefCount(copy);
+    valueBlob b;
+    CHECK(valueBlobCount(o) == 1 && valueBlobNext(o, NULL, &b) && b.container == QUICKLIST_NODE_CONTAINER_PACKED);
+    decrRefCount(o);
+    /* Byte fills: one element over 8 KB cannot stay in a listpack. */
+    o = createListListpackObject();
+    listGrowFor(o, 9000, 9000, 1, -2, 0);
+    CHECK(o->encoding == OBJ_ENCODING_QUICKLIST && valueLength(o) == 0);
+    decrRefCount(o);
+}
+
 static void testList(void) {
     TEST("list");
     robj *o = makeList();
@@ -288,7 +407,9 @@ static void testStrings(void) {
 int main(void) {
     testHash();
     testSet();
+    testSetEncodings();
     testList();
+    testListEdits();
     testZset();
     testStrings();
     return TEST_REPORT();
