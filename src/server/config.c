@@ -3,6 +3,7 @@
  * SET, so there is one parser per type and one place that states a default. */
 #include "server/config.h"
 #include "server/client.h"
+#include "server/clientmem.h"
 #include "server/evict.h"
 #include "server/reply.h"
 #include "core/glob.h"
@@ -29,6 +30,7 @@ enum { T_BOOL, T_INT, T_UINT, T_LL, T_ULL, T_SIZE, T_MEM, T_STRING, T_ENUM, T_SP
 #define F_OCTAL 16     /* an integer written in octal (file permissions) */
 #define F_UMEM 32      /* T_MEM kept as unsigned long long over its whole range (maxmemory) */
 #define F_FILE_ONLY 64 /* a redis.conf directive CONFIG GET/SET do not know (user) */
+#define F_PERCENT 128  /* T_MEM that may also be "N%" (of maxmemory), kept as -N */
 
 typedef struct enumName {
     const char *name;
@@ -484,6 +486,7 @@ static configDef configs[] = {
     B("rdb-save-incremental-fsync", NULL, F_NOEFFECT, &cfg_ints[6], "yes"),
     /* memory */
     MEM("maxmemory", NULL, F_UMEM, &server.maxmemory, "0", 0, 0, applyMaxmemory),
+    MEM("maxmemory-clients", NULL, F_PERCENT, &server.maxmemory_clients, "0", -100, LLONG_MAX, applyMaxmemoryClients),
     EN("maxmemory-policy", NULL, 0, &server.maxmemory_policy, "noeviction", maxmemoryPolicyEnum),
     I("maxmemory-samples", NULL, 0, &server.maxmemory_samples, "5", 1, 64, NULL),
     I("maxmemory-eviction-tenacity", NULL, 0, &server.maxmemory_eviction_tenacity, "10", 0, 100, NULL),
@@ -675,17 +678,35 @@ static int setTypedValue(configDef *d, sds *argv, int argc, int from_file, const
             return 0;
         }
     } else if (d->type == T_MEM) {
-        int e;
-        unsigned long long m = memtoull(v, &e);
-        if (e) {
-            *err = "argument must be a memory value";
+        size_t vlen = strlen(v);
+        const char *bad = (d->flags & F_PERCENT) ? "argument must be a memory or percent value"
+                                                 : "argument must be a memory value";
+        if ((d->flags & F_PERCENT) && vlen && v[vlen - 1] == '%') {
+            long long pct;
+            if (!string2ll(v, vlen - 1, &pct) || pct < 0) {
+                *err = bad;
+                return 0;
+            }
+            ll = -pct;
+        } else {
+            int e;
+            unsigned long long m = memtoull(v, &e);
+            if (e) {
+                *err = bad;
+                return 0;
+            }
+            if (d->flags & F_UMEM) {
+                *(unsigned long long *)d->ptr = m;
+                return 1;
+            }
+            ll = (long long)m; /* as Redis: a value past LLONG_MAX turns negative and fails the range check */
+        }
+        /* A percentage is negative (and so is a byte count past LLONG_MAX, as in Redis). */
+        if ((d->flags & F_PERCENT) && ll < 0 && ll < d->min) {
+            snprintf(rangeErr, sizeof(rangeErr), "percentage argument must be less or equal to %lld", -d->min);
+            *err = rangeErr;
             return 0;
         }
-        if (d->flags & F_UMEM) {
-            *(unsigned long long *)d->ptr = m;
-            return 1;
-        }
-        ll = (long long)m; /* as Redis: a value past LLONG_MAX turns negative and fails the range check */
     } else if (!string2ll(v, strlen(v), &ll)) {
         *err = "argument couldn't be parsed into an integer";
         return 0;
@@ -723,6 +744,8 @@ static sds getTypedValue(configDef *d) {
     case T_ULL: return sdscatprintf(sdsempty(), "%llu", *(unsigned long long *)d->ptr);
     default:
         if (d->flags & F_UMEM) return sdscatprintf(sdsempty(), "%llu", *(unsigned long long *)d->ptr);
+        if ((d->flags & F_PERCENT) && *(long long *)d->ptr < 0)
+            return sdscatprintf(sdsempty(), "%lld%%", -*(long long *)d->ptr);
         return sdsfromlonglong(*(long long *)d->ptr);
     }
 }
@@ -1028,7 +1051,7 @@ void configResetstatCommand(client *c) {
     server.stat_keyspace_hits = server.stat_keyspace_misses = server.stat_rejected_conn = 0;
     server.stat_net_input_bytes = server.stat_net_output_bytes = 0;
     server.stat_total_error_replies = server.stat_unexpected_error_replies = 0;
-    server.stat_evictedkeys = server.stat_expire_cycle_time_used = 0;
+    server.stat_evictedkeys = server.stat_expire_cycle_time_used = server.stat_evictedclients = 0;
     server.stat_client_qbuf_limit_disconnections = server.stat_client_outbuf_limit_disconnections = 0;
     server.stat_peak_memory = zmalloc_used_memory();
     dictEmpty(server.errors, NULL);
@@ -1180,7 +1203,7 @@ static void rewriteDirective(rewriteState *st, configDef *d) {
     int force = !valueIsDefault(d, v);
     sds line = sdscatprintf(sdsempty(), "%s ", d->name);
     if (d->type == T_STRING) line = sdscatrepr(line, v, sdslen(v));
-    else if (d->type == T_MEM) line = catMemory(line, strtoull(v, NULL, 10));
+    else if (d->type == T_MEM && v[sdslen(v) - 1] != '%') line = catMemory(line, strtoull(v, NULL, 10));
     else line = sdscatsds(line, v);
     rewriteLine(st, d, line, force);
     sdsfree(v);

@@ -3,6 +3,7 @@
  * the list, so order is kept and small replies never allocate. */
 #include "server/reply.h"
 #include "server/client.h"
+#include "server/clientmem.h"
 #include "core/numparse.h"
 #include "core/zmalloc.h"
 
@@ -89,6 +90,15 @@ void createSharedObjects(void) {
 
 /* ---------------------------------------------------------------- buffering */
 
+/* A new block on the reply list: the limits are checked and the client's
+ * memory recounted at once, so a client whose output grows while others
+ * run (pub/sub, invalidations, MONITOR) is seen by the next eviction. */
+static void replyListGrew(client *c, clientReplyBlock *b) {
+    c->reply_bytes += b->size;
+    checkClientOutputBufferLimits(c);
+    updateClientMemUsage(c);
+}
+
 static size_t addToBuffer(client *c, const char *s, size_t len) {
     if (listLength(c->reply) > 0) return 0;
     size_t avail = c->buf_usable_size - c->bufpos;
@@ -116,8 +126,7 @@ static void addToList(client *c, const char *s, size_t len) {
         tail->used = len;
         memcpy(tail->buf, s, len);
         listAddNodeTail(c->reply, tail);
-        c->reply_bytes += tail->size;
-        checkClientOutputBufferLimits(c);
+        replyListGrew(c, tail);
     }
 }
 
@@ -367,8 +376,7 @@ static void setDeferredReply(client *c, void *node, const char *s, size_t len) {
     b->used = len;
     memcpy(b->buf, s, len);
     ln->value = b;
-    c->reply_bytes += b->size;
-    checkClientOutputBufferLimits(c);
+    replyListGrew(c, b);
 }
 
 static void setDeferredAggregateLen(client *c, void *node, long length, char prefix) {

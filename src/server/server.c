@@ -5,6 +5,7 @@
 #include "server/access.h"
 #include "server/blocking.h"
 #include "server/client.h"
+#include "server/clientmem.h"
 #include "server/config.h"
 #include "server/db.h"
 #include "server/evict.h"
@@ -124,6 +125,8 @@ static void beforeSleep(aeEventLoop *el) {
     processUnblockedClients();
     runBeforeSleepTasks();
     handleClientsWithPendingWrites();
+    /* After the writes, which may have shrunk output buffers. */
+    evictClients(NULL);
     freeClientsInAsyncFreeQueue();
 }
 
@@ -251,6 +254,9 @@ int processCommand(client *c) {
         return C_OK;
     }
     if (rejectByAccessControl(c)) return C_OK;
+    /* Client memory first (the last command may have grown some output
+     * buffer), then keys; a client that is itself evicted runs nothing. */
+    if (evictClients(c)) return C_OK;
     /* maxmemory: evict first (not while a busy script holds the loop), then
      * refuse commands that may add data if not enough could be freed. EXEC
      * counts as such when it holds one; inside MULTI nothing but the commands

@@ -176,7 +176,9 @@ typedef struct multiCmd {
 typedef struct multiState {
     multiCmd *commands;
     int count;
+    int alloc_count;        /* slots in commands: it grows by doubling, from 2 */
     int cmd_flags;
+    size_t argv_len_sums;   /* queued arguments' bytes and pointers (CLIENT LIST multi-mem) */
 } multiState;
 
 struct client {
@@ -229,6 +231,12 @@ struct client {
     uint64_t tracking_redirection; /* CLIENT TRACKING REDIRECT: client id, 0 none */
     dict *tracking_prefixes;       /* BCAST prefixes (sds set), NULL until the first */
     void *repl; /* replication state of a replica or master client (repl/ owns it) */
+    /* Memory accounting (clientmem.c): the usage last counted, the type it
+     * was counted under, and the eviction bucket holding the client. */
+    size_t mem_usage;
+    int mem_type;
+    int mem_bucket;               /* -1: in none */
+    listNode *mem_bucket_node;
 };
 
 /* Output buffer limits per client class. */
@@ -274,7 +282,7 @@ struct redisServer {
     long long proto_max_bulk_len;
     unsigned long long client_max_querybuf_len;
     clientBufferLimitsConfig client_obuf_limits[CLIENT_TYPE_COUNT];
-    size_t stat_clients_type_memory[CLIENT_TYPE_COUNT];
+    long long maxmemory_clients; /* bytes; negative: that percentage of maxmemory; 0: no client eviction */
     unsigned int blocked_clients;
     unsigned int blocked_clients_by_type[8];
     list *ready_keys;   /* readyList entries: keys that got data for blocked clients */
@@ -294,6 +302,7 @@ struct redisServer {
     long long stat_expiredkeys;
     long long stat_expired_stale_perc;
     long long stat_evictedkeys;
+    long long stat_evictedclients; /* clients disconnected by maxmemory-clients */
     long long stat_keyspace_hits;
     long long stat_keyspace_misses;
     long long stat_numcommands;
