@@ -205,6 +205,11 @@ int unblockClientByRequest(client *c, int with_error) {
             c->bpop.keys = NULL;
         }
         addReplyErrorObject(c, shared.unblockerr);
+        if (c->cmd) {
+            /* The blocked command ends here, failed (its stats were left for this moment). */
+            c->cmd->calls++;
+            c->cmd->failed_calls++;
+        }
         resetClient(c);
         c->bpop.timeout = 0;
         queueUnblocked(c);

@@ -167,15 +167,21 @@ static sds getSave(void) {
 
 static int setBind(sds *argv, int argc, int from_file, const char **err) {
     (void)from_file;
-    if (argc > CONFIG_BINDADDR_MAX) {
-        *err = "Too many bind addresses specified.";
+    /* CONFIG SET gives the addresses as one string: split it as the file's words. */
+    int n = argc;
+    sds *addrs = argv, *split = NULL;
+    if (argc == 1 && strchr(argv[0], ' ')) addrs = split = sdssplitargs(argv[0], &n);
+    if (!addrs || n > CONFIG_BINDADDR_MAX) {
+        *err = addrs ? "Too many bind addresses specified." : "Invalid argument";
+        if (split) sdsfreesplitres(split, n);
         return 0;
     }
     for (int j = 0; j < server.bindaddr_count; j++) zfree(server.bindaddr[j]);
     server.bindaddr_count = 0;
     /* "bind" with one empty argument means the defaults. */
-    if (argc == 1 && sdslen(argv[0]) == 0) return 1;
-    for (int j = 0; j < argc; j++) server.bindaddr[server.bindaddr_count++] = zstrdup(argv[j]);
+    if (!(n == 1 && sdslen(addrs[0]) == 0))
+        for (int j = 0; j < n; j++) server.bindaddr[server.bindaddr_count++] = zstrdup(addrs[j]);
+    if (split) sdsfreesplitres(split, n);
     return 1;
 }
 
@@ -423,8 +429,8 @@ static int applyMaxclients(const char **err) {
 
 static configDef configs[] = {
     /* network */
-    SP("bind", NULL, F_IMMUTABLE | F_MULTI, "", setBind, getBind),
-    I("port", NULL, F_IMMUTABLE, &server.port, "6379", 0, 65535, NULL),
+    {"bind", NULL, T_SPECIAL, F_MULTI, NULL, "", 0, 0, NULL, applyBind, setBind, getBind, 0},
+    I("port", NULL, 0, &server.port, "6379", 0, 65535, applyPort),
     I("tcp-backlog", NULL, F_IMMUTABLE, &server.tcp_backlog, "511", 0, INT_MAX, NULL),
     STR("unixsocket", NULL, F_IMMUTABLE, &server.unixsocket, NULL),
     UI("unixsocketperm", NULL, F_IMMUTABLE | F_OCTAL, &server.unixsocketperm, "0", 0, 0777),
@@ -937,7 +943,11 @@ int loadServerConfigFromArgs(int argc, char **argv) {
             options = sdscat(options, " ");
         }
     }
-    for (size_t i = 0; i < NCONFIGS; i++) configs[i].seen_in_load = 0;
+    /* The command line's lines replace the file's, except `save`: as in
+     * Redis, whose options are one text with the file, its lines add to the
+     * file's (the first save line of the whole load replaces the default). */
+    for (size_t i = 0; i < NCONFIGS; i++)
+        if (configs[i].set != setSave) configs[i].seen_in_load = 0;
     int rc = loadConfigText(options, NULL, 0);
     sdsfree(options);
     return rc;
@@ -1092,6 +1102,7 @@ typedef struct rewriteState {
     int line_used[NCONFIGS];   /* how many of them were reused */
     char processed[NCONFIGS];  /* rewritten: its unused old lines are blanked */
     int needs_signature;
+    int force_all; /* DEBUG CONFIG-REWRITE-FORCE-ALL: every directive is written */
 } rewriteState;
 
 static void rewriteAppendLine(rewriteState *st, sds line) {
@@ -1108,7 +1119,7 @@ static void rewriteLine(rewriteState *st, configDef *d, sds line, int force) {
         int linenum = st->line_lists[idx][st->line_used[idx]++];
         sdsfree(st->lines[linenum]);
         st->lines[linenum] = line;
-    } else if (force) {
+    } else if (force || st->force_all) {
         if (st->needs_signature) {
             rewriteAppendLine(st, sdsnew(REWRITE_SIGNATURE));
             st->needs_signature = 0;
@@ -1267,13 +1278,16 @@ static int rewriteWriteFile(const char *path, sds content) {
     return ok;
 }
 
-void configRewriteCommand(client *c) {
+void configRewriteCommand(client *c) { configRewriteReply(c, 0); }
+
+void configRewriteReply(client *c, int force_all) {
     if (!server.configfile) {
         addReplyError(c, "The server is running without a config file");
         return;
     }
     rewriteState *st = zcalloc(sizeof(*st));
     st->needs_signature = 1;
+    st->force_all = force_all;
     rewriteReadOldFile(st, server.configfile);
     for (size_t k = 0; k < NCONFIGS; k++) rewriteDirective(st, &configs[k]);
     /* Old lines of rewritten directives that were not reused are blanked. */

@@ -178,6 +178,7 @@ typedef struct multiState {
     int count;
     int alloc_count;        /* slots in commands: it grows by doubling, from 2 */
     int cmd_flags;
+    int cmd_inv_flags;      /* flags some queued command lacks (e.g. one not allowed on a stale replica) */
     size_t argv_len_sums;   /* queued arguments' bytes and pointers (CLIENT LIST multi-mem) */
 } multiState;
 
@@ -478,6 +479,10 @@ void showStartupBanner(void);
 void markMayReplicateCommands(void); /* after populateCommandTable */
 void daemonize(void);
 void initServer(void);               /* the event loop, listeners, databases */
+/* Config apply hooks of bind and port, which CONFIG SET may change: the TCP
+ * listeners are opened again on the new address(es) or port. */
+int applyBind(const char **err);
+int applyPort(const char **err);
 void createPidFile(void);
 
 /* Work the server does on its own between commands (expiry, draining the 0MQ

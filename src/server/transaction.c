@@ -11,6 +11,7 @@ void initClientMultiState(client *c) {
     c->mstate.count = 0;
     c->mstate.alloc_count = 0;
     c->mstate.cmd_flags = 0;
+    c->mstate.cmd_inv_flags = 0;
     c->mstate.argv_len_sums = 0;
 }
 
@@ -47,6 +48,7 @@ void queueMultiCommand(client *c) {
     c->argv_len = 0;
     c->argv_len_sum = 0;
     c->mstate.cmd_flags |= (int)(flags & 0x7fffffff);
+    c->mstate.cmd_inv_flags |= (int)(~flags & 0x7fffffff);
 }
 
 void discardTransaction(client *c) {
