@@ -3,6 +3,7 @@
  * libraries) work. Values we have no counterpart for (replication, defrag,
  * tracking) are the ones Redis shows when the feature is idle. */
 #include "features/info.h"
+#include "commands/migrate.h"
 #include "features/expiry_push.h"
 #include "features/functions.h"
 #include "features/latency.h"
@@ -234,7 +235,7 @@ static sds statsSection(sds info) {
         "expired_time_cap_reached_count:0\r\nexpire_cycle_cpu_milliseconds:%lld\r\nevicted_keys:%lld\r\n"
         "evicted_clients:%lld\r\ntotal_eviction_exceeded_time:0\r\ncurrent_eviction_exceeded_time:0\r\n"
         "keyspace_hits:%lld\r\nkeyspace_misses:%lld\r\npubsub_channels:%lu\r\npubsub_patterns:%lu\r\n"
-        "pubsubshard_channels:%lu\r\nlatest_fork_usec:%lld\r\ntotal_forks:%lld\r\nmigrate_cached_sockets:0\r\n"
+        "pubsubshard_channels:%lu\r\nlatest_fork_usec:%lld\r\ntotal_forks:%lld\r\nmigrate_cached_sockets:%d\r\n"
         "slave_expires_tracked_keys:0\r\nactive_defrag_hits:0\r\nactive_defrag_misses:0\r\n"
         "active_defrag_key_hits:0\r\nactive_defrag_key_misses:0\r\ntotal_active_defrag_time:0\r\n"
         "current_active_defrag_time:0\r\ntracking_total_keys:%llu\r\ntracking_total_items:%llu\r\n"
@@ -249,7 +250,7 @@ static sds statsSection(sds info) {
         server.stat_expire_cycle_time_used / 1000, server.stat_evictedkeys, server.stat_evictedclients,
         server.stat_keyspace_hits,
         server.stat_keyspace_misses, pubsubChannelCount(), pubsubPatternCount(), pubsubShardChannelCount(), bgchildLatestForkUsec(),
-        bgchildTotalForks(), trackingGetTotalKeys(), trackingGetTotalItems(), trackingGetTotalPrefixes(),
+        bgchildTotalForks(), migrateCachedSockets(), trackingGetTotalKeys(), trackingGetTotalItems(), trackingGetTotalPrefixes(),
         server.stat_unexpected_error_replies,
         server.stat_total_error_replies, server.stat_total_reads_processed, server.stat_total_writes_processed);
 }
