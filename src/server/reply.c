@@ -293,7 +293,7 @@ static void afterErrorReply(const char *s, size_t len) {
     }
 }
 
-void addReplyErrorLength(client *c, const char *s, size_t len) {
+static void addErrorLine(client *c, const char *s, size_t len) {
     if (!len || s[0] != '-') addReplyProto(c, "-ERR ", 5);
     /* Errors are one line: replace newlines so the protocol stays intact. */
     char stackbuf[256];
@@ -304,7 +304,17 @@ void addReplyErrorLength(client *c, const char *s, size_t len) {
     addReplyProto(c, copy, len);
     addReplyProto(c, "\r\n", 2);
     if (copy != stackbuf) zfree(copy);
+}
+
+void addReplyErrorLength(client *c, const char *s, size_t len) {
+    addErrorLine(c, s, len);
     afterErrorReply(s, len);
+}
+
+void addReplyErrorSdsCounted(client *c, sds err) {
+    addErrorLine(c, err, sdslen(err));
+    sdsfree(err);
+    if (c->realcmd) c->realcmd->failed_calls++;
 }
 
 void addReplyError(client *c, const char *err) { addReplyErrorLength(c, err, strlen(err)); }
