@@ -108,6 +108,56 @@ static char *cfg_strs[16];
 
 /* ------------------------------------------------------------- special sets */
 
+/* shutdown-on-sigterm / -sigint: "default" or any of save, nosave, now, force. */
+static const enumName shutdownFlagNames[] = {{"save", SHUTDOWN_SAVE}, {"nosave", SHUTDOWN_NOSAVE},
+                                             {"now", SHUTDOWN_NOW},   {"force", SHUTDOWN_FORCE},
+                                             {NULL, 0}};
+
+static int setShutdownFlags(int *flags, sds *argv, int argc, const char **err) {
+    int n, f = 0, ok = 1;
+    sds joined = sdsempty();
+    for (int i = 0; i < argc; i++) joined = sdscat(sdscatsds(joined, argv[i]), " ");
+    sds *words = sdssplitargs(joined, &n);
+    sdsfree(joined);
+    if (!words || n == 0) ok = 0;
+    for (int i = 0; ok && i < n; i++) {
+        const enumName *e = shutdownFlagNames;
+        while (e->name && strcasecmp(words[i], e->name)) e++;
+        if (e->name) f |= e->value;
+        else if (strcasecmp(words[i], "default")) ok = 0;
+    }
+    if (words) sdsfreesplitres(words, n);
+    if (!ok) {
+        *err = "argument(s) must be one of the following: default, save, nosave, now, force";
+        return 0;
+    }
+    if ((f & SHUTDOWN_SAVE) && (f & SHUTDOWN_NOSAVE)) {
+        *err = "shutdown options SAVE and NOSAVE can't be used simultaneously";
+        return 0;
+    }
+    *flags = f;
+    return 1;
+}
+
+static sds getShutdownFlags(int flags) {
+    if (!flags) return sdsnew("default");
+    sds s = sdsempty();
+    for (const enumName *e = shutdownFlagNames; e->name; e++)
+        if (flags & e->value) s = sdscat(sdslen(s) ? sdscat(s, " ") : s, e->name);
+    return s;
+}
+
+static int setShutdownOnSigterm(sds *argv, int argc, int from_file, const char **err) {
+    (void)from_file;
+    return setShutdownFlags(&server.shutdown_on_sigterm, argv, argc, err);
+}
+static int setShutdownOnSigint(sds *argv, int argc, int from_file, const char **err) {
+    (void)from_file;
+    return setShutdownFlags(&server.shutdown_on_sigint, argv, argc, err);
+}
+static sds getShutdownOnSigterm(void) { return getShutdownFlags(server.shutdown_on_sigterm); }
+static sds getShutdownOnSigint(void) { return getShutdownFlags(server.shutdown_on_sigint); }
+
 static int setSave(sds *argv, int argc, int from_file, const char **err) {
     (void)from_file;
     if (argc == 1 && sdslen(argv[0]) == 0) {
@@ -453,6 +503,8 @@ static configDef configs[] = {
     STR("syslog-ident", NULL, F_IMMUTABLE | F_NOEFFECT, &cfg_strs[0], "redis"),
     I("databases", NULL, F_IMMUTABLE, &server.dbnum, "16", 1, INT_MAX, NULL),
     B("always-show-logo", NULL, F_IMMUTABLE, &server.always_show_logo, "no"),
+    SP("shutdown-on-sigterm", NULL, 0, "default", setShutdownOnSigterm, getShutdownOnSigterm),
+    SP("shutdown-on-sigint", NULL, 0, "default", setShutdownOnSigint, getShutdownOnSigint),
     B("set-proc-title", NULL, F_IMMUTABLE | F_NOEFFECT, &cfg_ints[1], "yes"),
     STR("proc-title-template", NULL, F_NOEFFECT, &cfg_strs[1], "{title} {listen-addr} {server-mode}"),
     I("hz", NULL, 0, &server.hz, "10", 0, INT_MAX, applyHz),

@@ -404,7 +404,7 @@ static void sigShutdownHandler(int sig) {
         _exit(1);
     }
     server.shutdown_asap = 1;
-    server.shutdown_flags = SHUTDOWN_NOFLAGS;
+    server.shutdown_flags = sig == SIGINT ? server.shutdown_on_sigint : server.shutdown_on_sigterm;
 }
 
 static void sigCrashHandler(int sig, siginfo_t *info, void *secret) {

@@ -257,6 +257,7 @@ struct redisServer {
     long long cronloops;
     int shutdown_asap;
     int shutdown_flags;
+    int shutdown_on_sigterm, shutdown_on_sigint; /* SHUTDOWN_* flags a signal shuts down with */
 
     /* Networking. */
     int port;
@@ -502,5 +503,6 @@ long long backgroundWorkLeftUs(void);
 #define SHUTDOWN_SAVE 1
 #define SHUTDOWN_NOSAVE 2
 #define SHUTDOWN_FORCE 4
+#define SHUTDOWN_NOW 8 /* do not wait for replicas to catch up */
 
 #endif
