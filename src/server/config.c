@@ -31,6 +31,7 @@ enum { T_BOOL, T_INT, T_UINT, T_LL, T_ULL, T_SIZE, T_MEM, T_STRING, T_ENUM, T_SP
 #define F_UMEM 32      /* T_MEM kept as unsigned long long over its whole range (maxmemory) */
 #define F_FILE_ONLY 64 /* a redis.conf directive CONFIG GET/SET do not know (user) */
 #define F_PERCENT 128  /* T_MEM that may also be "N%" (of maxmemory), kept as -N */
+#define F_WORDS 256    /* takes a list of words: given none, its own check says what is wrong */
 
 typedef struct enumName {
     const char *name;
@@ -503,8 +504,8 @@ static configDef configs[] = {
     STR("syslog-ident", NULL, F_IMMUTABLE | F_NOEFFECT, &cfg_strs[0], "redis"),
     I("databases", NULL, F_IMMUTABLE, &server.dbnum, "16", 1, INT_MAX, NULL),
     B("always-show-logo", NULL, F_IMMUTABLE, &server.always_show_logo, "no"),
-    SP("shutdown-on-sigterm", NULL, 0, "default", setShutdownOnSigterm, getShutdownOnSigterm),
-    SP("shutdown-on-sigint", NULL, 0, "default", setShutdownOnSigint, getShutdownOnSigint),
+    SP("shutdown-on-sigterm", NULL, F_WORDS, "default", setShutdownOnSigterm, getShutdownOnSigterm),
+    SP("shutdown-on-sigint", NULL, F_WORDS, "default", setShutdownOnSigint, getShutdownOnSigint),
     B("set-proc-title", NULL, F_IMMUTABLE | F_NOEFFECT, &cfg_ints[1], "yes"),
     STR("proc-title-template", NULL, F_NOEFFECT, &cfg_strs[1], "{title} {listen-addr} {server-mode}"),
     I("hz", NULL, 0, &server.hz, "10", 0, INT_MAX, applyHz),
@@ -908,7 +909,7 @@ static int loadConfigText(const char *text, const char *file, int depth) {
             const char *err = NULL;
             /* A list directive with nothing after it ("save " as the test suite
              * writes `save ""`) is the empty list, as in Redis. */
-            if (d && argc == 1 && (d->flags & F_MULTI)) {
+            if (d && argc == 1 && (d->flags & (F_MULTI | F_WORDS))) {
                 argv = zrealloc(argv, sizeof(sds) * 2);
                 argv[argc++] = sdsempty();
             }
@@ -983,16 +984,31 @@ int loadServerConfigFromArgs(int argc, char **argv) {
         }
         if (loadConfigFile(configfile, 0) != C_OK) return C_ERR;
     }
-    /* --name value... becomes config text, one directive a line. */
+    /* --name value... becomes config text, one directive a line, by Redis
+     * 7.0's rules: an argument right after a bare option name is its value
+     * even when it starts with "--" ("--name value" in one argument counts
+     * as name and value); a bare --save with nothing after it, or followed
+     * by another option, means `save ""`. */
     sds options = sdsempty();
+    int value_given = 1; /* the last option already has a value */
     for (; j < argc; j++) {
-        if (argv[j][0] == '-' && argv[j][1] == '-' && argv[j][2]) {
+        if (value_given && argv[j][0] == '-' && argv[j][1] == '-' && argv[j][2]) {
             if (sdslen(options)) options = sdscat(options, "\n");
             options = sdscat(options, argv[j] + 2);
             options = sdscat(options, " ");
+            int words;
+            sds *split = sdssplitargs(argv[j], &words);
+            value_given = words != 1;
+            if (split) sdsfreesplitres(split, words);
+            int next_is_option = j + 1 < argc && argv[j + 1][0] == '-' && argv[j + 1][1] == '-';
+            if (!value_given && !strcasecmp(argv[j], "--save") && (j + 1 == argc || next_is_option)) {
+                options = sdscat(options, "\"\"");
+                value_given = 1;
+            }
         } else {
             options = sdscatrepr(options, argv[j], strlen(argv[j]));
             options = sdscat(options, " ");
+            value_given = 1;
         }
     }
     /* The command line's lines replace the file's, except `save`: as in
