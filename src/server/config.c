@@ -32,6 +32,7 @@ enum { T_BOOL, T_INT, T_UINT, T_LL, T_ULL, T_SIZE, T_MEM, T_STRING, T_ENUM, T_SP
 #define F_FILE_ONLY 64 /* a redis.conf directive CONFIG GET/SET do not know (user) */
 #define F_PERCENT 128  /* T_MEM that may also be "N%" (of maxmemory), kept as -N */
 #define F_WORDS 256    /* takes a list of words: given none, its own check says what is wrong */
+#define F_HIDDEN 512   /* a testing knob: CONFIG GET answers it by name, never for a pattern */
 
 typedef struct enumName {
     const char *name;
@@ -604,7 +605,10 @@ static configDef configs[] = {
     EN("repl-diskless-load", NULL, F_NOEFFECT, &cfg_ints[31], "disabled", disklessLoadEnum),
     I("repl-diskless-sync-max-replicas", NULL, F_NOEFFECT, &cfg_ints[32], "0", 0, INT_MAX, NULL),
     I("repl-ping-replica-period", "repl-ping-slave-period", F_NOEFFECT, &cfg_ints[34], "10", 1, INT_MAX, NULL),
-    I("rdb-key-save-delay", NULL, 0, &server.rdb_key_save_delay, "0", INT_MIN, INT_MAX, NULL),
+    I("rdb-key-save-delay", NULL, F_HIDDEN, &server.rdb_key_save_delay, "0", INT_MIN, INT_MAX, NULL),
+    I("key-load-delay", NULL, F_HIDDEN | F_NOEFFECT, &cfg_ints[35], "0", INT_MIN, INT_MAX, NULL),
+    I("loading-process-events-interval-bytes", NULL, F_HIDDEN | F_NOEFFECT, &cfg_ints[36], "2097152", 1024, INT_MAX,
+      NULL),
     /* the 0MQ expiry push */
     SP("zmq-expiry-endpoint", NULL, F_MULTI, "", setZmqEndpoints, getZmqEndpoints),
     LL("zmq-expiry-hwm", NULL, 0, &server.zmq_hwm, "1000", 0, INT_MAX),
@@ -1034,7 +1038,7 @@ void configGetCommand(client *c) {
         int glob = strpbrk(pattern, "*?[") != NULL;
         for (size_t k = 0; k < NCONFIGS; k++) {
             configDef *d = &configs[k];
-            if (d->flags & F_FILE_ONLY) continue;
+            if ((d->flags & F_FILE_ONLY) || (glob && (d->flags & F_HIDDEN))) continue;
             const char *names[2] = {d->name, d->alias};
             for (int a = 0; a < 2; a++) {
                 const char *nm = names[a];
