@@ -197,3 +197,56 @@ def test_debug_config_rewrite_force_all(server_factory):
     for name in ("port", "dir", "logfile"):
         before.pop(name), after.pop(name)
     assert after == before
+
+
+def test_protected_configs(server_factory, tmp_path):
+    r = server_factory().client()
+    for name in ("dir", "dbfilename"):
+        with pytest.raises(redis.ResponseError) as e:
+            r.config_set(name, str(tmp_path) if name == "dir" else "other.rdb")
+        assert str(e.value) == ("CONFIG SET failed (possibly related to argument '%s') - "
+                                "can't set protected config" % name)
+    r = server_factory("--enable-protected-configs", "local").client()
+    assert r.config_set("dir", str(tmp_path)) and r.config_set("dbfilename", "other.rdb")
+    assert r.config_get("dbfilename") == {"dbfilename": "other.rdb"}
+
+
+def test_hidden_configs_answer_by_name_only(r):
+    every = r.config_get("*")
+    for name in ("key-load-delay", "rdb-key-save-delay", "loading-process-events-interval-bytes"):
+        assert name not in every
+        assert name in r.config_get(name)
+    assert r.config_get("loading-process-events-interval-bytes") == {
+        "loading-process-events-interval-bytes": "2097152"}
+
+
+@pytest.mark.parametrize("args, line, why", [
+    (["--port"], "'port'", "wrong number of arguments"),
+    (["--port", "6379", "6380"], "'port \"6379\" \"6380\"'", "wrong number of arguments"),
+    (["--port", "--loglevel", "verbose"], "'port \"--loglevel\" \"verbose\"'", "wrong number of arguments"),
+    (["--port", "--bla", "--loglevel", "verbose"], "'port \"--bla\"'", "argument couldn't be parsed into an integer"),
+    (["--logfile", "--my--log--file", "--loglevel", "--bla"], "'loglevel \"--bla\"'",
+     "argument(s) must be one of the following"),
+    (["--shutdown-on-sigint"], "'shutdown-on-sigint'", "argument(s) must be one of the following"),
+])
+def test_command_line_errors(args, line, why):
+    import subprocess
+    from support import SERVER
+    out = subprocess.run([SERVER] + args, capture_output=True, text=True, timeout=10)
+    text = out.stdout + out.stderr
+    assert out.returncode != 0
+    assert ">>> " + line in text and why in text
+
+
+@pytest.mark.parametrize("args, want", [
+    (["--save", "--loglevel", "verbose"], {"save": "", "loglevel": "verbose"}),
+    (["--loglevel", "verbose", "--save"], {"save": "", "loglevel": "verbose"}),
+    (["--proc-title-template", "--save", "--save", "", "--loglevel", "verbose"],
+     {"proc-title-template": "--save", "save": "", "loglevel": "verbose"}),
+    (["--maxmemory 700mb", "--maxmemory-policy volatile-lru"],
+     {"maxmemory": "734003200", "maxmemory-policy": "volatile-lru"}),
+])
+def test_command_line_values(server_factory, args, want):
+    r = server_factory(*args).client(decode_responses=True)
+    for name, value in want.items():
+        assert r.config_get(name) == {name: value}

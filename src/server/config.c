@@ -33,6 +33,7 @@ enum { T_BOOL, T_INT, T_UINT, T_LL, T_ULL, T_SIZE, T_MEM, T_STRING, T_ENUM, T_SP
 #define F_PERCENT 128  /* T_MEM that may also be "N%" (of maxmemory), kept as -N */
 #define F_WORDS 256    /* takes a list of words: given none, its own check says what is wrong */
 #define F_HIDDEN 512   /* a testing knob: CONFIG GET answers it by name, never for a pattern */
+#define F_PROTECTED 1024 /* CONFIG SET only as enable-protected-configs allows (dir, dbfilename) */
 
 typedef struct enumName {
     const char *name;
@@ -512,7 +513,7 @@ static configDef configs[] = {
     I("hz", NULL, 0, &server.hz, "10", 0, INT_MAX, applyHz),
     B("dynamic-hz", NULL, 0, &server.dynamic_hz, "yes"),
     EN("enable-debug-command", NULL, F_IMMUTABLE, &server.enable_debug_command, "no", enableEnum),
-    EN("enable-protected-configs", NULL, F_IMMUTABLE | F_NOEFFECT, &cfg_ints[25], "no", enableEnum),
+    EN("enable-protected-configs", NULL, F_IMMUTABLE, &server.enable_protected_configs, "no", enableEnum),
     EN("enable-module-command", NULL, F_IMMUTABLE, &server.enable_module_command, "no", enableEnum),
     SP("requirepass", NULL, F_SENSITIVE, "", setRequirepass, getRequirepass),
     SP("user", NULL, F_FILE_ONLY, "", setUser, getUser),
@@ -527,8 +528,8 @@ static configDef configs[] = {
     B("stop-writes-on-bgsave-error", NULL, 0, &server.stop_writes_on_bgsave_err, "yes"),
     B("rdbcompression", NULL, 0, &server.rdb_compression, "yes"),
     B("rdbchecksum", NULL, F_IMMUTABLE, &server.rdb_checksum, "yes"),
-    STR("dbfilename", NULL, 0, &server.dbfilename, "dump.rdb"),
-    SP("dir", NULL, 0, "", setDir, getDir),
+    STR("dbfilename", NULL, F_PROTECTED, &server.dbfilename, "dump.rdb"),
+    SP("dir", NULL, F_PROTECTED, "", setDir, getDir),
     B("rdb-del-sync-files", NULL, F_NOEFFECT, &cfg_ints[2], "no"),
     B("sanitize-dump-payload", NULL, F_NOEFFECT, &cfg_ints[3], "no"),
     /* append only */
@@ -1081,6 +1082,11 @@ void configSetCommand(client *c) {
         }
         if (defs[i]->flags & F_IMMUTABLE) {
             err = "can't set immutable config";
+            failed = i;
+            goto fail;
+        }
+        if ((defs[i]->flags & F_PROTECTED) && !commandEnabledFor(c, server.enable_protected_configs)) {
+            err = "can't set protected config";
             failed = i;
             goto fail;
         }

@@ -783,6 +783,12 @@ void clientsCron(void) {
     }
 }
 
+int commandEnabledFor(client *c, int setting) {
+    if (setting == 1) return 1;
+    return setting == 2 && ((c->flags & CLIENT_UNIX_SOCKET) || !strncmp(c->addr, "127.0.0.1:", 10) ||
+                            !strncmp(c->addr, "::1:", 4));
+}
+
 void closeListeningSockets(int unlink_unix_socket) {
     for (int j = 0; j < server.ipfd_count; j++) close(server.ipfd[j]);
     server.ipfd_count = 0;

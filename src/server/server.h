@@ -365,6 +365,7 @@ struct redisServer {
     int latency_tracking;
     long long latency_monitor_threshold; /* ms; 0 disables the latency monitor */
     int enable_debug_command; /* 0 no, 1 yes, 2 local */
+    int enable_protected_configs; /* CONFIG SET of dir and dbfilename: 0 no, 1 yes, 2 local */
     int enable_module_command; /* the same values */
 
     /* Persistence knobs that the config table owns; the persist/ module reads them. */
