@@ -354,6 +354,9 @@ void call(client *c, int flags) {
     c->flags &= ~CLIENT_PREVENT_PROP;
     c->flags |= CLIENT_EXECUTING;
     monotime start = getMonotonicUs();
+    /* A command that writes more than once (effects, expired keys it met)
+     * replays as one unit, MULTI/EXEC around it, as in Redis 7.0. */
+    propagateTransactionStart(c->db->id);
     c->cmd->proc(c);
     long long duration = (long long)(getMonotonicUs() - start);
     if (!prev_executing) c->flags &= ~CLIENT_EXECUTING;
@@ -379,6 +382,7 @@ void call(client *c, int flags) {
     if ((flags & CALL_PROPAGATE) && dirty && !(c->flags & (CLIENT_AOF | CLIENT_PREVENT_PROP)) &&
         !(c->cmd->flags & CMD_PROPAGATES_EFFECTS))
         propagateCommand(c->db->id, c->argv, c->argc);
+    propagateTransactionEnd(c->db->id);
     c->flags &= ~CLIENT_PREVENT_PROP;
     c->lastcmd = c->cmd;
     c->commands_processed++;
