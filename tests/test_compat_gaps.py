@@ -250,3 +250,32 @@ def test_command_line_values(server_factory, args, want):
     r = server_factory(*args).client(decode_responses=True)
     for name, value in want.items():
         assert r.config_get(name) == {name: value}
+
+
+def test_xgroup_setid_takes_minus_and_plus(r):
+    r.xadd("events", {"f": "v"}, id="1-1")
+    r.xgroup_create("events", "g1", id="0")
+    for bad in ("-", "+"):
+        with pytest.raises(redis.ResponseError) as e:
+            r.xgroup_create("events", "g" + bad, id=bad)
+        assert str(e.value) == "Invalid stream ID specified as stream command argument"
+    assert r.xgroup_setid("events", "g1", "+")
+    assert r.xinfo_groups("events")[0]["last-delivered-id"] == b"18446744073709551615-18446744073709551615"
+    assert r.xgroup_setid("events", "g1", "-")
+    assert r.xinfo_groups("events")[0]["last-delivered-id"] == b"0-0"
+
+
+def test_xreadgroup_replays_as_its_effects(aof):
+    r, d = aof
+    r.xadd("s", {"a": "b"}, id="1-1")
+    r.xgroup_create("s", "g", id="$")
+    r.xgroup_create("s", "quiet", id="0")
+    r.xreadgroup("g", "c1", {"s": ">"})  # nothing to deliver: nothing replayed
+    r.xadd("s", {"c": "d"}, id="2-1")
+    r.xreadgroup("g", "c2", {"s": ">"})
+    r.xreadgroup("quiet", "nobody", {"s": ">"}, noack=True)
+    cmds = [[a.lower() if i < 2 else a for i, a in enumerate(c)] for c in writes(aof_commands(d))]
+    assert [c[:2] for c in cmds] == [
+        [b"xadd", b"s"], [b"xgroup", b"create"], [b"xgroup", b"create"], [b"xadd", b"s"],
+        [b"xclaim", b"s"],
+        [b"multi"], [b"xgroup", b"createconsumer"], [b"xgroup", b"setid"], [b"exec"]]

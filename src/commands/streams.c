@@ -829,13 +829,14 @@ static int parseGroupOptionsOrReply(client *c, int allow_mkstream, int *mkstream
 }
 
 /* argv[4]: "$" (the stream's last ID) or an ID. */
-static int parseGroupIDOrReply(client *c, stream *s, streamID *id) {
+/* XGROUP CREATE takes "$" or an ID; SETID also "-" and "+" (7.0). */
+static int parseGroupIDOrReply(client *c, stream *s, streamID *id, int strict) {
     if (!strcmp(c->argv[4]->ptr, "$")) {
         if (s) *id = s->last_id;
         else id->ms = id->seq = 0;
         return C_OK;
     }
-    return parseIDOrReply(c, c->argv[4], id, 0, 1, NULL);
+    return parseIDOrReply(c, c->argv[4], id, 0, strict, NULL);
 }
 
 void xgroupCreateCommand(client *c) {
@@ -850,7 +851,7 @@ void xgroupCreateCommand(client *c) {
         if (!(s = xgroupLookup(c, 0, &cg))) return;
     }
     streamID id;
-    if (parseGroupIDOrReply(c, s, &id) != C_OK) return;
+    if (parseGroupIDOrReply(c, s, &id, 1) != C_OK) return;
     if (!s) {
         o = createStreamObject();
         dbAdd(c->db, c->argv[2], o);
@@ -871,7 +872,7 @@ void xgroupSetidCommand(client *c) {
     streamCG *cg;
     stream *s = xgroupLookup(c, 1, &cg);
     streamID id;
-    if (!s || parseGroupIDOrReply(c, s, &id) != C_OK) return;
+    if (!s || parseGroupIDOrReply(c, s, &id, 0) != C_OK) return;
     cg->last_id = id;
     cg->entries_read = entries_read;
     addReply(c, shared.ok);
