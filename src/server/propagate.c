@@ -81,9 +81,14 @@ void alsoPropagate(client *c, robj **argv, int argc) {
 
 void preventCommandPropagation(client *c) { c->flags |= CLIENT_PREVENT_PROP; }
 
+/* An expired key's DEL is not part of the command that met it: it goes out
+ * at once, outside the command's MULTI/EXEC (as 7.0.15 does), unless a
+ * transaction already went out framed. */
 void propagateDeletion(redisDb *db, robj *key) {
     robj *argv[2] = {shared.del, key};
-    emit(db->id, argv, 2);
+    if (!nsubscribers) return;
+    if (in_transaction) emit(db->id, argv, 2);
+    else fanOut(db->id, argv, 2);
 }
 
 void propagateTransactionStart(int dbid) {
