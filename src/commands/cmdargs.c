@@ -122,10 +122,3 @@ const zsetLimits *zsetConfigLimits(void) {
     return &lim;
 }
 
-int commandEnabledFor(client *c, int setting) {
-    if (setting == 1) return 1;
-    if (setting == 2 &&
-        ((c->flags & CLIENT_UNIX_SOCKET) || !strncmp(c->addr, "127.0.0.1:", 10) || !strncmp(c->addr, "::1:", 4)))
-        return 1;
-    return 0;
-}

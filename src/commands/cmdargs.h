@@ -48,8 +48,4 @@ void storeResultOrDelete(client *c, robj *dstkey, robj *obj, int class, const ch
 /* zset-max-listpack-entries / -value as configured now. */
 const zsetLimits *zsetConfigLimits(void);
 
-/* enable-debug-command / enable-module-command: 1 when the setting (no,
- * yes, or local connections only) lets this client run the command. */
-int commandEnabledFor(client *c, int setting);
-
 #endif

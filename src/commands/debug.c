@@ -426,6 +426,8 @@ static void debugPauseCron(client *c) {
 
 /* The reply buffers here are not resized nor peak-tracked by a cron job,
  * so the switches are accepted and have nothing to act on. */
+static void debugConfigRewriteForceAll(client *c) { configRewriteReply(c, 1); }
+
 static void debugReplybuffer(client *c) {
     const char *what = c->argv[2]->ptr;
     if (strcasecmp(what, "peak-reset-time") && strcasecmp(what, "resizing")) {
@@ -485,6 +487,7 @@ static const debugSub debugSubs[] = {
     {"set-disable-deny-scripts", 3, 3, debugSetDisableDenyScripts},
     {"pause-cron", 3, 3, debugPauseCron},
     {"replybuffer", 4, 4, debugReplybuffer},
+    {"config-rewrite-force-all", 2, 2, debugConfigRewriteForceAll},
     {"change-repl-id", 2, 2, debugOk},
     {"mallctl", 3, 4, debugMallctl},
     {"mallctl-str", 3, 4, debugMallctl},

@@ -1,6 +1,7 @@
 /* dump: DUMP and RESTORE, moving single values between servers in Redis's
  * payload format (the RDB object encoding + RDB version + CRC64). */
 #include "persist/rdb.h"
+#include "core/zmalloc.h"
 #include "server/client.h"
 #include "server/db.h"
 #include "server/evict.h"
@@ -97,5 +98,18 @@ void restoreCommand(client *c) {
     if (ttl) setExpire(c->db, key, ttl);
     objectSetAccess(val, lfu_freq, lru_idle);
     keyChanged(c->db, key, NOTIFY_GENERIC, "restore", 1);
+    if (ttl && !absttl) {
+        /* Replayed with the absolute deadline (… <unix-ms> <payload> … ABSTTL),
+         * so the AOF and replicas expire the key when we do. */
+        robj **argv = zmalloc(sizeof(robj *) * (c->argc + 1));
+        for (int j = 0; j < c->argc; j++) {
+            argv[j] = j == 2 ? createStringObjectFromLongLong(ttl) : c->argv[j];
+            if (j != 2) incrRefCount(argv[j]);
+        }
+        argv[c->argc] = createStringObject("ABSTTL", 6);
+        struct redisCommand *cmd = c->cmd;
+        replaceClientCommandVector(c, c->argc + 1, argv);
+        c->cmd = cmd;
+    }
     addReply(c, shared.ok);
 }

@@ -11,6 +11,7 @@
  * per host:port for a few seconds, remembering the database they selected,
  * so a run of MIGRATEs to one target connects once; a cached connection that
  * turns out dead is reopened once, transparently. */
+#include "commands/migrate.h"
 #include "commands/cmdargs.h"
 #include "persist/rdb.h"
 #include "server/client.h"
@@ -58,14 +59,17 @@ static void closeConn(migrateConn *mc) {
     mc->name = NULL;
 }
 
+int migrateCachedSockets(void) {
+    int open = 0;
+    for (int i = 0; i < MIGRATE_CACHE_SLOTS; i++) open += cache[i].name != NULL;
+    return open;
+}
+
 static long long cacheTimerProc(aeEventLoop *el, long long id, void *clientData) {
     (void)el, (void)id, (void)clientData;
-    int open = 0;
-    for (int i = 0; i < MIGRATE_CACHE_SLOTS; i++) {
+    for (int i = 0; i < MIGRATE_CACHE_SLOTS; i++)
         if (cache[i].name && server.unixtime - cache[i].last_use > MIGRATE_CACHE_TTL) closeConn(&cache[i]);
-        if (cache[i].name) open++;
-    }
-    if (open) return 1000;
+    if (migrateCachedSockets()) return 1000;
     cache_timer_id = -1;
     return AE_NOMORE;
 }

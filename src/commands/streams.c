@@ -450,8 +450,9 @@ void xsetidCommand(client *c) {
  * filters), so, as in Redis, what is replicated is their effect: one
  * XCLAIM ... TIME RETRYCOUNT FORCE JUSTID LASTID per pending entry they
  * touched, XGROUP SETID for the group's position, XGROUP CREATECONSUMER for
- * a consumer they created. Each effect is propagated as it happens; a
- * command whose effects say it all is then not propagated itself. */
+ * a consumer XCLAIM / XAUTOCLAIM created. One XREADGROUP creates is not an
+ * effect of its own (7.0.15): its XCLAIMs create it where they are replayed. Each effect is propagated as it happens; a command
+ * whose effects say it all is then not propagated itself. */
 static int effects_propagated; /* by the running command */
 
 static void queueEffect(client *c, int argc, robj **argv) {
@@ -502,6 +503,7 @@ static void queueSetidEffect(client *c, robj *key, robj *group, streamCG *cg) {
     queueEffect(c, j, argv);
 }
 
+/* XCLAIM / XAUTOCLAIM creating their consumer. */
 static void queueCreateConsumerEffect(client *c, robj *key, robj *group, robj *consumer) {
     int j;
     robj **argv = effectArgv(5, "XGROUP", "CREATECONSUMER", key, group, &j);
@@ -531,7 +533,7 @@ static void addReplyNoGroupForKey(client *c, robj *key, robj *group) {
 /* Delivers entries after the group's last ID to consumer: each one goes to
  * the PEL (unless noack) and moves the group's position. */
 static void addReplyDeliveringNew(client *c, robj *key, robj *group, stream *s, streamCG *cg,
-                                  streamConsumer *consumer, long long count, int noack) {
+                                  streamConsumer *consumer, robj *created, long long count, int noack) {
     void *len = addReplyDeferredLen(c);
     streamIterator it;
     streamID id, start = cg->last_id, end = {UINT64_MAX, UINT64_MAX};
@@ -552,7 +554,12 @@ static void addReplyDeliveringNew(client *c, robj *key, robj *group, stream *s, 
     }
     streamIteratorStop(&it);
     setDeferredArrayLen(c, len, n);
-    if (n) queueSetidEffect(c, key, group, cg);
+    /* Without NOACK the XCLAIMs carry the group's last ID (LASTID) and
+     * create the consumer; with it, as 7.0.15: the consumer if new, then SETID. */
+    if (n && noack) {
+        if (created) queueCreateConsumerEffect(c, key, group, created);
+        queueSetidEffect(c, key, group, cg);
+    }
 }
 
 /* The consumer's own pending entries after `after`, delivered again; an
@@ -706,13 +713,14 @@ static void xreadGeneric(client *c, int xreadgroup) {
         if (replyIfWrongType(c, o, OBJ_STREAM)) goto done;
         stream *s = o->ptr;
         streamConsumer *consumer = NULL;
+        int created = 0;
         if (xreadgroup) {
             size_t nlen = stringObjectLen(consumername);
             consumer = streamLookupConsumer(groups[i], consumername->ptr, nlen);
             if (!consumer) {
                 consumer = streamCreateConsumer(groups[i], consumername->ptr, nlen, commandTimeMs());
                 keyChanged(c->db, key, NOTIFY_STREAM, "xgroup-createconsumer", 1);
-                queueCreateConsumerEffect(c, key, groupname, consumername);
+                created = 1;
             }
             if (consumer) consumer->seen_time = commandTimeMs();
         }
@@ -728,7 +736,8 @@ static void xreadGeneric(client *c, int xreadgroup) {
         if (history) {
             addReplyConsumerHistory(c, key, groupname, s, groups[i], consumer, &ids[i], count);
         } else if (xreadgroup) {
-            addReplyDeliveringNew(c, key, groupname, s, groups[i], consumer, count, noack);
+            addReplyDeliveringNew(c, key, groupname, s, groups[i], consumer, created ? consumername : NULL, count,
+                                  noack);
         } else {
             streamID start = ids[i], end = {UINT64_MAX, UINT64_MAX};
             streamIncrID(&start);
@@ -768,6 +777,9 @@ static void xreadGeneric(client *c, int xreadgroup) {
     blockForKeys(c, BLOCKED_STREAM, c->argv + streams_arg, nstreams, timeout);
 done:
     flushEffects(c, 1);
+    /* XREADGROUP replays only as its effects: one that delivered nothing
+     * (a consumer created, say) leaves nothing in the stream, as in 7.0.15. */
+    if (xreadgroup) preventCommandPropagation(c);
     zfree(ids);
     zfree(groups);
 }
@@ -817,13 +829,14 @@ static int parseGroupOptionsOrReply(client *c, int allow_mkstream, int *mkstream
 }
 
 /* argv[4]: "$" (the stream's last ID) or an ID. */
-static int parseGroupIDOrReply(client *c, stream *s, streamID *id) {
+/* XGROUP CREATE takes "$" or an ID; SETID also "-" and "+" (7.0). */
+static int parseGroupIDOrReply(client *c, stream *s, streamID *id, int strict) {
     if (!strcmp(c->argv[4]->ptr, "$")) {
         if (s) *id = s->last_id;
         else id->ms = id->seq = 0;
         return C_OK;
     }
-    return parseIDOrReply(c, c->argv[4], id, 0, 1, NULL);
+    return parseIDOrReply(c, c->argv[4], id, 0, strict, NULL);
 }
 
 void xgroupCreateCommand(client *c) {
@@ -838,7 +851,7 @@ void xgroupCreateCommand(client *c) {
         if (!(s = xgroupLookup(c, 0, &cg))) return;
     }
     streamID id;
-    if (parseGroupIDOrReply(c, s, &id) != C_OK) return;
+    if (parseGroupIDOrReply(c, s, &id, 1) != C_OK) return;
     if (!s) {
         o = createStreamObject();
         o = dbAdd(c->db, c->argv[2], o);
@@ -859,7 +872,7 @@ void xgroupSetidCommand(client *c) {
     streamCG *cg;
     stream *s = xgroupLookup(c, 1, &cg);
     streamID id;
-    if (!s || parseGroupIDOrReply(c, s, &id) != C_OK) return;
+    if (!s || parseGroupIDOrReply(c, s, &id, 0) != C_OK) return;
     cg->last_id = id;
     cg->entries_read = entries_read;
     addReply(c, shared.ok);

@@ -6,10 +6,21 @@
  *  - node->sz and node->count always describe node->entry;
  *  - ql->count is the sum of node counts and ql->len the number of nodes;
  *  - a packed node only grows while the fill rule allows it (a node that
- *    holds a single element may be bigger than the size limit). */
+ *    holds a single element may be bigger than the size limit);
+ *  - node->entry is read or changed only once useNode() made it raw.
+ *
+ * Compression (list-compress-depth) works as in Redis 7.0: an operation
+ * decompresses the nodes it needs (useNode, which remembers them in
+ * ql->used), and settle() then keeps the `compress` nodes at each end raw and
+ * compresses the first node past them on each side and every node used
+ * that lies beyond. Reads settle before their next node is decompressed, so
+ * at most the node being read stays raw between calls. */
 #include "data/quicklist.h"
 
+#include <lzf.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/numparse.h"
@@ -69,11 +80,13 @@ unsigned char *quicklistTakeListpack(quicklist *ql) {
 static void nodeRefresh(quicklistNode *n) {
     n->sz = lpBytes(n->entry);
     n->count = (unsigned int)lpLength(n->entry);
+    n->incompressible = 0;
 }
 
 static quicklistNode *nodeCreate(int container, unsigned char *entry, size_t sz) {
     quicklistNode *n = zcalloc(sizeof(*n));
     n->container = container;
+    n->encoding = QUICKLIST_NODE_ENCODING_RAW;
     n->entry = entry;
     if (container == QUICKLIST_NODE_CONTAINER_PACKED) {
         nodeRefresh(n);
@@ -93,13 +106,118 @@ static quicklistNode *nodeWithElement(const void *value, size_t sz) {
 }
 
 static void nodeFree(quicklistNode *n) {
-    if (n->container == QUICKLIST_NODE_CONTAINER_PACKED)
+    if (n->container == QUICKLIST_NODE_CONTAINER_PACKED && n->encoding == QUICKLIST_NODE_ENCODING_RAW)
         lpFree(n->entry);
     else
         zfree(n->entry);
     zfree(n);
 }
 
+
+/* ---- compression ---- */
+
+/* Smaller nodes are not worth it; nor is compression saving less than this. */
+#define MIN_COMPRESS_BYTES 48
+#define MIN_COMPRESS_IMPROVE 8
+
+/* A compressed entry: its length, then the LZF bytes. */
+typedef struct lzfBlob {
+    size_t sz;
+    unsigned char data[];
+} lzfBlob;
+
+static int isCompressed(const quicklistNode *n) { return n->encoding == QUICKLIST_NODE_ENCODING_LZF; }
+
+static void forgetUsed(quicklist *ql, quicklistNode *n) {
+    if (!n->recompress) return;
+    n->recompress = 0;
+    for (int i = 0; i < ql->nused; i++) {
+        if (ql->used[i] == n) {
+            ql->used[i] = ql->used[--ql->nused];
+            return;
+        }
+    }
+}
+
+static void compressNode(quicklist *ql, quicklistNode *n) {
+    forgetUsed(ql, n);
+    if (isCompressed(n) || n->incompressible || n->sz < MIN_COMPRESS_BYTES || n->sz > UINT32_MAX) return;
+    lzfBlob *blob = zmalloc(sizeof(*blob) + n->sz);
+    unsigned int csz = lzf_compress(n->entry, (unsigned int)n->sz, blob->data, (unsigned int)n->sz);
+    if (csz == 0 || csz + MIN_COMPRESS_IMPROVE >= n->sz) {
+        zfree(blob);
+        n->incompressible = 1;
+        return;
+    }
+    blob->sz = csz;
+    blob = zrealloc(blob, sizeof(*blob) + csz);
+    zfree(n->entry); /* a raw listpack or plain buffer: both plain allocations */
+    n->entry = (unsigned char *)blob;
+    n->encoding = QUICKLIST_NODE_ENCODING_LZF;
+}
+
+/* Back to the raw bytes; the node is remembered to be compressed again. */
+static void decompressNode(quicklist *ql, quicklistNode *n) {
+    if (!isCompressed(n)) return;
+    lzfBlob *blob = (lzfBlob *)n->entry;
+    unsigned char *raw = zmalloc(n->sz);
+    if (lzf_decompress(blob->data, (unsigned int)blob->sz, raw, (unsigned int)n->sz) != n->sz) {
+        fprintf(stderr, "quicklist: a compressed node does not decompress to its size\n");
+        abort();
+    }
+    zfree(blob);
+    n->entry = raw;
+    n->encoding = QUICKLIST_NODE_ENCODING_RAW;
+    if (ql->nused < QUICKLIST_USED_MAX) {
+        n->recompress = 1;
+        ql->used[ql->nused++] = n;
+    }
+}
+
+/* Makes n's entry raw for reading or changing it. */
+static void useNode(quicklist *ql, quicklistNode *n) { decompressNode(ql, n); }
+
+/* Applies the depth (see the file comment). `keep` (may be NULL) is a node
+ * an iterator stands in: it is left as it is. */
+static void settle(quicklist *ql, quicklistNode *keep) {
+    if (ql->compress == 0 || !ql->head) return;
+    quicklistNode *fwd = ql->head, *rev = ql->tail;
+    for (unsigned int depth = 0; depth < ql->compress; depth++) {
+        decompressNode(ql, fwd);
+        forgetUsed(ql, fwd);
+        decompressNode(ql, rev);
+        forgetUsed(ql, rev);
+        if (fwd == rev || fwd->next == rev) return; /* every node is within the depth */
+        fwd = fwd->next;
+        rev = rev->prev;
+    }
+    /* fwd and rev are now the first nodes past the depth. */
+    if (fwd != keep) compressNode(ql, fwd);
+    if (rev != keep) compressNode(ql, rev);
+    for (int i = ql->nused - 1; i >= 0; i--)
+        if (i < ql->nused && ql->used[i] != keep) compressNode(ql, ql->used[i]);
+}
+
+/* Before a read moves to another node: the nodes read so far go back. */
+static void settleReads(quicklist *ql, quicklistNode *keep) {
+    if (ql->nused) settle(ql, keep);
+}
+
+const unsigned char *quicklistNodeData(quicklist *ql, quicklistNode *node) {
+    settleReads(ql, NULL);
+    useNode(ql, node);
+    return node->entry;
+}
+
+size_t quicklistNodeStoredBytes(const quicklistNode *node) {
+    return isCompressed(node) ? sizeof(lzfBlob) + ((const lzfBlob *)node->entry)->sz : node->sz;
+}
+
+unsigned long quicklistCompressedNodes(const quicklist *ql) {
+    unsigned long n = 0;
+    for (const quicklistNode *node = ql->head; node; node = node->next) n += isCompressed(node);
+    return n;
+}
 
 /* Can node take one more element of sz bytes without breaking the fill rule? */
 static int nodeAllowsInsert(const quicklist *ql, const quicklistNode *node, const void *value,
@@ -111,7 +229,8 @@ static int nodeAllowsInsert(const quicklist *ql, const quicklistNode *node, cons
 
 /* Adds value as the first (at_head) or last element of a packed node that
  * nodeAllowsInsert accepted. Counts only the node. */
-static void addAtNodeEnd(quicklistNode *node, int at_head, const void *value, size_t sz) {
+static void addAtNodeEnd(quicklist *ql, quicklistNode *node, int at_head, const void *value, size_t sz) {
+    useNode(ql, node);
     node->entry = at_head ? lpPrepend(node->entry, value, (uint32_t)sz)
                           : lpAppend(node->entry, value, (uint32_t)sz);
     nodeRefresh(node);
@@ -133,6 +252,7 @@ static void linkAfter(quicklist *ql, quicklistNode *after, quicklistNode *n) {
 }
 
 static void unlinkNode(quicklist *ql, quicklistNode *n) {
+    forgetUsed(ql, n);
     if (n->prev)
         n->prev->next = n->next;
     else
@@ -158,6 +278,8 @@ static int tryMerge(quicklist *ql, quicklistNode *a, quicklistNode *b) {
     /* The merged listpack drops one header and one terminator. */
     size_t bytes = a->sz + b->sz - LP_HDR_SIZE - 1;
     if (exceedsFill(ql->fill, bytes, (unsigned long)a->count + b->count)) return 0;
+    useNode(ql, a);
+    useNode(ql, b);
     a->entry = lpMerge(a->entry, b->entry);
     b->entry = NULL;
     nodeRefresh(a);
@@ -169,6 +291,7 @@ static int tryMerge(quicklist *ql, quicklistNode *a, quicklistNode *b) {
 /* Splits node so that it keeps elements [0, at) and a new node linked right
  * after it holds [at, count). Both sides must be non-empty. */
 static quicklistNode *splitNode(quicklist *ql, quicklistNode *node, unsigned long at) {
+    useNode(ql, node);
     unsigned long total = node->count;
     unsigned char *copy = zmemdup(node->entry, node->sz);
     quicklistNode *right =
@@ -211,9 +334,13 @@ void quicklistRelease(quicklist *ql) {
 }
 
 quicklist *quicklistDup(quicklist *orig) {
+    settleReads(orig, NULL);
     quicklist *copy = quicklistCreate(orig->fill, (int)orig->compress);
+    /* Node by node as stored: compressed nodes are copied compressed. */
     for (quicklistNode *n = orig->head; n; n = n->next) {
-        quicklistNode *c = nodeCreate(n->container, zmemdup(n->entry, n->sz), n->sz);
+        quicklistNode *c = zmemdup(n, sizeof(*n));
+        c->entry = zmemdup(n->entry, quicklistNodeStoredBytes(n));
+        c->recompress = 0;
         linkAfter(copy, copy->tail, c);
         copy->count += c->count;
     }
@@ -226,11 +353,13 @@ void quicklistAppendListpack(quicklist *ql, unsigned char *lp) {
     quicklistNode *n = nodeCreate(QUICKLIST_NODE_CONTAINER_PACKED, lp, 0);
     linkAfter(ql, ql->tail, n);
     ql->count += n->count;
+    settle(ql, NULL);
 }
 
 void quicklistAppendPlainNode(quicklist *ql, unsigned char *data, size_t sz) {
     linkAfter(ql, ql->tail, nodeCreate(QUICKLIST_NODE_CONTAINER_PLAIN, data, sz));
     ql->count++;
+    settle(ql, NULL);
 }
 
 /* ---- ends ---- */
@@ -239,10 +368,11 @@ void quicklistPush(quicklist *ql, const void *value, size_t sz, int where) {
     int at_head = where == QUICKLIST_HEAD;
     quicklistNode *end = at_head ? ql->head : ql->tail;
     if (nodeAllowsInsert(ql, end, value, sz))
-        addAtNodeEnd(end, at_head, value, sz);
+        addAtNodeEnd(ql, end, at_head, value, sz);
     else
         linkAfter(ql, at_head ? NULL : end, nodeWithElement(value, sz));
     ql->count++;
+    settle(ql, NULL);
 }
 
 void quicklistPushHead(quicklist *ql, const void *value, size_t sz) {
@@ -254,8 +384,10 @@ void quicklistPushTail(quicklist *ql, const void *value, size_t sz) {
 }
 
 int quicklistPop(quicklist *ql, int where, unsigned char **data, size_t *sz, long long *sval) {
+    settleReads(ql, NULL);
     quicklistNode *node = where == QUICKLIST_HEAD ? ql->head : ql->tail;
     if (!node) return 0;
+    useNode(ql, node);
     if (isPlain(node)) {
         /* Hand the buffer over: copying a huge element would be wasteful. */
         *data = node->entry;
@@ -264,6 +396,7 @@ int quicklistPop(quicklist *ql, int where, unsigned char **data, size_t *sz, lon
         unlinkNode(ql, node);
         ql->count--;
         zfree(node);
+        settle(ql, NULL);
         return 1;
     }
     unsigned char *p = where == QUICKLIST_HEAD ? lpFirst(node->entry) : lpLast(node->entry);
@@ -284,6 +417,7 @@ int quicklistPop(quicklist *ql, int where, unsigned char **data, size_t *sz, lon
         nodeRefresh(node);
         ql->count--;
     }
+    settle(ql, NULL);
     return 1;
 }
 
@@ -291,8 +425,10 @@ void quicklistRotate(quicklist *ql) {
     if (ql->count <= 1) return;
     quicklistNode *tail = ql->tail;
     if (isPlain(tail)) {
+        settleReads(ql, NULL);
         unlinkNode(ql, tail);
         linkAfter(ql, NULL, tail);
+        settle(ql, NULL);
         return;
     }
     unsigned char *data;
@@ -347,6 +483,7 @@ static int locate(const quicklist *ql, long index, quicklistNode **node, long *o
 
 /* The listpack entry at offset, using the cheap ends when possible. */
 static unsigned char *seekInNode(quicklistNode *n, long offset) {
+    /* callers made n raw (useNode) */
     if (offset == 0) return lpFirst(n->entry);
     if ((unsigned long)offset == n->count - 1UL) return lpLast(n->entry);
     return lpSeek(n->entry, offset);
@@ -373,7 +510,9 @@ static void fillEntry(quicklist *ql, quicklistNode *node, long offset, unsigned 
 int quicklistIndex(quicklist *ql, long index, quicklistEntry *entry) {
     quicklistNode *node;
     long offset;
+    settleReads(ql, NULL);
     if (!locate(ql, index, &node, &offset)) return 0;
+    useNode(ql, node);
     fillEntry(ql, node, offset, isPlain(node) ? NULL : seekInNode(node, offset), entry);
     return 1;
 }
@@ -391,6 +530,8 @@ static void insertAt(quicklist *ql, quicklistNode *node, long offset, int after,
                      const void *value, size_t sz) {
     int at_tail = after && (unsigned long)offset == node->count - 1UL;
     int at_head = !after && offset == 0;
+    settleReads(ql, NULL);
+    useNode(ql, node);
 
     if (nodeAllowsInsert(ql, node, value, sz)) {
         unsigned char *zi = seekInNode(node, offset);
@@ -401,7 +542,7 @@ static void insertAt(quicklist *ql, quicklistNode *node, long offset, int after,
         /* The node is full, but the neighbour's near end is the same position. */
         quicklistNode *neighbour = at_tail ? node->next : node->prev;
         if (nodeAllowsInsert(ql, neighbour, value, sz))
-            addAtNodeEnd(neighbour, at_tail, value, sz);
+            addAtNodeEnd(ql, neighbour, at_tail, value, sz);
         else
             linkAfter(ql, at_tail ? node : node->prev, nodeWithElement(value, sz));
     } else {
@@ -410,9 +551,9 @@ static void insertAt(quicklist *ql, quicklistNode *node, long offset, int after,
         unsigned long at = (unsigned long)offset + (after ? 1 : 0);
         quicklistNode *right = splitNode(ql, node, at);
         if (nodeAllowsInsert(ql, node, value, sz))
-            addAtNodeEnd(node, 0, value, sz);
+            addAtNodeEnd(ql, node, 0, value, sz);
         else if (nodeAllowsInsert(ql, right, value, sz))
-            addAtNodeEnd(right, 1, value, sz);
+            addAtNodeEnd(ql, right, 1, value, sz);
         else
             linkAfter(ql, node, nodeWithElement(value, sz));
         /* The halves may now fit into their outer neighbours. */
@@ -420,6 +561,7 @@ static void insertAt(quicklist *ql, quicklistNode *node, long offset, int after,
         tryMerge(ql, node->prev, node);
     }
     ql->count++;
+    settle(ql, NULL);
 }
 
 void quicklistInsertBefore(quicklist *ql, quicklistEntry *entry, const void *value, size_t sz) {
@@ -433,7 +575,9 @@ void quicklistInsertAfter(quicklist *ql, quicklistEntry *entry, const void *valu
 int quicklistReplaceAtIndex(quicklist *ql, long index, const void *data, size_t sz) {
     quicklistNode *node;
     long offset;
+    settleReads(ql, NULL);
     if (!locate(ql, index, &node, &offset)) return 0;
+    useNode(ql, node);
     unsigned long abs_index = index < 0 ? ql->count - (unsigned long)(-(index + 1)) - 1
                                         : (unsigned long)index;
     if (!isPlain(node) && !isLargeElement(sz)) {
@@ -444,12 +588,15 @@ int quicklistReplaceAtIndex(quicklist *ql, long index, const void *data, size_t 
         if (node->count == 1 || !exceedsFill(ql->fill, bytes, node->count)) {
             node->entry = lpReplace(node->entry, &zi, data, (uint32_t)sz);
             nodeRefresh(node);
+            settle(ql, NULL);
             return 1;
         }
     } else if (isPlain(node) && isLargeElement(sz)) {
         zfree(node->entry);
         node->entry = zmemdup(data, sz);
         node->sz = sz;
+        node->incompressible = 0;
+        settle(ql, NULL);
         return 1;
     }
     /* The container changes or the node would overflow: delete, then insert
@@ -471,6 +618,7 @@ int quicklistDelRange(quicklist *ql, long start, long count) {
     if (count <= 0) return 0;
     quicklistNode *node;
     long offset;
+    settleReads(ql, NULL);
     if (!locate(ql, start, &node, &offset)) return 0;
     unsigned long abs_start = 0;
     for (quicklistNode *n = ql->head; n != node; n = n->next) abs_start += n->count;
@@ -486,6 +634,7 @@ int quicklistDelRange(quicklist *ql, long start, long count) {
         } else {
             unsigned long avail = node->count - (unsigned long)offset;
             unsigned long del = extent < avail ? extent : avail;
+            useNode(ql, node);
             node->entry = lpDeleteRange(node->entry, offset, del);
             nodeRefresh(node);
             ql->count -= del;
@@ -494,6 +643,7 @@ int quicklistDelRange(quicklist *ql, long start, long count) {
         node = next;
         offset = 0;
     }
+    settle(ql, NULL);
     return 1;
 }
 
@@ -533,6 +683,11 @@ int quicklistNext(quicklistIter *it, quicklistEntry *entry) {
     quicklistNode *node = it->current;
     if (!node) return 0;
     int forward = it->direction == QUICKLIST_ITER_FROM_HEAD;
+    if (!it->zi) {
+        /* Entering a node: the ones read before go back first. */
+        settleReads(it->ql, node);
+        useNode(it->ql, node);
+    }
     if (isPlain(node)) {
         fillEntry(it->ql, node, 0, NULL, entry);
         iterEnterNode(it, forward ? node->next : node->prev);
@@ -576,4 +731,8 @@ void quicklistDelEntry(quicklistIter *it, quicklistEntry *entry) {
     entry->value = NULL;
 }
 
-void quicklistReleaseIterator(quicklistIter *it) { zfree(it); }
+void quicklistReleaseIterator(quicklistIter *it) {
+    /* Deletions during the walk may have brought compressed nodes near an end. */
+    settle(it->ql, NULL);
+    zfree(it);
+}

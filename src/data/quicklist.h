@@ -15,8 +15,11 @@
  * Elements of packed_threshold bytes or more (1 GB by default, settable like
  * DEBUG QUICKLIST-PACKED-THRESHOLD) get a plain node of their own.
  *
- * list-compress-depth is stored in `compress` but compression is not
- * implemented: every node stays uncompressed. */
+ * list-compress-depth (`compress`): the `compress` nodes nearest each end
+ * stay as they are; nodes beyond are kept LZF-compressed when that saves
+ * something (48 bytes or more, at least 8 saved), as in Redis 7.0. A node a
+ * caller reads is decompressed and compressed again by the next call on the
+ * list: entries and iterators see plain bytes. */
 #ifndef DATA_QUICKLIST_H
 #define DATA_QUICKLIST_H
 
@@ -24,6 +27,9 @@
 
 #define QUICKLIST_NODE_CONTAINER_PLAIN 1
 #define QUICKLIST_NODE_CONTAINER_PACKED 2
+
+#define QUICKLIST_NODE_ENCODING_RAW 1
+#define QUICKLIST_NODE_ENCODING_LZF 2
 
 #define QUICKLIST_HEAD 0
 #define QUICKLIST_TAIL -1
@@ -38,22 +44,32 @@
 
 typedef struct quicklistNode {
     struct quicklistNode *prev, *next;
-    unsigned char *entry; /* PACKED: a listpack; PLAIN: the element's bytes */
-    size_t sz;            /* bytes of entry */
+    unsigned char *entry; /* RAW: PACKED a listpack, PLAIN the element's bytes; LZF: their compressed form */
+    size_t sz;            /* bytes of the uncompressed entry */
     unsigned int count;   /* elements in this node (1 for PLAIN) */
     int container;        /* QUICKLIST_NODE_CONTAINER_PLAIN / _PACKED */
+    unsigned char encoding;       /* QUICKLIST_NODE_ENCODING_RAW / _LZF */
+    unsigned char recompress;     /* decompressed to be read or changed: compress again afterwards */
+    unsigned char incompressible; /* LZF saved too little: not tried again until the content changes */
 } quicklistNode;
+
+/* Nodes of one list decompressed for an operation in progress (at most a
+ * handful: an operation touches a node, its neighbours and a split). */
+#define QUICKLIST_USED_MAX 8
 
 typedef struct quicklist {
     quicklistNode *head, *tail;
     unsigned long count; /* elements in all nodes */
     unsigned long len;   /* nodes */
     int fill;            /* list-max-listpack-size, clamped to [-5, 32767] */
-    unsigned int compress; /* list-compress-depth (kept only; see above) */
+    unsigned int compress; /* list-compress-depth: uncompressed nodes at each end (0: none compressed) */
+    int nused;
+    quicklistNode *used[QUICKLIST_USED_MAX]; /* decompressed nodes to compress again */
 } quicklist;
 
 /* One element as seen by an iterator or an index lookup. Valid until the
- * list is next changed (except through quicklistDelEntry, see there). */
+ * next call on the list (other than quicklistCompare and quicklistDelEntry
+ * on it): a later call may compress its node again. */
 typedef struct quicklistEntry {
     quicklist *ql;
     quicklistNode *node;
@@ -139,5 +155,13 @@ unsigned char *quicklistTakeListpack(quicklist *ql);
  * lp must be a valid, non-empty listpack; data a zmalloc'd buffer. */
 void quicklistAppendListpack(quicklist *ql, unsigned char *lp);
 void quicklistAppendPlainNode(quicklist *ql, unsigned char *data, size_t sz);
+
+/* A node's uncompressed bytes (node->sz of them; container says what they
+ * are), decompressing it if needed: readable until the next call on the list. */
+const unsigned char *quicklistNodeData(quicklist *ql, quicklistNode *node);
+/* Bytes the node's entry takes as stored (compressed or not). */
+size_t quicklistNodeStoredBytes(const quicklistNode *node);
+/* Compressed nodes (DEBUG and tests). */
+unsigned long quicklistCompressedNodes(const quicklist *ql);
 
 #endif

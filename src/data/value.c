@@ -583,7 +583,7 @@ size_t valueMemoryUsage(robj *o, long long samples) {
         long long seen = 0;
         size_t nodes = 0;
         for (quicklistNode *n = ql->head; n && seen < samples; n = n->next, seen++) {
-            size += sizeof(*n) + n->sz;
+            size += sizeof(*n) + quicklistNodeStoredBytes(n);
             nodes++;
         }
         if (nodes && nodes < ql->len) size = (size_t)((double)size / nodes * ql->len);
@@ -632,9 +632,9 @@ size_t valueBlobCount(robj *o) {
 const void *valueBlobNext(robj *o, const void *pos, valueBlob *b) {
     switch (o->encoding) {
     case OBJ_ENCODING_QUICKLIST: {
-        const quicklistNode *n = pos ? ((const quicklistNode *)pos)->next : ((quicklist *)o->ptr)->head;
+        quicklistNode *n = pos ? ((const quicklistNode *)pos)->next : ((quicklist *)o->ptr)->head;
         if (!n) return NULL;
-        b->bytes = n->entry;
+        b->bytes = quicklistNodeData(o->ptr, n); /* raw, even when the node is kept compressed */
         b->len = n->sz;
         b->container = n->container;
         return n;

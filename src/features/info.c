@@ -3,6 +3,7 @@
  * libraries) work. Values we have no counterpart for (replication, defrag,
  * tracking) are the ones Redis shows when the feature is idle. */
 #include "features/info.h"
+#include "commands/migrate.h"
 #include "features/expiry_push.h"
 #include "features/functions.h"
 #include "features/latency.h"
@@ -10,6 +11,7 @@
 #include "features/scripting.h"
 #include "features/tracking.h"
 #include "server/client.h"
+#include "server/clientmem.h"
 #include "server/db.h"
 #include "server/blocking.h"
 #include "server/reply.h"
@@ -118,7 +120,7 @@ static void clientsStats(size_t *maxin, size_t *maxout, size_t *mem) {
         client *c = listNodeValue(ln);
         if (c->querybuf_peak > *maxin) *maxin = c->querybuf_peak;
         if (c->reply_bytes > *maxout) *maxout = c->reply_bytes;
-        *mem += getClientOutputBufferMemoryUsage(c) + c->buf_usable_size + sdsAllocSize(c->querybuf) + sizeof(client);
+        *mem += getClientMemoryUsage(c, NULL);
     }
 }
 
@@ -231,9 +233,9 @@ static sds statsSection(sds info) {
         "instantaneous_output_repl_kbps:0.00\r\nrejected_connections:%lld\r\nsync_full:%lld\r\nsync_partial_ok:%lld\r\n"
         "sync_partial_err:%lld\r\nexpired_keys:%lld\r\nexpired_stale_perc:0.00\r\n"
         "expired_time_cap_reached_count:0\r\nexpire_cycle_cpu_milliseconds:%lld\r\nevicted_keys:%lld\r\n"
-        "evicted_clients:0\r\ntotal_eviction_exceeded_time:0\r\ncurrent_eviction_exceeded_time:0\r\n"
+        "evicted_clients:%lld\r\ntotal_eviction_exceeded_time:0\r\ncurrent_eviction_exceeded_time:0\r\n"
         "keyspace_hits:%lld\r\nkeyspace_misses:%lld\r\npubsub_channels:%lu\r\npubsub_patterns:%lu\r\n"
-        "pubsubshard_channels:%lu\r\nlatest_fork_usec:%lld\r\ntotal_forks:%lld\r\nmigrate_cached_sockets:0\r\n"
+        "pubsubshard_channels:%lu\r\nlatest_fork_usec:%lld\r\ntotal_forks:%lld\r\nmigrate_cached_sockets:%d\r\n"
         "slave_expires_tracked_keys:0\r\nactive_defrag_hits:0\r\nactive_defrag_misses:0\r\n"
         "active_defrag_key_hits:0\r\nactive_defrag_key_misses:0\r\ntotal_active_defrag_time:0\r\n"
         "current_active_defrag_time:0\r\ntracking_total_keys:%llu\r\ntracking_total_items:%llu\r\n"
@@ -245,9 +247,10 @@ static sds statsSection(sds info) {
         server.stat_net_input_bytes, server.stat_net_output_bytes, (double)metricRate(METRIC_NET_INPUT) / 1024,
         (double)metricRate(METRIC_NET_OUTPUT) / 1024, server.stat_rejected_conn, replStatSyncFull(),
         replStatSyncPartialOk(), replStatSyncPartialErr(), server.stat_expiredkeys,
-        server.stat_expire_cycle_time_used / 1000, server.stat_evictedkeys, server.stat_keyspace_hits,
+        server.stat_expire_cycle_time_used / 1000, server.stat_evictedkeys, server.stat_evictedclients,
+        server.stat_keyspace_hits,
         server.stat_keyspace_misses, pubsubChannelCount(), pubsubPatternCount(), pubsubShardChannelCount(), bgchildLatestForkUsec(),
-        bgchildTotalForks(), trackingGetTotalKeys(), trackingGetTotalItems(), trackingGetTotalPrefixes(),
+        bgchildTotalForks(), migrateCachedSockets(), trackingGetTotalKeys(), trackingGetTotalItems(), trackingGetTotalPrefixes(),
         server.stat_unexpected_error_replies,
         server.stat_total_error_replies, server.stat_total_reads_processed, server.stat_total_writes_processed);
 }

@@ -538,7 +538,14 @@ static int redisCallGeneric(lua_State *L, int raise) {
         lua_rawget(L, -2);
         int is_err = lua_isstring(L, -1);
         lua_pop(L, 1);
-        if (is_err) return lua_error(L);
+        if (is_err) {
+            /* The command's error reply was counted already: the script's
+             * error that carries it is not counted again (as in Redis). */
+            lua_pushstring(L, "ignore_error_stats_update");
+            lua_pushboolean(L, 1);
+            lua_rawset(L, -3);
+            return lua_error(L);
+        }
     }
     return 1;
 error:
@@ -1342,9 +1349,13 @@ void scriptingRun(client *c, lua_State *L, const char *name, int nargs, int flag
             lua_pushliteral(L, "line");
             lua_rawget(L, -4);
             line = (long)lua_tointeger(L, -1);
+            lua_pushliteral(L, "ignore_error_stats_update");
+            lua_rawget(L, -5);
+            int counted = lua_toboolean(L, -1);
             sds e = sdscatprintf(sdsempty(), "-%s script: %s, on %s:%ld.", msg, name, source, line);
-            addReplyErrorSds(c, e);
-            lua_pop(L, 3);
+            if (counted) addReplyErrorSdsCounted(c, e);
+            else addReplyErrorSds(c, e);
+            lua_pop(L, 4);
         } else {
             addReplyErrorFormat(c, "Error running script: %s", lua_tostring(L, -1));
         }

@@ -45,6 +45,8 @@ typedef struct aofFile {
 
 static struct {
     int on;
+    /* Asked for inside a transaction (EXEC cannot fork): done by the cron. */
+    int rewrite_scheduled, start_scheduled;
     int fd;                 /* current incremental file */
     sds buf;                /* commands not written yet */
     size_t last_cow_size;   /* memory the last rewrite child copied on write */
@@ -356,6 +358,8 @@ static int rewriteStart(int background) {
 
 int aofRewriteInProgress(void) { return aof.child != -1; }
 
+static int bgrewriteNow(void);
+
 void aofCron(void) {
     if (aof.child != -1) {
         int status;
@@ -366,6 +370,16 @@ void aofCron(void) {
         dictSetResizeEnabled(1);
         aof.last_rewrite_time = time(NULL) - aof.rewrite_start;
         rewriteDone(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        return;
+    }
+    if (aof.start_scheduled) {
+        aof.start_scheduled = 0;
+        if (server.aof_enabled && aofStart() != C_OK) server.aof_enabled = 0;
+        return;
+    }
+    if (aof.rewrite_scheduled) {
+        aof.rewrite_scheduled = 0;
+        bgrewriteNow();
         return;
     }
     if (!aof.on || !server.aof_rewrite_perc) return;
@@ -648,37 +662,48 @@ void aofStop(void) {
     setOn(0);
 }
 
+static int bgrewriteNow(void) {
+    if (aof.on) return rewriteStart(1);
+    /* appendonly no: write the AOF set once (base + an empty incr file), then stop appending. */
+    if (aofStart() != C_OK) return C_ERR;
+    aofStop();
+    return C_OK;
+}
+
 void bgrewriteaofCommand(client *c) {
     if (aof.child != -1) {
         addReplyError(c, "Background append only file rewriting already in progress");
         return;
     }
-    if (!aof.on) {
-        /* appendonly no: write the AOF set once (base + an empty incr file), then stop appending. */
-        if (aofStart() != C_OK) {
-            addReplyError(c, "Can't execute an AOF background rewriting. Please check the server logs for more information.");
-            return;
-        }
-        aofStop();
-        addReplyStatus(c, "Background append only file rewriting started");
+    if (server.in_exec) {
+        aof.rewrite_scheduled = 1;
+        addReplyStatus(c, "Background append only file rewriting scheduled");
         return;
     }
-    if (rewriteStart(1) == C_OK) addReplyStatus(c, "Background append only file rewriting started");
+    if (bgrewriteNow() == C_OK) addReplyStatus(c, "Background append only file rewriting started");
     else addReplyError(c, "Can't execute an AOF background rewriting. Please check the server logs for more information.");
 }
 
 sds aofInfo(sds info) {
-    return sdscatprintf(info, "aof_enabled:%d\r\naof_rewrite_in_progress:%d\r\naof_rewrite_scheduled:0\r\n"
+    return sdscatprintf(info, "aof_enabled:%d\r\naof_rewrite_in_progress:%d\r\naof_rewrite_scheduled:%d\r\n"
                               "aof_last_rewrite_time_sec:%lld\r\naof_current_rewrite_time_sec:%lld\r\n"
                               "aof_last_bgrewrite_status:%s\r\naof_rewrites:%lld\r\n"
                               "aof_rewrites_consecutive_failures:0\r\naof_last_write_status:%s\r\n",
-                        aof.on, aof.child != -1, aof.rewrites ? aof.last_rewrite_time : -1LL,
+                        aof.on, aof.child != -1, aof.rewrite_scheduled || aof.start_scheduled, aof.rewrites ? aof.last_rewrite_time : -1LL,
                         aof.child != -1 ? (long long)(time(NULL) - aof.rewrite_start) : -1LL,
                         aof.last_rewrite_ok ? "ok" : "err", aof.rewrites, aof.last_write_ok ? "ok" : "err");
 }
 
 int aofApplyConfig(const char **err) {
     if (!server.el) return 1;
+    aof.start_scheduled = 0;
+    if (server.aof_enabled && !aof.on && server.in_exec) {
+        /* Inside EXEC nothing forks: the cron starts it. */
+        aof.start_scheduled = 1;
+        serverLog(LL_WARNING, "AOF was enabled but there is already another background operation. An AOF "
+                              "background was scheduled to start when possible.");
+        return 1;
+    }
     if (server.aof_enabled && aofStart() != C_OK) {
         *err = "Unable to turn on AOF. Check server logs.";
         return 0;

@@ -205,6 +205,11 @@ int unblockClientByRequest(client *c, int with_error) {
             c->bpop.keys = NULL;
         }
         addReplyErrorObject(c, shared.unblockerr);
+        if (c->cmd) {
+            /* The blocked command ends here, failed (its stats were left for this moment). */
+            c->cmd->calls++;
+            c->cmd->failed_calls++;
+        }
         resetClient(c);
         c->bpop.timeout = 0;
         queueUnblocked(c);
@@ -231,8 +236,11 @@ void signalBlockedKeysInDb(redisDb *db) {
     dictEntry *de;
     while ((de = dictNext(di))) {
         robj *key = dictGetKey(de);
-        robj *val = lookupKeyReadWithFlags(db, key, LOOKUP_NOTOUCH | LOOKUP_NONOTIFY | LOOKUP_NOSTATS);
-        if (val) signalKeyAsReady(db, key, val->type);
+        /* Present, expired or not: a key that turns out expired is deleted
+         * when the clients are served, after the command (SWAPDB) that made
+         * it ready went to the command stream, as in Redis. */
+        dictEntry *ke = dbFindEntry(db, key->ptr);
+        if (ke) signalKeyAsReady(db, key, dbEntryValue(ke)->type);
     }
     dictReleaseIterator(di);
 }

@@ -323,21 +323,21 @@ void commandListCommand(client *c) {
     const char *pattern = NULL, *aclcat = NULL;
     if (c->argc == 5) {
         if (strcasecmp(c->argv[2]->ptr, "filterby")) {
-            addReplySubcommandSyntaxError(c);
+            addReplyErrorObject(c, shared.syntaxerr); /* as 7.0 answers any other shape */
             return;
         }
         const char *kind = c->argv[3]->ptr;
         if (!strcasecmp(kind, "pattern")) pattern = c->argv[4]->ptr;
         else if (!strcasecmp(kind, "aclcat")) aclcat = c->argv[4]->ptr;
         else if (strcasecmp(kind, "module")) {
-            addReplySubcommandSyntaxError(c);
+            addReplyErrorObject(c, shared.syntaxerr);
             return;
         } else {
             addReply(c, shared.emptyarray); /* no modules */
             return;
         }
     } else if (c->argc != 2) {
-        addReplySubcommandSyntaxError(c);
+        addReplyErrorObject(c, shared.syntaxerr);
         return;
     }
     void *replylen = addReplyDeferredLen(c);

@@ -3,6 +3,7 @@
  * SET, so there is one parser per type and one place that states a default. */
 #include "server/config.h"
 #include "server/client.h"
+#include "server/clientmem.h"
 #include "server/evict.h"
 #include "server/reply.h"
 #include "core/glob.h"
@@ -29,6 +30,10 @@ enum { T_BOOL, T_INT, T_UINT, T_LL, T_ULL, T_SIZE, T_MEM, T_STRING, T_ENUM, T_SP
 #define F_OCTAL 16     /* an integer written in octal (file permissions) */
 #define F_UMEM 32      /* T_MEM kept as unsigned long long over its whole range (maxmemory) */
 #define F_FILE_ONLY 64 /* a redis.conf directive CONFIG GET/SET do not know (user) */
+#define F_PERCENT 128  /* T_MEM that may also be "N%" (of maxmemory), kept as -N */
+#define F_WORDS 256    /* takes a list of words: given none, its own check says what is wrong */
+#define F_HIDDEN 512   /* a testing knob: CONFIG GET answers it by name, never for a pattern */
+#define F_PROTECTED 1024 /* CONFIG SET only as enable-protected-configs allows (dir, dbfilename) */
 
 typedef struct enumName {
     const char *name;
@@ -106,6 +111,56 @@ static char *cfg_strs[16];
 
 /* ------------------------------------------------------------- special sets */
 
+/* shutdown-on-sigterm / -sigint: "default" or any of save, nosave, now, force. */
+static const enumName shutdownFlagNames[] = {{"save", SHUTDOWN_SAVE}, {"nosave", SHUTDOWN_NOSAVE},
+                                             {"now", SHUTDOWN_NOW},   {"force", SHUTDOWN_FORCE},
+                                             {NULL, 0}};
+
+static int setShutdownFlags(int *flags, sds *argv, int argc, const char **err) {
+    int n, f = 0, ok = 1;
+    sds joined = sdsempty();
+    for (int i = 0; i < argc; i++) joined = sdscat(sdscatsds(joined, argv[i]), " ");
+    sds *words = sdssplitargs(joined, &n);
+    sdsfree(joined);
+    if (!words || n == 0) ok = 0;
+    for (int i = 0; ok && i < n; i++) {
+        const enumName *e = shutdownFlagNames;
+        while (e->name && strcasecmp(words[i], e->name)) e++;
+        if (e->name) f |= e->value;
+        else if (strcasecmp(words[i], "default")) ok = 0;
+    }
+    if (words) sdsfreesplitres(words, n);
+    if (!ok) {
+        *err = "argument(s) must be one of the following: default, save, nosave, now, force";
+        return 0;
+    }
+    if ((f & SHUTDOWN_SAVE) && (f & SHUTDOWN_NOSAVE)) {
+        *err = "shutdown options SAVE and NOSAVE can't be used simultaneously";
+        return 0;
+    }
+    *flags = f;
+    return 1;
+}
+
+static sds getShutdownFlags(int flags) {
+    if (!flags) return sdsnew("default");
+    sds s = sdsempty();
+    for (const enumName *e = shutdownFlagNames; e->name; e++)
+        if (flags & e->value) s = sdscat(sdslen(s) ? sdscat(s, " ") : s, e->name);
+    return s;
+}
+
+static int setShutdownOnSigterm(sds *argv, int argc, int from_file, const char **err) {
+    (void)from_file;
+    return setShutdownFlags(&server.shutdown_on_sigterm, argv, argc, err);
+}
+static int setShutdownOnSigint(sds *argv, int argc, int from_file, const char **err) {
+    (void)from_file;
+    return setShutdownFlags(&server.shutdown_on_sigint, argv, argc, err);
+}
+static sds getShutdownOnSigterm(void) { return getShutdownFlags(server.shutdown_on_sigterm); }
+static sds getShutdownOnSigint(void) { return getShutdownFlags(server.shutdown_on_sigint); }
+
 static int setSave(sds *argv, int argc, int from_file, const char **err) {
     (void)from_file;
     if (argc == 1 && sdslen(argv[0]) == 0) {
@@ -165,15 +220,21 @@ static sds getSave(void) {
 
 static int setBind(sds *argv, int argc, int from_file, const char **err) {
     (void)from_file;
-    if (argc > CONFIG_BINDADDR_MAX) {
-        *err = "Too many bind addresses specified.";
+    /* CONFIG SET gives the addresses as one string: split it as the file's words. */
+    int n = argc;
+    sds *addrs = argv, *split = NULL;
+    if (argc == 1 && strchr(argv[0], ' ')) addrs = split = sdssplitargs(argv[0], &n);
+    if (!addrs || n > CONFIG_BINDADDR_MAX) {
+        *err = addrs ? "Too many bind addresses specified." : "Invalid argument";
+        if (split) sdsfreesplitres(split, n);
         return 0;
     }
     for (int j = 0; j < server.bindaddr_count; j++) zfree(server.bindaddr[j]);
     server.bindaddr_count = 0;
     /* "bind" with one empty argument means the defaults. */
-    if (argc == 1 && sdslen(argv[0]) == 0) return 1;
-    for (int j = 0; j < argc; j++) server.bindaddr[server.bindaddr_count++] = zstrdup(argv[j]);
+    if (!(n == 1 && sdslen(addrs[0]) == 0))
+        for (int j = 0; j < n; j++) server.bindaddr[server.bindaddr_count++] = zstrdup(addrs[j]);
+    if (split) sdsfreesplitres(split, n);
     return 1;
 }
 
@@ -421,8 +482,8 @@ static int applyMaxclients(const char **err) {
 
 static configDef configs[] = {
     /* network */
-    SP("bind", NULL, F_IMMUTABLE | F_MULTI, "", setBind, getBind),
-    I("port", NULL, F_IMMUTABLE, &server.port, "6379", 0, 65535, NULL),
+    {"bind", NULL, T_SPECIAL, F_MULTI, NULL, "", 0, 0, NULL, applyBind, setBind, getBind, 0},
+    I("port", NULL, 0, &server.port, "6379", 0, 65535, applyPort),
     I("tcp-backlog", NULL, F_IMMUTABLE, &server.tcp_backlog, "511", 0, INT_MAX, NULL),
     STR("unixsocket", NULL, F_IMMUTABLE, &server.unixsocket, NULL),
     UI("unixsocketperm", NULL, F_IMMUTABLE | F_OCTAL, &server.unixsocketperm, "0", 0, 0777),
@@ -445,12 +506,14 @@ static configDef configs[] = {
     STR("syslog-ident", NULL, F_IMMUTABLE | F_NOEFFECT, &cfg_strs[0], "redis"),
     I("databases", NULL, F_IMMUTABLE, &server.dbnum, "16", 1, INT_MAX, NULL),
     B("always-show-logo", NULL, F_IMMUTABLE, &server.always_show_logo, "no"),
+    SP("shutdown-on-sigterm", NULL, F_WORDS, "default", setShutdownOnSigterm, getShutdownOnSigterm),
+    SP("shutdown-on-sigint", NULL, F_WORDS, "default", setShutdownOnSigint, getShutdownOnSigint),
     B("set-proc-title", NULL, F_IMMUTABLE | F_NOEFFECT, &cfg_ints[1], "yes"),
     STR("proc-title-template", NULL, F_NOEFFECT, &cfg_strs[1], "{title} {listen-addr} {server-mode}"),
     I("hz", NULL, 0, &server.hz, "10", 0, INT_MAX, applyHz),
     B("dynamic-hz", NULL, 0, &server.dynamic_hz, "yes"),
     EN("enable-debug-command", NULL, F_IMMUTABLE, &server.enable_debug_command, "no", enableEnum),
-    EN("enable-protected-configs", NULL, F_IMMUTABLE | F_NOEFFECT, &cfg_ints[25], "no", enableEnum),
+    EN("enable-protected-configs", NULL, F_IMMUTABLE, &server.enable_protected_configs, "no", enableEnum),
     EN("enable-module-command", NULL, F_IMMUTABLE, &server.enable_module_command, "no", enableEnum),
     SP("requirepass", NULL, F_SENSITIVE, "", setRequirepass, getRequirepass),
     SP("user", NULL, F_FILE_ONLY, "", setUser, getUser),
@@ -465,8 +528,8 @@ static configDef configs[] = {
     B("stop-writes-on-bgsave-error", NULL, 0, &server.stop_writes_on_bgsave_err, "yes"),
     B("rdbcompression", NULL, 0, &server.rdb_compression, "yes"),
     B("rdbchecksum", NULL, F_IMMUTABLE, &server.rdb_checksum, "yes"),
-    STR("dbfilename", NULL, 0, &server.dbfilename, "dump.rdb"),
-    SP("dir", NULL, 0, "", setDir, getDir),
+    STR("dbfilename", NULL, F_PROTECTED, &server.dbfilename, "dump.rdb"),
+    SP("dir", NULL, F_PROTECTED, "", setDir, getDir),
     B("rdb-del-sync-files", NULL, F_NOEFFECT, &cfg_ints[2], "no"),
     B("sanitize-dump-payload", NULL, F_NOEFFECT, &cfg_ints[3], "no"),
     /* append only */
@@ -484,6 +547,7 @@ static configDef configs[] = {
     B("rdb-save-incremental-fsync", NULL, F_NOEFFECT, &cfg_ints[6], "yes"),
     /* memory */
     MEM("maxmemory", NULL, F_UMEM, &server.maxmemory, "0", 0, 0, applyMaxmemory),
+    MEM("maxmemory-clients", NULL, F_PERCENT, &server.maxmemory_clients, "0", -100, LLONG_MAX, applyMaxmemoryClients),
     EN("maxmemory-policy", NULL, 0, &server.maxmemory_policy, "noeviction", maxmemoryPolicyEnum),
     I("maxmemory-samples", NULL, 0, &server.maxmemory_samples, "5", 1, 64, NULL),
     I("maxmemory-eviction-tenacity", NULL, 0, &server.maxmemory_eviction_tenacity, "10", 0, 100, NULL),
@@ -544,7 +608,10 @@ static configDef configs[] = {
     EN("repl-diskless-load", NULL, F_NOEFFECT, &cfg_ints[31], "disabled", disklessLoadEnum),
     I("repl-diskless-sync-max-replicas", NULL, F_NOEFFECT, &cfg_ints[32], "0", 0, INT_MAX, NULL),
     I("repl-ping-replica-period", "repl-ping-slave-period", F_NOEFFECT, &cfg_ints[34], "10", 1, INT_MAX, NULL),
-    I("rdb-key-save-delay", NULL, 0, &server.rdb_key_save_delay, "0", INT_MIN, INT_MAX, NULL),
+    I("rdb-key-save-delay", NULL, F_HIDDEN, &server.rdb_key_save_delay, "0", INT_MIN, INT_MAX, NULL),
+    I("key-load-delay", NULL, F_HIDDEN | F_NOEFFECT, &cfg_ints[35], "0", INT_MIN, INT_MAX, NULL),
+    I("loading-process-events-interval-bytes", NULL, F_HIDDEN | F_NOEFFECT, &cfg_ints[36], "2097152", 1024, INT_MAX,
+      NULL),
     /* the 0MQ expiry push */
     SP("zmq-expiry-endpoint", NULL, F_MULTI, "", setZmqEndpoints, getZmqEndpoints),
     LL("zmq-expiry-hwm", NULL, 0, &server.zmq_hwm, "1000", 0, INT_MAX),
@@ -677,17 +744,35 @@ static int setTypedValue(configDef *d, sds *argv, int argc, int from_file, const
             return 0;
         }
     } else if (d->type == T_MEM) {
-        int e;
-        unsigned long long m = memtoull(v, &e);
-        if (e) {
-            *err = "argument must be a memory value";
+        size_t vlen = strlen(v);
+        const char *bad = (d->flags & F_PERCENT) ? "argument must be a memory or percent value"
+                                                 : "argument must be a memory value";
+        if ((d->flags & F_PERCENT) && vlen && v[vlen - 1] == '%') {
+            long long pct;
+            if (!string2ll(v, vlen - 1, &pct) || pct < 0) {
+                *err = bad;
+                return 0;
+            }
+            ll = -pct;
+        } else {
+            int e;
+            unsigned long long m = memtoull(v, &e);
+            if (e) {
+                *err = bad;
+                return 0;
+            }
+            if (d->flags & F_UMEM) {
+                *(unsigned long long *)d->ptr = m;
+                return 1;
+            }
+            ll = (long long)m; /* as Redis: a value past LLONG_MAX turns negative and fails the range check */
+        }
+        /* A percentage is negative (and so is a byte count past LLONG_MAX, as in Redis). */
+        if ((d->flags & F_PERCENT) && ll < 0 && ll < d->min) {
+            snprintf(rangeErr, sizeof(rangeErr), "percentage argument must be less or equal to %lld", -d->min);
+            *err = rangeErr;
             return 0;
         }
-        if (d->flags & F_UMEM) {
-            *(unsigned long long *)d->ptr = m;
-            return 1;
-        }
-        ll = (long long)m; /* as Redis: a value past LLONG_MAX turns negative and fails the range check */
     } else if (!string2ll(v, strlen(v), &ll)) {
         *err = "argument couldn't be parsed into an integer";
         return 0;
@@ -725,6 +810,8 @@ static sds getTypedValue(configDef *d) {
     case T_ULL: return sdscatprintf(sdsempty(), "%llu", *(unsigned long long *)d->ptr);
     default:
         if (d->flags & F_UMEM) return sdscatprintf(sdsempty(), "%llu", *(unsigned long long *)d->ptr);
+        if ((d->flags & F_PERCENT) && *(long long *)d->ptr < 0)
+            return sdscatprintf(sdsempty(), "%lld%%", -*(long long *)d->ptr);
         return sdsfromlonglong(*(long long *)d->ptr);
     }
 }
@@ -829,7 +916,7 @@ static int loadConfigText(const char *text, const char *file, int depth) {
             const char *err = NULL;
             /* A list directive with nothing after it ("save " as the test suite
              * writes `save ""`) is the empty list, as in Redis. */
-            if (d && argc == 1 && (d->flags & F_MULTI)) {
+            if (d && argc == 1 && (d->flags & (F_MULTI | F_WORDS))) {
                 argv = zrealloc(argv, sizeof(sds) * 2);
                 argv[argc++] = sdsempty();
             }
@@ -904,19 +991,38 @@ int loadServerConfigFromArgs(int argc, char **argv) {
         }
         if (loadConfigFile(configfile, 0) != C_OK) return C_ERR;
     }
-    /* --name value... becomes config text, one directive a line. */
+    /* --name value... becomes config text, one directive a line, by Redis
+     * 7.0's rules: an argument right after a bare option name is its value
+     * even when it starts with "--" ("--name value" in one argument counts
+     * as name and value); a bare --save with nothing after it, or followed
+     * by another option, means `save ""`. */
     sds options = sdsempty();
+    int value_given = 1; /* the last option already has a value */
     for (; j < argc; j++) {
-        if (argv[j][0] == '-' && argv[j][1] == '-' && argv[j][2]) {
+        if (value_given && argv[j][0] == '-' && argv[j][1] == '-' && argv[j][2]) {
             if (sdslen(options)) options = sdscat(options, "\n");
             options = sdscat(options, argv[j] + 2);
             options = sdscat(options, " ");
+            int words;
+            sds *split = sdssplitargs(argv[j], &words);
+            value_given = words != 1;
+            if (split) sdsfreesplitres(split, words);
+            int next_is_option = j + 1 < argc && argv[j + 1][0] == '-' && argv[j + 1][1] == '-';
+            if (!value_given && !strcasecmp(argv[j], "--save") && (j + 1 == argc || next_is_option)) {
+                options = sdscat(options, "\"\"");
+                value_given = 1;
+            }
         } else {
             options = sdscatrepr(options, argv[j], strlen(argv[j]));
             options = sdscat(options, " ");
+            value_given = 1;
         }
     }
-    for (size_t i = 0; i < NCONFIGS; i++) configs[i].seen_in_load = 0;
+    /* The command line's lines replace the file's, except `save`: as in
+     * Redis, whose options are one text with the file, its lines add to the
+     * file's (the first save line of the whole load replaces the default). */
+    for (size_t i = 0; i < NCONFIGS; i++)
+        if (configs[i].set != setSave) configs[i].seen_in_load = 0;
     int rc = loadConfigText(options, NULL, 0);
     sdsfree(options);
     return rc;
@@ -935,7 +1041,7 @@ void configGetCommand(client *c) {
         int glob = strpbrk(pattern, "*?[") != NULL;
         for (size_t k = 0; k < NCONFIGS; k++) {
             configDef *d = &configs[k];
-            if (d->flags & F_FILE_ONLY) continue;
+            if ((d->flags & F_FILE_ONLY) || (glob && (d->flags & F_HIDDEN))) continue;
             const char *names[2] = {d->name, d->alias};
             for (int a = 0; a < 2; a++) {
                 const char *nm = names[a];
@@ -978,6 +1084,11 @@ void configSetCommand(client *c) {
         }
         if (defs[i]->flags & F_IMMUTABLE) {
             err = "can't set immutable config";
+            failed = i;
+            goto fail;
+        }
+        if ((defs[i]->flags & F_PROTECTED) && !commandEnabledFor(c, server.enable_protected_configs)) {
+            err = "can't set protected config";
             failed = i;
             goto fail;
         }
@@ -1030,7 +1141,7 @@ void configResetstatCommand(client *c) {
     server.stat_keyspace_hits = server.stat_keyspace_misses = server.stat_rejected_conn = 0;
     server.stat_net_input_bytes = server.stat_net_output_bytes = 0;
     server.stat_total_error_replies = server.stat_unexpected_error_replies = 0;
-    server.stat_evictedkeys = server.stat_expire_cycle_time_used = 0;
+    server.stat_evictedkeys = server.stat_expire_cycle_time_used = server.stat_evictedclients = 0;
     server.stat_client_qbuf_limit_disconnections = server.stat_client_outbuf_limit_disconnections = 0;
     server.stat_peak_memory = zmalloc_used_memory();
     dictEmpty(server.errors, NULL);
@@ -1071,6 +1182,7 @@ typedef struct rewriteState {
     int line_used[NCONFIGS];   /* how many of them were reused */
     char processed[NCONFIGS];  /* rewritten: its unused old lines are blanked */
     int needs_signature;
+    int force_all; /* DEBUG CONFIG-REWRITE-FORCE-ALL: every directive is written */
 } rewriteState;
 
 static void rewriteAppendLine(rewriteState *st, sds line) {
@@ -1087,7 +1199,7 @@ static void rewriteLine(rewriteState *st, configDef *d, sds line, int force) {
         int linenum = st->line_lists[idx][st->line_used[idx]++];
         sdsfree(st->lines[linenum]);
         st->lines[linenum] = line;
-    } else if (force) {
+    } else if (force || st->force_all) {
         if (st->needs_signature) {
             rewriteAppendLine(st, sdsnew(REWRITE_SIGNATURE));
             st->needs_signature = 0;
@@ -1182,7 +1294,7 @@ static void rewriteDirective(rewriteState *st, configDef *d) {
     int force = !valueIsDefault(d, v);
     sds line = sdscatprintf(sdsempty(), "%s ", d->name);
     if (d->type == T_STRING) line = sdscatrepr(line, v, sdslen(v));
-    else if (d->type == T_MEM) line = catMemory(line, strtoull(v, NULL, 10));
+    else if (d->type == T_MEM && v[sdslen(v) - 1] != '%') line = catMemory(line, strtoull(v, NULL, 10));
     else line = sdscatsds(line, v);
     rewriteLine(st, d, line, force);
     sdsfree(v);
@@ -1246,13 +1358,16 @@ static int rewriteWriteFile(const char *path, sds content) {
     return ok;
 }
 
-void configRewriteCommand(client *c) {
+void configRewriteCommand(client *c) { configRewriteReply(c, 0); }
+
+void configRewriteReply(client *c, int force_all) {
     if (!server.configfile) {
         addReplyError(c, "The server is running without a config file");
         return;
     }
     rewriteState *st = zcalloc(sizeof(*st));
     st->needs_signature = 1;
+    st->force_all = force_all;
     rewriteReadOldFile(st, server.configfile);
     for (size_t k = 0; k < NCONFIGS; k++) rewriteDirective(st, &configs[k]);
     /* Old lines of rewritten directives that were not reused are blanked. */

@@ -33,6 +33,9 @@ typedef struct configUserHooks {
     void (*requirepass)(sds password); /* NULL: no password */
 } configUserHooks;
 void configRegisterUserHooks(const configUserHooks *hooks);
+/* CONFIG REWRITE, answering c; force_all (DEBUG CONFIG-REWRITE-FORCE-ALL)
+ * writes every directive, defaults included. */
+void configRewriteReply(client *c, int force_all);
 /* Reads a memory value like "1gb"; returns 0 and sets *err on failure. */
 unsigned long long memtoull(const char *p, int *err);
 

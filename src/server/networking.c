@@ -4,6 +4,7 @@
  * limits, and freeing clients. */
 #include "server/access.h"
 #include "server/client.h"
+#include "server/clientmem.h"
 #include "server/reply.h"
 #include "server/resp_parse.h"
 #include "server/blocking.h"
@@ -61,6 +62,7 @@ client *createClient(int fd) {
     c->pubsub_channels = NULL;
     c->pubsubshard_channels = NULL;
     c->pubsub_patterns = listCreate();
+    c->mem_bucket = -1;
     if (!server.clients_by_id) server.clients_by_id = dictCreate(&clientIdDictType);
     if (fd != -1) {
         listAddNodeTail(server.clients, c);
@@ -68,6 +70,7 @@ client *createClient(int fd) {
         dictAdd(server.clients_by_id, (void *)(uintptr_t)c->id, c);
         anetFdToString(fd, c->addr, sizeof(c->addr), 1);
         anetFdToString(fd, c->laddr, sizeof(c->laddr), 0);
+        updateClientMemUsage(c);
     }
     return c;
 }
@@ -216,6 +219,7 @@ void freeClient(client *c) {
         freeClientAsync(c);
         return;
     }
+    removeClientMemUsage(c);
     if (c->flags & CLIENT_BLOCKED) unblockClient(c, 0);
     discardTransaction(c);
     runClientTeardown(c);
@@ -248,6 +252,7 @@ void freeClientAsync(client *c) {
     if (c->flags & CLIENT_CLOSE_ASAP) return;
     c->flags |= CLIENT_CLOSE_ASAP;
     listAddNodeTail(server.clients_to_close, c);
+    removeClientMemUsage(c);
 }
 
 void freeClientsInAsyncFreeQueue(void) {
@@ -352,6 +357,7 @@ static int writeToClient(client *c, int handler_installed) {
     }
     server.stat_net_output_bytes += totwritten;
     if (totwritten > 0 && !(c->flags & CLIENT_MONITOR)) c->lastinteraction = server.unixtime;
+    updateClientMemUsage(c);
     if (!clientHasPendingReplies(c)) {
         c->sentlen = 0;
         if (handler_installed) aeDeleteFileEvent(server.el, c->fd, AE_WRITABLE);
@@ -388,7 +394,10 @@ int handleClientsWithPendingWrites(void) {
 
 /* ------------------------------------------------------- output buffer limits */
 
-unsigned long getClientOutputBufferMemoryUsage(client *c) { return c->reply_bytes; }
+/* The blocks' bytes and, as Redis counts it, each block's list node and header. */
+unsigned long getClientOutputBufferMemoryUsage(client *c) {
+    return c->reply_bytes + listLength(c->reply) * (sizeof(listNode) + sizeof(clientReplyBlock));
+}
 
 int getClientType(client *c) {
     if (c->flags & CLIENT_MASTER) return 3; /* "master": CLIENT LIST/KILL only, no buffer limits */
@@ -558,12 +567,16 @@ void processInputBuffer(client *c) {
             continue;
         }
         if (processCommand(c) == C_OK && !(c->flags & CLIENT_BLOCKED)) resetClient(c);
+        /* Its reply and what the command kept (MULTI queue, WATCHes, subscriptions). */
+        updateClientMemUsage(c);
         if (c->flags & CLIENT_CLOSE_ASAP) break;
     }
     if (c->qb_pos) {
         sdsrange(c->querybuf, c->qb_pos, -1);
         c->qb_pos = 0;
     }
+    /* A big argument still arriving sits in the query buffer: it counts now. */
+    updateClientMemUsage(c);
 }
 
 static void readQueryFromClient(aeEventLoop *el, int fd, void *privdata, int mask) {
@@ -694,20 +707,20 @@ sds catClientInfoString(sds s, client *c) {
         if (mask & AE_WRITABLE) *p++ = 'w';
     }
     *p = '\0';
-    size_t obufmem = getClientOutputBufferMemoryUsage(c);
-    size_t total_mem = obufmem + zmalloc_size(c) + c->buf_usable_size + sdsAllocSize(c->querybuf);
+    size_t obufmem;
+    size_t total_mem = getClientMemoryUsage(c, &obufmem);
     s = sdscatprintf(s, "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=",
                      (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? (char *)c->name->ptr : "",
                      (long long)(server.unixtime - c->ctime), (long long)(server.unixtime - c->lastinteraction));
     s = catClientFlags(s, c);
     s = sdscatprintf(s,
-                     " db=%d sub=%d psub=%d ssub=%d multi=%d qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 "
+                     " db=%d sub=%d psub=%d ssub=%d multi=%d qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=%zu "
                      "rbs=%zu rbp=%zu obl=%d oll=%lu omem=%zu tot-mem=%zu events=%s cmd=%s user=%s "
                      "redir=%lld resp=%d",
                      c->db->id, c->pubsub_channels ? (int)dictSize(c->pubsub_channels) : 0,
                      (int)listLength(c->pubsub_patterns),
                      c->pubsubshard_channels ? (int)dictSize(c->pubsubshard_channels) : 0, (c->flags & CLIENT_MULTI) ? c->mstate.count : -1,
-                     sdslen(c->querybuf), sdsavail(c->querybuf), c->argv_len_sum, c->buf_usable_size,
+                     sdslen(c->querybuf), sdsavail(c->querybuf), c->argv_len_sum, c->mstate.argv_len_sums, c->buf_usable_size,
                      c->querybuf_peak, c->bufpos, listLength(c->reply), obufmem, total_mem, events,
                      c->lastcmd ? c->lastcmd->fullname : "NULL", accessUserName(c),
                      (c->tracking_flags & TRACKING_ON) ? (long long)c->tracking_redirection : -1LL, c->resp);
@@ -765,9 +778,15 @@ void clientsCron(void) {
             freeClient(c);
             continue;
         }
-        if (c->flags & CLIENT_BLOCKED) continue;
-        resizeQueryBuffer(c);
+        if (!(c->flags & CLIENT_BLOCKED)) resizeQueryBuffer(c);
+        updateClientMemUsage(c);
     }
+}
+
+int commandEnabledFor(client *c, int setting) {
+    if (setting == 1) return 1;
+    return setting == 2 && ((c->flags & CLIENT_UNIX_SOCKET) || !strncmp(c->addr, "127.0.0.1:", 10) ||
+                            !strncmp(c->addr, "::1:", 4));
 }
 
 void closeListeningSockets(int unlink_unix_socket) {

@@ -1,9 +1,12 @@
 /* propagate: the command stream (see propagate.h). With no subscriber it
  * costs one branch per write. Commands hand it their replayable form; it
- * only frames transactions (MULTI goes out with the first write of one, so
- * a transaction that wrote nothing leaves no trace) and fans out. */
+ * only frames transactions and fans out. As in Redis 7.0 a transaction (or
+ * script) is framed by MULTI/EXEC only when it wrote twice or more: its
+ * first write is held until a second one comes (MULTI, then both) or the
+ * transaction ends (that write alone); one that wrote nothing leaves no trace. */
 #include "server/propagate.h"
 #include "server/reply.h"
+#include "core/zmalloc.h"
 
 #include <stdlib.h>
 
@@ -12,7 +15,10 @@
 static commandStreamFn *subscribers[MAX_STREAM_SUBSCRIBERS];
 static int nsubscribers;
 static int in_transaction; /* MULTI was emitted and not yet closed */
-static int pending_multi;  /* a transaction started; MULTI goes out with its first write */
+static int pending_multi;  /* a transaction started; MULTI goes out with its second write */
+static int transaction_depth; /* EXEC running a script: the outer one frames */
+static robj **held_argv;      /* the transaction's first write, not out yet */
+static int held_argc, held_dbid;
 
 void propagateSubscribe(commandStreamFn *fn) {
     for (int i = 0; i < nsubscribers; i++)
@@ -36,13 +42,32 @@ static void fanOut(int dbid, robj **argv, int argc) {
     for (int i = 0; i < nsubscribers; i++) subscribers[i](dbid, argv, argc);
 }
 
+static void releaseHeld(int send) {
+    if (!held_argv) return;
+    if (send) fanOut(held_dbid, held_argv, held_argc);
+    for (int j = 0; j < held_argc; j++) decrRefCount(held_argv[j]);
+    zfree(held_argv);
+    held_argv = NULL;
+}
+
 static void emit(int dbid, robj **argv, int argc) {
     if (!nsubscribers) return;
     if (pending_multi) {
+        if (!held_argv) {
+            held_argv = zmalloc(sizeof(robj *) * argc);
+            for (int j = 0; j < argc; j++) {
+                held_argv[j] = argv[j];
+                incrRefCount(argv[j]);
+            }
+            held_argc = argc;
+            held_dbid = dbid;
+            return;
+        }
         robj *multi = shared.multi;
-        fanOut(dbid, &multi, 1);
+        fanOut(held_dbid, &multi, 1);
         pending_multi = 0;
         in_transaction = 1;
+        releaseHeld(1);
     }
     fanOut(dbid, argv, argc);
 }
@@ -56,17 +81,25 @@ void alsoPropagate(client *c, robj **argv, int argc) {
 
 void preventCommandPropagation(client *c) { c->flags |= CLIENT_PREVENT_PROP; }
 
+/* An expired key's DEL is not part of the command that met it: it goes out
+ * at once, outside the command's MULTI/EXEC (as 7.0.15 does), unless a
+ * transaction already went out framed. */
 void propagateDeletion(redisDb *db, robj *key) {
     robj *argv[2] = {shared.del, key};
-    emit(db->id, argv, 2);
+    if (!nsubscribers) return;
+    if (in_transaction) emit(db->id, argv, 2);
+    else fanOut(db->id, argv, 2);
 }
 
 void propagateTransactionStart(int dbid) {
     (void)dbid;
+    if (transaction_depth++ > 0) return;
     if (nsubscribers) pending_multi = 1;
 }
 
 void propagateTransactionEnd(int dbid) {
+    if (transaction_depth > 0 && --transaction_depth > 0) return;
+    releaseHeld(nsubscribers > 0); /* a single write goes out alone */
     pending_multi = 0;
     if (!in_transaction) return;
     in_transaction = 0;

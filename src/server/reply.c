@@ -3,6 +3,7 @@
  * the list, so order is kept and small replies never allocate. */
 #include "server/reply.h"
 #include "server/client.h"
+#include "server/clientmem.h"
 #include "core/numparse.h"
 #include "core/zmalloc.h"
 
@@ -89,6 +90,15 @@ void createSharedObjects(void) {
 
 /* ---------------------------------------------------------------- buffering */
 
+/* A new block on the reply list: the limits are checked and the client's
+ * memory recounted at once, so a client whose output grows while others
+ * run (pub/sub, invalidations, MONITOR) is seen by the next eviction. */
+static void replyListGrew(client *c, clientReplyBlock *b) {
+    c->reply_bytes += b->size;
+    checkClientOutputBufferLimits(c);
+    updateClientMemUsage(c);
+}
+
 static size_t addToBuffer(client *c, const char *s, size_t len) {
     if (listLength(c->reply) > 0) return 0;
     size_t avail = c->buf_usable_size - c->bufpos;
@@ -116,8 +126,7 @@ static void addToList(client *c, const char *s, size_t len) {
         tail->used = len;
         memcpy(tail->buf, s, len);
         listAddNodeTail(c->reply, tail);
-        c->reply_bytes += tail->size;
-        checkClientOutputBufferLimits(c);
+        replyListGrew(c, tail);
     }
 }
 
@@ -337,7 +346,7 @@ static void afterErrorReply(const char *s, size_t len) {
     }
 }
 
-void addReplyErrorLength(client *c, const char *s, size_t len) {
+static void addErrorLine(client *c, const char *s, size_t len) {
     if (!len || s[0] != '-') addReplyProto(c, "-ERR ", 5);
     /* Errors are one line: replace newlines so the protocol stays intact. */
     char stackbuf[256];
@@ -348,7 +357,17 @@ void addReplyErrorLength(client *c, const char *s, size_t len) {
     addReplyProto(c, copy, len);
     addReplyProto(c, "\r\n", 2);
     if (copy != stackbuf) zfree(copy);
+}
+
+void addReplyErrorLength(client *c, const char *s, size_t len) {
+    addErrorLine(c, s, len);
     afterErrorReply(s, len);
+}
+
+void addReplyErrorSdsCounted(client *c, sds err) {
+    addErrorLine(c, err, sdslen(err));
+    sdsfree(err);
+    if (c->realcmd) c->realcmd->failed_calls++;
 }
 
 void addReplyError(client *c, const char *err) { addReplyErrorLength(c, err, strlen(err)); }
@@ -420,8 +439,7 @@ static void setDeferredReply(client *c, void *node, const char *s, size_t len) {
     b->used = len;
     memcpy(b->buf, s, len);
     ln->value = b;
-    c->reply_bytes += b->size;
-    checkClientOutputBufferLimits(c);
+    replyListGrew(c, b);
 }
 
 static void setDeferredAggregateLen(client *c, void *node, long length, char prefix) {

@@ -53,6 +53,10 @@ void addReplyError(client *c, const char *err);
 void addReplyErrorLength(client *c, const char *err, size_t len);
 void addReplyErrorFormat(client *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void addReplyErrorSds(client *c, sds err);     /* takes ownership */
+/* An error already counted (INFO errorstats, total_error_replies) where it
+ * arose — a script passing on the error of a command it called: sent without
+ * counting it again; the command replying it still counts as failed. */
+void addReplyErrorSdsCounted(client *c, sds err);
 void addReplyErrorObject(client *c, robj *err); /* shared "-CODE ...\r\n" objects */
 void addReplyErrorArity(client *c);
 void addReplyErrorExpireTime(client *c);

@@ -5,6 +5,7 @@
 #include "server/access.h"
 #include "server/blocking.h"
 #include "server/client.h"
+#include "server/clientmem.h"
 #include "server/config.h"
 #include "server/db.h"
 #include "server/evict.h"
@@ -124,6 +125,8 @@ static void beforeSleep(aeEventLoop *el) {
     processUnblockedClients();
     runBeforeSleepTasks();
     handleClientsWithPendingWrites();
+    /* After the writes, which may have shrunk output buffers. */
+    evictClients(NULL);
     freeClientsInAsyncFreeQueue();
 }
 
@@ -251,6 +254,9 @@ int processCommand(client *c) {
         return C_OK;
     }
     if (rejectByAccessControl(c)) return C_OK;
+    /* Client memory first (the last command may have grown some output
+     * buffer), then keys; a client that is itself evicted runs nothing. */
+    if (evictClients(c)) return C_OK;
     /* maxmemory: evict first (not while a busy script holds the loop), then
      * refuse commands that may add data if not enough could be freed. EXEC
      * counts as such when it holds one; inside MULTI nothing but the commands
@@ -286,7 +292,10 @@ int processCommand(client *c) {
                       c->cmd->fullname);
         return C_OK;
     }
-    if (server.masterhost_set && !server.repl_link_up && !server.repl_serve_stale_data && !(flags & CMD_STALE)) {
+    /* An EXEC is refused too when a command it would run is (the replica may
+     * have gone stale after the command was queued). */
+    int denystale = !(flags & CMD_STALE) || (c->cmd == server.exec_command && (c->mstate.cmd_inv_flags & CMD_STALE));
+    if (server.masterhost_set && !server.repl_link_up && !server.repl_serve_stale_data && denystale) {
         rejectCommand(c, "-MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.");
         return C_OK;
     }
@@ -330,10 +339,15 @@ int processCommand(client *c) {
  * (secrets redacted) and in the database the command left selected — the
  * after-call observers main.c registers, in that order. Then the command
  * goes to the command stream, as its argv stands, if it changed data. */
+/* Error replies already charged to a command: a command fails when error
+ * replies were added since. Commands an EXEC or a script runs move it on,
+ * so their errors are theirs alone, as in Redis 7.0. */
+static long long errors_charged;
+
 void call(client *c, int flags) {
     struct redisCommand *real_cmd = c->cmd;
     long long dirty = server.dirty;
-    long long errors_before = server.stat_total_error_replies;
+    errors_charged = server.stat_total_error_replies;
     int was_blocked = c->flags & CLIENT_BLOCKED;
     int prev_executing = c->flags & CLIENT_EXECUTING;
     int reprocessing = blockingIsReprocessing(c);
@@ -341,12 +355,16 @@ void call(client *c, int flags) {
     c->flags |= CLIENT_EXECUTING;
     dbForgetLastLookup();
     monotime start = getMonotonicUs();
+    /* A command that writes more than once (effects, expired keys it met)
+     * replays as one unit, MULTI/EXEC around it, as in Redis 7.0. */
+    propagateTransactionStart(c->db->id);
     c->cmd->proc(c);
     long long duration = (long long)(getMonotonicUs() - start);
     if (!prev_executing) c->flags &= ~CLIENT_EXECUTING;
     dirty = server.dirty - dirty;
     if (dirty < 0) dirty = 0;
-    if (server.stat_total_error_replies > errors_before) real_cmd->failed_calls++;
+    if (server.stat_total_error_replies > errors_charged) real_cmd->failed_calls++;
+    errors_charged = server.stat_total_error_replies;
     callInfo ci = {
         .c = c,
         .cmd = real_cmd,
@@ -365,6 +383,7 @@ void call(client *c, int flags) {
     if ((flags & CALL_PROPAGATE) && dirty && !(c->flags & (CLIENT_AOF | CLIENT_PREVENT_PROP)) &&
         !(c->cmd->flags & CMD_PROPAGATES_EFFECTS))
         propagateCommand(c->db->id, c->argv, c->argc);
+    propagateTransactionEnd(c->db->id);
     c->flags &= ~CLIENT_PREVENT_PROP;
     c->lastcmd = c->cmd;
     c->commands_processed++;
@@ -390,7 +409,7 @@ static void sigShutdownHandler(int sig) {
         _exit(1);
     }
     server.shutdown_asap = 1;
-    server.shutdown_flags = SHUTDOWN_NOFLAGS;
+    server.shutdown_flags = sig == SIGINT ? server.shutdown_on_sigint : server.shutdown_on_sigterm;
 }
 
 static void sigCrashHandler(int sig, siginfo_t *info, void *secret) {
@@ -472,6 +491,37 @@ static int listenToPort(void) {
     return C_OK;
 }
 
+static void watchListeners(void) {
+    for (int j = 0; j < server.ipfd_count; j++)
+        aeCreateFileEvent(server.el, server.ipfd[j], AE_READABLE, acceptTcpHandler, NULL);
+}
+
+/* Closes the TCP listeners and listens again as bind and port now say. When
+ * that fails CONFIG SET puts the old values back and calls it once more. */
+static int relisten(void) {
+    if (!server.el) return C_OK; /* read at start-up: initServer listens */
+    for (int j = 0; j < server.ipfd_count; j++) {
+        aeDeleteFileEvent(server.el, server.ipfd[j], AE_READABLE);
+        close(server.ipfd[j]);
+    }
+    server.ipfd_count = 0;
+    if (listenToPort() == C_ERR) return C_ERR;
+    watchListeners();
+    return C_OK;
+}
+
+int applyBind(const char **err) {
+    if (relisten() == C_OK) return 1;
+    *err = "Failed to bind to specified addresses.";
+    return 0;
+}
+
+int applyPort(const char **err) {
+    if (relisten() == C_OK) return 1;
+    *err = "Unable to listen on this port";
+    return 0;
+}
+
 void createPidFile(void) {
     if (!server.pidfile) return;
     FILE *fp = fopen(server.pidfile, "w");
@@ -538,8 +588,7 @@ void initServer(void) {
         serverLog(LL_WARNING, "Configured to not listen anywhere, exiting.");
         exit(1);
     }
-    for (int j = 0; j < server.ipfd_count; j++)
-        aeCreateFileEvent(server.el, server.ipfd[j], AE_READABLE, acceptTcpHandler, NULL);
+    watchListeners();
     if (server.sofd >= 0) aeCreateFileEvent(server.el, server.sofd, AE_READABLE, acceptUnixHandler, NULL);
     static dictType errorsDictType = {.hashFunction = dictSdsHash, .keyCompare = dictSdsKeyCompare,
                                       .keyDestructor = dictSdsDestructor};

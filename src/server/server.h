@@ -177,7 +177,10 @@ typedef struct multiCmd {
 typedef struct multiState {
     multiCmd *commands;
     int count;
+    int alloc_count;        /* slots in commands: it grows by doubling, from 2 */
     int cmd_flags;
+    int cmd_inv_flags;      /* flags some queued command lacks (e.g. one not allowed on a stale replica) */
+    size_t argv_len_sums;   /* queued arguments' bytes and pointers (CLIENT LIST multi-mem) */
 } multiState;
 
 struct client {
@@ -230,6 +233,12 @@ struct client {
     uint64_t tracking_redirection; /* CLIENT TRACKING REDIRECT: client id, 0 none */
     dict *tracking_prefixes;       /* BCAST prefixes (sds set), NULL until the first */
     void *repl; /* replication state of a replica or master client (repl/ owns it) */
+    /* Memory accounting (clientmem.c): the usage last counted, the type it
+     * was counted under, and the eviction bucket holding the client. */
+    size_t mem_usage;
+    int mem_type;
+    int mem_bucket;               /* -1: in none */
+    listNode *mem_bucket_node;
 };
 
 /* Output buffer limits per client class. */
@@ -249,6 +258,7 @@ struct redisServer {
     long long cronloops;
     int shutdown_asap;
     int shutdown_flags;
+    int shutdown_on_sigterm, shutdown_on_sigint; /* SHUTDOWN_* flags a signal shuts down with */
 
     /* Networking. */
     int port;
@@ -275,7 +285,7 @@ struct redisServer {
     long long proto_max_bulk_len;
     unsigned long long client_max_querybuf_len;
     clientBufferLimitsConfig client_obuf_limits[CLIENT_TYPE_COUNT];
-    size_t stat_clients_type_memory[CLIENT_TYPE_COUNT];
+    long long maxmemory_clients; /* bytes; negative: that percentage of maxmemory; 0: no client eviction */
     unsigned int blocked_clients;
     unsigned int blocked_clients_by_type[8];
     list *ready_keys;   /* readyList entries: keys that got data for blocked clients */
@@ -295,6 +305,7 @@ struct redisServer {
     long long stat_expiredkeys;
     long long stat_expired_stale_perc;
     long long stat_evictedkeys;
+    long long stat_evictedclients; /* clients disconnected by maxmemory-clients */
     long long stat_keyspace_hits;
     long long stat_keyspace_misses;
     long long stat_numcommands;
@@ -355,6 +366,7 @@ struct redisServer {
     int latency_tracking;
     long long latency_monitor_threshold; /* ms; 0 disables the latency monitor */
     int enable_debug_command; /* 0 no, 1 yes, 2 local */
+    int enable_protected_configs; /* CONFIG SET of dir and dbfilename: 0 no, 1 yes, 2 local */
     int enable_module_command; /* the same values */
 
     /* Persistence knobs that the config table owns; the persist/ module reads them. */
@@ -470,6 +482,10 @@ void showStartupBanner(void);
 void markMayReplicateCommands(void); /* after populateCommandTable */
 void daemonize(void);
 void initServer(void);               /* the event loop, listeners, databases */
+/* Config apply hooks of bind and port, which CONFIG SET may change: the TCP
+ * listeners are opened again on the new address(es) or port. */
+int applyBind(const char **err);
+int applyPort(const char **err);
 void createPidFile(void);
 
 /* Work the server does on its own between commands (expiry, draining the 0MQ
@@ -489,5 +505,6 @@ long long backgroundWorkLeftUs(void);
 #define SHUTDOWN_SAVE 1
 #define SHUTDOWN_NOSAVE 2
 #define SHUTDOWN_FORCE 4
+#define SHUTDOWN_NOW 8 /* do not wait for replicas to catch up */
 
 #endif

@@ -9,7 +9,10 @@
 void initClientMultiState(client *c) {
     c->mstate.commands = NULL;
     c->mstate.count = 0;
+    c->mstate.alloc_count = 0;
     c->mstate.cmd_flags = 0;
+    c->mstate.cmd_inv_flags = 0;
+    c->mstate.argv_len_sums = 0;
 }
 
 void freeClientMultiState(client *c) {
@@ -29,7 +32,12 @@ void queueMultiCommand(client *c) {
     /* A script or function declaring no-writes never writes: EXEC of it is
      * not held by CLIENT PAUSE WRITE, as in Redis 7.0. */
     if ((flags & CMD_MAY_REPLICATE) && scriptDeclaresNoWrites(c)) flags &= ~(CMD_WRITE | CMD_MAY_REPLICATE);
-    c->mstate.commands = zrealloc(c->mstate.commands, sizeof(multiCmd) * (c->mstate.count + 1));
+    /* Room for two to start with (a transaction is rarely shorter), then doubled. */
+    if (c->mstate.count == c->mstate.alloc_count) {
+        c->mstate.alloc_count = c->mstate.alloc_count ? c->mstate.alloc_count * 2 : 2;
+        c->mstate.commands = zrealloc(c->mstate.commands, sizeof(multiCmd) * c->mstate.alloc_count);
+    }
+    c->mstate.argv_len_sums += c->argv_len_sum + sizeof(robj *) * (size_t)c->argc;
     multiCmd *mc = &c->mstate.commands[c->mstate.count++];
     mc->cmd = c->cmd;
     mc->argc = c->argc;
@@ -38,7 +46,9 @@ void queueMultiCommand(client *c) {
     c->argv = NULL;
     c->argc = 0;
     c->argv_len = 0;
+    c->argv_len_sum = 0;
     c->mstate.cmd_flags |= (int)(flags & 0x7fffffff);
+    c->mstate.cmd_inv_flags |= (int)(~flags & 0x7fffffff);
 }
 
 void discardTransaction(client *c) {

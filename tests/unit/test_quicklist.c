@@ -4,7 +4,11 @@
  * range deletions and deletions during iteration are mirrored in the array;
  * after each step the structure is verified (links, counts, sizes, valid
  * listpacks, fill respected) and contents are compared by index lookups and
- * by iteration from both ends and from random indexes. */
+ * by iteration from both ends and from random indexes. The same runs with a
+ * compress depth (and repetitive elements LZF can shrink) check that nodes
+ * near the ends stay raw, nodes beyond get compressed, and compressed nodes
+ * decompress to valid listpacks holding the same elements. */
+#include <lzf.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,6 +56,8 @@ static void modelClear(model *m) {
 /* Random element: integers (in and out of range), short and empty strings,
  * and now and then a long one (large enough to be plain when the threshold
  * is low, or to overflow a size-limited node alone). */
+static int repetitive; /* elements LZF can compress: for the compression runs */
+
 static size_t randomValue(char *buf, size_t max_long) {
     int k = rand() % 20;
     if (k < 6) return (size_t)snprintf(buf, 32, "%d", rand() % 2000 - 1000);
@@ -59,7 +65,8 @@ static size_t randomValue(char *buf, size_t max_long) {
     if (k < 8) return (size_t)snprintf(buf, 32, "0%d", rand() % 100); /* not an integer */
     if (k < 9) return 0;
     size_t len = (k < 18) ? (size_t)(1 + rand() % 20) : (size_t)(rand() % (int)max_long);
-    for (size_t i = 0; i < len; i++) buf[i] = (char)('a' + rand() % 26);
+    int period = repetitive ? 1 + rand() % 4 : 0;
+    for (size_t i = 0; i < len; i++) buf[i] = (char)('a' + (period ? (int)(i % (size_t)period) : rand() % 26));
     return len;
 }
 
@@ -77,19 +84,46 @@ static int fillRespected(int fill, const quicklistNode *n) {
     return n->sz <= limits[-fill - 1];
 }
 
+/* A compressed node's bytes, decompressed by LZF itself (malloc'd), or NULL
+ * when they do not decompress to exactly n->sz bytes. The blob is a size_t
+ * length followed by the LZF data. */
+static unsigned char *inflate(const quicklistNode *n) {
+    size_t csz;
+    memcpy(&csz, n->entry, sizeof(csz));
+    unsigned char *raw = malloc(n->sz);
+    if (lzf_decompress(n->entry + sizeof(csz), (unsigned)csz, raw, (unsigned)n->sz) != n->sz || csz >= n->sz) {
+        free(raw);
+        return NULL;
+    }
+    return raw;
+}
+
+static long compressed_seen; /* compressed nodes met by structureOk */
+
 static int structureOk(quicklist *ql) {
     unsigned long count = 0, len = 0;
     quicklistNode *prev = NULL;
     for (quicklistNode *n = ql->head; n; n = n->next) {
         if (n->prev != prev || n->count == 0) return 0;
-        if (n->container == QUICKLIST_NODE_CONTAINER_PLAIN) {
-            if (n->count != 1) return 0;
-        } else {
-            if (n->container != QUICKLIST_NODE_CONTAINER_PACKED) return 0;
-            if (lpBytes(n->entry) != n->sz || lpLength(n->entry) != n->count) return 0;
-            if (!lpValidateIntegrity(n->entry, n->sz, 1, NULL, NULL)) return 0;
-            if (!fillRespected(ql->fill, n)) return 0;
+        unsigned char *bytes = n->entry, *inflated = NULL;
+        if (n->encoding == QUICKLIST_NODE_ENCODING_LZF) {
+            /* Never within the depth at either end. */
+            if (len < ql->compress || ql->len - len <= ql->compress) return 0;
+            if (!(bytes = inflated = inflate(n))) return 0;
+            compressed_seen++;
+        } else if (n->encoding != QUICKLIST_NODE_ENCODING_RAW) {
+            return 0;
         }
+        int ok = 1;
+        if (n->container == QUICKLIST_NODE_CONTAINER_PLAIN) {
+            ok = n->count == 1;
+        } else {
+            ok = n->container == QUICKLIST_NODE_CONTAINER_PACKED && lpBytes(bytes) == n->sz &&
+                 lpLength(bytes) == n->count && lpValidateIntegrity(bytes, n->sz, 1, NULL, NULL) &&
+                 fillRespected(ql->fill, n);
+        }
+        free(inflated);
+        if (!ok) return 0;
         count += n->count;
         len++;
         prev = n;
@@ -160,9 +194,10 @@ static int dupEquals(quicklist *ql, const model *m) {
     return ok;
 }
 
-static void randomRun(int fill, size_t threshold, size_t max_long, int steps) {
+static void randomRun(int fill, size_t threshold, size_t max_long, int steps, int compress) {
     quicklistSetPackedThreshold(threshold);
-    quicklist *ql = quicklistCreate(fill, 0);
+    quicklist *ql = quicklistCreate(fill, compress);
+    repetitive = compress > 0;
     model m = {0};
     char *buf = malloc(max_long + 32);
     int structure_ok = 1, contents_ok = 1, pop_ok = 1, iter_ok = 1, dup_ok = 1, insert_ok = 1;
@@ -269,11 +304,83 @@ static void testFills(void) {
     for (size_t i = 0; i < sizeof(fills) / sizeof(fills[0]); i++) {
         snprintf(name, sizeof(name), "random ops, fill %d", fills[i]);
         TEST(name);
-        randomRun(fills[i], 0, 3000, 1500);
+        randomRun(fills[i], 0, 3000, 1500, 0);
         snprintf(name, sizeof(name), "random ops, fill %d, plain nodes", fills[i]);
         TEST(name);
-        randomRun(fills[i], 100, 400, 1500);
+        randomRun(fills[i], 100, 400, 1500, 0);
     }
+    static const int compressed_fills[] = {-1, 1, 4, 16};
+    for (int depth = 1; depth <= 3; depth++) {
+        for (size_t i = 0; i < sizeof(compressed_fills) / sizeof(compressed_fills[0]); i++) {
+            snprintf(name, sizeof(name), "random ops, fill %d, compress depth %d", compressed_fills[i], depth);
+            TEST(name);
+            compressed_seen = 0;
+            randomRun(compressed_fills[i], 0, 3000, 6000, depth);
+            /* (the random deletions keep lists too short for 7 nodes of 16) */
+            CHECK(compressed_seen > 0 || depth == 3);
+            snprintf(name, sizeof(name), "random ops, fill %d, compress depth %d, plain nodes", compressed_fills[i],
+                     depth);
+            TEST(name);
+            compressed_seen = 0;
+            randomRun(compressed_fills[i], 100, 400, 1500, depth);
+            CHECK(compressed_seen > 0);
+        }
+    }
+}
+
+/* Depth 1 over many compressible nodes: all but the two ends compressed, the
+ * memory shrinking accordingly; reading a middle node leaves it raw only
+ * until the next call; a node too small or incompressible stays raw. */
+static void testCompression(void) {
+    TEST("compression depth and reads");
+    quicklist *ql = quicklistCreate(16, 1);
+    quicklist *plain = quicklistCreate(16, 0);
+    char buf[64];
+    for (int i = 0; i < 1600; i++) {
+        int n = snprintf(buf, sizeof(buf), "element-number-%06d-of-the-list", i);
+        quicklistPushTail(ql, buf, (size_t)n);
+        quicklistPushTail(plain, buf, (size_t)n);
+    }
+    CHECK(ql->len == 100 && structureOk(ql));
+    CHECK(quicklistCompressedNodes(ql) == 98);
+    CHECK(ql->head->encoding == QUICKLIST_NODE_ENCODING_RAW && ql->tail->encoding == QUICKLIST_NODE_ENCODING_RAW);
+    size_t stored = 0, raw = 0;
+    for (quicklistNode *n = ql->head, *p = plain->head; n; n = n->next, p = p->next) {
+        stored += quicklistNodeStoredBytes(n);
+        raw += quicklistNodeStoredBytes(p);
+        CHECK(n->sz == p->sz);
+    }
+    CHECK(stored < raw / 2);
+    quicklistEntry e;
+    CHECK(quicklistIndex(ql, 800, &e) && e.sz == 33 && memcmp(e.value, "element-number-000800-of-the-list", 33) == 0);
+    CHECK(quicklistCompressedNodes(ql) == 97); /* the node read */
+    CHECK(quicklistIndex(ql, 0, &e));
+    CHECK(quicklistCompressedNodes(ql) == 98);
+    /* A blob walk (RDB) sees raw listpacks and leaves one node raw at most. */
+    quicklistNode *n = ql->head->next;
+    const unsigned char *data = quicklistNodeData(ql, n);
+    CHECK(lpValidateIntegrity((unsigned char *)data, n->sz, 1, NULL, NULL) && lpLength((unsigned char *)data) == 16);
+    CHECK(quicklistCompressedNodes(ql) == 97);
+    CHECK(quicklistNodeData(ql, n->next) != NULL && quicklistCompressedNodes(ql) == 97);
+    /* A copy keeps the compressed nodes compressed. */
+    quicklist *copy = quicklistDup(ql);
+    CHECK(quicklistCompressedNodes(copy) >= 97 && structureOk(copy));
+    quicklistRelease(copy);
+    /* Shrinking to the ends decompresses what is left. */
+    CHECK(quicklistDelRange(ql, 16, 1600 - 32));
+    CHECK(ql->len == 2 && quicklistCompressedNodes(ql) == 0 && structureOk(ql));
+    quicklistRelease(ql);
+    quicklistRelease(plain);
+
+    /* Incompressible or tiny nodes stay raw. */
+    ql = quicklistCreate(1, 1);
+    for (int i = 0; i < 10; i++) {
+        for (int k = 0; k < 60; k++) buf[k] = (char)(' ' + (rand() % 90));
+        quicklistPushTail(ql, buf, 60);
+        quicklistPushTail(ql, "x", 1);
+    }
+    CHECK(ql->len == 20 && quicklistCompressedNodes(ql) == 0 && structureOk(ql));
+    quicklistRelease(ql);
 }
 
 static void testBigElements(void) {
@@ -377,6 +484,7 @@ int main(void) {
     testSettingsAndBlobs();
     testBigElements();
     testFills();
+    testCompression();
     size_t leaked = zmalloc_used_memory();
     TEST("no leaks");
     CHECK(leaked == 0);
