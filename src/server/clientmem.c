@@ -95,6 +95,10 @@ void removeClientMemUsage(client *c) {
 }
 
 void updateClientMemUsage(client *c) {
+    if (evictionEnabled()) refreshClientMemUsage(c);
+}
+
+void refreshClientMemUsage(client *c) {
     if (c->fd == -1) return; /* fake clients (scripts, AOF) are no connection */
     /* One on its way out no longer counts: it cannot push others out. */
     if (c->flags & CLIENT_CLOSE_ASAP) {
@@ -161,7 +165,7 @@ int applyMaxmemoryClients(const char **err) {
     while ((ln = listNext(&li))) {
         client *c = listNodeValue(ln);
         if (server.maxmemory_clients == 0) leaveBucket(c);
-        else updateClientMemUsage(c);
+        else refreshClientMemUsage(c);
     }
     if (server.maxmemory_clients == 0 && evictionEnabled()) {
         for (int b = 0; b < BUCKETS; b++) {

@@ -14,8 +14,11 @@ size_t getClientMemoryUsage(client *c, size_t *obuf);
 size_t multiStateMemOverhead(client *c);
 
 /* Recounts a connection's usage after it changed (read, command, reply
- * added or written, subscription...): cheap, no walk over its data. */
+ * added or written, subscription...): cheap, no walk over its data, and
+ * nothing at all while client eviction is off — then, as in Redis 7.0, the
+ * client cron's refreshClientMemUsage keeps the totals INFO shows. */
 void updateClientMemUsage(client *c);
+void refreshClientMemUsage(client *c);
 /* Takes a client that is going away out of the totals and its bucket. */
 void removeClientMemUsage(client *c);
 

@@ -70,7 +70,7 @@ client *createClient(int fd) {
         dictAdd(server.clients_by_id, (void *)(uintptr_t)c->id, c);
         anetFdToString(fd, c->addr, sizeof(c->addr), 1);
         anetFdToString(fd, c->laddr, sizeof(c->laddr), 0);
-        updateClientMemUsage(c);
+        refreshClientMemUsage(c);
     }
     return c;
 }
@@ -779,7 +779,7 @@ void clientsCron(void) {
             continue;
         }
         if (!(c->flags & CLIENT_BLOCKED)) resizeQueryBuffer(c);
-        updateClientMemUsage(c);
+        refreshClientMemUsage(c);
     }
 }
 

@@ -72,7 +72,12 @@ static void emit(int dbid, robj **argv, int argc) {
     fanOut(dbid, argv, argc);
 }
 
-void propagateCommand(int dbid, robj **argv, int argc) { emit(dbid, argv, argc); }
+void propagateCommand(int dbid, robj **argv, int argc) {
+    /* The outermost unit with nothing held: no second write can follow, so
+     * this one goes out alone now instead of being held and released. */
+    if (pending_multi && !held_argv && transaction_depth == 1) fanOut(dbid, argv, argc);
+    else emit(dbid, argv, argc);
+}
 
 void alsoPropagate(client *c, robj **argv, int argc) {
     if (c->flags & CLIENT_AOF) return; /* the AOF being loaded is not written again */

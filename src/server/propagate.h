@@ -15,7 +15,8 @@ typedef void commandStreamFn(int dbid, robj **argv, int argc);
 void propagateSubscribe(commandStreamFn *fn);
 void propagateUnsubscribe(commandStreamFn *fn);
 
-/* call(): the command c ran changed data (unless it prevented its propagation). */
+/* call(), just before propagateTransactionEnd: the command c ran changed
+ * data (unless it prevented its propagation); its unit's last write. */
 void propagateCommand(int dbid, robj **argv, int argc);
 /* During a command: argv (borrowed) is part of its replay, ahead of the
  * command's own argv. Nothing goes out while the AOF is loaded. */
