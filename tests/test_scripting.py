@@ -634,3 +634,12 @@ def test_scripts_are_atomic_counters(connect):
     got = [a.read() for _ in range(50)] + [b.read() for _ in range(50)]
     assert sorted(got) == list(range(1, 101))
     assert a.call_frame("get", "ctr") == b"$3\r\n100\r\n"
+
+
+def test_call_with_unpack_of_7999_arguments(c):
+    """redis.call's arguments leave the Lua stack before its reply comes back:
+    7999 of them (unpack's ceiling) still get the reply (Redis 7.0's suite)."""
+    c.call_frame("del", "l")
+    script = 'local a = {} for i=1,7999 do a[i] = 1 end return redis.call("lpush", "l", unpack(a))'
+    assert ev(c, script) == b":7999\r\n"
+    assert ev(c, 'return #redis.call("lrange", "l", 0, -1)') == b":7999\r\n"

@@ -504,6 +504,9 @@ static int redisCallGeneric(lua_State *L, int raise) {
     int argc;
     robj **argv = luaArgsToArgv(L, &argc, &err);
     if (!argv) goto error;
+    /* The arguments are copied: their stack room goes to the reply (a call
+     * with unpack's 7999 arguments leaves none otherwise, as Redis allows). */
+    lua_settop(L, 0);
     client *c = lua_client;
     struct redisCommand *cmd = lookupCommand(argv, argc);
     if (!cmd) err = "Unknown Redis command called from script";
