@@ -104,6 +104,25 @@ class Server:
             time.sleep(0.02)
         raise RuntimeError("server did not start: " + self.log())
 
+    def kill(self):
+        """kill -9: no shutdown, no save (as a crash)."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+        if self.proc is not None:
+            self.proc.wait()
+            if self.proc.stderr:
+                self.proc.stderr.close()
+
+    def restart(self):
+        """The same command again, on the same port and directory (after kill or a shutdown)."""
+        self.kill()
+        self.proc = subprocess.Popen(self.cmd, cwd=self.dir, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            self._wait_ready()
+        except BaseException:
+            self.stop()
+            raise
+
     def log(self):
         try:
             with open(self.logfile, errors="replace") as f:

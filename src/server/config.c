@@ -29,6 +29,7 @@ enum { T_BOOL, T_INT, T_UINT, T_LL, T_ULL, T_SIZE, T_MEM, T_STRING, T_ENUM, T_SP
 #define F_OCTAL 16     /* an integer written in octal (file permissions) */
 #define F_UMEM 32      /* T_MEM kept as unsigned long long over its whole range (maxmemory) */
 #define F_FILE_ONLY 64 /* a redis.conf directive CONFIG GET/SET do not know (user) */
+#define F_ARGS 128     /* the value is several arguments: rewritten as they are, not as one quoted string */
 
 typedef struct enumName {
     const char *name;
@@ -502,7 +503,7 @@ static configDef configs[] = {
     LL("acllog-max-len", NULL, 0, &server.acllog_max_len, "128", 0, LLONG_MAX),
     B("disable-thp", NULL, F_NOEFFECT, &cfg_ints[27], "yes"),
     EN("oom-score-adj", NULL, F_NOEFFECT, &cfg_ints[28], "no", oomScoreAdjEnum),
-    SP("oom-score-adj-values", NULL, F_NOEFFECT, "0 200 800", setOomScoreAdjValues, getOomScoreAdjValues),
+    SP("oom-score-adj-values", NULL, F_NOEFFECT | F_ARGS, "0 200 800", setOomScoreAdjValues, getOomScoreAdjValues),
     I("io-threads", NULL, F_IMMUTABLE | F_NOEFFECT, &cfg_ints[29], "1", 1, 128, NULL),
     B("io-threads-do-reads", NULL, F_IMMUTABLE | F_NOEFFECT, &cfg_ints[30], "no"),
     /* encodings */
@@ -522,11 +523,11 @@ static configDef configs[] = {
     {"slowlog-max-len", NULL, T_ULL, 0, &server.slowlog_max_len, "128", 0, LONG_MAX, NULL, NULL, NULL, NULL, 0},
     LL("latency-monitor-threshold", NULL, 0, &server.latency_monitor_threshold, "0", 0, LLONG_MAX),
     B("latency-tracking", NULL, 0, &server.latency_tracking, "yes"),
-    SP("latency-tracking-info-percentiles", NULL, 0, "50 99 99.9", NULL, NULL), /* the latency module's */
+    SP("latency-tracking-info-percentiles", NULL, F_ARGS, "50 99 99.9", NULL, NULL), /* the latency module's */
     B("crash-log-enabled", NULL, F_NOEFFECT, &cfg_ints[17], "yes"),
     B("crash-memcheck-enabled", NULL, F_NOEFFECT, &cfg_ints[18], "yes"),
     /* replication (repl/ owns replicaof's parser and printer) */
-    SP("replicaof", "slaveof", 0, "", NULL, NULL),
+    SP("replicaof", "slaveof", F_ARGS, "", NULL, NULL),
     B("replica-serve-stale-data", "slave-serve-stale-data", 0, &server.repl_serve_stale_data, "yes"),
     B("replica-read-only", "slave-read-only", 0, &server.repl_slave_ro, "yes"),
     MEM("repl-backlog-size", NULL, 0, &server.repl_backlog_size, "1048576", 1, LLONG_MAX, NULL),
@@ -547,7 +548,7 @@ static configDef configs[] = {
     SP("zmq-expiry-endpoint", NULL, F_MULTI, "", setZmqEndpoints, getZmqEndpoints),
     LL("zmq-expiry-hwm", NULL, 0, &server.zmq_hwm, "1000", 0, INT_MAX),
     MEM("zmq-expiry-backlog", NULL, 0, &server.zmq_backlog, "67108864", 0, LLONG_MAX, NULL),
-    SP("zmq-expiry-types", NULL, 0, "string,hash", setZmqTypes, getZmqTypes),
+    SP("zmq-expiry-types", NULL, F_ARGS, "string,hash", setZmqTypes, getZmqTypes),
 };
 
 #define NCONFIGS (sizeof(configs) / sizeof(configs[0]))
@@ -1165,7 +1166,7 @@ static void rewriteSpecial(rewriteState *st, configDef *d) {
         sds v = d->get();
         int force = !valueIsDefault(d, v);
         sds line = sdscatprintf(sdsempty(), "%s ", d->name);
-        line = d->set == setZmqTypes ? sdscatsds(line, v) : sdscatrepr(line, v, sdslen(v));
+        line = (d->flags & F_ARGS) ? sdscatsds(line, v) : sdscatrepr(line, v, sdslen(v));
         rewriteLine(st, d, line, force);
         sdsfree(v);
     }
