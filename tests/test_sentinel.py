@@ -3,7 +3,8 @@ Debian's redis-sentinel processes monitor a master and two replicas of the
 server under test. Writes acknowledged by WAIT are made, the master is killed
 with SIGKILL, a replica is promoted, the other follows it, the acknowledged
 writes are there, and the old master, restarted, is turned into a replica of
-the new one by the sentinels (REPLICAOF + CONFIG REWRITE in a MULTI). On ours
+the new one by the sentinels (REPLICAOF + CONFIG REWRITE in a MULTI); a
+replica with replica-priority 0 is never the one promoted. On ours
 the 0MQ expiry push then runs on the new master only. Under REFERENCE=1 the
 same scenario runs with Redis servers (the push part is ours and skipped).
 """
@@ -76,6 +77,8 @@ def test_sentinel_failover(server_factory):
     endpoints = [None if REFERENCE else "tcp://127.0.0.1:%d" % free_port() for _ in range(3)]
     servers = [start_data_server(server_factory, e) for e in endpoints]
     master, replicas = servers[0], servers[1:]
+    # replica-priority 0: never promoted, so the sentinels must pick replicas[0].
+    ask(replicas[1], "CONFIG", "SET", "replica-priority", "0")
     for rs in replicas:
         ask(rs, "REPLICAOF", master.host, master.port)
     for rs in replicas:
@@ -98,7 +101,8 @@ def test_sentinel_failover(server_factory):
     ports = {s.port: s for s in replicas}
     promoted = wait_for(lambda: ports.get(int(ask(sentinels[0], "SENTINEL", "GET-MASTER-ADDR-BY-NAME", NAME)[1])),
                         what="a replica promoted by the sentinels")
-    other = [s for s in replicas if s is not promoted][0]
+    assert promoted is replicas[0], "the replica with priority 0 was promoted"
+    other = replicas[1]
     wait_for(lambda: repl(promoted)["role"] == "master", what="the promoted replica to be a master")
     wait_for(lambda: repl(other)["role"] == "slave" and int(repl(other)["master_port"]) == promoted.port
              and repl(other)["master_link_status"] == "up", what="the other replica to follow the new master")

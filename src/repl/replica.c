@@ -166,8 +166,10 @@ static void handshake(aeEventLoop *el, int fd, void *privdata, int mask) {
             return;
         }
     }
+    /* Behind NAT or port forwarding the master (and Sentinel, reading its
+     * INFO) must reach us at the announced address, not the one it sees. */
     char port[16];
-    snprintf(port, sizeof(port), "%d", server.port);
+    snprintf(port, sizeof(port), "%d", server.repl_announce_port ? server.repl_announce_port : server.port);
     const char *lp[] = {"REPLCONF", "listening-port", port};
     if (askOk(fd, 3, lp, reply, sizeof(reply)) != C_OK) {
         cancelHandshake();
@@ -175,6 +177,15 @@ static void handshake(aeEventLoop *el, int fd, void *privdata, int mask) {
     }
     if (reply[0] == '-')
         serverLog(LL_NOTICE, "(Non critical) Master does not understand REPLCONF listening-port: %s", reply);
+    if (server.repl_announce_ip && server.repl_announce_ip[0]) {
+        const char *ip[] = {"REPLCONF", "ip-address", server.repl_announce_ip};
+        if (askOk(fd, 3, ip, reply, sizeof(reply)) != C_OK) {
+            cancelHandshake();
+            return;
+        }
+        if (reply[0] == '-')
+            serverLog(LL_NOTICE, "(Non critical) Master does not understand REPLCONF ip-address: %s", reply);
+    }
     const char *capa[] = {"REPLCONF", "capa", "eof", "capa", "psync2"};
     if (askOk(fd, 5, capa, reply, sizeof(reply)) != C_OK) {
         cancelHandshake();
@@ -603,18 +614,6 @@ void replicaCron(void) {
 
 void replicaAnswerGetack(void) { replicaSendAck(); }
 
-static long long configInt(const char *name, long long deflt) {
-    sds v = configGetValue(name);
-    long long n = deflt;
-    if (v) {
-        n = strtoll(v, NULL, 10);
-        if (!strcmp(v, "yes")) n = 1;
-        else if (!strcmp(v, "no")) n = 0;
-        sdsfree(v);
-    }
-    return n;
-}
-
 sds replicaInfo(sds info) {
     if (!server.masterhost_set) return info;
     long long off = rp.master ? replId.offset : rp.cached ? rp.cached_offset : 1;
@@ -635,8 +634,8 @@ sds replicaInfo(sds info) {
     if (rp.state != RS_CONNECTED)
         info = sdscatprintf(info, "master_link_down_since_seconds:%lld\r\n",
                             rp.down_since ? (long long)(server.unixtime - rp.down_since) : -1LL);
-    return sdscatprintf(info, "slave_priority:%lld\r\nslave_read_only:%d\r\nreplica_announced:%lld\r\n",
-                        configInt("replica-priority", 100), server.repl_slave_ro, configInt("replica-announced", 1));
+    return sdscatprintf(info, "slave_priority:%d\r\nslave_read_only:%d\r\nreplica_announced:%d\r\n",
+                        server.repl_slave_priority, server.repl_slave_ro, server.repl_replica_announced);
 }
 
 void replicaRole(client *c) {

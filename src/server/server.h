@@ -389,6 +389,11 @@ struct redisServer {
     int repl_min_slaves_max_lag;
     int repl_diskless_sync;       /* full resyncs stream the RDB from the child, no file */
     int repl_diskless_sync_delay; /* seconds to wait for more replicas before such a transfer */
+    int repl_diskless_load;       /* a replica loads the RDB from the socket: 0 disabled, 1 on-empty-db, 2 swapdb */
+    int repl_slave_priority;      /* shown to Sentinel (INFO slave_priority); 0: never promoted */
+    int repl_replica_announced;   /* Sentinel lists this replica */
+    char *repl_announce_ip;       /* what a replica tells its master about itself (REPLCONF ip-address) */
+    int repl_announce_port;       /* ... and REPLCONF listening-port, 0: our port */
     int repl_link_up; /* a replica's link with its master is up (repl/ sets it) */
     int repl_good_slaves_count; /* replicas acknowledging within min-replicas-max-lag (repl/ counts) */
 
