@@ -352,9 +352,25 @@ static int tryPartialResync(client *c, replicaLink *r) {
     return C_OK;
 }
 
-/* SYNC, and PSYNC <replid> <offset>. */
+/* SYNC, and PSYNC <replid> <offset> [FAILOVER]. */
 void syncCommand(client *c) {
     if (c->flags & CLIENT_SLAVE) return;
+    if (c->argc > 3 && !strcasecmp(c->argv[3]->ptr, "failover")) {
+        /* Our master hands its role over (failover.c on its side): we
+         * become a master whose history continues the one it asks for. */
+        if (strcasecmp(c->argv[1]->ptr, replId.replid)) {
+            addReplyError(c, "PSYNC FAILOVER replid must match my replid.");
+            return;
+        }
+        replicaUnsetMaster();
+        sds ci = catClientInfoString(sdsempty(), c);
+        serverLog(LL_NOTICE, "MASTER MODE enabled (failover request from '%s')", ci);
+        sdsfree(ci);
+    }
+    if (failoverState() != FAILOVER_NONE) {
+        addReplyError(c, "-NOMASTERLINK Can't SYNC while failing over");
+        return;
+    }
     if (server.masterhost_set && !replicaLinkEstablished()) {
         addReplyError(c, "-NOMASTERLINK Can't SYNC while not connected with my master");
         return;
@@ -562,7 +578,10 @@ void replMasterCron(void) {
         startBgsaveForReplication();
     }
     long long ticks = ++m.last_ping_cron;
-    if (!server.masterhost_set && listLength(m.replicas) && ticks % server.repl_ping_replica_period == 0) feedPing();
+    /* Not while a failover waits for a replica to reach our offset: the PING would move it. */
+    if (!server.masterhost_set && listLength(m.replicas) && ticks % server.repl_ping_replica_period == 0 &&
+        failoverState() == FAILOVER_NONE)
+        feedPing();
     int good = 0;
     listIter li;
     listNode *ln;
@@ -717,6 +736,38 @@ static void replicaAddr(replicaLink *r, char *ip, size_t len) {
     if (colon) *colon = '\0';
 }
 
+unsigned long replReplicaCount(void) { return listLength(m.replicas); }
+
+int replFindReplica(const char *host, int port, int *online, long long *ack_off) {
+    listIter li;
+    listNode *ln;
+    listRewind(m.replicas, &li);
+    while ((ln = listNext(&li))) {
+        replicaLink *r = listNodeValue(ln);
+        char ip[NET_ADDR_STR_LEN];
+        replicaAddr(r, ip, sizeof(ip));
+        if (strcasecmp(ip, host) || r->listening_port != port) continue;
+        if (online) *online = r->state == R_ONLINE;
+        if (ack_off) *ack_off = r->ack_off;
+        return 1;
+    }
+    return 0;
+}
+
+int replCaughtUpReplica(char *ip, size_t iplen, int *port) {
+    listIter li;
+    listNode *ln;
+    listRewind(m.replicas, &li);
+    while ((ln = listNext(&li))) {
+        replicaLink *r = listNodeValue(ln);
+        if (r->state != R_ONLINE || r->ack_off != replId.offset) continue;
+        replicaAddr(r, ip, iplen);
+        *port = r->listening_port;
+        return 1;
+    }
+    return 0;
+}
+
 sds replMasterInfo(sds info) {
     static const char *states[] = {"wait_bgsave", "wait_bgsave", "send_bulk", "online"};
     info = sdscatprintf(info, "connected_slaves:%lu\r\n", listLength(m.replicas));
@@ -733,10 +784,11 @@ sds replMasterInfo(sds info) {
                             (long long)(server.unixtime - r->ack_time));
     }
     return sdscatprintf(info,
-                        "master_failover_state:no-failover\r\nmaster_replid:%s\r\nmaster_replid2:%s\r\n"
+                        "master_failover_state:%s\r\nmaster_replid:%s\r\nmaster_replid2:%s\r\n"
                         "master_repl_offset:%lld\r\nsecond_repl_offset:%lld\r\nrepl_backlog_active:%d\r\n"
                         "repl_backlog_size:%lld\r\nrepl_backlog_first_byte_offset:%lld\r\nrepl_backlog_histlen:%lld\r\n",
-                        replId.replid, replId.replid2, replId.offset, replId.second_offset, m.backlog != NULL,
+                        failoverStateName(), replId.replid, replId.replid2, replId.offset, replId.second_offset,
+                        m.backlog != NULL,
                         server.repl_backlog_size, m.backlog ? m.backlog_off : 0, m.backlog ? m.backlog_histlen : 0);
 }
 
@@ -809,6 +861,7 @@ void replInit(void) {
     serverAddClientTeardown(replMasterClientTeardown);
     rdbSetReplInfoHooks(fillReplInfo, replicaLoadedReplInfo);
     replicaInit();
+    failoverInit();
 }
 
 void replStart(void) { replicaStart(); }

@@ -20,7 +20,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,14 +30,15 @@
 /* Link states, named as ROLE shows them. */
 enum { RS_CONNECT, RS_CONNECTING, RS_PSYNC_REPLY, RS_TRANSFER, RS_CONNECTED };
 
-#define HANDSHAKE_TIMEOUT_MS 5000
-
 static struct {
     char *host;
     int port;
     int state;
     int fd;                 /* the link before it becomes the master client's */
     sds line;               /* a reply line being read */
+    sds out;                /* handshake commands not written yet */
+    int hs_expect[5];       /* the handshake replies awaited (HS_*), in order */
+    int hs_count, hs_next;  /* how many; the next one (-1: PING's) */
     /* Transfer of the RDB. */
     int tmpfd;
     char tmpfile[64];
@@ -85,115 +85,47 @@ static void cancelHandshake(void) {
     }
     sdsfree(rp.line);
     rp.line = NULL;
+    sdsfree(rp.out);
+    rp.out = NULL;
     if (rp.state != RS_CONNECTED) rp.state = RS_CONNECT;
 }
 
-/* -------------------------------------------------------- synchronous part */
+/* ---------------------------------------------------------- the handshake */
 
-/* The handshake's replies come at once; the loop waits for them a moment,
- * as Redis's early replicas did, but never for the snapshot. */
-static int syncReadLine(int fd, char *buf, size_t size) {
-    size_t n = 0;
-    while (n + 1 < size) {
-        struct pollfd pfd = {.fd = fd, .events = POLLIN};
-        if (poll(&pfd, 1, HANDSHAKE_TIMEOUT_MS) <= 0) return -1;
-        char ch;
-        ssize_t r = read(fd, &ch, 1);
-        if (r == -1 && errno == EAGAIN) continue;
-        if (r <= 0) return -1;
-        if (ch == '\n') break;
-        buf[n++] = ch;
-    }
-    if (n && buf[n - 1] == '\r') n--;
-    buf[n] = '\0';
-    return (int)n;
+/* Replies the handshake waits for, in the order its commands were sent. As
+ * Redis, everything after PING goes in one write and the replies are read
+ * as they come, from the event loop: a master that stops answering (or a
+ * SIGSTOPped one) never blocks this server. */
+enum { HS_PING, HS_AUTH, HS_PORT, HS_IP, HS_CAPA };
+
+static void queueCommand(int argc, const char **argv) {
+    if (!rp.out) rp.out = sdsempty();
+    rp.out = sdscatprintf(rp.out, "*%d\r\n", argc);
+    for (int j = 0; j < argc; j++) rp.out = sdscatprintf(rp.out, "$%zu\r\n%s\r\n", strlen(argv[j]), argv[j]);
 }
 
-static int sendCommand(int fd, int argc, const char **argv) {
-    sds s = sdscatprintf(sdsempty(), "*%d\r\n", argc);
-    for (int j = 0; j < argc; j++) s = sdscatprintf(s, "$%zu\r\n%s\r\n", strlen(argv[j]), argv[j]);
-    size_t off = 0;
-    while (off < sdslen(s)) {
-        ssize_t n = write(fd, s + off, sdslen(s) - off);
-        if (n == -1 && errno == EAGAIN) {
-            struct pollfd pfd = {.fd = fd, .events = POLLOUT};
-            if (poll(&pfd, 1, HANDSHAKE_TIMEOUT_MS) <= 0) break;
-            continue;
-        }
-        if (n <= 0) break;
-        off += n;
-    }
-    int ok = off == sdslen(s);
-    sdsfree(s);
+/* Writes what is queued; a fresh socket takes these few bytes at once, and
+ * what it does not take shows as a failed handshake (retried). */
+static int flushCommands(int fd) {
+    ssize_t n = write(fd, rp.out, sdslen(rp.out));
+    int ok = n == (ssize_t)sdslen(rp.out);
+    sdsfree(rp.out);
+    rp.out = NULL;
     return ok ? C_OK : C_ERR;
 }
 
-static int askOk(int fd, int argc, const char **argv, char *reply, size_t size) {
-    if (sendCommand(fd, argc, argv) != C_OK || syncReadLine(fd, reply, size) < 0) return C_ERR;
-    return C_OK;
+static void readPsyncReply(aeEventLoop *el, int fd, void *privdata, int mask);
+static int readLine(int fd);
+
+/* A failover handing us over to our replica (failover.c) ends with the link. */
+static void handshakeFailed(void) {
+    cancelHandshake();
+    failoverPsyncAnswered(0);
 }
 
-static void readPsyncReply(aeEventLoop *el, int fd, void *privdata, int mask);
-
-static void handshake(aeEventLoop *el, int fd, void *privdata, int mask) {
-    (void)el, (void)privdata, (void)mask;
-    char reply[256];
-    aeDeleteFileEvent(server.el, fd, AE_WRITABLE);
-    int err = 0;
-    socklen_t errlen = sizeof(err);
-    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &errlen) == -1 || err) {
-        serverLog(LL_WARNING, "Error condition on socket for SYNC: %s", strerror(err ? err : errno));
-        cancelHandshake();
-        return;
-    }
-    serverLog(LL_NOTICE, "Non blocking connect for SYNC fired the event.");
-    const char *ping[] = {"PING"};
-    if (askOk(fd, 1, ping, reply, sizeof(reply)) != C_OK ||
-        (reply[0] == '-' && strncmp(reply, "-NOAUTH", 7) && strncmp(reply, "-NOPERM", 7) &&
-         strncmp(reply, "-ERR operation not permitted", 28))) {
-        serverLog(LL_WARNING, "Error reply to PING from master: '%s'", reply);
-        cancelHandshake();
-        return;
-    }
-    serverLog(LL_NOTICE, "Master replied to PING, replication can continue...");
-    if (server.masterauth) {
-        const char *auth[3] = {"AUTH", server.masteruser ? server.masteruser : server.masterauth, server.masterauth};
-        int argc = server.masteruser ? 3 : 2;
-        if (!server.masteruser) auth[1] = server.masterauth;
-        if (askOk(fd, argc, auth, reply, sizeof(reply)) != C_OK || reply[0] == '-') {
-            serverLog(LL_WARNING, "Unable to AUTH to MASTER: %s", reply);
-            cancelHandshake();
-            return;
-        }
-    }
-    /* Behind NAT or port forwarding the master (and Sentinel, reading its
-     * INFO) must reach us at the announced address, not the one it sees. */
-    char port[16];
-    snprintf(port, sizeof(port), "%d", server.repl_announce_port ? server.repl_announce_port : server.port);
-    const char *lp[] = {"REPLCONF", "listening-port", port};
-    if (askOk(fd, 3, lp, reply, sizeof(reply)) != C_OK) {
-        cancelHandshake();
-        return;
-    }
-    if (reply[0] == '-')
-        serverLog(LL_NOTICE, "(Non critical) Master does not understand REPLCONF listening-port: %s", reply);
-    if (server.repl_announce_ip && server.repl_announce_ip[0]) {
-        const char *ip[] = {"REPLCONF", "ip-address", server.repl_announce_ip};
-        if (askOk(fd, 3, ip, reply, sizeof(reply)) != C_OK) {
-            cancelHandshake();
-            return;
-        }
-        if (reply[0] == '-')
-            serverLog(LL_NOTICE, "(Non critical) Master does not understand REPLCONF ip-address: %s", reply);
-    }
-    const char *capa[] = {"REPLCONF", "capa", "eof", "capa", "psync2"};
-    if (askOk(fd, 5, capa, reply, sizeof(reply)) != C_OK) {
-        cancelHandshake();
-        return;
-    }
-    if (reply[0] == '-') serverLog(LL_NOTICE, "(Non critical) Master does not understand REPLCONF capa: %s", reply);
+static void sendPsync(int fd) {
     char offset[32] = "-1";
-    const char *psync[] = {"PSYNC", "?", offset};
+    const char *psync[] = {"PSYNC", "?", offset, "FAILOVER"};
     if (rp.cached) {
         psync[1] = rp.cached_replid;
         snprintf(offset, sizeof(offset), "%lld", rp.cached_offset + 1);
@@ -201,14 +133,102 @@ static void handshake(aeEventLoop *el, int fd, void *privdata, int mask) {
     } else {
         serverLog(LL_NOTICE, "Partial resynchronization not possible (no cached master)");
     }
-    if (sendCommand(fd, 3, psync) != C_OK) {
-        cancelHandshake();
+    queueCommand(failoverState() == FAILOVER_IN_PROGRESS ? 4 : 3, psync);
+    if (flushCommands(fd) != C_OK) {
+        handshakeFailed();
         return;
     }
-    rp.state = RS_PSYNC_REPLY;
+    aeDeleteFileEvent(server.el, fd, AE_READABLE);
+    if (aeCreateFileEvent(server.el, fd, AE_READABLE, readPsyncReply, NULL) == AE_ERR) handshakeFailed();
+}
+
+/* After PING: AUTH, REPLCONF listening-port, ip-address and capa, at once. */
+static void sendHandshakeCommands(int fd) {
+    rp.hs_count = rp.hs_next = 0;
+    if (server.masterauth) {
+        const char *auth[3] = {"AUTH", server.masteruser ? server.masteruser : server.masterauth, server.masterauth};
+        queueCommand(server.masteruser ? 3 : 2, auth);
+        rp.hs_expect[rp.hs_count++] = HS_AUTH;
+    }
+    /* Behind NAT or port forwarding the master (and Sentinel, reading its
+     * INFO) must reach us at the announced address, not the one it sees. */
+    char port[16];
+    snprintf(port, sizeof(port), "%d", server.repl_announce_port ? server.repl_announce_port : server.port);
+    const char *lp[] = {"REPLCONF", "listening-port", port};
+    queueCommand(3, lp);
+    rp.hs_expect[rp.hs_count++] = HS_PORT;
+    if (server.repl_announce_ip && server.repl_announce_ip[0]) {
+        const char *ip[] = {"REPLCONF", "ip-address", server.repl_announce_ip};
+        queueCommand(3, ip);
+        rp.hs_expect[rp.hs_count++] = HS_IP;
+    }
+    const char *capa[] = {"REPLCONF", "capa", "eof", "capa", "psync2"};
+    queueCommand(5, capa);
+    rp.hs_expect[rp.hs_count++] = HS_CAPA;
+    if (flushCommands(fd) != C_OK) handshakeFailed();
+}
+
+static void readHandshakeReply(aeEventLoop *el, int fd, void *privdata, int mask) {
+    (void)el, (void)privdata, (void)mask;
+    for (;;) {
+        int r = readLine(fd);
+        if (r == 0) return;
+        if (r < 0) {
+            serverLog(LL_WARNING, "Master closed the connection during the handshake");
+            handshakeFailed();
+            return;
+        }
+        const char *reply = rp.line;
+        int expect = rp.hs_next < 0 ? HS_PING : rp.hs_expect[rp.hs_next];
+        if (expect == HS_PING) {
+            if (reply[0] == '-' && strncmp(reply, "-NOAUTH", 7) && strncmp(reply, "-NOPERM", 7) &&
+                strncmp(reply, "-ERR operation not permitted", 28)) {
+                serverLog(LL_WARNING, "Error reply to PING from master: '%s'", reply);
+                handshakeFailed();
+                return;
+            }
+            serverLog(LL_NOTICE, "Master replied to PING, replication can continue...");
+            sdsclear(rp.line);
+            sendHandshakeCommands(fd);
+            if (rp.fd == -1) return;
+            continue;
+        }
+        if (expect == HS_AUTH && reply[0] == '-') {
+            serverLog(LL_WARNING, "Unable to AUTH to MASTER: %s", reply);
+            handshakeFailed();
+            return;
+        }
+        if (reply[0] == '-')
+            serverLog(LL_NOTICE, "(Non critical) Master does not understand REPLCONF %s: %s",
+                      expect == HS_PORT ? "listening-port" : expect == HS_IP ? "ip-address" : "capa", reply);
+        sdsclear(rp.line);
+        if (++rp.hs_next == rp.hs_count) {
+            sendPsync(fd);
+            return;
+        }
+    }
+}
+
+static void handshake(aeEventLoop *el, int fd, void *privdata, int mask) {
+    (void)el, (void)privdata, (void)mask;
+    aeDeleteFileEvent(server.el, fd, AE_WRITABLE);
+    int err = 0;
+    socklen_t errlen = sizeof(err);
+    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &errlen) == -1 || err) {
+        serverLog(LL_WARNING, "Error condition on socket for SYNC: %s", strerror(err ? err : errno));
+        handshakeFailed();
+        return;
+    }
+    serverLog(LL_NOTICE, "Non blocking connect for SYNC fired the event.");
+    rp.state = RS_PSYNC_REPLY; /* ROLE says "handshake" from here on */
     rp.lastio = server.unixtime;
     rp.line = sdsempty();
-    if (aeCreateFileEvent(server.el, fd, AE_READABLE, readPsyncReply, NULL) == AE_ERR) cancelHandshake();
+    rp.hs_next = -1; /* the PING's reply comes first */
+    const char *ping[] = {"PING"};
+    queueCommand(1, ping);
+    if (flushCommands(fd) != C_OK ||
+        aeCreateFileEvent(server.el, fd, AE_READABLE, readHandshakeReply, NULL) == AE_ERR)
+        handshakeFailed();
 }
 
 static void connectWithMaster(void) {
@@ -216,6 +236,7 @@ static void connectWithMaster(void) {
     int fd = anetTcpNonBlockConnect(err, rp.host, rp.port);
     if (fd == -1) {
         serverLog(LL_WARNING, "Unable to connect to MASTER: %s", err);
+        failoverPsyncAnswered(0);
         return;
     }
     if (aeCreateFileEvent(server.el, fd, AE_WRITABLE, handshake, NULL) == AE_ERR) {
@@ -456,7 +477,7 @@ static void readPsyncReply(aeEventLoop *el, int fd, void *privdata, int mask) {
     if (r == 0) return;
     if (r < 0) {
         serverLog(LL_WARNING, "Master closed the connection during PSYNC");
-        cancelHandshake();
+        handshakeFailed();
         return;
     }
     if (sdslen(rp.line) == 0) return; /* keepalive */
@@ -465,7 +486,7 @@ static void readPsyncReply(aeEventLoop *el, int fd, void *privdata, int mask) {
         long long off = 0;
         if (sscanf(rp.line, "+FULLRESYNC %40s %lld", id, &off) != 2 || strlen(id) != REPL_ID_LEN) {
             serverLog(LL_WARNING, "Master replied with wrong +FULLRESYNC syntax.");
-            cancelHandshake();
+            handshakeFailed();
             return;
         }
         memcpy(rp.new_replid, id, sizeof(rp.new_replid));
@@ -477,9 +498,10 @@ static void readPsyncReply(aeEventLoop *el, int fd, void *privdata, int mask) {
         if (rp.tmpfd == -1) {
             serverLog(LL_WARNING, "Opening the temp file needed for MASTER <-> REPLICA synchronization: %s",
                       strerror(errno));
-            cancelHandshake();
+            handshakeFailed();
             return;
         }
+        failoverPsyncAnswered(1);
         rp.size = -1;
         rp.read = 0;
         rp.usemark = 0;
@@ -492,10 +514,11 @@ static void readPsyncReply(aeEventLoop *el, int fd, void *privdata, int mask) {
     if (!strncmp(rp.line, "+CONTINUE", 9)) {
         const char *id = sdslen(rp.line) > 10 ? rp.line + 10 : NULL;
         continueWith(id);
+        failoverPsyncAnswered(1);
         return;
     }
     serverLog(LL_WARNING, "Unexpected reply to PSYNC from master: %s", rp.line);
-    cancelHandshake();
+    handshakeFailed();
 }
 
 /* ------------------------------------------------------------ link changes */
@@ -514,7 +537,7 @@ void replicaClientTeardown(client *c) {
     setLinkUp(0);
 }
 
-static void setMaster(const char *host, int port) {
+void replicaSetMaster(const char *host, int port) {
     int was_master = !server.masterhost_set;
     if (rp.master) freeClient(rp.master);
     cancelHandshake();
@@ -537,7 +560,7 @@ static void setMaster(const char *host, int port) {
     connectWithMaster();
 }
 
-static void unsetMaster(void) {
+void replicaUnsetMaster(void) {
     if (rp.master) freeClient(rp.master);
     cancelHandshake();
     zfree(rp.host);
@@ -553,9 +576,13 @@ static void unsetMaster(void) {
 
 /* REPLICAOF / SLAVEOF host port | NO ONE */
 void replicaofCommand(client *c) {
+    if (failoverState() != FAILOVER_NONE) {
+        addReplyError(c, "REPLICAOF not allowed while failing over.");
+        return;
+    }
     if (!strcasecmp(c->argv[1]->ptr, "no") && !strcasecmp(c->argv[2]->ptr, "one")) {
         if (server.masterhost_set) {
-            unsetMaster();
+            replicaUnsetMaster();
             sds ci = catClientInfoString(sdsempty(), c);
             serverLog(LL_NOTICE, "MASTER MODE enabled (user request from '%s')", ci);
             sdsfree(ci);
@@ -575,7 +602,7 @@ void replicaofCommand(client *c) {
         addReplyStatus(c, "OK Already connected to specified master");
         return;
     }
-    setMaster(c->argv[1]->ptr, (int)port);
+    replicaSetMaster(c->argv[1]->ptr, (int)port);
     sds ci = catClientInfoString(sdsempty(), c);
     serverLog(LL_NOTICE, "REPLICAOF %s:%d enabled (user request from '%s')", rp.host, rp.port, ci);
     sdsfree(ci);
@@ -597,7 +624,7 @@ void replicaCron(void) {
     if (rp.state != RS_CONNECTED) {
         if (server.unixtime - rp.lastio > server.repl_timeout) {
             serverLog(LL_WARNING, "Timeout connecting to the MASTER...");
-            cancelHandshake();
+            handshakeFailed();
         }
         return;
     }
