@@ -7,6 +7,7 @@ where the other side of the link is meant to be Redis (support.REF_SERVER);
 under REFERENCE=1 every server is the reference.
 """
 import re
+import threading
 
 import pytest
 
@@ -76,3 +77,95 @@ def test_client_kill_type_master_then_partial_resync(server_factory, master_kind
     caught_up(m, r)
     assert r.get("b") == b"2"
     assert m.execute_command("CLIENT", "KILL", "TYPE", "master") == 0
+
+
+# ------------------------------------------------------------------ FAILOVER
+
+
+def test_failover_argument_errors(server_factory):
+    master, replica, m, r = start_pair(server_factory)
+    with pytest.raises(Exception, match="^FAILOVER requires connected replicas.$"):
+        m.execute_command("FAILOVER")
+    with pytest.raises(Exception, match="^No failover in progress.$"):
+        m.execute_command("FAILOVER", "ABORT")
+    with pytest.raises(Exception, match="^FAILOVER timeout must be greater than 0$"):
+        m.execute_command("FAILOVER", "TIMEOUT", 0)
+    with pytest.raises(Exception, match="^syntax error$"):
+        m.execute_command("FAILOVER", "ABORT", "TIMEOUT", 10)
+    attach(r, master)
+    with pytest.raises(Exception, match="^FAILOVER with force option requires both a timeout and target HOST and IP.$"):
+        m.execute_command("FAILOVER", "FORCE", "TIMEOUT", 100)
+    with pytest.raises(Exception, match="^FAILOVER target HOST and PORT is not a replica.$"):
+        m.execute_command("FAILOVER", "TO", "127.0.0.1", master.port)
+    with pytest.raises(Exception, match="^FAILOVER is not valid when server is a replica.$"):
+        r.execute_command("FAILOVER")
+
+
+@KINDS
+def test_failover_switches_roles_without_losing_writes(server_factory, master_kind, replica_kind):
+    master, replica, m, r = kinds_pair(server_factory, master_kind, replica_kind)
+    attach(r, master)
+    for i in range(100):
+        m.set("k%d" % i, i)
+    replid = info(m)["master_replid"]
+    assert m.execute_command("FAILOVER", "TO", "127.0.0.1", replica.port, "TIMEOUT", 5000) == b"OK"
+    wait_for(lambda: info(r)["role"] == "master" and info(m)["role"] == "slave"
+             and info(m)["master_link_status"] == "up", what="the roles switched")
+    wait_for(lambda: info(m)["master_failover_state"] == "no-failover", what="the failover to end")
+    assert int(info(m)["master_port"]) == replica.port
+    # The new master continues the old history: the old master continued with a partial resync.
+    assert info(r)["master_replid2"] == replid
+    assert info(r, "stats")["sync_partial_ok"] == "1"
+    with pytest.raises(Exception, match="read only replica"):
+        m.set("x", "1")
+    r.set("after", "1")
+    caught_up(r, m)
+    assert m.get("after") == b"1" and m.get("k99") == b"99"
+    assert m.dbsize() == r.dbsize() == 101
+
+
+def test_failover_holds_writes_then_they_meet_a_replica(server_factory):
+    master, replica, m, r = start_pair(server_factory)
+    attach(r, master)
+    blocked = master.client()
+    replica_proc = replica.proc
+    replica_proc.send_signal(19)  # SIGSTOP: the replica cannot acknowledge
+    try:
+        m.set("unacknowledged", "1")
+        assert m.execute_command("FAILOVER", "TIMEOUT", 60000) == b"OK"
+        assert info(m)["master_failover_state"] == "waiting-for-sync"
+        with pytest.raises(Exception, match="^FAILOVER already in progress.$"):
+            m.execute_command("FAILOVER")
+        with pytest.raises(Exception, match="^REPLICAOF not allowed while failing over.$"):
+            m.execute_command("REPLICAOF", "NO", "ONE")
+        result = {}
+
+        def write():
+            try:
+                result["reply"] = blocked.set("held", "1")
+            except Exception as e:
+                result["error"] = str(e)
+        t = threading.Thread(target=write)
+        t.start()
+        t.join(0.3)
+        assert t.is_alive(), "a write ran during the failover's pause"
+    finally:
+        replica_proc.send_signal(18)  # SIGCONT
+    t.join(10)
+    assert "read only replica" in result.get("error", ""), result
+    assert info(m)["role"] == "slave" and info(r)["role"] == "master"
+
+
+def test_failover_abort_gives_the_role_back(server_factory):
+    master, replica, m, r = start_pair(server_factory)
+    attach(r, master)
+    replica.proc.send_signal(19)
+    try:
+        m.set("unacknowledged", "1")
+        assert m.execute_command("FAILOVER") == b"OK"
+        assert info(m)["master_failover_state"] == "waiting-for-sync"
+        assert m.execute_command("FAILOVER", "ABORT") == b"OK"
+        assert info(m)["master_failover_state"] == "no-failover" and info(m)["role"] == "master"
+        assert m.set("free", "1")  # the pause ended
+    finally:
+        replica.proc.send_signal(18)
