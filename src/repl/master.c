@@ -76,6 +76,8 @@ static struct {
     int get_ack_pending;
 } m = {.seldb = -1, .child = -1, .pipefd = -1};
 
+static void refreshGoodReplicas(void);
+
 /* ----------------------------------------------------------- the identity */
 
 static void randomHex(char *dst, size_t n) {
@@ -195,6 +197,8 @@ static void freeLink(replicaLink *r) {
         listNode *ln = listSearchKey(m.replicas, r);
         if (ln) listDelNode(m.replicas, ln);
         if (listLength(m.replicas) == 0) m.no_replicas_since = server.unixtime;
+        r->attached = 0;
+        refreshGoodReplicas();
     }
     if (r->rdbfd != -1) close(r->rdbfd);
     sdsfree(r->pending);
@@ -339,6 +343,7 @@ static int tryPartialResync(client *c, replicaLink *r) {
     }
     attachReplica(c, r);
     r->state = R_ONLINE;
+    refreshGoodReplicas();
     char buf[128];
     int n = r->capa_psync2 ? snprintf(buf, sizeof(buf), "+CONTINUE %s\r\n", replId.replid)
                            : snprintf(buf, sizeof(buf), "+CONTINUE\r\n");
@@ -431,6 +436,7 @@ void syncCommand(client *c) {
 static void replicaOnline(replicaLink *r) {
     r->state = R_ONLINE;
     r->ack_time = server.unixtime;
+    refreshGoodReplicas();
     if (r->wait_ack) return;
     if (sdslen(r->pending)) addReplyProto(r->c, r->pending, sdslen(r->pending));
     sdsfree(r->pending);
@@ -568,6 +574,23 @@ void replRequestAcks(void) {
     for (int j = 0; j < 3; j++) decrRefCount(argv[j]);
 }
 
+/* Replicas acknowledging within min-replicas-max-lag, for min-replicas-to-write.
+ * Counted when one comes online, acknowledges or goes, and each second (as
+ * Redis): a write right after a replica attached is accepted. */
+static void refreshGoodReplicas(void) {
+    int good = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(m.replicas, &li);
+    while ((ln = listNext(&li))) {
+        replicaLink *r = listNodeValue(ln);
+        if (r->state == R_ONLINE && !(r->c->flags & CLIENT_CLOSE_ASAP) &&
+            server.unixtime - r->ack_time <= server.repl_min_slaves_max_lag)
+            good++;
+    }
+    server.repl_good_slaves_count = good;
+}
+
 /* Once a second: keepalives, pings, timeouts, the backlog's life and min-replicas. */
 void replMasterCron(void) {
     checkChild();
@@ -582,7 +605,6 @@ void replMasterCron(void) {
     if (!server.masterhost_set && listLength(m.replicas) && ticks % server.repl_ping_replica_period == 0 &&
         failoverState() == FAILOVER_NONE)
         feedPing();
-    int good = 0;
     listIter li;
     listNode *ln;
     listRewind(m.replicas, &li);
@@ -598,11 +620,9 @@ void replMasterCron(void) {
         if (server.unixtime - r->ack_time > server.repl_timeout) {
             serverLog(LL_WARNING, "Disconnecting timedout replica (streaming sync): %s", r->c->addr);
             freeClientAsync(r->c);
-            continue;
         }
-        if (server.unixtime - r->ack_time <= server.repl_min_slaves_max_lag) good++;
     }
-    server.repl_good_slaves_count = good;
+    refreshGoodReplicas();
     if (!server.masterhost_set && m.backlog && !listLength(m.replicas) && server.repl_backlog_ttl &&
         server.unixtime - m.no_replicas_since > server.repl_backlog_ttl) {
         /* A replica coming back later cannot continue a history nobody kept. */
@@ -649,6 +669,7 @@ void replconfCommand(client *c) {
             replicaLink *r = c->repl;
             if (off > r->ack_off) r->ack_off = off;
             r->ack_time = server.unixtime;
+            refreshGoodReplicas();
             if (r->wait_ack) {
                 r->wait_ack = 0;
                 replicaOnline(r);
@@ -856,6 +877,7 @@ void replInit(void) {
     replClearId2();
     m.no_replicas_since = time(NULL);
     propagateSubscribe(replStreamSubscriber);
+    propagateSetReplicaFeed(replStreamSubscriber);
     serverAddCronTask(replCron);
     serverAddBeforeSleepTask(replBeforeSleep);
     serverAddClientTeardown(replMasterClientTeardown);

@@ -272,9 +272,19 @@ void incrementErrorCount(const char *fullerr, size_t namelen) {
     }
 }
 
-/* Counts the error for INFO errorstats and the failing command's failed_calls. */
-static void afterErrorReply(const char *s, size_t len) {
+/* Counts the error for INFO errorstats and the failing command's failed_calls.
+ * An error for our master means its stream and our data diverge: logged
+ * loudly, as Redis does, since nobody reads the reply. */
+static void afterErrorReply(client *c, const char *s, size_t len) {
     server.stat_total_error_replies++;
+    if (c && (c->flags & CLIENT_MASTER)) {
+        const char *msg = len && s[0] == '-' ? s + 1 : s;
+        int n = (int)(len && s[0] == '-' ? len - 1 : len);
+        serverLog(LL_WARNING,
+                  "== CRITICAL == This replica is sending an error to its master: '%.*s' after processing the "
+                  "command '%s'",
+                  n, msg, c->lastcmd ? c->lastcmd->fullname : "<unknown>");
+    }
     if (s[0] != '-') {
         incrementErrorCount("ERR", 3);
     } else {
@@ -295,7 +305,7 @@ void addReplyErrorLength(client *c, const char *s, size_t len) {
     addReplyProto(c, copy, len);
     addReplyProto(c, "\r\n", 2);
     if (copy != stackbuf) zfree(copy);
-    afterErrorReply(s, len);
+    afterErrorReply(c, s, len);
 }
 
 void addReplyError(client *c, const char *err) { addReplyErrorLength(c, err, strlen(err)); }
@@ -316,7 +326,7 @@ void addReplyErrorFormat(client *c, const char *fmt, ...) {
 void addReplyErrorObject(client *c, robj *err) {
     addReply(c, err);
     sds s = err->ptr;
-    afterErrorReply(s, sdslen(s) - 2);
+    afterErrorReply(c, s, sdslen(s) - 2);
 }
 
 void addReplyErrorArity(client *c) {

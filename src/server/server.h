@@ -463,6 +463,8 @@ int commandCheckArity(struct redisCommand *cmd, int argc);
 #define CALL_FULL (CALL_SLOWLOG | CALL_STATS | CALL_PROPAGATE)
 void call(client *c, int flags);
 int processCommand(client *c);
+/* min-replicas-to-write is set and fewer replicas acknowledge in time: writes are refused (-NOREPLICAS). */
+int tooFewGoodReplicas(void);
 int prepareForShutdown(int flags);
 
 /* Start-up steps main.c runs, in this order around reading the config. */
