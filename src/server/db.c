@@ -58,6 +58,9 @@ void setExpire(redisDb *db, robj *key, long long when) {
     if (slot) ttlHeapUpdate(db->expires, slot - 1, when);
     else ttlHeapInsert(db->expires, de, when);
     expireScheduleAt(when);
+    if (server.masterhost_set && !server.repl_slave_ro && server.current_client &&
+        !(server.current_client->flags & CLIENT_MASTER))
+        expireRememberReplicaKey(db, key);
 }
 
 static int removeEntryExpire(redisDb *db, dictEntry *de) {
@@ -103,12 +106,16 @@ int expiryAllowed(void) {
     return !server.masterhost_set && !clientsArePaused() && !server.loading;
 }
 
-int expireIfNeeded(redisDb *db, robj *key) {
+int expireIfNeeded(redisDb *db, robj *key) { return expireIfNeededForWrite(db, key, 0); }
+
+int expireIfNeededForWrite(redisDb *db, robj *key, int write) {
     if (!keyIsExpired(db, key)) return 0;
     /* The master's own commands see what the master saw: the key is there until its DEL. */
     if (server.masterhost_set && server.current_client && (server.current_client->flags & CLIENT_MASTER)) return 0;
-    if (expiryAllowed()) deleteExpiredKey(db, key); /* else reported missing, removed later */
-    return 1;
+    /* A write on a writable replica replaces the expired key: it goes first (as Redis). */
+    if (expiryAllowed() || (write && server.masterhost_set && !server.repl_slave_ro && !server.loading))
+        deleteExpiredKey(db, key);
+    return 1; /* else reported missing, removed later */
 }
 
 /* ------------------------------------------------------------------ lookup */
@@ -116,7 +123,7 @@ int expireIfNeeded(redisDb *db, robj *key) {
 robj *lookupKey(redisDb *db, robj *key, int flags) {
     dictEntry *de = dictFind(db->dict, key->ptr);
     if (!de) return NULL;
-    if (*expireSlotOf(de) && expireIfNeeded(db, key)) return NULL;
+    if (*expireSlotOf(de) && expireIfNeededForWrite(db, key, flags & LOOKUP_WRITE)) return NULL;
     robj *val = dictGetVal(de);
     if (!(flags & LOOKUP_NOTOUCH) && !server.in_script) objectTouch(val);
     return val;

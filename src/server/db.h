@@ -56,6 +56,8 @@ int expiryAllowed(void);
 /* Lazy expiry: deletes the key when it is due (and expiryAllowed()).
  * Returns 1 when it was expired: the caller sees it missing either way. */
 int expireIfNeeded(redisDb *db, robj *key);
+/* The same for a lookup made to write (write != 0): a writable replica then deletes the key too. */
+int expireIfNeededForWrite(redisDb *db, robj *key, int write);
 int checkAlreadyExpired(long long when);
 long long dbAverageTtl(redisDb *db); /* ms, for INFO keyspace */
 
