@@ -169,3 +169,116 @@ def test_failover_abort_gives_the_role_back(server_factory):
         assert m.set("free", "1")  # the pause ended
     finally:
         replica.proc.send_signal(18)
+
+
+# ------------------------------------------------------- repl-diskless-load
+
+
+def snapshot_keys(c):
+    out = {}
+    for db in (0, 3):
+        c.execute_command("SELECT", db)
+        # (a big hash's DUMP follows its table's order: compared as a dict)
+        out.update({(db, k): (c.type(k), c.hgetall(k) if c.type(k) == b"hash" else c.dump(k)) for k in c.keys("*")})
+    c.execute_command("SELECT", 0)
+    return out
+
+
+def fill_some(m):
+    m.set("s", "v")
+    m.rpush("l", *range(300))
+    m.hset("h", mapping={"f%d" % i: "x" * 70 for i in range(200)})
+    m.zadd("z", {"a": 1, "b": 2})
+    m.set("t", "v", ex=1000)
+    m.execute_command("SELECT", 3)
+    m.set("in3", "y")
+    m.execute_command("SELECT", 0)
+
+
+@pytest.mark.parametrize("diskless_sync", ["no", "yes"])
+@pytest.mark.parametrize("mode,replica_has_data,to", [("disabled", False, "disk"), ("on-empty-db", False, "parser"),
+                                                      ("on-empty-db", True, "disk"), ("swapdb", True, "parser")])
+def test_diskless_load_modes(server_factory, mode, replica_has_data, to, diskless_sync):
+    master = server_factory("--repl-diskless-sync", diskless_sync, "--repl-diskless-sync-delay", "0")
+    replica = server_factory("--repl-diskless-load", mode)
+    m, r = master.client(), replica.client()
+    fill_some(m)
+    if replica_has_data:
+        r.set("old", "data")
+    attach(r, master)
+    assert snapshot_keys(r) == snapshot_keys(m)
+    assert r.exists("old") == 0
+    kind = "streamed RDB from master with EOF" if diskless_sync == "yes" else r"\d+ bytes from master"
+    log = replica.log()
+    assert re.search(r"receiving %s.* to %s" % (kind, to), log), log
+    m.set("after", "1")
+    caught_up(m, r)
+    assert r.get("after") == b"1"
+
+
+class FakeMaster:
+    """Answers a replica's handshake with +FULLRESYNC and then a snapshot cut
+    short: the link drops in the middle of the transfer."""
+
+    def __init__(self, payload, announced_len):
+        import socket
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(4)
+        self.port = self.sock.getsockname()[1]
+        self.payload, self.announced_len = payload, announced_len
+        self.served = 0
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
+
+    def serve(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            with conn:
+                conn.settimeout(5)
+                buf = b""
+                try:
+                    # (the PSYNC command, not "capa psync2" of a REPLCONF)
+                    while b"$5\r\nPSYNC\r\n" not in buf.upper() or not buf.endswith(b"\r\n"):
+                        chunk = conn.recv(4096)
+                        if not chunk:
+                            break
+                        buf += chunk
+                        n = buf.count(b"*")
+                        # one reply per command received so far (PING, AUTH, REPLCONF...)
+                        while self.served < n and b"$5\r\nPSYNC\r\n" not in buf.upper():
+                            conn.sendall(b"+PONG\r\n" if self.served == 0 else b"+OK\r\n")
+                            self.served += 1
+                    conn.sendall(b"+FULLRESYNC %s 0\r\n$%d\r\n" % (b"a" * 40, self.announced_len))
+                    conn.sendall(self.payload)
+                except OSError:
+                    pass
+                self.served = 0
+
+    def close(self):
+        self.sock.close()
+
+
+@pytest.mark.parametrize("mode", ["swapdb", "disabled"])
+def test_failed_transfer_keeps_the_old_data_with_swapdb(server_factory, mode):
+    source = server_factory()
+    s = source.client()
+    fill_some(s)
+    rdb = s.save() and open(source.dir + "/dump.rdb", "rb").read()
+    fake = FakeMaster(rdb[: len(rdb) // 2], len(rdb))
+    try:
+        replica = server_factory("--repl-diskless-load", mode)
+        r = replica.client()
+        r.set("old", "data")
+        r.execute_command("REPLICAOF", "127.0.0.1", fake.port)
+        wait_for(lambda: "Failed trying to load the MASTER synchronization DB" in replica.log()
+                 or "I/O error trying to sync with MASTER" in replica.log(), what="the failed transfer: " + replica.log())
+        assert info(r)["master_link_status"] == "down", replica.log()
+        # swapdb loads from the socket and puts the old data back; a transfer
+        # to disk never touched it.
+        assert r.get("old") == b"data" and r.dbsize() == 1
+    finally:
+        fake.close()

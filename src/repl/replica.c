@@ -11,6 +11,7 @@
 #include "core/anet.h"
 #include "core/numparse.h"
 #include "core/zmalloc.h"
+#include "features/functions.h"
 #include "persist/persist.h"
 #include "server/client.h"
 #include "server/config.h"
@@ -20,6 +21,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -337,6 +339,24 @@ static void becomeConnected(int fd, int dbid) {
 
 /* ---------------------------------------------------------- the transfer */
 
+/* The master's snapshot is our data: its history is ours from here, and the
+ * stream follows (rest: bytes of it already read). */
+static void loadedSnapshot(sds rest) {
+    memcpy(replId.replid, rp.new_replid, sizeof(replId.replid));
+    replId.offset = rp.new_offset;
+    replClearId2();
+    replFreeBacklog(); /* a new history: the old one cannot be continued from us */
+    rp.cached = 0;
+    sdsfree(rp.line);
+    rp.line = NULL;
+    /* The stream goes on in the db the master's snapshot names (a master
+     * that is itself a replica emits no SELECT of its own). */
+    int dbid = rp.have_loaded_rsi ? rp.loaded_rsi.stream_db : 0;
+    becomeConnected(rp.fd, dbid >= 0 && dbid < server.dbnum ? dbid : 0);
+    if (rest && sdslen(rest) && rp.master) rp.pending = sdscatsds(rp.pending, rest);
+    serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Finished with success");
+}
+
 static void transferDone(void) {
     aeDeleteFileEvent(server.el, rp.fd, AE_READABLE);
     if (rp.usemark) {
@@ -362,18 +382,70 @@ static void transferDone(void) {
         cancelHandshake();
         return;
     }
-    memcpy(replId.replid, rp.new_replid, sizeof(replId.replid));
-    replId.offset = rp.new_offset;
-    replClearId2();
-    replFreeBacklog(); /* a new history: the old one cannot be continued from us */
-    rp.cached = 0;
-    sdsfree(rp.line);
-    rp.line = NULL;
-    /* The stream goes on in the db the master's snapshot names (a master
-     * that is itself a replica emits no SELECT of its own). */
-    int dbid = rp.have_loaded_rsi ? rp.loaded_rsi.stream_db : 0;
-    becomeConnected(rp.fd, dbid >= 0 && dbid < server.dbnum ? dbid : 0);
-    serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Finished with success");
+    loadedSnapshot(NULL);
+}
+
+/* Reads until buf holds len bytes (the rest of an EOF mark), waiting at most repl-timeout. */
+static int readAtLeast(int fd, sds *buf, size_t len) {
+    while (sdslen(*buf) < len) {
+        char tmp[64];
+        ssize_t n = read(fd, tmp, len - sdslen(*buf) < sizeof(tmp) ? len - sdslen(*buf) : sizeof(tmp));
+        if (n == -1 && (errno == EAGAIN || errno == EINTR)) {
+            struct pollfd pfd = {.fd = fd, .events = POLLIN};
+            if (poll(&pfd, 1, server.repl_timeout * 1000) <= 0) return 0;
+            continue;
+        }
+        if (n <= 0) return 0;
+        *buf = sdscatlen(*buf, tmp, n);
+    }
+    return 1;
+}
+
+/* repl-diskless-load: the snapshot is loaded as it arrives, no file. With
+ * swapdb the old data is set aside and comes back if the load fails; with
+ * on-empty-db (nothing to lose) it is loaded straight into the dbs. */
+static int disklessLoadApplies(void) {
+    return server.repl_diskless_load == REPL_DISKLESS_LOAD_SWAPDB ||
+           (server.repl_diskless_load == REPL_DISKLESS_LOAD_EMPTY_DB && dbTotalServerKeySize() == 0);
+}
+
+static void loadFromSocket(int fd) {
+    aeDeleteFileEvent(server.el, fd, AE_READABLE);
+    close(rp.tmpfd);
+    unlink(rp.tmpfile);
+    rp.tmpfd = -1;
+    replDisconnectReplicas();
+    dbBackup *backup = NULL;
+    if (server.repl_diskless_load == REPL_DISKLESS_LOAD_SWAPDB) {
+        backup = dbBackupAll();
+    } else {
+        serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Flushing old data");
+        emptyData(-1, NULL);
+    }
+    functionsFlushAll();
+    serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Loading DB in memory");
+    rp.have_loaded_rsi = 0;
+    sds left = NULL;
+    int ok = rdbLoadFromSocket(fd, rp.usemark ? -1 : rp.size, server.repl_timeout * 1000, &left) == C_OK;
+    if (ok && rp.usemark) {
+        ok = readAtLeast(fd, &left, sizeof(rp.eofmark)) && !memcmp(left, rp.eofmark, sizeof(rp.eofmark));
+        if (ok) sdsrange(left, sizeof(rp.eofmark), -1);
+    }
+    if (!ok) {
+        serverLog(LL_WARNING, "Failed trying to load the MASTER synchronization DB from socket, check server logs.");
+        if (backup) {
+            serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Discarding the half-loaded data and restoring the old one");
+            dbBackupRestore(backup);
+        } else {
+            emptyData(-1, NULL);
+        }
+        sdsfree(left);
+        cancelHandshake();
+        return;
+    }
+    if (backup) dbBackupDiscard(backup);
+    loadedSnapshot(left);
+    sdsfree(left);
 }
 
 /* Reads one line into rp.line; 1 when it is complete (without CRLF). */
@@ -411,12 +483,15 @@ static void readSyncBulkPayload(aeEventLoop *el, int fd, void *privdata, int mas
             rp.usemark = 1;
             memcpy(rp.eofmark, rp.line + 5, sizeof(rp.eofmark));
             memset(rp.lastbytes, 0, sizeof(rp.lastbytes));
-            serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF to disk");
+            serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF to %s",
+                      disklessLoadApplies() ? "parser" : "disk");
         } else {
             rp.size = strtoll(rp.line + 1, NULL, 10);
-            serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: receiving %lld bytes from master to disk", rp.size);
+            serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: receiving %lld bytes from master to %s", rp.size,
+                      disklessLoadApplies() ? "parser" : "disk");
         }
         sdsclear(rp.line);
+        if (disklessLoadApplies()) loadFromSocket(fd);
         return;
     }
     char buf[PROTO_IOBUF_LEN];

@@ -63,7 +63,10 @@ static const enumName supervisedEnum[] = {{"upstart", 1}, {"systemd", 2}, {"auto
 static const enumName enableEnum[] = {{"no", 0}, {"yes", 1}, {"local", 2}, {NULL, 0}};
 static const enumName protectedEnum[] = {{"yes", 1}, {"no", 0}, {NULL, 0}};
 static const enumName oomScoreAdjEnum[] = {{"no", 0}, {"yes", 1}, {"relative", 1}, {"absolute", 2}, {NULL, 0}};
-static const enumName disklessLoadEnum[] = {{"disabled", 0}, {"on-empty-db", 1}, {"swapdb", 2}, {NULL, 0}};
+static const enumName disklessLoadEnum[] = {{"disabled", REPL_DISKLESS_LOAD_DISABLED},
+                                            {"on-empty-db", REPL_DISKLESS_LOAD_EMPTY_DB},
+                                            {"swapdb", REPL_DISKLESS_LOAD_SWAPDB},
+                                            {NULL, 0}};
 static const enumName propagationErrorEnum[] = {{"ignore", 0}, {"panic", 1}, {"panic-on-replicas", 2}, {NULL, 0}};
 static const enumName aclPubsubEnum[] = {{"allchannels", 1}, {"resetchannels", 0}, {NULL, 0}};
 

@@ -257,6 +257,49 @@ long long emptyData(int dbnum, void (*callback)(dict *)) {
     return removed;
 }
 
+/* The datasets a replica sets aside while it loads its master's snapshot
+ * from the socket (repl-diskless-load swapdb): back if the load fails. */
+struct dbBackup {
+    dict **dicts;
+    ttlHeap **expires;
+};
+
+dbBackup *dbBackupAll(void) {
+    dbBackup *b = zmalloc(sizeof(*b));
+    b->dicts = zmalloc(sizeof(dict *) * server.dbnum);
+    b->expires = zmalloc(sizeof(ttlHeap *) * server.dbnum);
+    for (int j = 0; j < server.dbnum; j++) {
+        b->dicts[j] = server.db[j].dict;
+        b->expires[j] = server.db[j].expires;
+        server.db[j].dict = dictCreate(&keyspaceDictType);
+        server.db[j].expires = ttlHeapCreate(heapSetPos);
+        server.db[j].avg_ttl = 0;
+    }
+    return b;
+}
+
+void dbBackupRestore(dbBackup *b) {
+    for (int j = 0; j < server.dbnum; j++) {
+        ttlHeapFree(server.db[j].expires);
+        dictRelease(server.db[j].dict);
+        server.db[j].dict = b->dicts[j];
+        server.db[j].expires = b->expires[j];
+    }
+    zfree(b->dicts);
+    zfree(b->expires);
+    zfree(b);
+}
+
+void dbBackupDiscard(dbBackup *b) {
+    for (int j = 0; j < server.dbnum; j++) {
+        ttlHeapFree(b->expires[j]);
+        dictRelease(b->dicts[j]);
+    }
+    zfree(b->dicts);
+    zfree(b->expires);
+    zfree(b);
+}
+
 long long dbTotalServerKeySize(void) {
     long long total = 0;
     for (int j = 0; j < server.dbnum; j++) total += dictSize(server.db[j].dict);

@@ -40,6 +40,12 @@ robj *dbRandomKey(redisDb *db);
 /* Make the value at key safe to modify in place (unshare / turn embstr raw). */
 robj *dbUnshareStringValue(redisDb *db, robj *key, robj *o);
 long long emptyData(int dbnum, void (*callback)(dict *));
+/* Every db's data set aside (the dbs are left empty), then put back — the
+ * data loaded meanwhile dropped — or freed. */
+typedef struct dbBackup dbBackup;
+dbBackup *dbBackupAll(void);
+void dbBackupRestore(dbBackup *b);
+void dbBackupDiscard(dbBackup *b);
 long long dbTotalServerKeySize(void);
 int selectDb(client *c, int id);
 int dbSwapDatabases(int id1, int id2);

@@ -141,6 +141,11 @@ typedef struct clientReplyBlock {
     char buf[];
 } clientReplyBlock;
 
+/* repl-diskless-load */
+#define REPL_DISKLESS_LOAD_DISABLED 0
+#define REPL_DISKLESS_LOAD_EMPTY_DB 1
+#define REPL_DISKLESS_LOAD_SWAPDB 2
+
 typedef struct redisDb {
     dict *dict;             /* key (embedded sds) → robj; entry meta: expiry heap slot */
     ttlHeap *expires;       /* ordered deadlines of volatile keys */
@@ -389,7 +394,7 @@ struct redisServer {
     int repl_min_slaves_max_lag;
     int repl_diskless_sync;       /* full resyncs stream the RDB from the child, no file */
     int repl_diskless_sync_delay; /* seconds to wait for more replicas before such a transfer */
-    int repl_diskless_load;       /* a replica loads the RDB from the socket: 0 disabled, 1 on-empty-db, 2 swapdb */
+    int repl_diskless_load;       /* a replica loads the RDB from the socket: REPL_DISKLESS_LOAD_* */
     int repl_slave_priority;      /* shown to Sentinel (INFO slave_priority); 0: never promoted */
     int repl_replica_announced;   /* Sentinel lists this replica */
     char *repl_announce_ip;       /* what a replica tells its master about itself (REPLCONF ip-address) */
