@@ -6,8 +6,10 @@ master, the FAILOVER command and the diskless load on the replica side
 where the other side of the link is meant to be Redis (support.REF_SERVER);
 under REFERENCE=1 every server is the reference.
 """
+import os
 import re
 import threading
+import time
 
 import pytest
 
@@ -282,3 +284,60 @@ def test_failed_transfer_keeps_the_old_data_with_swapdb(server_factory, mode):
         assert r.get("old") == b"data" and r.dbsize() == 1
     finally:
         fake.close()
+
+
+# ------------------------------------------------- replica output buffers
+
+
+def raw_replica(master):
+    """A replica by hand: PSYNC with capa eof; returns the socket after the $EOF: line, and the mark."""
+    import socket
+    s = socket.create_connection((master.host, master.port), timeout=10)
+    s.sendall(b"*3\r\n$8\r\nREPLCONF\r\n$4\r\ncapa\r\n$3\r\neof\r\n")
+    assert s.recv(5) == b"+OK\r\n"
+    s.sendall(b"*3\r\n$5\r\nPSYNC\r\n$1\r\n?\r\n$2\r\n-1\r\n")
+    buf = b""
+    while True:
+        while b"\n" not in buf:
+            buf += s.recv(1)
+        line, buf = buf.split(b"\n", 1)
+        if line.startswith(b"$EOF:"):
+            return s, line[5:45]
+
+
+def limit_master(server_factory):
+    master = server_factory("--repl-diskless-sync", "yes", "--repl-diskless-sync-delay", "0",
+                            "--client-output-buffer-limit", "replica 1mb 0 0")
+    m = master.client()
+    p = m.pipeline(transaction=False)
+    for i in range(20000):
+        p.set("key:%d" % i, os.urandom(250).hex())  # 10 MB of RDB (incompressible), ten times the limit
+    p.execute()
+    return master, m
+
+
+def test_diskless_rdb_to_a_slow_replica_is_not_held_in_its_output_buffer(server_factory):
+    master, m = limit_master(server_factory)
+    s, mark = raw_replica(master)
+    got = b""
+    while not got.endswith(mark):
+        chunk = s.recv(128 * 1024)
+        assert chunk, "the master dropped the replica during the transfer"
+        got += chunk
+        time.sleep(0.01)
+    assert len(got) > 10 * 1000 * 1000 and got.startswith(b"REDIS")
+    assert info(m)["connected_slaves"] == "1"
+    assert "output buffer limits" not in master.log()
+    s.close()
+
+
+def test_stream_held_during_a_sync_counts_against_the_replica_limit(server_factory):
+    master, m = limit_master(server_factory)
+    s, mark = raw_replica(master)  # never reads the RDB: the stream piles up on the master
+    p = m.pipeline(transaction=False)
+    for i in range(3000):
+        p.set("new:%d" % i, os.urandom(500).hex())
+    p.execute()
+    wait_for(lambda: info(m)["connected_slaves"] == "0", what="the replica dropped")
+    assert "scheduled to be closed ASAP for overcoming of output buffer limits" in master.log()
+    s.close()

@@ -33,6 +33,8 @@
 replIdentity replId;
 
 enum { R_WAIT_BGSAVE_START, R_WAIT_BGSAVE_END, R_SEND_BULK, R_ONLINE };
+/* A diskless transfer's pipe: streaming the RDB, sending the final EOF mark, all sent. */
+enum { PIPE_STREAMING, PIPE_MARK, PIPE_SENT };
 
 /* What a connection that said REPLCONF or SYNC/PSYNC is to us (client->repl). */
 typedef struct replicaLink {
@@ -45,7 +47,8 @@ typedef struct replicaLink {
     int capa_eof, capa_psync2;
     int listening_port;
     char announced_ip[NET_IP_STR_LEN];
-    sds pending;        /* the stream produced while its RDB is made and sent */
+    sds pending;        /* the stream produced while its RDB is made and sent (counted in its output limit) */
+    size_t chunk_sent;  /* a diskless transfer: bytes of the current pipe chunk written to it */
     int rdbfd;
     off_t rdboff, rdbsize;
     sds preamble;       /* "$<size>\r\n" ahead of the file */
@@ -67,6 +70,14 @@ static struct {
     char rdbfile[64];
     int diskless;           /* the child writes to pipefd, not to rdbfile */
     int pipefd;
+    /* A diskless transfer goes straight to the replicas' sockets, chunk by
+     * chunk, never through their output buffers (as Redis 7.0): the next
+     * chunk is read once every replica took this one, so a slow replica
+     * slows the child instead of piling the RDB up in memory. */
+    char chunk[PROTO_IOBUF_LEN * 4];
+    size_t chunk_len;
+    int pipe_stage;         /* PIPE_* */
+    int child_ok;           /* the diskless child's exit: -1 not yet, 0 failed, 1 ok */
     char eofmark[REPL_ID_LEN + 1];
     time_t wait_since;      /* a replica waits for a diskless transfer since */
     time_t no_replicas_since;
@@ -74,9 +85,10 @@ static struct {
     time_t last_second;
     long long sync_full, sync_partial_ok, sync_partial_err;
     int get_ack_pending;
-} m = {.seldb = -1, .child = -1, .pipefd = -1};
+} m = {.seldb = -1, .child = -1, .pipefd = -1, .child_ok = -1};
 
 static void refreshGoodReplicas(void);
+static void resumePipe(void);
 
 /* ----------------------------------------------------------- the identity */
 
@@ -159,8 +171,15 @@ void replFeedStream(const char *buf, size_t len) {
     listRewind(m.replicas, &li);
     while ((ln = listNext(&li))) {
         replicaLink *r = listNodeValue(ln);
-        if (r->state == R_ONLINE && !r->wait_ack) addReplyProto(r->c, buf, len);
-        else if (r->state != R_WAIT_BGSAVE_START) r->pending = sdscatlen(r->pending, buf, len);
+        if (r->state == R_ONLINE && !r->wait_ack) {
+            addReplyProto(r->c, buf, len);
+        } else if (r->state != R_WAIT_BGSAVE_START) {
+            /* Held until its RDB is loaded, and counted against
+             * client-output-buffer-limit replica as if queued (Redis does). */
+            r->pending = sdscatlen(r->pending, buf, len);
+            r->c->held_output_bytes = sdslen(r->pending);
+            checkClientOutputBufferLimits(r->c);
+        }
     }
 }
 
@@ -199,6 +218,7 @@ static void freeLink(replicaLink *r) {
         if (listLength(m.replicas) == 0) m.no_replicas_since = server.unixtime;
         r->attached = 0;
         refreshGoodReplicas();
+        if (r->state == R_SEND_BULK && r->diskless) resumePipe(); /* the pipe may have waited for it */
     }
     if (r->rdbfd != -1) close(r->rdbfd);
     sdsfree(r->pending);
@@ -240,6 +260,7 @@ static int waitingReplicasTakeDiskless(void) {
 }
 
 static void readRdbPipe(aeEventLoop *el, int fd, void *privdata, int mask);
+static void startWaitingSync(void);
 
 static void startBgsaveForReplication(void) {
     m.wait_since = 0;
@@ -280,9 +301,10 @@ static void startBgsaveForReplication(void) {
         if (diskless) {
             r->diskless = 1;
             r->state = R_SEND_BULK;
-            sds pre = sdscatprintf(sdsempty(), "$EOF:%s\r\n", m.eofmark);
-            addReplyProto(r->c, pre, sdslen(pre));
-            sdsfree(pre);
+            r->chunk_sent = 0;
+            char pre[64];
+            int n = snprintf(pre, sizeof(pre), "$EOF:%s\r\n", m.eofmark);
+            if (writeDirect(r->c, pre, n) != C_OK) freeClientAsync(r->c);
         }
     }
     if (pid == -1) {
@@ -292,34 +314,100 @@ static void startBgsaveForReplication(void) {
     serverLog(LL_NOTICE, "Starting BGSAVE for SYNC with target: %s", diskless ? "replicas sockets" : "disk");
     m.child = pid;
     m.diskless = diskless;
+    m.pipe_stage = PIPE_STREAMING;
+    m.chunk_len = 0;
+    m.child_ok = -1;
     /* What follows the snapshot starts with a SELECT. */
     m.seldb = -1;
 }
 
-/* The child's RDB, as it comes, to the output of every replica it is for. */
-static int drainRdbPipe(void) {
-    char buf[PROTO_IOBUF_LEN * 4];
-    ssize_t n;
-    while ((n = read(m.pipefd, buf, sizeof(buf))) > 0) {
-        listIter li;
-        listNode *ln;
-        listRewind(m.replicas, &li);
-        while ((ln = listNext(&li))) {
-            replicaLink *r = listNodeValue(ln);
-            if (r->state == R_SEND_BULK && r->diskless) addReplyProto(r->c, buf, n);
+static int takesPipe(replicaLink *r) {
+    return r->state == R_SEND_BULK && r->diskless && !(r->c->flags & CLIENT_CLOSE_ASAP);
+}
+
+static void finishDisklessTransfer(void);
+
+/* Writes what the replica has not taken of the current chunk; 0 once it took it all. */
+static int chunkLeft(replicaLink *r) {
+    if (r->chunk_sent < m.chunk_len) {
+        ssize_t n = write(r->c->fd, m.chunk + r->chunk_sent, m.chunk_len - r->chunk_sent);
+        if (n == -1 && errno != EAGAIN && errno != EINTR) {
+            serverLog(LL_WARNING, "Diskless rdb transfer, write error sending DB to replica: %s", strerror(errno));
+            freeClientAsync(r->c);
+            return 0;
         }
-        server.stat_net_output_bytes += n;
+        if (n > 0) {
+            r->chunk_sent += n;
+            server.stat_net_output_bytes += n;
+        }
     }
-    if (n == -1 && (errno == EAGAIN || errno == EINTR)) return 0;
-    aeDeleteFileEvent(server.el, m.pipefd, AE_READABLE);
-    close(m.pipefd);
-    m.pipefd = -1;
-    return 1;
+    return r->chunk_sent < m.chunk_len;
+}
+
+static void sendChunk(aeEventLoop *el, int fd, void *privdata, int mask) {
+    (void)el, (void)mask;
+    client *c = privdata;
+    if (c->repl && chunkLeft(c->repl)) return;
+    aeDeleteFileEvent(server.el, fd, AE_WRITABLE);
+    resumePipe();
+}
+
+/* Hands the chunk to every replica of the transfer; those whose socket is
+ * full get the rest when writable, and the pipe waits for them. */
+static void spreadChunk(void) {
+    int waiting = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(m.replicas, &li);
+    while ((ln = listNext(&li))) {
+        replicaLink *r = listNodeValue(ln);
+        if (!takesPipe(r)) continue;
+        r->chunk_sent = 0;
+        if (!chunkLeft(r)) continue;
+        if (aeCreateFileEvent(server.el, r->c->fd, AE_WRITABLE, sendChunk, r->c) == AE_ERR) freeClientAsync(r->c);
+        else waiting = 1;
+    }
+    if (waiting && m.pipefd != -1) aeDeleteFileEvent(server.el, m.pipefd, AE_READABLE);
+    if (!waiting) resumePipe();
 }
 
 static void readRdbPipe(aeEventLoop *el, int fd, void *privdata, int mask) {
     (void)el, (void)fd, (void)privdata, (void)mask;
-    drainRdbPipe();
+    ssize_t n = read(m.pipefd, m.chunk, sizeof(m.chunk));
+    if (n == -1 && (errno == EAGAIN || errno == EINTR)) return;
+    if (n > 0) {
+        m.chunk_len = n;
+        spreadChunk();
+        return;
+    }
+    /* The child closed its end: the EOF mark ends the transfer. */
+    aeDeleteFileEvent(server.el, m.pipefd, AE_READABLE);
+    close(m.pipefd);
+    m.pipefd = -1;
+    m.pipe_stage = PIPE_MARK;
+    memcpy(m.chunk, m.eofmark, REPL_ID_LEN);
+    m.chunk_len = REPL_ID_LEN;
+    spreadChunk();
+}
+
+/* Every replica took the chunk: the next one, or the end of the transfer. */
+static void resumePipe(void) {
+    listIter li;
+    listNode *ln;
+    listRewind(m.replicas, &li);
+    while ((ln = listNext(&li))) {
+        replicaLink *r = listNodeValue(ln);
+        if (takesPipe(r) && r->chunk_sent < m.chunk_len) return;
+    }
+    if (m.pipe_stage == PIPE_STREAMING) {
+        if (m.pipefd != -1 && aeCreateFileEvent(server.el, m.pipefd, AE_READABLE, readRdbPipe, NULL) == AE_ERR)
+            serverLog(LL_WARNING, "Can't watch the diskless transfer's pipe");
+        return;
+    }
+    if (m.pipe_stage == PIPE_MARK) {
+        m.pipe_stage = PIPE_SENT;
+        finishDisklessTransfer();
+    }
 }
 
 static void attachReplica(client *c, replicaLink *r) {
@@ -424,7 +512,7 @@ void syncCommand(client *c) {
         }
         return; /* the snapshot is for others already sending: the next one is ours */
     }
-    if (m.child != -1) return; /* a diskless transfer under way: the next one is ours */
+    if (m.child != -1 || m.diskless) return; /* a diskless transfer under way: the next one is ours */
     if (waitingReplicasTakeDiskless() && server.repl_diskless_sync_delay) {
         /* Others may come within the delay and share the transfer (the cron starts it). */
         if (!m.wait_since) m.wait_since = server.unixtime;
@@ -438,6 +526,7 @@ static void replicaOnline(replicaLink *r) {
     r->ack_time = server.unixtime;
     refreshGoodReplicas();
     if (r->wait_ack) return;
+    r->c->held_output_bytes = 0;
     if (sdslen(r->pending)) addReplyProto(r->c, r->pending, sdslen(r->pending));
     sdsfree(r->pending);
     r->pending = NULL;
@@ -485,24 +574,11 @@ static void snapshotDone(int ok) {
     listIter li;
     listNode *ln;
     if (m.diskless) {
-        if (m.pipefd != -1) drainRdbPipe(); /* the child is gone: what is left is finite */
-        listRewind(m.replicas, &li);
-        while ((ln = listNext(&li))) {
-            replicaLink *r = listNodeValue(ln);
-            if (r->state != R_SEND_BULK || !r->diskless) continue;
-            if (!ok) {
-                freeClientAsync(r->c);
-                continue;
-            }
-            addReplyProto(r->c, m.eofmark, REPL_ID_LEN);
-            /* Bytes after the mark would be read as part of the RDB: as Redis,
-             * the stream follows the ACK the replica sends once loaded. */
-            r->wait_ack = 1;
-            replicaOnline(r);
-        }
+        /* The pipe may still hold the end of the RDB: the transfer ends when all of it is sent. */
+        m.child_ok = ok;
+        finishDisklessTransfer();
+        return;
     }
-    int was_diskless = m.diskless;
-    m.diskless = 0;
     listRewind(m.replicas, &li);
     while ((ln = listNext(&li))) {
         replicaLink *r = listNodeValue(ln);
@@ -521,8 +597,14 @@ static void snapshotDone(int ok) {
         if (aeCreateFileEvent(server.el, r->c->fd, AE_WRITABLE, sendBulkToReplica, r->c) == AE_ERR)
             freeClientAsync(r->c);
     }
-    if (!was_diskless) unlink(m.rdbfile); /* the open descriptors keep it readable */
-    /* Replicas that came while the snapshot was made for others need their own. */
+    unlink(m.rdbfile); /* the open descriptors keep it readable */
+    startWaitingSync();
+}
+
+/* Replicas that came while the snapshot was made for others need their own. */
+static void startWaitingSync(void) {
+    listIter li;
+    listNode *ln;
     listRewind(m.replicas, &li);
     while ((ln = listNext(&li))) {
         replicaLink *r = listNodeValue(ln);
@@ -531,6 +613,35 @@ static void snapshotDone(int ok) {
             break;
         }
     }
+}
+
+/* Once the child exited and the whole RDB and its mark were sent. */
+static void finishDisklessTransfer(void) {
+    if (!m.diskless || m.child_ok == -1 || (m.child_ok && m.pipe_stage != PIPE_SENT)) return;
+    listIter li;
+    listNode *ln;
+    listRewind(m.replicas, &li);
+    while ((ln = listNext(&li))) {
+        replicaLink *r = listNodeValue(ln);
+        if (r->state != R_SEND_BULK || !r->diskless) continue;
+        if (!m.child_ok) {
+            freeClientAsync(r->c);
+            continue;
+        }
+        /* Bytes after the mark would be read as part of the RDB: as Redis,
+         * the stream follows the ACK the replica sends once loaded. */
+        r->wait_ack = 1;
+        replicaOnline(r);
+    }
+    if (m.pipefd != -1) { /* a failed child: what is left in the pipe is not needed */
+        aeDeleteFileEvent(server.el, m.pipefd, AE_READABLE);
+        close(m.pipefd);
+        m.pipefd = -1;
+    }
+    m.diskless = 0;
+    m.child_ok = -1;
+    m.pipe_stage = PIPE_STREAMING;
+    startWaitingSync();
 }
 
 static void checkChild(void) {
@@ -596,7 +707,7 @@ void replMasterCron(void) {
     checkChild();
     if (server.unixtime == m.last_second) return;
     m.last_second = server.unixtime;
-    if (m.wait_since && m.child == -1 && server.unixtime - m.wait_since >= server.repl_diskless_sync_delay) {
+    if (m.wait_since && m.child == -1 && !m.diskless && server.unixtime - m.wait_since >= server.repl_diskless_sync_delay) {
         m.wait_since = 0;
         startBgsaveForReplication();
     }

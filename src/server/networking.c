@@ -388,7 +388,7 @@ int handleClientsWithPendingWrites(void) {
 
 /* ------------------------------------------------------- output buffer limits */
 
-unsigned long getClientOutputBufferMemoryUsage(client *c) { return c->reply_bytes; }
+unsigned long getClientOutputBufferMemoryUsage(client *c) { return c->reply_bytes + c->held_output_bytes; }
 
 int getClientType(client *c) {
     if (c->flags & CLIENT_MASTER) return 3; /* "master": CLIENT LIST/KILL only, no buffer limits */

@@ -206,6 +206,7 @@ struct client {
     long bulklen;
     list *reply;
     unsigned long long reply_bytes;
+    size_t held_output_bytes; /* output another module holds for it (a replica's stream during its sync) */
     size_t sentlen;
     time_t ctime;
     time_t lastinteraction;
