@@ -341,3 +341,35 @@ def test_stream_held_during_a_sync_counts_against_the_replica_limit(server_facto
     wait_for(lambda: info(m)["connected_slaves"] == "0", what="the replica dropped")
     assert "scheduled to be closed ASAP for overcoming of output buffer limits" in master.log()
     s.close()
+
+
+# ------------------------------------------------- what a role change does
+
+
+def test_getset_replicates_as_set(server_factory):
+    master, replica, m, r = start_pair(server_factory)
+    attach(r, master)
+    r.config_resetstat()
+    m.set("k", "a")
+    assert m.getset("k", "b") == b"a"
+    caught_up(m, r)
+    stats = info(r, "commandstats")
+    assert stats["cmdstat_set"].startswith("calls=2,") and "cmdstat_getset" not in stats
+
+
+def test_blocked_clients_are_unblocked_when_the_master_becomes_a_replica(server_factory):
+    master, replica, m, r = start_pair(server_factory)
+    result = {}
+
+    def blpop():
+        try:
+            result["reply"] = r.blpop("foo", 0)
+        except Exception as e:
+            result["error"] = str(e)
+    t = threading.Thread(target=blpop)
+    t.start()
+    wait_for(lambda: info(r, "clients")["blocked_clients"] == "1", what="the client blocked")
+    r2 = replica.client()
+    r2.execute_command("REPLICAOF", master.host, master.port)
+    t.join(5)
+    assert result.get("error", "").startswith("UNBLOCKED force unblock from blocking operation"), result

@@ -1241,6 +1241,7 @@ static int loadRio(rio *r, const char *filename, int flags) {
             dbAdd(db, keyobj, val);
             if (expiretime != -1) setExpire(db, keyobj, expiretime);
             loaded++;
+            if (server.key_load_delay > 0) usleep((useconds_t)server.key_load_delay);
         }
         decrRefCount(keyobj);
         expiretime = -1;

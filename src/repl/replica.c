@@ -13,6 +13,7 @@
 #include "core/zmalloc.h"
 #include "features/functions.h"
 #include "persist/persist.h"
+#include "server/blocking.h"
 #include "server/client.h"
 #include "server/config.h"
 #include "server/db.h"
@@ -612,6 +613,23 @@ void replicaClientTeardown(client *c) {
     setLinkUp(0);
 }
 
+/* Clients blocked on keys would be served by another master's stream now:
+ * they get an error and are closed, as Redis does (a CLIENT PAUSE's held
+ * commands are not served yet and stay). */
+static void disconnectBlockedClients(void) {
+    listIter li;
+    listNode *ln;
+    listRewind(server.clients, &li);
+    while ((ln = listNext(&li))) {
+        client *c = listNodeValue(ln);
+        if (!(c->flags & CLIENT_BLOCKED) || c->bpop.btype == BLOCKED_POSTPONE) continue;
+        addReplyError(c, "-UNBLOCKED force unblock from blocking operation, instance state changed (master -> "
+                         "replica?)");
+        unblockClient(c, 0);
+        c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+    }
+}
+
 void replicaSetMaster(const char *host, int port) {
     int was_master = !server.masterhost_set;
     if (rp.master) freeClient(rp.master);
@@ -622,6 +640,7 @@ void replicaSetMaster(const char *host, int port) {
     server.masterhost_set = 1;
     setLinkUp(0);
     rp.down_since = 0;
+    disconnectBlockedClients();
     /* Our replicas learn of the change by resyncing with us. */
     replDisconnectReplicas();
     if (was_master) {

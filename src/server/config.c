@@ -549,6 +549,7 @@ static configDef configs[] = {
     EN("repl-diskless-load", NULL, 0, &server.repl_diskless_load, "disabled", disklessLoadEnum),
     I("repl-diskless-sync-max-replicas", NULL, F_NOEFFECT, &cfg_ints[32], "0", 0, INT_MAX, NULL),
     I("rdb-key-save-delay", NULL, 0, &server.rdb_key_save_delay, "0", INT_MIN, INT_MAX, NULL),
+    I("key-load-delay", NULL, 0, &server.key_load_delay, "0", INT_MIN, INT_MAX, NULL),
     /* the 0MQ expiry push */
     SP("zmq-expiry-endpoint", NULL, F_MULTI, "", setZmqEndpoints, getZmqEndpoints),
     LL("zmq-expiry-hwm", NULL, 0, &server.zmq_hwm, "1000", 0, INT_MAX),

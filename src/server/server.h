@@ -368,6 +368,7 @@ struct redisServer {
     int rdb_compression;
     int rdb_checksum;
     int rdb_key_save_delay; /* microseconds slept per key saved (tests slow saves down with it) */
+    int key_load_delay;     /* ... and per key loaded */
     int stop_writes_on_bgsave_err;
     int aof_enabled;
     int aof_fsync;
