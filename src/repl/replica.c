@@ -54,7 +54,8 @@ static struct {
     long long new_offset;
     /* The master client and what survives it for PSYNC. */
     client *master;
-    sds pending;            /* bytes received, not yet a complete command */
+    sds pending;            /* bytes received, not yet applied and counted */
+    size_t processed;       /* of which run already (a transaction's commands before its EXEC) */
     int cached;             /* cached_replid/offset say where to continue */
     char cached_replid[REPL_ID_LEN + 1];
     long long cached_offset;
@@ -305,15 +306,20 @@ static void readFromMaster(aeEventLoop *el, int fd, void *privdata, int mask) {
     c->net_input_bytes += n;
     server.stat_net_input_bytes += n;
     rp.pending = sdscatlen(rp.pending, buf, n);
-    size_t pos = 0, len;
-    while ((len = completeRequestLen(rp.pending + pos, sdslen(rp.pending) - pos))) {
-        c->querybuf = sdscatlen(c->querybuf, rp.pending + pos, len);
+    size_t fed = 0, len;
+    while ((len = completeRequestLen(rp.pending + rp.processed, sdslen(rp.pending) - rp.processed))) {
+        c->querybuf = sdscatlen(c->querybuf, rp.pending + rp.processed, len);
         processInputBuffer(c);
         if (rp.master != c) return; /* freed, or replaced by REPLICAOF it ran */
-        replFeedStream(rp.pending + pos, len); /* counts the offset, feeds our replicas */
-        pos += len;
+        rp.processed += len;
+        /* A transaction counts once its EXEC ran (as Redis): a link lost
+         * inside it discards it, and the master sends it again from MULTI. */
+        if (c->flags & CLIENT_MULTI) continue;
+        replFeedStream(rp.pending + fed, rp.processed - fed); /* counts the offset, feeds our replicas */
+        fed = rp.processed;
     }
-    sdsrange(rp.pending, pos, -1);
+    sdsrange(rp.pending, fed, -1);
+    rp.processed -= fed;
 }
 
 static void becomeConnected(int fd, int dbid) {
@@ -331,6 +337,7 @@ static void becomeConnected(int fd, int dbid) {
     rp.fd = -1; /* the master client owns it now */
     rp.master = c;
     rp.pending = sdsempty();
+    rp.processed = 0;
     rp.state = RS_CONNECTED;
     rp.last_ack = 0;
     replEnsureBacklog();
