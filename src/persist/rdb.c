@@ -1128,6 +1128,11 @@ static sds loadFunction(rio *r, int type, int replace) {
     return err;
 }
 
+/* INFO persistence: rdb_last_load_keys_loaded / _expired. */
+static long long last_load_loaded, last_load_expired;
+long long rdbLastLoadKeysLoaded(void) { return last_load_loaded; }
+long long rdbLastLoadKeysExpired(void) { return last_load_expired; }
+
 static int loadRio(rio *r, const char *filename, int flags) {
     char buf[16];
     if (!rioRead(r, buf, 9)) goto eoferr;
@@ -1259,6 +1264,8 @@ static int loadRio(rio *r, const char *filename, int flags) {
         }
     }
     serverLog(LL_NOTICE, "Done loading RDB, keys loaded: %lld, keys expired: %lld.", loaded, expired);
+    last_load_loaded = loaded;
+    last_load_expired = expired;
     if (has_rsi && repl_info_loaded) repl_info_loaded(&rsi);
     return C_OK;
 eoferr:

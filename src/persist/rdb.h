@@ -35,6 +35,9 @@ int rdbLoad(const char *filename, int flags, int *missing);
  * up to its end (-1: an EOF-marked transfer); waits at most timeout_ms for
  * each chunk. Bytes read past the snapshot are handed back in *leftover. */
 int rdbLoadFromSocket(int fd, long long size, int timeout_ms, sds *leftover);
+/* Keys the last successful load found, and how many of them had expired already. */
+long long rdbLastLoadKeysLoaded(void);
+long long rdbLastLoadKeysExpired(void);
 /* Serializes one value as DUMP does: type, value, RDB version, CRC64. */
 sds rdbDumpPayload(robj *o);
 /* 1 when a DUMP payload has a known RDB version and a matching CRC64. */

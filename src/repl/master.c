@@ -83,7 +83,6 @@ static struct {
     time_t no_replicas_since;
     long long last_ping_cron;
     time_t last_second;
-    long long sync_full, sync_partial_ok, sync_partial_err;
     int get_ack_pending;
 } m = {.seldb = -1, .child = -1, .pipefd = -1, .child_ok = -1};
 
@@ -422,11 +421,11 @@ static int tryPartialResync(client *c, replicaLink *r) {
     long long off;
     if (getLongLongFromObject(c->argv[2], &off) != C_OK) return C_ERR;
     if (strcasecmp(id, replId.replid) && (strcasecmp(id, replId.replid2) || off > replId.second_offset)) {
-        if (strcmp(id, "?")) m.sync_partial_err++;
+        if (strcmp(id, "?")) server.stat_sync_partial_err++;
         return C_ERR;
     }
     if (!m.backlog || off < m.backlog_off || off > m.backlog_off + m.backlog_histlen) {
-        m.sync_partial_err++;
+        server.stat_sync_partial_err++;
         return C_ERR;
     }
     attachReplica(c, r);
@@ -440,7 +439,7 @@ static int tryPartialResync(client *c, replicaLink *r) {
         return C_OK;
     }
     addReplyBacklogFrom(c, off);
-    m.sync_partial_ok++;
+    server.stat_sync_partial_ok++;
     serverLog(LL_NOTICE, "Partial resynchronization request from %s accepted.", c->addr);
     return C_OK;
 }
@@ -485,7 +484,7 @@ void syncCommand(client *c) {
     } else {
         r->pre_psync = 1;
     }
-    m.sync_full++;
+    server.stat_sync_full++;
     attachReplica(c, r);
     r->state = R_WAIT_BGSAVE_START;
     r->pending = sdsempty();
@@ -930,9 +929,9 @@ sds replInfo(sds info) {
     return replMasterInfo(info);
 }
 
-long long replStatSyncFull(void) { return m.sync_full; }
-long long replStatSyncPartialOk(void) { return m.sync_partial_ok; }
-long long replStatSyncPartialErr(void) { return m.sync_partial_err; }
+long long replStatSyncFull(void) { return server.stat_sync_full; }
+long long replStatSyncPartialOk(void) { return server.stat_sync_partial_ok; }
+long long replStatSyncPartialErr(void) { return server.stat_sync_partial_err; }
 
 void roleCommand(client *c) {
     if (server.masterhost_set) {

@@ -819,7 +819,20 @@ void replicaLoadedReplInfo(const rdbReplInfo *rsi) {
 }
 
 void replicaStart(void) {
-    if (!server.masterhost_set) return;
+    if (!server.masterhost_set) {
+        if (rp.have_loaded_rsi) {
+            /* A master restarted from its own snapshot: its history goes on
+             * under a new ID, the old one kept as secondary up to the saved
+             * offset, with a backlog from there — its replicas continue with
+             * a partial resync (as Redis 7.0). */
+            memcpy(replId.replid, rp.loaded_rsi.replid, sizeof(replId.replid));
+            replId.offset = rp.loaded_rsi.offset;
+            replShiftId();
+            replEnsureBacklog();
+            rp.have_loaded_rsi = 0;
+        }
+        return;
+    }
     if (rp.have_loaded_rsi) {
         /* Our data is the master's stream up to this offset: continue from there. */
         memcpy(replId.replid, rp.loaded_rsi.replid, sizeof(replId.replid));

@@ -1037,6 +1037,7 @@ void configResetstatCommand(client *c) {
     server.stat_total_error_replies = server.stat_unexpected_error_replies = 0;
     server.stat_evictedkeys = server.stat_expire_cycle_time_used = 0;
     server.stat_client_qbuf_limit_disconnections = server.stat_client_outbuf_limit_disconnections = 0;
+    server.stat_sync_full = server.stat_sync_partial_ok = server.stat_sync_partial_err = 0;
     server.stat_peak_memory = zmalloc_used_memory();
     dictEmpty(server.errors, NULL);
     dictIterator *di = dictGetIterator(server.commands);

@@ -311,6 +311,7 @@ struct redisServer {
     long long stat_total_error_replies;
     long long stat_client_qbuf_limit_disconnections;
     long long stat_client_outbuf_limit_disconnections;
+    long long stat_sync_full, stat_sync_partial_ok, stat_sync_partial_err; /* repl/ counts them */
     long long stat_expire_cycle_time_used;
     long long stat_peak_memory;
     long long stat_total_reads_processed;  /* reads from client sockets */
