@@ -86,10 +86,13 @@ def lag_bytes(binary, requests):
                                  "16", "-r", "100000", "-t", "set", "-q"], stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
         samples = []
+        start = m.info("replication")["master_repl_offset"]
         while proc.poll() is None:
-            mo = m.info("replication")["master_repl_offset"]
+            # the replica first: the master's offset read after it is never older
             ro = r.info("replication")["slave_repl_offset"]
-            samples.append(max(0, mo - ro))
+            mo = m.info("replication")["master_repl_offset"]
+            if mo > start:  # the load has begun
+                samples.append(max(0, mo - ro))
             time.sleep(0.003)
         samples.sort()
         return percentile(samples, 50), percentile(samples, 99), samples[-1] if samples else 0
@@ -98,20 +101,23 @@ def lag_bytes(binary, requests):
         replica.stop()
 
 
-def throughput_ratio(binary, requests):
-    """(alone, with one replica) SET -P 16 requests/s of a master."""
-    master = start(binary)
-    try:
-        alone = benchmark_set(master.port, requests)
-    finally:
-        master.stop()
-    master, replica = start(binary), start(binary)
-    try:
-        attached(master, replica)
-        with_replica = benchmark_set(master.port, requests)
-    finally:
-        master.stop()
-        replica.stop()
+def throughput_ratio(binary, requests, rounds=2):
+    """(alone, with one replica) SET -P 16 requests/s of a master, the best
+    of a few alternating rounds (the machine is shared: noise only slows)."""
+    alone = with_replica = 0
+    for _ in range(rounds):
+        master = start(binary)
+        try:
+            alone = max(alone, benchmark_set(master.port, requests))
+        finally:
+            master.stop()
+        master, replica = start(binary), start(binary)
+        try:
+            attached(master, replica)
+            with_replica = max(with_replica, benchmark_set(master.port, requests))
+        finally:
+            master.stop()
+            replica.stop()
     return alone, with_replica
 
 
@@ -124,7 +130,7 @@ def run(ours_binary=OURS, ref_binary=REF, quick=False):
     """Runs every replication benchmark; returns the lines it printed."""
     rows = []
     keys = 200000 if quick else 1000000
-    requests = 300000 if quick else 2000000
+    requests = 300000 if quick else 1000000
     emit(rows, "\n## replication: full sync of %d keys (s from REPLICAOF to link up, diskless transfer)" % keys)
     emit(rows, "%-40s %14s" % ("master -> replica", "seconds"))
     for label, mb, rb in (("ours -> ours", ours_binary, ours_binary), ("reference -> reference", ref_binary, ref_binary),
