@@ -86,12 +86,12 @@ def lag_bytes(binary, requests):
                                  "16", "-r", "100000", "-t", "set", "-q"], stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
         samples = []
-        start = m.info("replication")["master_repl_offset"]
+        base = m.info("replication")["master_repl_offset"]
         while proc.poll() is None:
             # the replica first: the master's offset read after it is never older
             ro = r.info("replication")["slave_repl_offset"]
             mo = m.info("replication")["master_repl_offset"]
-            if mo > start:  # the load has begun
+            if mo > base:  # the load has begun
                 samples.append(max(0, mo - ro))
             time.sleep(0.003)
         samples.sort()
