@@ -218,18 +218,26 @@ def test_diskless_load_modes(server_factory, mode, replica_has_data, to, diskles
     assert r.get("after") == b"1"
 
 
-class FakeMaster:
-    """Answers a replica's handshake with +FULLRESYNC and then a snapshot cut
-    short: the link drops in the middle of the transfer."""
+def saved_rdb(server):
+    server.client().save()
+    with open(os.path.join(server.dir, "dump.rdb"), "rb") as f:
+        return f.read()
 
-    def __init__(self, payload, announced_len):
+
+class FakeMaster:
+    """Answers a replica's handshake with +FULLRESYNC, then sends payload (a
+    snapshot, maybe cut short: announced_len says how long it should be) and
+    the stream bytes `then`, and drops the link. Records each PSYNC's
+    arguments."""
+
+    def __init__(self, payload, announced_len, then=b""):
         import socket
         self.sock = socket.socket()
         self.sock.bind(("127.0.0.1", 0))
         self.sock.listen(4)
         self.port = self.sock.getsockname()[1]
-        self.payload, self.announced_len = payload, announced_len
-        self.served = 0
+        self.payload, self.announced_len, self.then = payload, announced_len, then
+        self.psyncs = []
         self.thread = threading.Thread(target=self.serve, daemon=True)
         self.thread.start()
 
@@ -241,24 +249,26 @@ class FakeMaster:
                 return
             with conn:
                 conn.settimeout(5)
-                buf = b""
+                buf, served = b"", 0
                 try:
-                    # (the PSYNC command, not "capa psync2" of a REPLCONF)
-                    while b"$5\r\nPSYNC\r\n" not in buf.upper() or not buf.endswith(b"\r\n"):
+                    # Until the PSYNC command and its two arguments (not "capa psync2" of a REPLCONF).
+                    while b"$5\r\nPSYNC\r\n" not in buf.upper() or \
+                            buf.upper().split(b"$5\r\nPSYNC\r\n", 1)[1].count(b"\r\n") < 4:
                         chunk = conn.recv(4096)
                         if not chunk:
                             break
                         buf += chunk
-                        n = buf.count(b"*")
                         # one reply per command received so far (PING, AUTH, REPLCONF...)
-                        while self.served < n and b"$5\r\nPSYNC\r\n" not in buf.upper():
-                            conn.sendall(b"+PONG\r\n" if self.served == 0 else b"+OK\r\n")
-                            self.served += 1
+                        while served < buf.count(b"*") and b"$5\r\nPSYNC\r\n" not in buf.upper():
+                            conn.sendall(b"+PONG\r\n" if served == 0 else b"+OK\r\n")
+                            served += 1
+                    args = buf.split(b"PSYNC\r\n", 1)[1].split(b"\r\n")
+                    self.psyncs.append((args[1], args[3]))
                     conn.sendall(b"+FULLRESYNC %s 0\r\n$%d\r\n" % (b"a" * 40, self.announced_len))
-                    conn.sendall(self.payload)
-                except OSError:
+                    conn.sendall(self.payload + self.then)
+                    time.sleep(0.3)
+                except (OSError, IndexError):
                     pass
-                self.served = 0
 
     def close(self):
         self.sock.close()
@@ -269,7 +279,7 @@ def test_failed_transfer_keeps_the_old_data_with_swapdb(server_factory, mode):
     source = server_factory()
     s = source.client()
     fill_some(s)
-    rdb = s.save() and open(source.dir + "/dump.rdb", "rb").read()
+    rdb = saved_rdb(source)
     fake = FakeMaster(rdb[: len(rdb) // 2], len(rdb))
     try:
         replica = server_factory("--repl-diskless-load", mode)
@@ -373,3 +383,23 @@ def test_blocked_clients_are_unblocked_when_the_master_becomes_a_replica(server_
     r2.execute_command("REPLICAOF", master.host, master.port)
     t.join(5)
     assert result.get("error", "").startswith("UNBLOCKED force unblock from blocking operation"), result
+
+
+def test_a_transaction_cut_by_a_lost_link_is_not_counted(server_factory):
+    """The offset a replica asks to continue from stops before a MULTI whose
+    EXEC never came: the master sends the whole transaction again."""
+    source = server_factory()
+    fill_some(source.client())
+    rdb = saved_rdb(source)
+    txn = b"*1\r\n$5\r\nMULTI\r\n*3\r\n$3\r\nSET\r\n$4\r\ntxnk\r\n$1\r\nv\r\n"
+    ping = b"*1\r\n$4\r\nPING\r\n"
+    fake = FakeMaster(rdb, len(rdb), then=ping + txn)
+    try:
+        replica = server_factory()
+        r = replica.client()
+        r.execute_command("REPLICAOF", "127.0.0.1", fake.port)
+        wait_for(lambda: len(fake.psyncs) >= 2, what="the replica to come back")
+        assert fake.psyncs[1] == (b"a" * 40, str(1 + len(ping)).encode())
+        assert r.exists("txnk") == 0 and r.exists("s") == 1
+    finally:
+        fake.close()
