@@ -308,6 +308,9 @@ static void readFromMaster(aeEventLoop *el, int fd, void *privdata, int mask) {
     rp.pending = sdscatlen(rp.pending, buf, n);
     size_t fed = 0, len;
     while ((len = completeRequestLen(rp.pending + rp.processed, sdslen(rp.pending) - rp.processed))) {
+        /* A link being closed (CLIENT KILL) runs nothing more: what it would
+         * not run must not be counted either — the master sends it again. */
+        if (c->flags & (CLIENT_CLOSE_ASAP | CLIENT_CLOSE_AFTER_REPLY)) break;
         c->querybuf = sdscatlen(c->querybuf, rp.pending + rp.processed, len);
         processInputBuffer(c);
         if (rp.master != c) return; /* freed, or replaced by REPLICAOF it ran */
