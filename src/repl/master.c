@@ -21,6 +21,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +50,7 @@ typedef struct replicaLink {
     char announced_ip[NET_IP_STR_LEN];
     sds pending;        /* the stream produced while its RDB is made and sent (counted in its output limit) */
     size_t chunk_sent;  /* a diskless transfer: bytes of the current pipe chunk written to it */
+    time_t last_io;     /* ... and when it last took some (repl-timeout) */
     int rdbfd;
     off_t rdboff, rdbsize;
     sds preamble;       /* "$<size>\r\n" ahead of the file */
@@ -88,6 +90,7 @@ static struct {
 
 static void refreshGoodReplicas(void);
 static void resumePipe(void);
+static void pipeLostReplica(void);
 
 /* ----------------------------------------------------------- the identity */
 
@@ -217,7 +220,7 @@ static void freeLink(replicaLink *r) {
         if (listLength(m.replicas) == 0) m.no_replicas_since = server.unixtime;
         r->attached = 0;
         refreshGoodReplicas();
-        if (r->state == R_SEND_BULK && r->diskless) resumePipe(); /* the pipe may have waited for it */
+        if (r->state == R_SEND_BULK && r->diskless) pipeLostReplica();
     }
     if (r->rdbfd != -1) close(r->rdbfd);
     sdsfree(r->pending);
@@ -301,6 +304,7 @@ static void startBgsaveForReplication(void) {
             r->diskless = 1;
             r->state = R_SEND_BULK;
             r->chunk_sent = 0;
+            r->last_io = server.unixtime;
             char pre[64];
             int n = snprintf(pre, sizeof(pre), "$EOF:%s\r\n", m.eofmark);
             if (writeDirect(r->c, pre, n) != C_OK) freeClientAsync(r->c);
@@ -337,6 +341,7 @@ static int chunkLeft(replicaLink *r) {
         }
         if (n > 0) {
             r->chunk_sent += n;
+            r->last_io = server.unixtime;
             server.stat_net_output_bytes += n;
         }
     }
@@ -380,6 +385,12 @@ static void readRdbPipe(aeEventLoop *el, int fd, void *privdata, int mask) {
         return;
     }
     /* The child closed its end: the EOF mark ends the transfer. */
+    int up = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(m.replicas, &li);
+    while ((ln = listNext(&li))) up += takesPipe(listNodeValue(ln));
+    serverLog(LL_NOTICE, "Diskless rdb transfer, done reading from pipe, %d replicas still up.", up);
     aeDeleteFileEvent(server.el, m.pipefd, AE_READABLE);
     close(m.pipefd);
     m.pipefd = -1;
@@ -387,6 +398,26 @@ static void readRdbPipe(aeEventLoop *el, int fd, void *privdata, int mask) {
     memcpy(m.chunk, m.eofmark, REPL_ID_LEN);
     m.chunk_len = REPL_ID_LEN;
     spreadChunk();
+}
+
+/* A replica of the diskless transfer went: the pipe may have waited for it,
+ * and with none left the child's work is for nobody. */
+static void pipeLostReplica(void) {
+    listIter li;
+    listNode *ln;
+    listRewind(m.replicas, &li);
+    while ((ln = listNext(&li)))
+        if (takesPipe(listNodeValue(ln))) {
+            resumePipe();
+            return;
+        }
+    if (m.child != -1 && m.pipefd != -1) {
+        serverLog(LL_WARNING, "Diskless rdb transfer, last replica dropped, killing fork child.");
+        kill(m.child, SIGUSR1);
+        aeDeleteFileEvent(server.el, m.pipefd, AE_READABLE);
+        close(m.pipefd);
+        m.pipefd = -1;
+    }
 }
 
 /* Every replica took the chunk: the next one, or the end of the transfer. */
@@ -645,6 +676,9 @@ static void finishDisklessTransfer(void) {
 
 static void checkChild(void) {
     if (m.child == -1) return;
+    /* A diskless child counts as running until its pipe is read to the end
+     * (as in Redis, where it waits for the parent before exiting). */
+    if (m.diskless && m.pipefd != -1) return;
     int status;
     pid_t pid = waitpid(m.child, &status, WNOHANG);
     if (pid == 0) return;
@@ -720,6 +754,12 @@ void replMasterCron(void) {
     listRewind(m.replicas, &li);
     while ((ln = listNext(&li))) {
         replicaLink *r = listNodeValue(ln);
+        if (r->state == R_SEND_BULK && r->diskless && !(r->c->flags & CLIENT_CLOSE_ASAP) &&
+            server.unixtime - r->last_io > server.repl_timeout) {
+            serverLog(LL_WARNING, "Disconnecting timedout replica (full sync): %s", r->c->addr);
+            freeClientAsync(r->c);
+            continue;
+        }
         if (r->state == R_WAIT_BGSAVE_START || r->state == R_WAIT_BGSAVE_END) {
             /* A newline keeps the replica's read timeout from firing while it waits. */
             if (write(r->c->fd, "\n", 1) == -1) { /* a dead link shows on the next read */
@@ -928,6 +968,8 @@ sds replInfo(sds info) {
     info = replicaInfo(info);
     return replMasterInfo(info);
 }
+
+int replSnapshotChildActive(void) { return m.child != -1; }
 
 long long replStatSyncFull(void) { return server.stat_sync_full; }
 long long replStatSyncPartialOk(void) { return server.stat_sync_partial_ok; }

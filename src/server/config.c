@@ -550,6 +550,8 @@ static configDef configs[] = {
     I("repl-diskless-sync-max-replicas", NULL, F_NOEFFECT, &cfg_ints[32], "0", 0, INT_MAX, NULL),
     I("rdb-key-save-delay", NULL, 0, &server.rdb_key_save_delay, "0", INT_MIN, INT_MAX, NULL),
     I("key-load-delay", NULL, 0, &server.key_load_delay, "0", INT_MIN, INT_MAX, NULL),
+    /* A load here never serves clients while it runs: nothing to space out. */
+    I("loading-process-events-interval-bytes", NULL, F_NOEFFECT, &cfg_ints[24], "2097152", 1024, INT_MAX, NULL),
     /* the 0MQ expiry push */
     SP("zmq-expiry-endpoint", NULL, F_MULTI, "", setZmqEndpoints, getZmqEndpoints),
     LL("zmq-expiry-hwm", NULL, 0, &server.zmq_hwm, "1000", 0, INT_MAX),
