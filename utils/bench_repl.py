@@ -21,7 +21,10 @@ import time
 import redis
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import OURS, REF, Server  # noqa: E402
+try:  # the benchmarks' shared server wrapper (utils/benchserver.py on main)
+    from benchserver import OURS, REF, Server  # noqa: E402
+except ImportError:
+    from bench import OURS, REF, Server  # noqa: E402
 
 SERVER_ARGS = ("--enable-debug-command", "yes", "--repl-diskless-sync", "yes", "--repl-diskless-sync-delay", "0")
 
