@@ -4,7 +4,7 @@
 set -e
 PKGS="build-essential pkg-config libzmq3-dev liblua5.1-0-dev libjemalloc-dev liblzf-dev libssl-dev
 clang libclang-rt-14-dev lua-cjson-dev lua-bitop-dev libzmq-ffi-perl python3-pytest python3-redis python3-zmq redis-server redis-tools
-nodejs node-redis python3-kombu python3-rq tcl"
+redis-sentinel nodejs node-redis python3-kombu python3-rq tcl"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -15,6 +15,10 @@ SUDO=""
 [ "$(id -u)" = 0 ] || SUDO=sudo
 $SUDO apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing
-# Debian starts a redis-server service on 6379 after installing it; the
-# reference is only ever started by our tests and benchmarks, on their own ports.
-if command -v systemctl >/dev/null 2>&1; then $SUDO systemctl disable --now redis-server >/dev/null 2>&1 || true; fi
+# Debian starts a redis-server service on 6379 (and redis-sentinel on 26379)
+# after installing them; the reference and the sentinels are only ever started
+# by our tests and benchmarks, on their own ports.
+if command -v systemctl >/dev/null 2>&1; then
+    $SUDO systemctl disable --now redis-server >/dev/null 2>&1 || true
+    $SUDO systemctl disable --now redis-sentinel >/dev/null 2>&1 || true
+fi

@@ -111,6 +111,25 @@ class Server:
             time.sleep(0.02)
         raise RuntimeError("server did not start: " + self.log())
 
+    def kill(self):
+        """kill -9: no shutdown, no save (as a crash)."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+        if self.proc is not None:
+            self.proc.wait()
+            if self.proc.stderr:
+                self.proc.stderr.close()
+
+    def restart(self):
+        """The same command again, on the same port and directory (after kill or a shutdown)."""
+        self.kill()
+        self.proc = subprocess.Popen(self.cmd, cwd=self.dir, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            self._wait_ready()
+        except BaseException:
+            self.stop()
+            raise
+
     def log(self):
         try:
             with open(self.logfile, errors="replace") as f:
@@ -258,3 +277,65 @@ def logged(conn, count="-1"):
 
 def argvs(conn):
     return [e[3] for e in logged(conn)]
+
+
+# --- replication --------------------------------------------------------------
+
+# The reference would delay a full sync by repl-diskless-sync-delay (5 s):
+# both kinds of master save to disk here.
+MASTER_ARGS = ("--repl-diskless-sync", "no")
+
+
+def wait_for(cond, timeout=10, what="condition"):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        v = cond()
+        if v:
+            return v
+        time.sleep(0.05)
+    raise AssertionError("timed out waiting for " + what)
+
+
+def raw_info(client, section):
+    client.set_response_callback("INFO", lambda resp, **kw: resp)
+    return client.execute_command("INFO", section)
+
+
+def info(client, section="replication"):
+    raw = raw_info(client, section)
+    if isinstance(raw, bytes):
+        raw = raw.decode()
+    out = {}
+    for line in raw.split("\r\n"):
+        if ":" in line and not line.startswith("#"):
+            k, v = line.split(":", 1)
+            out[k] = v
+    return out
+
+
+def info_keys(client, section="replication"):
+    raw = raw_info(client, section)
+    raw = raw.decode() if isinstance(raw, bytes) else raw
+    return [line.split(":", 1)[0] for line in raw.split("\r\n") if ":" in line]
+
+
+def link_up(replica):
+    return info(replica).get("master_link_status") == "up"
+
+
+def start_pair(server_factory, master_bin=None, replica_bin=None, replica_args=(), master_args=MASTER_ARGS):
+    master = server_factory(*master_args, binary=master_bin)
+    replica = server_factory(*replica_args, binary=replica_bin)
+    m, r = master.client(), replica.client()
+    return master, replica, m, r
+
+
+def attach(r, master):
+    r.execute_command("REPLICAOF", master.host, master.port)
+    wait_for(lambda: link_up(r), what="master_link_status:up")
+
+
+def caught_up(m, r):
+    """The replica applied everything the master produced so far."""
+    target = int(info(m)["master_repl_offset"])
+    wait_for(lambda: int(info(r)["slave_repl_offset"]) >= target, what="replica offset %d" % target)

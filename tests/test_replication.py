@@ -6,7 +6,6 @@ PSYNC partial resync and WAIT. Interoperability runs both ways with Debian's
 redis-server 7.0.15 (support.REF_SERVER); under REFERENCE=1 every server is
 the reference, so the tests of Redis behaviour check themselves.
 """
-import os
 import re
 import socket
 import subprocess
@@ -14,67 +13,8 @@ import time
 
 import pytest
 
-from support import REF_SERVER, SERVER
-
-# The reference would delay a full sync by repl-diskless-sync-delay (5 s):
-# both kinds of master save to disk here.
-MASTER_ARGS = ("--repl-diskless-sync", "no")
-
-
-def wait_for(cond, timeout=10, what="condition"):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        v = cond()
-        if v:
-            return v
-        time.sleep(0.05)
-    raise AssertionError("timed out waiting for " + what)
-
-
-def raw_info(client, section):
-    client.set_response_callback("INFO", lambda resp, **kw: resp)
-    return client.execute_command("INFO", section)
-
-
-def info(client, section="replication"):
-    raw = raw_info(client, section)
-    if isinstance(raw, bytes):
-        raw = raw.decode()
-    out = {}
-    for line in raw.split("\r\n"):
-        if ":" in line and not line.startswith("#"):
-            k, v = line.split(":", 1)
-            out[k] = v
-    return out
-
-
-def info_keys(client, section="replication"):
-    raw = raw_info(client, section)
-    raw = raw.decode() if isinstance(raw, bytes) else raw
-    return [line.split(":", 1)[0] for line in raw.split("\r\n") if ":" in line]
-
-
-def link_up(replica):
-    return info(replica).get("master_link_status") == "up"
-
-
-def start_pair(server_factory, master_bin=None, replica_bin=None, replica_args=(), master_args=MASTER_ARGS):
-    master = server_factory(*master_args, binary=master_bin)
-    replica = server_factory(*replica_args, binary=replica_bin)
-    m, r = master.client(), replica.client()
-    return master, replica, m, r
-
-
-def attach(r, master):
-    r.execute_command("REPLICAOF", master.host, master.port)
-    wait_for(lambda: link_up(r), what="master_link_status:up")
-
-
-def caught_up(m, r):
-    """The replica applied everything the master produced so far."""
-    target = int(info(m)["master_repl_offset"])
-    wait_for(lambda: int(info(r)["slave_repl_offset"]) >= target, what="replica offset %d" % target)
-
+from support import (MASTER_ARGS, REF_SERVER, SERVER, attach, caught_up, info, info_keys, link_up,
+                     start_pair, wait_for)
 
 def fill(m):
     """Every type, TTLs, several dbs, a stream with a consumer group, a function."""

@@ -16,6 +16,7 @@
 #include "server/evict.h"
 #include "server/expire.h"
 #include "server/keyhook.h"
+#include "server/propagate.h"
 #include "server/reply.h"
 
 #include <arpa/inet.h>
@@ -437,6 +438,12 @@ static void debugReplybuffer(client *c) {
     addReply(c, shared.ok);
 }
 
+/* A command for the replicas only, to test how they take what they cannot run. */
+static void debugReplicate(client *c) {
+    propagateToReplicas(c->db->id, c->argv + 2, c->argc - 2);
+    addReply(c, shared.ok);
+}
+
 /* Replication IDs belong to the replication module; nothing to change here. */
 static void debugOk(client *c) { addReply(c, shared.ok); }
 
@@ -489,6 +496,7 @@ static const debugSub debugSubs[] = {
     {"replybuffer", 4, 4, debugReplybuffer},
     {"config-rewrite-force-all", 2, 2, debugConfigRewriteForceAll},
     {"change-repl-id", 2, 2, debugOk},
+    {"replicate", 3, -1, debugReplicate},
     {"mallctl", 3, 4, debugMallctl},
     {"mallctl-str", 3, 4, debugMallctl},
     {"help", 2, 2, debugHelp},

@@ -209,6 +209,8 @@ void getsetCommand(client *c) {
     c->argv[2] = tryObjectEncoding(c->argv[2]);
     setKey(c->db, c->argv[1], c->argv[2], 0);
     keyChanged(c->db, c->argv[1], NOTIFY_STRING, "set", 1);
+    /* Replayed as SET, as Redis 7.0 propagates it (replicas count a SET call). */
+    rewriteClientCommandVector(c, 3, shared.set, c->argv[1], c->argv[2]);
 }
 
 void getdelCommand(client *c) {

@@ -519,6 +519,7 @@ static int redisCallGeneric(lua_State *L, int raise) {
     else if ((cmd->flags & CMD_DENYOOM) && server.maxmemory && zmalloc_used_memory() > server.maxmemory &&
              !run.wrote && !(run.flags & SCRIPT_FLAG_ALLOW_OOM))
         err = "-OOM command not allowed when used memory > 'maxmemory'.";
+    else if ((cmd->flags & CMD_WRITE) && tooFewGoodReplicas()) err = "-NOREPLICAS Not enough good replicas to write.";
     if (err) {
         freeArgv(argv, argc);
         goto error;
@@ -1296,6 +1297,10 @@ static int scriptMayStart(client *c, int flags, int ro_cmd) {
         }
         if (persistWriteGate()) {
             addReplyErrorObject(c, shared.bgsaveerr);
+            return 0;
+        }
+        if (tooFewGoodReplicas()) {
+            addReplyError(c, "-NOREPLICAS Not enough good replicas to write.");
             return 0;
         }
     }

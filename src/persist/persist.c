@@ -6,6 +6,7 @@
 #include "persist/aof.h"
 #include "persist/bgchild.h"
 #include "persist/rdb.h"
+#include "repl/repl.h"
 #include "features/functions.h"
 #include "server/client.h"
 #include "server/db.h"
@@ -179,11 +180,12 @@ sds persistInfo(sds info) {
                         "current_save_keys_total:0\r\nrdb_changes_since_last_save:%lld\r\n"
                         "rdb_bgsave_in_progress:%d\r\nrdb_last_save_time:%lld\r\nrdb_last_bgsave_status:%s\r\n"
                         "rdb_last_bgsave_time_sec:%lld\r\nrdb_current_bgsave_time_sec:%lld\r\nrdb_saves:%lld\r\n"
-                        "rdb_last_cow_size:%zu\r\nrdb_last_load_keys_expired:0\r\nrdb_last_load_keys_loaded:0\r\n",
-                        server.loading, server.dirty, child_pid != -1, (long long)server.lastsave,
+                        "rdb_last_cow_size:%zu\r\nrdb_last_load_keys_expired:%lld\r\nrdb_last_load_keys_loaded:%lld\r\n",
+                        server.loading, server.dirty, child_pid != -1 || replSnapshotChildActive(),
+                        (long long)server.lastsave,
                         lastbgsave_ok ? "ok" : "err", last_bgsave_time_sec,
                         child_pid != -1 ? (long long)(time(NULL) - child_start) : -1LL, rdb_saves,
-                        rdb_last_cow_size);
+                        rdb_last_cow_size, rdbLastLoadKeysExpired(), rdbLastLoadKeysLoaded());
     info = aofInfo(info);
     return sdscatprintf(info, "aof_last_cow_size:%zu\r\nmodule_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n",
                         aofLastCowSize());

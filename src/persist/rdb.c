@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <lzf.h>
 #include <math.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,7 +83,47 @@ typedef struct rio {
     uint64_t cksum;
     int error;
     size_t processed;
+    /* A socket read (diskless load): fd >= 0, buffered in sock; at most
+     * sockleft more bytes are read from it (-1: no bound, an EOF-marked transfer). */
+    int fd;
+    sds sock;
+    size_t sockpos;
+    long long sockleft;
+    int timeout_ms;
 } rio;
+
+/* Fills buf from the socket's buffer, reading more (waiting up to the
+ * timeout for each chunk) when it runs dry. */
+static int rioSocketRead(rio *r, char *buf, size_t len) {
+    while (len) {
+        size_t avail = sdslen(r->sock) - r->sockpos;
+        if (!avail) {
+            sdsclear(r->sock);
+            r->sockpos = 0;
+            if (r->sockleft == 0) return 0;
+            size_t want = 1 << 16;
+            if (r->sockleft > 0 && (long long)want > r->sockleft) want = (size_t)r->sockleft;
+            r->sock = sdsMakeRoomFor(r->sock, want);
+            ssize_t n = read(r->fd, r->sock, want);
+            if (n == -1 && (errno == EAGAIN || errno == EINTR)) {
+                struct pollfd pfd = {.fd = r->fd, .events = POLLIN};
+                if (poll(&pfd, 1, r->timeout_ms) <= 0) return 0;
+                continue;
+            }
+            if (n <= 0) return 0;
+            sdsincrlen(r->sock, n);
+            if (r->sockleft > 0) r->sockleft -= n;
+            server.stat_net_input_bytes += n;
+            continue;
+        }
+        size_t n = avail < len ? avail : len;
+        memcpy(buf, r->sock + r->sockpos, n);
+        r->sockpos += n;
+        buf += n;
+        len -= n;
+    }
+    return 1;
+}
 
 static int rioWrite(rio *r, const void *buf, size_t len) {
     if (r->error) return 0;
@@ -101,7 +142,12 @@ static int rioWrite(rio *r, const void *buf, size_t len) {
 
 static int rioRead(rio *r, void *buf, size_t len) {
     if (r->error) return 0;
-    if (r->fp) {
+    if (r->sock) {
+        if (!rioSocketRead(r, buf, len)) {
+            r->error = 1;
+            return 0;
+        }
+    } else if (r->fp) {
         if (len && fread(buf, len, 1, r->fp) != 1) {
             r->error = 1;
             return 0;
@@ -123,7 +169,7 @@ static int rioRead(rio *r, void *buf, size_t len) {
  * element count) is checked against it before anything is sized by it:
  * a corrupt or hostile length must fail the load, not abort an allocation. */
 static uint64_t rioRemaining(rio *r) {
-    if (!r->fp) return r->memlen - r->pos;
+    if (!r->fp && !r->sock) return r->memlen - r->pos;
     return r->filelen > r->processed ? r->filelen - r->processed : 0;
 }
 
@@ -1090,6 +1136,11 @@ static sds loadFunction(rio *r, int type, int replace) {
     return err;
 }
 
+/* INFO persistence: rdb_last_load_keys_loaded / _expired. */
+static long long last_load_loaded, last_load_expired;
+long long rdbLastLoadKeysLoaded(void) { return last_load_loaded; }
+long long rdbLastLoadKeysExpired(void) { return last_load_expired; }
+
 static int loadRio(rio *r, const char *filename, int flags) {
     char buf[16];
     if (!rioRead(r, buf, 9)) goto eoferr;
@@ -1203,6 +1254,7 @@ static int loadRio(rio *r, const char *filename, int flags) {
             val = dbAdd(db, keyobj, val);
             if (expiretime != -1) setExpire(db, keyobj, expiretime);
             loaded++;
+            if (server.key_load_delay > 0) usleep((useconds_t)server.key_load_delay);
         }
         decrRefCount(keyobj);
         expiretime = -1;
@@ -1220,6 +1272,8 @@ static int loadRio(rio *r, const char *filename, int flags) {
         }
     }
     serverLog(LL_NOTICE, "Done loading RDB, keys loaded: %lld, keys expired: %lld.", loaded, expired);
+    last_load_loaded = loaded;
+    last_load_expired = expired;
     if (has_rsi && repl_info_loaded) repl_info_loaded(&rsi);
     return C_OK;
 eoferr:
@@ -1244,6 +1298,17 @@ int rdbLoad(const char *filename, int flags, int *missing) {
     int rc = loadRio(&r, filename, flags);
     server.loading = 0;
     fclose(fp);
+    return rc;
+}
+
+int rdbLoadFromSocket(int fd, long long size, int timeout_ms, sds *leftover) {
+    rio r = {.fd = fd, .sock = sdsempty(), .sockleft = size, .timeout_ms = timeout_ms};
+    r.filelen = size >= 0 ? (uint64_t)size : UINT64_MAX;
+    server.loading = 1;
+    int rc = loadRio(&r, "the master's socket", 0);
+    server.loading = 0;
+    sdsrange(r.sock, r.sockpos, -1);
+    *leftover = r.sock;
     return rc;
 }
 

@@ -31,6 +31,13 @@ int rdbSaveToFd(int fd);
 /* Loads filename into the (empty) dbs and function registry. C_ERR with a logged reason on a bad file;
  * a missing file is reported through *missing and returns C_ERR too. */
 int rdbLoad(const char *filename, int flags, int *missing);
+/* Loads a snapshot as it arrives on a socket (diskless load): size bytes, or
+ * up to its end (-1: an EOF-marked transfer); waits at most timeout_ms for
+ * each chunk. Bytes read past the snapshot are handed back in *leftover. */
+int rdbLoadFromSocket(int fd, long long size, int timeout_ms, sds *leftover);
+/* Keys the last successful load found, and how many of them had expired already. */
+long long rdbLastLoadKeysLoaded(void);
+long long rdbLastLoadKeysExpired(void);
 /* Serializes one value as DUMP does: type, value, RDB version, CRC64. */
 sds rdbDumpPayload(robj *o);
 /* 1 when a DUMP payload has a known RDB version and a matching CRC64. */

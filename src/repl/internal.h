@@ -38,7 +38,27 @@ sds replMasterInfo(sds info);
 void replMasterClientTeardown(client *c);
 int replCountAcked(long long offset);
 
+/* Replicas attached (any state). */
+unsigned long replReplicaCount(void);
+/* The replica at host:port (its announced address); 1 if found, with its state and acknowledged offset. */
+int replFindReplica(const char *host, int port, int *online, long long *ack_off);
+/* Some online replica acknowledged our whole stream: its address. */
+int replCaughtUpReplica(char *ip, size_t iplen, int *port);
+
+/* ---- failover.c */
+enum { FAILOVER_NONE, FAILOVER_WAIT_FOR_SYNC, FAILOVER_IN_PROGRESS };
+void failoverInit(void);
+int failoverState(void);
+const char *failoverStateName(void); /* INFO master_failover_state */
+/* Gives the master role back (when the switch had begun) and ends the pause. */
+void failoverAbort(const char *why);
+/* Our PSYNC ... FAILOVER to the target was accepted (or refused, or the link failed). */
+void failoverPsyncAnswered(int accepted);
+
 /* ---- replica.c */
+/* REPLICAOF host port / NO ONE, for the failover. */
+void replicaSetMaster(const char *host, int port);
+void replicaUnsetMaster(void);
 void replicaInit(void);
 void replicaStart(void);
 void replicaCron(void);

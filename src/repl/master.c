@@ -21,6 +21,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +34,8 @@
 replIdentity replId;
 
 enum { R_WAIT_BGSAVE_START, R_WAIT_BGSAVE_END, R_SEND_BULK, R_ONLINE };
+/* A diskless transfer's pipe: streaming the RDB, sending the final EOF mark, all sent. */
+enum { PIPE_STREAMING, PIPE_MARK, PIPE_SENT };
 
 /* What a connection that said REPLCONF or SYNC/PSYNC is to us (client->repl). */
 typedef struct replicaLink {
@@ -45,7 +48,9 @@ typedef struct replicaLink {
     int capa_eof, capa_psync2;
     int listening_port;
     char announced_ip[NET_IP_STR_LEN];
-    sds pending;        /* the stream produced while its RDB is made and sent */
+    sds pending;        /* the stream produced while its RDB is made and sent (counted in its output limit) */
+    size_t chunk_sent;  /* a diskless transfer: bytes of the current pipe chunk written to it */
+    time_t last_io;     /* ... and when it last took some (repl-timeout) */
     int rdbfd;
     off_t rdboff, rdbsize;
     sds preamble;       /* "$<size>\r\n" ahead of the file */
@@ -67,14 +72,25 @@ static struct {
     char rdbfile[64];
     int diskless;           /* the child writes to pipefd, not to rdbfile */
     int pipefd;
+    /* A diskless transfer goes straight to the replicas' sockets, chunk by
+     * chunk, never through their output buffers (as Redis 7.0): the next
+     * chunk is read once every replica took this one, so a slow replica
+     * slows the child instead of piling the RDB up in memory. */
+    char chunk[PROTO_IOBUF_LEN * 4];
+    size_t chunk_len;
+    int pipe_stage;         /* PIPE_* */
+    int child_ok;           /* the diskless child's exit: -1 not yet, 0 failed, 1 ok */
     char eofmark[REPL_ID_LEN + 1];
     time_t wait_since;      /* a replica waits for a diskless transfer since */
     time_t no_replicas_since;
     long long last_ping_cron;
     time_t last_second;
-    long long sync_full, sync_partial_ok, sync_partial_err;
     int get_ack_pending;
-} m = {.seldb = -1, .child = -1, .pipefd = -1};
+} m = {.seldb = -1, .child = -1, .pipefd = -1, .child_ok = -1};
+
+static void refreshGoodReplicas(void);
+static void resumePipe(void);
+static void pipeLostReplica(void);
 
 /* ----------------------------------------------------------- the identity */
 
@@ -157,8 +173,15 @@ void replFeedStream(const char *buf, size_t len) {
     listRewind(m.replicas, &li);
     while ((ln = listNext(&li))) {
         replicaLink *r = listNodeValue(ln);
-        if (r->state == R_ONLINE && !r->wait_ack) addReplyProto(r->c, buf, len);
-        else if (r->state != R_WAIT_BGSAVE_START) r->pending = sdscatlen(r->pending, buf, len);
+        if (r->state == R_ONLINE && !r->wait_ack) {
+            addReplyProto(r->c, buf, len);
+        } else if (r->state != R_WAIT_BGSAVE_START) {
+            /* Held until its RDB is loaded, and counted against
+             * client-output-buffer-limit replica as if queued (Redis does). */
+            r->pending = sdscatlen(r->pending, buf, len);
+            r->c->held_output_bytes = sdslen(r->pending);
+            checkClientOutputBufferLimits(r->c);
+        }
     }
 }
 
@@ -195,6 +218,9 @@ static void freeLink(replicaLink *r) {
         listNode *ln = listSearchKey(m.replicas, r);
         if (ln) listDelNode(m.replicas, ln);
         if (listLength(m.replicas) == 0) m.no_replicas_since = server.unixtime;
+        r->attached = 0;
+        refreshGoodReplicas();
+        if (r->state == R_SEND_BULK && r->diskless) pipeLostReplica();
     }
     if (r->rdbfd != -1) close(r->rdbfd);
     sdsfree(r->pending);
@@ -236,6 +262,7 @@ static int waitingReplicasTakeDiskless(void) {
 }
 
 static void readRdbPipe(aeEventLoop *el, int fd, void *privdata, int mask);
+static void startWaitingSync(void);
 
 static void startBgsaveForReplication(void) {
     m.wait_since = 0;
@@ -276,9 +303,11 @@ static void startBgsaveForReplication(void) {
         if (diskless) {
             r->diskless = 1;
             r->state = R_SEND_BULK;
-            sds pre = sdscatprintf(sdsempty(), "$EOF:%s\r\n", m.eofmark);
-            addReplyProto(r->c, pre, sdslen(pre));
-            sdsfree(pre);
+            r->chunk_sent = 0;
+            r->last_io = server.unixtime;
+            char pre[64];
+            int n = snprintf(pre, sizeof(pre), "$EOF:%s\r\n", m.eofmark);
+            if (writeDirect(r->c, pre, n) != C_OK) freeClientAsync(r->c);
         }
     }
     if (pid == -1) {
@@ -288,34 +317,127 @@ static void startBgsaveForReplication(void) {
     serverLog(LL_NOTICE, "Starting BGSAVE for SYNC with target: %s", diskless ? "replicas sockets" : "disk");
     m.child = pid;
     m.diskless = diskless;
+    m.pipe_stage = PIPE_STREAMING;
+    m.chunk_len = 0;
+    m.child_ok = -1;
     /* What follows the snapshot starts with a SELECT. */
     m.seldb = -1;
 }
 
-/* The child's RDB, as it comes, to the output of every replica it is for. */
-static int drainRdbPipe(void) {
-    char buf[PROTO_IOBUF_LEN * 4];
-    ssize_t n;
-    while ((n = read(m.pipefd, buf, sizeof(buf))) > 0) {
-        listIter li;
-        listNode *ln;
-        listRewind(m.replicas, &li);
-        while ((ln = listNext(&li))) {
-            replicaLink *r = listNodeValue(ln);
-            if (r->state == R_SEND_BULK && r->diskless) addReplyProto(r->c, buf, n);
+static int takesPipe(replicaLink *r) {
+    return r->state == R_SEND_BULK && r->diskless && !(r->c->flags & CLIENT_CLOSE_ASAP);
+}
+
+static void finishDisklessTransfer(void);
+
+/* Writes what the replica has not taken of the current chunk; 0 once it took it all. */
+static int chunkLeft(replicaLink *r) {
+    if (r->chunk_sent < m.chunk_len) {
+        ssize_t n = write(r->c->fd, m.chunk + r->chunk_sent, m.chunk_len - r->chunk_sent);
+        if (n == -1 && errno != EAGAIN && errno != EINTR) {
+            serverLog(LL_WARNING, "Diskless rdb transfer, write error sending DB to replica: %s", strerror(errno));
+            freeClientAsync(r->c);
+            return 0;
         }
-        server.stat_net_output_bytes += n;
+        if (n > 0) {
+            r->chunk_sent += n;
+            r->last_io = server.unixtime;
+            server.stat_net_output_bytes += n;
+        }
     }
-    if (n == -1 && (errno == EAGAIN || errno == EINTR)) return 0;
-    aeDeleteFileEvent(server.el, m.pipefd, AE_READABLE);
-    close(m.pipefd);
-    m.pipefd = -1;
-    return 1;
+    return r->chunk_sent < m.chunk_len;
+}
+
+static void sendChunk(aeEventLoop *el, int fd, void *privdata, int mask) {
+    (void)el, (void)mask;
+    client *c = privdata;
+    if (c->repl && chunkLeft(c->repl)) return;
+    aeDeleteFileEvent(server.el, fd, AE_WRITABLE);
+    resumePipe();
+}
+
+/* Hands the chunk to every replica of the transfer; those whose socket is
+ * full get the rest when writable, and the pipe waits for them. */
+static void spreadChunk(void) {
+    int waiting = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(m.replicas, &li);
+    while ((ln = listNext(&li))) {
+        replicaLink *r = listNodeValue(ln);
+        if (!takesPipe(r)) continue;
+        r->chunk_sent = 0;
+        if (!chunkLeft(r)) continue;
+        if (aeCreateFileEvent(server.el, r->c->fd, AE_WRITABLE, sendChunk, r->c) == AE_ERR) freeClientAsync(r->c);
+        else waiting = 1;
+    }
+    if (waiting && m.pipefd != -1) aeDeleteFileEvent(server.el, m.pipefd, AE_READABLE);
+    if (!waiting) resumePipe();
 }
 
 static void readRdbPipe(aeEventLoop *el, int fd, void *privdata, int mask) {
     (void)el, (void)fd, (void)privdata, (void)mask;
-    drainRdbPipe();
+    ssize_t n = read(m.pipefd, m.chunk, sizeof(m.chunk));
+    if (n == -1 && (errno == EAGAIN || errno == EINTR)) return;
+    if (n > 0) {
+        m.chunk_len = n;
+        spreadChunk();
+        return;
+    }
+    /* The child closed its end: the EOF mark ends the transfer. */
+    int up = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(m.replicas, &li);
+    while ((ln = listNext(&li))) up += takesPipe(listNodeValue(ln));
+    serverLog(LL_NOTICE, "Diskless rdb transfer, done reading from pipe, %d replicas still up.", up);
+    aeDeleteFileEvent(server.el, m.pipefd, AE_READABLE);
+    close(m.pipefd);
+    m.pipefd = -1;
+    m.pipe_stage = PIPE_MARK;
+    memcpy(m.chunk, m.eofmark, REPL_ID_LEN);
+    m.chunk_len = REPL_ID_LEN;
+    spreadChunk();
+}
+
+/* A replica of the diskless transfer went: the pipe may have waited for it,
+ * and with none left the child's work is for nobody. */
+static void pipeLostReplica(void) {
+    listIter li;
+    listNode *ln;
+    listRewind(m.replicas, &li);
+    while ((ln = listNext(&li)))
+        if (takesPipe(listNodeValue(ln))) {
+            resumePipe();
+            return;
+        }
+    if (m.child != -1 && m.pipefd != -1) {
+        serverLog(LL_WARNING, "Diskless rdb transfer, last replica dropped, killing fork child.");
+        kill(m.child, SIGUSR1);
+        aeDeleteFileEvent(server.el, m.pipefd, AE_READABLE);
+        close(m.pipefd);
+        m.pipefd = -1;
+    }
+}
+
+/* Every replica took the chunk: the next one, or the end of the transfer. */
+static void resumePipe(void) {
+    listIter li;
+    listNode *ln;
+    listRewind(m.replicas, &li);
+    while ((ln = listNext(&li))) {
+        replicaLink *r = listNodeValue(ln);
+        if (takesPipe(r) && r->chunk_sent < m.chunk_len) return;
+    }
+    if (m.pipe_stage == PIPE_STREAMING) {
+        if (m.pipefd != -1 && aeCreateFileEvent(server.el, m.pipefd, AE_READABLE, readRdbPipe, NULL) == AE_ERR)
+            serverLog(LL_WARNING, "Can't watch the diskless transfer's pipe");
+        return;
+    }
+    if (m.pipe_stage == PIPE_MARK) {
+        m.pipe_stage = PIPE_SENT;
+        finishDisklessTransfer();
+    }
 }
 
 static void attachReplica(client *c, replicaLink *r) {
@@ -330,15 +452,16 @@ static int tryPartialResync(client *c, replicaLink *r) {
     long long off;
     if (getLongLongFromObject(c->argv[2], &off) != C_OK) return C_ERR;
     if (strcasecmp(id, replId.replid) && (strcasecmp(id, replId.replid2) || off > replId.second_offset)) {
-        if (strcmp(id, "?")) m.sync_partial_err++;
+        if (strcmp(id, "?")) server.stat_sync_partial_err++;
         return C_ERR;
     }
     if (!m.backlog || off < m.backlog_off || off > m.backlog_off + m.backlog_histlen) {
-        m.sync_partial_err++;
+        server.stat_sync_partial_err++;
         return C_ERR;
     }
     attachReplica(c, r);
     r->state = R_ONLINE;
+    refreshGoodReplicas();
     char buf[128];
     int n = r->capa_psync2 ? snprintf(buf, sizeof(buf), "+CONTINUE %s\r\n", replId.replid)
                            : snprintf(buf, sizeof(buf), "+CONTINUE\r\n");
@@ -347,14 +470,30 @@ static int tryPartialResync(client *c, replicaLink *r) {
         return C_OK;
     }
     addReplyBacklogFrom(c, off);
-    m.sync_partial_ok++;
+    server.stat_sync_partial_ok++;
     serverLog(LL_NOTICE, "Partial resynchronization request from %s accepted.", c->addr);
     return C_OK;
 }
 
-/* SYNC, and PSYNC <replid> <offset>. */
+/* SYNC, and PSYNC <replid> <offset> [FAILOVER]. */
 void syncCommand(client *c) {
     if (c->flags & CLIENT_SLAVE) return;
+    if (c->argc > 3 && !strcasecmp(c->argv[3]->ptr, "failover")) {
+        /* Our master hands its role over (failover.c on its side): we
+         * become a master whose history continues the one it asks for. */
+        if (strcasecmp(c->argv[1]->ptr, replId.replid)) {
+            addReplyError(c, "PSYNC FAILOVER replid must match my replid.");
+            return;
+        }
+        replicaUnsetMaster();
+        sds ci = catClientInfoString(sdsempty(), c);
+        serverLog(LL_NOTICE, "MASTER MODE enabled (failover request from '%s')", ci);
+        sdsfree(ci);
+    }
+    if (failoverState() != FAILOVER_NONE) {
+        addReplyError(c, "-NOMASTERLINK Can't SYNC while failing over");
+        return;
+    }
     if (server.masterhost_set && !replicaLinkEstablished()) {
         addReplyError(c, "-NOMASTERLINK Can't SYNC while not connected with my master");
         return;
@@ -376,7 +515,7 @@ void syncCommand(client *c) {
     } else {
         r->pre_psync = 1;
     }
-    m.sync_full++;
+    server.stat_sync_full++;
     attachReplica(c, r);
     r->state = R_WAIT_BGSAVE_START;
     r->pending = sdsempty();
@@ -403,7 +542,7 @@ void syncCommand(client *c) {
         }
         return; /* the snapshot is for others already sending: the next one is ours */
     }
-    if (m.child != -1) return; /* a diskless transfer under way: the next one is ours */
+    if (m.child != -1 || m.diskless) return; /* a diskless transfer under way: the next one is ours */
     if (waitingReplicasTakeDiskless() && server.repl_diskless_sync_delay) {
         /* Others may come within the delay and share the transfer (the cron starts it). */
         if (!m.wait_since) m.wait_since = server.unixtime;
@@ -415,7 +554,9 @@ void syncCommand(client *c) {
 static void replicaOnline(replicaLink *r) {
     r->state = R_ONLINE;
     r->ack_time = server.unixtime;
+    refreshGoodReplicas();
     if (r->wait_ack) return;
+    r->c->held_output_bytes = 0;
     if (sdslen(r->pending)) addReplyProto(r->c, r->pending, sdslen(r->pending));
     sdsfree(r->pending);
     r->pending = NULL;
@@ -463,24 +604,11 @@ static void snapshotDone(int ok) {
     listIter li;
     listNode *ln;
     if (m.diskless) {
-        if (m.pipefd != -1) drainRdbPipe(); /* the child is gone: what is left is finite */
-        listRewind(m.replicas, &li);
-        while ((ln = listNext(&li))) {
-            replicaLink *r = listNodeValue(ln);
-            if (r->state != R_SEND_BULK || !r->diskless) continue;
-            if (!ok) {
-                freeClientAsync(r->c);
-                continue;
-            }
-            addReplyProto(r->c, m.eofmark, REPL_ID_LEN);
-            /* Bytes after the mark would be read as part of the RDB: as Redis,
-             * the stream follows the ACK the replica sends once loaded. */
-            r->wait_ack = 1;
-            replicaOnline(r);
-        }
+        /* The pipe may still hold the end of the RDB: the transfer ends when all of it is sent. */
+        m.child_ok = ok;
+        finishDisklessTransfer();
+        return;
     }
-    int was_diskless = m.diskless;
-    m.diskless = 0;
     listRewind(m.replicas, &li);
     while ((ln = listNext(&li))) {
         replicaLink *r = listNodeValue(ln);
@@ -499,8 +627,14 @@ static void snapshotDone(int ok) {
         if (aeCreateFileEvent(server.el, r->c->fd, AE_WRITABLE, sendBulkToReplica, r->c) == AE_ERR)
             freeClientAsync(r->c);
     }
-    if (!was_diskless) unlink(m.rdbfile); /* the open descriptors keep it readable */
-    /* Replicas that came while the snapshot was made for others need their own. */
+    unlink(m.rdbfile); /* the open descriptors keep it readable */
+    startWaitingSync();
+}
+
+/* Replicas that came while the snapshot was made for others need their own. */
+static void startWaitingSync(void) {
+    listIter li;
+    listNode *ln;
     listRewind(m.replicas, &li);
     while ((ln = listNext(&li))) {
         replicaLink *r = listNodeValue(ln);
@@ -511,8 +645,40 @@ static void snapshotDone(int ok) {
     }
 }
 
+/* Once the child exited and the whole RDB and its mark were sent. */
+static void finishDisklessTransfer(void) {
+    if (!m.diskless || m.child_ok == -1 || (m.child_ok && m.pipe_stage != PIPE_SENT)) return;
+    listIter li;
+    listNode *ln;
+    listRewind(m.replicas, &li);
+    while ((ln = listNext(&li))) {
+        replicaLink *r = listNodeValue(ln);
+        if (r->state != R_SEND_BULK || !r->diskless) continue;
+        if (!m.child_ok) {
+            freeClientAsync(r->c);
+            continue;
+        }
+        /* Bytes after the mark would be read as part of the RDB: as Redis,
+         * the stream follows the ACK the replica sends once loaded. */
+        r->wait_ack = 1;
+        replicaOnline(r);
+    }
+    if (m.pipefd != -1) { /* a failed child: what is left in the pipe is not needed */
+        aeDeleteFileEvent(server.el, m.pipefd, AE_READABLE);
+        close(m.pipefd);
+        m.pipefd = -1;
+    }
+    m.diskless = 0;
+    m.child_ok = -1;
+    m.pipe_stage = PIPE_STREAMING;
+    startWaitingSync();
+}
+
 static void checkChild(void) {
     if (m.child == -1) return;
+    /* A diskless child counts as running until its pipe is read to the end
+     * (as in Redis, where it waits for the parent before exiting). */
+    if (m.diskless && m.pipefd != -1) return;
     int status;
     pid_t pid = waitpid(m.child, &status, WNOHANG);
     if (pid == 0) return;
@@ -552,23 +718,48 @@ void replRequestAcks(void) {
     for (int j = 0; j < 3; j++) decrRefCount(argv[j]);
 }
 
-/* Once a second: keepalives, pings, timeouts, the backlog's life and min-replicas. */
-void replMasterCron(void) {
-    checkChild();
-    if (server.unixtime == m.last_second) return;
-    m.last_second = server.unixtime;
-    if (m.wait_since && m.child == -1 && server.unixtime - m.wait_since >= server.repl_diskless_sync_delay) {
-        m.wait_since = 0;
-        startBgsaveForReplication();
-    }
-    long long ticks = ++m.last_ping_cron;
-    if (!server.masterhost_set && listLength(m.replicas) && ticks % server.repl_ping_replica_period == 0) feedPing();
+/* Replicas acknowledging within min-replicas-max-lag, for min-replicas-to-write.
+ * Counted when one comes online, acknowledges or goes, and each second (as
+ * Redis): a write right after a replica attached is accepted. */
+static void refreshGoodReplicas(void) {
     int good = 0;
     listIter li;
     listNode *ln;
     listRewind(m.replicas, &li);
     while ((ln = listNext(&li))) {
         replicaLink *r = listNodeValue(ln);
+        if (r->state == R_ONLINE && !(r->c->flags & CLIENT_CLOSE_ASAP) &&
+            server.unixtime - r->ack_time <= server.repl_min_slaves_max_lag)
+            good++;
+    }
+    server.repl_good_slaves_count = good;
+}
+
+/* Once a second: keepalives, pings, timeouts, the backlog's life and min-replicas. */
+void replMasterCron(void) {
+    checkChild();
+    if (server.unixtime == m.last_second) return;
+    m.last_second = server.unixtime;
+    if (m.wait_since && m.child == -1 && !m.diskless && server.unixtime - m.wait_since >= server.repl_diskless_sync_delay) {
+        m.wait_since = 0;
+        startBgsaveForReplication();
+    }
+    long long ticks = ++m.last_ping_cron;
+    /* Not while a failover waits for a replica to reach our offset: the PING would move it. */
+    if (!server.masterhost_set && listLength(m.replicas) && ticks % server.repl_ping_replica_period == 0 &&
+        failoverState() == FAILOVER_NONE)
+        feedPing();
+    listIter li;
+    listNode *ln;
+    listRewind(m.replicas, &li);
+    while ((ln = listNext(&li))) {
+        replicaLink *r = listNodeValue(ln);
+        if (r->state == R_SEND_BULK && r->diskless && !(r->c->flags & CLIENT_CLOSE_ASAP) &&
+            server.unixtime - r->last_io > server.repl_timeout) {
+            serverLog(LL_WARNING, "Disconnecting timedout replica (full sync): %s", r->c->addr);
+            freeClientAsync(r->c);
+            continue;
+        }
         if (r->state == R_WAIT_BGSAVE_START || r->state == R_WAIT_BGSAVE_END) {
             /* A newline keeps the replica's read timeout from firing while it waits. */
             if (write(r->c->fd, "\n", 1) == -1) { /* a dead link shows on the next read */
@@ -579,11 +770,9 @@ void replMasterCron(void) {
         if (server.unixtime - r->ack_time > server.repl_timeout) {
             serverLog(LL_WARNING, "Disconnecting timedout replica (streaming sync): %s", r->c->addr);
             freeClientAsync(r->c);
-            continue;
         }
-        if (server.unixtime - r->ack_time <= server.repl_min_slaves_max_lag) good++;
     }
-    server.repl_good_slaves_count = good;
+    refreshGoodReplicas();
     if (!server.masterhost_set && m.backlog && !listLength(m.replicas) && server.repl_backlog_ttl &&
         server.unixtime - m.no_replicas_since > server.repl_backlog_ttl) {
         /* A replica coming back later cannot continue a history nobody kept. */
@@ -630,6 +819,7 @@ void replconfCommand(client *c) {
             replicaLink *r = c->repl;
             if (off > r->ack_off) r->ack_off = off;
             r->ack_time = server.unixtime;
+            refreshGoodReplicas();
             if (r->wait_ack) {
                 r->wait_ack = 0;
                 replicaOnline(r);
@@ -717,6 +907,38 @@ static void replicaAddr(replicaLink *r, char *ip, size_t len) {
     if (colon) *colon = '\0';
 }
 
+unsigned long replReplicaCount(void) { return listLength(m.replicas); }
+
+int replFindReplica(const char *host, int port, int *online, long long *ack_off) {
+    listIter li;
+    listNode *ln;
+    listRewind(m.replicas, &li);
+    while ((ln = listNext(&li))) {
+        replicaLink *r = listNodeValue(ln);
+        char ip[NET_ADDR_STR_LEN];
+        replicaAddr(r, ip, sizeof(ip));
+        if (strcasecmp(ip, host) || r->listening_port != port) continue;
+        if (online) *online = r->state == R_ONLINE;
+        if (ack_off) *ack_off = r->ack_off;
+        return 1;
+    }
+    return 0;
+}
+
+int replCaughtUpReplica(char *ip, size_t iplen, int *port) {
+    listIter li;
+    listNode *ln;
+    listRewind(m.replicas, &li);
+    while ((ln = listNext(&li))) {
+        replicaLink *r = listNodeValue(ln);
+        if (r->state != R_ONLINE || r->ack_off != replId.offset) continue;
+        replicaAddr(r, ip, iplen);
+        *port = r->listening_port;
+        return 1;
+    }
+    return 0;
+}
+
 sds replMasterInfo(sds info) {
     static const char *states[] = {"wait_bgsave", "wait_bgsave", "send_bulk", "online"};
     info = sdscatprintf(info, "connected_slaves:%lu\r\n", listLength(m.replicas));
@@ -733,10 +955,11 @@ sds replMasterInfo(sds info) {
                             (long long)(server.unixtime - r->ack_time));
     }
     return sdscatprintf(info,
-                        "master_failover_state:no-failover\r\nmaster_replid:%s\r\nmaster_replid2:%s\r\n"
+                        "master_failover_state:%s\r\nmaster_replid:%s\r\nmaster_replid2:%s\r\n"
                         "master_repl_offset:%lld\r\nsecond_repl_offset:%lld\r\nrepl_backlog_active:%d\r\n"
                         "repl_backlog_size:%lld\r\nrepl_backlog_first_byte_offset:%lld\r\nrepl_backlog_histlen:%lld\r\n",
-                        replId.replid, replId.replid2, replId.offset, replId.second_offset, m.backlog != NULL,
+                        failoverStateName(), replId.replid, replId.replid2, replId.offset, replId.second_offset,
+                        m.backlog != NULL,
                         server.repl_backlog_size, m.backlog ? m.backlog_off : 0, m.backlog ? m.backlog_histlen : 0);
 }
 
@@ -746,9 +969,11 @@ sds replInfo(sds info) {
     return replMasterInfo(info);
 }
 
-long long replStatSyncFull(void) { return m.sync_full; }
-long long replStatSyncPartialOk(void) { return m.sync_partial_ok; }
-long long replStatSyncPartialErr(void) { return m.sync_partial_err; }
+int replSnapshotChildActive(void) { return m.child != -1; }
+
+long long replStatSyncFull(void) { return server.stat_sync_full; }
+long long replStatSyncPartialOk(void) { return server.stat_sync_partial_ok; }
+long long replStatSyncPartialErr(void) { return server.stat_sync_partial_err; }
 
 void roleCommand(client *c) {
     if (server.masterhost_set) {
@@ -804,11 +1029,13 @@ void replInit(void) {
     replClearId2();
     m.no_replicas_since = time(NULL);
     propagateSubscribe(replStreamSubscriber);
+    propagateSetReplicaFeed(replStreamSubscriber);
     serverAddCronTask(replCron);
     serverAddBeforeSleepTask(replBeforeSleep);
     serverAddClientTeardown(replMasterClientTeardown);
     rdbSetReplInfoHooks(fillReplInfo, replicaLoadedReplInfo);
     replicaInit();
+    failoverInit();
 }
 
 void replStart(void) { replicaStart(); }

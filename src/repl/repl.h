@@ -14,6 +14,8 @@ void replStart(void);
 /* INFO "# Replication". */
 sds replInfo(sds info);
 /* INFO stats: full resyncs served, partial resyncs accepted and refused. */
+/* A child writes a snapshot for replicas (INFO rdb_bgsave_in_progress counts it, as Redis). */
+int replSnapshotChildActive(void);
 long long replStatSyncFull(void);
 long long replStatSyncPartialOk(void);
 long long replStatSyncPartialErr(void);

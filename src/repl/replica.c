@@ -11,7 +11,9 @@
 #include "core/anet.h"
 #include "core/numparse.h"
 #include "core/zmalloc.h"
+#include "features/functions.h"
 #include "persist/persist.h"
+#include "server/blocking.h"
 #include "server/client.h"
 #include "server/config.h"
 #include "server/db.h"
@@ -31,14 +33,15 @@
 /* Link states, named as ROLE shows them. */
 enum { RS_CONNECT, RS_CONNECTING, RS_PSYNC_REPLY, RS_TRANSFER, RS_CONNECTED };
 
-#define HANDSHAKE_TIMEOUT_MS 5000
-
 static struct {
     char *host;
     int port;
     int state;
     int fd;                 /* the link before it becomes the master client's */
     sds line;               /* a reply line being read */
+    sds out;                /* handshake commands not written yet */
+    int hs_expect[5];       /* the handshake replies awaited (HS_*), in order */
+    int hs_count, hs_next;  /* how many; the next one (-1: PING's) */
     /* Transfer of the RDB. */
     int tmpfd;
     char tmpfile[64];
@@ -51,7 +54,8 @@ static struct {
     long long new_offset;
     /* The master client and what survives it for PSYNC. */
     client *master;
-    sds pending;            /* bytes received, not yet a complete command */
+    sds pending;            /* bytes received, not yet applied and counted */
+    size_t processed;       /* of which run already (a transaction's commands before its EXEC) */
     int cached;             /* cached_replid/offset say where to continue */
     char cached_replid[REPL_ID_LEN + 1];
     long long cached_offset;
@@ -85,104 +89,47 @@ static void cancelHandshake(void) {
     }
     sdsfree(rp.line);
     rp.line = NULL;
+    sdsfree(rp.out);
+    rp.out = NULL;
     if (rp.state != RS_CONNECTED) rp.state = RS_CONNECT;
 }
 
-/* -------------------------------------------------------- synchronous part */
+/* ---------------------------------------------------------- the handshake */
 
-/* The handshake's replies come at once; the loop waits for them a moment,
- * as Redis's early replicas did, but never for the snapshot. */
-static int syncReadLine(int fd, char *buf, size_t size) {
-    size_t n = 0;
-    while (n + 1 < size) {
-        struct pollfd pfd = {.fd = fd, .events = POLLIN};
-        if (poll(&pfd, 1, HANDSHAKE_TIMEOUT_MS) <= 0) return -1;
-        char ch;
-        ssize_t r = read(fd, &ch, 1);
-        if (r == -1 && errno == EAGAIN) continue;
-        if (r <= 0) return -1;
-        if (ch == '\n') break;
-        buf[n++] = ch;
-    }
-    if (n && buf[n - 1] == '\r') n--;
-    buf[n] = '\0';
-    return (int)n;
+/* Replies the handshake waits for, in the order its commands were sent. As
+ * Redis, everything after PING goes in one write and the replies are read
+ * as they come, from the event loop: a master that stops answering (or a
+ * SIGSTOPped one) never blocks this server. */
+enum { HS_PING, HS_AUTH, HS_PORT, HS_IP, HS_CAPA };
+
+static void queueCommand(int argc, const char **argv) {
+    if (!rp.out) rp.out = sdsempty();
+    rp.out = sdscatprintf(rp.out, "*%d\r\n", argc);
+    for (int j = 0; j < argc; j++) rp.out = sdscatprintf(rp.out, "$%zu\r\n%s\r\n", strlen(argv[j]), argv[j]);
 }
 
-static int sendCommand(int fd, int argc, const char **argv) {
-    sds s = sdscatprintf(sdsempty(), "*%d\r\n", argc);
-    for (int j = 0; j < argc; j++) s = sdscatprintf(s, "$%zu\r\n%s\r\n", strlen(argv[j]), argv[j]);
-    size_t off = 0;
-    while (off < sdslen(s)) {
-        ssize_t n = write(fd, s + off, sdslen(s) - off);
-        if (n == -1 && errno == EAGAIN) {
-            struct pollfd pfd = {.fd = fd, .events = POLLOUT};
-            if (poll(&pfd, 1, HANDSHAKE_TIMEOUT_MS) <= 0) break;
-            continue;
-        }
-        if (n <= 0) break;
-        off += n;
-    }
-    int ok = off == sdslen(s);
-    sdsfree(s);
+/* Writes what is queued; a fresh socket takes these few bytes at once, and
+ * what it does not take shows as a failed handshake (retried). */
+static int flushCommands(int fd) {
+    ssize_t n = write(fd, rp.out, sdslen(rp.out));
+    int ok = n == (ssize_t)sdslen(rp.out);
+    sdsfree(rp.out);
+    rp.out = NULL;
     return ok ? C_OK : C_ERR;
 }
 
-static int askOk(int fd, int argc, const char **argv, char *reply, size_t size) {
-    if (sendCommand(fd, argc, argv) != C_OK || syncReadLine(fd, reply, size) < 0) return C_ERR;
-    return C_OK;
+static void readPsyncReply(aeEventLoop *el, int fd, void *privdata, int mask);
+static int readLine(int fd);
+
+/* A failover handing us over to our replica (failover.c) ends with the link. */
+static void handshakeFailed(void) {
+    cancelHandshake();
+    failoverPsyncAnswered(0);
 }
 
-static void readPsyncReply(aeEventLoop *el, int fd, void *privdata, int mask);
-
-static void handshake(aeEventLoop *el, int fd, void *privdata, int mask) {
-    (void)el, (void)privdata, (void)mask;
-    char reply[256];
-    aeDeleteFileEvent(server.el, fd, AE_WRITABLE);
-    int err = 0;
-    socklen_t errlen = sizeof(err);
-    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &errlen) == -1 || err) {
-        serverLog(LL_WARNING, "Error condition on socket for SYNC: %s", strerror(err ? err : errno));
-        cancelHandshake();
-        return;
-    }
-    serverLog(LL_NOTICE, "Non blocking connect for SYNC fired the event.");
-    const char *ping[] = {"PING"};
-    if (askOk(fd, 1, ping, reply, sizeof(reply)) != C_OK ||
-        (reply[0] == '-' && strncmp(reply, "-NOAUTH", 7) && strncmp(reply, "-NOPERM", 7) &&
-         strncmp(reply, "-ERR operation not permitted", 28))) {
-        serverLog(LL_WARNING, "Error reply to PING from master: '%s'", reply);
-        cancelHandshake();
-        return;
-    }
-    serverLog(LL_NOTICE, "Master replied to PING, replication can continue...");
-    if (server.masterauth) {
-        const char *auth[3] = {"AUTH", server.masteruser ? server.masteruser : server.masterauth, server.masterauth};
-        int argc = server.masteruser ? 3 : 2;
-        if (!server.masteruser) auth[1] = server.masterauth;
-        if (askOk(fd, argc, auth, reply, sizeof(reply)) != C_OK || reply[0] == '-') {
-            serverLog(LL_WARNING, "Unable to AUTH to MASTER: %s", reply);
-            cancelHandshake();
-            return;
-        }
-    }
-    char port[16];
-    snprintf(port, sizeof(port), "%d", server.port);
-    const char *lp[] = {"REPLCONF", "listening-port", port};
-    if (askOk(fd, 3, lp, reply, sizeof(reply)) != C_OK) {
-        cancelHandshake();
-        return;
-    }
-    if (reply[0] == '-')
-        serverLog(LL_NOTICE, "(Non critical) Master does not understand REPLCONF listening-port: %s", reply);
-    const char *capa[] = {"REPLCONF", "capa", "eof", "capa", "psync2"};
-    if (askOk(fd, 5, capa, reply, sizeof(reply)) != C_OK) {
-        cancelHandshake();
-        return;
-    }
-    if (reply[0] == '-') serverLog(LL_NOTICE, "(Non critical) Master does not understand REPLCONF capa: %s", reply);
+static void sendPsync(int fd) {
     char offset[32] = "-1";
-    const char *psync[] = {"PSYNC", "?", offset};
+    const char *psync[] = {"PSYNC", "?", offset, "FAILOVER"};
     if (rp.cached) {
         psync[1] = rp.cached_replid;
         snprintf(offset, sizeof(offset), "%lld", rp.cached_offset + 1);
@@ -190,14 +137,102 @@ static void handshake(aeEventLoop *el, int fd, void *privdata, int mask) {
     } else {
         serverLog(LL_NOTICE, "Partial resynchronization not possible (no cached master)");
     }
-    if (sendCommand(fd, 3, psync) != C_OK) {
-        cancelHandshake();
+    queueCommand(failoverState() == FAILOVER_IN_PROGRESS ? 4 : 3, psync);
+    if (flushCommands(fd) != C_OK) {
+        handshakeFailed();
         return;
     }
-    rp.state = RS_PSYNC_REPLY;
+    aeDeleteFileEvent(server.el, fd, AE_READABLE);
+    if (aeCreateFileEvent(server.el, fd, AE_READABLE, readPsyncReply, NULL) == AE_ERR) handshakeFailed();
+}
+
+/* After PING: AUTH, REPLCONF listening-port, ip-address and capa, at once. */
+static void sendHandshakeCommands(int fd) {
+    rp.hs_count = rp.hs_next = 0;
+    if (server.masterauth) {
+        const char *auth[3] = {"AUTH", server.masteruser ? server.masteruser : server.masterauth, server.masterauth};
+        queueCommand(server.masteruser ? 3 : 2, auth);
+        rp.hs_expect[rp.hs_count++] = HS_AUTH;
+    }
+    /* Behind NAT or port forwarding the master (and Sentinel, reading its
+     * INFO) must reach us at the announced address, not the one it sees. */
+    char port[16];
+    snprintf(port, sizeof(port), "%d", server.repl_announce_port ? server.repl_announce_port : server.port);
+    const char *lp[] = {"REPLCONF", "listening-port", port};
+    queueCommand(3, lp);
+    rp.hs_expect[rp.hs_count++] = HS_PORT;
+    if (server.repl_announce_ip && server.repl_announce_ip[0]) {
+        const char *ip[] = {"REPLCONF", "ip-address", server.repl_announce_ip};
+        queueCommand(3, ip);
+        rp.hs_expect[rp.hs_count++] = HS_IP;
+    }
+    const char *capa[] = {"REPLCONF", "capa", "eof", "capa", "psync2"};
+    queueCommand(5, capa);
+    rp.hs_expect[rp.hs_count++] = HS_CAPA;
+    if (flushCommands(fd) != C_OK) handshakeFailed();
+}
+
+static void readHandshakeReply(aeEventLoop *el, int fd, void *privdata, int mask) {
+    (void)el, (void)privdata, (void)mask;
+    for (;;) {
+        int r = readLine(fd);
+        if (r == 0) return;
+        if (r < 0) {
+            serverLog(LL_WARNING, "Master closed the connection during the handshake");
+            handshakeFailed();
+            return;
+        }
+        const char *reply = rp.line;
+        int expect = rp.hs_next < 0 ? HS_PING : rp.hs_expect[rp.hs_next];
+        if (expect == HS_PING) {
+            if (reply[0] == '-' && strncmp(reply, "-NOAUTH", 7) && strncmp(reply, "-NOPERM", 7) &&
+                strncmp(reply, "-ERR operation not permitted", 28)) {
+                serverLog(LL_WARNING, "Error reply to PING from master: '%s'", reply);
+                handshakeFailed();
+                return;
+            }
+            serverLog(LL_NOTICE, "Master replied to PING, replication can continue...");
+            sdsclear(rp.line);
+            sendHandshakeCommands(fd);
+            if (rp.fd == -1) return;
+            continue;
+        }
+        if (expect == HS_AUTH && reply[0] == '-') {
+            serverLog(LL_WARNING, "Unable to AUTH to MASTER: %s", reply);
+            handshakeFailed();
+            return;
+        }
+        if (reply[0] == '-')
+            serverLog(LL_NOTICE, "(Non critical) Master does not understand REPLCONF %s: %s",
+                      expect == HS_PORT ? "listening-port" : expect == HS_IP ? "ip-address" : "capa", reply);
+        sdsclear(rp.line);
+        if (++rp.hs_next == rp.hs_count) {
+            sendPsync(fd);
+            return;
+        }
+    }
+}
+
+static void handshake(aeEventLoop *el, int fd, void *privdata, int mask) {
+    (void)el, (void)privdata, (void)mask;
+    aeDeleteFileEvent(server.el, fd, AE_WRITABLE);
+    int err = 0;
+    socklen_t errlen = sizeof(err);
+    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &errlen) == -1 || err) {
+        serverLog(LL_WARNING, "Error condition on socket for SYNC: %s", strerror(err ? err : errno));
+        handshakeFailed();
+        return;
+    }
+    serverLog(LL_NOTICE, "Non blocking connect for SYNC fired the event.");
+    rp.state = RS_PSYNC_REPLY; /* ROLE says "handshake" from here on */
     rp.lastio = server.unixtime;
     rp.line = sdsempty();
-    if (aeCreateFileEvent(server.el, fd, AE_READABLE, readPsyncReply, NULL) == AE_ERR) cancelHandshake();
+    rp.hs_next = -1; /* the PING's reply comes first */
+    const char *ping[] = {"PING"};
+    queueCommand(1, ping);
+    if (flushCommands(fd) != C_OK ||
+        aeCreateFileEvent(server.el, fd, AE_READABLE, readHandshakeReply, NULL) == AE_ERR)
+        handshakeFailed();
 }
 
 static void connectWithMaster(void) {
@@ -205,6 +240,7 @@ static void connectWithMaster(void) {
     int fd = anetTcpNonBlockConnect(err, rp.host, rp.port);
     if (fd == -1) {
         serverLog(LL_WARNING, "Unable to connect to MASTER: %s", err);
+        failoverPsyncAnswered(0);
         return;
     }
     if (aeCreateFileEvent(server.el, fd, AE_WRITABLE, handshake, NULL) == AE_ERR) {
@@ -270,15 +306,23 @@ static void readFromMaster(aeEventLoop *el, int fd, void *privdata, int mask) {
     c->net_input_bytes += n;
     server.stat_net_input_bytes += n;
     rp.pending = sdscatlen(rp.pending, buf, n);
-    size_t pos = 0, len;
-    while ((len = completeRequestLen(rp.pending + pos, sdslen(rp.pending) - pos))) {
-        c->querybuf = sdscatlen(c->querybuf, rp.pending + pos, len);
+    size_t fed = 0, len;
+    while ((len = completeRequestLen(rp.pending + rp.processed, sdslen(rp.pending) - rp.processed))) {
+        /* A link being closed (CLIENT KILL) runs nothing more: what it would
+         * not run must not be counted either — the master sends it again. */
+        if (c->flags & (CLIENT_CLOSE_ASAP | CLIENT_CLOSE_AFTER_REPLY)) break;
+        c->querybuf = sdscatlen(c->querybuf, rp.pending + rp.processed, len);
         processInputBuffer(c);
         if (rp.master != c) return; /* freed, or replaced by REPLICAOF it ran */
-        replFeedStream(rp.pending + pos, len); /* counts the offset, feeds our replicas */
-        pos += len;
+        rp.processed += len;
+        /* A transaction counts once its EXEC ran (as Redis): a link lost
+         * inside it discards it, and the master sends it again from MULTI. */
+        if (c->flags & CLIENT_MULTI) continue;
+        replFeedStream(rp.pending + fed, rp.processed - fed); /* counts the offset, feeds our replicas */
+        fed = rp.processed;
     }
-    sdsrange(rp.pending, pos, -1);
+    sdsrange(rp.pending, fed, -1);
+    rp.processed -= fed;
 }
 
 static void becomeConnected(int fd, int dbid) {
@@ -296,6 +340,7 @@ static void becomeConnected(int fd, int dbid) {
     rp.fd = -1; /* the master client owns it now */
     rp.master = c;
     rp.pending = sdsempty();
+    rp.processed = 0;
     rp.state = RS_CONNECTED;
     rp.last_ack = 0;
     replEnsureBacklog();
@@ -304,6 +349,24 @@ static void becomeConnected(int fd, int dbid) {
 }
 
 /* ---------------------------------------------------------- the transfer */
+
+/* The master's snapshot is our data: its history is ours from here, and the
+ * stream follows (rest: bytes of it already read). */
+static void loadedSnapshot(sds rest) {
+    memcpy(replId.replid, rp.new_replid, sizeof(replId.replid));
+    replId.offset = rp.new_offset;
+    replClearId2();
+    replFreeBacklog(); /* a new history: the old one cannot be continued from us */
+    rp.cached = 0;
+    sdsfree(rp.line);
+    rp.line = NULL;
+    /* The stream goes on in the db the master's snapshot names (a master
+     * that is itself a replica emits no SELECT of its own). */
+    int dbid = rp.have_loaded_rsi ? rp.loaded_rsi.stream_db : 0;
+    becomeConnected(rp.fd, dbid >= 0 && dbid < server.dbnum ? dbid : 0);
+    if (rest && sdslen(rest) && rp.master) rp.pending = sdscatsds(rp.pending, rest);
+    serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Finished with success");
+}
 
 static void transferDone(void) {
     aeDeleteFileEvent(server.el, rp.fd, AE_READABLE);
@@ -330,18 +393,70 @@ static void transferDone(void) {
         cancelHandshake();
         return;
     }
-    memcpy(replId.replid, rp.new_replid, sizeof(replId.replid));
-    replId.offset = rp.new_offset;
-    replClearId2();
-    replFreeBacklog(); /* a new history: the old one cannot be continued from us */
-    rp.cached = 0;
-    sdsfree(rp.line);
-    rp.line = NULL;
-    /* The stream goes on in the db the master's snapshot names (a master
-     * that is itself a replica emits no SELECT of its own). */
-    int dbid = rp.have_loaded_rsi ? rp.loaded_rsi.stream_db : 0;
-    becomeConnected(rp.fd, dbid >= 0 && dbid < server.dbnum ? dbid : 0);
-    serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Finished with success");
+    loadedSnapshot(NULL);
+}
+
+/* Reads until buf holds len bytes (the rest of an EOF mark), waiting at most repl-timeout. */
+static int readAtLeast(int fd, sds *buf, size_t len) {
+    while (sdslen(*buf) < len) {
+        char tmp[64];
+        ssize_t n = read(fd, tmp, len - sdslen(*buf) < sizeof(tmp) ? len - sdslen(*buf) : sizeof(tmp));
+        if (n == -1 && (errno == EAGAIN || errno == EINTR)) {
+            struct pollfd pfd = {.fd = fd, .events = POLLIN};
+            if (poll(&pfd, 1, server.repl_timeout * 1000) <= 0) return 0;
+            continue;
+        }
+        if (n <= 0) return 0;
+        *buf = sdscatlen(*buf, tmp, n);
+    }
+    return 1;
+}
+
+/* repl-diskless-load: the snapshot is loaded as it arrives, no file. With
+ * swapdb the old data is set aside and comes back if the load fails; with
+ * on-empty-db (nothing to lose) it is loaded straight into the dbs. */
+static int disklessLoadApplies(void) {
+    return server.repl_diskless_load == REPL_DISKLESS_LOAD_SWAPDB ||
+           (server.repl_diskless_load == REPL_DISKLESS_LOAD_EMPTY_DB && dbTotalServerKeySize() == 0);
+}
+
+static void loadFromSocket(int fd) {
+    aeDeleteFileEvent(server.el, fd, AE_READABLE);
+    close(rp.tmpfd);
+    unlink(rp.tmpfile);
+    rp.tmpfd = -1;
+    replDisconnectReplicas();
+    dbBackup *backup = NULL;
+    if (server.repl_diskless_load == REPL_DISKLESS_LOAD_SWAPDB) {
+        backup = dbBackupAll();
+    } else {
+        serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Flushing old data");
+        emptyData(-1, NULL);
+    }
+    functionsFlushAll();
+    serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Loading DB in memory");
+    rp.have_loaded_rsi = 0;
+    sds left = NULL;
+    int ok = rdbLoadFromSocket(fd, rp.usemark ? -1 : rp.size, server.repl_timeout * 1000, &left) == C_OK;
+    if (ok && rp.usemark) {
+        ok = readAtLeast(fd, &left, sizeof(rp.eofmark)) && !memcmp(left, rp.eofmark, sizeof(rp.eofmark));
+        if (ok) sdsrange(left, sizeof(rp.eofmark), -1);
+    }
+    if (!ok) {
+        serverLog(LL_WARNING, "Failed trying to load the MASTER synchronization DB from socket, check server logs.");
+        if (backup) {
+            serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Discarding the half-loaded data and restoring the old one");
+            dbBackupRestore(backup);
+        } else {
+            emptyData(-1, NULL);
+        }
+        sdsfree(left);
+        cancelHandshake();
+        return;
+    }
+    if (backup) dbBackupDiscard(backup);
+    loadedSnapshot(left);
+    sdsfree(left);
 }
 
 /* Reads one line into rp.line; 1 when it is complete (without CRLF). */
@@ -379,12 +494,15 @@ static void readSyncBulkPayload(aeEventLoop *el, int fd, void *privdata, int mas
             rp.usemark = 1;
             memcpy(rp.eofmark, rp.line + 5, sizeof(rp.eofmark));
             memset(rp.lastbytes, 0, sizeof(rp.lastbytes));
-            serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF to disk");
+            serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF to %s",
+                      disklessLoadApplies() ? "parser" : "disk");
         } else {
             rp.size = strtoll(rp.line + 1, NULL, 10);
-            serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: receiving %lld bytes from master to disk", rp.size);
+            serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: receiving %lld bytes from master to %s", rp.size,
+                      disklessLoadApplies() ? "parser" : "disk");
         }
         sdsclear(rp.line);
+        if (disklessLoadApplies()) loadFromSocket(fd);
         return;
     }
     char buf[PROTO_IOBUF_LEN];
@@ -445,7 +563,7 @@ static void readPsyncReply(aeEventLoop *el, int fd, void *privdata, int mask) {
     if (r == 0) return;
     if (r < 0) {
         serverLog(LL_WARNING, "Master closed the connection during PSYNC");
-        cancelHandshake();
+        handshakeFailed();
         return;
     }
     if (sdslen(rp.line) == 0) return; /* keepalive */
@@ -454,7 +572,7 @@ static void readPsyncReply(aeEventLoop *el, int fd, void *privdata, int mask) {
         long long off = 0;
         if (sscanf(rp.line, "+FULLRESYNC %40s %lld", id, &off) != 2 || strlen(id) != REPL_ID_LEN) {
             serverLog(LL_WARNING, "Master replied with wrong +FULLRESYNC syntax.");
-            cancelHandshake();
+            handshakeFailed();
             return;
         }
         memcpy(rp.new_replid, id, sizeof(rp.new_replid));
@@ -466,9 +584,10 @@ static void readPsyncReply(aeEventLoop *el, int fd, void *privdata, int mask) {
         if (rp.tmpfd == -1) {
             serverLog(LL_WARNING, "Opening the temp file needed for MASTER <-> REPLICA synchronization: %s",
                       strerror(errno));
-            cancelHandshake();
+            handshakeFailed();
             return;
         }
+        failoverPsyncAnswered(1);
         rp.size = -1;
         rp.read = 0;
         rp.usemark = 0;
@@ -481,10 +600,11 @@ static void readPsyncReply(aeEventLoop *el, int fd, void *privdata, int mask) {
     if (!strncmp(rp.line, "+CONTINUE", 9)) {
         const char *id = sdslen(rp.line) > 10 ? rp.line + 10 : NULL;
         continueWith(id);
+        failoverPsyncAnswered(1);
         return;
     }
     serverLog(LL_WARNING, "Unexpected reply to PSYNC from master: %s", rp.line);
-    cancelHandshake();
+    handshakeFailed();
 }
 
 /* ------------------------------------------------------------ link changes */
@@ -503,7 +623,24 @@ void replicaClientTeardown(client *c) {
     setLinkUp(0);
 }
 
-static void setMaster(const char *host, int port) {
+/* Clients blocked on keys would be served by another master's stream now:
+ * they get an error and are closed, as Redis does (a CLIENT PAUSE's held
+ * commands are not served yet and stay). */
+static void disconnectBlockedClients(void) {
+    listIter li;
+    listNode *ln;
+    listRewind(server.clients, &li);
+    while ((ln = listNext(&li))) {
+        client *c = listNodeValue(ln);
+        if (!(c->flags & CLIENT_BLOCKED) || c->bpop.btype == BLOCKED_POSTPONE) continue;
+        addReplyError(c, "-UNBLOCKED force unblock from blocking operation, instance state changed (master -> "
+                         "replica?)");
+        unblockClient(c, 0);
+        c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+    }
+}
+
+void replicaSetMaster(const char *host, int port) {
     int was_master = !server.masterhost_set;
     if (rp.master) freeClient(rp.master);
     cancelHandshake();
@@ -513,6 +650,7 @@ static void setMaster(const char *host, int port) {
     server.masterhost_set = 1;
     setLinkUp(0);
     rp.down_since = 0;
+    disconnectBlockedClients();
     /* Our replicas learn of the change by resyncing with us. */
     replDisconnectReplicas();
     if (was_master) {
@@ -526,7 +664,7 @@ static void setMaster(const char *host, int port) {
     connectWithMaster();
 }
 
-static void unsetMaster(void) {
+void replicaUnsetMaster(void) {
     if (rp.master) freeClient(rp.master);
     cancelHandshake();
     zfree(rp.host);
@@ -542,9 +680,13 @@ static void unsetMaster(void) {
 
 /* REPLICAOF / SLAVEOF host port | NO ONE */
 void replicaofCommand(client *c) {
+    if (failoverState() != FAILOVER_NONE) {
+        addReplyError(c, "REPLICAOF not allowed while failing over.");
+        return;
+    }
     if (!strcasecmp(c->argv[1]->ptr, "no") && !strcasecmp(c->argv[2]->ptr, "one")) {
         if (server.masterhost_set) {
-            unsetMaster();
+            replicaUnsetMaster();
             sds ci = catClientInfoString(sdsempty(), c);
             serverLog(LL_NOTICE, "MASTER MODE enabled (user request from '%s')", ci);
             sdsfree(ci);
@@ -564,7 +706,7 @@ void replicaofCommand(client *c) {
         addReplyStatus(c, "OK Already connected to specified master");
         return;
     }
-    setMaster(c->argv[1]->ptr, (int)port);
+    replicaSetMaster(c->argv[1]->ptr, (int)port);
     sds ci = catClientInfoString(sdsempty(), c);
     serverLog(LL_NOTICE, "REPLICAOF %s:%d enabled (user request from '%s')", rp.host, rp.port, ci);
     sdsfree(ci);
@@ -586,7 +728,7 @@ void replicaCron(void) {
     if (rp.state != RS_CONNECTED) {
         if (server.unixtime - rp.lastio > server.repl_timeout) {
             serverLog(LL_WARNING, "Timeout connecting to the MASTER...");
-            cancelHandshake();
+            handshakeFailed();
         }
         return;
     }
@@ -602,18 +744,6 @@ void replicaCron(void) {
 }
 
 void replicaAnswerGetack(void) { replicaSendAck(); }
-
-static long long configInt(const char *name, long long deflt) {
-    sds v = configGetValue(name);
-    long long n = deflt;
-    if (v) {
-        n = strtoll(v, NULL, 10);
-        if (!strcmp(v, "yes")) n = 1;
-        else if (!strcmp(v, "no")) n = 0;
-        sdsfree(v);
-    }
-    return n;
-}
 
 sds replicaInfo(sds info) {
     if (!server.masterhost_set) return info;
@@ -635,8 +765,8 @@ sds replicaInfo(sds info) {
     if (rp.state != RS_CONNECTED)
         info = sdscatprintf(info, "master_link_down_since_seconds:%lld\r\n",
                             rp.down_since ? (long long)(server.unixtime - rp.down_since) : -1LL);
-    return sdscatprintf(info, "slave_priority:%lld\r\nslave_read_only:%d\r\nreplica_announced:%lld\r\n",
-                        configInt("replica-priority", 100), server.repl_slave_ro, configInt("replica-announced", 1));
+    return sdscatprintf(info, "slave_priority:%d\r\nslave_read_only:%d\r\nreplica_announced:%d\r\n",
+                        server.repl_slave_priority, server.repl_slave_ro, server.repl_replica_announced);
 }
 
 void replicaRole(client *c) {
@@ -692,7 +822,20 @@ void replicaLoadedReplInfo(const rdbReplInfo *rsi) {
 }
 
 void replicaStart(void) {
-    if (!server.masterhost_set) return;
+    if (!server.masterhost_set) {
+        if (rp.have_loaded_rsi) {
+            /* A master restarted from its own snapshot: its history goes on
+             * under a new ID, the old one kept as secondary up to the saved
+             * offset, with a backlog from there — its replicas continue with
+             * a partial resync (as Redis 7.0). */
+            memcpy(replId.replid, rp.loaded_rsi.replid, sizeof(replId.replid));
+            replId.offset = rp.loaded_rsi.offset;
+            replShiftId();
+            replEnsureBacklog();
+            rp.have_loaded_rsi = 0;
+        }
+        return;
+    }
     if (rp.have_loaded_rsi) {
         /* Our data is the master's stream up to this offset: continue from there. */
         memcpy(replId.replid, rp.loaded_rsi.replid, sizeof(replId.replid));

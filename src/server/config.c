@@ -34,6 +34,7 @@ enum { T_BOOL, T_INT, T_UINT, T_LL, T_ULL, T_SIZE, T_MEM, T_STRING, T_ENUM, T_SP
 #define F_WORDS 256    /* takes a list of words: given none, its own check says what is wrong */
 #define F_HIDDEN 512   /* a testing knob: CONFIG GET answers it by name, never for a pattern */
 #define F_PROTECTED 1024 /* CONFIG SET only as enable-protected-configs allows (dir, dbfilename) */
+#define F_ARGS 2048    /* the value is several arguments: rewritten as they are, not as one quoted string */
 
 typedef struct enumName {
     const char *name;
@@ -67,7 +68,10 @@ static const enumName supervisedEnum[] = {{"upstart", 1}, {"systemd", 2}, {"auto
 static const enumName enableEnum[] = {{"no", 0}, {"yes", 1}, {"local", 2}, {NULL, 0}};
 static const enumName protectedEnum[] = {{"yes", 1}, {"no", 0}, {NULL, 0}};
 static const enumName oomScoreAdjEnum[] = {{"no", 0}, {"yes", 1}, {"relative", 1}, {"absolute", 2}, {NULL, 0}};
-static const enumName disklessLoadEnum[] = {{"disabled", 0}, {"on-empty-db", 1}, {"swapdb", 2}, {NULL, 0}};
+static const enumName disklessLoadEnum[] = {{"disabled", REPL_DISKLESS_LOAD_DISABLED},
+                                            {"on-empty-db", REPL_DISKLESS_LOAD_EMPTY_DB},
+                                            {"swapdb", REPL_DISKLESS_LOAD_SWAPDB},
+                                            {NULL, 0}};
 static const enumName propagationErrorEnum[] = {{"ignore", 0}, {"panic", 1}, {"panic-on-replicas", 2}, {NULL, 0}};
 static const enumName aclPubsubEnum[] = {{"allchannels", 1}, {"resetchannels", 0}, {NULL, 0}};
 
@@ -566,7 +570,7 @@ static configDef configs[] = {
     LL("acllog-max-len", NULL, 0, &server.acllog_max_len, "128", 0, LLONG_MAX),
     B("disable-thp", NULL, F_NOEFFECT, &cfg_ints[27], "yes"),
     EN("oom-score-adj", NULL, F_NOEFFECT, &cfg_ints[28], "no", oomScoreAdjEnum),
-    SP("oom-score-adj-values", NULL, F_NOEFFECT, "0 200 800", setOomScoreAdjValues, getOomScoreAdjValues),
+    SP("oom-score-adj-values", NULL, F_NOEFFECT | F_ARGS, "0 200 800", setOomScoreAdjValues, getOomScoreAdjValues),
     I("io-threads", NULL, F_IMMUTABLE | F_NOEFFECT, &cfg_ints[29], "1", 1, 128, NULL),
     B("io-threads-do-reads", NULL, F_IMMUTABLE | F_NOEFFECT, &cfg_ints[30], "no"),
     /* encodings */
@@ -588,11 +592,11 @@ static configDef configs[] = {
     {"slowlog-max-len", NULL, T_ULL, 0, &server.slowlog_max_len, "128", 0, LONG_MAX, NULL, NULL, NULL, NULL, 0},
     LL("latency-monitor-threshold", NULL, 0, &server.latency_monitor_threshold, "0", 0, LLONG_MAX),
     B("latency-tracking", NULL, 0, &server.latency_tracking, "yes"),
-    SP("latency-tracking-info-percentiles", NULL, 0, "50 99 99.9", NULL, NULL), /* the latency module's */
+    SP("latency-tracking-info-percentiles", NULL, F_ARGS, "50 99 99.9", NULL, NULL), /* the latency module's */
     B("crash-log-enabled", NULL, F_NOEFFECT, &cfg_ints[17], "yes"),
     B("crash-memcheck-enabled", NULL, F_NOEFFECT, &cfg_ints[18], "yes"),
     /* replication (repl/ owns replicaof's parser and printer) */
-    SP("replicaof", "slaveof", 0, "", NULL, NULL),
+    SP("replicaof", "slaveof", F_ARGS, "", NULL, NULL),
     B("replica-serve-stale-data", "slave-serve-stale-data", 0, &server.repl_serve_stale_data, "yes"),
     B("replica-read-only", "slave-read-only", 0, &server.repl_slave_ro, "yes"),
     MEM("repl-backlog-size", NULL, 0, &server.repl_backlog_size, "1048576", 1, LLONG_MAX, NULL),
@@ -604,19 +608,22 @@ static configDef configs[] = {
     B("repl-diskless-sync", NULL, 0, &server.repl_diskless_sync, "yes"),
     I("repl-diskless-sync-delay", NULL, 0, &server.repl_diskless_sync_delay, "5", 0, INT_MAX, NULL),
     B("repl-disable-tcp-nodelay", NULL, F_NOEFFECT, &cfg_ints[23], "no"),
-    I("replica-priority", "slave-priority", F_NOEFFECT, &cfg_ints[24], "100", 0, INT_MAX, NULL),
-    EN("repl-diskless-load", NULL, F_NOEFFECT, &cfg_ints[31], "disabled", disklessLoadEnum),
+    I("replica-priority", "slave-priority", 0, &server.repl_slave_priority, "100", 0, INT_MAX, NULL),
+    I("replica-announce-port", "slave-announce-port", 0, &server.repl_announce_port, "0", 0, 65535, NULL),
+    STR("replica-announce-ip", "slave-announce-ip", 0, &server.repl_announce_ip, NULL),
+    B("replica-announced", NULL, 0, &server.repl_replica_announced, "yes"),
+    EN("repl-diskless-load", NULL, 0, &server.repl_diskless_load, "disabled", disklessLoadEnum),
     I("repl-diskless-sync-max-replicas", NULL, F_NOEFFECT, &cfg_ints[32], "0", 0, INT_MAX, NULL),
-    I("repl-ping-replica-period", "repl-ping-slave-period", F_NOEFFECT, &cfg_ints[34], "10", 1, INT_MAX, NULL),
     I("rdb-key-save-delay", NULL, F_HIDDEN, &server.rdb_key_save_delay, "0", INT_MIN, INT_MAX, NULL),
-    I("key-load-delay", NULL, F_HIDDEN | F_NOEFFECT, &cfg_ints[35], "0", INT_MIN, INT_MAX, NULL),
+    I("key-load-delay", NULL, F_HIDDEN, &server.key_load_delay, "0", INT_MIN, INT_MAX, NULL),
+    /* A load here never serves clients while it runs: nothing to space out. */
     I("loading-process-events-interval-bytes", NULL, F_HIDDEN | F_NOEFFECT, &cfg_ints[36], "2097152", 1024, INT_MAX,
       NULL),
     /* the 0MQ expiry push */
     SP("zmq-expiry-endpoint", NULL, F_MULTI, "", setZmqEndpoints, getZmqEndpoints),
     LL("zmq-expiry-hwm", NULL, 0, &server.zmq_hwm, "1000", 0, INT_MAX),
     MEM("zmq-expiry-backlog", NULL, 0, &server.zmq_backlog, "67108864", 0, LLONG_MAX, NULL),
-    SP("zmq-expiry-types", NULL, 0, "string,hash", setZmqTypes, getZmqTypes),
+    SP("zmq-expiry-types", NULL, F_ARGS, "string,hash", setZmqTypes, getZmqTypes),
 };
 
 #define NCONFIGS (sizeof(configs) / sizeof(configs[0]))
@@ -1143,6 +1150,7 @@ void configResetstatCommand(client *c) {
     server.stat_total_error_replies = server.stat_unexpected_error_replies = 0;
     server.stat_evictedkeys = server.stat_expire_cycle_time_used = server.stat_evictedclients = 0;
     server.stat_client_qbuf_limit_disconnections = server.stat_client_outbuf_limit_disconnections = 0;
+    server.stat_sync_full = server.stat_sync_partial_ok = server.stat_sync_partial_err = 0;
     server.stat_peak_memory = zmalloc_used_memory();
     dictEmpty(server.errors, NULL);
     dictIterator *di = dictGetIterator(server.commands);
@@ -1279,7 +1287,7 @@ static void rewriteSpecial(rewriteState *st, configDef *d) {
         sds v = d->get();
         int force = !valueIsDefault(d, v);
         sds line = sdscatprintf(sdsempty(), "%s ", d->name);
-        line = d->set == setZmqTypes ? sdscatsds(line, v) : sdscatrepr(line, v, sdslen(v));
+        line = (d->flags & F_ARGS) ? sdscatsds(line, v) : sdscatrepr(line, v, sdslen(v));
         rewriteLine(st, d, line, force);
         sdsfree(v);
     }

@@ -86,6 +86,9 @@ void setExpire(redisDb *db, robj *key, long long when) {
     if (slot) ttlHeapUpdate(db->expires, slot - 1, when);
     else ttlHeapInsert(db->expires, de, when);
     expireScheduleAt(when);
+    if (server.masterhost_set && !server.repl_slave_ro && server.current_client &&
+        !(server.current_client->flags & CLIENT_MASTER))
+        expireRememberReplicaKey(db, key);
 }
 
 static int removeEntryExpire(redisDb *db, dictEntry *de) {
@@ -131,12 +134,16 @@ int expiryAllowed(void) {
     return !server.masterhost_set && !clientsArePaused() && !server.loading;
 }
 
-int expireIfNeeded(redisDb *db, robj *key) {
+int expireIfNeeded(redisDb *db, robj *key) { return expireIfNeededForWrite(db, key, 0); }
+
+int expireIfNeededForWrite(redisDb *db, robj *key, int write) {
     if (!keyIsExpired(db, key)) return 0;
     /* The master's own commands see what the master saw: the key is there until its DEL. */
     if (server.masterhost_set && server.current_client && (server.current_client->flags & CLIENT_MASTER)) return 0;
-    if (expiryAllowed()) deleteExpiredKey(db, key); /* else reported missing, removed later */
-    return 1;
+    /* A write on a writable replica replaces the expired key: it goes first (as Redis). */
+    if (expiryAllowed() || (write && server.masterhost_set && !server.repl_slave_ro && !server.loading))
+        deleteExpiredKey(db, key);
+    return 1; /* else reported missing, removed later */
 }
 
 /* ------------------------------------------------------------------ lookup */
@@ -144,7 +151,7 @@ int expireIfNeeded(redisDb *db, robj *key) {
 robj *lookupKey(redisDb *db, robj *key, int flags) {
     dictEntry *de = dictFind(db->dict, key->ptr);
     if (!de) return NULL;
-    if (*expireSlotOf(de) && expireIfNeeded(db, key)) return NULL;
+    if (*expireSlotOf(de) && expireIfNeededForWrite(db, key, flags & LOOKUP_WRITE)) return NULL;
     robj *val = dbEntryValue(de);
     if (!(flags & LOOKUP_NOTOUCH) && !server.in_script) objectTouch(val);
     lastFound.d = db->dict;
@@ -295,6 +302,49 @@ long long emptyData(int dbnum, void (*callback)(dict *)) {
         db->avg_ttl = 0;
     }
     return removed;
+}
+
+/* The datasets a replica sets aside while it loads its master's snapshot
+ * from the socket (repl-diskless-load swapdb): back if the load fails. */
+struct dbBackup {
+    dict **dicts;
+    ttlHeap **expires;
+};
+
+dbBackup *dbBackupAll(void) {
+    dbBackup *b = zmalloc(sizeof(*b));
+    b->dicts = zmalloc(sizeof(dict *) * server.dbnum);
+    b->expires = zmalloc(sizeof(ttlHeap *) * server.dbnum);
+    for (int j = 0; j < server.dbnum; j++) {
+        b->dicts[j] = server.db[j].dict;
+        b->expires[j] = server.db[j].expires;
+        server.db[j].dict = dictCreate(&keyspaceDictType);
+        server.db[j].expires = ttlHeapCreate(heapSetPos);
+        server.db[j].avg_ttl = 0;
+    }
+    return b;
+}
+
+void dbBackupRestore(dbBackup *b) {
+    for (int j = 0; j < server.dbnum; j++) {
+        ttlHeapFree(server.db[j].expires);
+        dictRelease(server.db[j].dict);
+        server.db[j].dict = b->dicts[j];
+        server.db[j].expires = b->expires[j];
+    }
+    zfree(b->dicts);
+    zfree(b->expires);
+    zfree(b);
+}
+
+void dbBackupDiscard(dbBackup *b) {
+    for (int j = 0; j < server.dbnum; j++) {
+        ttlHeapFree(b->expires[j]);
+        dictRelease(b->dicts[j]);
+    }
+    zfree(b->dicts);
+    zfree(b->expires);
+    zfree(b);
 }
 
 long long dbTotalServerKeySize(void) {

@@ -49,6 +49,12 @@ robj *dbRandomKey(redisDb *db);
 /* Make the value at key safe to modify in place (unshare / turn embstr raw). */
 robj *dbUnshareStringValue(redisDb *db, robj *key, robj *o);
 long long emptyData(int dbnum, void (*callback)(dict *));
+/* Every db's data set aside (the dbs are left empty), then put back — the
+ * data loaded meanwhile dropped — or freed. */
+typedef struct dbBackup dbBackup;
+dbBackup *dbBackupAll(void);
+void dbBackupRestore(dbBackup *b);
+void dbBackupDiscard(dbBackup *b);
 long long dbTotalServerKeySize(void);
 int selectDb(client *c, int id);
 int dbSwapDatabases(int id1, int id2);
@@ -65,6 +71,8 @@ int expiryAllowed(void);
 /* Lazy expiry: deletes the key when it is due (and expiryAllowed()).
  * Returns 1 when it was expired: the caller sees it missing either way. */
 int expireIfNeeded(redisDb *db, robj *key);
+/* The same for a lookup made to write (write != 0): a writable replica then deletes the key too. */
+int expireIfNeededForWrite(redisDb *db, robj *key, int write);
 int checkAlreadyExpired(long long when);
 long long dbAverageTtl(redisDb *db); /* ms, for INFO keyspace */
 

@@ -5,10 +5,12 @@
 #include "server/db.h"
 #include "server/hooks.h"
 #include "server/keyhook.h"
+#include "server/pause.h"
 #include "server/propagate.h"
 #include "server/reply.h"
 #include "core/clock.h"
 #include "core/zmalloc.h"
+#include "data/object.h"
 
 static long long scheduled_when = -1; /* ms deadline the timer is armed for, -1 idle */
 
@@ -74,8 +76,54 @@ static long long msUntilDue(long long when) {
     return d >= 1000 ? 1000 : d + 1;
 }
 
+/* Keys a writable replica's own clients gave a TTL: its master knows nothing
+ * of them and sends no DEL, so the replica removes them itself (as Redis).
+ * Key -> bitmap of the dbs (0..63) it got a TTL in. */
+static dict *replica_keys;
+
+void expireRememberReplicaKey(redisDb *db, robj *key) {
+    if (db->id > 63) return;
+    if (!replica_keys) replica_keys = dictCreate(&setDictType);
+    dictEntry *de = dictFind(replica_keys, key->ptr);
+    if (!de) de = dictAddRaw(replica_keys, sdsdup(key->ptr), NULL);
+    dictSetUnsignedIntegerVal(de, dictGetUnsignedIntegerVal(de) | (1ULL << db->id));
+}
+
+/* The remembered keys that expired go; those without a TTL now are forgotten. */
+static void expireReplicaKeys(void) {
+    if (!replica_keys || !dictSize(replica_keys)) return;
+    if (!server.masterhost_set) { /* a master expires them as any key */
+        dictEmpty(replica_keys, NULL);
+        return;
+    }
+    dictIterator *it = dictGetSafeIterator(replica_keys);
+    dictEntry *de;
+    while ((de = dictNext(it))) {
+        sds k = dictGetKey(de);
+        uint64_t dbs = dictGetUnsignedIntegerVal(de), left = 0;
+        robj *key = createStringObject(k, sdslen(k));
+        for (int j = 0; j < 64 && j < server.dbnum; j++) {
+            if (!(dbs & (1ULL << j))) continue;
+            redisDb *db = &server.db[j];
+            long long when = getExpire(db, key);
+            if (when < 0) continue;
+            if (when < mstime()) {
+                server.mstime = mstime();
+                deleteExpiredKey(db, key);
+            } else {
+                left |= 1ULL << j;
+            }
+        }
+        decrRefCount(key);
+        if (left) dictSetUnsignedIntegerVal(de, left);
+        else dictDelete(replica_keys, k);
+    }
+    dictReleaseIterator(it);
+}
+
 static long long expireTimerProc(aeEventLoop *el, long long id, void *clientData) {
     (void)el, (void)id, (void)clientData;
+    if (server.masterhost_set && !server.loading && !clientsArePaused()) expireReplicaKeys();
     if (!expiryAllowed()) {
         /* Unpausing (or the end of a load) re-arms the timer. */
         scheduled_when = -1;

@@ -18,6 +18,8 @@ void deleteExpiredKey(redisDb *db, robj *key);
 long long removeKeyWithEvent(redisDb *db, robj *key, int class, const char *event);
 /* A deadline was set: make sure the timer fires no later than `when` (ms). */
 void expireScheduleAt(long long when);
+/* A writable replica's own client gave key a TTL: the replica removes it when due. */
+void expireRememberReplicaKey(redisDb *db, robj *key);
 /* Starts the expiry timer; called once at start-up. */
 void expireInit(void);
 /* Removes due keys for at most budget_us; returns how many. */

@@ -394,9 +394,10 @@ int handleClientsWithPendingWrites(void) {
 
 /* ------------------------------------------------------- output buffer limits */
 
-/* The blocks' bytes and, as Redis counts it, each block's list node and header. */
+/* The blocks' bytes and, as Redis counts it, each block's list node and
+ * header; plus what a replica is held back from (see held_output_bytes). */
 unsigned long getClientOutputBufferMemoryUsage(client *c) {
-    return c->reply_bytes + listLength(c->reply) * (sizeof(listNode) + sizeof(clientReplyBlock));
+    return c->reply_bytes + c->held_output_bytes + listLength(c->reply) * (sizeof(listNode) + sizeof(clientReplyBlock));
 }
 
 int getClientType(client *c) {

@@ -79,6 +79,12 @@ void propagateCommand(int dbid, robj **argv, int argc) {
     else emit(dbid, argv, argc);
 }
 
+static commandStreamFn *replica_feed;
+void propagateSetReplicaFeed(commandStreamFn *fn) { replica_feed = fn; }
+void propagateToReplicas(int dbid, robj **argv, int argc) {
+    if (replica_feed) replica_feed(dbid, argv, argc);
+}
+
 void alsoPropagate(client *c, robj **argv, int argc) {
     if (c->flags & CLIENT_AOF) return; /* the AOF being loaded is not written again */
     emit(c->db->id, argv, argc);

@@ -29,5 +29,8 @@ void propagateTransactionEnd(int dbid);
 /* A subscriber's wire form: the command in RESP, preceded by SELECT when dbid
  * is not *selected (then updated), as Redis writes its AOF and replication stream. */
 sds catReplayableCommand(sds buf, int *selected, int dbid, robj **argv, int argc);
+/* The replication stream alone, not the AOF (DEBUG REPLICATE): repl/ registers its feed. */
+void propagateSetReplicaFeed(commandStreamFn *fn);
+void propagateToReplicas(int dbid, robj **argv, int argc);
 
 #endif

@@ -334,9 +334,19 @@ void incrementErrorCount(const char *fullerr, size_t namelen) {
     }
 }
 
-/* Counts the error for INFO errorstats and the failing command's failed_calls. */
-static void afterErrorReply(const char *s, size_t len) {
+/* Counts the error for INFO errorstats and the failing command's failed_calls.
+ * An error for our master means its stream and our data diverge: logged
+ * loudly, as Redis does, since nobody reads the reply. */
+static void afterErrorReply(client *c, const char *s, size_t len) {
     server.stat_total_error_replies++;
+    if (c && (c->flags & CLIENT_MASTER)) {
+        const char *msg = len && s[0] == '-' ? s + 1 : s;
+        int n = (int)(len && s[0] == '-' ? len - 1 : len);
+        serverLog(LL_WARNING,
+                  "== CRITICAL == This replica is sending an error to its master: '%.*s' after processing the "
+                  "command '%s'",
+                  n, msg, c->lastcmd ? c->lastcmd->fullname : "<unknown>");
+    }
     if (s[0] != '-') {
         incrementErrorCount("ERR", 3);
     } else {
@@ -361,7 +371,7 @@ static void addErrorLine(client *c, const char *s, size_t len) {
 
 void addReplyErrorLength(client *c, const char *s, size_t len) {
     addErrorLine(c, s, len);
-    afterErrorReply(s, len);
+    afterErrorReply(c, s, len);
 }
 
 void addReplyErrorSdsCounted(client *c, sds err) {
@@ -388,7 +398,7 @@ void addReplyErrorFormat(client *c, const char *fmt, ...) {
 void addReplyErrorObject(client *c, robj *err) {
     addReply(c, err);
     sds s = err->ptr;
-    afterErrorReply(s, sdslen(s) - 2);
+    afterErrorReply(c, s, sdslen(s) - 2);
 }
 
 void addReplyErrorArity(client *c) {

@@ -211,6 +211,11 @@ static int rejectByAccessControl(client *c) {
     return 1;
 }
 
+int tooFewGoodReplicas(void) {
+    return !server.masterhost_set && server.repl_min_slaves_to_write && server.repl_min_slaves_max_lag &&
+           server.repl_good_slaves_count < server.repl_min_slaves_to_write;
+}
+
 /* Returns C_OK when the client can go on with its next command. */
 int processCommand(client *c) {
     updateCachedTime();
@@ -276,8 +281,7 @@ int processCommand(client *c) {
         return C_OK;
     }
     /* Replication's refusals, in Redis's order (the state is repl/'s, kept in `server`). */
-    if (writes && !server.masterhost_set && server.repl_min_slaves_to_write && server.repl_min_slaves_max_lag &&
-        server.repl_good_slaves_count < server.repl_min_slaves_to_write) {
+    if (writes && tooFewGoodReplicas()) {
         rejectCommand(c, "-NOREPLICAS Not enough good replicas to write.");
         return C_OK;
     }

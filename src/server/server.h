@@ -142,6 +142,11 @@ typedef struct clientReplyBlock {
     char buf[];
 } clientReplyBlock;
 
+/* repl-diskless-load */
+#define REPL_DISKLESS_LOAD_DISABLED 0
+#define REPL_DISKLESS_LOAD_EMPTY_DB 1
+#define REPL_DISKLESS_LOAD_SWAPDB 2
+
 typedef struct redisDb {
     dict *dict;             /* key (embedded sds) → robj; entry meta: expiry heap slot */
     ttlHeap *expires;       /* ordered deadlines of volatile keys */
@@ -205,6 +210,7 @@ struct client {
     long bulklen;
     list *reply;
     unsigned long long reply_bytes;
+    size_t held_output_bytes; /* output another module holds for it (a replica's stream during its sync) */
     size_t sentlen;
     time_t ctime;
     time_t lastinteraction;
@@ -317,6 +323,7 @@ struct redisServer {
     long long stat_total_error_replies;
     long long stat_client_qbuf_limit_disconnections;
     long long stat_client_outbuf_limit_disconnections;
+    long long stat_sync_full, stat_sync_partial_ok, stat_sync_partial_err; /* repl/ counts them */
     long long stat_expire_cycle_time_used;
     long long stat_peak_memory;
     long long stat_total_reads_processed;  /* reads from client sockets */
@@ -375,6 +382,7 @@ struct redisServer {
     int rdb_compression;
     int rdb_checksum;
     int rdb_key_save_delay; /* microseconds slept per key saved (tests slow saves down with it) */
+    int key_load_delay;     /* ... and per key loaded */
     int stop_writes_on_bgsave_err;
     int aof_enabled;
     int aof_fsync;
@@ -402,6 +410,11 @@ struct redisServer {
     int repl_min_slaves_max_lag;
     int repl_diskless_sync;       /* full resyncs stream the RDB from the child, no file */
     int repl_diskless_sync_delay; /* seconds to wait for more replicas before such a transfer */
+    int repl_diskless_load;       /* a replica loads the RDB from the socket: REPL_DISKLESS_LOAD_* */
+    int repl_slave_priority;      /* shown to Sentinel (INFO slave_priority); 0: never promoted */
+    int repl_replica_announced;   /* Sentinel lists this replica */
+    char *repl_announce_ip;       /* what a replica tells its master about itself (REPLCONF ip-address) */
+    int repl_announce_port;       /* ... and REPLCONF listening-port, 0: our port */
     int repl_link_up; /* a replica's link with its master is up (repl/ sets it) */
     int repl_good_slaves_count; /* replicas acknowledging within min-replicas-max-lag (repl/ counts) */
 
@@ -471,6 +484,8 @@ int commandCheckArity(struct redisCommand *cmd, int argc);
 #define CALL_FULL (CALL_SLOWLOG | CALL_STATS | CALL_PROPAGATE)
 void call(client *c, int flags);
 int processCommand(client *c);
+/* min-replicas-to-write is set and fewer replicas acknowledge in time: writes are refused (-NOREPLICAS). */
+int tooFewGoodReplicas(void);
 int prepareForShutdown(int flags);
 
 /* Start-up steps main.c runs, in this order around reading the config. */
