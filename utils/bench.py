@@ -14,7 +14,7 @@ figures side by side and the ratios ours/Redis and ours/Valkey.
     mass expiry and the 0MQ push rate (utils/mass_expiry.py)   [ours vs Redis]
   * SAVE/load time and RDB size; SET with appendfsync everysec  [ours vs Redis]
   * EVALSHA, MULTI/EXEC, PUBLISH, SET with keyspace notifications [ours vs Redis]
-  * repl: utils/bench_repl.py when it is there                  [ours vs Redis]
+  * repl: full sync time both ways, replication lag, master throughput with a replica (utils/bench_repl.py) [ours vs Redis]
 
 usage: utils/bench.py [--quick] [--callgrind] [--only SECTION,...]   (sections: see --help)
 Servers are started on free ports in temporary directories, all with the same
@@ -472,12 +472,8 @@ def latency(quick):
 
 
 def repl(quick):
-    try:
-        import bench_repl
-    except ImportError:
-        print("\nnote: utils/bench_repl.py is not there yet: no replication figures")
-        return
-    bench_repl.run(OURS, REF)
+    import bench_repl
+    bench_repl.run(OURS, REF, quick=quick)
 
 
 SECTIONS = {"throughput": throughput, "memory": memory, "cpu": cpu, "callgrind": callgrind, "latency": latency,
