@@ -188,9 +188,17 @@ void replFeedStream(const char *buf, size_t len) {
 static void replStreamSubscriber(int dbid, robj **argv, int argc) {
     /* A replica passes on its master's stream as received (replica.c). */
     if (server.masterhost_set || !m.backlog) return;
-    sds out = catReplayableCommand(sdsempty(), &m.seldb, dbid, argv, argc);
+    /* One buffer reused for every command: growing a fresh one append by
+     * append cost more than the rest of the feed. */
+    static sds out;
+    out = catReplayableCommand(out ? out : sdsempty(), &m.seldb, dbid, argv, argc);
     replFeedStream(out, sdslen(out));
-    sdsfree(out);
+    if (sdsalloc(out) > 65536) {
+        sdsfree(out);
+        out = NULL;
+    } else {
+        sdsclear(out);
+    }
 }
 
 void replForceSelect(void) { m.seldb = -1; }

@@ -9,6 +9,7 @@
 #include "core/zmalloc.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #define MAX_STREAM_SUBSCRIBERS 4
 
@@ -118,20 +119,44 @@ void propagateTransactionEnd(int dbid) {
     fanOut(dbid, &exec, 1);
 }
 
+/* Writes "<prefix><n>\r\n" at w; returns the end. */
+static char *writeCountLine(char *w, char prefix, long long n) {
+    *w++ = prefix;
+    if (n >= 0 && n < 10) *w++ = (char)('0' + n);
+    else w += ll2string(w, LONG_STR_SIZE, n);
+    *w++ = '\r';
+    *w++ = '\n';
+    return w;
+}
+
+/* Every write that replicas or the AOF receive comes through here: the room
+ * is made once and the command written in place, no printf, no append per piece. */
 sds catReplayableCommand(sds buf, int *selected, int dbid, robj **argv, int argc) {
     char tmp[LONG_STR_SIZE];
-    size_t len;
+    size_t len, need = 2 * (LONG_STR_SIZE + 3) + 32; /* the array header, and a SELECT */
+    for (int j = 0; j < argc; j++)
+        need += LONG_STR_SIZE + 5 + (sdsEncodedObject(argv[j]) ? sdslen(argv[j]->ptr) : LONG_STR_SIZE);
+    buf = sdsMakeRoomFor(buf, need);
+    char *start = buf + sdslen(buf), *w = start;
     if (dbid != *selected) {
         int n = ll2string(tmp, sizeof(tmp), dbid);
-        buf = sdscatprintf(buf, "*2\r\n$6\r\nSELECT\r\n$%d\r\n%s\r\n", n, tmp);
+        memcpy(w, "*2\r\n$6\r\nSELECT\r\n", 16);
+        w = writeCountLine(w + 16, '$', n);
+        memcpy(w, tmp, n);
+        w += n;
+        *w++ = '\r';
+        *w++ = '\n';
         *selected = dbid;
     }
-    buf = sdscatprintf(buf, "*%d\r\n", argc);
+    w = writeCountLine(w, '*', argc);
     for (int j = 0; j < argc; j++) {
         const char *p = stringObjectView(argv[j], tmp, &len);
-        buf = sdscatprintf(buf, "$%zu\r\n", len);
-        buf = sdscatlen(buf, p, len);
-        buf = sdscatlen(buf, "\r\n", 2);
+        w = writeCountLine(w, '$', (long long)len);
+        memcpy(w, p, len);
+        w += len;
+        *w++ = '\r';
+        *w++ = '\n';
     }
+    sdsincrlen(buf, (ssize_t)(w - start));
     return buf;
 }
