@@ -42,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
          * own defaults need the modules main.c wires, not linked here). */
         server.hash_max_listpack_entries = 128;
         server.hash_max_listpack_value = 64;
-        server.set_max_intset_entries = 512;
+        server.set_limits = (setLimits){.intset_entries = 512, .lp_entries = 128, .lp_value = 64};
         server.zset_max_listpack_entries = 128;
         server.zset_max_listpack_value = 64;
         server.list_max_listpack_size = -2;
