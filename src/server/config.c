@@ -1286,8 +1286,14 @@ static void rewriteSpecial(rewriteState *st, configDef *d) {
     } else {
         sds v = d->get();
         int force = !valueIsDefault(d, v);
+        if ((d->flags & F_ARGS) && sdslen(v) == 0 && !force) {
+            /* No arguments, as by default (no replicaof): no line, as Redis. */
+            st->processed[d - configs] = 1;
+            sdsfree(v);
+            return;
+        }
         sds line = sdscatprintf(sdsempty(), "%s ", d->name);
-        line = (d->flags & F_ARGS) ? sdscatsds(line, v) : sdscatrepr(line, v, sdslen(v));
+        line = (d->flags & F_ARGS) && sdslen(v) ? sdscatsds(line, v) : sdscatrepr(line, v, sdslen(v));
         rewriteLine(st, d, line, force);
         sdsfree(v);
     }
