@@ -25,6 +25,11 @@ uint32_t digits10(uint64_t v) {
 }
 
 int ull2string(char *dst, size_t dstlen, unsigned long long v) {
+    if (v < 10 && dstlen >= 2) { /* lengths and counts in replies and the command stream are mostly this */
+        dst[0] = (char)('0' + v);
+        dst[1] = '\0';
+        return 1;
+    }
     uint32_t len = digits10(v);
     if (len >= dstlen) {
         if (dstlen > 0) dst[0] = '\0';

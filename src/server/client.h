@@ -15,7 +15,17 @@ void acceptTcpHandler(aeEventLoop *el, int fd, void *privdata, int mask);
 void acceptUnixHandler(aeEventLoop *el, int fd, void *privdata, int mask);
 int handleClientsWithPendingWrites(void);
 void processInputBuffer(client *c);
-int prepareClientToWrite(client *c);
+/* C_OK when c takes replies now (queueing it for writing), C_ERR when they
+ * are to be dropped. A client already queued, with nothing that withholds
+ * its replies, is answered here: this runs for every piece of every reply. */
+int prepareClientToWriteSlow(client *c);
+static inline int prepareClientToWrite(client *c) {
+    if ((c->flags & (CLIENT_PENDING_WRITE | CLIENT_CLOSE_ASAP | CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP | CLIENT_LUA |
+                     CLIENT_AOF | CLIENT_MASTER)) == CLIENT_PENDING_WRITE &&
+        c->fd != -1)
+        return C_OK;
+    return prepareClientToWriteSlow(c);
+}
 int clientHasPendingReplies(client *c);
 void checkClientOutputBufferLimits(client *c);
 unsigned long getClientOutputBufferMemoryUsage(client *c);

@@ -40,10 +40,7 @@ void dbForgetLastLookup(void) { lastFound.obj = NULL; }
 
 static robj *findForOverwrite(redisDb *db, robj *key) {
     robj *o = lastFound.obj;
-    if (o && lastFound.d == db->dict) {
-        sds k = objectKey(o);
-        if (sdslen(k) == sdslen(key->ptr) && memcmp(k, key->ptr, sdslen(k)) == 0) return o;
-    }
+    if (o && lastFound.d == db->dict && dictSdsKeyCompare(NULL, objectKey(o), key->ptr)) return o;
     return (robj *)dictFind(db->dict, key->ptr);
 }
 

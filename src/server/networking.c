@@ -270,7 +270,7 @@ void freeClientsInAsyncFreeQueue(void) {
 
 int clientHasPendingReplies(client *c) { return c->bufpos || listLength(c->reply); }
 
-int prepareClientToWrite(client *c) {
+int prepareClientToWriteSlow(client *c) {
     if (c->flags & (CLIENT_LUA | CLIENT_AOF)) return c->flags & CLIENT_AOF ? C_ERR : C_OK;
     if (c->flags & CLIENT_CLOSE_ASAP) return C_ERR;
     if ((c->flags & (CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP)) && !(c->tracking_flags & TRACKING_PUSHING)) return C_ERR;

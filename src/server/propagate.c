@@ -122,8 +122,7 @@ void propagateTransactionEnd(int dbid) {
 /* Writes "<prefix><n>\r\n" at w; returns the end. */
 static char *writeCountLine(char *w, char prefix, long long n) {
     *w++ = prefix;
-    if (n >= 0 && n < 10) *w++ = (char)('0' + n);
-    else w += ll2string(w, LONG_STR_SIZE, n);
+    w += ll2string(w, LONG_STR_SIZE, n);
     *w++ = '\r';
     *w++ = '\n';
     return w;

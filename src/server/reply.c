@@ -207,35 +207,13 @@ static void replyCommit(client *c, size_t written) {
     else ((clientReplyBlock *)listNodeValue(listLast(c->reply)))->used += written;
 }
 
-/* A client already queued for writing, with nothing that withholds its
- * replies: prepareClientToWrite would say yes without doing anything. */
-static inline int replyAlreadyPending(const client *c) {
-    return (c->flags & (CLIENT_PENDING_WRITE | CLIENT_CLOSE_ASAP | CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP | CLIENT_LUA |
-                        CLIENT_AOF | CLIENT_MASTER)) == CLIENT_PENDING_WRITE &&
-           c->fd != -1;
-}
-
-/* The decimal digits of a length; the common short ones without ll2string. */
-static inline int writeLength(char *w, size_t len) {
-    if (len < 10) {
-        w[0] = (char)('0' + len);
-        return 1;
-    }
-    if (len < 100) {
-        w[0] = (char)('0' + len / 10);
-        w[1] = (char)('0' + len % 10);
-        return 2;
-    }
-    return ll2string(w, LONG_STR_SIZE, (long long)len);
-}
-
 void addReplyBulkCBuffer(client *c, const void *p, size_t len) {
     char *dst;
-    if (len <= 4096 && (replyAlreadyPending(c) || prepareClientToWrite(c) == C_OK) &&
+    if (len <= 4096 && prepareClientToWrite(c) == C_OK &&
         (dst = replyRoom(c, len + LONG_STR_SIZE + 5))) {
         char *w = dst;
         *w++ = '$';
-        w += writeLength(w, len);
+        w += ll2string(w, LONG_STR_SIZE, (long long)len);
         *w++ = '\r';
         *w++ = '\n';
         memcpy(w, p, len);
