@@ -497,3 +497,54 @@ def test_chained_replica_attached_mid_stream_follows_the_selected_db(server_fact
     assert lf.get("y") == b"2"
     lf.execute_command("SELECT", 0)
     assert lf.get("y") is None
+
+
+# ------------------------------------------------ how pops and GETDEL replay
+
+
+def resp(*commands):
+    out = b""
+    for cmd in commands:
+        out += b"*%d\r\n" % len(cmd)
+        for a in cmd:
+            a = a if isinstance(a, bytes) else str(a).encode()
+            out += b"$%d\r\n%s\r\n" % (len(a), a)
+    return out
+
+
+def test_getdel_and_zmpop_replay_as_del_and_counted_pops(server_factory):
+    """GETDEL goes out as DEL; ZMPOP/BZMPOP as ZPOPMIN/MAX with the count they
+    popped (not the one asked); BZPOPMIN as a plain ZPOPMIN."""
+    master = server_factory(*MASTER_ARGS)
+    m = master.client()
+    s, _, _ = sync_socket(master)
+    m.set("foo", "bar")
+    assert m.execute_command("GETDEL", "foo") == b"bar"
+    assert m.execute_command("GETDEL", "foo") is None  # nothing removed: nothing replayed
+    m.zadd("z", {"one": 1, "two": 2, "three": 3})
+    m.execute_command("ZMPOP", 1, "z", "MIN")
+    m.execute_command("ZMPOP", 2, "z", "z2", "MAX", "COUNT", 10)
+    m.execute_command("ZMPOP", 2, "z", "z2", "MAX", "COUNT", 10)  # both empty: not replayed
+    m.zadd("z2", {"a": 1, "b": 2, "c": 3})
+    m.execute_command("BZMPOP", 0, 2, "z", "z2", "MIN", "COUNT", 2)
+    m.execute_command("BZPOPMAX", "z2", 0)
+    want = resp([b"SELECT", 0], [b"SET", b"foo", b"bar"], [b"DEL", b"foo"],
+                [b"ZADD", b"z", 1, b"one", 2, b"two", 3, b"three"],
+                [b"ZPOPMIN", b"z", 1], [b"ZPOPMAX", b"z", 2],
+                [b"ZADD", b"z2", 1, b"a", 2, b"b", 3, b"c"],
+                [b"ZPOPMIN", b"z2", 2], [b"ZPOPMAX", b"z2"])
+    got = read_stream(s, len(want))
+    assert got.lower() == want.lower()
+    s.close()
+
+
+def test_masterauth_with_a_nul_byte(server_factory):
+    master, replica, m, r = start_pair(server_factory)
+    m.config_set("requirepass", "abc\x00def")
+    r.config_set("masterauth", "abc")
+    r.execute_command("REPLICAOF", master.host, master.port)
+    time.sleep(1)
+    assert info(r)["master_link_status"] == "down"
+    r.config_set("masterauth", "abc\x00def")
+    assert r.execute_command("CONFIG", "GET", "masterauth") == [b"masterauth", b"abc\x00def"]
+    wait_for(lambda: info(r)["master_link_status"] == "up", timeout=10)

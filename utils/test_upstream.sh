@@ -18,7 +18,7 @@ server=${SERVER:-src/redis-server}
 timeout_s=${UNIT_TIMEOUT:-1200}
 [ -x "$suite/run-against.sh" ] || { echo "no test suite at $suite"; exit 2; }
 units=$UNITS
-enc72_units=${ENC72_UNITS-unit/type/set unit/type/list unit/sort unit/keyspace}
+enc72_units=${ENC72_UNITS-unit/type/set unit/type/list unit/sort unit/keyspace unit/scan}
 if [ -z "$units" ]; then
     units=$(sed -n '/^set ::all_tests {/,/^}/p' "$suite/tests/test_helper.tcl" | sed '1d;$d')
 fi

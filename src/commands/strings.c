@@ -215,7 +215,9 @@ void getsetCommand(client *c) {
 
 void getdelCommand(client *c) {
     if (replyStringValue(c) != C_OK) return;
-    if (dbDelete(c->db, c->argv[1])) keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del", 1);
+    if (!dbDelete(c->db, c->argv[1])) return;
+    keyChanged(c->db, c->argv[1], NOTIFY_GENERIC, "del", 1);
+    rewriteClientCommandVector(c, 2, shared.del, c->argv[1]); /* replayed as DEL, as 7.0 */
 }
 
 void getexCommand(client *c) {

@@ -427,9 +427,10 @@ static void rewriteAsZpop(client *c, int where, robj *key, long count) {
 
 /* Pops up to count (-1: one, flat reply) elements from the first existing key
  * of keyv. emitkey puts the key name first (BZPOP*, *MPOP); nested gives
- * [member, score] pairs. Returns the key popped from, or NULL. */
+ * [member, score] pairs. Returns the key popped from (and in *popped how many
+ * went), or NULL. */
 static robj *zpopGeneric(client *c, robj **keyv, int keyc, int where, int emitkey, long count, int nested,
-                         int nil_when_empty) {
+                         int nil_when_empty, long *popped) {
     robj *key = NULL, *zobj = NULL;
     for (int i = 0; i < keyc && !zobj; i++) {
         key = keyv[i];
@@ -447,6 +448,7 @@ static robj *zpopGeneric(client *c, robj **keyv, int keyc, int where, int emitke
     }
     if (count == -1) count = 1;
     long llen = (long)zsetLength(zobj), n = count > llen ? llen : count;
+    if (popped) *popped = n;
     if (emitkey) {
         addReplyArrayLen(c, nested ? 2 : n * 2 + 1);
         addReplyBulk(c, key);
@@ -484,7 +486,7 @@ static void zpopMinMaxCommand(client *c, int where) {
     }
     long count = -1;
     if (c->argc == 3 && getPositiveLongFromObjectOrReply(c, c->argv[2], &count, NULL) != C_OK) return;
-    zpopGeneric(c, &c->argv[1], 1, where, 0, count, c->resp > 2 && count != -1, 0);
+    zpopGeneric(c, &c->argv[1], 1, where, 0, count, c->resp > 2 && count != -1, 0, NULL);
 }
 
 void zpopminCommand(client *c) { zpopMinMaxCommand(c, ZSET_MIN); }
@@ -504,8 +506,11 @@ static void blockingZpopGeneric(client *c, robj **keys, int numkeys, int where, 
         if (!o) continue;
         if (replyIfWrongType(c, o, OBJ_ZSET)) return;
         if (zsetLength(o) == 0) continue;
-        zpopGeneric(c, &key, 1, where, 1, count, nested, 1);
-        rewriteAsZpop(c, where, key, count);
+        long popped;
+        zpopGeneric(c, &key, 1, where, 1, count, nested, 1, &popped);
+        /* BZMPOP (the nested one) replays with the count it popped, as ZMPOP;
+         * BZPOPMIN/MAX as a plain ZPOPMIN/MAX. */
+        rewriteAsZpop(c, where, key, nested ? popped : -1);
         return;
     }
     if (c->flags & CLIENT_DENY_BLOCKING) {
@@ -543,8 +548,9 @@ static void zmpopGenericCommand(client *c, int numkeys_idx, int blocking) {
         blockingZpopGeneric(c, keys, (int)numkeys, where, 1, count, 1);
         return;
     }
-    robj *key = zpopGeneric(c, keys, (int)numkeys, where, 1, count, 1, 1);
-    if (key) rewriteAsZpop(c, where, key, count);
+    long popped;
+    robj *key = zpopGeneric(c, keys, (int)numkeys, where, 1, count, 1, 1, &popped);
+    if (key) rewriteAsZpop(c, where, key, popped); /* 7.0 replays the count popped, not the one asked */
 }
 
 void zmpopCommand(client *c) { zmpopGenericCommand(c, 1, 0); }

@@ -102,11 +102,19 @@ static void cancelHandshake(void) {
  * SIGSTOPped one) never blocks this server. */
 enum { HS_PING, HS_AUTH, HS_PORT, HS_IP, HS_CAPA };
 
-static void queueCommand(int argc, const char **argv) {
+/* lens may be NULL (C strings); AUTH passes them: a password may hold a NUL. */
+static void queueCommandLen(int argc, const char **argv, const size_t *lens) {
     if (!rp.out) rp.out = sdsempty();
     rp.out = sdscatprintf(rp.out, "*%d\r\n", argc);
-    for (int j = 0; j < argc; j++) rp.out = sdscatprintf(rp.out, "$%zu\r\n%s\r\n", strlen(argv[j]), argv[j]);
+    for (int j = 0; j < argc; j++) {
+        size_t len = lens ? lens[j] : strlen(argv[j]);
+        rp.out = sdscatprintf(rp.out, "$%zu\r\n", len);
+        rp.out = sdscatlen(rp.out, argv[j], len);
+        rp.out = sdscatlen(rp.out, "\r\n", 2);
+    }
 }
+
+static void queueCommand(int argc, const char **argv) { queueCommandLen(argc, argv, NULL); }
 
 /* Writes what is queued; a fresh socket takes these few bytes at once, and
  * what it does not take shows as a failed handshake (retried). */
@@ -150,8 +158,16 @@ static void sendPsync(int fd) {
 static void sendHandshakeCommands(int fd) {
     rp.hs_count = rp.hs_next = 0;
     if (server.masterauth) {
-        const char *auth[3] = {"AUTH", server.masteruser ? server.masteruser : server.masterauth, server.masterauth};
-        queueCommand(server.masteruser ? 3 : 2, auth);
+        const char *auth[3] = {"AUTH"};
+        size_t lens[3] = {4};
+        int argc = 1;
+        if (server.masteruser) {
+            auth[argc] = server.masteruser;
+            lens[argc++] = strlen(server.masteruser);
+        }
+        auth[argc] = server.masterauth;
+        lens[argc++] = sdslen(server.masterauth);
+        queueCommandLen(argc, auth, lens);
         rp.hs_expect[rp.hs_count++] = HS_AUTH;
     }
     /* Behind NAT or port forwarding the master (and Sentinel, reading its

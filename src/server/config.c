@@ -92,19 +92,32 @@ static int setUser(sds *argv, int argc, int from_file, const char **err) {
 static sds getUser(void) { return sdsempty(); }
 
 /* Kept as an sds: a password may hold any byte, NUL included. */
-static int setRequirepass(sds *argv, int argc, int from_file, const char **err) {
-    (void)from_file;
+/* A password directive: binary-safe (a password may hold a NUL), empty = none. */
+static int setPassword(sds *dst, sds *argv, int argc, const char **err) {
     if (argc != 1) {
         *err = "wrong number of arguments";
         return 0;
     }
-    sdsfree(server.requirepass);
-    server.requirepass = sdslen(argv[0]) ? sdsdup(argv[0]) : NULL;
+    sdsfree(*dst);
+    *dst = sdslen(argv[0]) ? sdsdup(argv[0]) : NULL;
+    return 1;
+}
+
+static int setRequirepass(sds *argv, int argc, int from_file, const char **err) {
+    (void)from_file;
+    if (!setPassword(&server.requirepass, argv, argc, err)) return 0;
     if (userHooks.requirepass) userHooks.requirepass(server.requirepass);
     return 1;
 }
 
 static sds getRequirepass(void) { return server.requirepass ? sdsdup(server.requirepass) : sdsempty(); }
+
+static int setMasterauth(sds *argv, int argc, int from_file, const char **err) {
+    (void)from_file;
+    return setPassword(&server.masterauth, argv, argc, err);
+}
+
+static sds getMasterauth(void) { return server.masterauth ? sdsdup(server.masterauth) : sdsempty(); }
 
 /* ------------------------------------------------- values with no home yet */
 
@@ -524,7 +537,7 @@ static configDef configs[] = {
     STR("aclfile", NULL, F_IMMUTABLE, &server.acl_filename, ""),
     EN("acl-pubsub-default", NULL, 0, &server.acl_pubsub_default, "resetchannels", aclPubsubEnum),
     EN("propagation-error-behavior", NULL, F_NOEFFECT, &cfg_ints[33], "ignore", propagationErrorEnum),
-    STR("masterauth", NULL, F_SENSITIVE, &server.masterauth, NULL),
+    SP("masterauth", NULL, F_SENSITIVE, "", setMasterauth, getMasterauth),
     STR("masteruser", NULL, F_SENSITIVE, &server.masteruser, NULL),
     SP("notify-keyspace-events", NULL, 0, "", setNotify, getNotify),
     /* snapshotting */

@@ -364,7 +364,7 @@ struct redisServer {
     int supervised;
     int syslog_enabled;
     sds requirepass; /* NULL: none */
-    char *masterauth;
+    sds masterauth; /* binary-safe, as requirepass: a password may hold a NUL */
     char *masteruser;
     char *acl_filename;          /* aclfile; "" when users come from redis.conf */
     int acl_pubsub_default;      /* 1: new users start with allchannels */
