@@ -15,6 +15,7 @@
 #include "persist/persist.h"
 #include "server/blocking.h"
 #include "server/client.h"
+#include "server/hooks.h"
 #include "server/config.h"
 #include "server/db.h"
 #include "server/reply.h"
@@ -54,8 +55,6 @@ static struct {
     long long new_offset;
     /* The master client and what survives it for PSYNC. */
     client *master;
-    sds pending;            /* bytes received, not yet applied and counted */
-    size_t processed;       /* of which run already (a transaction's commands before its EXEC) */
     int cached;             /* cached_replid/offset say where to continue */
     char cached_replid[REPL_ID_LEN + 1];
     long long cached_offset;
@@ -272,29 +271,6 @@ static void connectWithMaster(void) {
 
 /* ------------------------------------------------------- the master client */
 
-/* Bytes of the first complete request in buf (0: not complete yet). The
- * master sends multibulk requests, and bare newlines as keepalives. */
-static size_t completeRequestLen(const char *buf, size_t len) {
-    char err[RESP_ERR_LEN];
-    if (!len) return 0;
-    if (buf[0] != '*') {
-        const char *nl = memchr(buf, '\n', len);
-        return nl ? (size_t)(nl - buf) + 1 : 0;
-    }
-    long long count;
-    size_t used;
-    if (respParseMultibulkHeader(buf, len, 1, &count, &used, err) != RESP_PARSE_OK) return 0;
-    size_t pos = used;
-    for (long long j = 0; j < count; j++) {
-        long long blen;
-        if (respParseBulkHeader(buf + pos, len - pos, 1, -1, &blen, &used, err) != RESP_PARSE_OK) return 0;
-        pos += used;
-        if (len - pos < (size_t)blen + 2) return 0;
-        pos += blen + 2;
-    }
-    return pos;
-}
-
 static void replicaSendAck(void) {
     if (!rp.master) return;
     char off[32];
@@ -305,40 +281,32 @@ static void replicaSendAck(void) {
     sdsfree(s);
 }
 
-/* Applies each complete command, then counts it: the offset is what was
+/* The master's stream lands in the master client's query buffer and runs
+ * there as any client's commands; after each command (each transaction) the
+ * pipeline hands us its bytes (masterStreamApplied): the offset is what was
  * applied, and that is what our own replicas receive. */
+static void masterStreamRan(client *c, const char *buf, size_t len) {
+    if (c != rp.master) return; /* replaced by what it ran */
+    replFeedStream(buf, len);
+}
+
 static void readFromMaster(aeEventLoop *el, int fd, void *privdata, int mask) {
     (void)el, (void)mask;
     client *c = privdata;
-    char buf[PROTO_IOBUF_LEN];
-    ssize_t n = read(fd, buf, sizeof(buf));
+    size_t qblen = sdslen(c->querybuf);
+    c->querybuf = sdsMakeRoomFor(c->querybuf, PROTO_IOBUF_LEN);
+    ssize_t n = read(fd, c->querybuf + qblen, PROTO_IOBUF_LEN);
     if (n == -1 && (errno == EAGAIN || errno == EINTR)) return;
     if (n <= 0) {
         serverLog(LL_NOTICE, "Connection with master lost.");
         freeClient(c);
         return;
     }
+    sdsincrlen(c->querybuf, n);
     c->lastinteraction = server.unixtime;
     c->net_input_bytes += n;
     server.stat_net_input_bytes += n;
-    rp.pending = sdscatlen(rp.pending, buf, n);
-    size_t fed = 0, len;
-    while ((len = completeRequestLen(rp.pending + rp.processed, sdslen(rp.pending) - rp.processed))) {
-        /* A link being closed (CLIENT KILL) runs nothing more: what it would
-         * not run must not be counted either — the master sends it again. */
-        if (c->flags & (CLIENT_CLOSE_ASAP | CLIENT_CLOSE_AFTER_REPLY)) break;
-        c->querybuf = sdscatlen(c->querybuf, rp.pending + rp.processed, len);
-        processInputBuffer(c);
-        if (rp.master != c) return; /* freed, or replaced by REPLICAOF it ran */
-        rp.processed += len;
-        /* A transaction counts once its EXEC ran (as Redis): a link lost
-         * inside it discards it, and the master sends it again from MULTI. */
-        if (c->flags & CLIENT_MULTI) continue;
-        replFeedStream(rp.pending + fed, rp.processed - fed); /* counts the offset, feeds our replicas */
-        fed = rp.processed;
-    }
-    sdsrange(rp.pending, fed, -1);
-    rp.processed -= fed;
+    processInputBuffer(c);
 }
 
 static void becomeConnected(int fd, int dbid) {
@@ -355,8 +323,6 @@ static void becomeConnected(int fd, int dbid) {
     selectDb(c, dbid);
     rp.fd = -1; /* the master client owns it now */
     rp.master = c;
-    rp.pending = sdsempty();
-    rp.processed = 0;
     rp.state = RS_CONNECTED;
     rp.last_ack = 0;
     replEnsureBacklog();
@@ -380,7 +346,10 @@ static void loadedSnapshot(sds rest) {
      * that is itself a replica emits no SELECT of its own). */
     int dbid = rp.have_loaded_rsi ? rp.loaded_rsi.stream_db : 0;
     becomeConnected(rp.fd, dbid >= 0 && dbid < server.dbnum ? dbid : 0);
-    if (rest && sdslen(rest) && rp.master) rp.pending = sdscatsds(rp.pending, rest);
+    if (rest && sdslen(rest) && rp.master) {
+        rp.master->querybuf = sdscatsds(rp.master->querybuf, rest);
+        processInputBuffer(rp.master);
+    }
     serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Finished with success");
 }
 
@@ -633,8 +602,6 @@ void replicaClientTeardown(client *c) {
     rp.cached_offset = replId.offset;
     rp.cached_db = c->db->id;
     rp.master = NULL;
-    sdsfree(rp.pending);
-    rp.pending = NULL;
     rp.state = RS_CONNECT;
     setLinkUp(0);
 }
@@ -828,7 +795,10 @@ static sds getReplicaofDirective(void) {
     return sdscatprintf(sdsempty(), "%s %d", rp.host, rp.port);
 }
 
-void replicaInit(void) { configSetSpecialHandlers("replicaof", setReplicaofDirective, getReplicaofDirective); }
+void replicaInit(void) {
+    configSetSpecialHandlers("replicaof", setReplicaofDirective, getReplicaofDirective);
+    serverSetMasterStreamSink(masterStreamRan);
+}
 
 int replicaStreamDb(void) { return rp.master ? rp.master->db->id : rp.cached ? rp.cached_db : -1; }
 

@@ -78,6 +78,12 @@ void runShutdownTasks(void) {
 
 static robj *(*write_gate)(void);
 void serverSetWriteGate(robj *(*fn)(void)) { write_gate = fn; }
+
+static void (*master_stream_sink)(client *master, const char *buf, size_t len);
+void serverSetMasterStreamSink(void (*fn)(client *master, const char *buf, size_t len)) { master_stream_sink = fn; }
+void masterStreamApplied(client *master, const char *buf, size_t len) {
+    if (master_stream_sink) master_stream_sink(master, buf, len);
+}
 robj *writeGateError(void) { return write_gate ? write_gate() : NULL; }
 
 static const scriptHooks *script_hooks;

@@ -48,6 +48,12 @@ void serverAddTransactionEnd(void (*fn)(client *c));
 
 /* ------------------------------------------------------------- the pipeline */
 
+/* The master's stream (replica side): after each command the master client
+ * ran outside a transaction (or each whole transaction), the bytes it came in,
+ * so that repl counts its offset and feeds our own replicas. */
+void serverSetMasterStreamSink(void (*fn)(client *master, const char *buf, size_t len));
+void masterStreamApplied(client *master, const char *buf, size_t len);
+
 /* A module that may refuse writes (persist: stop-writes-on-bgsave-error)
  * returns the error to refuse them with, or NULL. */
 void serverSetWriteGate(robj *(*fn)(void));

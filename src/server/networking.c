@@ -518,7 +518,7 @@ static int processMultibulkBuffer(client *c) {
             }
             if (rc == RESP_PARSE_MORE) break;
             c->qb_pos += consumed;
-            if (ll >= PROTO_MBULK_BIG_ARG) {
+            if (ll >= PROTO_MBULK_BIG_ARG && !(c->flags & CLIENT_MASTER)) {
                 /* A big argument: make room for it in one go so the read lands in place. */
                 if (sdslen(c->querybuf) - c->qb_pos <= (size_t)ll + 2) {
                     sdsrange(c->querybuf, c->qb_pos, -1);
@@ -534,7 +534,8 @@ static int processMultibulkBuffer(client *c) {
             if (c->argv_len <= c->argc) c->argv_len = c->argc + 1;
             c->argv = zrealloc(c->argv, sizeof(robj *) * c->argv_len);
         }
-        if (c->qb_pos == 0 && c->bulklen >= PROTO_MBULK_BIG_ARG && sdslen(c->querybuf) == (size_t)(c->bulklen + 2)) {
+        if (c->qb_pos == 0 && c->bulklen >= PROTO_MBULK_BIG_ARG && sdslen(c->querybuf) == (size_t)(c->bulklen + 2) &&
+            !(c->flags & CLIENT_MASTER)) {
             /* The buffer holds exactly this argument: hand it over without copying. */
             sdsincrlen(c->querybuf, -2);
             c->argv[c->argc++] = createObject(OBJ_STRING, c->querybuf);
@@ -568,13 +569,22 @@ void processInputBuffer(client *c) {
             continue;
         }
         if (processCommand(c) == C_OK && !(c->flags & CLIENT_BLOCKED)) resetClient(c);
+        /* A transaction of the master's stream counts once its EXEC ran (as
+         * Redis): a link lost inside it discards it, and it comes again. */
+        if ((c->flags & CLIENT_MASTER) && !(c->flags & CLIENT_MULTI)) {
+            masterStreamApplied(c, c->querybuf + c->repl_unfed, c->qb_pos - c->repl_unfed);
+            c->repl_unfed = c->qb_pos;
+        }
         /* Its reply and what the command kept (MULTI queue, WATCHes, subscriptions). */
         updateClientMemUsage(c);
         if (c->flags & CLIENT_CLOSE_ASAP) break;
     }
-    if (c->qb_pos) {
-        sdsrange(c->querybuf, c->qb_pos, -1);
-        c->qb_pos = 0;
+    /* The master's bytes of an open transaction stay until its EXEC. */
+    size_t done = (c->flags & CLIENT_MASTER) ? c->repl_unfed : c->qb_pos;
+    if (done) {
+        sdsrange(c->querybuf, done, -1);
+        c->qb_pos -= done;
+        c->repl_unfed = 0;
     }
     /* A big argument still arriving sits in the query buffer: it counts now. */
     updateClientMemUsage(c);

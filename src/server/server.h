@@ -196,6 +196,7 @@ struct client {
     robj *name;
     sds querybuf;
     size_t qb_pos;
+    size_t repl_unfed; /* master client: querybuf[repl_unfed..qb_pos) ran but is not in our stream yet (an open MULTI) */
     size_t querybuf_peak;
     int argc, argv_len;
     robj **argv;
