@@ -112,15 +112,23 @@ static int commandImplemented(redisCommand *cmd) {
 static struct commandSlot {
     const char *name;
     size_t len;
+    uint64_t head; /* the first 8 bytes of the name, zero-padded: most names are whole in it */
     redisCommand *cmd;
 } *commandIndex;
 static size_t commandIndexMask;
 
 static inline unsigned char foldCase(unsigned char ch) { return ch + ((unsigned)(ch - 'A') < 26u) * 32; }
 
-static inline uint64_t commandNameHash(const char *name, size_t len) {
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-    for (size_t i = 0; i < len; i++) h = (h ^ foldCase((unsigned char)name[i])) * 1099511628211ULL;
+/* Hashes the name case-folded and packs its first 8 folded bytes in *head,
+ * in one pass: a name of up to 8 bytes is then compared as one word. */
+static inline uint64_t commandNameHash(const char *name, size_t len, uint64_t *head) {
+    uint64_t h = 1469598103934665603ULL, w = 0; /* FNV-1a */
+    for (size_t i = 0; i < len; i++) {
+        unsigned char ch = foldCase((unsigned char)name[i]);
+        h = (h ^ ch) * 1099511628211ULL;
+        if (i < 8) w |= (uint64_t)ch << (8 * i);
+    }
+    *head = w;
     return h ^ (h >> 29);
 }
 
@@ -135,22 +143,24 @@ static void buildCommandIndex(void) {
         redisCommand *cmd = dictGetVal(de);
         if (!commandImplemented(cmd)) continue;
         size_t len = strlen(cmd->name);
-        size_t i = commandNameHash(cmd->name, len) & commandIndexMask;
+        uint64_t head;
+        size_t i = commandNameHash(cmd->name, len, &head) & commandIndexMask;
         while (commandIndex[i].name) i = (i + 1) & commandIndexMask;
-        commandIndex[i] = (struct commandSlot){cmd->name, len, cmd};
+        commandIndex[i] = (struct commandSlot){cmd->name, len, head, cmd};
     }
     dictReleaseIterator(di);
 }
 
 /* The implemented top-level command called name (any case), or NULL. */
 static redisCommand *findCommand(const char *name, size_t len) {
-    for (size_t i = commandNameHash(name, len) & commandIndexMask;; i = (i + 1) & commandIndexMask) {
+    uint64_t head;
+    for (size_t i = commandNameHash(name, len, &head) & commandIndexMask;; i = (i + 1) & commandIndexMask) {
         const struct commandSlot *s = &commandIndex[i];
         if (!s->name) return NULL;
-        if (s->len != len) continue;
-        size_t j = 0;
+        if (s->len != len || s->head != head) continue;
+        size_t j = 8;
         while (j < len && foldCase((unsigned char)name[j]) == (unsigned char)s->name[j]) j++;
-        if (j == len) return s->cmd;
+        if (j >= len) return s->cmd;
     }
 }
 
