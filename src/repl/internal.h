@@ -27,6 +27,8 @@ void replShiftId(void);
 void replFeedStream(const char *buf, size_t len);
 void replEnsureBacklog(void);
 void replFreeBacklog(void);
+/* After the backlog or the master/replica role changed. */
+void replUpdateStreamSubscription(void);
 /* Closes every replica link (they reconnect and resync). */
 void replDisconnectReplicas(void);
 /* Sends REPLCONF GETACK * to the replicas (WAIT asks them once per event loop turn). */

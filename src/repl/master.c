@@ -127,12 +127,14 @@ void replEnsureBacklog(void) {
     m.backlog_idx = m.backlog_histlen = 0;
     /* Nothing is in it yet: the first byte to come is the next offset. */
     m.backlog_off = replId.offset + 1;
+    replUpdateStreamSubscription();
 }
 
 void replFreeBacklog(void) {
     zfree(m.backlog);
     m.backlog = NULL;
     m.backlog_histlen = 0;
+    replUpdateStreamSubscription();
 }
 
 static void backlogAppend(const char *p, size_t len) {
@@ -199,6 +201,14 @@ static void replStreamSubscriber(int dbid, robj **argv, int argc) {
     } else {
         sdsclear(out);
     }
+}
+
+/* The stream subscriber is on only while there is somewhere to write: a
+ * master with a backlog (a replica passes its master's bytes on itself).
+ * Otherwise each write would pay for framing a stream nobody reads. */
+void replUpdateStreamSubscription(void) {
+    if (!server.masterhost_set && m.backlog) propagateSubscribe(replStreamSubscriber);
+    else propagateUnsubscribe(replStreamSubscriber);
 }
 
 void replForceSelect(void) { m.seldb = -1; }
@@ -1036,7 +1046,7 @@ void replInit(void) {
     replChangeId();
     replClearId2();
     m.no_replicas_since = time(NULL);
-    propagateSubscribe(replStreamSubscriber);
+    replUpdateStreamSubscription();
     propagateSetReplicaFeed(replStreamSubscriber);
     serverAddCronTask(replCron);
     serverAddBeforeSleepTask(replBeforeSleep);

@@ -631,6 +631,7 @@ void replicaSetMaster(const char *host, int port) {
     rp.host = zstrdup(host);
     rp.port = port;
     server.masterhost_set = 1;
+    replUpdateStreamSubscription();
     setLinkUp(0);
     rp.down_since = 0;
     disconnectBlockedClients();
@@ -654,6 +655,7 @@ void replicaUnsetMaster(void) {
     rp.host = NULL;
     rp.cached = 0;
     server.masterhost_set = 0;
+    replUpdateStreamSubscription();
     setLinkUp(0);
     /* Our history goes on under a new ID; replicas of the old one may continue it. */
     replShiftId();
@@ -775,6 +777,7 @@ static int setReplicaofDirective(sds *argv, int argc, int from_file, const char 
         zfree(rp.host);
         rp.host = NULL;
         server.masterhost_set = 0;
+        replUpdateStreamSubscription();
         return 1;
     }
     char *end;
@@ -787,6 +790,7 @@ static int setReplicaofDirective(sds *argv, int argc, int from_file, const char 
     rp.host = zstrdup(argv[0]);
     rp.port = (int)port;
     server.masterhost_set = 1;
+    replUpdateStreamSubscription();
     return 1;
 }
 

@@ -103,6 +103,8 @@ void propagateDeletion(redisDb *db, robj *key) {
     else fanOut(db->id, argv, 2);
 }
 
+int propagateActive(void) { return nsubscribers || transaction_depth || held_argv || in_transaction; }
+
 void propagateTransactionStart(int dbid) {
     (void)dbid;
     if (transaction_depth++ > 0) return;

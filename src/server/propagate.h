@@ -26,6 +26,9 @@ void preventCommandPropagation(client *c);
 void propagateDeletion(redisDb *db, robj *key);
 void propagateTransactionStart(int dbid);
 void propagateTransactionEnd(int dbid);
+/* Whether anything reads the stream or a unit is open: with neither, call()
+ * skips the three calls above (one test per command instead). */
+int propagateActive(void);
 /* A subscriber's wire form: the command in RESP, preceded by SELECT when dbid
  * is not *selected (then updated), as Redis writes its AOF and replication stream. */
 sds catReplayableCommand(sds buf, int *selected, int dbid, robj **argv, int argc);

@@ -361,7 +361,8 @@ void call(client *c, int flags) {
     monotime start = getMonotonicUs();
     /* A command that writes more than once (effects, expired keys it met)
      * replays as one unit, MULTI/EXEC around it, as in Redis 7.0. */
-    propagateTransactionStart(c->db->id);
+    int streamed = propagateActive();
+    if (streamed) propagateTransactionStart(c->db->id);
     c->cmd->proc(c);
     long long duration = (long long)(getMonotonicUs() - start);
     if (!prev_executing) c->flags &= ~CLIENT_EXECUTING;
@@ -384,10 +385,14 @@ void call(client *c, int flags) {
         real_cmd->calls++;
     }
     runCallObservers(&ci);
-    if ((flags & CALL_PROPAGATE) && dirty && !(c->flags & (CLIENT_AOF | CLIENT_PREVENT_PROP)) &&
-        !(c->cmd->flags & CMD_PROPAGATES_EFFECTS))
-        propagateCommand(c->db->id, c->argv, c->argc);
-    propagateTransactionEnd(c->db->id);
+    /* A subscriber may have come during the command (CONFIG SET appendonly
+     * yes in a transaction): its writes from then on still go out. */
+    if (streamed || propagateActive()) {
+        if ((flags & CALL_PROPAGATE) && dirty && !(c->flags & (CLIENT_AOF | CLIENT_PREVENT_PROP)) &&
+            !(c->cmd->flags & CMD_PROPAGATES_EFFECTS))
+            propagateCommand(c->db->id, c->argv, c->argc);
+        if (streamed) propagateTransactionEnd(c->db->id);
+    }
     c->flags &= ~CLIENT_PREVENT_PROP;
     c->lastcmd = c->cmd;
     c->commands_processed++;
