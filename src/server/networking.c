@@ -314,7 +314,8 @@ static int writeToClient(client *c, int handler_installed) {
             skip = 0;
         }
         if (iovcnt == 0) break;
-        ssize_t n = writev(c->fd, iov, iovcnt);
+        /* One piece (the usual reply): write(2) is the kernel's shorter path. */
+        ssize_t n = iovcnt == 1 ? write(c->fd, iov[0].iov_base, iov[0].iov_len) : writev(c->fd, iov, iovcnt);
         if (n <= 0) {
             if (n == -1 && errno == EAGAIN) break;
             if (n == -1 && errno == EINTR) continue;
