@@ -13,6 +13,8 @@ import random
 import threading
 import time
 
+import pytest
+
 from datatype_client import NULL_ARRAY, WRONGTYPE, ReplyError, arity, wait_blocked
 from support import enc72
 
@@ -729,3 +731,78 @@ def test_disconnected_waiter_is_forgotten(dc, dconnect):
     wait_blocked(dc, 0)
     dc("RPUSH", "k", "a")
     assert lrange(dc, "k") == [b"a"]
+
+
+# --- keys that become lists wake their waiters ----------------------------
+
+@pytest.mark.parametrize("bring", [
+    [("RENAME", "src", "dst")],
+    [("RENAMENX", "src", "dst")],
+    [("COPY", "src", "dst")],
+    [("SET", "dst", "x"), ("COPY", "src", "dst", "REPLACE")],  # in one transaction: the string is never seen
+    [("SET", "dst", "x"), ("RENAME", "src", "dst")],
+    [("SELECT", "3"), ("RPUSH", "dst", "e1"), ("MOVE", "dst", "0"), ("SELECT", "0")],
+    [("LMOVE", "src", "dst", "LEFT", "RIGHT")],
+    [("SORT", "src", "ALPHA", "STORE", "dst")],
+    [("RESTORE", "dst", "0", "<dump of src>")],
+    [("SET", "dst", "x"), ("RESTORE", "dst", "0", "<dump of src>", "REPLACE")],
+])
+def test_list_waiter_woken_by_any_command_creating_its_key(dc, dconnect, bring):
+    """Every command that adds the key (RENAME, COPY, MOVE, RESTORE, LMOVE,
+    SORT STORE) serves BLPOP / BLMOVE waiters on it, as Redis 7.0 does."""
+    dc("RPUSH", "src", "e1")
+    payload = dc("DUMP", "src")
+    waiters = [dconnect(), dconnect()]
+    waiters[0].send("BLPOP", "dst", "0")
+    wait_blocked(dc, 1)
+    waiters[1].send("BLMOVE", "dst", "out", "LEFT", "LEFT", "0")
+    wait_blocked(dc, 2)
+    dc("MULTI")
+    for cmd in bring:
+        dc(*[payload if a == "<dump of src>" else a for a in cmd])
+    dc("EXEC")
+    assert waiters[0].read() == [b"dst", b"e1"]
+    # The key emptied by the first waiter, the second waits on.
+    assert not waiters[1].pending(0.1)
+    dc("RPUSH", "dst", "e2")
+    assert waiters[1].read() == b"e2"
+    assert lrange(dc, "out") == [b"e2"]
+
+
+def test_overwriting_a_key_does_not_wake_its_waiters(dc, dconnect):
+    """7.0 signals a key when it is added, not when a value replaces another
+    nor when an existing list grows: SORT ... STORE over a string leaves the
+    waiter blocked on the new list until the key is created again."""
+    dc("RPUSH", "src", "e1")
+    waiter = dconnect()
+    waiter.send("BLPOP", "dst", "0")
+    wait_blocked(dc, 1)
+    dc("MULTI")
+    dc("SET", "dst", "x")
+    dc("SORT", "src", "ALPHA", "STORE", "dst")
+    dc("EXEC")
+    assert not waiter.pending(0.1)
+    assert lrange(dc, "dst") == [b"e1"]
+    dc("RPUSH", "dst", "e2")
+    assert not waiter.pending(0.1)
+    dc("DEL", "dst")
+    dc("RPUSH", "dst", "e3")
+    assert waiter.read() == [b"dst", b"e3"]
+
+
+def test_waiters_of_other_types_do_not_hold_up_list_waiters(dc, dconnect):
+    """BZPOPMIN and XREAD waiters ahead on the same key are passed over; the
+    list waiters behind them are served in order."""
+    waiters = [dconnect() for _ in range(4)]
+    for n, cmd in enumerate((("BZPOPMIN", "k", "0"), ("BLPOP", "k", "0"),
+                             ("XREAD", "BLOCK", "0", "STREAMS", "k", "$"), ("BRPOP", "k", "0"))):
+        waiters[n].send(*cmd)
+        wait_blocked(dc, n + 1)
+    dc("RPUSH", "k", "a", "b")
+    assert waiters[1].read() == [b"k", b"a"]
+    assert waiters[3].read() == [b"k", b"b"]
+    wait_blocked(dc, 2)
+    assert not waiters[0].pending(0.05) and not waiters[2].pending(0.05)
+    dc("DEL", "k")
+    dc("ZADD", "k", "1", "m")
+    assert waiters[0].read() == [b"k", b"m", b"1"]

@@ -122,7 +122,7 @@ def check(r, small_list=SMALL_LIST):
     assert r.hkeys("zm") == [b"a", b"bb"]  # the zipmap's order
     assert r.object("encoding", "zm") == b"listpack"
     assert r.object("encoding", "zmlong") == b"hashtable"
-    assert r.object("encoding", "zmbig") == b"listpack"  # Redis 7.0 converts by value length only
+    assert r.object("encoding", "zmbig") == b"listpack"  # 300 pairs, within the default 512 entries
     assert r.lrange("ll", 0, -1) == EXPECTED[b"ll"]
     assert r.object("encoding", "ll") == small_list
     # The data stays writable in its new encoding.
@@ -147,6 +147,25 @@ def test_reference_reads_the_crafted_file_the_same_way(server_factory, tmp_path)
     (tmp_path / "dump.rdb").write_bytes(build_rdb())
     s = server_factory("--dir", str(tmp_path), binary=REF_SERVER)
     check(s.client(), small_list=b"quicklist")
+
+
+@pytest.mark.parametrize("limits,encodings", [
+    (("--hash-max-listpack-entries", "1"), (b"hashtable", b"hashtable", b"hashtable")),
+    (("--hash-max-listpack-entries", "2"), (b"listpack", b"hashtable", b"hashtable")),
+    (("--hash-max-listpack-entries", "299"), (b"listpack", b"hashtable", b"hashtable")),
+    (("--hash-max-listpack-entries", "300"), (b"listpack", b"hashtable", b"listpack")),
+    (("--hash-max-listpack-value", "1"), (b"hashtable", b"hashtable", b"hashtable")),
+    (("--hash-max-listpack-value", "2"), (b"listpack", b"hashtable", b"hashtable")),  # zmbig has "f100"
+], ids=["entries-1", "entries-2", "entries-299", "entries-300", "value-1", "value-2"])
+def test_zipmap_hash_honours_the_listpack_limits(server_factory, tmp_path, limits, encodings):
+    """A zipmap hash loads as a listpack within hash-max-listpack-entries and
+    -value, as a hash table past either (Redis 7.0; its unit
+    integration/convert-zipmap-hash-on-load)."""
+    (tmp_path / "dump.rdb").write_bytes(build_rdb())
+    r = server_factory("--dir", str(tmp_path), *limits).client()
+    assert tuple(r.object("encoding", k) for k in ("zm", "zmlong", "zmbig")) == encodings
+    for key in ("zm", "zmlong", "zmbig"):
+        assert r.hgetall(key) == EXPECTED[key.encode()]
 
 
 def payload_of(body):

@@ -450,3 +450,57 @@ def test_set_listpack_directives_apply(dc):
     assert dc.encoding("t") == b"listpack"
     dc("SADD", "t", "abcd")
     assert dc.encoding("t") == b"hashtable"
+
+
+def _chi_square(counts):
+    expected = sum(counts.values()) / len(counts)
+    return sum((v - expected) ** 2 / expected for v in counts.values())
+
+
+def test_srandmember_is_even_on_a_set_whose_members_share_one_bucket(server_factory):
+    """Members left in one hash bucket (the set shrank from a big table
+    after its other members went): SRANDMEMBER still draws each of them
+    evenly, with or without a count, as Redis 7.0.15 does (its unit/type/set
+    'SRANDMEMBER with a dict containing long chain')."""
+    import collections
+    import os
+    import signal
+    import subprocess
+    import time
+    server = server_factory("--enable-debug-command", "yes")
+    r = server.client(decode_responses=True)
+    r.config_set("set-max-intset-entries", 0)
+    for i in range(0, 20000, 5000):
+        r.sadd("s", *["m:%d" % j for j in range(i, i + 5000)])
+    while "rehashing target" in r.execute_command("DEBUG", "HTSTATS-KEY", "s"):
+        r.srandmember("s", 100)  # the growth finished: SSCAN returns each member once
+    # A snapshot child that never ends holds the table at its size while
+    # all but the members of the last buckets in SCAN order go.
+    r.config_set("rdb-key-save-delay", 2147483647)
+    r.bgsave()
+    keep, cursor, order = 30, 0, []
+    while True:
+        cursor, batch = r.sscan("s", cursor, count=1000)
+        order += batch
+        if cursor == 0:
+            break
+    r.srem("s", *order[:-keep - 1])
+    for pid in subprocess.run(["pgrep", "-P", str(server.proc.pid)], capture_output=True, text=True).stdout.split():
+        os.kill(int(pid), signal.SIGKILL)
+    deadline = time.time() + 10
+    while r.info("persistence")["rdb_bgsave_in_progress"] and time.time() < deadline:
+        time.sleep(0.02)
+    r.config_set("rdb-key-save-delay", 0)
+    r.srem("s", order[-keep - 1])  # the next removal lets the table shrink
+    while "rehashing target" in r.execute_command("DEBUG", "HTSTATS-KEY", "s"):
+        r.srandmember("s")  # draws move the rehashing on
+    stats = r.execute_command("DEBUG", "HTSTATS-KEY", "s")
+    assert "different slots: 1\n" in stats and "max chain length: %d\n" % keep in stats, stats
+    # Negative count: independent draws, every member about as often.
+    drawn = collections.Counter(r.srandmember("s", -6000))
+    assert len(drawn) == keep and _chi_square(drawn) < 73  # df 29: p 0.00001
+    # Positive count below a third of the set: distinct draws, evenly spread.
+    drawn = collections.Counter()
+    for _ in range(600):
+        drawn.update(r.srandmember("s", 10))
+    assert len(drawn) == keep and _chi_square(drawn) < 73

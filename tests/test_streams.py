@@ -540,3 +540,126 @@ def test_aof_replays_consumer_group_effects(server_factory, tmp_path):
     s.stop()
     s2 = server_factory("--dir", str(tmp_path), "--appendonly", "yes")
     assert picture(s2.client()) == before
+
+
+GONE = "UNBLOCKED the stream key no longer exists"
+
+
+def _block_on_group(dc, waiter, key="s", db=None):
+    """waiter blocks in XREADGROUP on group g of key (which it creates)."""
+    dc("XGROUP", "CREATE", key, "g", "$", "MKSTREAM")
+    if db is not None:
+        assert waiter("SELECT", db) == "OK"
+    waiter.send("XREADGROUP", "GROUP", "g", "alice", "BLOCK", "0", "STREAMS", key, ">")
+    wait_blocked(dc, 1)
+
+
+@pytest.mark.parametrize("change", [
+    [("DEL", "s")],
+    [("UNLINK", "s")],
+    [("SET", "s", "x")],
+    [("MULTI",), ("DEL", "s"), ("SADD", "s", "m"), ("EXEC",)],
+    [("FLUSHALL",)],
+    [("FLUSHDB",)],
+    [("RENAME", "s", "t")],
+    [("PEXPIRE", "s", "1")],
+    [("MOVE", "s", "3")],
+])
+def test_xreadgroup_woken_when_its_stream_goes(dc, dconnect, change):
+    """A blocked XREADGROUP fails when its stream is deleted, overwritten,
+    flushed, renamed away, expired or moved (7.0: 'no longer exists')."""
+    dc("CONFIG", "RESETSTAT")
+    waiter = dconnect()
+    _block_on_group(dc, waiter)
+    for cmd in change:
+        dc(*cmd)
+    assert str(waiter.read()) == GONE
+    wait_blocked(dc, 0)
+    assert waiter("PING") == "PONG"
+    # Counted as a failed call of XREADGROUP with its error, as in Redis.
+    assert b"errorstat_UNBLOCKED:count=1" in dc("INFO", "errorstats")
+    stats = dc("INFO", "commandstats").decode()
+    assert "cmdstat_xreadgroup:calls=1," in stats and "failed_calls=1" in stats.split("cmdstat_xreadgroup:")[1]
+
+
+def test_xreadgroup_woken_by_swapdb(dc, dconnect):
+    # The stream's db swapped with one where the key is missing, then with
+    # one where it is a list: the waiter fails each time.
+    for other in ((), (("LPUSH", "s", "e"),)):
+        dc("SELECT", "4")
+        dc("FLUSHDB")
+        for cmd in other:
+            dc(*cmd)
+        dc("SELECT", "9")
+        dc("DEL", "s")
+        waiter = dconnect()
+        _block_on_group(dc, waiter, db="9")
+        dc("SWAPDB", "4", "9")
+        assert str(waiter.read()) == GONE
+        wait_blocked(dc, 0)
+
+
+def test_xreadgroup_stays_blocked_while_a_stream_with_its_group_replaces_it(dc, dconnect):
+    waiter = dconnect()
+    _block_on_group(dc, waiter)
+    # Deleted and recreated with the group in one transaction: still a stream
+    # with the group when the waiter is looked at, so it waits on.
+    dc("MULTI")
+    dc("DEL", "s")
+    dc("XGROUP", "CREATE", "s", "g", "$", "MKSTREAM")
+    dc("EXEC")
+    assert not waiter.pending(0.1)
+    wait_blocked(dc, 1)
+    dc("XADD", "s", "5-1", "f", "v")
+    assert waiter.read() == [[b"s", [[b"5-1", [b"f", b"v"]]]]]
+
+
+def test_xread_without_group_is_not_woken_by_deletion(dc, dconnect):
+    dc("XADD", "s", "1-1", "f", "v")
+    waiter = dconnect()
+    waiter.send("XREAD", "BLOCK", "0", "STREAMS", "s", "$")
+    wait_blocked(dc, 1)
+    dc("SET", "s", "x")
+    dc("DEL", "s")
+    assert not waiter.pending(0.1)
+    dc("XADD", "s", "2-1", "f", "w")
+    assert waiter.read() == [[b"s", [[b"2-1", [b"f", b"w"]]]]]
+
+
+def test_rename_onto_a_blocked_stream_key(dc, dconnect):
+    """RENAME (and RESTORE, COPY, MOVE) of a stream onto the key a client
+    waits on serves it, or fails it when the new stream lacks its group."""
+    waiter = dconnect()
+    _block_on_group(dc, waiter, key="s{t}")
+    dc("XGROUP", "CREATE", "s2{t}", "g", "$", "MKSTREAM")
+    dc("XADD", "s2{t}", "100-1", "f1", "v1")
+    dc("RENAME", "s2{t}", "s{t}")
+    assert waiter.read() == [[b"s{t}", [[b"100-1", [b"f1", b"v1"]]]]]
+    waiter.send("XREADGROUP", "GROUP", "g", "alice", "BLOCK", "0", "STREAMS", "s{t}", ">")
+    wait_blocked(dc, 1)
+    dc("XADD", "s3{t}", "100-1", "f1", "v1")
+    dc("RENAME", "s3{t}", "s{t}")
+    assert str(waiter.read()) == "NOGROUP the consumer group this client was blocked on no longer exists"
+    # XREAD waiters get the entries of a stream copied, restored or moved in.
+    for bring in (lambda: dc("COPY", "src", "dst"),
+                  lambda: dc("RESTORE", "dst", "0", dc("DUMP", "src")),
+                  lambda: (dc("SELECT", "2"), dc("XADD", "dst", "7-1", "a", "b"), dc("MOVE", "dst", "0"),
+                           dc("SELECT", "0"))):
+        dc("DEL", "src", "dst")
+        dc("XADD", "src", "7-1", "a", "b")
+        waiter.send("XREAD", "BLOCK", "0", "STREAMS", "dst", "0")
+        wait_blocked(dc, 1)
+        bring()
+        assert waiter.read() == [[b"dst", [[b"7-1", [b"a", b"b"]]]]]
+
+
+def test_blocked_consumer_exists_once_served(dc, dconnect):
+    dc("XGROUP", "CREATE", "s", "g", "$", "MKSTREAM")
+    waiter = dconnect()
+    waiter.send("XREADGROUP", "GROUP", "g", "bob", "BLOCK", "0", "NOACK", "STREAMS", "s", ">")
+    wait_blocked(dc, 1)
+    # Waiting, bob is no consumer yet.
+    assert dc("XINFO", "CONSUMERS", "s", "g") == []
+    dc("XADD", "s", "1-1", "f", "v")
+    assert waiter.read() == [[b"s", [[b"1-1", [b"f", b"v"]]]]]
+    assert [c[1] for c in dc("XINFO", "CONSUMERS", "s", "g")] == [b"bob"]

@@ -795,3 +795,35 @@ def test_random_edits_match_a_model(z):
     names = sorted(model)
     assert z("ZRANGEBYLEX", "lex", "[m10", "(m40") == [m for m in names if b"m10" <= m < b"m40"]
     assert z("ZLEXCOUNT", "lex", "(m10", "+") == len([m for m in names if m > b"m10"])
+
+
+@pytest.mark.parametrize("bring", [
+    [("RENAME", "src", "dst")],
+    [("COPY", "src", "dst")],
+    [("SET", "dst", "x"), ("RENAME", "src", "dst")],
+    [("SELECT", "3"), ("ZADD", "dst", "1", "m"), ("MOVE", "dst", "0"), ("SELECT", "0")],
+    [("RESTORE", "dst", "0", "<dump of src>")],
+    [("ZUNIONSTORE", "dst", "1", "src")],
+    [("ZRANGESTORE", "dst", "src", "0", "-1")],
+    [("ZDIFFSTORE", "dst", "1", "src")],
+    [("GEOADD", "g", "13.361389", "38.115556", "m"), ("GEOSEARCHSTORE", "dst", "g", "FROMLONLAT", "15", "37",
+                                                         "BYRADIUS", "200", "km", "STOREDIST")],
+])
+def test_zset_waiter_woken_by_any_command_creating_its_key(dc, dconnect, bring):
+    """BZPOPMIN / BZMPOP waiters are served when a command adds their key
+    (RENAME, COPY, MOVE, RESTORE, the *STORE commands), as in Redis 7.0."""
+    dc("ZADD", "src", "1", "m")
+    payload = dc("DUMP", "src")
+    waiters = [dconnect(), dconnect()]
+    waiters[0].send("BLPOP", "dst", "0")  # a list waiter first: passed over
+    wait_blocked(dc, 1)
+    waiters[1].send("BZMPOP", "0", "1", "dst", "MIN")
+    wait_blocked(dc, 2)
+    dc("MULTI")
+    for cmd in bring:
+        dc(*[payload if a == "<dump of src>" else a for a in cmd])
+    dc("EXEC")
+    reply = waiters[1].read()
+    assert reply[0] == b"dst" and reply[1][0][0] == b"m"
+    wait_blocked(dc, 1)
+    assert not waiters[0].pending(0.05)

@@ -666,6 +666,11 @@ static void xreadGeneric(client *c, int xreadgroup) {
         robj *o = NULL;
         if (xreadgroup) {
             o = lookupKeyRead(c->db, key);
+            if (blockingIsReprocessing(c) && (!o || o->type != OBJ_STREAM)) {
+                /* Woken because its stream was deleted or replaced. */
+                addReplyError(c, "-UNBLOCKED the stream key no longer exists");
+                goto done;
+            }
             if (replyIfWrongType(c, o, OBJ_STREAM)) goto done;
             if (!o || !(groups[i] = streamLookupCG(o->ptr, groupname->ptr, stringObjectLen(groupname)))) {
                 if (blockingIsReprocessing(c))
@@ -712,6 +717,14 @@ static void xreadGeneric(client *c, int xreadgroup) {
         if (!o) continue;
         if (replyIfWrongType(c, o, OBJ_STREAM)) goto done;
         stream *s = o->ptr;
+        int history = xreadgroup && !isNewEntriesID(&ids[i]);
+        if (!history) {
+            streamID top;
+            const streamID *after = xreadgroup ? &groups[i]->last_id : &ids[i];
+            if (!streamEdgeID(s, 1, &top) || streamCompareID(&top, after) <= 0) continue;
+        }
+        /* The consumer comes to be when it is served: one that blocks does
+         * not exist until data arrives for it (as in 7.0). */
         streamConsumer *consumer = NULL;
         int created = 0;
         if (xreadgroup) {
@@ -723,12 +736,6 @@ static void xreadGeneric(client *c, int xreadgroup) {
                 created = 1;
             }
             if (consumer) consumer->seen_time = commandTimeMs();
-        }
-        int history = xreadgroup && !isNewEntriesID(&ids[i]);
-        if (!history) {
-            streamID top;
-            const streamID *after = xreadgroup ? &groups[i]->last_id : &ids[i];
-            if (!streamEdgeID(s, 1, &top) || streamCompareID(&top, after) <= 0) continue;
         }
         if (!len) len = addReplyDeferredLen(c);
         if (c->resp == 2) addReplyArrayLen(c, 2);
@@ -775,6 +782,7 @@ static void xreadGeneric(client *c, int xreadgroup) {
     /* The command stays as it is to run again: effects so far go out now. */
     flushEffects(c, 0);
     blockForKeys(c, BLOCKED_STREAM, c->argv + streams_arg, nstreams, timeout);
+    c->bpop.unblock_on_nokey = xreadgroup;
 done:
     flushEffects(c, 1);
     /* XREADGROUP replays only as its effects: one that delivered nothing

@@ -782,10 +782,20 @@ unsigned int dictGetSomeKeys(dict *d, dictEntry **des, unsigned int count) {
                 }
             } else {
                 emptylen = 0;
+                /* The whole chain, sampled by reservoir once des is full:
+                 * the end of a chain longer than count is reachable too
+                 * (else a set whose members share one bucket would only
+                 * ever show its first count members). */
                 for (; he; he = linkNext(d, he)) {
-                    *des++ = linkApi(d, he);
-                    if (++stored == count) return stored;
+                    if (stored < count) {
+                        des[stored] = linkApi(d, he);
+                    } else {
+                        unsigned long r = (unsigned long)(dictRandom() % ((uint64_t)stored + 1));
+                        if (r < count) des[r] = linkApi(d, he);
+                    }
+                    stored++;
                 }
+                if (stored >= count) return count;
             }
         }
         i = (i + 1) & maxmask;

@@ -885,8 +885,8 @@ static robj *loadZipmapHash(rio *r) {
         return NULL;
     }
     robj *o;
-    /* Redis 7.0 converts by value length only: a zipmap of many short pairs stays a listpack. */
-    if (maxlen > server.hash_max_listpack_value) {
+    /* Past either listpack limit (entries or length), a hash table, as Redis 7.0 converts it. */
+    if (dictSize(d) > server.hash_max_listpack_entries || maxlen > server.hash_max_listpack_value) {
         lpFree(lp);
         o = createObject(OBJ_HASH, d);
         o->encoding = OBJ_ENCODING_HT;

@@ -106,6 +106,7 @@ void blockForKeys(client *c, int btype, robj **keys, int numkeys, long long time
     if (reprocessing == c) timeout = c->bpop.timeout; /* keep the original deadline */
     c->bpop.timeout = timeout;
     c->bpop.btype = btype;
+    c->bpop.unblock_on_nokey = 0;
     if (!c->bpop.keys) c->bpop.keys = dictCreate(&objectKeyDictType);
     for (int j = 0; j < numkeys; j++) {
         if (dictAdd(c->bpop.keys, keys[j], NULL) != DICT_OK) continue;
@@ -222,7 +223,13 @@ int unblockClientByRequest(client *c, int with_error) {
 void signalKeyAsReady(redisDb *db, robj *key, int type) {
     (void)type;
     if (dictSize(db->blocking_keys) == 0) return;
-    if (!dictFind(db->blocking_keys, key)) return;
+    /* The blocking table's own key object is kept: the caller's may be a
+     * temporary, or point into a keyspace entry that is about to go. */
+    dictEntry *bde = dictFind(db->blocking_keys, key);
+    if (!bde) return;
+    key = dictGetKey(bde);
+    if (dictAdd(db->ready_keys, key, NULL) != DICT_OK) return; /* listed already */
+    incrRefCount(key);
     readyKey *rk = zmalloc(sizeof(*rk));
     rk->db = db;
     rk->key = key;
@@ -245,12 +252,55 @@ void signalBlockedKeysInDb(redisDb *db) {
     dictReleaseIterator(di);
 }
 
+void signalBlockedStreamsInDb(redisDb *db) {
+    if (dictSize(db->blocking_keys) == 0 || !server.blocked_clients_by_type[BLOCKED_STREAM]) return;
+    dictIterator *di = dictGetIterator(db->blocking_keys);
+    dictEntry *de;
+    while ((de = dictNext(di))) {
+        robj *key = dictGetKey(de);
+        dictEntry *ke = dbFindEntry(db, key->ptr);
+        if (ke && dbEntryValue(ke)->type == OBJ_STREAM) signalKeyAsReady(db, key, OBJ_STREAM);
+    }
+    dictReleaseIterator(di);
+}
+
 static int typeServes(int btype, robj *val) {
     if (!val) return 0;
     if (btype == BLOCKED_LIST) return val->type == OBJ_LIST;
     if (btype == BLOCKED_ZSET) return val->type == OBJ_ZSET;
     if (btype == BLOCKED_STREAM) return val->type == OBJ_STREAM;
     return 0;
+}
+
+/* Whether c, blocked on a key now holding val, runs its command again: when
+ * val can serve it, or (XREADGROUP) when its stream is gone, which the
+ * command then answers with an error, as Redis 7.0 does. */
+static int shouldRerun(client *c, robj *val) {
+    if (typeServes(c->bpop.btype, val)) return 1;
+    return c->bpop.unblock_on_nokey && (!val || val->type != OBJ_STREAM);
+}
+
+static void rerunBlockedCommand(client *c, robj *key) {
+    long long timeout = c->bpop.timeout;
+    detachBlocked(c);
+    c->bpop.timeout = timeout;
+    reprocessing = c;
+    reprocessing_key = key;
+    server.current_client = c;
+    updateCachedTime();
+    call(c, CALL_FULL);
+    reprocessing = NULL;
+    reprocessing_key = NULL;
+    server.current_client = NULL;
+    if (!(c->flags & CLIENT_BLOCKED)) {
+        if (c->bpop.keys) {
+            dictRelease(c->bpop.keys);
+            c->bpop.keys = NULL;
+        }
+        c->bpop.timeout = 0;
+        resetClient(c);
+        queueUnblocked(c);
+    }
 }
 
 /* Serves clients blocked on keys that received data, oldest first. Commands
@@ -262,36 +312,24 @@ void handleClientsBlockedOnKeys(void) {
         while (listLength(batch)) {
             listNode *rln = listFirst(batch);
             readyKey *rk = listNodeValue(rln);
+            /* From now on a new change of the key lists it again. */
+            dictDelete(rk->db->ready_keys, rk->key);
             list *clients = dictFetchValue(rk->db->blocking_keys, rk->key);
             if (clients) {
-                /* Serve at most the clients waiting now; re-blocked ones wait for the next signal. */
+                /* The clients waiting now, each once: one that blocks again
+                 * goes to the tail, past them, and waits for the next signal.
+                 * Running a client's command removes no other client. */
                 long count = listLength(clients);
-                while (count-- > 0 && listLength(clients)) {
+                listIter li;
+                listNode *ln;
+                listRewind(clients, &li);
+                while (count-- > 0 && (ln = listNext(&li))) {
+                    client *c = listNodeValue(ln);
                     robj *val = lookupKeyReadWithFlags(rk->db, rk->key, LOOKUP_NOTOUCH | LOOKUP_NONOTIFY | LOOKUP_NOSTATS);
-                    client *c = listNodeValue(listFirst(clients));
-                    if (!typeServes(c->bpop.btype, val)) break;
-                    long long timeout = c->bpop.timeout;
-                    detachBlocked(c);
-                    c->bpop.timeout = timeout;
-                    reprocessing = c;
-                    reprocessing_key = rk->key;
-                    server.current_client = c;
-                    updateCachedTime();
-                    call(c, CALL_FULL);
-                    reprocessing = NULL;
-                    reprocessing_key = NULL;
-                    server.current_client = NULL;
-                    if (!(c->flags & CLIENT_BLOCKED)) {
-                        if (c->bpop.keys) {
-                            dictRelease(c->bpop.keys);
-                            c->bpop.keys = NULL;
-                        }
-                        c->bpop.timeout = 0;
-                        resetClient(c);
-                        queueUnblocked(c);
-                    }
-                    clients = dictFetchValue(rk->db->blocking_keys, rk->key);
-                    if (!clients) break;
+                    if (!shouldRerun(c, val)) continue; /* another type's waiter (BLPOP on a stream...) */
+                    rerunBlockedCommand(c, rk->key);
+                    /* The last waiter gone, the list went with it. */
+                    if (dictFetchValue(rk->db->blocking_keys, rk->key) != clients) break;
                 }
             }
             decrRefCount(rk->key);

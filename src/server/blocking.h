@@ -12,7 +12,9 @@
 
 void blockingInit(void);
 /* Block c on keys until one is ready or the absolute ms timeout (0 = never).
- * With no keys (WAIT) only the timeout, CLIENT UNBLOCK or a disconnection end it. */
+ * With no keys (WAIT) only the timeout, CLIENT UNBLOCK or a disconnection end it.
+ * XREADGROUP then sets c->bpop.unblock_on_nokey: its command also runs again
+ * (to fail) when a key is deleted or stops being a stream. */
 void blockForKeys(client *c, int btype, robj **keys, int numkeys, long long timeout);
 /* CLIENT PAUSE: c's command (still in its argv) waits, unanswered, until
  * unblockPostponedClients; then it is processed again, clients in the order
@@ -25,8 +27,13 @@ unsigned long blockedClientsWithTimeout(void);
 void unblockClient(client *c, int reply_timeout);
 /* CLIENT UNBLOCK: 1 if c was blocked on keys and is now unblocked. */
 int unblockClientByRequest(client *c, int with_error);
+/* key received data, or (a stream) was deleted or overwritten: its blocked
+ * clients are looked at after the command. */
 void signalKeyAsReady(redisDb *db, robj *key, int type);
+/* Every blocked key present in db (SWAPDB: data arrived under them). */
 void signalBlockedKeysInDb(redisDb *db);
+/* Every blocked key of db holding a stream, before the data goes (flush, SWAPDB). */
+void signalBlockedStreamsInDb(redisDb *db);
 void handleClientsBlockedOnKeys(void);
 void processUnblockedClients(void);
 /* Parses a timeout (seconds as a float, or ms): absolute ms into *timeout, 0 = forever. */

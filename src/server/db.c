@@ -55,6 +55,7 @@ void initDatabases(void) {
         server.db[j].dict = dictCreate(&keyspaceDictType);
         server.db[j].expires = ttlHeapCreate(heapSetPos);
         server.db[j].blocking_keys = dictCreate(&objectKeyDictType);
+        server.db[j].ready_keys = dictCreate(&objectKeyDictType);
         server.db[j].watched_keys = dictCreate(&objectKeyDictType);
         server.db[j].id = j;
     }
@@ -213,6 +214,8 @@ robj *dbOverwrite(redisDb *db, robj *key, robj *val) {
         decrRefCount(val);
         return old;
     }
+    /* An overwritten stream is a deleted one to its XREADGROUP waiters (SET on it, say). */
+    if (old->type == OBJ_STREAM) signalKeyAsReady(db, key, OBJ_STREAM);
     /* The access history belongs to the key under LFU; else the value's counts. */
     int lfu = maxmemoryPolicyIsLfu();
     unsigned lru = val->lru;
@@ -247,6 +250,8 @@ robj *setKey(redisDb *db, robj *key, robj *val, int flags) {
 int dbSyncDelete(redisDb *db, robj *key) {
     dictEntry *de = dictUnlink(db->dict, key->ptr);
     if (!de) return 0;
+    /* XREADGROUP waiters on a stream that goes are answered with an error. */
+    if (dbEntryValue(de)->type == OBJ_STREAM) signalKeyAsReady(db, key, OBJ_STREAM);
     dbForgetLastLookup();
     removeEntryExpire(db, de);
     dictFreeUnlinkedEntry(db->dict, de);
@@ -293,6 +298,7 @@ long long emptyData(int dbnum, void (*callback)(dict *)) {
     int start = dbnum == -1 ? 0 : dbnum, end = dbnum == -1 ? server.dbnum - 1 : dbnum;
     for (int j = start; j <= end; j++) {
         redisDb *db = &server.db[j];
+        signalBlockedStreamsInDb(db); /* while its streams are still there to be seen */
         removed += dictSize(db->dict);
         ttlHeapClear(db->expires);
         dictEmpty(db->dict, callback);
@@ -362,6 +368,10 @@ int dbSwapDatabases(int id1, int id2) {
     redisDb a = server.db[id1], *db1 = &server.db[id1], *db2 = &server.db[id2];
     keyspaceSwapped(db1, db2);
     dbForgetLastLookup();
+    /* A stream that leaves fails its XREADGROUP waiters, unless a stream
+     * with their group arrives under the same name. */
+    signalBlockedStreamsInDb(db1);
+    signalBlockedStreamsInDb(db2);
     /* Only the data moves; blocked and watching clients stay with their db number. */
     db1->dict = db2->dict;
     db1->expires = db2->expires;

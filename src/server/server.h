@@ -151,6 +151,7 @@ typedef struct redisDb {
     dict *dict;             /* key (embedded sds) → robj; entry meta: expiry heap slot */
     ttlHeap *expires;       /* ordered deadlines of volatile keys */
     dict *blocking_keys;    /* key → list of clients blocked on it */
+    dict *ready_keys;       /* keys of this db in server.ready_keys (each listed once) */
     dict *watched_keys;     /* key → list of clients WATCHing it */
     int id;
     long long avg_ttl;
@@ -171,6 +172,7 @@ typedef struct blockingState {
     dict *keys;          /* keys the client waits for */
     void *privdata;      /* owned by the blocking command family */
     void (*unblockfn)(client *c, int reply); /* its owner answers (reply) or forgets it when unblocked */
+    int unblock_on_nokey; /* XREADGROUP: woken (to fail) when a key stops being a stream */
 } blockingState;
 
 typedef struct multiCmd {
@@ -296,7 +298,6 @@ struct redisServer {
     unsigned int blocked_clients;
     unsigned int blocked_clients_by_type[8];
     list *ready_keys;   /* readyList entries: keys that got data for blocked clients */
-    dict *ready_keys_set;
 
     /* Keyspace. */
     redisDb *db;
