@@ -403,3 +403,204 @@ def test_a_transaction_cut_by_a_lost_link_is_not_counted(server_factory):
         assert r.exists("txnk") == 0 and r.exists("s") == 1
     finally:
         fake.close()
+
+
+# ------------------------------------------ a replica serving while it loads
+# As Redis 7.0, a replica loading its master's snapshot lets clients in every
+# loading-process-events-interval-bytes: INFO and -LOADING, or, when the new
+# snapshot continues the history it holds (repl-diskless-load swapdb, same
+# replication ID), the old data until the new one is in place.
+
+import redis  # noqa: E402  (the module's other tests need no client library)
+
+LOADING = redis.exceptions.BusyLoadingError  # redis-py's class for a -LOADING reply
+
+
+def slow_master(server_factory):
+    """A diskless master with 400 keys of 20 kB; rdb-key-save-delay 5000
+    makes a snapshot of it take two seconds."""
+    master = server_factory("--repl-diskless-sync", "yes", "--repl-diskless-sync-delay", "0",
+                            "--rdbcompression", "no", "--enable-debug-command", "yes")
+    m = master.client()
+    m.execute_command("DEBUG", "POPULATE", 400, "master", 20000)
+    return master, m
+
+
+def loading_replica(server_factory, *args):
+    replica = server_factory("--repl-diskless-load", "swapdb", "--loading-process-events-interval-bytes", "65536",
+                             *args)
+    return replica, replica.client()
+
+
+def persistence(c):
+    return info(c, "persistence")
+
+
+def link_is_up(r):
+    return info(r).get("master_link_status") == "up"
+
+
+def test_a_loading_replica_answers_loading_and_info(server_factory):
+    master, m = slow_master(server_factory)
+    replica, r = loading_replica(server_factory)
+    r.set("old", "data")  # its own history: the load is not async
+    m.config_set("rdb-key-save-delay", 5000)
+    r.execute_command("REPLICAOF", master.host, master.port)
+    wait_for(lambda: persistence(r).get("loading") == "1", what="loading:1")
+    p = persistence(r)
+    assert p["async_loading"] == "0"
+    for field in ("loading_start_time", "loading_total_bytes", "loading_rdb_used_mem", "loading_loaded_bytes",
+                  "loading_loaded_perc", "loading_eta_seconds"):
+        assert field in p, p
+    with pytest.raises(LOADING):
+        r.get("old")
+    with pytest.raises(LOADING):
+        r.config_set("appendonly", "no")
+    with pytest.raises(LOADING):
+        r.config_set("repl-diskless-load", "disabled")
+    m.config_set("rdb-key-save-delay", 0)
+    wait_for(lambda: link_is_up(r), timeout=30, what="the sync")
+    assert r.dbsize() == 400 and r.get("old") is None
+    assert "loading_start_time" not in persistence(r)
+
+
+def same_history_full_sync(m, r, master):
+    """The replica follows the master, then loses the link for longer than
+    the backlog covers: its next sync is a full one of the same history."""
+    attach(r, master)
+    p = m.pipeline(transaction=True)
+    p.execute_command("CLIENT", "KILL", "TYPE", "replica")
+    p.config_set("repl-backlog-size", 16384)
+    for i in range(10):
+        p.set("filler:%d" % i, "A" * 16384)
+    p.execute()
+    m.config_set("rdb-key-save-delay", 5000)
+
+
+@pytest.mark.parametrize("outcome", ["loaded", "failed"])
+def test_async_loading_serves_the_old_data_and_functions(server_factory, outcome):
+    master, m = slow_master(server_factory)
+    replica, r = loading_replica(server_factory, "--replica-read-only", "no")
+    attach(r, master)
+    r.set("mykey", "myvalue")
+    r.execute_command("FUNCTION", "LOAD", "#!lua name=test\nredis.register_function('test', function() return 'old' end)")
+    m.execute_command("FUNCTION", "LOAD", "#!lua name=test\nredis.register_function('test', function() return 'new' end)")
+    old_size = r.dbsize()
+    same_history_full_sync(m, r, master)
+    wait_for(lambda: persistence(r).get("async_loading") == "1", what="async_loading:1")
+    assert persistence(r)["loading"] == "0"
+    assert r.get("mykey") == b"myvalue"
+    assert r.fcall("test", 0) == b"old"
+    assert r.dbsize() == old_size
+    with pytest.raises(LOADING):
+        r.execute_command("REPLICAOF", "NO", "ONE")
+    with pytest.raises(LOADING):
+        r.config_set("appendonly", "no")
+    assert persistence(r)["async_loading"] == "1"
+    if outcome == "failed":
+        m.config_set("repl-diskless-sync-delay", 5)  # no new attempt right away
+        m.execute_command("CLIENT", "KILL", "TYPE", "replica")
+        wait_for(lambda: persistence(r).get("async_loading") == "0", what="the load to fail")
+        assert r.get("mykey") == b"myvalue"
+        assert r.fcall("test", 0) == b"old"
+        assert r.dbsize() == old_size
+        m.config_set("rdb-key-save-delay", 0)
+        return
+    m.config_set("rdb-key-save-delay", 0)
+    wait_for(lambda: link_is_up(r), timeout=30, what="the sync")
+    assert r.get("mykey") is None
+    assert r.fcall("test", 0) == b"new"
+    assert r.dbsize() == m.dbsize()
+
+
+def test_failed_swapdb_load_restores_the_functions_too(server_factory):
+    source = server_factory()
+    s = source.client()
+    fill_some(s)
+    rdb = saved_rdb(source)
+    fake = FakeMaster(rdb[: len(rdb) // 2], len(rdb))
+    try:
+        # (writable: on a read-only replica FCALL of a function without
+        # no-writes is refused as a write)
+        replica = server_factory("--repl-diskless-load", "swapdb", "--replica-read-only", "no")
+        r = replica.client()
+        r.execute_command("FUNCTION", "LOAD", "#!lua name=lib\nredis.register_function('f', function() return 1 end)")
+        r.execute_command("REPLICAOF", "127.0.0.1", fake.port)
+        wait_for(lambda: "Failed trying to load the MASTER synchronization DB" in replica.log(), what="the failed load")
+        assert r.fcall("f", 0) == 1
+    finally:
+        fake.close()
+
+
+def test_sigterm_during_a_load_shuts_the_replica_down(server_factory):
+    master, m = slow_master(server_factory)
+    replica, r = loading_replica(server_factory)
+    m.config_set("rdb-key-save-delay", 20000)  # eight seconds of snapshot
+    r.execute_command("REPLICAOF", master.host, master.port)
+    wait_for(lambda: persistence(r).get("loading") == "1", what="loading:1")
+    replica.proc.terminate()
+    replica.proc.wait(timeout=5)
+    m.config_set("rdb-key-save-delay", 0)
+
+
+# ------------------------------------------------ what a replica may not do
+
+
+def raw_psync(master):
+    import socket
+    s = socket.create_connection((master.host, master.port), timeout=10)
+    s.sendall(b"PSYNC ? -1\r\n")
+    line = b""
+    while not line.endswith(b"\r\n"):
+        line += s.recv(1)
+    assert line.startswith(b"+FULLRESYNC ")
+    return s
+
+
+def test_a_command_answered_on_a_replica_link_drops_it(server_factory):
+    master = server_factory("--repl-diskless-sync", "no")
+    m = master.client()
+    s = raw_psync(master)
+    s.sendall(b"GET foo\r\n")
+    wait_for(lambda: "Replica generated a reply to command 'get', disconnecting it" in master.log(),
+             what="the log line")
+    log = master.log()
+    assert "== CRITICAL == This master is sending an error to its replica: 'Replica can't interact with the keyspace'" in log
+    wait_for(lambda: info(m)["connected_slaves"] == "0", what="the replica dropped")
+    assert m.ping()
+    s.close()
+
+
+def test_psync_with_a_bad_offset(server_factory):
+    master = server_factory()
+    m = master.client()
+    with pytest.raises(redis.ResponseError, match="value is not an integer or out of range"):
+        m.execute_command("PSYNC", "replicationid", "offset_str")
+    assert "asks for synchronization but with a wrong offset" in master.log()
+    assert info(m)["connected_slaves"] == "0"
+
+
+def test_repl_backlog_size_has_a_floor(server_factory):
+    master = server_factory()
+    m = master.client()
+    m.config_set("repl-backlog-size", 100)
+    assert m.config_get("repl-backlog-size") == {"repl-backlog-size": "16384"}
+
+
+def test_one_snapshot_child_at_a_time(server_factory):
+    """A full resync's child is the snapshot child: SAVE and BGSAVE are
+    refused while it runs, BGREWRITEAOF waits for it."""
+    master = server_factory("--repl-diskless-sync", "no", "--rdb-key-save-delay", "100000",
+                            "--enable-debug-command", "yes")
+    m = master.client()
+    m.execute_command("DEBUG", "POPULATE", 100)
+    replica = server_factory()
+    replica.client().execute_command("REPLICAOF", master.host, master.port)
+    wait_for(lambda: persistence(m).get("rdb_bgsave_in_progress") == "1", what="the replication child")
+    for cmd in (("BGSAVE",), ("BGSAVE", "SCHEDULE"), ("SAVE",)):
+        with pytest.raises(redis.ResponseError, match="^Background save already in progress$"):
+            m.execute_command(*cmd)
+    m.set_response_callback("BGREWRITEAOF", lambda resp, **kw: resp)
+    assert m.execute_command("BGREWRITEAOF") == b"Background append only file rewriting scheduled"
+    assert persistence(m)["aof_rewrite_scheduled"] == "1"
+    replica.client().execute_command("REPLICAOF", "NO", "ONE")

@@ -35,6 +35,7 @@ struct aeEventLoop {
     int ntimers, timercap;
     long long nextTimerId;
     int inTimers;
+    int depth;           /* file events being processed (a nested call: events handled while blocked) */
     monotime turn_start; /* when the last epoll_wait returned */
     aeBeforeSleepProc *beforesleep;
 };
@@ -190,25 +191,34 @@ static void processTimers(aeEventLoop *el) {
     compactTimers(el);
 }
 
-/* Waits at most timeout_us (0 polls). epoll_pwait2 keeps microsecond timers
- * precise; kernels before 5.11 lack it and get epoll_wait, rounded up to ms. */
-static int waitForEvents(aeEventLoop *el, long long timeout_us) {
+/* Waits at most timeout_us (0 polls) for up to max events into fired.
+ * epoll_pwait2 keeps microsecond timers precise; kernels before 5.11 lack it
+ * and get epoll_wait, rounded up to ms. */
+static int waitForEvents(aeEventLoop *el, struct epoll_event *fired, int max, long long timeout_us) {
     static int no_pwait2;
     if (!no_pwait2) {
         struct timespec ts = {.tv_sec = timeout_us / 1000000, .tv_nsec = (timeout_us % 1000000) * 1000};
-        int n = epoll_pwait2(el->epfd, el->fired, el->setsize, &ts, NULL);
+        int n = epoll_pwait2(el->epfd, fired, max, &ts, NULL);
         if (n != -1 || errno != ENOSYS) return n;
         no_pwait2 = 1;
     }
-    return epoll_wait(el->epfd, el->fired, el->setsize, (int)((timeout_us + 999) / 1000));
+    return epoll_wait(el->epfd, fired, max, (int)((timeout_us + 999) / 1000));
 }
 
+/* A handler may process events itself (a slow script, a replica loading its
+ * master's snapshot): that nested round gets its own array, so the outer one
+ * goes on with the events it fetched. */
+#define AE_NESTED_EVENTS 128
+
 static int processFileEvents(aeEventLoop *el, long long timeout_us) {
-    int n = waitForEvents(el, timeout_us);
+    struct epoll_event nested[AE_NESTED_EVENTS];
+    struct epoll_event *fired = el->depth ? nested : el->fired;
+    int n = waitForEvents(el, fired, el->depth ? AE_NESTED_EVENTS : el->setsize, timeout_us);
     el->turn_start = getMonotonicUs();
+    el->depth++;
     for (int i = 0; i < n; i++) {
-        int fd = el->fired[i].data.fd;
-        uint32_t ev = el->fired[i].events;
+        int fd = fired[i].data.fd;
+        uint32_t ev = fired[i].events;
         fileEvent *fe = &el->events[fd];
         int fired_read = 0;
         if (fe->mask & AE_READABLE && ev & (EPOLLIN | EPOLLERR | EPOLLHUP)) {
@@ -220,6 +230,7 @@ static int processFileEvents(aeEventLoop *el, long long timeout_us) {
             if (!fired_read || fe->wproc != fe->rproc) fe->wproc(el, fd, fe->clientData, AE_WRITABLE);
         }
     }
+    el->depth--;
     return n;
 }
 

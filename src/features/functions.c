@@ -380,6 +380,17 @@ void functionsFlushAll(void) {
     lua_gc(flua, LUA_GCCOLLECT, 0);
 }
 
+functionsSet *functionsSetAside(functionsSet *set) {
+    registry *old = current;
+    current = set ? set : registryCreate();
+    return old;
+}
+
+void functionsFreeSet(functionsSet *set) {
+    registryFree(set);
+    lua_gc(flua, LUA_GCCOLLECT, 0);
+}
+
 static void createLoadApi(void) {
     lua_State *L = flua;
     lua_newtable(L); /* the real table behind the read-only proxy */

@@ -21,6 +21,14 @@ typedef struct functionsMemory {
     size_t functions, libraries, vm_bytes, registry_bytes;
 } functionsMemory;
 void functionsGetMemory(functionsMemory *fm);
+/* The libraries in use can be set aside, as the dbs are, while a replica
+ * loads its master's snapshot (repl-diskless-load swapdb): a failed load
+ * puts them back. functionsSetAside(NULL) leaves an empty set in use and
+ * returns the old one; functionsSetAside(set) puts set in use and returns
+ * the one it replaces; functionsFreeSet frees a set aside. */
+typedef struct registry functionsSet;
+functionsSet *functionsSetAside(functionsSet *set);
+void functionsFreeSet(functionsSet *set);
 /* Removes every library, as FUNCTION FLUSH does. */
 void functionsFlushAll(void);
 void functionsInit(void); /* called by scriptingInit */

@@ -1195,12 +1195,6 @@ static int scriptFlagsOf(const char *sha) {
 
 /* ---------------------------------------------------------------- running */
 
-static void processEventsWhileBlocked(void) {
-    /* Serve other clients (they get -BUSY or SCRIPT KILL works) without timers. */
-    aeProcessFileEventsNoWait(server.el);
-    handleClientsWithPendingWrites();
-}
-
 static void luaMaskCountHook(lua_State *L, lua_Debug *ar) {
     (void)ar;
     long long elapsed = (long long)(getMonotonicUs() - run.start) / 1000;

@@ -12,6 +12,7 @@
 #include "persist/bgchild.h"
 #include "server/propagate.h"
 #include "persist/rdb.h"
+#include "repl/repl.h"
 #include "features/functions.h"
 #include "server/client.h"
 #include "server/db.h"
@@ -378,6 +379,7 @@ void aofCron(void) {
         return;
     }
     if (aof.rewrite_scheduled) {
+        if (replSnapshotChildActive()) return; /* after the full resync's child */
         aof.rewrite_scheduled = 0;
         bgrewriteNow();
         return;
@@ -675,7 +677,8 @@ void bgrewriteaofCommand(client *c) {
         addReplyError(c, "Background append only file rewriting already in progress");
         return;
     }
-    if (server.in_exec) {
+    /* Inside EXEC nothing forks, and a full resync's child runs alone (as Redis). */
+    if (server.in_exec || replSnapshotChildActive()) {
         aof.rewrite_scheduled = 1;
         addReplyStatus(c, "Background append only file rewriting scheduled");
         return;

@@ -50,8 +50,12 @@ static int saveForeground(void) {
     return C_OK;
 }
 
+/* One snapshot child at a time, as Redis: a full resync's child (repl/)
+ * counts as one. */
+static int snapshotChildRunning(void) { return child_pid != -1 || replSnapshotChildActive(); }
+
 static int saveBackground(void) {
-    if (child_pid != -1) return C_ERR;
+    if (snapshotChildRunning()) return C_ERR;
     lastbgsave_try = time(NULL);
     dirty_before_bgsave = server.dirty;
     pid_t pid = bgchildFork();
@@ -97,7 +101,7 @@ static void checkChildDone(void) {
 void persistCron(void) {
     aofCron();
     checkChildDone();
-    if (child_pid != -1) return;
+    if (snapshotChildRunning()) return;
     if (bgsave_scheduled) {
         bgsave_scheduled = 0;
         saveBackground();
@@ -130,8 +134,11 @@ static void killSaveChild(void) {
 }
 
 int persistAfterFlushall(void) {
-    if (server.saveparamslen == 0) return 0;
+    /* As Redis: a snapshot being written holds the data just dropped,
+     * whether a BGSAVE's or a full resync's (whose replicas sync again). */
     killSaveChild();
+    replKillSnapshotChild();
+    if (server.saveparamslen == 0) return 0;
     saveForeground();
     return 1;
 }
@@ -175,26 +182,27 @@ int persistDebugReload(int save, int flush, int merge) {
 
 sds persistInfo(sds info) {
     info = sdscatprintf(info,
-                        "# Persistence\r\nloading:%d\r\nasync_loading:0\r\ncurrent_cow_peak:0\r\ncurrent_cow_size:0\r\n"
+                        "# Persistence\r\nloading:%d\r\nasync_loading:%d\r\ncurrent_cow_peak:0\r\ncurrent_cow_size:0\r\n"
                         "current_cow_size_age:0\r\ncurrent_fork_perc:0.00\r\ncurrent_save_keys_processed:0\r\n"
                         "current_save_keys_total:0\r\nrdb_changes_since_last_save:%lld\r\n"
                         "rdb_bgsave_in_progress:%d\r\nrdb_last_save_time:%lld\r\nrdb_last_bgsave_status:%s\r\n"
                         "rdb_last_bgsave_time_sec:%lld\r\nrdb_current_bgsave_time_sec:%lld\r\nrdb_saves:%lld\r\n"
                         "rdb_last_cow_size:%zu\r\nrdb_last_load_keys_expired:%lld\r\nrdb_last_load_keys_loaded:%lld\r\n",
-                        server.loading, server.dirty, child_pid != -1 || replSnapshotChildActive(),
+                        server.loading, server.async_loading, server.dirty, child_pid != -1 || replSnapshotChildActive(),
                         (long long)server.lastsave,
                         lastbgsave_ok ? "ok" : "err", last_bgsave_time_sec,
                         child_pid != -1 ? (long long)(time(NULL) - child_start) : -1LL, rdb_saves,
                         rdb_last_cow_size, rdbLastLoadKeysExpired(), rdbLastLoadKeysLoaded());
     info = aofInfo(info);
-    return sdscatprintf(info, "aof_last_cow_size:%zu\r\nmodule_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n",
+    info = sdscatprintf(info, "aof_last_cow_size:%zu\r\nmodule_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n",
                         aofLastCowSize());
+    return rdbLoadingInfo(info);
 }
 
 /* ---------------------------------------------------------------- commands */
 
 void saveCommand(client *c) {
-    if (child_pid != -1) {
+    if (snapshotChildRunning()) {
         addReplyError(c, "Background save already in progress");
         return;
     }
@@ -212,7 +220,7 @@ void bgsaveCommand(client *c) {
             return;
         }
     }
-    if (child_pid != -1) {
+    if (snapshotChildRunning()) {
         addReplyError(c, "Background save already in progress");
         return;
     }

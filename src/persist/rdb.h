@@ -26,15 +26,24 @@ void rdbSetReplInfoHooks(int (*fill)(rdbReplInfo *rsi), void (*loaded)(const rdb
 /* Saves every db and function library to filename (via a temp file, fsync,
  * rename). aof_base: the file is an AOF base (its "aof-base" aux field). C_OK / C_ERR. */
 int rdbSave(const char *filename, int aof_base);
-/* The same snapshot written to fd (a pipe: diskless replication), which it closes. */
-int rdbSaveToFd(int fd);
+/* The same snapshot written to fd (a pipe: diskless replication), then
+ * trailer (the transfer's EOF mark: only a complete snapshot ends with it),
+ * and fd closed. */
+int rdbSaveToFd(int fd, const char *trailer, size_t trailer_len);
 /* Loads filename into the (empty) dbs and function registry. C_ERR with a logged reason on a bad file;
  * a missing file is reported through *missing and returns C_ERR too. */
 int rdbLoad(const char *filename, int flags, int *missing);
+/* rdbLoad for a replica's snapshot from its master: progress() runs each
+ * time another loading-process-events-interval-bytes were read (the replica
+ * serves clients from there: INFO, -LOADING). */
+int rdbLoadWithProgress(const char *filename, void (*progress)(void));
 /* Loads a snapshot as it arrives on a socket (diskless load): size bytes, or
  * up to its end (-1: an EOF-marked transfer); waits at most timeout_ms for
- * each chunk. Bytes read past the snapshot are handed back in *leftover. */
-int rdbLoadFromSocket(int fd, long long size, int timeout_ms, sds *leftover);
+ * each chunk, and calls progress() as rdbLoadWithProgress does. Bytes read
+ * past the snapshot are handed back in *leftover. */
+int rdbLoadFromSocket(int fd, long long size, int timeout_ms, void (*progress)(void), sds *leftover);
+/* INFO persistence while a load runs: the loading_* fields. */
+sds rdbLoadingInfo(sds info);
 /* Keys the last successful load found, and how many of them had expired already. */
 long long rdbLastLoadKeysLoaded(void);
 long long rdbLastLoadKeysExpired(void);

@@ -15,6 +15,7 @@
 #include "persist/rdb.h"
 #include "server/blocking.h"
 #include "server/client.h"
+#include "server/config.h"
 #include "server/hooks.h"
 #include "server/propagate.h"
 #include "server/reply.h"
@@ -34,8 +35,8 @@
 replIdentity replId;
 
 enum { R_WAIT_BGSAVE_START, R_WAIT_BGSAVE_END, R_SEND_BULK, R_ONLINE };
-/* A diskless transfer's pipe: streaming the RDB, sending the final EOF mark, all sent. */
-enum { PIPE_STREAMING, PIPE_MARK, PIPE_SENT };
+/* A diskless transfer's pipe: streaming the RDB (the child ends it with the EOF mark), all sent. */
+enum { PIPE_STREAMING, PIPE_SENT };
 
 /* What a connection that said REPLCONF or SYNC/PSYNC is to us (client->repl). */
 typedef struct replicaLink {
@@ -137,6 +138,34 @@ void replFreeBacklog(void) {
     replUpdateStreamSubscription();
 }
 
+/* CONFIG SET repl-backlog-size: at least 16kB (as Redis, which writes the
+ * floor back into the config), and a live backlog takes the new size now,
+ * keeping its most recent bytes. */
+#define BACKLOG_MIN_SIZE 16384
+static int applyBacklogSize(const char **err) {
+    (void)err;
+    if (server.repl_backlog_size < BACKLOG_MIN_SIZE) server.repl_backlog_size = BACKLOG_MIN_SIZE;
+    if (!m.backlog || server.repl_backlog_size == m.backlog_size) return 1;
+    long long size = server.repl_backlog_size;
+    long long keep = m.backlog_histlen < size ? m.backlog_histlen : size;
+    char *b = zmalloc(size);
+    /* The last keep bytes, oldest first, from the ring. */
+    long long j = (m.backlog_idx - keep + m.backlog_size) % m.backlog_size;
+    for (long long done = 0; done < keep;) {
+        long long n = m.backlog_size - j < keep - done ? m.backlog_size - j : keep - done;
+        memcpy(b + done, m.backlog + j, n);
+        done += n;
+        j = 0;
+    }
+    zfree(m.backlog);
+    m.backlog = b;
+    m.backlog_size = size;
+    m.backlog_histlen = keep;
+    m.backlog_idx = keep % size;
+    m.backlog_off = replId.offset - keep + 1;
+    return 1;
+}
+
 static void backlogAppend(const char *p, size_t len) {
     while (len) {
         size_t room = m.backlog_size - m.backlog_idx;
@@ -231,8 +260,24 @@ static replicaLink *linkOf(client *c) {
     return c->repl;
 }
 
+/* The last replica waiting for a snapshot on disk went: with no save
+ * points, nobody needs the file and the child is killed (as Redis). */
+static void dropUselessSnapshot(replicaLink *gone) {
+    if (server.saveparamslen || m.child == -1 || m.diskless || gone->state != R_WAIT_BGSAVE_END) return;
+    listIter li;
+    listNode *ln;
+    listRewind(m.replicas, &li);
+    while ((ln = listNext(&li))) {
+        replicaLink *r = listNodeValue(ln);
+        if (r != gone && r->state == R_WAIT_BGSAVE_END) return;
+    }
+    serverLog(LL_NOTICE, "Background saving for SYNC is not needed anymore, killing the child.");
+    kill(m.child, SIGUSR1);
+}
+
 static void freeLink(replicaLink *r) {
     if (r->attached) {
+        dropUselessSnapshot(r);
         listNode *ln = listSearchKey(m.replicas, r);
         if (ln) listDelNode(m.replicas, ln);
         if (listLength(m.replicas) == 0) m.no_replicas_since = server.unixtime;
@@ -279,6 +324,18 @@ static int waitingReplicasTakeDiskless(void) {
     return 1;
 }
 
+/* repl-diskless-sync-max-replicas: that many waiting start the transfer
+ * without waiting out the delay. */
+static int enoughReplicasWaiting(void) {
+    if (server.repl_diskless_sync_max_replicas <= 0) return 0;
+    int waiting = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(m.replicas, &li);
+    while ((ln = listNext(&li))) waiting += ((replicaLink *)listNodeValue(ln))->state == R_WAIT_BGSAVE_START;
+    return waiting >= server.repl_diskless_sync_max_replicas;
+}
+
 static void readRdbPipe(aeEventLoop *el, int fd, void *privdata, int mask);
 static void startWaitingSync(void);
 
@@ -288,10 +345,14 @@ static void startBgsaveForReplication(void) {
     int fds[2] = {-1, -1};
     if (diskless && pipe(fds) == -1) diskless = 0;
     snprintf(m.rdbfile, sizeof(m.rdbfile), "temp-repl-%d.rdb", (int)getpid());
+    /* The child ends the snapshot with the mark: a child killed half-way
+     * sends none, and its replicas fail the load instead of taking half. */
+    if (diskless) randomHex(m.eofmark, REPL_ID_LEN);
+    serverLog(LL_NOTICE, "Starting BGSAVE for SYNC with target: %s", diskless ? "replicas sockets" : "disk");
     pid_t pid = bgchildFork();
     if (pid == 0) {
         if (diskless) close(fds[0]);
-        int ok = (diskless ? rdbSaveToFd(fds[1]) : rdbSave(m.rdbfile, 0)) == C_OK;
+        int ok = (diskless ? rdbSaveToFd(fds[1], m.eofmark, REPL_ID_LEN) : rdbSave(m.rdbfile, 0)) == C_OK;
         bgchildReportCow();
         _exit(ok ? 0 : 1);
     }
@@ -301,7 +362,6 @@ static void startBgsaveForReplication(void) {
         else {
             anetNonBlock(NULL, fds[0]);
             m.pipefd = fds[0];
-            randomHex(m.eofmark, REPL_ID_LEN);
             aeCreateFileEvent(server.el, m.pipefd, AE_READABLE, readRdbPipe, NULL);
         }
     }
@@ -332,7 +392,8 @@ static void startBgsaveForReplication(void) {
         serverLog(LL_WARNING, "Can't save in background: fork: %s", strerror(errno));
         return;
     }
-    serverLog(LL_NOTICE, "Starting BGSAVE for SYNC with target: %s", diskless ? "replicas sockets" : "disk");
+    serverLog(LL_NOTICE, diskless ? "Background RDB transfer started by pid %d" : "Background saving started by pid %d",
+              (int)pid);
     m.child = pid;
     m.diskless = diskless;
     m.pipe_stage = PIPE_STREAMING;
@@ -402,7 +463,8 @@ static void readRdbPipe(aeEventLoop *el, int fd, void *privdata, int mask) {
         spreadChunk();
         return;
     }
-    /* The child closed its end: the EOF mark ends the transfer. */
+    /* The child closed its end: all it wrote (the mark too, if it
+     * finished) went out; the transfer ends once it is collected. */
     int up = 0;
     listIter li;
     listNode *ln;
@@ -412,10 +474,8 @@ static void readRdbPipe(aeEventLoop *el, int fd, void *privdata, int mask) {
     aeDeleteFileEvent(server.el, m.pipefd, AE_READABLE);
     close(m.pipefd);
     m.pipefd = -1;
-    m.pipe_stage = PIPE_MARK;
-    memcpy(m.chunk, m.eofmark, REPL_ID_LEN);
-    m.chunk_len = REPL_ID_LEN;
-    spreadChunk();
+    m.pipe_stage = PIPE_SENT;
+    finishDisklessTransfer();
 }
 
 /* A replica of the diskless transfer went: the pipe may have waited for it,
@@ -447,15 +507,28 @@ static void resumePipe(void) {
         replicaLink *r = listNodeValue(ln);
         if (takesPipe(r) && r->chunk_sent < m.chunk_len) return;
     }
-    if (m.pipe_stage == PIPE_STREAMING) {
-        if (m.pipefd != -1 && aeCreateFileEvent(server.el, m.pipefd, AE_READABLE, readRdbPipe, NULL) == AE_ERR)
-            serverLog(LL_WARNING, "Can't watch the diskless transfer's pipe");
+    if (m.pipe_stage == PIPE_STREAMING && m.pipefd != -1 &&
+        aeCreateFileEvent(server.el, m.pipefd, AE_READABLE, readRdbPipe, NULL) == AE_ERR)
+        serverLog(LL_WARNING, "Can't watch the diskless transfer's pipe");
+}
+
+/* The address a replica is known by: the one it announced, else its connection's. */
+static void replicaAddr(replicaLink *r, char *ip, size_t len) {
+    if (r->announced_ip[0]) {
+        snprintf(ip, len, "%s", r->announced_ip);
         return;
     }
-    if (m.pipe_stage == PIPE_MARK) {
-        m.pipe_stage = PIPE_SENT;
-        finishDisklessTransfer();
-    }
+    snprintf(ip, len, "%s", r->c->addr);
+    char *colon = strrchr(ip, ':');
+    if (colon) *colon = '\0';
+}
+
+/* How logs name a replica, as Redis: its address and announced port. */
+static void replicaName(replicaLink *r, char *buf, size_t len) {
+    char ip[NET_ADDR_STR_LEN];
+    replicaAddr(r, ip, sizeof(ip));
+    if (r->listening_port) snprintf(buf, len, "%s:%d", ip, r->listening_port);
+    else snprintf(buf, len, "%s:<unknown-replica-port>", ip);
 }
 
 static void attachReplica(client *c, replicaLink *r) {
@@ -521,8 +594,16 @@ void syncCommand(client *c) {
         return;
     }
     replicaLink *r = linkOf(c);
+    char name[NET_ADDR_STR_LEN + 32];
+    replicaName(r, name, sizeof(name));
+    serverLog(LL_NOTICE, "Replica %s asks for synchronization", name);
     int first = listLength(m.replicas) == 0;
     if (!strcasecmp(c->argv[0]->ptr, "psync")) {
+        long long offset;
+        if (getLongLongFromObjectOrReply(c, c->argv[2], &offset, NULL) != C_OK) {
+            serverLog(LL_WARNING, "Replica %s asks for synchronization but with a wrong offset", name);
+            return;
+        }
         if (first && !m.backlog && !server.masterhost_set) {
             /* A new history starts with the first replica (as Redis). */
             replChangeId();
@@ -544,7 +625,6 @@ void syncCommand(client *c) {
         }
         replEnsureBacklog();
     }
-    serverLog(LL_NOTICE, "Replica %s asks for synchronization", c->addr);
     if (m.child != -1 && !m.diskless) {
         /* Share the snapshot being made: the stream since it started comes along. */
         listIter li;
@@ -561,7 +641,7 @@ void syncCommand(client *c) {
         return; /* the snapshot is for others already sending: the next one is ours */
     }
     if (m.child != -1 || m.diskless) return; /* a diskless transfer under way: the next one is ours */
-    if (waitingReplicasTakeDiskless() && server.repl_diskless_sync_delay) {
+    if (waitingReplicasTakeDiskless() && server.repl_diskless_sync_delay && !enoughReplicasWaiting()) {
         /* Others may come within the delay and share the transfer (the cron starts it). */
         if (!m.wait_since) m.wait_since = server.unixtime;
         return;
@@ -692,18 +772,22 @@ static void finishDisklessTransfer(void) {
     startWaitingSync();
 }
 
+/* The child is collected as soon as it exits, killed or not. A diskless
+ * transfer that ends well goes on until the pipe is read to the end (and
+ * counts as running until then, as in Redis, whose child waits for the
+ * parent); one whose child failed or was killed ends now, its replicas
+ * dropped. */
 static void checkChild(void) {
     if (m.child == -1) return;
-    /* A diskless child counts as running until its pipe is read to the end
-     * (as in Redis, where it waits for the parent before exiting). */
-    if (m.diskless && m.pipefd != -1) return;
     int status;
     pid_t pid = waitpid(m.child, &status, WNOHANG);
     if (pid == 0) return;
     int ok = pid == m.child && WIFEXITED(status) && WEXITSTATUS(status) == 0;
     bgchildCollectCow(m.child);
     m.child = -1;
-    serverLog(ok ? LL_NOTICE : LL_WARNING, "Background RDB transfer %s", ok ? "terminated with success" : "error");
+    if (ok) serverLog(LL_NOTICE, "Background RDB transfer terminated with success");
+    else if (pid == -1 || !WIFSIGNALED(status)) serverLog(LL_WARNING, "Background transfer error");
+    else serverLog(LL_WARNING, "Background transfer terminated by signal %d", WTERMSIG(status));
     snapshotDone(ok);
 }
 
@@ -785,7 +869,9 @@ void replMasterCron(void) {
             continue;
         }
         if (r->state != R_ONLINE || r->pre_psync) continue;
-        if (server.unixtime - r->ack_time > server.repl_timeout) {
+        /* ACKs, or the newlines a replica sends while it loads our snapshot. */
+        time_t heard = r->ack_time > r->c->lastinteraction ? r->ack_time : r->c->lastinteraction;
+        if (server.unixtime - heard > server.repl_timeout) {
             serverLog(LL_WARNING, "Disconnecting timedout replica (streaming sync): %s", r->c->addr);
             freeClientAsync(r->c);
         }
@@ -915,16 +1001,6 @@ static void replBeforeSleep(void) {
 
 /* ---------------------------------------------------------------- INFO, ROLE */
 
-static void replicaAddr(replicaLink *r, char *ip, size_t len) {
-    if (r->announced_ip[0]) {
-        snprintf(ip, len, "%s", r->announced_ip);
-        return;
-    }
-    snprintf(ip, len, "%s", r->c->addr);
-    char *colon = strrchr(ip, ':');
-    if (colon) *colon = '\0';
-}
-
 unsigned long replReplicaCount(void) { return listLength(m.replicas); }
 
 int replFindReplica(const char *host, int port, int *online, long long *ack_off) {
@@ -968,8 +1044,10 @@ sds replMasterInfo(sds info) {
         replicaLink *r = listNodeValue(ln);
         char ip[NET_ADDR_STR_LEN];
         replicaAddr(r, ip, sizeof(ip));
+        /* A diskless transfer is still the snapshot's making to Redis: wait_bgsave. */
+        const char *state = r->state == R_SEND_BULK && r->diskless ? "wait_bgsave" : states[r->state];
         info = sdscatprintf(info, "slave%d:ip=%s,port=%d,state=%s,offset=%lld,lag=%lld\r\n", i++, ip,
-                            r->listening_port, states[r->state], r->ack_off,
+                            r->listening_port, state, r->ack_off,
                             (long long)(server.unixtime - r->ack_time));
     }
     return sdscatprintf(info,
@@ -987,7 +1065,12 @@ sds replInfo(sds info) {
     return replMasterInfo(info);
 }
 
-int replSnapshotChildActive(void) { return m.child != -1; }
+int replSnapshotChildActive(void) { return m.child != -1 || m.diskless; }
+
+void replKillSnapshotChild(void) {
+    if (m.child == -1) return;
+    kill(m.child, SIGUSR1); /* collected by the cron, which drops the replicas waiting for it */
+}
 
 long long replStatSyncFull(void) { return server.stat_sync_full; }
 long long replStatSyncPartialOk(void) { return server.stat_sync_partial_ok; }
@@ -1052,6 +1135,7 @@ void replInit(void) {
     serverAddBeforeSleepTask(replBeforeSleep);
     serverAddClientTeardown(replMasterClientTeardown);
     rdbSetReplInfoHooks(fillReplInfo, replicaLoadedReplInfo);
+    configSetApplyHook("repl-backlog-size", applyBacklogSize);
     replicaInit();
     failoverInit();
 }

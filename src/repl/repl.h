@@ -16,6 +16,9 @@ sds replInfo(sds info);
 /* INFO stats: full resyncs served, partial resyncs accepted and refused. */
 /* A child writes a snapshot for replicas (INFO rdb_bgsave_in_progress counts it, as Redis). */
 int replSnapshotChildActive(void);
+/* FLUSHALL: the snapshot being made for replicas is of data now gone; its
+ * child is killed and its replicas start over. */
+void replKillSnapshotChild(void);
 long long replStatSyncFull(void);
 long long replStatSyncPartialOk(void);
 long long replStatSyncPartialErr(void);

@@ -12,7 +12,6 @@
 #include "core/numparse.h"
 #include "core/zmalloc.h"
 #include "features/functions.h"
-#include "persist/persist.h"
 #include "server/blocking.h"
 #include "server/client.h"
 #include "server/hooks.h"
@@ -353,6 +352,84 @@ static void loadedSnapshot(sds rest) {
     serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Finished with success");
 }
 
+/* ------------------------------------------------------ loading the snapshot */
+
+/* A load serves clients between pieces of it, every
+ * loading-process-events-interval-bytes (as Redis): they get -LOADING and
+ * INFO, or, with an async load, the old data. */
+static struct {
+    int async;                   /* swapdb with the same history: the old data stays served meanwhile */
+    dbBackup *old;               /* swapdb: the data before the load, back if it fails */
+    functionsSet *old_functions; /* ... and the libraries */
+    time_t last_newline;
+} ld;
+
+static void loadProgress(void) {
+    updateCachedTime();
+    /* The master hears from us while we load, as from Redis: a newline a
+     * second counts as a sign of life and is otherwise ignored. */
+    if (rp.fd != -1 && server.unixtime != ld.last_newline) {
+        ld.last_newline = server.unixtime;
+        if (write(rp.fd, "\n", 1) == -1) { /* a broken link shows in the load's next read */
+        }
+    }
+    if (!ld.async) {
+        processEventsWhileBlocked();
+        return;
+    }
+    /* The old data and libraries in place while clients are served; the
+     * load goes on into the new ones afterwards. */
+    dbBackupSwap(ld.old);
+    ld.old_functions = functionsSetAside(ld.old_functions);
+    server.loading = 0;
+    processEventsWhileBlocked();
+    server.loading = 1;
+    ld.old_functions = functionsSetAside(ld.old_functions);
+    dbBackupSwap(ld.old);
+}
+
+/* Before a load: the old data set aside (swapdb) or dropped. */
+static void loadBegin(int swapdb, int async) {
+    ld.async = async;
+    ld.last_newline = 0;
+    if (swapdb) {
+        ld.old = dbBackupAll();
+        ld.old_functions = functionsSetAside(NULL);
+    } else {
+        serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Flushing old data");
+        emptyData(-1, NULL);
+        functionsFlushAll();
+    }
+    /* Our old history ends here (an async load keeps it until it succeeds). */
+    if (!async) rp.cached = 0;
+    server.async_loading = async;
+    serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Loading DB in memory");
+    rp.have_loaded_rsi = 0;
+}
+
+/* After it: the old data back (a failed swapdb load) or freed. */
+static void loadEnd(int ok) {
+    server.async_loading = 0;
+    ld.async = 0;
+    if (!ld.old) {
+        if (!ok) {
+            emptyData(-1, NULL);
+            functionsFlushAll();
+        }
+        return;
+    }
+    if (ok) {
+        dbBackupDiscard(ld.old);
+        functionsFreeSet(ld.old_functions);
+    } else {
+        serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Discarding the half-loaded data and restoring the old one");
+        dbBackupRestore(ld.old);
+        functionsFreeSet(functionsSetAside(ld.old_functions));
+    }
+    ld.old = NULL;
+    ld.old_functions = NULL;
+}
+
 static void transferDone(void) {
     aeDeleteFileEvent(server.el, rp.fd, AE_READABLE);
     if (rp.usemark) {
@@ -362,7 +439,6 @@ static void transferDone(void) {
     fsync(rp.tmpfd);
     close(rp.tmpfd);
     rp.tmpfd = -1;
-    serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Flushing old data");
     /* Our replicas follow another history now: they resync with us. */
     replDisconnectReplicas();
     if (rename(rp.tmpfile, server.dbfilename) == -1) {
@@ -371,9 +447,10 @@ static void transferDone(void) {
         cancelHandshake();
         return;
     }
-    serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Loading DB in memory");
-    rp.have_loaded_rsi = 0;
-    if (persistDebugReload(0, 1, 0) != C_OK) {
+    loadBegin(0, 0);
+    int ok = rdbLoadWithProgress(server.dbfilename, loadProgress) == C_OK;
+    loadEnd(ok);
+    if (!ok) {
         serverLog(LL_WARNING, "Failed trying to load the MASTER synchronization DB from disk");
         cancelHandshake();
         return;
@@ -388,7 +465,8 @@ static int readAtLeast(int fd, sds *buf, size_t len) {
         ssize_t n = read(fd, tmp, len - sdslen(*buf) < sizeof(tmp) ? len - sdslen(*buf) : sizeof(tmp));
         if (n == -1 && (errno == EAGAIN || errno == EINTR)) {
             struct pollfd pfd = {.fd = fd, .events = POLLIN};
-            if (poll(&pfd, 1, server.repl_timeout * 1000) <= 0) return 0;
+            int ready = poll(&pfd, 1, server.repl_timeout * 1000);
+            if (ready == 0 || (ready == -1 && errno != EINTR)) return 0;
             continue;
         }
         if (n <= 0) return 0;
@@ -410,36 +488,27 @@ static void loadFromSocket(int fd) {
     close(rp.tmpfd);
     unlink(rp.tmpfile);
     rp.tmpfd = -1;
-    replDisconnectReplicas();
-    dbBackup *backup = NULL;
-    if (server.repl_diskless_load == REPL_DISKLESS_LOAD_SWAPDB) {
-        backup = dbBackupAll();
-    } else {
-        serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Flushing old data");
-        emptyData(-1, NULL);
-    }
-    functionsFlushAll();
-    serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Loading DB in memory");
-    rp.have_loaded_rsi = 0;
+    int swapdb = server.repl_diskless_load == REPL_DISKLESS_LOAD_SWAPDB;
+    /* The same history as the data we hold (a full resync after a link lost
+     * too long): as Redis, the old data stays served while the new loads,
+     * and our replicas stay attached until the new one is in place. */
+    int async = swapdb && !memcmp(replId.replid, rp.new_replid, REPL_ID_LEN);
+    if (!async) replDisconnectReplicas();
+    loadBegin(swapdb, async);
     sds left = NULL;
-    int ok = rdbLoadFromSocket(fd, rp.usemark ? -1 : rp.size, server.repl_timeout * 1000, &left) == C_OK;
+    int ok = rdbLoadFromSocket(fd, rp.usemark ? -1 : rp.size, server.repl_timeout * 1000, loadProgress, &left) == C_OK;
     if (ok && rp.usemark) {
         ok = readAtLeast(fd, &left, sizeof(rp.eofmark)) && !memcmp(left, rp.eofmark, sizeof(rp.eofmark));
         if (ok) sdsrange(left, sizeof(rp.eofmark), -1);
     }
+    loadEnd(ok);
     if (!ok) {
         serverLog(LL_WARNING, "Failed trying to load the MASTER synchronization DB from socket, check server logs.");
-        if (backup) {
-            serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Discarding the half-loaded data and restoring the old one");
-            dbBackupRestore(backup);
-        } else {
-            emptyData(-1, NULL);
-        }
         sdsfree(left);
         cancelHandshake();
         return;
     }
-    if (backup) dbBackupDiscard(backup);
+    if (async) replDisconnectReplicas();
     loadedSnapshot(left);
     sdsfree(left);
 }
@@ -563,7 +632,9 @@ static void readPsyncReply(aeEventLoop *el, int fd, void *privdata, int mask) {
         memcpy(rp.new_replid, id, sizeof(rp.new_replid));
         rp.new_offset = off;
         serverLog(LL_NOTICE, "Full resync from master: %s:%lld", id, off);
-        rp.cached = 0;
+        /* What we continued from stays known until the new data replaces
+         * ours (loadBegin): a transfer that fails leaves a partial resync
+         * with the old master possible (as Redis 7.0). */
         snprintf(rp.tmpfile, sizeof(rp.tmpfile), "temp-%d.%ld.rdb", (int)getpid(), (long)server.unixtime);
         rp.tmpfd = open(rp.tmpfile, O_CREAT | O_WRONLY | O_EXCL | O_TRUNC, 0644);
         if (rp.tmpfd == -1) {
@@ -635,8 +706,9 @@ void replicaSetMaster(const char *host, int port) {
     setLinkUp(0);
     rp.down_since = 0;
     disconnectBlockedClients();
-    /* Our replicas learn of the change by resyncing with us. */
-    replDisconnectReplicas();
+    /* Our replicas stay (as with Redis 7.0): if the new master continues our
+     * history they continue with us; a new history (a full resync, another
+     * replication ID) disconnects them then. */
     if (was_master) {
         /* The new master may continue our own history (a demoted master). */
         rp.cached = 1;

@@ -21,7 +21,7 @@ void processInputBuffer(client *c);
 int prepareClientToWriteSlow(client *c);
 static inline int prepareClientToWrite(client *c) {
     if ((c->flags & (CLIENT_PENDING_WRITE | CLIENT_CLOSE_ASAP | CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP | CLIENT_LUA |
-                     CLIENT_AOF | CLIENT_MASTER)) == CLIENT_PENDING_WRITE &&
+                     CLIENT_AOF | CLIENT_MASTER | CLIENT_REPLICA_CMD)) == CLIENT_PENDING_WRITE &&
         c->fd != -1)
         return C_OK;
     return prepareClientToWriteSlow(c);

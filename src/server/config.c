@@ -35,6 +35,7 @@ enum { T_BOOL, T_INT, T_UINT, T_LL, T_ULL, T_SIZE, T_MEM, T_STRING, T_ENUM, T_SP
 #define F_HIDDEN 512   /* a testing knob: CONFIG GET answers it by name, never for a pattern */
 #define F_PROTECTED 1024 /* CONFIG SET only as enable-protected-configs allows (dir, dbfilename) */
 #define F_ARGS 2048    /* the value is several arguments: rewritten as they are, not as one quoted string */
+#define F_DENY_LOADING 4096 /* CONFIG SET refused (-LOADING) while a snapshot loads (appendonly, repl-diskless-load) */
 
 typedef struct enumName {
     const char *name;
@@ -550,7 +551,7 @@ static configDef configs[] = {
     B("rdb-del-sync-files", NULL, F_NOEFFECT, &cfg_ints[2], "no"),
     B("sanitize-dump-payload", NULL, F_NOEFFECT, &cfg_ints[3], "no"),
     /* append only */
-    B("appendonly", NULL, 0, &server.aof_enabled, "no"),
+    B("appendonly", NULL, F_DENY_LOADING, &server.aof_enabled, "no"),
     STR("appendfilename", NULL, F_IMMUTABLE, &server.appendfilename, "appendonly.aof"),
     STR("appenddirname", NULL, F_IMMUTABLE, &server.appenddirname, "appendonlydir"),
     EN("appendfsync", NULL, 0, &server.aof_fsync, "everysec", fsyncEnum),
@@ -625,13 +626,13 @@ static configDef configs[] = {
     I("replica-announce-port", "slave-announce-port", 0, &server.repl_announce_port, "0", 0, 65535, NULL),
     STR("replica-announce-ip", "slave-announce-ip", 0, &server.repl_announce_ip, NULL),
     B("replica-announced", NULL, 0, &server.repl_replica_announced, "yes"),
-    EN("repl-diskless-load", NULL, 0, &server.repl_diskless_load, "disabled", disklessLoadEnum),
-    I("repl-diskless-sync-max-replicas", NULL, F_NOEFFECT, &cfg_ints[32], "0", 0, INT_MAX, NULL),
+    EN("repl-diskless-load", NULL, F_DENY_LOADING, &server.repl_diskless_load, "disabled", disklessLoadEnum),
+    I("repl-diskless-sync-max-replicas", NULL, 0, &server.repl_diskless_sync_max_replicas, "0", 0, INT_MAX, NULL),
     I("rdb-key-save-delay", NULL, F_HIDDEN, &server.rdb_key_save_delay, "0", INT_MIN, INT_MAX, NULL),
     I("key-load-delay", NULL, F_HIDDEN, &server.key_load_delay, "0", INT_MIN, INT_MAX, NULL),
-    /* A load here never serves clients while it runs: nothing to space out. */
-    I("loading-process-events-interval-bytes", NULL, F_HIDDEN | F_NOEFFECT, &cfg_ints[36], "2097152", 1024, INT_MAX,
-      NULL),
+    I("watchdog-period", NULL, F_HIDDEN, &server.watchdog_period, "0", 0, INT_MAX, applyWatchdogPeriod),
+    I("loading-process-events-interval-bytes", NULL, F_HIDDEN, &server.loading_process_events_interval_bytes,
+      "2097152", 1024, INT_MAX, NULL),
     /* the 0MQ expiry push */
     SP("zmq-expiry-endpoint", NULL, F_MULTI, "", setZmqEndpoints, getZmqEndpoints),
     LL("zmq-expiry-hwm", NULL, 0, &server.zmq_hwm, "1000", 0, INT_MAX),
@@ -1090,6 +1091,17 @@ void configSetCommand(client *c) {
     for (int i = 0; i < npairs; i++) {
         configDef *d = findConfig(c->argv[2 + i * 2]->ptr);
         if (d && (d->flags & F_SENSITIVE)) redactClientCommandArgument(c, 3 + i * 2);
+    }
+    /* As Redis, the loading refusal comes first, whatever else is wrong
+     * (clients may handle -LOADING apart from a plain error). */
+    if (server.loading || server.async_loading) {
+        for (int i = 0; i < npairs; i++) {
+            configDef *d = findConfig(c->argv[2 + i * 2]->ptr);
+            if (d && (d->flags & F_DENY_LOADING)) {
+                addReplyErrorObject(c, shared.loadingerr);
+                return;
+            }
+        }
     }
     configDef **defs = zcalloc(sizeof(configDef *) * npairs);
     sds *olds = zcalloc(sizeof(sds) * npairs);

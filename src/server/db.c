@@ -329,6 +329,7 @@ dbBackup *dbBackupAll(void) {
 }
 
 void dbBackupRestore(dbBackup *b) {
+    dbForgetLastLookup();
     for (int j = 0; j < server.dbnum; j++) {
         ttlHeapFree(server.db[j].expires);
         dictRelease(server.db[j].dict);
@@ -338,6 +339,19 @@ void dbBackupRestore(dbBackup *b) {
     zfree(b->dicts);
     zfree(b->expires);
     zfree(b);
+}
+
+void dbBackupSwap(dbBackup *b) {
+    dbForgetLastLookup();
+    for (int j = 0; j < server.dbnum; j++) {
+        dict *d = server.db[j].dict;
+        ttlHeap *e = server.db[j].expires;
+        server.db[j].dict = b->dicts[j];
+        server.db[j].expires = b->expires[j];
+        server.db[j].avg_ttl = 0;
+        b->dicts[j] = d;
+        b->expires[j] = e;
+    }
 }
 
 void dbBackupDiscard(dbBackup *b) {

@@ -55,6 +55,9 @@ typedef struct dbBackup dbBackup;
 dbBackup *dbBackupAll(void);
 void dbBackupRestore(dbBackup *b);
 void dbBackupDiscard(dbBackup *b);
+/* The live dbs and the backup trade places (a replica loading its master's
+ * snapshot aside lets clients at the old data between pieces of the load). */
+void dbBackupSwap(dbBackup *b);
 long long dbTotalServerKeySize(void);
 int selectDb(client *c, int id);
 int dbSwapDatabases(int id1, int id2);

@@ -275,6 +275,16 @@ int prepareClientToWriteSlow(client *c) {
     if (c->flags & CLIENT_CLOSE_ASAP) return C_ERR;
     if ((c->flags & (CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP)) && !(c->tracking_flags & TRACKING_PUSHING)) return C_ERR;
     if (c->flags & CLIENT_MASTER) return C_ERR; /* the master's stream is applied, never answered */
+    if (c->flags & CLIENT_REPLICA_CMD) {
+        /* A replica's link carries our stream: a reply in it would corrupt
+         * the replica's data. As Redis, the replica is dropped instead. */
+        sds ci = catClientInfoString(sdsempty(), c);
+        serverLog(LL_WARNING, "Replica generated a reply to command '%s', disconnecting it: %s",
+                  c->lastcmd ? c->lastcmd->fullname : "<unknown>", ci);
+        sdsfree(ci);
+        freeClientAsync(c);
+        return C_ERR;
+    }
     if (c->fd == -1) return C_ERR;
     if (!(c->flags & CLIENT_PENDING_WRITE)) {
         c->flags |= CLIENT_PENDING_WRITE;
@@ -569,7 +579,11 @@ void processInputBuffer(client *c) {
             resetClient(c);
             continue;
         }
-        if (processCommand(c) == C_OK && !(c->flags & CLIENT_BLOCKED)) resetClient(c);
+        /* A replica sends ACKs and nothing that is answered (see prepareClientToWriteSlow). */
+        if (c->flags & CLIENT_SLAVE) c->flags |= CLIENT_REPLICA_CMD;
+        int done = processCommand(c) == C_OK;
+        c->flags &= ~CLIENT_REPLICA_CMD;
+        if (done && !(c->flags & CLIENT_BLOCKED)) resetClient(c);
         /* A transaction of the master's stream counts once its EXEC ran (as
          * Redis): a link lost inside it discards it, and it comes again. */
         if ((c->flags & CLIENT_MASTER) && !(c->flags & CLIENT_MULTI)) {

@@ -317,13 +317,14 @@ void incrementErrorCount(const char *fullerr, size_t namelen) {
  * loudly, as Redis does, since nobody reads the reply. */
 static void afterErrorReply(client *c, const char *s, size_t len) {
     server.stat_total_error_replies++;
-    if (c && (c->flags & CLIENT_MASTER)) {
+    if (c && (c->flags & (CLIENT_MASTER | CLIENT_SLAVE))) {
         const char *msg = len && s[0] == '-' ? s + 1 : s;
         int n = (int)(len && s[0] == '-' ? len - 1 : len);
+        int tomaster = c->flags & CLIENT_MASTER;
         serverLog(LL_WARNING,
-                  "== CRITICAL == This replica is sending an error to its master: '%.*s' after processing the "
-                  "command '%s'",
-                  n, msg, c->lastcmd ? c->lastcmd->fullname : "<unknown>");
+                  "== CRITICAL == This %s is sending an error to its %s: '%.*s' after processing the command '%s'",
+                  tomaster ? "replica" : "master", tomaster ? "master" : "replica", n, msg,
+                  c->lastcmd ? c->lastcmd->fullname : "<unknown>");
     }
     if (s[0] != '-') {
         incrementErrorCount("ERR", 3);

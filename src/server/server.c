@@ -90,6 +90,8 @@ static void databasesCron(void) {
     }
 }
 
+static void watchdogSchedule(int period_ms);
+
 static long long serverCron(aeEventLoop *el, long long id, void *clientData) {
     (void)el, (void)id, (void)clientData;
     updateCachedTime();
@@ -103,6 +105,7 @@ static long long serverCron(aeEventLoop *el, long long id, void *clientData) {
         serverLog(LL_WARNING, "SIGTERM received but errors trying to shut down the server, check the logs for more information");
         server.shutdown_asap = 0;
     }
+    if (server.watchdog_period) watchdogSchedule(server.watchdog_period);
     clientsCron();
     databasesCron();
     runCronTasks();
@@ -128,6 +131,25 @@ static void beforeSleep(aeEventLoop *el) {
     /* After the writes, which may have shrunk output buffers. */
     evictClients(NULL);
     freeClientsInAsyncFreeQueue();
+}
+
+void processEventsWhileBlocked(void) {
+    /* A few rounds while they find work, as Redis: a round also takes the
+     * sockets it served off epoll's ready list, so the next call serves
+     * clients in the order their requests came. */
+    for (int round = 0; round < 4; round++) {
+        int n = aeProcessFileEventsNoWait(server.el);
+        handleClientsWithPendingWrites();
+        if (n <= 0) break;
+    }
+    /* SIGTERM during a load: the cron that would act on it does not run
+     * until the load ends, so the shutdown happens here (without saving the
+     * half-loaded data), as Redis does. */
+    if (server.shutdown_asap && (server.loading || server.async_loading)) {
+        if (prepareForShutdown(SHUTDOWN_NOSAVE) == C_OK) exit(0);
+        serverLog(LL_WARNING, "SIGTERM received but errors trying to shut down the server, check the logs for more information");
+        server.shutdown_asap = 0;
+    }
 }
 
 /* ------------------------------------------------------------- the pipeline */
@@ -303,13 +325,16 @@ int processCommand(client *c) {
         rejectCommand(c, "-MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.");
         return C_OK;
     }
-    if (server.loading && !(flags & CMD_LOADING)) {
+    int exec = c->cmd == server.exec_command;
+    int denyloading = !(flags & CMD_LOADING) || (exec && (c->mstate.cmd_inv_flags & CMD_LOADING));
+    int denyasync = (flags & CMD_NO_ASYNC_LOADING) || (exec && (c->mstate.cmd_flags & CMD_NO_ASYNC_LOADING));
+    if ((server.loading && denyloading) || (server.async_loading && denyasync)) {
         rejectCommandObject(c, shared.loadingerr);
         return C_OK;
     }
-    /* A MONITOR connection is a replica-like client: it may not touch keys. */
+    /* A replica (and a MONITOR connection, replica-like) may not touch keys. */
     int reads = (flags & CMD_READONLY) || (c->cmd == server.exec_command && (c->mstate.cmd_flags & CMD_READONLY));
-    if ((c->flags & CLIENT_MONITOR) && (reads || (flags & (CMD_WRITE | CMD_MAY_REPLICATE)))) {
+    if ((c->flags & (CLIENT_MONITOR | CLIENT_SLAVE)) && (reads || (flags & (CMD_WRITE | CMD_MAY_REPLICATE)))) {
         rejectCommand(c, "Replica can't interact with the keyspace");
         return C_OK;
     }
@@ -439,6 +464,48 @@ static void sigCrashHandler(int sig, siginfo_t *info, void *secret) {
     act.sa_handler = SIG_DFL;
     sigaction(sig, &act, NULL);
     kill(getpid(), sig);
+}
+
+/* watchdog-period (ms): the cron re-arms a one-shot timer every run, so
+ * SIGALRM fires only when the event loop was held up longer than the period
+ * (a slow command, a load), and its stack trace goes to the log. As in Redis
+ * the handler is installed without SA_RESTART: the system call it interrupts
+ * fails with EINTR, which our blocking reads retry. */
+static void writeFromHandler(const char *msg) {
+    int fd = server.logfile && server.logfile[0] ? open(server.logfile, O_APPEND | O_CREAT | O_WRONLY, 0644)
+                                                 : STDOUT_FILENO;
+    if (fd == -1) return;
+    char line[256];
+    int n = snprintf(line, sizeof(line), "%d:signal-handler (%lld) %s\n", (int)getpid(), (long long)time(NULL), msg);
+    if (n > 0 && write(fd, line, (size_t)n) == -1) { /* nothing to do from a handler */
+    }
+    if (!strcmp(msg, "--- WATCHDOG TIMER EXPIRED ---")) {
+        void *trace[64];
+        backtrace_symbols_fd(trace, backtrace(trace, 64), fd);
+    }
+    if (fd != STDOUT_FILENO) close(fd);
+}
+
+static void sigWatchdogHandler(int sig) {
+    (void)sig;
+    writeFromHandler("--- WATCHDOG TIMER EXPIRED ---");
+    writeFromHandler("--------");
+}
+
+static void watchdogSchedule(int period_ms) {
+    struct itimerval it = {.it_value = {.tv_sec = period_ms / 1000, .tv_usec = (period_ms % 1000) * 1000}};
+    setitimer(ITIMER_REAL, &it, NULL);
+}
+
+int applyWatchdogPeriod(const char **err) {
+    (void)err;
+    struct sigaction act;
+    sigemptyset(&act.sa_mask);
+    act.sa_flags = SA_NODEFER;
+    act.sa_handler = server.watchdog_period ? sigWatchdogHandler : SIG_IGN;
+    sigaction(SIGALRM, &act, NULL);
+    watchdogSchedule(server.watchdog_period); /* 0 stops it */
+    return 1;
 }
 
 static void setupSignalHandlers(void) {

@@ -116,6 +116,7 @@ typedef struct redisCommand {
 #define CLIENT_PENDING_COMMAND (1 << 21) /* its argv holds a command a pause postponed: run it first */
 #define CLIENT_SLAVE (1 << 22)  /* a replica attached by SYNC/PSYNC (repl/ owns its state) */
 #define CLIENT_MASTER (1 << 23) /* our master's link: its commands are applied, never answered */
+#define CLIENT_REPLICA_CMD (1 << 24) /* a replica's own command runs: answering it breaks its link (dropped) */
 
 /* Client-side caching state (features/tracking.c), kept in their own field
  * (client->tracking_flags) so they never compete with `flags` for bits. */
@@ -398,7 +399,11 @@ struct redisServer {
     struct saveparam *saveparams;
     int saveparamslen;
     time_t lastsave;
-    int loading;
+    int loading;        /* a snapshot is loaded into the dbs: commands without CMD_LOADING are refused */
+    int async_loading;  /* a replica loads its master's snapshot aside and serves the old data meanwhile
+                           (repl-diskless-load swapdb, same history): CMD_NO_ASYNC_LOADING refused */
+    int loading_process_events_interval_bytes; /* how often a load lets clients in */
+    int watchdog_period; /* ms the event loop may stall before SIGALRM logs a stack trace; 0: off */
     int masterhost_set; /* we are a replica (REPLICAOF host port); repl/ sets it */
 
     /* Replication knobs the config table owns; repl/ reads them. */
@@ -412,6 +417,7 @@ struct redisServer {
     int repl_min_slaves_max_lag;
     int repl_diskless_sync;       /* full resyncs stream the RDB from the child, no file */
     int repl_diskless_sync_delay; /* seconds to wait for more replicas before such a transfer */
+    int repl_diskless_sync_max_replicas; /* ... unless this many wait (0: no such limit) */
     int repl_diskless_load;       /* a replica loads the RDB from the socket: REPL_DISKLESS_LOAD_* */
     int repl_slave_priority;      /* shown to Sentinel (INFO slave_priority); 0: never promoted */
     int repl_replica_announced;   /* Sentinel lists this replica */
@@ -489,6 +495,10 @@ int processCommand(client *c);
 /* min-replicas-to-write is set and fewer replicas acknowledge in time: writes are refused (-NOREPLICAS). */
 int tooFewGoodReplicas(void);
 int prepareForShutdown(int flags);
+/* Serves the clients whose sockets are ready, without timers, from inside
+ * something long (a slow script, a replica loading its master's snapshot):
+ * they get their -BUSY or -LOADING answers, INFO, SCRIPT KILL. */
+void processEventsWhileBlocked(void);
 
 /* Start-up steps main.c runs, in this order around reading the config. */
 void oomHandler(size_t size);
@@ -503,6 +513,7 @@ void initServer(void);               /* the event loop, listeners, databases */
  * listeners are opened again on the new address(es) or port. */
 int applyBind(const char **err);
 int applyPort(const char **err);
+int applyWatchdogPeriod(const char **err);
 void createPidFile(void);
 
 /* Work the server does on its own between commands (expiry, draining the 0MQ
