@@ -8,6 +8,7 @@
 #include "server/keyhook.h"
 #include "server/propagate.h"
 #include "server/server.h"
+#include "core/proctitle.h"
 #include "core/zmalloc.h"
 #include "acl/acl.h"
 #include "commands/table.h"
@@ -87,6 +88,7 @@ static void wireModules(void) {
 }
 
 int main(int argc, char **argv) {
+    procTitleInit(argc, argv); /* before anything keeps a pointer into argv */
     setlocale(LC_COLLATE, "");
     zmalloc_set_oom_handler(oomHandler);
     setRandomSeedAndRunId();
@@ -104,6 +106,7 @@ int main(int argc, char **argv) {
     configApplyThreadSettings();
     showStartupBanner();
     initServer();
+    if (server.set_proc_title) serverSetProcTitle(NULL);
     pubsubInit();
     slowlogInit();
     scriptingInit();

@@ -53,7 +53,7 @@ struct configDef {
     /* T_SPECIAL: set from already split arguments, get as CONFIG GET prints it. */
     int (*set)(sds *argv, int argc, int from_file, const char **err);
     sds (*get)(void);
-    int seen_in_load; /* F_MULTI: the first line of a load replaces, later ones append */
+    int seen_in_load; /* save: the first line of a load replaces, later ones append */
 };
 
 /* ------------------------------------------------------------------ enums */
@@ -235,7 +235,7 @@ static int setBind(sds *argv, int argc, int from_file, const char **err) {
     }
     for (int j = 0; j < server.bindaddr_count; j++) zfree(server.bindaddr[j]);
     server.bindaddr_count = 0;
-    /* "bind" with one empty argument means the defaults. */
+    /* "bind" with one empty argument is the empty list: no TCP listener. */
     if (!(n == 1 && sdslen(addrs[0]) == 0))
         for (int j = 0; j < n; j++) server.bindaddr[server.bindaddr_count++] = zstrdup(addrs[j]);
     if (split) sdsfreesplitres(split, n);
@@ -243,7 +243,6 @@ static int setBind(sds *argv, int argc, int from_file, const char **err) {
 }
 
 static sds getBind(void) {
-    if (server.bindaddr_count == 0) return sdsnew("127.0.0.1 -::1");
     sds s = sdsempty();
     for (int j = 0; j < server.bindaddr_count; j++) {
         if (j) s = sdscat(s, " ");
@@ -486,7 +485,7 @@ static int applyMaxclients(const char **err) {
 
 static configDef configs[] = {
     /* network */
-    {"bind", NULL, T_SPECIAL, F_MULTI, NULL, "", 0, 0, NULL, applyBind, setBind, getBind, 0},
+    {"bind", NULL, T_SPECIAL, F_MULTI, NULL, "* -::*", 0, 0, NULL, applyBind, setBind, getBind, 0},
     I("port", NULL, 0, &server.port, "6379", 0, 65535, applyPort),
     I("tcp-backlog", NULL, F_IMMUTABLE, &server.tcp_backlog, "511", 0, INT_MAX, NULL),
     STR("unixsocket", NULL, F_IMMUTABLE, &server.unixsocket, NULL),
@@ -512,8 +511,9 @@ static configDef configs[] = {
     B("always-show-logo", NULL, F_IMMUTABLE, &server.always_show_logo, "no"),
     SP("shutdown-on-sigterm", NULL, F_WORDS, "default", setShutdownOnSigterm, getShutdownOnSigterm),
     SP("shutdown-on-sigint", NULL, F_WORDS, "default", setShutdownOnSigint, getShutdownOnSigint),
-    B("set-proc-title", NULL, F_IMMUTABLE | F_NOEFFECT, &cfg_ints[1], "yes"),
-    STR("proc-title-template", NULL, F_NOEFFECT, &cfg_strs[1], "{title} {listen-addr} {server-mode}"),
+    B("set-proc-title", NULL, F_IMMUTABLE, &server.set_proc_title, "yes"),
+    {"proc-title-template", NULL, T_STRING, 0, &server.proc_title_template, "{title} {listen-addr} {server-mode}", 0, 0,
+     NULL, applyProcTitleTemplate, NULL, NULL, 0},
     I("hz", NULL, 0, &server.hz, "10", 0, INT_MAX, applyHz),
     B("dynamic-hz", NULL, 0, &server.dynamic_hz, "yes"),
     EN("enable-debug-command", NULL, F_IMMUTABLE, &server.enable_debug_command, "no", enableEnum),
@@ -595,6 +595,7 @@ static configDef configs[] = {
     SP("latency-tracking-info-percentiles", NULL, F_ARGS, "50 99 99.9", NULL, NULL), /* the latency module's */
     B("crash-log-enabled", NULL, F_NOEFFECT, &cfg_ints[17], "yes"),
     B("crash-memcheck-enabled", NULL, F_NOEFFECT, &cfg_ints[18], "yes"),
+    B("use-exit-on-panic", NULL, F_HIDDEN | F_NOEFFECT, &cfg_ints[1], "no"), /* a testing knob: we never panic */
     /* replication (repl/ owns replicaof's parser and printer) */
     SP("replicaof", "slaveof", F_ARGS, "", NULL, NULL),
     B("replica-serve-stale-data", "slave-serve-stale-data", 0, &server.repl_serve_stale_data, "yes"),
@@ -931,10 +932,11 @@ static int loadConfigText(const char *text, const char *file, int depth) {
                 fatalConfigError(file, linenum, line, "Bad directive or wrong number of arguments");
                 rc = C_ERR;
             } else {
-                /* Repeated save/bind lines add up; the first one of a load replaces the default. */
+                /* Repeated save lines add up, the first one of a load replacing the
+                 * default; any other directive's line replaces (bind too, as Redis). */
                 sds *vals = argv + 1;
                 int nvals = argc - 1;
-                if ((d->flags & F_MULTI) && d->seen_in_load && !(nvals == 1 && sdslen(vals[0]) == 0)) {
+                if (d->set == setSave && d->seen_in_load && !(nvals == 1 && sdslen(vals[0]) == 0)) {
                     sds cur = getTypedValue(d);
                     int curc;
                     sds *curv = sdssplitlen(cur, sdslen(cur), " ", 1, &curc);
@@ -1247,9 +1249,12 @@ static void rewriteSpecial(rewriteState *st, configDef *d) {
         rewriteLine(st, d, sdscatrepr(sdsnew("dir "), dir, sdslen(dir)), 1);
         sdsfree(dir);
     } else if (d->set == setBind) {
-        if (server.bindaddr_count == 0) st->processed[d - configs] = 1;
-        else {
-            sds addrs = getBind();
+        /* The default list writes no line; the empty one writes a bare "bind ". */
+        sds addrs = getBind();
+        if (!strcmp(addrs, d->deflt)) {
+            st->processed[d - configs] = 1;
+            sdsfree(addrs);
+        } else {
             rewriteLine(st, d, sdscatsds(sdsnew("bind "), addrs), 1);
             sdsfree(addrs);
         }

@@ -116,6 +116,7 @@ typedef struct redisCommand {
 #define CLIENT_PENDING_COMMAND (1 << 21) /* its argv holds a command a pause postponed: run it first */
 #define CLIENT_SLAVE (1 << 22)  /* a replica attached by SYNC/PSYNC (repl/ owns its state) */
 #define CLIENT_MASTER (1 << 23) /* our master's link: its commands are applied, never answered */
+#define CLIENT_FORCE_REPL (1 << 24) /* this call goes to replicas though it wrote nothing (PUBLISH) */
 
 /* Client-side caching state (features/tracking.c), kept in their own field
  * (client->tracking_flags) so they never compete with `flags` for bits. */
@@ -276,6 +277,8 @@ struct redisServer {
     char *unixsocket;
     unsigned int unixsocketperm;
     int sofd;
+    int set_proc_title;
+    char *proc_title_template; /* {title} {listen-addr} {server-mode} {port} {tls-port} {unixsocket} {config-file} */
     int tcpkeepalive;
     int protected_mode;
     unsigned int maxclients;
@@ -502,6 +505,12 @@ void initServer(void);               /* the event loop, listeners, databases */
 int applyBind(const char **err);
 int applyPort(const char **err);
 void createPidFile(void);
+/* The process title from proc-title-template, {title} being `title` (NULL:
+ * the executable as started). C_ERR when the template does not expand. */
+int serverSetProcTitle(const char *title);
+/* Config apply hook of proc-title-template: refuses a template that does not
+ * expand (unknown variable, unclosed brace) or expands to nothing. */
+int applyProcTitleTemplate(const char **err);
 
 /* Work the server does on its own between commands (expiry, draining the 0MQ
  * backlog) shares one budget per turn of the event loop, so a client waits
