@@ -103,9 +103,10 @@ int main(int argc, char **argv) {
     if (loadServerConfigFromArgs(argc, argv) != C_OK) exit(1);
     aclLoadUsersAtStartup();
     if (server.daemonize) daemonize();
+    logServerStarting(argc, argv[0]);
     configApplyThreadSettings();
-    showStartupBanner();
     initServer();
+    showStartupBanner();
     if (server.set_proc_title) serverSetProcTitle(NULL);
     pubsubInit();
     slowlogInit();

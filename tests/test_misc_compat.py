@@ -142,3 +142,88 @@ def test_publish_reaches_the_replicas_subscribers_not_the_aof(server_factory):
     incr = [f for f in os.listdir(d) if f.endswith(".incr.aof")]
     data = b"".join(open(os.path.join(d, f), "rb").read() for f in incr)
     assert b"in-multi" not in data and b"plain" not in data and b"$1\r\nk\r\n" in data
+
+
+def start_fails(tmp_path, *args, stdin=b""):
+    """Runs the binary with args; it must exit 1. Returns (stdout, stderr) as text."""
+    p = subprocess.run([SERVER] + list(args), input=stdin, capture_output=True, timeout=20, cwd=str(tmp_path))
+    assert p.returncode == 1, (p.returncode, p.stdout, p.stderr)
+    return p.stdout.decode(), p.stderr.decode()
+
+
+def fatal(line, text, err="Bad directive or wrong number of arguments"):
+    return ("\n*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\n"
+            "Reading the configuration file, at line %d\n>>> '%s'\n%s\n" % (line, text, err))
+
+
+def test_config_errors_at_start_up_name_the_line_of_one_text(tmp_path):
+    conf = tmp_path / "r.conf"
+    conf.write_text("port 7777\n\n# c\nmaxmemory 1mb\n")
+    # The command line's options follow the file after a newline: 4 lines, an empty one, then them.
+    assert start_fails(tmp_path, str(conf), "--foo", "bar")[1] == fatal(6, 'foo "bar"')
+    assert start_fails(tmp_path, str(conf), "--port", "1", "--maxmemory", "x")[1] == fatal(
+        7, 'maxmemory "x"', "argument must be a memory value")
+    assert start_fails(tmp_path, "--port", "99999")[1] == fatal(
+        2, 'port "99999"', "argument must be between 0 and 65535 inclusive")
+    conf.write_text("port 7777\nfoo bar\n")
+    assert start_fails(tmp_path, str(conf))[1] == fatal(2, "foo bar")
+    # stdin ("-" first or last) comes after the file, before the options.
+    out, err = start_fails(tmp_path, "-", "--foo", stdin=b"port 7777\n")
+    assert "Reading config from stdin" in out and err == fatal(3, "foo")
+    out, err = start_fails(tmp_path, str(tmp_path / "nonexistent.conf"))
+    assert out.rstrip().endswith("# Fatal error, can't open config file '%s': No such file or directory"
+                                 % (tmp_path / "nonexistent.conf")) and err == ""
+
+
+def test_rename_command_from_the_config_file_survives_rewrite(server_factory):
+    s = server_factory(config_text="rename-command flushdb badger\nrename-command get \"\"\n")
+    c = s.client(decode_responses=True)
+    for cmd in (("flushdb",), ("get", "x")):
+        with pytest.raises(redis.ResponseError) as e:
+            c.execute_command(*cmd)
+        assert str(e.value).startswith("unknown command '%s'" % cmd[0])
+    assert c.execute_command("badger") == "OK"
+    assert c.config_rewrite()
+    text = open(s.config_path).read()
+    assert "rename-command flushdb badger" in text and 'rename-command get ""' in text
+    assert c.config_get("rename-command") == {}
+    with pytest.raises(redis.ResponseError) as e:
+        c.config_set("rename-command", "x")
+    assert str(e.value).startswith("Unknown option or number of arguments for CONFIG SET - 'rename-command'")
+
+
+def test_rename_command_errors_at_start_up(tmp_path):
+    assert start_fails(tmp_path, "--rename-command", "nosuch", "x")[1] == fatal(
+        2, 'rename-command "nosuch" "x"', "No such command in rename-command")
+    assert start_fails(tmp_path, "--rename-command", "get", "set")[1] == fatal(
+        2, 'rename-command "get" "set"', "Target command name already exists")
+
+
+def test_clients_are_served_while_the_dataset_loads(server_factory):
+    s = server_factory("--enable-debug-command", "yes", "--rdbcompression", "no", "--enable-protected-configs", "yes")
+    c = s.client(decode_responses=True)
+    c.execute_command("debug", "populate", "20000", "key", "1000")
+    c.save()
+    c.close()
+    s.proc.terminate()
+    s.proc.wait(10)
+    proc = subprocess.Popen(s.cmd + ["--key-load-delay", "300", "--loading-process-events-interval-bytes", "1024"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    s.proc = proc
+    c = s.client(decode_responses=True)
+    wait_for(lambda: _info_loading(c) == "1", what="loading")
+    assert c.config_set("loglevel", "debug")
+    for cmd in (("config", "set", "dir", "x"), ("config", "set", "appendonly", "yes"), ("get", "key:1")):
+        with pytest.raises(redis.BusyLoadingError) as e:
+            c.execute_command(*cmd)
+        assert str(e.value) == "Redis is loading the dataset in memory"
+    assert _info_loading(c) == "1"
+    proc.terminate()  # shuts down mid-load
+    assert proc.wait(10) == 0
+
+
+def _info_loading(c):
+    try:
+        return str(c.info("persistence")["loading"])
+    except redis.ConnectionError:
+        return None

@@ -154,7 +154,10 @@ int persistLoadAtStartup(void) {
     if (aofLoadAtStartup() != C_OK) return C_ERR; /* installs the propagation sink */
     int missing;
     long long start = mstime();
-    if (rdbLoad(server.dbfilename, 0, &missing) == C_OK) {
+    rdbServeClientsWhileLoading(1);
+    int rc = rdbLoad(server.dbfilename, 0, &missing);
+    rdbServeClientsWhileLoading(0);
+    if (rc == C_OK) {
         serverLog(LL_NOTICE, "DB loaded from disk: %.3f seconds", (double)(mstime() - start) / 1000);
         return C_OK;
     }

@@ -1141,7 +1141,12 @@ static long long last_load_loaded, last_load_expired;
 long long rdbLastLoadKeysLoaded(void) { return last_load_loaded; }
 long long rdbLastLoadKeysExpired(void) { return last_load_expired; }
 
+/* Set while the start-up load runs: clients are served between keys. */
+static int serve_clients_while_loading;
+void rdbServeClientsWhileLoading(int on) { serve_clients_while_loading = on; }
+
 static int loadRio(rio *r, const char *filename, int flags) {
+    size_t served_at = 0;
     char buf[16];
     if (!rioRead(r, buf, 9)) goto eoferr;
     buf[9] = '\0';
@@ -1255,6 +1260,11 @@ static int loadRio(rio *r, const char *filename, int flags) {
             if (expiretime != -1) setExpire(db, keyobj, expiretime);
             loaded++;
             if (server.key_load_delay > 0) usleep((useconds_t)server.key_load_delay);
+        }
+        if (serve_clients_while_loading &&
+            r->processed - served_at >= (size_t)server.loading_process_events_interval_bytes) {
+            served_at = r->processed;
+            serveClientsWhileLoading();
         }
         decrRefCount(keyobj);
         expiretime = -1;

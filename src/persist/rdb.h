@@ -50,4 +50,8 @@ sds rdbDumpFunctions(void);
  * create(ctx, code), which returns NULL or an error. NULL, or the first error. */
 sds rdbRestoreFunctionsPayload(const char *p, size_t len, sds (*create)(void *ctx, sds code), void *ctx);
 
+/* The start-up load serves clients every loading-process-events-interval-bytes
+ * (they get -LOADING but for INFO, CONFIG and the like), as Redis does. */
+void rdbServeClientsWhileLoading(int on);
+
 #endif

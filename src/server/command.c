@@ -125,6 +125,7 @@ static inline uint64_t commandNameHash(const char *name, size_t len) {
 }
 
 static void buildCommandIndex(void) {
+    zfree(commandIndex);
     size_t slots = 16;
     while (slots < dictSize(server.commands) * 4) slots <<= 1;
     commandIndex = zcalloc(slots * sizeof(*commandIndex));
@@ -134,10 +135,11 @@ static void buildCommandIndex(void) {
     while ((de = dictNext(di))) {
         redisCommand *cmd = dictGetVal(de);
         if (!commandImplemented(cmd)) continue;
-        size_t len = strlen(cmd->name);
-        size_t i = commandNameHash(cmd->name, len) & commandIndexMask;
+        const char *name = dictGetKey(de); /* cmd->name unless rename-command changed it */
+        size_t len = strlen(name);
+        size_t i = commandNameHash(name, len) & commandIndexMask;
         while (commandIndex[i].name) i = (i + 1) & commandIndexMask;
-        commandIndex[i] = (struct commandSlot){cmd->name, len, cmd};
+        commandIndex[i] = (struct commandSlot){name, len, cmd};
     }
     dictReleaseIterator(di);
 }
@@ -152,6 +154,27 @@ static redisCommand *findCommand(const char *name, size_t len) {
         while (j < len && foldCase((unsigned char)name[j]) == (unsigned char)s->name[j]) j++;
         if (j == len) return s->cmd;
     }
+}
+
+int commandTableRename(const char *oldname, const char *newname, const char **err) {
+    redisCommand *cmd = findCommand(oldname, strlen(oldname));
+    if (!cmd) {
+        *err = "No such command in rename-command";
+        return 0;
+    }
+    if (newname[0] && dictFind(server.commands, newname)) {
+        *err = "Target command name already exists";
+        return 0;
+    }
+    dictEntry *de = dictFind(server.commands, oldname);
+    if (de) {
+        const char *key = dictGetKey(de);
+        dictDelete(server.commands, oldname);
+        if (key != cmd->name) zfree((char *)key); /* a name an earlier rename gave it */
+    }
+    if (newname[0]) dictAdd(server.commands, zstrdup(newname), cmd);
+    buildCommandIndex();
+    return 1;
 }
 
 struct redisCommand *lookupCommandByCString(const char *name) {

@@ -61,8 +61,9 @@ void serverLog(int level, const char *fmt, ...) {
         char buf[64];
         int off = strftime(buf, sizeof(buf), "%d %b %Y %H:%M:%S.", &tm);
         snprintf(buf + off, sizeof(buf) - off, "%03d", (int)tv.tv_usec / 1000);
-        /* As Redis: a forked child, a replica or a master wrote the line. */
-        char role = server.pid && server.pid != getpid() ? 'C' : server.masterhost_set ? 'S' : 'M';
+        /* As Redis: a forked child (or the server before it is set up), a
+         * replica or a master wrote the line. */
+        char role = server.pid != getpid() ? 'C' : server.masterhost_set ? 'S' : 'M';
         fprintf(fp, "%d:%c %s %c %s\n", (int)getpid(), role, buf, marks[level & 0x3], msg);
     }
     fflush(fp);
@@ -397,6 +398,17 @@ void call(client *c, int flags) {
     server.stat_numcommands++;
 }
 
+void serveClientsWhileLoading(void) {
+    aeProcessFileEventsNoWait(server.el);
+    handleClientsWithPendingWrites();
+    /* SIGTERM while loading: shut down here, where it is safe (as Redis). */
+    if (server.shutdown_asap) {
+        if (prepareForShutdown(SHUTDOWN_NOSAVE) == C_OK) exit(0);
+        serverLog(LL_WARNING, "SIGTERM received but errors trying to shut down the server, check the logs for more information");
+        server.shutdown_asap = 0;
+    }
+}
+
 /* ---------------------------------------------------------------- shutdown */
 
 int prepareForShutdown(int flags) {
@@ -683,6 +695,17 @@ void initServer(void) {
 
 /* Redis's start-up banner: the logo (with the PID, which test harnesses
  * wait for) when asked for or on a terminal, else one line. */
+void logServerStarting(int argc, const char *argv0) {
+    serverLog(LL_WARNING, "oO0OoO0OoO0Oo Redis is starting oO0OoO0OoO0Oo");
+    serverLog(LL_WARNING, "Redis version=" REDIS_VERSION ", bits=64, commit=00000000, modified=0, pid=%d, just started",
+              (int)getpid());
+    if (argc == 1)
+        serverLog(LL_WARNING, "Warning: no config file specified, using the default config. In order to specify a "
+                              "config file use %s /path/to/redis.conf", argv0);
+    else
+        serverLog(LL_WARNING, "Configuration loaded");
+}
+
 void showStartupBanner(void) {
     int logo = server.always_show_logo || ((server.logfile == NULL || server.logfile[0] == '\0') && isatty(STDOUT_FILENO));
     if (!logo) {

@@ -400,6 +400,7 @@ struct redisServer {
     int saveparamslen;
     time_t lastsave;
     int loading;
+    int loading_process_events_interval_bytes; /* clients are served this often while a file loads */
     int masterhost_set; /* we are a replica (REPLICAOF host port); repl/ sets it */
 
     /* Replication knobs the config table owns; repl/ reads them. */
@@ -476,6 +477,9 @@ typedef struct commandDef {
 void populateCommandTable(const commandDef *defs, size_t n);
 struct redisCommand *lookupCommand(robj **argv, int argc);
 struct redisCommand *lookupCommandByCString(const char *name);
+/* rename-command: the command is found under newname from now on ("" removes
+ * it). 0 with *err set (Redis's words) when oldname is unknown or newname taken. */
+int commandTableRename(const char *oldname, const char *newname, const char **err);
 int commandCheckArity(struct redisCommand *cmd, int argc);
 /* Fills keys (argv indexes) and returns their count; -1 on invalid arguments. */
 
@@ -497,6 +501,8 @@ void setRandomSeedAndRunId(void);
 /* Redis's start-up banner: the logo (with the PID, which test harnesses
  * wait for) when always-show-logo is set or on a terminal, else one line. */
 void showStartupBanner(void);
+/* The lines Redis logs once its config is read (before the banner). */
+void logServerStarting(int argc, const char *argv0);
 void markMayReplicateCommands(void); /* after populateCommandTable */
 void daemonize(void);
 void initServer(void);               /* the event loop, listeners, databases */
@@ -505,6 +511,9 @@ void initServer(void);               /* the event loop, listeners, databases */
 int applyBind(const char **err);
 int applyPort(const char **err);
 void createPidFile(void);
+/* A long load (at start-up) lets clients in: accepts, reads, runs what may run
+ * while loading (call() answers -LOADING to the rest), writes replies. */
+void serveClientsWhileLoading(void);
 /* The process title from proc-title-template, {title} being `title` (NULL:
  * the executable as started). C_ERR when the template does not expand. */
 int serverSetProcTitle(const char *title);
