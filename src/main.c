@@ -8,6 +8,7 @@
 #include "server/keyhook.h"
 #include "server/propagate.h"
 #include "server/server.h"
+#include "core/proctitle.h"
 #include "core/zmalloc.h"
 #include "acl/acl.h"
 #include "commands/table.h"
@@ -87,6 +88,7 @@ static void wireModules(void) {
 }
 
 int main(int argc, char **argv) {
+    procTitleInit(argc, argv); /* before anything keeps a pointer into argv */
     setlocale(LC_COLLATE, "");
     zmalloc_set_oom_handler(oomHandler);
     setRandomSeedAndRunId();
@@ -101,9 +103,11 @@ int main(int argc, char **argv) {
     if (loadServerConfigFromArgs(argc, argv) != C_OK) exit(1);
     aclLoadUsersAtStartup();
     if (server.daemonize) daemonize();
+    logServerStarting(argc, argv[0]);
     configApplyThreadSettings();
-    showStartupBanner();
     initServer();
+    showStartupBanner();
+    if (server.set_proc_title) serverSetProcTitle(NULL);
     pubsubInit();
     slowlogInit();
     scriptingInit();

@@ -84,10 +84,9 @@ static int resolve(char *err, const char *host, int port, int flags, struct addr
 
 int anetTcpServer(char *err, int port, const char *bindaddr, int backlog) {
     struct addrinfo *info, *p;
-    if (bindaddr && !strcmp(bindaddr, "*")) bindaddr = NULL;
-    if (bindaddr && !strcmp(bindaddr, "::*")) {
-        bindaddr = "::";
-    }
+    /* As Redis: "*" is every IPv4 address, "::*" every IPv6 one. */
+    if (bindaddr && !strcmp(bindaddr, "*")) bindaddr = "0.0.0.0";
+    if (bindaddr && !strcmp(bindaddr, "::*")) bindaddr = "::";
     if (resolve(err, bindaddr, port, AI_PASSIVE, &info) != ANET_OK) return ANET_ERR;
     int s = ANET_ERR;
     for (p = info; p != NULL; p = p->ai_next) {

@@ -7,6 +7,7 @@
 #include "features/pubsub.h"
 #include "server/reply.h"
 #include "server/client.h"
+#include "server/propagate.h"
 #include "core/glob.h"
 #include "core/numparse.h"
 #include "core/zmalloc.h"
@@ -287,7 +288,12 @@ void sunsubscribeCommand(client *c) {
         for (int j = 1; j < c->argc; j++) unsubscribeChannel(c, c->argv[j], 1, &shardKind);
 }
 
-void spublishCommand(client *c) { addReplyLongLong(c, publishToChannel(c->argv[1], c->argv[2], &shardKind)); }
+/* PUBLISH and SPUBLISH reach the replicas' subscribers through the
+ * replication stream (not the AOF), as in Redis 7.0 outside cluster mode. */
+void spublishCommand(client *c) {
+    addReplyLongLong(c, publishToChannel(c->argv[1], c->argv[2], &shardKind));
+    forceReplicaPropagation(c);
+}
 
 void psubscribeCommand(client *c) {
     if (denySubscribeInContext(c)) return;
@@ -303,6 +309,7 @@ void punsubscribeCommand(client *c) {
 void publishCommand(client *c) {
     int receivers = pubsubPublishMessage(c->argv[1], c->argv[2]);
     addReplyLongLong(c, receivers);
+    forceReplicaPropagation(c);
 }
 
 /* PUBSUB CHANNELS / SHARDCHANNELS [pattern] */

@@ -161,7 +161,8 @@ int persistLoadAtStartup(void) {
     if (aofLoadAtStartup() != C_OK) return C_ERR; /* installs the propagation sink */
     int missing;
     long long start = mstime();
-    if (rdbLoad(server.dbfilename, 0, &missing) == C_OK) {
+    int rc = rdbLoadServing(server.dbfilename, processEventsWhileBlocked, &missing);
+    if (rc == C_OK) {
         serverLog(LL_NOTICE, "DB loaded from disk: %.3f seconds", (double)(mstime() - start) / 1000);
         return C_OK;
     }

@@ -1370,6 +1370,10 @@ static int loadFile(const char *filename, int flags, void (*progress)(void), int
 
 int rdbLoad(const char *filename, int flags, int *missing) { return loadFile(filename, flags, NULL, missing); }
 
+int rdbLoadServing(const char *filename, void (*progress)(void), int *missing) {
+    return loadFile(filename, 0, progress, missing);
+}
+
 int rdbLoadWithProgress(const char *filename, void (*progress)(void)) {
     int missing;
     return loadFile(filename, 0, progress, &missing);

@@ -37,6 +37,9 @@ int rdbLoad(const char *filename, int flags, int *missing);
  * time another loading-process-events-interval-bytes were read (the replica
  * serves clients from there: INFO, -LOADING). */
 int rdbLoadWithProgress(const char *filename, void (*progress)(void));
+/* The start-up load: clients are served every loading-process-events-interval-bytes
+ * (progress); *missing says the file is absent (not an error at start-up). */
+int rdbLoadServing(const char *filename, void (*progress)(void), int *missing);
 /* Loads a snapshot as it arrives on a socket (diskless load): size bytes, or
  * up to its end (-1: an EOF-marked transfer); waits at most timeout_ms for
  * each chunk, and calls progress() as rdbLoadWithProgress does. Bytes read
@@ -58,5 +61,8 @@ sds rdbDumpFunctions(void);
 /* FUNCTION RESTORE: checks the payload and hands each library's code to
  * create(ctx, code), which returns NULL or an error. NULL, or the first error. */
 sds rdbRestoreFunctionsPayload(const char *p, size_t len, sds (*create)(void *ctx, sds code), void *ctx);
+
+/* The start-up load serves clients every loading-process-events-interval-bytes
+ * (they get -LOADING but for INFO, CONFIG and the like), as Redis does. */
 
 #endif

@@ -133,6 +133,7 @@ static inline uint64_t commandNameHash(const char *name, size_t len, uint64_t *h
 }
 
 static void buildCommandIndex(void) {
+    zfree(commandIndex);
     size_t slots = 16;
     while (slots < dictSize(server.commands) * 4) slots <<= 1;
     commandIndex = zcalloc(slots * sizeof(*commandIndex));
@@ -142,11 +143,12 @@ static void buildCommandIndex(void) {
     while ((de = dictNext(di))) {
         redisCommand *cmd = dictGetVal(de);
         if (!commandImplemented(cmd)) continue;
-        size_t len = strlen(cmd->name);
+        const char *name = dictGetKey(de); /* cmd->name unless rename-command changed it */
+        size_t len = strlen(name);
         uint64_t head;
-        size_t i = commandNameHash(cmd->name, len, &head) & commandIndexMask;
+        size_t i = commandNameHash(name, len, &head) & commandIndexMask;
         while (commandIndex[i].name) i = (i + 1) & commandIndexMask;
-        commandIndex[i] = (struct commandSlot){cmd->name, len, head, cmd};
+        commandIndex[i] = (struct commandSlot){name, len, head, cmd};
     }
     dictReleaseIterator(di);
 }
@@ -162,6 +164,27 @@ static redisCommand *findCommand(const char *name, size_t len) {
         while (j < len && foldCase((unsigned char)name[j]) == (unsigned char)s->name[j]) j++;
         if (j >= len) return s->cmd;
     }
+}
+
+int commandTableRename(const char *oldname, const char *newname, const char **err) {
+    redisCommand *cmd = findCommand(oldname, strlen(oldname));
+    if (!cmd) {
+        *err = "No such command in rename-command";
+        return 0;
+    }
+    if (newname[0] && dictFind(server.commands, newname)) {
+        *err = "Target command name already exists";
+        return 0;
+    }
+    dictEntry *de = dictFind(server.commands, oldname);
+    if (de) {
+        const char *key = dictGetKey(de);
+        dictDelete(server.commands, oldname);
+        if (key != cmd->name) zfree((char *)key); /* a name an earlier rename gave it */
+    }
+    if (newname[0]) dictAdd(server.commands, zstrdup(newname), cmd);
+    buildCommandIndex();
+    return 1;
 }
 
 struct redisCommand *lookupCommandByCString(const char *name) {

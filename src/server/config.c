@@ -35,7 +35,7 @@ enum { T_BOOL, T_INT, T_UINT, T_LL, T_ULL, T_SIZE, T_MEM, T_STRING, T_ENUM, T_SP
 #define F_HIDDEN 512   /* a testing knob: CONFIG GET answers it by name, never for a pattern */
 #define F_PROTECTED 1024 /* CONFIG SET only as enable-protected-configs allows (dir, dbfilename) */
 #define F_ARGS 2048    /* the value is several arguments: rewritten as they are, not as one quoted string */
-#define F_DENY_LOADING 4096 /* CONFIG SET refused (-LOADING) while a snapshot loads (appendonly, repl-diskless-load) */
+#define F_DENY_LOADING 4096 /* CONFIG SET refused (-LOADING) while a dataset loads (dir, appendonly, repl-diskless-load) */
 
 typedef struct enumName {
     const char *name;
@@ -54,7 +54,7 @@ struct configDef {
     /* T_SPECIAL: set from already split arguments, get as CONFIG GET prints it. */
     int (*set)(sds *argv, int argc, int from_file, const char **err);
     sds (*get)(void);
-    int seen_in_load; /* F_MULTI: the first line of a load replaces, later ones append */
+    int seen_in_load; /* save: the first line of a load replaces, later ones append */
 };
 
 /* ------------------------------------------------------------------ enums */
@@ -91,6 +91,17 @@ static int setUser(sds *argv, int argc, int from_file, const char **err) {
 }
 
 static sds getUser(void) { return sdsempty(); }
+
+/* rename-command NAME NEWNAME: a redis.conf line CONFIG REWRITE keeps as written. */
+static int setRenameCommand(sds *argv, int argc, int from_file, const char **err) {
+    (void)from_file;
+    if (argc == 1 && sdslen(argv[0]) == 0) return 1; /* the empty default */
+    if (argc != 2) {
+        *err = "Bad directive or wrong number of arguments";
+        return 0;
+    }
+    return commandTableRename(argv[0], argv[1], err);
+}
 
 /* Kept as an sds: a password may hold any byte, NUL included. */
 /* A password directive: binary-safe (a password may hold a NUL), empty = none. */
@@ -249,7 +260,7 @@ static int setBind(sds *argv, int argc, int from_file, const char **err) {
     }
     for (int j = 0; j < server.bindaddr_count; j++) zfree(server.bindaddr[j]);
     server.bindaddr_count = 0;
-    /* "bind" with one empty argument means the defaults. */
+    /* "bind" with one empty argument is the empty list: no TCP listener. */
     if (!(n == 1 && sdslen(addrs[0]) == 0))
         for (int j = 0; j < n; j++) server.bindaddr[server.bindaddr_count++] = zstrdup(addrs[j]);
     if (split) sdsfreesplitres(split, n);
@@ -257,7 +268,6 @@ static int setBind(sds *argv, int argc, int from_file, const char **err) {
 }
 
 static sds getBind(void) {
-    if (server.bindaddr_count == 0) return sdsnew("127.0.0.1 -::1");
     sds s = sdsempty();
     for (int j = 0; j < server.bindaddr_count; j++) {
         if (j) s = sdscat(s, " ");
@@ -500,7 +510,7 @@ static int applyMaxclients(const char **err) {
 
 static configDef configs[] = {
     /* network */
-    {"bind", NULL, T_SPECIAL, F_MULTI, NULL, "", 0, 0, NULL, applyBind, setBind, getBind, 0},
+    {"bind", NULL, T_SPECIAL, F_MULTI, NULL, "* -::*", 0, 0, NULL, applyBind, setBind, getBind, 0},
     I("port", NULL, 0, &server.port, "6379", 0, 65535, applyPort),
     I("tcp-backlog", NULL, F_IMMUTABLE, &server.tcp_backlog, "511", 0, INT_MAX, NULL),
     STR("unixsocket", NULL, F_IMMUTABLE, &server.unixsocket, NULL),
@@ -526,8 +536,9 @@ static configDef configs[] = {
     B("always-show-logo", NULL, F_IMMUTABLE, &server.always_show_logo, "no"),
     SP("shutdown-on-sigterm", NULL, F_WORDS, "default", setShutdownOnSigterm, getShutdownOnSigterm),
     SP("shutdown-on-sigint", NULL, F_WORDS, "default", setShutdownOnSigint, getShutdownOnSigint),
-    B("set-proc-title", NULL, F_IMMUTABLE | F_NOEFFECT, &cfg_ints[1], "yes"),
-    STR("proc-title-template", NULL, F_NOEFFECT, &cfg_strs[1], "{title} {listen-addr} {server-mode}"),
+    B("set-proc-title", NULL, F_IMMUTABLE, &server.set_proc_title, "yes"),
+    {"proc-title-template", NULL, T_STRING, 0, &server.proc_title_template, "{title} {listen-addr} {server-mode}", 0, 0,
+     NULL, applyProcTitleTemplate, NULL, NULL, 0},
     I("hz", NULL, 0, &server.hz, "10", 0, INT_MAX, applyHz),
     B("dynamic-hz", NULL, 0, &server.dynamic_hz, "yes"),
     EN("enable-debug-command", NULL, F_IMMUTABLE, &server.enable_debug_command, "no", enableEnum),
@@ -535,6 +546,7 @@ static configDef configs[] = {
     EN("enable-module-command", NULL, F_IMMUTABLE, &server.enable_module_command, "no", enableEnum),
     SP("requirepass", NULL, F_SENSITIVE, "", setRequirepass, getRequirepass),
     SP("user", NULL, F_FILE_ONLY, "", setUser, getUser),
+    SP("rename-command", NULL, F_FILE_ONLY, "", setRenameCommand, getUser),
     STR("aclfile", NULL, F_IMMUTABLE, &server.acl_filename, ""),
     EN("acl-pubsub-default", NULL, 0, &server.acl_pubsub_default, "resetchannels", aclPubsubEnum),
     EN("propagation-error-behavior", NULL, F_NOEFFECT, &cfg_ints[33], "ignore", propagationErrorEnum),
@@ -547,7 +559,7 @@ static configDef configs[] = {
     B("rdbcompression", NULL, 0, &server.rdb_compression, "yes"),
     B("rdbchecksum", NULL, F_IMMUTABLE, &server.rdb_checksum, "yes"),
     STR("dbfilename", NULL, F_PROTECTED, &server.dbfilename, "dump.rdb"),
-    SP("dir", NULL, F_PROTECTED, "", setDir, getDir),
+    SP("dir", NULL, F_PROTECTED | F_DENY_LOADING, "", setDir, getDir),
     B("rdb-del-sync-files", NULL, F_NOEFFECT, &cfg_ints[2], "no"),
     B("sanitize-dump-payload", NULL, F_NOEFFECT, &cfg_ints[3], "no"),
     /* append only */
@@ -609,6 +621,7 @@ static configDef configs[] = {
     SP("latency-tracking-info-percentiles", NULL, F_ARGS, "50 99 99.9", NULL, NULL), /* the latency module's */
     B("crash-log-enabled", NULL, F_NOEFFECT, &cfg_ints[17], "yes"),
     B("crash-memcheck-enabled", NULL, F_NOEFFECT, &cfg_ints[18], "yes"),
+    B("use-exit-on-panic", NULL, F_HIDDEN | F_NOEFFECT, &cfg_ints[1], "no"), /* a testing knob: we never panic */
     /* replication (repl/ owns replicaof's parser and printer) */
     SP("replicaof", "slaveof", F_ARGS, "", NULL, NULL),
     B("replica-serve-stale-data", "slave-serve-stale-data", 0, &server.repl_serve_stale_data, "yes"),
@@ -878,38 +891,44 @@ void initServerConfig(void) {
 
 /* ------------------------------------------------------------- config file */
 
-static void fatalConfigError(const char *file, int linenum, const char *line, const char *err) {
+/* Redis 7.0's words, whatever the line came from (file, stdin or the command
+ * line: they are one text, see loadServerConfigFromArgs). */
+static void fatalConfigError(int linenum, const char *line, const char *err) {
     fprintf(stderr, "\n*** FATAL CONFIG FILE ERROR (Redis " REDIS_VERSION ") ***\n");
-    if (file) fprintf(stderr, "Reading the configuration file, at line %d\n", linenum);
-    else fprintf(stderr, "Reading the configuration from the command line, at line %d\n", linenum);
+    fprintf(stderr, "Reading the configuration file, at line %d\n", linenum);
     fprintf(stderr, ">>> '%s'\n", line);
     fprintf(stderr, "%s\n", err);
-    if (file) fprintf(stderr, "(in %s)\n", file);
 }
 
-static int loadConfigText(const char *text, const char *file, int depth);
+static int loadConfigText(const char *text, int depth);
+
+/* Appends the whole content of path ("-": stdin) to *text. */
+static int readConfigFile(const char *path, sds *text) {
+    FILE *fp = strcmp(path, "-") ? fopen(path, "r") : stdin;
+    if (!fp) {
+        serverLog(LL_WARNING, "Fatal error, can't open config file '%s': %s", path, strerror(errno));
+        return C_ERR;
+    }
+    char buf[CONFIG_MAX_LINE + 1];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), fp)) > 0) *text = sdscatlen(*text, buf, n);
+    if (fp != stdin) fclose(fp);
+    return C_OK;
+}
 
 static int loadConfigFile(const char *path, int depth) {
     if (depth > 16) {
-        fprintf(stderr, "Fatal error, include nesting too deep: '%s'\n", path);
-        return C_ERR;
-    }
-    FILE *fp = strcmp(path, "-") ? fopen(path, "r") : stdin;
-    if (!fp) {
-        fprintf(stderr, "Fatal error, can't open config file '%s': %s\n", path, strerror(errno));
+        serverLog(LL_WARNING, "Fatal error, include nesting too deep: '%s'", path);
         return C_ERR;
     }
     sds text = sdsempty();
-    char buf[CONFIG_MAX_LINE + 1];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof(buf), fp)) > 0) text = sdscatlen(text, buf, n);
-    if (fp != stdin) fclose(fp);
-    int rc = loadConfigText(text, path, depth);
+    int rc = readConfigFile(path, &text);
+    if (rc == C_OK) rc = loadConfigText(text, depth);
     sdsfree(text);
     return rc;
 }
 
-static int loadConfigText(const char *text, const char *file, int depth) {
+static int loadConfigText(const char *text, int depth) {
     int totlines;
     sds *lines = sdssplitlen(text, strlen(text), "\n", 1, &totlines);
     int rc = C_OK;
@@ -921,7 +940,7 @@ static int loadConfigText(const char *text, const char *file, int depth) {
         int argc;
         sds *argv = sdssplitargs(line, &argc);
         if (argv == NULL) {
-            fatalConfigError(file, linenum, line, "Unbalanced quotes in configuration line");
+            fatalConfigError(linenum, line, "Unbalanced quotes in configuration line");
             rc = C_ERR;
             break;
         }
@@ -942,13 +961,14 @@ static int loadConfigText(const char *text, const char *file, int depth) {
                 argv[argc++] = sdsempty();
             }
             if (!d || argc < 2) {
-                fatalConfigError(file, linenum, line, "Bad directive or wrong number of arguments");
+                fatalConfigError(linenum, line, "Bad directive or wrong number of arguments");
                 rc = C_ERR;
             } else {
-                /* Repeated save/bind lines add up; the first one of a load replaces the default. */
+                /* Repeated save lines add up, the first one of a load replacing the
+                 * default; any other directive's line replaces (bind too, as Redis). */
                 sds *vals = argv + 1;
                 int nvals = argc - 1;
-                if ((d->flags & F_MULTI) && d->seen_in_load && !(nvals == 1 && sdslen(vals[0]) == 0)) {
+                if (d->set == setSave && d->seen_in_load && !(nvals == 1 && sdslen(vals[0]) == 0)) {
                     sds cur = getTypedValue(d);
                     int curc;
                     sds *curv = sdssplitlen(cur, sdslen(cur), " ", 1, &curc);
@@ -959,13 +979,13 @@ static int loadConfigText(const char *text, const char *file, int depth) {
                         if (sdslen(curv[j])) all[k++] = curv[j];
                     for (int j = 0; j < nvals; j++) all[k++] = vals[j];
                     if (!setTypedValue(d, all, k, 1, &err) || (d->apply && !d->apply(&err))) {
-                        fatalConfigError(file, linenum, line, err);
+                        fatalConfigError(linenum, line, err);
                         rc = C_ERR;
                     }
                     zfree(all);
                     sdsfreesplitres(curv, curc);
                 } else if (!setTypedValue(d, vals, nvals, 1, &err) || (d->apply && !d->apply(&err))) {
-                    fatalConfigError(file, linenum, line, err ? err : "Invalid argument");
+                    fatalConfigError(linenum, line, err ? err : "Invalid argument");
                     rc = C_ERR;
                 }
                 d->seen_in_load = 1;
@@ -996,21 +1016,15 @@ int loadServerConfigFromArgs(int argc, char **argv) {
         }
         if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) usage();
     }
+    /* As Redis 7.0: a first argument not starting with '-' is the config file;
+     * "-" first or last reads the config from stdin too. */
     const char *configfile = NULL;
     if (argc >= 2 && argv[1][0] != '-') {
         configfile = argv[1];
         j = 2;
-    } else if (argc >= 2 && !strcmp(argv[1], "-") ) {
-        configfile = "-";
-        j = 2;
-    }
-    if (configfile) {
-        if (strcmp(configfile, "-")) {
-            char *abs = realpath(configfile, NULL);
-            server.configfile = zstrdup(abs ? abs : configfile);
-            free(abs);
-        }
-        if (loadConfigFile(configfile, 0) != C_OK) return C_ERR;
+        char *abs = realpath(configfile, NULL);
+        server.configfile = zstrdup(abs ? abs : configfile);
+        free(abs);
     }
     /* --name value... becomes config text, one directive a line, by Redis
      * 7.0's rules: an argument right after a bare option name is its value
@@ -1019,8 +1033,11 @@ int loadServerConfigFromArgs(int argc, char **argv) {
      * by another option, means `save ""`. */
     sds options = sdsempty();
     int value_given = 1; /* the last option already has a value */
+    int from_stdin = 0;
     for (; j < argc; j++) {
-        if (value_given && argv[j][0] == '-' && argv[j][1] == '-' && argv[j][2]) {
+        if (!strcmp(argv[j], "-") && (j == 1 || j == argc - 1)) {
+            from_stdin = 1;
+        } else if (value_given && argv[j][0] == '-' && argv[j][1] == '-' && argv[j][2]) {
             if (sdslen(options)) options = sdscat(options, "\n");
             options = sdscat(options, argv[j] + 2);
             options = sdscat(options, " ");
@@ -1039,12 +1056,20 @@ int loadServerConfigFromArgs(int argc, char **argv) {
             value_given = 1;
         }
     }
-    /* The command line's lines replace the file's, except `save`: as in
-     * Redis, whose options are one text with the file, its lines add to the
-     * file's (the first save line of the whole load replaces the default). */
-    for (size_t i = 0; i < NCONFIGS; i++)
-        if (configs[i].set != setSave) configs[i].seen_in_load = 0;
-    int rc = loadConfigText(options, NULL, 0);
+    /* One text, as Redis reads it: the file, stdin, then the options after a
+     * newline, so an error's line number counts from the file's first line. */
+    sds text = sdsempty();
+    int rc = configfile ? readConfigFile(configfile, &text) : C_OK;
+    if (rc == C_OK && from_stdin) {
+        serverLog(LL_WARNING, "Reading config from stdin");
+        rc = readConfigFile("-", &text);
+    }
+    if (rc == C_OK) {
+        text = sdscat(text, "\n");
+        text = sdscatsds(text, options);
+        rc = loadConfigText(text, 0);
+    }
+    sdsfree(text);
     sdsfree(options);
     return rc;
 }
@@ -1123,6 +1148,10 @@ void configSetCommand(client *c) {
             err = "can't set protected config";
             failed = i;
             goto fail;
+        }
+        if ((defs[i]->flags & F_DENY_LOADING) && server.loading) {
+            addReplyErrorObject(c, shared.loadingerr);
+            goto done;
         }
         for (int k = 0; k < i; k++) {
             if (defs[k] == defs[i]) {
@@ -1272,9 +1301,12 @@ static void rewriteSpecial(rewriteState *st, configDef *d) {
         rewriteLine(st, d, sdscatrepr(sdsnew("dir "), dir, sdslen(dir)), 1);
         sdsfree(dir);
     } else if (d->set == setBind) {
-        if (server.bindaddr_count == 0) st->processed[d - configs] = 1;
-        else {
-            sds addrs = getBind();
+        /* The default list writes no line; the empty one writes a bare "bind ". */
+        sds addrs = getBind();
+        if (!strcmp(addrs, d->deflt)) {
+            st->processed[d - configs] = 1;
+            sdsfree(addrs);
+        } else {
             rewriteLine(st, d, sdscatsds(sdsnew("bind "), addrs), 1);
             sdsfree(addrs);
         }
@@ -1325,6 +1357,7 @@ static void rewriteSpecial(rewriteState *st, configDef *d) {
 }
 
 static void rewriteDirective(rewriteState *st, configDef *d) {
+    if (d->set == setRenameCommand) return; /* its old lines stay as they are */
     if (d->type == T_SPECIAL) {
         rewriteSpecial(st, d);
         return;

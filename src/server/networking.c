@@ -102,9 +102,10 @@ static void acceptCommonHandler(int fd, int flags, const char *ip) {
         snprintf(c->laddr, sizeof(c->laddr), "%s:0", server.unixsocket);
     }
     server.stat_numconnections++;
-    /* Protected mode: a default user without password and the default bind mean only loopback may talk to us. */
-    if (server.protected_mode && !accessAuthRequired(c) && server.bindaddr_count == 0 && ip &&
-        !(flags & CLIENT_UNIX_SOCKET) && strcmp(ip, "127.0.0.1") && strcmp(ip, "::1")) {
+    /* Protected mode: with a default user without password only loopback may
+     * talk to us, whatever the bind list (as Redis 7.0). */
+    if (server.protected_mode && !accessAuthRequired(c) && ip && !(flags & CLIENT_UNIX_SOCKET) &&
+        strncmp(ip, "127.", 4) && strcmp(ip, "::1")) {
         const char *err =
             "-DENIED Redis is running in protected mode because protected mode is enabled and no password is "
             "set for the default user. In this mode connections are only accepted from the loopback interface. "

@@ -19,7 +19,8 @@ static int in_transaction; /* MULTI was emitted and not yet closed */
 static int pending_multi;  /* a transaction started; MULTI goes out with its second write */
 static int transaction_depth; /* EXEC running a script: the outer one frames */
 static robj **held_argv;      /* the transaction's first write, not out yet */
-static int held_argc, held_dbid;
+static int held_argc, held_dbid, held_replicas_only;
+static commandStreamFn *replica_feed;
 
 void propagateSubscribe(commandStreamFn *fn) {
     for (int i = 0; i < nsubscribers; i++)
@@ -39,19 +40,22 @@ void propagateUnsubscribe(commandStreamFn *fn) {
     }
 }
 
-static void fanOut(int dbid, robj **argv, int argc) {
-    for (int i = 0; i < nsubscribers; i++) subscribers[i](dbid, argv, argc);
+static void fanOutTo(int dbid, robj **argv, int argc, int replicas_only) {
+    for (int i = 0; i < nsubscribers; i++)
+        if (!replicas_only || subscribers[i] == replica_feed) subscribers[i](dbid, argv, argc);
 }
+
+static void fanOut(int dbid, robj **argv, int argc) { fanOutTo(dbid, argv, argc, 0); }
 
 static void releaseHeld(int send) {
     if (!held_argv) return;
-    if (send) fanOut(held_dbid, held_argv, held_argc);
+    if (send) fanOutTo(held_dbid, held_argv, held_argc, held_replicas_only);
     for (int j = 0; j < held_argc; j++) decrRefCount(held_argv[j]);
     zfree(held_argv);
     held_argv = NULL;
 }
 
-static void emit(int dbid, robj **argv, int argc) {
+static void emitTo(int dbid, robj **argv, int argc, int replicas_only) {
     if (!nsubscribers) return;
     if (pending_multi) {
         if (!held_argv) {
@@ -62,6 +66,7 @@ static void emit(int dbid, robj **argv, int argc) {
             }
             held_argc = argc;
             held_dbid = dbid;
+            held_replicas_only = replicas_only;
             return;
         }
         robj *multi = shared.multi;
@@ -70,17 +75,22 @@ static void emit(int dbid, robj **argv, int argc) {
         in_transaction = 1;
         releaseHeld(1);
     }
-    fanOut(dbid, argv, argc);
+    fanOutTo(dbid, argv, argc, replicas_only);
 }
 
-void propagateCommand(int dbid, robj **argv, int argc) {
+static void emit(int dbid, robj **argv, int argc) { emitTo(dbid, argv, argc, 0); }
+
+static void propagateCommandTo(int dbid, robj **argv, int argc, int replicas_only) {
     /* The outermost unit with nothing held: no second write can follow, so
      * this one goes out alone now instead of being held and released. */
-    if (pending_multi && !held_argv && transaction_depth == 1) fanOut(dbid, argv, argc);
-    else emit(dbid, argv, argc);
+    if (pending_multi && !held_argv && transaction_depth == 1) fanOutTo(dbid, argv, argc, replicas_only);
+    else emitTo(dbid, argv, argc, replicas_only);
 }
 
-static commandStreamFn *replica_feed;
+void propagateCommand(int dbid, robj **argv, int argc) { propagateCommandTo(dbid, argv, argc, 0); }
+void propagateCommandToReplicas(int dbid, robj **argv, int argc) { propagateCommandTo(dbid, argv, argc, 1); }
+void forceReplicaPropagation(client *c) { c->flags |= CLIENT_FORCE_REPL; }
+
 void propagateSetReplicaFeed(commandStreamFn *fn) { replica_feed = fn; }
 void propagateToReplicas(int dbid, robj **argv, int argc) {
     if (replica_feed) replica_feed(dbid, argv, argc);

@@ -18,6 +18,10 @@ void propagateUnsubscribe(commandStreamFn *fn);
 /* call(), just before propagateTransactionEnd: the command c ran changed
  * data (unless it prevented its propagation); its unit's last write. */
 void propagateCommand(int dbid, robj **argv, int argc);
+/* The same for a command that goes to replicas alone, not the AOF (PUBLISH,
+ * which marks its call with forceReplicaPropagation). */
+void propagateCommandToReplicas(int dbid, robj **argv, int argc);
+void forceReplicaPropagation(client *c);
 /* During a command: argv (borrowed) is part of its replay, ahead of the
  * command's own argv. Nothing goes out while the AOF is loaded. */
 void alsoPropagate(client *c, robj **argv, int argc);

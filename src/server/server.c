@@ -16,6 +16,7 @@
 #include "server/reply.h"
 #include "server/transaction.h"
 #include "core/anet.h"
+#include "core/proctitle.h"
 #include "core/clock.h"
 #include "core/zmalloc.h"
 
@@ -60,8 +61,9 @@ void serverLog(int level, const char *fmt, ...) {
         char buf[64];
         int off = strftime(buf, sizeof(buf), "%d %b %Y %H:%M:%S.", &tm);
         snprintf(buf + off, sizeof(buf) - off, "%03d", (int)tv.tv_usec / 1000);
-        /* As Redis: a forked child, a replica or a master wrote the line. */
-        char role = server.pid && server.pid != getpid() ? 'C' : server.masterhost_set ? 'S' : 'M';
+        /* As Redis: a forked child (or the server before it is set up), a
+         * replica or a master wrote the line. */
+        char role = server.pid != getpid() ? 'C' : server.masterhost_set ? 'S' : 'M';
         fprintf(fp, "%d:%c %s %c %s\n", (int)getpid(), role, buf, marks[level & 0x3], msg);
     }
     fflush(fp);
@@ -380,7 +382,7 @@ void call(client *c, int flags) {
     int was_blocked = c->flags & CLIENT_BLOCKED;
     int prev_executing = c->flags & CLIENT_EXECUTING;
     int reprocessing = blockingIsReprocessing(c);
-    c->flags &= ~CLIENT_PREVENT_PROP;
+    c->flags &= ~(CLIENT_PREVENT_PROP | CLIENT_FORCE_REPL);
     c->flags |= CLIENT_EXECUTING;
     dbForgetLastLookup();
     monotime start = getMonotonicUs();
@@ -416,13 +418,16 @@ void call(client *c, int flags) {
         if ((flags & CALL_PROPAGATE) && dirty && !(c->flags & (CLIENT_AOF | CLIENT_PREVENT_PROP)) &&
             !(c->cmd->flags & CMD_PROPAGATES_EFFECTS))
             propagateCommand(c->db->id, c->argv, c->argc);
+        else if ((flags & CALL_PROPAGATE) && (c->flags & CLIENT_FORCE_REPL) && !(c->flags & CLIENT_AOF))
+            propagateCommandToReplicas(c->db->id, c->argv, c->argc);
         if (streamed) propagateTransactionEnd(c->db->id);
     }
-    c->flags &= ~CLIENT_PREVENT_PROP;
+    c->flags &= ~(CLIENT_PREVENT_PROP | CLIENT_FORCE_REPL);
     c->lastcmd = c->cmd;
     c->commands_processed++;
     server.stat_numcommands++;
 }
+
 
 /* ---------------------------------------------------------------- shutdown */
 
@@ -534,33 +539,34 @@ void oomHandler(size_t size) {
     abort();
 }
 
+/* Listens on every bind address. "-addr" is optional (skipped when it cannot
+ * be bound, as ::* on a host without IPv6); an empty bind list listens on no
+ * TCP address at all, as Redis 7.0. */
 static int listenToPort(void) {
     char err[ANET_ERR_LEN];
-    static char *defaults[] = {"127.0.0.1", "::1"};
-    char **addrs = server.bindaddr_count ? server.bindaddr : defaults;
-    int count = server.bindaddr_count ? server.bindaddr_count : 2;
     server.ipfd_count = 0;
     if (server.port == 0) return C_OK;
-    for (int j = 0; j < count; j++) {
-        const char *addr = addrs[j];
+    for (int j = 0; j < server.bindaddr_count; j++) {
+        const char *addr = server.bindaddr[j];
         int optional = *addr == '-';
         if (optional) addr++;
         int fd = anetTcpServer(err, server.port, addr, server.tcp_backlog);
         if (fd == ANET_ERR) {
-            /* ::1 may be missing (no IPv6): only a default or optional address may fail. */
-            if (optional || !server.bindaddr_count) {
+            if (optional) {
                 serverLog(LL_VERBOSE, "Could not bind %s:%d: %s (skipped)", addr, server.port, err);
                 continue;
             }
             serverLog(LL_WARNING, "Warning: Could not create server TCP listening socket %s:%d: %s", addr, server.port, err);
             /* The test harness looks for this line to retry on another port. */
             serverLog(LL_WARNING, "Failed listening on port %d (TCP), aborting.", server.port);
+            for (int k = 0; k < server.ipfd_count; k++) close(server.ipfd[k]);
+            server.ipfd_count = 0;
             return C_ERR;
         }
         anetNonBlock(NULL, fd);
         server.ipfd[server.ipfd_count++] = fd;
     }
-    if (server.ipfd_count == 0) {
+    if (server.ipfd_count == 0 && server.bindaddr_count) {
         serverLog(LL_WARNING, "Failed listening on port %d (TCP), aborting.", server.port);
         return C_ERR;
     }
@@ -596,6 +602,76 @@ int applyPort(const char **err) {
     if (relisten() == C_OK) return 1;
     *err = "Unable to listen on this port";
     return 0;
+}
+
+/* One template variable's value, or NULL for a name Redis does not know. */
+static sds procTitleVariable(const char *name, size_t len, const char *title) {
+#define IS(lit) (len == sizeof(lit) - 1 && !memcmp(name, lit, len))
+    if (IS("title")) return sdsnew(title);
+    if (IS("listen-addr")) {
+        if (server.port)
+            return sdscatprintf(sdsempty(), "%s:%d", server.bindaddr_count ? server.bindaddr[0] : "*", server.port);
+        return sdscatprintf(sdsempty(), "unixsocket:%s", server.unixsocket ? server.unixsocket : "");
+    }
+    if (IS("server-mode")) return sdsempty();
+    if (IS("config-file")) return sdsnew(server.configfile ? server.configfile : "");
+    if (IS("port")) return sdscatprintf(sdsempty(), "%d", server.port);
+    if (IS("tls-port")) return sdsnew("0");
+    if (IS("unixsocket")) return sdsnew(server.unixsocket ? server.unixsocket : "");
+    return NULL;
+#undef IS
+}
+
+/* {name} is a variable, "{{" a brace; anything else is copied. NULL when a
+ * brace is left open or a name is unknown. The result is trimmed of spaces. */
+static sds expandProcTitle(const char *tmpl, const char *title) {
+    sds res = sdsempty();
+    const char *p = tmpl;
+    while (*p) {
+        const char *open = strchr(p, '{');
+        if (!open) {
+            res = sdscat(res, p);
+            break;
+        }
+        res = sdscatlen(res, p, open - p);
+        if (open[1] == '{') {
+            res = sdscat(res, "{");
+            p = open + 2;
+            continue;
+        }
+        const char *close = open[1] ? strchr(open + 1, '}') : NULL;
+        sds value = close ? procTitleVariable(open + 1, close - open - 1, title) : NULL;
+        if (!value) {
+            sdsfree(res);
+            return NULL;
+        }
+        res = sdscatsds(res, value);
+        sdsfree(value);
+        p = close + 1;
+    }
+    return sdstrim(res, " ");
+}
+
+int serverSetProcTitle(const char *title) {
+    if (!title) title = server.exec_argv[0];
+    sds t = expandProcTitle(server.proc_title_template, title);
+    if (!t) return C_ERR;
+    procTitleSet(t);
+    sdsfree(t);
+    return C_OK;
+}
+
+int applyProcTitleTemplate(const char **err) {
+    sds t = expandProcTitle(server.proc_title_template, "");
+    int ok = t && sdslen(t) > 0;
+    sdsfree(t);
+    if (!ok) {
+        *err = "template format is invalid or contains unknown variables";
+        return 0;
+    }
+    /* At start-up main.c sets the title once the listeners are up. */
+    if (server.el && server.set_proc_title) serverSetProcTitle(NULL);
+    return 1;
 }
 
 void createPidFile(void) {
@@ -681,6 +757,17 @@ void initServer(void) {
 
 /* Redis's start-up banner: the logo (with the PID, which test harnesses
  * wait for) when asked for or on a terminal, else one line. */
+void logServerStarting(int argc, const char *argv0) {
+    serverLog(LL_WARNING, "oO0OoO0OoO0Oo Redis is starting oO0OoO0OoO0Oo");
+    serverLog(LL_WARNING, "Redis version=" REDIS_VERSION ", bits=64, commit=00000000, modified=0, pid=%d, just started",
+              (int)getpid());
+    if (argc == 1)
+        serverLog(LL_WARNING, "Warning: no config file specified, using the default config. In order to specify a "
+                              "config file use %s /path/to/redis.conf", argv0);
+    else
+        serverLog(LL_WARNING, "Configuration loaded");
+}
+
 void showStartupBanner(void) {
     int logo = server.always_show_logo || ((server.logfile == NULL || server.logfile[0] == '\0') && isatty(STDOUT_FILENO));
     if (!logo) {

@@ -117,6 +117,7 @@ typedef struct redisCommand {
 #define CLIENT_SLAVE (1 << 22)  /* a replica attached by SYNC/PSYNC (repl/ owns its state) */
 #define CLIENT_MASTER (1 << 23) /* our master's link: its commands are applied, never answered */
 #define CLIENT_REPLICA_CMD (1 << 24) /* a replica's own command runs: answering it breaks its link (dropped) */
+#define CLIENT_FORCE_REPL (1 << 25) /* this call goes to replicas though it wrote nothing (PUBLISH) */
 
 /* Client-side caching state (features/tracking.c), kept in their own field
  * (client->tracking_flags) so they never compete with `flags` for bits. */
@@ -280,6 +281,8 @@ struct redisServer {
     char *unixsocket;
     unsigned int unixsocketperm;
     int sofd;
+    int set_proc_title;
+    char *proc_title_template; /* {title} {listen-addr} {server-mode} {port} {tls-port} {unixsocket} {config-file} */
     int tcpkeepalive;
     int protected_mode;
     unsigned int maxclients;
@@ -481,6 +484,9 @@ typedef struct commandDef {
 void populateCommandTable(const commandDef *defs, size_t n);
 struct redisCommand *lookupCommand(robj **argv, int argc);
 struct redisCommand *lookupCommandByCString(const char *name);
+/* rename-command: the command is found under newname from now on ("" removes
+ * it). 0 with *err set (Redis's words) when oldname is unknown or newname taken. */
+int commandTableRename(const char *oldname, const char *newname, const char **err);
 int commandCheckArity(struct redisCommand *cmd, int argc);
 /* Fills keys (argv indexes) and returns their count; -1 on invalid arguments. */
 
@@ -506,6 +512,8 @@ void setRandomSeedAndRunId(void);
 /* Redis's start-up banner: the logo (with the PID, which test harnesses
  * wait for) when always-show-logo is set or on a terminal, else one line. */
 void showStartupBanner(void);
+/* The lines Redis logs once its config is read (before the banner). */
+void logServerStarting(int argc, const char *argv0);
 void markMayReplicateCommands(void); /* after populateCommandTable */
 void daemonize(void);
 void initServer(void);               /* the event loop, listeners, databases */
@@ -515,6 +523,12 @@ int applyBind(const char **err);
 int applyPort(const char **err);
 int applyWatchdogPeriod(const char **err);
 void createPidFile(void);
+/* The process title from proc-title-template, {title} being `title` (NULL:
+ * the executable as started). C_ERR when the template does not expand. */
+int serverSetProcTitle(const char *title);
+/* Config apply hook of proc-title-template: refuses a template that does not
+ * expand (unknown variable, unclosed brace) or expands to nothing. */
+int applyProcTitleTemplate(const char **err);
 
 /* Work the server does on its own between commands (expiry, draining the 0MQ
  * backlog) shares one budget per turn of the event loop, so a client waits

@@ -1,0 +1,229 @@
+"""Small behaviours Redis 7.0.15's own suite checks (issue 15, branch misc):
+the default bind (`* -::*`) with protected mode, bind lines that replace each
+other, the process title (proc-title-template), PUBLISH reaching replicas'
+subscribers (not the AOF), the start-up config error texts. All of it holds
+on the reference too.
+"""
+import os
+import socket
+import subprocess
+import time
+
+import pytest
+import redis
+
+from support import SERVER, attach, free_port, start_pair, wait_for
+
+
+def non_loopback_address():
+    """An address of this host other than loopback, or None (no packet is sent)."""
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("192.0.2.1", 9))
+            addr = s.getsockname()[0]
+    except OSError:
+        return None
+    return None if addr.startswith("127.") else addr
+
+
+@pytest.fixture
+def bare_server(tmp_path):
+    """Starts the binary with only the arguments given (no --bind); stopped at the end."""
+    procs = []
+
+    def start(*args):
+        port = free_port()
+        cmd = [SERVER, "--port", str(port), "--dir", str(tmp_path), "--save", "", "--appendonly", "no",
+               "--logfile", str(tmp_path / "log")] + list(args)
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        procs.append(proc)
+        c = redis.Redis(port=port, decode_responses=True)
+        wait_for(lambda: _pings(c), what="server up")
+        return proc, port, c
+
+    yield start
+    for p in procs:
+        if p.poll() is None:
+            p.terminate()
+            p.wait(10)
+
+
+def _pings(c):
+    try:
+        return c.ping()
+    except redis.ConnectionError:
+        return False
+
+
+def raw_ping(host, port):
+    with socket.create_connection((host, port), timeout=5) as s:
+        s.sendall(b"PING\r\n")
+        return s.recv(200)
+
+
+def test_default_bind_is_every_address_with_protected_mode(bare_server):
+    proc, port, c = bare_server()
+    assert c.config_get("bind") == {"bind": "* -::*"}
+    addr = non_loopback_address()
+    if addr is None:
+        pytest.skip("no non-loopback address here")
+    # Listening on every address, but without a password only loopback may talk.
+    assert raw_ping(addr, port).startswith(b"-DENIED Redis is running in protected mode")
+    assert raw_ping("127.0.0.1", port) == b"+PONG\r\n"
+    # An explicit bind does not lift protected mode (7.0).
+    assert c.config_set("bind", "0.0.0.0")
+    assert raw_ping(addr, port).startswith(b"-DENIED")
+    assert c.config_set("protected-mode", "no")
+    assert raw_ping(addr, port) == b"+PONG\r\n"
+
+
+def test_empty_bind_listens_nowhere(bare_server, tmp_path):
+    proc, port, c = bare_server("--unixsocket", str(tmp_path / "sock"))
+    assert c.config_set("bind", "")
+    with pytest.raises(OSError):
+        raw_ping("127.0.0.1", port)
+    u = redis.Redis(unix_socket_path=str(tmp_path / "sock"), decode_responses=True)
+    assert u.config_get("bind") == {"bind": ""}
+    u.close()
+
+
+def test_bind_lines_replace_each_other(bare_server):
+    # The later --bind wins, and one argument holding several addresses is split.
+    proc, port, c = bare_server("--bind", "127.0.0.1", "--bind", "0.0.0.0 -::*")
+    assert c.config_get("bind") == {"bind": "0.0.0.0 -::*"}
+
+
+def read_title(pid):
+    with open("/proc/%d/cmdline" % pid, "rb") as f:
+        return f.read().replace(b"\0", b" ").decode().split()
+
+
+def test_process_title_follows_the_template(server, rd):
+    pid = server.proc.pid
+    title = read_title(pid)
+    assert title[0].endswith("redis-server") and title[1] == "127.0.0.1:%d" % server.port
+    assert rd.config_set("proc-title-template", "TEST {title} {listen-addr} {port} {tls-port} {config-file}")
+    assert read_title(pid)[:5] == ["TEST", title[0], "127.0.0.1:%d" % server.port, str(server.port), "0"]
+    assert rd.config_set("proc-title-template", "{{ x }} {title}")
+    assert read_title(pid)[:3] == ["{", "x", "}}"]
+    for bad in ("{nosuch}", "{title", "   ", ""):
+        with pytest.raises(redis.ResponseError) as e:
+            rd.config_set("proc-title-template", bad)
+        assert str(e.value) == ("CONFIG SET failed (possibly related to argument 'proc-title-template') - "
+                                "template format is invalid or contains unknown variables")
+    assert rd.config_get("proc-title-template") == {"proc-title-template": "{{ x }} {title}"}
+
+
+def test_publish_reaches_the_replicas_subscribers_not_the_aof(server_factory):
+    master, replica, m, r = start_pair(server_factory)
+    attach(r, master)
+    sub = replica.client().pubsub()
+    sub.subscribe("ch")
+    wait_for(lambda: (sub.get_message(timeout=0.1) or {}).get("type") == "subscribe", what="subscribed")
+    m.config_set("appendonly", "yes")
+    wait_for(lambda: m.info("persistence")["aof_rewrite_in_progress"] == 0, what="aof written")
+    m.publish("ch", "plain")
+    p = m.pipeline(transaction=True)
+    p.set("k", "v")
+    p.publish("ch", "in-multi")
+    p.execute()
+    got = []
+
+    def collect():
+        msg = sub.get_message(timeout=0.1)
+        if msg and msg["type"] == "message":
+            got.append(msg["data"])
+        return len(got) == 2
+
+    wait_for(collect, what="messages on the replica")
+    assert got == [b"plain", b"in-multi"]
+    sub.close()
+    d = os.path.join(master.dir, "appendonlydir")
+    incr = [f for f in os.listdir(d) if f.endswith(".incr.aof")]
+    data = b"".join(open(os.path.join(d, f), "rb").read() for f in incr)
+    assert b"in-multi" not in data and b"plain" not in data and b"$1\r\nk\r\n" in data
+
+
+def start_fails(tmp_path, *args, stdin=b""):
+    """Runs the binary with args; it must exit 1. Returns (stdout, stderr) as text."""
+    p = subprocess.run([SERVER] + list(args), input=stdin, capture_output=True, timeout=20, cwd=str(tmp_path))
+    assert p.returncode == 1, (p.returncode, p.stdout, p.stderr)
+    return p.stdout.decode(), p.stderr.decode()
+
+
+def fatal(line, text, err="Bad directive or wrong number of arguments"):
+    return ("\n*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\n"
+            "Reading the configuration file, at line %d\n>>> '%s'\n%s\n" % (line, text, err))
+
+
+def test_config_errors_at_start_up_name_the_line_of_one_text(tmp_path):
+    conf = tmp_path / "r.conf"
+    conf.write_text("port 7777\n\n# c\nmaxmemory 1mb\n")
+    # The command line's options follow the file after a newline: 4 lines, an empty one, then them.
+    assert start_fails(tmp_path, str(conf), "--foo", "bar")[1] == fatal(6, 'foo "bar"')
+    assert start_fails(tmp_path, str(conf), "--port", "1", "--maxmemory", "x")[1] == fatal(
+        7, 'maxmemory "x"', "argument must be a memory value")
+    assert start_fails(tmp_path, "--port", "99999")[1] == fatal(
+        2, 'port "99999"', "argument must be between 0 and 65535 inclusive")
+    conf.write_text("port 7777\nfoo bar\n")
+    assert start_fails(tmp_path, str(conf))[1] == fatal(2, "foo bar")
+    # stdin ("-" first or last) comes after the file, before the options.
+    out, err = start_fails(tmp_path, "-", "--foo", stdin=b"port 7777\n")
+    assert "Reading config from stdin" in out and err == fatal(3, "foo")
+    out, err = start_fails(tmp_path, str(tmp_path / "nonexistent.conf"))
+    assert out.rstrip().endswith("# Fatal error, can't open config file '%s': No such file or directory"
+                                 % (tmp_path / "nonexistent.conf")) and err == ""
+
+
+def test_rename_command_from_the_config_file_survives_rewrite(server_factory):
+    s = server_factory(config_text="rename-command flushdb badger\nrename-command get \"\"\n")
+    c = s.client(decode_responses=True)
+    for cmd in (("flushdb",), ("get", "x")):
+        with pytest.raises(redis.ResponseError) as e:
+            c.execute_command(*cmd)
+        assert str(e.value).startswith("unknown command '%s'" % cmd[0])
+    assert c.execute_command("badger") == "OK"
+    assert c.config_rewrite()
+    text = open(s.config_path).read()
+    assert "rename-command flushdb badger" in text and 'rename-command get ""' in text
+    assert c.config_get("rename-command") == {}
+    with pytest.raises(redis.ResponseError) as e:
+        c.config_set("rename-command", "x")
+    assert str(e.value).startswith("Unknown option or number of arguments for CONFIG SET - 'rename-command'")
+
+
+def test_rename_command_errors_at_start_up(tmp_path):
+    assert start_fails(tmp_path, "--rename-command", "nosuch", "x")[1] == fatal(
+        2, 'rename-command "nosuch" "x"', "No such command in rename-command")
+    assert start_fails(tmp_path, "--rename-command", "get", "set")[1] == fatal(
+        2, 'rename-command "get" "set"', "Target command name already exists")
+
+
+def test_clients_are_served_while_the_dataset_loads(server_factory):
+    s = server_factory("--enable-debug-command", "yes", "--rdbcompression", "no", "--enable-protected-configs", "yes")
+    c = s.client(decode_responses=True)
+    c.execute_command("debug", "populate", "20000", "key", "1000")
+    c.save()
+    c.close()
+    s.proc.terminate()
+    s.proc.wait(10)
+    proc = subprocess.Popen(s.cmd + ["--key-load-delay", "300", "--loading-process-events-interval-bytes", "1024"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    s.proc = proc
+    c = s.client(decode_responses=True)
+    wait_for(lambda: _info_loading(c) == "1", what="loading")
+    assert c.config_set("loglevel", "debug")
+    for cmd in (("config", "set", "dir", "x"), ("config", "set", "appendonly", "yes"), ("get", "key:1")):
+        with pytest.raises(redis.BusyLoadingError) as e:
+            c.execute_command(*cmd)
+        assert str(e.value) == "Redis is loading the dataset in memory"
+    assert _info_loading(c) == "1"
+    proc.terminate()  # shuts down mid-load
+    assert proc.wait(10) == 0
+
+
+def _info_loading(c):
+    try:
+        return str(c.info("persistence")["loading"])
+    except redis.ConnectionError:
+        return None
