@@ -19,7 +19,9 @@ static int in_transaction; /* MULTI was emitted and not yet closed */
 static int pending_multi;  /* a transaction started; MULTI goes out with its second write */
 static int transaction_depth; /* EXEC running a script: the outer one frames */
 static robj **held_argv;      /* the transaction's first write, not out yet */
-static int held_argc, held_dbid;
+static int held_argc, held_dbid, held_targets;
+static int targets = PROPAGATE_ALL; /* where writes fed now go */
+static commandStreamFn *replica_feed;
 
 void propagateSubscribe(commandStreamFn *fn) {
     for (int i = 0; i < nsubscribers; i++)
@@ -39,20 +41,30 @@ void propagateUnsubscribe(commandStreamFn *fn) {
     }
 }
 
-static void fanOut(int dbid, robj **argv, int argc) {
-    for (int i = 0; i < nsubscribers; i++) subscribers[i](dbid, argv, argc);
+int propagateSetTargets(int t) {
+    int old = targets;
+    targets = t;
+    return old;
+}
+
+/* The replica feed is the replication stream; every other subscriber is the AOF. */
+static void fanOut(int dbid, robj **argv, int argc, int to) {
+    for (int i = 0; i < nsubscribers; i++) {
+        int kind = subscribers[i] == replica_feed ? PROPAGATE_REPL : PROPAGATE_AOF;
+        if (to & kind) subscribers[i](dbid, argv, argc);
+    }
 }
 
 static void releaseHeld(int send) {
     if (!held_argv) return;
-    if (send) fanOut(held_dbid, held_argv, held_argc);
+    if (send) fanOut(held_dbid, held_argv, held_argc, held_targets);
     for (int j = 0; j < held_argc; j++) decrRefCount(held_argv[j]);
     zfree(held_argv);
     held_argv = NULL;
 }
 
 static void emit(int dbid, robj **argv, int argc) {
-    if (!nsubscribers) return;
+    if (!nsubscribers || !targets) return; /* a write going nowhere does not count toward MULTI */
     if (pending_multi) {
         if (!held_argv) {
             held_argv = zmalloc(sizeof(robj *) * argc);
@@ -62,25 +74,25 @@ static void emit(int dbid, robj **argv, int argc) {
             }
             held_argc = argc;
             held_dbid = dbid;
+            held_targets = targets;
             return;
         }
         robj *multi = shared.multi;
-        fanOut(held_dbid, &multi, 1);
+        fanOut(held_dbid, &multi, 1, PROPAGATE_ALL);
         pending_multi = 0;
         in_transaction = 1;
         releaseHeld(1);
     }
-    fanOut(dbid, argv, argc);
+    fanOut(dbid, argv, argc, targets);
 }
 
 void propagateCommand(int dbid, robj **argv, int argc) {
     /* The outermost unit with nothing held: no second write can follow, so
      * this one goes out alone now instead of being held and released. */
-    if (pending_multi && !held_argv && transaction_depth == 1) fanOut(dbid, argv, argc);
+    if (pending_multi && !held_argv && transaction_depth == 1) fanOut(dbid, argv, argc, targets);
     else emit(dbid, argv, argc);
 }
 
-static commandStreamFn *replica_feed;
 void propagateSetReplicaFeed(commandStreamFn *fn) { replica_feed = fn; }
 void propagateToReplicas(int dbid, robj **argv, int argc) {
     if (replica_feed) replica_feed(dbid, argv, argc);
@@ -99,8 +111,13 @@ void preventCommandPropagation(client *c) { c->flags |= CLIENT_PREVENT_PROP; }
 void propagateDeletion(redisDb *db, robj *key) {
     robj *argv[2] = {shared.del, key};
     if (!nsubscribers) return;
-    if (in_transaction) emit(db->id, argv, 2);
-    else fanOut(db->id, argv, 2);
+    if (in_transaction) {
+        int saved = propagateSetTargets(PROPAGATE_ALL);
+        emit(db->id, argv, 2);
+        propagateSetTargets(saved);
+    } else {
+        fanOut(db->id, argv, 2, PROPAGATE_ALL);
+    }
 }
 
 void propagateTransactionStart(int dbid) {
@@ -116,7 +133,7 @@ void propagateTransactionEnd(int dbid) {
     if (!in_transaction) return;
     in_transaction = 0;
     robj *exec = shared.exec;
-    fanOut(dbid, &exec, 1);
+    fanOut(dbid, &exec, 1, PROPAGATE_ALL);
 }
 
 /* Writes "<prefix><n>\r\n" at w; returns the end. */
