@@ -914,3 +914,120 @@ def test_redis_cli_ldb(server):
     out = run("--ldb-sync-mode", stdin="c\n")
     assert "(Lua debugging session ended)" in out
     assert RawClient(server).call("get", "k") == b"v"
+
+
+# --- scripts checked with the flags they declare; errors counted once ---------------------------
+
+def test_scripts_on_a_read_only_replica(server_factory):
+    master = server_factory()
+    s = server_factory()
+    c, m = RawClient(s), RawClient(master)
+    m.call("set", "x", "some value")
+    m.call("function", "load", "#!lua name=lib\nredis.register_function('w', function() return 1 end)\n"
+           "redis.register_function{function_name='r', callback=function() return 2 end, flags={'no-writes'}}")
+    assert c.call("replicaof", "127.0.0.1", str(master.port)) == OK
+    deadline = time.time() + 10
+    while b"master_link_status:up" not in c.call("info", "replication") and time.time() < deadline:
+        time.sleep(0.05)
+    assert c.call("eval", "#!lua flags=no-writes\nreturn redis.call('get','x')", "1", "x") == b"some value"
+    assert c.call_frame("eval", "#!lua\nreturn redis.call('get','x')", "1", "x") == \
+        b"-READONLY You can't write against a read only replica.\r\n"
+    script = "return redis.call('set','x','1')"
+    assert c.call_frame("eval", script, "1", "x") == \
+        script_error("READONLY You can't write against a read only replica.", script)
+    assert c.call_frame("fcall", "w", "0") == b"-READONLY You can't write against a read only replica.\r\n"
+    assert c.call("fcall", "r", "0") == 2
+    assert c.call("multi") == OK
+    assert c.call("eval", "#!lua flags=no-writes\nreturn 1", "0") == Status("QUEUED")
+    assert c.call("exec") == [1]
+
+
+def test_scripts_on_a_stale_replica(server_factory):
+    c = RawClient(server_factory())
+    c.call("config", "set", "replica-serve-stale-data", "no")
+    c.call("replicaof", "127.0.0.1", "1")
+    masterdown = b"-MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.\r\n"
+    assert c.call_frame("eval", "return 1", "0") == masterdown
+    assert c.call_frame("eval", "#!lua flags=no-writes\nreturn 1", "0") == masterdown
+    assert c.call("eval", "#!lua flags=allow-stale,no-writes\nreturn redis.call('echo','hi')", "0") == b"hi"
+    script = "#!lua flags=allow-stale,no-writes\nreturn redis.call('get','x')"
+    assert c.call_frame("eval", script, "1", "x") == \
+        script_error("ERR Can not execute the command on a stale replica", script, 2)
+
+
+def test_refused_script_commands_count_once(server):
+    """A command a script asks for and is refused counts as that command's
+    error, once, whether the script raises it, swallows it or returns it."""
+    c = RawClient(server)
+
+    def stats():
+        errors = c.call("info", "errorstats").decode()
+        cmds = c.call("info", "commandstats").decode()
+        return errors, cmds
+
+    c.call("config", "set", "maxmemory", "1")
+    c.call("config", "resetstat")
+    assert c.call("eval", "local t = redis.pcall('set','x','y') "
+                  "return t['err'] == \"OOM command not allowed when used memory > 'maxmemory'.\"",
+                  "1", "x") == 1
+    errors, cmds = stats()
+    assert "errorstat_OOM:count=1" in errors and "errorstat_ERR" not in errors
+    assert "cmdstat_set:calls=0,usec=0,usec_per_call=0.00,rejected_calls=1,failed_calls=0" in cmds
+    assert ",rejected_calls=0,failed_calls=0" in cmds.split("cmdstat_eval:")[1].split("\r\n")[0]
+    c.call("config", "resetstat")
+    assert c.call_frame("eval", "return redis.pcall('set','x','y')", "1", "x") == \
+        b"-OOM command not allowed when used memory > 'maxmemory'.\r\n"
+    errors, cmds = stats()
+    assert "errorstat_OOM:count=1" in errors
+    assert ",rejected_calls=0,failed_calls=1" in cmds.split("cmdstat_eval:")[1].split("\r\n")[0]
+    c.call("config", "set", "maxmemory", "0")
+    c.call("config", "resetstat")
+    c.call("lpush", "l", "a")
+    assert c.call_frame("eval", "return redis.pcall('incr','l')", "0") == \
+        b"-WRONGTYPE Operation against a key holding the wrong kind of value\r\n"
+    errors, _ = stats()
+    assert "errorstat_WRONGTYPE:count=1" in errors
+
+
+# --- FUNCTION LOAD ------------------------------------------------------------------------------
+
+def test_function_load_sees_only_the_library_api(c):
+    c.call("function", "flush")
+    assert c.call_frame("function", "load", "#!lua name=lib\nreturn math.random()") == \
+        b"-ERR Error registering functions: ERR user_function:2: Script attempted to access nonexistent " \
+        b"global variable 'math'\r\n"
+    assert c.call_frame("function", "load", "#!lua name=lib\nredis.setresp(3)") == \
+        b"-ERR Error registering functions: ERR user_function:2: Script attempted to access nonexistent " \
+        b"global variable 'setresp'\r\n"
+    assert c.call("function", "load", "#!lua name=lib\n"
+                  "redis.register_function('f', function() return math.floor(2.5) end)") == b"lib"
+    assert c.call("fcall", "f", "0") == 2  # called, it sees every global
+    assert c.call_frame("function", "load", "replace", "#!lua name=lib\nlocal a = 1\nwhile 1 do a = a + 1 end") == \
+        b"-ERR Error registering functions: ERR FUNCTION LOAD timeout\r\n"
+    assert c.call("fcall", "f", "0") == 2
+    assert c.call_frame("function", "flush", "sync", "extra") == \
+        b"-ERR unknown subcommand or wrong number of arguments for 'flush'. Try FUNCTION HELP.\r\n"
+    assert c.call_frame("function", "flush", "bad") == b"-ERR FUNCTION FLUSH only supports SYNC|ASYNC option\r\n"
+    c.call("function", "flush")
+
+
+@pytest.mark.parametrize("header,frame", [
+    ('#!lua name="foo"', b"$3\r\nfoo\r\n"),
+    ("#!lua name='bar'", b"$3\r\nbar\r\n"),
+    ('#!lua "name=baz"', b"$3\r\nbaz\r\n"),
+    ('#!"lua" name=q2', b"$2\r\nq2\r\n"),
+    ('#!lua  name=q1   ', b"$2\r\nq1\r\n"),
+    ('#!lua name="foo', b"-ERR Invalid library metadata\r\n"),
+    ('#!lua', b"-ERR Library name was not given\r\n"),
+    ('#!foo', b"-ERR Library name was not given\r\n"),
+    ('#! name=x', b"-ERR Engine '' not found\r\n"),
+    ('#!foo bad', b"-ERR Invalid metadata value given: bad\r\n"),
+    ('#!foo name=', b"-ERR Library names can only contain letters, numbers, or underscores(_) and must be at "
+                    b"least one character long\r\n"),
+    ('#!lua name=x name=y', b"-ERR Invalid metadata value, name argument was given multiple times\r\n"),
+])
+def test_function_library_metadata(c, header, frame):
+    c.call("function", "flush")
+    assert c.call_frame("function", "load", header + "\nredis.register_function('f', function() return 1 end)") \
+        == frame
+    c.call("function", "flush")

@@ -252,37 +252,38 @@ static int luaRegisterFunction(lua_State *L) {
 
 /* ------------------------------------------------------------------- loading */
 
-/* Reads "#!<engine> name=<lib>" from the first line. Returns the library name or NULL with *err set. */
+/* Reads "#!<engine> name=<lib>" from the first line, split as redis-cli
+ * splits a line (name="lib" is lib). Returns the library name or NULL with
+ * *err set; Redis's order: bad arguments, no name, a bad name, then the engine. */
 static sds parseLibraryMetadata(sds code, sds *err) {
+    *err = NULL;
     if (sdslen(code) < 2 || code[0] != '#' || code[1] != '!') {
         *err = sdsnew("Missing library metadata");
         return NULL;
     }
     const char *eol = strchr(code, '\n');
-    sds line = sdsnewlen(code + 2, eol ? (size_t)(eol - code - 2) : sdslen(code) - 2);
+    sds line = sdsnewlen(code, eol ? (size_t)(eol - code) : sdslen(code));
     int n;
-    sds *parts = sdssplitlen(line, sdslen(line), " ", 1, &n);
+    sds *parts = sdssplitargs(line, &n);
     sdsfree(line);
-    sds name = NULL;
-    *err = NULL;
-    if (n == 0 || strcasecmp(parts[0], "lua")) {
-        *err = sdscatprintf(sdsempty(), "Engine '%s' not found", n ? parts[0] : "");
+    if (!parts || n == 0) {
+        if (parts) sdsfreesplitres(parts, n);
+        *err = sdsnew("Invalid library metadata");
+        return NULL;
     }
+    sds name = NULL;
     for (int i = 1; i < n && !*err; i++) {
-        if (sdslen(parts[i]) == 0) continue;
         if (!strncmp(parts[i], "name=", 5)) {
-            if (name) {
-                *err = sdsnew("Invalid metadata value, name argument was given multiple times");
-                break;
-            }
-            name = sdsnew(parts[i] + 5);
+            if (name) *err = sdsnew("Invalid metadata value, name argument was given multiple times");
+            else name = sdsnew(parts[i] + 5);
         } else {
             *err = sdscatprintf(sdsempty(), "Invalid metadata value given: %s", parts[i]);
         }
     }
-    sdsfreesplitres(parts, n);
     if (!*err && !name) *err = sdsnew("Library name was not given");
     if (!*err && !validName(name, sdslen(name))) *err = sdsnew(badNameError);
+    if (!*err && strcasecmp(parts[0] + 2, "lua")) *err = sdscatprintf(sdsempty(), "Engine '%s' not found", parts[0] + 2);
+    sdsfreesplitres(parts, n);
     if (*err) {
         sdsfree(name);
         return NULL;
