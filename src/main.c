@@ -14,6 +14,7 @@
 #include "commands/table.h"
 #include "features/expiry_push.h"
 #include "features/info.h"
+#include "features/ldb.h"
 #include "features/latency.h"
 #include "features/monitor.h"
 #include "features/multi.h"
@@ -33,7 +34,7 @@ static const scriptHooks scriptingHooks = {
     .timedout = scriptIsTimedout,
     .allows_while_busy = scriptAllowsWhileBusy,
     .busy_error = scriptBusyError,
-    .declares_no_writes = scriptCallDeclaresNoWrites,
+    .command_flags = scriptingCommandFlags,
 };
 
 static const backgroundPacer expiryPushPacer = {
@@ -69,6 +70,7 @@ static void wireModules(void) {
 
     serverAddCronTask(infoCron);
     serverAddCronTask(persistCron);
+    serverAddCronTask(ldbCron);
     serverAddCronTask(trackingCron);
     serverAddBeforeSleepTask(trackingBeforeSleep);
     serverAddBeforeSleepTask(persistBeforeSleep);
@@ -85,6 +87,7 @@ static void wireModules(void) {
     /* Snapshots and the AOF are saved before the push hands over its backlog. */
     serverAddShutdownCheck(persistOnShutdown);
     serverAddShutdownTask(expiryPushShutdown);
+    serverAddShutdownTask(ldbKillForkedSessions);
 }
 
 int main(int argc, char **argv) {

@@ -643,3 +643,391 @@ def test_call_with_unpack_of_7999_arguments(c):
     script = 'local a = {} for i=1,7999 do a[i] = 1 end return redis.call("lpush", "l", unpack(a))'
     assert ev(c, script) == b":7999\r\n"
     assert ev(c, 'return #redis.call("lrange", "l", 0, -1)') == b":7999\r\n"
+
+
+# --- redis.set_repl and blocked clients during a busy script ------------------------------------
+
+def test_set_repl_picks_aof_and_replicas(server_factory):
+    """redis.set_repl(): REPL_NONE writes go nowhere, REPL_AOF ones only to the
+    AOF, REPL_ALL ones to both (Redis 7.0's "selective replication" test)."""
+    from support import attach, caught_up, start_pair
+    master, replica, m, r = start_pair(server_factory, master_args=("--appendonly", "yes",
+                                                                   "--enable-debug-command", "yes"))
+    attach(r, master)
+    m.eval("redis.call('set','a','1'); redis.set_repl(redis.REPL_NONE); redis.call('set','b','2');"
+           "redis.set_repl(redis.REPL_AOF); redis.call('set','c','3');"
+           "redis.set_repl(redis.REPL_ALL); redis.call('set','d','4')", 0)
+    caught_up(m, r)
+    assert r.mget("a", "b", "c", "d") == [b"1", None, None, b"4"]
+    assert m.mget("a", "b", "c", "d") == [b"1", b"2", b"3", b"4"]
+    m.execute_command("debug", "loadaof")
+    assert m.mget("a", "b", "c", "d") == [b"1", None, b"3", b"4"]
+
+
+def test_client_blocked_on_a_busy_scripts_key_is_served_after_it(server_factory):
+    """A command served while a script is busy does not serve clients blocked
+    on keys the script pushed to: they get the script's final state."""
+    s = server_factory("--enable-debug-command", "yes", "--busy-reply-threshold", "10")
+    blocked, runner, other = RawClient(s), RawClient(s), RawClient(s)
+    blocked.send("blpop", "x", "0")
+    time.sleep(0.2)
+    other.call("debug", "set-disable-deny-scripts", "1")
+    runner.send("eval", "redis.call('lpush', KEYS[1], 'y') "
+                "while not string.find(redis.call('client', 'list'), 'abortscript') do end "
+                "redis.call('lpush', KEYS[1], 'z') return 1", "1", "x")
+    time.sleep(0.3)
+    assert other.call_frame("ping").startswith(b"-BUSY")
+    other.call("hello", "2", "setname", "abortscript")  # HELLO is served while busy
+    assert blocked.read() == [b"x", b"z"]
+    assert runner.read() == 1
+    blocked.close(), runner.close(), other.close()
+
+
+# --- SCRIPT DEBUG: the Lua debugger -------------------------------------------------------------
+
+def stops_at(line, code, reason="step over"):
+    """The debugger's frame when it stops at `line` showing `code`."""
+    return [Status("* Stopped at %d, stop reason = %s" % (line, reason)), Status("-> %-3d %s" % (line, code))]
+
+
+def ldb_session(s, script, *args, mode="sync"):
+    """A connection whose EVAL of script is stopped at its first line; returns (conn, first frame)."""
+    conn = RawClient(s, timeout=5)
+    assert conn.call("script", "debug", mode) == OK
+    conn.send("eval", script, *(args or ("0",)))
+    return conn, conn.read()
+
+
+def lines(conn, *cmd):
+    """Sends a debugger command; returns its log lines as text."""
+    conn.send(*cmd)
+    return [str(x) for x in conn.read()]
+
+
+SCRIPT = """local a = 1
+local t = {1, 2, 'x'}
+redis.debug('hello', a, t, {k = 'v'})
+redis.call('set', KEYS[1], 'bar')
+local r = redis.call('get', KEYS[1])
+return r"""
+
+
+def test_ldb_sync_session_steps_and_keeps_changes(server):
+    conn, first = ldb_session(server, SCRIPT, "1", "foo")
+    assert first == stops_at(1, "local a = 1")
+    assert lines(conn, "s") == stops_at(2, "local t = {1, 2, 'x'}")
+    assert lines(conn, "step") == stops_at(3, "redis.debug('hello', a, t, {k = 'v'})")
+    assert lines(conn, "n") == ['<debug> line 3: "hello", 1, {1; 2; "x"}, {["k"]="v"}'] + \
+        stops_at(4, "redis.call('set', KEYS[1], 'bar')")
+    assert lines(conn, "p") == ["<value> a = 1", '<value> t = {1; 2; "x"}']
+    assert lines(conn, "p", "t") == ['<value> {1; 2; "x"}']
+    assert lines(conn, "print", "nothere") == ["No such variable."]
+    assert lines(conn, "p", "KEYS") == ['<value> {"foo"}']
+    assert lines(conn, "next") == ["<redis> set foo bar", '<reply> "+OK"'] + \
+        stops_at(5, "local r = redis.call('get', KEYS[1])")
+    assert lines(conn, "s") == ["<redis> get foo", '<reply> "bar"'] + stops_at(6, "return r")
+    assert lines(conn, "s") == ["<endsession>"]
+    assert conn.read_frame() == b"$3\r\nbar\r\n"
+    conn.wait_closed()
+    # sync mode: the server itself ran the script, its write stays
+    assert RawClient(server).call("get", "foo") == b"bar"
+
+
+def test_ldb_forked_session_rolls_back_and_server_goes_on(server):
+    conn, first = ldb_session(server, SCRIPT, "1", "foo", mode="yes")
+    assert first == stops_at(1, "local a = 1")
+    other = RawClient(server)
+    assert other.call("ping") == Status("PONG")  # the server is not waiting on the debugger
+    assert lines(conn, "b", "5") == ["   4   redis.call('set', KEYS[1], 'bar')",
+                                     "  #5   local r = redis.call('get', KEYS[1])", "   6   return r"]
+    assert lines(conn, "c") == ['<debug> line 3: "hello", 1, {1; 2; "x"}, {["k"]="v"}'] + \
+        stops_at(5, "local r = redis.call('get', KEYS[1])", "break point")[:1] + \
+        ["->#5   local r = redis.call('get', KEYS[1])"]
+    assert lines(conn, "r", "get", "foo") == ["<redis> get foo", '<reply> "bar"']
+    assert other.call("get", "foo") is None  # the child's write is the child's
+    assert lines(conn, "c") == ["<endsession>"]
+    assert conn.read_frame() == b"$3\r\nbar\r\n"
+    conn.wait_closed()
+    assert other.call("get", "foo") is None  # rolled back: the child is gone
+    assert other.call("eval", "return redis.breakpoint()", "0") is None  # no session: false
+    assert other.call("eval", "return redis.debug('x')", "0") is None
+
+
+def test_ldb_list_break_trace_eval_maxlen(server):
+    script = "local function foo(x)\n  local y = x * 2\n  return y\nend\nlocal z = foo(3)\nreturn z"
+    conn, first = ldb_session(server, script)
+    assert first == stops_at(4, "end")
+    assert lines(conn, "l", "2", "1") == ["   1   local function foo(x)", "   2     local y = x * 2",
+                                          "   3     return y"]
+    assert lines(conn, "w")[3:5] == ["-> 4   end", "   5   local z = foo(3)"]
+    assert lines(conn, "list", "100") == []
+    assert lines(conn, "b") == ["No breakpoints set. Use 'b <line>' to add one."]
+    assert lines(conn, "b", "2", "2", "99", "x") == ["   1   local function foo(x)", "  #2     local y = x * 2",
+                                                     "   3     return y", "Wrong line number.",
+                                                     "Wrong line number.", "Invalid argument:'x'"]
+    assert lines(conn, "b") == ["1 breakpoints set:", "  #2     local y = x * 2"]
+    assert lines(conn, "c") == ["* Stopped at 2, stop reason = break point", "->#2     local y = x * 2"]
+    assert lines(conn, "t") == ["In foo:", "->#2     local y = x * 2", "From top level:", "   5   local z = foo(3)"]
+    assert lines(conn, "p") == ["<value> x = 3"]
+    assert lines(conn, "b", "-2") == ["Breakpoint removed."]
+    assert lines(conn, "b", "-2") == ["No breakpoint in the specified line."]
+    assert lines(conn, "b", "0") == ["All breakpoints removed."]
+    assert lines(conn, "e", "x", "+", "1") == ["<error> ldb_eval:1: Script attempted to access nonexistent "
+                                               "global variable 'x'"]
+    assert lines(conn, "e", "{1,nil,3}") == ["<retval> {[1]=1; [3]=3}"]
+    assert lines(conn, "eval", "1", "+") == ["<error> ldb_eval:1: unexpected symbol near '1'"]
+    assert lines(conn, "e", "redis.error_reply('x')") == ['<retval> {["err"]="ERR x"}']
+    assert lines(conn, "maxlen") == ["<value> replies are truncated at 256 bytes."]
+    assert lines(conn, "e", "string.rep('y', 300)") == ['<retval> "' + "y" * 246 + " ...",
+                                                        "<hint> The above reply was trimmed. "
+                                                        "Use 'maxlen 0' to disable trimming."]
+    assert lines(conn, "m", "10") == ["<value> replies are truncated at 60 bytes."]
+    assert lines(conn, "m", "0") == ["<value> replies are unlimited."]
+    assert lines(conn, "zzz") == ["<error> Unknown Redis Lua debugger command or wrong number of arguments."]
+    help_lines = lines(conn, "h")
+    assert help_lines[0] == "Redis Lua debugger help:" and len(help_lines) == 30
+    assert lines(conn, "c") == ["<endsession>"]
+    assert conn.read() == 6
+    conn.wait_closed()
+
+
+def test_ldb_redis_replies_and_errors_in_human_form(server):
+    script = "redis.call('lpush', 'l', 'a')\nredis.breakpoint()\nredis.pcall('incr', 'l')\nreturn 1"
+    conn, _ = ldb_session(server, script)
+    assert lines(conn, "r", "rpush", "l", "b") == ["<redis> rpush l b", "<reply> 1"]
+    assert lines(conn, "r", "lrange", "l", "0", "-1") == ["<redis> lrange l 0 -1", '<reply> ["b"]']
+    assert lines(conn, "r", "mget", "l", "nokey") == ["<redis> mget l nokey", "<reply> [NULL,NULL]"]
+    assert lines(conn, "r", "nosuch") == ["<redis> nosuch", "<error> Unknown Redis command called from script"]
+    assert lines(conn, "r", *["x"] * 12) == ["<redis> x x x x x x x x x x ... (1 more)",
+                                             "<error> Unknown Redis command called from script"]
+    assert lines(conn, "e", "redis.setresp(3)") == ["<retval> nil"]
+    assert lines(conn, "r", "hgetall", "nohash") == ["<redis> hgetall nohash", "<reply> {}"]
+    assert lines(conn, "c") == ["* Stopped at 3, stop reason = redis.breakpoint() called",
+                                "-> 3   redis.pcall('incr', 'l')"]
+    assert lines(conn, "s") == ["<redis> incr l",
+                                "<error> -WRONGTYPE Operation against a key holding the wrong kind of value",
+                                '<reply> "-WRONGTYPE Operation against a key holding the wrong kind of value"'] + \
+        stops_at(4, "return 1")
+    assert lines(conn, "s") == ["<endsession>"]
+    assert conn.read() == 1
+
+
+def test_ldb_abort_and_script_errors_end_the_session(server):
+    conn, _ = ldb_session(server, "redis.call('set', 'k', 'v')\nreturn 1")
+    assert lines(conn, "s") == ["<redis> set k v", '<reply> "+OK"'] + stops_at(2, "return 1")
+    assert lines(conn, "abort") == ["<endsession>"]
+    assert conn.read_frame() == script_error("ERR script aborted for user request",
+                                             "redis.call('set', 'k', 'v')\nreturn 1", 2)
+    conn.wait_closed()
+    assert RawClient(server).call("get", "k") == b"v"  # sync mode keeps what ran
+    conn, _ = ldb_session(server, "error('boom')")
+    assert lines(conn, "s") == ["<endsession>"]
+    assert conn.read_frame() == script_error("ERR user_script:1: boom", "error('boom')")
+    conn = RawClient(server)
+    assert conn.call("script", "debug", "sync") == OK
+    conn.send("eval", "return +", "0")
+    assert conn.read() == [Status("<endsession>")]
+    assert conn.read_frame() == b"-ERR Error compiling script (new function): user_script:1: unexpected symbol near '+'\r\n"
+    conn.wait_closed()
+
+
+def test_ldb_protocol_parsing(server):
+    """Redis 7.0's suite: NUL bytes make an unknown command, a command of 101
+    arguments runs (and fails) as a Redis command, malformed input ends the script."""
+    conn, _ = ldb_session(server, "return 'hello'")
+    for arg in ("hello\0world", "hello\0", "\0hello", "\0hello\0"):
+        assert lines(conn, arg) == ["<error> Unknown Redis Lua debugger command or wrong number of arguments."]
+    assert lines(conn, "redis", *["test"] * 100) == ["<redis> test test test test test test test test test test "
+                                                     "... (89 more)",
+                                                     "<error> Unknown Redis command called from script"]
+    conn.send_raw(b"*1\r\n$1\r\nx\r\n*1\r\n$1\r\nc\r\n")  # only the first command of a read counts
+    assert conn.read() == [Status("<error> Unknown Redis Lua debugger command or wrong number of arguments.")]
+    conn.send_raw(b"*1\r\n$0\r\n\r\n")
+    assert conn.read() == [Status("<endsession>")]
+    assert conn.read_frame() == script_error("ERR protocol error", "return 'hello'")
+    conn.wait_closed()
+    assert RawClient(server).call("ping") == Status("PONG")
+
+
+def test_ldb_stops_a_script_running_past_the_busy_threshold(server_factory):
+    s = server_factory("--busy-reply-threshold", "100")
+    conn, first = ldb_session(s, "local i = 0\nwhile true do\n  i = i + 1\nend")
+    assert first == stops_at(1, "local i = 0")
+    assert lines(conn, "c") == stops_at(3, "i = i + 1", "timeout reached, infinite loop?")[:1] + \
+        ["-> 3     i = i + 1"]
+    assert lines(conn, "a") == ["<endsession>"]
+    assert conn.read_frame().startswith(b"-ERR script aborted for user request script: ")
+
+
+def test_ldb_client_gone_lets_the_script_finish(server):
+    conn, _ = ldb_session(server, "redis.call('set', 'k', '1')\nredis.call('set', 'k', '2')\nreturn 1")
+    conn.close()
+    other = RawClient(server)
+    wait = time.time() + 5
+    while other.call("get", "k") != b"2" and time.time() < wait:
+        time.sleep(0.05)
+    assert other.call("get", "k") == b"2"
+
+
+def test_script_debug_errors(server):
+    c = RawClient(server)
+    assert c.call_frame("script", "debug", "maybe") == b"-ERR Use SCRIPT DEBUG YES/SYNC/NO\r\n"
+    assert c.call_frame("script", "debug") == b"-ERR wrong number of arguments for 'script|debug' command\r\n"
+    c.send_raw(b"PING\r\nSCRIPT DEBUG yes\r\n")
+    assert c.read_frame() == b"+PONG\r\n"
+    assert c.read_frame() == b"-ERR SCRIPT DEBUG must be called outside a pipeline\r\n"
+    assert c.call("multi") == OK
+    assert c.call("script", "debug", "yes") == Status("QUEUED")
+    assert c.call_frame("exec") == b"*1\r\n-ERR SCRIPT DEBUG must be called outside a pipeline\r\n"
+    assert c.call("script", "debug", "yes") == OK
+    assert c.call_frame("evalsha", "x" * 40, "0") == b"-ERR Please use EVAL instead of EVALSHA for debugging\r\n"
+    assert c.call_frame("evalsha", "x", "0") == \
+        b"-NOSCRIPT No matching script. Please use EVAL.\r\n"
+    assert c.call("script", "debug", "no") == OK
+    assert c.call("eval", "return 1", "0") == 1
+    # functions have no debugger API
+    c.call("function", "load", "#!lua name=lib\nredis.register_function('f', function() return redis.debug end)")
+    assert c.call("fcall", "f", "0") is None
+
+
+def test_redis_cli_ldb(server):
+    import os
+    import subprocess
+    cli = "/usr/bin/redis-cli"
+    if not os.path.exists(cli):
+        pytest.skip("redis-cli is not installed")
+    script = os.path.join(server.dir, "s.lua")
+    with open(script, "w") as f:
+        f.write('local a = redis.call("set", KEYS[1], ARGV[1])\nredis.debug(a)\nreturn redis.call("get", KEYS[1])\n')
+
+    def run(*args, stdin):
+        out = subprocess.run([cli, "-p", str(server.port), *args, "--eval", script, "k", ",", "v"],
+                             input=stdin.encode(), capture_output=True, timeout=20).stdout.decode()
+        return [line for line in out.replace("\x1b[0m", "").split("\n")]
+
+    out = run("--ldb", stdin="s\np\nc\n")
+    assert any(line.endswith('<redis> set k v') for line in out)
+    assert any(line.endswith('<value> a = {["ok"]="OK"}') for line in out)
+    assert any(line.endswith('<debug> line 2: {["ok"]="OK"}') for line in out)
+    assert '"v"' in out and "(Lua debugging session ended -- dataset changes rolled back)" in out
+    assert RawClient(server).call("get", "k") is None
+    out = run("--ldb-sync-mode", stdin="c\n")
+    assert "(Lua debugging session ended)" in out
+    assert RawClient(server).call("get", "k") == b"v"
+
+
+# --- scripts checked with the flags they declare; errors counted once ---------------------------
+
+def test_scripts_on_a_read_only_replica(server_factory):
+    master = server_factory()
+    s = server_factory()
+    c, m = RawClient(s), RawClient(master)
+    m.call("set", "x", "some value")
+    m.call("function", "load", "#!lua name=lib\nredis.register_function('w', function() return 1 end)\n"
+           "redis.register_function{function_name='r', callback=function() return 2 end, flags={'no-writes'}}")
+    assert c.call("replicaof", "127.0.0.1", str(master.port)) == OK
+    deadline = time.time() + 10
+    while b"master_link_status:up" not in c.call("info", "replication") and time.time() < deadline:
+        time.sleep(0.05)
+    assert c.call("eval", "#!lua flags=no-writes\nreturn redis.call('get','x')", "1", "x") == b"some value"
+    assert c.call_frame("eval", "#!lua\nreturn redis.call('get','x')", "1", "x") == \
+        b"-READONLY You can't write against a read only replica.\r\n"
+    script = "return redis.call('set','x','1')"
+    assert c.call_frame("eval", script, "1", "x") == \
+        script_error("READONLY You can't write against a read only replica.", script)
+    assert c.call_frame("fcall", "w", "0") == b"-READONLY You can't write against a read only replica.\r\n"
+    assert c.call("fcall", "r", "0") == 2
+    assert c.call("multi") == OK
+    assert c.call("eval", "#!lua flags=no-writes\nreturn 1", "0") == Status("QUEUED")
+    assert c.call("exec") == [1]
+
+
+def test_scripts_on_a_stale_replica(server_factory):
+    c = RawClient(server_factory())
+    c.call("config", "set", "replica-serve-stale-data", "no")
+    c.call("replicaof", "127.0.0.1", "1")
+    masterdown = b"-MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.\r\n"
+    assert c.call_frame("eval", "return 1", "0") == masterdown
+    assert c.call_frame("eval", "#!lua flags=no-writes\nreturn 1", "0") == masterdown
+    assert c.call("eval", "#!lua flags=allow-stale,no-writes\nreturn redis.call('echo','hi')", "0") == b"hi"
+    script = "#!lua flags=allow-stale,no-writes\nreturn redis.call('get','x')"
+    assert c.call_frame("eval", script, "1", "x") == \
+        script_error("ERR Can not execute the command on a stale replica", script, 2)
+
+
+def test_refused_script_commands_count_once(server):
+    """A command a script asks for and is refused counts as that command's
+    error, once, whether the script raises it, swallows it or returns it."""
+    c = RawClient(server)
+
+    def stats():
+        errors = c.call("info", "errorstats").decode()
+        cmds = c.call("info", "commandstats").decode()
+        return errors, cmds
+
+    c.call("config", "set", "maxmemory", "1")
+    c.call("config", "resetstat")
+    assert c.call("eval", "local t = redis.pcall('set','x','y') "
+                  "return t['err'] == \"OOM command not allowed when used memory > 'maxmemory'.\"",
+                  "1", "x") == 1
+    errors, cmds = stats()
+    assert "errorstat_OOM:count=1" in errors and "errorstat_ERR" not in errors
+    assert "cmdstat_set:calls=0,usec=0,usec_per_call=0.00,rejected_calls=1,failed_calls=0" in cmds
+    assert ",rejected_calls=0,failed_calls=0" in cmds.split("cmdstat_eval:")[1].split("\r\n")[0]
+    c.call("config", "resetstat")
+    assert c.call_frame("eval", "return redis.pcall('set','x','y')", "1", "x") == \
+        b"-OOM command not allowed when used memory > 'maxmemory'.\r\n"
+    errors, cmds = stats()
+    assert "errorstat_OOM:count=1" in errors
+    assert ",rejected_calls=0,failed_calls=1" in cmds.split("cmdstat_eval:")[1].split("\r\n")[0]
+    c.call("config", "set", "maxmemory", "0")
+    c.call("config", "resetstat")
+    c.call("lpush", "l", "a")
+    assert c.call_frame("eval", "return redis.pcall('incr','l')", "0") == \
+        b"-WRONGTYPE Operation against a key holding the wrong kind of value\r\n"
+    errors, _ = stats()
+    assert "errorstat_WRONGTYPE:count=1" in errors
+
+
+# --- FUNCTION LOAD ------------------------------------------------------------------------------
+
+def test_function_load_sees_only_the_library_api(c):
+    c.call("function", "flush")
+    assert c.call_frame("function", "load", "#!lua name=lib\nreturn math.random()") == \
+        b"-ERR Error registering functions: ERR user_function:2: Script attempted to access nonexistent " \
+        b"global variable 'math'\r\n"
+    assert c.call_frame("function", "load", "#!lua name=lib\nredis.setresp(3)") == \
+        b"-ERR Error registering functions: ERR user_function:2: Script attempted to access nonexistent " \
+        b"global variable 'setresp'\r\n"
+    assert c.call("function", "load", "#!lua name=lib\n"
+                  "redis.register_function('f', function() return math.floor(2.5) end)") == b"lib"
+    assert c.call("fcall", "f", "0") == 2  # called, it sees every global
+    assert c.call_frame("function", "load", "replace", "#!lua name=lib\nlocal a = 1\nwhile 1 do a = a + 1 end") == \
+        b"-ERR Error registering functions: ERR FUNCTION LOAD timeout\r\n"
+    assert c.call("fcall", "f", "0") == 2
+    assert c.call_frame("function", "flush", "sync", "extra") == \
+        b"-ERR unknown subcommand or wrong number of arguments for 'flush'. Try FUNCTION HELP.\r\n"
+    assert c.call_frame("function", "flush", "bad") == b"-ERR FUNCTION FLUSH only supports SYNC|ASYNC option\r\n"
+    c.call("function", "flush")
+
+
+@pytest.mark.parametrize("header,frame", [
+    ('#!lua name="foo"', b"$3\r\nfoo\r\n"),
+    ("#!lua name='bar'", b"$3\r\nbar\r\n"),
+    ('#!lua "name=baz"', b"$3\r\nbaz\r\n"),
+    ('#!"lua" name=q2', b"$2\r\nq2\r\n"),
+    ('#!lua  name=q1   ', b"$2\r\nq1\r\n"),
+    ('#!lua name="foo', b"-ERR Invalid library metadata\r\n"),
+    ('#!lua', b"-ERR Library name was not given\r\n"),
+    ('#!foo', b"-ERR Library name was not given\r\n"),
+    ('#! name=x', b"-ERR Engine '' not found\r\n"),
+    ('#!foo bad', b"-ERR Invalid metadata value given: bad\r\n"),
+    ('#!foo name=', b"-ERR Library names can only contain letters, numbers, or underscores(_) and must be at "
+                    b"least one character long\r\n"),
+    ('#!lua name=x name=y', b"-ERR Invalid metadata value, name argument was given multiple times\r\n"),
+])
+def test_function_library_metadata(c, header, frame):
+    c.call("function", "flush")
+    assert c.call_frame("function", "load", header + "\nredis.register_function('f', function() return 1 end)") \
+        == frame
+    c.call("function", "flush")

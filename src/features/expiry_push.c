@@ -362,7 +362,9 @@ int expiryPushFeeding(void) {
 int expiryPushDraining(void) { return push.head && push.drain_timer != -1; }
 
 void expiryPushKey(int dbid, robj *key, robj *val) {
-    if (!push.sock || !(server.zmq_types & (1 << val->type))) return;
+    /* A forked child (a debugging session) expires keys in its own copy of
+     * the data, which dies with it: the server pushes them when it expires them. */
+    if (!push.sock || server.in_fork_child || !(server.zmq_types & (1 << val->type))) return;
     size_t keyframe_len, valframe_len;
     if (serializeMessage(dbid, key, val, &keyframe_len, &valframe_len) == -1) {
         push.dropped++;

@@ -13,6 +13,7 @@
 #include "persist/rdb.h"
 #include "server/keyhook.h"
 #include "server/reply.h"
+#include "core/clock.h"
 #include "core/glob.h"
 #include "core/zmalloc.h"
 
@@ -66,7 +67,7 @@ void functionsGetMemory(functionsMemory *fm) {
     dictReleaseIterator(di);
 }
 static libraryInfo *loading; /* the library FUNCTION LOAD is running, else NULL */
-static int load_api_ref;    /* the `redis` table library code sees while loading */
+static int load_index_ref;  /* globals' __index while library code loads: only `redis`, the library API */
 
 /* Library names are case sensitive, function names are not (as in Redis). */
 static dictType librariesDictType = {dictSdsHash, NULL, dictSdsKeyCompare, dictSdsDestructor, NULL, NULL, 0, 0, NULL};
@@ -251,42 +252,55 @@ static int luaRegisterFunction(lua_State *L) {
 
 /* ------------------------------------------------------------------- loading */
 
-/* Reads "#!<engine> name=<lib>" from the first line. Returns the library name or NULL with *err set. */
+/* Reads "#!<engine> name=<lib>" from the first line, split as redis-cli
+ * splits a line (name="lib" is lib). Returns the library name or NULL with
+ * *err set; Redis's order: bad arguments, no name, a bad name, then the engine. */
 static sds parseLibraryMetadata(sds code, sds *err) {
+    *err = NULL;
     if (sdslen(code) < 2 || code[0] != '#' || code[1] != '!') {
         *err = sdsnew("Missing library metadata");
         return NULL;
     }
     const char *eol = strchr(code, '\n');
-    sds line = sdsnewlen(code + 2, eol ? (size_t)(eol - code - 2) : sdslen(code) - 2);
+    sds line = sdsnewlen(code, eol ? (size_t)(eol - code) : sdslen(code));
     int n;
-    sds *parts = sdssplitlen(line, sdslen(line), " ", 1, &n);
+    sds *parts = sdssplitargs(line, &n);
     sdsfree(line);
-    sds name = NULL;
-    *err = NULL;
-    if (n == 0 || strcasecmp(parts[0], "lua")) {
-        *err = sdscatprintf(sdsempty(), "Engine '%s' not found", n ? parts[0] : "");
+    if (!parts || n == 0) {
+        if (parts) sdsfreesplitres(parts, n);
+        *err = sdsnew("Invalid library metadata");
+        return NULL;
     }
+    sds name = NULL;
     for (int i = 1; i < n && !*err; i++) {
-        if (sdslen(parts[i]) == 0) continue;
         if (!strncmp(parts[i], "name=", 5)) {
-            if (name) {
-                *err = sdsnew("Invalid metadata value, name argument was given multiple times");
-                break;
-            }
-            name = sdsnew(parts[i] + 5);
+            if (name) *err = sdsnew("Invalid metadata value, name argument was given multiple times");
+            else name = sdsnew(parts[i] + 5);
         } else {
             *err = sdscatprintf(sdsempty(), "Invalid metadata value given: %s", parts[i]);
         }
     }
-    sdsfreesplitres(parts, n);
     if (!*err && !name) *err = sdsnew("Library name was not given");
     if (!*err && !validName(name, sdslen(name))) *err = sdsnew(badNameError);
+    if (!*err && strcasecmp(parts[0] + 2, "lua")) *err = sdscatprintf(sdsempty(), "Engine '%s' not found", parts[0] + 2);
+    sdsfreesplitres(parts, n);
     if (*err) {
         sdsfree(name);
         return NULL;
     }
     return name;
+}
+
+/* Library code runs once, at load: it may not take the server with it. */
+#define LOAD_TIMEOUT_MS 500
+static monotime load_start;
+
+static void loadTimeoutHook(lua_State *L, lua_Debug *ar) {
+    (void)ar;
+    if ((getMonotonicUs() - load_start) / 1000 > LOAD_TIMEOUT_MS) {
+        lua_sethook(L, loadTimeoutHook, LUA_MASKLINE, 0); /* raise again on the next line if caught */
+        scriptingRaiseError(L, "FUNCTION LOAD timeout");
+    }
 }
 
 /* Runs the library code, collecting its functions into li. Returns NULL or an error. */
@@ -301,16 +315,25 @@ static sds runLibraryCode(libraryInfo *li) {
         lua_pop(L, 1);
         return err;
     }
-    scriptingSetGlobalsEnv(L, -1);
-    /* While loading, the global `redis` is the library API. */
-    lua_getfield(L, LUA_GLOBALSINDEX, "redis");
-    lua_rawgeti(L, LUA_REGISTRYINDEX, load_api_ref);
-    lua_setfield(L, LUA_GLOBALSINDEX, "redis");
-    lua_insert(L, -2); /* runtime redis below the chunk */
+    /* The code sees the read-only globals every script sees; while it is
+     * loading they read from the library API alone (only `redis`, with
+     * register_function), as in Redis: its functions, once called, see all. */
+    scriptingSetGlobalsEnv(L, -1);          /* chunk */
+    lua_getfenv(L, -1);                     /* chunk, globals proxy */
+    lua_getmetatable(L, -1);                /* chunk, proxy, its metatable */
+    lua_remove(L, -2);                      /* chunk, mt */
+    lua_getfield(L, -1, "__index");         /* chunk, mt, runtime index */
+    lua_rawgeti(L, LUA_REGISTRYINDEX, load_index_ref);
+    lua_setfield(L, -3, "__index");
+    lua_pushvalue(L, -3);
+    lua_remove(L, -4);                      /* mt, runtime index, chunk */
     lua_pushcfunction(L, scriptingErrorHandler);
     lua_insert(L, -2);
     loading = li;
+    load_start = getMonotonicUs();
+    lua_sethook(L, loadTimeoutHook, LUA_MASKCOUNT, 100000);
     failed = lua_pcall(L, 0, 0, -2);
+    lua_sethook(L, NULL, 0, 0);
     loading = NULL;
     sds err = NULL;
     if (failed) {
@@ -319,8 +342,9 @@ static sds runLibraryCode(libraryInfo *li) {
                            lua_isstring(L, -1) ? lua_tostring(L, -1) : "unknown error");
         lua_pop(L, 2);
     }
-    lua_pop(L, 1); /* the handler */
-    lua_setfield(L, LUA_GLOBALSINDEX, "redis");
+    lua_pop(L, 1);                  /* the handler */
+    lua_setfield(L, -2, "__index"); /* the runtime globals again */
+    lua_pop(L, 1);
     return err;
 }
 
@@ -405,9 +429,15 @@ static void createLoadApi(void) {
         lua_setfield(L, -3, shared_names[i]);
     }
     lua_pop(L, 1);
-    scriptingPushReadonlyProxy(L, -1, 1);
-    load_api_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    lua_pop(L, 1);
+    scriptingPushReadonlyProxy(L, -1, 1); /* api, its proxy */
+    lua_newtable(L);                      /* the load-time globals: redis alone */
+    lua_pushvalue(L, -2);
+    lua_setfield(L, -2, "redis");
+    scriptingPushReadonlyProxy(L, -1, 1); /* ..., globals, their strict proxy */
+    lua_getmetatable(L, -1);
+    lua_getfield(L, -1, "__index");       /* strict reads of the load-time globals */
+    load_index_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_pop(L, 5);
 }
 
 void functionsInit(void) {
@@ -452,7 +482,11 @@ void functionDeleteCommand(client *c) {
 }
 
 void functionFlushCommand(client *c) {
-    if (c->argc > 3 || (c->argc == 3 && strcasecmp(c->argv[2]->ptr, "sync") && strcasecmp(c->argv[2]->ptr, "async"))) {
+    if (c->argc > 3) {
+        addReplySubcommandSyntaxError(c);
+        return;
+    }
+    if ((c->argc == 3 && strcasecmp(c->argv[2]->ptr, "sync") && strcasecmp(c->argv[2]->ptr, "async"))) {
         addReplyError(c, "FUNCTION FLUSH only supports SYNC|ASYNC option");
         return;
     }

@@ -12,6 +12,7 @@
  * -BUSY, and SCRIPT KILL works for scripts that have not written. */
 #include "features/functions.h"
 #include "features/scripting.h"
+#include "features/ldb.h"
 #include "features/lua_libs.h"
 #include "features/monitor.h"
 #include "server/access.h"
@@ -38,10 +39,11 @@
 #include <string.h>
 #include <strings.h>
 
+/* redis.set_repl()'s flags are the command stream's targets. */
 #define REPL_NONE 0
-#define REPL_AOF 1
-#define REPL_REPLICA 2
-#define REPL_ALL 3
+#define REPL_AOF PROPAGATE_AOF
+#define REPL_REPLICA PROPAGATE_REPL
+#define REPL_ALL PROPAGATE_ALL
 
 static lua_State *lua;
 static dict *scripts;     /* sha (sds) → body (sds); the function lives in the registry as "f_<sha>" */
@@ -115,6 +117,7 @@ static int mathRandomseed(lua_State *L) {
 /* Pushes the error table {err = "CODE message"} the way Redis builds it:
  * "-CODE msg" keeps its code, anything else gets "ERR". */
 static void pushErrorTable(lua_State *L, const char *err, size_t len) {
+    if (ldbIsStepping()) ldbLogError(err, len);
     sds full;
     if (len && err[0] == '-') {
         const char *space = memchr(err, ' ', len);
@@ -341,8 +344,12 @@ static void luaReplyToClient(client *c, lua_State *L) {
             size_t len;
             const char *s = lua_tolstring(L, -1, &len);
             sds err = sdscatlen(sdsnew("-"), s, len);
-            addReplyErrorSds(c, err);
-            lua_pop(L, 1);
+            lua_pushliteral(L, "ignore_error_stats_update");
+            lua_rawget(L, -3);
+            /* A redis.pcall() error returned as is was counted where it arose. */
+            if (lua_toboolean(L, -1)) addReplyErrorSdsCounted(c, err);
+            else addReplyErrorSds(c, err);
+            lua_pop(L, 2);
         } else if (tableField(L, "ok", LUA_TSTRING)) {
             size_t len;
             const char *s = lua_tolstring(L, -1, &len);
@@ -424,30 +431,6 @@ static void luaReplyToClient(client *c, lua_State *L) {
 
 /* --------------------------------------------------------------- redis.call */
 
-static void resetLuaClientReply(client *c) {
-    listIter li;
-    listNode *ln;
-    listRewind(c->reply, &li);
-    while ((ln = listNext(&li))) zfree(listNodeValue(ln));
-    listEmpty(c->reply);
-    c->bufpos = 0;
-    c->reply_bytes = 0;
-}
-
-/* The fake client's collected reply as one string. */
-static sds collectReply(client *c) {
-    sds s = sdsnewlen(c->buf, c->bufpos);
-    listIter li;
-    listNode *ln;
-    listRewind(c->reply, &li);
-    while ((ln = listNext(&li))) {
-        clientReplyBlock *b = listNodeValue(ln);
-        if (b) s = sdscatlen(s, b->buf, b->used);
-    }
-    resetLuaClientReply(c);
-    return s;
-}
-
 static void checkKilledOrTimeout(lua_State *L);
 
 /* A script runs each command with the permissions of the user who called it. */
@@ -499,11 +482,20 @@ static void freeArgv(robj **argv, int argc) {
     zfree(argv);
 }
 
+/* The error table on top was counted where it arose (ignore_error_stats_update). */
+static void markErrorCounted(lua_State *L) {
+    lua_pushstring(L, "ignore_error_stats_update");
+    lua_pushboolean(L, 1);
+    lua_rawset(L, -3);
+}
+
 static int redisCallGeneric(lua_State *L, int raise) {
     const char *err = NULL;
+    int counted = 0;
     int argc;
     robj **argv = luaArgsToArgv(L, &argc, &err);
     if (!argv) goto error;
+    if (ldbIsStepping()) ldbLogRedisCommand(argv, argc);
     /* The arguments are copied: their stack room goes to the reply (a call
      * with unpack's 7999 arguments leaves none otherwise, as Redis allows). */
     lua_settop(L, 0);
@@ -516,12 +508,21 @@ static int redisCallGeneric(lua_State *L, int raise) {
         /* err says which permission the script's user lacks */
     }
     else if ((cmd->flags & (CMD_WRITE | CMD_MAY_REPLICATE)) && run.readonly) err = "Write commands are not allowed from read-only scripts.";
+    else if ((cmd->flags & CMD_WRITE) && server.masterhost_set && server.repl_slave_ro && !(run.caller->flags & CLIENT_MASTER))
+        err = "-READONLY You can't write against a read only replica.";
+    /* Once the script wrote it must be able to finish: replicas that went
+     * away since are not a reason to stop it half-way. */
+    else if ((cmd->flags & CMD_WRITE) && !run.wrote && tooFewGoodReplicas()) err = "-NOREPLICAS Not enough good replicas to write.";
     else if ((cmd->flags & CMD_DENYOOM) && server.maxmemory && zmalloc_used_memory() > server.maxmemory &&
              !run.wrote && !(run.flags & SCRIPT_FLAG_ALLOW_OOM))
         err = "-OOM command not allowed when used memory > 'maxmemory'.";
-    else if ((cmd->flags & CMD_WRITE) && tooFewGoodReplicas()) err = "-NOREPLICAS Not enough good replicas to write.";
+    else if (!(cmd->flags & CMD_STALE) && server.masterhost_set && !server.repl_link_up && !server.repl_serve_stale_data)
+        err = "Can not execute the command on a stale replica";
     if (err) {
         freeArgv(argv, argc);
+        /* Refused as a command would be: counted here, not again when the script passes it on. */
+        callRejected(cmd, err, strlen(err));
+        counted = 1;
         goto error;
     }
     c->argv = argv;
@@ -530,14 +531,16 @@ static int redisCallGeneric(lua_State *L, int raise) {
     c->cmd = c->lastcmd = c->realcmd = cmd;
     c->resp = run.resp;
     if (cmd->flags & CMD_WRITE) run.wrote = 1;
-    int flags = CALL_SLOWLOG | CALL_STATS;
-    if (run.repl & REPL_AOF) flags |= CALL_PROPAGATE;
-    call(c, flags);
+    /* redis.set_repl() picks the command's targets: the AOF, the replicas, both or neither. */
+    int saved_targets = propagateSetTargets(run.repl);
+    call(c, CALL_SLOWLOG | CALL_STATS | CALL_PROPAGATE);
+    propagateSetTargets(saved_targets);
     freeClientArgv(c);
-    sds reply = collectReply(c);
+    sds reply = clientTakeReply(c);
     respToLua(L, reply);
+    if (ldbIsStepping()) ldbLogRedisReply(reply);
     sdsfree(reply);
-    if (raise && lua_istable(L, -1)) {
+    if (lua_istable(L, -1)) {
         lua_pushstring(L, "err");
         lua_rawget(L, -2);
         int is_err = lua_isstring(L, -1);
@@ -545,19 +548,15 @@ static int redisCallGeneric(lua_State *L, int raise) {
         if (is_err) {
             /* The command's error reply was counted already: the script's
              * error that carries it is not counted again (as in Redis). */
-            lua_pushstring(L, "ignore_error_stats_update");
-            lua_pushboolean(L, 1);
-            lua_rawset(L, -3);
-            return lua_error(L);
+            markErrorCounted(L);
+            if (raise) return lua_error(L);
         }
     }
     return 1;
 error:
-    if (!raise) {
-        pushErrorTable(L, err, strlen(err));
-        return 1;
-    }
-    return raiseError(L, err);
+    pushErrorTable(L, err, strlen(err));
+    if (counted) markErrorCounted(L);
+    return raise ? lua_error(L) : 1;
 }
 
 static int luaRedisCall(lua_State *L) { return redisCallGeneric(L, 1); }
@@ -1086,7 +1085,15 @@ lua_State *scriptingNewInterpreter(void) {
     return L;
 }
 
-static void createInterpreter(void) { lua = scriptingNewInterpreter(); }
+/* EVAL's interpreter: functions have no debugger, so only EVAL's redis table
+ * gets redis.debug() and redis.breakpoint(). */
+static void createInterpreter(void) {
+    lua = scriptingNewInterpreter();
+    lua_getglobal(lua, "redis");
+    replaceProxyByReal(lua, lua_gettop(lua));
+    ldbRegisterApi(lua, -1);
+    lua_pop(lua, 1);
+}
 
 void scriptingSetGlobalsEnv(lua_State *L, int index) {
     index = index < 0 ? lua_gettop(L) + index + 1 : index;
@@ -1122,7 +1129,8 @@ static int parseShebang(const char *body, size_t len, int *flags, sds *err) {
             for (int k = 0; k < n; k++) {
                 if (!strcmp(fl[k], "no-writes")) *flags |= SCRIPT_FLAG_NO_WRITES;
                 else if (!strcmp(fl[k], "allow-oom")) *flags |= SCRIPT_FLAG_ALLOW_OOM;
-                else if (!strcmp(fl[k], "allow-stale") || !strcmp(fl[k], "no-cluster") ||
+                else if (!strcmp(fl[k], "allow-stale")) *flags |= SCRIPT_FLAG_ALLOW_STALE;
+                else if (!strcmp(fl[k], "no-cluster") ||
                          !strcmp(fl[k], "allow-cross-slot-keys") || sdslen(fl[k]) == 0)
                     continue;
                 else {
@@ -1247,12 +1255,30 @@ int scriptingGetNumkeys(client *c, const char *not_integer_error, long long *num
     return C_OK;
 }
 
+static void runEval(client *c, int evalsha, int readonly_cmd);
+
 static void evalGenericCommand(client *c, int evalsha, int readonly_cmd) {
-    long long numkeys;
-    char sha[41];
     /* EVAL is skip_monitor for the pipeline: it is shown here, before the
      * commands the script runs, as Redis 7.0 does. */
     scriptingFeedMonitor(c);
+    /* SCRIPT DEBUG asked for the debugger (not for a script queued in MULTI). */
+    if ((c->flags & CLIENT_LUA_DEBUG) && !(c->flags & CLIENT_MULTI)) {
+        if (evalsha) {
+            if (sdslen(c->argv[1]->ptr) != 40) addReplyErrorObject(c, shared.noscripterr);
+            else addReplyError(c, "Please use EVAL instead of EVALSHA for debugging");
+            return;
+        }
+        if (!ldbStartSession(c)) return;
+        runEval(c, 0, readonly_cmd);
+        ldbEndSession(c);
+        return;
+    }
+    runEval(c, evalsha, readonly_cmd);
+}
+
+static void runEval(client *c, int evalsha, int readonly_cmd) {
+    long long numkeys;
+    char sha[41];
     if (scriptingGetNumkeys(c, "value is not an integer or out of range", &numkeys) != C_OK) return;
     if (!evalsha) {
         if (createScript(c, c->argv[1], sha) != C_OK) return;
@@ -1287,6 +1313,10 @@ static int scriptMayStart(client *c, int flags, int ro_cmd) {
     if (!(flags & SCRIPT_FLAG_NO_WRITES)) {
         if (ro_cmd) {
             addReplyError(c, "Can not execute a script with write flag using *_ro command.");
+            return 0;
+        }
+        if (server.masterhost_set && server.repl_slave_ro && !(c->flags & CLIENT_MASTER)) {
+            addReplyError(c, "-READONLY You can't write against a read only replica.");
             return 0;
         }
         if (persistWriteGate()) {
@@ -1328,7 +1358,8 @@ void scriptingRun(client *c, lua_State *L, const char *name, int nargs, int flag
     server.in_script = 1;
     lua_client->db = c->db;
     lua_client->flags |= CLIENT_DENY_BLOCKING;
-    lua_sethook(L, luaMaskCountHook, LUA_MASKCOUNT, 100000);
+    if (ldbIsActive()) ldbInstallHook(L);
+    else lua_sethook(L, luaMaskCountHook, LUA_MASKCOUNT, 100000);
     propagateTransactionStart(c->db->id);
     int err = lua_pcall(L, nargs, 1, base);
     propagateTransactionEnd(c->db->id);
@@ -1376,26 +1407,46 @@ void evalRoCommand(client *c) { evalGenericCommand(c, 0, 1); }
 void evalshaCommand(client *c) { evalGenericCommand(c, 1, 0); }
 void evalshaRoCommand(client *c) { evalGenericCommand(c, 1, 1); }
 
-void fcallCommand(client *c); /* features/functions.c */
+void fcallCommand(client *c);   /* features/functions.c */
+void fcallRoCommand(client *c);
 
-int scriptCallDeclaresNoWrites(client *c) {
-    int flags = 0;
-    if (c->cmd->proc == evalCommand) {
+uint64_t scriptingCommandFlags(client *c, uint64_t flags) {
+    int declared = 0, is_eval = 1;
+    redisCommandProc *proc = c->cmd->proc;
+    if (proc == evalCommand || proc == evalRoCommand) {
         sds err = NULL;
-        if (parseShebang(c->argv[1]->ptr, sdslen(c->argv[1]->ptr), &flags, &err) != C_OK) flags = 0;
+        if (parseShebang(c->argv[1]->ptr, sdslen(c->argv[1]->ptr), &declared, &err) != C_OK) declared = 0;
         sdsfree(err);
-    } else if (c->cmd->proc == evalshaCommand && sdslen(c->argv[1]->ptr) == 40) {
+    } else if (proc == evalshaCommand || proc == evalshaRoCommand) {
+        if (sdslen(c->argv[1]->ptr) != 40) return flags;
         char sha[41];
         for (int i = 0; i < 40; i++) sha[i] = tolower(((unsigned char *)c->argv[1]->ptr)[i]);
         sha[40] = '\0';
-        flags = scriptFlagsOf(sha);
-    } else if (c->cmd->proc == fcallCommand) {
-        flags = functionDeclaredFlags(c->argv[1]);
+        sds key = sdsnewlen(sha, 40);
+        int known = dictFind(scripts, key) != NULL;
+        sdsfree(key);
+        if (!known) return flags; /* NOSCRIPT comes later */
+        declared = scriptFlagsOf(sha);
+    } else if (proc == fcallCommand || proc == fcallRoCommand) {
+        is_eval = 0;
+        declared = functionDeclaredFlags(c->argv[1]);
+        if (!declared) return flags; /* no such function: its error comes later */
+    } else {
+        return flags;
     }
-    return (flags & SCRIPT_FLAG_SHEBANG) && (flags & SCRIPT_FLAG_NO_WRITES);
+    /* A script without a shebang is not served by a stale replica (7.0 does
+     * not let EVAL's own "stale" flag through for it). */
+    if (!(declared & SCRIPT_FLAG_SHEBANG)) return is_eval ? flags & ~CMD_STALE : flags;
+    flags &= ~(CMD_STALE | CMD_DENYOOM | CMD_WRITE | CMD_MAY_REPLICATE);
+    if (!(declared & (SCRIPT_FLAG_ALLOW_OOM | SCRIPT_FLAG_NO_WRITES))) flags |= CMD_DENYOOM;
+    if (!(declared & SCRIPT_FLAG_NO_WRITES)) flags |= CMD_WRITE;
+    if (declared & SCRIPT_FLAG_ALLOW_STALE) flags |= CMD_STALE;
+    return flags;
 }
 
 int scriptIsTimedout(void) { return run.running && run.timedout; }
+long long scriptingElapsedMs(void) { return (long long)(getMonotonicUs() - run.start) / 1000; }
+void scriptingRestartClock(void) { run.start = getMonotonicUs(); }
 int scriptIsRunning(void) { return run.running; }
 robj *scriptBusyError(void) { return run.is_function ? shared.slowscripterr : shared.slowevalerr; }
 

@@ -23,12 +23,18 @@ void scriptingCacheStats(size_t *count, size_t *bytes);
 /* Bytes a Lua interpreter holds; scriptingVmMemory: EVAL's. */
 size_t scriptingLuaMemory(struct lua_State *L);
 size_t scriptingVmMemory(void);
-/* EVAL, EVALSHA or FCALL whose script or function declares no-writes (the
- * others may write: CLIENT PAUSE WRITE holds them). */
-int scriptCallDeclaresNoWrites(client *c);
+/* The flags of an EVAL, EVALSHA or FCALL command (any other: flags) as its
+ * code declares them (shebang, function flags): write and deny-oom unless
+ * no-writes or allow-oom, stale with allow-stale, no may-replicate; the
+ * pipeline checks a script against these before it runs. */
+uint64_t scriptingCommandFlags(client *c, uint64_t flags);
 /* A script has been running past busy-reply-threshold: other clients get -BUSY. */
 int scriptIsTimedout(void);
 int scriptIsRunning(void);
+/* The running script's clock: milliseconds since it started, or since the
+ * debugger last let it go on (time at the debugger's prompt is not the script's). */
+long long scriptingElapsedMs(void);
+void scriptingRestartClock(void);
 /* The -BUSY error for the running script: it names SCRIPT KILL or FUNCTION KILL. */
 robj *scriptBusyError(void);
 /* Before BUSY is answered: commands allowed while a script is stuck. */

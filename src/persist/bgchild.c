@@ -44,6 +44,7 @@ pid_t bgchildFork(void) {
     monotime start = getMonotonicUs();
     pid_t pid = fork();
     if (pid == 0) {
+        server.in_fork_child = 1;
         signal(SIGTERM, SIG_DFL);
         signal(SIGINT, SIG_DFL);
         closeListeningSockets(0);

@@ -27,6 +27,9 @@ static inline int prepareClientToWrite(client *c) {
     return prepareClientToWriteSlow(c);
 }
 int clientHasPendingReplies(client *c);
+/* The reply queued for c and not sent yet, as one string; c's buffers are left
+ * empty (what a command run by a script replied; a debugging child's last reply). */
+sds clientTakeReply(client *c);
 void checkClientOutputBufferLimits(client *c);
 unsigned long getClientOutputBufferMemoryUsage(client *c);
 int getClientType(client *c);

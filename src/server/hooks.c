@@ -89,7 +89,9 @@ robj *writeGateError(void) { return write_gate ? write_gate() : NULL; }
 static const scriptHooks *script_hooks;
 void serverSetScriptHooks(const scriptHooks *hooks) { script_hooks = hooks; }
 int scriptTimedout(void) { return script_hooks && script_hooks->timedout(); }
-int scriptDeclaresNoWrites(client *c) { return script_hooks && script_hooks->declares_no_writes(c); }
+uint64_t commandFlags(client *c) {
+    return script_hooks ? script_hooks->command_flags(c, c->cmd->flags) : c->cmd->flags;
+}
 
 int scriptBlocksCommand(client *c, robj **err) {
     if (!scriptTimedout() || script_hooks->allows_while_busy(c)) return 0;

@@ -63,11 +63,13 @@ typedef struct scriptHooks {
     int (*timedout)(void);              /* past busy-reply-threshold: others get -BUSY */
     int (*allows_while_busy)(client *c); /* commands still served meanwhile */
     robj *(*busy_error)(void);          /* the -BUSY text naming SCRIPT/FUNCTION KILL */
-    int (*declares_no_writes)(client *c); /* EVAL/FCALL of code declaring no-writes */
+    /* EVAL/FCALL of code declaring flags: the command's flags as it declares them. */
+    uint64_t (*command_flags)(client *c, uint64_t flags);
 } scriptHooks;
 void serverSetScriptHooks(const scriptHooks *hooks);
 int scriptTimedout(void);
-int scriptDeclaresNoWrites(client *c);
+/* c's command's flags, as the script or function it runs declares them. */
+uint64_t commandFlags(client *c);
 
 /* Pacing of background work feeding a consumer (the 0MQ expiry push): expiry
  * gives way while `draining`, and pauses between slices while `feeding`. */

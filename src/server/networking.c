@@ -214,6 +214,28 @@ static void freeReplyBlocks(client *c) {
     c->reply_bytes = 0;
 }
 
+sds clientTakeReply(client *c) {
+    size_t skip = c->sentlen;
+    sds s = sdsempty();
+    if (c->bufpos > 0) {
+        s = sdscatlen(s, c->buf + skip, c->bufpos - skip);
+        skip = 0;
+    }
+    listIter li;
+    listNode *ln;
+    listRewind(c->reply, &li);
+    while ((ln = listNext(&li))) {
+        clientReplyBlock *b = listNodeValue(ln);
+        if (!b || b->used == 0) continue;
+        s = sdscatlen(s, b->buf + skip, b->used - skip);
+        skip = 0;
+    }
+    freeReplyBlocks(c);
+    c->bufpos = 0;
+    c->sentlen = 0;
+    return s;
+}
+
 void freeClient(client *c) {
     if (server.current_client == c && (c->flags & CLIENT_EXECUTING)) {
         /* Freed while its own command runs (CLIENT KILL of self): defer. */

@@ -50,10 +50,9 @@ int clientsArePaused(void) { return pause_type != 0; }
  * EXEC of a transaction holding one, but not a script or function that
  * declares no-writes. */
 static int commandMayWrite(client *c) {
-    uint64_t flags = c->cmd->flags;
+    uint64_t flags = commandFlags(c);
     if (c->cmd == server.exec_command) flags |= (uint64_t)c->mstate.cmd_flags;
-    if (!(flags & (CMD_WRITE | CMD_MAY_REPLICATE))) return 0;
-    return !scriptDeclaresNoWrites(c);
+    return (flags & (CMD_WRITE | CMD_MAY_REPLICATE)) != 0;
 }
 
 int pauseHoldsCommand(client *c) {

@@ -19,7 +19,8 @@ static int in_transaction; /* MULTI was emitted and not yet closed */
 static int pending_multi;  /* a transaction started; MULTI goes out with its second write */
 static int transaction_depth; /* EXEC running a script: the outer one frames */
 static robj **held_argv;      /* the transaction's first write, not out yet */
-static int held_argc, held_dbid, held_replicas_only;
+static int held_argc, held_dbid, held_targets;
+static int targets = PROPAGATE_ALL; /* where writes fed now go */
 static commandStreamFn *replica_feed;
 
 void propagateSubscribe(commandStreamFn *fn) {
@@ -40,23 +41,30 @@ void propagateUnsubscribe(commandStreamFn *fn) {
     }
 }
 
-static void fanOutTo(int dbid, robj **argv, int argc, int replicas_only) {
-    for (int i = 0; i < nsubscribers; i++)
-        if (!replicas_only || subscribers[i] == replica_feed) subscribers[i](dbid, argv, argc);
+int propagateSetTargets(int t) {
+    int old = targets;
+    targets = t;
+    return old;
 }
 
-static void fanOut(int dbid, robj **argv, int argc) { fanOutTo(dbid, argv, argc, 0); }
+/* The replica feed is the replication stream; every other subscriber is the AOF. */
+static void fanOut(int dbid, robj **argv, int argc, int to) {
+    for (int i = 0; i < nsubscribers; i++) {
+        int kind = subscribers[i] == replica_feed ? PROPAGATE_REPL : PROPAGATE_AOF;
+        if (to & kind) subscribers[i](dbid, argv, argc);
+    }
+}
 
 static void releaseHeld(int send) {
     if (!held_argv) return;
-    if (send) fanOutTo(held_dbid, held_argv, held_argc, held_replicas_only);
+    if (send) fanOut(held_dbid, held_argv, held_argc, held_targets);
     for (int j = 0; j < held_argc; j++) decrRefCount(held_argv[j]);
     zfree(held_argv);
     held_argv = NULL;
 }
 
-static void emitTo(int dbid, robj **argv, int argc, int replicas_only) {
-    if (!nsubscribers) return;
+static void emit(int dbid, robj **argv, int argc) {
+    if (!nsubscribers || !targets) return; /* a write going nowhere does not count toward MULTI */
     if (pending_multi) {
         if (!held_argv) {
             held_argv = zmalloc(sizeof(robj *) * argc);
@@ -66,29 +74,32 @@ static void emitTo(int dbid, robj **argv, int argc, int replicas_only) {
             }
             held_argc = argc;
             held_dbid = dbid;
-            held_replicas_only = replicas_only;
+            held_targets = targets;
             return;
         }
         robj *multi = shared.multi;
-        fanOut(held_dbid, &multi, 1);
+        fanOut(held_dbid, &multi, 1, PROPAGATE_ALL);
         pending_multi = 0;
         in_transaction = 1;
         releaseHeld(1);
     }
-    fanOutTo(dbid, argv, argc, replicas_only);
+    fanOut(dbid, argv, argc, targets);
 }
 
-static void emit(int dbid, robj **argv, int argc) { emitTo(dbid, argv, argc, 0); }
-
-static void propagateCommandTo(int dbid, robj **argv, int argc, int replicas_only) {
+void propagateCommand(int dbid, robj **argv, int argc) {
     /* The outermost unit with nothing held: no second write can follow, so
      * this one goes out alone now instead of being held and released. */
-    if (pending_multi && !held_argv && transaction_depth == 1) fanOutTo(dbid, argv, argc, replicas_only);
-    else emitTo(dbid, argv, argc, replicas_only);
+    if (pending_multi && !held_argv && transaction_depth == 1) fanOut(dbid, argv, argc, targets);
+    else emit(dbid, argv, argc);
 }
 
-void propagateCommand(int dbid, robj **argv, int argc) { propagateCommandTo(dbid, argv, argc, 0); }
-void propagateCommandToReplicas(int dbid, robj **argv, int argc) { propagateCommandTo(dbid, argv, argc, 1); }
+/* PUBLISH and the like: to replicas alone, as part of the command's unit. */
+void propagateCommandToReplicas(int dbid, robj **argv, int argc) {
+    int saved = propagateSetTargets(targets & PROPAGATE_REPL);
+    propagateCommand(dbid, argv, argc);
+    propagateSetTargets(saved);
+}
+
 void forceReplicaPropagation(client *c) { c->flags |= CLIENT_FORCE_REPL; }
 
 void propagateSetReplicaFeed(commandStreamFn *fn) { replica_feed = fn; }
@@ -109,8 +120,13 @@ void preventCommandPropagation(client *c) { c->flags |= CLIENT_PREVENT_PROP; }
 void propagateDeletion(redisDb *db, robj *key) {
     robj *argv[2] = {shared.del, key};
     if (!nsubscribers) return;
-    if (in_transaction) emit(db->id, argv, 2);
-    else fanOut(db->id, argv, 2);
+    if (in_transaction) {
+        int saved = propagateSetTargets(PROPAGATE_ALL);
+        emit(db->id, argv, 2);
+        propagateSetTargets(saved);
+    } else {
+        fanOut(db->id, argv, 2, PROPAGATE_ALL);
+    }
 }
 
 int propagateActive(void) { return nsubscribers || transaction_depth || held_argv || in_transaction; }
@@ -128,7 +144,7 @@ void propagateTransactionEnd(int dbid) {
     if (!in_transaction) return;
     in_transaction = 0;
     robj *exec = shared.exec;
-    fanOut(dbid, &exec, 1);
+    fanOut(dbid, &exec, 1, PROPAGATE_ALL);
 }
 
 /* Writes "<prefix><n>\r\n" at w; returns the end. */

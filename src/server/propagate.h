@@ -15,6 +15,15 @@ typedef void commandStreamFn(int dbid, robj **argv, int argc);
 void propagateSubscribe(commandStreamFn *fn);
 void propagateUnsubscribe(commandStreamFn *fn);
 
+/* Where the writes fed from now on go: the replication stream (the replica
+ * feed below), every other subscriber (the AOF), both or neither — a
+ * script's redis.set_repl(). MULTI/EXEC frames and expired keys' DELs go to
+ * both. Returns the targets set before. */
+#define PROPAGATE_AOF (1 << 0)
+#define PROPAGATE_REPL (1 << 1)
+#define PROPAGATE_ALL (PROPAGATE_AOF | PROPAGATE_REPL)
+int propagateSetTargets(int targets);
+
 /* call(), just before propagateTransactionEnd: the command c ran changed
  * data (unless it prevented its propagation); its unit's last write. */
 void propagateCommand(int dbid, robj **argv, int argc);

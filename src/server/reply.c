@@ -335,6 +335,8 @@ static void afterErrorReply(client *c, const char *s, size_t len) {
     }
 }
 
+void countErrorReply(const char *err, size_t len) { afterErrorReply(NULL, err, len); }
+
 static void addErrorLine(client *c, const char *s, size_t len) {
     if (!len || s[0] != '-') addReplyProto(c, "-ERR ", 5);
     /* Errors are one line: replace newlines so the protocol stays intact. */

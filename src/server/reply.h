@@ -67,6 +67,9 @@ void *addReplyDeferredLen(client *c);
 void setDeferredArrayLen(client *c, void *node, long length);
 void setDeferredMapLen(client *c, void *node, long length);
 void setDeferredSetLen(client *c, void *node, long length);
+/* An error counted as if replied (INFO errorstats, total_error_replies), for
+ * one that is handed on instead: a command a script wanted was refused. */
+void countErrorReply(const char *err, size_t len);
 /* Errors counted for INFO errorstats. */
 void incrementErrorCount(const char *fullerr, size_t namelen);
 

@@ -268,7 +268,7 @@ int processCommand(client *c) {
         rejectCommand(c, "wrong number of arguments for '%s' command", c->cmd->fullname);
         return C_OK;
     }
-    uint64_t flags = c->cmd->flags;
+    uint64_t flags = commandFlags(c); /* a script's as it declares them */
     if (accessAuthRequired(c) && !(flags & CMD_NO_AUTH)) {
         rejectCommandObject(c, shared.noautherr);
         return C_OK;
@@ -359,7 +359,9 @@ int processCommand(client *c) {
         c->flags &= ~CLIENT_CLOSE_AFTER_COMMAND;
         c->flags |= CLIENT_CLOSE_AFTER_REPLY;
     }
-    if (listLength(server.ready_keys)) handleClientsBlockedOnKeys();
+    /* Not while a script is busy (this command came in between its steps):
+     * clients blocked on its keys are served once it is over. */
+    if (listLength(server.ready_keys) && !server.in_script) handleClientsBlockedOnKeys();
     return C_OK;
 }
 
@@ -374,6 +376,12 @@ int processCommand(client *c) {
  * replies were added since. Commands an EXEC or a script runs move it on,
  * so their errors are theirs alone, as in Redis 7.0. */
 static long long errors_charged;
+
+void callRejected(struct redisCommand *cmd, const char *err, size_t len) {
+    if (cmd) cmd->rejected_calls++;
+    countErrorReply(err, len);
+    errors_charged = server.stat_total_error_replies;
+}
 
 void call(client *c, int flags) {
     struct redisCommand *real_cmd = c->cmd;

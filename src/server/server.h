@@ -118,6 +118,8 @@ typedef struct redisCommand {
 #define CLIENT_MASTER (1 << 23) /* our master's link: its commands are applied, never answered */
 #define CLIENT_REPLICA_CMD (1 << 24) /* a replica's own command runs: answering it breaks its link (dropped) */
 #define CLIENT_FORCE_REPL (1 << 25) /* this call goes to replicas though it wrote nothing (PUBLISH) */
+#define CLIENT_LUA_DEBUG (1 << 26)      /* SCRIPT DEBUG YES|SYNC: its next EVAL runs under the debugger */
+#define CLIENT_LUA_DEBUG_SYNC (1 << 27) /* ... SYNC: in the server itself, not in a forked child */
 
 /* Client-side caching state (features/tracking.c), kept in their own field
  * (client->tracking_flags) so they never compete with `flags` for bits. */
@@ -433,6 +435,7 @@ struct redisServer {
     long long busy_reply_threshold;
     int in_script;
     int in_exec;
+    int in_fork_child; /* this process is a forked child (a saver, a debugging session) */
     long long slowlog_log_slower_than;
     unsigned long slowlog_max_len;
 
@@ -497,6 +500,10 @@ int commandCheckArity(struct redisCommand *cmd, int argc);
 #define CALL_PROPAGATE (1 << 2)
 #define CALL_FULL (CALL_SLOWLOG | CALL_STATS | CALL_PROPAGATE)
 void call(client *c, int flags);
+/* A command a script asked for was refused before it ran (unknown, arity, ACL,
+ * OOM...): its error counts as that command's (INFO errorstats, its
+ * rejected_calls), not as a failure of the script's own command. */
+void callRejected(struct redisCommand *cmd, const char *err, size_t len);
 int processCommand(client *c);
 /* min-replicas-to-write is set and fewer replicas acknowledge in time: writes are refused (-NOREPLICAS). */
 int tooFewGoodReplicas(void);

@@ -28,10 +28,10 @@ void freeClientMultiState(client *c) {
 void queueMultiCommand(client *c) {
     /* Once aborted there is no point in keeping more commands. */
     if (c->flags & (CLIENT_DIRTY_CAS | CLIENT_DIRTY_EXEC)) return;
-    uint64_t flags = c->cmd->flags;
-    /* A script or function declaring no-writes never writes: EXEC of it is
-     * not held by CLIENT PAUSE WRITE, as in Redis 7.0. */
-    if ((flags & CMD_MAY_REPLICATE) && scriptDeclaresNoWrites(c)) flags &= ~(CMD_WRITE | CMD_MAY_REPLICATE);
+    /* A script or function counts with the flags it declares: one declaring
+     * no-writes never writes (EXEC of it is not held by CLIENT PAUSE WRITE),
+     * one that may write makes EXEC a write (refused on a read-only replica). */
+    uint64_t flags = commandFlags(c);
     /* Room for two to start with (a transaction is rarely shorter), then doubled. */
     if (c->mstate.count == c->mstate.alloc_count) {
         c->mstate.alloc_count = c->mstate.alloc_count ? c->mstate.alloc_count * 2 : 2;
