@@ -293,6 +293,31 @@ def test_resp3_subscriptions_use_push_frames_and_allow_commands(connect):
     assert sub.call_frame("punsubscribe", "zz") == b">3\r\n$12\r\npunsubscribe\r\n$2\r\nzz\r\n:1\r\n"
 
 
+@pytest.mark.parametrize("resp", [2, 3])
+def test_pushes_reach_a_client_with_client_reply_off(connect, resp):
+    """Confirmations and messages are pushes, not replies: CLIENT REPLY OFF
+    does not silence them (7.0); the commands' own replies stay silent."""
+    sub, pub = connect(), connect()
+    if resp == 3:
+        assert isinstance(sub.call("hello", "3"), dict)
+    head = b">" if resp == 3 else b"*"
+    sub.send("client", "reply", "off")
+    sub.send("subscribe", "channel")
+    assert sub.read_frame() == head + b"3\r\n$9\r\nsubscribe\r\n$7\r\nchannel\r\n:1\r\n"
+    sub.send("psubscribe", "ch*")
+    assert sub.read_frame() == head + b"3\r\n$10\r\npsubscribe\r\n$3\r\nch*\r\n:2\r\n"
+    assert pub.call("publish", "channel", "hello") == 2
+    assert sub.read_frame() == head + b"3\r\n$7\r\nmessage\r\n$7\r\nchannel\r\n$5\r\nhello\r\n"
+    assert sub.read_frame() == head + b"4\r\n$8\r\npmessage\r\n$3\r\nch*\r\n$7\r\nchannel\r\n$5\r\nhello\r\n"
+    sub.send("unsubscribe", "channel")
+    assert sub.read_frame() == head + b"3\r\n$11\r\nunsubscribe\r\n$7\r\nchannel\r\n:1\r\n"
+    if resp == 3:
+        sub.send("ping")  # a command's reply: still off
+    sub.send("punsubscribe", "ch*")
+    assert sub.read_frame() == head + b"3\r\n$12\r\npunsubscribe\r\n$3\r\nch*\r\n:0\r\n"
+    assert sub.nothing_pending()
+
+
 # --- PUBSUB introspection -------------------------------------------------------------------
 
 def test_pubsub_channels_numsub_numpat(connect):

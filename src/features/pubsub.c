@@ -65,13 +65,35 @@ static void updatePubsubFlag(client *c) {
     else c->flags &= ~CLIENT_PUBSUB;
 }
 
+/* A push (confirmation or message) reaches a client even under CLIENT REPLY
+ * OFF/SKIP, as in Redis 7.0: it is not the reply to a command. */
+static int beginPush(client *c) {
+    int was = c->tracking_flags & TRACKING_PUSHING;
+    c->tracking_flags |= TRACKING_PUSHING;
+    return was;
+}
+
+static void endPush(client *c, int was) {
+    if (!was) c->tracking_flags &= ~TRACKING_PUSHING;
+}
+
 /* Subscription confirmations and messages are push frames in RESP3. */
 static void replySubscription(client *c, robj *kind, robj *name, int count) {
+    int was = beginPush(c);
     addReplyPushLen(c, 3);
     addReply(c, kind);
     if (name) addReplyBulk(c, name);
     else addReplyNull(c);
     addReplyLongLong(c, count);
+    endPush(c, was);
+}
+
+/* One message (its frames after the aggregate header, encoded once). */
+static void pushMessage(client *c, int frames, sds body) {
+    int was = beginPush(c);
+    addReplyPushLen(c, frames);
+    addReplyProto(c, body, sdslen(body));
+    endPush(c, was);
 }
 
 static int subscribeChannel(client *c, robj *channel, const channelKind *k) {
@@ -212,9 +234,7 @@ static int publishToChannel(robj *channel, robj *message, const channelKind *k) 
         listNode *ln;
         listRewind(clients, &li);
         while ((ln = listNext(&li))) {
-            client *c = listNodeValue(ln);
-            addReplyPushLen(c, 3);
-            addReplyProto(c, body, sdslen(body));
+            pushMessage(listNodeValue(ln), 3, body);
             receivers++;
         }
         sdsfree(body);
@@ -238,9 +258,7 @@ int pubsubPublishMessage(robj *channel, robj *message) {
             listNode *ln;
             listRewind(dictGetVal(de), &li);
             while ((ln = listNext(&li))) {
-                client *c = listNodeValue(ln);
-                addReplyPushLen(c, 4);
-                addReplyProto(c, body, sdslen(body));
+                pushMessage(listNodeValue(ln), 4, body);
                 receivers++;
             }
             sdsfree(body);

@@ -130,7 +130,7 @@ typedef struct redisCommand {
 #define TRACKING_CACHING (1 << 4)      /* CLIENT CACHING given for the next command */
 #define TRACKING_NOLOOP (1 << 5)
 #define TRACKING_BROKEN_REDIR (1 << 6) /* the redirect client went away */
-#define TRACKING_PUSHING (1 << 7)      /* an invalidation is being written: CLIENT REPLY OFF lets it through */
+#define TRACKING_PUSHING (1 << 7)      /* a push (invalidation, pub/sub) is being written: CLIENT REPLY OFF lets it through */
 
 #define PROTO_REQ_INLINE 1
 #define PROTO_REQ_MULTIBULK 2
