@@ -254,6 +254,29 @@ def test_redis_cli_rdb_and_replica(server_factory, tmp_path):
     assert b'"SET","seen","1"\n' in text, text
 
 
+@pytest.mark.parametrize("master_args", [("--repl-diskless-sync", "yes", "--repl-diskless-sync-delay", "0"),
+                                         ("--repl-diskless-sync", "no")])
+def test_redis_cli_functions_rdb_holds_the_libraries_alone(server_factory, tmp_path, master_args):
+    """redis-cli --functions-rdb (REPLCONF rdb-filter-only functions): a
+    snapshot of the function libraries without the keys, diskless even on a
+    master that syncs its replicas through a file; the file loads as such."""
+    master = server_factory(*master_args)
+    m = master.client()
+    fill(m)
+    out = tmp_path / "functions.rdb"
+    res = subprocess.run(["redis-cli", "-p", str(master.port), "--functions-rdb", str(out)], capture_output=True,
+                         timeout=30)
+    assert res.returncode == 0, res.stderr
+    assert b"Transfer finished with success" in res.stderr + res.stdout
+    loaded = server_factory("--dir", str(tmp_path), "--dbfilename", "functions.rdb")
+    c = loaded.client()
+    assert c.dbsize() == 0
+    assert [lib[1] for lib in c.execute_command("FUNCTION", "LIST")] == [b"lib"]
+    with pytest.raises(Exception, match="^Unsupported rdb-filter-only option: keys$"):
+        m.execute_command("REPLCONF", "rdb-filter-only", "keys")
+    assert m.execute_command("REPLCONF", "rdb-filter-only", "") == b"OK"
+
+
 # -------------------------------------------------------------- both directions
 
 PAIRS = [("ours", "ours"), ("ours", "reference"), ("reference", "ours")]

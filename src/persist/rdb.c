@@ -416,7 +416,7 @@ static int saveReplInfo(rio *r) {
            saveAuxInt(r, "repl-offset", rsi.offset);
 }
 
-static int saveRio(rio *r, int aof_base) {
+static int saveRio(rio *r, int aof_base, int exclude) {
     char magic[10];
     snprintf(magic, sizeof(magic), "REDIS%04d", RDB_VERSION);
     if (!rioWrite(r, magic, 9)) return 0;
@@ -424,9 +424,9 @@ static int saveRio(rio *r, int aof_base) {
         !saveAuxInt(r, "ctime", (long long)time(NULL)) || !saveAuxInt(r, "used-mem", (long long)zmalloc_used_memory()) ||
         !saveReplInfo(r) || !saveAuxInt(r, "aof-base", aof_base))
         return 0;
-    if (!functionsForEachLibraryCode(saveFunctionRecord, r)) return 0;
+    if (!(exclude & RDB_EXCLUDE_FUNCTIONS) && !functionsForEachLibraryCode(saveFunctionRecord, r)) return 0;
     long long now = mstime();
-    for (int j = 0; j < server.dbnum; j++) {
+    for (int j = 0; j < server.dbnum && !(exclude & RDB_EXCLUDE_DATA); j++) {
         redisDb *db = &server.db[j];
         if (dictSize(db->dict) == 0) continue;
         if (!saveType(r, RDB_OPCODE_SELECTDB) || !saveLen(r, j)) return 0;
@@ -471,7 +471,7 @@ int rdbSave(const char *filename, int aof_base) {
     static char iobuf[1 << 16];
     setvbuf(fp, iobuf, _IOFBF, sizeof(iobuf));
     rio r = {.fp = fp};
-    int ok = saveRio(&r, aof_base) && fflush(fp) == 0 && fsync(fileno(fp)) == 0;
+    int ok = saveRio(&r, aof_base, 0) && fflush(fp) == 0 && fsync(fileno(fp)) == 0;
     fclose(fp);
     if (!ok || rename(tmpfile, filename) == -1) {
         serverLog(LL_WARNING, "Write error saving DB on disk: %s", strerror(errno));
@@ -482,11 +482,11 @@ int rdbSave(const char *filename, int aof_base) {
     return C_OK;
 }
 
-int rdbSaveToFd(int fd, const char *trailer, size_t trailer_len) {
+int rdbSaveToFd(int fd, const char *trailer, size_t trailer_len, int exclude) {
     FILE *fp = fdopen(fd, "w");
     if (!fp) return C_ERR;
     rio r = {.fp = fp};
-    int ok = saveRio(&r, 0) && (!trailer_len || fwrite(trailer, trailer_len, 1, fp) == 1) && fflush(fp) == 0;
+    int ok = saveRio(&r, 0, exclude) && (!trailer_len || fwrite(trailer, trailer_len, 1, fp) == 1) && fflush(fp) == 0;
     fclose(fp);
     return ok ? C_OK : C_ERR;
 }

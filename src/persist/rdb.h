@@ -28,8 +28,10 @@ void rdbSetReplInfoHooks(int (*fill)(rdbReplInfo *rsi), void (*loaded)(const rdb
 int rdbSave(const char *filename, int aof_base);
 /* The same snapshot written to fd (a pipe: diskless replication), then
  * trailer (the transfer's EOF mark: only a complete snapshot ends with it),
- * and fd closed. */
-int rdbSaveToFd(int fd, const char *trailer, size_t trailer_len);
+ * and fd closed. exclude: RDB_EXCLUDE_* (REPLCONF rdb-filter-only). */
+#define RDB_EXCLUDE_DATA 1
+#define RDB_EXCLUDE_FUNCTIONS 2
+int rdbSaveToFd(int fd, const char *trailer, size_t trailer_len, int exclude);
 /* Loads filename into the (empty) dbs and function registry. C_ERR with a logged reason on a bad file;
  * a missing file is reported through *missing and returns C_ERR too. */
 int rdbLoad(const char *filename, int flags, int *missing);

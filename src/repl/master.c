@@ -47,6 +47,7 @@ typedef struct replicaLink {
     int diskless;       /* its RDB comes from the child's pipe, through its output buffer */
     int wait_ack;       /* online, but the stream waits for its first ACK (it loads an EOF-marked RDB) */
     int capa_eof, capa_psync2;
+    int rdb_exclude;    /* RDB_EXCLUDE_*: REPLCONF rdb-filter-only (redis-cli --functions-rdb) */
     int listening_port;
     char announced_ip[NET_IP_STR_LEN];
     sds pending;        /* the stream produced while its RDB is made and sent (counted in its output limit) */
@@ -311,15 +312,30 @@ static void sendFullResync(replicaLink *r) {
     if (writeDirect(r->c, buf, n) != C_OK) freeClientAsync(r->c);
 }
 
-/* Diskless when configured and every waiting replica reads an EOF-marked transfer. */
-static int waitingReplicasTakeDiskless(void) {
-    if (!server.repl_diskless_sync) return 0;
+/* The filter of the next snapshot: the first waiting replica's. Replicas
+ * asking for another one wait for the snapshot after (as Redis). */
+static int nextSnapshotExclude(void) {
     listIter li;
     listNode *ln;
     listRewind(m.replicas, &li);
     while ((ln = listNext(&li))) {
         replicaLink *r = listNodeValue(ln);
-        if (r->state == R_WAIT_BGSAVE_START && !r->capa_eof) return 0;
+        if (r->state == R_WAIT_BGSAVE_START) return r->rdb_exclude;
+    }
+    return 0;
+}
+
+/* Diskless when configured (or a filtered snapshot is asked for, which is
+ * never written to disk) and every waiting replica reads an EOF-marked transfer. */
+static int waitingReplicasTakeDiskless(void) {
+    int exclude = nextSnapshotExclude();
+    if (!server.repl_diskless_sync && !exclude) return 0;
+    listIter li;
+    listNode *ln;
+    listRewind(m.replicas, &li);
+    while ((ln = listNext(&li))) {
+        replicaLink *r = listNodeValue(ln);
+        if (r->state == R_WAIT_BGSAVE_START && r->rdb_exclude == exclude && !r->capa_eof) return 0;
     }
     return 1;
 }
@@ -341,6 +357,7 @@ static void startWaitingSync(void);
 
 static void startBgsaveForReplication(void) {
     m.wait_since = 0;
+    int exclude = nextSnapshotExclude();
     int diskless = waitingReplicasTakeDiskless();
     int fds[2] = {-1, -1};
     if (diskless && pipe(fds) == -1) diskless = 0;
@@ -352,7 +369,7 @@ static void startBgsaveForReplication(void) {
     pid_t pid = bgchildFork();
     if (pid == 0) {
         if (diskless) close(fds[0]);
-        int ok = (diskless ? rdbSaveToFd(fds[1], m.eofmark, REPL_ID_LEN) : rdbSave(m.rdbfile, 0)) == C_OK;
+        int ok = (diskless ? rdbSaveToFd(fds[1], m.eofmark, REPL_ID_LEN, exclude) : rdbSave(m.rdbfile, 0)) == C_OK;
         bgchildReportCow();
         _exit(ok ? 0 : 1);
     }
@@ -370,7 +387,7 @@ static void startBgsaveForReplication(void) {
     listRewind(m.replicas, &li);
     while ((ln = listNext(&li))) {
         replicaLink *r = listNodeValue(ln);
-        if (r->state != R_WAIT_BGSAVE_START) continue;
+        if (r->state != R_WAIT_BGSAVE_START || r->rdb_exclude != exclude) continue;
         if (pid == -1) {
             addReplyError(r->c, "BGSAVE failed, replication can't continue");
             r->c->flags |= CLIENT_CLOSE_AFTER_REPLY;
@@ -632,7 +649,7 @@ void syncCommand(client *c) {
         listRewind(m.replicas, &li);
         while ((ln = listNext(&li))) {
             replicaLink *o = listNodeValue(ln);
-            if (o == r || o->state != R_WAIT_BGSAVE_END) continue;
+            if (o == r || o->state != R_WAIT_BGSAVE_END || o->rdb_exclude != r->rdb_exclude) continue;
             r->initial_offset = o->initial_offset;
             r->pending = sdscatsds(r->pending, o->pending);
             sendFullResync(r);
@@ -641,7 +658,8 @@ void syncCommand(client *c) {
         return; /* the snapshot is for others already sending: the next one is ours */
     }
     if (m.child != -1 || m.diskless) return; /* a diskless transfer under way: the next one is ours */
-    if (waitingReplicasTakeDiskless() && server.repl_diskless_sync_delay && !enoughReplicasWaiting()) {
+    if (server.repl_diskless_sync && server.repl_diskless_sync_delay && waitingReplicasTakeDiskless() &&
+        !enoughReplicasWaiting()) {
         /* Others may come within the delay and share the transfer (the cron starts it). */
         if (!m.wait_since) m.wait_since = server.unixtime;
         return;
@@ -933,7 +951,27 @@ void replconfCommand(client *c) {
         } else if (!strcasecmp(opt, "getack")) {
             if (c->flags & CLIENT_MASTER) replicaAnswerGetack();
             return;
-        } else if (!strcasecmp(opt, "rdb-only") || !strcasecmp(opt, "rdb-filter-only")) {
+        } else if (!strcasecmp(opt, "rdb-filter-only")) {
+            /* What the snapshot includes: "" nothing, "functions" the libraries. */
+            int count;
+            sds *filters = sdssplitargs(val->ptr, &count);
+            if (!filters) {
+                addReplyError(c, "Missing rdb-filter-only values");
+                return;
+            }
+            int exclude = RDB_EXCLUDE_DATA | RDB_EXCLUDE_FUNCTIONS;
+            for (int k = 0; k < count; k++) {
+                if (!strcasecmp(filters[k], "functions")) {
+                    exclude &= ~RDB_EXCLUDE_FUNCTIONS;
+                } else {
+                    addReplyErrorFormat(c, "Unsupported rdb-filter-only option: %s", filters[k]);
+                    sdsfreesplitres(filters, count);
+                    return;
+                }
+            }
+            sdsfreesplitres(filters, count);
+            linkOf(c)->rdb_exclude = exclude;
+        } else if (!strcasecmp(opt, "rdb-only")) {
             /* A snapshot-only reader (redis-cli --rdb): it gets the stream too and closes. */
         } else {
             addReplyErrorFormat(c, "Unrecognized REPLCONF option: %s", opt);
