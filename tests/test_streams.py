@@ -663,3 +663,24 @@ def test_blocked_consumer_exists_once_served(dc, dconnect):
     dc("XADD", "s", "1-1", "f", "v")
     assert waiter.read() == [[b"s", [[b"1-1", [b"f", b"v"]]]]]
     assert [c[1] for c in dc("XINFO", "CONSUMERS", "s", "g")] == [b"bob"]
+
+
+def test_xreadgroup_on_two_streams_looks_at_the_key_that_changed(dc, dconnect):
+    """Woken through one key, the waiter is judged on that key alone: new
+    entries on s2 serve it even though s went in the same transaction, when
+    s2's change came first; s gone first fails it."""
+    for first, then, want in ((("XADD", "s2", "5-1", "a", "b"), ("DEL", "s"), [[b"s2", [[b"5-1", [b"a", b"b"]]]]]),
+                              (("DEL", "s"), ("XADD", "s2", "5-1", "a", "b"), GONE)):
+        dc("DEL", "s", "s2")
+        dc("XGROUP", "CREATE", "s", "g", "$", "MKSTREAM")
+        dc("XGROUP", "CREATE", "s2", "g", "$", "MKSTREAM")
+        waiter = dconnect()
+        waiter.send("XREADGROUP", "GROUP", "g", "c", "BLOCK", "0", "STREAMS", "s", "s2", ">", ">")
+        wait_blocked(dc, 1)
+        dc("MULTI")
+        dc(*first)
+        dc(*then)
+        dc("EXEC")
+        got = waiter.read()
+        assert (str(got) if want == GONE else got) == want
+        wait_blocked(dc, 0)

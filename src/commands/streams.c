@@ -660,11 +660,14 @@ static void xreadGeneric(client *c, int xreadgroup) {
     streamID *ids = zmalloc(sizeof(streamID) * (size_t)nstreams);
     streamCG **groups = xreadgroup ? zcalloc(sizeof(streamCG *) * (size_t)nstreams) : NULL;
     int has_dollar = 0;
+    /* Woken by a change to one key, Redis looks at that key only (its data,
+     * its group, whether it is still a stream). */
+    robj *ready = blockingReadyKey(c);
     for (int i = 0; i < nstreams; i++) {
         robj *key = c->argv[streams_arg + i], *idarg = c->argv[streams_arg + nstreams + i];
         const char *idstr = idarg->ptr;
         robj *o = NULL;
-        if (xreadgroup) {
+        if (xreadgroup && (!ready || equalStringObjects(ready, key))) {
             o = lookupKeyRead(c->db, key);
             if (blockingIsReprocessing(c) && (!o || o->type != OBJ_STREAM)) {
                 /* Woken because its stream was deleted or replaced. */
@@ -706,8 +709,6 @@ static void xreadGeneric(client *c, int xreadgroup) {
         }
     }
 
-    /* Woken by new data on one key, Redis answers with that key only. */
-    robj *ready = blockingReadyKey(c);
     void *len = NULL;
     long served = 0;
     for (int i = 0; i < nstreams; i++) {
