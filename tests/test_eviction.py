@@ -206,3 +206,31 @@ def test_evictions_reach_the_aof(server_factory):
     aofdir = os.path.join(s.dir, "appendonlydir")
     data = b"".join(open(os.path.join(aofdir, f), "rb").read() for f in os.listdir(aofdir) if f.endswith(".aof"))
     assert data.lower().count(b"$3\r\ndel\r\n") == evicted
+
+
+def test_integers_are_not_shared_under_an_lru_or_lfu_policy(r):
+    r.set("shared", 1)
+    assert r.object("refcount", "shared") == 2147483647
+    r.config_set("maxmemory", 1 << 30)
+    for policy in ("allkeys-lru", "volatile-lfu"):
+        r.config_set("maxmemory-policy", policy)
+        r.set("own", 1)
+        assert r.object("refcount", "own") == 1
+    r.config_set("maxmemory-policy", "allkeys-random")
+    r.set("random", 1)
+    assert r.object("refcount", "random") == 2147483647
+    r.config_set("maxmemory", 0)
+
+
+def test_active_defrag_directives_are_kept_and_enabling_it_is_refused(r):
+    """Debian's jemalloc (and ours) lacks the defrag hint Redis needs: 7.0
+    refuses activedefrag yes there and keeps its tuning directives."""
+    with pytest.raises(redis.ResponseError, match="Active defragmentation cannot be enabled: it requires a Redis "
+                       "server compiled with a modified Jemalloc"):
+        r.config_set("activedefrag", "yes")
+    assert r.config_get("activedefrag") == {"activedefrag": "no"}
+    r.config_set("active-defrag-threshold-lower", 5)
+    r.config_set("active-defrag-cycle-max", 50)
+    got = r.config_get("active-defrag-*")
+    assert got["active-defrag-threshold-lower"] == "5" and got["active-defrag-cycle-max"] == "50"
+    assert got["active-defrag-ignore-bytes"] == "104857600" and got["active-defrag-max-scan-fields"] == "1000"

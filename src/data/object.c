@@ -223,9 +223,15 @@ int objectReplaceValue(robj *o, robj *val) {
     return 1;
 }
 
+/* Redis shares no integers under an LRU/LFU maxmemory policy (each value
+ * needs its own access clock): OBJECT REFCOUNT then says 1 for them. */
+static int report_shared_integers = 1;
+void objectReportSharedIntegers(int on) { report_shared_integers = on; }
+
 int objectRefcountView(const robj *o) {
     int shared = o->refcount == OBJ_SHARED_REFCOUNT ||
-                 (o->haskey && o->encoding == OBJ_ENCODING_INT && sharedInteger((intptr_t)o->ptr));
+                 (report_shared_integers && o->haskey && o->encoding == OBJ_ENCODING_INT &&
+                  sharedInteger((intptr_t)o->ptr));
     return shared ? INT_MAX : (int)o->refcount;
 }
 

@@ -117,6 +117,9 @@ void decrRefCountVoid(void *o);
 robj *makeObjectShared(robj *o);
 void initSharedIntegers(void);
 robj *sharedInteger(long long v); /* NULL when out of the shared range */
+/* Whether a keyspace value holding a small integer reports itself shared
+ * (OBJECT REFCOUNT, DEBUG OBJECT): not under an LRU/LFU maxmemory policy. */
+void objectReportSharedIntegers(int on);
 
 static inline int sdsEncodedObject(const robj *o) {
     return o->encoding == OBJ_ENCODING_RAW || o->encoding == OBJ_ENCODING_EMBSTR;

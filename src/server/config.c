@@ -481,6 +481,18 @@ static int applyJemallocBgThread(const char **err) {
 
 void configApplyThreadSettings(void) { zmalloc_set_background_thread(cfg_ints[16]); }
 
+/* Active defragmentation needs a jemalloc built with Redis's defrag hint,
+ * which Debian's is not (nor ours): enabling it is refused as by Debian's
+ * Redis 7.0; its tuning directives are accepted and kept. */
+static long long defrag_ignore_bytes, defrag_max_scan_fields;
+static int applyActivedefrag(const char **err) {
+    if (!cfg_ints[34]) return 1;
+    cfg_ints[34] = 0;
+    *err = "Active defragmentation cannot be enabled: it requires a Redis server compiled with a modified Jemalloc "
+           "like the one shipped by default with the Redis source distribution";
+    return 0;
+}
+
 static int applyHz(const char **err) {
     (void)err;
     if (server.hz < 1) server.hz = 1;
@@ -519,6 +531,13 @@ static configDef configs[] = {
     I("tcp-keepalive", NULL, 0, &server.tcpkeepalive, "300", 0, INT_MAX, NULL),
     EN("protected-mode", NULL, 0, &server.protected_mode, "yes", protectedEnum),
     {"maxclients", NULL, T_UINT, 0, &server.maxclients, "10000", 1, UINT_MAX, NULL, applyMaxclients, NULL, NULL, 0},
+    {"activedefrag", NULL, T_BOOL, F_NOEFFECT, &cfg_ints[34], "no", 0, 1, NULL, applyActivedefrag, NULL, NULL, 0},
+    I("active-defrag-threshold-lower", NULL, F_NOEFFECT, &cfg_ints[35], "10", 0, 1000, NULL),
+    I("active-defrag-threshold-upper", NULL, F_NOEFFECT, &cfg_ints[36], "100", 0, 1000, NULL),
+    I("active-defrag-cycle-min", NULL, F_NOEFFECT, &cfg_ints[37], "1", 1, 99, NULL),
+    I("active-defrag-cycle-max", NULL, F_NOEFFECT, &cfg_ints[38], "25", 1, 99, NULL),
+    MEM("active-defrag-ignore-bytes", NULL, F_NOEFFECT, &defrag_ignore_bytes, "104857600", 1, LLONG_MAX, NULL),
+    LL("active-defrag-max-scan-fields", NULL, F_NOEFFECT, &defrag_max_scan_fields, "1000", 1, LLONG_MAX),
     MEM("proto-max-bulk-len", NULL, 0, &server.proto_max_bulk_len, "536870912", 1024 * 1024, LLONG_MAX, NULL),
     {"client-query-buffer-limit", NULL, T_MEM, 0, &server.client_max_querybuf_len, "1073741824", 1024 * 1024,
      LLONG_MAX, NULL, NULL, NULL, NULL, 0},
@@ -578,7 +597,8 @@ static configDef configs[] = {
     /* memory */
     MEM("maxmemory", NULL, F_UMEM, &server.maxmemory, "0", 0, 0, applyMaxmemory),
     MEM("maxmemory-clients", NULL, F_PERCENT, &server.maxmemory_clients, "0", -100, LLONG_MAX, applyMaxmemoryClients),
-    EN("maxmemory-policy", NULL, 0, &server.maxmemory_policy, "noeviction", maxmemoryPolicyEnum),
+    {"maxmemory-policy", NULL, T_ENUM, 0, &server.maxmemory_policy, "noeviction", 0, 0, maxmemoryPolicyEnum,
+     applyMaxmemoryPolicy, NULL, NULL, 0},
     I("maxmemory-samples", NULL, 0, &server.maxmemory_samples, "5", 1, 64, NULL),
     I("maxmemory-eviction-tenacity", NULL, 0, &server.maxmemory_eviction_tenacity, "10", 0, 100, NULL),
     B("lazyfree-lazy-eviction", NULL, F_NOEFFECT, &cfg_ints[8], "no"),

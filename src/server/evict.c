@@ -274,8 +274,17 @@ int performEvictions(void) {
     return EVICT_OK;
 }
 
-int applyMaxmemory(const char **err) {
+int applyMaxmemoryPolicy(const char **err) {
     (void)err;
+    int p = server.maxmemory_policy;
+    int lru_lfu = p == MAXMEMORY_VOLATILE_LRU || p == MAXMEMORY_VOLATILE_LFU || p == MAXMEMORY_ALLKEYS_LRU ||
+                  p == MAXMEMORY_ALLKEYS_LFU;
+    objectReportSharedIntegers(!(server.maxmemory && lru_lfu));
+    return 1;
+}
+
+int applyMaxmemory(const char **err) {
+    applyMaxmemoryPolicy(err);
     if (!server.maxmemory || !server.el) return 1;
     size_t used = zmalloc_used_memory();
     if (server.maxmemory < used)

@@ -16,6 +16,9 @@
 #define MAXMEMORY_ALLKEYS_RANDOM 6
 #define MAXMEMORY_NO_EVICTION 7
 
+/* Config apply hook of maxmemory-policy (and part of maxmemory's). */
+int applyMaxmemoryPolicy(const char **err);
+
 #define EVICT_OK 0      /* under the limit, no limit, or evicting is not safe now */
 #define EVICT_RUNNING 1 /* still over it but out of time: a timer goes on evicting */
 #define EVICT_FAIL 2    /* over it and nothing (more) may be evicted: refuse deny-OOM commands */
