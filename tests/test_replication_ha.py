@@ -282,16 +282,20 @@ def test_failed_transfer_keeps_the_old_data_with_swapdb(server_factory, mode):
     rdb = saved_rdb(source)
     fake = FakeMaster(rdb[: len(rdb) // 2], len(rdb))
     try:
-        replica = server_factory("--repl-diskless-load", mode)
+        # (writable: on a read-only replica FCALL of a function without
+        # no-writes is refused as a write)
+        replica = server_factory("--repl-diskless-load", mode, "--replica-read-only", "no")
         r = replica.client()
         r.set("old", "data")
+        r.execute_command("FUNCTION", "LOAD", "#!lua name=lib\nredis.register_function('f', function() return 1 end)")
         r.execute_command("REPLICAOF", "127.0.0.1", fake.port)
         wait_for(lambda: "Failed trying to load the MASTER synchronization DB" in replica.log()
                  or "I/O error trying to sync with MASTER" in replica.log(), what="the failed transfer: " + replica.log())
         assert info(r)["master_link_status"] == "down", replica.log()
-        # swapdb loads from the socket and puts the old data back; a transfer
-        # to disk never touched it.
+        # swapdb loads from the socket and puts the old data and functions
+        # back; a transfer to disk never touched them.
         assert r.get("old") == b"data" and r.dbsize() == 1
+        assert r.fcall("f", 0) == 1
     finally:
         fake.close()
 
@@ -511,25 +515,6 @@ def test_async_loading_serves_the_old_data_and_functions(server_factory, outcome
     assert r.get("mykey") is None
     assert r.fcall("test", 0) == b"new"
     assert r.dbsize() == m.dbsize()
-
-
-def test_failed_swapdb_load_restores_the_functions_too(server_factory):
-    source = server_factory()
-    s = source.client()
-    fill_some(s)
-    rdb = saved_rdb(source)
-    fake = FakeMaster(rdb[: len(rdb) // 2], len(rdb))
-    try:
-        # (writable: on a read-only replica FCALL of a function without
-        # no-writes is refused as a write)
-        replica = server_factory("--repl-diskless-load", "swapdb", "--replica-read-only", "no")
-        r = replica.client()
-        r.execute_command("FUNCTION", "LOAD", "#!lua name=lib\nredis.register_function('f', function() return 1 end)")
-        r.execute_command("REPLICAOF", "127.0.0.1", fake.port)
-        wait_for(lambda: "Failed trying to load the MASTER synchronization DB" in replica.log(), what="the failed load")
-        assert r.fcall("f", 0) == 1
-    finally:
-        fake.close()
 
 
 def test_sigterm_during_a_load_shuts_the_replica_down(server_factory):

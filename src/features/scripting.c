@@ -1187,6 +1187,7 @@ static int createScript(client *c, robj *bodyobj, char *sha) {
     memcpy(fname + 2, sha, 41);
     lua_setfield(lua, LUA_REGISTRYINDEX, fname);
     dictAdd(scripts, key, sdsdup(body));
+    sdsfree(key); /* the dict embeds its own copy of the key */
     return C_OK;
 }
 

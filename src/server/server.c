@@ -463,6 +463,7 @@ static void sigCrashHandler(int sig, siginfo_t *info, void *secret) {
     (void)secret;
     serverLog(LL_WARNING, "======= Redis crashed by signal: %d (%s), address %p =======", sig, strsignal(sig),
               info ? info->si_addr : NULL);
+    serverLog(LL_WARNING, "------ STACK TRACE ------");
     void *trace[64];
     int n = backtrace(trace, 64);
     int fd = server.logfile && server.logfile[0] ? open(server.logfile, O_APPEND | O_CREAT | O_WRONLY, 0644) : STDOUT_FILENO;
