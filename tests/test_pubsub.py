@@ -541,3 +541,25 @@ def test_shard_commands_resp3_multi_and_scripts(connect):
     assert d.call("exec") == [Error("ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client")]
     assert d.call("eval", "return redis.call('spublish', 'z', 'from lua')", "0") == 1
     assert c.read_frame() == b">3\r\n" + bulk("smessage") + bulk("z") + bulk("from lua")
+
+
+def test_soft_limit_closes_an_idle_subscriber_once_its_time_is_up(connect):
+    """Over the soft limit and then no more traffic: the client is still
+    closed when the soft limit's seconds have passed (7.0 checks it from cron)."""
+    admin = connect()
+    assert admin.call("config", "set", "client-output-buffer-limit", "pubsub 0 100000 1") == Status("OK")
+    slow = connect(rcvbuf=4096)  # never reads
+    slow.call("client", "setname", "slow")
+    slow.call("subscribe", "foo")
+    pub = connect()
+
+    def omem():
+        line = [l for l in pub.call("client", "list").decode().splitlines() if "name=slow" in l]
+        return int(line[0].split(" omem=")[1].split(" ")[0]) if line else None
+    while (omem() or 0) <= 100000:
+        pub.call("publish", "foo", "x" * 1000)
+    # traffic stops here; within the soft limit's second (plus cron) it goes
+    deadline = time.time() + 4
+    while omem() is not None and time.time() < deadline:
+        time.sleep(0.05)
+    assert omem() is None

@@ -829,6 +829,8 @@ void clientsCron(void) {
         }
         if (!(c->flags & CLIENT_BLOCKED)) resizeQueryBuffer(c);
         refreshClientMemUsage(c);
+        /* A soft limit runs out with the clock too, not only when more output comes. */
+        checkClientOutputBufferLimits(c);
     }
 }
 
