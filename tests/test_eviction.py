@@ -234,3 +234,19 @@ def test_active_defrag_directives_are_kept_and_enabling_it_is_refused(r):
     got = r.config_get("active-defrag-*")
     assert got["active-defrag-threshold-lower"] == "5" and got["active-defrag-cycle-max"] == "50"
     assert got["active-defrag-ignore-bytes"] == "104857600" and got["active-defrag-max-scan-fields"] == "1000"
+
+
+def test_the_keyspace_does_not_grow_its_table_past_maxmemory(r):
+    """4096 keys fill a 4096-bucket table; the next key would double it (32 kB
+    more): with maxmemory just 10 kB above, 7.0 keeps the table and evicts nothing."""
+    r.config_set("maxmemory", 0)
+    r.config_set("maxmemory-policy", "allkeys-random")
+    p = r.pipeline(transaction=False)
+    for i in range(4096):
+        p.set("key:%d" % i, "v")
+    p.execute()
+    r.config_set("maxmemory", r.info("memory")["used_memory"] + 10 * 1024)
+    r.set("k1", "v1")
+    r.set("k2", "v2")
+    assert r.dbsize() == 4098
+    r.config_set("maxmemory", 0)

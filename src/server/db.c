@@ -23,6 +23,7 @@ dictType keyspaceDictType = {
     .hashFunction = dictSdsHash,
     .keyCompare = dictSdsKeyCompare,
     .valDestructor = dictObjectDestructor,
+    .expandAllowed = evictExpandAllowed,
     .itemKey = keyOfObject,
 };
 

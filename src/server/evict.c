@@ -240,6 +240,11 @@ static long long evictionTimerProc(aeEventLoop *el, long long id, void *clientDa
     return AE_NOMORE;
 }
 
+int evictExpandAllowed(size_t more_mem, double used_ratio) {
+    if (used_ratio > 1.618) return 1; /* too full to wait: grow anyway */
+    return !server.maxmemory || zmalloc_used_memory() + more_mem <= server.maxmemory;
+}
+
 static void startEvictionTimer(void) {
     if (eviction_timer_id == -1 && server.el)
         eviction_timer_id = aeCreateTimeEvent(server.el, 0, evictionTimerProc, NULL);

@@ -16,6 +16,11 @@
 #define MAXMEMORY_ALLKEYS_RANDOM 6
 #define MAXMEMORY_NO_EVICTION 7
 
+/* The keyspace tables' growth check: a table that can still take keys does
+ * not double past maxmemory (7.0) — the doubling would only evict what it was
+ * to hold. */
+int evictExpandAllowed(size_t more_mem, double used_ratio);
+
 /* Config apply hook of maxmemory-policy (and part of maxmemory's). */
 int applyMaxmemoryPolicy(const char **err);
 
