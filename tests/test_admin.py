@@ -991,3 +991,28 @@ def test_output_buffer_limit_disconnects_slow_reader(server, c):
     finally:
         slow.close()
     assert c.call("GET", "big") == "x" * 100000
+
+
+def test_oom_score_adj_follows_the_role_and_is_restored(server):
+    """oom-score-adj: relative adds the class's value (master, replica) to the
+    score the process had, absolute sets it, no puts the original back."""
+    r = server.client()
+    path = "/proc/%d/oom_score_adj" % server.proc.pid
+
+    def score():
+        with open(path) as f:
+            return int(f.read())
+    with open(path, "w") as f:
+        f.write("22")
+    r.config_set("oom-score-adj-values", "9 19 29")
+    assert score() == 22  # off: not touched
+    r.config_set("oom-score-adj", "yes")
+    assert score() == 31
+    r.execute_command("REPLICAOF", "127.0.0.1", 1)
+    assert score() == 41
+    r.execute_command("REPLICAOF", "NO", "ONE")
+    assert score() == 31
+    r.config_set("oom-score-adj", "absolute")
+    assert score() == 9
+    r.config_set("oom-score-adj", "no")
+    assert score() == 22

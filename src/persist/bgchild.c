@@ -13,6 +13,7 @@
 
 #include "core/clock.h"
 #include "server/client.h"
+#include "server/config.h"
 
 #define MAX_CHILDREN 4
 
@@ -45,6 +46,7 @@ pid_t bgchildFork(void) {
     pid_t pid = fork();
     if (pid == 0) {
         server.in_fork_child = 1;
+        setOomScoreAdj(OOM_BGCHILD);
         signal(SIGTERM, SIG_DFL);
         signal(SIGINT, SIG_DFL);
         closeListeningSockets(0);

@@ -92,6 +92,13 @@ static void cancelHandshake(void) {
     if (rp.state != RS_CONNECTED) rp.state = RS_CONNECT;
 }
 
+
+/* The role changed (REPLICAOF host port / NO ONE): what hangs on it follows. */
+static void roleChanged(void) {
+    replUpdateStreamSubscription();
+    setOomScoreAdj(OOM_CURRENT);
+}
+
 /* ---------------------------------------------------------- the handshake */
 
 /* Replies the handshake waits for, in the order its commands were sent. As
@@ -702,7 +709,7 @@ void replicaSetMaster(const char *host, int port) {
     rp.host = zstrdup(host);
     rp.port = port;
     server.masterhost_set = 1;
-    replUpdateStreamSubscription();
+    roleChanged();
     setLinkUp(0);
     rp.down_since = 0;
     disconnectBlockedClients();
@@ -727,7 +734,7 @@ void replicaUnsetMaster(void) {
     rp.host = NULL;
     rp.cached = 0;
     server.masterhost_set = 0;
-    replUpdateStreamSubscription();
+    roleChanged();
     setLinkUp(0);
     /* Our history goes on under a new ID; replicas of the old one may continue it. */
     replShiftId();
@@ -849,7 +856,7 @@ static int setReplicaofDirective(sds *argv, int argc, int from_file, const char 
         zfree(rp.host);
         rp.host = NULL;
         server.masterhost_set = 0;
-        replUpdateStreamSubscription();
+        roleChanged();
         return 1;
     }
     char *end;
@@ -862,7 +869,7 @@ static int setReplicaofDirective(sds *argv, int argc, int from_file, const char 
     rp.host = zstrdup(argv[0]);
     rp.port = (int)port;
     server.masterhost_set = 1;
-    replUpdateStreamSubscription();
+    roleChanged();
     return 1;
 }
 

@@ -345,8 +345,47 @@ static int setNotify(sds *argv, int argc, int from_file, const char **err) {
     return 1;
 }
 
-/* oom-score-adj-values: three numbers (replica, master, background child). */
+/* oom-score-adj-values: three numbers (master, replica, background child). */
 static int oom_score_adj_values[3] = {0, 200, 800};
+
+/* The kernel's OOM score as 7.0 sets it: off, the process's own (read when
+ * first adjusted, put back when turned off) plus the class's value
+ * (relative/yes), or the value itself (absolute). C_ERR when the write fails. */
+int setOomScoreAdj(int process_class) {
+    static int adjusted, base;
+    int mode = cfg_ints[28], val;
+    if (process_class == OOM_CURRENT) process_class = server.masterhost_set ? OOM_REPLICA : OOM_MASTER;
+    if (mode) {
+        if (!adjusted) {
+            FILE *fp = fopen("/proc/self/oom_score_adj", "r");
+            if (!fp || fscanf(fp, "%d", &base) != 1) base = 0;
+            if (fp) fclose(fp);
+            adjusted = 1;
+        }
+        val = oom_score_adj_values[process_class] + (mode == 1 ? base : 0);
+        if (val > 1000) val = 1000;
+        if (val < -1000) val = -1000;
+    } else if (adjusted) {
+        adjusted = 0;
+        val = base;
+    } else {
+        return C_OK;
+    }
+    FILE *fp = fopen("/proc/self/oom_score_adj", "w");
+    int ok = fp && fprintf(fp, "%d", val) > 0;
+    if (fp && fclose(fp) != 0) ok = 0;
+    if (!ok) {
+        serverLog(LL_WARNING, "Unable to write oom_score_adj: %s", strerror(errno));
+        return C_ERR;
+    }
+    return C_OK;
+}
+
+static int applyOomScoreAdj(const char **err) {
+    if (setOomScoreAdj(OOM_CURRENT) == C_OK) return 1;
+    *err = "Failed to set current oom_score_adj. Check server logs.";
+    return 0;
+}
 
 static int setOomScoreAdjValues(sds *argv, int argc, int from_file, const char **err) {
     (void)from_file;
@@ -366,8 +405,16 @@ static int setOomScoreAdjValues(sds *argv, int argc, int from_file, const char *
         values[i] = (int)ll;
     }
     sdsfreesplitres(v, n);
-    if (ok) memcpy(oom_score_adj_values, values, sizeof(values));
-    return ok;
+    if (!ok) return 0;
+    int old[3];
+    memcpy(old, oom_score_adj_values, sizeof(old));
+    memcpy(oom_score_adj_values, values, sizeof(values));
+    if (server.el && setOomScoreAdj(OOM_CURRENT) != C_OK) {
+        memcpy(oom_score_adj_values, old, sizeof(old));
+        *err = "Failed to apply oom-score-adj-values configuration";
+        return 0;
+    }
+    return 1;
 }
 
 static sds getOomScoreAdjValues(void) {
@@ -615,8 +662,8 @@ static configDef configs[] = {
     {"jemalloc-bg-thread", NULL, T_BOOL, 0, &cfg_ints[16], "yes", 0, 1, NULL, applyJemallocBgThread, NULL, NULL, 0},
     LL("acllog-max-len", NULL, 0, &server.acllog_max_len, "128", 0, LLONG_MAX),
     B("disable-thp", NULL, F_NOEFFECT, &cfg_ints[27], "yes"),
-    EN("oom-score-adj", NULL, F_NOEFFECT, &cfg_ints[28], "no", oomScoreAdjEnum),
-    SP("oom-score-adj-values", NULL, F_NOEFFECT | F_ARGS, "0 200 800", setOomScoreAdjValues, getOomScoreAdjValues),
+    {"oom-score-adj", NULL, T_ENUM, 0, &cfg_ints[28], "no", 0, 0, oomScoreAdjEnum, applyOomScoreAdj, NULL, NULL, 0},
+    SP("oom-score-adj-values", NULL, F_ARGS, "0 200 800", setOomScoreAdjValues, getOomScoreAdjValues),
     I("io-threads", NULL, F_IMMUTABLE | F_NOEFFECT, &cfg_ints[29], "1", 1, 128, NULL),
     B("io-threads-do-reads", NULL, F_IMMUTABLE | F_NOEFFECT, &cfg_ints[30], "no"),
     /* encodings */

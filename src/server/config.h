@@ -39,4 +39,12 @@ void configRewriteReply(client *c, int force_all);
 /* Reads a memory value like "1gb"; returns 0 and sets *err on failure. */
 unsigned long long memtoull(const char *p, int *err);
 
+/* The OOM score of this process (oom-score-adj): OOM_CURRENT picks master or
+ * replica by role; a forked child sets OOM_BGCHILD. C_ERR when it cannot be written. */
+#define OOM_MASTER 0
+#define OOM_REPLICA 1
+#define OOM_BGCHILD 2
+#define OOM_CURRENT -1
+int setOomScoreAdj(int process_class);
+
 #endif
