@@ -571,3 +571,13 @@ def test_masterauth_with_a_nul_byte(server_factory):
     r.config_set("masterauth", "abc\x00def")
     assert r.execute_command("CONFIG", "GET", "masterauth") == [b"masterauth", b"abc\x00def"]
     wait_for(lambda: info(r)["master_link_status"] == "up", timeout=10)
+
+
+def test_bind_source_addr_is_where_a_replica_connects_from(server_factory):
+    master, replica, m, r = start_pair(server_factory)
+    m.config_set("protected-mode", "no")
+    r.config_set("bind-source-addr", "127.0.0.2")
+    assert r.config_get("bind-source-addr") in ({"bind-source-addr": "127.0.0.2"},
+                                                {b"bind-source-addr": b"127.0.0.2"})
+    attach(r, master)
+    wait_for(lambda: "ip=127.0.0.2," in info(m).get("slave0", ""), what="a replica from 127.0.0.2")

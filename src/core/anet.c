@@ -185,15 +185,30 @@ int anetFdToString(int fd, char *buf, size_t buflen, int peer) {
     return ANET_OK;
 }
 
-int anetTcpNonBlockConnect(char *err, const char *host, int port) {
+/* Binds s to source_addr (any port): the first of its addresses that takes. */
+static int bindSource(char *err, int s, const char *source_addr) {
+    struct addrinfo *bsinfo, *b;
+    if (resolve(err, source_addr, 0, AI_PASSIVE, &bsinfo) != ANET_OK) return ANET_ERR;
+    int ok = 0;
+    for (b = bsinfo; b != NULL && !ok; b = b->ai_next) ok = bind(s, b->ai_addr, b->ai_addrlen) != -1;
+    freeaddrinfo(bsinfo);
+    if (!ok) setError(err, "bind: %s", strerror(errno));
+    return ok ? ANET_OK : ANET_ERR;
+}
+
+int anetTcpNonBlockConnect(char *err, const char *host, int port, const char *source_addr) {
     struct addrinfo *servinfo, *p;
     if (resolve(err, host, port, 0, &servinfo) != ANET_OK) return ANET_ERR;
     int s = ANET_ERR;
     for (p = servinfo; p != NULL; p = p->ai_next) {
         if ((s = socket(p->ai_family, p->ai_socktype, p->ai_protocol)) == -1) continue;
         anetCloexec(s);
-        if (anetNonBlock(err, s) != ANET_OK ||
-            (connect(s, p->ai_addr, p->ai_addrlen) == -1 && errno != EINPROGRESS)) {
+        if (anetNonBlock(err, s) != ANET_OK || (source_addr && bindSource(err, s, source_addr) != ANET_OK)) {
+            close(s);
+            s = ANET_ERR;
+            continue;
+        }
+        if (connect(s, p->ai_addr, p->ai_addrlen) == -1 && errno != EINPROGRESS) {
             setError(err, "connect: %s", strerror(errno));
             close(s);
             s = ANET_ERR;

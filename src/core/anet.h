@@ -15,7 +15,8 @@ int anetUnixServer(char *err, const char *path, unsigned int perm, int backlog);
 int anetTcpAccept(char *err, int serversock, char *ip, size_t iplen, int *port);
 int anetUnixAccept(char *err, int serversock);
 /* Starts a non-blocking connect; returns the fd (writable once connected) or ANET_ERR. */
-int anetTcpNonBlockConnect(char *err, const char *host, int port);
+/* source_addr: the local address to connect from (bind-source-addr), or NULL. */
+int anetTcpNonBlockConnect(char *err, const char *host, int port, const char *source_addr);
 int anetNonBlock(char *err, int fd);
 int anetCloexec(int fd);
 int anetEnableTcpNoDelay(char *err, int fd);

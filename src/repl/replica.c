@@ -258,7 +258,8 @@ static void handshake(aeEventLoop *el, int fd, void *privdata, int mask) {
 
 static void connectWithMaster(void) {
     char err[ANET_ERR_LEN];
-    int fd = anetTcpNonBlockConnect(err, rp.host, rp.port);
+    const char *src = server.bind_source_addr && server.bind_source_addr[0] ? server.bind_source_addr : NULL;
+    int fd = anetTcpNonBlockConnect(err, rp.host, rp.port, src);
     if (fd == -1) {
         serverLog(LL_WARNING, "Unable to connect to MASTER: %s", err);
         failoverPsyncAnswered(0);

@@ -705,6 +705,7 @@ static configDef configs[] = {
     I("replica-priority", "slave-priority", 0, &server.repl_slave_priority, "100", 0, INT_MAX, NULL),
     I("replica-announce-port", "slave-announce-port", 0, &server.repl_announce_port, "0", 0, 65535, NULL),
     STR("replica-announce-ip", "slave-announce-ip", 0, &server.repl_announce_ip, NULL),
+    STR("bind-source-addr", NULL, 0, &server.bind_source_addr, NULL),
     B("replica-announced", NULL, 0, &server.repl_replica_announced, "yes"),
     EN("repl-diskless-load", NULL, F_DENY_LOADING, &server.repl_diskless_load, "disabled", disklessLoadEnum),
     I("repl-diskless-sync-max-replicas", NULL, 0, &server.repl_diskless_sync_max_replicas, "0", 0, INT_MAX, NULL),

@@ -426,6 +426,7 @@ struct redisServer {
     int repl_diskless_load;       /* a replica loads the RDB from the socket: REPL_DISKLESS_LOAD_* */
     int repl_slave_priority;      /* shown to Sentinel (INFO slave_priority); 0: never promoted */
     int repl_replica_announced;   /* Sentinel lists this replica */
+    char *bind_source_addr;       /* where outgoing connections (to a master) come from; NULL: any */
     char *repl_announce_ip;       /* what a replica tells its master about itself (REPLCONF ip-address) */
     int repl_announce_port;       /* ... and REPLCONF listening-port, 0: our port */
     int repl_link_up; /* a replica's link with its master is up (repl/ sets it) */
