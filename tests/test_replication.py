@@ -581,3 +581,20 @@ def test_bind_source_addr_is_where_a_replica_connects_from(server_factory):
                                                 {b"bind-source-addr": b"127.0.0.2"})
     attach(r, master)
     wait_for(lambda: "ip=127.0.0.2," in info(m).get("slave0", ""), what="a replica from 127.0.0.2")
+
+
+def test_a_paused_replica_reads_the_stream_but_applies_it_after_unpause(server_factory):
+    master, replica, m, r = start_pair(server_factory)
+    attach(r, master)
+    m.set("foo", "bar")
+    caught_up(m, r)
+    applied = int(info(r)["slave_repl_offset"])
+    r.execute_command("CLIENT", "PAUSE", 100000, "WRITE")
+    m.set("foo2", "bar2")
+    target = int(info(m)["master_repl_offset"])
+    wait_for(lambda: int(info(r)["slave_read_repl_offset"]) == target, what="the write read")
+    assert int(info(r)["slave_repl_offset"]) == applied
+    assert r.get("foo2") is None
+    r.execute_command("CLIENT", "UNPAUSE")
+    wait_for(lambda: int(info(r)["slave_repl_offset"]) == target, what="the write applied")
+    assert r.get("foo2") == b"bar2"

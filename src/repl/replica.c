@@ -813,12 +813,14 @@ void replicaAnswerGetack(void) { replicaSendAck(); }
 sds replicaInfo(sds info) {
     if (!server.masterhost_set) return info;
     long long off = rp.master ? replId.offset : rp.cached ? rp.cached_offset : 1;
+    /* Read: also what waits in the master client's buffer (a pause holds it). */
+    long long read_off = off + (rp.master ? (long long)(sdslen(rp.master->querybuf) - rp.master->repl_unfed) : 0);
     info = sdscatprintf(info,
                         "master_host:%s\r\nmaster_port:%d\r\nmaster_link_status:%s\r\nmaster_last_io_seconds_ago:%d\r\n"
                         "master_sync_in_progress:%d\r\nslave_read_repl_offset:%lld\r\nslave_repl_offset:%lld\r\n",
                         rp.host, rp.port, rp.state == RS_CONNECTED ? "up" : "down",
                         rp.master ? (int)(server.unixtime - rp.master->lastinteraction) : -1, rp.state == RS_TRANSFER,
-                        off, off);
+                        read_off, off);
     if (rp.state == RS_TRANSFER) {
         long long size = rp.size < 0 ? 0 : rp.size;
         info = sdscatprintf(info,

@@ -368,6 +368,7 @@ void processUnblockedClients(void) {
              * if it had just arrived: the pause may have been renewed. */
             c->flags &= ~CLIENT_PENDING_COMMAND;
             if (processCommand(c) == C_OK && !(c->flags & CLIENT_BLOCKED)) resetClient(c);
+            feedMasterStreamIfDone(c);
         }
         if (!(c->flags & CLIENT_BLOCKED) && c->querybuf && sdslen(c->querybuf) > c->qb_pos) processInputBuffer(c);
     }

@@ -15,6 +15,9 @@ void acceptTcpHandler(aeEventLoop *el, int fd, void *privdata, int mask);
 void acceptUnixHandler(aeEventLoop *el, int fd, void *privdata, int mask);
 int handleClientsWithPendingWrites(void);
 void processInputBuffer(client *c);
+/* After a command of the master's stream ran (not postponed by a pause, not
+ * inside a transaction): its bytes go on to repl, which counts the offset. */
+void feedMasterStreamIfDone(client *c);
 /* C_OK when c takes replies now (queueing it for writing), C_ERR when they
  * are to be dropped. A client already queued, with nothing that withholds
  * its replies, is answered here: this runs for every piece of every reply. */

@@ -588,6 +588,15 @@ static int processMultibulkBuffer(client *c) {
     return c->multibulklen == 0 ? C_OK : C_ERR;
 }
 
+void feedMasterStreamIfDone(client *c) {
+    /* A transaction of the master's stream counts once its EXEC ran (as
+     * Redis): a link lost inside it discards it, and it comes again. A
+     * command a pause holds counts when it runs (processUnblockedClients). */
+    if (!(c->flags & CLIENT_MASTER) || (c->flags & (CLIENT_MULTI | CLIENT_BLOCKED))) return;
+    masterStreamApplied(c, c->querybuf + c->repl_unfed, c->qb_pos - c->repl_unfed);
+    c->repl_unfed = c->qb_pos;
+}
+
 void processInputBuffer(client *c) {
     while (c->qb_pos < sdslen(c->querybuf)) {
         if (c->flags & (CLIENT_BLOCKED | CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSE_ASAP)) break;
@@ -607,12 +616,7 @@ void processInputBuffer(client *c) {
         int done = processCommand(c) == C_OK;
         c->flags &= ~CLIENT_REPLICA_CMD;
         if (done && !(c->flags & CLIENT_BLOCKED)) resetClient(c);
-        /* A transaction of the master's stream counts once its EXEC ran (as
-         * Redis): a link lost inside it discards it, and it comes again. */
-        if ((c->flags & CLIENT_MASTER) && !(c->flags & CLIENT_MULTI)) {
-            masterStreamApplied(c, c->querybuf + c->repl_unfed, c->qb_pos - c->repl_unfed);
-            c->repl_unfed = c->qb_pos;
-        }
+        feedMasterStreamIfDone(c);
         /* Its reply and what the command kept (MULTI queue, WATCHes, subscriptions). */
         updateClientMemUsage(c);
         if (c->flags & CLIENT_CLOSE_ASAP) break;
