@@ -10,6 +10,7 @@
  * everysec fsyncs from a background thread once a second. */
 #include "persist/aof.h"
 #include "persist/bgchild.h"
+#include "persist/persist.h"
 #include "server/propagate.h"
 #include "persist/rdb.h"
 #include "features/functions.h"
@@ -47,6 +48,10 @@ static struct {
     int on;
     /* Asked for inside a transaction (EXEC cannot fork): done by the cron. */
     int rewrite_scheduled, start_scheduled;
+    /* Turned on at run time, its first base not written yet: the manifest is
+     * left as it was until the child succeeds (a retry follows a failure). */
+    int starting;
+    int stop_after_rewrite; /* BGREWRITEAOF with appendonly no: off again once the base is written */
     int fd;                 /* current incremental file */
     sds buf;                /* commands not written yet */
     size_t last_cow_size;   /* memory the last rewrite child copied on write */
@@ -130,8 +135,19 @@ static void catCommand(sds *buf, robj **argv, int argc) {
     *buf = catReplayableCommand(*buf, &selected, 0, argv, argc);
 }
 
+/* aof-timestamp-enabled: "#TS:<unix time>" ahead of the first command of
+ * each second (and at the top of a rewritten base), as Redis annotates. */
+static long long aof_cur_timestamp;
+static sds catTimestampIfNeeded(sds buf, int force) {
+    long long now = (long long)time(NULL);
+    if (!force && aof_cur_timestamp >= now) return buf;
+    aof_cur_timestamp = now;
+    return sdscatprintf(buf, "#TS:%lld\r\n", now);
+}
+
 static void aofFeed(int dbid, robj **argv, int argc) {
     if (!aof.on) return;
+    if (server.aof_timestamp_enabled) aof.buf = catTimestampIfNeeded(aof.buf, 0);
     aof.buf = catReplayableCommand(aof.buf, &aof.selected_db, dbid, argv, argc);
 }
 
@@ -151,6 +167,7 @@ static void *fsyncThreadMain(void *arg) {
 
 void aofFlush(void) {
     if (!aof.on || sdslen(aof.buf) == 0) return;
+    if (server.aof_flush_sleep > 0) usleep((useconds_t)server.aof_flush_sleep);
     size_t off = 0, len = sdslen(aof.buf);
     while (off < len) {
         ssize_t n = write(aof.fd, aof.buf + off, len - off);
@@ -229,7 +246,7 @@ static int writeBaseFile(const char *path) {
         return C_ERR;
     }
     int ok = 1;
-    sds buf = sdsempty();
+    sds buf = server.aof_timestamp_enabled ? catTimestampIfNeeded(sdsempty(), 1) : sdsempty();
     /* Libraries first, as Redis writes them: keys never depend on them. */
     functionsForEachLibraryCode(catFunctionLoad, &buf);
     for (int j = 0; j < server.dbnum && ok; j++) {
@@ -293,8 +310,10 @@ static void rewriteDone(int ok) {
         sdsfree(p);
         sdsfree(aof.rewrite_base.name);
         aof.last_rewrite_ok = 0;
+        if (aof.starting) aof.rewrite_scheduled = 1; /* no base yet: try again */
         return;
     }
+    aof.starting = 0;
     aofFile *keep = aof.incr + aof.rewrite_incr_from;
     int nkeep = aof.nincr - aof.rewrite_incr_from;
     if (writeManifest(&aof.rewrite_base, keep, nkeep) != C_OK) {
@@ -326,8 +345,9 @@ static int rewriteStart(int background) {
     if (aof.child != -1) return C_ERR;
     if (openNewIncr() != C_OK) return C_ERR;
     aof.rewrite_incr_from = aof.nincr - 1;
-    /* From now on the manifest names the old files plus the new incr file. */
-    writeManifest(&aof.base, aof.incr, aof.nincr);
+    /* From now on the manifest names the old files plus the new incr file
+     * (not while the AOF is starting: its old files are not this data's). */
+    if (!aof.starting) writeManifest(&aof.base, aof.incr, aof.nincr);
     aof.rewrite_base = newBaseName();
     aof.next_seq++;
     sds path = dirPath(aof.rewrite_base.name);
@@ -370,8 +390,13 @@ void aofCron(void) {
         dictSetResizeEnabled(1);
         aof.last_rewrite_time = time(NULL) - aof.rewrite_start;
         rewriteDone(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        if (aof.stop_after_rewrite && !aof.starting) {
+            aof.stop_after_rewrite = 0;
+            if (!server.aof_enabled) aofStop();
+        }
         return;
     }
+    if ((aof.start_scheduled || aof.rewrite_scheduled) && persistSaveChildActive()) return;
     if (aof.start_scheduled) {
         aof.start_scheduled = 0;
         if (server.aof_enabled && aofStart() != C_OK) server.aof_enabled = 0;
@@ -469,6 +494,7 @@ static int loadCommandFile(const char *name, int last) {
             if (!feof(fp)) rc = C_ERR;
             break;
         }
+        if (line[0] == '#') continue; /* an annotation (#TS:...) */
         long long argc;
         if (line[0] != '*' || !string2ll(line + 1, strcspn(line + 1, "\r\n"), &argc) || argc < 1) {
             if (feof(fp)) {
@@ -636,7 +662,10 @@ int aofStart(void) {
     ensureDir();
     setOn(1);
     if (aof.next_seq == 0) aof.next_seq = 1;
-    if (rewriteStart(0) != C_OK) {
+    /* As Redis: a child writes the first base while commands are appended. */
+    aof.starting = 1;
+    if (rewriteStart(1) != C_OK) {
+        aof.starting = 0;
         setOn(0);
         return C_ERR;
     }
@@ -654,19 +683,26 @@ void aofStop(void) {
     }
     pthread_mutex_unlock(&aof.lock);
     if (aof.child != -1) {
+        serverLog(LL_NOTICE, "Killing running AOF rewrite child: %ld", (long)aof.child);
         kill(aof.child, SIGUSR1);
         waitpid(aof.child, NULL, 0);
         aof.child = -1;
         dictSetResizeEnabled(1);
+        sds p = dirPath(aof.rewrite_base.name);
+        unlink(p);
+        sdsfree(p);
+        sdsfree(aof.rewrite_base.name);
+        aof.rewrite_base.name = NULL;
     }
+    aof.starting = aof.stop_after_rewrite = 0;
     setOn(0);
 }
 
 static int bgrewriteNow(void) {
     if (aof.on) return rewriteStart(1);
-    /* appendonly no: write the AOF set once (base + an empty incr file), then stop appending. */
+    /* appendonly no: write the AOF set once (base + an incr file), then stop appending. */
     if (aofStart() != C_OK) return C_ERR;
-    aofStop();
+    aof.stop_after_rewrite = 1;
     return C_OK;
 }
 
@@ -675,7 +711,7 @@ void bgrewriteaofCommand(client *c) {
         addReplyError(c, "Background append only file rewriting already in progress");
         return;
     }
-    if (server.in_exec) {
+    if (server.in_exec || persistSaveChildActive()) {
         aof.rewrite_scheduled = 1;
         addReplyStatus(c, "Background append only file rewriting scheduled");
         return;
@@ -689,7 +725,7 @@ sds aofInfo(sds info) {
                               "aof_last_rewrite_time_sec:%lld\r\naof_current_rewrite_time_sec:%lld\r\n"
                               "aof_last_bgrewrite_status:%s\r\naof_rewrites:%lld\r\n"
                               "aof_rewrites_consecutive_failures:0\r\naof_last_write_status:%s\r\n",
-                        aof.on, aof.child != -1, aof.rewrite_scheduled || aof.start_scheduled, aof.rewrites ? aof.last_rewrite_time : -1LL,
+                        aof.on && !aof.stop_after_rewrite, aof.child != -1, aof.rewrite_scheduled || aof.start_scheduled, aof.rewrites ? aof.last_rewrite_time : -1LL,
                         aof.child != -1 ? (long long)(time(NULL) - aof.rewrite_start) : -1LL,
                         aof.last_rewrite_ok ? "ok" : "err", aof.rewrites, aof.last_write_ok ? "ok" : "err");
 }
@@ -697,11 +733,15 @@ sds aofInfo(sds info) {
 int aofApplyConfig(const char **err) {
     if (!server.el) return 1;
     aof.start_scheduled = 0;
-    if (server.aof_enabled && !aof.on && server.in_exec) {
-        /* Inside EXEC nothing forks: the cron starts it. */
+    if (server.aof_enabled && !aof.on && (server.in_exec || persistSaveChildActive())) {
+        /* Inside EXEC nothing forks, nor while a snapshot is written: the cron starts it. */
         aof.start_scheduled = 1;
-        serverLog(LL_WARNING, "AOF was enabled but there is already another background operation. An AOF "
-                              "background was scheduled to start when possible.");
+        if (server.in_exec)
+            serverLog(LL_WARNING, "AOF was enabled during a transaction. An AOF background was scheduled to start "
+                                  "when possible.");
+        else
+            serverLog(LL_WARNING, "AOF was enabled but there is already another background operation. An AOF "
+                                  "background was scheduled to start when possible.");
         return 1;
     }
     if (server.aof_enabled && aofStart() != C_OK) {

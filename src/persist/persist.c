@@ -50,8 +50,10 @@ static int saveForeground(void) {
     return C_OK;
 }
 
+int persistSaveChildActive(void) { return child_pid != -1; }
+
 static int saveBackground(void) {
-    if (child_pid != -1) return C_ERR;
+    if (child_pid != -1 || aofRewriteInProgress()) return C_ERR;
     lastbgsave_try = time(NULL);
     dirty_before_bgsave = server.dirty;
     pid_t pid = bgchildFork();
@@ -97,7 +99,7 @@ static void checkChildDone(void) {
 void persistCron(void) {
     aofCron();
     checkChildDone();
-    if (child_pid != -1) return;
+    if (child_pid != -1 || aofRewriteInProgress()) return;
     if (bgsave_scheduled) {
         bgsave_scheduled = 0;
         saveBackground();
@@ -219,9 +221,14 @@ void bgsaveCommand(client *c) {
         addReplyError(c, "Background save already in progress");
         return;
     }
-    if (server.in_exec && schedule) {
-        bgsave_scheduled = 1;
-        addReplyStatus(c, "Background saving scheduled");
+    if (server.in_exec || aofRewriteInProgress()) {
+        if (schedule || server.in_exec) {
+            bgsave_scheduled = 1;
+            addReplyStatus(c, "Background saving scheduled");
+        } else {
+            addReplyError(c, "Another child process is active (AOF?): can't BGSAVE right now. "
+                             "Use BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible.");
+        }
         return;
     }
     if (saveBackground() == C_OK) addReplyStatus(c, "Background saving started");

@@ -399,6 +399,8 @@ struct redisServer {
     struct saveparam *saveparams;
     int saveparamslen;
     time_t lastsave;
+    int aof_timestamp_enabled; /* "#TS:" annotations in the AOF */
+    int aof_flush_sleep; /* DEBUG AOF-FLUSH-SLEEP: µs each AOF write waits first */
     int loading;
     int loading_process_events_interval_bytes; /* clients are served this often while a file loads */
     int masterhost_set; /* we are a replica (REPLICAOF host port); repl/ sets it */
