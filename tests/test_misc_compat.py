@@ -349,3 +349,46 @@ def test_debug_aof_flush_sleep(server_factory):
     c.set("k", "v")
     assert time.time() - t >= 0.2
     assert c.execute_command("debug", "aof-flush-sleep", "0") == "OK"
+
+
+def test_aof_of_redis_before_7_moves_into_the_aof_directory(server_factory, tmp_path):
+    d = tmp_path / "work"
+    d.mkdir()
+    (d / "appendonly.aof").write_bytes(b"*3\r\n$3\r\nset\r\n$2\r\nk1\r\n$2\r\nv1\r\n")
+    s = server_factory("--dir", str(d), "--appendonly", "yes")
+    c = s.client(decode_responses=True)
+    assert c.get("k1") == "v1"
+    assert not (d / "appendonly.aof").exists() and (d / "appendonlydir" / "appendonly.aof").exists()
+    manifest = (d / "appendonlydir" / "appendonly.aof.manifest").read_text().splitlines()
+    assert manifest == ["file appendonly.aof seq 1 type b", "file appendonly.aof.1.incr.aof seq 1 type i"]
+    c.set_response_callback("BGREWRITEAOF", lambda r, **kw: r)
+    assert c.bgrewriteaof() == "Background append only file rewriting started"
+    wait_for(lambda: c.info("persistence")["aof_rewrite_in_progress"] == 0, what="the rewrite")
+    wait_for(lambda: (d / "appendonlydir" / "appendonly.aof.manifest").read_text().splitlines() ==
+             ["file appendonly.aof.2.base.rdb seq 2 type b", "file appendonly.aof.2.incr.aof seq 2 type i"],
+             what="the new manifest")
+
+
+@pytest.mark.parametrize("manifest,message", [
+    ("file appendonly.aof.2.incr.aof seq 2 type i\nfile appendonly.aof.1.incr.aof seq 1 type i\n",
+     "Found a non-monotonic sequence number"),
+    ("file appendonly.aof.1.incr.aof seq 1 type i\n\nfile appendonly.aof.3.incr.aof seq 3 type i\n",
+     "Invalid AOF manifest file format"),
+    ("file appendonly.aof.1.base.aof seq 1 type b\nfile appendonly.aof.2.base.aof seq 2 type b\n",
+     "Found duplicate base file information"),
+    ("file appendonly.aof.1.base.aof seq 1 type x\n", "Unknown AOF file type"),
+    ("file appendonly.aof.1.base.aof seq 1 type b x\n", "Invalid AOF manifest file format"),
+    ("file appendonly.aof.1.base.aof seq 1 type b\n" + "#" * 1200 + "\nfile " + "x" * 1100 + " seq 2 type i\n",
+     "The AOF manifest file contains too long line"),
+    ("", "Found an empty AOF manifest"),
+])
+def test_aof_manifest_errors_stop_the_server(tmp_path, manifest, message):
+    d = tmp_path / "appendonlydir"
+    d.mkdir()
+    for name in ("appendonly.aof.1.base.aof", "appendonly.aof.2.base.aof", "appendonly.aof.1.incr.aof",
+                 "appendonly.aof.2.incr.aof", "appendonly.aof.3.incr.aof"):
+        (d / name).write_bytes(b"*3\r\n$3\r\nset\r\n$1\r\nk\r\n$1\r\nv\r\n")
+    (d / "appendonly.aof.manifest").write_text(manifest)
+    out, err = start_fails(tmp_path, "--port", str(free_port()), "--dir", str(tmp_path), "--appendonly", "yes")
+    assert "*** FATAL AOF MANIFEST FILE ERROR ***" in out
+    assert [l for l in out.splitlines() if l.endswith("# " + message)], out

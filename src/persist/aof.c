@@ -59,7 +59,7 @@ static struct {
     aofFile base;           /* name NULL when there is none */
     aofFile *incr;          /* incremental files in order; the last is being written */
     int nincr;
-    long long next_seq;
+    long long base_seq, incr_seq; /* the newest base's and incr file's numbers, counted apart as Redis does */
     pid_t child;
     aofFile rewrite_base;   /* the base the child writes */
     int rewrite_incr_from;  /* incr files from this index on belong to the new manifest */
@@ -202,7 +202,8 @@ void aofFlush(void) {
 
 /* Opens a fresh incremental file and makes it the one written to. */
 static int openNewIncr(void) {
-    aofFile f = {sdscatprintf(sdsempty(), "%s.%lld.incr.aof", server.appendfilename, aof.next_seq), aof.next_seq, 'i'};
+    long long seq = aof.incr_seq + 1;
+    aofFile f = {sdscatprintf(sdsempty(), "%s.%lld.incr.aof", server.appendfilename, seq), seq, 'i'};
     sds path = dirPath(f.name);
     int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
     sdsfree(path);
@@ -219,7 +220,7 @@ static int openNewIncr(void) {
     }
     aof.fd = fd;
     pthread_mutex_unlock(&aof.lock);
-    aof.next_seq++;
+    aof.incr_seq = seq;
     aof.incr = zrealloc(aof.incr, sizeof(aofFile) * (aof.nincr + 1));
     aof.incr[aof.nincr++] = f;
     aof.selected_db = -1;
@@ -289,9 +290,10 @@ static int writeBaseFile(const char *path) {
 }
 
 static aofFile newBaseName(void) {
-    aofFile f = {sdscatprintf(sdsempty(), "%s.%lld.base.%s", server.appendfilename, aof.next_seq,
+    aof.base_seq++;
+    aofFile f = {sdscatprintf(sdsempty(), "%s.%lld.base.%s", server.appendfilename, aof.base_seq,
                               server.aof_use_rdb_preamble ? "rdb" : "aof"),
-                 aof.next_seq, 'b'};
+                 aof.base_seq, 'b'};
     return f;
 }
 
@@ -349,7 +351,6 @@ static int rewriteStart(int background) {
      * (not while the AOF is starting: its old files are not this data's). */
     if (!aof.starting) writeManifest(&aof.base, aof.incr, aof.nincr);
     aof.rewrite_base = newBaseName();
-    aof.next_seq++;
     sds path = dirPath(aof.rewrite_base.name);
     aof.rewrite_start = time(NULL);
     if (!background) {
@@ -380,20 +381,41 @@ int aofRewriteInProgress(void) { return aof.child != -1; }
 
 static int bgrewriteNow(void);
 
+/* The rewrite child has exited (or, block: once it has): its result is taken. 0 while it runs. */
+static int reapRewriteChild(int block) {
+    int status;
+    pid_t pid = waitpid(aof.child, &status, block ? 0 : WNOHANG);
+    if (pid == 0) return 0;
+    aof.last_cow_size = bgchildCollectCow(aof.child);
+    aof.child = -1;
+    dictSetResizeEnabled(1);
+    aof.last_rewrite_time = time(NULL) - aof.rewrite_start;
+    rewriteDone(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    if (aof.stop_after_rewrite && !aof.starting) {
+        aof.stop_after_rewrite = 0;
+        if (!server.aof_enabled) aofStop();
+    }
+    return 1;
+}
+
+void aofShutdown(void) {
+    /* The first base is being written: without it the AOF would not hold the
+     * data, so shutting down waits for it (or writes it here when it failed). */
+    if (aof.on && aof.starting && !aof.stop_after_rewrite) {
+        serverLog(LL_WARNING, "Writing initial AOF: waiting for it before exiting.");
+        if (aof.child != -1) reapRewriteChild(1);
+        if (aof.starting) {
+            aof.starting = 0;
+            aof.rewrite_scheduled = 0;
+            rewriteStart(0);
+        }
+    }
+    aofStop();
+}
+
 void aofCron(void) {
     if (aof.child != -1) {
-        int status;
-        pid_t pid = waitpid(aof.child, &status, WNOHANG);
-        if (pid == 0) return;
-        aof.last_cow_size = bgchildCollectCow(aof.child);
-        aof.child = -1;
-        dictSetResizeEnabled(1);
-        aof.last_rewrite_time = time(NULL) - aof.rewrite_start;
-        rewriteDone(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
-        if (aof.stop_after_rewrite && !aof.starting) {
-            aof.stop_after_rewrite = 0;
-            if (!server.aof_enabled) aofStop();
-        }
+        reapRewriteChild(0);
         return;
     }
     if ((aof.start_scheduled || aof.rewrite_scheduled) && persistSaveChildActive()) return;
@@ -425,51 +447,85 @@ void aofCron(void) {
 
 /* ---------------------------------------------------------------- loading */
 
+/* Reads the manifest as Redis 7.0 does, with its checks and words. Returns 1
+ * (read), 0 (none) or -1 after logging why it is refused. */
 static int readManifest(void) {
     sds path = manifestPath();
     FILE *fp = fopen(path, "r");
     sdsfree(path);
     if (!fp) return errno == ENOENT ? 0 : -1;
-    char line[1024];
-    int rc = 1;
+    char buf[1024 + 1];
+    int lines = 0;
     long long maxseq = 0;
-    while (fgets(line, sizeof(line), fp)) {
-        int argc;
-        sds *argv = sdssplitargs(line, &argc);
-        if (!argv) {
-            rc = -1;
+    const char *err = NULL;
+    sds line = NULL;
+    for (;;) {
+        if (!fgets(buf, sizeof(buf), fp)) {
+            if (!feof(fp)) err = "Read AOF manifest failed";
+            else if (lines == 0) err = "Found an empty AOF manifest";
             break;
         }
-        if (argc == 0 || argv[0][0] == '#') {
-            sdsfreesplitres(argv, argc);
-            continue;
+        lines++;
+        if (buf[0] == '#') continue;
+        if (!strchr(buf, '\n')) {
+            err = "The AOF manifest file contains too long line";
+            break;
+        }
+        line = sdstrim(sdsnew(buf), " \t\r\n");
+        int argc = 0;
+        sds *argv = sdslen(line) ? sdssplitargs(line, &argc) : NULL;
+        if (!argv || argc < 6 || argc % 2) {
+            if (argv) sdsfreesplitres(argv, argc);
+            err = "Invalid AOF manifest file format";
+            break;
         }
         aofFile f = {NULL, 0, 0};
-        for (int i = 0; i + 1 < argc; i += 2) {
-            if (!strcmp(argv[i], "file")) f.name = sdsdup(argv[i + 1]);
-            else if (!strcmp(argv[i], "seq")) f.seq = atoll(argv[i + 1]);
-            else if (!strcmp(argv[i], "type")) f.type = argv[i + 1][0];
+        for (int i = 0; i < argc && !err; i += 2) {
+            if (!strcasecmp(argv[i], "file")) {
+                sdsfree(f.name);
+                f.name = sdsdup(argv[i + 1]);
+                if (strchr(f.name, '/')) err = "File can't be a path, just a filename";
+            } else if (!strcasecmp(argv[i], "seq")) {
+                f.seq = atoll(argv[i + 1]);
+            } else if (!strcasecmp(argv[i], "type")) {
+                f.type = argv[i + 1][0];
+            }
         }
         sdsfreesplitres(argv, argc);
-        if (!f.name || (f.type != 'b' && f.type != 'i' && f.type != 'h')) {
+        if (!err && (!f.name || !f.seq || !f.type)) err = "Invalid AOF manifest file format";
+        if (!err && f.type == 'b' && aof.base.name) err = "Found duplicate base file information";
+        if (!err && f.type == 'i' && f.seq <= maxseq) err = "Found a non-monotonic sequence number";
+        if (!err && f.type != 'b' && f.type != 'i' && f.type != 'h') err = "Unknown AOF file type";
+        if (err) {
             sdsfree(f.name);
-            rc = -1;
             break;
         }
-        if (f.seq > maxseq) maxseq = f.seq;
         if (f.type == 'b') {
-            sdsfree(aof.base.name);
             aof.base = f;
         } else if (f.type == 'i') {
             aof.incr = zrealloc(aof.incr, sizeof(aofFile) * (aof.nincr + 1));
             aof.incr[aof.nincr++] = f;
+            maxseq = f.seq;
         } else {
             sdsfree(f.name); /* history files are not loaded */
         }
+        sdsfree(line);
+        line = NULL;
     }
     fclose(fp);
-    aof.next_seq = maxseq + 1;
-    return rc;
+    if (err) {
+        serverLog(LL_WARNING, "\n*** FATAL AOF MANIFEST FILE ERROR ***\n");
+        if (line) {
+            serverLog(LL_WARNING, "Reading the manifest file, at line %d\n", lines);
+            serverLog(LL_WARNING, ">>> '%s'\n", line);
+        }
+        serverLog(LL_WARNING, "%s\n", err);
+        sdsfree(line);
+        return -1;
+    }
+    aof.base_seq = aof.base.name ? aof.base.seq : 0;
+    aof.incr_seq = maxseq;
+    return 1;
 }
 
 /* Replays one AOF file of commands. Returns C_OK, or C_ERR after logging. A
@@ -631,12 +687,33 @@ int aofDebugLoad(void) {
 int aofLoadAtStartup(void) {
     aof.buf = sdsempty();
     if (!server.aof_enabled) return C_OK;
+    struct stat st;
+    int dir_existed = stat(server.appenddirname, &st) == 0 && S_ISDIR(st.st_mode);
     ensureDir();
     int found = readManifest();
-    if (found < 0) {
-        serverLog(LL_WARNING, "Invalid AOF manifest file format");
-        return C_ERR;
+    if (found < 0) return C_ERR;
+    /* An AOF of Redis before 7.0 (appendfilename in the working directory)
+     * becomes the base in the AOF directory, under its old name, as Redis
+     * upgrades it (also when an earlier upgrade stopped before the rename). */
+    sds old_in_dir = dirPath(server.appendfilename);
+    if (stat(server.appendfilename, &st) == 0 &&
+        (!dir_existed || (!aof.base.name && aof.nincr == 0) ||
+         (aof.base.name && aof.nincr == 0 && !strcmp(aof.base.name, server.appendfilename) &&
+          stat(old_in_dir, &st) != 0))) {
+        if (!aof.base.name) {
+            aof.base = (aofFile){sdsnew(server.appendfilename), 1, 'b'};
+            aof.base_seq = 1;
+        }
+        if (writeManifest(&aof.base, NULL, 0) != C_OK || rename(server.appendfilename, old_in_dir) == -1) {
+            serverLog(LL_WARNING, "Error moving the old AOF %s into the AOF directory: %s", server.appendfilename,
+                      strerror(errno));
+            sdsfree(old_in_dir);
+            return C_ERR;
+        }
+        serverLog(LL_NOTICE, "Successfully migrated an old-style AOF into the AOF directory %s.", server.appenddirname);
+        found = 1;
     }
+    sdsfree(old_in_dir);
     if (found) {
         long long start = mstime();
         if (loadAllFiles() != C_OK) return C_ERR;
@@ -650,8 +727,12 @@ int aofLoadAtStartup(void) {
             setOn(1);
             return C_OK;
         }
-    } else {
-        aof.next_seq = 1;
+        /* A base alone: a new incr file follows it. */
+        if (aof.base.name) {
+            if (openNewIncr() != C_OK || writeManifest(&aof.base, aof.incr, aof.nincr) != C_OK) return C_ERR;
+            setOn(1);
+            return C_OK;
+        }
     }
     setOn(1);
     return rewriteStart(0);
@@ -661,7 +742,6 @@ int aofStart(void) {
     if (aof.on) return C_OK;
     ensureDir();
     setOn(1);
-    if (aof.next_seq == 0) aof.next_seq = 1;
     /* As Redis: a child writes the first base while commands are appended. */
     aof.starting = 1;
     if (rewriteStart(1) != C_OK) {

@@ -139,7 +139,7 @@ int persistAfterFlushall(void) {
 }
 
 int persistOnShutdown(int flags) {
-    aofStop();
+    aofShutdown();
     killSaveChild();
     if ((server.saveparamslen > 0 && !(flags & SHUTDOWN_NOSAVE)) || (flags & SHUTDOWN_SAVE)) {
         serverLog(LL_NOTICE, "Saving the final RDB snapshot before exiting.");
