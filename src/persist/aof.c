@@ -21,6 +21,7 @@
 #include "core/numparse.h"
 #include "core/zmalloc.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -96,11 +97,22 @@ static int fsyncDir(void) {
     return rc;
 }
 
+/* "file NAME seq N type T", the name quoted when it holds spaces or
+ * unprintable bytes (appendfilename may), as Redis writes it. */
+static sds catManifestLine(sds text, aofFile *f) {
+    int quote = 0;
+    for (const char *p = f->name; *p && !quote; p++)
+        quote = *p == '\\' || *p == '"' || !isprint((unsigned char)*p) || isspace((unsigned char)*p);
+    text = sdscat(text, "file ");
+    text = quote ? sdscatrepr(text, f->name, sdslen(f->name)) : sdscatsds(text, f->name);
+    return sdscatprintf(text, " seq %lld type %c\n", f->seq, f->type);
+}
+
 /* Writes the manifest (temp file + rename), naming base and incremental files. */
 static int writeManifest(aofFile *base, aofFile *incr, int nincr) {
     sds text = sdsempty();
-    if (base && base->name) text = sdscatprintf(text, "file %s seq %lld type b\n", base->name, base->seq);
-    for (int i = 0; i < nincr; i++) text = sdscatprintf(text, "file %s seq %lld type i\n", incr[i].name, incr[i].seq);
+    if (base && base->name) text = catManifestLine(text, base);
+    for (int i = 0; i < nincr; i++) text = catManifestLine(text, &incr[i]);
     sds path = manifestPath(), tmp = sdscatprintf(sdsdup(path), ".tmp");
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     int ok = fd != -1 && write(fd, text, sdslen(text)) == (ssize_t)sdslen(text) && fsync(fd) == 0;
@@ -530,7 +542,7 @@ static int readManifest(void) {
 
 /* Replays one AOF file of commands. Returns C_OK, or C_ERR after logging. A
  * truncated tail of the last file is cut off when aof-load-truncated allows it. */
-static int loadCommandFile(const char *name, int last) {
+static int loadCommandFile(const char *name, int last, long long from) {
     sds path = dirPath(name);
     FILE *fp = fopen(path, "r");
     if (!fp) {
@@ -538,10 +550,11 @@ static int loadCommandFile(const char *name, int last) {
         sdsfree(path);
         return C_ERR;
     }
+    if (from) fseeko(fp, from, SEEK_SET);
     client *fake = createClient(-1);
     fake->flags |= CLIENT_AOF;
     fake->authenticated = 1;
-    long long valid_up_to = 0, multi_start = -1;
+    long long valid_up_to = from, multi_start = -1;
     int truncated = 0, rc = C_OK;
     char line[128];
     for (;;) {
@@ -648,10 +661,14 @@ static int loadFile(aofFile *f, int last) {
     if (fp) fclose(fp);
     int rc;
     if (is_rdb) {
+        /* An RDB preamble; commands may follow it (an AOF of Redis before 7.0). */
         int missing;
+        struct stat st;
         rc = rdbLoad(path, 0, &missing);
+        long long end = (long long)rdbLastLoadEnd();
+        if (rc == C_OK && stat(path, &st) == 0 && st.st_size > end) rc = loadCommandFile(f->name, last, end);
     } else {
-        rc = loadCommandFile(f->name, last);
+        rc = loadCommandFile(f->name, last, 0);
     }
     sdsfree(path);
     return rc;

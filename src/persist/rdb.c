@@ -1291,6 +1291,8 @@ eoferr:
     return C_ERR;
 }
 
+static size_t last_load_end; /* bytes the last rdbLoad read: an AOF base's commands follow */
+
 int rdbLoad(const char *filename, int flags, int *missing) {
     *missing = 0;
     FILE *fp = fopen(filename, "r");
@@ -1307,9 +1309,12 @@ int rdbLoad(const char *filename, int flags, int *missing) {
     server.loading = 1;
     int rc = loadRio(&r, filename, flags);
     server.loading = 0;
+    last_load_end = r.processed;
     fclose(fp);
     return rc;
 }
+
+size_t rdbLastLoadEnd(void) { return last_load_end; }
 
 int rdbLoadFromSocket(int fd, long long size, int timeout_ms, sds *leftover) {
     rio r = {.fd = fd, .sock = sdsempty(), .sockleft = size, .timeout_ms = timeout_ms};
