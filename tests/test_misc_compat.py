@@ -227,3 +227,168 @@ def _info_loading(c):
         return str(c.info("persistence")["loading"])
     except redis.ConnectionError:
         return None
+
+
+def raw_client(server):
+    """A client that shows BGREWRITEAOF's and BGSAVE's status text as it is."""
+    c = server.client(decode_responses=True)
+    for cmd in ("BGREWRITEAOF", "BGSAVE"):
+        c.set_response_callback(cmd, lambda r, **kw: r)
+    return c
+
+
+def _persistence(c):
+    return {k: str(v) for k, v in c.info("persistence").items()}
+
+
+def _wait_no_child(c):
+    wait_for(lambda: _persistence(c)["aof_rewrite_in_progress"] == "0" and
+             _persistence(c)["rdb_bgsave_in_progress"] == "0" and
+             _persistence(c)["aof_rewrite_scheduled"] == "0", what="no child")
+
+
+def test_bgrewriteaof_in_multi_is_scheduled_then_forks(server):
+    c = raw_client(server)
+    forks = c.info("stats")["total_forks"]
+    p = c.pipeline(transaction=True)
+    p.set("foo", "bar")
+    p.bgrewriteaof()
+    assert p.execute()[1] == "Background append only file rewriting scheduled"
+    wait_for(lambda: c.info("stats")["total_forks"] > forks, what="a fork")
+    _wait_no_child(c)
+    assert c.info("persistence")["aof_enabled"] == 0
+    # CONFIG SET appendonly yes inside MULTI: scheduled too, and a child writes the base.
+    forks = c.info("stats")["total_forks"]
+    p = c.pipeline(transaction=True)
+    p.config_set("appendonly", "yes")
+    p.execute()
+    wait_for(lambda: c.info("stats")["total_forks"] > forks, what="a fork")
+    _wait_no_child(c)
+    assert c.info("persistence")["aof_enabled"] == 1
+    log = open(server.logfile).read()
+    assert "AOF was enabled during a transaction. An AOF background was scheduled to start when possible." in log
+
+
+def test_bgsave_and_bgrewriteaof_wait_for_each_other(server):
+    c = raw_client(server)
+    c.set("k", "v")
+    c.config_set("rdb-key-save-delay", "10000000")
+    assert c.execute_command("BGSAVE") == "Background saving started"
+    assert c.bgrewriteaof() == "Background append only file rewriting scheduled"
+    assert _persistence(c)["aof_rewrite_scheduled"] == "1"
+    c.config_set("rdb-key-save-delay", "0")
+    os.kill(int(_child_pid(server)), 9)
+    wait_for(lambda: _persistence(c)["aof_rewrite_scheduled"] == "0", what="the rewrite")
+    _wait_no_child(c)
+    c.config_set("rdb-key-save-delay", "10000000")
+    assert c.bgrewriteaof() == "Background append only file rewriting started"
+    with pytest.raises(redis.ResponseError) as e:
+        c.bgrewriteaof()
+    assert str(e.value) == "Background append only file rewriting already in progress"
+    with pytest.raises(redis.ResponseError) as e:
+        c.execute_command("BGSAVE")
+    assert str(e.value) == ("Another child process is active (AOF?): can't BGSAVE right now. "
+                            "Use BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible.")
+    assert c.execute_command("BGSAVE", "SCHEDULE") == "Background saving scheduled"
+    c.config_set("rdb-key-save-delay", "0")
+    os.kill(int(_child_pid(server)), 9)
+    _wait_no_child(c)
+
+
+def _child_pid(server):
+    out = subprocess.run(["ps", "--ppid", str(server.proc.pid), "-o", "pid="], capture_output=True, text=True).stdout
+    pids = out.split()
+    assert pids
+    return pids[0]
+
+
+def test_turning_aof_off_kills_the_rewrite_child(server):
+    c = raw_client(server)
+    c.config_set("appendonly", "yes")
+    _wait_no_child(c)
+    c.set("k", "v")
+    c.config_set("rdb-key-save-delay", "10000000")
+    assert c.bgrewriteaof() == "Background append only file rewriting started"
+    c.config_set("appendonly", "no")
+    wait_for(lambda: "Killing running AOF rewrite child" in open(server.logfile).read(), what="the log line")
+    assert _persistence(c)["aof_rewrite_in_progress"] == "0"
+
+
+def test_aof_timestamp_annotations_written_and_loaded(server_factory):
+    server = server_factory()
+    c = server.client(decode_responses=True)
+    c.config_set("appendonly", "yes")
+    _wait_no_child(c)
+    c.config_set("aof-timestamp-enabled", "yes")
+    c.config_set("aof-use-rdb-preamble", "no")
+    d = os.path.join(server.dir, "appendonlydir")
+    c.set("foo", "bar")
+    incr = sorted(f for f in os.listdir(d) if f.endswith(".incr.aof"))[-1]
+    assert open(os.path.join(d, incr), "rb").read().startswith(b"#TS:")
+    assert c.bgrewriteaof()
+    _wait_no_child(c)
+    base = [f for f in os.listdir(d) if ".base." in f][0]
+    assert open(os.path.join(d, base), "rb").read().startswith(b"#TS:")
+    c.set("foo2", "bar2")
+    incr = sorted(f for f in os.listdir(d) if f.endswith(".incr.aof"))[-1]
+    with open(os.path.join(d, incr), "ab") as f:  # annotations between and after commands load
+        f.write(b"#TS:1628217470\r\n*3\r\n$3\r\nset\r\n$4\r\nfoo3\r\n$4\r\nbar3\r\n#TS:1628217471\r\n")
+    server.proc.kill()
+    server.proc.wait()
+    again = server_factory("--dir", server.dir, "--appendonly", "yes")
+    c2 = again.client(decode_responses=True)
+    assert [c2.get("foo"), c2.get("foo2"), c2.get("foo3")] == ["bar", "bar2", "bar3"]
+
+
+def test_debug_aof_flush_sleep(server_factory):
+    c = server_factory("--enable-debug-command", "yes").client(decode_responses=True)
+    c.config_set("appendonly", "yes")
+    _wait_no_child(c)
+    assert c.execute_command("debug", "aof-flush-sleep", "200000") == "OK"
+    t = time.time()
+    c.set("k", "v")
+    assert time.time() - t >= 0.2
+    assert c.execute_command("debug", "aof-flush-sleep", "0") == "OK"
+
+
+def test_aof_of_redis_before_7_moves_into_the_aof_directory(server_factory, tmp_path):
+    d = tmp_path / "work"
+    d.mkdir()
+    (d / "appendonly.aof").write_bytes(b"*3\r\n$3\r\nset\r\n$2\r\nk1\r\n$2\r\nv1\r\n")
+    s = server_factory("--dir", str(d), "--appendonly", "yes")
+    c = s.client(decode_responses=True)
+    assert c.get("k1") == "v1"
+    assert not (d / "appendonly.aof").exists() and (d / "appendonlydir" / "appendonly.aof").exists()
+    manifest = (d / "appendonlydir" / "appendonly.aof.manifest").read_text().splitlines()
+    assert manifest == ["file appendonly.aof seq 1 type b", "file appendonly.aof.1.incr.aof seq 1 type i"]
+    c.set_response_callback("BGREWRITEAOF", lambda r, **kw: r)
+    assert c.bgrewriteaof() == "Background append only file rewriting started"
+    wait_for(lambda: c.info("persistence")["aof_rewrite_in_progress"] == 0, what="the rewrite")
+    wait_for(lambda: (d / "appendonlydir" / "appendonly.aof.manifest").read_text().splitlines() ==
+             ["file appendonly.aof.2.base.rdb seq 2 type b", "file appendonly.aof.2.incr.aof seq 2 type i"],
+             what="the new manifest")
+
+
+@pytest.mark.parametrize("manifest,message", [
+    ("file appendonly.aof.2.incr.aof seq 2 type i\nfile appendonly.aof.1.incr.aof seq 1 type i\n",
+     "Found a non-monotonic sequence number"),
+    ("file appendonly.aof.1.incr.aof seq 1 type i\n\nfile appendonly.aof.3.incr.aof seq 3 type i\n",
+     "Invalid AOF manifest file format"),
+    ("file appendonly.aof.1.base.aof seq 1 type b\nfile appendonly.aof.2.base.aof seq 2 type b\n",
+     "Found duplicate base file information"),
+    ("file appendonly.aof.1.base.aof seq 1 type x\n", "Unknown AOF file type"),
+    ("file appendonly.aof.1.base.aof seq 1 type b x\n", "Invalid AOF manifest file format"),
+    ("file appendonly.aof.1.base.aof seq 1 type b\n" + "#" * 1200 + "\nfile " + "x" * 1100 + " seq 2 type i\n",
+     "The AOF manifest file contains too long line"),
+    ("", "Found an empty AOF manifest"),
+])
+def test_aof_manifest_errors_stop_the_server(tmp_path, manifest, message):
+    d = tmp_path / "appendonlydir"
+    d.mkdir()
+    for name in ("appendonly.aof.1.base.aof", "appendonly.aof.2.base.aof", "appendonly.aof.1.incr.aof",
+                 "appendonly.aof.2.incr.aof", "appendonly.aof.3.incr.aof"):
+        (d / name).write_bytes(b"*3\r\n$3\r\nset\r\n$1\r\nk\r\n$1\r\nv\r\n")
+    (d / "appendonly.aof.manifest").write_text(manifest)
+    out, err = start_fails(tmp_path, "--port", str(free_port()), "--dir", str(tmp_path), "--appendonly", "yes")
+    assert "*** FATAL AOF MANIFEST FILE ERROR ***" in out
+    assert [l for l in out.splitlines() if l.endswith("# " + message)], out

@@ -415,6 +415,13 @@ static void debugSetSkipChecksumValidation(client *c) {
     addReply(c, shared.ok);
 }
 
+/* DEBUG AOF-FLUSH-SLEEP <microsec>: each AOF write waits that long first
+ * (the suite's check that replies never overtake their AOF write). */
+static void debugAofFlushSleep(client *c) {
+    server.aof_flush_sleep = atoi(c->argv[2]->ptr);
+    addReply(c, shared.ok);
+}
+
 static void debugSetDisableDenyScripts(client *c) {
     server.script_disable_deny_script = atoi(c->argv[2]->ptr) != 0;
     addReply(c, shared.ok);
@@ -492,6 +499,7 @@ static const debugSub debugSubs[] = {
     {"log", 3, 3, debugLog},
     {"set-skip-checksum-validation", 3, 3, debugSetSkipChecksumValidation},
     {"set-disable-deny-scripts", 3, 3, debugSetDisableDenyScripts},
+    {"aof-flush-sleep", 3, 3, debugAofFlushSleep},
     {"pause-cron", 3, 3, debugPauseCron},
     {"replybuffer", 4, 4, debugReplybuffer},
     {"config-rewrite-force-all", 2, 2, debugConfigRewriteForceAll},
@@ -504,6 +512,8 @@ static const debugSub debugSubs[] = {
 
 static void debugHelp(client *c) {
     const char *help[] = {
+        "AOF-FLUSH-SLEEP <microsec>",
+        "    Server will sleep before flushing the AOF, this is used for testing.",
         "DIGEST",
         "    Output a hex signature representing the current DB content.",
         "DIGEST-VALUE <key> [<key> ...]",

@@ -101,6 +101,7 @@ void aeDeleteFileEvent(aeEventLoop *el, int fd, int mask) {
     if (fd >= el->setsize) return;
     fileEvent *fe = &el->events[fd];
     if (fe->mask == AE_NONE) return;
+    if (mask & AE_WRITABLE) mask |= AE_BARRIER;
     int newmask = fe->mask & ~mask;
     struct epoll_event ee = {0};
     ee.events = epollMask(newmask);
@@ -220,14 +221,20 @@ static int processFileEvents(aeEventLoop *el, long long timeout_us) {
         int fd = fired[i].data.fd;
         uint32_t ev = fired[i].events;
         fileEvent *fe = &el->events[fd];
-        int fired_read = 0;
-        if (fe->mask & AE_READABLE && ev & (EPOLLIN | EPOLLERR | EPOLLHUP)) {
+        int fired = 0;
+        int invert = fe->mask & AE_BARRIER;
+        if (!invert && fe->mask & AE_READABLE && ev & (EPOLLIN | EPOLLERR | EPOLLHUP)) {
             fe->rproc(el, fd, fe->clientData, AE_READABLE);
-            fired_read = 1;
+            fired = 1;
         }
         fe = &el->events[fd]; /* the callback may have changed it */
         if (fe->mask & AE_WRITABLE && ev & (EPOLLOUT | EPOLLERR | EPOLLHUP)) {
-            if (!fired_read || fe->wproc != fe->rproc) fe->wproc(el, fd, fe->clientData, AE_WRITABLE);
+            if (!fired || fe->wproc != fe->rproc) fe->wproc(el, fd, fe->clientData, AE_WRITABLE);
+            fired = 1;
+        }
+        fe = &el->events[fd];
+        if (invert && fe->mask & AE_READABLE && ev & (EPOLLIN | EPOLLERR | EPOLLHUP)) {
+            if (!fired || fe->wproc != fe->rproc) fe->rproc(el, fd, fe->clientData, AE_READABLE);
         }
     }
     el->depth--;

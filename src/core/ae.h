@@ -11,6 +11,10 @@
 #define AE_NONE 0
 #define AE_READABLE 1
 #define AE_WRITABLE 2
+/* With AE_WRITABLE: the writable handler never runs after the readable one in
+ * the same turn (it runs first), so what a command wrote in the readable
+ * handler waits for beforesleep (an AOF fsync before the reply goes out). */
+#define AE_BARRIER 4
 
 #define AE_NOMORE -1
 /* Returned by a timer that set its next run itself, to the microsecond, with

@@ -10,6 +10,7 @@
  * everysec fsyncs from a background thread once a second. */
 #include "persist/aof.h"
 #include "persist/bgchild.h"
+#include "persist/persist.h"
 #include "server/propagate.h"
 #include "persist/rdb.h"
 #include "repl/repl.h"
@@ -21,6 +22,7 @@
 #include "core/numparse.h"
 #include "core/zmalloc.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -48,6 +50,10 @@ static struct {
     int on;
     /* Asked for inside a transaction (EXEC cannot fork): done by the cron. */
     int rewrite_scheduled, start_scheduled;
+    /* Turned on at run time, its first base not written yet: the manifest is
+     * left as it was until the child succeeds (a retry follows a failure). */
+    int starting;
+    int stop_after_rewrite; /* BGREWRITEAOF with appendonly no: off again once the base is written */
     int fd;                 /* current incremental file */
     sds buf;                /* commands not written yet */
     size_t last_cow_size;   /* memory the last rewrite child copied on write */
@@ -55,7 +61,7 @@ static struct {
     aofFile base;           /* name NULL when there is none */
     aofFile *incr;          /* incremental files in order; the last is being written */
     int nincr;
-    long long next_seq;
+    long long base_seq, incr_seq; /* the newest base's and incr file's numbers, counted apart as Redis does */
     pid_t child;
     aofFile rewrite_base;   /* the base the child writes */
     int rewrite_incr_from;  /* incr files from this index on belong to the new manifest */
@@ -92,11 +98,22 @@ static int fsyncDir(void) {
     return rc;
 }
 
+/* "file NAME seq N type T", the name quoted when it holds spaces or
+ * unprintable bytes (appendfilename may), as Redis writes it. */
+static sds catManifestLine(sds text, aofFile *f) {
+    int quote = 0;
+    for (const char *p = f->name; *p && !quote; p++)
+        quote = *p == '\\' || *p == '"' || !isprint((unsigned char)*p) || isspace((unsigned char)*p);
+    text = sdscat(text, "file ");
+    text = quote ? sdscatrepr(text, f->name, sdslen(f->name)) : sdscatsds(text, f->name);
+    return sdscatprintf(text, " seq %lld type %c\n", f->seq, f->type);
+}
+
 /* Writes the manifest (temp file + rename), naming base and incremental files. */
 static int writeManifest(aofFile *base, aofFile *incr, int nincr) {
     sds text = sdsempty();
-    if (base && base->name) text = sdscatprintf(text, "file %s seq %lld type b\n", base->name, base->seq);
-    for (int i = 0; i < nincr; i++) text = sdscatprintf(text, "file %s seq %lld type i\n", incr[i].name, incr[i].seq);
+    if (base && base->name) text = catManifestLine(text, base);
+    for (int i = 0; i < nincr; i++) text = catManifestLine(text, &incr[i]);
     sds path = manifestPath(), tmp = sdscatprintf(sdsdup(path), ".tmp");
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     int ok = fd != -1 && write(fd, text, sdslen(text)) == (ssize_t)sdslen(text) && fsync(fd) == 0;
@@ -131,8 +148,19 @@ static void catCommand(sds *buf, robj **argv, int argc) {
     *buf = catReplayableCommand(*buf, &selected, 0, argv, argc);
 }
 
+/* aof-timestamp-enabled: "#TS:<unix time>" ahead of the first command of
+ * each second (and at the top of a rewritten base), as Redis annotates. */
+static long long aof_cur_timestamp;
+static sds catTimestampIfNeeded(sds buf, int force) {
+    long long now = (long long)time(NULL);
+    if (!force && aof_cur_timestamp >= now) return buf;
+    aof_cur_timestamp = now;
+    return sdscatprintf(buf, "#TS:%lld\r\n", now);
+}
+
 static void aofFeed(int dbid, robj **argv, int argc) {
     if (!aof.on) return;
+    if (server.aof_timestamp_enabled) aof.buf = catTimestampIfNeeded(aof.buf, 0);
     aof.buf = catReplayableCommand(aof.buf, &aof.selected_db, dbid, argv, argc);
 }
 
@@ -152,6 +180,7 @@ static void *fsyncThreadMain(void *arg) {
 
 void aofFlush(void) {
     if (!aof.on || sdslen(aof.buf) == 0) return;
+    if (server.aof_flush_sleep > 0) usleep((useconds_t)server.aof_flush_sleep);
     size_t off = 0, len = sdslen(aof.buf);
     while (off < len) {
         ssize_t n = write(aof.fd, aof.buf + off, len - off);
@@ -186,7 +215,8 @@ void aofFlush(void) {
 
 /* Opens a fresh incremental file and makes it the one written to. */
 static int openNewIncr(void) {
-    aofFile f = {sdscatprintf(sdsempty(), "%s.%lld.incr.aof", server.appendfilename, aof.next_seq), aof.next_seq, 'i'};
+    long long seq = aof.incr_seq + 1;
+    aofFile f = {sdscatprintf(sdsempty(), "%s.%lld.incr.aof", server.appendfilename, seq), seq, 'i'};
     sds path = dirPath(f.name);
     int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
     sdsfree(path);
@@ -203,7 +233,7 @@ static int openNewIncr(void) {
     }
     aof.fd = fd;
     pthread_mutex_unlock(&aof.lock);
-    aof.next_seq++;
+    aof.incr_seq = seq;
     aof.incr = zrealloc(aof.incr, sizeof(aofFile) * (aof.nincr + 1));
     aof.incr[aof.nincr++] = f;
     aof.selected_db = -1;
@@ -230,7 +260,7 @@ static int writeBaseFile(const char *path) {
         return C_ERR;
     }
     int ok = 1;
-    sds buf = sdsempty();
+    sds buf = server.aof_timestamp_enabled ? catTimestampIfNeeded(sdsempty(), 1) : sdsempty();
     /* Libraries first, as Redis writes them: keys never depend on them. */
     functionsForEachLibraryCode(catFunctionLoad, &buf);
     for (int j = 0; j < server.dbnum && ok; j++) {
@@ -273,9 +303,10 @@ static int writeBaseFile(const char *path) {
 }
 
 static aofFile newBaseName(void) {
-    aofFile f = {sdscatprintf(sdsempty(), "%s.%lld.base.%s", server.appendfilename, aof.next_seq,
+    aof.base_seq++;
+    aofFile f = {sdscatprintf(sdsempty(), "%s.%lld.base.%s", server.appendfilename, aof.base_seq,
                               server.aof_use_rdb_preamble ? "rdb" : "aof"),
-                 aof.next_seq, 'b'};
+                 aof.base_seq, 'b'};
     return f;
 }
 
@@ -294,8 +325,10 @@ static void rewriteDone(int ok) {
         sdsfree(p);
         sdsfree(aof.rewrite_base.name);
         aof.last_rewrite_ok = 0;
+        if (aof.starting) aof.rewrite_scheduled = 1; /* no base yet: try again */
         return;
     }
+    aof.starting = 0;
     aofFile *keep = aof.incr + aof.rewrite_incr_from;
     int nkeep = aof.nincr - aof.rewrite_incr_from;
     if (writeManifest(&aof.rewrite_base, keep, nkeep) != C_OK) {
@@ -327,10 +360,10 @@ static int rewriteStart(int background) {
     if (aof.child != -1) return C_ERR;
     if (openNewIncr() != C_OK) return C_ERR;
     aof.rewrite_incr_from = aof.nincr - 1;
-    /* From now on the manifest names the old files plus the new incr file. */
-    writeManifest(&aof.base, aof.incr, aof.nincr);
+    /* From now on the manifest names the old files plus the new incr file
+     * (not while the AOF is starting: its old files are not this data's). */
+    if (!aof.starting) writeManifest(&aof.base, aof.incr, aof.nincr);
     aof.rewrite_base = newBaseName();
-    aof.next_seq++;
     sds path = dirPath(aof.rewrite_base.name);
     aof.rewrite_start = time(NULL);
     if (!background) {
@@ -361,18 +394,44 @@ int aofRewriteInProgress(void) { return aof.child != -1; }
 
 static int bgrewriteNow(void);
 
+/* The rewrite child has exited (or, block: once it has): its result is taken. 0 while it runs. */
+static int reapRewriteChild(int block) {
+    int status;
+    pid_t pid = waitpid(aof.child, &status, block ? 0 : WNOHANG);
+    if (pid == 0) return 0;
+    aof.last_cow_size = bgchildCollectCow(aof.child);
+    aof.child = -1;
+    dictSetResizeEnabled(1);
+    aof.last_rewrite_time = time(NULL) - aof.rewrite_start;
+    rewriteDone(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    if (aof.stop_after_rewrite && !aof.starting) {
+        aof.stop_after_rewrite = 0;
+        if (!server.aof_enabled) aofStop();
+    }
+    return 1;
+}
+
+void aofShutdown(void) {
+    /* The first base is being written: without it the AOF would not hold the
+     * data, so shutting down waits for it (or writes it here when it failed). */
+    if (aof.on && aof.starting && !aof.stop_after_rewrite) {
+        serverLog(LL_WARNING, "Writing initial AOF: waiting for it before exiting.");
+        if (aof.child != -1) reapRewriteChild(1);
+        if (aof.starting) {
+            aof.starting = 0;
+            aof.rewrite_scheduled = 0;
+            rewriteStart(0);
+        }
+    }
+    aofStop();
+}
+
 void aofCron(void) {
     if (aof.child != -1) {
-        int status;
-        pid_t pid = waitpid(aof.child, &status, WNOHANG);
-        if (pid == 0) return;
-        aof.last_cow_size = bgchildCollectCow(aof.child);
-        aof.child = -1;
-        dictSetResizeEnabled(1);
-        aof.last_rewrite_time = time(NULL) - aof.rewrite_start;
-        rewriteDone(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        reapRewriteChild(0);
         return;
     }
+    if ((aof.start_scheduled || aof.rewrite_scheduled) && persistSaveChildActive()) return;
     if (aof.start_scheduled) {
         aof.start_scheduled = 0;
         if (server.aof_enabled && aofStart() != C_OK) server.aof_enabled = 0;
@@ -402,56 +461,90 @@ void aofCron(void) {
 
 /* ---------------------------------------------------------------- loading */
 
+/* Reads the manifest as Redis 7.0 does, with its checks and words. Returns 1
+ * (read), 0 (none) or -1 after logging why it is refused. */
 static int readManifest(void) {
     sds path = manifestPath();
     FILE *fp = fopen(path, "r");
     sdsfree(path);
     if (!fp) return errno == ENOENT ? 0 : -1;
-    char line[1024];
-    int rc = 1;
+    char buf[1024 + 1];
+    int lines = 0;
     long long maxseq = 0;
-    while (fgets(line, sizeof(line), fp)) {
-        int argc;
-        sds *argv = sdssplitargs(line, &argc);
-        if (!argv) {
-            rc = -1;
+    const char *err = NULL;
+    sds line = NULL;
+    for (;;) {
+        if (!fgets(buf, sizeof(buf), fp)) {
+            if (!feof(fp)) err = "Read AOF manifest failed";
+            else if (lines == 0) err = "Found an empty AOF manifest";
             break;
         }
-        if (argc == 0 || argv[0][0] == '#') {
-            sdsfreesplitres(argv, argc);
-            continue;
+        lines++;
+        if (buf[0] == '#') continue;
+        if (!strchr(buf, '\n')) {
+            err = "The AOF manifest file contains too long line";
+            break;
+        }
+        line = sdstrim(sdsnew(buf), " \t\r\n");
+        int argc = 0;
+        sds *argv = sdslen(line) ? sdssplitargs(line, &argc) : NULL;
+        if (!argv || argc < 6 || argc % 2) {
+            if (argv) sdsfreesplitres(argv, argc);
+            err = "Invalid AOF manifest file format";
+            break;
         }
         aofFile f = {NULL, 0, 0};
-        for (int i = 0; i + 1 < argc; i += 2) {
-            if (!strcmp(argv[i], "file")) f.name = sdsdup(argv[i + 1]);
-            else if (!strcmp(argv[i], "seq")) f.seq = atoll(argv[i + 1]);
-            else if (!strcmp(argv[i], "type")) f.type = argv[i + 1][0];
+        for (int i = 0; i < argc && !err; i += 2) {
+            if (!strcasecmp(argv[i], "file")) {
+                sdsfree(f.name);
+                f.name = sdsdup(argv[i + 1]);
+                if (strchr(f.name, '/')) err = "File can't be a path, just a filename";
+            } else if (!strcasecmp(argv[i], "seq")) {
+                f.seq = atoll(argv[i + 1]);
+            } else if (!strcasecmp(argv[i], "type")) {
+                f.type = argv[i + 1][0];
+            }
         }
         sdsfreesplitres(argv, argc);
-        if (!f.name || (f.type != 'b' && f.type != 'i' && f.type != 'h')) {
+        if (!err && (!f.name || !f.seq || !f.type)) err = "Invalid AOF manifest file format";
+        if (!err && f.type == 'b' && aof.base.name) err = "Found duplicate base file information";
+        if (!err && f.type == 'i' && f.seq <= maxseq) err = "Found a non-monotonic sequence number";
+        if (!err && f.type != 'b' && f.type != 'i' && f.type != 'h') err = "Unknown AOF file type";
+        if (err) {
             sdsfree(f.name);
-            rc = -1;
             break;
         }
-        if (f.seq > maxseq) maxseq = f.seq;
         if (f.type == 'b') {
-            sdsfree(aof.base.name);
             aof.base = f;
         } else if (f.type == 'i') {
             aof.incr = zrealloc(aof.incr, sizeof(aofFile) * (aof.nincr + 1));
             aof.incr[aof.nincr++] = f;
+            maxseq = f.seq;
         } else {
             sdsfree(f.name); /* history files are not loaded */
         }
+        sdsfree(line);
+        line = NULL;
     }
     fclose(fp);
-    aof.next_seq = maxseq + 1;
-    return rc;
+    if (err) {
+        serverLog(LL_WARNING, "\n*** FATAL AOF MANIFEST FILE ERROR ***\n");
+        if (line) {
+            serverLog(LL_WARNING, "Reading the manifest file, at line %d\n", lines);
+            serverLog(LL_WARNING, ">>> '%s'\n", line);
+        }
+        serverLog(LL_WARNING, "%s\n", err);
+        sdsfree(line);
+        return -1;
+    }
+    aof.base_seq = aof.base.name ? aof.base.seq : 0;
+    aof.incr_seq = maxseq;
+    return 1;
 }
 
 /* Replays one AOF file of commands. Returns C_OK, or C_ERR after logging. A
  * truncated tail of the last file is cut off when aof-load-truncated allows it. */
-static int loadCommandFile(const char *name, int last) {
+static int loadCommandFile(const char *name, int last, long long from) {
     sds path = dirPath(name);
     FILE *fp = fopen(path, "r");
     if (!fp) {
@@ -459,10 +552,11 @@ static int loadCommandFile(const char *name, int last) {
         sdsfree(path);
         return C_ERR;
     }
+    if (from) fseeko(fp, from, SEEK_SET);
     client *fake = createClient(-1);
     fake->flags |= CLIENT_AOF;
     fake->authenticated = 1;
-    long long valid_up_to = 0, multi_start = -1;
+    long long valid_up_to = from, multi_start = -1;
     int truncated = 0, rc = C_OK;
     char line[128];
     for (;;) {
@@ -471,6 +565,7 @@ static int loadCommandFile(const char *name, int last) {
             if (!feof(fp)) rc = C_ERR;
             break;
         }
+        if (line[0] == '#') continue; /* an annotation (#TS:...) */
         long long argc;
         if (line[0] != '*' || !string2ll(line + 1, strcspn(line + 1, "\r\n"), &argc) || argc < 1) {
             if (feof(fp)) {
@@ -568,10 +663,14 @@ static int loadFile(aofFile *f, int last) {
     if (fp) fclose(fp);
     int rc;
     if (is_rdb) {
+        /* An RDB preamble; commands may follow it (an AOF of Redis before 7.0). */
         int missing;
+        struct stat st;
         rc = rdbLoad(path, 0, &missing);
+        long long end = (long long)rdbLastLoadEnd();
+        if (rc == C_OK && stat(path, &st) == 0 && st.st_size > end) rc = loadCommandFile(f->name, last, end);
     } else {
-        rc = loadCommandFile(f->name, last);
+        rc = loadCommandFile(f->name, last, 0);
     }
     sdsfree(path);
     return rc;
@@ -607,12 +706,33 @@ int aofDebugLoad(void) {
 int aofLoadAtStartup(void) {
     aof.buf = sdsempty();
     if (!server.aof_enabled) return C_OK;
+    struct stat st;
+    int dir_existed = stat(server.appenddirname, &st) == 0 && S_ISDIR(st.st_mode);
     ensureDir();
     int found = readManifest();
-    if (found < 0) {
-        serverLog(LL_WARNING, "Invalid AOF manifest file format");
-        return C_ERR;
+    if (found < 0) return C_ERR;
+    /* An AOF of Redis before 7.0 (appendfilename in the working directory)
+     * becomes the base in the AOF directory, under its old name, as Redis
+     * upgrades it (also when an earlier upgrade stopped before the rename). */
+    sds old_in_dir = dirPath(server.appendfilename);
+    if (stat(server.appendfilename, &st) == 0 &&
+        (!dir_existed || (!aof.base.name && aof.nincr == 0) ||
+         (aof.base.name && aof.nincr == 0 && !strcmp(aof.base.name, server.appendfilename) &&
+          stat(old_in_dir, &st) != 0))) {
+        if (!aof.base.name) {
+            aof.base = (aofFile){sdsnew(server.appendfilename), 1, 'b'};
+            aof.base_seq = 1;
+        }
+        if (writeManifest(&aof.base, NULL, 0) != C_OK || rename(server.appendfilename, old_in_dir) == -1) {
+            serverLog(LL_WARNING, "Error moving the old AOF %s into the AOF directory: %s", server.appendfilename,
+                      strerror(errno));
+            sdsfree(old_in_dir);
+            return C_ERR;
+        }
+        serverLog(LL_NOTICE, "Successfully migrated an old-style AOF into the AOF directory %s.", server.appenddirname);
+        found = 1;
     }
+    sdsfree(old_in_dir);
     if (found) {
         long long start = mstime();
         if (loadAllFiles() != C_OK) return C_ERR;
@@ -626,8 +746,12 @@ int aofLoadAtStartup(void) {
             setOn(1);
             return C_OK;
         }
-    } else {
-        aof.next_seq = 1;
+        /* A base alone: a new incr file follows it. */
+        if (aof.base.name) {
+            if (openNewIncr() != C_OK || writeManifest(&aof.base, aof.incr, aof.nincr) != C_OK) return C_ERR;
+            setOn(1);
+            return C_OK;
+        }
     }
     setOn(1);
     return rewriteStart(0);
@@ -637,8 +761,10 @@ int aofStart(void) {
     if (aof.on) return C_OK;
     ensureDir();
     setOn(1);
-    if (aof.next_seq == 0) aof.next_seq = 1;
-    if (rewriteStart(0) != C_OK) {
+    /* As Redis: a child writes the first base while commands are appended. */
+    aof.starting = 1;
+    if (rewriteStart(1) != C_OK) {
+        aof.starting = 0;
         setOn(0);
         return C_ERR;
     }
@@ -656,19 +782,26 @@ void aofStop(void) {
     }
     pthread_mutex_unlock(&aof.lock);
     if (aof.child != -1) {
+        serverLog(LL_NOTICE, "Killing running AOF rewrite child: %ld", (long)aof.child);
         kill(aof.child, SIGUSR1);
         waitpid(aof.child, NULL, 0);
         aof.child = -1;
         dictSetResizeEnabled(1);
+        sds p = dirPath(aof.rewrite_base.name);
+        unlink(p);
+        sdsfree(p);
+        sdsfree(aof.rewrite_base.name);
+        aof.rewrite_base.name = NULL;
     }
+    aof.starting = aof.stop_after_rewrite = 0;
     setOn(0);
 }
 
 static int bgrewriteNow(void) {
     if (aof.on) return rewriteStart(1);
-    /* appendonly no: write the AOF set once (base + an empty incr file), then stop appending. */
+    /* appendonly no: write the AOF set once (base + an incr file), then stop appending. */
     if (aofStart() != C_OK) return C_ERR;
-    aofStop();
+    aof.stop_after_rewrite = 1;
     return C_OK;
 }
 
@@ -677,8 +810,8 @@ void bgrewriteaofCommand(client *c) {
         addReplyError(c, "Background append only file rewriting already in progress");
         return;
     }
-    /* Inside EXEC nothing forks, and a full resync's child runs alone (as Redis). */
-    if (server.in_exec || replSnapshotChildActive()) {
+    /* Inside EXEC nothing forks, and a snapshot child (BGSAVE, a full resync's) runs alone (as Redis). */
+    if (server.in_exec || persistSaveChildActive() || replSnapshotChildActive()) {
         aof.rewrite_scheduled = 1;
         addReplyStatus(c, "Background append only file rewriting scheduled");
         return;
@@ -692,7 +825,7 @@ sds aofInfo(sds info) {
                               "aof_last_rewrite_time_sec:%lld\r\naof_current_rewrite_time_sec:%lld\r\n"
                               "aof_last_bgrewrite_status:%s\r\naof_rewrites:%lld\r\n"
                               "aof_rewrites_consecutive_failures:0\r\naof_last_write_status:%s\r\n",
-                        aof.on, aof.child != -1, aof.rewrite_scheduled || aof.start_scheduled, aof.rewrites ? aof.last_rewrite_time : -1LL,
+                        aof.on && !aof.stop_after_rewrite, aof.child != -1, aof.rewrite_scheduled || aof.start_scheduled, aof.rewrites ? aof.last_rewrite_time : -1LL,
                         aof.child != -1 ? (long long)(time(NULL) - aof.rewrite_start) : -1LL,
                         aof.last_rewrite_ok ? "ok" : "err", aof.rewrites, aof.last_write_ok ? "ok" : "err");
 }
@@ -700,11 +833,15 @@ sds aofInfo(sds info) {
 int aofApplyConfig(const char **err) {
     if (!server.el) return 1;
     aof.start_scheduled = 0;
-    if (server.aof_enabled && !aof.on && server.in_exec) {
-        /* Inside EXEC nothing forks: the cron starts it. */
+    if (server.aof_enabled && !aof.on && (server.in_exec || persistSaveChildActive())) {
+        /* Inside EXEC nothing forks, nor while a snapshot is written: the cron starts it. */
         aof.start_scheduled = 1;
-        serverLog(LL_WARNING, "AOF was enabled but there is already another background operation. An AOF "
-                              "background was scheduled to start when possible.");
+        if (server.in_exec)
+            serverLog(LL_WARNING, "AOF was enabled during a transaction. An AOF background was scheduled to start "
+                                  "when possible.");
+        else
+            serverLog(LL_WARNING, "AOF was enabled but there is already another background operation. An AOF "
+                                  "background was scheduled to start when possible.");
         return 1;
     }
     if (server.aof_enabled && aofStart() != C_OK) {

@@ -14,6 +14,8 @@ void aofFlush(void);
 void aofCron(void);
 /* Stops writing (appendonly no / shutdown), flushing and fsyncing first. */
 void aofStop(void);
+/* At shutdown: aofStop, once the first base of an AOF turned on at run time is written. */
+void aofShutdown(void);
 /* CONFIG SET appendonly yes: write a base of the current data and start appending. */
 int aofStart(void);
 /* The appendonly directive's apply hook: starts or stops the AOF at run

@@ -50,9 +50,13 @@ static int saveForeground(void) {
     return C_OK;
 }
 
-/* One snapshot child at a time, as Redis: a full resync's child (repl/)
- * counts as one. */
-static int snapshotChildRunning(void) { return child_pid != -1 || replSnapshotChildActive(); }
+int persistSaveChildActive(void) { return child_pid != -1; }
+
+/* One child at a time, as Redis: a full resync's child (repl/) and an AOF
+ * rewrite's count as well. */
+static int snapshotChildRunning(void) {
+    return child_pid != -1 || replSnapshotChildActive() || aofRewriteInProgress();
+}
 
 static int saveBackground(void) {
     if (snapshotChildRunning()) return C_ERR;
@@ -144,7 +148,7 @@ int persistAfterFlushall(void) {
 }
 
 int persistOnShutdown(int flags) {
-    aofStop();
+    aofShutdown();
     killSaveChild();
     if ((server.saveparamslen > 0 && !(flags & SHUTDOWN_NOSAVE)) || (flags & SHUTDOWN_SAVE)) {
         serverLog(LL_NOTICE, "Saving the final RDB snapshot before exiting.");
@@ -225,9 +229,14 @@ void bgsaveCommand(client *c) {
         addReplyError(c, "Background save already in progress");
         return;
     }
-    if (server.in_exec && schedule) {
-        bgsave_scheduled = 1;
-        addReplyStatus(c, "Background saving scheduled");
+    if (server.in_exec || aofRewriteInProgress()) {
+        if (schedule || server.in_exec) {
+            bgsave_scheduled = 1;
+            addReplyStatus(c, "Background saving scheduled");
+        } else {
+            addReplyError(c, "Another child process is active (AOF?): can't BGSAVE right now. "
+                             "Use BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible.");
+        }
         return;
     }
     if (saveBackground() == C_OK) addReplyStatus(c, "Background saving started");

@@ -21,5 +21,7 @@ int persistLoadAtStartup(void);
 int persistDebugReload(int save, int flush, int merge);
 /* Appends the "# Persistence" INFO section. */
 sds persistInfo(sds info);
+/* A BGSAVE child is writing a snapshot (an AOF rewrite then waits). */
+int persistSaveChildActive(void);
 
 #endif

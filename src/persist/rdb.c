@@ -1346,6 +1346,8 @@ eoferr:
     return C_ERR;
 }
 
+static size_t last_load_end; /* bytes the last rdbLoad read: an AOF base's commands follow */
+
 static int loadFile(const char *filename, int flags, void (*progress)(void), int *missing) {
     *missing = 0;
     FILE *fp = fopen(filename, "r");
@@ -1364,6 +1366,7 @@ static int loadFile(const char *filename, int flags, void (*progress)(void), int
     server.loading = 1;
     int rc = loadRio(&r, filename, flags);
     server.loading = 0;
+    last_load_end = r.processed;
     fclose(fp);
     return rc;
 }
@@ -1378,6 +1381,8 @@ int rdbLoadWithProgress(const char *filename, void (*progress)(void)) {
     int missing;
     return loadFile(filename, 0, progress, &missing);
 }
+
+size_t rdbLastLoadEnd(void) { return last_load_end; }
 
 int rdbLoadFromSocket(int fd, long long size, int timeout_ms, void (*progress)(void), sds *leftover) {
     rio r = {.fd = fd, .sock = sdsempty(), .sockleft = size, .timeout_ms = timeout_ms};

@@ -67,4 +67,8 @@ sds rdbRestoreFunctionsPayload(const char *p, size_t len, sds (*create)(void *ct
 /* The start-up load serves clients every loading-process-events-interval-bytes
  * (they get -LOADING but for INFO, CONFIG and the like), as Redis does. */
 
+/* Where the last rdbLoad stopped reading (the end of the RDB part of an AOF
+ * with an RDB preamble, which commands may follow). */
+size_t rdbLastLoadEnd(void);
+
 #endif

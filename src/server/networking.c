@@ -400,7 +400,9 @@ static int writeToClient(client *c, int handler_installed) {
             return C_ERR;
         }
     } else if (!handler_installed && !(aeGetFileEvents(server.el, c->fd) & AE_WRITABLE)) {
-        aeCreateFileEvent(server.el, c->fd, AE_WRITABLE, sendReplyToClient, c);
+        /* appendfsync always: a reply never leaves before its command's fsync. */
+        int barrier = server.aof_enabled && server.aof_fsync == 1 ? AE_BARRIER : 0;
+        aeCreateFileEvent(server.el, c->fd, AE_WRITABLE | barrier, sendReplyToClient, c);
     }
     return C_OK;
 }

@@ -274,7 +274,10 @@ int processCommand(client *c) {
         return C_OK;
     }
     robj *err;
-    if (scriptBlocksCommand(c, &err)) {
+    /* While loading, a command that may not run then gets -LOADING (checked
+     * below), not -BUSY, even when a script from the AOF runs long (as Redis). */
+    int denied_by_loading = server.loading && !(flags & CMD_LOADING);
+    if (!denied_by_loading && scriptBlocksCommand(c, &err)) {
         rejectCommandObject(c, err);
         return C_OK;
     }

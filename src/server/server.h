@@ -409,6 +409,8 @@ struct redisServer {
                            (repl-diskless-load swapdb, same history): CMD_NO_ASYNC_LOADING refused */
     int loading_process_events_interval_bytes; /* how often a load lets clients in */
     int watchdog_period; /* ms the event loop may stall before SIGALRM logs a stack trace; 0: off */
+    int aof_timestamp_enabled; /* "#TS:" annotations in the AOF */
+    int aof_flush_sleep; /* DEBUG AOF-FLUSH-SLEEP: µs each AOF write waits first */
     int masterhost_set; /* we are a replica (REPLICAOF host port); repl/ sets it */
 
     /* Replication knobs the config table owns; repl/ reads them. */
