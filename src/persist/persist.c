@@ -52,14 +52,14 @@ static int saveForeground(void) {
 
 int persistSaveChildActive(void) { return child_pid != -1; }
 
-/* One child at a time, as Redis: a full resync's child (repl/) and an AOF
- * rewrite's count as well. */
-static int snapshotChildRunning(void) {
-    return child_pid != -1 || replSnapshotChildActive() || aofRewriteInProgress();
-}
+/* A snapshot child: BGSAVE's, or a full resync's (repl/). */
+static int snapshotChildRunning(void) { return child_pid != -1 || replSnapshotChildActive(); }
+
+/* One child at a time, as Redis: an AOF rewrite's counts as well. */
+static int anyChildRunning(void) { return snapshotChildRunning() || aofRewriteInProgress(); }
 
 static int saveBackground(void) {
-    if (snapshotChildRunning()) return C_ERR;
+    if (anyChildRunning()) return C_ERR;
     lastbgsave_try = time(NULL);
     dirty_before_bgsave = server.dirty;
     pid_t pid = bgchildFork();
@@ -105,7 +105,7 @@ static void checkChildDone(void) {
 void persistCron(void) {
     aofCron();
     checkChildDone();
-    if (snapshotChildRunning()) return;
+    if (anyChildRunning()) return;
     if (bgsave_scheduled) {
         bgsave_scheduled = 0;
         saveBackground();
