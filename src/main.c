@@ -84,6 +84,7 @@ static void wireModules(void) {
     /* Snapshots and the AOF are saved before the push hands over its backlog. */
     serverAddShutdownCheck(persistOnShutdown);
     serverAddShutdownTask(expiryPushShutdown);
+    serverSetForcedExitCleanup(persistForcedExitCleanup);
 }
 
 int main(int argc, char **argv) {

@@ -499,6 +499,19 @@ static void freeArgv(robj **argv, int argc) {
     zfree(argv);
 }
 
+/* The write gate's refusal (-MISCONF) as a script error: its text without the CRLF. */
+static const char *scriptWriteGateError(void) {
+    static char text[1024];
+    robj *gate = writeGateError();
+    if (!gate) return NULL;
+    size_t len = sdslen(gate->ptr);
+    while (len && (((char *)gate->ptr)[len - 1] == '\n' || ((char *)gate->ptr)[len - 1] == '\r')) len--;
+    if (len >= sizeof(text)) len = sizeof(text) - 1;
+    memcpy(text, gate->ptr, len);
+    text[len] = '\0';
+    return text;
+}
+
 static int redisCallGeneric(lua_State *L, int raise) {
     const char *err = NULL;
     int argc;
@@ -516,6 +529,9 @@ static int redisCallGeneric(lua_State *L, int raise) {
         /* err says which permission the script's user lacks */
     }
     else if ((cmd->flags & (CMD_WRITE | CMD_MAY_REPLICATE)) && run.readonly) err = "Write commands are not allowed from read-only scripts.";
+    else if ((cmd->flags & CMD_WRITE) && !run.wrote && (err = scriptWriteGateError())) {
+        /* persistence fails (-MISCONF): a script that wrote nothing yet stops */
+    }
     else if ((cmd->flags & CMD_DENYOOM) && server.maxmemory && zmalloc_used_memory() > server.maxmemory &&
              !run.wrote && !(run.flags & SCRIPT_FLAG_ALLOW_OOM))
         err = "-OOM command not allowed when used memory > 'maxmemory'.";

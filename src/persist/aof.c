@@ -60,6 +60,12 @@ static struct {
     int rewrite_incr_from;  /* incr files from this index on belong to the new manifest */
     long long rewrites;
     int last_rewrite_ok, last_write_ok;
+    /* Turned on at run time, the AOF holds the data only once its first
+     * rewrite is done (Redis's AOF_WAIT_REWRITE): until then the manifest on
+     * disk is left as it was, a shutdown refuses to exit, and a failed
+     * rewrite is tried again (not before retry_after). */
+    int initial;
+    time_t retry_after;
     time_t rewrite_start;
     long long last_rewrite_time;
     long long size_at_rewrite;  /* base + incr size after the last rewrite */
@@ -293,8 +299,13 @@ static void rewriteDone(int ok) {
         sdsfree(p);
         sdsfree(aof.rewrite_base.name);
         aof.last_rewrite_ok = 0;
+        if (aof.initial && aof.on) {
+            aof.rewrite_scheduled = 1;
+            aof.retry_after = time(NULL) + 1;
+        }
         return;
     }
+    aof.initial = 0;
     aofFile *keep = aof.incr + aof.rewrite_incr_from;
     int nkeep = aof.nincr - aof.rewrite_incr_from;
     if (writeManifest(&aof.rewrite_base, keep, nkeep) != C_OK) {
@@ -326,8 +337,9 @@ static int rewriteStart(int background) {
     if (aof.child != -1) return C_ERR;
     if (openNewIncr() != C_OK) return C_ERR;
     aof.rewrite_incr_from = aof.nincr - 1;
-    /* From now on the manifest names the old files plus the new incr file. */
-    writeManifest(&aof.base, aof.incr, aof.nincr);
+    /* From now on the manifest names the old files plus the new incr file
+     * (a first rewrite leaves it: the old files do not hold the data). */
+    if (!aof.initial) writeManifest(&aof.base, aof.incr, aof.nincr);
     aof.rewrite_base = newBaseName();
     aof.next_seq++;
     sds path = dirPath(aof.rewrite_base.name);
@@ -377,7 +389,7 @@ void aofCron(void) {
         if (server.aof_enabled && aofStart() != C_OK) server.aof_enabled = 0;
         return;
     }
-    if (aof.rewrite_scheduled) {
+    if (aof.rewrite_scheduled && time(NULL) >= aof.retry_after) {
         aof.rewrite_scheduled = 0;
         bgrewriteNow();
         return;
@@ -631,16 +643,40 @@ int aofLoadAtStartup(void) {
     return rewriteStart(0);
 }
 
-int aofStart(void) {
+/* Starts appending: a base of the current data is written, in a forked
+ * child when `background` (CONFIG SET appendonly yes, as Redis), else here. */
+static int startAppending(int background) {
     if (aof.on) return C_OK;
     ensureDir();
     setOn(1);
     if (aof.next_seq == 0) aof.next_seq = 1;
-    if (rewriteStart(0) != C_OK) {
+    aof.initial = 1;
+    if (rewriteStart(background) != C_OK) {
+        aof.initial = 0;
         setOn(0);
         return C_ERR;
     }
     return C_OK;
+}
+
+int aofStart(void) { return startAppending(1); }
+
+/* The rewrite child goes, with the files it was writing; the AOF as it was stays. */
+static void killRewriteChild(void) {
+    if (aof.child == -1) return;
+    kill(aof.child, SIGUSR1);
+    waitpid(aof.child, NULL, 0);
+    rdbRemoveTempFile(aof.child);
+    sds p = dirPath(aof.rewrite_base.name);
+    sds tmp = sdscatprintf(sdsdup(p), ".tmp");
+    unlink(p);
+    unlink(tmp);
+    sdsfree(p);
+    sdsfree(tmp);
+    sdsfree(aof.rewrite_base.name);
+    aof.rewrite_base.name = NULL;
+    aof.child = -1;
+    dictSetResizeEnabled(1);
 }
 
 void aofStop(void) {
@@ -653,19 +689,41 @@ void aofStop(void) {
         aof.fd = -1;
     }
     pthread_mutex_unlock(&aof.lock);
-    if (aof.child != -1) {
-        kill(aof.child, SIGUSR1);
-        waitpid(aof.child, NULL, 0);
-        aof.child = -1;
-        dictSetResizeEnabled(1);
-    }
+    killRewriteChild();
+    aof.initial = 0;
+    aof.rewrite_scheduled = 0;
     setOn(0);
+}
+
+int aofPrepareShutdown(int force) {
+    if (!aof.on) {
+        killRewriteChild(); /* a BGREWRITEAOF with appendonly no: nothing depends on it */
+        return C_OK;
+    }
+    if (aof.child != -1) {
+        if (aof.initial) {
+            if (!force) {
+                serverLog(LL_WARNING, "Writing initial AOF, can't exit.");
+                return C_ERR;
+            }
+            serverLog(LL_WARNING, "Writing initial AOF. Exit anyway.");
+        }
+        serverLog(LL_WARNING, "There is a child rewriting the AOF. Killing it!");
+        killRewriteChild();
+    }
+    serverLog(LL_NOTICE, "Calling fsync() on the AOF file.");
+    aofFlush();
+    pthread_mutex_lock(&aof.lock);
+    if (aof.fd != -1 && fdatasync(aof.fd) == -1)
+        serverLog(LL_WARNING, "Fail to fsync the AOF file: %s.", strerror(errno));
+    pthread_mutex_unlock(&aof.lock);
+    return C_OK;
 }
 
 static int bgrewriteNow(void) {
     if (aof.on) return rewriteStart(1);
     /* appendonly no: write the AOF set once (base + an empty incr file), then stop appending. */
-    if (aofStart() != C_OK) return C_ERR;
+    if (startAppending(0) != C_OK) return C_ERR;
     aofStop();
     return C_OK;
 }

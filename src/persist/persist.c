@@ -40,11 +40,10 @@ static void snapshotDone(int ok, time_t when) {
     lastbgsave_ok = ok;
 }
 
+/* A failed SAVE is not a failed BGSAVE: as in Redis it leaves
+ * rdb_last_bgsave_status (and so -MISCONF) as it was. */
 static int saveForeground(void) {
-    if (rdbSave(server.dbfilename, 0) != C_OK) {
-        snapshotDone(0, 0);
-        return C_ERR;
-    }
+    if (rdbSave(server.dbfilename, 0) != C_OK) return C_ERR;
     server.dirty = 0;
     snapshotDone(1, time(NULL));
     return C_OK;
@@ -122,32 +121,50 @@ robj *persistWriteGate(void) {
     return server.stop_writes_on_bgsave_err && server.saveparamslen > 0 && !lastbgsave_ok ? shared.bgsaveerr : NULL;
 }
 
+/* A BGSAVE that no longer matters (FLUSHALL, shutdown): its child goes, and
+ * the temp file it was writing with it; not a failed save (no MISCONF). */
 static void killSaveChild(void) {
     if (child_pid == -1) return;
     kill(child_pid, SIGUSR1);
     waitpid(child_pid, NULL, 0);
+    rdbRemoveTempFile(child_pid);
     child_pid = -1;
+    dictSetResizeEnabled(1);
 }
 
 int persistAfterFlushall(void) {
-    if (server.saveparamslen == 0) return 0;
     killSaveChild();
+    if (server.saveparamslen == 0) return 0;
     saveForeground();
     return 1;
 }
 
+/* Redis 7.0's order: the BGSAVE child goes, the AOF is made durable (unless
+ * its first rewrite is still being written: nothing on disk holds the data
+ * yet), then the final snapshot. C_ERR refuses the shutdown (FORCE exits
+ * anyway); nothing is stopped for good, the server can go on. */
 int persistOnShutdown(int flags) {
-    aofStop();
-    killSaveChild();
+    int force = flags & SHUTDOWN_FORCE;
+    if (child_pid != -1) {
+        serverLog(LL_WARNING, "There is a child saving an .rdb. Killing it!");
+        killSaveChild();
+    }
+    if (aofPrepareShutdown(force) != C_OK) return C_ERR;
     if ((server.saveparamslen > 0 && !(flags & SHUTDOWN_NOSAVE)) || (flags & SHUTDOWN_SAVE)) {
         serverLog(LL_NOTICE, "Saving the final RDB snapshot before exiting.");
         if (saveForeground() != C_OK) {
-            serverLog(LL_WARNING, "Error trying to save the DB, can't exit.");
-            return (flags & SHUTDOWN_FORCE) ? C_OK : C_ERR;
+            if (!force) {
+                serverLog(LL_WARNING, "Error trying to save the DB, can't exit.");
+                return C_ERR;
+            }
+            serverLog(LL_WARNING, "Error trying to save the DB. Exit anyway.");
         }
     }
     return C_OK;
 }
+
+/* A second SIGINT exits from its handler: the snapshot it interrupts must not stay behind. */
+void persistForcedExitCleanup(void) { rdbRemoveTempFile(getpid()); }
 
 int persistLoadAtStartup(void) {
     if (server.aof_enabled) return aofLoadAtStartup();

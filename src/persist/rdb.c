@@ -453,6 +453,20 @@ static int saveRio(rio *r, int aof_base) {
     return rioWrite(r, buf, 8);
 }
 
+void rdbRemoveTempFile(pid_t pid) {
+    /* Built by hand: no snprintf in a signal handler. */
+    char name[32] = "temp-", digits[16];
+    int n = 0, len = 5;
+    unsigned long v = (unsigned long)pid;
+    do {
+        digits[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n > 0) name[len++] = digits[--n];
+    memcpy(name + len, ".rdb", 5);
+    unlink(name);
+}
+
 int rdbSave(const char *filename, int aof_base) {
     char tmpfile[256];
     snprintf(tmpfile, sizeof(tmpfile), "temp-%d.rdb", (int)getpid());
@@ -467,8 +481,16 @@ int rdbSave(const char *filename, int aof_base) {
     rio r = {.fp = fp};
     int ok = saveRio(&r, aof_base) && fflush(fp) == 0 && fsync(fileno(fp)) == 0;
     fclose(fp);
-    if (!ok || rename(tmpfile, filename) == -1) {
+    if (!ok) {
         serverLog(LL_WARNING, "Write error saving DB on disk: %s", strerror(errno));
+        unlink(tmpfile);
+        return C_ERR;
+    }
+    if (rename(tmpfile, filename) == -1) {
+        char cwd[1024];
+        serverLog(LL_WARNING,
+                  "Error moving temp DB file %s on the final destination %s (in server root dir %s): %s", tmpfile,
+                  filename, getcwd(cwd, sizeof(cwd)) ? cwd : "unknown", strerror(errno));
         unlink(tmpfile);
         return C_ERR;
     }
@@ -1243,7 +1265,8 @@ static int loadRio(rio *r, const char *filename, int flags) {
         sdsfree(key);
         /* Already expired: kept, like every key of an AOF, and removed by
          * expiry once loaded (so it is pushed like any other expiry). */
-        if (expiretime != -1 && expiretime < now) expired++;
+        int already_expired = expiretime != -1 && expiretime < now;
+        if (already_expired) expired++;
         if (!(flags & RDB_LOAD_MERGE) && dbExists(db, keyobj)) {
             serverLog(LL_WARNING, "RDB has duplicated key '%s' in DB %d", (char *)keyobj->ptr, db->id);
             decrRefCount(val);
@@ -1253,7 +1276,7 @@ static int loadRio(rio *r, const char *filename, int flags) {
             if (flags & RDB_LOAD_MERGE) dbSyncDelete(db, keyobj); /* the file's value and TTL win */
             val = dbAdd(db, keyobj, val);
             if (expiretime != -1) setExpire(db, keyobj, expiretime);
-            loaded++;
+            if (!already_expired) loaded++; /* counted as Redis counts them: loaded or expired */
             if (server.key_load_delay > 0) usleep((useconds_t)server.key_load_delay);
         }
         decrRefCount(keyobj);
@@ -1266,8 +1289,9 @@ static int loadRio(rio *r, const char *filename, int flags) {
         uint64_t stored = 0;
         for (int i = 7; i >= 0; i--) stored = (stored << 8) | b[i];
         if (server.rdb_checksum && !server.skip_checksum_validation && stored != 0 && stored != expected) {
-            serverLog(LL_WARNING, "Wrong RDB checksum expected: (%llx) got (%llx). Aborting now.",
-                      (unsigned long long)stored, (unsigned long long)expected);
+            serverLog(LL_WARNING, "Wrong RDB checksum expected: (%llx) but got (%llx). Aborting now.",
+                      (unsigned long long)expected, (unsigned long long)stored);
+            serverLog(LL_WARNING, "Internal error in RDB reading offset 0, function at rdb.c:0 -> RDB CRC error");
             return C_ERR;
         }
     }

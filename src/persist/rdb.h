@@ -26,6 +26,9 @@ void rdbSetReplInfoHooks(int (*fill)(rdbReplInfo *rsi), void (*loaded)(const rdb
 /* Saves every db and function library to filename (via a temp file, fsync,
  * rename). aof_base: the file is an AOF base (its "aof-base" aux field). C_OK / C_ERR. */
 int rdbSave(const char *filename, int aof_base);
+/* Removes the temp file ("temp-<pid>.rdb") process pid writes a snapshot to,
+ * when it was killed. Async-signal-safe (the second SIGINT's handler uses it). */
+void rdbRemoveTempFile(pid_t pid);
 /* The same snapshot written to fd (a pipe: diskless replication), which it closes. */
 int rdbSaveToFd(int fd);
 /* Loads filename into the (empty) dbs and function registry. C_ERR with a logged reason on a bad file;

@@ -525,6 +525,7 @@ static configDef configs[] = {
     B("always-show-logo", NULL, F_IMMUTABLE, &server.always_show_logo, "no"),
     SP("shutdown-on-sigterm", NULL, F_WORDS, "default", setShutdownOnSigterm, getShutdownOnSigterm),
     SP("shutdown-on-sigint", NULL, F_WORDS, "default", setShutdownOnSigint, getShutdownOnSigint),
+    I("shutdown-timeout", NULL, 0, &server.shutdown_timeout, "10", 0, INT_MAX, NULL),
     B("set-proc-title", NULL, F_IMMUTABLE | F_NOEFFECT, &cfg_ints[1], "yes"),
     STR("proc-title-template", NULL, F_NOEFFECT, &cfg_strs[1], "{title} {listen-addr} {server-mode}"),
     I("hz", NULL, 0, &server.hz, "10", 0, INT_MAX, applyHz),
