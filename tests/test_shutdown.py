@@ -9,6 +9,7 @@ start-up, and the load counters. Every test runs on the reference too.
 import glob
 import os
 import signal
+import subprocess
 import time
 
 import pytest
@@ -327,3 +328,87 @@ def test_rdb_load_counts_loaded_and_expired_keys(server_factory):
     assert pers["rdb_last_load_keys_loaded"] == "100"
     assert pers["rdb_last_load_keys_expired"] == "30"
     assert "Done loading RDB, keys loaded: 100, keys expired: 30." in s.log()
+
+
+def test_bgsave_child_reports_its_progress(server_factory):
+    s = server_factory(*DEBUG)
+    c = Conn(s)
+    pers = info(s.client(), "persistence")
+    assert (pers["current_cow_size"], pers["current_save_keys_processed"], pers["current_save_keys_total"]) == \
+        ("0", "0", "0")
+    assert c.call("DEBUG", "POPULATE", "3000", "key", "500") == "OK"
+    assert c.call("CONFIG", "SET", "rdb-key-save-delay", "1000") == "OK"  # about 3 s
+    assert c.call("BGSAVE") == "Background saving started"
+    assert info(s.client(), "persistence")["current_save_keys_total"] == "3000"
+    # Writes copy pages the child still shares: it sees them as its own.
+    for i in range(200):
+        c.call("SETRANGE", "key:%d" % i, "0", "B" * 500)
+
+    def reported():
+        p = info(s.client(), "persistence")
+        assert p["rdb_bgsave_in_progress"] == "1", "the BGSAVE ended before reporting"
+        return int(p["current_save_keys_processed"]) > 0 and float(p["current_fork_perc"]) > 0 and \
+            int(p["current_cow_size"]) > 0 and p
+    p = wait_for(reported, timeout=3, what="a progress report")
+    assert int(p["current_cow_peak"]) >= int(p["current_cow_size"])
+    wait_for(lambda: info(s.client(), "persistence")["rdb_bgsave_in_progress"] == "0", timeout=30,
+             what="the BGSAVE to end")
+    pers = info(s.client(), "persistence")
+    assert (pers["current_cow_size"], pers["current_save_keys_processed"], pers["current_save_keys_total"]) == \
+        ("0", "0", "0")
+    assert int(pers["rdb_last_cow_size"]) > 0
+
+
+def test_a_start_up_load_serves_clients(server_factory):
+    s = server_factory(*DEBUG, "--key-load-delay", "100", "--loading-process-events-interval-bytes", "1024",
+                       "--rdbcompression", "no")
+    c = Conn(s)
+    assert c.call("DEBUG", "POPULATE", "30000", "key", "100") == "OK"  # 3 s to load
+    assert c.call("SAVE") == "OK"
+    c.close()
+    s.kill()
+    s.proc = subprocess.Popen(s.cmd, cwd=s.dir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def connected():
+        try:
+            return Conn(s, timeout=5.0)
+        except OSError:
+            return None
+    c = wait_for(connected, what="a connection while loading")
+    ic = s.client()
+    pers = info(ic, "persistence")
+    assert pers["loading"] == "1"
+    assert int(pers["loading_total_bytes"]) > 3000000
+    assert 0 <= int(pers["loading_loaded_bytes"]) <= int(pers["loading_total_bytes"])
+    assert c.call("GET", "key:1") == Error("LOADING Redis is loading the dataset in memory")
+    others = [Conn(s, timeout=5.0) for _ in range(5)]
+    for o in others:
+        assert o.call("DEBUG", "LOG", "while loading") == "OK"
+    before = int(info(ic, "clients")["connected_clients"])
+    for o in others:
+        o.close()
+    wait_for(lambda: int(info(ic, "clients")["connected_clients"]) <= before - 5, what="closed clients freed")
+    assert info(ic, "persistence")["loading"] == "1"
+    wait_for(lambda: info(ic, "persistence")["loading"] == "0", timeout=60, what="the end of the load")
+    assert c.call("DBSIZE") == 30000
+    assert "loading_total_bytes" not in info(ic, "persistence")
+
+
+def test_sigterm_during_a_start_up_load_exits_without_saving(server_factory):
+    s = server_factory(*DEBUG, "--key-load-delay", "200", "--loading-process-events-interval-bytes", "1024",
+                       "--save", "900 1")
+    c = Conn(s)
+    assert c.call("DEBUG", "POPULATE", "20000") == "OK"
+    assert c.call("SAVE") == "OK"
+    c.close()
+    saved = os.path.getmtime(os.path.join(s.dir, "dump.rdb"))
+    s.kill()
+    s.proc = subprocess.Popen(s.cmd, cwd=s.dir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_for(lambda: "Loading RDB produced by version" in s.log().rsplit("Server initialized", 1)[-1],
+             what="the load to begin")
+    os.kill(s.proc.pid, signal.SIGTERM)
+    assert exited(s, timeout=10) == 0
+    assert os.path.getmtime(os.path.join(s.dir, "dump.rdb")) == saved
+    log = s.log()
+    assert "Received shutdown signal during loading, scheduling shutdown." in log
+    assert log.rstrip().endswith("Redis is now ready to exit, bye bye...")

@@ -94,6 +94,7 @@ static void checkChildDone(void) {
 }
 
 void persistCron(void) {
+    bgchildPoll();
     aofCron();
     checkChildDone();
     if (child_pid != -1) return;
@@ -127,6 +128,7 @@ static void killSaveChild(void) {
     if (child_pid == -1) return;
     kill(child_pid, SIGUSR1);
     waitpid(child_pid, NULL, 0);
+    bgchildCollectCow(child_pid);
     rdbRemoveTempFile(child_pid);
     child_pid = -1;
     dictSetResizeEnabled(1);
@@ -171,7 +173,7 @@ int persistLoadAtStartup(void) {
     if (aofLoadAtStartup() != C_OK) return C_ERR; /* installs the propagation sink */
     int missing;
     long long start = mstime();
-    if (rdbLoad(server.dbfilename, 0, &missing) == C_OK) {
+    if (rdbLoad(server.dbfilename, RDB_LOAD_SERVE_CLIENTS, &missing) == C_OK) {
         serverLog(LL_NOTICE, "DB loaded from disk: %.3f seconds", (double)(mstime() - start) / 1000);
         return C_OK;
     }
@@ -191,21 +193,38 @@ int persistDebugReload(int save, int flush, int merge) {
 }
 
 sds persistInfo(sds info) {
+    bgchildInfo child;
+    bgchildCurrentInfo(&child);
     info = sdscatprintf(info,
-                        "# Persistence\r\nloading:%d\r\nasync_loading:0\r\ncurrent_cow_peak:0\r\ncurrent_cow_size:0\r\n"
-                        "current_cow_size_age:0\r\ncurrent_fork_perc:0.00\r\ncurrent_save_keys_processed:0\r\n"
-                        "current_save_keys_total:0\r\nrdb_changes_since_last_save:%lld\r\n"
+                        "# Persistence\r\nloading:%d\r\nasync_loading:0\r\ncurrent_cow_peak:%zu\r\ncurrent_cow_size:%zu\r\n"
+                        "current_cow_size_age:%lld\r\ncurrent_fork_perc:%.2f\r\ncurrent_save_keys_processed:%zu\r\n"
+                        "current_save_keys_total:%zu\r\nrdb_changes_since_last_save:%lld\r\n"
                         "rdb_bgsave_in_progress:%d\r\nrdb_last_save_time:%lld\r\nrdb_last_bgsave_status:%s\r\n"
                         "rdb_last_bgsave_time_sec:%lld\r\nrdb_current_bgsave_time_sec:%lld\r\nrdb_saves:%lld\r\n"
                         "rdb_last_cow_size:%zu\r\nrdb_last_load_keys_expired:%lld\r\nrdb_last_load_keys_loaded:%lld\r\n",
-                        server.loading, server.dirty, child_pid != -1 || replSnapshotChildActive(),
+                        server.loading, child.cow_peak, child.cow, child.cow_age_sec,
+                        child.keys_total ? 100.0 * child.keys_processed / child.keys_total : 0.0, child.keys_processed,
+                        child.keys_total, server.dirty, child_pid != -1 || replSnapshotChildActive(),
                         (long long)server.lastsave,
                         lastbgsave_ok ? "ok" : "err", last_bgsave_time_sec,
                         child_pid != -1 ? (long long)(time(NULL) - child_start) : -1LL, rdb_saves,
                         rdb_last_cow_size, rdbLastLoadKeysExpired(), rdbLastLoadKeysLoaded());
     info = aofInfo(info);
-    return sdscatprintf(info, "aof_last_cow_size:%zu\r\nmodule_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n",
+    info = sdscatprintf(info, "aof_last_cow_size:%zu\r\nmodule_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n",
                         aofLastCowSize());
+    rdbLoadingInfo li;
+    if (rdbLoadingProgress(&li)) {
+        long long elapsed = (long long)(time(NULL) - li.start_time);
+        size_t remaining = li.total_bytes > li.loaded_bytes ? li.total_bytes - li.loaded_bytes : 0;
+        /* Redis's figures: a fake 1 s ETA until a second has passed. */
+        long long eta = elapsed == 0 ? 1 : (long long)((elapsed * (double)remaining) / (li.loaded_bytes + 1));
+        info = sdscatprintf(info,
+                            "loading_start_time:%lld\r\nloading_total_bytes:%zu\r\nloading_rdb_used_mem:%zu\r\n"
+                            "loading_loaded_bytes:%zu\r\nloading_loaded_perc:%.2f\r\nloading_eta_seconds:%lld\r\n",
+                            (long long)li.start_time, li.total_bytes, li.rdb_used_mem, li.loaded_bytes,
+                            (double)li.loaded_bytes / (li.total_bytes + 1) * 100, eta);
+    }
+    return info;
 }
 
 /* ---------------------------------------------------------------- commands */

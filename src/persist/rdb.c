@@ -5,6 +5,7 @@
  * FUNCTION libraries are stored as their code, one record each, after the
  * aux fields; loading one is FUNCTION LOAD of that code. */
 #include "persist/rdb.h"
+#include "persist/bgchild.h"
 #include "features/functions.h"
 #include "server/db.h"
 #include "core/clock.h"
@@ -420,6 +421,7 @@ static int saveRio(rio *r, int aof_base) {
         return 0;
     if (!functionsForEachLibraryCode(saveFunctionRecord, r)) return 0;
     long long now = mstime();
+    size_t processed = 0; /* keys written, reported by a child to its parent (INFO current_save_keys_processed) */
     for (int j = 0; j < server.dbnum; j++) {
         redisDb *db = &server.db[j];
         if (dictSize(db->dict) == 0) continue;
@@ -430,6 +432,7 @@ static int saveRio(rio *r, int aof_base) {
         dictEntry *de;
         int ok = 1;
         while (ok && (de = dictNext(di))) {
+            bgchildReportProgress(processed++);
             sds key = dbEntryKey(de);
             robj *val = dbEntryValue(de);
             long long expire = dbEntryExpire(db, de);
@@ -1163,8 +1166,37 @@ static long long last_load_loaded, last_load_expired;
 long long rdbLastLoadKeysLoaded(void) { return last_load_loaded; }
 long long rdbLastLoadKeysExpired(void) { return last_load_expired; }
 
+/* The load under way, for INFO (loading_*). */
+static struct {
+    time_t start;
+    size_t total_bytes, loaded_bytes, rdb_used_mem;
+} loading;
+
+int rdbLoadingProgress(rdbLoadingInfo *info) {
+    if (!server.loading) return 0;
+    info->start_time = loading.start;
+    info->total_bytes = loading.total_bytes;
+    info->loaded_bytes = loading.loaded_bytes;
+    info->rdb_used_mem = loading.rdb_used_mem;
+    return 1;
+}
+
+/* Between keys: the progress counted, and at start-up the clients served now and then. */
+static void loadProgress(rio *r, int flags, size_t *last_events) {
+    loading.loaded_bytes = r->processed;
+    if (!(flags & RDB_LOAD_SERVE_CLIENTS)) return;
+    if (r->processed - *last_events < (size_t)server.loading_process_events_interval_bytes) return;
+    *last_events = r->processed;
+    processEventsWhileLoading();
+}
+
 static int loadRio(rio *r, const char *filename, int flags) {
     char buf[16];
+    size_t last_events = 0;
+    loading.start = time(NULL);
+    loading.total_bytes = r->filelen != UINT64_MAX ? (size_t)r->filelen : 0;
+    loading.loaded_bytes = 0;
+    loading.rdb_used_mem = 0;
     if (!rioRead(r, buf, 9)) goto eoferr;
     buf[9] = '\0';
     if (memcmp(buf, "REDIS", 5) != 0) {
@@ -1235,6 +1267,7 @@ static int loadRio(rio *r, const char *filename, int flags) {
                 has_rsi = 1;
             } else if (!strcasecmp(k, "repl-offset")) rsi.offset = strtoll(v, NULL, 10);
             else if (!strcasecmp(k, "repl-stream-db")) rsi.stream_db = atoi(v);
+            else if (!strcasecmp(k, "used-mem")) loading.rdb_used_mem = (size_t)strtoull(v, NULL, 10);
             sdsfree(k);
             sdsfree(v);
             continue;
@@ -1281,6 +1314,7 @@ static int loadRio(rio *r, const char *filename, int flags) {
         }
         decrRefCount(keyobj);
         expiretime = -1;
+        loadProgress(r, flags, &last_events);
     }
     if (ver >= 5) {
         uint64_t expected = r->cksum;

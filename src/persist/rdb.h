@@ -11,6 +11,15 @@
 /* rdbLoad flags. MERGE (DEBUG RELOAD MERGE): keys and libraries already
  * present are replaced by the file's instead of failing the load. */
 #define RDB_LOAD_MERGE (1 << 0)
+/* A load at start-up: clients are served every loading-process-events-interval-bytes. */
+#define RDB_LOAD_SERVE_CLIENTS (1 << 1)
+
+/* INFO loading_*: the load under way (0 returned when none). */
+typedef struct rdbLoadingInfo {
+    time_t start_time;
+    size_t total_bytes, loaded_bytes, rdb_used_mem;
+} rdbLoadingInfo;
+int rdbLoadingProgress(rdbLoadingInfo *info);
 
 /* Replication's place in a snapshot: the aux fields repl-stream-db, repl-id
  * and repl-offset, as Redis 7.0 writes them, so that a restarted replica

@@ -630,9 +630,8 @@ static configDef configs[] = {
     I("repl-diskless-sync-max-replicas", NULL, F_NOEFFECT, &cfg_ints[32], "0", 0, INT_MAX, NULL),
     I("rdb-key-save-delay", NULL, F_HIDDEN, &server.rdb_key_save_delay, "0", INT_MIN, INT_MAX, NULL),
     I("key-load-delay", NULL, F_HIDDEN, &server.key_load_delay, "0", INT_MIN, INT_MAX, NULL),
-    /* A load here never serves clients while it runs: nothing to space out. */
-    I("loading-process-events-interval-bytes", NULL, F_HIDDEN | F_NOEFFECT, &cfg_ints[36], "2097152", 1024, INT_MAX,
-      NULL),
+    I("loading-process-events-interval-bytes", NULL, F_HIDDEN, &server.loading_process_events_interval_bytes,
+      "2097152", 1024, INT_MAX, NULL),
     /* the 0MQ expiry push */
     SP("zmq-expiry-endpoint", NULL, F_MULTI, "", setZmqEndpoints, getZmqEndpoints),
     LL("zmq-expiry-hwm", NULL, 0, &server.zmq_hwm, "1000", 0, INT_MAX),

@@ -407,10 +407,11 @@ static list *shutdown_waiters; /* clients blocked in SHUTDOWN, until it exits or
 
 static int shutdownInitiated(void) { return server.shutdown_mstime != 0; }
 
+/* Also when CLIENT UNBLOCK ends the wait: then, as in Redis, without a reply. */
 static void shutdownWaiterUnblocked(client *c, int reply) {
+    (void)reply;
     listNode *ln = listSearchKey(shutdown_waiters, c);
     if (ln) listDelNode(shutdown_waiters, ln);
-    if (reply) addReplyError(c, "Errors trying to SHUTDOWN. Check logs.");
 }
 
 void blockClientOnShutdown(client *c) {
@@ -426,7 +427,11 @@ static void cancelShutdown(void) {
     server.shutdown_flags = 0;
     server.shutdown_mstime = 0;
     server.last_sig_received = 0;
-    while (shutdown_waiters && listLength(shutdown_waiters)) unblockClient(listNodeValue(listFirst(shutdown_waiters)), 1);
+    while (shutdown_waiters && listLength(shutdown_waiters)) {
+        client *c = listNodeValue(listFirst(shutdown_waiters));
+        addReplyError(c, "Errors trying to SHUTDOWN. Check logs.");
+        unblockClient(c, 1); /* the command ends here */
+    }
     unpauseClientsFor(PAUSE_DURING_SHUTDOWN);
 }
 
@@ -488,6 +493,23 @@ static void shutdownCron(void) {
         if (server.mstime >= server.shutdown_mstime || shutdownReplicasInSync()) {
             if (finishShutdown() == C_OK) exit(0);
         }
+    }
+}
+
+void processEventsWhileLoading(void) {
+    updateCachedTime();
+    /* A few rounds: a reply written may let a pipelined client send more. */
+    for (int i = 0; i < 4; i++) {
+        int events = aeProcessFileEventsNoWait(server.el);
+        handleClientsWithPendingWrites();
+        if (!events) break;
+    }
+    freeClientsInAsyncFreeQueue();
+    /* Not inside the signal handler; nothing half-loaded is saved. */
+    if (server.shutdown_asap) {
+        if (prepareForShutdown(SHUTDOWN_NOSAVE) == C_OK) exit(0);
+        server.shutdown_asap = 0;
+        server.last_sig_received = 0;
     }
 }
 

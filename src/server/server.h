@@ -390,6 +390,7 @@ struct redisServer {
     int rdb_checksum;
     int rdb_key_save_delay; /* microseconds slept per key saved (tests slow saves down with it) */
     int key_load_delay;     /* ... and per key loaded */
+    int loading_process_events_interval_bytes; /* a start-up load serves clients after each such many bytes */
     int stop_writes_on_bgsave_err;
     int aof_enabled;
     int aof_fsync;
@@ -503,6 +504,10 @@ int prepareForShutdown(int flags);
 int abortShutdown(void);
 /* SHUTDOWN's client waits (BLOCKED_SHUTDOWN) until the shutdown fails or exits. */
 void blockClientOnShutdown(client *c);
+/* Called by a long load at start-up every loading-process-events-interval-bytes:
+ * clients are served (most commands get -LOADING; INFO and the like answer),
+ * closed connections freed, and a SIGTERM/SIGINT stops the server unsaved. */
+void processEventsWhileLoading(void);
 /* Logs from a signal handler (async-signal-safe), in Redis's form. */
 void serverLogFromHandler(int level, const char *msg);
 
