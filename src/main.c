@@ -88,6 +88,7 @@ static void wireModules(void) {
     serverAddShutdownCheck(persistOnShutdown);
     serverAddShutdownTask(expiryPushShutdown);
     serverAddShutdownTask(ldbKillForkedSessions);
+    serverSetForcedExitCleanup(persistForcedExitCleanup);
 }
 
 int main(int argc, char **argv) {

@@ -637,25 +637,38 @@ void memoryHelpCommand(client *c) {
 
 /* ---------------------------------------------------------------- SHUTDOWN */
 
+/* SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]. The client waits, blocked,
+ * while the shutdown waits for lagging replicas; if the shutdown fails it
+ * hears why (server.c answers every client blocked in SHUTDOWN). */
 void shutdownCommand(client *c) {
-    int flags = SHUTDOWN_NOFLAGS;
+    int flags = SHUTDOWN_NOFLAGS, abort = 0;
     for (int j = 1; j < c->argc; j++) {
         const char *opt = c->argv[j]->ptr;
         if (!strcasecmp(opt, "nosave")) flags |= SHUTDOWN_NOSAVE;
         else if (!strcasecmp(opt, "save")) flags |= SHUTDOWN_SAVE;
-        else if (!strcasecmp(opt, "now") || !strcasecmp(opt, "abort")) continue;
+        else if (!strcasecmp(opt, "now")) flags |= SHUTDOWN_NOW;
         else if (!strcasecmp(opt, "force")) flags |= SHUTDOWN_FORCE;
+        else if (!strcasecmp(opt, "abort")) abort = 1;
         else {
             addReplyErrorObject(c, shared.syntaxerr);
             return;
         }
     }
-    if ((flags & SHUTDOWN_NOSAVE) && (flags & SHUTDOWN_SAVE)) {
+    if ((abort && flags != SHUTDOWN_NOFLAGS) || ((flags & SHUTDOWN_NOSAVE) && (flags & SHUTDOWN_SAVE))) {
         addReplyErrorObject(c, shared.syntaxerr);
         return;
     }
+    if (abort) {
+        if (abortShutdown() == C_OK) addReply(c, shared.ok);
+        else addReplyError(c, "No shutdown in progress.");
+        return;
+    }
+    if (!(flags & SHUTDOWN_NOW) && (c->flags & CLIENT_DENY_BLOCKING)) {
+        addReplyError(c, "SHUTDOWN without NOW or ABORT isn't allowed for DENY BLOCKING client");
+        return;
+    }
+    blockClientOnShutdown(c);
     if (prepareForShutdown(flags) == C_OK) exit(0);
-    addReplyError(c, "Errors trying to SHUTDOWN. Check logs.");
 }
 
 /* ------------------------------------------------------------------ MODULE */

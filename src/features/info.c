@@ -106,6 +106,9 @@ static sds serverSection(sds info) {
                         __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__, (int)getpid(), server.runid, server.port,
                         server.ustime, uptime, uptime / 86400, server.hz, server.hz, server.lruclock,
                         server.executable ? server.executable : "", server.configfile ? server.configfile : "");
+    /* Only while a shutdown waits for lagging replicas. */
+    if (server.shutdown_mstime)
+        info = sdscatprintf(info, "shutdown_in_milliseconds:%lld\r\n", server.shutdown_mstime - server.mstime);
     return info;
 }
 
@@ -131,7 +134,8 @@ static sds clientsSection(sds info) {
                         "# Clients\r\nconnected_clients:%lu\r\ncluster_connections:0\r\nmaxclients:%u\r\n"
                         "client_recent_max_input_buffer:%zu\r\nclient_recent_max_output_buffer:%zu\r\n"
                         "blocked_clients:%u\r\ntracking_clients:%llu\r\nclients_in_timeout_table:%u\r\n",
-                        listLength(server.clients), server.maxclients, maxin, maxout, server.blocked_clients,
+                        listLength(server.clients) - replReplicaCount(), server.maxclients, maxin, maxout,
+                        server.blocked_clients,
                         trackingClientsCount(),
                         (unsigned)blockedClientsWithTimeout());
 }
@@ -212,13 +216,13 @@ static sds memorySection(sds info) {
         "allocator_frag_ratio:%.2f\r\nallocator_frag_bytes:%lld\r\nallocator_rss_ratio:%.2f\r\n"
         "allocator_rss_bytes:%lld\r\nrss_overhead_ratio:%.2f\r\nrss_overhead_bytes:%lld\r\n"
         "mem_fragmentation_ratio:%.2f\r\nmem_fragmentation_bytes:%lld\r\nmem_not_counted_for_evict:0\r\n"
-        "mem_replication_backlog:0\r\nmem_total_replication_buffers:0\r\nmem_clients_slaves:0\r\n"
+        "mem_replication_backlog:0\r\nmem_total_replication_buffers:%zu\r\nmem_clients_slaves:0\r\n"
         "mem_clients_normal:%zu\r\nmem_cluster_links:0\r\nmem_aof_buffer:%zu\r\nmem_allocator:%s\r\n"
         "active_defrag_running:0\r\nlazyfree_pending_objects:0\r\nlazyfreed_objects:0\r\n",
         allocated ? (double)active / allocated : 0, (long long)active - (long long)allocated,
         active ? (double)resident / active : 0, (long long)resident - (long long)active,
         resident ? (double)rss / resident : 0, (long long)rss - (long long)resident, used ? (double)rss / used : 0,
-        (long long)rss - (long long)used, mh.clients_normal, mh.aof_buffer, zmalloc_lib_name());
+        (long long)rss - (long long)used, replBuffersMemory(), mh.clients_normal, mh.aof_buffer, zmalloc_lib_name());
     memoryOverheadRelease(&mh);
     return info;
 }

@@ -489,6 +489,19 @@ static void markErrorCounted(lua_State *L) {
     lua_rawset(L, -3);
 }
 
+/* The write gate's refusal (-MISCONF) as a script error: its text without the CRLF. */
+static const char *scriptWriteGateError(void) {
+    static char text[1024];
+    robj *gate = writeGateError();
+    if (!gate) return NULL;
+    size_t len = sdslen(gate->ptr);
+    while (len && (((char *)gate->ptr)[len - 1] == '\n' || ((char *)gate->ptr)[len - 1] == '\r')) len--;
+    if (len >= sizeof(text)) len = sizeof(text) - 1;
+    memcpy(text, gate->ptr, len);
+    text[len] = '\0';
+    return text;
+}
+
 static int redisCallGeneric(lua_State *L, int raise) {
     const char *err = NULL;
     int counted = 0;
@@ -513,6 +526,9 @@ static int redisCallGeneric(lua_State *L, int raise) {
     /* Once the script wrote it must be able to finish: replicas that went
      * away since are not a reason to stop it half-way. */
     else if ((cmd->flags & CMD_WRITE) && !run.wrote && tooFewGoodReplicas()) err = "-NOREPLICAS Not enough good replicas to write.";
+    else if ((cmd->flags & CMD_WRITE) && !run.wrote && (err = scriptWriteGateError())) {
+        /* persistence fails (-MISCONF): a script that wrote nothing yet stops */
+    }
     else if ((cmd->flags & CMD_DENYOOM) && server.maxmemory && zmalloc_used_memory() > server.maxmemory &&
              !run.wrote && !(run.flags & SCRIPT_FLAG_ALLOW_OOM))
         err = "-OOM command not allowed when used memory > 'maxmemory'.";

@@ -411,21 +411,6 @@ static int reapRewriteChild(int block) {
     return 1;
 }
 
-void aofShutdown(void) {
-    /* The first base is being written: without it the AOF would not hold the
-     * data, so shutting down waits for it (or writes it here when it failed). */
-    if (aof.on && aof.starting && !aof.stop_after_rewrite) {
-        serverLog(LL_WARNING, "Writing initial AOF: waiting for it before exiting.");
-        if (aof.child != -1) reapRewriteChild(1);
-        if (aof.starting) {
-            aof.starting = 0;
-            aof.rewrite_scheduled = 0;
-            rewriteStart(0);
-        }
-    }
-    aofStop();
-}
-
 void aofCron(void) {
     if (aof.child != -1) {
         reapRewriteChild(0);
@@ -757,7 +742,9 @@ int aofLoadAtStartup(void) {
     return rewriteStart(0);
 }
 
-int aofStart(void) {
+/* Starts appending (CONFIG SET appendonly yes) while a forked child writes
+ * the first base of the current data, as Redis does. */
+static int startAppending(void) {
     if (aof.on) return C_OK;
     ensureDir();
     setOn(1);
@@ -771,6 +758,28 @@ int aofStart(void) {
     return C_OK;
 }
 
+int aofStart(void) { return startAppending(); }
+
+/* The rewrite child goes, with the files it was writing; the AOF as it was stays. */
+static void killRewriteChild(void) {
+    if (aof.child == -1) return;
+    serverLog(LL_NOTICE, "Killing running AOF rewrite child: %ld", (long)aof.child);
+    kill(aof.child, SIGUSR1);
+    waitpid(aof.child, NULL, 0);
+    bgchildCollectCow(aof.child);
+    rdbRemoveTempFile(aof.child);
+    sds p = dirPath(aof.rewrite_base.name);
+    sds tmp = sdscatprintf(sdsdup(p), ".tmp");
+    unlink(p);
+    unlink(tmp);
+    sdsfree(p);
+    sdsfree(tmp);
+    sdsfree(aof.rewrite_base.name);
+    aof.rewrite_base.name = NULL;
+    aof.child = -1;
+    dictSetResizeEnabled(1);
+}
+
 void aofStop(void) {
     if (!aof.on) return;
     aofFlush();
@@ -781,20 +790,34 @@ void aofStop(void) {
         aof.fd = -1;
     }
     pthread_mutex_unlock(&aof.lock);
-    if (aof.child != -1) {
-        serverLog(LL_NOTICE, "Killing running AOF rewrite child: %ld", (long)aof.child);
-        kill(aof.child, SIGUSR1);
-        waitpid(aof.child, NULL, 0);
-        aof.child = -1;
-        dictSetResizeEnabled(1);
-        sds p = dirPath(aof.rewrite_base.name);
-        unlink(p);
-        sdsfree(p);
-        sdsfree(aof.rewrite_base.name);
-        aof.rewrite_base.name = NULL;
-    }
+    killRewriteChild();
     aof.starting = aof.stop_after_rewrite = 0;
     setOn(0);
+}
+
+int aofPrepareShutdown(int force) {
+    if (!aof.on) {
+        killRewriteChild(); /* a BGREWRITEAOF with appendonly no: nothing depends on it */
+        return C_OK;
+    }
+    if (aof.child != -1) {
+        if (aof.starting) {
+            if (!force) {
+                serverLog(LL_WARNING, "Writing initial AOF, can't exit.");
+                return C_ERR;
+            }
+            serverLog(LL_WARNING, "Writing initial AOF. Exit anyway.");
+        }
+        serverLog(LL_WARNING, "There is a child rewriting the AOF. Killing it!");
+        killRewriteChild();
+    }
+    serverLog(LL_NOTICE, "Calling fsync() on the AOF file.");
+    aofFlush();
+    pthread_mutex_lock(&aof.lock);
+    if (aof.fd != -1 && fdatasync(aof.fd) == -1)
+        serverLog(LL_WARNING, "Fail to fsync the AOF file: %s.", strerror(errno));
+    pthread_mutex_unlock(&aof.lock);
+    return C_OK;
 }
 
 static int bgrewriteNow(void) {

@@ -14,10 +14,12 @@ void aofFlush(void);
 void aofCron(void);
 /* Stops writing (appendonly no / shutdown), flushing and fsyncing first. */
 void aofStop(void);
-/* At shutdown: aofStop, once the first base of an AOF turned on at run time is written. */
-void aofShutdown(void);
 /* CONFIG SET appendonly yes: write a base of the current data and start appending. */
 int aofStart(void);
+/* Shutdown: kills a rewrite child and makes the AOF durable. C_ERR while its
+ * first rewrite is being written (the data is nowhere on disk yet), unless
+ * force ("Writing initial AOF, can't exit"). */
+int aofPrepareShutdown(int force);
 /* The appendonly directive's apply hook: starts or stops the AOF at run
  * time (at start-up the loader decides). */
 int aofApplyConfig(const char **err);

@@ -1,7 +1,9 @@
 /* bgchild: forking the background savers and hearing back from them (see
- * bgchild.h). Each child gets a pipe; before exiting it writes the bytes of
- * its private dirty pages — the memory it had to copy because the parent
- * wrote to pages they shared — and the parent reads them after waitpid. */
+ * bgchild.h). Each child gets a pipe. About once a second while it writes it
+ * sends how many keys it wrote and the bytes of its private dirty pages — the
+ * memory it had to copy because the parent wrote to pages they shared — and
+ * once more before exiting; the parent drains the pipes from its cron and
+ * reads the last report after waitpid. */
 #include "persist/bgchild.h"
 
 #include <errno.h>
@@ -14,14 +16,28 @@
 #include "core/clock.h"
 #include "server/client.h"
 #include "server/config.h"
+#include "server/db.h"
 
 #define MAX_CHILDREN 4
 
+/* One report through the pipe. */
+typedef struct childReport {
+    int final;           /* the last one, sent just before the child exits */
+    size_t keys;         /* keys written so far */
+    size_t cow;          /* private dirty bytes */
+} childReport;
+
 static struct {
     pid_t pid;
-    int fd; /* read end in the parent */
-} children[MAX_CHILDREN] = {{-1, -1}, {-1, -1}, {-1, -1}, {-1, -1}};
+    int fd;              /* read end in the parent */
+    size_t keys_total;   /* keys in the dataset when it was forked */
+    size_t keys, cow, cow_peak;
+    long long cow_updated_ms; /* when the last report came; 0: none yet */
+    int have_final;
+    size_t final_cow;
+} children[MAX_CHILDREN] = {{.pid = -1, .fd = -1}, {.pid = -1, .fd = -1}, {.pid = -1, .fd = -1}, {.pid = -1, .fd = -1}};
 static int report_fd = -1; /* write end, in a child */
+static long long last_report_ms; /* in a child */
 static long long latest_fork_usec, total_forks;
 
 /* Sum of Private_Dirty over the process's mappings, from /proc. */
@@ -63,36 +79,89 @@ pid_t bgchildFork(void) {
     }
     latest_fork_usec = (long long)(getMonotonicUs() - start);
     total_forks++;
+    size_t keys = 0;
+    for (int j = 0; j < server.dbnum; j++) keys += dictSize(server.db[j].dict);
     for (int i = 0; i < MAX_CHILDREN; i++) {
         if (children[i].pid != -1) continue;
+        memset(&children[i], 0, sizeof(children[i]));
         children[i].pid = pid;
         children[i].fd = p[0];
+        children[i].keys_total = keys;
+        if (p[0] != -1) fcntl(p[0], F_SETFL, O_NONBLOCK);
         return pid;
     }
     if (p[0] != -1) close(p[0]); /* more children than slots: no report from this one */
     return pid;
 }
 
+static void sendReport(int final, size_t keys) {
+    childReport rep = {final, keys, privateDirtyBytes()};
+    if (write(report_fd, &rep, sizeof(rep)) != (ssize_t)sizeof(rep)) {
+        /* The parent then has no figure: nothing else to do about it in a child. */
+    }
+}
+
+void bgchildReportProgress(size_t keys) {
+    /* Checked every 1024 keys, sent about once a second (and at the first key), as Redis. */
+    if (report_fd == -1 || (keys & 1023) != 0) return;
+    long long now = mstime();
+    if (now - last_report_ms < 1000) return;
+    last_report_ms = now;
+    sendReport(0, keys);
+}
+
 void bgchildReportCow(void) {
     if (report_fd == -1) return;
-    size_t bytes = privateDirtyBytes();
-    if (write(report_fd, &bytes, sizeof(bytes)) != (ssize_t)sizeof(bytes)) {
-        /* The parent then reads 0: nothing else to do in a child about to exit. */
-    }
+    sendReport(1, 0);
     close(report_fd);
     report_fd = -1;
+}
+
+/* Reads what child i sent so far (its pipe does not block). */
+static void drain(int i) {
+    if (children[i].fd == -1) return;
+    childReport rep;
+    while (read(children[i].fd, &rep, sizeof(rep)) == (ssize_t)sizeof(rep)) {
+        if (rep.final) {
+            children[i].have_final = 1;
+            children[i].final_cow = rep.cow;
+            continue;
+        }
+        children[i].keys = rep.keys;
+        children[i].cow = rep.cow;
+        if (rep.cow > children[i].cow_peak) children[i].cow_peak = rep.cow;
+        children[i].cow_updated_ms = mstime();
+    }
+}
+
+void bgchildPoll(void) {
+    for (int i = 0; i < MAX_CHILDREN; i++)
+        if (children[i].pid != -1) drain(i);
+}
+
+int bgchildCurrentInfo(bgchildInfo *info) {
+    int best = -1;
+    for (int i = 0; i < MAX_CHILDREN; i++) {
+        if (children[i].pid == -1) continue;
+        if (best == -1 || children[i].cow_updated_ms > children[best].cow_updated_ms) best = i;
+    }
+    memset(info, 0, sizeof(*info));
+    if (best == -1) return 0;
+    info->keys_total = children[best].keys_total;
+    info->keys_processed = children[best].keys;
+    info->cow = children[best].cow;
+    info->cow_peak = children[best].cow_peak;
+    info->cow_age_sec = children[best].cow_updated_ms ? (mstime() - children[best].cow_updated_ms) / 1000 : 0;
+    return 1;
 }
 
 size_t bgchildCollectCow(pid_t pid) {
     for (int i = 0; i < MAX_CHILDREN; i++) {
         if (children[i].pid != pid) continue;
-        size_t bytes = 0;
-        if (children[i].fd != -1) {
-            /* The child has exited: what it wrote is there, or EOF. */
-            fcntl(children[i].fd, F_SETFL, O_NONBLOCK);
-            if (read(children[i].fd, &bytes, sizeof(bytes)) != (ssize_t)sizeof(bytes)) bytes = 0;
-            close(children[i].fd);
-        }
+        /* The child has exited: all it wrote is there, then EOF. */
+        drain(i);
+        size_t bytes = children[i].have_final ? children[i].final_cow : 0;
+        if (children[i].fd != -1) close(children[i].fd);
         children[i].pid = -1;
         children[i].fd = -1;
         return bytes;

@@ -11,10 +11,23 @@
 /* As fork(): 0 in the child (signals back to default, listening sockets
  * closed), the pid in the parent, -1 with errno on failure. */
 pid_t bgchildFork(void);
+/* In the child, every key it writes: about once a second it reports how
+ * many it wrote and its copy-on-write bytes (a no-op outside a child). */
+void bgchildReportProgress(size_t keys);
 /* In the child, just before it exits: reports its copy-on-write bytes. */
 void bgchildReportCow(void);
-/* In the parent, once that child has exited: the bytes it reported (0 if none). */
+/* In the parent, once that child has exited (or was killed and reaped): the
+ * bytes it reported last (0 if none); its slot is free again. */
 size_t bgchildCollectCow(pid_t pid);
+/* In the parent's cron: takes in the children's reports. */
+void bgchildPoll(void);
+/* INFO current_*: the running child that reported last (zeros, 0 returned, when none runs). */
+typedef struct bgchildInfo {
+    size_t keys_total, keys_processed;
+    size_t cow, cow_peak;
+    long long cow_age_sec;
+} bgchildInfo;
+int bgchildCurrentInfo(bgchildInfo *info);
 long long bgchildLatestForkUsec(void);
 long long bgchildTotalForks(void);
 

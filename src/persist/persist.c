@@ -40,11 +40,10 @@ static void snapshotDone(int ok, time_t when) {
     lastbgsave_ok = ok;
 }
 
+/* A failed SAVE is not a failed BGSAVE: as in Redis it leaves
+ * rdb_last_bgsave_status (and so -MISCONF) as it was. */
 static int saveForeground(void) {
-    if (rdbSave(server.dbfilename, 0) != C_OK) {
-        snapshotDone(0, 0);
-        return C_ERR;
-    }
+    if (rdbSave(server.dbfilename, 0) != C_OK) return C_ERR;
     server.dirty = 0;
     snapshotDone(1, time(NULL));
     return C_OK;
@@ -103,6 +102,7 @@ static void checkChildDone(void) {
 }
 
 void persistCron(void) {
+    bgchildPoll();
     aofCron();
     checkChildDone();
     if (anyChildRunning()) return;
@@ -130,11 +130,16 @@ robj *persistWriteGate(void) {
     return server.stop_writes_on_bgsave_err && server.saveparamslen > 0 && !lastbgsave_ok ? shared.bgsaveerr : NULL;
 }
 
+/* A BGSAVE that no longer matters (FLUSHALL, shutdown): its child goes, and
+ * the temp file it was writing with it; not a failed save (no MISCONF). */
 static void killSaveChild(void) {
     if (child_pid == -1) return;
     kill(child_pid, SIGUSR1);
     waitpid(child_pid, NULL, 0);
+    bgchildCollectCow(child_pid);
+    rdbRemoveTempFile(child_pid);
     child_pid = -1;
+    dictSetResizeEnabled(1);
 }
 
 int persistAfterFlushall(void) {
@@ -147,18 +152,32 @@ int persistAfterFlushall(void) {
     return 1;
 }
 
+/* Redis 7.0's order: the BGSAVE child goes, the AOF is made durable (unless
+ * its first rewrite is still being written: nothing on disk holds the data
+ * yet), then the final snapshot. C_ERR refuses the shutdown (FORCE exits
+ * anyway); nothing is stopped for good, the server can go on. */
 int persistOnShutdown(int flags) {
-    aofShutdown();
-    killSaveChild();
+    int force = flags & SHUTDOWN_FORCE;
+    if (child_pid != -1) {
+        serverLog(LL_WARNING, "There is a child saving an .rdb. Killing it!");
+        killSaveChild();
+    }
+    if (aofPrepareShutdown(force) != C_OK) return C_ERR;
     if ((server.saveparamslen > 0 && !(flags & SHUTDOWN_NOSAVE)) || (flags & SHUTDOWN_SAVE)) {
         serverLog(LL_NOTICE, "Saving the final RDB snapshot before exiting.");
         if (saveForeground() != C_OK) {
-            serverLog(LL_WARNING, "Error trying to save the DB, can't exit.");
-            return (flags & SHUTDOWN_FORCE) ? C_OK : C_ERR;
+            if (!force) {
+                serverLog(LL_WARNING, "Error trying to save the DB, can't exit.");
+                return C_ERR;
+            }
+            serverLog(LL_WARNING, "Error trying to save the DB. Exit anyway.");
         }
     }
     return C_OK;
 }
+
+/* A second SIGINT exits from its handler: the snapshot it interrupts must not stay behind. */
+void persistForcedExitCleanup(void) { rdbRemoveTempFile(getpid()); }
 
 int persistLoadAtStartup(void) {
     if (server.aof_enabled) return aofLoadAtStartup();
@@ -186,14 +205,18 @@ int persistDebugReload(int save, int flush, int merge) {
 }
 
 sds persistInfo(sds info) {
+    bgchildInfo child;
+    bgchildCurrentInfo(&child);
     info = sdscatprintf(info,
-                        "# Persistence\r\nloading:%d\r\nasync_loading:%d\r\ncurrent_cow_peak:0\r\ncurrent_cow_size:0\r\n"
-                        "current_cow_size_age:0\r\ncurrent_fork_perc:0.00\r\ncurrent_save_keys_processed:0\r\n"
-                        "current_save_keys_total:0\r\nrdb_changes_since_last_save:%lld\r\n"
+                        "# Persistence\r\nloading:%d\r\nasync_loading:%d\r\ncurrent_cow_peak:%zu\r\ncurrent_cow_size:%zu\r\n"
+                        "current_cow_size_age:%lld\r\ncurrent_fork_perc:%.2f\r\ncurrent_save_keys_processed:%zu\r\n"
+                        "current_save_keys_total:%zu\r\nrdb_changes_since_last_save:%lld\r\n"
                         "rdb_bgsave_in_progress:%d\r\nrdb_last_save_time:%lld\r\nrdb_last_bgsave_status:%s\r\n"
                         "rdb_last_bgsave_time_sec:%lld\r\nrdb_current_bgsave_time_sec:%lld\r\nrdb_saves:%lld\r\n"
                         "rdb_last_cow_size:%zu\r\nrdb_last_load_keys_expired:%lld\r\nrdb_last_load_keys_loaded:%lld\r\n",
-                        server.loading, server.async_loading, server.dirty, child_pid != -1 || replSnapshotChildActive(),
+                        server.loading, server.async_loading, child.cow_peak, child.cow, child.cow_age_sec,
+                        child.keys_total ? 100.0 * child.keys_processed / child.keys_total : 0.0, child.keys_processed,
+                        child.keys_total, server.dirty, child_pid != -1 || replSnapshotChildActive(),
                         (long long)server.lastsave,
                         lastbgsave_ok ? "ok" : "err", last_bgsave_time_sec,
                         child_pid != -1 ? (long long)(time(NULL) - child_start) : -1LL, rdb_saves,

@@ -10,6 +10,8 @@ void persistBeforeSleep(void);
 /* The write gate: -MISCONF while stop-writes-on-bgsave-error is in effect. */
 robj *persistWriteGate(void);
 int persistOnShutdown(int flags);
+/* In the second SIGINT's handler (async-signal-safe): removes our temp RDB file. */
+void persistForcedExitCleanup(void);
 /* FLUSHALL with save points: the snapshot becomes the empty dataset at once
  * (a save in progress is abandoned) and the write count starts again from 0,
  * as in Redis. 1 when it saved. */

@@ -5,6 +5,7 @@
  * FUNCTION libraries are stored as their code, one record each, after the
  * aux fields; loading one is FUNCTION LOAD of that code. */
 #include "persist/rdb.h"
+#include "persist/bgchild.h"
 #include "features/functions.h"
 #include "server/db.h"
 #include "core/clock.h"
@@ -426,6 +427,7 @@ static int saveRio(rio *r, int aof_base, int exclude) {
         return 0;
     if (!(exclude & RDB_EXCLUDE_FUNCTIONS) && !functionsForEachLibraryCode(saveFunctionRecord, r)) return 0;
     long long now = mstime();
+    size_t processed = 0; /* keys written, reported by a child to its parent (INFO current_save_keys_processed) */
     for (int j = 0; j < server.dbnum && !(exclude & RDB_EXCLUDE_DATA); j++) {
         redisDb *db = &server.db[j];
         if (dictSize(db->dict) == 0) continue;
@@ -436,6 +438,7 @@ static int saveRio(rio *r, int aof_base, int exclude) {
         dictEntry *de;
         int ok = 1;
         while (ok && (de = dictNext(di))) {
+            bgchildReportProgress(processed++);
             sds key = dbEntryKey(de);
             robj *val = dbEntryValue(de);
             long long expire = dbEntryExpire(db, de);
@@ -459,6 +462,20 @@ static int saveRio(rio *r, int aof_base, int exclude) {
     return rioWrite(r, buf, 8);
 }
 
+void rdbRemoveTempFile(pid_t pid) {
+    /* Built by hand: no snprintf in a signal handler. */
+    char name[32] = "temp-", digits[16];
+    int n = 0, len = 5;
+    unsigned long v = (unsigned long)pid;
+    do {
+        digits[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n > 0) name[len++] = digits[--n];
+    memcpy(name + len, ".rdb", 5);
+    unlink(name);
+}
+
 int rdbSave(const char *filename, int aof_base) {
     char tmpfile[256];
     snprintf(tmpfile, sizeof(tmpfile), "temp-%d.rdb", (int)getpid());
@@ -473,8 +490,16 @@ int rdbSave(const char *filename, int aof_base) {
     rio r = {.fp = fp};
     int ok = saveRio(&r, aof_base, 0) && fflush(fp) == 0 && fsync(fileno(fp)) == 0;
     fclose(fp);
-    if (!ok || rename(tmpfile, filename) == -1) {
+    if (!ok) {
         serverLog(LL_WARNING, "Write error saving DB on disk: %s", strerror(errno));
+        unlink(tmpfile);
+        return C_ERR;
+    }
+    if (rename(tmpfile, filename) == -1) {
+        char cwd[1024];
+        serverLog(LL_WARNING,
+                  "Error moving temp DB file %s on the final destination %s (in server root dir %s): %s", tmpfile,
+                  filename, getcwd(cwd, sizeof(cwd)) ? cwd : "unknown", strerror(errno));
         unlink(tmpfile);
         return C_ERR;
     }
@@ -1300,7 +1325,8 @@ static int loadRioBody(rio *r, const char *filename, int flags) {
         sdsfree(key);
         /* Already expired: kept, like every key of an AOF, and removed by
          * expiry once loaded (so it is pushed like any other expiry). */
-        if (expiretime != -1 && expiretime < now) last_load_expired++;
+        int already_expired = expiretime != -1 && expiretime < now;
+        if (already_expired) last_load_expired++;
         if (!(flags & RDB_LOAD_MERGE) && dbExists(db, keyobj)) {
             serverLog(LL_WARNING, "RDB has duplicated key '%s' in DB %d", (char *)keyobj->ptr, db->id);
             decrRefCount(val);
@@ -1310,7 +1336,7 @@ static int loadRioBody(rio *r, const char *filename, int flags) {
             if (flags & RDB_LOAD_MERGE) dbSyncDelete(db, keyobj); /* the file's value and TTL win */
             val = dbAdd(db, keyobj, val);
             if (expiretime != -1) setExpire(db, keyobj, expiretime);
-            last_load_loaded++;
+            if (!already_expired) last_load_loaded++; /* counted as Redis counts them: loaded or expired */
             if (server.key_load_delay > 0) usleep((useconds_t)server.key_load_delay);
         }
         decrRefCount(keyobj);
@@ -1323,8 +1349,9 @@ static int loadRioBody(rio *r, const char *filename, int flags) {
         uint64_t stored = 0;
         for (int i = 7; i >= 0; i--) stored = (stored << 8) | b[i];
         if (server.rdb_checksum && !server.skip_checksum_validation && stored != 0 && stored != expected) {
-            serverLog(LL_WARNING, "Wrong RDB checksum expected: (%llx) got (%llx). Aborting now.",
-                      (unsigned long long)stored, (unsigned long long)expected);
+            serverLog(LL_WARNING, "Wrong RDB checksum expected: (%llx) but got (%llx). Aborting now.",
+                      (unsigned long long)expected, (unsigned long long)stored);
+            serverLog(LL_WARNING, "Internal error in RDB reading offset 0, function at rdb.c:0 -> RDB CRC error");
             return C_ERR;
         }
     }

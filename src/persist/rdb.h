@@ -32,6 +32,9 @@ int rdbSave(const char *filename, int aof_base);
 #define RDB_EXCLUDE_DATA 1
 #define RDB_EXCLUDE_FUNCTIONS 2
 int rdbSaveToFd(int fd, const char *trailer, size_t trailer_len, int exclude);
+/* Removes the temp file ("temp-<pid>.rdb") process pid writes a snapshot to,
+ * when it was killed. Async-signal-safe (the second SIGINT's handler uses it). */
+void rdbRemoveTempFile(pid_t pid);
 /* Loads filename into the (empty) dbs and function registry. C_ERR with a logged reason on a bad file;
  * a missing file is reported through *missing and returns C_ERR too. */
 int rdbLoad(const char *filename, int flags, int *missing);

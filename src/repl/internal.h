@@ -5,6 +5,7 @@
 #ifndef REPL_INTERNAL_H
 #define REPL_INTERNAL_H
 
+#include "repl/repl.h"
 #include "server/server.h"
 #include "persist/rdb.h"
 
@@ -40,8 +41,6 @@ sds replMasterInfo(sds info);
 void replMasterClientTeardown(client *c);
 int replCountAcked(long long offset);
 
-/* Replicas attached (any state). */
-unsigned long replReplicaCount(void);
 /* The replica at host:port (its announced address); 1 if found, with its state and acknowledged offset. */
 int replFindReplica(const char *host, int port, int *online, long long *ack_off);
 /* Some online replica acknowledged our whole stream: its address. */

@@ -544,8 +544,9 @@ static void replicaAddr(replicaLink *r, char *ip, size_t len) {
 static void replicaName(replicaLink *r, char *buf, size_t len) {
     char ip[NET_ADDR_STR_LEN];
     replicaAddr(r, ip, sizeof(ip));
-    if (r->listening_port) snprintf(buf, len, "%s:%d", ip, r->listening_port);
-    else snprintf(buf, len, "%s:<unknown-replica-port>", ip);
+    if (!r->listening_port) snprintf(buf, len, "%s:<unknown-replica-port>", ip);
+    else if (strchr(ip, ':')) snprintf(buf, len, "[%s]:%d", ip, r->listening_port);
+    else snprintf(buf, len, "%s:%d", ip, r->listening_port);
 }
 
 static void attachReplica(client *c, replicaLink *r) {
@@ -1141,6 +1142,59 @@ void roleCommand(client *c) {
     setDeferredArrayLen(c, len, n);
 }
 
+/* ----------------------------------------------------------------- shutdown */
+
+/* Whether a shutdown may go on: every replica acknowledged our whole stream. */
+static int replicasInSync(void) {
+    listIter li;
+    listNode *ln;
+    listRewind(m.replicas, &li);
+    while ((ln = listNext(&li))) {
+        replicaLink *r = listNodeValue(ln);
+        if (r->ack_off != replId.offset) return 0;
+    }
+    return 1;
+}
+
+/* The shutdown stops waiting: the replicas that would lose data, and the count. */
+static void reportReplicasAtShutdown(void) {
+    static const char *states[] = {"wait_bgsave", "wait_bgsave", "send_bulk", "online"};
+    int replicas = 0, lagging = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(m.replicas, &li);
+    while ((ln = listNext(&li))) {
+        replicaLink *r = listNodeValue(ln);
+        replicas++;
+        if (r->ack_off == replId.offset) continue;
+        lagging++;
+        char name[NET_ADDR_STR_LEN + 32];
+        replicaName(r, name, sizeof(name));
+        long lag = r->state == R_ONLINE ? (long)(time(NULL) - r->ack_time) : 0;
+        serverLog(LL_WARNING, "Lagging replica %s reported offset %lld behind master, lag=%ld, state=%s.", name,
+                  replId.offset - r->ack_off, lag, states[r->state]);
+    }
+    if (replicas > 0)
+        serverLog(LL_NOTICE, "%d of %d replicas are in sync when shutting down.", replicas - lagging, replicas);
+}
+
+static const shutdownReplicaHooks shutdown_hooks = {replicasInSync, replRequestAcks, reportReplicasAtShutdown};
+
+size_t replBuffersMemory(void) {
+    /* Redis 7.0 keeps one buffer shared by the backlog and the replicas: its
+     * size is what the one furthest behind still needs, or the backlog. */
+    size_t most = m.backlog ? (size_t)m.backlog_histlen : 0;
+    listIter li;
+    listNode *ln;
+    listRewind(m.replicas, &li);
+    while ((ln = listNext(&li))) {
+        replicaLink *r = listNodeValue(ln);
+        size_t pending = getClientOutputBufferMemoryUsage(r->c);
+        if (pending > most) most = pending;
+    }
+    return most;
+}
+
 /* ------------------------------------------------------------------ wiring */
 
 /* What a snapshot records of our place in the stream (as Redis's rdbPopulateSaveInfo). */
@@ -1174,6 +1228,7 @@ void replInit(void) {
     serverAddClientTeardown(replMasterClientTeardown);
     rdbSetReplInfoHooks(fillReplInfo, replicaLoadedReplInfo);
     configSetApplyHook("repl-backlog-size", applyBacklogSize);
+    serverSetShutdownReplicaHooks(&shutdown_hooks);
     replicaInit();
     failoverInit();
 }

@@ -47,6 +47,8 @@ void rewriteClientCommandVector(client *c, int argc, ...);
 /* Show argv[argc] as "(redacted)" in MONITOR and SLOWLOG (the command still sees the secret). */
 void redactClientCommandArgument(client *c, int argc);
 void closeListeningSockets(int unlink_unix_socket);
+/* At exit: writes what the socket takes of each replica's pending output. */
+void flushReplicaOutputBuffers(void);
 /* enable-debug-command / enable-module-command / enable-protected-configs:
  * 1 when the setting (no, yes, or local connections only) lets this client
  * do it. */

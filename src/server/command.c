@@ -90,6 +90,7 @@ void populateCommandTable(const commandDef *defs, size_t n) {
         }
     }
     server.exec_command = dictFetchValue(server.commands, "exec");
+    server.ping_command = dictFetchValue(server.commands, "ping");
     buildCommandIndex();
 }
 

@@ -605,6 +605,7 @@ static configDef configs[] = {
     B("set-proc-title", NULL, F_IMMUTABLE, &server.set_proc_title, "yes"),
     {"proc-title-template", NULL, T_STRING, 0, &server.proc_title_template, "{title} {listen-addr} {server-mode}", 0, 0,
      NULL, applyProcTitleTemplate, NULL, NULL, 0},
+    I("shutdown-timeout", NULL, 0, &server.shutdown_timeout, "10", 0, INT_MAX, NULL),
     I("hz", NULL, 0, &server.hz, "10", 0, INT_MAX, applyHz),
     B("dynamic-hz", NULL, 0, &server.dynamic_hz, "yes"),
     EN("enable-debug-command", NULL, F_IMMUTABLE, &server.enable_debug_command, "no", enableEnum),

@@ -76,6 +76,22 @@ void runShutdownTasks(void) {
 
 /* ------------------------------------------------------ single-owner hooks */
 
+static shutdownReplicaHooks shutdown_replicas;
+void serverSetShutdownReplicaHooks(const shutdownReplicaHooks *hooks) { shutdown_replicas = *hooks; }
+int shutdownReplicasInSync(void) { return shutdown_replicas.in_sync ? shutdown_replicas.in_sync() : 1; }
+void shutdownRequestReplicaAcks(void) {
+    if (shutdown_replicas.request_acks) shutdown_replicas.request_acks();
+}
+void shutdownReportReplicas(void) {
+    if (shutdown_replicas.report) shutdown_replicas.report();
+}
+
+static void (*forced_exit_cleanup)(void);
+void serverSetForcedExitCleanup(void (*fn)(void)) { forced_exit_cleanup = fn; }
+void runForcedExitCleanup(void) {
+    if (forced_exit_cleanup) forced_exit_cleanup();
+}
+
 static robj *(*write_gate)(void);
 void serverSetWriteGate(robj *(*fn)(void)) { write_gate = fn; }
 

@@ -96,6 +96,23 @@ void serverResetCommandStats(struct redisCommand *cmd);
 void serverAddShutdownCheck(int (*fn)(int flags));
 /* Runs last, once the server stopped listening. */
 void serverAddShutdownTask(void (*fn)(void));
+/* Replication's part in a shutdown (repl/ sets it): whether every replica
+ * acknowledged the whole stream; asking them to; and, once the wait is over,
+ * logging each lagging replica and how many are in sync. */
+typedef struct shutdownReplicaHooks {
+    int (*in_sync)(void);
+    void (*request_acks)(void);
+    void (*report)(void);
+} shutdownReplicaHooks;
+void serverSetShutdownReplicaHooks(const shutdownReplicaHooks *hooks);
+int shutdownReplicasInSync(void);
+void shutdownRequestReplicaAcks(void);
+void shutdownReportReplicas(void);
+/* A second SIGINT exits from the signal handler at once: fn removes what must
+ * not stay behind (persist: the temp RDB file being written). It runs in the
+ * handler, so it must be async-signal-safe. */
+void serverSetForcedExitCleanup(void (*fn)(void));
+void runForcedExitCleanup(void);
 
 /* The server's own side of the hooks (server.c, networking.c, ...). */
 void runCallObservers(const callInfo *ci);

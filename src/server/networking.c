@@ -428,6 +428,18 @@ int handleClientsWithPendingWrites(void) {
     return processed;
 }
 
+void flushReplicaOutputBuffers(void) {
+    listIter li;
+    listNode *ln;
+    listRewind(server.clients, &li);
+    while ((ln = listNext(&li))) {
+        client *c = listNodeValue(ln);
+        if ((c->flags & CLIENT_SLAVE) && !(c->flags & (CLIENT_MONITOR | CLIENT_CLOSE_ASAP)) && c->fd != -1 &&
+            clientHasPendingReplies(c))
+            writeToClient(c, 0);
+    }
+}
+
 /* ------------------------------------------------------- output buffer limits */
 
 /* The blocks' bytes and, as Redis counts it, each block's list node and

@@ -10,11 +10,19 @@
 #define PAUSE_WRITE 1
 #define PAUSE_ALL 2
 
+/* Who paused: each holds its own pause, and ending one leaves the others. */
+#define PAUSE_BY_CLIENT_COMMAND 0 /* CLIENT PAUSE (and FAILOVER) */
+#define PAUSE_DURING_SHUTDOWN 1   /* writes wait while a shutdown waits for replicas */
+#define PAUSE_PURPOSES 2
+
 /* Starts or renews a pause until end_ms (absolute). As in Redis 7.0.15 a
  * renewal never lessens it: ALL stays ALL until the end, and the end only
  * ever moves later. */
 void pauseClients(int type, long long end_ms);
 void unpauseClients(void);
+/* The same for another purpose than CLIENT PAUSE. */
+void pauseClientsFor(int purpose, int type, long long end_ms);
+void unpauseClientsFor(int purpose);
 /* A pause is in effect: nothing may remove keys on its own. */
 int clientsArePaused(void);
 /* c's command (already looked up) must wait for the pause to end. */

@@ -24,6 +24,7 @@
 #include <execinfo.h>
 #include <sys/time.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <locale.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -83,6 +84,8 @@ long long commandTimeMs(void) { return server.mstime; }
 
 /* -------------------------------------------------------------------- cron */
 
+static void shutdownCron(void);
+
 static void databasesCron(void) {
     /* Shrink tables left sparse by deletions and move rehashing along a little. */
     for (int j = 0; j < server.dbnum; j++) {
@@ -102,11 +105,7 @@ static long long serverCron(aeEventLoop *el, long long id, void *clientData) {
     if (server.pause_cron) return 1000 / server.hz;
     size_t used = zmalloc_used_memory();
     if (used > (size_t)server.stat_peak_memory) server.stat_peak_memory = used;
-    if (server.shutdown_asap) {
-        if (prepareForShutdown(server.shutdown_flags) == C_OK) exit(0);
-        serverLog(LL_WARNING, "SIGTERM received but errors trying to shut down the server, check the logs for more information");
-        server.shutdown_asap = 0;
-    }
+    shutdownCron();
     if (server.watchdog_period) watchdogSchedule(server.watchdog_period);
     clientsCron();
     databasesCron();
@@ -139,6 +138,7 @@ void processEventsWhileBlocked(void) {
     /* A few rounds while they find work, as Redis: a round also takes the
      * sockets it served off epoll's ready list, so the next call serves
      * clients in the order their requests came. */
+    updateCachedTime();
     for (int round = 0; round < 4; round++) {
         int n = aeProcessFileEventsNoWait(server.el);
         handleClientsWithPendingWrites();
@@ -146,11 +146,16 @@ void processEventsWhileBlocked(void) {
     }
     /* SIGTERM during a load: the cron that would act on it does not run
      * until the load ends, so the shutdown happens here (without saving the
-     * half-loaded data), as Redis does. */
-    if (server.shutdown_asap && (server.loading || server.async_loading)) {
-        if (prepareForShutdown(SHUTDOWN_NOSAVE) == C_OK) exit(0);
-        serverLog(LL_WARNING, "SIGTERM received but errors trying to shut down the server, check the logs for more information");
-        server.shutdown_asap = 0;
+     * half-loaded data), as Redis does. Connections closed meanwhile go. */
+    if (server.loading || server.async_loading) {
+        freeClientsInAsyncFreeQueue();
+        if (server.shutdown_asap) {
+            if (prepareForShutdown(SHUTDOWN_NOSAVE) == C_OK) exit(0);
+            serverLog(LL_WARNING, "SIGTERM received but errors trying to shut down the server, check the logs for more "
+                                  "information");
+            server.shutdown_asap = 0;
+            server.last_sig_received = 0;
+        }
     }
 }
 
@@ -303,7 +308,10 @@ int processCommand(client *c) {
     }
     runCommandPrelude(c);
     int writes = (flags & CMD_WRITE) || (c->cmd == server.exec_command && (c->mstate.cmd_flags & CMD_WRITE));
-    if ((flags & CMD_WRITE) && (err = writeGateError())) {
+    /* As Redis 7.0: PING too, so that a health check sees the failing disk;
+     * our master's stream is applied regardless. */
+    if (((flags & CMD_WRITE) || c->cmd == server.ping_command) && !(c->flags & CLIENT_MASTER) &&
+        (err = writeGateError())) {
         rejectCommandObject(c, err);
         return C_OK;
     }
@@ -442,24 +450,151 @@ void call(client *c, int flags) {
 
 /* ---------------------------------------------------------------- shutdown */
 
-int prepareForShutdown(int flags) {
-    serverLog(LL_NOTICE, "User requested shutdown...");
-    if (runShutdownChecks(flags) != C_OK && !(flags & SHUTDOWN_FORCE)) return C_ERR;
-    if (server.pidfile) unlink(server.pidfile);
+static list *shutdown_waiters; /* clients blocked in SHUTDOWN, until it exits or fails */
+
+static int shutdownInitiated(void) { return server.shutdown_mstime != 0; }
+
+/* Also when CLIENT UNBLOCK ends the wait: then, as in Redis, without a reply. */
+static void shutdownWaiterUnblocked(client *c, int reply) {
+    (void)reply;
+    listNode *ln = listSearchKey(shutdown_waiters, c);
+    if (ln) listDelNode(shutdown_waiters, ln);
+}
+
+void blockClientOnShutdown(client *c) {
+    if (!shutdown_waiters) shutdown_waiters = listCreate();
+    blockForKeys(c, BLOCKED_SHUTDOWN, NULL, 0, 0);
+    c->bpop.unblockfn = shutdownWaiterUnblocked;
+    listAddNodeTail(shutdown_waiters, c);
+}
+
+/* The shutdown failed or was aborted: its clients hear it and the server goes on. */
+static void cancelShutdown(void) {
+    server.shutdown_asap = 0;
+    server.shutdown_flags = 0;
+    server.shutdown_mstime = 0;
+    server.last_sig_received = 0;
+    while (shutdown_waiters && listLength(shutdown_waiters)) {
+        client *c = listNodeValue(listFirst(shutdown_waiters));
+        addReplyError(c, "Errors trying to SHUTDOWN. Check logs.");
+        unblockClient(c, 1); /* the command ends here */
+    }
+    unpauseClientsFor(PAUSE_DURING_SHUTDOWN);
+}
+
+int abortShutdown(void) {
+    if (shutdownInitiated()) cancelShutdown();
+    else if (server.shutdown_asap) server.shutdown_asap = 0; /* a signal asked; the cron had not begun */
+    else return C_ERR;
+    serverLog(LL_NOTICE, "Shutdown manually aborted.");
+    return C_OK;
+}
+
+/* The last step: persistence as the flags say, then the server stops
+ * listening. C_OK: exit(); C_ERR: it failed, was cancelled, and was logged. */
+static int finishShutdown(void) {
+    shutdownReportReplicas();
+    if (runShutdownChecks(server.shutdown_flags) != C_OK) {
+        serverLog(LL_WARNING, "Errors trying to shut down the server. Check the logs for more information.");
+        cancelShutdown();
+        return C_ERR;
+    }
+    if (server.pidfile) {
+        serverLog(LL_NOTICE, "Removing the pid file.");
+        unlink(server.pidfile);
+    }
+    /* Best effort: what the replicas were sent last may still reach them. */
+    flushReplicaOutputBuffers();
     closeListeningSockets(1);
     runShutdownTasks();
     serverLog(LL_WARNING, "Redis is now ready to exit, bye bye...");
     return C_OK;
 }
 
-static void sigShutdownHandler(int sig) {
-    if (server.shutdown_asap && sig == SIGINT) {
-        serverLog(LL_WARNING, "You insist... exiting now.");
-        if (server.pidfile) unlink(server.pidfile);
-        _exit(1);
+int prepareForShutdown(int flags) {
+    if (shutdownInitiated()) return C_ERR; /* one is waiting for replicas: this caller waits with it */
+    /* Half-loaded data must not overwrite the file it came from. */
+    if (server.loading) flags = (flags & ~SHUTDOWN_SAVE) | SHUTDOWN_NOSAVE;
+    server.shutdown_flags = flags;
+    serverLog(LL_WARNING, "User requested shutdown...");
+    if (!(flags & SHUTDOWN_NOW) && server.shutdown_timeout != 0 && !shutdownReplicasInSync()) {
+        /* Writes wait, so that the replicas can reach an offset that stays put. */
+        server.shutdown_mstime = server.mstime + server.shutdown_timeout * 1000LL;
+        if (!clientsArePaused()) shutdownRequestReplicaAcks();
+        pauseClientsFor(PAUSE_DURING_SHUTDOWN, PAUSE_WRITE, LLONG_MAX);
+        serverLog(LL_NOTICE, "Waiting for replicas before shutting down.");
+        return C_ERR;
     }
+    return finishShutdown();
+}
+
+/* From the cron: a signal's shutdown begins here (not in the handler), and a
+ * shutdown waiting for replicas ends once they caught up or the time is up. */
+static void shutdownCron(void) {
+    if (server.shutdown_asap && !shutdownInitiated()) {
+        int flags = SHUTDOWN_NOFLAGS;
+        if (server.last_sig_received == SIGINT && server.shutdown_on_sigint) flags = server.shutdown_on_sigint;
+        else if (server.last_sig_received == SIGTERM && server.shutdown_on_sigterm) flags = server.shutdown_on_sigterm;
+        if (prepareForShutdown(flags) == C_OK) exit(0);
+    } else if (shutdownInitiated()) {
+        if (server.mstime >= server.shutdown_mstime || shutdownReplicasInSync()) {
+            if (finishShutdown() == C_OK) exit(0);
+        }
+    }
+}
+
+/* Appends s to buf (at *len, capacity cap) without any libc formatting. */
+static void handlerAppend(char *buf, size_t *len, size_t cap, const char *s) {
+    while (*s && *len < cap) buf[(*len)++] = *s++;
+}
+
+static void handlerAppendNumber(char *buf, size_t *len, size_t cap, long long v) {
+    char digits[24];
+    int n = 0;
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    do {
+        digits[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0 && *len < cap) buf[(*len)++] = '-';
+    while (n > 0 && *len < cap) buf[(*len)++] = digits[--n];
+}
+
+/* Redis's "pid:signal-handler (unixtime) message" line, written with
+ * async-signal-safe calls only. */
+void serverLogFromHandler(int level, const char *msg) {
+    if ((level & 0xff) < server.verbosity) return;
+    int tostdout = server.logfile == NULL || server.logfile[0] == '\0';
+    int fd = tostdout ? STDOUT_FILENO : open(server.logfile, O_APPEND | O_CREAT | O_WRONLY, 0644);
+    if (fd == -1) return;
+    char buf[512];
+    size_t len = 0;
+    handlerAppendNumber(buf, &len, sizeof(buf) - 1, (long long)getpid());
+    handlerAppend(buf, &len, sizeof(buf) - 1, ":signal-handler (");
+    handlerAppendNumber(buf, &len, sizeof(buf) - 1, (long long)time(NULL));
+    handlerAppend(buf, &len, sizeof(buf) - 1, ") ");
+    handlerAppend(buf, &len, sizeof(buf) - 1, msg);
+    buf[len++] = '\n';
+    if (write(fd, buf, len) == -1) { /* nothing to do about it in a handler */
+    }
+    if (!tostdout) close(fd);
+}
+
+static void sigShutdownHandler(int sig) {
+    const char *msg = sig == SIGINT    ? "Received SIGINT scheduling shutdown..."
+                      : sig == SIGTERM ? "Received SIGTERM scheduling shutdown..."
+                                       : "Received shutdown signal, scheduling shutdown...";
+    /* A second Ctrl+C: exit now, without saving or waiting for replicas. */
+    if (server.shutdown_asap && sig == SIGINT) {
+        serverLogFromHandler(LL_WARNING, "You insist... exiting now.");
+        runForcedExitCleanup();
+        _exit(1); /* not a clean shutdown */
+    } else if (server.loading) {
+        msg = "Received shutdown signal during loading, scheduling shutdown.";
+    }
+    serverLogFromHandler(LL_WARNING, msg);
     server.shutdown_asap = 1;
-    server.shutdown_flags = sig == SIGINT ? server.shutdown_on_sigint : server.shutdown_on_sigterm;
+    server.last_sig_received = sig;
 }
 
 static void sigCrashHandler(int sig, siginfo_t *info, void *secret) {

@@ -4,6 +4,7 @@
 #ifndef SERVER_SERVER_H
 #define SERVER_SERVER_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -169,6 +170,7 @@ typedef struct redisDb {
 #define BLOCKED_WAIT 4     /* WAIT: replica acknowledgements */
 #define BLOCKED_POSTPONE 5 /* CLIENT PAUSE holds its command */
 #define BLOCKED_STREAM 6   /* XREAD BLOCK */
+#define BLOCKED_SHUTDOWN 7 /* SHUTDOWN waiting for lagging replicas */
 
 typedef struct blockingState {
     long long timeout;   /* absolute ms; 0 = forever */
@@ -269,8 +271,11 @@ struct redisServer {
     aeEventLoop *el;
     char runid[CONFIG_RUN_ID_SIZE + 1];
     long long cronloops;
-    int shutdown_asap;
-    int shutdown_flags;
+    volatile sig_atomic_t shutdown_asap;     /* SIGTERM/SIGINT asked for a shutdown (the cron starts it) */
+    volatile sig_atomic_t last_sig_received; /* ... which of the two */
+    int shutdown_flags;                      /* the SHUTDOWN_* flags of the shutdown under way */
+    long long shutdown_mstime;               /* a shutdown waits for replicas until then; 0 if none */
+    int shutdown_timeout;                    /* seconds it waits at most (shutdown-timeout) */
     int shutdown_on_sigterm, shutdown_on_sigint; /* SHUTDOWN_* flags a signal shuts down with */
 
     /* Networking. */
@@ -340,6 +345,7 @@ struct redisServer {
     time_t stat_starttime;
     dict *commands;     /* name → redisCommand (containers hold subcommands) */
     struct redisCommand *exec_command; /* EXEC: the pipeline looks into the transaction it runs */
+    struct redisCommand *ping_command; /* PING: refused like a write while persistence fails (-MISCONF) */
     dict *errors;       /* error prefix → count (INFO errorstats) */
 
     /* Limits and encodings. */
@@ -510,11 +516,22 @@ void callRejected(struct redisCommand *cmd, const char *err, size_t len);
 int processCommand(client *c);
 /* min-replicas-to-write is set and fewer replicas acknowledge in time: writes are refused (-NOREPLICAS). */
 int tooFewGoodReplicas(void);
+/* Shutdown as Redis 7.0: unless NOW (or shutdown-timeout 0), a master whose
+ * replicas lag pauses writes and waits for their acknowledgement up to
+ * shutdown-timeout seconds, then saves as configured and exits. C_OK: ready,
+ * call exit(); C_ERR: waiting (SHUTDOWN's client stays blocked) or failed
+ * (blocked clients got the error, the server goes on). */
 int prepareForShutdown(int flags);
 /* Serves the clients whose sockets are ready, without timers, from inside
  * something long (a slow script, a replica loading its master's snapshot):
  * they get their -BUSY or -LOADING answers, INFO, SCRIPT KILL. */
 void processEventsWhileBlocked(void);
+/* SHUTDOWN ABORT: C_ERR when no shutdown is under way or asked for. */
+int abortShutdown(void);
+/* SHUTDOWN's client waits (BLOCKED_SHUTDOWN) until the shutdown fails or exits. */
+void blockClientOnShutdown(client *c);
+/* Logs from a signal handler (async-signal-safe), in Redis's form. */
+void serverLogFromHandler(int level, const char *msg);
 
 /* Start-up steps main.c runs, in this order around reading the config. */
 void oomHandler(size_t size);
