@@ -1033,11 +1033,13 @@ static int loadConfigText(const char *text, int depth) {
                 fatalConfigError(linenum, line, "Bad directive or wrong number of arguments");
                 rc = C_ERR;
             } else {
-                /* Repeated save lines add up, the first one of a load replacing the
-                 * default; any other directive's line replaces (bind too, as Redis). */
+                /* Repeated save lines add up (and zmq-expiry-endpoint lines, one
+                 * endpoint each: EXPIRY_0MQ.md), the first one of a load replacing
+                 * the default; any other directive's line replaces (bind too, as Redis). */
                 sds *vals = argv + 1;
                 int nvals = argc - 1;
-                if (d->set == setSave && d->seen_in_load && !(nvals == 1 && sdslen(vals[0]) == 0)) {
+                int accumulates = d->set == setSave || d->set == setZmqEndpoints;
+                if (accumulates && d->seen_in_load && !(nvals == 1 && sdslen(vals[0]) == 0)) {
                     sds cur = getTypedValue(d);
                     int curc;
                     sds *curv = sdssplitlen(cur, sdslen(cur), " ", 1, &curc);
