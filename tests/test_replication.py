@@ -598,3 +598,29 @@ def test_a_paused_replica_reads_the_stream_but_applies_it_after_unpause(server_f
     r.execute_command("CLIENT", "UNPAUSE")
     wait_for(lambda: int(info(r)["slave_repl_offset"]) == target, what="the write applied")
     assert r.get("foo2") == b"bar2"
+
+
+def test_redis_cli_replica_gets_the_writes_made_during_its_sync(server_factory):
+    """Writes made while redis-cli --replica's snapshot is being produced are
+    held and sent after its first REPLCONF ACK, on the same link (they once
+    dropped it: the held stream was taken for a reply to the ACK)."""
+    master = server_factory("--repl-diskless-sync", "no")
+    m = master.client()
+    for i in range(20):
+        m.set(f"k{i}", i)
+    m.config_set("rdb-key-save-delay", 50000)  # about one second of snapshot
+    proc = subprocess.Popen(["redis-cli", "-p", str(master.port), "--replica"], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT)
+    try:
+        wait_for(lambda: info(m)["connected_slaves"] == "1")
+        for i in range(5):
+            m.set("during", i)
+        wait_for(lambda: "online" in info(m).get("slave0", ""))
+        time.sleep(1)
+        m.set("after", "1")
+        time.sleep(1)
+        assert info(m)["connected_slaves"] == "1"
+    finally:
+        proc.terminate()
+    text = proc.communicate(timeout=10)[0]
+    assert b'"SET","during","4"\n' in text and b'"SET","after","1"\n' in text, text

@@ -674,7 +674,15 @@ static void replicaOnline(replicaLink *r) {
     refreshGoodReplicas();
     if (r->wait_ack) return;
     r->c->held_output_bytes = 0;
-    if (sdslen(r->pending)) addReplyProto(r->c, r->pending, sdslen(r->pending));
+    if (sdslen(r->pending)) {
+        /* Usually runs inside the replica's REPLCONF ACK: what is queued here
+         * is our stream, not a reply to it, so the guard against answering a
+         * replica must not drop the link. */
+        uint64_t running_own = r->c->flags & CLIENT_REPLICA_CMD;
+        r->c->flags &= ~CLIENT_REPLICA_CMD;
+        addReplyProto(r->c, r->pending, sdslen(r->pending));
+        r->c->flags |= running_own;
+    }
     sdsfree(r->pending);
     r->pending = NULL;
     serverLog(LL_NOTICE, "Synchronization with replica %s succeeded", r->c->addr);
