@@ -624,3 +624,43 @@ def test_redis_cli_replica_gets_the_writes_made_during_its_sync(server_factory):
         proc.terminate()
     text = proc.communicate(timeout=10)[0]
     assert b'"SET","during","4"\n' in text and b'"SET","after","1"\n' in text, text
+
+
+@pytest.mark.parametrize("load", ["disabled", "swapdb"])
+def test_a_full_sync_touches_watched_keys(server_factory, load):
+    """A transaction on a replica watching a key the full sync replaces (or
+    removes) fails, as after a FLUSHALL; one watching an untouched missing key
+    does not."""
+    other = server_factory(*MASTER_ARGS)
+    o = other.client()
+    o.set("changed", "new")
+    master, replica, m, r = start_pair(server_factory, replica_args=("--repl-diskless-load", load))
+    m.set("changed", "old")
+    m.set("removed", "x")
+    attach(r, master)
+    caught_up(m, r)
+    watchers = {}
+    for key in ("changed", "removed", "never"):
+        w = replica.client()
+        w.execute_command("WATCH", key)
+        watchers[key] = w
+    r.execute_command("REPLICAOF", "127.0.0.1", other.port)
+    wait_for(lambda: r.get("changed") == b"new" and link_up(r))
+    results = {}
+    for key, w in watchers.items():
+        w.execute_command("MULTI")
+        w.execute_command("GET", key)
+        results[key] = w.execute_command("EXEC")
+    assert results == {"changed": None, "removed": None, "never": [None]}
+
+
+def test_debug_reload_touches_watched_keys(server_factory):
+    s = server_factory("--enable-debug-command", "yes")
+    c = s.client()
+    c.set("k", "v")
+    w = s.client()
+    w.execute_command("WATCH", "k")
+    assert c.execute_command("DEBUG", "RELOAD") == b"OK"
+    w.execute_command("MULTI")
+    w.execute_command("GET", "k")
+    assert w.execute_command("EXEC") is None

@@ -681,6 +681,7 @@ int aofDebugLoad(void) {
         aofFlush();
         setOn(0);
     }
+    dbAnnounceReplaced(NULL);
     emptyData(-1, NULL);
     int rc = loadAllFiles();
     if (was_on) setOn(1);

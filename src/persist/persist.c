@@ -197,6 +197,7 @@ int persistLoadAtStartup(void) {
 int persistDebugReload(int save, int flush, int merge) {
     if (save && saveForeground() != C_OK) return C_ERR;
     if (flush) {
+        dbAnnounceReplaced(NULL);
         emptyData(-1, NULL);
         functionsFlushAll();
     }
