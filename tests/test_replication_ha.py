@@ -173,6 +173,30 @@ def test_failover_abort_gives_the_role_back(server_factory):
         replica.proc.send_signal(18)
 
 
+def test_failover_pause_is_its_own_client_unpause_leaves_it(server_factory):
+    """FAILOVER holds writes under its own pause: CLIENT UNPAUSE, or a CLIENT
+    PAUSE that ends, does not let them through; FAILOVER ABORT does."""
+    master, replica, m, r = start_pair(server_factory)
+    attach(r, master)
+    replica.proc.send_signal(19)
+    try:
+        m.set("unacknowledged", "1")
+        assert m.execute_command("FAILOVER") == b"OK"
+        assert m.execute_command("CLIENT", "PAUSE", "50", "WRITE") == b"OK"
+        assert m.execute_command("CLIENT", "UNPAUSE") == b"OK"
+        blocked = master.client()
+        result = {}
+        t = threading.Thread(target=lambda: result.setdefault("reply", blocked.set("held", "1")))
+        t.start()
+        t.join(0.5)
+        assert t.is_alive(), "a write ran during the failover's pause"
+        assert m.execute_command("FAILOVER", "ABORT") == b"OK"
+        t.join(10)
+        assert result.get("reply") is True
+    finally:
+        replica.proc.send_signal(18)
+
+
 # ------------------------------------------------------- repl-diskless-load
 
 
