@@ -664,3 +664,42 @@ def test_debug_reload_touches_watched_keys(server_factory):
     w.execute_command("MULTI")
     w.execute_command("GET", "k")
     assert w.execute_command("EXEC") is None
+
+
+def snapshot_children(pid):
+    """The pids of pid's children (a snapshot being written)."""
+    try:
+        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+            return f.read().split()
+    except FileNotFoundError:
+        return []
+
+
+def test_a_sync_snapshot_nobody_needs_goes_with_its_files(server_factory):
+    """A disk snapshot for a replica that leaves (no save points) is killed,
+    and its half-written temp file removed; one still running at SHUTDOWN is
+    killed before the server exits, leaving no file and no orphan."""
+    import glob
+    import os
+    master, replica, m, r = start_pair(server_factory, master_args=MASTER_ARGS + ("--repl-diskless-sync", "no"))
+    p = m.pipeline(transaction=False)
+    for i in range(200):
+        p.set("k%d" % i, "v")
+    p.execute()
+    m.config_set("rdb-key-save-delay", 100000)  # 20 s of snapshot
+    r.execute_command("REPLICAOF", master.host, master.port)
+    wait_for(lambda: snapshot_children(master.proc.pid), what="the sync's snapshot child")
+    r.execute_command("REPLICAOF", "NO", "ONE")
+    wait_for(lambda: not snapshot_children(master.proc.pid), what="the snapshot child killed")
+    wait_for(lambda: not glob.glob(os.path.join(master.dir, "temp-*.rdb")), what="no temp file")
+    r.execute_command("REPLICAOF", master.host, master.port)
+    wait_for(lambda: snapshot_children(master.proc.pid), what="a second snapshot child")
+    child = int(snapshot_children(master.proc.pid)[0])
+    try:
+        m.shutdown(nosave=True)
+    except Exception:
+        pass
+    master.proc.wait(10)
+    wait_for(lambda: not os.path.exists("/proc/%d" % child) or open("/proc/%d/stat" % child).read().split()[2] == "Z",
+             what="the snapshot child gone with its parent")
+    assert not glob.glob(os.path.join(master.dir, "temp-*.rdb"))

@@ -765,10 +765,7 @@ int aofStart(void) { return startAppending(); }
 static void killRewriteChild(void) {
     if (aof.child == -1) return;
     serverLog(LL_NOTICE, "Killing running AOF rewrite child: %ld", (long)aof.child);
-    kill(aof.child, SIGUSR1);
-    waitpid(aof.child, NULL, 0);
-    bgchildCollectCow(aof.child);
-    rdbRemoveTempFile(aof.child);
+    bgchildKill(aof.child);
     sds p = dirPath(aof.rewrite_base.name);
     sds tmp = sdscatprintf(sdsdup(p), ".tmp");
     unlink(p);
