@@ -703,3 +703,20 @@ def test_a_sync_snapshot_nobody_needs_goes_with_its_files(server_factory):
     wait_for(lambda: not os.path.exists("/proc/%d" % child) or open("/proc/%d/stat" % child).read().split()[2] == "Z",
              what="the snapshot child gone with its parent")
     assert not glob.glob(os.path.join(master.dir, "temp-*.rdb"))
+
+
+def test_functions_on_a_read_only_replica(server_factory):
+    """A function without the no-writes flag is a write: a read-only replica
+    refuses it before it runs (FCALL and FCALL_RO alike); a no-writes one runs."""
+    master, replica, m, r = start_pair(server_factory)
+    attach(r, master)
+    m.execute_command("FUNCTION", "LOAD", "#!lua name=lib\n"
+                      "redis.register_function('w', function() return redis.call('set', 'x', '1') end)\n"
+                      "redis.register_function{function_name='ro', callback=function() return 7 end, flags={'no-writes'}}")
+    caught_up(m, r)
+    for cmd in ("FCALL", "FCALL_RO"):
+        with pytest.raises(Exception, match="^You can't write against a read only replica.$"):
+            r.execute_command(cmd, "w", 0)
+    assert r.execute_command("FCALL", "ro", 0) == 7
+    assert r.execute_command("FCALL_RO", "ro", 0) == 7
+    assert r.get("x") is None
