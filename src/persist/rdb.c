@@ -1108,6 +1108,7 @@ static robj *loadQuicklist(rio *r, int type) {
     if (n == 0) return emptyKey(r, NULL);
     robj *o = createQuicklistObject(server.list_max_listpack_size, server.list_compress_depth);
     quicklist *ql = o->ptr;
+    int unchecked = 0; /* a node passed the shallow check only (sanitize-dump-payload no) */
     for (uint64_t i = 0; i < n; i++) {
         uint64_t container = QUICKLIST_NODE_CONTAINER_PACKED;
         if (type == RDB_TYPE_LIST_QUICKLIST_2) {
@@ -1146,19 +1147,25 @@ static robj *loadQuicklist(rio *r, int type) {
                  * (an empty node is skipped): a bad one stops it there. */
                 serverAssert(lpValidateFirstEntry(lp));
             }
-            if (!shallow_ok || !lpValidateIntegrity(lp, len, 1, NULL, NULL)) {
+            int deep_ok = shallow_ok && lpValidateIntegrity(lp, len, 1, NULL, NULL);
+            if (!deep_ok && (!shallow_ok || r->deep)) {
                 zfree(blob);
                 rdbCorrupt(r, "Listpack integrity check failed.");
                 goto fail;
             }
+            if (!deep_ok) unchecked = 1;
         }
-        if (lpLength(lp) == 0) {
+        if (lpFirst(lp) == NULL) {
             lpFree(lp); /* Redis skips empty nodes */
             continue;
         }
         quicklistAppendListpack(ql, lp);
     }
     if (quicklistCount(ql) == 0) return emptyKey(r, o);
+    if (unchecked) {
+        objectMarkUnchecked(o); /* kept as it came: walking it is for later (object.h) */
+        return o;
+    }
     listTryCompact(o, server.list_max_listpack_size, 0); /* one small node: a listpack, as 7.2 loads it */
     return o;
 fail:
@@ -1183,12 +1190,27 @@ static robj *loadPairs(rio *r, int type) {
         }
     } else {
         lp = (unsigned char *)blob;
-        /* Duplicates are a deep finding only, as in Redis: without it a
-         * hash converted to a table later stops on them. */
-        if (!lpValidateIntegrity(lp, len, 1, NULL, NULL) || lpLength(lp) % 2 || (r->deep && !lpPairsUnique(lp))) {
+        /* Without sanitize-dump-payload Redis checks the header and size
+         * only: a payload whose entries are bad is kept unchecked (object.h).
+         * Duplicates are a deep finding only, as in Redis: without it a hash
+         * converted to a table later stops on them. */
+        int shallow_ok = lpValidateIntegrity(lp, len, 0, NULL, NULL);
+        int deep_ok = shallow_ok && lpValidateIntegrity(lp, len, 1, NULL, NULL) && lpLength(lp) % 2 == 0 &&
+                      (!r->deep || lpPairsUnique(lp));
+        if (!deep_ok && (!shallow_ok || r->deep)) {
             zfree(blob);
             rdbCorrupt(r, is_hash ? "Hash listpack integrity check failed." : "Zset listpack integrity check failed.");
             return NULL;
+        }
+        if (!deep_ok) {
+            if (lpFirst(lp) == NULL) {
+                lpFree(lp);
+                return emptyKey(r, NULL);
+            }
+            robj *o = createObject(is_hash ? OBJ_HASH : OBJ_ZSET, lp);
+            o->encoding = OBJ_ENCODING_LISTPACK;
+            objectMarkUnchecked(o);
+            return o;
         }
     }
     unsigned long n = lpLength(lp);
