@@ -210,3 +210,19 @@ def test_rdb_empty_keys_are_skipped(server_factory, tmp_path, sanitize):
                 "zset", "zset_ziplist", "zset_listpack"):
         assert "skipping empty key: %s\n" % key in log
     assert "empty keys skipped: 9" in log
+
+
+def test_clients_mode_spares_users_with_skip_sanitize_payload(server_factory):
+    """sanitize-dump-payload clients: a client's RESTORE gets the deep check,
+    unless its ACL user has skip-sanitize-payload."""
+    s, r = start(server_factory, "--sanitize-dump-payload", "clients")
+    r.execute_command("DEBUG", "SET-SKIP-CHECKSUM-VALIDATION", "1")
+    with pytest.raises(redis.ResponseError, match="^Bad data format$"):
+        r.restore("key", 0, PAYLOADS["lp_hash_dup"])
+    r.execute_command("ACL", "SETUSER", "trusted", "on", ">pw", "~*", "+@all", "skip-sanitize-payload")
+    t = s.client(username="trusted", password="pw")
+    assert t.restore("key", 0, PAYLOADS["lp_hash_dup"])
+    r.execute_command("ACL", "SETUSER", "trusted", "sanitize-payload")
+    with pytest.raises(redis.ResponseError, match="^Bad data format$"):
+        t.restore("key2", 0, PAYLOADS["lp_hash_dup"])
+    assert r.ping()

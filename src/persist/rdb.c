@@ -7,6 +7,7 @@
 #include "persist/rdb.h"
 #include "persist/bgchild.h"
 #include "features/functions.h"
+#include "server/access.h"
 #include "server/db.h"
 #include "core/clock.h"
 #include "core/crc64.h"
@@ -553,7 +554,8 @@ sds rdbDumpFunctions(void) {
 /* sanitize-dump-payload: whether a payload's compact encodings get the deep
  * check (every entry, duplicate fields and members, stream consistency):
  * always with yes; with clients, for a RESTORE sent by a client, but not
- * while loading (RDB, AOF) nor for our master's commands; never with no.
+ * while loading (RDB, AOF), nor for our master's commands or a user with
+ * ACL's skip-sanitize-payload; never with no.
  * Without it Redis checks headers and sizes only (it then stops on an
  * assertion if bad entries are touched later). We check the entries of
  * lists, hashes, sorted sets and sets all the same, since our command code
@@ -564,7 +566,8 @@ static int rdbSanitizeDeep(void) {
     if (server.sanitize_dump_payload == SANITIZE_DUMP_YES) return 1;
     if (server.sanitize_dump_payload != SANITIZE_DUMP_CLIENTS) return 0;
     if (server.loading) return 0;
-    return !(server.current_client && (server.current_client->flags & CLIENT_MASTER));
+    client *c = server.current_client;
+    return !(c && ((c->flags & CLIENT_MASTER) || accessSkipsSanitize(c)));
 }
 
 /* Bad data in a payload, with Redis's report: a RESTORE refuses the
