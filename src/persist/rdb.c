@@ -556,12 +556,12 @@ sds rdbDumpFunctions(void) {
  * always with yes; with clients, for a RESTORE sent by a client, but not
  * while loading (RDB, AOF), nor for our master's commands or a user with
  * ACL's skip-sanitize-payload; never with no.
- * Without it Redis checks headers and sizes only (it then stops on an
- * assertion if bad entries are touched later). We check the entries of
- * lists, hashes, sorted sets and sets all the same, since our command code
- * trusts them (a bad one is refused, where Redis would accept it and stop
- * later); streams get Redis's treatment: a node that only passes the
- * shallow check is kept and walked with checks (data/stream.h). */
+ * Without it Redis checks headers and sizes only, and stops on an
+ * assertion when a bad entry is touched later. We check entries all the
+ * same, and keep a payload that passes Redis's checks but not ours as
+ * "unchecked": a stream node is then walked with checks (data/stream.h),
+ * any other value stops the server when it is first looked up
+ * (data/object.h). Legacy ziplists and zipmaps are always checked in full. */
 static int rdbSanitizeDeep(void) {
     if (server.sanitize_dump_payload == SANITIZE_DUMP_YES) return 1;
     if (server.sanitize_dump_payload != SANITIZE_DUMP_CLIENTS) return 0;
