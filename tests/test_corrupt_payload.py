@@ -63,6 +63,12 @@ PAYLOADS = {
     # fuzzer findings - zset ziplist invalid tail offset
     "zset_zl_bad_tail": bytes.fromhex(
         "0c191900000002000000060000f102f102025f3104f202f302f3ff09004d727b97cd9a70c1"),
+    # fuzzer findings - stream with no records
+    "stream_no_live_records": bytes.fromhex(
+        "0f0110000001784d55680900000000000000004042420000001800020101010201846974656d058576616c7565060001"
+        "02010001000101010001050103013e0100010101825f31030501020150010001010102010523ff0281000001784d5568"
+        "590001076d7967726f757081000001784d5568470001000001784d55684700000000000000009f68554d780100000101"
+        "05416c6963658568554d7801000001000001784d55684700000000000000000900f1c0727039401ea9"),
 }
 
 CORRUPT_EMPTY_KEYS_RDB = bytes.fromhex(
@@ -190,6 +196,19 @@ def test_unsanitized_bad_entries_stop_on_an_assertion(server_factory, name, cmd)
     assert wait_exit(s) and s.proc.returncode == 1
     log = s.log()
     assert "ASSERTION FAILED" in log and "crashed by signal" not in log
+
+
+def test_stream_without_live_entries_stops_on_a_panic(server_factory):
+    """Its length says 2 but a walk back from its end finds no live entry:
+    XREAD ... $ stops the server with Redis's panic (Guru Meditation)."""
+    s, r = start(server_factory)
+    r.execute_command("DEBUG", "SET-SKIP-CHECKSUM-VALIDATION", "1")
+    assert r.restore("key", 0, PAYLOADS["stream_no_live_records"])
+    with pytest.raises(redis.ConnectionError):
+        r.execute_command("XREAD", "STREAMS", "key", "$")
+    assert wait_exit(s) and s.proc.returncode == 1
+    log = s.log()
+    assert "Guru Meditation" in log and "crashed by signal" not in log
 
 
 def test_corrupt_rdb_file_stops_the_start(server_factory, tmp_path):

@@ -613,6 +613,30 @@ int lpValidateNextEntry(unsigned char *lp, unsigned char **pp) {
     return 1;
 }
 
+int lpValidatePrevEntry(unsigned char *lp, unsigned char **pp) {
+    unsigned char *p = *pp;
+    const unsigned char *first = lp + LP_HDR_SIZE, *end = lp + hdrBytes(lp) - 1;
+    if (!p || p < first || p > end) return 0;
+    if (p == first) {
+        *pp = NULL;
+        return 1;
+    }
+    /* The backlen ends right before p: at most MAX_BACKLEN_BYTES, all after the header. */
+    size_t l = 0;
+    const unsigned char *q = p - 1;
+    for (unsigned shift = 0;; shift += 7, q--) {
+        if (q < first || shift >= 7 * MAX_BACKLEN_BYTES) return 0;
+        l |= (size_t)(*q & 127) << shift;
+        if (!(*q & 128)) break;
+    }
+    size_t size = l + backlenSize(l);
+    if (size > (size_t)(p - first)) return 0;
+    unsigned char *prev = p - size;
+    if (untrustedEntrySize(prev, end) == 0) return 0;
+    *pp = prev;
+    return 1;
+}
+
 int lpValidateFirstEntry(unsigned char *lp) {
     unsigned char *p = lp + LP_HDR_SIZE;
     return lpValidateNextEntry(lp, &p);

@@ -128,6 +128,10 @@ int lpValidateIntegrity(unsigned char *lp, size_t size, int deep, lpValidateEntr
  * formed and inside lp, with *pp moved to the next entry (NULL past the
  * last); 0 when it is bad. lpValidateFirstEntry checks the first entry. */
 int lpValidateNextEntry(unsigned char *lp, unsigned char **pp);
+/* The checked step backwards: *pp (an entry or the terminator) moves to the
+ * entry its preceding backlen points at, which must be well formed (NULL
+ * before the first); 0 when the backlen or that entry is bad. */
+int lpValidatePrevEntry(unsigned char *lp, unsigned char **pp);
 int lpValidateFirstEntry(unsigned char *lp);
 
 #endif

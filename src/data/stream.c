@@ -471,6 +471,8 @@ int64_t streamTrim(stream *s, int strategy, uint64_t maxlen, const streamID *min
 
 /* ------------------------------------------------------------ iteration */
 
+static unsigned char *checkedPrev(unsigned char *lp, unsigned char *p);
+
 /* Loads node it->node (header, and for reverse walks the entry offsets). */
 static void iteratorEnterNode(streamIterator *it) {
     streamNode *node = &it->s->nodes[it->node];
@@ -483,12 +485,15 @@ static void iteratorEnterNode(streamIterator *it) {
     it->master_fields = h.fields;
     it->next = h.first_entry;
     if (!it->rev) return;
+    if (it->check) {
+        /* From the last entry's lp-count back, as Redis walks (revCheckedNext). */
+        it->ele = checkedPrev(it->lp, it->lp + lpBytes(it->lp) - 1);
+        return;
+    }
     it->noffsets = 0;
     for (unsigned char *p = h.first_entry; p;) {
         entryView e;
-        readEntry(it->lp, p, &it->master, h.nfields, &e, it->check);
-        /* Redis walks back through a node by the lp-counts: they must be right. */
-        if (it->check) serverAssert(nodeInt(e.countp, 1) == e.elements);
+        readEntry(it->lp, p, &it->master, h.nfields, &e, 0);
         if (it->noffsets == it->offsets_cap) {
             it->offsets_cap = it->offsets_cap ? it->offsets_cap * 2 : 64;
             it->offsets = zrealloc(it->offsets, sizeof(size_t) * it->offsets_cap);
@@ -519,8 +524,79 @@ void streamIteratorStart(streamIterator *it, stream *s, const streamID *start, c
     iteratorEnterNode(it);
 }
 
+/* The step back in an unchecked node; asserts when the landing entry is
+ * bad, or when there is none (p was the first entry, or NULL). */
+static unsigned char *checkedPrev(unsigned char *lp, unsigned char *p) {
+    serverAssert(p != NULL);
+    serverAssert(lpValidatePrevEntry(lp, &p));
+    return p;
+}
+
+/* A reverse walk through an unchecked node, step for step as Redis walks
+ * it: from an entry's lp-count back by that count to its flags, and on to
+ * the previous lp-count, so that it stops (or finds nothing) where Redis
+ * does on the same bytes. 1: an entry was found; 0: the iteration is over;
+ * -1: the node is done. */
+static int revCheckedNext(streamIterator *it, streamID *id, long *numfields) {
+    unsigned char *lp = it->lp;
+    if (it->emitted) {
+        /* Back from the lp-count of the entry returned last. */
+        it->emitted = 0;
+        int64_t lp_count = nodeInt(it->ele, 1);
+        while (lp_count-- > 0) it->ele = checkedPrev(lp, it->ele);
+        it->ele = checkedPrev(lp, it->ele);
+    }
+    for (;;) {
+        serverAssert(it->ele != NULL);
+        int64_t lp_count = nodeInt(it->ele, 1);
+        if (lp_count == 0) return -1; /* the master entry's terminator */
+        while (lp_count-- > 0) it->ele = checkedPrev(lp, it->ele);
+        unsigned char *p = it->ele;
+        int64_t flags = nodeInt(p, 1);
+        p = nodeNeed(lp, p, 1);
+        streamID eid = it->master;
+        eid.ms += (uint64_t)nodeInt(p, 1);
+        p = nodeNeed(lp, p, 1);
+        eid.seq += (uint64_t)nodeInt(p, 1);
+        p = nodeNeed(lp, p, 1);
+        long nf = it->master_nfields;
+        if (!(flags & STREAM_ITEM_FLAG_SAMEFIELDS)) {
+            nf = (long)nodeInt(p, 1);
+            p = nodeNeed(lp, p, 1);
+        }
+        serverAssert(nf >= 0 && nf < (long)LP_MAX_SAFE_SIZE);
+        if (streamCompareID(&eid, &it->end) <= 0 && !(flags & STREAM_ITEM_FLAG_DELETED)) {
+            if (streamCompareID(&eid, &it->start) < 0) return 0;
+            *id = eid;
+            *numfields = nf;
+            it->field_left = nf;
+            it->samefields = (flags & STREAM_ITEM_FLAG_SAMEFIELDS) != 0;
+            it->fp = p;
+            it->mfp = it->master_fields;
+            /* Where reading its fields ends: its lp-count. */
+            for (long j = 0; j < (it->samefields ? nf : nf * 2); j++) p = nodeNeed(lp, p, 1);
+            it->ele = p;
+            it->emitted = 1;
+            return 1;
+        }
+        it->ele = checkedPrev(lp, it->ele); /* from its flags to the previous lp-count */
+    }
+}
+
 int streamIteratorNext(streamIterator *it, streamID *id, long *numfields) {
     while (it->lp) {
+        if (it->rev && it->check) {
+            int found = revCheckedNext(it, id, numfields);
+            if (found >= 0) {
+                if (!found) it->lp = NULL;
+                return found;
+            }
+            it->lp = NULL;
+            it->node--;
+            if (it->node < 0) return 0;
+            iteratorEnterNode(it);
+            continue;
+        }
         unsigned char *p;
         if (!it->rev) {
             p = it->next;

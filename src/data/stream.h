@@ -140,6 +140,8 @@ typedef struct streamIterator {
     int samefields;
     unsigned char *fp, *mfp;      /* current value/field and master field positions */
     int check;                    /* the node is unchecked: every step is checked */
+    unsigned char *ele;           /* reverse walk of an unchecked node: the current lp-count */
+    int emitted;                  /* ... after returning the entry it ends */
 } streamIterator;
 
 void streamIteratorStart(streamIterator *it, stream *s, const streamID *start, const streamID *end, int rev);
