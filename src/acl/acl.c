@@ -1439,6 +1439,8 @@ void aclLoadUsersAtStartup(void) {
     UsersToLoad->free = freeUserRules;
 }
 
+static int userSkipsSanitize(client *c) { return c->user && (c->user->flags & USER_FLAG_SANITIZE_PAYLOAD_SKIP); }
+
 void aclInit(void) {
     usersDictType = (dictType){.hashFunction = dictSdsHash, .keyCompare = dictSdsKeyCompare,
                                .keyDestructor = dictSdsDestructor};
@@ -1449,8 +1451,8 @@ void aclInit(void) {
     int next = 0;
     forEachCommand(server.commands, assignCommandId, &next);
     DefaultUser = createDefaultUser();
-    static const accessHooks hooks = {hookCheck,   logDenial,  authenticate,         setDefaultUser,
-                                      authRequired, userName,  lookupUser,           userHasFullKeyAccess};
+    static const accessHooks hooks = {hookCheck,    logDenial, authenticate, setDefaultUser,      authRequired,
+                                      userName,     lookupUser, userHasFullKeyAccess, userSkipsSanitize};
     accessRegister(&hooks);
     static const configUserHooks cfg = {configLoadUser, describeAllUsers, updateDefaultUserPassword};
     configRegisterUserHooks(&cfg);

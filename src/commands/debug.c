@@ -53,6 +53,7 @@ static void mixElemDigest(unsigned char *digest, const valueElem *e) {
 }
 
 static void valueDigest(unsigned char *digest, robj *o, long long expire) {
+    objectAssertChecked(o); /* walked below: see object.h */
     uint32_t aux = htonl(o->type);
     mixDigest(digest, &aux, sizeof(aux));
     if (o->type == OBJ_STRING) {

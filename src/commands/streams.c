@@ -427,7 +427,7 @@ void xsetidCommand(client *c) {
     stream *s = o->ptr;
     if (s->length > 0) {
         streamID top;
-        streamEdgeID(s, 1, &top);
+        streamLastValidID(s, &top);
         if (streamCompareID(&id, &top) < 0) {
             addReplyError(c, "The ID specified in XSETID is smaller than the target stream top item");
             return;
@@ -722,7 +722,9 @@ static void xreadGeneric(client *c, int xreadgroup) {
         if (!history) {
             streamID top;
             const streamID *after = xreadgroup ? &groups[i]->last_id : &ids[i];
-            if (!streamEdgeID(s, 1, &top) || streamCompareID(&top, after) <= 0) continue;
+            if (!s->length) continue;
+            streamLastValidID(s, &top);
+            if (streamCompareID(&top, after) <= 0) continue;
         }
         /* The consumer comes to be when it is served: one that blocks does
          * not exist until data arrives for it (as in 7.0). */

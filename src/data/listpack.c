@@ -569,6 +569,18 @@ static size_t untrustedElementLen(const unsigned char *p, size_t avail) {
     return l <= avail ? l : 0;
 }
 
+/* Checks the entry at p (before the terminator at end): its encoding, its
+ * size and its backlen. Returns the entry's total size, 0 if it is bad. */
+static size_t untrustedEntrySize(const unsigned char *p, const unsigned char *end) {
+    size_t avail = (size_t)(end - p);
+    size_t l = untrustedElementLen(p, avail);
+    if (l == 0) return 0;
+    unsigned char back[MAX_BACKLEN_BYTES];
+    size_t bl = writeBacklen(back, l);
+    if (l + bl > avail || memcmp(back, p + l, bl) != 0) return 0;
+    return l + bl;
+}
+
 int lpValidateIntegrity(unsigned char *lp, size_t size, int deep, lpValidateEntryFn cb,
                         void *userdata) {
     if (size < LP_HDR_SIZE + 1 || hdrBytes(lp) != size || lp[size - 1] != LP_EOF) return 0;
@@ -578,17 +590,56 @@ int lpValidateIntegrity(unsigned char *lp, size_t size, int deep, lpValidateEntr
     unsigned char *p = lp + LP_HDR_SIZE;
     unsigned long n = 0;
     while (p < end) {
-        size_t avail = (size_t)(end - p);
-        size_t l = untrustedElementLen(p, avail);
-        if (l == 0) return 0;
-        unsigned char back[MAX_BACKLEN_BYTES];
-        size_t bl = writeBacklen(back, l);
-        if (l + bl > avail || memcmp(back, p + l, bl) != 0) return 0;
+        size_t sz = untrustedEntrySize(p, end);
+        if (sz == 0) return 0;
         if (cb && !cb(p, header_count, userdata)) return 0;
-        p += l + bl;
+        p += sz;
         n++;
     }
     return header_count == LP_COUNT_UNKNOWN || header_count == n;
+}
+
+int lpValidateNextEntry(unsigned char *lp, unsigned char **pp) {
+    unsigned char *p = *pp;
+    const unsigned char *end = lp + hdrBytes(lp) - 1;
+    if (!p || p < lp + LP_HDR_SIZE || p > end) return 0;
+    if (p == end) {
+        *pp = NULL;
+        return 1;
+    }
+    size_t sz = untrustedEntrySize(p, end);
+    if (sz == 0) return 0;
+    *pp = p + sz;
+    return 1;
+}
+
+int lpValidatePrevEntry(unsigned char *lp, unsigned char **pp) {
+    unsigned char *p = *pp;
+    const unsigned char *first = lp + LP_HDR_SIZE, *end = lp + hdrBytes(lp) - 1;
+    if (!p || p < first || p > end) return 0;
+    if (p == first) {
+        *pp = NULL;
+        return 1;
+    }
+    /* The backlen ends right before p: at most MAX_BACKLEN_BYTES, all after the header. */
+    size_t l = 0;
+    const unsigned char *q = p - 1;
+    for (unsigned shift = 0;; shift += 7, q--) {
+        if (q < first || shift >= 7 * MAX_BACKLEN_BYTES) return 0;
+        l |= (size_t)(*q & 127) << shift;
+        if (!(*q & 128)) break;
+    }
+    size_t size = l + backlenSize(l);
+    if (size > (size_t)(p - first)) return 0;
+    unsigned char *prev = p - size;
+    if (untrustedEntrySize(prev, end) == 0) return 0;
+    *pp = prev;
+    return 1;
+}
+
+int lpValidateFirstEntry(unsigned char *lp) {
+    unsigned char *p = lp + LP_HDR_SIZE;
+    return lpValidateNextEntry(lp, &p);
 }
 
 double lpEntryToDouble(const lpEntry *e) {

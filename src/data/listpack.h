@@ -123,5 +123,15 @@ unsigned long lpRandomPairsUnique(unsigned char *lp, unsigned long count, lpEntr
 typedef int (*lpValidateEntryFn)(unsigned char *p, unsigned int header_count, void *userdata);
 int lpValidateIntegrity(unsigned char *lp, size_t size, int deep, lpValidateEntryFn cb,
                         void *userdata);
+/* One step of a checked walk through a listpack that passed the shallow
+ * check only: *pp is an entry (or the terminator) of lp; 1 when it is well
+ * formed and inside lp, with *pp moved to the next entry (NULL past the
+ * last); 0 when it is bad. lpValidateFirstEntry checks the first entry. */
+int lpValidateNextEntry(unsigned char *lp, unsigned char **pp);
+/* The checked step backwards: *pp (an entry or the terminator) moves to the
+ * entry its preceding backlen points at, which must be well formed (NULL
+ * before the first); 0 when the backlen or that entry is bad. */
+int lpValidatePrevEntry(unsigned char *lp, unsigned char **pp);
+int lpValidateFirstEntry(unsigned char *lp);
 
 #endif

@@ -2,6 +2,7 @@
 #include "object.h"
 #include "core/numparse.h"
 #include "core/dict.h"
+#include "core/panic.h"
 #include "core/zmalloc.h"
 #include "data/intset.h"
 #include "data/listpack.h"
@@ -100,7 +101,36 @@ robj *createZsetListpackObject(void) {
     return o;
 }
 
+/* ------------------------------------------------ payloads kept unchecked */
+
+size_t object_unchecked_count;
+static void **unchecked_payloads; /* o->ptr of each such value: a handful at most */
+
+void objectMarkUnchecked(robj *o) {
+    unchecked_payloads = zrealloc(unchecked_payloads, sizeof(void *) * (object_unchecked_count + 1));
+    unchecked_payloads[object_unchecked_count++] = o->ptr;
+}
+
+static long uncheckedIndex(const robj *o) {
+    for (size_t j = 0; j < object_unchecked_count; j++)
+        if (unchecked_payloads[j] == o->ptr) return (long)j;
+    return -1;
+}
+
+void objectAssertCheckedSlow(const robj *o) {
+    if (uncheckedIndex(o) >= 0)
+        _serverAssert("the value's entries are sound (it was RESTOREd without sanitize-dump-payload and failed "
+                      "the deep check)",
+                      __FILE__, __LINE__);
+}
+
+static void forgetUnchecked(const robj *o) {
+    long j = uncheckedIndex(o);
+    if (j >= 0) unchecked_payloads[j] = unchecked_payloads[--object_unchecked_count];
+}
+
 static void freeAggregate(robj *o) {
+    if (object_unchecked_count) forgetUnchecked(o);
     switch (o->encoding) {
     case OBJ_ENCODING_QUICKLIST: quicklistRelease(o->ptr); break;
     case OBJ_ENCODING_HT: dictRelease(o->ptr); break;

@@ -113,6 +113,22 @@ robj *tryObjectEncoding(robj *o);
 robj *getDecodedObject(robj *o);
 void incrRefCount(robj *o);
 void decrRefCount(robj *o);
+
+/* A compact payload RESTOREd without sanitize-dump-payload whose header and
+ * size are right (Redis's shallow check) but whose entries are not: Redis
+ * keeps it and stops on an assertion when a command touches a bad entry.
+ * Our commands trust entries, so such a value is marked here and the first
+ * lookup of it stops the server the same way (objectAssertChecked, in
+ * lookupKey: one test of a counter that is 0 unless such a value exists).
+ * DUMP and SAVE copy it as it came; freeing it forgets it. Keyed by o->ptr,
+ * which moves with the payload into its keyspace object. */
+extern size_t object_unchecked_count;
+void objectMarkUnchecked(robj *o);
+void objectAssertCheckedSlow(const robj *o);
+#define objectAssertChecked(o)                            \
+    do {                                                  \
+        if (object_unchecked_count) objectAssertCheckedSlow(o); \
+    } while (0)
 void decrRefCountVoid(void *o);
 robj *makeObjectShared(robj *o);
 void initSharedIntegers(void);

@@ -1,6 +1,7 @@
 /* stream: the stream value type and its listpack nodes (see stream.h). */
 #include "data/stream.h"
 #include "core/numparse.h"
+#include "core/panic.h"
 #include "core/zmalloc.h"
 
 #include <stddef.h>
@@ -52,6 +53,7 @@ stream *streamDup(const stream *s) {
     for (size_t j = 0; j < s->nnodes; j++) {
         d->nodes[j].master = s->nodes[j].master;
         d->nodes[j].lp = zmemdup(s->nodes[j].lp, lpBytes(s->nodes[j].lp));
+        d->nodes[j].unchecked = s->nodes[j].unchecked;
     }
     d->groups = NULL;
     d->ngroups = 0;
@@ -163,17 +165,57 @@ typedef struct nodeHeader {
     unsigned char *first_entry; /* NULL when the node has no entry */
 } nodeHeader;
 
-static void readNodeHeader(unsigned char *lp, nodeHeader *h) {
+/* Walking a node. A node RESTOREd with sanitize-dump-payload off may only
+ * have passed the shallow check (streamNode.unchecked): it is walked with
+ * every entry checked before it is read, and what does not hold stops the
+ * server with an assertion, as Redis does on such a node; a node that was
+ * checked (or built here) is trusted and walked without checks. */
+static unsigned char *nodeFirst(unsigned char *lp, int check) {
     unsigned char *p = lpFirst(lp);
-    h->count = lpInt(p);
+    if (check) serverAssert(p && lpValidateFirstEntry(lp));
+    return p;
+}
+
+/* The entry after p (NULL past the last). */
+static unsigned char *nodeNext(unsigned char *lp, unsigned char *p, int check) {
     p = lpNext(lp, p);
-    h->deleted = lpInt(p);
-    p = lpNext(lp, p);
-    h->nfields = (long)lpInt(p);
-    p = lpNext(lp, p);
+    if (check && p) {
+        unsigned char *q = p;
+        serverAssert(lpValidateNextEntry(lp, &q));
+    }
+    return p;
+}
+
+/* The entry after p, which must exist. */
+static unsigned char *nodeNeed(unsigned char *lp, unsigned char *p, int check) {
+    p = nodeNext(lp, p, check);
+    if (check) serverAssert(p != NULL);
+    return p;
+}
+
+/* An integer field of a node (counts, flags, ID deltas). */
+static int64_t intField(unsigned char *p, int *ok);
+static int64_t nodeInt(unsigned char *p, int check) {
+    if (!check) return lpInt(p);
+    int ok = 1;
+    int64_t v = intField(p, &ok);
+    serverAssert(ok);
+    return v;
+}
+
+static void readNodeHeader(unsigned char *lp, nodeHeader *h, int check) {
+    unsigned char *p = nodeFirst(lp, check);
+    h->count = nodeInt(p, check);
+    p = nodeNeed(lp, p, check);
+    h->deleted = nodeInt(p, check);
+    p = nodeNeed(lp, p, check);
+    h->nfields = (long)nodeInt(p, check);
+    if (check) serverAssert(h->count >= 0 && h->deleted >= 0 && h->nfields >= 0);
+    p = nodeNeed(lp, p, check);
     h->fields = p;
-    for (long j = 0; j < h->nfields; j++) p = lpNext(lp, p);
-    h->first_entry = lpNext(lp, p); /* past the master terminator */
+    for (long j = 0; j < h->nfields; j++) p = nodeNeed(lp, p, check);
+    if (check) serverAssert(nodeInt(p, check) == 0); /* the master terminator */
+    h->first_entry = nodeNext(lp, p, check);
 }
 
 typedef struct entryView {
@@ -182,30 +224,37 @@ typedef struct entryView {
     streamID id;
     long nfields;
     unsigned char *values; /* first field (or first value with SAMEFIELDS) */
+    long elements;         /* what its lp-count must say */
+    unsigned char *countp; /* its lp-count */
     unsigned char *next;   /* the following entry's flags, NULL at the end */
 } entryView;
 
 static void readEntry(unsigned char *lp, unsigned char *p, const streamID *master, long master_nfields,
-                      entryView *e) {
+                      entryView *e, int check) {
     e->flagsp = p;
-    e->flags = (int)lpInt(p);
-    p = lpNext(lp, p);
-    e->id.ms = master->ms + (uint64_t)lpInt(p);
-    p = lpNext(lp, p);
-    e->id.seq = master->seq + (uint64_t)lpInt(p);
-    p = lpNext(lp, p);
-    long skip;
+    e->flags = (int)nodeInt(p, check);
+    p = nodeNeed(lp, p, check);
+    e->id.ms = master->ms + (uint64_t)nodeInt(p, check);
+    p = nodeNeed(lp, p, check);
+    e->id.seq = master->seq + (uint64_t)nodeInt(p, check);
+    p = nodeNeed(lp, p, check);
+    long skip, elements;
     if (e->flags & STREAM_ITEM_FLAG_SAMEFIELDS) {
         e->nfields = master_nfields;
         skip = master_nfields;
+        elements = master_nfields + 3;
     } else {
-        e->nfields = (long)lpInt(p);
-        p = lpNext(lp, p);
+        e->nfields = (long)nodeInt(p, check);
+        if (check) serverAssert(e->nfields >= 0 && e->nfields < (long)LP_MAX_SAFE_SIZE);
+        p = nodeNeed(lp, p, check);
         skip = e->nfields * 2;
+        elements = e->nfields * 2 + 4;
     }
     e->values = p;
-    while (skip--) p = lpNext(lp, p);
-    e->next = lpNext(lp, p); /* past lp-count */
+    while (skip--) p = nodeNeed(lp, p, check);
+    e->elements = elements;
+    e->countp = p;
+    e->next = nodeNext(lp, p, check);
 }
 
 /* Index of the last node whose master ID is <= id, or -1. */
@@ -236,15 +285,16 @@ static void pushNode(stream *s, const streamID *master, unsigned char *lp) {
     }
     s->nodes[s->nnodes].master = *master;
     s->nodes[s->nnodes].lp = lp;
+    s->nodes[s->nnodes].unchecked = 0;
     s->nnodes++;
 }
 
 /* Adds delta to the live and deleted counters of a node's master entry. */
-static unsigned char *adjustNodeCounters(unsigned char *lp, int64_t live_delta, int64_t deleted_delta) {
-    unsigned char *p = lpFirst(lp);
-    lp = lpReplaceInteger(lp, &p, lpInt(p) + live_delta);
-    p = lpNext(lp, p);
-    return lpReplaceInteger(lp, &p, lpInt(p) + deleted_delta);
+static unsigned char *adjustNodeCounters(unsigned char *lp, int64_t live_delta, int64_t deleted_delta, int check) {
+    unsigned char *p = nodeFirst(lp, check);
+    lp = lpReplaceInteger(lp, &p, nodeInt(p, check) + live_delta);
+    p = nodeNeed(lp, p, check);
+    return lpReplaceInteger(lp, &p, nodeInt(p, check) + deleted_delta);
 }
 
 int streamAppendItem(stream *s, const streamID *id, robj **fv, long numfields, long long node_max_bytes,
@@ -257,8 +307,9 @@ int streamAppendItem(stream *s, const streamID *id, robj **fv, long numfields, l
     streamNode *tail = s->nnodes ? &s->nodes[s->nnodes - 1] : NULL;
     if (node_max_bytes <= 0 || node_max_bytes > STREAM_LISTPACK_MAX_SIZE) node_max_bytes = STREAM_LISTPACK_MAX_SIZE;
     if (tail) {
-        unsigned char *p = lpFirst(tail->lp);
-        int64_t entries = lpInt(p) + lpInt(lpNext(tail->lp, p)); /* deleted ones take room too */
+        unsigned char *p = nodeFirst(tail->lp, tail->unchecked);
+        int64_t entries = nodeInt(p, tail->unchecked); /* deleted ones take room too */
+        entries += nodeInt(nodeNeed(tail->lp, p, tail->unchecked), tail->unchecked);
         if (lpBytes(tail->lp) + totelelen >= (size_t)node_max_bytes) tail = NULL;
         else if (node_max_entries > 0 && entries >= node_max_entries) tail = NULL;
     }
@@ -280,13 +331,13 @@ int streamAppendItem(stream *s, const streamID *id, robj **fv, long numfields, l
         tail = &s->nodes[s->nnodes - 1];
         same = 1;
     } else {
-        lp = adjustNodeCounters(tail->lp, 1, 0);
+        lp = adjustNodeCounters(tail->lp, 1, 0, tail->unchecked);
         nodeHeader h;
-        readNodeHeader(lp, &h);
+        readNodeHeader(lp, &h, tail->unchecked);
         if (h.nfields == numfields) {
             same = 1;
             unsigned char *p = h.fields;
-            for (long j = 0; j < numfields && same; j++, p = lpNext(lp, p)) {
+            for (long j = 0; j < numfields && same; j++, p = lpNext(lp, p)) { /* master fields: checked above */
                 const char *f = stringObjectView(fv[j * 2], buf, &len);
                 if (!lpCompare(p, (const unsigned char *)f, (uint32_t)len)) same = 0;
             }
@@ -324,6 +375,11 @@ int streamEdgeID(stream *s, int last, streamID *id) {
     return found;
 }
 
+void streamLastValidID(stream *s, streamID *id) {
+    if (!streamEdgeID(s, 1, id) && s->length)
+        serverPanic("Corrupt stream, length is %llu, but no max id", (unsigned long long)s->length);
+}
+
 static void refreshFirstID(stream *s) {
     if (s->length == 0) s->first_id.ms = s->first_id.seq = 0;
     else streamEdgeID(s, 0, &s->first_id);
@@ -334,17 +390,17 @@ int streamDeleteItem(stream *s, const streamID *id) {
     if (idx < 0) return 0;
     streamNode *node = &s->nodes[idx];
     nodeHeader h;
-    readNodeHeader(node->lp, &h);
+    readNodeHeader(node->lp, &h, node->unchecked);
     for (unsigned char *p = h.first_entry; p;) {
         entryView e;
-        readEntry(node->lp, p, &node->master, h.nfields, &e);
+        readEntry(node->lp, p, &node->master, h.nfields, &e, node->unchecked);
         int cmp = streamCompareID(&e.id, id);
         if (cmp > 0) return 0;
         if (cmp == 0) {
             if (e.flags & STREAM_ITEM_FLAG_DELETED) return 0;
             unsigned char *fp = e.flagsp;
             node->lp = lpReplaceInteger(node->lp, &fp, e.flags | STREAM_ITEM_FLAG_DELETED);
-            node->lp = adjustNodeCounters(node->lp, -1, 1);
+            node->lp = adjustNodeCounters(node->lp, -1, 1, node->unchecked);
             if (h.count - 1 == 0) removeNode(s, (size_t)idx);
             s->length--;
             if (streamCompareID(id, &s->max_deleted_entry_id) > 0) s->max_deleted_entry_id = *id;
@@ -363,7 +419,7 @@ int64_t streamTrim(stream *s, int strategy, uint64_t maxlen, const streamID *min
         if (strategy == TRIM_STRATEGY_MAXLEN && s->length <= maxlen) break;
         streamNode *node = &s->nodes[0];
         nodeHeader h;
-        readNodeHeader(node->lp, &h);
+        readNodeHeader(node->lp, &h, node->unchecked);
         if (limit && removed + h.count > limit) break;
 
         int whole;
@@ -374,7 +430,7 @@ int64_t streamTrim(stream *s, int strategy, uint64_t maxlen, const streamID *min
             unsigned char *p = h.first_entry;
             entryView e = {0};
             while (p) {
-                readEntry(node->lp, p, &node->master, h.nfields, &e);
+                readEntry(node->lp, p, &node->master, h.nfields, &e, node->unchecked);
                 p = e.next;
             }
             whole = streamCompareID(&e.id, minid) < 0;
@@ -393,7 +449,7 @@ int64_t streamTrim(stream *s, int strategy, uint64_t maxlen, const streamID *min
         unsigned char *p = h.first_entry;
         while (p) {
             entryView e;
-            readEntry(node->lp, p, &node->master, h.nfields, &e);
+            readEntry(node->lp, p, &node->master, h.nfields, &e, node->unchecked);
             if (strategy == TRIM_STRATEGY_MAXLEN ? s->length <= maxlen : streamCompareID(&e.id, minid) >= 0) break;
             if (!(e.flags & STREAM_ITEM_FLAG_DELETED)) {
                 size_t next_off = e.next ? (size_t)(e.next - node->lp) : 0;
@@ -405,7 +461,7 @@ int64_t streamTrim(stream *s, int strategy, uint64_t maxlen, const streamID *min
             }
             p = e.next;
         }
-        node->lp = adjustNodeCounters(node->lp, -marked, marked);
+        node->lp = adjustNodeCounters(node->lp, -marked, marked, node->unchecked);
         removed += marked;
         break;
     }
@@ -415,21 +471,29 @@ int64_t streamTrim(stream *s, int strategy, uint64_t maxlen, const streamID *min
 
 /* ------------------------------------------------------------ iteration */
 
+static unsigned char *checkedPrev(unsigned char *lp, unsigned char *p);
+
 /* Loads node it->node (header, and for reverse walks the entry offsets). */
 static void iteratorEnterNode(streamIterator *it) {
     streamNode *node = &it->s->nodes[it->node];
     nodeHeader h;
     it->lp = node->lp;
     it->master = node->master;
-    readNodeHeader(it->lp, &h);
+    it->check = node->unchecked;
+    readNodeHeader(it->lp, &h, it->check);
     it->master_nfields = h.nfields;
     it->master_fields = h.fields;
     it->next = h.first_entry;
     if (!it->rev) return;
+    if (it->check) {
+        /* From the last entry's lp-count back, as Redis walks (revCheckedNext). */
+        it->ele = checkedPrev(it->lp, it->lp + lpBytes(it->lp) - 1);
+        return;
+    }
     it->noffsets = 0;
     for (unsigned char *p = h.first_entry; p;) {
         entryView e;
-        readEntry(it->lp, p, &it->master, h.nfields, &e);
+        readEntry(it->lp, p, &it->master, h.nfields, &e, 0);
         if (it->noffsets == it->offsets_cap) {
             it->offsets_cap = it->offsets_cap ? it->offsets_cap * 2 : 64;
             it->offsets = zrealloc(it->offsets, sizeof(size_t) * it->offsets_cap);
@@ -451,13 +515,88 @@ void streamIteratorStart(streamIterator *it, stream *s, const streamID *start, c
         if ((size_t)it->node >= s->nnodes) return;
     } else {
         it->node = findNode(s, end);
+        /* Nothing can be at or below end then; Redis still walks back from
+         * the last node, so on nodes that were not checked it stops on a
+         * bad one here as well (only those need the walk). */
+        if (it->node < 0 && streamHasUncheckedNodes(s)) it->node = (long)s->nnodes - 1;
         if (it->node < 0) return;
     }
     iteratorEnterNode(it);
 }
 
+/* The step back in an unchecked node; asserts when the landing entry is
+ * bad, or when there is none (p was the first entry, or NULL). */
+static unsigned char *checkedPrev(unsigned char *lp, unsigned char *p) {
+    serverAssert(p != NULL);
+    serverAssert(lpValidatePrevEntry(lp, &p));
+    return p;
+}
+
+/* A reverse walk through an unchecked node, step for step as Redis walks
+ * it: from an entry's lp-count back by that count to its flags, and on to
+ * the previous lp-count, so that it stops (or finds nothing) where Redis
+ * does on the same bytes. 1: an entry was found; 0: the iteration is over;
+ * -1: the node is done. */
+static int revCheckedNext(streamIterator *it, streamID *id, long *numfields) {
+    unsigned char *lp = it->lp;
+    if (it->emitted) {
+        /* Back from the lp-count of the entry returned last. */
+        it->emitted = 0;
+        int64_t lp_count = nodeInt(it->ele, 1);
+        while (lp_count-- > 0) it->ele = checkedPrev(lp, it->ele);
+        it->ele = checkedPrev(lp, it->ele);
+    }
+    for (;;) {
+        serverAssert(it->ele != NULL);
+        int64_t lp_count = nodeInt(it->ele, 1);
+        if (lp_count == 0) return -1; /* the master entry's terminator */
+        while (lp_count-- > 0) it->ele = checkedPrev(lp, it->ele);
+        unsigned char *p = it->ele;
+        int64_t flags = nodeInt(p, 1);
+        p = nodeNeed(lp, p, 1);
+        streamID eid = it->master;
+        eid.ms += (uint64_t)nodeInt(p, 1);
+        p = nodeNeed(lp, p, 1);
+        eid.seq += (uint64_t)nodeInt(p, 1);
+        p = nodeNeed(lp, p, 1);
+        long nf = it->master_nfields;
+        if (!(flags & STREAM_ITEM_FLAG_SAMEFIELDS)) {
+            nf = (long)nodeInt(p, 1);
+            p = nodeNeed(lp, p, 1);
+        }
+        serverAssert(nf >= 0 && nf < (long)LP_MAX_SAFE_SIZE);
+        if (streamCompareID(&eid, &it->end) <= 0 && !(flags & STREAM_ITEM_FLAG_DELETED)) {
+            if (streamCompareID(&eid, &it->start) < 0) return 0;
+            *id = eid;
+            *numfields = nf;
+            it->field_left = nf;
+            it->samefields = (flags & STREAM_ITEM_FLAG_SAMEFIELDS) != 0;
+            it->fp = p;
+            it->mfp = it->master_fields;
+            /* Where reading its fields ends: its lp-count. */
+            for (long j = 0; j < (it->samefields ? nf : nf * 2); j++) p = nodeNeed(lp, p, 1);
+            it->ele = p;
+            it->emitted = 1;
+            return 1;
+        }
+        it->ele = checkedPrev(lp, it->ele); /* from its flags to the previous lp-count */
+    }
+}
+
 int streamIteratorNext(streamIterator *it, streamID *id, long *numfields) {
     while (it->lp) {
+        if (it->rev && it->check) {
+            int found = revCheckedNext(it, id, numfields);
+            if (found >= 0) {
+                if (!found) it->lp = NULL;
+                return found;
+            }
+            it->lp = NULL;
+            it->node--;
+            if (it->node < 0) return 0;
+            iteratorEnterNode(it);
+            continue;
+        }
         unsigned char *p;
         if (!it->rev) {
             p = it->next;
@@ -473,7 +612,7 @@ int streamIteratorNext(streamIterator *it, streamID *id, long *numfields) {
             continue;
         }
         entryView e;
-        readEntry(it->lp, p, &it->master, it->master_nfields, &e);
+        readEntry(it->lp, p, &it->master, it->master_nfields, &e, it->check);
         it->next = e.next;
         if (!it->rev) {
             if (streamCompareID(&e.id, &it->end) > 0) break;
@@ -496,6 +635,7 @@ int streamIteratorNext(streamIterator *it, streamID *id, long *numfields) {
 }
 
 void streamIteratorNextField(streamIterator *it, lpEntry *field, lpEntry *value) {
+    /* readEntry walked (and, for an unchecked node, checked) these entries. */
     if (it->samefields) {
         lpGetEntry(it->mfp, field);
         it->mfp = lpNext(it->lp, it->mfp);
@@ -516,30 +656,40 @@ void streamIteratorStop(streamIterator *it) {
 
 /* ------------------------------------------------------------ loading */
 
+/* A field that must be an integer (an integer entry, or digits); clears *ok if not. */
+static int64_t intField(unsigned char *p, int *ok) {
+    uint32_t slen;
+    long long v = 0;
+    unsigned char *str = lpGetValue(p, &slen, &v);
+    if (str && !string2ll((const char *)str, slen, &v)) *ok = 0;
+    return v;
+}
+
 /* Checks a node's structure with every step bounds-checked (lpNext returns
  * NULL at the end instead of running past it). */
 static int nodeIsWellFormed(unsigned char *lp, const streamID *master) {
+    int ok = 1; /* cleared by a field that should be an integer and is not */
     unsigned char *p = lpFirst(lp);
     if (!p) return 0;
-    int64_t count = lpInt(p);
+    int64_t count = intField(p, &ok);
     if (!(p = lpNext(lp, p))) return 0;
-    int64_t deleted = lpInt(p);
+    int64_t deleted = intField(p, &ok);
     if (!(p = lpNext(lp, p))) return 0;
-    int64_t nfields = lpInt(p);
+    int64_t nfields = intField(p, &ok);
     if (count < 0 || deleted < 0 || nfields < 0) return 0;
     for (int64_t j = 0; j <= nfields; j++)
         if (!(p = lpNext(lp, p))) return 0;
-    if (lpInt(p) != 0) return 0; /* master terminator */
+    if (intField(p, &ok) != 0) return 0; /* master terminator */
     p = lpNext(lp, p);
     int64_t live = 0, dead = 0;
     streamID prev = {0, 0};
     while (p) {
-        int64_t flags = lpInt(p);
+        int64_t flags = intField(p, &ok);
         streamID id;
         if (!(p = lpNext(lp, p))) return 0;
-        id.ms = master->ms + (uint64_t)lpInt(p);
+        id.ms = master->ms + (uint64_t)intField(p, &ok);
         if (!(p = lpNext(lp, p))) return 0;
-        id.seq = master->seq + (uint64_t)lpInt(p);
+        id.seq = master->seq + (uint64_t)intField(p, &ok);
         if (!(p = lpNext(lp, p))) return 0;
         if ((live || dead) && streamCompareID(&id, &prev) <= 0) return 0;
         if (streamCompareID(&id, master) < 0) return 0;
@@ -549,7 +699,7 @@ static int nodeIsWellFormed(unsigned char *lp, const streamID *master) {
             skip = nfields;
             elements = nfields + 3;
         } else {
-            int64_t n = lpInt(p);
+            int64_t n = intField(p, &ok);
             if (n < 0) return 0;
             if (!(p = lpNext(lp, p))) return 0;
             skip = n * 2;
@@ -557,23 +707,47 @@ static int nodeIsWellFormed(unsigned char *lp, const streamID *master) {
         }
         while (skip--)
             if (!(p = lpNext(lp, p))) return 0;
-        if (lpInt(p) != elements) return 0;
+        if (intField(p, &ok) != elements) return 0;
         p = lpNext(lp, p);
         if (flags & STREAM_ITEM_FLAG_DELETED) dead++;
         else live++;
     }
-    return live == count && dead == deleted;
+    return ok && live == count && dead == deleted;
 }
 
-int streamAppendLoadedNode(stream *s, const streamID *master, unsigned char *lp, size_t size) {
-    if (!lpValidateIntegrity(lp, size, 1, NULL, NULL)) return 0;
-    if (!nodeIsWellFormed(lp, master)) return 0;
-    if (s->nnodes && streamCompareID(master, &s->nodes[s->nnodes - 1].master) <= 0) return 0;
-    nodeHeader h;
-    readNodeHeader(lp, &h);
-    if (h.count == 0) return 0; /* Redis never keeps an empty node */
+const char *streamAppendLoadedNode(stream *s, const streamID *master, unsigned char *lp, size_t size, int deep) {
+    if (!lpValidateIntegrity(lp, size, 0, NULL, NULL)) return "Stream listpack integrity check failed.";
+    int well_formed = lpValidateIntegrity(lp, size, 1, NULL, NULL) && nodeIsWellFormed(lp, master);
+    if (!well_formed && deep) return "Stream listpack integrity check failed.";
+    if (lpFirst(lp) == NULL) return "Empty listpack inside stream";
+    /* Redis reads the first entry of every node it loads. */
+    if (!well_formed) serverAssert(lpValidateFirstEntry(lp));
+    if (s->nnodes && streamCompareID(master, &s->nodes[s->nnodes - 1].master) <= 0)
+        return "Listpack re-added with existing key";
+    if (well_formed) {
+        nodeHeader h;
+        readNodeHeader(lp, &h, 0);
+        if (h.count == 0) return "Empty listpack inside stream"; /* Redis never keeps an empty node */
+    }
     pushNode(s, master, lp);
-    return 1;
+    s->nodes[s->nnodes - 1].unchecked = !well_formed;
+    return NULL;
+}
+
+int streamHasUncheckedNodes(const stream *s) {
+    for (size_t j = 0; j < s->nnodes; j++)
+        if (s->nodes[j].unchecked) return 1;
+    return 0;
+}
+
+uint64_t streamCountLive(stream *s) {
+    uint64_t live = 0;
+    for (size_t j = 0; j < s->nnodes; j++) {
+        nodeHeader h;
+        readNodeHeader(s->nodes[j].lp, &h, s->nodes[j].unchecked);
+        live += (uint64_t)h.count;
+    }
+    return live;
 }
 
 /* ------------------------------------------------------------ consumer groups */

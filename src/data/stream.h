@@ -33,6 +33,7 @@ typedef struct streamID {
 typedef struct streamNode {
     streamID master;
     unsigned char *lp;
+    int unchecked; /* RESTOREd after the shallow check only: walked with checks (stream.c) */
 } streamNode;
 
 /* IDs → values in ID order: the pending entries lists (PEL) of consumer
@@ -138,6 +139,9 @@ typedef struct streamIterator {
     long field_left;              /* fields not yet read from the current entry */
     int samefields;
     unsigned char *fp, *mfp;      /* current value/field and master field positions */
+    int check;                    /* the node is unchecked: every step is checked */
+    unsigned char *ele;           /* reverse walk of an unchecked node: the current lp-count */
+    int emitted;                  /* ... after returning the entry it ends */
 } streamIterator;
 
 void streamIteratorStart(streamIterator *it, stream *s, const streamID *start, const streamID *end, int rev);
@@ -147,6 +151,10 @@ void streamIteratorStop(streamIterator *it);
 
 /* The first (last=0) or last live entry's ID; 0 if the stream is empty. */
 int streamEdgeID(stream *s, int last, streamID *id);
+/* The last live entry's ID of a stream with entries (length > 0); a stream
+ * that has none though its length says otherwise (a RESTORE without
+ * sanitize-dump-payload can make one) stops the server, as in Redis. */
+void streamLastValidID(stream *s, streamID *id);
 
 /* Consumer groups. Lookups return NULL when missing; create returns NULL
  * when the name is taken. Names are compared as bytes. */
@@ -169,8 +177,16 @@ int streamRangeHasTombstones(stream *s, const streamID *start, const streamID *e
 /* 1 when the live entry id exists. */
 int streamEntryExists(stream *s, const streamID *id);
 
-/* RDB loading: add a node read from a file after checking it (deep when
- * the listpack's entries must be validated). Returns 0 on a malformed node. */
-int streamAppendLoadedNode(stream *s, const streamID *master, unsigned char *lp, size_t size);
+/* RDB loading: adds a node read from a file (lp, size bytes, taken over on
+ * success). Its listpack must pass the shallow check and have a well formed
+ * first entry (without deep, a bad one stops the server, as in Redis);
+ * with deep every entry and the node's stream layout must be right, and
+ * without, a node that fails those is kept as unchecked. NULL on success,
+ * else the reason, in Redis's words. */
+const char *streamAppendLoadedNode(stream *s, const streamID *master, unsigned char *lp, size_t size, int deep);
+/* 1 when a node was kept unchecked (counts in its header are not trusted). */
+int streamHasUncheckedNodes(const stream *s);
+/* The number of live entries the nodes' headers count. */
+uint64_t streamCountLive(stream *s);
 
 #endif

@@ -1,6 +1,7 @@
 /* t_zset: the sorted-set value in both encodings (see t_zset.h). */
 #include "data/t_zset.h"
 #include "core/dict.h"
+#include "core/panic.h"
 #include "core/numparse.h"
 #include "core/zmalloc.h"
 
@@ -78,6 +79,8 @@ void zsetConvertToSkiplist(robj *zobj) {
     lpEntry m, s;
     while (lpNextPair(lp, &p, &m, &s)) {
         sds ele = m.sval ? sdsnewlen(m.sval, m.slen) : sdsfromlonglong(m.lval);
+        /* A member twice: a payload RESTOREd without sanitize-dump-payload. */
+        if (dictFind(zs->dict, ele)) serverPanic("Zset listpack corruption detected (dup elements)");
         zsetInsertNew(zs, ele, lpEntryToDouble(&s));
     }
     lpFree(lp);

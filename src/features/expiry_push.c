@@ -158,6 +158,7 @@ static unsigned long long valueWireCount(robj *val) {
 /* Writes the value frame; returns the wire type, or -1 for a type the
  * protocol has no number for. */
 static int bufPutValue(robj *val) {
+    objectAssertChecked(val); /* walked below: see object.h */
     int wire;
     switch (val->type) {
     case OBJ_STRING: {

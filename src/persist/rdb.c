@@ -7,10 +7,12 @@
 #include "persist/rdb.h"
 #include "persist/bgchild.h"
 #include "features/functions.h"
+#include "server/access.h"
 #include "server/db.h"
 #include "core/clock.h"
 #include "core/crc64.h"
 #include "core/numparse.h"
+#include "core/panic.h"
 #include "core/zmalloc.h"
 #include "data/intset.h"
 #include "data/listpack.h"
@@ -23,6 +25,7 @@
 #include <lzf.h>
 #include <math.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +98,13 @@ typedef struct rio {
      * load lets clients in); NULL: never. */
     void (*progress)(void);
     size_t progress_every;
+    /* Loading: how bad data is reported (reportCorrupt) and how deep it is
+     * looked for (rdbSanitizeDeep). */
+    int restore;         /* a RESTORE payload: refused, the server goes on */
+    int deep;            /* sanitize-dump-payload: check every entry, duplicates too */
+    int empty_key;       /* loadObject's NULL was an element-less value (a file skips it) */
+    const char *key;     /* the key being read, for the report */
+    int type;
 } rio;
 
 /* Fills buf from the socket's buffer, reading more (waiting up to the
@@ -541,6 +551,82 @@ sds rdbDumpFunctions(void) {
 
 /* ---------------------------------------------------------------- loading */
 
+/* sanitize-dump-payload: whether a payload's compact encodings get the deep
+ * check (every entry, duplicate fields and members, stream consistency):
+ * always with yes; with clients, for a RESTORE sent by a client, but not
+ * while loading (RDB, AOF), nor for our master's commands or a user with
+ * ACL's skip-sanitize-payload; never with no.
+ * Without it Redis checks headers and sizes only, and stops on an
+ * assertion when a bad entry is touched later. We check entries all the
+ * same, and keep a payload that passes Redis's checks but not ours as
+ * "unchecked": a stream node is then walked with checks (data/stream.h),
+ * any other value stops the server when it is first looked up
+ * (data/object.h). Legacy ziplists and zipmaps are always checked in full. */
+static int rdbSanitizeDeep(void) {
+    if (server.sanitize_dump_payload == SANITIZE_DUMP_YES) return 1;
+    if (server.sanitize_dump_payload != SANITIZE_DUMP_CLIENTS) return 0;
+    if (server.loading) return 0;
+    client *c = server.current_client;
+    return !(c && ((c->flags & CLIENT_MASTER) || accessSkipsSanitize(c)));
+}
+
+/* Bad data in a payload, with Redis's report: a RESTORE refuses the
+ * payload (logged at verbose level); a file or a master's transfer stops
+ * the server, as it cannot be loaded in part. */
+#define rdbCorrupt(r, ...) reportCorrupt(r, __LINE__, __VA_ARGS__)
+static void reportCorrupt(rio *r, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void reportCorrupt(rio *r, int line, const char *fmt, ...) {
+    char reason[256], msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(reason, sizeof(reason), fmt, ap);
+    va_end(ap);
+    snprintf(msg, sizeof(msg), "Internal error in RDB reading offset %zu, function at rdb.c:%d -> %s",
+             r->restore ? 0 : r->processed, line, reason);
+    if (r->restore) {
+        serverLog(LL_VERBOSE, "%s", msg);
+        return;
+    }
+    if (r->sock) {
+        serverLog(LL_WARNING, "%s. Failure loading rdb format", msg);
+    } else {
+        /* Redis runs its RDB checker here; what it reports we know already. */
+        serverLog(LL_WARNING, "%s", msg);
+        serverLog(LL_WARNING, "--- RDB ERROR DETECTED ---");
+        serverLog(LL_WARNING, "[offset %zu] %s", r->processed, msg);
+        serverLog(LL_WARNING, "[additional info] While doing: read-object-value");
+        if (r->key) serverLog(LL_WARNING, "[additional info] Reading key '%s'", r->key);
+        serverLog(LL_WARNING, "[additional info] Reading type %d", r->type);
+    }
+    serverLog(LL_WARNING, "Terminating server after rdb file reading failure.");
+    exit(1);
+}
+
+/* A value with no elements: refused by RESTORE, skipped (and counted) in a file. */
+static robj *emptyKey(rio *r, robj *o) {
+    if (o) decrRefCount(o);
+    r->empty_key = 1;
+    return NULL;
+}
+
+/* Deep check of a hash or sorted-set listpack's pairs: no field or member twice. */
+static int lpPairsUnique(unsigned char *lp) {
+    dict *seen = dictCreate(&setDictType);
+    int ok = 1;
+    unsigned long n = 0;
+    for (unsigned char *p = lpFirst(lp); p && ok; p = lpNext(lp, p), n++) {
+        if (n % 2) continue;
+        unsigned char buf[LP_INTBUF_SIZE];
+        uint32_t len;
+        unsigned char *str = lpGetString(p, &len, buf);
+        sds field = sdsnewlen(str, len);
+        ok = dictAdd(seen, field, NULL) == DICT_OK;
+        sdsfree(field);
+    }
+    dictRelease(seen);
+    return ok;
+}
+
 static int loadType(rio *r) {
     unsigned char t;
     return rioRead(r, &t, 1) ? t : -1;
@@ -651,81 +737,138 @@ static int loadDoubleString(rio *r, double *d) {
     return 1;
 }
 
-/* Appends every entry of an old ziplist blob to a listpack. NULL on a
- * malformed blob, with lp freed (it is the caller's no more either way). */
-static unsigned char *ziplistToListpack(const unsigned char *zl, size_t size, unsigned char *lp, unsigned long *count) {
-    if (size < 11) goto bad;
-    uint32_t bytes = zl[0] | (zl[1] << 8) | (zl[2] << 16) | ((uint32_t)zl[3] << 24);
-    if (bytes != size || zl[size - 1] != 0xFF) goto bad;
-    size_t p = 10;
-    *count = 0;
-    while (p < size && zl[p] != 0xFF) {
-        p += zl[p] == 0xFE ? 5 : 1; /* prevlen */
-        if (p >= size) goto bad;
-        unsigned char enc = zl[p];
-        long long v = 0;
-        size_t slen = 0, hdr = 1;
-        int is_str = 1;
-        switch (enc >> 6) {
-        case 0: slen = enc & 0x3F; break;
-        case 1:
-            if (p + 1 >= size) goto bad;
-            slen = ((size_t)(enc & 0x3F) << 8) | zl[p + 1];
+/* ---------------------------------------------------- legacy ziplists */
+
+/* Ziplists (lists, hashes and sorted sets before Redis 7.0) are converted
+ * to listpacks on load, and always checked entry by entry on the way, as
+ * Redis does whatever sanitize-dump-payload says:
+ *   <zlbytes u32> <zltail u32> <zllen u16> <entry>... <0xFF>
+ *   entry = <prevlen: 1 byte, or 0xFE + u32> <encoding> <data>
+ * Every entry must lie inside the blob, its prevlen must be the previous
+ * entry's size, zltail must point at the last entry and zllen (unless
+ * 65535) must be the count. */
+#define ZL_HEADER 10
+
+typedef struct zlEntry {
+    size_t size;        /* prevlen + encoding + data */
+    size_t prevlen;
+    int is_str;
+    const unsigned char *str;
+    size_t slen;
+    long long v;
+} zlEntry;
+
+/* Decodes the entry at offset p of a size-byte ziplist; 0 when any part
+ * of it would lie outside [ZL_HEADER, size - 1). */
+static int zlDecode(const unsigned char *zl, size_t size, size_t p, zlEntry *e) {
+    size_t last = size - 1; /* the 0xFF terminator: no entry byte may reach it */
+    if (p < ZL_HEADER || p >= last) return 0;
+    size_t q = p;
+    if (zl[q] < 0xFE) {
+        e->prevlen = zl[q];
+        q += 1;
+    } else {
+        if (q + 5 > last) return 0;
+        e->prevlen = (size_t)zl[q + 1] | ((size_t)zl[q + 2] << 8) | ((size_t)zl[q + 3] << 16) | ((size_t)zl[q + 4] << 24);
+        q += 5;
+    }
+    if (q >= last) return 0;
+    unsigned char enc = zl[q];
+    size_t hdr, dlen = 0;
+    e->is_str = enc < 0xC0;
+    if (e->is_str) {
+        if (enc >> 6 == 0) {
+            hdr = 1;
+            dlen = enc & 0x3F;
+        } else if (enc >> 6 == 1) {
             hdr = 2;
-            break;
-        case 2:
-            if (p + 4 >= size) goto bad;
-            slen = ((size_t)zl[p + 1] << 24) | ((size_t)zl[p + 2] << 16) | ((size_t)zl[p + 3] << 8) | zl[p + 4];
-            hdr = 5;
-            break;
-        default:
-            is_str = 0;
-            if (enc == 0xC0) {
-                if (p + 2 >= size) goto bad;
-                v = (int16_t)(zl[p + 1] | (zl[p + 2] << 8));
-                hdr = 3;
-            } else if (enc == 0xD0) {
-                if (p + 4 >= size) goto bad;
-                v = (int32_t)(zl[p + 1] | (zl[p + 2] << 8) | (zl[p + 3] << 16) | ((uint32_t)zl[p + 4] << 24));
-                hdr = 5;
-            } else if (enc == 0xE0) {
-                if (p + 8 >= size) goto bad;
-                uint64_t u = 0;
-                for (int i = 8; i >= 1; i--) u = (u << 8) | zl[p + i];
-                v = (int64_t)u;
-                hdr = 9;
-            } else if (enc == 0xF0) {
-                if (p + 3 >= size) goto bad;
-                int32_t x = (int32_t)(((uint32_t)zl[p + 1] << 8) | ((uint32_t)zl[p + 2] << 16) | ((uint32_t)zl[p + 3] << 24));
-                v = x >> 8;
-                hdr = 4;
-            } else if (enc == 0xFE) {
-                if (p + 1 >= size) goto bad;
-                v = (signed char)zl[p + 1];
-                hdr = 2;
-            } else if (enc >= 0xF1 && enc <= 0xFD) {
-                v = (enc & 0x0F) - 1;
-            } else {
-                goto bad;
-            }
-        }
-        if (is_str) {
-            if (p + hdr + slen > size) goto bad;
-            lp = lpAppend(lp, zl + p + hdr, (uint32_t)slen);
-            p += hdr + slen;
+            if (q + 2 > last) return 0;
+            dlen = ((size_t)(enc & 0x3F) << 8) | zl[q + 1];
         } else {
-            lp = lpAppendInteger(lp, v);
-            p += hdr;
+            hdr = 5;
+            if (q + 5 > last) return 0;
+            dlen = ((size_t)zl[q + 1] << 24) | ((size_t)zl[q + 2] << 16) | ((size_t)zl[q + 3] << 8) | zl[q + 4];
         }
+    } else {
+        hdr = 1;
+        switch (enc) {
+        case 0xC0: dlen = 2; break;
+        case 0xD0: dlen = 4; break;
+        case 0xE0: dlen = 8; break;
+        case 0xF0: dlen = 3; break;
+        case 0xFE: dlen = 1; break;
+        default:
+            if (enc < 0xF1 || enc > 0xFD) return 0; /* no such encoding */
+        }
+    }
+    if (q + hdr > last || dlen > last - q - hdr) return 0;
+    const unsigned char *d = zl + q + hdr;
+    if (e->is_str) {
+        e->str = d;
+        e->slen = dlen;
+    } else if (enc == 0xC0) {
+        e->v = (int16_t)(d[0] | (d[1] << 8));
+    } else if (enc == 0xD0) {
+        e->v = (int32_t)((uint32_t)d[0] | ((uint32_t)d[1] << 8) | ((uint32_t)d[2] << 16) | ((uint32_t)d[3] << 24));
+    } else if (enc == 0xE0) {
+        uint64_t u = 0;
+        for (int i = 7; i >= 0; i--) u = (u << 8) | d[i];
+        e->v = (int64_t)u;
+    } else if (enc == 0xF0) {
+        e->v = (int32_t)(((uint32_t)d[0] << 8) | ((uint32_t)d[1] << 16) | ((uint32_t)d[2] << 24)) >> 8;
+    } else if (enc == 0xFE) {
+        e->v = (signed char)d[0];
+    } else {
+        e->v = (enc & 0x0F) - 1;
+    }
+    e->size = q + hdr + dlen - p;
+    /* prevlen may not point before the first entry */
+    if (e->prevlen > p - ZL_HEADER) return 0;
+    return 1;
+}
+
+/* A checked ziplist as a new listpack, or NULL when it is malformed. With
+ * pairs (hashes, sorted sets) the count must be even and no field or
+ * member may appear twice. *count gets the entries. */
+static unsigned char *ziplistToListpack(const unsigned char *zl, size_t size, int pairs, unsigned long *count) {
+    if (size < ZL_HEADER + 1) return NULL;
+    uint32_t bytes = zl[0] | (zl[1] << 8) | (zl[2] << 16) | ((uint32_t)zl[3] << 24);
+    uint32_t tail = zl[4] | (zl[5] << 8) | (zl[6] << 16) | ((uint32_t)zl[7] << 24);
+    unsigned header_count = zl[8] | (zl[9] << 8);
+    if (bytes != size || zl[size - 1] != 0xFF || tail > size - 1) return NULL;
+    unsigned char *lp = lpNew(size);
+    dict *seen = pairs ? dictCreate(&setDictType) : NULL;
+    size_t p = ZL_HEADER, prev = 0, prevsize = 0;
+    int have_prev = 0;
+    *count = 0;
+    while (zl[p] != 0xFF) {
+        zlEntry e = {0};
+        if (!zlDecode(zl, size, p, &e) || e.prevlen != prevsize) goto bad;
+        if (pairs && *count % 2 == 0) {
+            sds field = e.is_str ? sdsnewlen(e.str, e.slen) : sdsfromlonglong(e.v);
+            int added = dictAdd(seen, field, NULL) == DICT_OK;
+            sdsfree(field); /* the set embeds its own copy */
+            if (!added) goto bad;
+        }
+        if (e.is_str) lp = lpAppend(lp, e.str, (uint32_t)e.slen);
+        else lp = lpAppendInteger(lp, e.v);
+        prev = p;
+        have_prev = 1;
+        prevsize = e.size;
+        p += e.size;
         (*count)++;
     }
-    return lp;
+    if (p != size - 1 || (have_prev && prev != tail)) goto bad;
+    if (header_count != 65535 && header_count != *count) goto bad;
+    if (pairs && *count % 2) goto bad;
+    if (seen) dictRelease(seen);
+    return lpShrinkToFit(lp);
 bad:
+    if (seen) dictRelease(seen);
     lpFree(lp);
     return NULL;
 }
 
-static int lpValid(unsigned char *lp, size_t size) { return lpValidateIntegrity(lp, size, 1, NULL, NULL); }
 
 static int loadMs(rio *r, long long *ms) {
     unsigned char b[8];
@@ -757,16 +900,24 @@ static int loadStreamGroups(rio *r, stream *s, int type) {
         long long entries_read = type == RDB_TYPE_STREAM_LISTPACKS_2 ? (long long)loadLen(r, NULL)
                                                                      : streamEstimateDistanceFromFirstEverEntry(s, &last);
         streamCG *cg = streamCreateCG(s, name, sdslen(name), &last, entries_read);
+        if (!cg) {
+            rdbCorrupt(r, "Duplicated consumer group name %s", name);
+            sdsfree(name);
+            return 0;
+        }
         sdsfree(name);
         uint64_t npel = loadLen(r, NULL);
-        if (!cg || npel == RDB_LENERR) return 0;
+        if (npel == RDB_LENERR) return 0;
         while (npel--) {
             streamID id;
             long long when;
             int found;
             if (!loadStreamID(r, &id) || !loadMs(r, &when)) return 0;
             size_t pos = streamIDMapSeek(&cg->pel, &id, &found);
-            if (found) return 0;
+            if (found) {
+                rdbCorrupt(r, "Duplicated global PEL entry loading stream consumer group");
+                return 0;
+            }
             streamNACK *nack = zcalloc(sizeof(*nack));
             nack->delivery_time = when;
             nack->delivery_count = loadLen(r, NULL);
@@ -781,7 +932,11 @@ static int loadStreamGroups(rio *r, stream *s, int type) {
             if (!cname) return 0;
             streamConsumer *sc = streamCreateConsumer(cg, cname, sdslen(cname), 0);
             sdsfree(cname);
-            if (!sc || !loadMs(r, &seen)) return 0;
+            if (!sc) {
+                rdbCorrupt(r, "Duplicate stream consumer detected.");
+                return 0;
+            }
+            if (!loadMs(r, &seen)) return 0;
             sc->seen_time = seen;
             uint64_t n = loadLen(r, NULL);
             if (n == RDB_LENERR) return 0;
@@ -790,7 +945,14 @@ static int loadStreamGroups(rio *r, stream *s, int type) {
                 int found;
                 if (!loadStreamID(r, &id)) return 0;
                 size_t pos = streamIDMapSeek(&cg->pel, &id, &found);
-                if (!found || ((streamNACK *)cg->pel.vals[pos])->consumer) return 0;
+                if (!found) {
+                    rdbCorrupt(r, "Consumer entry not found in group global PEL");
+                    return 0;
+                }
+                if (((streamNACK *)cg->pel.vals[pos])->consumer) {
+                    rdbCorrupt(r, "Duplicated consumer PEL entry loading a stream consumer group");
+                    return 0;
+                }
                 streamNACK *nack = cg->pel.vals[pos];
                 nack->consumer = sc;
                 pos = streamIDMapSeek(&sc->pel, &id, &found);
@@ -799,7 +961,10 @@ static int loadStreamGroups(rio *r, stream *s, int type) {
         }
         /* A pending entry without an owner is a corrupt file. */
         for (size_t j = 0; j < cg->pel.len; j++)
-            if (!((streamNACK *)cg->pel.vals[j])->consumer) return 0;
+            if (!((streamNACK *)cg->pel.vals[j])->consumer) {
+                rdbCorrupt(r, "Stream CG PEL entry without consumer");
+                return 0;
+            }
     }
     return 1;
 }
@@ -817,11 +982,16 @@ static robj *loadStream(rio *r, int type) {
         int keyok = keylen == 16;
         if (keyok) streamDecodeID((unsigned char *)key, &master);
         zfree(key);
-        if (!keyok) goto fail;
+        if (!keyok) {
+            rdbCorrupt(r, "Stream node key entry is not the size of a stream ID");
+            goto fail;
+        }
         char *lp = loadStringBuffer(r, &lplen);
         if (!lp) goto fail;
-        if (!streamAppendLoadedNode(s, &master, (unsigned char *)lp, lplen)) {
+        const char *bad = streamAppendLoadedNode(s, &master, (unsigned char *)lp, lplen, r->deep);
+        if (bad) {
             zfree(lp);
+            rdbCorrupt(r, "%s", bad);
             goto fail;
         }
     }
@@ -845,14 +1015,16 @@ static robj *loadStream(rio *r, int type) {
         streamEdgeID(s, 0, &s->first_id);
         s->entries_added = s->length;
     }
-    uint64_t live = 0;
-    for (size_t j = 0; j < s->nnodes; j++) {
-        unsigned char *p = lpFirst(s->nodes[j].lp);
-        long long count;
-        uint32_t slen;
-        if (lpGetValue(p, &slen, &count) == NULL) live += (uint64_t)count;
+    /* Nodes kept unchecked (sanitize-dump-payload no) are not read here:
+     * their counts show when they are walked. */
+    if (s->length && !s->nnodes) {
+        rdbCorrupt(r, "Stream length inconsistent with rax entries");
+        goto fail;
     }
-    if (live != s->length) goto fail;
+    if (!streamHasUncheckedNodes(s) && streamCountLive(s) != s->length) {
+        rdbCorrupt(r, "Stream length inconsistent with its nodes' entries");
+        goto fail;
+    }
     if (!loadStreamGroups(r, s, type)) goto fail;
     return o;
 fail:
@@ -885,7 +1057,7 @@ static robj *loadZipmapHash(rio *r) {
     unsigned char *lp = lpNew(0);
     dict *d = dictCreate(&hashDictType);
     size_t pos = 1, maxlen = 0;
-    int ok = size >= 2;
+    int ok = size >= 2, dup = 0;
     while (ok && pos < size && zm[pos] != 255) {
         uint32_t flen, vlen;
         size_t fpos;
@@ -896,9 +1068,9 @@ static robj *loadZipmapHash(rio *r) {
         ok = pos + vlen + slack <= size;
         if (!ok) break;
         sds field = sdsnewlen(zm + fpos, flen), value = sdsnewlen(zm + pos, vlen);
-        ok = dictAdd(d, field, value) == DICT_OK;
+        dup = dictAdd(d, field, value) != DICT_OK;
         sdsfree(field); /* copied into the entry */
-        if (!ok) { /* a duplicate field */
+        if (dup) {
             sdsfree(value);
             break;
         }
@@ -908,11 +1080,13 @@ static robj *loadZipmapHash(rio *r) {
         if (vlen > maxlen) maxlen = vlen;
         pos += vlen + slack;
     }
-    ok = ok && pos < size && zm[pos] == 255 && dictSize(d) > 0 && (zm[0] >= 254 || zm[0] == dictSize(d));
+    ok = ok && !dup && pos < size && zm[pos] == 255 && dictSize(d) > 0 && (zm[0] >= 254 || zm[0] == dictSize(d));
     zfree(zm);
     if (!ok) {
         lpFree(lp);
         dictRelease(d);
+        if (dup) rdbCorrupt(r, "Hash zipmap with dup records");
+        else rdbCorrupt(r, "Zipmap integrity check failed.");
         return NULL;
     }
     robj *o;
@@ -929,8 +1103,134 @@ static robj *loadZipmapHash(rio *r) {
     return o;
 }
 
+/* A quicklist (RDB types 14, 18): nodes of ziplists (14) or listpacks
+ * (18, where a node may also be one plain element). */
+static robj *loadQuicklist(rio *r, int type) {
+    uint64_t n = loadLen(r, NULL);
+    if (n == RDB_LENERR) return NULL;
+    if (n == 0) return emptyKey(r, NULL);
+    robj *o = createQuicklistObject(server.list_max_listpack_size, server.list_compress_depth);
+    quicklist *ql = o->ptr;
+    int unchecked = 0; /* a node passed the shallow check only (sanitize-dump-payload no) */
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t container = QUICKLIST_NODE_CONTAINER_PACKED;
+        if (type == RDB_TYPE_LIST_QUICKLIST_2) {
+            container = loadLen(r, NULL);
+            if (container != QUICKLIST_NODE_CONTAINER_PACKED && container != QUICKLIST_NODE_CONTAINER_PLAIN) {
+                rdbCorrupt(r, "Quicklist integrity check failed.");
+                goto fail;
+            }
+        }
+        size_t len;
+        char *blob = loadStringBuffer(r, &len);
+        if (!blob) goto fail;
+        if (len == 0) {
+            zfree(blob);
+            rdbCorrupt(r, "Quicklist node with an empty payload");
+            goto fail;
+        }
+        if (container == QUICKLIST_NODE_CONTAINER_PLAIN) {
+            quicklistAppendPlainNode(ql, (unsigned char *)blob, len);
+            continue;
+        }
+        unsigned char *lp;
+        if (type == RDB_TYPE_LIST_QUICKLIST) {
+            unsigned long cnt;
+            lp = ziplistToListpack((unsigned char *)blob, len, 0, &cnt);
+            zfree(blob);
+            if (!lp) {
+                rdbCorrupt(r, "Ziplist integrity check failed.");
+                goto fail;
+            }
+        } else {
+            lp = (unsigned char *)blob;
+            int shallow_ok = lpValidateIntegrity(lp, len, 0, NULL, NULL);
+            if (shallow_ok && !r->deep) {
+                /* Redis reads the first entry of a node it did not check
+                 * (an empty node is skipped): a bad one stops it there. */
+                serverAssert(lpValidateFirstEntry(lp));
+            }
+            int deep_ok = shallow_ok && lpValidateIntegrity(lp, len, 1, NULL, NULL);
+            if (!deep_ok && (!shallow_ok || r->deep)) {
+                zfree(blob);
+                rdbCorrupt(r, "Listpack integrity check failed.");
+                goto fail;
+            }
+            if (!deep_ok) unchecked = 1;
+        }
+        if (lpFirst(lp) == NULL) {
+            lpFree(lp); /* Redis skips empty nodes */
+            continue;
+        }
+        quicklistAppendListpack(ql, lp);
+    }
+    if (quicklistCount(ql) == 0) return emptyKey(r, o);
+    if (unchecked) {
+        objectMarkUnchecked(o); /* kept as it came: walking it is for later (object.h) */
+        return o;
+    }
+    listTryCompact(o, server.list_max_listpack_size, 0); /* one small node: a listpack, as 7.2 loads it */
+    return o;
+fail:
+    decrRefCount(o);
+    return NULL;
+}
+
+/* A hash or sorted set as a listpack (types 16, 17) or ziplist (13, 12). */
+static robj *loadPairs(rio *r, int type) {
+    size_t len;
+    char *blob = loadStringBuffer(r, &len);
+    if (!blob) return NULL;
+    int is_hash = type == RDB_TYPE_HASH_LISTPACK || type == RDB_TYPE_HASH_ZIPLIST;
+    unsigned char *lp;
+    if (type == RDB_TYPE_HASH_ZIPLIST || type == RDB_TYPE_ZSET_ZIPLIST) {
+        unsigned long cnt;
+        lp = ziplistToListpack((unsigned char *)blob, len, 1, &cnt);
+        zfree(blob);
+        if (!lp) {
+            rdbCorrupt(r, is_hash ? "Hash ziplist integrity check failed." : "Zset ziplist integrity check failed.");
+            return NULL;
+        }
+    } else {
+        lp = (unsigned char *)blob;
+        /* Without sanitize-dump-payload Redis checks the header and size
+         * only: a payload whose entries are bad is kept unchecked (object.h).
+         * Duplicates are a deep finding only, as in Redis: without it a hash
+         * converted to a table later stops on them. */
+        int shallow_ok = lpValidateIntegrity(lp, len, 0, NULL, NULL);
+        int deep_ok = shallow_ok && lpValidateIntegrity(lp, len, 1, NULL, NULL) && lpLength(lp) % 2 == 0 &&
+                      (!r->deep || lpPairsUnique(lp));
+        if (!deep_ok && (!shallow_ok || r->deep)) {
+            zfree(blob);
+            rdbCorrupt(r, is_hash ? "Hash listpack integrity check failed." : "Zset listpack integrity check failed.");
+            return NULL;
+        }
+        if (!deep_ok) {
+            if (lpFirst(lp) == NULL) {
+                lpFree(lp);
+                return emptyKey(r, NULL);
+            }
+            robj *o = createObject(is_hash ? OBJ_HASH : OBJ_ZSET, lp);
+            o->encoding = OBJ_ENCODING_LISTPACK;
+            objectMarkUnchecked(o);
+            return o;
+        }
+    }
+    unsigned long n = lpLength(lp);
+    if (n == 0) {
+        lpFree(lp);
+        return emptyKey(r, NULL);
+    }
+    robj *o = createObject(is_hash ? OBJ_HASH : OBJ_ZSET, lp);
+    o->encoding = OBJ_ENCODING_LISTPACK;
+    if (is_hash && n / 2 > server.hash_max_listpack_entries) hashConvertToTable(o);
+    else if (!is_hash && n / 2 > server.zset_max_listpack_entries) zsetConvertToSkiplist(o);
+    return o;
+}
+
 static robj *loadObject(int type, rio *r) {
     robj *o = NULL;
+    r->type = type;
     if (type == RDB_TYPE_STRING) {
         size_t len;
         char *buf = loadStringBuffer(r, &len);
@@ -939,52 +1239,13 @@ static robj *loadObject(int type, rio *r) {
         zfree(buf);
         return o;
     }
-    if (type == RDB_TYPE_LIST_QUICKLIST_2 || type == RDB_TYPE_LIST_QUICKLIST) {
-        uint64_t n = loadLen(r, NULL);
-        if (n == RDB_LENERR) return NULL;
-        o = createQuicklistObject(server.list_max_listpack_size, server.list_compress_depth);
-        quicklist *ql = o->ptr;
-        for (uint64_t i = 0; i < n; i++) {
-            uint64_t container = QUICKLIST_NODE_CONTAINER_PACKED;
-            if (type == RDB_TYPE_LIST_QUICKLIST_2) {
-                container = loadLen(r, NULL);
-                if (container != QUICKLIST_NODE_CONTAINER_PACKED && container != QUICKLIST_NODE_CONTAINER_PLAIN) goto fail;
-            }
-            size_t len;
-            char *blob = loadStringBuffer(r, &len);
-            if (!blob) goto fail;
-            if (container == QUICKLIST_NODE_CONTAINER_PLAIN) {
-                quicklistAppendPlainNode(ql, (unsigned char *)blob, len);
-                continue;
-            }
-            unsigned char *lp;
-            if (type == RDB_TYPE_LIST_QUICKLIST) {
-                unsigned long cnt;
-                lp = ziplistToListpack((unsigned char *)blob, len, lpNew(0), &cnt);
-                zfree(blob);
-                if (!lp) goto fail;
-            } else {
-                lp = (unsigned char *)blob;
-                if (!lpValid(lp, len)) {
-                    zfree(blob);
-                    goto fail;
-                }
-            }
-            if (lpLength(lp) == 0) {
-                lpFree(lp); /* Redis skips empty nodes */
-                continue;
-            }
-            quicklistAppendListpack(ql, lp);
-        }
-        if (quicklistCount(ql) == 0) goto fail;
-        listTryCompact(o, server.list_max_listpack_size, 0); /* one small node: a listpack, as 7.2 loads it */
-        return o;
-    }
+    if (type == RDB_TYPE_LIST_QUICKLIST_2 || type == RDB_TYPE_LIST_QUICKLIST) return loadQuicklist(r, type);
     if (type == RDB_TYPE_HASH_ZIPMAP) return loadZipmapHash(r);
     if (type == RDB_TYPE_LIST) {
         /* The linked list of Redis before 3.2: a count and the strings. */
         uint64_t n = loadLen(r, NULL);
-        if (n == RDB_LENERR || n == 0 || n > rioRemaining(r)) return NULL;
+        if (n == RDB_LENERR || n > rioRemaining(r)) return NULL;
+        if (n == 0) return emptyKey(r, NULL);
         o = createQuicklistObject(server.list_max_listpack_size, server.list_compress_depth);
         for (uint64_t i = 0; i < n; i++) {
             size_t len;
@@ -1001,11 +1262,15 @@ static robj *loadObject(int type, rio *r) {
         char *blob = loadStringBuffer(r, &len);
         if (!blob) return NULL;
         unsigned long cnt;
-        unsigned char *lp = ziplistToListpack((unsigned char *)blob, len, lpNew(0), &cnt);
+        unsigned char *lp = ziplistToListpack((unsigned char *)blob, len, 0, &cnt);
         zfree(blob);
-        if (!lp || cnt == 0) {
-            if (lp) lpFree(lp);
+        if (!lp) {
+            rdbCorrupt(r, "List ziplist integrity check failed.");
             return NULL;
+        }
+        if (cnt == 0) {
+            lpFree(lp);
+            return emptyKey(r, NULL);
         }
         o = createQuicklistObject(server.list_max_listpack_size, server.list_compress_depth);
         quicklistAppendListpack(o->ptr, lp);
@@ -1014,7 +1279,8 @@ static robj *loadObject(int type, rio *r) {
     }
     if (type == RDB_TYPE_SET) {
         uint64_t n = loadLen(r, NULL);
-        if (n == RDB_LENERR || n == 0 || n > rioRemaining(r)) return NULL;
+        if (n == RDB_LENERR || n > rioRemaining(r)) return NULL;
+        if (n == 0) return emptyKey(r, NULL);
         /* As Redis 7.2 loads it: an intset while the members are integers
          * (a listpack or table from the first that is not), a table from the
          * start when there are too many for the compact encodings. */
@@ -1027,7 +1293,10 @@ static robj *loadObject(int type, rio *r) {
             valueElem e = {.sval = (const unsigned char *)m, .slen = sdslen(m)};
             int added = setAdd(o, &e, lim);
             sdsfree(m);
-            if (!added) goto fail; /* a duplicate member */
+            if (!added) {
+                rdbCorrupt(r, "Duplicate set members detected");
+                goto fail;
+            }
         }
         return o;
     }
@@ -1035,8 +1304,9 @@ static robj *loadObject(int type, rio *r) {
         size_t len;
         char *blob = loadStringBuffer(r, &len);
         if (!blob) return NULL;
-        if (!intsetValidateIntegrity((unsigned char *)blob, len, 1) || intsetLen((intset *)blob) == 0) {
+        if (!intsetValidateIntegrity((unsigned char *)blob, len, r->deep)) {
             zfree(blob);
+            rdbCorrupt(r, "Intset integrity check failed.");
             return NULL;
         }
         o = createObject(OBJ_SET, blob);
@@ -1047,7 +1317,8 @@ static robj *loadObject(int type, rio *r) {
     }
     if (type == RDB_TYPE_HASH) {
         uint64_t n = loadLen(r, NULL);
-        if (n == RDB_LENERR || n == 0 || n > rioRemaining(r) / 2) return NULL;
+        if (n == RDB_LENERR || n > rioRemaining(r) / 2) return NULL;
+        if (n == 0) return emptyKey(r, NULL);
         o = createObject(OBJ_HASH, dictCreate(&hashDictType));
         o->encoding = OBJ_ENCODING_HT;
         dictExpand(o->ptr, n);
@@ -1061,6 +1332,7 @@ static robj *loadObject(int type, rio *r) {
             sdsfree(f); /* copied into the entry */
             if (!added) {
                 sdsfree(v);
+                rdbCorrupt(r, "Duplicate hash fields detected");
                 goto fail;
             }
         }
@@ -1068,7 +1340,8 @@ static robj *loadObject(int type, rio *r) {
     }
     if (type == RDB_TYPE_ZSET || type == RDB_TYPE_ZSET_2) {
         uint64_t n = loadLen(r, NULL);
-        if (n == RDB_LENERR || n == 0 || n > rioRemaining(r) / 2) return NULL;
+        if (n == RDB_LENERR || n > rioRemaining(r) / 2) return NULL;
+        if (n == 0) return emptyKey(r, NULL);
         o = createZsetObject();
         zset *zs = o->ptr;
         dictExpand(zs->dict, n);
@@ -1084,8 +1357,18 @@ static robj *loadObject(int type, rio *r) {
             } else {
                 ok = loadDoubleString(r, &score);
             }
-            if (!ok || isnan(score) || dictFind(zs->dict, m)) {
+            if (!ok) {
                 sdsfree(m);
+                goto fail;
+            }
+            if (isnan(score)) {
+                sdsfree(m);
+                rdbCorrupt(r, "Zset with NAN score detected");
+                goto fail;
+            }
+            if (dictFind(zs->dict, m)) {
+                sdsfree(m);
+                rdbCorrupt(r, "Duplicate zset fields detected");
                 goto fail;
             }
             zskiplistNode *node = zslInsert(zs->zsl, score, m);
@@ -1094,35 +1377,8 @@ static robj *loadObject(int type, rio *r) {
         return o;
     }
     if (type == RDB_TYPE_HASH_LISTPACK || type == RDB_TYPE_ZSET_LISTPACK || type == RDB_TYPE_HASH_ZIPLIST ||
-        type == RDB_TYPE_ZSET_ZIPLIST) {
-        size_t len;
-        char *blob = loadStringBuffer(r, &len);
-        if (!blob) return NULL;
-        unsigned char *lp;
-        if (type == RDB_TYPE_HASH_ZIPLIST || type == RDB_TYPE_ZSET_ZIPLIST) {
-            unsigned long cnt;
-            lp = ziplistToListpack((unsigned char *)blob, len, lpNew(0), &cnt);
-            zfree(blob);
-            if (!lp) return NULL;
-        } else {
-            lp = (unsigned char *)blob;
-            if (!lpValid(lp, len)) {
-                zfree(blob);
-                return NULL;
-            }
-        }
-        unsigned long n = lpLength(lp);
-        if (n == 0 || n % 2) {
-            lpFree(lp);
-            return NULL;
-        }
-        int is_hash = type == RDB_TYPE_HASH_LISTPACK || type == RDB_TYPE_HASH_ZIPLIST;
-        o = createObject(is_hash ? OBJ_HASH : OBJ_ZSET, lp);
-        o->encoding = OBJ_ENCODING_LISTPACK;
-        if (is_hash && n / 2 > server.hash_max_listpack_entries) hashConvertToTable(o);
-        else if (!is_hash && n / 2 > server.zset_max_listpack_entries) zsetConvertToSkiplist(o);
-        return o;
-    }
+        type == RDB_TYPE_ZSET_ZIPLIST)
+        return loadPairs(r, type);
     if (type == RDB_TYPE_STREAM_LISTPACKS || type == RDB_TYPE_STREAM_LISTPACKS_2) return loadStream(r, type);
     return NULL; /* modules, stream consumer groups: not supported */
 fail:
@@ -1213,6 +1469,7 @@ static int loadRio(rio *r, const char *filename, int flags) {
     load_now.total = r->filelen == UINT64_MAX ? 0 : r->filelen;
     load_now.used_mem = 0;
     last_load_loaded = last_load_expired = 0;
+    r->deep = rdbSanitizeDeep();
     int rc = loadRioBody(r, filename, flags);
     load_now.r = NULL;
     return rc;
@@ -1235,6 +1492,7 @@ static int loadRioBody(rio *r, const char *filename, int flags) {
     long long expiretime = -1, now = mstime();
     rdbReplInfo rsi = {.stream_db = 0, .offset = 0};
     int has_rsi = 0;
+    long long empty_keys_skipped = 0;
     for (;;) {
         int type = loadType(r);
         if (type == -1) goto eoferr;
@@ -1310,10 +1568,21 @@ static int loadRioBody(rio *r, const char *filename, int flags) {
         }
         sds key = loadSds(r);
         if (!key) goto eoferr;
+        r->key = key;
+        r->empty_key = 0;
         robj *val = loadObject(type, r);
+        r->key = NULL;
         if (!val && r->error) {
             sdsfree(key);
             goto eoferr;
+        }
+        if (!val && r->empty_key) {
+            /* Redis 7.0 never writes one; older files may hold them. */
+            serverLog(LL_WARNING, "rdbLoadObject skipping empty key: %s", key);
+            empty_keys_skipped++;
+            sdsfree(key);
+            expiretime = -1;
+            continue;
         }
         if (!val) {
             serverLog(LL_WARNING, "Internal error in RDB reading offset %zu: bad or unsupported value (type %d) for key '%s'",
@@ -1355,8 +1624,12 @@ static int loadRioBody(rio *r, const char *filename, int flags) {
             return C_ERR;
         }
     }
-    serverLog(LL_NOTICE, "Done loading RDB, keys loaded: %lld, keys expired: %lld.", last_load_loaded,
-              last_load_expired);
+    if (empty_keys_skipped)
+        serverLog(LL_NOTICE, "Done loading RDB, keys loaded: %lld, keys expired: %lld, empty keys skipped: %lld.",
+                  last_load_loaded, last_load_expired, empty_keys_skipped);
+    else
+        serverLog(LL_NOTICE, "Done loading RDB, keys loaded: %lld, keys expired: %lld.", last_load_loaded,
+                  last_load_expired);
     if (has_rsi && repl_info_loaded) repl_info_loaded(&rsi);
     return C_OK;
 eoferr:
@@ -1436,7 +1709,7 @@ int rdbVerifyDumpPayload(const char *p, size_t len) {
 
 robj *rdbRestorePayload(const char *p, size_t len) {
     if (!rdbVerifyDumpPayload(p, len)) return NULL;
-    rio r = {.src = p, .memlen = len - 10};
+    rio r = {.src = p, .memlen = len - 10, .restore = 1, .deep = rdbSanitizeDeep()};
     int type = loadType(&r);
     if (type == -1) return NULL;
     robj *o = loadObject(type, &r);

@@ -37,3 +37,4 @@ const char *accessUserName(client *c) { return hooks.userName ? hooks.userName(c
 void *accessLookupUser(const char *name, size_t len) { return hooks.lookupUser ? hooks.lookupUser(name, len) : NULL; }
 
 int accessFullKeyAccess(client *c) { return hooks.fullKeyAccess ? hooks.fullKeyAccess(c) : 1; }
+int accessSkipsSanitize(client *c) { return hooks.skipsSanitize ? hooks.skipsSanitize(c) : 0; }

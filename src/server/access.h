@@ -33,6 +33,9 @@ typedef struct accessHooks {
     void *(*lookupUser)(const char *name, size_t len);
     /* SORT BY/GET: may the client read any key with this command? */
     int (*fullKeyAccess)(client *c);
+    /* sanitize-dump-payload clients: does its user skip the deep check
+     * (the skip-sanitize-payload flag)? */
+    int (*skipsSanitize)(client *c);
 } accessHooks;
 
 void accessRegister(const accessHooks *hooks);
@@ -45,5 +48,6 @@ int accessAuthRequired(client *c);
 const char *accessUserName(client *c);
 void *accessLookupUser(const char *name, size_t len);
 int accessFullKeyAccess(client *c);
+int accessSkipsSanitize(client *c);
 
 #endif

@@ -75,6 +75,8 @@ static const enumName disklessLoadEnum[] = {{"disabled", REPL_DISKLESS_LOAD_DISA
                                             {"swapdb", REPL_DISKLESS_LOAD_SWAPDB},
                                             {NULL, 0}};
 static const enumName propagationErrorEnum[] = {{"ignore", 0}, {"panic", 1}, {"panic-on-replicas", 2}, {NULL, 0}};
+static const enumName sanitizeDumpEnum[] = {{"no", SANITIZE_DUMP_NO}, {"yes", SANITIZE_DUMP_YES},
+                                            {"clients", SANITIZE_DUMP_CLIENTS}, {NULL, 0}};
 static const enumName aclPubsubEnum[] = {{"allchannels", 1}, {"resetchannels", 0}, {NULL, 0}};
 
 /* ---------------------------------------------- directives access control owns */
@@ -629,7 +631,7 @@ static configDef configs[] = {
     STR("dbfilename", NULL, F_PROTECTED, &server.dbfilename, "dump.rdb"),
     SP("dir", NULL, F_PROTECTED | F_DENY_LOADING, "", setDir, getDir),
     B("rdb-del-sync-files", NULL, F_NOEFFECT, &cfg_ints[2], "no"),
-    B("sanitize-dump-payload", NULL, F_NOEFFECT, &cfg_ints[3], "no"),
+    EN("sanitize-dump-payload", NULL, 0, &server.sanitize_dump_payload, "no", sanitizeDumpEnum),
     /* append only */
     B("appendonly", NULL, F_DENY_LOADING, &server.aof_enabled, "no"),
     STR("appendfilename", NULL, F_IMMUTABLE, &server.appendfilename, "appendonly.aof"),
@@ -690,7 +692,7 @@ static configDef configs[] = {
     SP("latency-tracking-info-percentiles", NULL, F_ARGS, "50 99 99.9", NULL, NULL), /* the latency module's */
     B("crash-log-enabled", NULL, F_NOEFFECT, &cfg_ints[17], "yes"),
     B("crash-memcheck-enabled", NULL, F_NOEFFECT, &cfg_ints[18], "yes"),
-    B("use-exit-on-panic", NULL, F_HIDDEN | F_NOEFFECT, &cfg_ints[1], "no"), /* a testing knob: we never panic */
+    B("use-exit-on-panic", NULL, F_HIDDEN, &server.use_exit_on_panic, "no"), /* a testing knob (valgrind, ASAN) */
     /* replication (repl/ owns replicaof's parser and printer) */
     SP("replicaof", "slaveof", F_ARGS, "", NULL, NULL),
     B("replica-serve-stale-data", "slave-serve-stale-data", 0, &server.repl_serve_stale_data, "yes"),

@@ -152,6 +152,11 @@ typedef struct clientReplyBlock {
 #define REPL_DISKLESS_LOAD_EMPTY_DB 1
 #define REPL_DISKLESS_LOAD_SWAPDB 2
 
+/* sanitize-dump-payload */
+#define SANITIZE_DUMP_NO 0
+#define SANITIZE_DUMP_YES 1
+#define SANITIZE_DUMP_CLIENTS 2
+
 typedef struct redisDb {
     dict *dict;             /* key (embedded sds) → robj; entry meta: expiry heap slot */
     ttlHeap *expires;       /* ordered deadlines of volatile keys */
@@ -317,6 +322,8 @@ struct redisServer {
     int active_expire_enabled;
     int pause_cron;                 /* DEBUG PAUSE-CRON: serverCron does nothing */
     int skip_checksum_validation;   /* DEBUG SET-SKIP-CHECKSUM-VALIDATION: RDB and RESTORE */
+    int sanitize_dump_payload;      /* SANITIZE_DUMP_NO / _YES / _CLIENTS (persist/rdb.h says what each checks) */
+    int use_exit_on_panic;          /* a failed assertion exits(1) instead of aborting */
     int script_disable_deny_script; /* DEBUG SET-DISABLE-DENY-SCRIPTS: scripts may run noscript commands */
     int hz;
     int dynamic_hz;

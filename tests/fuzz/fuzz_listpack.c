@@ -12,7 +12,26 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     unsigned char *lp = malloc(size ? size : 1);
     memcpy(lp, data, size);
-    (void)lpValidateIntegrity(lp, size, 0, NULL, NULL);
+    if (lpValidateIntegrity(lp, size, 0, NULL, NULL)) {
+        /* The checked steps (unchecked stream nodes, RESTORE without
+         * sanitize-dump-payload) on a blob that only passed the shallow
+         * check: never a read outside it, and a walk always ends. */
+        unsigned char *p = lp + LP_HDR_SIZE;
+        size_t steps = 0;
+        while (p && lpValidateNextEntry(lp, &p)) {
+            if (++steps > size) abort();
+        }
+        p = lp + size - 1;
+        steps = 0;
+        while (p && lpValidatePrevEntry(lp, &p)) {
+            uint32_t slen;
+            long long v;
+            unsigned char *str = p ? lpGetValue(p, &slen, &v) : NULL; /* a checked entry reads safely */
+            if (str && slen) (void)str[slen - 1];
+            if (++steps > size) abort();
+        }
+        (void)lpValidateFirstEntry(lp);
+    }
     if (lpValidateIntegrity(lp, size, 1, NULL, NULL)) {
         unsigned long n = 0, len = lpLength(lp);
         unsigned char buf[LP_INTBUF_SIZE];

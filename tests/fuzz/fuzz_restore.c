@@ -5,7 +5,10 @@
  * reaches the decoder instead of the checksum. Whatever the decoder accepts
  * is then walked element by element and serialized again, as commands and
  * DUMP would. The input's first byte is reserved for the decoder's
- * settings (sanitize-dump-payload). */
+ * settings. Loads run with sanitize-dump-payload yes: without it a payload
+ * that passes only Redis's shallow check is kept and stops the server with
+ * an assertion when touched (object.h, stream.h) — the server's answer, but
+ * a crash to the fuzzer; tests/test_corrupt_payload.py covers that mode. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +16,7 @@
 #include "core/crc64.h"
 #include "core/sds.h"
 #include "data/object.h"
+#include "data/stream.h"
 #include "data/value.h"
 #include "persist/rdb.h"
 #include "server/reply.h"
@@ -20,7 +24,30 @@
 
 #define RDB_PAYLOAD_VERSION 10
 
+/* Every entry of a stream, both ways, with its fields. */
+static void walkStream(stream *s) {
+    for (int rev = 0; rev <= 1; rev++) {
+        streamID min = {0, 0}, max = {UINT64_MAX, UINT64_MAX}, id;
+        streamIterator it;
+        long nf;
+        uint64_t seen = 0;
+        streamIteratorStart(&it, s, &min, &max, rev);
+        while (streamIteratorNext(&it, &id, &nf)) {
+            while (nf--) {
+                lpEntry f, v;
+                streamIteratorNextField(&it, &f, &v);
+                if (f.sval && f.slen) (void)f.sval[f.slen - 1];
+                if (v.sval && v.slen) (void)v.sval[v.slen - 1];
+            }
+            seen++;
+        }
+        streamIteratorStop(&it);
+        if (seen != s->length) abort();
+    }
+}
+
 static void walk(robj *o) {
+    if (o->type == OBJ_STREAM) walkStream(o->ptr);
     if (o->type == OBJ_STRING || o->type == OBJ_STREAM) return;
     unsigned long n = valueLength(o), seen = 0;
     valueIter it;
@@ -51,12 +78,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         server.stream_node_max_entries = 100;
         server.rdb_compression = 1;
         server.rdb_checksum = 1;
+        server.sanitize_dump_payload = SANITIZE_DUMP_YES;
         createSharedObjects();
         initSharedIntegers();
         ready = 1;
     }
     if (size < 2) return 0;
-    data++, size--; /* reserved: sanitize-dump-payload on/off once it takes effect */
+    data++, size--; /* reserved */
     size_t len = size + 10;
     char *payload = malloc(len);
     memcpy(payload, data, size);
