@@ -44,11 +44,14 @@ robj *dbOverwrite(redisDb *db, robj *key, robj *val);  /* keeps the TTL */
 robj *setKey(redisDb *db, robj *key, robj *val, int flags);
 int dbDelete(redisDb *db, robj *key);       /* 1 if it existed */
 int dbSyncDelete(redisDb *db, robj *key);
+int dbAsyncDelete(redisDb *db, robj *key);  /* a large value is freed by the lazyfree thread */
 int dbExists(redisDb *db, robj *key);       /* no expiry check, no stats */
 robj *dbRandomKey(redisDb *db);
 /* Make the value at key safe to modify in place (unshare / turn embstr raw). */
 robj *dbUnshareStringValue(redisDb *db, robj *key, robj *o);
 long long emptyData(int dbnum, void (*callback)(dict *));
+/* FLUSHALL/FLUSHDB ASYNC: the keys are freed by the lazyfree thread. */
+long long emptyDataAsync(int dbnum);
 /* Every db's data set aside (the dbs are left empty), then put back — the
  * data loaded meanwhile dropped — or freed. */
 typedef struct dbBackup dbBackup;

@@ -7,6 +7,7 @@
 #include "server/client.h"
 #include "server/clientmem.h"
 #include "server/config.h"
+#include "server/crash.h"
 #include "server/db.h"
 #include "server/evict.h"
 #include "server/expire.h"
@@ -597,27 +598,6 @@ static void sigShutdownHandler(int sig) {
     server.last_sig_received = sig;
 }
 
-static void sigCrashHandler(int sig, siginfo_t *info, void *secret) {
-    (void)secret;
-    serverLog(LL_WARNING, "======= Redis crashed by signal: %d (%s), address %p =======", sig, strsignal(sig),
-              info ? info->si_addr : NULL);
-    serverLog(LL_WARNING, "------ STACK TRACE ------");
-    void *trace[64];
-    int n = backtrace(trace, 64);
-    int fd = server.logfile && server.logfile[0] ? open(server.logfile, O_APPEND | O_CREAT | O_WRONLY, 0644) : STDOUT_FILENO;
-    if (fd != -1) {
-        backtrace_symbols_fd(trace, n, fd);
-        if (fd != STDOUT_FILENO) close(fd);
-    }
-    serverLog(LL_WARNING, "======= end of backtrace =======");
-    struct sigaction act;
-    sigemptyset(&act.sa_mask);
-    act.sa_flags = 0;
-    act.sa_handler = SIG_DFL;
-    sigaction(sig, &act, NULL);
-    kill(getpid(), sig);
-}
-
 /* watchdog-period (ms): the cron re-arms a one-shot timer every run, so
  * SIGALRM fires only when the event loop was held up longer than the period
  * (a slow command, a load), and its stack trace goes to the log. As in Redis
@@ -631,16 +611,13 @@ static void writeFromHandler(const char *msg) {
     int n = snprintf(line, sizeof(line), "%d:signal-handler (%lld) %s\n", (int)getpid(), (long long)time(NULL), msg);
     if (n > 0 && write(fd, line, (size_t)n) == -1) { /* nothing to do from a handler */
     }
-    if (!strcmp(msg, "--- WATCHDOG TIMER EXPIRED ---")) {
-        void *trace[64];
-        backtrace_symbols_fd(trace, backtrace(trace, 64), fd);
-    }
     if (fd != STDOUT_FILENO) close(fd);
 }
 
 static void sigWatchdogHandler(int sig) {
     (void)sig;
     writeFromHandler("--- WATCHDOG TIMER EXPIRED ---");
+    crashLogStackTrace(NULL);
     writeFromHandler("--------");
 }
 
@@ -667,14 +644,7 @@ static void setupSignalHandlers(void) {
     act.sa_handler = sigShutdownHandler;
     sigaction(SIGTERM, &act, NULL);
     sigaction(SIGINT, &act, NULL);
-    sigemptyset(&act.sa_mask);
-    act.sa_flags = SA_NODEFER | SA_RESETHAND | SA_SIGINFO;
-    act.sa_sigaction = sigCrashHandler;
-    sigaction(SIGSEGV, &act, NULL);
-    sigaction(SIGBUS, &act, NULL);
-    sigaction(SIGFPE, &act, NULL);
-    sigaction(SIGILL, &act, NULL);
-    sigaction(SIGABRT, &act, NULL);
+    crashSetupHandlers();
     signal(SIGHUP, SIG_IGN);
     signal(SIGPIPE, SIG_IGN);
 }
