@@ -521,7 +521,8 @@ static int redisCallGeneric(lua_State *L, int raise) {
         /* err says which permission the script's user lacks */
     }
     else if ((cmd->flags & (CMD_WRITE | CMD_MAY_REPLICATE)) && run.readonly) err = "Write commands are not allowed from read-only scripts.";
-    else if ((cmd->flags & CMD_WRITE) && server.masterhost_set && server.repl_slave_ro && !(run.caller->flags & CLIENT_MASTER))
+    /* The master's stream and the AOF replay are obeyed on a read-only replica too. */
+    else if ((cmd->flags & CMD_WRITE) && server.masterhost_set && server.repl_slave_ro && !(run.caller->flags & (CLIENT_MASTER | CLIENT_AOF)))
         err = "-READONLY You can't write against a read only replica.";
     /* Once the script wrote it must be able to finish: replicas that went
      * away since are not a reason to stop it half-way. */
@@ -1332,7 +1333,7 @@ static int scriptMayStart(client *c, int flags, int ro_cmd) {
             addReplyError(c, "Can not execute a script with write flag using *_ro command.");
             return 0;
         }
-        if (server.masterhost_set && server.repl_slave_ro && !(c->flags & CLIENT_MASTER)) {
+        if (server.masterhost_set && server.repl_slave_ro && !(c->flags & (CLIENT_MASTER | CLIENT_AOF))) {
             addReplyError(c, "-READONLY You can't write against a read only replica.");
             return 0;
         }

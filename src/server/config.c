@@ -641,6 +641,7 @@ static configDef configs[] = {
     MEM("auto-aof-rewrite-min-size", NULL, 0, &server.aof_rewrite_min_size, "67108864", 0, LLONG_MAX, NULL),
     B("aof-load-truncated", NULL, 0, &server.aof_load_truncated, "yes"),
     B("aof-use-rdb-preamble", NULL, 0, &server.aof_use_rdb_preamble, "yes"),
+    B("aof-disable-auto-gc", NULL, 0, &server.aof_disable_auto_gc, "no"),
     B("aof-timestamp-enabled", NULL, 0, &server.aof_timestamp_enabled, "no"),
     B("aof-rewrite-incremental-fsync", NULL, F_NOEFFECT, &cfg_ints[5], "yes"),
     B("rdb-save-incremental-fsync", NULL, F_NOEFFECT, &cfg_ints[6], "yes"),

@@ -410,6 +410,7 @@ struct redisServer {
     long long aof_rewrite_min_size;
     int aof_load_truncated;
     int aof_use_rdb_preamble;
+    int aof_disable_auto_gc; /* keep the files a rewrite replaced, as history in the manifest */
     struct saveparam *saveparams;
     int saveparamslen;
     time_t lastsave;
