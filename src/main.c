@@ -86,6 +86,7 @@ static void wireModules(void) {
     replInit();
 
     /* Snapshots and the AOF are saved before the push hands over its backlog. */
+    serverAddShutdownCheck(replOnShutdown); /* before the final save: no child may rename over it */
     serverAddShutdownCheck(persistOnShutdown);
     serverAddShutdownTask(expiryPushShutdown);
     serverAddShutdownTask(ldbKillForkedSessions);

@@ -477,6 +477,25 @@ def test_blpop_woken_by_push_from_other_client(dc, dconnect):
     wait_blocked(dc, 0)
 
 
+@pytest.mark.parametrize("command", [("FLUSHALL",), ("FLUSHDB",), ("SWAPDB", "0", "1")])
+@pytest.mark.parametrize("nkeys", [3, 5, 9, 17])
+def test_whole_db_change_with_many_blocked_keys(dc, dconnect, command, nkeys):
+    """A flush or swap looks at every key clients block on (a stream reader
+    among them) while the table of those keys may be mid-rehash; the server
+    once aborted there. Afterwards the waiters still block and are served."""
+    dc("XADD", "s", "*", "f", "v")
+    reader = dconnect()
+    reader.send("XREAD", "BLOCK", "0", "STREAMS", "s", "$")
+    waiter = dconnect()
+    waiter.send("BLPOP", *["k%d" % i for i in range(nkeys)], "0")
+    wait_blocked(dc, 2)
+    assert dc(*command) == "OK"
+    assert dc("PING") == "PONG"
+    assert dc("RPUSH", "k1", "v") == 1
+    assert waiter.read() == [b"k1", b"v"]
+    wait_blocked(dc, 1)
+
+
 def test_brpop_woken_by_lpush_of_several(dc, dconnect):
     waiter = dconnect()
     waiter.send("BRPOP", "a", "k", "0")

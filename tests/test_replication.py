@@ -598,3 +598,125 @@ def test_a_paused_replica_reads_the_stream_but_applies_it_after_unpause(server_f
     r.execute_command("CLIENT", "UNPAUSE")
     wait_for(lambda: int(info(r)["slave_repl_offset"]) == target, what="the write applied")
     assert r.get("foo2") == b"bar2"
+
+
+def test_redis_cli_replica_gets_the_writes_made_during_its_sync(server_factory):
+    """Writes made while redis-cli --replica's snapshot is being produced are
+    held and sent after its first REPLCONF ACK, on the same link (they once
+    dropped it: the held stream was taken for a reply to the ACK)."""
+    master = server_factory("--repl-diskless-sync", "no")
+    m = master.client()
+    for i in range(20):
+        m.set(f"k{i}", i)
+    m.config_set("rdb-key-save-delay", 50000)  # about one second of snapshot
+    proc = subprocess.Popen(["redis-cli", "-p", str(master.port), "--replica"], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT)
+    try:
+        wait_for(lambda: info(m)["connected_slaves"] == "1")
+        for i in range(5):
+            m.set("during", i)
+        wait_for(lambda: "online" in info(m).get("slave0", ""))
+        time.sleep(1)
+        m.set("after", "1")
+        time.sleep(1)
+        assert info(m)["connected_slaves"] == "1"
+    finally:
+        proc.terminate()
+    text = proc.communicate(timeout=10)[0]
+    assert b'"SET","during","4"\n' in text and b'"SET","after","1"\n' in text, text
+
+
+@pytest.mark.parametrize("load", ["disabled", "swapdb"])
+def test_a_full_sync_touches_watched_keys(server_factory, load):
+    """A transaction on a replica watching a key the full sync replaces (or
+    removes) fails, as after a FLUSHALL; one watching an untouched missing key
+    does not."""
+    other = server_factory(*MASTER_ARGS)
+    o = other.client()
+    o.set("changed", "new")
+    master, replica, m, r = start_pair(server_factory, replica_args=("--repl-diskless-load", load))
+    m.set("changed", "old")
+    m.set("removed", "x")
+    attach(r, master)
+    caught_up(m, r)
+    watchers = {}
+    for key in ("changed", "removed", "never"):
+        w = replica.client()
+        w.execute_command("WATCH", key)
+        watchers[key] = w
+    r.execute_command("REPLICAOF", "127.0.0.1", other.port)
+    wait_for(lambda: r.get("changed") == b"new" and link_up(r))
+    results = {}
+    for key, w in watchers.items():
+        w.execute_command("MULTI")
+        w.execute_command("GET", key)
+        results[key] = w.execute_command("EXEC")
+    assert results == {"changed": None, "removed": None, "never": [None]}
+
+
+def test_debug_reload_touches_watched_keys(server_factory):
+    s = server_factory("--enable-debug-command", "yes")
+    c = s.client()
+    c.set("k", "v")
+    w = s.client()
+    w.execute_command("WATCH", "k")
+    assert c.execute_command("DEBUG", "RELOAD") == b"OK"
+    w.execute_command("MULTI")
+    w.execute_command("GET", "k")
+    assert w.execute_command("EXEC") is None
+
+
+def snapshot_children(pid):
+    """The pids of pid's children (a snapshot being written)."""
+    try:
+        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+            return f.read().split()
+    except FileNotFoundError:
+        return []
+
+
+def test_a_sync_snapshot_nobody_needs_goes_with_its_files(server_factory):
+    """A disk snapshot for a replica that leaves (no save points) is killed,
+    and its half-written temp file removed; one still running at SHUTDOWN is
+    killed before the server exits, leaving no file and no orphan."""
+    import glob
+    import os
+    master, replica, m, r = start_pair(server_factory, master_args=MASTER_ARGS + ("--repl-diskless-sync", "no"))
+    p = m.pipeline(transaction=False)
+    for i in range(200):
+        p.set("k%d" % i, "v")
+    p.execute()
+    m.config_set("rdb-key-save-delay", 100000)  # 20 s of snapshot
+    r.execute_command("REPLICAOF", master.host, master.port)
+    wait_for(lambda: snapshot_children(master.proc.pid), what="the sync's snapshot child")
+    r.execute_command("REPLICAOF", "NO", "ONE")
+    wait_for(lambda: not snapshot_children(master.proc.pid), what="the snapshot child killed")
+    wait_for(lambda: not glob.glob(os.path.join(master.dir, "temp-*.rdb")), what="no temp file")
+    r.execute_command("REPLICAOF", master.host, master.port)
+    wait_for(lambda: snapshot_children(master.proc.pid), what="a second snapshot child")
+    child = int(snapshot_children(master.proc.pid)[0])
+    try:
+        m.shutdown(nosave=True)
+    except Exception:
+        pass
+    master.proc.wait(10)
+    wait_for(lambda: not os.path.exists("/proc/%d" % child) or open("/proc/%d/stat" % child).read().split()[2] == "Z",
+             what="the snapshot child gone with its parent")
+    assert not glob.glob(os.path.join(master.dir, "temp-*.rdb"))
+
+
+def test_functions_on_a_read_only_replica(server_factory):
+    """A function without the no-writes flag is a write: a read-only replica
+    refuses it before it runs (FCALL and FCALL_RO alike); a no-writes one runs."""
+    master, replica, m, r = start_pair(server_factory)
+    attach(r, master)
+    m.execute_command("FUNCTION", "LOAD", "#!lua name=lib\n"
+                      "redis.register_function('w', function() return redis.call('set', 'x', '1') end)\n"
+                      "redis.register_function{function_name='ro', callback=function() return 7 end, flags={'no-writes'}}")
+    caught_up(m, r)
+    for cmd in ("FCALL", "FCALL_RO"):
+        with pytest.raises(Exception, match="^You can't write against a read only replica.$"):
+            r.execute_command(cmd, "w", 0)
+    assert r.execute_command("FCALL", "ro", 0) == 7
+    assert r.execute_command("FCALL_RO", "ro", 0) == 7
+    assert r.get("x") is None

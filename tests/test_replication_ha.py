@@ -6,6 +6,7 @@ master, the FAILOVER command and the diskless load on the replica side
 where the other side of the link is meant to be Redis (support.REF_SERVER);
 under REFERENCE=1 every server is the reference.
 """
+import contextlib
 import os
 import re
 import threading
@@ -158,19 +159,44 @@ def test_failover_holds_writes_then_they_meet_a_replica(server_factory):
     assert info(m)["role"] == "slave" and info(r)["role"] == "master"
 
 
-def test_failover_abort_gives_the_role_back(server_factory):
+@contextlib.contextmanager
+def failover_waiting_for_a_stopped_replica(server_factory):
+    """A master whose FAILOVER waits for a replica that cannot acknowledge
+    (SIGSTOP) a write it has not seen; the replica runs again at the end."""
     master, replica, m, r = start_pair(server_factory)
     attach(r, master)
     replica.proc.send_signal(19)
     try:
         m.set("unacknowledged", "1")
         assert m.execute_command("FAILOVER") == b"OK"
+        yield master, m
+    finally:
+        replica.proc.send_signal(18)
+
+
+def test_failover_abort_gives_the_role_back(server_factory):
+    with failover_waiting_for_a_stopped_replica(server_factory) as (master, m):
         assert info(m)["master_failover_state"] == "waiting-for-sync"
         assert m.execute_command("FAILOVER", "ABORT") == b"OK"
         assert info(m)["master_failover_state"] == "no-failover" and info(m)["role"] == "master"
         assert m.set("free", "1")  # the pause ended
-    finally:
-        replica.proc.send_signal(18)
+
+
+def test_failover_pause_is_its_own_client_unpause_leaves_it(server_factory):
+    """FAILOVER holds writes under its own pause: CLIENT UNPAUSE, or a CLIENT
+    PAUSE that ends, does not let them through; FAILOVER ABORT does."""
+    with failover_waiting_for_a_stopped_replica(server_factory) as (master, m):
+        assert m.execute_command("CLIENT", "PAUSE", "50", "WRITE") == b"OK"
+        assert m.execute_command("CLIENT", "UNPAUSE") == b"OK"
+        blocked = master.client()
+        result = {}
+        t = threading.Thread(target=lambda: result.setdefault("reply", blocked.set("held", "1")))
+        t.start()
+        t.join(0.5)
+        assert t.is_alive(), "a write ran during the failover's pause"
+        assert m.execute_command("FAILOVER", "ABORT") == b"OK"
+        t.join(10)
+        assert result.get("reply") is True
 
 
 # ------------------------------------------------------- repl-diskless-load

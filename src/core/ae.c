@@ -221,20 +221,20 @@ static int processFileEvents(aeEventLoop *el, long long timeout_us) {
         int fd = fired[i].data.fd;
         uint32_t ev = fired[i].events;
         fileEvent *fe = &el->events[fd];
-        int fired = 0;
+        int handled = 0;
         int invert = fe->mask & AE_BARRIER;
         if (!invert && fe->mask & AE_READABLE && ev & (EPOLLIN | EPOLLERR | EPOLLHUP)) {
             fe->rproc(el, fd, fe->clientData, AE_READABLE);
-            fired = 1;
+            handled = 1;
         }
         fe = &el->events[fd]; /* the callback may have changed it */
         if (fe->mask & AE_WRITABLE && ev & (EPOLLOUT | EPOLLERR | EPOLLHUP)) {
-            if (!fired || fe->wproc != fe->rproc) fe->wproc(el, fd, fe->clientData, AE_WRITABLE);
-            fired = 1;
+            if (!handled || fe->wproc != fe->rproc) fe->wproc(el, fd, fe->clientData, AE_WRITABLE);
+            handled = 1;
         }
         fe = &el->events[fd];
         if (invert && fe->mask & AE_READABLE && ev & (EPOLLIN | EPOLLERR | EPOLLHUP)) {
-            if (!fired || fe->wproc != fe->rproc) fe->rproc(el, fd, fe->clientData, AE_READABLE);
+            if (!handled || fe->wproc != fe->rproc) fe->rproc(el, fd, fe->clientData, AE_READABLE);
         }
     }
     el->depth--;

@@ -22,7 +22,6 @@
 #include "core/clock.h"
 #include "core/numparse.h"
 #include "core/zmalloc.h"
-#include "persist/persist.h"
 #include "server/propagate.h"
 
 #include <ctype.h>
@@ -521,8 +520,7 @@ static int redisCallGeneric(lua_State *L, int raise) {
         /* err says which permission the script's user lacks */
     }
     else if ((cmd->flags & (CMD_WRITE | CMD_MAY_REPLICATE)) && run.readonly) err = "Write commands are not allowed from read-only scripts.";
-    /* The master's stream and the AOF replay are obeyed on a read-only replica too. */
-    else if ((cmd->flags & CMD_WRITE) && server.masterhost_set && server.repl_slave_ro && !(run.caller->flags & (CLIENT_MASTER | CLIENT_AOF)))
+    else if ((cmd->flags & CMD_WRITE) && replicaRefusesWritesFrom(run.caller))
         err = "-READONLY You can't write against a read only replica.";
     /* Once the script wrote it must be able to finish: replicas that went
      * away since are not a reason to stop it half-way. */
@@ -533,7 +531,7 @@ static int redisCallGeneric(lua_State *L, int raise) {
     else if ((cmd->flags & CMD_DENYOOM) && server.maxmemory && zmalloc_used_memory() > server.maxmemory &&
              !run.wrote && !(run.flags & SCRIPT_FLAG_ALLOW_OOM))
         err = "-OOM command not allowed when used memory > 'maxmemory'.";
-    else if (!(cmd->flags & CMD_STALE) && server.masterhost_set && !server.repl_link_up && !server.repl_serve_stale_data)
+    else if (!(cmd->flags & CMD_STALE) && replicaIsStaleAndStrict())
         err = "Can not execute the command on a stale replica";
     if (err) {
         freeArgv(argv, argc);
@@ -1333,12 +1331,13 @@ static int scriptMayStart(client *c, int flags, int ro_cmd) {
             addReplyError(c, "Can not execute a script with write flag using *_ro command.");
             return 0;
         }
-        if (server.masterhost_set && server.repl_slave_ro && !(c->flags & (CLIENT_MASTER | CLIENT_AOF))) {
+        if (replicaRefusesWritesFrom(c)) {
             addReplyError(c, "-READONLY You can't write against a read only replica.");
             return 0;
         }
-        if (persistWriteGate()) {
-            addReplyErrorObject(c, shared.bgsaveerr);
+        robj *gate = writeGateError();
+        if (gate) {
+            addReplyErrorObject(c, gate);
             return 0;
         }
         if (tooFewGoodReplicas()) {

@@ -854,6 +854,7 @@ int aofDebugLoad(void) {
     if (rc == C_OK) deleteHistoryFiles();
     if (rc == C_OK && !aof.base.name && aof.nincr == 0) rc = C_ERR;
     if (rc == C_OK) {
+        dbAnnounceReplaced(NULL);
         emptyData(-1, NULL);
         rc = loadAllFiles();
     }
@@ -954,10 +955,7 @@ int aofStart(void) { return startAppending(); }
 static void killRewriteChild(void) {
     if (aof.child == -1) return;
     serverLog(LL_NOTICE, "Killing running AOF rewrite child: %ld", (long)aof.child);
-    kill(aof.child, SIGUSR1);
-    waitpid(aof.child, NULL, 0);
-    bgchildCollectCow(aof.child);
-    rdbRemoveTempFile(aof.child);
+    bgchildKill(aof.child);
     sds p = dirPath(aof.rewrite_base.name);
     sds tmp = sdscatprintf(sdsdup(p), ".tmp");
     unlink(p);

@@ -5,12 +5,14 @@
  * once more before exiting; the parent drains the pipes from its cron and
  * reads the last report after waitpid. */
 #include "persist/bgchild.h"
+#include "persist/rdb.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/clock.h"
@@ -167,6 +169,15 @@ size_t bgchildCollectCow(pid_t pid) {
         return bytes;
     }
     return 0;
+}
+
+void bgchildKill(pid_t pid) {
+    kill(pid, SIGUSR1);
+    /* A signal handler of ours (the watchdog's alarm) may interrupt the wait. */
+    while (waitpid(pid, NULL, 0) == -1 && errno == EINTR) {
+    }
+    bgchildCollectCow(pid);
+    rdbRemoveTempFile(pid);
 }
 
 long long bgchildLatestForkUsec(void) { return latest_fork_usec; }

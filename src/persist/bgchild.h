@@ -19,6 +19,10 @@ void bgchildReportCow(void);
 /* In the parent, once that child has exited (or was killed and reaped): the
  * bytes it reported last (0 if none); its slot is free again. */
 size_t bgchildCollectCow(pid_t pid);
+/* In the parent: stops a child that no longer matters (SIGUSR1: not a
+ * failure), waits for it, collects it as above and removes the temp-<pid>.rdb
+ * it may have been writing. */
+void bgchildKill(pid_t pid);
 /* In the parent's cron: takes in the children's reports. */
 void bgchildPoll(void);
 /* INFO current_*: the running child that reported last (zeros, 0 returned, when none runs). */

@@ -134,10 +134,7 @@ robj *persistWriteGate(void) {
  * the temp file it was writing with it; not a failed save (no MISCONF). */
 static void killSaveChild(void) {
     if (child_pid == -1) return;
-    kill(child_pid, SIGUSR1);
-    waitpid(child_pid, NULL, 0);
-    bgchildCollectCow(child_pid);
-    rdbRemoveTempFile(child_pid);
+    bgchildKill(child_pid);
     child_pid = -1;
     dictSetResizeEnabled(1);
 }
@@ -197,6 +194,7 @@ int persistLoadAtStartup(void) {
 int persistDebugReload(int save, int flush, int merge) {
     if (save && saveForeground() != C_OK) return C_ERR;
     if (flush) {
+        dbAnnounceReplaced(NULL);
         emptyData(-1, NULL);
         functionsFlushAll();
     }

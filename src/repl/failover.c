@@ -38,7 +38,7 @@ static void clearFailover(void) {
     fo.force = 0;
     zfree(fo.host);
     fo.host = NULL;
-    unpauseClients();
+    unpauseClientsFor(PAUSE_DURING_FAILOVER);
 }
 
 void failoverAbort(const char *why) {
@@ -155,7 +155,7 @@ void failoverCommand(client *c) {
     fo.force = force;
     fo.state = FAILOVER_WAIT_FOR_SYNC;
     /* Held until the switch: about ten years, far from overflowing the timer. */
-    pauseClients(PAUSE_WRITE, server.mstime + 315360000000LL);
+    pauseClientsFor(PAUSE_DURING_FAILOVER, PAUSE_WRITE, server.mstime + 315360000000LL);
     addReply(c, shared.ok);
 }
 

@@ -674,7 +674,15 @@ static void replicaOnline(replicaLink *r) {
     refreshGoodReplicas();
     if (r->wait_ack) return;
     r->c->held_output_bytes = 0;
-    if (sdslen(r->pending)) addReplyProto(r->c, r->pending, sdslen(r->pending));
+    if (sdslen(r->pending)) {
+        /* Usually runs inside the replica's REPLCONF ACK: what is queued here
+         * is our stream, not a reply to it, so the guard against answering a
+         * replica must not drop the link. */
+        uint64_t running_own = r->c->flags & CLIENT_REPLICA_CMD;
+        r->c->flags &= ~CLIENT_REPLICA_CMD;
+        addReplyProto(r->c, r->pending, sdslen(r->pending));
+        r->c->flags |= running_own;
+    }
     sdsfree(r->pending);
     r->pending = NULL;
     serverLog(LL_NOTICE, "Synchronization with replica %s succeeded", r->c->addr);
@@ -803,6 +811,7 @@ static void checkChild(void) {
     if (pid == 0) return;
     int ok = pid == m.child && WIFEXITED(status) && WEXITSTATUS(status) == 0;
     bgchildCollectCow(m.child);
+    if (!ok && !m.diskless) rdbRemoveTempFile(m.child); /* killed half-way: its file stays otherwise */
     m.child = -1;
     if (ok) serverLog(LL_NOTICE, "Background RDB transfer terminated with success");
     else if (pid == -1 || !WIFSIGNALED(status)) serverLog(LL_WARNING, "Background transfer error");
@@ -1109,6 +1118,16 @@ int replSnapshotChildActive(void) { return m.child != -1 || m.diskless; }
 void replKillSnapshotChild(void) {
     if (m.child == -1) return;
     kill(m.child, SIGUSR1); /* collected by the cron, which drops the replicas waiting for it */
+}
+
+int replOnShutdown(int flags) {
+    (void)flags;
+    if (m.child == -1) return C_OK;
+    serverLog(LL_WARNING, "There is a child saving an .rdb. Killing it!");
+    bgchildKill(m.child);
+    m.child = -1;
+    if (!m.diskless) unlink(m.rdbfile); /* finished, not yet handed to its replicas */
+    return C_OK;
 }
 
 long long replStatSyncFull(void) { return server.stat_sync_full; }

@@ -19,6 +19,9 @@ int replSnapshotChildActive(void);
 /* FLUSHALL: the snapshot being made for replicas is of data now gone; its
  * child is killed and its replicas start over. */
 void replKillSnapshotChild(void);
+/* Shutdown check: a replication snapshot child goes before the final save
+ * (as Redis kills any RDB child), its files with it. Always C_OK. */
+int replOnShutdown(int flags);
 long long replStatSyncFull(void);
 /* Replicas attached (any state): INFO connected_clients leaves them out. */
 unsigned long replReplicaCount(void);

@@ -405,6 +405,7 @@ static void loadBegin(int swapdb, int async) {
         ld.old_functions = functionsSetAside(NULL);
     } else {
         serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Flushing old data");
+        dbAnnounceReplaced(NULL);
         emptyData(-1, NULL);
         functionsFlushAll();
     }
@@ -421,12 +422,14 @@ static void loadEnd(int ok) {
     ld.async = 0;
     if (!ld.old) {
         if (!ok) {
+            dbAnnounceReplaced(NULL);
             emptyData(-1, NULL);
             functionsFlushAll();
         }
         return;
     }
     if (ok) {
+        dbAnnounceReplaced(ld.old);
         dbBackupDiscard(ld.old);
         functionsFreeSet(ld.old_functions);
     } else {

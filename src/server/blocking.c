@@ -220,14 +220,8 @@ int unblockClientByRequest(client *c, int with_error) {
     return 1;
 }
 
-void signalKeyAsReady(redisDb *db, robj *key, int type) {
-    (void)type;
-    if (dictSize(db->blocking_keys) == 0) return;
-    /* The blocking table's own key object is kept: the caller's may be a
-     * temporary, or point into a keyspace entry that is about to go. */
-    dictEntry *bde = dictFind(db->blocking_keys, key);
-    if (!bde) return;
-    key = dictGetKey(bde);
+/* Lists key (the blocking table's own object) as ready once. */
+static void markKeyReady(redisDb *db, robj *key) {
     if (dictAdd(db->ready_keys, key, NULL) != DICT_OK) return; /* listed already */
     incrRefCount(key);
     readyKey *rk = zmalloc(sizeof(*rk));
@@ -237,31 +231,39 @@ void signalKeyAsReady(redisDb *db, robj *key, int type) {
     listAddNodeTail(server.ready_keys, rk);
 }
 
-void signalBlockedKeysInDb(redisDb *db) {
+void signalKeyAsReady(redisDb *db, robj *key, int type) {
+    (void)type;
     if (dictSize(db->blocking_keys) == 0) return;
+    /* The blocking table's own key object is kept: the caller's may be a
+     * temporary, or point into a keyspace entry that is about to go. */
+    dictEntry *bde = dictFind(db->blocking_keys, key);
+    if (bde) markKeyReady(db, dictGetKey(bde));
+}
+
+/* Every blocked-on key of db that holds a value (of type only_type, or any
+ * when -1) is ready. The walk does no lookup in the table it walks: a lookup
+ * steps a rehash, which an iterator over that table must never see. */
+static void signalPresentBlockedKeys(redisDb *db, int only_type) {
     dictIterator *di = dictGetIterator(db->blocking_keys);
     dictEntry *de;
     while ((de = dictNext(di))) {
         robj *key = dictGetKey(de);
-        /* Present, expired or not: a key that turns out expired is deleted
-         * when the clients are served, after the command (SWAPDB) that made
-         * it ready went to the command stream, as in Redis. */
         dictEntry *ke = dbFindEntry(db, key->ptr);
-        if (ke) signalKeyAsReady(db, key, dbEntryValue(ke)->type);
+        if (ke && (only_type == -1 || dbEntryValue(ke)->type == only_type)) markKeyReady(db, key);
     }
     dictReleaseIterator(di);
 }
 
+void signalBlockedKeysInDb(redisDb *db) {
+    /* Present, expired or not: a key that turns out expired is deleted
+     * when the clients are served, after the command (SWAPDB) that made
+     * it ready went to the command stream, as in Redis. */
+    if (dictSize(db->blocking_keys)) signalPresentBlockedKeys(db, -1);
+}
+
 void signalBlockedStreamsInDb(redisDb *db) {
-    if (dictSize(db->blocking_keys) == 0 || !server.blocked_clients_by_type[BLOCKED_STREAM]) return;
-    dictIterator *di = dictGetIterator(db->blocking_keys);
-    dictEntry *de;
-    while ((de = dictNext(di))) {
-        robj *key = dictGetKey(de);
-        dictEntry *ke = dbFindEntry(db, key->ptr);
-        if (ke && dbEntryValue(ke)->type == OBJ_STREAM) signalKeyAsReady(db, key, OBJ_STREAM);
-    }
-    dictReleaseIterator(di);
+    if (dictSize(db->blocking_keys) && server.blocked_clients_by_type[BLOCKED_STREAM])
+        signalPresentBlockedKeys(db, OBJ_STREAM);
 }
 
 static int typeServes(int btype, robj *val) {

@@ -27,7 +27,7 @@
 enum { T_BOOL, T_INT, T_UINT, T_LL, T_ULL, T_SIZE, T_MEM, T_STRING, T_ENUM, T_SPECIAL };
 #define F_IMMUTABLE 1
 #define F_SENSITIVE 2
-#define F_MULTI 4      /* repeated lines accumulate (save, bind-like lists) */
+#define F_MULTI 4      /* a space-separated list of values (save, bind, client-output-buffer-limit) */
 #define F_NOEFFECT 8   /* accepted for compatibility with redis.conf files; documented as such */
 #define F_OCTAL 16     /* an integer written in octal (file permissions) */
 #define F_UMEM 32      /* T_MEM kept as unsigned long long over its whole range (maxmemory) */
@@ -38,6 +38,7 @@ enum { T_BOOL, T_INT, T_UINT, T_LL, T_ULL, T_SIZE, T_MEM, T_STRING, T_ENUM, T_SP
 #define F_PROTECTED 1024 /* CONFIG SET only as enable-protected-configs allows (dir, dbfilename) */
 #define F_ARGS 2048    /* the value is several arguments: rewritten as they are, not as one quoted string */
 #define F_DENY_LOADING 4096 /* CONFIG SET refused (-LOADING) while a dataset loads (dir, appendonly, repl-diskless-load) */
+#define F_ACCUMULATE 8192 /* repeated config-file lines add up (save; zmq-expiry-endpoint, one endpoint each) */
 
 typedef struct enumName {
     const char *name;
@@ -92,7 +93,8 @@ static int setUser(sds *argv, int argc, int from_file, const char **err) {
     return userHooks.load(argv, argc, err);
 }
 
-static sds getUser(void) { return sdsempty(); }
+/* A file-only directive (user, rename-command) has no value to show. */
+static sds getNothing(void) { return sdsempty(); }
 
 /* rename-command NAME NEWNAME: a redis.conf line CONFIG REWRITE keeps as written. */
 static int setRenameCommand(sds *argv, int argc, int from_file, const char **err) {
@@ -105,7 +107,6 @@ static int setRenameCommand(sds *argv, int argc, int from_file, const char **err
     return commandTableRename(argv[0], argv[1], err);
 }
 
-/* Kept as an sds: a password may hold any byte, NUL included. */
 /* A password directive: binary-safe (a password may hold a NUL), empty = none. */
 static int setPassword(sds *dst, sds *argv, int argc, const char **err) {
     if (argc != 1) {
@@ -614,8 +615,8 @@ static configDef configs[] = {
     EN("enable-protected-configs", NULL, F_IMMUTABLE, &server.enable_protected_configs, "no", enableEnum),
     EN("enable-module-command", NULL, F_IMMUTABLE, &server.enable_module_command, "no", enableEnum),
     SP("requirepass", NULL, F_SENSITIVE, "", setRequirepass, getRequirepass),
-    SP("user", NULL, F_FILE_ONLY, "", setUser, getUser),
-    SP("rename-command", NULL, F_FILE_ONLY, "", setRenameCommand, getUser),
+    SP("user", NULL, F_FILE_ONLY, "", setUser, getNothing),
+    SP("rename-command", NULL, F_FILE_ONLY, "", setRenameCommand, getNothing),
     STR("aclfile", NULL, F_IMMUTABLE, &server.acl_filename, ""),
     EN("acl-pubsub-default", NULL, 0, &server.acl_pubsub_default, "resetchannels", aclPubsubEnum),
     EN("propagation-error-behavior", NULL, F_NOEFFECT, &cfg_ints[33], "ignore", propagationErrorEnum),
@@ -623,7 +624,7 @@ static configDef configs[] = {
     STR("masteruser", NULL, F_SENSITIVE, &server.masteruser, NULL),
     SP("notify-keyspace-events", NULL, 0, "", setNotify, getNotify),
     /* snapshotting */
-    SP("save", NULL, F_MULTI, "3600 1 300 100 60 10000", setSave, getSave),
+    SP("save", NULL, F_MULTI | F_ACCUMULATE, "3600 1 300 100 60 10000", setSave, getSave),
     B("stop-writes-on-bgsave-error", NULL, 0, &server.stop_writes_on_bgsave_err, "yes"),
     B("rdbcompression", NULL, 0, &server.rdb_compression, "yes"),
     B("rdbchecksum", NULL, F_IMMUTABLE, &server.rdb_checksum, "yes"),
@@ -719,7 +720,7 @@ static configDef configs[] = {
     I("loading-process-events-interval-bytes", NULL, F_HIDDEN, &server.loading_process_events_interval_bytes,
       "2097152", 1024, INT_MAX, NULL),
     /* the 0MQ expiry push */
-    SP("zmq-expiry-endpoint", NULL, F_MULTI, "", setZmqEndpoints, getZmqEndpoints),
+    SP("zmq-expiry-endpoint", NULL, F_MULTI | F_ACCUMULATE, "", setZmqEndpoints, getZmqEndpoints),
     LL("zmq-expiry-hwm", NULL, 0, &server.zmq_hwm, "1000", 0, INT_MAX),
     MEM("zmq-expiry-backlog", NULL, 0, &server.zmq_backlog, "67108864", 0, LLONG_MAX, NULL),
     SP("zmq-expiry-types", NULL, F_ARGS, "string,hash", setZmqTypes, getZmqTypes),
@@ -1036,12 +1037,12 @@ static int loadConfigText(const char *text, int depth) {
                 fatalConfigError(linenum, line, "Bad directive or wrong number of arguments");
                 rc = C_ERR;
             } else {
-                /* Repeated save lines add up (and zmq-expiry-endpoint lines, one
-                 * endpoint each: EXPIRY_0MQ.md), the first one of a load replacing
-                 * the default; any other directive's line replaces (bind too, as Redis). */
+                /* An F_ACCUMULATE directive's lines add up, the first one of a load
+                 * replacing the default; any other directive's line replaces (bind
+                 * too, as Redis). */
                 sds *vals = argv + 1;
                 int nvals = argc - 1;
-                int accumulates = d->set == setSave || d->set == setZmqEndpoints;
+                int accumulates = d->flags & F_ACCUMULATE;
                 if (accumulates && d->seen_in_load && !(nvals == 1 && sdslen(vals[0]) == 0)) {
                     sds cur = getTypedValue(d);
                     int curc;
@@ -1222,10 +1223,6 @@ void configSetCommand(client *c) {
             err = "can't set protected config";
             failed = i;
             goto fail;
-        }
-        if ((defs[i]->flags & F_DENY_LOADING) && server.loading) {
-            addReplyErrorObject(c, shared.loadingerr);
-            goto done;
         }
         for (int k = 0; k < i; k++) {
             if (defs[k] == defs[i]) {

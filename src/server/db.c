@@ -398,6 +398,18 @@ void dbBackupDiscard(dbBackup *b) {
     zfree(b);
 }
 
+void dbAnnounceReplaced(dbBackup *other) {
+    for (int j = 0; j < server.dbnum; j++) {
+        redisDb side = {0};
+        if (other) {
+            side.dict = other->dicts[j];
+            side.expires = other->expires[j];
+            side.id = j;
+        }
+        keyspaceReplaced(&server.db[j], other ? &side : NULL);
+    }
+}
+
 long long dbTotalServerKeySize(void) {
     long long total = 0;
     for (int j = 0; j < server.dbnum; j++) total += dictSize(server.db[j].dict);

@@ -52,9 +52,13 @@ robj *dbUnshareStringValue(redisDb *db, robj *key, robj *o);
 long long emptyData(int dbnum, void (*callback)(dict *));
 /* FLUSHALL/FLUSHDB ASYNC: the keys are freed by the lazyfree thread. */
 long long emptyDataAsync(int dbnum);
+typedef struct dbBackup dbBackup;
+/* Every db's data replaced outside any command: WATCH and tracking told, as
+ * of a flush. Called while the live dbs hold one side of the replacement and
+ * other (NULL: nothing, the data is about to be emptied) the other side. */
+void dbAnnounceReplaced(dbBackup *other);
 /* Every db's data set aside (the dbs are left empty), then put back — the
  * data loaded meanwhile dropped — or freed. */
-typedef struct dbBackup dbBackup;
 dbBackup *dbBackupAll(void);
 void dbBackupRestore(dbBackup *b);
 void dbBackupDiscard(dbBackup *b);

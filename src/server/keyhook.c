@@ -46,6 +46,11 @@ void keyChanged(redisDb *db, robj *key, int class, const char *event, long long 
     fanOut(&ev);
 }
 
+void keyspaceReplaced(redisDb *db, redisDb *other) {
+    keyspaceEvent ev = {db, NULL, NOTIFY_GENERIC, "flushdb", other};
+    fanOut(&ev);
+}
+
 void keyspaceSwapped(redisDb *db1, redisDb *db2) {
     keyspaceEvent ev1 = {db1, NULL, NOTIFY_GENERIC, "swapdb", db2};
     keyspaceEvent ev2 = {db2, NULL, NOTIFY_GENERIC, "swapdb", db1};

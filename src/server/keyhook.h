@@ -38,5 +38,9 @@ void keyspaceSetInterest(keyspaceSubscriberFn *fn, int interest);
 void keyChanged(redisDb *db, robj *key, int class, const char *event, long long count);
 /* SWAPDB: raised for both dbs before their data is exchanged. */
 void keyspaceSwapped(redisDb *db1, redisDb *db2);
+/* db's data is replaced outside any command (a full sync, DEBUG RELOAD): a
+ * flush to WATCH and tracking; other, when not NULL, holds the data on the
+ * other side of the replacement. Raised while db still holds its old data. */
+void keyspaceReplaced(redisDb *db, redisDb *other);
 
 #endif

@@ -11,9 +11,10 @@
 #define PAUSE_ALL 2
 
 /* Who paused: each holds its own pause, and ending one leaves the others. */
-#define PAUSE_BY_CLIENT_COMMAND 0 /* CLIENT PAUSE (and FAILOVER) */
+#define PAUSE_BY_CLIENT_COMMAND 0 /* CLIENT PAUSE */
 #define PAUSE_DURING_SHUTDOWN 1   /* writes wait while a shutdown waits for replicas */
-#define PAUSE_PURPOSES 2
+#define PAUSE_DURING_FAILOVER 2   /* writes wait until FAILOVER switches roles or ends */
+#define PAUSE_PURPOSES 3
 
 /* Starts or renews a pause until end_ms (absolute). As in Redis 7.0.15 a
  * renewal never lessens it: ALL stays ALL until the end, and the end only

@@ -246,6 +246,16 @@ int tooFewGoodReplicas(void) {
            server.repl_good_slaves_count < server.repl_min_slaves_to_write;
 }
 
+/* The master's stream and the AOF replay are obeyed (Redis's mustObeyClient):
+ * an AOF loaded by a read-only replica replays its scripts' writes too. */
+int replicaRefusesWritesFrom(client *c) {
+    return server.masterhost_set && server.repl_slave_ro && !(c->flags & (CLIENT_MASTER | CLIENT_AOF));
+}
+
+int replicaIsStaleAndStrict(void) {
+    return server.masterhost_set && !server.repl_link_up && !server.repl_serve_stale_data;
+}
+
 /* Returns C_OK when the client can go on with its next command. */
 int processCommand(client *c) {
     updateCachedTime();
@@ -321,7 +331,7 @@ int processCommand(client *c) {
         rejectCommand(c, "-NOREPLICAS Not enough good replicas to write.");
         return C_OK;
     }
-    if (writes && server.masterhost_set && server.repl_slave_ro && !(c->flags & CLIENT_MASTER)) {
+    if (writes && replicaRefusesWritesFrom(c)) {
         rejectCommand(c, "-READONLY You can't write against a read only replica.");
         return C_OK;
     }
@@ -335,7 +345,7 @@ int processCommand(client *c) {
     /* An EXEC is refused too when a command it would run is (the replica may
      * have gone stale after the command was queued). */
     int denystale = !(flags & CMD_STALE) || (c->cmd == server.exec_command && (c->mstate.cmd_inv_flags & CMD_STALE));
-    if (server.masterhost_set && !server.repl_link_up && !server.repl_serve_stale_data && denystale) {
+    if (denystale && replicaIsStaleAndStrict()) {
         rejectCommand(c, "-MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.");
         return C_OK;
     }

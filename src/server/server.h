@@ -522,6 +522,11 @@ void callRejected(struct redisCommand *cmd, const char *err, size_t len);
 int processCommand(client *c);
 /* min-replicas-to-write is set and fewer replicas acknowledge in time: writes are refused (-NOREPLICAS). */
 int tooFewGoodReplicas(void);
+/* A read-only replica refuses writes from anyone but its master (-READONLY). */
+int replicaRefusesWritesFrom(client *c);
+/* A replica cut off from its master with replica-serve-stale-data no serves
+ * only the commands flagged stale (-MASTERDOWN; a script's "stale replica"). */
+int replicaIsStaleAndStrict(void);
 /* Shutdown as Redis 7.0: unless NOW (or shutdown-timeout 0), a master whose
  * replicas lag pauses writes and waits for their acknowledgement up to
  * shutdown-timeout seconds, then saves as configured and exits. C_OK: ready,
