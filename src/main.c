@@ -46,6 +46,7 @@ static const backgroundPacer expiryPushPacer = {
  * subscription (order matters where noted). */
 static void wireModules(void) {
     configSetApplyHook("appendonly", aofApplyConfig);
+    configSetApplyHook("aof-disable-auto-gc", aofApplyAutoGc);
     configSetApplyHook("zmq-expiry-endpoint", expiryPushApplyHook);
     configSetApplyHook("zmq-expiry-hwm", expiryPushApplyHook);
     configSetApplyHook("zmq-expiry-backlog", expiryPushApplyHook);

@@ -13,6 +13,7 @@
 #include "server/client.h"
 #include "server/db.h"
 #include "server/config.h"
+#include "server/crash.h"
 #include "server/evict.h"
 #include "server/expire.h"
 #include "server/keyhook.h"
@@ -26,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 #include <time.h>
 
 /* ------------------------------------------------------------------ DIGEST */
@@ -473,6 +475,24 @@ static void debugMallctl(client *c) {
     }
 }
 
+/* DEBUG SEGFAULT / PANIC / ASSERT: the crash report, on purpose. A write to
+ * a read-only page makes the segfault (a constant bad address would be
+ * flagged by the compiler). */
+static void debugSegfault(client *c) {
+    (void)c;
+    volatile char *p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    *p = 'x';
+}
+
+static void debugPanic(client *c) {
+    (void)c;
+    char msg[64];
+    snprintf(msg, sizeof(msg), "DEBUG PANIC called at Unix time %lld", (long long)time(NULL));
+    serverPanic("%s", msg);
+}
+
+static void debugAssert(client *c) { serverAssertWithClient(c, 1 == 2); }
+
 static void debugHelp(client *c);
 
 typedef struct debugSub {
@@ -508,6 +528,9 @@ static const debugSub debugSubs[] = {
     {"replicate", 3, -1, debugReplicate},
     {"mallctl", 3, 4, debugMallctl},
     {"mallctl-str", 3, 4, debugMallctl},
+    {"segfault", 2, 2, debugSegfault},
+    {"panic", 2, 2, debugPanic},
+    {"assert", 2, 2, debugAssert},
     {"help", 2, 2, debugHelp},
 };
 
@@ -515,6 +538,8 @@ static void debugHelp(client *c) {
     const char *help[] = {
         "AOF-FLUSH-SLEEP <microsec>",
         "    Server will sleep before flushing the AOF, this is used for testing.",
+        "ASSERT",
+        "    Crash by assertion failed.",
         "DIGEST",
         "    Output a hex signature representing the current DB content.",
         "DIGEST-VALUE <key> [<key> ...]",
@@ -533,6 +558,8 @@ static void debugHelp(client *c) {
         "    Get or set a malloc tuning string.",
         "OBJECT <key>",
         "    Show low level info about `key` and associated value.",
+        "PANIC",
+        "    Crash the server simulating a panic.",
         "POPULATE <count> [<prefix>] [<size>]",
         "    Create <count> string keys named key:<num>. If <prefix> is specified then",
         "    it is used instead of the 'key' prefix. These are not propagated to",
@@ -550,6 +577,8 @@ static void debugHelp(client *c) {
         "    * NOSAVE: the database will be loaded from an existing RDB file.",
         "SDSLEN <key>",
         "    Show low level SDS string info representing `key` and value.",
+        "SEGFAULT",
+        "    Crash the server with sigsegv.",
         "SET-ACTIVE-EXPIRE <0|1>",
         "    Setting it to 0 disables expiring keys in background when they are not",
         "    accessed (otherwise the Redis behavior). Setting it to 1 reenables back the",
@@ -578,7 +607,9 @@ static void debugHelp(client *c) {
     addReplyHelp(c, help);
 }
 
-void debugCommand(client *c) {
+/* Not a sibling call to the subcommand: debugCommand stays in the stack
+ * traces of crash reports and the watchdog, as in Redis's. */
+__attribute__((optimize("no-optimize-sibling-calls"))) void debugCommand(client *c) {
     if (!commandEnabledFor(c, server.enable_debug_command)) {
         addReplyError(c, "DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server.");
         return;

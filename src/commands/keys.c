@@ -20,11 +20,11 @@
 
 /* ------------------------------------------------------------ DEL / EXISTS */
 
-static void delGenericCommand(client *c) {
+static void delGenericCommand(client *c, int lazy) {
     long long deleted = 0;
     for (int j = 1; j < c->argc; j++) {
         expireIfNeeded(c->db, c->argv[j]);
-        if (dbDelete(c->db, c->argv[j])) {
+        if (lazy ? dbAsyncDelete(c->db, c->argv[j]) : dbSyncDelete(c->db, c->argv[j])) {
             keyChanged(c->db, c->argv[j], NOTIFY_GENERIC, "del", 1);
             deleted++;
         }
@@ -32,8 +32,8 @@ static void delGenericCommand(client *c) {
     addReplyLongLong(c, deleted);
 }
 
-void delCommand(client *c) { delGenericCommand(c); }
-void unlinkCommand(client *c) { delGenericCommand(c); }
+void delCommand(client *c) { delGenericCommand(c, server.lazyfree_lazy_user_del); }
+void unlinkCommand(client *c) { delGenericCommand(c, 1); }
 
 void existsCommand(client *c) {
     long long count = 0;
@@ -121,28 +121,34 @@ void swapdbCommand(client *c) {
 
 /* -------------------------------------------------------- FLUSHDB/FLUSHALL */
 
+/* SYNC, ASYNC, or lazyfree-lazy-user-flush's choice when neither is given:
+ * 1 async, 0 sync, -1 after a syntax error reply. */
 static int getFlushTypeOrReply(client *c) {
-    if (c->argc == 1) return C_OK;
-    if (c->argc == 2 && (!strcasecmp(c->argv[1]->ptr, "sync") || !strcasecmp(c->argv[1]->ptr, "async"))) return C_OK;
+    if (c->argc == 1) return server.lazyfree_lazy_user_flush;
+    if (c->argc == 2 && !strcasecmp(c->argv[1]->ptr, "sync")) return 0;
+    if (c->argc == 2 && !strcasecmp(c->argv[1]->ptr, "async")) return 1;
     addReplyErrorObject(c, shared.syntaxerr);
-    return C_ERR;
+    return -1;
 }
 
 /* Raised before the keys go, so WATCH sees which existed. */
-static void flushDb(redisDb *db, long long count) {
+static void flushDb(redisDb *db, long long count, int async) {
     keyChanged(db, NULL, NOTIFY_GENERIC, "flushdb", count);
-    emptyData(db->id, NULL);
+    if (async) emptyDataAsync(db->id);
+    else emptyData(db->id, NULL);
 }
 
 void flushdbCommand(client *c) {
-    if (getFlushTypeOrReply(c) != C_OK) return;
-    flushDb(c->db, 1);
+    int async = getFlushTypeOrReply(c);
+    if (async < 0) return;
+    flushDb(c->db, 1, async);
     addReply(c, shared.ok);
 }
 
 void flushallCommand(client *c) {
-    if (getFlushTypeOrReply(c) != C_OK) return;
-    for (int j = 0; j < server.dbnum; j++) flushDb(&server.db[j], j == 0); /* one write in all */
+    int async = getFlushTypeOrReply(c);
+    if (async < 0) return;
+    for (int j = 0; j < server.dbnum; j++) flushDb(&server.db[j], j == 0, async); /* one write in all */
     /* Saving zeroes the write count: the FLUSHALL goes out on its own. */
     if (persistAfterFlushall()) {
         alsoPropagate(c, c->argv, c->argc);

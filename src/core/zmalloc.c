@@ -163,6 +163,12 @@ int zmalloc_stats_report(void (*write)(void *ctx, const char *text), void *ctx) 
 #endif
 }
 
+void zmalloc_thread_cache_flush(void) {
+#ifdef USE_JEMALLOC
+    mallctl("thread.tcache.flush", NULL, NULL, NULL, 0);
+#endif
+}
+
 int zmalloc_purge(void) {
 #ifdef USE_JEMALLOC
     char name[64];

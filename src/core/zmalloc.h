@@ -28,6 +28,9 @@ void zmalloc_set_background_thread(int enable);
 /* The allocator's own statistics report, written in pieces to write(ctx, text);
  * returns 0 when the allocator has none (libc). */
 int zmalloc_stats_report(void (*write)(void *ctx, const char *text), void *ctx);
+/* Hands the calling thread's cached free blocks back to the arenas (jemalloc;
+ * no-op with libc): a thread that only frees would otherwise keep them. */
+void zmalloc_thread_cache_flush(void);
 /* Returns dirty pages of every arena to the system now; 0 if not possible. */
 int zmalloc_purge(void);
 /* DEBUG MALLCTL / MALLCTL-STR: reads the allocator setting `name` (an

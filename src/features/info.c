@@ -13,6 +13,7 @@
 #include "server/client.h"
 #include "server/clientmem.h"
 #include "server/db.h"
+#include "server/lazyfree.h"
 #include "server/blocking.h"
 #include "server/reply.h"
 #include "server/config.h"
@@ -218,11 +219,12 @@ static sds memorySection(sds info) {
         "mem_fragmentation_ratio:%.2f\r\nmem_fragmentation_bytes:%lld\r\nmem_not_counted_for_evict:0\r\n"
         "mem_replication_backlog:0\r\nmem_total_replication_buffers:%zu\r\nmem_clients_slaves:0\r\n"
         "mem_clients_normal:%zu\r\nmem_cluster_links:0\r\nmem_aof_buffer:%zu\r\nmem_allocator:%s\r\n"
-        "active_defrag_running:0\r\nlazyfree_pending_objects:0\r\nlazyfreed_objects:0\r\n",
+        "active_defrag_running:0\r\nlazyfree_pending_objects:%zu\r\nlazyfreed_objects:%zu\r\n",
         allocated ? (double)active / allocated : 0, (long long)active - (long long)allocated,
         active ? (double)resident / active : 0, (long long)resident - (long long)active,
         resident ? (double)rss / resident : 0, (long long)rss - (long long)resident, used ? (double)rss / used : 0,
-        (long long)rss - (long long)used, replBuffersMemory(), mh.clients_normal, mh.aof_buffer, zmalloc_lib_name());
+        (long long)rss - (long long)used, replBuffersMemory(), mh.clients_normal, mh.aof_buffer, zmalloc_lib_name(),
+        lazyfreePendingObjects(), lazyfreedObjects());
     memoryOverheadRelease(&mh);
     return info;
 }

@@ -5,9 +5,16 @@
  * layer). A rewrite never needs a buffer of concurrent writes: when it starts,
  * a new incremental file is opened and named in the manifest, the child writes
  * a new base (RDB preamble or commands) from its snapshot, and on success the
- * manifest is switched to the new base + the new incremental file and the old
- * files are deleted. appendfsync always fsyncs before replies are sent;
- * everysec fsyncs from a background thread once a second. */
+ * manifest is switched to the new base + the new incremental file; the old
+ * files become history, deleted at once unless aof-disable-auto-gc keeps
+ * them (named in the manifest, type h). Sequence numbers follow Redis 7.0: a
+ * base's number grows only when a rewrite succeeds, an incremental file's
+ * whenever one is opened, so failed rewrites leave several incremental files.
+ * While the AOF is being turned on (its first base not written yet) commands
+ * go to a temporary incremental file that becomes the first real one when
+ * the base is done, and is removed when the rewrite fails (a retry follows).
+ * appendfsync always fsyncs before replies are sent; everysec fsyncs from a
+ * background thread once a second. */
 #include "persist/aof.h"
 #include "persist/bgchild.h"
 #include "persist/persist.h"
@@ -43,8 +50,13 @@
 typedef struct aofFile {
     sds name;
     long long seq;
-    char type; /* 'b' base, 'i' incremental */
+    char type; /* 'b' base, 'i' incremental, 'h' history */
 } aofFile;
+
+/* Redis's limit on automatic rewrites that keep failing: after 3 failures in
+ * a row the next is delayed 1 minute, then 2, 4, ... up to an hour. */
+#define REWRITE_LIMIT_THRESHOLD 3
+#define REWRITE_LIMIT_MAX_MINUTES 60
 
 static struct {
     int on;
@@ -53,19 +65,20 @@ static struct {
     /* Turned on at run time, its first base not written yet: the manifest is
      * left as it was until the child succeeds (a retry follows a failure). */
     int starting;
-    int stop_after_rewrite; /* BGREWRITEAOF with appendonly no: off again once the base is written */
-    int fd;                 /* current incremental file */
+    int fd;                 /* current incremental file (the temporary one while starting), -1 none */
     sds buf;                /* commands not written yet */
     size_t last_cow_size;   /* memory the last rewrite child copied on write */
     int selected_db;
     aofFile base;           /* name NULL when there is none */
     aofFile *incr;          /* incremental files in order; the last is being written */
     int nincr;
+    aofFile *hist;          /* history files in manifest order (aof-disable-auto-gc keeps them) */
+    int nhist;
     long long base_seq, incr_seq; /* the newest base's and incr file's numbers, counted apart as Redis does */
     pid_t child;
     aofFile rewrite_base;   /* the base the child writes */
-    int rewrite_incr_from;  /* incr files from this index on belong to the new manifest */
-    long long rewrites;
+    int rewrite_incr_from;  /* incr files before this index become history when it succeeds */
+    long long rewrites, consecutive_failures;
     int last_rewrite_ok, last_write_ok;
     time_t rewrite_start;
     long long last_rewrite_time;
@@ -109,10 +122,12 @@ static sds catManifestLine(sds text, aofFile *f) {
     return sdscatprintf(text, " seq %lld type %c\n", f->seq, f->type);
 }
 
-/* Writes the manifest (temp file + rename), naming base and incremental files. */
-static int writeManifest(aofFile *base, aofFile *incr, int nincr) {
+/* Writes the manifest (temp file + rename), naming base, history and
+ * incremental files in that order, as Redis does. */
+static int writeManifest(aofFile *base, aofFile *hist, int nhist, aofFile *incr, int nincr) {
     sds text = sdsempty();
     if (base && base->name) text = catManifestLine(text, base);
+    for (int i = 0; i < nhist; i++) text = catManifestLine(text, &hist[i]);
     for (int i = 0; i < nincr; i++) text = catManifestLine(text, &incr[i]);
     sds path = manifestPath(), tmp = sdscatprintf(sdsdup(path), ".tmp");
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -159,7 +174,9 @@ static sds catTimestampIfNeeded(sds buf, int force) {
 }
 
 static void aofFeed(int dbid, robj **argv, int argc) {
-    if (!aof.on) return;
+    /* No file: the AOF is starting and waits for its next rewrite, whose
+     * snapshot will hold these changes. */
+    if (!aof.on || aof.fd == -1) return;
     if (server.aof_timestamp_enabled) aof.buf = catTimestampIfNeeded(aof.buf, 0);
     aof.buf = catReplayableCommand(aof.buf, &aof.selected_db, dbid, argv, argc);
 }
@@ -179,7 +196,7 @@ static void *fsyncThreadMain(void *arg) {
 }
 
 void aofFlush(void) {
-    if (!aof.on || sdslen(aof.buf) == 0) return;
+    if (!aof.on || aof.fd == -1 || sdslen(aof.buf) == 0) return;
     if (server.aof_flush_sleep > 0) usleep((useconds_t)server.aof_flush_sleep);
     size_t off = 0, len = sdslen(aof.buf);
     while (off < len) {
@@ -213,18 +230,13 @@ void aofFlush(void) {
     }
 }
 
-/* Opens a fresh incremental file and makes it the one written to. */
-static int openNewIncr(void) {
-    long long seq = aof.incr_seq + 1;
-    aofFile f = {sdscatprintf(sdsempty(), "%s.%lld.incr.aof", server.appendfilename, seq), seq, 'i'};
-    sds path = dirPath(f.name);
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
-    sdsfree(path);
-    if (fd == -1) {
-        serverLog(LL_WARNING, "Can't open the append-only file %s: %s", f.name, strerror(errno));
-        sdsfree(f.name);
-        return C_ERR;
-    }
+static sds incrName(long long seq) { return sdscatprintf(sdsempty(), "%s.%lld.incr.aof", server.appendfilename, seq); }
+
+/* Where commands go while the AOF is starting, as Redis names it. */
+static sds tempIncrName(void) { return sdscatprintf(sdsempty(), "temp-%s.incr", server.appendfilename); }
+
+/* Makes fd the file written to (-1: none), the previous one synced and closed. */
+static void switchFd(int fd) {
     aofFlush();
     pthread_mutex_lock(&aof.lock);
     if (aof.fd != -1) {
@@ -233,10 +245,52 @@ static int openNewIncr(void) {
     }
     aof.fd = fd;
     pthread_mutex_unlock(&aof.lock);
+    aof.selected_db = -1;
+}
+
+static int openForAppend(const char *name, int flags) {
+    sds path = dirPath(name);
+    int fd = open(path, O_WRONLY | O_CREAT | flags, 0644);
+    sdsfree(path);
+    if (fd == -1) serverLog(LL_WARNING, "Can't open the append-only file %s: %s", name, strerror(errno));
+    return fd;
+}
+
+/* The AOF is starting: a fresh temporary incremental file takes the commands
+ * that arrive while its first base is written. */
+static int openTempIncr(void) {
+    sds name = tempIncrName();
+    int fd = openForAppend(name, O_TRUNC | O_APPEND);
+    sdsfree(name);
+    if (fd == -1) return C_ERR;
+    switchFd(fd);
+    return C_OK;
+}
+
+/* The starting AOF's rewrite failed: its temporary file goes with what it held. */
+static void removeTempIncr(int log) {
+    switchFd(-1);
+    sdsclear(aof.buf);
+    sds name = tempIncrName(), path = dirPath(name);
+    if (log) serverLog(LL_NOTICE, "Removing the temp incr aof file %s in the background", name);
+    unlink(path);
+    sdsfree(name);
+    sdsfree(path);
+}
+
+/* Opens a fresh incremental file and makes it the one written to. */
+static int openNewIncr(void) {
+    long long seq = aof.incr_seq + 1;
+    aofFile f = {incrName(seq), seq, 'i'};
+    int fd = openForAppend(f.name, O_APPEND);
+    if (fd == -1) {
+        sdsfree(f.name);
+        return C_ERR;
+    }
+    switchFd(fd);
     aof.incr_seq = seq;
     aof.incr = zrealloc(aof.incr, sizeof(aofFile) * (aof.nincr + 1));
     aof.incr[aof.nincr++] = f;
-    aof.selected_db = -1;
     return C_OK;
 }
 
@@ -302,11 +356,12 @@ static int writeBaseFile(const char *path) {
     return ok ? C_OK : C_ERR;
 }
 
+/* The base the next successful rewrite makes (the number is taken only then). */
 static aofFile newBaseName(void) {
-    aof.base_seq++;
-    aofFile f = {sdscatprintf(sdsempty(), "%s.%lld.base.%s", server.appendfilename, aof.base_seq,
+    long long seq = aof.base_seq + 1;
+    aofFile f = {sdscatprintf(sdsempty(), "%s.%lld.base.%s", server.appendfilename, seq,
                               server.aof_use_rdb_preamble ? "rdb" : "aof"),
-                 aof.base_seq, 'b'};
+                 seq, 'b'};
     return f;
 }
 
@@ -316,60 +371,135 @@ static void deleteFile(aofFile *f) {
     sdsfree(p);
 }
 
-/* Switch to base + the incr files opened since the rewrite started. */
-static void rewriteDone(int ok) {
-    if (!ok) {
-        serverLog(LL_WARNING, "Background AOF rewrite failed");
-        sds p = dirPath(aof.rewrite_base.name);
-        unlink(p);
-        sdsfree(p);
-        sdsfree(aof.rewrite_base.name);
+static void freeFiles(aofFile *files, int n) {
+    for (int i = 0; i < n; i++) sdsfree(files[i].name);
+    zfree(files);
+}
+
+/* History files go (manifest first, then the files), unless
+ * aof-disable-auto-gc keeps them. */
+static void deleteHistoryFiles(void) {
+    if (server.aof_disable_auto_gc || aof.nhist == 0) return;
+    if (writeManifest(&aof.base, NULL, 0, aof.incr, aof.nincr) != C_OK) return;
+    for (int i = 0; i < aof.nhist; i++) {
+        serverLog(LL_NOTICE, "Removing the history file %s in the background", aof.hist[i].name);
+        deleteFile(&aof.hist[i]);
+    }
+    freeFiles(aof.hist, aof.nhist);
+    aof.hist = NULL;
+    aof.nhist = 0;
+}
+
+/* The rewrite failed (why: logged as is). */
+static void rewriteFailed(const char *why, int counts) {
+    serverLog(LL_WARNING, "%s", why);
+    sds p = dirPath(aof.rewrite_base.name);
+    unlink(p);
+    sdsfree(p);
+    sdsfree(aof.rewrite_base.name);
+    aof.rewrite_base.name = NULL;
+    if (counts) {
         aof.last_rewrite_ok = 0;
-        if (aof.starting) aof.rewrite_scheduled = 1; /* no base yet: try again */
+        aof.consecutive_failures++;
+    }
+    /* Still no base for the AOF being turned on: drop what was written meanwhile and try again. */
+    if (aof.starting) {
+        removeTempIncr(1);
+        aof.rewrite_scheduled = 1;
+    }
+}
+
+/* Switch to the new base + the incr files opened since the rewrite started;
+ * the old base and incr files become history (listed newest first). */
+static void rewriteSucceeded(void) {
+    aofFile newincr = {NULL, 0, 'i'};
+    if (aof.starting) {
+        /* The temporary file becomes the first incremental file. */
+        newincr.seq = aof.incr_seq + 1;
+        newincr.name = incrName(newincr.seq);
+        sds tmpname = tempIncrName(), from = dirPath(tmpname), to = dirPath(newincr.name);
+        int renamed = rename(from, to) == 0;
+        sdsfree(tmpname);
+        sdsfree(from);
+        sdsfree(to);
+        if (!renamed) {
+            serverLog(LL_WARNING, "Error trying to rename the temporary AOF incr file: %s", strerror(errno));
+            sdsfree(newincr.name);
+            rewriteFailed("Background AOF rewrite failed", 1);
+            return;
+        }
+    }
+    int nold = aof.starting ? aof.nincr : aof.rewrite_incr_from;
+    int nkeep = aof.starting ? 1 : aof.nincr - nold;
+    int nhist = nold + (aof.base.name ? 1 : 0) + aof.nhist;
+    aofFile *hist = zmalloc(sizeof(aofFile) * (nhist ? nhist : 1)), *keep = zmalloc(sizeof(aofFile) * nkeep);
+    int h = 0;
+    for (int i = 0; i < nold; i++) hist[h++] = (aofFile){aof.incr[i].name, aof.incr[i].seq, 'h'};
+    if (aof.base.name) hist[h++] = (aofFile){aof.base.name, aof.base.seq, 'h'};
+    for (int i = 0; i < aof.nhist; i++) hist[h++] = aof.hist[i];
+    if (aof.starting) keep[0] = newincr;
+    else memcpy(keep, aof.incr + nold, sizeof(aofFile) * nkeep);
+    if (writeManifest(&aof.rewrite_base, hist, nhist, keep, nkeep) != C_OK) {
+        zfree(hist);
+        zfree(keep);
+        if (newincr.name) { /* back where it was, so the retry finds it */
+            sds tmpname = tempIncrName(), from = dirPath(newincr.name), to = dirPath(tmpname);
+            rename(from, to);
+            sdsfree(tmpname);
+            sdsfree(from);
+            sdsfree(to);
+            sdsfree(newincr.name);
+        }
+        rewriteFailed("Background AOF rewrite failed", 1);
         return;
     }
-    aof.starting = 0;
-    aofFile *keep = aof.incr + aof.rewrite_incr_from;
-    int nkeep = aof.nincr - aof.rewrite_incr_from;
-    if (writeManifest(&aof.rewrite_base, keep, nkeep) != C_OK) {
-        rewriteDone(0);
-        return;
-    }
-    if (aof.base.name) {
-        deleteFile(&aof.base);
-        sdsfree(aof.base.name);
-    }
-    for (int i = 0; i < aof.rewrite_incr_from; i++) {
-        deleteFile(&aof.incr[i]);
-        sdsfree(aof.incr[i].name);
-    }
-    memmove(aof.incr, keep, sizeof(aofFile) * nkeep);
+    zfree(aof.incr);
+    zfree(aof.hist);
+    aof.incr = keep;
     aof.nincr = nkeep;
+    aof.hist = hist;
+    aof.nhist = nhist;
+    if (aof.starting) aof.incr_seq = newincr.seq;
     aof.base = aof.rewrite_base;
+    aof.base_seq = aof.base.seq;
+    aof.rewrite_base.name = NULL;
+    aof.starting = 0;
     aof.rewrites++;
     aof.last_rewrite_ok = 1;
+    aof.consecutive_failures = 0;
     aof.size_at_rewrite = 0;
     struct stat st;
     sds p = dirPath(aof.base.name);
     if (stat(p, &st) == 0) aof.size_at_rewrite = st.st_size;
     sdsfree(p);
+    deleteHistoryFiles();
     serverLog(LL_NOTICE, "Background AOF rewrite finished successfully");
 }
 
 static int rewriteStart(int background) {
     if (aof.child != -1) return C_ERR;
-    if (openNewIncr() != C_OK) return C_ERR;
-    aof.rewrite_incr_from = aof.nincr - 1;
-    /* From now on the manifest names the old files plus the new incr file
-     * (not while the AOF is starting: its old files are not this data's). */
-    if (!aof.starting) writeManifest(&aof.base, aof.incr, aof.nincr);
+    ensureDir();
+    if (aof.starting) {
+        /* The manifest stays as it was until the first base is written. */
+        if (openTempIncr() != C_OK) return C_ERR;
+        aof.rewrite_incr_from = aof.nincr;
+    } else if (aof.on) {
+        /* From now on the manifest names the old files plus the new incr file. */
+        if (openNewIncr() != C_OK) return C_ERR;
+        writeManifest(&aof.base, aof.hist, aof.nhist, aof.incr, aof.nincr);
+        aof.rewrite_incr_from = aof.nincr - 1;
+    } else {
+        /* BGREWRITEAOF with appendonly no: a new base, no incr file. */
+        aof.rewrite_incr_from = aof.nincr;
+    }
     aof.rewrite_base = newBaseName();
     sds path = dirPath(aof.rewrite_base.name);
     aof.rewrite_start = time(NULL);
     if (!background) {
         int ok = writeBaseFile(path) == C_OK;
         sdsfree(path);
-        rewriteDone(ok);
+        if (ok) rewriteSucceeded();
+        else rewriteFailed("AOF rewrite failed", 1);
         return ok ? C_OK : C_ERR;
     }
     pid_t pid = bgchildFork();
@@ -381,7 +511,7 @@ static int rewriteStart(int background) {
     sdsfree(path);
     if (pid == -1) {
         serverLog(LL_WARNING, "Can't rewrite append only file in background: fork: %s", strerror(errno));
-        rewriteDone(0);
+        rewriteFailed("Background AOF rewrite failed", 1);
         return C_ERR;
     }
     serverLog(LL_NOTICE, "Background append only file rewriting started by pid %d", (int)pid);
@@ -403,11 +533,39 @@ static int reapRewriteChild(int block) {
     aof.child = -1;
     dictSetResizeEnabled(1);
     aof.last_rewrite_time = time(NULL) - aof.rewrite_start;
-    rewriteDone(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    if (aof.stop_after_rewrite && !aof.starting) {
-        aof.stop_after_rewrite = 0;
-        if (!server.aof_enabled) aofStop();
+    if (pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+        rewriteSucceeded();
+    } else if (pid > 0 && WIFSIGNALED(status)) {
+        char why[64];
+        snprintf(why, sizeof(why), "Background AOF rewrite terminated by signal %d", WTERMSIG(status));
+        rewriteFailed(why, WTERMSIG(status) != SIGUSR1); /* SIGUSR1: killed on purpose, not a failure */
+    } else {
+        rewriteFailed("Background AOF rewrite terminated with error", 1);
     }
+    return 1;
+}
+
+/* Automatic rewrites after REWRITE_LIMIT_THRESHOLD failures in a row wait,
+ * longer each time, as Redis's do (BGREWRITEAOF is never held back). */
+static int rewriteLimited(void) {
+    static int next_delay_minutes = 0;
+    static time_t next_rewrite_time = 0;
+    if (aof.consecutive_failures < REWRITE_LIMIT_THRESHOLD) {
+        next_delay_minutes = 0;
+        next_rewrite_time = 0;
+        return 0;
+    }
+    if (next_rewrite_time != 0) {
+        if (time(NULL) < next_rewrite_time) return 1;
+        next_rewrite_time = 0;
+        return 0;
+    }
+    next_delay_minutes = next_delay_minutes == 0 ? 1 : next_delay_minutes * 2;
+    if (next_delay_minutes > REWRITE_LIMIT_MAX_MINUTES) next_delay_minutes = REWRITE_LIMIT_MAX_MINUTES;
+    next_rewrite_time = time(NULL) + next_delay_minutes * 60;
+    serverLog(LL_WARNING,
+              "Background AOF rewrite has repeatedly failed and triggered the limit, will retry in %d minutes",
+              next_delay_minutes);
     return 1;
 }
 
@@ -428,7 +586,7 @@ void aofCron(void) {
         bgrewriteNow();
         return;
     }
-    if (!aof.on || !server.aof_rewrite_perc) return;
+    if (!aof.on || aof.starting || !server.aof_rewrite_perc) return;
     /* auto-aof-rewrite: grow past min size and by the percentage since the last rewrite. */
     long long size = 0;
     struct stat st;
@@ -438,7 +596,8 @@ void aofCron(void) {
         sdsfree(p);
     }
     long long base = aof.size_at_rewrite ? aof.size_at_rewrite : 1;
-    if (size + base > server.aof_rewrite_min_size && size * 100 / base >= server.aof_rewrite_perc) {
+    if (size + base > server.aof_rewrite_min_size && size * 100 / base >= server.aof_rewrite_perc &&
+        !rewriteLimited()) {
         serverLog(LL_NOTICE, "Starting automatic rewriting of AOF on %lld%% growth", size * 100 / base);
         rewriteStart(1);
     }
@@ -449,6 +608,14 @@ void aofCron(void) {
 /* Reads the manifest as Redis 7.0 does, with its checks and words. Returns 1
  * (read), 0 (none) or -1 after logging why it is refused. */
 static int readManifest(void) {
+    /* What is in memory is replaced by what the file says (DEBUG LOADAOF reads it again). */
+    sdsfree(aof.base.name);
+    aof.base = (aofFile){NULL, 0, 0};
+    freeFiles(aof.incr, aof.nincr);
+    freeFiles(aof.hist, aof.nhist);
+    aof.incr = aof.hist = NULL;
+    aof.nincr = aof.nhist = 0;
+    aof.base_seq = aof.incr_seq = 0;
     sds path = manifestPath();
     FILE *fp = fopen(path, "r");
     sdsfree(path);
@@ -506,7 +673,9 @@ static int readManifest(void) {
             aof.incr[aof.nincr++] = f;
             maxseq = f.seq;
         } else {
-            sdsfree(f.name); /* history files are not loaded */
+            /* Not loaded; deleted unless aof-disable-auto-gc keeps them. */
+            aof.hist = zrealloc(aof.hist, sizeof(aofFile) * (aof.nhist + 1));
+            aof.hist[aof.nhist++] = f;
         }
         sdsfree(line);
         line = NULL;
@@ -675,15 +844,20 @@ static int loadAllFiles(void) {
  * BGREWRITEAOF wrote while appendonly is off too). The load replays
  * commands, which must not be appended again. */
 int aofDebugLoad(void) {
-    if (!aof.base.name && aof.nincr == 0) return C_ERR;
     int was_on = aof.on;
     if (was_on) {
         aofFlush();
         setOn(0);
     }
-    dbAnnounceReplaced(NULL);
-    emptyData(-1, NULL);
-    int rc = loadAllFiles();
+    /* As Redis: the manifest on disk says what to load (and the numbers to go on from). */
+    int rc = readManifest() < 0 ? C_ERR : C_OK;
+    if (rc == C_OK) deleteHistoryFiles();
+    if (rc == C_OK && !aof.base.name && aof.nincr == 0) rc = C_ERR;
+    if (rc == C_OK) {
+        dbAnnounceReplaced(NULL);
+        emptyData(-1, NULL);
+        rc = loadAllFiles();
+    }
     if (was_on) setOn(1);
     server.dirty = 0;
     return rc;
@@ -691,8 +865,14 @@ int aofDebugLoad(void) {
 
 int aofLoadAtStartup(void) {
     aof.buf = sdsempty();
-    if (!server.aof_enabled) return C_OK;
     struct stat st;
+    if (!server.aof_enabled) {
+        /* Not loaded, but known: a BGREWRITEAOF or turning the AOF on goes on from its numbers. */
+        if (stat(server.appenddirname, &st) != 0 || !S_ISDIR(st.st_mode)) return C_OK;
+        if (readManifest() < 0) return C_ERR;
+        deleteHistoryFiles();
+        return C_OK;
+    }
     int dir_existed = stat(server.appenddirname, &st) == 0 && S_ISDIR(st.st_mode);
     ensureDir();
     int found = readManifest();
@@ -709,7 +889,7 @@ int aofLoadAtStartup(void) {
             aof.base = (aofFile){sdsnew(server.appendfilename), 1, 'b'};
             aof.base_seq = 1;
         }
-        if (writeManifest(&aof.base, NULL, 0) != C_OK || rename(server.appendfilename, old_in_dir) == -1) {
+        if (writeManifest(&aof.base, NULL, 0, NULL, 0) != C_OK || rename(server.appendfilename, old_in_dir) == -1) {
             serverLog(LL_WARNING, "Error moving the old AOF %s into the AOF directory: %s", server.appendfilename,
                       strerror(errno));
             sdsfree(old_in_dir);
@@ -730,12 +910,15 @@ int aofLoadAtStartup(void) {
             sdsfree(p);
             if (aof.fd == -1) return C_ERR;
             setOn(1);
+            deleteHistoryFiles();
             return C_OK;
         }
         /* A base alone: a new incr file follows it. */
         if (aof.base.name) {
-            if (openNewIncr() != C_OK || writeManifest(&aof.base, aof.incr, aof.nincr) != C_OK) return C_ERR;
+            if (openNewIncr() != C_OK || writeManifest(&aof.base, aof.hist, aof.nhist, aof.incr, aof.nincr) != C_OK)
+                return C_ERR;
             setOn(1);
+            deleteHistoryFiles();
             return C_OK;
         }
     }
@@ -743,10 +926,17 @@ int aofLoadAtStartup(void) {
     return rewriteStart(0);
 }
 
+static void killRewriteChild(void);
+
 /* Starts appending (CONFIG SET appendonly yes) while a forked child writes
  * the first base of the current data, as Redis does. */
 static int startAppending(void) {
     if (aof.on) return C_OK;
+    if (aof.child != -1) {
+        serverLog(LL_WARNING, "AOF was enabled but there is already an AOF rewriting in background. Stopping "
+                              "background AOF and starting a rewrite now.");
+        killRewriteChild();
+    }
     ensureDir();
     setOn(1);
     /* As Redis: a child writes the first base while commands are appended. */
@@ -780,16 +970,11 @@ static void killRewriteChild(void) {
 
 void aofStop(void) {
     if (!aof.on) return;
-    aofFlush();
-    pthread_mutex_lock(&aof.lock);
-    if (aof.fd != -1) {
-        fdatasync(aof.fd);
-        close(aof.fd);
-        aof.fd = -1;
-    }
-    pthread_mutex_unlock(&aof.lock);
+    switchFd(-1); /* flushed, synced and closed */
     killRewriteChild();
-    aof.starting = aof.stop_after_rewrite = 0;
+    if (aof.starting) removeTempIncr(0); /* its first base never came */
+    aof.starting = 0;
+    aof.rewrite_scheduled = 0;
     setOn(0);
 }
 
@@ -818,13 +1003,7 @@ int aofPrepareShutdown(int force) {
     return C_OK;
 }
 
-static int bgrewriteNow(void) {
-    if (aof.on) return rewriteStart(1);
-    /* appendonly no: write the AOF set once (base + an incr file), then stop appending. */
-    if (aofStart() != C_OK) return C_ERR;
-    aof.stop_after_rewrite = 1;
-    return C_OK;
-}
+static int bgrewriteNow(void) { return rewriteStart(1); }
 
 void bgrewriteaofCommand(client *c) {
     if (aof.child != -1) {
@@ -845,10 +1024,11 @@ sds aofInfo(sds info) {
     return sdscatprintf(info, "aof_enabled:%d\r\naof_rewrite_in_progress:%d\r\naof_rewrite_scheduled:%d\r\n"
                               "aof_last_rewrite_time_sec:%lld\r\naof_current_rewrite_time_sec:%lld\r\n"
                               "aof_last_bgrewrite_status:%s\r\naof_rewrites:%lld\r\n"
-                              "aof_rewrites_consecutive_failures:0\r\naof_last_write_status:%s\r\n",
-                        aof.on && !aof.stop_after_rewrite, aof.child != -1, aof.rewrite_scheduled || aof.start_scheduled, aof.rewrites ? aof.last_rewrite_time : -1LL,
+                              "aof_rewrites_consecutive_failures:%lld\r\naof_last_write_status:%s\r\n",
+                        aof.on || aof.start_scheduled, aof.child != -1, aof.rewrite_scheduled || aof.start_scheduled, aof.rewrites ? aof.last_rewrite_time : -1LL,
                         aof.child != -1 ? (long long)(time(NULL) - aof.rewrite_start) : -1LL,
-                        aof.last_rewrite_ok ? "ok" : "err", aof.rewrites, aof.last_write_ok ? "ok" : "err");
+                        aof.last_rewrite_ok ? "ok" : "err", aof.rewrites, aof.consecutive_failures,
+                        aof.last_write_ok ? "ok" : "err");
 }
 
 int aofApplyConfig(const char **err) {
@@ -870,5 +1050,11 @@ int aofApplyConfig(const char **err) {
         return 0;
     }
     if (!server.aof_enabled) aofStop();
+    return 1;
+}
+
+int aofApplyAutoGc(const char **err) {
+    (void)err;
+    if (server.el) deleteHistoryFiles(); /* turned back on: the history kept meanwhile goes */
     return 1;
 }

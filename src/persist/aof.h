@@ -23,6 +23,8 @@ int aofPrepareShutdown(int force);
 /* The appendonly directive's apply hook: starts or stops the AOF at run
  * time (at start-up the loader decides). */
 int aofApplyConfig(const char **err);
+/* aof-disable-auto-gc's apply hook: turned off, the history files kept go. */
+int aofApplyAutoGc(const char **err);
 int aofRewriteInProgress(void);
 sds aofInfo(sds info);
 /* Bytes of commands waiting to be written to the AOF (its part of the overhead). */

@@ -4,7 +4,9 @@
 #include "server/config.h"
 #include "server/client.h"
 #include "server/clientmem.h"
+#include "server/crash.h"
 #include "server/evict.h"
+#include "server/lazyfree.h"
 #include "server/reply.h"
 #include "core/glob.h"
 #include "core/numparse.h"
@@ -642,6 +644,7 @@ static configDef configs[] = {
     MEM("auto-aof-rewrite-min-size", NULL, 0, &server.aof_rewrite_min_size, "67108864", 0, LLONG_MAX, NULL),
     B("aof-load-truncated", NULL, 0, &server.aof_load_truncated, "yes"),
     B("aof-use-rdb-preamble", NULL, 0, &server.aof_use_rdb_preamble, "yes"),
+    B("aof-disable-auto-gc", NULL, 0, &server.aof_disable_auto_gc, "no"),
     B("aof-timestamp-enabled", NULL, 0, &server.aof_timestamp_enabled, "no"),
     B("aof-rewrite-incremental-fsync", NULL, F_NOEFFECT, &cfg_ints[5], "yes"),
     B("rdb-save-incremental-fsync", NULL, F_NOEFFECT, &cfg_ints[6], "yes"),
@@ -652,9 +655,9 @@ static configDef configs[] = {
      applyMaxmemoryPolicy, NULL, NULL, 0},
     I("maxmemory-samples", NULL, 0, &server.maxmemory_samples, "5", 1, 64, NULL),
     I("maxmemory-eviction-tenacity", NULL, 0, &server.maxmemory_eviction_tenacity, "10", 0, 100, NULL),
-    B("lazyfree-lazy-eviction", NULL, F_NOEFFECT, &cfg_ints[8], "no"),
-    B("lazyfree-lazy-expire", NULL, F_NOEFFECT, &cfg_ints[9], "no"),
-    B("lazyfree-lazy-server-del", NULL, F_NOEFFECT, &cfg_ints[10], "no"),
+    B("lazyfree-lazy-eviction", NULL, 0, &server.lazyfree_lazy_eviction, "no"),
+    B("lazyfree-lazy-expire", NULL, 0, &server.lazyfree_lazy_expire, "no"),
+    B("lazyfree-lazy-server-del", NULL, 0, &server.lazyfree_lazy_server_del, "no"),
     B("lazyfree-lazy-user-del", NULL, 0, &server.lazyfree_lazy_user_del, "no"),
     B("lazyfree-lazy-user-flush", NULL, 0, &server.lazyfree_lazy_user_flush, "no"),
     B("replica-lazy-flush", "slave-lazy-flush", F_NOEFFECT, &cfg_ints[11], "no"),
@@ -690,9 +693,9 @@ static configDef configs[] = {
     LL("latency-monitor-threshold", NULL, 0, &server.latency_monitor_threshold, "0", 0, LLONG_MAX),
     B("latency-tracking", NULL, 0, &server.latency_tracking, "yes"),
     SP("latency-tracking-info-percentiles", NULL, F_ARGS, "50 99 99.9", NULL, NULL), /* the latency module's */
-    B("crash-log-enabled", NULL, F_NOEFFECT, &cfg_ints[17], "yes"),
+    {"crash-log-enabled", NULL, T_BOOL, 0, &server.crashlog_enabled, "yes", 0, 1, NULL, applyCrashLogEnabled, NULL, NULL, 0},
     B("crash-memcheck-enabled", NULL, F_NOEFFECT, &cfg_ints[18], "yes"),
-    B("use-exit-on-panic", NULL, F_HIDDEN, &server.use_exit_on_panic, "no"), /* a testing knob (valgrind, ASAN) */
+    B("use-exit-on-panic", NULL, F_HIDDEN | F_IMMUTABLE, &server.use_exit_on_panic, "no"), /* a testing knob (valgrind, ASAN) */
     /* replication (repl/ owns replicaof's parser and printer) */
     SP("replicaof", "slaveof", F_ARGS, "", NULL, NULL),
     B("replica-serve-stale-data", "slave-serve-stale-data", 0, &server.repl_serve_stale_data, "yes"),
@@ -1276,6 +1279,7 @@ void configResetstatCommand(client *c) {
     server.stat_client_qbuf_limit_disconnections = server.stat_client_outbuf_limit_disconnections = 0;
     server.stat_sync_full = server.stat_sync_partial_ok = server.stat_sync_partial_err = 0;
     server.stat_peak_memory = zmalloc_used_memory();
+    lazyfreeResetStats();
     dictEmpty(server.errors, NULL);
     dictIterator *di = dictGetIterator(server.commands);
     dictEntry *de;

@@ -10,6 +10,7 @@
 #include "server/evict.h"
 #include "server/expire.h"
 #include "server/keyhook.h"
+#include "server/lazyfree.h"
 #include "server/pause.h"
 #include "server/reply.h"
 #include "core/zmalloc.h"
@@ -221,6 +222,15 @@ robj *dbOverwrite(redisDb *db, robj *key, robj *val) {
     /* The access history belongs to the key under LFU; else the value's counts. */
     int lfu = maxmemoryPolicyIsLfu();
     unsigned lru = val->lru;
+    /* lazyfree-lazy-server-del: a large old value leaves in a shell of its
+     * own for the lazyfree thread; the keyspace object keeps nothing of it. */
+    if (server.lazyfree_lazy_server_del && old->type != OBJ_STRING && old->ptr && old->refcount == 1 &&
+        lazyfreeFreeEffort(old) > LAZYFREE_THRESHOLD) {
+        robj *shell = createObject(old->type, old->ptr);
+        shell->encoding = old->encoding;
+        old->ptr = NULL;
+        lazyfreeObject(shell);
+    }
     if (objectReplaceValue(old, val)) { /* the common case: no allocation, nothing relinked */
         if (!lfu) old->lru = lru;
         return old;
@@ -249,19 +259,25 @@ robj *setKey(redisDb *db, robj *key, robj *val, int flags) {
     return o;
 }
 
-int dbSyncDelete(redisDb *db, robj *key) {
+/* Removes key; its object (key and value in one) is freed here, or by the
+ * lazyfree thread when async and the value is large. */
+static int dbGenericDelete(redisDb *db, robj *key, int async) {
     dictEntry *de = dictUnlink(db->dict, key->ptr);
     if (!de) return 0;
     /* XREADGROUP waiters on a stream that goes are answered with an error. */
     if (dbEntryValue(de)->type == OBJ_STREAM) signalKeyAsReady(db, key, OBJ_STREAM);
     dbForgetLastLookup();
     removeEntryExpire(db, de);
-    dictFreeUnlinkedEntry(db->dict, de);
+    if (async) lazyfreeObject((robj *)de);
+    else dictFreeUnlinkedEntry(db->dict, de);
     return 1;
 }
 
-
-int dbDelete(redisDb *db, robj *key) { return dbSyncDelete(db, key); }
+int dbSyncDelete(redisDb *db, robj *key) { return dbGenericDelete(db, key, 0); }
+int dbAsyncDelete(redisDb *db, robj *key) { return dbGenericDelete(db, key, 1); }
+/* Deletions the server makes on its own (RENAME's target, a STORE's
+ * destination, a collection left empty): lazyfree-lazy-server-del decides. */
+int dbDelete(redisDb *db, robj *key) { return dbGenericDelete(db, key, server.lazyfree_lazy_server_del); }
 
 int dbExists(redisDb *db, robj *key) { return dictFind(db->dict, key->ptr) != NULL; }
 
@@ -292,6 +308,23 @@ robj *dbRandomKey(redisDb *db) {
         }
         return keyobj;
     }
+}
+
+long long emptyDataAsync(int dbnum) {
+    long long removed = 0;
+    dbForgetLastLookup();
+    int start = dbnum == -1 ? 0 : dbnum, end = dbnum == -1 ? server.dbnum - 1 : dbnum;
+    for (int j = start; j <= end; j++) {
+        redisDb *db = &server.db[j];
+        signalBlockedStreamsInDb(db);
+        removed += dictSize(db->dict);
+        /* The thread gets the old tables whole; the db starts afresh. */
+        lazyfreeKeyspace(db->dict, db->expires);
+        db->dict = dictCreate(&keyspaceDictType);
+        db->expires = ttlHeapCreate(heapSetPos);
+        db->avg_ttl = 0;
+    }
+    return removed;
 }
 
 long long emptyData(int dbnum, void (*callback)(dict *)) {

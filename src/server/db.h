@@ -44,11 +44,14 @@ robj *dbOverwrite(redisDb *db, robj *key, robj *val);  /* keeps the TTL */
 robj *setKey(redisDb *db, robj *key, robj *val, int flags);
 int dbDelete(redisDb *db, robj *key);       /* 1 if it existed */
 int dbSyncDelete(redisDb *db, robj *key);
+int dbAsyncDelete(redisDb *db, robj *key);  /* a large value is freed by the lazyfree thread */
 int dbExists(redisDb *db, robj *key);       /* no expiry check, no stats */
 robj *dbRandomKey(redisDb *db);
 /* Make the value at key safe to modify in place (unshare / turn embstr raw). */
 robj *dbUnshareStringValue(redisDb *db, robj *key, robj *o);
 long long emptyData(int dbnum, void (*callback)(dict *));
+/* FLUSHALL/FLUSHDB ASYNC: the keys are freed by the lazyfree thread. */
+long long emptyDataAsync(int dbnum);
 typedef struct dbBackup dbBackup;
 /* Every db's data replaced outside any command: WATCH and tracking told, as
  * of a flush. Called while the live dbs hold one side of the replacement and

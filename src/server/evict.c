@@ -13,6 +13,7 @@
 #include "server/evict.h"
 #include "server/db.h"
 #include "server/expire.h"
+#include "server/lazyfree.h"
 #include "server/keyevents.h"
 #include "core/clock.h"
 #include "core/zmalloc.h"
@@ -20,6 +21,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* --------------------------------------------------------- access tracking */
 
@@ -214,7 +216,7 @@ static robj *pickVictim(int *dbid) {
 static long long deleteEvictedKey(redisDb *db, robj *key) {
     if (!dbFindEntry(db, key->ptr)) return 0;
     incrRefCount(key);
-    long long freed = removeKeyWithEvent(db, key, NOTIFY_EVICTED, "evicted");
+    long long freed = removeKeyWithEvent(db, key, NOTIFY_EVICTED, "evicted", server.lazyfree_lazy_eviction);
     server.stat_evictedkeys++;
     decrRefCount(key);
     return freed;
@@ -267,10 +269,21 @@ int performEvictions(void) {
     while (freed < tofree) {
         int dbid;
         robj *key = pickVictim(&dbid);
-        if (!key) return EVICT_FAIL;
+        if (!key) {
+            /* Nothing left to evict: values the lazyfree thread is freeing
+             * may still bring memory under the limit; wait for them briefly. */
+            if (lazyfreePendingObjects()) {
+                usleep(limit > 500000 ? 500000 : (useconds_t)limit);
+                if (zmalloc_used_memory() <= server.maxmemory) return EVICT_OK;
+            }
+            return EVICT_FAIL;
+        }
         freed += deleteEvictedKey(&server.db[dbid], key);
         decrRefCount(key);
         evicted++;
+        /* Lazily evicted values free their memory in the background, where
+         * `freed` cannot see it: the real figure tells when to stop, as Redis. */
+        if (server.lazyfree_lazy_eviction && (evicted & 15) == 0 && zmalloc_used_memory() <= server.maxmemory) break;
         if ((evicted & 15) == 0 && getMonotonicUs() - start > limit) {
             startEvictionTimer();
             return EVICT_RUNNING;

@@ -14,19 +14,20 @@
 
 static long long scheduled_when = -1; /* ms deadline the timer is armed for, -1 idle */
 
-long long removeKeyWithEvent(redisDb *db, robj *key, int class, const char *event) {
+long long removeKeyWithEvent(redisDb *db, robj *key, int class, const char *event, int async) {
     /* Subscribers (the expiry push) still find the value in the db. */
     keyChanged(db, key, class, event, 0);
     propagateDeletion(db, key);
     long long before = (long long)zmalloc_used_memory();
-    dbSyncDelete(db, key);
+    if (async) dbAsyncDelete(db, key);
+    else dbSyncDelete(db, key);
     return before - (long long)zmalloc_used_memory();
 }
 
 void deleteExpiredKey(redisDb *db, robj *key) {
     if (!dbFindEntry(db, key->ptr)) return;
     incrRefCount(key);
-    removeKeyWithEvent(db, key, NOTIFY_EXPIRED, "expired");
+    removeKeyWithEvent(db, key, NOTIFY_EXPIRED, "expired", server.lazyfree_lazy_expire);
     server.stat_expiredkeys++;
     decrRefCount(key);
 }

@@ -14,8 +14,9 @@ void deleteExpiredKey(redisDb *db, robj *key);
  * through keyChanged (not counted as a write, as in Redis), DEL is
  * propagated, then the key is freed. Returns the bytes the free gave back,
  * which eviction counts against its target (memory the notification or the
- * AOF buffer takes is not the key's). */
-long long removeKeyWithEvent(redisDb *db, robj *key, int class, const char *event);
+ * AOF buffer takes is not the key's). async: a large value is left to the
+ * lazyfree thread (lazyfree-lazy-expire / -eviction). */
+long long removeKeyWithEvent(redisDb *db, robj *key, int class, const char *event, int async);
 /* A deadline was set: make sure the timer fires no later than `when` (ms). */
 void expireScheduleAt(long long when);
 /* A writable replica's own client gave key a TTL: the replica removes it when due. */

@@ -7,6 +7,7 @@
 #include "server/client.h"
 #include "server/clientmem.h"
 #include "server/config.h"
+#include "server/crash.h"
 #include "server/db.h"
 #include "server/evict.h"
 #include "server/expire.h"
@@ -246,8 +247,10 @@ int tooFewGoodReplicas(void) {
            server.repl_good_slaves_count < server.repl_min_slaves_to_write;
 }
 
+/* The master's stream and the AOF replay are obeyed (Redis's mustObeyClient):
+ * an AOF loaded by a read-only replica replays its scripts' writes too. */
 int replicaRefusesWritesFrom(client *c) {
-    return server.masterhost_set && server.repl_slave_ro && !(c->flags & CLIENT_MASTER);
+    return server.masterhost_set && server.repl_slave_ro && !(c->flags & (CLIENT_MASTER | CLIENT_AOF));
 }
 
 int replicaIsStaleAndStrict(void) {
@@ -606,67 +609,6 @@ static void sigShutdownHandler(int sig) {
     server.last_sig_received = sig;
 }
 
-/* The calling thread's stack, to the log (or stdout). */
-static void logStackTrace(void) {
-    serverLog(LL_WARNING, "------ STACK TRACE ------");
-    void *trace[64];
-    int n = backtrace(trace, 64);
-    int fd = server.logfile && server.logfile[0] ? open(server.logfile, O_APPEND | O_CREAT | O_WRONLY, 0644) : STDOUT_FILENO;
-    if (fd != -1) {
-        backtrace_symbols_fd(trace, n, fd);
-        if (fd != STDOUT_FILENO) close(fd);
-    }
-}
-
-static void sigCrashHandler(int sig, siginfo_t *info, void *secret) {
-    (void)secret;
-    serverLog(LL_WARNING, "======= Redis crashed by signal: %d (%s), address %p =======", sig, strsignal(sig),
-              info ? info->si_addr : NULL);
-    logStackTrace();
-    serverLog(LL_WARNING, "======= end of backtrace =======");
-    struct sigaction act;
-    sigemptyset(&act.sa_mask);
-    act.sa_flags = 0;
-    act.sa_handler = SIG_DFL;
-    sigaction(sig, &act, NULL);
-    kill(getpid(), sig);
-}
-
-/* The crash report of a failed serverAssert / serverPanic (core/panic.h),
- * in Redis's words, which its tests look for. With use-exit-on-panic the
- * process exits(1) (valgrind and ASAN runs), otherwise it aborts with the
- * default SIGABRT action, so the report is not followed by a second one
- * from the crash handler. */
-static void bugReportStart(void) {
-    serverLog(LL_WARNING, "\n\n=== REDIS BUG REPORT START: Cut & paste starting from here ===");
-}
-
-static _Noreturn void bugReportEnd(void) {
-    logStackTrace();
-    serverLog(LL_WARNING, "\n=== REDIS BUG REPORT END. Make sure to include from START to END. ===\n\n");
-    if (server.use_exit_on_panic) {
-        fflush(stdout);
-        _exit(1);
-    }
-    signal(SIGABRT, SIG_DFL);
-    abort();
-}
-
-static void onAssertFailed(const char *expr, const char *file, int line) {
-    bugReportStart();
-    serverLog(LL_WARNING, "=== ASSERTION FAILED ===");
-    serverLog(LL_WARNING, "==> %s:%d '%s' is not true", file, line, expr);
-    bugReportEnd();
-}
-
-static void onPanic(const char *msg, const char *file, int line) {
-    bugReportStart();
-    serverLog(LL_WARNING, "------------------------------------------------");
-    serverLog(LL_WARNING, "!!! Software Failure. Press left mouse button to continue");
-    serverLog(LL_WARNING, "Guru Meditation: %s #%s:%d", msg, file, line);
-    bugReportEnd();
-}
-
 /* watchdog-period (ms): the cron re-arms a one-shot timer every run, so
  * SIGALRM fires only when the event loop was held up longer than the period
  * (a slow command, a load), and its stack trace goes to the log. As in Redis
@@ -680,16 +622,13 @@ static void writeFromHandler(const char *msg) {
     int n = snprintf(line, sizeof(line), "%d:signal-handler (%lld) %s\n", (int)getpid(), (long long)time(NULL), msg);
     if (n > 0 && write(fd, line, (size_t)n) == -1) { /* nothing to do from a handler */
     }
-    if (!strcmp(msg, "--- WATCHDOG TIMER EXPIRED ---")) {
-        void *trace[64];
-        backtrace_symbols_fd(trace, backtrace(trace, 64), fd);
-    }
     if (fd != STDOUT_FILENO) close(fd);
 }
 
 static void sigWatchdogHandler(int sig) {
     (void)sig;
     writeFromHandler("--- WATCHDOG TIMER EXPIRED ---");
+    crashLogStackTrace(NULL);
     writeFromHandler("--------");
 }
 
@@ -716,17 +655,9 @@ static void setupSignalHandlers(void) {
     act.sa_handler = sigShutdownHandler;
     sigaction(SIGTERM, &act, NULL);
     sigaction(SIGINT, &act, NULL);
-    sigemptyset(&act.sa_mask);
-    act.sa_flags = SA_NODEFER | SA_RESETHAND | SA_SIGINFO;
-    act.sa_sigaction = sigCrashHandler;
-    sigaction(SIGSEGV, &act, NULL);
-    sigaction(SIGBUS, &act, NULL);
-    sigaction(SIGFPE, &act, NULL);
-    sigaction(SIGILL, &act, NULL);
-    sigaction(SIGABRT, &act, NULL);
+    crashSetupHandlers();
     signal(SIGHUP, SIG_IGN);
     signal(SIGPIPE, SIG_IGN);
-    panicSetHandlers(onAssertFailed, onPanic);
 }
 
 /* ----------------------------------------------------------------- start-up */

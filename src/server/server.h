@@ -323,7 +323,6 @@ struct redisServer {
     int pause_cron;                 /* DEBUG PAUSE-CRON: serverCron does nothing */
     int skip_checksum_validation;   /* DEBUG SET-SKIP-CHECKSUM-VALIDATION: RDB and RESTORE */
     int sanitize_dump_payload;      /* SANITIZE_DUMP_NO / _YES / _CLIENTS (persist/rdb.h says what each checks) */
-    int use_exit_on_panic;          /* a failed assertion exits(1) instead of aborting */
     int script_disable_deny_script; /* DEBUG SET-DISABLE-DENY-SCRIPTS: scripts may run noscript commands */
     int hz;
     int dynamic_hz;
@@ -375,6 +374,9 @@ struct redisServer {
     long long stream_node_max_entries; /* entries per stream node (0: no limit) */
     int lazyfree_lazy_user_del;
     int lazyfree_lazy_user_flush;
+    int lazyfree_lazy_eviction;
+    int lazyfree_lazy_expire;
+    int lazyfree_lazy_server_del;
 
     /* Logging and process. */
     int verbosity;
@@ -414,6 +416,7 @@ struct redisServer {
     long long aof_rewrite_min_size;
     int aof_load_truncated;
     int aof_use_rdb_preamble;
+    int aof_disable_auto_gc; /* keep the files a rewrite replaced, as history in the manifest */
     struct saveparam *saveparams;
     int saveparamslen;
     time_t lastsave;
@@ -421,6 +424,8 @@ struct redisServer {
     int async_loading;  /* a replica loads its master's snapshot aside and serves the old data meanwhile
                            (repl-diskless-load swapdb, same history): CMD_NO_ASYNC_LOADING refused */
     int loading_process_events_interval_bytes; /* how often a load lets clients in */
+    int crashlog_enabled;   /* crash-log-enabled: fatal signals write the bug report */
+    int use_exit_on_panic;  /* use-exit-on-panic: a failed assertion exits instead of aborting */
     int watchdog_period; /* ms the event loop may stall before SIGALRM logs a stack trace; 0: off */
     int aof_timestamp_enabled; /* "#TS:" annotations in the AOF */
     int aof_flush_sleep; /* DEBUG AOF-FLUSH-SLEEP: µs each AOF write waits first */
