@@ -158,9 +158,11 @@ int persistAfterFlushall(void) {
  * anyway); nothing is stopped for good, the server can go on. */
 int persistOnShutdown(int flags) {
     int force = flags & SHUTDOWN_FORCE;
-    if (child_pid != -1) {
+    if (child_pid != -1 || replSnapshotChildActive()) {
+        /* A full resync's snapshot too: its child would outlive us. */
         serverLog(LL_WARNING, "There is a child saving an .rdb. Killing it!");
         killSaveChild();
+        replKillSnapshotChild();
     }
     if (aofPrepareShutdown(force) != C_OK) return C_ERR;
     if ((server.saveparamslen > 0 && !(flags & SHUTDOWN_NOSAVE)) || (flags & SHUTDOWN_SAVE)) {
