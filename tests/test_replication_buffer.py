@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from support import MASTER_ARGS, attach, caught_up, info, wait_for
+from support import MASTER_ARGS, REF_SERVER, SERVER, attach, caught_up, info, wait_for
 
 MB = 1024 * 1024
 
@@ -220,3 +220,29 @@ def pid_alive(pid):
             return f.read().split(")")[-1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def buffer_figures(server_factory, binary):
+    """The buffer's figures after the same stream, on a master of `binary`."""
+    master = server_factory(*MASTER_ARGS, "--repl-ping-replica-period", "3600", binary=binary)
+    m = master.client()
+    r = server_factory(binary=binary).client()
+    attach(r, master)
+    m.config_set("repl-backlog-size", 100000)
+    p = m.pipeline(transaction=False)
+    for i in range(3000):
+        p.set("key:%d" % i, "%050d" % i)
+    p.execute()
+    caught_up(m, r)
+    mm, rep = mem(m), info(m)
+    omem = [int(line.split(" omem=")[1].split()[0])
+            for line in m.execute_command("CLIENT", "LIST", "TYPE", "replica").decode().splitlines()]
+    return {"buffers": int(mm["mem_total_replication_buffers"]), "replicas": int(mm["mem_clients_slaves"]),
+            "not_counted": int(mm["mem_not_counted_for_evict"]), "first": int(rep["repl_backlog_first_byte_offset"]),
+            "histlen": int(rep["repl_backlog_histlen"]), "offset": int(rep["master_repl_offset"]), "omem": omem}
+
+
+@pytest.mark.skipif(not REF_SERVER, reason="needs Debian's redis-server")
+def test_buffer_figures_are_redis_figures(server_factory):
+    """The same stream gives the same INFO and CLIENT LIST figures as Redis 7.0.15."""
+    assert buffer_figures(server_factory, SERVER) == buffer_figures(server_factory, REF_SERVER)
