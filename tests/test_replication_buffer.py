@@ -10,9 +10,11 @@ client cron as in 7.0 (DEBUG REPLYBUFFER, CLIENT LIST rbs/rbp). Every test
 holds on the reference too (REFERENCE=1).
 """
 import re
+import subprocess
 import time
 
 import pytest
+import redis
 
 from support import MASTER_ARGS, REF_SERVER, SERVER, attach, caught_up, info, wait_for
 
@@ -235,8 +237,9 @@ def buffer_figures(server_factory, binary):
     p.execute()
     caught_up(m, r)
     mm, rep = mem(m), info(m)
-    omem = [int(line.split(" omem=")[1].split()[0])
-            for line in m.execute_command("CLIENT", "LIST", "TYPE", "replica").decode().splitlines()]
+    lines = m.execute_command("CLIENT", "LIST", "TYPE", "replica").decode().splitlines()
+    # A replica's oll counts the shared blocks it has still to send (as Redis).
+    omem = [(int(line.split(" omem=")[1].split()[0]), int(line.split(" oll=")[1].split()[0])) for line in lines]
     return {"buffers": int(mm["mem_total_replication_buffers"]), "replicas": int(mm["mem_clients_slaves"]),
             "not_counted": int(mm["mem_not_counted_for_evict"]), "first": int(rep["repl_backlog_first_byte_offset"]),
             "histlen": int(rep["repl_backlog_histlen"]), "offset": int(rep["master_repl_offset"]), "omem": omem}
@@ -246,3 +249,23 @@ def buffer_figures(server_factory, binary):
 def test_buffer_figures_are_redis_figures(server_factory):
     """The same stream gives the same INFO and CLIENT LIST figures as Redis 7.0.15."""
     assert buffer_figures(server_factory, SERVER) == buffer_figures(server_factory, REF_SERVER)
+
+
+def test_rdb_only_reader_holds_no_stream(server_factory, tmp_path):
+    """redis-cli --rdb (REPLCONF rdb-only 1) takes the snapshot and no stream:
+    waiting for it does not keep the stream in the buffer."""
+    master, m = slow_snapshot_master(server_factory)
+    m.config_set("rdb-key-save-delay", 1000000)  # one second a key
+    cli = subprocess.Popen(["redis-cli", "-p", str(master.port), "--rdb", str(tmp_path / "dump.rdb")],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: "state=wait_bgsave" in info(m).get("slave0", ""), what="snapshot for redis-cli")
+        stream_bytes(m, MB)
+        assert int(info(m)["repl_backlog_histlen"]) < 64 * 1024
+        with pytest.raises(redis.ResponseError, match="value is out of range, value must between 0 and 1"):
+            m.execute_command("REPLCONF", "RDB-ONLY", "2")
+        assert cli.wait(timeout=20) == 0
+    finally:
+        if cli.poll() is None:
+            cli.kill()
+            cli.wait()

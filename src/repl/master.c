@@ -51,6 +51,7 @@ typedef struct replicaLink {
     int wait_ack;       /* online, but the stream waits for its first ACK (it loads an EOF-marked RDB) */
     int capa_eof, capa_psync2;
     int rdb_exclude;    /* RDB_EXCLUDE_*: REPLCONF rdb-filter-only (redis-cli --functions-rdb) */
+    int rdb_only;       /* REPLCONF rdb-only 1 (redis-cli --rdb): the snapshot, no stream */
     int listening_port;
     char announced_ip[NET_IP_STR_LEN];
     size_t chunk_sent;  /* a diskless transfer: bytes of the current pipe chunk written to it */
@@ -154,7 +155,9 @@ static int applyBacklogSize(const char **err) {
 
 /* Whether a replica takes the stream into the shared buffer: from the
  * moment its snapshot is started (the stream after it is what it misses). */
-static int feedsFromBuffer(replicaLink *r) { return r->state != R_WAIT_BGSAVE_START && !(r->c->flags & CLIENT_CLOSE_ASAP); }
+static int feedsFromBuffer(replicaLink *r) {
+    return r->state != R_WAIT_BGSAVE_START && !r->rdb_only && !(r->c->flags & CLIENT_CLOSE_ASAP);
+}
 
 /* ----------------------------------------------------------- the stream */
 
@@ -624,6 +627,8 @@ void syncCommand(client *c) {
         while ((ln = listNext(&li))) {
             replicaLink *o = listNodeValue(ln);
             if (o == r || o->state != R_WAIT_BGSAVE_END || o->rdb_exclude != r->rdb_exclude) continue;
+            /* One taking no stream has none to share with one that does. */
+            if (o->rdb_only && !r->rdb_only) continue;
             r->initial_offset = o->initial_offset;
             replBufCopyRef(c, o->c);
             sendFullResync(r);
@@ -952,7 +957,11 @@ void replconfCommand(client *c) {
             sdsfreesplitres(filters, count);
             linkOf(c)->rdb_exclude = exclude;
         } else if (!strcasecmp(opt, "rdb-only")) {
-            /* A snapshot-only reader (redis-cli --rdb): it gets the stream too and closes. */
+            /* A snapshot-only reader (redis-cli --rdb): it takes no stream,
+             * so it holds nothing of the replication buffer. */
+            long rdb_only;
+            if (getRangeLongFromObjectOrReply(c, val, 0, 1, &rdb_only, NULL) != C_OK) return;
+            linkOf(c)->rdb_only = (int)rdb_only;
         } else {
             addReplyErrorFormat(c, "Unrecognized REPLCONF option: %s", opt);
             return;

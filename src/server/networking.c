@@ -822,7 +822,7 @@ sds catClientInfoString(sds s, client *c) {
                      (int)listLength(c->pubsub_patterns),
                      c->pubsubshard_channels ? (int)dictSize(c->pubsubshard_channels) : 0, (c->flags & CLIENT_MULTI) ? c->mstate.count : -1,
                      sdslen(c->querybuf), sdsavail(c->querybuf), c->argv_len_sum, c->mstate.argv_len_sums, c->buf_usable_size,
-                     c->buf_peak, c->bufpos, listLength(c->reply), obufmem, total_mem, events,
+                     c->buf_peak, c->bufpos, listLength(c->reply) + replBufClientBlocks(c), obufmem, total_mem, events,
                      c->lastcmd ? c->lastcmd->fullname : "NULL", accessUserName(c),
                      (c->tracking_flags & TRACKING_ON) ? (long long)c->tracking_redirection : -1LL, c->resp);
     return s;

@@ -171,12 +171,16 @@ void replBufUnrefClient(client *c) {
     replBufTrim(REPLBUF_TRIM_BLOCKS_PER_CALL);
 }
 
+size_t replBufClientBlocks(client *c) {
+    if (!c->ref_repl_buf_node) return 0;
+    return (size_t)(blockOf(listLast(rb.blocks))->id - blockOf(c->ref_repl_buf_node)->id + 1);
+}
+
 size_t replBufClientMemory(client *c) {
     if (!c->ref_repl_buf_node) return 0;
     replBufBlock *last = blockOf(listLast(rb.blocks)), *cur = blockOf(c->ref_repl_buf_node);
-    size_t blocks = (size_t)(last->id - cur->id + 1);
     return (size_t)(last->repl_offset + (long long)last->size - cur->repl_offset) +
-           blocks * (sizeof(listNode) + sizeof(replBufBlock));
+           replBufClientBlocks(c) * (sizeof(listNode) + sizeof(replBufBlock));
 }
 
 int replBufClientPending(client *c) {

@@ -61,6 +61,8 @@ void replBufUnrefClient(client *c);
 /* Bytes c has still to send of the buffer (what its output counts, as Redis:
  * from its block to the end, with the blocks' headers). */
 size_t replBufClientMemory(client *c);
+/* The blocks from c's to the last (CLIENT LIST counts them in oll, as Redis). */
+size_t replBufClientBlocks(client *c);
 /* c has bytes of the buffer to send. */
 int replBufClientPending(client *c);
 /* Writes what the socket takes of c's part of the buffer: bytes written,
