@@ -179,7 +179,7 @@ void replFeedStream(const char *buf, size_t len) {
         if (!c->ref_repl_buf_node) replBufRefClient(c, start, pos);
         /* Held until its RDB is loaded, but counted against
          * client-output-buffer-limit replica all the same (as Redis). */
-        if (!(c->flags & CLIENT_REPL_HOLD)) clientScheduleWrite(c);
+        if (!(c->flags & (CLIENT_REPL_HOLD | CLIENT_PENDING_WRITE))) clientScheduleWrite(c);
         if (added) checkClientOutputBufferLimits(c);
     }
     if (added) replBufTrim(REPLBUF_TRIM_BLOCKS_PER_CALL);

@@ -13,8 +13,9 @@
 
 #define IOV_BLOCKS 16
 
+list *replBufBlocks;
+
 static struct {
-    list *blocks;           /* NULL: no backlog */
     listNode *backlog_node; /* the backlog's reference: always the first block (NULL while empty) */
     long long histlen;      /* bytes from the first block's start to the end */
     long long next_offset;  /* stream offset of the next byte appended */
@@ -22,11 +23,9 @@ static struct {
     size_t mem;
 } rb;
 
-int replBufActive(void) { return rb.blocks != NULL; }
-
 void replBufCreate(long long next_offset) {
-    if (rb.blocks) return;
-    rb.blocks = listCreate();
+    if (replBufBlocks) return;
+    replBufBlocks = listCreate();
     rb.backlog_node = NULL;
     rb.histlen = 0;
     rb.next_offset = next_offset;
@@ -34,13 +33,13 @@ void replBufCreate(long long next_offset) {
 }
 
 void replBufRelease(void) {
-    if (!rb.blocks) return;
+    if (!replBufBlocks) return;
     listIter li;
     listNode *ln;
-    listRewind(rb.blocks, &li);
+    listRewind(replBufBlocks, &li);
     while ((ln = listNext(&li))) zfree(listNodeValue(ln));
-    listRelease(rb.blocks);
-    rb.blocks = NULL;
+    listRelease(replBufBlocks);
+    replBufBlocks = NULL;
     rb.backlog_node = NULL;
     rb.histlen = 0;
     rb.mem = 0;
@@ -55,7 +54,7 @@ static void renumber(long long offset) {
     long long delta = offset - rb.next_offset;
     listIter li;
     listNode *ln;
-    listRewind(rb.blocks, &li);
+    listRewind(replBufBlocks, &li);
     while ((ln = listNext(&li))) ((replBufBlock *)listNodeValue(ln))->repl_offset += delta;
     rb.next_offset = offset;
 }
@@ -63,11 +62,21 @@ static void renumber(long long offset) {
 int replBufAppend(const char *s, size_t len, long long offset, listNode **start_node, size_t *start_pos) {
     *start_node = NULL;
     *start_pos = 0;
-    if (!rb.blocks) return 0;
+    if (!replBufBlocks) return 0;
     if (offset != rb.next_offset) renumber(offset);
-    int added = 0;
-    listNode *ln = listLast(rb.blocks);
+    listNode *ln = listLast(replBufBlocks);
     replBufBlock *tail = ln ? blockOf(ln) : NULL;
+    if (tail && tail->size - tail->used >= len && rb.backlog_node) {
+        /* The usual case: a command that fits the last block. */
+        *start_node = ln;
+        *start_pos = tail->used;
+        memcpy(tail->buf + tail->used, s, len);
+        tail->used += len;
+        rb.histlen += len;
+        rb.next_offset += len;
+        return 0;
+    }
+    int added = 0;
     if (tail && tail->used < tail->size) {
         *start_node = ln;
         *start_pos = tail->used;
@@ -95,9 +104,9 @@ int replBufAppend(const char *s, size_t len, long long offset, listNode **start_
         b->repl_offset = rb.next_offset;
         b->used = b->size < len ? b->size : len;
         memcpy(b->buf, s, b->used);
-        listAddNodeTail(rb.blocks, b);
+        listAddNodeTail(replBufBlocks, b);
         rb.mem += usable + sizeof(listNode);
-        if (!*start_node) *start_node = listLast(rb.blocks);
+        if (!*start_node) *start_node = listLast(replBufBlocks);
         s += b->used;
         len -= b->used;
         rb.histlen += b->used;
@@ -112,8 +121,8 @@ int replBufAppend(const char *s, size_t len, long long offset, listNode **start_
     return added;
 }
 
-long long replBufHistlen(void) { return rb.blocks ? rb.histlen : 0; }
-long long replBufFirstOffset(void) { return rb.blocks ? rb.next_offset - rb.histlen : 0; }
+long long replBufHistlen(void) { return replBufBlocks ? rb.histlen : 0; }
+long long replBufFirstOffset(void) { return replBufBlocks ? rb.next_offset - rb.histlen : 0; }
 size_t replBufMemory(void) { return rb.mem; }
 
 size_t replBufNotCountedMemory(void) {
@@ -125,9 +134,9 @@ size_t replBufNotCountedMemory(void) {
 }
 
 void replBufTrim(int max_blocks) {
-    if (!rb.blocks) return;
-    while (max_blocks-- > 0 && rb.histlen > server.repl_backlog_size && listLength(rb.blocks) > 1) {
-        listNode *first = listFirst(rb.blocks);
+    if (!replBufBlocks) return;
+    while (max_blocks-- > 0 && rb.histlen > server.repl_backlog_size && listLength(replBufBlocks) > 1) {
+        listNode *first = listFirst(replBufBlocks);
         replBufBlock *fo = blockOf(first);
         /* A replica still starts here: the backlog grows past its size
          * rather than lose what the replica needs (and may PSYNC from). */
@@ -139,7 +148,7 @@ void replBufTrim(int max_blocks) {
         blockOf(rb.backlog_node)->refcount++;
         rb.mem -= fo->size + sizeof(replBufBlock) + sizeof(listNode);
         zfree(fo);
-        listDelNode(rb.blocks, first);
+        listDelNode(replBufBlocks, first);
     }
 }
 
@@ -154,9 +163,9 @@ void replBufRefClient(client *c, listNode *node, size_t pos) {
 }
 
 void replBufRefClientAt(client *c, long long offset) {
-    if (!rb.blocks || !rb.backlog_node) return; /* nothing kept: it starts with what comes */
+    if (!replBufBlocks || !rb.backlog_node) return; /* nothing kept: it starts with what comes */
     /* Replicas come back close to the end: search from there. */
-    listNode *ln = listLast(rb.blocks);
+    listNode *ln = listLast(replBufBlocks);
     while (ln != rb.backlog_node && blockOf(ln)->repl_offset > offset) ln = ln->prev;
     replBufRefClient(c, ln, (size_t)(offset - blockOf(ln)->repl_offset));
 }
@@ -173,12 +182,12 @@ void replBufUnrefClient(client *c) {
 
 size_t replBufClientBlocks(client *c) {
     if (!c->ref_repl_buf_node) return 0;
-    return (size_t)(blockOf(listLast(rb.blocks))->id - blockOf(c->ref_repl_buf_node)->id + 1);
+    return (size_t)(blockOf(listLast(replBufBlocks))->id - blockOf(c->ref_repl_buf_node)->id + 1);
 }
 
 size_t replBufClientMemory(client *c) {
     if (!c->ref_repl_buf_node) return 0;
-    replBufBlock *last = blockOf(listLast(rb.blocks)), *cur = blockOf(c->ref_repl_buf_node);
+    replBufBlock *last = blockOf(listLast(replBufBlocks)), *cur = blockOf(c->ref_repl_buf_node);
     return (size_t)(last->repl_offset + (long long)last->size - cur->repl_offset) +
            replBufClientBlocks(c) * (sizeof(listNode) + sizeof(replBufBlock));
 }
@@ -186,7 +195,7 @@ size_t replBufClientMemory(client *c) {
 int replBufClientPending(client *c) {
     listNode *ln = c->ref_repl_buf_node;
     if (!ln) return 0;
-    return ln != listLast(rb.blocks) || c->ref_block_pos < blockOf(ln)->used;
+    return ln != listLast(replBufBlocks) || c->ref_block_pos < blockOf(ln)->used;
 }
 
 /* c has sent its block to the end: it moves its reference to the next one,

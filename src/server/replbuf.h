@@ -29,7 +29,8 @@ typedef struct replBufBlock {
 
 /* The buffer (the backlog) exists; replBufCreate starts it empty, its first
  * byte to come being the stream's byte at next_offset. */
-int replBufActive(void);
+extern list *replBufBlocks; /* the blocks, NULL while there is no backlog (read through replBufActive) */
+static inline int replBufActive(void) { return replBufBlocks != NULL; }
 void replBufCreate(long long next_offset);
 /* Frees every block. No client may reference one any more (replBufUnrefClient). */
 void replBufRelease(void);
