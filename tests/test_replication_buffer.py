@@ -50,8 +50,10 @@ def replica_waiting_snapshot(server_factory, master):
 
 
 def slow_snapshot_master(server_factory, *extra):
+    # shutdown-timeout 0: the replica left waiting never catches up, a
+    # shutdown waiting for it would outlast the fixture's patience.
     master = server_factory(*MASTER_ARGS, "--save", "", "--repl-backlog-size", "16384", "--enable-debug-command", "yes",
-                            *extra)
+                            "--shutdown-timeout", "0", *extra)
     m = master.client()
     m.set("seed", "1")  # the snapshot has a key to be slow on
     m.config_set("rdb-key-save-delay", 100000000)
