@@ -459,8 +459,8 @@ void memoryStatsCommand(client *c) {
         const char *name;
         size_t value;
     } sizes[] = {{"peak.allocated", mh.peak},         {"total.allocated", mh.used},
-                 {"startup.allocated", mh.startup},   {"replication.backlog", 0},
-                 {"clients.slaves", 0},               {"clients.normal", mh.clients_normal},
+                 {"startup.allocated", mh.startup},   {"replication.backlog", mh.repl_backlog},
+                 {"clients.slaves", mh.clients_slaves},               {"clients.normal", mh.clients_normal},
                  {"cluster.links", 0},                {"aof.buffer", mh.aof_buffer},
                  {"lua.caches", mh.lua_caches},       {"functions.caches", mh.functions_caches}};
     /* Ratios are single-precision floats in Redis, and print as such. */

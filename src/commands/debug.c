@@ -439,9 +439,23 @@ static void debugPauseCron(client *c) {
  * so the switches are accepted and have nothing to act on. */
 static void debugConfigRewriteForceAll(client *c) { configRewriteReply(c, 1); }
 
+/* DEBUG REPLYBUFFER PEAK-RESET-TIME <ms>|never|reset, RESIZING 0|1: how the
+ * client cron resizes reply buffers (networking.c). */
 static void debugReplybuffer(client *c) {
-    const char *what = c->argv[2]->ptr;
-    if (strcasecmp(what, "peak-reset-time") && strcasecmp(what, "resizing")) {
+    const char *what = c->argv[2]->ptr, *arg = c->argv[3]->ptr;
+    if (!strcasecmp(what, "peak-reset-time")) {
+        if (!strcasecmp(arg, "never")) {
+            server.reply_buffer_peak_reset_time = -1;
+        } else if (!strcasecmp(arg, "reset")) {
+            server.reply_buffer_peak_reset_time = REPLY_BUFFER_DEFAULT_PEAK_RESET_TIME;
+        } else {
+            long long ms;
+            if (getLongLongFromObjectOrReply(c, c->argv[3], &ms, NULL) != C_OK) return;
+            server.reply_buffer_peak_reset_time = ms;
+        }
+    } else if (!strcasecmp(what, "resizing")) {
+        server.reply_buffer_resizing_enabled = atoi(arg);
+    } else {
         addReplySubcommandSyntaxError(c);
         return;
     }

@@ -16,6 +16,7 @@
 #include "server/lazyfree.h"
 #include "server/blocking.h"
 #include "server/reply.h"
+#include "server/replbuf.h"
 #include "server/config.h"
 #include "server/server.h"
 #include "persist/aof.h"
@@ -38,7 +39,7 @@
 /* Like Redis: every 100 ms the growth of a counter since the previous sample
  * becomes a per-second rate; the last 16 rates are averaged. */
 #define METRIC_SAMPLES 16
-enum { METRIC_COMMANDS, METRIC_NET_INPUT, METRIC_NET_OUTPUT, METRIC_COUNT };
+enum { METRIC_COMMANDS, METRIC_NET_INPUT, METRIC_NET_OUTPUT, METRIC_NET_REPL_INPUT, METRIC_NET_REPL_OUTPUT, METRIC_COUNT };
 
 static struct {
     long long last_ms, last_value;
@@ -69,6 +70,8 @@ void infoCron(void) {
     trackMetric(METRIC_COMMANDS, server.stat_numcommands, now);
     trackMetric(METRIC_NET_INPUT, server.stat_net_input_bytes, now);
     trackMetric(METRIC_NET_OUTPUT, server.stat_net_output_bytes, now);
+    trackMetric(METRIC_NET_REPL_INPUT, server.stat_net_repl_input_bytes, now);
+    trackMetric(METRIC_NET_REPL_OUTPUT, server.stat_net_repl_output_bytes, now);
 }
 
 /* ------------------------------------------------------------------ helpers */
@@ -124,7 +127,8 @@ static void clientsStats(size_t *maxin, size_t *maxout, size_t *mem) {
         client *c = listNodeValue(ln);
         if (c->querybuf_peak > *maxin) *maxin = c->querybuf_peak;
         if (c->reply_bytes > *maxout) *maxout = c->reply_bytes;
-        *mem += getClientMemoryUsage(c, NULL);
+        /* Replicas' output is the shared replication buffer, counted apart. */
+        if (getClientType(c) != CLIENT_TYPE_REPLICA) *mem += getClientMemoryUsage(c, NULL);
     }
 }
 
@@ -160,7 +164,16 @@ void memoryOverheadCollect(memoryOverhead *mh) {
     mh->functions_caches = fm.registry_bytes;
     mh->functions = fm.functions;
     mh->libraries = fm.libraries;
-    mh->overhead_total = mh->startup + mh->clients_normal + mh->aof_buffer + mh->lua_caches + mh->functions_caches;
+    size_t replbuf = replBufMemory();
+    if (replReplicaCount() && (long long)replbuf > server.repl_backlog_size) {
+        mh->clients_slaves = replbuf - (size_t)server.repl_backlog_size;
+        mh->repl_backlog = (size_t)server.repl_backlog_size;
+    } else {
+        mh->repl_backlog = replbuf;
+    }
+    mh->not_counted_for_evict = replBufNotCountedMemory();
+    mh->overhead_total = mh->startup + mh->repl_backlog + mh->clients_slaves + mh->clients_normal + mh->aof_buffer +
+                         mh->lua_caches + mh->functions_caches;
     mh->db = zcalloc(sizeof(*mh->db) * server.dbnum);
     for (int j = 0; j < server.dbnum; j++) {
         redisDb *db = &server.db[j];
@@ -216,14 +229,15 @@ static sds memorySection(sds info) {
         info,
         "allocator_frag_ratio:%.2f\r\nallocator_frag_bytes:%lld\r\nallocator_rss_ratio:%.2f\r\n"
         "allocator_rss_bytes:%lld\r\nrss_overhead_ratio:%.2f\r\nrss_overhead_bytes:%lld\r\n"
-        "mem_fragmentation_ratio:%.2f\r\nmem_fragmentation_bytes:%lld\r\nmem_not_counted_for_evict:0\r\n"
-        "mem_replication_backlog:0\r\nmem_total_replication_buffers:%zu\r\nmem_clients_slaves:0\r\n"
+        "mem_fragmentation_ratio:%.2f\r\nmem_fragmentation_bytes:%lld\r\nmem_not_counted_for_evict:%zu\r\n"
+        "mem_replication_backlog:%zu\r\nmem_total_replication_buffers:%zu\r\nmem_clients_slaves:%zu\r\n"
         "mem_clients_normal:%zu\r\nmem_cluster_links:0\r\nmem_aof_buffer:%zu\r\nmem_allocator:%s\r\n"
         "active_defrag_running:0\r\nlazyfree_pending_objects:%zu\r\nlazyfreed_objects:%zu\r\n",
         allocated ? (double)active / allocated : 0, (long long)active - (long long)allocated,
         active ? (double)resident / active : 0, (long long)resident - (long long)active,
         resident ? (double)rss / resident : 0, (long long)rss - (long long)resident, used ? (double)rss / used : 0,
-        (long long)rss - (long long)used, replBuffersMemory(), mh.clients_normal, mh.aof_buffer, zmalloc_lib_name(),
+        (long long)rss - (long long)used, mh.not_counted_for_evict, mh.repl_backlog, replBufMemory(),
+        mh.clients_slaves, mh.clients_normal, mh.aof_buffer, zmalloc_lib_name(),
         lazyfreePendingObjects(), lazyfreedObjects());
     memoryOverheadRelease(&mh);
     return info;
@@ -234,9 +248,9 @@ static sds statsSection(sds info) {
         info,
         "# Stats\r\ntotal_connections_received:%lld\r\ntotal_commands_processed:%lld\r\n"
         "instantaneous_ops_per_sec:%lld\r\ntotal_net_input_bytes:%lld\r\ntotal_net_output_bytes:%lld\r\n"
-        "total_net_repl_input_bytes:0\r\ntotal_net_repl_output_bytes:0\r\ninstantaneous_input_kbps:%.2f\r\n"
-        "instantaneous_output_kbps:%.2f\r\ninstantaneous_input_repl_kbps:0.00\r\n"
-        "instantaneous_output_repl_kbps:0.00\r\nrejected_connections:%lld\r\nsync_full:%lld\r\nsync_partial_ok:%lld\r\n"
+        "total_net_repl_input_bytes:%lld\r\ntotal_net_repl_output_bytes:%lld\r\ninstantaneous_input_kbps:%.2f\r\n"
+        "instantaneous_output_kbps:%.2f\r\ninstantaneous_input_repl_kbps:%.2f\r\n"
+        "instantaneous_output_repl_kbps:%.2f\r\nrejected_connections:%lld\r\nsync_full:%lld\r\nsync_partial_ok:%lld\r\n"
         "sync_partial_err:%lld\r\nexpired_keys:%lld\r\nexpired_stale_perc:0.00\r\n"
         "expired_time_cap_reached_count:0\r\nexpire_cycle_cpu_milliseconds:%lld\r\nevicted_keys:%lld\r\n"
         "evicted_clients:%lld\r\ntotal_eviction_exceeded_time:0\r\ncurrent_eviction_exceeded_time:0\r\n"
@@ -247,18 +261,21 @@ static sds statsSection(sds info) {
         "current_active_defrag_time:0\r\ntracking_total_keys:%llu\r\ntracking_total_items:%llu\r\n"
         "tracking_total_prefixes:%llu\r\nunexpected_error_replies:%lld\r\ntotal_error_replies:%lld\r\n"
         "dump_payload_sanitizations:0\r\ntotal_reads_processed:%lld\r\ntotal_writes_processed:%lld\r\n"
-        "io_threaded_reads_processed:0\r\nio_threaded_writes_processed:0\r\nreply_buffer_shrinks:0\r\n"
-        "reply_buffer_expands:0\r\n",
+        "io_threaded_reads_processed:0\r\nio_threaded_writes_processed:0\r\nreply_buffer_shrinks:%lld\r\n"
+        "reply_buffer_expands:%lld\r\n",
         server.stat_numconnections, server.stat_numcommands, metricRate(METRIC_COMMANDS),
-        server.stat_net_input_bytes, server.stat_net_output_bytes, (double)metricRate(METRIC_NET_INPUT) / 1024,
-        (double)metricRate(METRIC_NET_OUTPUT) / 1024, server.stat_rejected_conn, replStatSyncFull(),
+        server.stat_net_input_bytes, server.stat_net_output_bytes, server.stat_net_repl_input_bytes,
+        server.stat_net_repl_output_bytes, (double)metricRate(METRIC_NET_INPUT) / 1024,
+        (double)metricRate(METRIC_NET_OUTPUT) / 1024, (double)metricRate(METRIC_NET_REPL_INPUT) / 1024,
+        (double)metricRate(METRIC_NET_REPL_OUTPUT) / 1024, server.stat_rejected_conn, replStatSyncFull(),
         replStatSyncPartialOk(), replStatSyncPartialErr(), server.stat_expiredkeys,
         server.stat_expire_cycle_time_used / 1000, server.stat_evictedkeys, server.stat_evictedclients,
         server.stat_keyspace_hits,
         server.stat_keyspace_misses, pubsubChannelCount(), pubsubPatternCount(), pubsubShardChannelCount(), bgchildLatestForkUsec(),
         bgchildTotalForks(), migrateCachedSockets(), trackingGetTotalKeys(), trackingGetTotalItems(), trackingGetTotalPrefixes(),
         server.stat_unexpected_error_replies,
-        server.stat_total_error_replies, server.stat_total_reads_processed, server.stat_total_writes_processed);
+        server.stat_total_error_replies, server.stat_total_reads_processed, server.stat_total_writes_processed,
+        server.stat_reply_buffer_shrinks, server.stat_reply_buffer_expands);
 }
 
 static sds catRusage(sds info, const char *prefix, const char *suffix, struct rusage *ru) {

@@ -14,6 +14,9 @@ sds genInfoString(int argc, const char **names);
 typedef struct memoryOverhead {
     size_t used, peak, startup, rss;
     size_t clients_normal, aof_buffer, lua_caches, functions_caches;
+    /* The shared replication buffer, split as Redis 7.0 splits it: up to
+     * repl-backlog-size it is the backlog's, the rest the replicas'. */
+    size_t repl_backlog, clients_slaves, not_counted_for_evict;
     size_t scripts;               /* cached EVAL scripts */
     size_t lua_vm, functions_vm, functions, libraries;
     size_t clients;               /* connected clients */

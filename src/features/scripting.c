@@ -23,6 +23,7 @@
 #include "core/numparse.h"
 #include "core/zmalloc.h"
 #include "server/propagate.h"
+#include "server/evict.h"
 
 #include <ctype.h>
 #include <lauxlib.h>
@@ -528,7 +529,7 @@ static int redisCallGeneric(lua_State *L, int raise) {
     else if ((cmd->flags & CMD_WRITE) && !run.wrote && (err = scriptWriteGateError())) {
         /* persistence fails (-MISCONF): a script that wrote nothing yet stops */
     }
-    else if ((cmd->flags & CMD_DENYOOM) && server.maxmemory && zmalloc_used_memory() > server.maxmemory &&
+    else if ((cmd->flags & CMD_DENYOOM) && server.maxmemory && evictCountedMemory() > server.maxmemory &&
              !run.wrote && !(run.flags & SCRIPT_FLAG_ALLOW_OOM))
         err = "-OOM command not allowed when used memory > 'maxmemory'.";
     else if (!(cmd->flags & CMD_STALE) && replicaIsStaleAndStrict())
@@ -1346,7 +1347,7 @@ static int scriptMayStart(client *c, int flags, int ro_cmd) {
         }
     }
     if (!(flags & (SCRIPT_FLAG_ALLOW_OOM | SCRIPT_FLAG_NO_WRITES)) && server.maxmemory &&
-        zmalloc_used_memory() > server.maxmemory) {
+        evictCountedMemory() > server.maxmemory) {
         addReplyErrorObject(c, shared.oomerr);
         return 0;
     }

@@ -155,7 +155,7 @@ int persistAfterFlushall(void) {
  * anyway); nothing is stopped for good, the server can go on. */
 int persistOnShutdown(int flags) {
     int force = flags & SHUTDOWN_FORCE;
-    if (child_pid != -1) {
+    if (child_pid != -1) { /* (a full resync's snapshot child went first: replOnShutdown) */
         serverLog(LL_WARNING, "There is a child saving an .rdb. Killing it!");
         killSaveChild();
     }

@@ -12,6 +12,8 @@
 #include "core/numparse.h"
 #include "core/zmalloc.h"
 #include "persist/bgchild.h"
+#include "persist/aof.h"
+#include "persist/persist.h"
 #include "persist/rdb.h"
 #include "server/blocking.h"
 #include "server/client.h"
@@ -19,6 +21,7 @@
 #include "server/hooks.h"
 #include "server/propagate.h"
 #include "server/reply.h"
+#include "server/replbuf.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -48,9 +51,9 @@ typedef struct replicaLink {
     int wait_ack;       /* online, but the stream waits for its first ACK (it loads an EOF-marked RDB) */
     int capa_eof, capa_psync2;
     int rdb_exclude;    /* RDB_EXCLUDE_*: REPLCONF rdb-filter-only (redis-cli --functions-rdb) */
+    int rdb_only;       /* REPLCONF rdb-only 1 (redis-cli --rdb): the snapshot, no stream */
     int listening_port;
     char announced_ip[NET_IP_STR_LEN];
-    sds pending;        /* the stream produced while its RDB is made and sent (counted in its output limit) */
     size_t chunk_sent;  /* a diskless transfer: bytes of the current pipe chunk written to it */
     time_t last_io;     /* ... and when it last took some (repl-timeout) */
     int rdbfd;
@@ -62,11 +65,6 @@ typedef struct replicaLink {
 } replicaLink;
 
 static struct {
-    char *backlog;
-    long long backlog_size; /* as allocated; follows repl-backlog-size on the next creation */
-    long long backlog_idx;  /* where the next byte goes */
-    long long backlog_histlen;
-    long long backlog_off;  /* offset of its first byte */
     list *replicas;
     list *waiting;          /* clients blocked in WAIT */
     int seldb;              /* the db the stream last selected; -1 forces a SELECT */
@@ -123,103 +121,73 @@ void replShiftId(void) {
 /* ------------------------------------------------------------- the backlog */
 
 void replEnsureBacklog(void) {
-    if (m.backlog) return;
-    m.backlog_size = server.repl_backlog_size;
-    m.backlog = zmalloc(m.backlog_size);
-    m.backlog_idx = m.backlog_histlen = 0;
+    if (replBufActive()) return;
     /* Nothing is in it yet: the first byte to come is the next offset. */
-    m.backlog_off = replId.offset + 1;
+    replBufCreate(replId.offset + 1);
     replUpdateStreamSubscription();
 }
 
+/* Every replica lets go of the buffer first: those still attached are on
+ * their way out (a new history), and none may point into freed blocks. */
+static void detachReplicasFromBuffer(void) {
+    listIter li;
+    listNode *ln;
+    listRewind(m.replicas, &li);
+    while ((ln = listNext(&li))) replBufUnrefClient(((replicaLink *)listNodeValue(ln))->c);
+}
+
 void replFreeBacklog(void) {
-    zfree(m.backlog);
-    m.backlog = NULL;
-    m.backlog_histlen = 0;
+    detachReplicasFromBuffer();
+    replBufRelease();
     replUpdateStreamSubscription();
 }
 
 /* CONFIG SET repl-backlog-size: at least 16kB (as Redis, which writes the
- * floor back into the config), and a live backlog takes the new size now,
- * keeping its most recent bytes. */
+ * floor back into the config). The buffer is trimmed to the new size bit by
+ * bit (here, then as the stream flows and by the cron). */
 #define BACKLOG_MIN_SIZE 16384
 static int applyBacklogSize(const char **err) {
     (void)err;
     if (server.repl_backlog_size < BACKLOG_MIN_SIZE) server.repl_backlog_size = BACKLOG_MIN_SIZE;
-    if (!m.backlog || server.repl_backlog_size == m.backlog_size) return 1;
-    long long size = server.repl_backlog_size;
-    long long keep = m.backlog_histlen < size ? m.backlog_histlen : size;
-    char *b = zmalloc(size);
-    /* The last keep bytes, oldest first, from the ring. */
-    long long j = (m.backlog_idx - keep + m.backlog_size) % m.backlog_size;
-    for (long long done = 0; done < keep;) {
-        long long n = m.backlog_size - j < keep - done ? m.backlog_size - j : keep - done;
-        memcpy(b + done, m.backlog + j, n);
-        done += n;
-        j = 0;
-    }
-    zfree(m.backlog);
-    m.backlog = b;
-    m.backlog_size = size;
-    m.backlog_histlen = keep;
-    m.backlog_idx = keep % size;
-    m.backlog_off = replId.offset - keep + 1;
+    replBufTrim(REPLBUF_TRIM_BLOCKS_PER_CALL);
     return 1;
 }
 
-static void backlogAppend(const char *p, size_t len) {
-    while (len) {
-        size_t room = m.backlog_size - m.backlog_idx;
-        size_t n = len < room ? len : room;
-        memcpy(m.backlog + m.backlog_idx, p, n);
-        m.backlog_idx = (m.backlog_idx + n) % m.backlog_size;
-        m.backlog_histlen += n;
-        p += n;
-        len -= n;
-    }
-    if (m.backlog_histlen > m.backlog_size) m.backlog_histlen = m.backlog_size;
-    m.backlog_off = replId.offset - m.backlog_histlen + 1;
-}
-
-/* Queues the backlog from offset on to a replica continuing there. */
-static void addReplyBacklogFrom(client *c, long long offset) {
-    long long skip = offset - m.backlog_off;
-    long long j = (m.backlog_idx + (m.backlog_size - m.backlog_histlen) + skip) % m.backlog_size;
-    long long len = m.backlog_histlen - skip;
-    while (len > 0) {
-        long long n = m.backlog_size - j < len ? m.backlog_size - j : len;
-        addReplyProto(c, m.backlog + j, n);
-        len -= n;
-        j = 0;
-    }
+/* Whether a replica takes the stream into the shared buffer: from the
+ * moment its snapshot is started (the stream after it is what it misses). */
+static int feedsFromBuffer(replicaLink *r) {
+    return r->state != R_WAIT_BGSAVE_START && !r->rdb_only && !(r->c->flags & CLIENT_CLOSE_ASAP);
 }
 
 /* ----------------------------------------------------------- the stream */
 
 void replFeedStream(const char *buf, size_t len) {
+    long long first = replId.offset + 1;
     replId.offset += len;
-    if (!m.backlog) return;
-    backlogAppend(buf, len);
+    if (!replBufActive()) return;
+    listNode *start;
+    size_t pos;
+    int added = replBufAppend(buf, len, first, &start, &pos);
     listIter li;
     listNode *ln;
     listRewind(m.replicas, &li);
     while ((ln = listNext(&li))) {
         replicaLink *r = listNodeValue(ln);
-        if (r->state == R_ONLINE && !r->wait_ack) {
-            addReplyProto(r->c, buf, len);
-        } else if (r->state != R_WAIT_BGSAVE_START) {
-            /* Held until its RDB is loaded, and counted against
-             * client-output-buffer-limit replica as if queued (Redis does). */
-            r->pending = sdscatlen(r->pending, buf, len);
-            r->c->held_output_bytes = sdslen(r->pending);
-            checkClientOutputBufferLimits(r->c);
-        }
+        if (!feedsFromBuffer(r)) continue;
+        client *c = r->c;
+        /* The first bytes it takes: it holds the buffer from here. */
+        if (!c->ref_repl_buf_node) replBufRefClient(c, start, pos);
+        /* Held until its RDB is loaded, but counted against
+         * client-output-buffer-limit replica all the same (as Redis). */
+        if (!(c->flags & (CLIENT_REPL_HOLD | CLIENT_PENDING_WRITE))) clientScheduleWrite(c);
+        if (added) checkClientOutputBufferLimits(c);
     }
+    if (added) replBufTrim(REPLBUF_TRIM_BLOCKS_PER_CALL);
 }
 
 static void replStreamSubscriber(int dbid, robj **argv, int argc) {
     /* A replica passes on its master's stream as received (replica.c). */
-    if (server.masterhost_set || !m.backlog) return;
+    if (server.masterhost_set || !replBufActive()) return;
     /* One buffer reused for every command: growing a fresh one append by
      * append cost more than the rest of the feed. */
     static sds out;
@@ -237,7 +205,7 @@ static void replStreamSubscriber(int dbid, robj **argv, int argc) {
  * master with a backlog (a replica passes its master's bytes on itself).
  * Otherwise each write would pay for framing a stream nobody reads. */
 void replUpdateStreamSubscription(void) {
-    if (!server.masterhost_set && m.backlog) propagateSubscribe(replStreamSubscriber);
+    if (!server.masterhost_set && replBufActive()) propagateSubscribe(replStreamSubscriber);
     else propagateUnsubscribe(replStreamSubscriber);
 }
 
@@ -287,7 +255,6 @@ static void freeLink(replicaLink *r) {
         if (r->state == R_SEND_BULK && r->diskless) pipeLostReplica();
     }
     if (r->rdbfd != -1) close(r->rdbfd);
-    sdsfree(r->pending);
     sdsfree(r->preamble);
     r->c->repl = NULL;
     zfree(r);
@@ -355,7 +322,12 @@ static int enoughReplicasWaiting(void) {
 static void readRdbPipe(aeEventLoop *el, int fd, void *privdata, int mask);
 static void startWaitingSync(void);
 
+/* One child at a time, as Redis: a snapshot for replicas waits while a
+ * BGSAVE's or an AOF rewrite's child runs (the cron starts it after). */
+static int otherChildActive(void) { return persistSaveChildActive() || aofRewriteInProgress(); }
+
 static void startBgsaveForReplication(void) {
+    if (otherChildActive()) return;
     m.wait_since = 0;
     int exclude = nextSnapshotExclude();
     int diskless = waitingReplicasTakeDiskless();
@@ -438,7 +410,7 @@ static int chunkLeft(replicaLink *r) {
         if (n > 0) {
             r->chunk_sent += n;
             r->last_io = server.unixtime;
-            server.stat_net_output_bytes += n;
+            server.stat_net_repl_output_bytes += n;
         }
     }
     return r->chunk_sent < m.chunk_len;
@@ -564,7 +536,8 @@ static int tryPartialResync(client *c, replicaLink *r) {
         if (strcmp(id, "?")) server.stat_sync_partial_err++;
         return C_ERR;
     }
-    if (!m.backlog || off < m.backlog_off || off > m.backlog_off + m.backlog_histlen) {
+    long long first = replBufFirstOffset();
+    if (!replBufActive() || off < first || off > first + replBufHistlen()) {
         server.stat_sync_partial_err++;
         return C_ERR;
     }
@@ -578,7 +551,10 @@ static int tryPartialResync(client *c, replicaLink *r) {
         freeClientAsync(c);
         return C_OK;
     }
-    addReplyBacklogFrom(c, off);
+    /* It streams the backlog from its offset on: a reference into the
+     * shared buffer, nothing copied. */
+    replBufRefClientAt(c, off);
+    clientScheduleWrite(c);
     server.stat_sync_partial_ok++;
     serverLog(LL_NOTICE, "Partial resynchronization request from %s accepted.", c->addr);
     return C_OK;
@@ -622,7 +598,7 @@ void syncCommand(client *c) {
             serverLog(LL_WARNING, "Replica %s asks for synchronization but with a wrong offset", name);
             return;
         }
-        if (first && !m.backlog && !server.masterhost_set) {
+        if (first && !replBufActive() && !server.masterhost_set) {
             /* A new history starts with the first replica (as Redis). */
             replChangeId();
             replClearId2();
@@ -635,8 +611,8 @@ void syncCommand(client *c) {
     server.stat_sync_full++;
     attachReplica(c, r);
     r->state = R_WAIT_BGSAVE_START;
-    r->pending = sdsempty();
-    if (first && !m.backlog) {
+    c->flags |= CLIENT_REPL_HOLD;
+    if (first && !replBufActive()) {
         if (!server.masterhost_set) {
             replChangeId();
             replClearId2();
@@ -651,8 +627,10 @@ void syncCommand(client *c) {
         while ((ln = listNext(&li))) {
             replicaLink *o = listNodeValue(ln);
             if (o == r || o->state != R_WAIT_BGSAVE_END || o->rdb_exclude != r->rdb_exclude) continue;
+            /* One taking no stream has none to share with one that does. */
+            if (o->rdb_only && !r->rdb_only) continue;
             r->initial_offset = o->initial_offset;
-            r->pending = sdscatsds(r->pending, o->pending);
+            replBufCopyRef(c, o->c);
             sendFullResync(r);
             return;
         }
@@ -663,6 +641,11 @@ void syncCommand(client *c) {
         !enoughReplicasWaiting()) {
         /* Others may come within the delay and share the transfer (the cron starts it). */
         if (!m.wait_since) m.wait_since = server.unixtime;
+        serverLog(LL_NOTICE, "Delay next BGSAVE for diskless SYNC");
+        return;
+    }
+    if (otherChildActive()) {
+        serverLog(LL_NOTICE, "No BGSAVE in progress, but another BG operation is active. BGSAVE for replication delayed");
         return;
     }
     startBgsaveForReplication();
@@ -673,18 +656,8 @@ static void replicaOnline(replicaLink *r) {
     r->ack_time = server.unixtime;
     refreshGoodReplicas();
     if (r->wait_ack) return;
-    r->c->held_output_bytes = 0;
-    if (sdslen(r->pending)) {
-        /* Usually runs inside the replica's REPLCONF ACK: what is queued here
-         * is our stream, not a reply to it, so the guard against answering a
-         * replica must not drop the link. */
-        uint64_t running_own = r->c->flags & CLIENT_REPLICA_CMD;
-        r->c->flags &= ~CLIENT_REPLICA_CMD;
-        addReplyProto(r->c, r->pending, sdslen(r->pending));
-        r->c->flags |= running_own;
-    }
-    sdsfree(r->pending);
-    r->pending = NULL;
+    r->c->flags &= ~CLIENT_REPL_HOLD;
+    if (clientHasPendingReplies(r->c)) clientScheduleWrite(r->c);
     serverLog(LL_NOTICE, "Synchronization with replica %s succeeded", r->c->addr);
 }
 
@@ -716,7 +689,7 @@ static void sendBulkToReplica(aeEventLoop *el, int fd, void *privdata, int mask)
         return;
     }
     r->rdboff += nw;
-    server.stat_net_output_bytes += nw;
+    server.stat_net_repl_output_bytes += nw;
     if (r->rdboff < r->rdbsize) return;
     close(r->rdbfd);
     r->rdbfd = -1;
@@ -763,7 +736,7 @@ static void startWaitingSync(void) {
     listRewind(m.replicas, &li);
     while ((ln = listNext(&li))) {
         replicaLink *r = listNodeValue(ln);
-        if (r->state == R_WAIT_BGSAVE_START) {
+        if (r->state == R_WAIT_BGSAVE_START && !(r->c->flags & (CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSE_ASAP))) {
             startBgsaveForReplication();
             break;
         }
@@ -842,7 +815,7 @@ int replCountAcked(long long offset) {
 }
 
 void replRequestAcks(void) {
-    if (!m.backlog || server.masterhost_set) return;
+    if (!replBufActive() || server.masterhost_set) return;
     robj *argv[3] = {createStringObject("REPLCONF", 8), createStringObject("GETACK", 6), createStringObject("*", 1)};
     replStreamSubscriber(m.seldb, argv, 3);
     for (int j = 0; j < 3; j++) decrRefCount(argv[j]);
@@ -868,6 +841,9 @@ static void refreshGoodReplicas(void) {
 /* Once a second: keepalives, pings, timeouts, the backlog's life and min-replicas. */
 void replMasterCron(void) {
     checkChild();
+    /* Replicas that waited for another child (or for ours, busy for others):
+     * their snapshot starts as soon as no child runs. */
+    if (m.child == -1 && !m.diskless && !m.wait_since) startWaitingSync();
     if (server.unixtime == m.last_second) return;
     m.last_second = server.unixtime;
     if (m.wait_since && m.child == -1 && !m.diskless && server.unixtime - m.wait_since >= server.repl_diskless_sync_delay) {
@@ -905,7 +881,7 @@ void replMasterCron(void) {
         }
     }
     refreshGoodReplicas();
-    if (!server.masterhost_set && m.backlog && !listLength(m.replicas) && server.repl_backlog_ttl &&
+    if (!server.masterhost_set && replBufActive() && !listLength(m.replicas) && server.repl_backlog_ttl &&
         server.unixtime - m.no_replicas_since > server.repl_backlog_ttl) {
         /* A replica coming back later cannot continue a history nobody kept. */
         replChangeId();
@@ -982,7 +958,11 @@ void replconfCommand(client *c) {
             sdsfreesplitres(filters, count);
             linkOf(c)->rdb_exclude = exclude;
         } else if (!strcasecmp(opt, "rdb-only")) {
-            /* A snapshot-only reader (redis-cli --rdb): it gets the stream too and closes. */
+            /* A snapshot-only reader (redis-cli --rdb): it takes no stream,
+             * so it holds nothing of the replication buffer. */
+            long rdb_only;
+            if (getRangeLongFromObjectOrReply(c, val, 0, 1, &rdb_only, NULL) != C_OK) return;
+            linkOf(c)->rdb_only = (int)rdb_only;
         } else {
             addReplyErrorFormat(c, "Unrecognized REPLCONF option: %s", opt);
             return;
@@ -1103,8 +1083,7 @@ sds replMasterInfo(sds info) {
                         "master_repl_offset:%lld\r\nsecond_repl_offset:%lld\r\nrepl_backlog_active:%d\r\n"
                         "repl_backlog_size:%lld\r\nrepl_backlog_first_byte_offset:%lld\r\nrepl_backlog_histlen:%lld\r\n",
                         failoverStateName(), replId.replid, replId.replid2, replId.offset, replId.second_offset,
-                        m.backlog != NULL,
-                        server.repl_backlog_size, m.backlog ? m.backlog_off : 0, m.backlog ? m.backlog_histlen : 0);
+                        replBufActive(), server.repl_backlog_size, replBufFirstOffset(), replBufHistlen());
 }
 
 sds replInfo(sds info) {
@@ -1199,27 +1178,12 @@ static void reportReplicasAtShutdown(void) {
 
 static const shutdownReplicaHooks shutdown_hooks = {replicasInSync, replRequestAcks, reportReplicasAtShutdown};
 
-size_t replBuffersMemory(void) {
-    /* Redis 7.0 keeps one buffer shared by the backlog and the replicas: its
-     * size is what the one furthest behind still needs, or the backlog. */
-    size_t most = m.backlog ? (size_t)m.backlog_histlen : 0;
-    listIter li;
-    listNode *ln;
-    listRewind(m.replicas, &li);
-    while ((ln = listNext(&li))) {
-        replicaLink *r = listNodeValue(ln);
-        size_t pending = getClientOutputBufferMemoryUsage(r->c);
-        if (pending > most) most = pending;
-    }
-    return most;
-}
-
 /* ------------------------------------------------------------------ wiring */
 
 /* What a snapshot records of our place in the stream (as Redis's rdbPopulateSaveInfo). */
 static int fillReplInfo(rdbReplInfo *rsi) {
     if (!server.masterhost_set) {
-        if (!m.backlog) return 0;
+        if (!replBufActive()) return 0;
         rsi->stream_db = m.seldb == -1 ? 0 : m.seldb;
     } else if ((rsi->stream_db = replicaStreamDb()) < 0) {
         return 0;
@@ -1230,6 +1194,9 @@ static int fillReplInfo(rdbReplInfo *rsi) {
 }
 
 static void replCron(void) {
+    /* What the hot paths left to trim (a replica gone that held a long
+     * history, a smaller repl-backlog-size) goes between commands. */
+    replBufTrim(REPLBUF_TRIM_BLOCKS_PER_CALL * 16);
     replMasterCron();
     replicaCron();
 }

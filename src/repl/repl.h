@@ -25,8 +25,6 @@ int replOnShutdown(int flags);
 long long replStatSyncFull(void);
 /* Replicas attached (any state): INFO connected_clients leaves them out. */
 unsigned long replReplicaCount(void);
-/* INFO mem_total_replication_buffers: the stream held for the backlog and the replicas. */
-size_t replBuffersMemory(void);
 long long replStatSyncPartialOk(void);
 long long replStatSyncPartialErr(void);
 

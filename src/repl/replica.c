@@ -312,7 +312,7 @@ static void readFromMaster(aeEventLoop *el, int fd, void *privdata, int mask) {
     sdsincrlen(c->querybuf, n);
     c->lastinteraction = server.unixtime;
     c->net_input_bytes += n;
-    server.stat_net_input_bytes += n;
+    server.stat_net_repl_input_bytes += n;
     processInputBuffer(c);
 }
 
@@ -580,7 +580,7 @@ static void readSyncBulkPayload(aeEventLoop *el, int fd, void *privdata, int mas
         cancelHandshake();
         return;
     }
-    server.stat_net_input_bytes += n;
+    server.stat_net_repl_input_bytes += n;
     rp.lastio = server.unixtime;
     if (write(rp.tmpfd, buf, n) != n) {
         serverLog(LL_WARNING, "Write error or short write writing to the DB dump file needed for MASTER <-> REPLICA synchronization: %s", strerror(errno));

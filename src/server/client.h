@@ -30,6 +30,8 @@ static inline int prepareClientToWrite(client *c) {
     return prepareClientToWriteSlow(c);
 }
 int clientHasPendingReplies(client *c);
+/* Queues c for writing (a replica with new stream in the shared buffer). */
+void clientScheduleWrite(client *c);
 /* The reply queued for c and not sent yet, as one string; c's buffers are left
  * empty (what a command run by a script replied; a debugging child's last reply). */
 sds clientTakeReply(client *c);

@@ -934,6 +934,8 @@ sds configGetValue(const char *name) {
 
 void initServerConfig(void) {
     server.dbnum = 16;
+    server.reply_buffer_peak_reset_time = REPLY_BUFFER_DEFAULT_PEAK_RESET_TIME;
+    server.reply_buffer_resizing_enabled = 1;
     server.active_expire_enabled = 1;
     for (size_t i = 0; i < NCONFIGS; i++) {
         configDef *d = &configs[i];
@@ -1274,10 +1276,12 @@ void configResetstatCommand(client *c) {
     server.stat_numcommands = server.stat_numconnections = server.stat_expiredkeys = 0;
     server.stat_keyspace_hits = server.stat_keyspace_misses = server.stat_rejected_conn = 0;
     server.stat_net_input_bytes = server.stat_net_output_bytes = 0;
+    server.stat_net_repl_input_bytes = server.stat_net_repl_output_bytes = 0;
     server.stat_total_error_replies = server.stat_unexpected_error_replies = 0;
     server.stat_evictedkeys = server.stat_expire_cycle_time_used = server.stat_evictedclients = 0;
     server.stat_client_qbuf_limit_disconnections = server.stat_client_outbuf_limit_disconnections = 0;
     server.stat_sync_full = server.stat_sync_partial_ok = server.stat_sync_partial_err = 0;
+    server.stat_reply_buffer_shrinks = server.stat_reply_buffer_expands = 0;
     server.stat_peak_memory = zmalloc_used_memory();
     lazyfreeResetStats();
     dictEmpty(server.errors, NULL);

@@ -11,6 +11,7 @@
  * one key per round, visiting the databases in turn. The access tracking
  * the policies read (robj->lru, kept up to date by every lookup) is here too. */
 #include "server/evict.h"
+#include "server/replbuf.h"
 #include "server/db.h"
 #include "server/expire.h"
 #include "server/lazyfree.h"
@@ -242,9 +243,14 @@ static long long evictionTimerProc(aeEventLoop *el, long long id, void *clientDa
     return AE_NOMORE;
 }
 
+size_t evictCountedMemory(void) {
+    size_t used = zmalloc_used_memory(), not_counted = replBufNotCountedMemory();
+    return used > not_counted ? used - not_counted : 0;
+}
+
 int evictExpandAllowed(size_t more_mem, double used_ratio) {
     if (used_ratio > 1.618) return 1; /* too full to wait: grow anyway */
-    return !server.maxmemory || zmalloc_used_memory() + more_mem <= server.maxmemory;
+    return !server.maxmemory || evictCountedMemory() + more_mem <= server.maxmemory;
 }
 
 static void startEvictionTimer(void) {
@@ -257,7 +263,7 @@ int performEvictions(void) {
      * loading, on a replica (it mirrors its master), or during CLIENT PAUSE
      * (writes wait for its end anyway). */
     if (!server.maxmemory || !expiryAllowed()) return EVICT_OK;
-    size_t used = zmalloc_used_memory();
+    size_t used = evictCountedMemory();
     if (used <= server.maxmemory) return EVICT_OK;
     if (server.maxmemory_policy == MAXMEMORY_NO_EVICTION) return EVICT_FAIL;
     /* The target is fixed up front and only what the frees return counts, so

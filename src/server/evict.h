@@ -41,6 +41,11 @@ void objectSetAccess(robj *o, long long lfu_freq, long long lru_idle);
 unsigned long long objectIdleSeconds(robj *o);
 unsigned long objectLfuCounter(robj *o); /* decayed to now; read without touching */
 
+/* Used memory as maxmemory counts it: without what replicas hold of the
+ * shared replication buffer beyond repl-backlog-size (as Redis 7.0), so a
+ * slow replica never makes the master evict keys. */
+size_t evictCountedMemory(void);
+
 /* Evicts until used memory is within maxmemory, for at most the time
  * maxmemory-eviction-tenacity allows. */
 int performEvictions(void);

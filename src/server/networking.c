@@ -6,6 +6,7 @@
 #include "server/client.h"
 #include "server/clientmem.h"
 #include "server/reply.h"
+#include "server/replbuf.h"
 #include "server/resp_parse.h"
 #include "server/blocking.h"
 #include "core/anet.h"
@@ -58,6 +59,8 @@ client *createClient(int fd) {
     c->resp = 2;
     c->buf = zmalloc(PROTO_REPLY_CHUNK_BYTES);
     c->buf_usable_size = zmalloc_size(c->buf);
+    c->buf_peak = c->buf_usable_size;
+    c->buf_peak_last_reset_time = server.mstime;
     c->watched_keys = listCreate();
     c->pubsub_channels = NULL;
     c->pubsubshard_channels = NULL;
@@ -260,6 +263,7 @@ void freeClient(client *c) {
     }
     freeClientArgv(c);
     freeReplyBlocks(c);
+    replBufUnrefClient(c);
     listRelease(c->reply);
     listRelease(c->watched_keys);
     sdsfree(c->querybuf);
@@ -291,7 +295,17 @@ void freeClientsInAsyncFreeQueue(void) {
 
 /* ----------------------------------------------------------------- writing */
 
-int clientHasPendingReplies(client *c) { return c->bufpos || listLength(c->reply); }
+int clientHasPendingReplies(client *c) {
+    return c->bufpos || listLength(c->reply) ||
+           (c->ref_repl_buf_node && !(c->flags & CLIENT_REPL_HOLD) && replBufClientPending(c));
+}
+
+void clientScheduleWrite(client *c) {
+    if (c->fd == -1 || (c->flags & (CLIENT_PENDING_WRITE | CLIENT_CLOSE_ASAP))) return;
+    c->flags |= CLIENT_PENDING_WRITE;
+    listAddNodeTail(server.clients_pending_write, c);
+    c->pending_write_node = listLast(server.clients_pending_write);
+}
 
 int prepareClientToWriteSlow(client *c) {
     if (c->flags & (CLIENT_LUA | CLIENT_AOF)) return c->flags & CLIENT_AOF ? C_ERR : C_OK;
@@ -322,6 +336,18 @@ static int writeToClient(client *c, int handler_installed) {
     ssize_t totwritten = 0;
     server.stat_total_writes_processed++;
     while (clientHasPendingReplies(c)) {
+        if (!c->bufpos && !listLength(c->reply)) {
+            /* A replica: its stream, straight from the shared buffer. */
+            ssize_t n = replBufWriteClient(c);
+            if (n < 0) {
+                freeClientAsync(c);
+                return C_ERR;
+            }
+            if (n == 0) break;
+            totwritten += n;
+            c->net_output_bytes += n;
+            continue;
+        }
         struct iovec iov[16];
         int iovcnt = 0;
         size_t iovbytes = 0;
@@ -389,7 +415,8 @@ static int writeToClient(client *c, int handler_installed) {
         if ((size_t)n < iovbytes) break; /* the socket is full */
         if (totwritten > NET_MAX_WRITES_PER_EVENT && server.maxmemory == 0) break;
     }
-    server.stat_net_output_bytes += totwritten;
+    if (getClientType(c) == CLIENT_TYPE_REPLICA) server.stat_net_repl_output_bytes += totwritten;
+    else server.stat_net_output_bytes += totwritten;
     if (totwritten > 0 && !(c->flags & CLIENT_MONITOR)) c->lastinteraction = server.unixtime;
     updateClientMemUsage(c);
     if (!clientHasPendingReplies(c)) {
@@ -443,9 +470,10 @@ void flushReplicaOutputBuffers(void) {
 /* ------------------------------------------------------- output buffer limits */
 
 /* The blocks' bytes and, as Redis counts it, each block's list node and
- * header; plus what a replica is held back from (see held_output_bytes). */
+ * header; for a replica, its part of the shared replication buffer. */
 unsigned long getClientOutputBufferMemoryUsage(client *c) {
-    return c->reply_bytes + c->held_output_bytes + listLength(c->reply) * (sizeof(listNode) + sizeof(clientReplyBlock));
+    return c->reply_bytes + replBufClientMemory(c) +
+           listLength(c->reply) * (sizeof(listNode) + sizeof(clientReplyBlock));
 }
 
 int getClientType(client *c) {
@@ -481,7 +509,13 @@ static int outputBufferLimitReached(client *c) {
     int class = getClientType(c);
     if (class >= CLIENT_TYPE_COUNT) class = CLIENT_TYPE_NORMAL; /* the master, as Redis */
     clientBufferLimitsConfig *lim = &server.client_obuf_limits[class];
-    if (lim->hard_limit_bytes && used >= lim->hard_limit_bytes) return 1;
+    /* A replica's hard limit below repl-backlog-size would drop it right
+     * after a partial resync the backlog allowed: the backlog's size counts
+     * instead (as Redis 7.0; its part of the buffer is the backlog's anyway). */
+    unsigned long long hard = lim->hard_limit_bytes;
+    if (class == CLIENT_TYPE_REPLICA && hard && hard < (unsigned long long)server.repl_backlog_size)
+        hard = (unsigned long long)server.repl_backlog_size;
+    if (hard && used >= hard) return 1;
     if (lim->soft_limit_bytes && used >= lim->soft_limit_bytes) {
         if (c->obuf_soft_limit_reached_time == 0) {
             c->obuf_soft_limit_reached_time = server.unixtime;
@@ -788,7 +822,7 @@ sds catClientInfoString(sds s, client *c) {
                      (int)listLength(c->pubsub_patterns),
                      c->pubsubshard_channels ? (int)dictSize(c->pubsubshard_channels) : 0, (c->flags & CLIENT_MULTI) ? c->mstate.count : -1,
                      sdslen(c->querybuf), sdsavail(c->querybuf), c->argv_len_sum, c->mstate.argv_len_sums, c->buf_usable_size,
-                     c->querybuf_peak, c->bufpos, listLength(c->reply), obufmem, total_mem, events,
+                     c->buf_peak, c->bufpos, listLength(c->reply) + replBufClientBlocks(c), obufmem, total_mem, events,
                      c->lastcmd ? c->lastcmd->fullname : "NULL", accessUserName(c),
                      (c->tracking_flags & TRACKING_ON) ? (long long)c->tracking_redirection : -1LL, c->resp);
     return s;
@@ -829,6 +863,33 @@ static void resizeQueryBuffer(client *c) {
     if (c->bulklen != -1 && (size_t)c->bulklen > c->querybuf_peak) c->querybuf_peak = (size_t)c->bulklen;
 }
 
+/* The reply buffer follows what the client needs, as in Redis 7.0: twice
+ * as big (up to 16 KB) when its recent peak filled it, half as big (down
+ * to 1 KB) when the peak used less than half. The peak is forgotten every
+ * reply_buffer_peak_reset_time, so an idle client's buffer shrinks. */
+static void resizeReplyBuffer(client *c) {
+    if (!server.reply_buffer_resizing_enabled) return;
+    size_t size = 0;
+    if (c->buf_usable_size / 2 >= PROTO_REPLY_MIN_BYTES && c->buf_peak < c->buf_usable_size / 2) {
+        size = c->buf_peak + 1 > PROTO_REPLY_MIN_BYTES ? c->buf_peak + 1 : PROTO_REPLY_MIN_BYTES;
+        server.stat_reply_buffer_shrinks++;
+    } else if (c->buf_usable_size * 2 < PROTO_REPLY_CHUNK_BYTES * 2 && c->buf_peak == c->buf_usable_size) {
+        size = c->buf_usable_size * 2 < PROTO_REPLY_CHUNK_BYTES ? c->buf_usable_size * 2 : PROTO_REPLY_CHUNK_BYTES;
+        server.stat_reply_buffer_expands++;
+    }
+    if (server.reply_buffer_peak_reset_time >= 0 &&
+        server.mstime - c->buf_peak_last_reset_time >= server.reply_buffer_peak_reset_time) {
+        c->buf_peak = (size_t)c->bufpos;
+        c->buf_peak_last_reset_time = server.mstime;
+    }
+    if (!size) return;
+    char *old = c->buf;
+    c->buf = zmalloc(size);
+    c->buf_usable_size = zmalloc_size(c->buf);
+    memcpy(c->buf, old, c->bufpos);
+    zfree(old);
+}
+
 void clientsCron(void) {
     int numclients = listLength(server.clients);
     int iterations = numclients / server.hz;
@@ -846,6 +907,7 @@ void clientsCron(void) {
             continue;
         }
         if (!(c->flags & CLIENT_BLOCKED)) resizeQueryBuffer(c);
+        resizeReplyBuffer(c);
         refreshClientMemUsage(c);
         /* A soft limit runs out with the clock too, not only when more output comes. */
         checkClientOutputBufferLimits(c);

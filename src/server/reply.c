@@ -105,6 +105,7 @@ static size_t addToBuffer(client *c, const char *s, size_t len) {
     if (len > avail) len = avail;
     memcpy(c->buf + c->bufpos, s, len);
     c->bufpos += len;
+    if (c->buf_peak < (size_t)c->bufpos) c->buf_peak = (size_t)c->bufpos;
     return len;
 }
 
@@ -203,8 +204,10 @@ static char *replyRoom(client *c, size_t need) {
 }
 
 static void replyCommit(client *c, size_t written) {
-    if (listLength(c->reply) == 0) c->bufpos += written;
-    else ((clientReplyBlock *)listNodeValue(listLast(c->reply)))->used += written;
+    if (listLength(c->reply) == 0) {
+        c->bufpos += written;
+        if (c->buf_peak < (size_t)c->bufpos) c->buf_peak = (size_t)c->bufpos;
+    } else ((clientReplyBlock *)listNodeValue(listLast(c->reply)))->used += written;
 }
 
 void addReplyBulkCBuffer(client *c, const void *p, size_t len) {

@@ -27,6 +27,8 @@
 #define PROTO_IOBUF_LEN (1024 * 16)
 #define PROTO_RESIZE_THRESHOLD (1024 * 32) /* query buffers above this shrink to their recent peak */
 #define PROTO_REPLY_CHUNK_BYTES (16 * 1024)
+#define PROTO_REPLY_MIN_BYTES 1024 /* a reply buffer never shrinks below this */
+#define REPLY_BUFFER_DEFAULT_PEAK_RESET_TIME 5000 /* ms */
 #define PROTO_MBULK_BIG_ARG (1024 * 32)
 #define CONFIG_MAX_LINE 1024
 #define NET_IP_STR_LEN 46
@@ -121,6 +123,7 @@ typedef struct redisCommand {
 #define CLIENT_FORCE_REPL (1 << 25) /* this call goes to replicas though it wrote nothing (PUBLISH) */
 #define CLIENT_LUA_DEBUG (1 << 26)      /* SCRIPT DEBUG YES|SYNC: its next EVAL runs under the debugger */
 #define CLIENT_LUA_DEBUG_SYNC (1 << 27) /* ... SYNC: in the server itself, not in a forked child */
+#define CLIENT_REPL_HOLD (1 << 28) /* a replica whose stream waits (its RDB is made, sent or loaded) */
 
 /* Client-side caching state (features/tracking.c), kept in their own field
  * (client->tracking_flags) so they never compete with `flags` for bits. */
@@ -224,7 +227,10 @@ struct client {
     long bulklen;
     list *reply;
     unsigned long long reply_bytes;
-    size_t held_output_bytes; /* output another module holds for it (a replica's stream during its sync) */
+    /* A replica's output: where it is in the shared replication buffer
+     * (replbuf.h); CLIENT_REPL_HOLD while it may not be sent yet. */
+    listNode *ref_repl_buf_node;
+    size_t ref_block_pos;
     size_t sentlen;
     time_t ctime;
     time_t lastinteraction;
@@ -234,6 +240,8 @@ struct client {
     int resp;
     int bufpos;
     size_t buf_usable_size;
+    size_t buf_peak;                 /* most of buf used since the last peak reset (CLIENT LIST rbp) */
+    long long buf_peak_last_reset_time;
     char *buf;
     blockingState bpop;
     multiState mstate;
@@ -338,6 +346,8 @@ struct redisServer {
     long long stat_rejected_conn;
     long long stat_net_input_bytes;
     long long stat_net_output_bytes;
+    long long stat_net_repl_input_bytes;  /* from our master (stream and RDB), apart as in 7.0 */
+    long long stat_net_repl_output_bytes; /* to our replicas */
     long long stat_unexpected_error_replies;
     long long stat_total_error_replies;
     long long stat_client_qbuf_limit_disconnections;
@@ -347,6 +357,11 @@ struct redisServer {
     long long stat_peak_memory;
     long long stat_total_reads_processed;  /* reads from client sockets */
     long long stat_total_writes_processed; /* writes to client sockets */
+    long long stat_reply_buffer_shrinks, stat_reply_buffer_expands; /* the client cron's resizes */
+    /* Reply buffers (networking.c): their peak is forgotten this often (ms,
+     * -1 never), and resizing may be off (DEBUG REPLYBUFFER). */
+    long long reply_buffer_peak_reset_time;
+    int reply_buffer_resizing_enabled;
     size_t initial_memory_usage;           /* used memory once started (used_memory_startup) */
     time_t stat_starttime;
     dict *commands;     /* name → redisCommand (containers hold subcommands) */
