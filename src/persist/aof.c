@@ -438,7 +438,7 @@ static void rewriteSucceeded(void) {
     if (aof.base.name) hist[h++] = (aofFile){aof.base.name, aof.base.seq, 'h'};
     for (int i = 0; i < aof.nhist; i++) hist[h++] = aof.hist[i];
     if (aof.starting) keep[0] = newincr;
-    else memcpy(keep, aof.incr + nold, sizeof(aofFile) * nkeep);
+    else if (nkeep) memcpy(keep, aof.incr + nold, sizeof(aofFile) * nkeep); /* (no incr file yet: aof.incr is NULL) */
     if (writeManifest(&aof.rewrite_base, hist, nhist, keep, nkeep) != C_OK) {
         zfree(hist);
         zfree(keep);
