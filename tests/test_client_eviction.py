@@ -50,8 +50,12 @@ def named(connect, name):
 
 
 def fill_query_buffer(c, size):
-    """Sends the start of a command whose one argument of `size` bytes never ends."""
-    c.send_raw(b"*2\r\n$%d\r\n" % size + b"v" * size)
+    """Sends the start of a command whose one argument of `size` bytes never ends.
+    A server may evict the client before all of it is sent (a reset)."""
+    try:
+        c.send_raw(b"*2\r\n$%d\r\n" % size + b"v" * size)
+    except (ConnectionResetError, BrokenPipeError):
+        pass
 
 
 # ------------------------------------------------------------------ the directive
