@@ -6,8 +6,10 @@ figures side by side and the ratios ours/Redis and ours/Valkey.
   * throughput: redis-benchmark -c 50, pipelines -P 1 and -P 16
   * memory: used_memory and RSS per item of the eight data sets of issue 17
     (utils/memrows.py); `volatile` and `datatypes` are parts of it
-  * cpu: server CPU time (user+system) per request, -c 50 -P 16 / -P 1 -r 100000,
-    one test at a time, two runs each (spread shown); with --callgrind also
+  * cpu: server CPU time (user+system, from the scheduler's per-thread run time)
+    per request, -c 50 -P 16 / -P 1 -r 100000, one test at a time, the server
+    pinned to one CPU and redis-benchmark to the other(s), three runs each
+    interleaved (median, spread shown); with --callgrind also
     instructions per request under valgrind, which the machine's noise does not move
   * latency: p50/p99 with -c 1000 -P 1, GET and SET
   * SET EX throughput; expiry lag (utils/expiry_lag.py); GET latency during a
@@ -37,7 +39,8 @@ import redis
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memrows  # noqa: E402
-from benchserver import OURS, REF, VALKEY, Server, free_port, load_protocol, raise_nofile, servers  # noqa: E402
+from benchserver import (OURS, REF, VALKEY, Server, free_port, load_protocol, pinner, raise_nofile, servers,
+                         split_cpus)  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TESTS = "set,get,incr,lpush,rpush,lpop,rpop,sadd,hset,spop,zadd,zpopmin,lrange_100,lrange_600,mset"
@@ -87,10 +90,11 @@ def each(fn, *server_args):
     return res
 
 
-def bench_csv(port, args):
-    """redis-benchmark --csv records as {test name: {column: float}}."""
+def bench_csv(port, args, cpus=None):
+    """redis-benchmark --csv records as {test name: {column: float}}; `cpus`
+    binds redis-benchmark to those CPUs."""
     out = subprocess.run(["redis-benchmark", "-p", str(port), "--csv", "-q"] + list(args),
-                         capture_output=True, text=True).stdout
+                         capture_output=True, text=True, preexec_fn=pinner(cpus)).stdout
     res = {}
     for rec in csv.DictReader(io.StringIO(out)):
         res[rec["test"]] = {k: float(v) for k, v in rec.items() if k != "test"}
@@ -334,7 +338,7 @@ def lag(quick):
 CPU_TESTS = [("set", 1), ("get", 1), ("incr", 1), ("lpush", 1), ("rpop", 1), ("hset", 1), ("sadd", 1),
              ("zadd", 1), ("lrange_100", 4), ("mset", 5)]
 CPU_N = {16: 600000, 1: 150000}
-CPU_RUNS = 2
+CPU_RUNS = 3
 
 
 def cpu_args(s, test, n, pipeline):
@@ -352,14 +356,15 @@ def cpu_args(s, test, n, pipeline):
 def cpu_pass(binary, pipeline, quick):
     """{test: µs of server CPU per request} of one fresh server running every
     test in order (GET reads what SET wrote, RPOP pops what LPUSH pushed)."""
-    s = Server(binary)
+    server_cpus, client_cpus = split_cpus()
+    s = Server(binary, cpus=server_cpus)
     res = {}
     try:
         for test, weight in CPU_TESTS:
             n = CPU_N[pipeline] // weight // (10 if quick else 1)
             args = cpu_args(s, test, n, pipeline)
             c0 = s.cpu_seconds()
-            bench_csv(s.port, args)
+            bench_csv(s.port, args, client_cpus)
             res[test] = (s.cpu_seconds() - c0) / n * 1e6
     finally:
         s.stop()

@@ -20,7 +20,6 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OURS = os.environ.get("OURS_SERVER") or os.path.join(ROOT, "src", "redis-server")
 REF = shutil.which("redis-server") or "/usr/bin/redis-server"
 VALKEY = os.environ.get("VALKEY_SERVER") or "/work/shared/anchors/valkey-server-8.0.1"
-CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
 def free_port():
@@ -39,12 +38,33 @@ def raise_nofile():
     return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
+def pinner(cpus):
+    """A preexec_fn that binds the child (and the threads it starts) to
+    `cpus`, or None to leave it free."""
+    if not cpus:
+        return None
+    return lambda: os.sched_setaffinity(0, cpus)
+
+
+def split_cpus():
+    """({server cpu}, {client cpus}) when this process may use two CPUs or
+    more, else (None, None). The CPU benchmark pins the server to one CPU and
+    redis-benchmark to the others: left to the scheduler, the two migrate
+    between the cores and each migration (cold caches, a wake-up on the other
+    core) lands in the server's CPU time differently from run to run."""
+    mine = sorted(os.sched_getaffinity(0))
+    if len(mine) < 2:
+        return None, None
+    return {mine[0]}, set(mine[1:])
+
+
 class Server:
     """A server process on a free port in a temporary directory. `wrapper`
     (e.g. a valgrind command line) is put in front of the binary."""
 
-    def __init__(self, binary, *args, wrapper=(), timeout=10):
+    def __init__(self, binary, *args, wrapper=(), timeout=10, cpus=None):
         self.binary = binary
+        self.cpus = cpus
         for attempt in range(3):  # another process may take the free port before the server binds it
             error = self._start(binary, args, wrapper, timeout)
             if error is None:
@@ -57,7 +77,8 @@ class Server:
         log = os.path.join(self.dir, "log")
         cmd = list(wrapper) + [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
                                "--appendonly", "no", "--dir", self.dir, "--logfile", log] + list(args)
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                     preexec_fn=pinner(self.cpus))
         self.r = redis.Redis(port=self.port)
         deadline = time.time() + timeout
         while True:
@@ -80,12 +101,21 @@ class Server:
         return self.proc.pid
 
     def cpu_seconds(self):
-        """user + system CPU time of the whole server process (all threads),
-        from /proc/PID/stat fields 14 and 15."""
-        with open("/proc/%d/stat" % self.proc.pid) as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        # fields[0] is field 3 (state), so utime (14) and stime (15) are at 11 and 12.
-        return (int(fields[11]) + int(fields[12])) / CLK_TCK
+        """CPU time (user + system) of the server's threads, in seconds, from
+        each thread's /proc/PID/task/TID/schedstat: the scheduler's run time in
+        nanoseconds. /proc/PID/stat's utime and stime are sampled at the clock
+        tick (10 ms), and a benchmark of a few seconds moved by that sampling
+        alone by several per cent. A thread that ended is no longer counted;
+        the servers' helper threads live as long as the server."""
+        total = 0
+        task_dir = "/proc/%d/task" % self.proc.pid
+        for tid in os.listdir(task_dir):
+            try:
+                with open(os.path.join(task_dir, tid, "schedstat")) as f:
+                    total += int(f.read().split()[0])
+            except (OSError, ValueError):
+                pass  # the thread ended between the listing and the read
+        return total / 1e9
 
     def allocator(self):
         return self.r.info("memory").get("mem_allocator", "?")
