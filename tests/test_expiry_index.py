@@ -61,7 +61,11 @@ def test_expired_events_arrive_promptly_among_100k_volatile_keys(server):
     t.join()
     assert len(arrivals) == 200
     lags = sorted(ts * 1000 - deadlines[k] for k, ts in arrivals)
-    assert lags[-1] < 100, lags[-10:]
+    # Redis's sampling takes seconds to find these among 100k volatile keys.
+    # The bounds leave room for a loaded CI machine (a Python listener thread
+    # under load: 110 ms seen as the worst of 200 on a busy 2-core machine).
+    assert lags[len(lags) // 2] < 50, lags[-10:]
+    assert lags[-1] < 300, lags[-10:]
     assert r.dbsize() == 100000
 
 

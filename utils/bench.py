@@ -11,7 +11,7 @@ figures side by side and the ratios ours/Redis and ours/Valkey.
     pinned to one CPU and redis-benchmark to the other(s), three runs each
     interleaved (median, spread shown); with --callgrind also
     instructions per request under valgrind, which the machine's noise does not move
-  * latency: p50/p99 with -c 1000 -P 1, GET and SET
+  * latency: p50/p99 with -c 1000 -P 1, GET and SET (pinned as cpu)
   * SET EX throughput; expiry lag (utils/expiry_lag.py); GET latency during a
     mass expiry and the 0MQ push rate (utils/mass_expiry.py)   [ours vs Redis]
   * SAVE/load time and RDB size; SET with appendfsync everysec  [ours vs Redis]
@@ -456,14 +456,16 @@ def latency(quick):
     # Median of 3 runs: one stall of the loaded machine moves a p99 tenfold.
     n, runs = (20000, 2) if quick else (150000, 3)
     header("latency with 1000 connections (-c 1000 -P 1 -r 100000 -n %d), ms, median of %d runs" % (n, runs))
+    # Pinned as in the cpu section: the client and the server each on their own CPU.
+    server_cpus, client_cpus = split_cpus()
     res = {}
     for _ in range(runs):
         for label, binary in SERVERS:
-            s = Server(binary)
+            s = Server(binary, cpus=server_cpus)
             try:
                 for test in ("set", "get"):
                     rec = next(iter(bench_csv(s.port, ["-c", "1000", "-P", "1", "-r", "100000", "-n", str(n),
-                                                       "-t", test]).values()))
+                                                       "-t", test], client_cpus).values()))
                     for col in ("p50_latency_ms", "p99_latency_ms"):
                         res.setdefault((test, col), {}).setdefault(label, []).append(rec[col])
             finally:
