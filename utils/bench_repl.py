@@ -9,7 +9,8 @@ redis-server 7.0.15 (bench.py calls run(); it also runs alone).
   * replication lag under redis-benchmark SET -P 16: the replica's offset
     behind the master's, sampled every few ms (bytes, p50 and p99)
   * the master's SET -P 16 throughput with one replica attached divided by
-    its throughput with none (Redis keeps >= 0.9)
+    its throughput with none (Redis keeps >= 0.9), and the same ratio of the
+    master's CPU time per request, which two shared cores do not distort
 
 usage: utils/bench_repl.py [--quick]
 """
@@ -22,9 +23,10 @@ import redis
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 try:  # the benchmarks' shared server wrapper (utils/benchserver.py on main)
-    from benchserver import OURS, REF, Server  # noqa: E402
+    from benchserver import OURS, REF, Server, pinner, split_cpus  # noqa: E402
 except ImportError:
     from bench import OURS, REF, Server  # noqa: E402
+    pinner = split_cpus = None
 
 SERVER_ARGS = ("--enable-debug-command", "yes", "--repl-diskless-sync", "yes", "--repl-diskless-sync-delay", "0")
 
@@ -33,8 +35,8 @@ def repl_info(r):
     return r.info("replication")
 
 
-def start(binary):
-    return Server(binary, *SERVER_ARGS)
+def start(binary, cpus=None):
+    return Server(binary, *SERVER_ARGS, cpus=cpus)
 
 
 def full_sync_seconds(master_bin, replica_bin, keys):
@@ -56,9 +58,10 @@ def full_sync_seconds(master_bin, replica_bin, keys):
         replica.stop()
 
 
-def benchmark_set(port, requests):
+def benchmark_set(port, requests, cpus=None):
     out = subprocess.run(["redis-benchmark", "-p", str(port), "-c", "50", "-n", str(requests), "-P", "16",
-                          "-r", "100000", "-t", "set", "--csv", "-q"], capture_output=True, text=True).stdout
+                          "-r", "100000", "-t", "set", "--csv", "-q"], capture_output=True, text=True,
+                         preexec_fn=pinner(cpus) if pinner else None).stdout
     for line in out.splitlines():
         fields = [f.strip('"') for f in line.split(",")]
         if fields and fields[0] == "SET":
@@ -104,20 +107,37 @@ def lag_bytes(binary, requests):
         replica.stop()
 
 
+def master_set(master, requests, cpus):
+    """(requests/s, master CPU µs per request) of one SET -P 16 run."""
+    c0 = master.cpu_seconds()
+    rps = benchmark_set(master.port, requests, cpus)
+    return rps, (master.cpu_seconds() - c0) / requests * 1e6
+
+
 def throughput_ratio(binary, requests, rounds=2):
-    """(alone, with one replica) SET -P 16 requests/s of a master, the best
-    of a few alternating rounds (the machine is shared: noise only slows)."""
-    alone = with_replica = 0
+    """((requests/s, master CPU µs/request) alone, the same with one replica):
+    SET -P 16 against a master, the best of a few alternating rounds (the
+    machine is shared: noise only slows). On two cores the master, its replica
+    and redis-benchmark contend for the CPUs, so requests/s with a replica
+    mostly shows that contention; the master's CPU time per request shows
+    what feeding a replica costs the master itself — on a machine where the
+    master has a core of its own its throughput is the inverse of that.
+    The master is pinned to one CPU, redis-benchmark and the replica to the
+    other(s), so the replica's work does not land on the master's core."""
+    master_cpus, other_cpus = split_cpus() if split_cpus else (None, None)
+    alone, with_replica = (0, float("inf")), (0, float("inf"))
     for _ in range(rounds):
-        master = start(binary)
+        master = start(binary, master_cpus)
         try:
-            alone = max(alone, benchmark_set(master.port, requests))
+            rps, cpu = master_set(master, requests, other_cpus)
+            alone = (max(alone[0], rps), min(alone[1], cpu))
         finally:
             master.stop()
-        master, replica = start(binary), start(binary)
+        master, replica = start(binary, master_cpus), start(binary, other_cpus)
         try:
             attached(master, replica)
-            with_replica = max(with_replica, benchmark_set(master.port, requests))
+            rps, cpu = master_set(master, requests, other_cpus)
+            with_replica = (max(with_replica[0], rps), min(with_replica[1], cpu))
         finally:
             master.stop()
             replica.stop()
@@ -145,11 +165,15 @@ def run(ours_binary=OURS, ref_binary=REF, quick=False):
     for label, binary in (("ours", ours_binary), ("reference", ref_binary)):
         p50, p99, worst = lag_bytes(binary, requests)
         emit(rows, "%-40s %14d %14d %14d" % (label, p50, p99, worst))
-    emit(rows, "\n## master SET -P 16 throughput with one replica vs none (requests/s)")
-    emit(rows, "%-40s %14s %14s %8s" % ("", "no replica", "one replica", "ratio"))
+    emit(rows, "\n## master SET -P 16 with one replica vs none: requests/s, and the master's CPU µs per request "
+               "(ratio: alone / with a replica, the throughput ratio of a master with its own core)")
+    emit(rows, "%-28s %12s %12s %7s %10s %10s %7s" % ("", "req/s alone", "one replica", "ratio", "µs alone",
+                                                     "µs replica", "ratio"))
     for label, binary in (("ours", ours_binary), ("reference", ref_binary)):
         alone, with_replica = throughput_ratio(binary, requests)
-        emit(rows, "%-40s %14.0f %14.0f %8.2f" % (label, alone, with_replica, with_replica / alone))
+        emit(rows, "%-28s %12.0f %12.0f %7.2f %10.3f %10.3f %7.2f" % (
+            label, alone[0], with_replica[0], with_replica[0] / alone[0], alone[1], with_replica[1],
+            alone[1] / with_replica[1]))
     return rows
 
 
