@@ -1,0 +1,84 @@
+"""Untrusted sizes in RESTORE payloads kept without the deep check.
+
+With sanitize-dump-payload no (the default) Redis checks a listpack's header
+and size only. Counting the entries of one whose header does not give the
+count (65535: "unknown") walks them; Redis checks every step of that walk and
+stops on an assertion at a bad entry. Reading past the listpack instead is a
+wild read (a crash by signal, or a count made of foreign memory).
+"""
+import struct
+import time
+
+import pytest
+import redis
+
+RDB_TYPE_LIST_QUICKLIST_2 = 18
+QUICKLIST_NODE_CONTAINER_PACKED = 2
+
+
+def rdb_len(n):
+    assert n < 64
+    return bytes([n])
+
+
+def rdb_string(b):
+    assert len(b) < 16384
+    return bytes([0x40 | (len(b) >> 8), len(b) & 0xFF]) + b
+
+
+def listpack(entries, count):
+    body = b"".join(entries) + b"\xff"
+    return struct.pack("<IH", 6 + len(body), count) + body
+
+
+def quicklist_payload(lp):
+    body = bytes([RDB_TYPE_LIST_QUICKLIST_2]) + rdb_len(1) + rdb_len(QUICKLIST_NODE_CONTAINER_PACKED) + rdb_string(lp)
+    return body + b"\x0a\x00" + b"\x00" * 8  # RDB version 10, checksum skipped
+
+
+GOOD_INT = b"\x01\x01"  # 7-bit integer 1, backlen 1
+# A 32-bit string whose length runs 2 GB past the listpack (its backlen is never reached).
+STR32_PAST_THE_END = b"\xf0" + struct.pack("<I", 0x7FFFFFF0) + b"abc"
+
+
+def start(server_factory):
+    s = server_factory("--use-exit-on-panic", "yes", "--enable-debug-command", "yes")
+    r = s.client()
+    r.execute_command("DEBUG", "SET-SKIP-CHECKSUM-VALIDATION", "1")
+    return s, r
+
+
+def wait_exit(s, timeout=10):
+    deadline = time.time() + timeout
+    while s.proc.poll() is None and time.time() < deadline:
+        time.sleep(0.05)
+    return s.proc.poll() is not None
+
+
+def test_uncounted_listpack_with_a_length_past_its_end_stops_on_an_assertion(server_factory):
+    s, r = start(server_factory)
+    payload = quicklist_payload(listpack([GOOD_INT, STR32_PAST_THE_END], 0xFFFF))
+    try:
+        r.restore("key", 0, payload)
+        r.execute_command("LLEN", "key")
+    except redis.ConnectionError:
+        pass
+    assert wait_exit(s), "the server went on with an entry 2 GB long"
+    log = s.log()
+    assert "ASSERTION FAILED" in log and "crashed by signal" not in log
+
+
+def test_uncounted_listpack_with_a_length_past_its_end_is_refused_with_sanitizing(server_factory):
+    s, r = start(server_factory)
+    r.config_set("sanitize-dump-payload", "yes")
+    payload = quicklist_payload(listpack([GOOD_INT, STR32_PAST_THE_END], 0xFFFF))
+    with pytest.raises(redis.ResponseError, match="^Bad data format$"):
+        r.restore("key", 0, payload)
+    assert r.ping() and r.dbsize() == 0
+
+
+def test_uncounted_sound_listpack_is_counted(server_factory):
+    s, r = start(server_factory)
+    payload = quicklist_payload(listpack([GOOD_INT, GOOD_INT, b"\x02\x01"], 0xFFFF))
+    assert r.restore("key", 0, payload)
+    assert r.llen("key") == 3 and r.lrange("key", 0, -1) == [b"1", b"1", b"2"]
