@@ -7,10 +7,11 @@ stops on an assertion at a bad entry. Reading past the listpack instead is a
 wild read (a crash by signal, or a count made of foreign memory).
 """
 import struct
-import time
 
 import pytest
 import redis
+
+from test_corrupt_payload import start, wait_exit
 
 RDB_TYPE_LIST_QUICKLIST_2 = 18
 QUICKLIST_NODE_CONTAINER_PACKED = 2
@@ -41,22 +42,14 @@ GOOD_INT = b"\x01\x01"  # 7-bit integer 1, backlen 1
 STR32_PAST_THE_END = b"\xf0" + struct.pack("<I", 0x7FFFFFF0) + b"abc"
 
 
-def start(server_factory):
-    s = server_factory("--use-exit-on-panic", "yes", "--enable-debug-command", "yes")
-    r = s.client()
+def start_unchecked(server_factory):
+    s, r = start(server_factory)
     r.execute_command("DEBUG", "SET-SKIP-CHECKSUM-VALIDATION", "1")
     return s, r
 
 
-def wait_exit(s, timeout=10):
-    deadline = time.time() + timeout
-    while s.proc.poll() is None and time.time() < deadline:
-        time.sleep(0.05)
-    return s.proc.poll() is not None
-
-
 def test_uncounted_listpack_with_a_length_past_its_end_stops_on_an_assertion(server_factory):
-    s, r = start(server_factory)
+    s, r = start_unchecked(server_factory)
     payload = quicklist_payload(listpack([GOOD_INT, STR32_PAST_THE_END], 0xFFFF))
     try:
         r.restore("key", 0, payload)
@@ -69,7 +62,7 @@ def test_uncounted_listpack_with_a_length_past_its_end_stops_on_an_assertion(ser
 
 
 def test_uncounted_listpack_with_a_length_past_its_end_is_refused_with_sanitizing(server_factory):
-    s, r = start(server_factory)
+    s, r = start_unchecked(server_factory)
     r.config_set("sanitize-dump-payload", "yes")
     payload = quicklist_payload(listpack([GOOD_INT, STR32_PAST_THE_END], 0xFFFF))
     with pytest.raises(redis.ResponseError, match="^Bad data format$"):
@@ -78,7 +71,7 @@ def test_uncounted_listpack_with_a_length_past_its_end_is_refused_with_sanitizin
 
 
 def test_uncounted_sound_listpack_is_counted(server_factory):
-    s, r = start(server_factory)
+    s, r = start_unchecked(server_factory)
     payload = quicklist_payload(listpack([GOOD_INT, GOOD_INT, b"\x02\x01"], 0xFFFF))
     assert r.restore("key", 0, payload)
     assert r.llen("key") == 3 and r.lrange("key", 0, -1) == [b"1", b"1", b"2"]
