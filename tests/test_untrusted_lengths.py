@@ -7,6 +7,7 @@ stops on an assertion at a bad entry. Reading past the listpack instead is a
 wild read (a crash by signal, or a count made of foreign memory).
 """
 import struct
+import time
 
 import pytest
 import redis
@@ -18,13 +19,14 @@ QUICKLIST_NODE_CONTAINER_PACKED = 2
 
 
 def rdb_len(n):
-    assert n < 64
-    return bytes([n])
+    if n < 64:
+        return bytes([n])
+    assert n < 16384
+    return bytes([0x40 | (n >> 8), n & 0xFF])
 
 
 def rdb_string(b):
-    assert len(b) < 16384
-    return bytes([0x40 | (len(b) >> 8), len(b) & 0xFF]) + b
+    return rdb_len(len(b)) + b
 
 
 def listpack(entries, count):
@@ -75,3 +77,45 @@ def test_uncounted_sound_listpack_is_counted(server_factory):
     payload = quicklist_payload(listpack([GOOD_INT, GOOD_INT, b"\x02\x01"], 0xFFFF))
     assert r.restore("key", 0, payload)
     assert r.llen("key") == 3 and r.lrange("key", 0, -1) == [b"1", b"1", b"2"]
+
+
+# A listpack whose header and size are right but whose second entry (a 6-bit
+# string said to be 63 bytes long) runs into the terminator: it passes the
+# shallow check only, and its header count (2) is never walked.
+BAD_SECOND_ENTRY = listpack([GOOD_INT, b"\xbf" + b"x" * 3], 2)
+
+
+def quicklist_of(nodes):
+    body = bytes([RDB_TYPE_LIST_QUICKLIST_2]) + rdb_len(len(nodes))
+    for lp in nodes:
+        body += rdb_len(QUICKLIST_NODE_CONTAINER_PACKED) + rdb_string(lp)
+    return body + b"\x0a\x00" + b"\x00" * 8
+
+
+def test_unchecked_values_freed_by_the_lazyfree_thread(server_factory):
+    """An unchecked list of 70 nodes is large enough for UNLINK to leave it to
+    the lazyfree thread, which frees it while the main thread keeps RESTOREing
+    (marking) other unchecked values: the list of unchecked values is shared by
+    both threads. None of it may stop the server, and no fresh value may be
+    taken for an unchecked one afterwards."""
+    s, r = start_unchecked(server_factory)
+    big = quicklist_of([BAD_SECOND_ENTRY] * 60 + [listpack([GOOD_INT], 1)] * 10)
+    small = quicklist_of([BAD_SECOND_ENTRY])
+    rounds = 300
+    p = r.pipeline(transaction=False)
+    for i in range(rounds):
+        p.restore("big", 0, big)
+        p.restore("small:%d" % i, 0, small)
+        p.unlink("big")
+    p.execute()
+    p = r.pipeline(transaction=False)
+    for i in range(rounds):
+        p.unlink("small:%d" % i)
+    p.execute()
+    for i in range(rounds):
+        r.rpush("fresh:%d" % i, "a", "b")
+    assert [r.llen("fresh:%d" % i) for i in range(rounds)] == [2] * rounds
+    deadline = time.time() + 10
+    while int(r.info("memory")["lazyfree_pending_objects"]) and time.time() < deadline:
+        time.sleep(0.05)
+    assert int(r.info("memory")["lazyfreed_objects"]) >= rounds

@@ -5,6 +5,7 @@
 #ifndef DATA_OBJECT_H
 #define DATA_OBJECT_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "core/numparse.h"
@@ -122,12 +123,12 @@ void decrRefCount(robj *o);
  * lookupKey: one test of a counter that is 0 unless such a value exists).
  * DUMP and SAVE copy it as it came; freeing it forgets it. Keyed by o->ptr,
  * which moves with the payload into its keyspace object. */
-extern size_t object_unchecked_count;
+extern atomic_size_t object_unchecked_count; /* atomic: the lazyfree thread frees such values too */
 void objectMarkUnchecked(robj *o);
 void objectAssertCheckedSlow(const robj *o);
 #define objectAssertChecked(o)                            \
     do {                                                  \
-        if (object_unchecked_count) objectAssertCheckedSlow(o); \
+        if (atomic_load_explicit(&object_unchecked_count, memory_order_relaxed)) objectAssertCheckedSlow(o); \
     } while (0)
 void decrRefCountVoid(void *o);
 robj *makeObjectShared(robj *o);
