@@ -16,7 +16,6 @@
  * byte except the leftmost has the 0x80 continuation bit set. */
 #include "data/listpack.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,11 +34,9 @@
 
 #define MAX_BACKLEN_BYTES 5
 
-/* A broken invariant means memory is already corrupt: stop loudly. */
-static void lpPanic(const char *why) {
-    fprintf(stderr, "listpack: %s\n", why);
-    abort();
-}
+/* A broken invariant means memory is already corrupt: stop loudly, with
+ * the server's crash report (core/panic.h). */
+static void lpPanic(const char *why) { serverPanic("listpack: %s", why); }
 
 /* ---- little-endian fields (byte access: endian- and alignment-neutral) ---- */
 
