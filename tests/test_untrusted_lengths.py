@@ -119,3 +119,33 @@ def test_unchecked_values_freed_by_the_lazyfree_thread(server_factory):
     while int(r.info("memory")["lazyfree_pending_objects"]) and time.time() < deadline:
         time.sleep(0.05)
     assert int(r.info("memory")["lazyfreed_objects"]) >= rounds
+
+
+def test_unchecked_value_answers_what_does_not_read_its_entries(server_factory):
+    """Redis keeps such a value and stops only when a command reads a bad
+    entry: TYPE, EXISTS, TTL, EXPIRE, PERSIST, TOUCH, OBJECT, MEMORY USAGE,
+    DUMP, RENAME and MOVE answer as for any value. The mark follows the value
+    through RENAME and MOVE: reading it there still stops the server."""
+    s, r = start_unchecked(server_factory)
+    payload = quicklist_of([BAD_SECOND_ENTRY])
+    assert r.restore("k", 0, payload)
+    assert r.type("k") == b"list"
+    assert r.exists("k", "nokey") == 1
+    assert r.ttl("k") == -1
+    assert r.expire("k", 100) and 0 < r.ttl("k") <= 100
+    assert r.persist("k") and r.ttl("k") == -1
+    assert r.touch("k") == 1
+    assert r.object("encoding", "k") in (b"quicklist", "quicklist")
+    assert r.memory_usage("k") > 0
+    assert r.dump("k")[:-10] == payload[:-10]  # the payload as it came (but its checksum)
+    with pytest.raises(redis.ResponseError, match="^BUSYKEY"):
+        r.restore("k", 0, payload)
+    assert r.rename("k", "k2") and r.type("k2") == b"list"
+    assert r.move("k2", 1)
+    r.select(1)
+    assert r.type("k2") == b"list"
+    with pytest.raises(redis.ConnectionError):
+        r.lrange("k2", 0, -1)
+    assert wait_exit(s)
+    log = s.log()
+    assert "ASSERTION FAILED" in log and "crashed by signal" not in log

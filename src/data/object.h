@@ -119,10 +119,11 @@ void decrRefCount(robj *o);
  * size are right (Redis's shallow check) but whose entries are not: Redis
  * keeps it and stops on an assertion when a command touches a bad entry.
  * Our commands trust entries, so such a value is marked here and the first
- * lookup of it stops the server the same way (objectAssertChecked, in
- * lookupKey: one test of a counter that is 0 unless such a value exists).
- * DUMP and SAVE copy it as it came; freeing it forgets it. Keyed by o->ptr,
- * which moves with the payload into its keyspace object. */
+ * lookup of it by a command that reads entries stops the server the same way
+ * (objectAssertChecked, in lookupKey: one test of a counter that is 0 unless
+ * such a value exists; TYPE, TTL, DUMP, RENAME... look up without it). DUMP
+ * and SAVE copy it as it came; freeing it forgets it. Keyed by o->ptr, which
+ * moves with the payload into its keyspace object (and on RENAME, MOVE). */
 extern atomic_size_t object_unchecked_count; /* atomic: the lazyfree thread frees such values too */
 void objectMarkUnchecked(robj *o);
 void objectAssertCheckedSlow(const robj *o);
