@@ -123,8 +123,8 @@ def test_unchecked_values_freed_by_the_lazyfree_thread(server_factory):
 
 def test_unchecked_value_answers_what_does_not_read_its_entries(server_factory):
     """Redis keeps such a value and stops only when a command reads a bad
-    entry: TYPE, EXISTS, TTL, EXPIRE, PERSIST, TOUCH, OBJECT, MEMORY USAGE,
-    DUMP, RENAME and MOVE answer as for any value. The mark follows the value
+    entry: TYPE, EXISTS, TTL, EXPIRE, PERSIST, TOUCH, LLEN, OBJECT, MEMORY
+    USAGE, DUMP, RENAME and MOVE answer as for any value. The mark follows the value
     through RENAME and MOVE: reading it there still stops the server."""
     s, r = start_unchecked(server_factory)
     payload = quicklist_of([BAD_SECOND_ENTRY])
@@ -135,6 +135,7 @@ def test_unchecked_value_answers_what_does_not_read_its_entries(server_factory):
     assert r.expire("k", 100) and 0 < r.ttl("k") <= 100
     assert r.persist("k") and r.ttl("k") == -1
     assert r.touch("k") == 1
+    assert r.llen("k") == 2  # the count its listpack's header gives
     assert r.object("encoding", "k") in (b"quicklist", "quicklist")
     assert r.memory_usage("k") > 0
     assert r.dump("k")[:-10] == payload[:-10]  # the payload as it came (but its checksum)
@@ -146,6 +147,21 @@ def test_unchecked_value_answers_what_does_not_read_its_entries(server_factory):
     assert r.type("k2") == b"list"
     with pytest.raises(redis.ConnectionError):
         r.lrange("k2", 0, -1)
+    assert wait_exit(s)
+    log = s.log()
+    assert "ASSERTION FAILED" in log and "crashed by signal" not in log
+
+
+def test_copy_of_an_unchecked_value_is_unchecked_too(server_factory):
+    """COPY copies the payload byte for byte, bad entries included: reading
+    the copy stops the server once the original is gone as well."""
+    s, r = start_unchecked(server_factory)
+    assert r.restore("k", 0, quicklist_of([BAD_SECOND_ENTRY]))
+    assert r.copy("k", "k3") and r.llen("k3") == 2
+    assert r.delete("k") == 1
+    assert r.rpush("fresh", "a") == 1 and r.lrange("fresh", 0, -1) == [b"a"]
+    with pytest.raises(redis.ConnectionError):
+        r.lrange("k3", 0, -1)
     assert wait_exit(s)
     log = s.log()
     assert "ASSERTION FAILED" in log and "crashed by signal" not in log

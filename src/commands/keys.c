@@ -252,7 +252,7 @@ void copyCommand(client *c) {
         addReplyErrorObject(c, shared.sameobjecterr);
         return;
     }
-    robj *o = lookupKeyRead(src, key);
+    robj *o = lookupKeyReadWithFlags(src, key, LOOKUP_NOENTRIES); /* copied byte for byte, marks included */
     if (!o) {
         addReply(c, shared.czero);
         return;

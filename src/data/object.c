@@ -138,6 +138,14 @@ void objectAssertCheckedSlow(const robj *o) {
                       __FILE__, __LINE__);
 }
 
+void objectCopyUncheckedMark(const robj *from, robj *to) {
+    if (!atomic_load_explicit(&object_unchecked_count, memory_order_relaxed)) return;
+    pthread_mutex_lock(&unchecked_lock);
+    long j = uncheckedIndex(from);
+    pthread_mutex_unlock(&unchecked_lock);
+    if (j >= 0) objectMarkUnchecked(to);
+}
+
 /* Before its payload is freed (on either thread), so that no later value
  * at the same address is taken for it. */
 static void forgetUnchecked(const robj *o) {

@@ -126,6 +126,8 @@ void decrRefCount(robj *o);
  * moves with the payload into its keyspace object (and on RENAME, MOVE). */
 extern atomic_size_t object_unchecked_count; /* atomic: the lazyfree thread frees such values too */
 void objectMarkUnchecked(robj *o);
+/* to, a byte copy of from (COPY), is marked when from is. */
+void objectCopyUncheckedMark(const robj *from, robj *to);
 void objectAssertCheckedSlow(const robj *o);
 #define objectAssertChecked(o)                            \
     do {                                                  \
