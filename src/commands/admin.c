@@ -441,7 +441,7 @@ void memoryUsageCommand(client *c) {
         }
     }
     dictEntry *de = dbFindEntry(c->db, c->argv[2]->ptr);
-    if (!de || !lookupKeyReadWithFlags(c->db, c->argv[2], LOOKUP_NOTOUCH | LOOKUP_NONOTIFY)) {
+    if (!de || !lookupKeyReadWithFlags(c->db, c->argv[2], LOOKUP_NOTOUCH | LOOKUP_NONOTIFY | LOOKUP_NOENTRIES)) {
         addReplyNull(c);
         return;
     }

@@ -12,7 +12,7 @@
 #include <strings.h>
 
 void dumpCommand(client *c) {
-    robj *o = lookupKeyRead(c->db, c->argv[1]);
+    robj *o = lookupKeyReadWithFlags(c->db, c->argv[1], LOOKUP_NOENTRIES); /* its payload is copied as it is */
     if (!o) {
         addReplyNull(c);
         return;
@@ -64,7 +64,7 @@ void restoreCommand(client *c) {
         return;
     }
     robj *key = c->argv[1];
-    if (!replace && lookupKeyWrite(c->db, key)) {
+    if (!replace && lookupKeyWriteWithFlags(c->db, key, LOOKUP_NOENTRIES)) {
         addReplyErrorObject(c, shared.busykeyerr);
         return;
     }

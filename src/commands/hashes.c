@@ -317,7 +317,8 @@ void hmgetCommand(client *c) {
 }
 
 void hlenCommand(client *c) {
-    robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
+    robj *o = lookupKeyReadWithFlags(c->db, c->argv[1], LOOKUP_NOENTRIES); /* a count: no entry read */
+    if (!o) addReply(c, shared.czero);
     if (!o || replyIfWrongType(c, o, OBJ_HASH)) return;
     addReplyLongLong(c, (long long)valueLength(o));
 }

@@ -38,19 +38,19 @@ void unlinkCommand(client *c) { delGenericCommand(c, 1); }
 void existsCommand(client *c) {
     long long count = 0;
     for (int j = 1; j < c->argc; j++)
-        if (lookupKeyReadWithFlags(c->db, c->argv[j], LOOKUP_NOTOUCH)) count++;
+        if (lookupKeyReadWithFlags(c->db, c->argv[j], LOOKUP_NOTOUCH | LOOKUP_NOENTRIES)) count++;
     addReplyLongLong(c, count);
 }
 
 void touchCommand(client *c) {
     long long count = 0;
     for (int j = 1; j < c->argc; j++)
-        if (lookupKeyRead(c->db, c->argv[j])) count++;
+        if (lookupKeyReadWithFlags(c->db, c->argv[j], LOOKUP_NOENTRIES)) count++;
     addReplyLongLong(c, count);
 }
 
 void typeCommand(client *c) {
-    robj *o = lookupKeyReadWithFlags(c->db, c->argv[1], LOOKUP_NOTOUCH);
+    robj *o = lookupKeyReadWithFlags(c->db, c->argv[1], LOOKUP_NOTOUCH | LOOKUP_NOENTRIES);
     addReplyStatus(c, o ? strType(o->type) : "none");
 }
 
@@ -162,7 +162,7 @@ void flushallCommand(client *c) {
 static void renameGenericCommand(client *c, int nx) {
     robj *src = c->argv[1], *dst = c->argv[2];
     int samekey = equalStringObjects(src, dst);
-    robj *o = lookupKeyWrite(c->db, src);
+    robj *o = lookupKeyWriteWithFlags(c->db, src, LOOKUP_NOENTRIES); /* the payload moves as it is */
     if (!o) {
         addReplyErrorObject(c, shared.nokeyerr);
         return;
@@ -173,7 +173,7 @@ static void renameGenericCommand(client *c, int nx) {
     }
     incrRefCount(o);
     long long expire = getExpire(c->db, src);
-    if (lookupKeyWrite(c->db, dst)) {
+    if (lookupKeyWriteWithFlags(c->db, dst, LOOKUP_NOENTRIES)) {
         if (nx) {
             decrRefCount(o);
             addReply(c, shared.czero);
@@ -208,13 +208,13 @@ void moveCommand(client *c) {
         addReplyErrorObject(c, shared.sameobjecterr);
         return;
     }
-    robj *o = lookupKeyWrite(src, c->argv[1]);
+    robj *o = lookupKeyWriteWithFlags(src, c->argv[1], LOOKUP_NOENTRIES); /* the payload moves as it is */
     if (!o) {
         addReply(c, shared.czero);
         return;
     }
     long long expire = getExpire(src, c->argv[1]);
-    if (lookupKeyWrite(dst, c->argv[1])) {
+    if (lookupKeyWriteWithFlags(dst, c->argv[1], LOOKUP_NOENTRIES)) {
         addReply(c, shared.czero);
         return;
     }
@@ -252,13 +252,13 @@ void copyCommand(client *c) {
         addReplyErrorObject(c, shared.sameobjecterr);
         return;
     }
-    robj *o = lookupKeyRead(src, key);
+    robj *o = lookupKeyReadWithFlags(src, key, LOOKUP_NOENTRIES); /* copied byte for byte, marks included */
     if (!o) {
         addReply(c, shared.czero);
         return;
     }
     long long expire = getExpire(src, key);
-    if (lookupKeyWrite(dst, newkey)) {
+    if (lookupKeyWriteWithFlags(dst, newkey, LOOKUP_NOENTRIES)) {
         if (!replace) {
             addReply(c, shared.czero);
             return;
@@ -275,7 +275,7 @@ void copyCommand(client *c) {
 /* ------------------------------------------------------------------ OBJECT */
 
 static robj *objectLookupOrReply(client *c) {
-    robj *o = lookupKeyReadWithFlags(c->db, c->argv[2], LOOKUP_NOTOUCH | LOOKUP_NONOTIFY);
+    robj *o = lookupKeyReadWithFlags(c->db, c->argv[2], LOOKUP_NOTOUCH | LOOKUP_NONOTIFY | LOOKUP_NOENTRIES);
     if (!o) addReplyNull(c);
     return o;
 }
@@ -381,7 +381,7 @@ static void expireGenericCommand(client *c, long long basetime, int unit) {
         return;
     }
     when += basetime;
-    if (!lookupKeyWrite(c->db, key)) {
+    if (!lookupKeyWriteWithFlags(c->db, key, LOOKUP_NOENTRIES)) {
         addReply(c, shared.czero);
         return;
     }
@@ -417,7 +417,7 @@ void pexpireatCommand(client *c) { expireGenericCommand(c, 0, 1); }
 
 /* output_ms: milliseconds or seconds; relative: TTL instead of absolute time. */
 static void ttlGenericCommand(client *c, int output_ms, int relative) {
-    if (!lookupKeyReadWithFlags(c->db, c->argv[1], LOOKUP_NOTOUCH)) {
+    if (!lookupKeyReadWithFlags(c->db, c->argv[1], LOOKUP_NOTOUCH | LOOKUP_NOENTRIES)) {
         addReplyLongLong(c, -2);
         return;
     }
@@ -440,7 +440,7 @@ void expiretimeCommand(client *c) { ttlGenericCommand(c, 0, 0); }
 void pexpiretimeCommand(client *c) { ttlGenericCommand(c, 1, 0); }
 
 void persistCommand(client *c) {
-    if (!lookupKeyWrite(c->db, c->argv[1])) {
+    if (!lookupKeyWriteWithFlags(c->db, c->argv[1], LOOKUP_NOENTRIES)) {
         addReply(c, shared.czero);
         return;
     }

@@ -219,7 +219,8 @@ void rpopCommand(client *c) { popGenericCommand(c, LIST_TAIL); }
 /* ------------------------------------------------------------ read commands */
 
 void llenCommand(client *c) {
-    robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
+    robj *o = lookupKeyReadWithFlags(c->db, c->argv[1], LOOKUP_NOENTRIES); /* a count: no entry read */
+    if (!o) addReply(c, shared.czero);
     if (!o || replyIfWrongType(c, o, OBJ_LIST)) return;
     addReplyLongLong(c, (long long)listLen(o));
 }

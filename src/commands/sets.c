@@ -147,7 +147,8 @@ void smismemberCommand(client *c) {
 }
 
 void scardCommand(client *c) {
-    robj *set = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
+    robj *set = lookupKeyReadWithFlags(c->db, c->argv[1], LOOKUP_NOENTRIES); /* a count: no entry read */
+    if (!set) addReply(c, shared.czero);
     if (!set || replyIfWrongType(c, set, OBJ_SET)) return;
     addReplyLongLong(c, (long long)valueLength(set));
 }

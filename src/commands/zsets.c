@@ -216,7 +216,8 @@ void zremrangebylexCommand(client *c) { zremrangeGenericCommand(c, ZRANGE_LEX); 
 /* ================================================== read commands */
 
 void zcardCommand(client *c) {
-    robj *zobj = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
+    robj *zobj = lookupKeyReadWithFlags(c->db, c->argv[1], LOOKUP_NOENTRIES); /* a count: no entry read */
+    if (!zobj) addReply(c, shared.czero);
     if (!zobj || replyIfWrongType(c, zobj, OBJ_ZSET)) return;
     addReplyLongLong(c, (long long)zsetLength(zobj));
 }

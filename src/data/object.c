@@ -12,6 +12,7 @@
 
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,34 +104,63 @@ robj *createZsetListpackObject(void) {
 
 /* ------------------------------------------------ payloads kept unchecked */
 
-size_t object_unchecked_count;
+/* The lazyfree thread frees values too (freeAggregate forgets them here),
+ * while the main thread marks and looks up: the list is guarded by a lock,
+ * and its length is atomic so lookups test it without taking the lock. */
+atomic_size_t object_unchecked_count;
 static void **unchecked_payloads; /* o->ptr of each such value: a handful at most */
+static pthread_mutex_t unchecked_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void objectMarkUnchecked(robj *o) {
-    unchecked_payloads = zrealloc(unchecked_payloads, sizeof(void *) * (object_unchecked_count + 1));
-    unchecked_payloads[object_unchecked_count++] = o->ptr;
+    pthread_mutex_lock(&unchecked_lock);
+    size_t n = atomic_load(&object_unchecked_count);
+    unchecked_payloads = zrealloc(unchecked_payloads, sizeof(void *) * (n + 1));
+    unchecked_payloads[n] = o->ptr;
+    atomic_store(&object_unchecked_count, n + 1);
+    pthread_mutex_unlock(&unchecked_lock);
 }
 
+/* Called with the lock held. */
 static long uncheckedIndex(const robj *o) {
-    for (size_t j = 0; j < object_unchecked_count; j++)
+    size_t n = atomic_load(&object_unchecked_count);
+    for (size_t j = 0; j < n; j++)
         if (unchecked_payloads[j] == o->ptr) return (long)j;
     return -1;
 }
 
 void objectAssertCheckedSlow(const robj *o) {
-    if (uncheckedIndex(o) >= 0)
+    pthread_mutex_lock(&unchecked_lock);
+    long j = uncheckedIndex(o);
+    pthread_mutex_unlock(&unchecked_lock);
+    if (j >= 0)
         _serverAssert("the value's entries are sound (it was RESTOREd without sanitize-dump-payload and failed "
                       "the deep check)",
                       __FILE__, __LINE__);
 }
 
+void objectCopyUncheckedMark(const robj *from, robj *to) {
+    if (!atomic_load_explicit(&object_unchecked_count, memory_order_relaxed)) return;
+    pthread_mutex_lock(&unchecked_lock);
+    long j = uncheckedIndex(from);
+    pthread_mutex_unlock(&unchecked_lock);
+    if (j >= 0) objectMarkUnchecked(to);
+}
+
+/* Before its payload is freed (on either thread), so that no later value
+ * at the same address is taken for it. */
 static void forgetUnchecked(const robj *o) {
+    pthread_mutex_lock(&unchecked_lock);
     long j = uncheckedIndex(o);
-    if (j >= 0) unchecked_payloads[j] = unchecked_payloads[--object_unchecked_count];
+    if (j >= 0) {
+        size_t n = atomic_load(&object_unchecked_count) - 1;
+        unchecked_payloads[j] = unchecked_payloads[n];
+        atomic_store(&object_unchecked_count, n);
+    }
+    pthread_mutex_unlock(&unchecked_lock);
 }
 
 static void freeAggregate(robj *o) {
-    if (object_unchecked_count) forgetUnchecked(o);
+    if (atomic_load_explicit(&object_unchecked_count, memory_order_relaxed)) forgetUnchecked(o);
     switch (o->encoding) {
     case OBJ_ENCODING_QUICKLIST: quicklistRelease(o->ptr); break;
     case OBJ_ENCODING_HT: dictRelease(o->ptr); break;

@@ -5,6 +5,7 @@
 #ifndef DATA_OBJECT_H
 #define DATA_OBJECT_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "core/numparse.h"
@@ -118,16 +119,19 @@ void decrRefCount(robj *o);
  * size are right (Redis's shallow check) but whose entries are not: Redis
  * keeps it and stops on an assertion when a command touches a bad entry.
  * Our commands trust entries, so such a value is marked here and the first
- * lookup of it stops the server the same way (objectAssertChecked, in
- * lookupKey: one test of a counter that is 0 unless such a value exists).
- * DUMP and SAVE copy it as it came; freeing it forgets it. Keyed by o->ptr,
- * which moves with the payload into its keyspace object. */
-extern size_t object_unchecked_count;
+ * lookup of it by a command that reads entries stops the server the same way
+ * (objectAssertChecked, in lookupKey: one test of a counter that is 0 unless
+ * such a value exists; TYPE, TTL, DUMP, RENAME... look up without it). DUMP
+ * and SAVE copy it as it came; freeing it forgets it. Keyed by o->ptr, which
+ * moves with the payload into its keyspace object (and on RENAME, MOVE). */
+extern atomic_size_t object_unchecked_count; /* atomic: the lazyfree thread frees such values too */
 void objectMarkUnchecked(robj *o);
+/* to, a byte copy of from (COPY), is marked when from is. */
+void objectCopyUncheckedMark(const robj *from, robj *to);
 void objectAssertCheckedSlow(const robj *o);
 #define objectAssertChecked(o)                            \
     do {                                                  \
-        if (object_unchecked_count) objectAssertCheckedSlow(o); \
+        if (atomic_load_explicit(&object_unchecked_count, memory_order_relaxed)) objectAssertCheckedSlow(o); \
     } while (0)
 void decrRefCountVoid(void *o);
 robj *makeObjectShared(robj *o);

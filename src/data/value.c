@@ -562,6 +562,7 @@ robj *valueDup(robj *o) {
     default: return NULL;
     }
     copy->encoding = o->encoding;
+    objectCopyUncheckedMark(o, copy); /* compact encodings are copied byte for byte, bad entries too */
     return copy;
 }
 

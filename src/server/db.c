@@ -153,7 +153,7 @@ robj *lookupKey(redisDb *db, robj *key, int flags) {
     if (!de) return NULL;
     if (*expireSlotOf(de) && expireIfNeededForWrite(db, key, flags & LOOKUP_WRITE)) return NULL;
     robj *val = dbEntryValue(de);
-    objectAssertChecked(val); /* see object.h: only a RESTORE without sanitizing makes one fail */
+    if (!(flags & LOOKUP_NOENTRIES)) objectAssertChecked(val); /* see object.h: only a RESTORE without sanitizing makes one fail */
     if (!(flags & LOOKUP_NOTOUCH) && !server.in_script) objectTouch(val);
     lastFound.d = db->dict;
     lastFound.obj = val;

@@ -12,6 +12,10 @@
 #define LOOKUP_NOSTATS (1 << 2)  /* don't count hits/misses */
 #define LOOKUP_WRITE (1 << 3)
 #define LOOKUP_NOEXPIRE (1 << 4) /* don't delete an expired key (report it missing anyway) */
+/* The caller reads none of the value's elements (TYPE, TTL, DUMP, RENAME...):
+ * a value RESTOREd unchecked (data/object.h) may be looked up, as Redis
+ * answers those on it; only reading its entries stops the server. */
+#define LOOKUP_NOENTRIES (1 << 5)
 
 robj *lookupKey(redisDb *db, robj *key, int flags);
 /* Called before each command: the last lookup's object is not carried over. */

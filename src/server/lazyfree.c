@@ -27,11 +27,11 @@ typedef struct lazyfreeJob {
 
 static struct {
     pthread_mutex_t lock;
-    pthread_cond_t wake, idle;
+    pthread_cond_t wake;
     lazyfreeJob *head, *tail;
-    int started, busy;
+    int started;
     pthread_t thread;
-} q = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER, .idle = PTHREAD_COND_INITIALIZER};
+} q = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
 
 static atomic_size_t pending_objects, freed_objects;
 
@@ -56,15 +56,10 @@ static void *lazyfreeThreadMain(void *arg) {
     (void)arg;
     pthread_mutex_lock(&q.lock);
     for (;;) {
-        while (!q.head) {
-            q.busy = 0;
-            pthread_cond_broadcast(&q.idle);
-            pthread_cond_wait(&q.wake, &q.lock);
-        }
+        while (!q.head) pthread_cond_wait(&q.wake, &q.lock);
         lazyfreeJob *job = q.head;
         q.head = job->next;
         if (!q.head) q.tail = NULL;
-        q.busy = 1;
         pthread_mutex_unlock(&q.lock);
         runJob(job);
         pthread_mutex_lock(&q.lock);
@@ -96,14 +91,7 @@ static void submit(lazyfreeJob *job) {
     if (q.tail) q.tail->next = job;
     else q.head = job;
     q.tail = job;
-    q.busy = 1;
     pthread_cond_signal(&q.wake);
-    pthread_mutex_unlock(&q.lock);
-}
-
-void lazyfreeDrain(void) {
-    pthread_mutex_lock(&q.lock);
-    while (q.started && (q.head || q.busy)) pthread_cond_wait(&q.idle, &q.lock);
     pthread_mutex_unlock(&q.lock);
 }
 

@@ -25,7 +25,5 @@ void lazyfreeKeyspace(dict *keys, ttlHeap *expires);
 size_t lazyfreePendingObjects(void);
 size_t lazyfreedObjects(void);
 void lazyfreeResetStats(void);
-/* Waits until the queue is empty (DEBUG, tests, shutdown). */
-void lazyfreeDrain(void);
 
 #endif
