@@ -110,8 +110,18 @@ robj *createZsetListpackObject(void) {
 atomic_size_t object_unchecked_count;
 static void **unchecked_payloads; /* o->ptr of each such value: a handful at most */
 static pthread_mutex_t unchecked_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t unchecked_atfork_once = PTHREAD_ONCE_INIT;
+
+/* Held across fork() so that a child never inherits it locked by the lazyfree
+ * thread (which takes it while freeing such a value). */
+static void lockUncheckedBeforeFork(void) { pthread_mutex_lock(&unchecked_lock); }
+static void unlockUncheckedAfterFork(void) { pthread_mutex_unlock(&unchecked_lock); }
+static void registerUncheckedAtfork(void) {
+    pthread_atfork(lockUncheckedBeforeFork, unlockUncheckedAfterFork, unlockUncheckedAfterFork);
+}
 
 void objectMarkUnchecked(robj *o) {
+    pthread_once(&unchecked_atfork_once, registerUncheckedAtfork);
     pthread_mutex_lock(&unchecked_lock);
     size_t n = atomic_load(&object_unchecked_count);
     unchecked_payloads = zrealloc(unchecked_payloads, sizeof(void *) * (n + 1));

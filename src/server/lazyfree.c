@@ -30,6 +30,7 @@ static struct {
     pthread_cond_t wake;
     lazyfreeJob *head, *tail;
     int started;
+    int in_child; /* a forked child: it has no thread, it frees in place */
     pthread_t thread;
 } q = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
 
@@ -67,10 +68,26 @@ static void *lazyfreeThreadMain(void *arg) {
     return NULL;
 }
 
+/* A child forked while the thread runs (a snapshot, SCRIPT DEBUG's session)
+ * inherits the queue but not the thread: the lock is taken across fork() so
+ * the child never inherits it held, and the child frees in place. */
+static void lockBeforeFork(void) { pthread_mutex_lock(&q.lock); }
+static void unlockInParent(void) { pthread_mutex_unlock(&q.lock); }
+static void unlockInChild(void) {
+    q.in_child = 1;
+    q.head = q.tail = NULL; /* the parent's jobs are the parent's to run */
+    pthread_mutex_unlock(&q.lock);
+}
+
 static void submit(lazyfreeJob *job) {
     job->next = NULL;
     atomic_fetch_add(&pending_objects, job->count);
     pthread_mutex_lock(&q.lock);
+    if (q.in_child) {
+        pthread_mutex_unlock(&q.lock);
+        runJob(job);
+        return;
+    }
     if (!q.started) {
         /* Started on first use: a server that never frees lazily has no thread
          * (and forked children, which never free lazily, never need one). */
@@ -86,6 +103,7 @@ static void submit(lazyfreeJob *job) {
         }
         pthread_attr_destroy(&attr);
         pthread_detach(q.thread);
+        pthread_atfork(lockBeforeFork, unlockInParent, unlockInChild);
         q.started = 1;
     }
     if (q.tail) q.tail->next = job;
