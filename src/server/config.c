@@ -1510,6 +1510,26 @@ static int rewriteWriteFile(const char *path, sds content) {
 
 void configRewriteCommand(client *c) { configRewriteReply(c, 0); }
 
+sds configDebugInfo(void) {
+    static const char *names[] = {"io-threads-do-reads", "lazyfree-lazy-eviction", "lazyfree-lazy-expire",
+                                  "lazyfree-lazy-server-del", "lazyfree-lazy-user-del", "lazyfree-lazy-user-flush",
+                                  "repl-diskless-load", "repl-diskless-sync", "replica-read-only",
+                                  "slave-read-only", "activedefrag", "sanitize-dump-payload", "io-threads",
+                                  "list-compress-depth", "proto-max-bulk-len", "client-query-buffer-limit", NULL};
+    sds out = sdsempty();
+    for (int i = 0; names[i]; i++) {
+        configDef *d = findConfig(names[i]);
+        if (!d) continue;
+        sds v = getTypedValue(d);
+        out = sdscatprintf(out, "%s ", names[i]);
+        if (d->type == T_MEM && sdslen(v) && v[sdslen(v) - 1] != '%') out = catMemory(out, strtoull(v, NULL, 10));
+        else out = sdscatsds(out, v);
+        out = sdscat(out, "\n");
+        sdsfree(v);
+    }
+    return out;
+}
+
 void configRewriteReply(client *c, int force_all) {
     if (!server.configfile) {
         addReplyError(c, "The server is running without a config file");
