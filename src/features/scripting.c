@@ -594,14 +594,24 @@ static int luaRedisAclCheckCmd(lua_State *L) {
 }
 static int luaRedisPcall(lua_State *L) { return redisCallGeneric(L, 0); }
 
+/* The 40 lowercase hex digits of the SHA1 of s, as scripts are named. */
+static void sha1hex(char *out, const char *s, size_t len) {
+    static const char hex[] = "0123456789abcdef";
+    unsigned char hash[SHA_DIGEST_LENGTH];
+    SHA1((const unsigned char *)s, len, hash);
+    for (int i = 0; i < SHA_DIGEST_LENGTH; i++) {
+        out[i * 2] = hex[hash[i] >> 4];
+        out[i * 2 + 1] = hex[hash[i] & 15];
+    }
+    out[40] = '\0';
+}
+
 static int luaRedisSha1hex(lua_State *L) {
     if (lua_gettop(L) != 1) return raiseError(L, "wrong number of arguments");
     size_t len;
     const char *s = lua_tolstring(L, 1, &len);
-    unsigned char hash[SHA_DIGEST_LENGTH];
-    SHA1((const unsigned char *)(s ? s : ""), s ? len : 0, hash);
     char hex[41];
-    for (int i = 0; i < SHA_DIGEST_LENGTH; i++) snprintf(hex + i * 2, 3, "%02x", hash[i]);
+    sha1hex(hex, s ? s : "", s ? len : 0);
     lua_pushstring(L, hex);
     return 1;
 }
@@ -1119,12 +1129,6 @@ void scriptingSetGlobalsEnv(lua_State *L, int index) {
 }
 
 /* --------------------------------------------------------------- the cache */
-
-static void sha1hex(char *out, const char *s, size_t len) {
-    unsigned char hash[SHA_DIGEST_LENGTH];
-    SHA1((const unsigned char *)s, len, hash);
-    for (int i = 0; i < SHA_DIGEST_LENGTH; i++) snprintf(out + i * 2, 3, "%02x", hash[i]);
-}
 
 /* Shebang: "#!lua [flags=a,b]" on the first line. Returns C_ERR with *err set. */
 static int parseShebang(const char *body, size_t len, int *flags, sds *err) {
