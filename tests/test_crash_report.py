@@ -165,3 +165,18 @@ def test_panic_reports_state_too(server_factory):
     s = server_factory(*DEBUG, *NO_MEMTEST)
     log = crash(s, "DEBUG", "PANIC")
     assert_in_order(log, "Guru Meditation: DEBUG PANIC", "------ STACK TRACE ------", *STATE_SECTIONS)
+
+
+def test_a_second_crash_during_the_report_ends_the_process(server_factory):
+    # The handler is reset once it runs: a fault while the report is being
+    # written (here a second signal, likely mid-report) kills the process
+    # instead of starting another report or hanging.
+    s = server_factory(*NO_MEMTEST)
+    c = s.client()
+    for i in range(200):
+        c.client_setname(f"c{i}")
+    os.kill(s.proc.pid, signal.SIGSEGV)
+    os.kill(s.proc.pid, signal.SIGSEGV)
+    s.proc.wait(timeout=10)
+    assert s.proc.returncode == -signal.SIGSEGV
+    assert s.log().count("=== REDIS BUG REPORT START") <= 1
