@@ -15,8 +15,8 @@ from support import wait_for
 DEBUG = ("--enable-debug-command", "yes")
 
 
-def crash(server, *cmd):
-    c = server.client()
+def crash(server, *cmd, c=None):
+    c = c or server.client()
     with pytest.raises(redis.exceptions.ConnectionError):
         c.execute_command(*cmd)
     server.proc.wait(timeout=10)
@@ -88,3 +88,95 @@ def test_watchdog_logs_a_stack_trace(server_factory):
     assert "--- WATCHDOG TIMER EXPIRED ---" in s.log()
     c.config_set("watchdog-period", 0)
     assert c.ping()
+
+
+# After the stack trace (and the registers, for a signal) Redis 7.0 writes
+# the server's state, in this order.
+STATE_SECTIONS = ["------ INFO OUTPUT ------", "------ CLIENT LIST OUTPUT ------",
+                  "------ CURRENT CLIENT INFO ------", "------ MODULES INFO OUTPUT ------",
+                  "------ CONFIG DEBUG OUTPUT ------"]
+NO_MEMTEST = ("--crash-memcheck-enabled", "no")
+
+
+def assert_in_order(log, *needles):
+    pos = 0
+    for n in needles:
+        found = log.find(n, pos)
+        assert found != -1, f"{n!r} not found after position {pos}"
+        pos = found + len(n)
+
+
+@pytest.mark.parametrize("what", ["SEGFAULT", "ASSERT"])
+def test_report_shows_info_clients_and_the_running_command(server_factory, what):
+    s = server_factory(*DEBUG, *NO_MEMTEST)
+    c = s.client()
+    c.client_setname("crasher")
+    other = s.client()
+    other.client_setname("bystander")
+    other.ping()
+    log = crash(s, "DEBUG", what, c=c)
+    assert_in_order(log, "------ STACK TRACE ------", *STATE_SECTIONS,
+                    "=== REDIS BUG REPORT END. Make sure to include from START to END. ===")
+    if what == "SEGFAULT":
+        assert_in_order(log, "------ REGISTERS ------", "------ INFO OUTPUT ------")
+    info = log[log.index("------ INFO OUTPUT ------"):log.index("------ CLIENT LIST OUTPUT ------")]
+    for needle in ("# Server", "redis_version:7.0.15", f"tcp_port:{s.port}", "# Clients", "connected_clients:",
+                   "# Memory", "# Stats", "# Replication", "# CPU", "# Commandstats", "cmdstat_client|setname:calls=2",
+                   "# Keyspace"):
+        assert needle in info, needle
+    clients = log[log.index("------ CLIENT LIST OUTPUT ------"):log.index("------ CURRENT CLIENT INFO ------")]
+    assert " name=crasher " in clients and " name=bystander " in clients
+    current = log[log.index("------ CURRENT CLIENT INFO ------"):log.index("------ MODULES INFO OUTPUT ------")]
+    assert " name=crasher " in current and "bystander" not in current
+    assert f"argv[0]: '\"DEBUG\"'\nargv[1]: '\"{what}\"'\n" in current
+    config = log[log.index("------ CONFIG DEBUG OUTPUT ------"):]
+    for needle in ("lazyfree-lazy-user-flush no\n", "proto-max-bulk-len 512mb\n", "client-query-buffer-limit 1gb\n",
+                   "repl-diskless-load disabled\n", "list-compress-depth 0\n"):
+        assert needle in config, needle
+
+
+def test_report_describes_the_key_named_by_the_first_argument(server_factory):
+    # The running command's first argument is looked up as a key: DEBUG
+    # SEGFAULT with a key named "segfault" in the db.
+    s = server_factory(*DEBUG, *NO_MEMTEST)
+    c = s.client()
+    c.set("SEGFAULT", "a value")
+    log = crash(s, "DEBUG", "SEGFAULT")
+    assert_in_order(log, "------ CURRENT CLIENT INFO ------",
+                    "key 'SEGFAULT' found in DB containing the following object:",
+                    "Object type: 0", "Object encoding: 8", "Object refcount: 1",
+                    "------ MODULES INFO OUTPUT ------")
+
+
+def test_signal_from_outside_reports_state_without_a_current_client(server_factory):
+    s = server_factory(*NO_MEMTEST)
+    s.client().set("k", "v")
+    os.kill(s.proc.pid, signal.SIGSEGV)
+    s.proc.wait(timeout=10)
+    log = s.log()
+    assert_in_order(log, "------ STACK TRACE ------", "------ INFO OUTPUT ------", "db0:keys=1,expires=0",
+                    "------ CLIENT LIST OUTPUT ------", "------ MODULES INFO OUTPUT ------",
+                    "------ CONFIG DEBUG OUTPUT ------")
+    assert "------ CURRENT CLIENT INFO ------" not in log
+    assert s.proc.returncode == -signal.SIGSEGV
+
+
+def test_panic_reports_state_too(server_factory):
+    s = server_factory(*DEBUG, *NO_MEMTEST)
+    log = crash(s, "DEBUG", "PANIC")
+    assert_in_order(log, "Guru Meditation: DEBUG PANIC", "------ STACK TRACE ------", *STATE_SECTIONS)
+
+
+def test_a_second_crash_during_the_report_ends_the_process(server_factory):
+    # The handler is reset once it runs: a fault while the report is being
+    # written (here a second signal, likely mid-report) kills the process
+    # instead of starting another report or hanging.
+    s = server_factory(*NO_MEMTEST)
+    c = s.client()
+    for i in range(200):
+        c.client_setname(f"c{i}")
+    os.kill(s.proc.pid, signal.SIGSEGV)
+    os.kill(s.proc.pid, signal.SIGSEGV)
+    s.proc.wait(timeout=10)
+    assert s.proc.returncode == -signal.SIGSEGV
+    assert s.log().count("=== REDIS BUG REPORT START") <= 1

@@ -3,6 +3,8 @@ lazyfree-lazy-* settings hand large values (freeing them takes more than 64
 allocations) to a background thread; INFO counts them in
 lazyfree_pending_objects / lazyfreed_objects, CONFIG RESETSTAT zeroes the
 latter. Small values and strings are freed at once and not counted."""
+import time
+
 import pytest
 import redis
 
@@ -171,3 +173,112 @@ def test_values_stay_intact_under_many_async_frees(r):
     r.rpush("l", *range(100))
     assert r.llen("l") == 100
     assert lazyfreed(r) >= 30
+
+
+# SCRIPT FLUSH and FUNCTION FLUSH: as in Redis 7.0, an async flush of more
+# than 64 scripts (functions) frees them in the background and counts each;
+# fewer are freed at once, uncounted. Without SYNC|ASYNC the flush follows
+# lazyfree-lazy-user-flush.
+
+def load_scripts(r, n, tag="s"):
+    p = r.pipeline(transaction=False)
+    for i in range(n):
+        p.script_load(f"return '{tag}{i}'")
+    shas = p.execute()
+    return shas
+
+
+def load_functions(r, libraries, per_library):
+    for lib in range(libraries):
+        body = "\n".join(f"redis.register_function('f{lib}_{j}', function() return {j} end)"
+                         for j in range(per_library))
+        r.execute_command("FUNCTION", "LOAD", f"#!lua name=lib{lib}\n{body}")
+
+
+@pytest.mark.parametrize("n, counted", [(64, 0), (65, 65), (300, 300)])
+def test_script_flush_async_frees_more_than_64_scripts_in_background(r, n, counted):
+    shas = load_scripts(r, n)
+    r.config_resetstat()
+    assert r.execute_command("SCRIPT", "FLUSH", "ASYNC") == b"OK"
+    assert r.script_exists(*shas[:3]) == [False] * 3
+    assert lazyfreed(r) == counted
+    # the new cache and interpreter work at once
+    assert r.eval("return redis.call('set', KEYS[1], ARGV[1])", 1, "k", "v") == b"OK"
+    assert r.evalsha(load_scripts(r, 1, "again")[0], 0) == b"again0"
+
+
+def test_script_flush_sync_and_default(r):
+    shas = load_scripts(r, 100)
+    r.config_resetstat()
+    assert r.execute_command("SCRIPT", "FLUSH", "SYNC") == b"OK"
+    assert r.execute_command("SCRIPT", "FLUSH") == b"OK"
+    assert r.script_exists(shas[0]) == [False]
+    load_scripts(r, 100)
+    r.execute_command("SCRIPT", "FLUSH")
+    assert lazyfreed(r) == 0
+    r.config_set("lazyfree-lazy-user-flush", "yes")
+    load_scripts(r, 100)
+    r.execute_command("SCRIPT", "FLUSH")
+    assert lazyfreed(r) == 100
+    load_scripts(r, 100)
+    r.execute_command("SCRIPT", "FLUSH", "SYNC")  # SYNC wins over the setting
+    assert lazyfreed(r) == 100
+    with pytest.raises(redis.ResponseError, match="^SCRIPT FLUSH only support SYNC\\|ASYNC option$"):
+        r.execute_command("SCRIPT", "FLUSH", "LAZY")
+
+
+@pytest.mark.parametrize("libraries, per_library, counted", [(8, 8, 0), (13, 5, 65), (1, 100, 100)])
+def test_function_flush_async_counts_functions(r, libraries, per_library, counted):
+    load_functions(r, libraries, per_library)
+    r.config_resetstat()
+    assert r.execute_command("FUNCTION", "FLUSH", "ASYNC") == b"OK"
+    assert r.execute_command("FUNCTION", "LIST") == []
+    assert lazyfreed(r) == counted
+    load_functions(r, 1, 2)
+    assert r.execute_command("FCALL", "f0_1", 0) == 1
+
+
+def test_function_flush_default_follows_lazyfree_lazy_user_flush(r):
+    load_functions(r, 1, 70)
+    r.config_resetstat()
+    r.execute_command("FUNCTION", "FLUSH")
+    assert lazyfreed(r) == 0
+    r.config_set("lazyfree-lazy-user-flush", "yes")
+    load_functions(r, 1, 70)
+    r.execute_command("FUNCTION", "FLUSH")
+    assert lazyfreed(r) == 70
+    load_functions(r, 1, 70)
+    r.execute_command("FUNCTION", "FLUSH", "SYNC")
+    assert lazyfreed(r) == 70
+    with pytest.raises(redis.ResponseError, match="^FUNCTION FLUSH only supports SYNC\\|ASYNC option$"):
+        r.execute_command("FUNCTION", "FLUSH", "LAZY")
+
+
+def test_scripts_keep_working_across_many_async_flushes(r):
+    # each flush hands an interpreter to the thread while the next one runs
+    for round_ in range(10):
+        shas = load_scripts(r, 200, f"r{round_}_")
+        assert r.evalsha(shas[-1], 0) == f"r{round_}_199".encode()
+        load_functions(r, 1, 70)
+        assert r.execute_command("FCALL", "f0_69", 0) == 69
+        r.execute_command("SCRIPT", "FLUSH", "ASYNC")
+        r.execute_command("FUNCTION", "FLUSH", "ASYNC")
+    assert lazyfreed(r) == 10 * (200 + 70)
+
+
+@pytest.mark.ours
+def test_script_flush_async_replies_before_the_interpreter_is_freed(r):
+    # Closing an interpreter holding 100k scripts takes tens of ms; the
+    # async flush hands it over and replies without waiting (Redis 7.0
+    # frees only the cache in the background and closes the interpreter
+    # inline, so this is ours alone).
+    def timed_flush(mode):
+        load_scripts(r, 100000)
+        t = time.perf_counter()
+        r.execute_command("SCRIPT", "FLUSH", mode)
+        elapsed = time.perf_counter() - t
+        lazyfreed(r)
+        return elapsed
+    sync = min(timed_flush("SYNC") for _ in range(2))
+    asynchronous = min(timed_flush("ASYNC") for _ in range(2))
+    assert asynchronous < sync / 3, (asynchronous, sync)

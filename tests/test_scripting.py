@@ -185,6 +185,34 @@ def test_shebang_flags(c):
     assert ev(c, "#!python\nreturn 1") == b"-ERR Unexpected engine in script shebang: #!python\r\n"
 
 
+def test_cached_scripts_keep_their_shebang_flags(server):
+    # A cached script's flags come from its cache entry (EVALSHA, and EVAL
+    # of a body already loaded); after SCRIPT FLUSH the body is parsed anew.
+    c = RawClient(server.port)
+    reader = "#!lua flags=no-writes\nreturn redis.call('get','a')"
+    writer = "#!lua\nreturn 1"
+    oom_ok = "#!lua flags=allow-oom\nreturn 2"
+    shas = [c.call("script", "load", body) for body in (reader, writer, oom_ok)]
+    c.call("set", "a", "b")
+    c.call("config", "set", "maxmemory", "1")
+    oom = b"-OOM command not allowed when used memory > 'maxmemory'.\r\n"
+    for _ in range(2):
+        assert c.call_frame("evalsha", shas[0], "0") == b"$1\r\nb\r\n"
+        assert c.call_frame("evalsha_ro", shas[0], "0") == b"$1\r\nb\r\n"
+        assert c.call_frame("evalsha", shas[1], "0") == oom
+        assert c.call_frame("evalsha", shas[2], "0") == b":2\r\n"
+        assert c.call_frame("eval", reader, "0") == b"$1\r\nb\r\n"
+        assert c.call_frame("eval", writer, "0") == oom
+        assert c.call_frame("evalsha_ro", shas[1], "0") == oom  # the flags say write: OOM comes first
+        c.call("config", "set", "maxmemory", "0")
+        assert c.call_frame("evalsha_ro", shas[1], "0") == \
+            b"-ERR Can not execute a script with write flag using *_ro command.\r\n"
+        c.call("config", "set", "maxmemory", "1")
+        c.call("script", "flush")
+        shas = [c.call("script", "load", body) for body in (reader, writer, oom_ok)]
+    c.close()
+
+
 # --- Lua -> RESP conversion ------------------------------------------------------------------------
 
 @pytest.mark.parametrize("script,frame", [

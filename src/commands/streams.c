@@ -598,179 +598,203 @@ static void addReplyConsumerHistory(client *c, robj *key, robj *group, stream *s
     setDeferredArrayLen(c, len, n);
 }
 
-static void xreadGeneric(client *c, int xreadgroup) {
-    const char *cmdname = xreadgroup ? "xreadgroup" : "xread";
-    long long timeout = 0, count = 0;
-    int block = 0, noack = 0, streams_arg = 0, nstreams = 0;
-    robj *groupname = NULL, *consumername = NULL;
-    /* Scripts are refused BLOCK before anything else is checked, as in Redis. */
+/* XREAD / XREADGROUP, parsed. The streams' keys are argv[streams_arg ..
+ * streams_arg + nstreams - 1], their IDs the nstreams arguments after. */
+typedef struct xreadRequest {
+    int group; /* XREADGROUP */
+    long long timeout, count;
+    int block, noack, streams_arg, nstreams;
+    robj *groupname, *consumername;
+} xreadRequest;
+
+/* Scripts are refused BLOCK before anything else is checked, as in Redis.
+ * C_ERR after replying. */
+static int parseXreadOptions(client *c, xreadRequest *rq) {
+    const char *cmdname = rq->group ? "xreadgroup" : "xread";
     for (int i = 1; (c->flags & CLIENT_LUA) && i < c->argc && strcasecmp(c->argv[i]->ptr, "streams"); i++) {
         if (!strcasecmp(c->argv[i]->ptr, "block")) {
             addReplyErrorFormat(c, "%s command is not allowed with BLOCK option from scripts", cmdname);
-            return;
+            return C_ERR;
         }
     }
     for (int i = 1; i < c->argc; i++) {
         int moreargs = c->argc - 1 - i;
         const char *opt = c->argv[i]->ptr;
         if (!strcasecmp(opt, "block") && moreargs) {
-            if (getTimeoutFromObjectOrReply(c, c->argv[++i], &timeout, UNIT_MILLISECONDS) != C_OK) return;
-            block = 1;
+            if (getTimeoutFromObjectOrReply(c, c->argv[++i], &rq->timeout, UNIT_MILLISECONDS) != C_OK) return C_ERR;
+            rq->block = 1;
         } else if (!strcasecmp(opt, "count") && moreargs) {
-            if (getLongLongFromObjectOrReply(c, c->argv[++i], &count, NULL) != C_OK) return;
-            if (count < 0) count = 0;
+            if (getLongLongFromObjectOrReply(c, c->argv[++i], &rq->count, NULL) != C_OK) return C_ERR;
+            if (rq->count < 0) rq->count = 0;
         } else if (!strcasecmp(opt, "streams") && moreargs) {
-            streams_arg = i + 1;
-            nstreams = c->argc - streams_arg;
-            if (nstreams % 2) {
+            rq->streams_arg = i + 1;
+            rq->nstreams = c->argc - rq->streams_arg;
+            if (rq->nstreams % 2) {
                 addReplyErrorFormat(c, "Unbalanced %s list of streams: for each stream key an ID or '%s' must be "
-                                       "specified.", xreadgroup ? "XREADGROUP" : "XREAD", xreadgroup ? ">" : "$");
-                return;
+                                       "specified.", rq->group ? "XREADGROUP" : "XREAD", rq->group ? ">" : "$");
+                return C_ERR;
             }
-            nstreams /= 2;
+            rq->nstreams /= 2;
             break;
         } else if (!strcasecmp(opt, "group") && moreargs >= 2) {
-            if (!xreadgroup) {
+            if (!rq->group) {
                 addReplyError(c, "The GROUP option is only supported by XREADGROUP. You called XREAD instead.");
-                return;
+                return C_ERR;
             }
-            groupname = c->argv[i + 1];
-            consumername = c->argv[i + 2];
+            rq->groupname = c->argv[i + 1];
+            rq->consumername = c->argv[i + 2];
             i += 2;
         } else if (!strcasecmp(opt, "noack")) {
-            if (!xreadgroup) {
+            if (!rq->group) {
                 addReplyError(c, "The NOACK option is only supported by XREADGROUP. You called XREAD instead.");
-                return;
+                return C_ERR;
             }
-            noack = 1;
+            rq->noack = 1;
         } else {
             addReplyErrorObject(c, shared.syntaxerr);
-            return;
+            return C_ERR;
         }
     }
-    if (!streams_arg) {
+    if (!rq->streams_arg) {
         addReplyErrorObject(c, shared.syntaxerr);
-        return;
+        return C_ERR;
     }
-    if (xreadgroup && !groupname) {
+    if (rq->group && !rq->groupname) {
         addReplyError(c, "Missing GROUP option for XREADGROUP");
-        return;
+        return C_ERR;
     }
+    return C_OK;
+}
 
-    streamID *ids = zmalloc(sizeof(streamID) * (size_t)nstreams);
-    streamCG **groups = xreadgroup ? zcalloc(sizeof(streamCG *) * (size_t)nstreams) : NULL;
-    int has_dollar = 0;
-    /* Woken by a change to one key, Redis looks at that key only (its data,
-     * its group, whether it is still a stream). */
-    robj *ready = blockingReadyKey(c);
-    for (int i = 0; i < nstreams; i++) {
-        robj *key = c->argv[streams_arg + i], *idarg = c->argv[streams_arg + nstreams + i];
+/* XREADGROUP's group on key (only the ready key's when woken: Redis looks at
+ * that key alone). C_ERR after replying when the key is not a stream or has
+ * no such group. */
+static int lookupXreadGroup(client *c, xreadRequest *rq, robj *key, streamCG **group) {
+    robj *o = lookupKeyRead(c->db, key);
+    if (blockingIsReprocessing(c) && (!o || o->type != OBJ_STREAM)) {
+        /* Woken because its stream was deleted or replaced. */
+        addReplyError(c, "-UNBLOCKED the stream key no longer exists");
+        return C_ERR;
+    }
+    if (replyIfWrongType(c, o, OBJ_STREAM)) return C_ERR;
+    if (!o || !(*group = streamLookupCG(o->ptr, rq->groupname->ptr, stringObjectLen(rq->groupname)))) {
+        if (blockingIsReprocessing(c))
+            addReplyError(c, "-NOGROUP the consumer group this client was blocked on no longer exists");
+        else
+            addReplyErrorFormat(c, "-NOGROUP No such key '%s' or consumer group '%s' in XREADGROUP with "
+                                   "GROUP option", (char *)key->ptr, (char *)rq->groupname->ptr);
+        return C_ERR;
+    }
+    return C_OK;
+}
+
+/* Each stream's ID (and with XREADGROUP its group): "$" is the stream's top
+ * now (*has_dollar set), ">" the group's new entries. C_ERR after replying. */
+static int resolveXreadIDs(client *c, xreadRequest *rq, robj *ready, streamID *ids, streamCG **groups,
+                           int *has_dollar) {
+    for (int i = 0; i < rq->nstreams; i++) {
+        robj *key = c->argv[rq->streams_arg + i], *idarg = c->argv[rq->streams_arg + rq->nstreams + i];
         const char *idstr = idarg->ptr;
-        robj *o = NULL;
-        if (xreadgroup && (!ready || equalStringObjects(ready, key))) {
-            o = lookupKeyRead(c->db, key);
-            if (blockingIsReprocessing(c) && (!o || o->type != OBJ_STREAM)) {
-                /* Woken because its stream was deleted or replaced. */
-                addReplyError(c, "-UNBLOCKED the stream key no longer exists");
-                goto done;
-            }
-            if (replyIfWrongType(c, o, OBJ_STREAM)) goto done;
-            if (!o || !(groups[i] = streamLookupCG(o->ptr, groupname->ptr, stringObjectLen(groupname)))) {
-                if (blockingIsReprocessing(c))
-                    addReplyError(c, "-NOGROUP the consumer group this client was blocked on no longer exists");
-                else
-                    addReplyErrorFormat(c, "-NOGROUP No such key '%s' or consumer group '%s' in XREADGROUP with "
-                                       "GROUP option", (char *)key->ptr, (char *)groupname->ptr);
-                goto done;
-            }
-        }
+        if (rq->group && (!ready || equalStringObjects(ready, key)) &&
+            lookupXreadGroup(c, rq, key, &groups[i]) != C_OK)
+            return C_ERR;
         if (!strcmp(idstr, "$")) {
-            if (xreadgroup) {
+            if (rq->group) {
                 addReplyError(c, "The $ ID is meaningless in the context of XREADGROUP: you want to read the "
                                  "history of this consumer by specifying a proper ID, or use the > ID to get new "
                                  "messages. The $ ID would just return an empty result set.");
-                goto done;
+                return C_ERR;
             }
-            o = lookupKeyRead(c->db, key);
-            if (replyIfWrongType(c, o, OBJ_STREAM)) goto done;
+            robj *o = lookupKeyRead(c->db, key);
+            if (replyIfWrongType(c, o, OBJ_STREAM)) return C_ERR;
             /* New entries only: remember the current top, blocked or not. */
             if (o) ids[i] = ((stream *)o->ptr)->last_id;
             else ids[i].ms = ids[i].seq = 0;
-            has_dollar = 1;
+            *has_dollar = 1;
         } else if (!strcmp(idstr, ">")) {
-            if (!xreadgroup) {
+            if (!rq->group) {
                 addReplyError(c, "The > ID can be specified only when calling XREADGROUP using the GROUP <group> "
                                  "<consumer> option.");
-                goto done;
+                return C_ERR;
             }
             ids[i] = NEW_ENTRIES_ID;
         } else if (parseIDOrReply(c, idarg, &ids[i], 0, 1, NULL) != C_OK) {
-            goto done;
+            return C_ERR;
         }
     }
+    return C_OK;
+}
 
+/* The reading consumer in group, created when it is first served: one that
+ * blocks does not exist until data arrives for it (as in 7.0). *created
+ * tells whether it was. */
+static streamConsumer *servedConsumer(client *c, xreadRequest *rq, robj *key, streamCG *group, int *created) {
+    size_t nlen = stringObjectLen(rq->consumername);
+    streamConsumer *consumer = streamLookupConsumer(group, rq->consumername->ptr, nlen);
+    *created = 0;
+    if (!consumer) {
+        consumer = streamCreateConsumer(group, rq->consumername->ptr, nlen, commandTimeMs());
+        keyChanged(c->db, key, NOTIFY_STREAM, "xgroup-createconsumer", 1);
+        *created = 1;
+    }
+    if (consumer) consumer->seen_time = commandTimeMs();
+    return consumer;
+}
+
+/* Replies with what each stream has after its ID (only the ready key when
+ * woken), skipping those with nothing. Returns how many were served, or -1
+ * after an error reply. */
+static long serveXreadStreams(client *c, xreadRequest *rq, robj *ready, streamID *ids, streamCG **groups) {
     void *len = NULL;
     long served = 0;
-    for (int i = 0; i < nstreams; i++) {
-        robj *key = c->argv[streams_arg + i];
+    for (int i = 0; i < rq->nstreams; i++) {
+        robj *key = c->argv[rq->streams_arg + i];
         if (ready && !equalStringObjects(ready, key)) continue;
         robj *o = lookupKeyRead(c->db, key);
         if (!o) continue;
-        if (replyIfWrongType(c, o, OBJ_STREAM)) goto done;
+        if (replyIfWrongType(c, o, OBJ_STREAM)) return -1;
         stream *s = o->ptr;
-        int history = xreadgroup && !isNewEntriesID(&ids[i]);
+        int history = rq->group && !isNewEntriesID(&ids[i]);
         if (!history) {
             streamID top;
-            const streamID *after = xreadgroup ? &groups[i]->last_id : &ids[i];
+            const streamID *after = rq->group ? &groups[i]->last_id : &ids[i];
             if (!s->length) continue;
             streamLastValidID(s, &top);
             if (streamCompareID(&top, after) <= 0) continue;
         }
-        /* The consumer comes to be when it is served: one that blocks does
-         * not exist until data arrives for it (as in 7.0). */
         streamConsumer *consumer = NULL;
         int created = 0;
-        if (xreadgroup) {
-            size_t nlen = stringObjectLen(consumername);
-            consumer = streamLookupConsumer(groups[i], consumername->ptr, nlen);
-            if (!consumer) {
-                consumer = streamCreateConsumer(groups[i], consumername->ptr, nlen, commandTimeMs());
-                keyChanged(c->db, key, NOTIFY_STREAM, "xgroup-createconsumer", 1);
-                created = 1;
-            }
-            if (consumer) consumer->seen_time = commandTimeMs();
-        }
+        if (rq->group) consumer = servedConsumer(c, rq, key, groups[i], &created);
         if (!len) len = addReplyDeferredLen(c);
         if (c->resp == 2) addReplyArrayLen(c, 2);
         addReplyBulk(c, key);
         if (history) {
-            addReplyConsumerHistory(c, key, groupname, s, groups[i], consumer, &ids[i], count);
-        } else if (xreadgroup) {
-            addReplyDeliveringNew(c, key, groupname, s, groups[i], consumer, created ? consumername : NULL, count,
-                                  noack);
+            addReplyConsumerHistory(c, key, rq->groupname, s, groups[i], consumer, &ids[i], rq->count);
+        } else if (rq->group) {
+            addReplyDeliveringNew(c, key, rq->groupname, s, groups[i], consumer, created ? rq->consumername : NULL,
+                                  rq->count, rq->noack);
         } else {
             streamID start = ids[i], end = {UINT64_MAX, UINT64_MAX};
             streamIncrID(&start);
-            addReplyStreamRange(c, s, &start, &end, count, 0);
+            addReplyStreamRange(c, s, &start, &end, rq->count, 0);
         }
         served++;
     }
     if (served) {
         if (c->resp == 2) setDeferredArrayLen(c, len, served);
         else setDeferredMapLen(c, len, served);
-        goto done;
     }
-    /* The AOF loader replays only reads that were served: it never waits. */
-    if (!block || (c->flags & (CLIENT_DENY_BLOCKING | CLIENT_AOF))) {
-        addReplyNullArray(c);
-        goto done;
-    }
+    return served;
+}
+
+/* Nothing to read: blocks on the streams until one gets data. The command
+ * runs again then, so "$" must mean the top as it was now: the IDs are
+ * written into the command. */
+static void blockXread(client *c, xreadRequest *rq, streamID *ids, int has_dollar) {
     if (has_dollar) {
-        /* The command runs again when a key gets data: "$" must then mean
-         * the top as it was now, so write the IDs into the command. */
         robj **argv = zmalloc(sizeof(robj *) * (size_t)c->argc);
         for (int j = 0; j < c->argc; j++) {
-            int i = j - streams_arg - nstreams;
+            int i = j - rq->streams_arg - rq->nstreams;
             if (i >= 0 && !strcmp(c->argv[j]->ptr, "$")) {
                 argv[j] = createStreamIDObject(&ids[i]);
             } else {
@@ -784,9 +808,25 @@ static void xreadGeneric(client *c, int xreadgroup) {
     }
     /* The command stays as it is to run again: effects so far go out now. */
     flushEffects(c, 0);
-    blockForKeys(c, BLOCKED_STREAM, c->argv + streams_arg, nstreams, timeout);
-    c->bpop.unblock_on_nokey = xreadgroup;
-done:
+    blockForKeys(c, BLOCKED_STREAM, c->argv + rq->streams_arg, rq->nstreams, rq->timeout);
+    c->bpop.unblock_on_nokey = rq->group;
+}
+
+static void xreadGeneric(client *c, int xreadgroup) {
+    xreadRequest rq = {.group = xreadgroup};
+    if (parseXreadOptions(c, &rq) != C_OK) return;
+    streamID *ids = zmalloc(sizeof(streamID) * (size_t)rq.nstreams);
+    streamCG **groups = xreadgroup ? zcalloc(sizeof(streamCG *) * (size_t)rq.nstreams) : NULL;
+    int has_dollar = 0;
+    /* Woken by a change to one key, Redis looks at that key only (its data,
+     * its group, whether it is still a stream). */
+    robj *ready = blockingReadyKey(c);
+    if (resolveXreadIDs(c, &rq, ready, ids, groups, &has_dollar) == C_OK &&
+        serveXreadStreams(c, &rq, ready, ids, groups) == 0) {
+        /* The AOF loader replays only reads that were served: it never waits. */
+        if (!rq.block || (c->flags & (CLIENT_DENY_BLOCKING | CLIENT_AOF))) addReplyNullArray(c);
+        else blockXread(c, &rq, ids, has_dollar);
+    }
     flushEffects(c, 1);
     /* XREADGROUP replays only as its effects: one that delivered nothing
      * (a consumer created, say) leaves nothing in the stream, as in 7.0.15. */

@@ -12,6 +12,7 @@
 #include "features/scripting.h"
 #include "persist/rdb.h"
 #include "server/keyhook.h"
+#include "server/lazyfree.h"
 #include "server/reply.h"
 #include "core/clock.h"
 #include "core/glob.h"
@@ -84,7 +85,7 @@ static const struct {
                      {NULL, 0}};
 
 static void freeFunction(functionInfo *fi) {
-    luaL_unref(flua, LUA_REGISTRYINDEX, fi->ref);
+    if (fi->ref != LUA_NOREF) luaL_unref(flua, LUA_REGISTRYINDEX, fi->ref);
     sdsfree(fi->name);
     sdsfree(fi->desc);
     zfree(fi);
@@ -481,16 +482,46 @@ void functionDeleteCommand(client *c) {
     addReply(c, shared.ok);
 }
 
+static void freeRegistryJob(void *reg) { registryFree(reg); }
+
+/* FUNCTION FLUSH. As in Redis 7.0, an async flush of more than
+ * LAZYFREE_THRESHOLD functions frees the libraries in the lazy free thread
+ * (counted in lazyfreed_objects). Their callbacks leave the interpreter here
+ * first, as it is the main thread's alone; the collector reclaims them as it
+ * goes, where a sync flush collects at once. */
+static void flushFunctions(int async) {
+    size_t count = dictSize(current->functions);
+    if (!async || count <= LAZYFREE_THRESHOLD) {
+        functionsFlushAll();
+        return;
+    }
+    registry *old = current;
+    current = registryCreate();
+    dictIterator *di = dictGetIterator(old->functions);
+    dictEntry *de;
+    while ((de = dictNext(di))) {
+        functionInfo *fi = dictGetVal(de);
+        luaL_unref(flua, LUA_REGISTRYINDEX, fi->ref);
+        fi->ref = LUA_NOREF;
+    }
+    dictReleaseIterator(di);
+    lazyfreeCall(freeRegistryJob, old, count);
+}
+
 void functionFlushCommand(client *c) {
     if (c->argc > 3) {
         addReplySubcommandSyntaxError(c);
         return;
     }
-    if ((c->argc == 3 && strcasecmp(c->argv[2]->ptr, "sync") && strcasecmp(c->argv[2]->ptr, "async"))) {
+    int async;
+    if (c->argc == 2) async = server.lazyfree_lazy_user_flush;
+    else if (!strcasecmp(c->argv[2]->ptr, "sync")) async = 0;
+    else if (!strcasecmp(c->argv[2]->ptr, "async")) async = 1;
+    else {
         addReplyError(c, "FUNCTION FLUSH only supports SYNC|ASYNC option");
         return;
     }
-    functionsFlushAll();
+    flushFunctions(async);
     keyChanged(NULL, NULL, 0, NULL, 1); /* a write outside the keyspace */
     addReply(c, shared.ok);
 }

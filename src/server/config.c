@@ -1185,89 +1185,111 @@ void configGetCommand(client *c) {
     setDeferredMapLen(c, replylen, n);
 }
 
+/* CONFIG SET's steps. Its arguments are name/value pairs, pair i at
+ * argv[2 + 2i] and argv[3 + 2i]. */
+
+/* Secrets never reach MONITOR or SLOWLOG, whatever the outcome. */
+static void redactSensitiveValues(client *c, int npairs) {
+    for (int i = 0; i < npairs; i++) {
+        configDef *d = findConfig(c->argv[2 + i * 2]->ptr);
+        if (d && (d->flags & F_SENSITIVE)) redactClientCommandArgument(c, 3 + i * 2);
+    }
+}
+
+/* As Redis, the loading refusal comes first, whatever else is wrong
+ * (clients may handle -LOADING apart from a plain error). 1 after replying. */
+static int rejectWhileLoading(client *c, int npairs) {
+    if (!server.loading && !server.async_loading) return 0;
+    for (int i = 0; i < npairs; i++) {
+        configDef *d = findConfig(c->argv[2 + i * 2]->ptr);
+        if (d && (d->flags & F_DENY_LOADING)) {
+            addReplyErrorObject(c, shared.loadingerr);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Finds every pair's directive into defs. C_OK when all may be set; else
+ * C_ERR, after replying for an unknown name (*failed stays -1), or with
+ * *failed and *err saying which pair cannot be set and why. */
+static int findSettableConfigs(client *c, configDef **defs, int npairs, int *failed, const char **err) {
+    for (int i = 0; i < npairs; i++) {
+        const char *name = c->argv[2 + i * 2]->ptr;
+        defs[i] = findConfig(name);
+        if (!defs[i] || (defs[i]->flags & F_FILE_ONLY)) {
+            addReplyErrorFormat(c, "Unknown option or number of arguments for CONFIG SET - '%s'", name);
+            return C_ERR;
+        }
+        *err = NULL;
+        if (defs[i]->flags & F_IMMUTABLE) *err = "can't set immutable config";
+        else if ((defs[i]->flags & F_PROTECTED) && !commandEnabledFor(c, server.enable_protected_configs))
+            *err = "can't set protected config";
+        for (int k = 0; k < i && !*err; k++)
+            if (defs[k] == defs[i]) *err = "duplicate parameter";
+        if (*err) {
+            *failed = i;
+            return C_ERR;
+        }
+    }
+    return C_OK;
+}
+
+/* Puts back the values olds[0..last] the directives had before. */
+static void restoreConfigs(configDef **defs, sds *olds, int last) {
+    for (int k = 0; k <= last; k++) {
+        const char *ignored;
+        sds ov = olds[k];
+        int oc = 1;
+        sds *ovp = &ov;
+        sds *split = NULL;
+        if (defs[k]->type == T_SPECIAL && (defs[k]->flags & F_MULTI) && sdslen(ov)) {
+            split = sdssplitlen(ov, sdslen(ov), " ", 1, &oc);
+            ovp = split;
+        }
+        setTypedValue(defs[k], ovp, oc, 0, &ignored);
+        if (defs[k]->apply) defs[k]->apply(&ignored);
+        if (split) sdsfreesplitres(split, oc);
+    }
+}
+
+/* Sets and applies every pair, in order. When one is refused, all that were
+ * changed (that one included) get their old values back: C_ERR with *failed
+ * and *err. */
+static int setConfigs(client *c, configDef **defs, sds *olds, int npairs, int *failed, const char **err) {
+    for (int i = 0; i < npairs; i++) {
+        sds v = sdsdup(c->argv[3 + i * 2]->ptr); /* binary-safe: requirepass may hold a NUL */
+        int ok = setTypedValue(defs[i], &v, 1, 0, err);
+        sdsfree(v);
+        if (!ok || (defs[i]->apply && !defs[i]->apply(err))) {
+            *failed = i;
+            restoreConfigs(defs, olds, i);
+            return C_ERR;
+        }
+    }
+    return C_OK;
+}
+
 void configSetCommand(client *c) {
     if ((c->argc - 2) % 2 != 0) {
         addReplyErrorObject(c, shared.syntaxerr);
         return;
     }
     int npairs = (c->argc - 2) / 2;
-    /* Secrets never reach MONITOR or SLOWLOG, whatever the outcome. */
-    for (int i = 0; i < npairs; i++) {
-        configDef *d = findConfig(c->argv[2 + i * 2]->ptr);
-        if (d && (d->flags & F_SENSITIVE)) redactClientCommandArgument(c, 3 + i * 2);
-    }
-    /* As Redis, the loading refusal comes first, whatever else is wrong
-     * (clients may handle -LOADING apart from a plain error). */
-    if (server.loading || server.async_loading) {
-        for (int i = 0; i < npairs; i++) {
-            configDef *d = findConfig(c->argv[2 + i * 2]->ptr);
-            if (d && (d->flags & F_DENY_LOADING)) {
-                addReplyErrorObject(c, shared.loadingerr);
-                return;
-            }
-        }
-    }
+    redactSensitiveValues(c, npairs);
+    if (rejectWhileLoading(c, npairs)) return;
     configDef **defs = zcalloc(sizeof(configDef *) * npairs);
     sds *olds = zcalloc(sizeof(sds) * npairs);
     const char *err = NULL;
-    int failed = -1, i;
-    for (i = 0; i < npairs; i++) {
-        const char *name = c->argv[2 + i * 2]->ptr;
-        defs[i] = findConfig(name);
-        if (!defs[i] || (defs[i]->flags & F_FILE_ONLY)) {
-            addReplyErrorFormat(c, "Unknown option or number of arguments for CONFIG SET - '%s'", name);
-            goto done;
-        }
-        if (defs[i]->flags & F_IMMUTABLE) {
-            err = "can't set immutable config";
-            failed = i;
-            goto fail;
-        }
-        if ((defs[i]->flags & F_PROTECTED) && !commandEnabledFor(c, server.enable_protected_configs)) {
-            err = "can't set protected config";
-            failed = i;
-            goto fail;
-        }
-        for (int k = 0; k < i; k++) {
-            if (defs[k] == defs[i]) {
-                err = "duplicate parameter";
-                failed = i;
-                goto fail;
-            }
-        }
+    int failed = -1;
+    if (findSettableConfigs(c, defs, npairs, &failed, &err) == C_OK) {
+        for (int i = 0; i < npairs; i++) olds[i] = getTypedValue(defs[i]);
+        if (setConfigs(c, defs, olds, npairs, &failed, &err) == C_OK) addReply(c, shared.ok);
     }
-    for (i = 0; i < npairs; i++) olds[i] = getTypedValue(defs[i]);
-    for (i = 0; i < npairs; i++) {
-        sds v = sdsdup(c->argv[3 + i * 2]->ptr); /* binary-safe: requirepass may hold a NUL */
-        int ok = setTypedValue(defs[i], &v, 1, 0, &err);
-        sdsfree(v);
-        if (!ok || (defs[i]->apply && !defs[i]->apply(&err))) {
-            failed = i;
-            /* Put back what was already changed, this one included. */
-            for (int k = 0; k <= i; k++) {
-                const char *ignored;
-                sds ov = olds[k];
-                int oc = 1;
-                sds *ovp = &ov;
-                sds *split = NULL;
-                if (defs[k]->type == T_SPECIAL && (defs[k]->flags & F_MULTI) && sdslen(ov)) {
-                    split = sdssplitlen(ov, sdslen(ov), " ", 1, &oc);
-                    ovp = split;
-                }
-                setTypedValue(defs[k], ovp, oc, 0, &ignored);
-                if (defs[k]->apply) defs[k]->apply(&ignored);
-                if (split) sdsfreesplitres(split, oc);
-            }
-            goto fail;
-        }
-    }
-    addReply(c, shared.ok);
-    goto done;
-fail:
-    addReplyErrorFormat(c, "CONFIG SET failed (possibly related to argument '%s') - %s",
-                        (char *)c->argv[2 + failed * 2]->ptr, err);
-done:
-    for (i = 0; i < npairs; i++) sdsfree(olds[i]);
+    if (failed >= 0)
+        addReplyErrorFormat(c, "CONFIG SET failed (possibly related to argument '%s') - %s",
+                            (char *)c->argv[2 + failed * 2]->ptr, err);
+    for (int i = 0; i < npairs; i++) sdsfree(olds[i]);
     zfree(olds);
     zfree(defs);
 }
@@ -1509,6 +1531,26 @@ static int rewriteWriteFile(const char *path, sds content) {
 }
 
 void configRewriteCommand(client *c) { configRewriteReply(c, 0); }
+
+sds configDebugInfo(void) {
+    static const char *names[] = {"io-threads-do-reads", "lazyfree-lazy-eviction", "lazyfree-lazy-expire",
+                                  "lazyfree-lazy-server-del", "lazyfree-lazy-user-del", "lazyfree-lazy-user-flush",
+                                  "repl-diskless-load", "repl-diskless-sync", "replica-read-only",
+                                  "slave-read-only", "activedefrag", "sanitize-dump-payload", "io-threads",
+                                  "list-compress-depth", "proto-max-bulk-len", "client-query-buffer-limit", NULL};
+    sds out = sdsempty();
+    for (int i = 0; names[i]; i++) {
+        configDef *d = findConfig(names[i]);
+        if (!d) continue;
+        sds v = getTypedValue(d);
+        out = sdscatprintf(out, "%s ", names[i]);
+        if (d->type == T_MEM && sdslen(v) && v[sdslen(v) - 1] != '%') out = catMemory(out, strtoull(v, NULL, 10));
+        else out = sdscatsds(out, v);
+        out = sdscat(out, "\n");
+        sdsfree(v);
+    }
+    return out;
+}
 
 void configRewriteReply(client *c, int force_all) {
     if (!server.configfile) {

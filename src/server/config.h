@@ -15,6 +15,10 @@ int loadServerConfigFromArgs(int argc, char **argv);
 void configApplyThreadSettings(void);
 /* Current value as CONFIG GET shows it; NULL for an unknown name. Caller frees. */
 sds configGetValue(const char *name);
+/* The crash report's CONFIG DEBUG OUTPUT: the settings Redis 7.0 lists
+ * there (lazy freeing, replication loading, limits), a "name value" line
+ * each as CONFIG REWRITE writes them. Caller frees. */
+sds configDebugInfo(void);
 /* Registration points for the modules that own a directive's effect (main.c
  * wires them before the config is read). An apply hook runs after the value
  * is set (from the file, the command line or CONFIG SET); 0 with *err set

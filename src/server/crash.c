@@ -1,11 +1,21 @@
 /* crash: the bug report (see crash.h).
  *
- * Everything is written with serverLog (as Redis does from its handlers:
- * the process is dying anyway) except the backtrace itself, which
- * backtrace_symbols_fd writes straight to the log's descriptor without
- * allocating. Once reported, the process dies of the same signal (so a core
- * is dumped when enabled); an assertion or a panic aborts. */
+ * Everything is written with serverLog or straight to the log's descriptor
+ * (as Redis does from its handlers: the process is dying anyway); the
+ * backtrace itself is written by backtrace_symbols_fd without allocating.
+ * After the stack trace come, as in Redis 7.0, the server's state: INFO, the
+ * client list, the client whose command was running and the settings that
+ * matter to a bug report; INFO is features/'s, so main registers it
+ * (crashSetInfoGenerator). Those sections allocate and walk server state
+ * that may be what broke: a second crash while writing them is not reported
+ * again (the signal handlers reset themselves, and the sections are written
+ * once per process), so the process still dies. Once reported, the process
+ * dies of the same signal (so a core is dumped when enabled); an assertion
+ * or a panic aborts. */
 #include "server/crash.h"
+#include "server/client.h"
+#include "server/config.h"
+#include "server/db.h"
 
 #include <execinfo.h>
 #include <fcntl.h>
@@ -56,6 +66,87 @@ void crashLogStackTrace(void *eip) {
     int n = backtrace(trace, 100);
     backtrace_symbols_fd(trace, n, fd);
     closeLogFd(fd);
+}
+
+/* ------------------------------------------------ the server's state */
+
+static sds (*gen_info)(void); /* INFO "all", from features/ */
+
+void crashSetInfoGenerator(sds (*gen)(void)) { gen_info = gen; }
+
+/* Text of any length, as it is (serverLog would cut it at 1 KB). */
+static void logRaw(const char *s, size_t len) {
+    int fd = openLogFd();
+    if (fd == -1) return;
+    while (len) {
+        ssize_t n = write(fd, s, len);
+        if (n <= 0) break;
+        s += n;
+        len -= (size_t)n;
+    }
+    closeLogFd(fd);
+}
+
+static void logRawSds(sds s) {
+    logRaw(s, sdslen(s));
+    sdsfree(s);
+}
+
+static void logServerInfo(void) {
+    logRawSds(sdsnew("\n------ INFO OUTPUT ------\n"));
+    if (gen_info) logRawSds(gen_info());
+    logRawSds(sdsnew("\n------ CLIENT LIST OUTPUT ------\n"));
+    logRawSds(getAllClientsInfoString(-1));
+}
+
+/* The client whose command was running: its CLIENT LIST line, its
+ * arguments (128 bytes of each at most), and the value of its first
+ * argument when that names a key (type, encoding and refcount only, as Redis
+ * 7.0: the value itself may be what is corrupt). */
+static void logCurrentClient(client *cc) {
+    if (!cc) return;
+    sds s = sdsnew("\n------ CURRENT CLIENT INFO ------\n");
+    s = catClientInfoString(s, cc);
+    s = sdscat(s, "\n");
+    for (int j = 0; j < cc->argc; j++) {
+        robj *a = getDecodedObject(cc->argv[j]);
+        size_t len = sdslen(a->ptr) < 128 ? sdslen(a->ptr) : 128;
+        s = sdscatprintf(s, "argv[%d]: '", j);
+        s = sdscatrepr(s, a->ptr, len);
+        s = sdscat(s, "'\n");
+        decrRefCount(a);
+    }
+    logRawSds(s);
+    if (cc->argc > 1 && cc->db) {
+        robj *key = getDecodedObject(cc->argv[1]);
+        dictEntry *de = dbFindEntry(cc->db, key->ptr);
+        if (de) {
+            robj *val = dbEntryValue(de);
+            serverLog(LL_WARNING, "key '%s' found in DB containing the following object:", (char *)key->ptr);
+            serverLog(LL_WARNING, "Object type: %u", (unsigned)val->type);
+            serverLog(LL_WARNING, "Object encoding: %u", (unsigned)val->encoding);
+            serverLog(LL_WARNING, "Object refcount: %d", val->refcount);
+        }
+        decrRefCount(key);
+    }
+}
+
+static void logConfigDebugInfo(void) {
+    logRawSds(sdsnew("\n------ CONFIG DEBUG OUTPUT ------\n"));
+    logRawSds(configDebugInfo());
+}
+
+/* Redis 7.0's sections after the stack trace, in its order (no modules:
+ * their section stays empty; no memory test). Written once: if writing
+ * them crashes or asserts, the report of that goes without them. */
+static void logServerState(void) {
+    static int written;
+    if (written) return;
+    written = 1;
+    logServerInfo();
+    logCurrentClient(server.current_client);
+    logRawSds(sdsnew("\n------ MODULES INFO OUTPUT ------\n"));
+    logConfigDebugInfo();
 }
 
 static void *instructionOf(void *secret) {
@@ -109,6 +200,7 @@ static void crashSignalHandler(int sig, siginfo_t *info, void *secret) {
     if (eip) serverLog(LL_WARNING, "Crashed running the instruction at: %p", eip);
     crashLogStackTrace(eip);
     logRegisters(secret);
+    logServerState();
     bugReportEnd();
     /* Die of the same signal, so a core is dumped when enabled. */
     removeHandlers();
@@ -148,7 +240,10 @@ static void dieAfterReport(void) {
 static _Noreturn void reportAssert(const char *estr, const char *file, int line) {
     serverLog(LL_WARNING, "=== ASSERTION FAILED ===");
     serverLog(LL_WARNING, "==> %s:%d '%s' is not true", file, line, estr);
-    if (server.crashlog_enabled) crashLogStackTrace(NULL);
+    if (server.crashlog_enabled) {
+        crashLogStackTrace(NULL);
+        logServerState();
+    }
     dieAfterReport();
     __builtin_unreachable();
 }
@@ -181,7 +276,10 @@ static void onPanic(const char *msg, const char *file, int line) {
     serverLog(LL_WARNING, "------------------------------------------------");
     serverLog(LL_WARNING, "!!! Software Failure. Press left mouse button to continue");
     serverLog(LL_WARNING, "Guru Meditation: %s #%s:%d", msg, file, line);
-    if (server.crashlog_enabled) crashLogStackTrace(NULL);
+    if (server.crashlog_enabled) {
+        crashLogStackTrace(NULL);
+        logServerState();
+    }
     dieAfterReport();
     __builtin_unreachable();
 }

@@ -19,9 +19,11 @@
 
 typedef struct lazyfreeJob {
     struct lazyfreeJob *next;
-    robj *obj;         /* a value, or NULL for a keyspace */
+    robj *obj;         /* a value, or NULL */
     dict *keys;        /* a keyspace: its dict and TTL index */
     ttlHeap *expires;
+    void (*free_fn)(void *ptr); /* or anything else, freed by its owner's function */
+    void *ptr;
     size_t count;      /* objects the job frees */
 } lazyfreeJob;
 
@@ -43,6 +45,8 @@ void lazyfreeResetStats(void) { atomic_store(&freed_objects, 0); }
 static void runJob(lazyfreeJob *job) {
     if (job->obj) {
         decrRefCount(job->obj);
+    } else if (job->free_fn) {
+        job->free_fn(job->ptr);
     } else {
         dictRelease(job->keys);
         ttlHeapFree(job->expires);
@@ -147,5 +151,11 @@ void lazyfreeObject(robj *o) {
 void lazyfreeKeyspace(dict *keys, ttlHeap *expires) {
     lazyfreeJob *job = zmalloc(sizeof(*job));
     *job = (lazyfreeJob){.keys = keys, .expires = expires, .count = dictSize(keys)};
+    submit(job);
+}
+
+void lazyfreeCall(void (*free_fn)(void *ptr), void *ptr, size_t count) {
+    lazyfreeJob *job = zmalloc(sizeof(*job));
+    *job = (lazyfreeJob){.free_fn = free_fn, .ptr = ptr, .count = count};
     submit(job);
 }

@@ -20,6 +20,11 @@ void lazyfreeObject(robj *o);
 /* A whole keyspace (the dict of a db and its TTL index) freed in the
  * background; the caller has put empty ones in their place. */
 void lazyfreeKeyspace(dict *keys, ttlHeap *expires);
+/* Something the rooms above own and free as a whole (the script cache with
+ * its Lua interpreter, a set of function libraries): free_fn(ptr) runs in the
+ * background thread, counted as count objects in INFO. Nothing on the main
+ * thread may reach ptr once handed over. */
+void lazyfreeCall(void (*free_fn)(void *ptr), void *ptr, size_t count);
 /* INFO: objects handed over and not freed yet; objects freed since start or
  * CONFIG RESETSTAT. */
 size_t lazyfreePendingObjects(void);

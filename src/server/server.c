@@ -257,122 +257,149 @@ int replicaIsStaleAndStrict(void) {
     return server.masterhost_set && !server.repl_link_up && !server.repl_serve_stale_data;
 }
 
-/* Returns C_OK when the client can go on with its next command. */
-int processCommand(client *c) {
-    updateCachedTime();
+/* What EXEC would run, as a whole: some queued command has flag (execHas)
+ * or lacks it (execLacks). Both 0 for any other command. */
+static int execHas(client *c, uint64_t flag) {
+    return c->cmd == server.exec_command && (c->mstate.cmd_flags & flag);
+}
+static int execLacks(client *c, uint64_t flag) {
+    return c->cmd == server.exec_command && (c->mstate.cmd_inv_flags & flag);
+}
+
+/* Looks the command up; 1 after replying when there is none by that name
+ * (with Redis's wording for a container's unknown subcommand) or when its
+ * arity does not match. */
+static int rejectUnknownCommand(client *c) {
     c->cmd = c->lastcmd = c->realcmd = lookupCommand(c->argv, c->argc);
-    if (!c->cmd) {
-        if (commandIsContainer(c->argv[0])) {
-            sds cmd = sdsnew(c->argv[0]->ptr);
-            sdstoupper(cmd);
-            rejectCommand(c, "unknown subcommand '%.128s'. Try %s HELP.", (char *)c->argv[1]->ptr, cmd);
-            sdsfree(cmd);
-        } else {
-            sds args = sdsempty();
-            for (int i = 1; i < c->argc && sdslen(args) < 128; i++) {
-                char buf[LONG_STR_SIZE];
-                size_t len;
-                const char *p = stringObjectView(c->argv[i], buf, &len);
-                int room = 128 - (int)sdslen(args);
-                args = sdscatprintf(args, "'%.*s' ", (int)len < room ? (int)len : room, p);
-            }
-            rejectCommand(c, "unknown command '%.128s', with args beginning with: %s", (char *)c->argv[0]->ptr, args);
-            sdsfree(args);
-        }
-        return C_OK;
-    }
-    if (!commandCheckArity(c->cmd, c->argc)) {
+    if (c->cmd) {
+        if (commandCheckArity(c->cmd, c->argc)) return 0;
         rejectCommand(c, "wrong number of arguments for '%s' command", c->cmd->fullname);
-        return C_OK;
+        return 1;
     }
-    uint64_t flags = commandFlags(c); /* a script's as it declares them */
+    if (commandIsContainer(c->argv[0])) {
+        sds cmd = sdsnew(c->argv[0]->ptr);
+        sdstoupper(cmd);
+        rejectCommand(c, "unknown subcommand '%.128s'. Try %s HELP.", (char *)c->argv[1]->ptr, cmd);
+        sdsfree(cmd);
+        return 1;
+    }
+    sds args = sdsempty();
+    for (int i = 1; i < c->argc && sdslen(args) < 128; i++) {
+        char buf[LONG_STR_SIZE];
+        size_t len;
+        const char *p = stringObjectView(c->argv[i], buf, &len);
+        int room = 128 - (int)sdslen(args);
+        args = sdscatprintf(args, "'%.*s' ", (int)len < room ? (int)len : room, p);
+    }
+    rejectCommand(c, "unknown command '%.128s', with args beginning with: %s", (char *)c->argv[0]->ptr, args);
+    sdsfree(args);
+    return 1;
+}
+
+/* Who may run what now: authentication, a busy script, MULTI's own limits,
+ * the ACL. 1 after replying with the refusal. */
+static int rejectByClientState(client *c, uint64_t flags) {
     if (accessAuthRequired(c) && !(flags & CMD_NO_AUTH)) {
         rejectCommandObject(c, shared.noautherr);
-        return C_OK;
+        return 1;
     }
     robj *err;
     /* While loading, a command that may not run then gets -LOADING (checked
-     * below), not -BUSY, even when a script from the AOF runs long (as Redis). */
+     * later), not -BUSY, even when a script from the AOF runs long (as Redis). */
     int denied_by_loading = server.loading && !(flags & CMD_LOADING);
     if (!denied_by_loading && scriptBlocksCommand(c, &err)) {
         rejectCommandObject(c, err);
-        return C_OK;
+        return 1;
     }
     if ((c->flags & CLIENT_MULTI) && (flags & CMD_NO_MULTI)) {
         rejectCommand(c, "Command not allowed inside a transaction");
-        return C_OK;
+        return 1;
     }
-    if (rejectByAccessControl(c)) return C_OK;
-    /* Client memory first (the last command may have grown some output
-     * buffer), then keys; a client that is itself evicted runs nothing. */
-    if (evictClients(c)) return C_OK;
-    /* maxmemory: evict first (not while a busy script holds the loop), then
-     * refuse commands that may add data if not enough could be freed. EXEC
-     * counts as such when it holds one; inside MULTI nothing but the commands
-     * ending the transaction is accepted while out of memory, as in Redis. */
+    return rejectByAccessControl(c);
+}
+
+/* Client memory first (the last command may have grown some output buffer),
+ * then keys; a client that is itself evicted runs nothing. maxmemory: evict
+ * first (not while a busy script holds the loop), then refuse commands that
+ * may add data if not enough could be freed. EXEC counts as such when it
+ * holds one; inside MULTI nothing but the commands ending the transaction is
+ * accepted while out of memory, as in Redis. 1 when refused. */
+static int rejectByMemory(client *c, uint64_t flags) {
+    if (evictClients(c)) return 1;
     if (server.maxmemory && !scriptTimedout() && performEvictions() == EVICT_FAIL) {
-        int denyoom = (flags & CMD_DENYOOM) || (c->cmd == server.exec_command && (c->mstate.cmd_flags & CMD_DENYOOM));
+        int denyoom = (flags & CMD_DENYOOM) || execHas(c, CMD_DENYOOM);
         if ((c->flags & CLIENT_MULTI) && !endsTransaction(c->cmd)) denyoom = 1;
         if (denyoom) {
             rejectCommandObject(c, shared.oomerr);
-            return C_OK;
+            return 1;
         }
     }
-    runCommandPrelude(c);
-    int writes = (flags & CMD_WRITE) || (c->cmd == server.exec_command && (c->mstate.cmd_flags & CMD_WRITE));
+    return 0;
+}
+
+/* What the server's state forbids, in Redis's order: writes after a failed
+ * save, too few replicas, a read-only replica, RESP2 pub/sub mode, a stale
+ * replica, loading, a replica touching keys. 1 after replying. */
+static int rejectByServerState(client *c, uint64_t flags) {
+    robj *err;
+    int writes = (flags & CMD_WRITE) || execHas(c, CMD_WRITE);
     /* As Redis 7.0: PING too, so that a health check sees the failing disk;
      * our master's stream is applied regardless. */
     if (((flags & CMD_WRITE) || c->cmd == server.ping_command) && !(c->flags & CLIENT_MASTER) &&
         (err = writeGateError())) {
         rejectCommandObject(c, err);
-        return C_OK;
+        return 1;
     }
-    /* Replication's refusals, in Redis's order (the state is repl/'s, kept in `server`). */
+    /* Replication's refusals (the state is repl/'s, kept in `server`). */
     if (writes && tooFewGoodReplicas()) {
         rejectCommand(c, "-NOREPLICAS Not enough good replicas to write.");
-        return C_OK;
+        return 1;
     }
     if (writes && replicaRefusesWritesFrom(c)) {
         rejectCommand(c, "-READONLY You can't write against a read only replica.");
-        return C_OK;
+        return 1;
     }
     if ((c->flags & CLIENT_PUBSUB) && c->resp == 2 && !isAllowedInPubsubContext(c->cmd)) {
         rejectCommand(c,
                       "Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are "
                       "allowed in this context",
                       c->cmd->fullname);
-        return C_OK;
+        return 1;
     }
     /* An EXEC is refused too when a command it would run is (the replica may
      * have gone stale after the command was queued). */
-    int denystale = !(flags & CMD_STALE) || (c->cmd == server.exec_command && (c->mstate.cmd_inv_flags & CMD_STALE));
+    int denystale = !(flags & CMD_STALE) || execLacks(c, CMD_STALE);
     if (denystale && replicaIsStaleAndStrict()) {
         rejectCommand(c, "-MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.");
-        return C_OK;
+        return 1;
     }
-    int exec = c->cmd == server.exec_command;
-    int denyloading = !(flags & CMD_LOADING) || (exec && (c->mstate.cmd_inv_flags & CMD_LOADING));
-    int denyasync = (flags & CMD_NO_ASYNC_LOADING) || (exec && (c->mstate.cmd_flags & CMD_NO_ASYNC_LOADING));
+    int denyloading = !(flags & CMD_LOADING) || execLacks(c, CMD_LOADING);
+    int denyasync = (flags & CMD_NO_ASYNC_LOADING) || execHas(c, CMD_NO_ASYNC_LOADING);
     if ((server.loading && denyloading) || (server.async_loading && denyasync)) {
         rejectCommandObject(c, shared.loadingerr);
-        return C_OK;
+        return 1;
     }
     /* A replica (and a MONITOR connection, replica-like) may not touch keys. */
-    int reads = (flags & CMD_READONLY) || (c->cmd == server.exec_command && (c->mstate.cmd_flags & CMD_READONLY));
+    int reads = (flags & CMD_READONLY) || execHas(c, CMD_READONLY);
     if ((c->flags & (CLIENT_MONITOR | CLIENT_SLAVE)) && (reads || (flags & (CMD_WRITE | CMD_MAY_REPLICATE)))) {
         rejectCommand(c, "Replica can't interact with the keyspace");
-        return C_OK;
+        return 1;
     }
-    /* After every refusal, before queueing: in a transaction a write waits
-     * for the end of a CLIENT PAUSE WRITE to be QUEUED, as in Redis 7.0. */
+    return 0;
+}
+
+/* An admitted command: held by a CLIENT PAUSE (checked after every refusal,
+ * before queueing: in a transaction a write waits for the end of a CLIENT
+ * PAUSE WRITE to be QUEUED, as in Redis 7.0), queued in MULTI, or run. */
+static void runAdmittedCommand(client *c) {
     if (pauseHoldsCommand(c)) {
         blockPostponeClient(c);
-        return C_OK;
+        return;
     }
     if ((c->flags & CLIENT_MULTI) && !isTransactionControl(c->cmd)) {
         queueMultiCommand(c);
         addReply(c, shared.queued);
-        return C_OK;
+        return;
     }
     server.current_client = c;
     call(c, CALL_FULL);
@@ -385,6 +412,17 @@ int processCommand(client *c) {
     /* Not while a script is busy (this command came in between its steps):
      * clients blocked on its keys are served once it is over. */
     if (listLength(server.ready_keys) && !server.in_script) handleClientsBlockedOnKeys();
+}
+
+/* Returns C_OK when the client can go on with its next command. */
+int processCommand(client *c) {
+    updateCachedTime();
+    if (rejectUnknownCommand(c)) return C_OK;
+    uint64_t flags = commandFlags(c); /* a script's as it declares them */
+    if (rejectByClientState(c, flags) || rejectByMemory(c, flags)) return C_OK;
+    runCommandPrelude(c);
+    if (rejectByServerState(c, flags)) return C_OK;
+    runAdmittedCommand(c);
     return C_OK;
 }
 
