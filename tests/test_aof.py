@@ -50,7 +50,7 @@ def picture(r):
             t = r.type(k)
             v = {b"string": lambda: r.get(k), b"list": lambda: r.lrange(k, 0, -1),
                  b"set": lambda: sorted(r.smembers(k)), b"hash": lambda: r.hgetall(k),
-                 b"zset": lambda: r.zrange(k, 0, -1, withscores=True)}[t]()
+                 b"zset": lambda: r.zrange(k, 0, -1, withscores=True), b"stream": lambda: r.xrange(k)}[t]()
             out[(db, k)] = (t, v, r.ttl(k) > 0)
     r.execute_command("select", 0)
     return out
@@ -209,3 +209,63 @@ def test_random_and_float_commands_replay_exactly(server_factory, tmp_path):
     s.stop()
     r2 = start(server_factory, tmp_path).client()
     assert (sorted(r2.smembers("s")), r2.exists("t"), r2.hget("h", "f"), r2.get("x")) == before
+
+
+def fill_stream(r):
+    r.xadd("x", {"a": "1"}, id="1-1")
+    r.xadd("x", {"b": "2", "c": "3"}, id="2-1")
+    r.xadd("x", {f"f{i}": str(i) for i in range(100)}, id="3-1")  # more fields than a command's 64 items
+    r.xgroup_create("x", "g1", id="0")
+    r.xreadgroup("g1", "alice", {"x": ">"}, count=2)
+    r.execute_command("XGROUP", "CREATECONSUMER", "x", "g1", "bob")
+    r.xgroup_create("x", "g0", id="2-1")
+    r.xadd("e", {"a": "1"}, id="5-5")
+    r.xdel("e", "5-5")
+    r.sadd("bigset", *range(130))  # more members than one SADD of the rewrite holds
+
+
+def stream_picture(r):
+    out = {}
+    for k in ("x", "e"):
+        info = r.xinfo_stream(k)
+        groups = [(g["name"], g["consumers"], g["pending"], g["last-delivered-id"], g["entries-read"])
+                  for g in r.xinfo_groups(k)]
+        pending = {g[0]: [(p["message_id"], p["consumer"], p["times_delivered"])
+                          for p in r.xpending_range(k, g[0], "-", "+", 100)] for g in groups}
+        consumers = {g[0]: sorted(c["name"] for c in r.xinfo_consumers(k, g[0])) for g in groups}
+        out[k] = (r.xrange(k), info["last-generated-id"], info["entries-added"], info["max-deleted-entry-id"],
+                  groups, pending, consumers)
+    return out
+
+
+@pytest.mark.skipif(REF_SERVER is None, reason="Debian's redis-server is not installed")
+@pytest.mark.parametrize("writer", ["ours", "ref"])
+def test_rewrite_without_preamble_is_commands_both_servers_load(server_factory, tmp_path, writer):
+    """aof-use-rdb-preamble no: the rewritten base is plain commands (SET,
+    RPUSH, SADD, ZADD, HMSET, the stream commands, PEXPIREAT) as Redis 7.0
+    writes it, not RESTOREs of DUMP payloads, and either server loads it."""
+    bins = {"ours": None, "ref": REF_SERVER}
+    s = start(server_factory, tmp_path, "--aof-use-rdb-preamble", "no", binary=bins[writer])
+    r = s.client()
+    fill(r)
+    fill_stream(r)
+    before, streams = picture(r), stream_picture(r)
+    r.bgrewriteaof()
+    deadline = time.time() + 10
+    while (r.info("persistence")["aof_rewrite_in_progress"] or not r.info("persistence")["aof_rewrites"]) \
+            and time.time() < deadline:
+        time.sleep(0.05)
+    assert r.info("persistence")["aof_last_bgrewrite_status"] == "ok"
+    s.stop()
+    d = tmp_path / "appendonlydir"
+    base = [l.split()[1] for l in (d / "appendonly.aof.manifest").read_text().splitlines() if l.endswith("type b")][0]
+    text = (d / base).read_bytes()
+    assert base.endswith(".base.aof") and b"RESTORE" not in text
+    for cmd in (b"SET", b"RPUSH", b"SADD", b"ZADD", b"HMSET", b"XADD", b"XSETID", b"XGROUP", b"XCLAIM",
+                b"PEXPIREAT", b"CREATECONSUMER"):
+        assert b"\r\n" + cmd + b"\r\n" in text, cmd
+    for binary in (None, REF_SERVER):
+        loaded = start(server_factory, tmp_path, binary=binary)
+        assert picture(loaded.client()) == before
+        assert stream_picture(loaded.client()) == streams
+        loaded.stop()

@@ -16,6 +16,7 @@
  * appendfsync always fsyncs before replies are sent; everysec fsyncs from a
  * background thread once a second. */
 #include "persist/aof.h"
+#include "persist/aofbase.h"
 #include "persist/bgchild.h"
 #include "persist/persist.h"
 #include "server/propagate.h"
@@ -326,19 +327,8 @@ static int writeBaseFile(const char *path) {
         while ((de = dictNext(di))) {
             sds key = dbEntryKey(de);
             robj *keyobj = createStringObject(key, sdslen(key));
-            /* Each value as RESTORE of its DUMP payload: exact for every type and encoding. */
-            sds payload = rdbDumpPayload(dbEntryValue(de));
-            robj *argv[4] = {createStringObject("RESTORE", 7), keyobj, createStringObjectFromLongLong(0),
-                             createObject(OBJ_STRING, payload)};
-            catCommand(&buf, argv, 4);
-            long long when = dbEntryExpire(db, de);
-            if (when != -1) {
-                robj *ex[3] = {createStringObject("PEXPIREAT", 9), keyobj, createStringObjectFromLongLong(when)};
-                catCommand(&buf, ex, 3);
-                decrRefCount(ex[0]);
-                decrRefCount(ex[2]);
-            }
-            for (int k = 0; k < 4; k++) decrRefCount(argv[k]);
+            buf = aofCatKeyCommands(buf, keyobj, dbEntryValue(de), dbEntryExpire(db, de));
+            decrRefCount(keyobj);
             if (sdslen(buf) > (1 << 20)) {
                 ok = fwrite(buf, sdslen(buf), 1, fp) == 1;
                 sdsclear(buf);
