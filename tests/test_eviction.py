@@ -250,3 +250,42 @@ def test_the_keyspace_does_not_grow_its_table_past_maxmemory(r):
     r.set("k2", "v2")
     assert r.dbsize() == 4098
     r.config_set("maxmemory", 0)
+
+
+def test_lazy_eviction_stops_once_counted_memory_fits_with_a_replica_buffer(server_factory):
+    """lazyfree-lazy-eviction: evicted values are freed in the background, so
+    eviction stops as soon as the memory that counts (replication buffers
+    left out) is under maxmemory, checked every 16 keys. A stalled replica's
+    large buffer must not keep that check failing (which evicted keys until
+    the time limit, most of the dataset)."""
+    master, replica = server_factory(), server_factory()
+    m = master.client()
+    m.config_set("lazyfree-lazy-eviction", "yes")
+    m.config_set("maxmemory-policy", "allkeys-random")
+    item = "y" * 100
+    p = m.pipeline(transaction=False)
+    for i in range(300):
+        p.rpush("list:%d" % i, *([item] * 100))  # above the lazy free threshold of 64 elements
+    p.execute()
+    replica.client().replicaof("127.0.0.1", master.port)
+    deadline = time.time() + 10
+    while replica.client().info("replication")["master_link_status"] != "up":
+        assert time.time() < deadline
+        time.sleep(0.05)
+    replica.proc.send_signal(19)  # SIGSTOP: the replica reads nothing, its buffer grows
+    try:
+        big = "z" * 1000000
+        for i in range(20):
+            m.set("tmp", big)
+        m.delete("tmp")
+        mem = m.info("memory")
+        assert mem["mem_not_counted_for_evict"] > 10000000
+        counted = mem["used_memory"] - mem["mem_not_counted_for_evict"]
+        m.config_set("maxmemory", counted + 100000)
+        m.set("over", "w" * 400000)  # ~300 kB over: about 15 lists to go
+        evicted = m.info("stats")["evicted_keys"]
+        assert 1 <= evicted <= 64, evicted
+        assert m.dbsize() >= 300 - 64
+    finally:
+        replica.proc.send_signal(18)  # SIGCONT
+        m.config_set("maxmemory", 0)

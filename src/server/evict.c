@@ -280,7 +280,7 @@ int performEvictions(void) {
              * may still bring memory under the limit; wait for them briefly. */
             if (lazyfreePendingObjects()) {
                 usleep(limit > 500000 ? 500000 : (useconds_t)limit);
-                if (zmalloc_used_memory() <= server.maxmemory) return EVICT_OK;
+                if (evictCountedMemory() <= server.maxmemory) return EVICT_OK;
             }
             return EVICT_FAIL;
         }
@@ -289,7 +289,7 @@ int performEvictions(void) {
         evicted++;
         /* Lazily evicted values free their memory in the background, where
          * `freed` cannot see it: the real figure tells when to stop, as Redis. */
-        if (server.lazyfree_lazy_eviction && (evicted & 15) == 0 && zmalloc_used_memory() <= server.maxmemory) break;
+        if (server.lazyfree_lazy_eviction && (evicted & 15) == 0 && evictCountedMemory() <= server.maxmemory) break;
         if ((evicted & 15) == 0 && getMonotonicUs() - start > limit) {
             startEvictionTimer();
             return EVICT_RUNNING;
