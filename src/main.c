@@ -4,6 +4,7 @@
  * (core <- data <- server <- {commands, features, persist, repl} <- main). */
 #include "server/client.h"
 #include "server/config.h"
+#include "server/evict.h"
 #include "server/hooks.h"
 #include "server/keyhook.h"
 #include "server/propagate.h"
@@ -81,6 +82,7 @@ static void wireModules(void) {
     serverAddTransactionEnd(unwatchAllKeys);
 
     serverSetWriteGate(persistWriteGate);
+    evictSetAofBufferProbe(aofBufferMemory); /* not counted for maxmemory, as Redis 7.0 */
     serverSetScriptHooks(&scriptingHooks);
     serverSetBackgroundPacer(&expiryPushPacer);
     replInit();
