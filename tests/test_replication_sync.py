@@ -172,3 +172,23 @@ def test_a_diskless_sync_leaves_no_file_and_the_save_state_alone(server_factory)
     assert r.get("k") == b"v"
     assert persistence(m)["rdb_changes_since_last_save"] == "1"
     assert not [f for f in os.listdir(master.dir) if f.endswith(".rdb")]
+
+
+@pytest.mark.parametrize("lazy", ["no", "yes"])
+@pytest.mark.parametrize("load", ["disabled", "swapdb", "on-empty-db"])
+def test_replica_lazy_flush(server_factory, lazy, load):
+    """The replica's old keys go to the lazy free thread with replica-lazy-flush
+    yes; a swapdb load always hands its set-aside dbs to it (as Redis 7.0)."""
+    master = server_factory(*MASTER_ARGS)
+    master.client().set("a", 1)
+    replica = server_factory("--replica-lazy-flush", lazy, "--repl-diskless-load", load)
+    r = replica.client()
+    p = r.pipeline(transaction=False)
+    for i in range(1000):
+        p.set("k%d" % i, i)
+    p.execute()
+    attach(r, master)
+    assert r.keys() == [b"a"]
+    expected = "1000" if lazy == "yes" or load == "swapdb" else "0"
+    wait_for(lambda: info(r, "memory")["lazyfreed_objects"] == expected, what="lazyfreed_objects %s" % expected)
+    assert info(r, "memory")["lazyfree_pending_objects"] == "0"

@@ -396,6 +396,15 @@ static void loadProgress(void) {
     dbBackupSwap(ld.old);
 }
 
+/* The data before a load (or a failed load's half): with replica-lazy-flush
+ * the keys go to the lazy free thread, as Redis 7.0's. */
+static void flushOldData(void) {
+    dbAnnounceReplaced(NULL);
+    if (server.repl_slave_lazy_flush) emptyDataAsync(-1);
+    else emptyData(-1, NULL);
+    functionsFlushAll();
+}
+
 /* Before a load: the old data set aside (swapdb) or dropped. */
 static void loadBegin(int swapdb, int async) {
     ld.async = async;
@@ -405,9 +414,7 @@ static void loadBegin(int swapdb, int async) {
         ld.old_functions = functionsSetAside(NULL);
     } else {
         serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Flushing old data");
-        dbAnnounceReplaced(NULL);
-        emptyData(-1, NULL);
-        functionsFlushAll();
+        flushOldData();
     }
     /* Our old history ends here (an async load keeps it until it succeeds). */
     if (!async) rp.cached = 0;
@@ -421,11 +428,7 @@ static void loadEnd(int ok) {
     server.async_loading = 0;
     ld.async = 0;
     if (!ld.old) {
-        if (!ok) {
-            dbAnnounceReplaced(NULL);
-            emptyData(-1, NULL);
-            functionsFlushAll();
-        }
+        if (!ok) flushOldData();
         return;
     }
     if (ok) {

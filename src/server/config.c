@@ -660,7 +660,7 @@ static configDef configs[] = {
     B("lazyfree-lazy-server-del", NULL, 0, &server.lazyfree_lazy_server_del, "no"),
     B("lazyfree-lazy-user-del", NULL, 0, &server.lazyfree_lazy_user_del, "no"),
     B("lazyfree-lazy-user-flush", NULL, 0, &server.lazyfree_lazy_user_flush, "no"),
-    B("replica-lazy-flush", "slave-lazy-flush", F_NOEFFECT, &cfg_ints[11], "no"),
+    B("replica-lazy-flush", "slave-lazy-flush", 0, &server.repl_slave_lazy_flush, "no"),
     B("activerehashing", NULL, F_NOEFFECT, &cfg_ints[12], "yes"),
     B("activedefrag", NULL, F_NOEFFECT, &cfg_ints[13], "no"),
     I("lfu-log-factor", NULL, 0, &server.lfu_log_factor, "10", 0, INT_MAX, NULL),
