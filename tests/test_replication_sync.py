@@ -192,3 +192,33 @@ def test_replica_lazy_flush(server_factory, lazy, load):
     expected = "1000" if lazy == "yes" or load == "swapdb" else "0"
     wait_for(lambda: info(r, "memory")["lazyfreed_objects"] == expected, what="lazyfreed_objects %s" % expected)
     assert info(r, "memory")["lazyfree_pending_objects"] == "0"
+
+
+@pytest.mark.parametrize("delete", ["no", "yes"])
+def test_rdb_del_sync_files(server_factory, delete):
+    """With no persistence, rdb-del-sync-files yes removes the RDB of a disk
+    full sync on both sides once used (as Redis 7.0); no keeps them."""
+    master = server_factory(*MASTER_ARGS, "--rdb-del-sync-files", delete)
+    master.client().set("k", "v")
+    replica = server_factory("--rdb-del-sync-files", delete, "--repl-diskless-load", "disabled")
+    r = replica.client()
+    attach(r, master)
+    assert r.get("k") == b"v"
+    master_rdb, replica_rdb = (os.path.join(s.dir, "dump.rdb") for s in (master, replica))
+    if delete == "yes":
+        wait_for(lambda: not os.path.exists(master_rdb), what="master's RDB removed")
+        assert "Removing the RDB file used to feed replicas in a persistence-less instance" in master.log()
+        assert not os.path.exists(replica_rdb)
+        assert "Removing the RDB file obtained from the master. This replica has persistence disabled" in replica.log()
+    else:
+        time.sleep(1.5)
+        assert os.path.exists(master_rdb) and os.path.exists(replica_rdb)
+
+
+def test_rdb_del_sync_files_keeps_the_file_of_a_persisting_master(server_factory):
+    master = server_factory(*MASTER_ARGS, "--rdb-del-sync-files", "yes", "--save", "3600 1")
+    master.client().set("k", "v")
+    r = server_factory().client()
+    attach(r, master)
+    time.sleep(1.5)
+    assert os.path.exists(os.path.join(master.dir, "dump.rdb"))

@@ -51,6 +51,8 @@ static int saveForeground(void) {
 
 int persistSaveChildActive(void) { return child_pid != -1; }
 
+int persistDeleteSyncFiles(void) { return server.rdb_del_sync_files && !server.saveparamslen && !server.aof_enabled; }
+
 /* A snapshot child: BGSAVE's, or a full resync's (repl/). */
 static int snapshotChildRunning(void) { return child_pid != -1 || replSnapshotChildActive(); }
 

@@ -31,6 +31,9 @@ int persistSaveChildActive(void);
  * Redis 7.0 (repl/ is told when it ends). C_ERR when another child runs or
  * the fork fails. */
 int persistBackgroundSave(void);
+/* rdb-del-sync-files: the RDB files of full syncs are not kept when the
+ * server persists nothing (no save points, no AOF), as Redis 7.0. */
+int persistDeleteSyncFiles(void);
 /* The BGSAVE child goes (a snapshot nobody needs any more); not a failure. */
 void persistKillSaveChild(void);
 

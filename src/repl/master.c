@@ -79,6 +79,7 @@ static struct {
     char chunk[PROTO_IOBUF_LEN * 4];
     size_t chunk_len;
     int pipe_stage;         /* PIPE_* */
+    int rdb_for_sync;       /* dbfilename was written for a full sync (rdb-del-sync-files) */
     int child_ok;           /* the diskless child's exit: -1 not yet, 0 failed, 1 ok */
     char eofmark[REPL_ID_LEN + 1];
     time_t wait_since;      /* a replica waits for a diskless transfer since */
@@ -343,6 +344,7 @@ static void startBgsaveForReplication(void) {
         /* To disk it is a BGSAVE like the user's (Redis 7.0): dump.rdb,
          * lastsave, the write count; persist.c tells us when it is done. */
         if (persistBackgroundSave() != C_OK) pid = -1;
+        else m.rdb_for_sync = 1;
     } else if ((pid = bgchildFork()) == 0) {
         close(fds[0]);
         int ok = rdbSaveToFd(fds[1], m.eofmark, REPL_ID_LEN, exclude) == C_OK;
@@ -853,6 +855,20 @@ static void refreshGoodReplicas(void) {
     server.repl_good_slaves_count = good;
 }
 
+/* rdb-del-sync-files: once no replica waits for a snapshot or takes one,
+ * the file written for them goes (a server persisting nothing keeps no
+ * copy of its data on disk), as Redis 7.0. */
+static void removeSyncRdbIfUnneeded(void) {
+    if (!server.rdb_del_sync_files) m.rdb_for_sync = 0; /* a later CONFIG SET yes starts clean */
+    if (!m.rdb_for_sync || !persistDeleteSyncFiles()) return;
+    if (countReplicas(R_WAIT_BGSAVE_START) || countReplicas(R_WAIT_BGSAVE_END) || countReplicas(R_SEND_BULK)) return;
+    struct stat st;
+    if (lstat(server.dbfilename, &st) == -1) return;
+    m.rdb_for_sync = 0;
+    serverLog(LL_NOTICE, "Removing the RDB file used to feed replicas in a persistence-less instance");
+    unlink(server.dbfilename);
+}
+
 /* Once a second: keepalives, pings, timeouts, the backlog's life and min-replicas. */
 void replMasterCron(void) {
     checkChild();
@@ -896,6 +912,7 @@ void replMasterCron(void) {
         }
     }
     refreshGoodReplicas();
+    removeSyncRdbIfUnneeded();
     if (!server.masterhost_set && replBufActive() && !listLength(m.replicas) && server.repl_backlog_ttl &&
         server.unixtime - m.no_replicas_since > server.repl_backlog_ttl) {
         /* A replica coming back later cannot continue a history nobody kept. */

@@ -12,6 +12,7 @@
 #include "core/numparse.h"
 #include "core/zmalloc.h"
 #include "features/functions.h"
+#include "persist/persist.h"
 #include "server/blocking.h"
 #include "server/client.h"
 #include "server/hooks.h"
@@ -462,14 +463,18 @@ static void transferDone(void) {
         return;
     }
     loadBegin(0, 0);
-    int ok = rdbLoadWithProgress(server.dbfilename, loadProgress) == C_OK;
+    int missing;
+    int ok = rdbLoadServing(server.dbfilename, loadProgress, &missing) == C_OK;
     loadEnd(ok);
     if (!ok) {
         serverLog(LL_WARNING, "Failed trying to load the MASTER synchronization DB from disk");
         cancelHandshake();
-        return;
     }
-    loadedSnapshot(NULL);
+    if (persistDeleteSyncFiles()) {
+        serverLog(LL_NOTICE, "Removing the RDB file obtained from the master. This replica has persistence disabled");
+        unlink(server.dbfilename);
+    }
+    if (ok) loadedSnapshot(NULL);
 }
 
 /* Reads until buf holds len bytes (the rest of an EOF mark), waiting at most repl-timeout. */

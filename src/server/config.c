@@ -632,7 +632,7 @@ static configDef configs[] = {
     B("rdbchecksum", NULL, F_IMMUTABLE, &server.rdb_checksum, "yes"),
     STR("dbfilename", NULL, F_PROTECTED, &server.dbfilename, "dump.rdb"),
     SP("dir", NULL, F_PROTECTED | F_DENY_LOADING, "", setDir, getDir),
-    B("rdb-del-sync-files", NULL, F_NOEFFECT, &cfg_ints[2], "no"),
+    B("rdb-del-sync-files", NULL, 0, &server.rdb_del_sync_files, "no"),
     EN("sanitize-dump-payload", NULL, 0, &server.sanitize_dump_payload, "no", sanitizeDumpEnum),
     /* append only */
     B("appendonly", NULL, F_DENY_LOADING, &server.aof_enabled, "no"),
