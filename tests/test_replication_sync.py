@@ -222,3 +222,20 @@ def test_rdb_del_sync_files_keeps_the_file_of_a_persisting_master(server_factory
     attach(r, master)
     time.sleep(1.5)
     assert os.path.exists(os.path.join(master.dir, "dump.rdb"))
+
+
+def test_a_killed_replica_has_lost_its_link_when_kill_answers(server_factory):
+    """CLIENT KILL (here inside a transaction, as Redis's suite does) closes a
+    replica's connection before it answers: the replica's next INFO already
+    says the link is down (Redis frees the client at once)."""
+    master = server_factory(*MASTER_ARGS)
+    m = master.client()
+    r = server_factory().client()
+    attach(r, master)
+    for _ in range(5):
+        p = m.pipeline(transaction=True)
+        p.execute_command("CLIENT", "KILL", "TYPE", "replica")
+        p.set("k", "v")
+        p.execute()
+        assert info(r)["master_link_status"] == "down"
+        wait_for(lambda: info(r)["master_link_status"] == "up", what="link up again")
