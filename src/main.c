@@ -5,6 +5,7 @@
 #include "server/client.h"
 #include "server/config.h"
 #include "server/crash.h"
+#include "server/evict.h"
 #include "server/hooks.h"
 #include "server/keyhook.h"
 #include "server/propagate.h"
@@ -89,6 +90,7 @@ static void wireModules(void) {
 
     crashSetInfoGenerator(crashInfo);
     serverSetWriteGate(persistWriteGate);
+    evictSetAofBufferProbe(aofBufferMemory); /* not counted for maxmemory, as Redis 7.0 */
     serverSetScriptHooks(&scriptingHooks);
     serverSetBackgroundPacer(&expiryPushPacer);
     replInit();
@@ -96,6 +98,7 @@ static void wireModules(void) {
     /* Snapshots and the AOF are saved before the push hands over its backlog. */
     serverAddShutdownCheck(replOnShutdown); /* before the final save: no child may rename over it */
     serverAddShutdownCheck(persistOnShutdown);
+    serverAddShutdownTask(flushReplicaOutputBuffers); /* best effort: the replicas may still get the last writes */
     serverAddShutdownTask(expiryPushShutdown);
     serverAddShutdownTask(ldbKillForkedSessions);
     serverSetForcedExitCleanup(persistForcedExitCleanup);

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -358,8 +359,16 @@ void clientKillCommand(client *c) {
         if (id && cl->id != (uint64_t)id) continue;
         if (user && (void *)cl->user != user) continue;
         if (c == cl && skipme && !old) continue;
-        if (c == cl) c->flags |= CLIENT_CLOSE_AFTER_REPLY;
-        else freeClientAsync(cl);
+        if (c == cl) {
+            c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+        } else {
+            freeClientAsync(cl);
+            /* Its peer sees the connection closed before CLIENT KILL (or
+             * the EXEC holding it) answers, as Redis frees it at once: a
+             * killed replica has lost its link when its INFO is asked next.
+             * (Not our master while we load from it: that link is read.) */
+            if (cl->fd != -1 && !(cl->flags & (CLIENT_PROTECTED | CLIENT_MASTER))) shutdown(cl->fd, SHUT_RDWR);
+        }
         killed++;
     }
     if (old) {

@@ -13,6 +13,7 @@
 #include "server/client.h"
 #include "server/clientmem.h"
 #include "server/db.h"
+#include "server/evict.h"
 #include "server/lazyfree.h"
 #include "server/blocking.h"
 #include "server/reply.h"
@@ -171,7 +172,8 @@ void memoryOverheadCollect(memoryOverhead *mh) {
     } else {
         mh->repl_backlog = replbuf;
     }
-    mh->not_counted_for_evict = replBufNotCountedMemory();
+    mh->repl_backlog += replBufIndexMemory();
+    mh->not_counted_for_evict = evictNotCountedMemory();
     mh->overhead_total = mh->startup + mh->repl_backlog + mh->clients_slaves + mh->clients_normal + mh->aof_buffer +
                          mh->lua_caches + mh->functions_caches;
     mh->db = zcalloc(sizeof(*mh->db) * server.dbnum);

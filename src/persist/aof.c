@@ -178,8 +178,19 @@ static void aofFeed(int dbid, robj **argv, int argc) {
     /* No file: the AOF is starting and waits for its next rewrite, whose
      * snapshot will hold these changes. */
     if (!aof.on || aof.fd == -1) return;
-    if (server.aof_timestamp_enabled) aof.buf = catTimestampIfNeeded(aof.buf, 0);
-    aof.buf = catReplayableCommand(aof.buf, &aof.selected_db, dbid, argv, argc);
+    /* Framed apart, then appended in one piece: the buffer grows as Redis's
+     * (INFO mem_aof_buffer), not by the framing's worst-case reservation. */
+    static sds cmd;
+    if (!cmd) cmd = sdsempty();
+    if (server.aof_timestamp_enabled) cmd = catTimestampIfNeeded(cmd, 0);
+    cmd = catReplayableCommand(cmd, &aof.selected_db, dbid, argv, argc);
+    aof.buf = sdscatlen(aof.buf, cmd, sdslen(cmd));
+    if (sdsalloc(cmd) > 65536) {
+        sdsfree(cmd);
+        cmd = NULL;
+    } else {
+        sdsclear(cmd);
+    }
 }
 
 static void *fsyncThreadMain(void *arg) {
@@ -212,7 +223,14 @@ void aofFlush(void) {
         }
         off += n;
     }
-    sdsclear(aof.buf);
+    /* A small buffer is reused; a big one goes (as Redis 7.0: it is not
+     * held after a burst, and INFO mem_aof_buffer shows the same). */
+    if (sdslen(aof.buf) + sdsavail(aof.buf) < 4000) {
+        sdsclear(aof.buf);
+    } else {
+        sdsfree(aof.buf);
+        aof.buf = sdsempty();
+    }
     aof.last_write_ok = 1;
     if (server.aof_fsync == FSYNC_ALWAYS) {
         if (fdatasync(aof.fd) == -1) {

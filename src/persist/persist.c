@@ -51,13 +51,15 @@ static int saveForeground(void) {
 
 int persistSaveChildActive(void) { return child_pid != -1; }
 
+int persistDeleteSyncFiles(void) { return server.rdb_del_sync_files && !server.saveparamslen && !server.aof_enabled; }
+
 /* A snapshot child: BGSAVE's, or a full resync's (repl/). */
 static int snapshotChildRunning(void) { return child_pid != -1 || replSnapshotChildActive(); }
 
 /* One child at a time, as Redis: an AOF rewrite's counts as well. */
 static int anyChildRunning(void) { return snapshotChildRunning() || aofRewriteInProgress(); }
 
-static int saveBackground(void) {
+int persistBackgroundSave(void) {
     if (anyChildRunning()) return C_ERR;
     lastbgsave_try = time(NULL);
     dirty_before_bgsave = server.dirty;
@@ -99,6 +101,8 @@ static void checkChildDone(void) {
     last_bgsave_time_sec = time(NULL) - child_start;
     child_pid = -1;
     dictSetResizeEnabled(1);
+    /* Replicas waiting for this snapshot get the file (or are dropped). */
+    replDiskSnapshotDone(ok);
 }
 
 void persistCron(void) {
@@ -108,7 +112,7 @@ void persistCron(void) {
     if (anyChildRunning()) return;
     if (bgsave_scheduled) {
         bgsave_scheduled = 0;
-        saveBackground();
+        persistBackgroundSave();
         return;
     }
     time_t now = time(NULL);
@@ -118,7 +122,7 @@ void persistCron(void) {
         if (server.dirty >= sp->changes && now - server.lastsave > sp->seconds &&
             (lastbgsave_ok || now - lastbgsave_try > 5)) {
             serverLog(LL_NOTICE, "%d changes in %d seconds. Saving...", sp->changes, (int)sp->seconds);
-            saveBackground();
+            persistBackgroundSave();
             break;
         }
     }
@@ -137,7 +141,10 @@ static void killSaveChild(void) {
     bgchildKill(child_pid);
     child_pid = -1;
     dictSetResizeEnabled(1);
+    replDiskSnapshotDone(0); /* its replicas sync again, as Redis's after a killed child */
 }
+
+void persistKillSaveChild(void) { killSaveChild(); }
 
 int persistAfterFlushall(void) {
     /* As Redis: a snapshot being written holds the data just dropped,
@@ -260,7 +267,7 @@ void bgsaveCommand(client *c) {
         }
         return;
     }
-    if (saveBackground() == C_OK) addReplyStatus(c, "Background saving started");
+    if (persistBackgroundSave() == C_OK) addReplyStatus(c, "Background saving started");
     else addReplyErrorObject(c, shared.err);
 }
 

@@ -25,5 +25,16 @@ int persistDebugReload(int save, int flush, int merge);
 sds persistInfo(sds info);
 /* A BGSAVE child is writing a snapshot (an AOF rewrite then waits). */
 int persistSaveChildActive(void);
+/* BGSAVE: a forked child writes temp-<pid>.rdb and renames it to dbfilename;
+ * the parent logs it, and once done resets the write count and updates
+ * lastsave and the status. A disk-based full sync is this same save, as in
+ * Redis 7.0 (repl/ is told when it ends). C_ERR when another child runs or
+ * the fork fails. */
+int persistBackgroundSave(void);
+/* rdb-del-sync-files: the RDB files of full syncs are not kept when the
+ * server persists nothing (no save points, no AOF), as Redis 7.0. */
+int persistDeleteSyncFiles(void);
+/* The BGSAVE child goes (a snapshot nobody needs any more); not a failure. */
+void persistKillSaveChild(void);
 
 #endif

@@ -1475,167 +1475,188 @@ static int loadRio(rio *r, const char *filename, int flags) {
     return rc;
 }
 
-static int loadRioBody(rio *r, const char *filename, int flags) {
+/* A load's state between its steps: where keys go and what the opcodes
+ * before a key said about it. */
+typedef struct loadState {
+    rio *r;
+    int flags;
+    redisDb *db;
+    long long expiretime; /* the next key's, -1: none */
+    long long now;
+    rdbReplInfo rsi;
+    int has_rsi;
+    long long empty_keys_skipped;
+} loadState;
+
+/* What a step did: read its part, met the end of the input (or a read
+ * error), failed (logged), or (an opcode step) saw a key's type instead. */
+enum { STEP_OK, STEP_EOF, STEP_FAIL, STEP_KEY };
+
+/* "REDIS" and a version this server reads. */
+static int loadHeader(rio *r, int *ver) {
     char buf[16];
-    if (!rioRead(r, buf, 9)) goto eoferr;
+    if (!rioRead(r, buf, 9)) return STEP_EOF;
     buf[9] = '\0';
     if (memcmp(buf, "REDIS", 5) != 0) {
         serverLog(LL_WARNING, "Wrong signature trying to load DB from file");
-        return C_ERR;
+        return STEP_FAIL;
     }
-    int ver = atoi(buf + 5);
-    if (ver < 1 || ver > RDB_VERSION) {
-        serverLog(LL_WARNING, "Can't handle RDB format version %d", ver);
-        return C_ERR;
+    *ver = atoi(buf + 5);
+    if (*ver < 1 || *ver > RDB_VERSION) {
+        serverLog(LL_WARNING, "Can't handle RDB format version %d", *ver);
+        return STEP_FAIL;
     }
-    redisDb *db = &server.db[0];
-    long long expiretime = -1, now = mstime();
-    rdbReplInfo rsi = {.stream_db = 0, .offset = 0};
-    int has_rsi = 0;
-    long long empty_keys_skipped = 0;
-    for (;;) {
-        int type = loadType(r);
-        if (type == -1) goto eoferr;
-        if (type == RDB_OPCODE_EXPIRETIME) {
-            unsigned char b[4];
-            if (!rioRead(r, b, 4)) goto eoferr;
-            expiretime = (long long)((uint32_t)b[0] | ((uint32_t)b[1] << 8) | ((uint32_t)b[2] << 16) | ((uint32_t)b[3] << 24)) * 1000;
-            continue;
-        }
-        if (type == RDB_OPCODE_EXPIRETIME_MS) {
-            unsigned char b[8];
-            if (!rioRead(r, b, 8)) goto eoferr;
-            uint64_t v = 0;
-            for (int i = 7; i >= 0; i--) v = (v << 8) | b[i];
-            expiretime = (long long)v;
-            continue;
-        }
-        if (type == RDB_OPCODE_FREQ) {
-            unsigned char b;
-            if (!rioRead(r, &b, 1)) goto eoferr;
-            continue;
-        }
-        if (type == RDB_OPCODE_IDLE) {
-            if (loadLen(r, NULL) == RDB_LENERR) goto eoferr;
-            continue;
-        }
-        if (type == RDB_OPCODE_EOF) break;
-        if (type == RDB_OPCODE_SELECTDB) {
-            uint64_t id = loadLen(r, NULL);
-            if (id == RDB_LENERR) goto eoferr;
-            if (id >= (uint64_t)server.dbnum) {
-                serverLog(LL_WARNING, "FATAL: Data file was created with a Redis server configured to handle more than %d databases. Exiting\n", server.dbnum);
-                return C_ERR;
-            }
-            db = &server.db[id];
-            continue;
-        }
-        if (type == RDB_OPCODE_RESIZEDB) {
-            uint64_t dbsize = loadLen(r, NULL), exsize = loadLen(r, NULL);
-            if (dbsize == RDB_LENERR || exsize == RDB_LENERR) goto eoferr;
-            if (dbsize <= rioRemaining(r)) dictExpand(db->dict, dbsize); /* only a hint */
-            continue;
-        }
-        if (type == RDB_OPCODE_AUX) {
-            sds k = loadSds(r), v = k ? loadSds(r) : NULL;
-            if (!k || !v) {
-                sdsfree(k);
-                goto eoferr;
-            }
-            if (!strcasecmp(k, "redis-ver")) serverLog(LL_NOTICE, "Loading RDB produced by version %s", v);
-            else if (!strcasecmp(k, "repl-id") && sdslen(v) == CONFIG_RUN_ID_SIZE) {
-                memcpy(rsi.replid, v, sizeof(rsi.replid));
-                has_rsi = 1;
-            } else if (!strcasecmp(k, "repl-offset")) rsi.offset = strtoll(v, NULL, 10);
-            else if (!strcasecmp(k, "repl-stream-db")) rsi.stream_db = atoi(v);
-            else if (!strcasecmp(k, "used-mem")) load_now.used_mem = strtoll(v, NULL, 10);
-            sdsfree(k);
-            sdsfree(v);
-            continue;
-        }
-        if (type == RDB_OPCODE_FUNCTION2 || type == RDB_OPCODE_FUNCTION) {
-            sds err = loadFunction(r, type, flags & RDB_LOAD_MERGE);
-            if (err) {
-                serverLog(LL_WARNING, "Failed loading library, %s", err);
-                sdsfree(err);
-                goto eoferr;
-            }
-            continue;
-        }
-        if (type == RDB_OPCODE_MODULE_AUX) {
-            serverLog(LL_WARNING, "The RDB file contains module data, which this server does not support");
-            return C_ERR;
-        }
-        sds key = loadSds(r);
-        if (!key) goto eoferr;
-        r->key = key;
-        r->empty_key = 0;
-        robj *val = loadObject(type, r);
-        r->key = NULL;
-        if (!val && r->error) {
-            sdsfree(key);
-            goto eoferr;
-        }
-        if (!val && r->empty_key) {
-            /* Redis 7.0 never writes one; older files may hold them. */
-            serverLog(LL_WARNING, "rdbLoadObject skipping empty key: %s", key);
-            empty_keys_skipped++;
-            sdsfree(key);
-            expiretime = -1;
-            continue;
-        }
-        if (!val) {
-            serverLog(LL_WARNING, "Internal error in RDB reading offset %zu: bad or unsupported value (type %d) for key '%s'",
-                      r->processed, type, key);
-            sdsfree(key);
-            return C_ERR;
-        }
-        robj *keyobj = createStringObject(key, sdslen(key));
-        sdsfree(key);
-        /* Already expired: kept, like every key of an AOF, and removed by
-         * expiry once loaded (so it is pushed like any other expiry). */
-        int already_expired = expiretime != -1 && expiretime < now;
-        if (already_expired) last_load_expired++;
-        if (!(flags & RDB_LOAD_MERGE) && dbExists(db, keyobj)) {
-            serverLog(LL_WARNING, "RDB has duplicated key '%s' in DB %d", (char *)keyobj->ptr, db->id);
-            decrRefCount(val);
-            decrRefCount(keyobj);
-            return C_ERR;
-        } else {
-            if (flags & RDB_LOAD_MERGE) dbSyncDelete(db, keyobj); /* the file's value and TTL win */
-            val = dbAdd(db, keyobj, val);
-            if (expiretime != -1) setExpire(db, keyobj, expiretime);
-            if (!already_expired) last_load_loaded++; /* counted as Redis counts them: loaded or expired */
-            if (server.key_load_delay > 0) usleep((useconds_t)server.key_load_delay);
-        }
-        decrRefCount(keyobj);
-        expiretime = -1;
+    return STEP_OK;
+}
+
+static int loadAux(loadState *ls) {
+    sds k = loadSds(ls->r), v = k ? loadSds(ls->r) : NULL;
+    if (!k || !v) {
+        sdsfree(k);
+        return STEP_EOF;
     }
-    if (ver >= 5) {
-        uint64_t expected = r->cksum;
+    if (!strcasecmp(k, "redis-ver")) serverLog(LL_NOTICE, "Loading RDB produced by version %s", v);
+    else if (!strcasecmp(k, "repl-id") && sdslen(v) == CONFIG_RUN_ID_SIZE) {
+        memcpy(ls->rsi.replid, v, sizeof(ls->rsi.replid));
+        ls->has_rsi = 1;
+    } else if (!strcasecmp(k, "repl-offset")) ls->rsi.offset = strtoll(v, NULL, 10);
+    else if (!strcasecmp(k, "repl-stream-db")) ls->rsi.stream_db = atoi(v);
+    else if (!strcasecmp(k, "used-mem")) load_now.used_mem = strtoll(v, NULL, 10);
+    sdsfree(k);
+    sdsfree(v);
+    return STEP_OK;
+}
+
+/* An opcode (type) other than EOF: read and applied; STEP_KEY when type is a value type. */
+static int loadOpcode(loadState *ls, int type) {
+    rio *r = ls->r;
+    switch (type) {
+    case RDB_OPCODE_EXPIRETIME: {
+        unsigned char b[4];
+        if (!rioRead(r, b, 4)) return STEP_EOF;
+        ls->expiretime = (long long)((uint32_t)b[0] | ((uint32_t)b[1] << 8) | ((uint32_t)b[2] << 16) | ((uint32_t)b[3] << 24)) * 1000;
+        return STEP_OK;
+    }
+    case RDB_OPCODE_EXPIRETIME_MS: {
         unsigned char b[8];
-        if (!rioRead(r, b, 8)) goto eoferr;
-        uint64_t stored = 0;
-        for (int i = 7; i >= 0; i--) stored = (stored << 8) | b[i];
-        if (server.rdb_checksum && !server.skip_checksum_validation && stored != 0 && stored != expected) {
-            serverLog(LL_WARNING, "Wrong RDB checksum expected: (%llx) but got (%llx). Aborting now.",
-                      (unsigned long long)expected, (unsigned long long)stored);
-            serverLog(LL_WARNING, "Internal error in RDB reading offset 0, function at rdb.c:0 -> RDB CRC error");
-            return C_ERR;
-        }
+        if (!rioRead(r, b, 8)) return STEP_EOF;
+        uint64_t v = 0;
+        for (int i = 7; i >= 0; i--) v = (v << 8) | b[i];
+        ls->expiretime = (long long)v;
+        return STEP_OK;
     }
-    if (empty_keys_skipped)
-        serverLog(LL_NOTICE, "Done loading RDB, keys loaded: %lld, keys expired: %lld, empty keys skipped: %lld.",
-                  last_load_loaded, last_load_expired, empty_keys_skipped);
-    else
-        serverLog(LL_NOTICE, "Done loading RDB, keys loaded: %lld, keys expired: %lld.", last_load_loaded,
-                  last_load_expired);
-    if (has_rsi && repl_info_loaded) repl_info_loaded(&rsi);
-    return C_OK;
-eoferr:
+    case RDB_OPCODE_FREQ: {
+        unsigned char b;
+        return rioRead(r, &b, 1) ? STEP_OK : STEP_EOF;
+    }
+    case RDB_OPCODE_IDLE:
+        return loadLen(r, NULL) == RDB_LENERR ? STEP_EOF : STEP_OK;
+    case RDB_OPCODE_SELECTDB: {
+        uint64_t id = loadLen(r, NULL);
+        if (id == RDB_LENERR) return STEP_EOF;
+        if (id >= (uint64_t)server.dbnum) {
+            serverLog(LL_WARNING, "FATAL: Data file was created with a Redis server configured to handle more than %d databases. Exiting\n", server.dbnum);
+            return STEP_FAIL;
+        }
+        ls->db = &server.db[id];
+        return STEP_OK;
+    }
+    case RDB_OPCODE_RESIZEDB: {
+        uint64_t dbsize = loadLen(r, NULL), exsize = loadLen(r, NULL);
+        if (dbsize == RDB_LENERR || exsize == RDB_LENERR) return STEP_EOF;
+        if (dbsize <= rioRemaining(r)) dictExpand(ls->db->dict, dbsize); /* only a hint */
+        return STEP_OK;
+    }
+    case RDB_OPCODE_AUX:
+        return loadAux(ls);
+    case RDB_OPCODE_FUNCTION2:
+    case RDB_OPCODE_FUNCTION: {
+        sds err = loadFunction(r, type, ls->flags & RDB_LOAD_MERGE);
+        if (!err) return STEP_OK;
+        serverLog(LL_WARNING, "Failed loading library, %s", err);
+        sdsfree(err);
+        return STEP_EOF;
+    }
+    case RDB_OPCODE_MODULE_AUX:
+        serverLog(LL_WARNING, "The RDB file contains module data, which this server does not support");
+        return STEP_FAIL;
+    default:
+        return STEP_KEY;
+    }
+}
+
+/* Puts a loaded key in its db, with the TTL the opcodes before it gave. */
+static int storeKey(loadState *ls, sds key, robj *val) {
+    robj *keyobj = createStringObject(key, sdslen(key));
+    redisDb *db = ls->db;
+    /* Already expired: kept, like every key of an AOF, and removed by
+     * expiry once loaded (so it is pushed like any other expiry). */
+    int already_expired = ls->expiretime != -1 && ls->expiretime < ls->now;
+    if (already_expired) last_load_expired++;
+    if (!(ls->flags & RDB_LOAD_MERGE) && dbExists(db, keyobj)) {
+        serverLog(LL_WARNING, "RDB has duplicated key '%s' in DB %d", (char *)keyobj->ptr, db->id);
+        decrRefCount(val);
+        decrRefCount(keyobj);
+        return STEP_FAIL;
+    }
+    if (ls->flags & RDB_LOAD_MERGE) dbSyncDelete(db, keyobj); /* the file's value and TTL win */
+    dbAdd(db, keyobj, val);
+    if (ls->expiretime != -1) setExpire(db, keyobj, ls->expiretime);
+    if (!already_expired) last_load_loaded++; /* counted as Redis counts them: loaded or expired */
+    if (server.key_load_delay > 0) usleep((useconds_t)server.key_load_delay);
+    decrRefCount(keyobj);
+    return STEP_OK;
+}
+
+/* A key of that value type, and its value. */
+static int loadKey(loadState *ls, int type) {
+    rio *r = ls->r;
+    sds key = loadSds(r);
+    if (!key) return STEP_EOF;
+    r->key = key;
+    r->empty_key = 0;
+    robj *val = loadObject(type, r);
+    r->key = NULL;
+    int step = STEP_OK;
+    if (val) {
+        step = storeKey(ls, key, val);
+    } else if (r->error) {
+        step = STEP_EOF;
+    } else if (r->empty_key) {
+        /* Redis 7.0 never writes one; older files may hold them. */
+        serverLog(LL_WARNING, "rdbLoadObject skipping empty key: %s", key);
+        ls->empty_keys_skipped++;
+    } else {
+        serverLog(LL_WARNING, "Internal error in RDB reading offset %zu: bad or unsupported value (type %d) for key '%s'",
+                  r->processed, type, key);
+        step = STEP_FAIL;
+    }
+    sdsfree(key);
+    ls->expiretime = -1;
+    return step;
+}
+
+/* After the EOF opcode (version 5 on): the CRC64 of all before it. */
+static int checkTrailer(rio *r, int ver) {
+    if (ver < 5) return STEP_OK;
+    uint64_t expected = r->cksum;
+    unsigned char b[8];
+    if (!rioRead(r, b, 8)) return STEP_EOF;
+    uint64_t stored = 0;
+    for (int i = 7; i >= 0; i--) stored = (stored << 8) | b[i];
+    if (server.rdb_checksum && !server.skip_checksum_validation && stored != 0 && stored != expected) {
+        serverLog(LL_WARNING, "Wrong RDB checksum expected: (%llx) but got (%llx). Aborting now.",
+                  (unsigned long long)expected, (unsigned long long)stored);
+        serverLog(LL_WARNING, "Internal error in RDB reading offset 0, function at rdb.c:0 -> RDB CRC error");
+        return STEP_FAIL;
+    }
+    return STEP_OK;
+}
+
+/* The input ended early: a transfer cut short (the link failed, the data
+ * is not corrupt) or a truncated file. Redis's words, which tests look for. */
+static void logShortRead(rio *r, const char *filename) {
     if (r->sock) {
-        /* A transfer cut short: the link failed, the data is not corrupt.
-         * Redis's words, which tests look for. */
         serverLog(LL_WARNING, "Short read or OOM loading DB. Unrecoverable error, aborting now.");
         serverLog(LL_WARNING, "Internal error in RDB reading offset 0, function at rdb.c:0 -> Unexpected EOF reading "
                               "RDB file. Failure loading rdb format from socket, assuming connection error, resuming "
@@ -1643,7 +1664,28 @@ eoferr:
     } else {
         serverLog(LL_WARNING, "Short read or OOM loading DB from %s. Unrecoverable error, aborting now.", filename);
     }
-    return C_ERR;
+}
+
+static int loadRioBody(rio *r, const char *filename, int flags) {
+    loadState ls = {.r = r, .flags = flags, .db = &server.db[0], .expiretime = -1, .now = mstime()};
+    int ver = 0, step = loadHeader(r, &ver);
+    while (step == STEP_OK) {
+        int type = loadType(r);
+        if (type == -1) step = STEP_EOF;
+        else if (type == RDB_OPCODE_EOF) break;
+        else if ((step = loadOpcode(&ls, type)) == STEP_KEY) step = loadKey(&ls, type);
+    }
+    if (step == STEP_OK) step = checkTrailer(r, ver);
+    if (step == STEP_EOF) logShortRead(r, filename);
+    if (step != STEP_OK) return C_ERR;
+    if (ls.empty_keys_skipped)
+        serverLog(LL_NOTICE, "Done loading RDB, keys loaded: %lld, keys expired: %lld, empty keys skipped: %lld.",
+                  last_load_loaded, last_load_expired, ls.empty_keys_skipped);
+    else
+        serverLog(LL_NOTICE, "Done loading RDB, keys loaded: %lld, keys expired: %lld.", last_load_loaded,
+                  last_load_expired);
+    if (ls.has_rsi && repl_info_loaded) repl_info_loaded(&ls.rsi);
+    return C_OK;
 }
 
 static size_t last_load_end; /* bytes the last rdbLoad read: an AOF base's commands follow */
@@ -1675,11 +1717,6 @@ int rdbLoad(const char *filename, int flags, int *missing) { return loadFile(fil
 
 int rdbLoadServing(const char *filename, void (*progress)(void), int *missing) {
     return loadFile(filename, 0, progress, missing);
-}
-
-int rdbLoadWithProgress(const char *filename, void (*progress)(void)) {
-    int missing;
-    return loadFile(filename, 0, progress, &missing);
 }
 
 size_t rdbLastLoadEnd(void) { return last_load_end; }

@@ -38,16 +38,14 @@ void rdbRemoveTempFile(pid_t pid);
 /* Loads filename into the (empty) dbs and function registry. C_ERR with a logged reason on a bad file;
  * a missing file is reported through *missing and returns C_ERR too. */
 int rdbLoad(const char *filename, int flags, int *missing);
-/* rdbLoad for a replica's snapshot from its master: progress() runs each
- * time another loading-process-events-interval-bytes were read (the replica
- * serves clients from there: INFO, -LOADING). */
-int rdbLoadWithProgress(const char *filename, void (*progress)(void));
-/* The start-up load: clients are served every loading-process-events-interval-bytes
- * (progress); *missing says the file is absent (not an error at start-up). */
+/* rdbLoad serving clients meanwhile (the start-up load, a replica's snapshot
+ * from its master): progress() runs each time another
+ * loading-process-events-interval-bytes were read (INFO, -LOADING answered
+ * from there); *missing says the file is absent (not an error at start-up). */
 int rdbLoadServing(const char *filename, void (*progress)(void), int *missing);
 /* Loads a snapshot as it arrives on a socket (diskless load): size bytes, or
  * up to its end (-1: an EOF-marked transfer); waits at most timeout_ms for
- * each chunk, and calls progress() as rdbLoadWithProgress does. Bytes read
+ * each chunk, and calls progress() as rdbLoadServing does. Bytes read
  * past the snapshot are handed back in *leftover. */
 int rdbLoadFromSocket(int fd, long long size, int timeout_ms, void (*progress)(void), sds *leftover);
 /* INFO persistence while a load runs: the loading_* fields. */

@@ -2,7 +2,8 @@
  * command stream (server/propagate.h) in its wire form and hands it to the
  * circular backlog and to every replica. A replica attaching with SYNC or
  * PSYNC gets a full resync — +FULLRESYNC, an RDB written by a forked child
- * (persist/bgchild.c, to disk), then the stream it missed meanwhile — or,
+ * (to disk: a BGSAVE as the user's, persist.c; diskless: our own child
+ * writing to a pipe), then the stream it missed meanwhile — or,
  * when its replication ID and offset are still covered by the backlog, a
  * partial one (+CONTINUE and the backlog from its offset). */
 #include "repl/internal.h"
@@ -68,9 +69,8 @@ static struct {
     list *replicas;
     list *waiting;          /* clients blocked in WAIT */
     int seldb;              /* the db the stream last selected; -1 forces a SELECT */
-    pid_t child;
-    char rdbfile[64];
-    int diskless;           /* the child writes to pipefd, not to rdbfile */
+    pid_t child;            /* a diskless transfer's child (a disk snapshot is persist.c's BGSAVE) */
+    int diskless;           /* a diskless transfer is under way (its child may have exited) */
     int pipefd;
     /* A diskless transfer goes straight to the replicas' sockets, chunk by
      * chunk, never through their output buffers (as Redis 7.0): the next
@@ -79,6 +79,7 @@ static struct {
     char chunk[PROTO_IOBUF_LEN * 4];
     size_t chunk_len;
     int pipe_stage;         /* PIPE_* */
+    int rdb_for_sync;       /* dbfilename was written for a full sync (rdb-del-sync-files) */
     int child_ok;           /* the diskless child's exit: -1 not yet, 0 failed, 1 ok */
     char eofmark[REPL_ID_LEN + 1];
     time_t wait_since;      /* a replica waits for a diskless transfer since */
@@ -182,7 +183,9 @@ void replFeedStream(const char *buf, size_t len) {
         if (!(c->flags & (CLIENT_REPL_HOLD | CLIENT_PENDING_WRITE))) clientScheduleWrite(c);
         if (added) checkClientOutputBufferLimits(c);
     }
-    if (added) replBufTrim(REPLBUF_TRIM_BLOCKS_PER_CALL);
+    /* At every feed, as Redis 7.0: the tail's growth alone may let the
+     * first block go. */
+    replBufTrim(REPLBUF_TRIM_BLOCKS_PER_CALL);
 }
 
 static void replStreamSubscriber(int dbid, robj **argv, int argc) {
@@ -229,28 +232,32 @@ static replicaLink *linkOf(client *c) {
     return c->repl;
 }
 
-/* The last replica waiting for a snapshot on disk went: with no save
- * points, nobody needs the file and the child is killed (as Redis). */
-static void dropUselessSnapshot(replicaLink *gone) {
-    if (server.saveparamslen || m.child == -1 || m.diskless || gone->state != R_WAIT_BGSAVE_END) return;
+/* Replicas in a state (R_*), or all of them with -1. */
+static int countReplicas(int state) {
+    if (state == -1) return (int)listLength(m.replicas);
+    int n = 0;
     listIter li;
     listNode *ln;
     listRewind(m.replicas, &li);
-    while ((ln = listNext(&li))) {
-        replicaLink *r = listNodeValue(ln);
-        if (r != gone && r->state == R_WAIT_BGSAVE_END) return;
-    }
+    while ((ln = listNext(&li))) n += ((replicaLink *)listNodeValue(ln))->state == state;
+    return n;
+}
+
+/* The last replica waiting for a snapshot on disk went: with no save
+ * points, nobody needs the file and the BGSAVE child is killed (as Redis). */
+static void dropUselessSnapshot(void) {
+    if (server.saveparamslen || !persistSaveChildActive() || countReplicas(R_WAIT_BGSAVE_END)) return;
     serverLog(LL_NOTICE, "Background saving for SYNC is not needed anymore, killing the child.");
-    kill(m.child, SIGUSR1);
+    persistKillSaveChild();
 }
 
 static void freeLink(replicaLink *r) {
     if (r->attached) {
-        dropUselessSnapshot(r);
         listNode *ln = listSearchKey(m.replicas, r);
         if (ln) listDelNode(m.replicas, ln);
         if (listLength(m.replicas) == 0) m.no_replicas_since = server.unixtime;
         r->attached = 0;
+        if (r->state == R_WAIT_BGSAVE_END && !r->diskless) dropUselessSnapshot();
         refreshGoodReplicas();
         if (r->state == R_SEND_BULK && r->diskless) pipeLostReplica();
     }
@@ -310,13 +317,8 @@ static int waitingReplicasTakeDiskless(void) {
 /* repl-diskless-sync-max-replicas: that many waiting start the transfer
  * without waiting out the delay. */
 static int enoughReplicasWaiting(void) {
-    if (server.repl_diskless_sync_max_replicas <= 0) return 0;
-    int waiting = 0;
-    listIter li;
-    listNode *ln;
-    listRewind(m.replicas, &li);
-    while ((ln = listNext(&li))) waiting += ((replicaLink *)listNodeValue(ln))->state == R_WAIT_BGSAVE_START;
-    return waiting >= server.repl_diskless_sync_max_replicas;
+    return server.repl_diskless_sync_max_replicas > 0 &&
+           countReplicas(R_WAIT_BGSAVE_START) >= server.repl_diskless_sync_max_replicas;
 }
 
 static void readRdbPipe(aeEventLoop *el, int fd, void *privdata, int mask);
@@ -333,19 +335,22 @@ static void startBgsaveForReplication(void) {
     int diskless = waitingReplicasTakeDiskless();
     int fds[2] = {-1, -1};
     if (diskless && pipe(fds) == -1) diskless = 0;
-    snprintf(m.rdbfile, sizeof(m.rdbfile), "temp-repl-%d.rdb", (int)getpid());
     /* The child ends the snapshot with the mark: a child killed half-way
      * sends none, and its replicas fail the load instead of taking half. */
     if (diskless) randomHex(m.eofmark, REPL_ID_LEN);
     serverLog(LL_NOTICE, "Starting BGSAVE for SYNC with target: %s", diskless ? "replicas sockets" : "disk");
-    pid_t pid = bgchildFork();
-    if (pid == 0) {
-        if (diskless) close(fds[0]);
-        int ok = (diskless ? rdbSaveToFd(fds[1], m.eofmark, REPL_ID_LEN, exclude) : rdbSave(m.rdbfile, 0)) == C_OK;
+    pid_t pid = 0;
+    if (!diskless) {
+        /* To disk it is a BGSAVE like the user's (Redis 7.0): dump.rdb,
+         * lastsave, the write count; persist.c tells us when it is done. */
+        if (persistBackgroundSave() != C_OK) pid = -1;
+        else m.rdb_for_sync = 1;
+    } else if ((pid = bgchildFork()) == 0) {
+        close(fds[0]);
+        int ok = rdbSaveToFd(fds[1], m.eofmark, REPL_ID_LEN, exclude) == C_OK;
         bgchildReportCow();
         _exit(ok ? 0 : 1);
-    }
-    if (diskless) {
+    } else {
         close(fds[1]);
         if (pid == -1) close(fds[0]);
         else {
@@ -377,19 +382,19 @@ static void startBgsaveForReplication(void) {
             if (writeDirect(r->c, pre, n) != C_OK) freeClientAsync(r->c);
         }
     }
+    /* What follows the snapshot starts with a SELECT. */
+    if (pid != -1) m.seldb = -1;
+    if (!diskless) return; /* (persist.c logged the fork or its failure) */
     if (pid == -1) {
         serverLog(LL_WARNING, "Can't save in background: fork: %s", strerror(errno));
         return;
     }
-    serverLog(LL_NOTICE, diskless ? "Background RDB transfer started by pid %d" : "Background saving started by pid %d",
-              (int)pid);
+    serverLog(LL_NOTICE, "Background RDB transfer started by pid %d", (int)pid);
     m.child = pid;
-    m.diskless = diskless;
+    m.diskless = 1;
     m.pipe_stage = PIPE_STREAMING;
     m.chunk_len = 0;
     m.child_ok = -1;
-    /* What follows the snapshot starts with a SELECT. */
-    m.seldb = -1;
 }
 
 static int takesPipe(replicaLink *r) {
@@ -560,6 +565,31 @@ static int tryPartialResync(client *c, replicaLink *r) {
     return C_OK;
 }
 
+/* A BGSAVE to disk runs (the user's, or one for replicas): r shares it when
+ * a replica waits for it already — the stream since its fork is kept for
+ * that one — and r can read all it was made for (as Redis 7.0: the same
+ * filter, at least its capabilities). Else r waits for the next. */
+static void attachToRunningBgsave(replicaLink *r) {
+    listIter li;
+    listNode *ln;
+    listRewind(m.replicas, &li);
+    replicaLink *o = NULL;
+    while ((ln = listNext(&li))) {
+        o = listNodeValue(ln);
+        /* One taking no stream has none to share with one that does. */
+        if (o != r && o->state == R_WAIT_BGSAVE_END && !o->diskless && (!o->rdb_only || r->rdb_only)) break;
+        o = NULL;
+    }
+    if (!o || (o->capa_eof && !r->capa_eof) || (o->capa_psync2 && !r->capa_psync2) || o->rdb_exclude != r->rdb_exclude) {
+        serverLog(LL_NOTICE, "Can't attach the replica to the current BGSAVE. Waiting for next BGSAVE for SYNC");
+        return;
+    }
+    r->initial_offset = o->initial_offset;
+    if (!r->rdb_only) replBufCopyRef(r->c, o->c);
+    sendFullResync(r);
+    serverLog(LL_NOTICE, "Waiting for end of BGSAVE for SYNC");
+}
+
 /* SYNC, and PSYNC <replid> <offset> [FAILOVER]. */
 void syncCommand(client *c) {
     if (c->flags & CLIENT_SLAVE) return;
@@ -619,24 +649,14 @@ void syncCommand(client *c) {
         }
         replEnsureBacklog();
     }
-    if (m.child != -1 && !m.diskless) {
-        /* Share the snapshot being made: the stream since it started comes along. */
-        listIter li;
-        listNode *ln;
-        listRewind(m.replicas, &li);
-        while ((ln = listNext(&li))) {
-            replicaLink *o = listNodeValue(ln);
-            if (o == r || o->state != R_WAIT_BGSAVE_END || o->rdb_exclude != r->rdb_exclude) continue;
-            /* One taking no stream has none to share with one that does. */
-            if (o->rdb_only && !r->rdb_only) continue;
-            r->initial_offset = o->initial_offset;
-            replBufCopyRef(c, o->c);
-            sendFullResync(r);
-            return;
-        }
-        return; /* the snapshot is for others already sending: the next one is ours */
+    if (persistSaveChildActive()) {
+        attachToRunningBgsave(r);
+        return;
     }
-    if (m.child != -1 || m.diskless) return; /* a diskless transfer under way: the next one is ours */
+    if (m.child != -1 || m.diskless) {
+        serverLog(LL_NOTICE, "Current BGSAVE has socket target. Waiting for next BGSAVE for SYNC");
+        return;
+    }
     if (server.repl_diskless_sync && server.repl_diskless_sync_delay && waitingReplicasTakeDiskless() &&
         !enoughReplicasWaiting()) {
         /* Others may come within the delay and share the transfer (the cron starts it). */
@@ -697,22 +717,17 @@ static void sendBulkToReplica(aeEventLoop *el, int fd, void *privdata, int mask)
     replicaOnline(r);
 }
 
-/* The snapshot child exited: its replicas get the file, or are dropped. */
-static void snapshotDone(int ok) {
+/* The BGSAVE to disk ended (persist.c): its replicas get the file, or are
+ * dropped (a failed or killed child). */
+void replDiskSnapshotDone(int ok) {
     listIter li;
     listNode *ln;
-    if (m.diskless) {
-        /* The pipe may still hold the end of the RDB: the transfer ends when all of it is sent. */
-        m.child_ok = ok;
-        finishDisklessTransfer();
-        return;
-    }
     listRewind(m.replicas, &li);
     while ((ln = listNext(&li))) {
         replicaLink *r = listNodeValue(ln);
-        if (r->state != R_WAIT_BGSAVE_END) continue;
+        if (r->state != R_WAIT_BGSAVE_END || r->diskless) continue;
         struct stat st;
-        if (!ok || (r->rdbfd = open(m.rdbfile, O_RDONLY)) == -1 || fstat(r->rdbfd, &st) == -1) {
+        if (!ok || (r->rdbfd = open(server.dbfilename, O_RDONLY)) == -1 || fstat(r->rdbfd, &st) == -1) {
             serverLog(LL_WARNING, "SYNC failed. BGSAVE child returned an error");
             freeClientAsync(r->c);
             continue;
@@ -725,8 +740,9 @@ static void snapshotDone(int ok) {
         if (aeCreateFileEvent(server.el, r->c->fd, AE_WRITABLE, sendBulkToReplica, r->c) == AE_ERR)
             freeClientAsync(r->c);
     }
-    unlink(m.rdbfile); /* the open descriptors keep it readable */
-    startWaitingSync();
+    /* Those that came meanwhile need their own; not after a kill (a
+     * FLUSHALL, a shutdown): the cron starts it if still wanted. */
+    if (ok) startWaitingSync();
 }
 
 /* Replicas that came while the snapshot was made for others need their own. */
@@ -784,12 +800,13 @@ static void checkChild(void) {
     if (pid == 0) return;
     int ok = pid == m.child && WIFEXITED(status) && WEXITSTATUS(status) == 0;
     bgchildCollectCow(m.child);
-    if (!ok && !m.diskless) rdbRemoveTempFile(m.child); /* killed half-way: its file stays otherwise */
     m.child = -1;
     if (ok) serverLog(LL_NOTICE, "Background RDB transfer terminated with success");
     else if (pid == -1 || !WIFSIGNALED(status)) serverLog(LL_WARNING, "Background transfer error");
     else serverLog(LL_WARNING, "Background transfer terminated by signal %d", WTERMSIG(status));
-    snapshotDone(ok);
+    /* The pipe may still hold the end of the RDB: the transfer ends when all of it is sent. */
+    m.child_ok = ok;
+    finishDisklessTransfer();
 }
 
 void replDisconnectReplicas(void) {
@@ -838,6 +855,20 @@ static void refreshGoodReplicas(void) {
     server.repl_good_slaves_count = good;
 }
 
+/* rdb-del-sync-files: once no replica waits for a snapshot or takes one,
+ * the file written for them goes (a server persisting nothing keeps no
+ * copy of its data on disk), as Redis 7.0. */
+static void removeSyncRdbIfUnneeded(void) {
+    if (!server.rdb_del_sync_files) m.rdb_for_sync = 0; /* a later CONFIG SET yes starts clean */
+    if (!m.rdb_for_sync || !persistDeleteSyncFiles()) return;
+    if (countReplicas(R_WAIT_BGSAVE_START) || countReplicas(R_WAIT_BGSAVE_END) || countReplicas(R_SEND_BULK)) return;
+    struct stat st;
+    if (lstat(server.dbfilename, &st) == -1) return;
+    m.rdb_for_sync = 0;
+    serverLog(LL_NOTICE, "Removing the RDB file used to feed replicas in a persistence-less instance");
+    unlink(server.dbfilename);
+}
+
 /* Once a second: keepalives, pings, timeouts, the backlog's life and min-replicas. */
 void replMasterCron(void) {
     checkChild();
@@ -881,6 +912,7 @@ void replMasterCron(void) {
         }
     }
     refreshGoodReplicas();
+    removeSyncRdbIfUnneeded();
     if (!server.masterhost_set && replBufActive() && !listLength(m.replicas) && server.repl_backlog_ttl &&
         server.unixtime - m.no_replicas_since > server.repl_backlog_ttl) {
         /* A replica coming back later cannot continue a history nobody kept. */
@@ -1105,7 +1137,6 @@ int replOnShutdown(int flags) {
     serverLog(LL_WARNING, "There is a child saving an .rdb. Killing it!");
     bgchildKill(m.child);
     m.child = -1;
-    if (!m.diskless) unlink(m.rdbfile); /* finished, not yet handed to its replicas */
     return C_OK;
 }
 

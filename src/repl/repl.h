@@ -14,13 +14,17 @@ void replStart(void);
 /* INFO "# Replication". */
 sds replInfo(sds info);
 /* INFO stats: full resyncs served, partial resyncs accepted and refused. */
-/* A child writes a snapshot for replicas (INFO rdb_bgsave_in_progress counts it, as Redis). */
+/* A child writes a diskless snapshot for replicas (INFO rdb_bgsave_in_progress
+ * counts it, as Redis). A snapshot to disk is a BGSAVE (persist.c). */
 int replSnapshotChildActive(void);
-/* FLUSHALL: the snapshot being made for replicas is of data now gone; its
- * child is killed and its replicas start over. */
+/* persist.c: its BGSAVE child ended (ok) or failed or was killed (0); the
+ * replicas waiting for it get the file or are dropped. */
+void replDiskSnapshotDone(int ok);
+/* FLUSHALL: the diskless snapshot being made for replicas is of data now
+ * gone; its child is killed and its replicas start over. */
 void replKillSnapshotChild(void);
-/* Shutdown check: a replication snapshot child goes before the final save
- * (as Redis kills any RDB child), its files with it. Always C_OK. */
+/* Shutdown check: a diskless snapshot child goes before the final save (as
+ * Redis kills any RDB child). Always C_OK. */
 int replOnShutdown(int flags);
 long long replStatSyncFull(void);
 /* Replicas attached (any state): INFO connected_clients leaves them out. */

@@ -12,6 +12,7 @@
 #include "core/numparse.h"
 #include "core/zmalloc.h"
 #include "features/functions.h"
+#include "persist/persist.h"
 #include "server/blocking.h"
 #include "server/client.h"
 #include "server/hooks.h"
@@ -396,6 +397,15 @@ static void loadProgress(void) {
     dbBackupSwap(ld.old);
 }
 
+/* The data before a load (or a failed load's half): with replica-lazy-flush
+ * the keys go to the lazy free thread, as Redis 7.0's. */
+static void flushOldData(void) {
+    dbAnnounceReplaced(NULL);
+    if (server.repl_slave_lazy_flush) emptyDataAsync(-1);
+    else emptyData(-1, NULL);
+    functionsFlushAll();
+}
+
 /* Before a load: the old data set aside (swapdb) or dropped. */
 static void loadBegin(int swapdb, int async) {
     ld.async = async;
@@ -405,9 +415,7 @@ static void loadBegin(int swapdb, int async) {
         ld.old_functions = functionsSetAside(NULL);
     } else {
         serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Flushing old data");
-        dbAnnounceReplaced(NULL);
-        emptyData(-1, NULL);
-        functionsFlushAll();
+        flushOldData();
     }
     /* Our old history ends here (an async load keeps it until it succeeds). */
     if (!async) rp.cached = 0;
@@ -421,11 +429,7 @@ static void loadEnd(int ok) {
     server.async_loading = 0;
     ld.async = 0;
     if (!ld.old) {
-        if (!ok) {
-            dbAnnounceReplaced(NULL);
-            emptyData(-1, NULL);
-            functionsFlushAll();
-        }
+        if (!ok) flushOldData();
         return;
     }
     if (ok) {
@@ -459,14 +463,18 @@ static void transferDone(void) {
         return;
     }
     loadBegin(0, 0);
-    int ok = rdbLoadWithProgress(server.dbfilename, loadProgress) == C_OK;
+    int missing;
+    int ok = rdbLoadServing(server.dbfilename, loadProgress, &missing) == C_OK;
     loadEnd(ok);
     if (!ok) {
         serverLog(LL_WARNING, "Failed trying to load the MASTER synchronization DB from disk");
         cancelHandshake();
-        return;
     }
-    loadedSnapshot(NULL);
+    if (persistDeleteSyncFiles()) {
+        serverLog(LL_NOTICE, "Removing the RDB file obtained from the master. This replica has persistence disabled");
+        unlink(server.dbfilename);
+    }
+    if (ok) loadedSnapshot(NULL);
 }
 
 /* Reads until buf holds len bytes (the rest of an EOF mark), waiting at most repl-timeout. */

@@ -632,7 +632,7 @@ static configDef configs[] = {
     B("rdbchecksum", NULL, F_IMMUTABLE, &server.rdb_checksum, "yes"),
     STR("dbfilename", NULL, F_PROTECTED, &server.dbfilename, "dump.rdb"),
     SP("dir", NULL, F_PROTECTED | F_DENY_LOADING, "", setDir, getDir),
-    B("rdb-del-sync-files", NULL, F_NOEFFECT, &cfg_ints[2], "no"),
+    B("rdb-del-sync-files", NULL, 0, &server.rdb_del_sync_files, "no"),
     EN("sanitize-dump-payload", NULL, 0, &server.sanitize_dump_payload, "no", sanitizeDumpEnum),
     /* append only */
     B("appendonly", NULL, F_DENY_LOADING, &server.aof_enabled, "no"),
@@ -660,7 +660,7 @@ static configDef configs[] = {
     B("lazyfree-lazy-server-del", NULL, 0, &server.lazyfree_lazy_server_del, "no"),
     B("lazyfree-lazy-user-del", NULL, 0, &server.lazyfree_lazy_user_del, "no"),
     B("lazyfree-lazy-user-flush", NULL, 0, &server.lazyfree_lazy_user_flush, "no"),
-    B("replica-lazy-flush", "slave-lazy-flush", F_NOEFFECT, &cfg_ints[11], "no"),
+    B("replica-lazy-flush", "slave-lazy-flush", 0, &server.repl_slave_lazy_flush, "no"),
     B("activerehashing", NULL, F_NOEFFECT, &cfg_ints[12], "yes"),
     B("activedefrag", NULL, F_NOEFFECT, &cfg_ints[13], "no"),
     I("lfu-log-factor", NULL, 0, &server.lfu_log_factor, "10", 0, INT_MAX, NULL),

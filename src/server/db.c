@@ -366,8 +366,7 @@ dbBackup *dbBackupAll(void) {
 void dbBackupRestore(dbBackup *b) {
     dbForgetLastLookup();
     for (int j = 0; j < server.dbnum; j++) {
-        ttlHeapFree(server.db[j].expires);
-        dictRelease(server.db[j].dict);
+        lazyfreeKeyspace(server.db[j].dict, server.db[j].expires);
         server.db[j].dict = b->dicts[j];
         server.db[j].expires = b->expires[j];
     }
@@ -390,10 +389,7 @@ void dbBackupSwap(dbBackup *b) {
 }
 
 void dbBackupDiscard(dbBackup *b) {
-    for (int j = 0; j < server.dbnum; j++) {
-        ttlHeapFree(b->expires[j]);
-        dictRelease(b->dicts[j]);
-    }
+    for (int j = 0; j < server.dbnum; j++) lazyfreeKeyspace(b->dicts[j], b->expires[j]);
     zfree(b->dicts);
     zfree(b->expires);
     zfree(b);

@@ -64,6 +64,8 @@ void dbAnnounceReplaced(dbBackup *other);
 /* Every db's data set aside (the dbs are left empty), then put back — the
  * data loaded meanwhile dropped — or freed. */
 dbBackup *dbBackupAll(void);
+/* The data dropped goes to the lazy free thread (as Redis 7.0 discards a
+ * replica's temporary dbs). */
 void dbBackupRestore(dbBackup *b);
 void dbBackupDiscard(dbBackup *b);
 /* The live dbs and the backup trade places (a replica loading its master's

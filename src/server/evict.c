@@ -243,8 +243,14 @@ static long long evictionTimerProc(aeEventLoop *el, long long id, void *clientDa
     return AE_NOMORE;
 }
 
+static size_t (*aof_buffer_probe)(void);
+
+void evictSetAofBufferProbe(size_t (*probe)(void)) { aof_buffer_probe = probe; }
+
+size_t evictNotCountedMemory(void) { return replBufNotCountedMemory() + (aof_buffer_probe ? aof_buffer_probe() : 0); }
+
 size_t evictCountedMemory(void) {
-    size_t used = zmalloc_used_memory(), not_counted = replBufNotCountedMemory();
+    size_t used = zmalloc_used_memory(), not_counted = evictNotCountedMemory();
     return used > not_counted ? used - not_counted : 0;
 }
 

@@ -42,9 +42,14 @@ unsigned long long objectIdleSeconds(robj *o);
 unsigned long objectLfuCounter(robj *o); /* decayed to now; read without touching */
 
 /* Used memory as maxmemory counts it: without what replicas hold of the
- * shared replication buffer beyond repl-backlog-size (as Redis 7.0), so a
- * slow replica never makes the master evict keys. */
+ * shared replication buffer beyond repl-backlog-size and without the AOF
+ * buffer (as Redis 7.0's freeMemoryGetNotCountedMemory), so a slow replica
+ * or a burst of writes to the AOF never makes the master evict keys. */
 size_t evictCountedMemory(void);
+/* INFO mem_not_counted_for_evict: what evictCountedMemory leaves out. */
+size_t evictNotCountedMemory(void);
+/* The AOF's part of it (persist/ registers it: server/ cannot ask). */
+void evictSetAofBufferProbe(size_t (*probe)(void));
 
 /* Evicts until used memory is within maxmemory, for at most the time
  * maxmemory-eviction-tenacity allows. */

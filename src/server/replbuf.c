@@ -21,6 +21,7 @@ static struct {
     long long next_offset;  /* stream offset of the next byte appended */
     long long next_id;
     size_t mem;
+    int unindexed;          /* blocks added since the last one Redis would index */
 } rb;
 
 void replBufCreate(long long next_offset) {
@@ -30,6 +31,7 @@ void replBufCreate(long long next_offset) {
     rb.histlen = 0;
     rb.next_offset = next_offset;
     rb.mem = 0;
+    rb.unindexed = 0;
 }
 
 void replBufRelease(void) {
@@ -100,6 +102,8 @@ int replBufAppend(const char *s, size_t len, long long offset, listNode **start_
         size_t usable = zmalloc_size(b);
         b->size = usable - sizeof(replBufBlock);
         b->refcount = 0;
+        b->indexed = ++rb.unindexed >= REPLBUF_INDEX_EVERY;
+        if (b->indexed) rb.unindexed = 0;
         b->id = rb.next_id++;
         b->repl_offset = rb.next_offset;
         b->used = b->size < len ? b->size : len;
@@ -124,6 +128,48 @@ int replBufAppend(const char *s, size_t len, long long offset, listNode **start_
 long long replBufHistlen(void) { return replBufBlocks ? rb.histlen : 0; }
 long long replBufFirstOffset(void) { return replBufBlocks ? rb.next_offset - rb.histlen : 0; }
 size_t replBufMemory(void) { return rb.mem; }
+
+/* The nodes of a radix tree (Redis's rax) holding keys[lo..hi), sorted
+ * 8-byte keys sharing their first depth bytes: a compressed node for the
+ * bytes they all share next (if any), a branching node, then each branch's
+ * subtree; a key ends in an empty leaf node. */
+static size_t raxNodes(unsigned char (*keys)[8], size_t lo, size_t hi, int depth) {
+    if (hi - lo == 1) return (depth < 8) + 1;
+    int shared = 0;
+    while (keys[lo][depth + shared] == keys[hi - 1][depth + shared]) shared++;
+    depth += shared;
+    size_t nodes = (shared > 0) + 1;
+    for (size_t start = lo; start < hi;) {
+        size_t end = start + 1;
+        while (end < hi && keys[end][depth] == keys[start][depth]) end++;
+        nodes += raxNodes(keys, start, end, depth + 1);
+        start = end;
+    }
+    return nodes;
+}
+
+size_t replBufIndexMemory(void) {
+    if (!replBufBlocks) return 0;
+    size_t n = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(replBufBlocks, &li);
+    while ((ln = listNext(&li))) n += blockOf(ln)->indexed;
+    const size_t rax_node = 4; /* sizeof(raxNode): a 32-bit header */
+    if (!n) return rax_node;   /* the empty tree: its head */
+    unsigned char(*keys)[8] = zmalloc(n * 8);
+    size_t k = 0;
+    listRewind(replBufBlocks, &li);
+    while ((ln = listNext(&li))) {
+        if (!blockOf(ln)->indexed) continue;
+        unsigned long long off = (unsigned long long)blockOf(ln)->repl_offset;
+        for (int j = 0; j < 8; j++) keys[k][j] = (unsigned char)(off >> (56 - 8 * j)); /* big-endian, as Redis */
+        k++;
+    }
+    size_t nodes = raxNodes(keys, 0, n, 0);
+    zfree(keys);
+    return nodes * rax_node + n * sizeof(void *);
+}
 
 size_t replBufNotCountedMemory(void) {
     if ((long long)rb.mem <= server.repl_backlog_size) return 0;

@@ -17,6 +17,7 @@
 
 typedef struct replBufBlock {
     int refcount;          /* the backlog (on the first block) and replicas starting here */
+    int indexed;           /* in Redis's index of the blocks (one in REPLBUF_INDEX_EVERY) */
     long long id;          /* increasing: the number of blocks between two is a difference */
     long long repl_offset; /* stream offset of buf[0] */
     size_t size, used;
@@ -46,6 +47,12 @@ long long replBufHistlen(void);
 long long replBufFirstOffset(void);
 /* INFO mem_total_replication_buffers: blocks, headers and list nodes. */
 size_t replBufMemory(void);
+/* Redis 7.0 indexes every 64th block of the backlog in a radix tree (to find
+ * a PSYNC offset) and counts the tree in INFO mem_replication_backlog. We
+ * walk the list instead, but report what the tree would take, the same way
+ * (nodes * sizeof(raxNode) + keys * sizeof(void *)): 0 with no backlog. */
+#define REPLBUF_INDEX_EVERY 64
+size_t replBufIndexMemory(void);
 /* The part beyond repl-backlog-size (what replicas hold on their own): not
  * counted for maxmemory, as Redis 7.0's freeMemoryGetNotCountedMemory. */
 size_t replBufNotCountedMemory(void);

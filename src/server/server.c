@@ -553,8 +553,6 @@ static int finishShutdown(void) {
         serverLog(LL_NOTICE, "Removing the pid file.");
         unlink(server.pidfile);
     }
-    /* Best effort: what the replicas were sent last may still reach them. */
-    flushReplicaOutputBuffers();
     closeListeningSockets(1);
     runShutdownTasks();
     serverLog(LL_WARNING, "Redis is now ready to exit, bye bye...");

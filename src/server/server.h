@@ -392,6 +392,8 @@ struct redisServer {
     int lazyfree_lazy_eviction;
     int lazyfree_lazy_expire;
     int lazyfree_lazy_server_del;
+    int repl_slave_lazy_flush; /* replica-lazy-flush: a full sync's flush of the old data is lazy */
+    int rdb_del_sync_files;    /* with no persistence, the RDB files of full syncs are removed */
 
     /* Logging and process. */
     int verbosity;
