@@ -233,6 +233,10 @@ def test_a_killed_replica_has_lost_its_link_when_kill_answers(server_factory):
     r = server_factory().client()
     attach(r, master)
     for _ in range(5):
+        # The replica says its link is up once it has loaded; the master may
+        # still be reaping the snapshot child (the replica's connection is
+        # protected until then, in Redis too): kill it once it is online.
+        wait_for(lambda: m.info("replication").get("slave0", {}).get("state") == "online", what="replica online")
         p = m.pipeline(transaction=True)
         p.execute_command("CLIENT", "KILL", "TYPE", "replica")
         p.set("k", "v")
