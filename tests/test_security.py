@@ -404,8 +404,16 @@ RESTORE_BOMBS = {
 }
 
 
+# Redis 7.0.15 sizes a hash table for the announced 2^32 fields before reading
+# them: a minute or two and ~32 GB of address space per payload, and killed
+# on a machine short of memory. Ours refuses it at once; the reference run
+# leaves it out.
+REFERENCE_TOO_SLOW = {"hash32"}
+
+
 @pytest.mark.parametrize("sanitize", ["yes", "no"])
-@pytest.mark.parametrize("name", sorted(RESTORE_BOMBS))
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.ours) if n in REFERENCE_TOO_SLOW else n
+                                  for n in sorted(RESTORE_BOMBS)])
 def test_restore_huge_lengths(r, name, sanitize):
     r.config_set("sanitize-dump-payload", sanitize)
     with pytest.raises(redis.ResponseError, match="Bad data format"):
