@@ -371,6 +371,14 @@ def cpu_pass(binary, pipeline, quick):
     return res
 
 
+def rotated(servers, run):
+    """The servers in the order of one run: each run starts with the next
+    server, so that none is always the first (or the one after another's
+    run) in a sequence of runs on the same machine."""
+    k = run % len(servers)
+    return servers[k:] + servers[:k]
+
+
 def median_spread(values):
     """The median of repeated runs (the mean, for two) and their spread,
     (max - min) / median in percent: how far the machine's noise moved them."""
@@ -383,8 +391,8 @@ def cpu(quick):
         header("server CPU per request (user+system µs), -c 50 -P %d -r 100000, median of %d runs; "
                "spread = (max-min)/median, worst server" % (pipeline, CPU_RUNS))
         runs = {label: [] for label, _ in SERVERS}
-        for _ in range(CPU_RUNS):  # runs interleaved so that a noisy moment hits every server alike
-            for label, binary in SERVERS:
+        for run in range(CPU_RUNS):  # runs interleaved so that a noisy moment hits every server alike
+            for label, binary in rotated(SERVERS, run):
                 runs[label].append(cpu_pass(binary, pipeline, quick))
         for test, _ in CPU_TESTS:
             vals, spread = {}, 0.0
@@ -459,8 +467,8 @@ def latency(quick):
     # Pinned as in the cpu section: the client and the server each on their own CPU.
     server_cpus, client_cpus = split_cpus()
     res = {}
-    for _ in range(runs):
-        for label, binary in SERVERS:
+    for run in range(runs):
+        for label, binary in rotated(SERVERS, run):
             s = Server(binary, cpus=server_cpus)
             try:
                 for test in ("set", "get"):
