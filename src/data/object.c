@@ -412,15 +412,6 @@ size_t stringObjectLen(const robj *o) {
     return (size_t)ll2string(buf, sizeof(buf), (long long)(intptr_t)o->ptr);
 }
 
-const char *stringObjectView(const robj *o, char buf[LONG_STR_SIZE], size_t *len) {
-    if (sdsEncodedObject(o)) {
-        *len = sdslen(o->ptr);
-        return o->ptr;
-    }
-    *len = ll2string(buf, LONG_STR_SIZE, (long long)(intptr_t)o->ptr);
-    return buf;
-}
-
 int getLongLongFromObject(const robj *o, long long *target) {
     long long value = 0;
     if (o != NULL) {

@@ -146,7 +146,14 @@ static inline int sdsEncodedObject(const robj *o) {
 }
 size_t stringObjectLen(const robj *o);
 /* A string object's bytes without allocating: int-encoded values are printed into buf. */
-const char *stringObjectView(const robj *o, char buf[LONG_STR_SIZE], size_t *len);
+static inline const char *stringObjectView(const robj *o, char buf[LONG_STR_SIZE], size_t *len) {
+    if (sdsEncodedObject(o)) {
+        *len = sdslen(o->ptr);
+        return o->ptr;
+    }
+    *len = (size_t)ll2string(buf, LONG_STR_SIZE, (long long)(intptr_t)o->ptr);
+    return buf;
+}
 int getLongLongFromObject(const robj *o, long long *target);
 int getDoubleFromObject(const robj *o, double *target);
 int getLongDoubleFromObject(const robj *o, long double *target);

@@ -47,15 +47,14 @@ static void argObject(cmdArgs *a, robj *o) {
     argPush(a, o);
 }
 
-static void argElem(cmdArgs *a, const valueElem *e) {
-    if (e->sval) argBytes(a, e->sval, e->slen);
-    else argLongLong(a, e->lval);
+/* An element as stored: bytes when sval is set, else the integer. */
+static void argStored(cmdArgs *a, const unsigned char *sval, size_t slen, long long lval) {
+    if (sval) argBytes(a, sval, slen);
+    else argLongLong(a, lval);
 }
 
-static void argLpEntry(cmdArgs *a, const lpEntry *e) {
-    if (e->sval) argBytes(a, e->sval, e->slen);
-    else argLongLong(a, e->lval);
-}
+static void argElem(cmdArgs *a, const valueElem *e) { argStored(a, e->sval, e->slen, e->lval); }
+static void argLpEntry(cmdArgs *a, const lpEntry *e) { argStored(a, e->sval, e->slen, e->lval); }
 
 static void argDouble(cmdArgs *a, double d) {
     char buf[64];

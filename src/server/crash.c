@@ -230,7 +230,13 @@ int applyCrashLogEnabled(const char **err) {
     return 1;
 }
 
-static void dieAfterReport(void) {
+/* The end of an assertion or panic report: the stack trace and the
+ * server's state (unless crash-log-enabled is off), then exit or abort. */
+static void reportStateAndDie(void) {
+    if (server.crashlog_enabled) {
+        crashLogStackTrace(NULL);
+        logServerState();
+    }
     removeHandlers(); /* the abort must not report a second time */
     bugReportEnd();
     if (server.use_exit_on_panic) exit(1);
@@ -240,11 +246,7 @@ static void dieAfterReport(void) {
 static _Noreturn void reportAssert(const char *estr, const char *file, int line) {
     serverLog(LL_WARNING, "=== ASSERTION FAILED ===");
     serverLog(LL_WARNING, "==> %s:%d '%s' is not true", file, line, estr);
-    if (server.crashlog_enabled) {
-        crashLogStackTrace(NULL);
-        logServerState();
-    }
-    dieAfterReport();
+    reportStateAndDie();
     __builtin_unreachable();
 }
 
@@ -276,10 +278,6 @@ static void onPanic(const char *msg, const char *file, int line) {
     serverLog(LL_WARNING, "------------------------------------------------");
     serverLog(LL_WARNING, "!!! Software Failure. Press left mouse button to continue");
     serverLog(LL_WARNING, "Guru Meditation: %s #%s:%d", msg, file, line);
-    if (server.crashlog_enabled) {
-        crashLogStackTrace(NULL);
-        logServerState();
-    }
-    dieAfterReport();
+    reportStateAndDie();
     __builtin_unreachable();
 }

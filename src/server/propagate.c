@@ -186,13 +186,7 @@ sds catReplayableCommand(sds buf, int *selected, int dbid, robj **argv, int argc
     }
     w = writeCountLine(w, '*', argc);
     for (int j = 0; j < argc; j++) {
-        const char *p;
-        if (sdsEncodedObject(argv[j])) {
-            p = argv[j]->ptr;
-            len = sdslen(argv[j]->ptr);
-        } else {
-            p = stringObjectView(argv[j], tmp, &len);
-        }
+        const char *p = stringObjectView(argv[j], tmp, &len);
         w = writeCountLine(w, '$', (long long)len);
         memcpy(w, p, len);
         w += len;
