@@ -93,8 +93,8 @@ static void submit(lazyfreeJob *job) {
         return;
     }
     if (!q.started) {
-        /* Started on first use: a server that never frees lazily has no thread
-         * (and forked children, which never free lazily, never need one). */
+        /* Started on first use: a server that never frees lazily has no
+         * thread. Children forked once it runs free in place (unlockInChild). */
         pthread_attr_t attr;
         pthread_attr_init(&attr);
         pthread_attr_setstacksize(&attr, 4 << 20);
