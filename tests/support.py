@@ -339,3 +339,39 @@ def caught_up(m, r):
     """The replica applied everything the master produced so far."""
     target = int(info(m)["master_repl_offset"])
     wait_for(lambda: int(info(r)["slave_repl_offset"]) >= target, what="replica offset %d" % target)
+
+
+# What clients send, as a raw pipeline: Redis accepts anything in the byte
+# after a header's "\r" and in the two after an argument, so a command that
+# had garbage there must reach the stream in its canonical form.
+SENT_ODDLY = (b"*3\r\n$3\r\nset\r\n$1\r\na\r\n$1\r\n1\r\n"        # lower case, as sent
+              b"*3\r\n$3\r\nSET\r\n$1\r\nb\r\n$1\r\n2XY"            # garbage after an argument
+              b"*3\r\n$3\r\nSET\r\n$1\r\nc\rZ$1\r\n3\r\n"           # garbage after a header's \r
+              b"*3\rQ$3\r\nSET\r\n$1\r\nd\r\n$1\r\n4\r\n"           # after the count's \r
+              b"set e 5\r\n"                                          # inline
+              b"*2\r\n$4\r\nINCR\r\n")                                 # split: the rest comes later
+SENT_ODDLY_REST = b"$1\r\nf\r\n*3\r\n$3\r\nSET\r\n$1\r\ng\r\n$3\r\n100\r\n"
+SENT_ODDLY_STREAM = (b"*3\r\n$3\r\nset\r\n$1\r\na\r\n$1\r\n1\r\n"
+                     b"*3\r\n$3\r\nSET\r\n$1\r\nb\r\n$1\r\n2\r\n"
+                     b"*3\r\n$3\r\nSET\r\n$1\r\nc\r\n$1\r\n3\r\n"
+                     b"*3\r\n$3\r\nSET\r\n$1\r\nd\r\n$1\r\n4\r\n"
+                     b"*3\r\n$3\r\nset\r\n$1\r\ne\r\n$1\r\n5\r\n"
+                     b"*2\r\n$4\r\nINCR\r\n$1\r\nf\r\n"
+                     b"*3\r\n$3\r\nSET\r\n$1\r\ng\r\n$3\r\n100\r\n")
+
+
+def send_oddly(server):
+    """Sends SENT_ODDLY then its rest; returns the replies."""
+    c = socket.create_connection((server.host, server.port), timeout=5)
+    c.sendall(SENT_ODDLY)
+    time.sleep(0.2)  # the split command waits in the query buffer
+    c.sendall(SENT_ODDLY_REST)
+    want = b"+OK\r\n" * 5 + b":1\r\n+OK\r\n"
+    got = b""
+    while len(got) < len(want):
+        chunk = c.recv(len(want) - len(got))
+        if not chunk:
+            break
+        got += chunk
+    c.close()
+    return got, want

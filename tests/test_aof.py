@@ -13,6 +13,8 @@ import time
 import pytest
 import redis
 
+from support import SENT_ODDLY_STREAM, send_oddly
+
 REF_SERVER = shutil.which("redis-server")
 CHECK_AOF = shutil.which("redis-check-aof")
 
@@ -269,3 +271,12 @@ def test_rewrite_without_preamble_is_commands_both_servers_load(server_factory, 
         assert picture(loaded.client()) == before
         assert stream_picture(loaded.client()) == streams
         loaded.stop()
+
+
+def test_commands_are_logged_in_canonical_form_however_sent(server_factory, tmp_path):
+    s = start(server_factory, tmp_path, "--appendfsync", "always")
+    got, want = send_oddly(s)
+    assert got == want
+    d = tmp_path / "appendonlydir"
+    incr = [l.split()[1] for l in (d / "appendonly.aof.manifest").read_text().splitlines() if l.endswith("type i")]
+    assert (d / incr[-1]).read_bytes() == b"*2\r\n$6\r\nSELECT\r\n$1\r\n0\r\n" + SENT_ODDLY_STREAM

@@ -13,8 +13,8 @@ import time
 
 import pytest
 
-from support import (MASTER_ARGS, REF_SERVER, SERVER, attach, caught_up, info, info_keys, link_up,
-                     start_pair, wait_for)
+from support import (MASTER_ARGS, REF_SERVER, SENT_ODDLY_STREAM, SERVER, attach, caught_up, info, info_keys, link_up,
+                     send_oddly, start_pair, wait_for)
 
 def fill(m):
     """Every type, TTLs, several dbs, a stream with a consumer group, a function."""
@@ -146,6 +146,16 @@ def test_sync_sends_rdb_then_the_stream_with_select(server_factory):
     want = (b"*2\r\n$6\r\nSELECT\r\n$1\r\n0\r\n*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n"
             b"*2\r\n$6\r\nSELECT\r\n$1\r\n2\r\n*3\r\n$5\r\nLPUSH\r\n$1\r\nl\r\n$1\r\na\r\n")
     assert read_stream(s, len(want)) == want
+    s.close()
+
+
+def test_stream_has_commands_in_canonical_form_however_sent(server_factory):
+    master = server_factory(*MASTER_ARGS)
+    s, _, _ = sync_socket(master)
+    got, want = send_oddly(master)
+    assert got == want
+    stream = b"*2\r\n$6\r\nSELECT\r\n$1\r\n0\r\n" + SENT_ODDLY_STREAM
+    assert read_stream(s, len(stream)) == stream
     s.close()
 
 

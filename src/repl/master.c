@@ -191,6 +191,13 @@ void replFeedStream(const char *buf, size_t len) {
 static void replStreamSubscriber(int dbid, robj **argv, int argc) {
     /* A replica passes on its master's stream as received (replica.c). */
     if (server.masterhost_set || !replBufActive()) return;
+    /* A command going out as its client sent it, in the selected db: its bytes as they are. */
+    size_t sentlen;
+    const char *sent = dbid == m.seldb ? propagateSentForm(argv, &sentlen) : NULL;
+    if (sent) {
+        replFeedStream(sent, sentlen);
+        return;
+    }
     /* One buffer reused for every command: growing a fresh one append by
      * append cost more than the rest of the feed. */
     static sds out;

@@ -51,6 +51,7 @@ client *createClient(int fd) {
     c->querybuf = sdsempty();
     c->reqtype = 0;
     c->bulklen = -1;
+    c->raw_start = -1;
     c->reply = listCreate();
     c->ctime = c->lastinteraction = server.unixtime;
     /* Fake clients (fd -1) have no user: they may run anything. */
@@ -559,6 +560,7 @@ static int processInlineBuffer(client *c) {
         return C_ERR;
     }
     c->qb_pos += consumed;
+    c->raw_start = -1;
     if (argc) {
         c->argv = zmalloc(sizeof(robj *) * argc);
         c->argv_len = argc;
@@ -582,12 +584,14 @@ static int processMultibulkBuffer(client *c) {
             if (rc == RESP_PARSE_ERR) setProtocolError(c, err);
             return C_ERR;
         }
+        c->raw_start = (long)c->qb_pos;
         c->qb_pos += consumed;
         if (ll <= 0) return C_OK;
         c->multibulklen = ll;
         if (c->argv) zfree(c->argv);
         c->argv_len = c->multibulklen < 1024 ? c->multibulklen : 1024;
         c->argv = zmalloc(sizeof(robj *) * c->argv_len);
+        c->raw_argv = c->argv;
         c->argv_len_sum = 0;
     }
     while (c->multibulklen) {
@@ -605,6 +609,7 @@ static int processMultibulkBuffer(client *c) {
                 if (sdslen(c->querybuf) - c->qb_pos <= (size_t)ll + 2) {
                     sdsrange(c->querybuf, c->qb_pos, -1);
                     c->qb_pos = 0;
+                    c->raw_start = -1;
                     c->querybuf = sdsMakeRoomForNonGreedy(c->querybuf, ll + 2 - sdslen(c->querybuf));
                 }
             }
@@ -615,11 +620,13 @@ static int processMultibulkBuffer(client *c) {
             c->argv_len = c->argv_len * 2 < c->multibulklen + c->argc ? c->argv_len * 2 : c->multibulklen + c->argc;
             if (c->argv_len <= c->argc) c->argv_len = c->argc + 1;
             c->argv = zrealloc(c->argv, sizeof(robj *) * c->argv_len);
+            c->raw_argv = c->argv;
         }
         if (c->qb_pos == 0 && c->bulklen >= PROTO_MBULK_BIG_ARG && sdslen(c->querybuf) == (size_t)(c->bulklen + 2) &&
             !(c->flags & CLIENT_MASTER)) {
             /* The buffer holds exactly this argument: hand it over without copying. */
             sdsincrlen(c->querybuf, -2);
+            c->raw_start = -1;
             c->argv[c->argc++] = createObject(OBJ_STRING, c->querybuf);
             c->argv_len_sum += c->bulklen;
             /* Another big argument is likely to follow: room for one like it
@@ -672,6 +679,7 @@ void processInputBuffer(client *c) {
     /* The master's bytes of an open transaction stay until its EXEC. */
     size_t done = (c->flags & CLIENT_MASTER) ? c->repl_unfed : c->qb_pos;
     if (done) {
+        c->raw_start = -1; /* a command begun here moves, its start cut off */
         sdsrange(c->querybuf, done, -1);
         c->qb_pos -= done;
         c->repl_unfed = 0;

@@ -22,6 +22,10 @@ static robj **held_argv;      /* the transaction's first write, not out yet */
 static int held_argc, held_dbid, held_targets;
 static int targets = PROPAGATE_ALL; /* where writes fed now go */
 static commandStreamFn *replica_feed;
+/* The command going out now as the client sent it (propagateCommandAsSent). */
+static robj **sent_argv;
+static const char *sent_wire;
+static size_t sent_wirelen;
 
 void propagateSubscribe(commandStreamFn *fn) {
     for (int i = 0; i < nsubscribers; i++)
@@ -93,6 +97,20 @@ void propagateCommand(int dbid, robj **argv, int argc) {
     else emit(dbid, argv, argc);
 }
 
+void propagateCommandAsSent(int dbid, robj **argv, int argc, const char *wire, size_t wirelen) {
+    sent_argv = argv;
+    sent_wire = wire;
+    sent_wirelen = wirelen;
+    propagateCommand(dbid, argv, argc);
+    sent_argv = NULL;
+}
+
+const char *propagateSentForm(robj **argv, size_t *len) {
+    if (argv != sent_argv) return NULL;
+    *len = sent_wirelen;
+    return sent_wire;
+}
+
 /* PUBLISH and the like: to replicas alone, as part of the command's unit. */
 void propagateCommandToReplicas(int dbid, robj **argv, int argc) {
     int saved = propagateSetTargets(targets & PROPAGATE_REPL);
@@ -139,7 +157,7 @@ void propagateTransactionStart(int dbid) {
 
 void propagateTransactionEnd(int dbid) {
     if (transaction_depth > 0 && --transaction_depth > 0) return;
-    releaseHeld(nsubscribers > 0); /* a single write goes out alone */
+    if (held_argv) releaseHeld(nsubscribers > 0); /* a single write goes out alone */
     pending_multi = 0;
     if (!in_transaction) return;
     in_transaction = 0;
@@ -170,8 +188,14 @@ static char *writeCountLine(char *w, char prefix, long long n) {
 sds catReplayableCommand(sds buf, int *selected, int dbid, robj **argv, int argc) {
     char tmp[LONG_STR_SIZE];
     size_t len, need = 2 * (LONG_STR_SIZE + 3) + 32; /* the array header, and a SELECT */
-    for (int j = 0; j < argc; j++)
-        need += LONG_STR_SIZE + 5 + (sdsEncodedObject(argv[j]) ? sdslen(argv[j]->ptr) : LONG_STR_SIZE);
+    size_t sentlen;
+    const char *sent = propagateSentForm(argv, &sentlen); /* a held copy of argv is framed again */
+    if (sent) {
+        need += sentlen;
+    } else {
+        for (int j = 0; j < argc; j++)
+            need += LONG_STR_SIZE + 5 + (sdsEncodedObject(argv[j]) ? sdslen(argv[j]->ptr) : LONG_STR_SIZE);
+    }
     buf = sdsMakeRoomFor(buf, need);
     char *w = buf + sdslen(buf);
     if (dbid != *selected) {
@@ -184,14 +208,19 @@ sds catReplayableCommand(sds buf, int *selected, int dbid, robj **argv, int argc
         *w++ = '\n';
         *selected = dbid;
     }
-    w = writeCountLine(w, '*', argc);
-    for (int j = 0; j < argc; j++) {
-        const char *p = stringObjectView(argv[j], tmp, &len);
-        w = writeCountLine(w, '$', (long long)len);
-        memcpy(w, p, len);
-        w += len;
-        *w++ = '\r';
-        *w++ = '\n';
+    if (sent) {
+        memcpy(w, sent, sentlen);
+        w += sentlen;
+    } else {
+        w = writeCountLine(w, '*', argc);
+        for (int j = 0; j < argc; j++) {
+            const char *p = stringObjectView(argv[j], tmp, &len);
+            w = writeCountLine(w, '$', (long long)len);
+            memcpy(w, p, len);
+            w += len;
+            *w++ = '\r';
+            *w++ = '\n';
+        }
     }
     *w = '\0'; /* sdsMakeRoomFor left room for it */
     sdssetlen(buf, (size_t)(w - buf));

@@ -27,6 +27,9 @@ int propagateSetTargets(int targets);
 /* call(), just before propagateTransactionEnd: the command c ran changed
  * data (unless it prevented its propagation); its unit's last write. */
 void propagateCommand(int dbid, robj **argv, int argc);
+/* The same when argv is exactly what the client sent and wire holds its RESP
+ * bytes as sent: a subscriber framing this argv copies them instead. */
+void propagateCommandAsSent(int dbid, robj **argv, int argc, const char *wire, size_t wirelen);
 /* The same for a command that goes to replicas alone, not the AOF (PUBLISH,
  * which marks its call with forceReplicaPropagation). */
 void propagateCommandToReplicas(int dbid, robj **argv, int argc);
@@ -45,6 +48,9 @@ int propagateActive(void);
 /* A subscriber's wire form: the command in RESP, preceded by SELECT when dbid
  * is not *selected (then updated), as Redis writes its AOF and replication stream. */
 sds catReplayableCommand(sds buf, int *selected, int dbid, robj **argv, int argc);
+/* The RESP bytes argv was sent as, when it goes out as sent
+ * (propagateCommandAsSent) and is not a held copy; else NULL. */
+const char *propagateSentForm(robj **argv, size_t *len);
 /* The replication stream alone, not the AOF (DEBUG REPLICATE): repl/ registers its feed. */
 void propagateSetReplicaFeed(commandStreamFn *fn);
 void propagateToReplicas(int dbid, robj **argv, int argc);

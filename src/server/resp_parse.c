@@ -73,3 +73,39 @@ int respParseInline(const char *buf, size_t avail, sds **argv, int *argc, size_t
     *consumed = (newline - buf) + 1;
     return RESP_PARSE_OK;
 }
+
+/* The number of a header line the parsers accepted (digits up to its '\r'),
+ * then its "\r\n": the position after it, or NULL when the byte after the
+ * '\r' is not '\n'. */
+static inline const char *canonicalCount(const char *p, unsigned long long *n) {
+    /* Most counts and lengths have one or two digits. */
+    unsigned long long v = (unsigned)(p[0] - '0');
+    if (p[1] == '\r') {
+        p += 1;
+    } else if (p[2] == '\r') {
+        v = v * 10 + (unsigned)(p[1] - '0');
+        p += 2;
+    } else {
+        unsigned digit;
+        v = 0;
+        while ((digit = (unsigned)(*p - '0')) <= 9) {
+            v = v * 10 + digit;
+            p++;
+        }
+    }
+    *n = v;
+    return p[1] == '\n' ? p + 2 : NULL;
+}
+
+int respRequestIsCanonical(const char *buf, size_t len) {
+    const char *p = buf + 1, *end = buf + len; /* after the '*' */
+    unsigned long long argc, arglen;
+    if (!(p = canonicalCount(p, &argc))) return 0;
+    while (argc--) {
+        if (!(p = canonicalCount(p + 1, &arglen))) return 0; /* after the '$' */
+        p += arglen;
+        if (p[0] != '\r' || p[1] != '\n') return 0;
+        p += 2;
+    }
+    return p == end;
+}

@@ -27,5 +27,11 @@ int respParseBulkHeader(const char *buf, size_t avail, int authenticated, long l
 /* One inline request line: its arguments (free with sdsfreesplitres) and the
  * bytes consumed, newline included. An empty line gives argc 0. */
 int respParseInline(const char *buf, size_t avail, sds **argv, int *argc, size_t *consumed, char err[RESP_ERR_LEN]);
+/* Whether buf[0..len), one whole multibulk request these parsers accepted
+ * (nothing else may be passed: it is not parsed again), is byte for byte the
+ * form Redis would frame for its arguments. The parsers skip the byte after
+ * each header's '\r' and the two after each argument unread (as Redis's
+ * do), so a client may have sent anything there. */
+int respRequestIsCanonical(const char *buf, size_t len);
 
 #endif

@@ -14,6 +14,7 @@
 #include "server/pause.h"
 #include "server/hooks.h"
 #include "server/propagate.h"
+#include "server/resp_parse.h"
 #include "server/reply.h"
 #include "server/transaction.h"
 #include "core/anet.h"
@@ -444,6 +445,18 @@ void callRejected(struct redisCommand *cmd, const char *err, size_t len) {
     errors_charged = server.stat_total_error_replies;
 }
 
+/* The command c runs is the one it sent, its RESP bytes still whole in its
+ * query buffer and in the form Redis would frame them: they go out as they
+ * are (framing argv again costs replicas and the AOF more than the command). */
+static int propagateClientCommandAsSent(client *c) {
+    if (c->raw_start < 0 || c->argv != c->raw_argv || c->original_argv) return 0;
+    const char *sent = c->querybuf + c->raw_start;
+    size_t len = c->qb_pos - (size_t)c->raw_start;
+    if (!respRequestIsCanonical(sent, len)) return 0;
+    propagateCommandAsSent(c->db->id, c->argv, c->argc, sent, len);
+    return 1;
+}
+
 void call(client *c, int flags) {
     struct redisCommand *real_cmd = c->cmd;
     long long dirty = server.dirty;
@@ -485,8 +498,9 @@ void call(client *c, int flags) {
      * yes in a transaction): its writes from then on still go out. */
     if (streamed || propagateActive()) {
         if ((flags & CALL_PROPAGATE) && dirty && !(c->flags & (CLIENT_AOF | CLIENT_PREVENT_PROP)) &&
-            !(c->cmd->flags & CMD_PROPAGATES_EFFECTS))
-            propagateCommand(c->db->id, c->argv, c->argc);
+            !(c->cmd->flags & CMD_PROPAGATES_EFFECTS)) {
+            if (!propagateClientCommandAsSent(c)) propagateCommand(c->db->id, c->argv, c->argc);
+        }
         else if ((flags & CALL_PROPAGATE) && (c->flags & CLIENT_FORCE_REPL) && !(c->flags & CLIENT_AOF))
             propagateCommandToReplicas(c->db->id, c->argv, c->argc);
         if (streamed) propagateTransactionEnd(c->db->id);

@@ -225,6 +225,12 @@ struct client {
     int reqtype;
     int multibulklen;
     long bulklen;
+    /* The last multibulk command parsed: its argv, and where its RESP bytes
+     * begin in querybuf (they end at qb_pos), or -1 once they are cut off
+     * or the command came inline. While argv is still raw_argv, propagation
+     * takes these bytes as sent instead of framing argv again (call()). */
+    long raw_start;
+    robj **raw_argv;
     list *reply;
     unsigned long long reply_bytes;
     /* A replica's output: where it is in the shared replication buffer

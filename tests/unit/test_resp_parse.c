@@ -90,6 +90,15 @@ int main(void) {
     CHECK_STREQ(err, "unbalanced quotes in request");
     CHECK(respParseInline("SET \"k\"v\r\n", 10, &argv, &argc, &used, err) == RESP_PARSE_ERR);
 
+    /* A request as sent is copied to replicas only when it is its canonical form. */
+    const char *set = "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$10\r\n0123456789\r\n";
+    CHECK(respRequestIsCanonical(set, strlen(set)));
+    CHECK(respRequestIsCanonical("*1\r\n$0\r\n\r\n", 10));
+    CHECK(!respRequestIsCanonical("*3\rX$3\r\nSET\r\n$1\r\nk\r\n$10\r\n0123456789\r\n", strlen(set)));
+    CHECK(!respRequestIsCanonical("*3\r\n$3\r\nSETXY$1\r\nk\r\n$10\r\n0123456789\r\n", strlen(set)));
+    CHECK(!respRequestIsCanonical("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$10\r\n0123456789\r", strlen(set) - 1));
+    CHECK(!respRequestIsCanonical("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$10\r\n0123456789\n\n", strlen(set)));
+
     CHECK(zmalloc_used_memory() == 0);
     return TEST_REPORT();
 }
