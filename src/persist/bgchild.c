@@ -5,6 +5,7 @@
  * once more before exiting; the parent drains the pipes from its cron and
  * reads the last report after waitpid. */
 #include "persist/bgchild.h"
+#include "server/propagate.h"
 #include "persist/rdb.h"
 
 #include <errno.h>
@@ -60,6 +61,8 @@ static size_t privateDirtyBytes(void) {
 pid_t bgchildFork(void) {
     int p[2];
     if (pipe(p) == -1) p[0] = p[1] = -1;
+    /* The child's snapshot and the stream offset it records agree. */
+    propagateFlushStaged();
     monotime start = getMonotonicUs();
     pid_t pid = fork();
     if (pid == 0) {

@@ -162,7 +162,43 @@ static int feedsFromBuffer(replicaLink *r) {
 
 /* ----------------------------------------------------------- the stream */
 
+static void feedStream(const char *buf, size_t len);
+
+/* Commands going out as their clients sent them, in the selected db, gathered
+ * here and fed as one: the feed's per-call work (the buffer, the replicas'
+ * scheduling, the trim) is paid once for a pipeline's writes instead of per
+ * command. Never more than a reply chunk, so the buffer's blocks are cut as
+ * the same bytes fed one by one would cut them; handed on before anything
+ * looks at the stream (propagateSetStagedFlush). */
+static char staged[PROTO_REPLY_CHUNK_BYTES];
+static size_t staged_len;
+
+static void replFlushStaged(void) {
+    if (!staged_len) return;
+    size_t len = staged_len;
+    staged_len = 0;
+    feedStream(staged, len);
+}
+
+static void stageSent(const char *sent, size_t len) {
+    if (staged_len + len > sizeof(staged)) {
+        replFlushStaged();
+        if (len > sizeof(staged)) {
+            feedStream(sent, len);
+            return;
+        }
+    }
+    memcpy(staged + staged_len, sent, len);
+    staged_len += len;
+    propagateMarkStaged();
+}
+
 void replFeedStream(const char *buf, size_t len) {
+    replFlushStaged();
+    feedStream(buf, len);
+}
+
+static void feedStream(const char *buf, size_t len) {
     long long first = replId.offset + 1;
     replId.offset += len;
     if (!replBufActive()) return;
@@ -195,7 +231,7 @@ static void replStreamSubscriber(int dbid, robj **argv, int argc) {
     size_t sentlen;
     const char *sent = dbid == m.seldb ? propagateSentForm(argv, &sentlen) : NULL;
     if (sent) {
-        replFeedStream(sent, sentlen);
+        stageSent(sent, sentlen);
         return;
     }
     /* One buffer reused for every command: growing a fresh one append by
@@ -1220,6 +1256,7 @@ static const shutdownReplicaHooks shutdown_hooks = {replicasInSync, replRequestA
 
 /* What a snapshot records of our place in the stream (as Redis's rdbPopulateSaveInfo). */
 static int fillReplInfo(rdbReplInfo *rsi) {
+    replFlushStaged();
     if (!server.masterhost_set) {
         if (!replBufActive()) return 0;
         rsi->stream_db = m.seldb == -1 ? 0 : m.seldb;
@@ -1247,6 +1284,7 @@ void replInit(void) {
     m.no_replicas_since = time(NULL);
     replUpdateStreamSubscription();
     propagateSetReplicaFeed(replStreamSubscriber);
+    propagateSetStagedFlush(replFlushStaged);
     serverAddCronTask(replCron);
     serverAddBeforeSleepTask(replBeforeSleep);
     serverAddClientTeardown(replMasterClientTeardown);

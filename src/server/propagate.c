@@ -53,6 +53,7 @@ int propagateSetTargets(int t) {
 
 /* The replica feed is the replication stream; every other subscriber is the AOF. */
 static void fanOut(int dbid, robj **argv, int argc, int to) {
+    if (argv != sent_argv) propagateFlushStaged(); /* what was staged goes first */
     for (int i = 0; i < nsubscribers; i++) {
         int kind = subscribers[i] == replica_feed ? PROPAGATE_REPL : PROPAGATE_AOF;
         if (to & kind) subscribers[i](dbid, argv, argc);
@@ -103,6 +104,16 @@ void propagateCommandAsSent(int dbid, robj **argv, int argc, const char *wire, s
     sent_wirelen = wirelen;
     propagateCommand(dbid, argv, argc);
     sent_argv = NULL;
+}
+
+int propagate_staged;
+static void (*staged_flush)(void);
+
+void propagateSetStagedFlush(void (*flush)(void)) { staged_flush = flush; }
+
+void propagateFlushStagedNow(void) {
+    propagate_staged = 0;
+    if (staged_flush) staged_flush();
 }
 
 const char *propagateSentForm(robj **argv, size_t *len) {

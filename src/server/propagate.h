@@ -51,6 +51,19 @@ sds catReplayableCommand(sds buf, int *selected, int dbid, robj **argv, int argc
 /* The RESP bytes argv was sent as, when it goes out as sent
  * (propagateCommandAsSent) and is not a held copy; else NULL. */
 const char *propagateSentForm(robj **argv, size_t *len);
+/* A subscriber may hold what it was fed for a moment (the replica feed
+ * gathers a pipeline's writes into one feed): it says so with
+ * propagateMarkStaged() and registers how to hand it on. The server hands it
+ * on before anything can look at the stream: before a command that does not
+ * write, a fork, the cron, and the writes to replicas and the AOF before the
+ * event loop sleeps. */
+void propagateSetStagedFlush(void (*flush)(void));
+extern int propagate_staged;
+static inline void propagateMarkStaged(void) { propagate_staged = 1; }
+void propagateFlushStagedNow(void);
+static inline void propagateFlushStaged(void) {
+    if (propagate_staged) propagateFlushStagedNow();
+}
 /* The replication stream alone, not the AOF (DEBUG REPLICATE): repl/ registers its feed. */
 void propagateSetReplicaFeed(commandStreamFn *fn);
 void propagateToReplicas(int dbid, robj **argv, int argc);

@@ -102,6 +102,7 @@ static void watchdogSchedule(int period_ms);
 
 static long long serverCron(aeEventLoop *el, long long id, void *clientData) {
     (void)el, (void)id, (void)clientData;
+    propagateFlushStaged(); /* the cron's checks of replicas and backlog see every write */
     updateCachedTime();
     server.lruclock = (unsigned int)(server.mstime / 1000);
     objectSetLruClock(server.lruclock);
@@ -130,6 +131,7 @@ static void beforeSleep(aeEventLoop *el) {
     (void)el;
     handleClientsBlockedOnKeys();
     processUnblockedClients();
+    propagateFlushStaged(); /* before the AOF and the replicas are written */
     runBeforeSleepTasks();
     handleClientsWithPendingWrites();
     /* After the writes, which may have shrunk output buffers. */
@@ -144,6 +146,7 @@ void processEventsWhileBlocked(void) {
     updateCachedTime();
     for (int round = 0; round < 4; round++) {
         int n = aeProcessFileEventsNoWait(server.el);
+        propagateFlushStaged();
         handleClientsWithPendingWrites();
         if (n <= 0) break;
     }
@@ -459,6 +462,9 @@ static int propagateClientCommandAsSent(client *c) {
 
 void call(client *c, int flags) {
     struct redisCommand *real_cmd = c->cmd;
+    /* A command that does not write may look at the stream (INFO, WAIT, ROLE,
+     * SYNC, BGSAVE...): it sees every write before it. */
+    if (!(c->cmd->flags & CMD_WRITE)) propagateFlushStaged();
     long long dirty = server.dirty;
     errors_charged = server.stat_total_error_replies;
     int was_blocked = c->flags & CLIENT_BLOCKED;
