@@ -159,6 +159,28 @@ def test_stream_has_commands_in_canonical_form_however_sent(server_factory):
     s.close()
 
 
+def test_offset_counts_pipelined_writes_before_a_read_in_the_same_pipeline(server_factory):
+    """INFO, ROLE and WAIT read the stream's offset: sent in the same pipeline
+    right after writes, they count them (and the stream holds them in order)."""
+    master = server_factory(*MASTER_ARGS)
+    s, _, _ = sync_socket(master, b"PSYNC ? -1\r\n")
+    start = int(info(master.client())["master_repl_offset"])
+    c = socket.create_connection((master.host, master.port), timeout=5)
+    writes = b"*3\r\n$3\r\nSET\r\n$1\r\na\r\n$1\r\n1\r\n" * 3 + b"*2\r\n$4\r\nINCR\r\n$1\r\nn\r\n"
+    c.sendall(writes + b"*1\r\n$4\r\nROLE\r\n" + writes + b"*2\r\n$4\r\nINFO\r\n$11\r\nreplication\r\n")
+    got = b""
+    while b"master_repl_offset" not in got or not got.endswith(b"\r\n\r\n"):
+        got += c.recv(65536)
+    c.close()
+    select = b"*2\r\n$6\r\nSELECT\r\n$1\r\n0\r\n"
+    role_offset = int(re.search(rb"\*3\r\n\$6\r\nmaster\r\n:(\d+)\r\n", got).group(1))
+    info_offset = int(re.search(rb"master_repl_offset:(\d+)", got).group(1))
+    assert role_offset == start + len(select) + len(writes)
+    assert info_offset == start + len(select) + 2 * len(writes)
+    assert read_stream(s, len(select) + 2 * len(writes)) == select + writes + writes
+    s.close()
+
+
 def test_psync_answers_fullresync_with_replid_and_offset(server_factory):
     master = server_factory(*MASTER_ARGS)
     m = master.client()

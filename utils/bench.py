@@ -8,8 +8,8 @@ figures side by side and the ratios ours/Redis and ours/Valkey.
     (utils/memrows.py); `volatile` and `datatypes` are parts of it
   * cpu: server CPU time (user+system, from the scheduler's per-thread run time)
     per request, -c 50 -P 16 / -P 1 -r 100000, one test at a time, the server
-    pinned to one CPU and redis-benchmark to the other(s), three runs each
-    interleaved (median, spread shown); with --callgrind also
+    pinned to one CPU and redis-benchmark to the other(s), three rounds in which
+    the servers take each test in turn (median, spread shown); with --callgrind also
     instructions per request under valgrind, which the machine's noise does not move
   * latency: p50/p99 with -c 1000 -P 1, GET and SET (pinned as cpu)
   * SET EX throughput; expiry lag (utils/expiry_lag.py); GET latency during a
@@ -353,21 +353,31 @@ def cpu_args(s, test, n, pipeline):
     return args + ["-t", test]
 
 
-def cpu_pass(binary, pipeline, quick):
-    """{test: µs of server CPU per request} of one fresh server running every
-    test in order (GET reads what SET wrote, RPOP pops what LPUSH pushed)."""
+def cpu_round(pipeline, quick, run):
+    """{label: {test: µs of server CPU per request}} of one round: a fresh
+    server of each kind (all pinned to the same CPU, redis-benchmark to the
+    other), every test in order on each (GET reads what SET wrote, RPOP pops
+    what LPUSH pushed), the three servers taking each test one after the
+    other, seconds apart. This machine's speed drifts by tens of per cent
+    over minutes: a server's whole pass after another's compared rows run
+    half a minute apart. Each test starts with the next server in turn."""
     server_cpus, client_cpus = split_cpus()
-    s = Server(binary, cpus=server_cpus)
-    res = {}
+    started = {}
+    res = {label: {} for label, _ in SERVERS}
     try:
-        for test, weight in CPU_TESTS:
+        for label, binary in SERVERS:
+            started[label] = Server(binary, cpus=server_cpus)
+        for i, (test, weight) in enumerate(CPU_TESTS):
             n = CPU_N[pipeline] // weight // (10 if quick else 1)
-            args = cpu_args(s, test, n, pipeline)
-            c0 = s.cpu_seconds()
-            bench_csv(s.port, args, client_cpus)
-            res[test] = (s.cpu_seconds() - c0) / n * 1e6
+            for label, _ in rotated(SERVERS, run + i):
+                s = started[label]
+                args = cpu_args(s, test, n, pipeline)
+                c0 = s.cpu_seconds()
+                bench_csv(s.port, args, client_cpus)
+                res[label][test] = (s.cpu_seconds() - c0) / n * 1e6
     finally:
-        s.stop()
+        for s in started.values():
+            s.stop()
     return res
 
 
@@ -379,21 +389,15 @@ def rotated(servers, run):
     return servers[k:] + servers[:k]
 
 
-def median_spread(values):
-    """The median of repeated runs (the mean, for two) and their spread,
-    (max - min) / median in percent: how far the machine's noise moved them."""
-    m = statistics.median(values)
-    return m, ((max(values) - min(values)) / m * 100 if m else 0.0)
-
-
 def cpu(quick):
     for pipeline in (16, 1):
-        header("server CPU per request (user+system µs), -c 50 -P %d -r 100000, median of %d runs; "
-               "spread = (max-min)/median, worst server" % (pipeline, CPU_RUNS))
+        header("server CPU per request (user+system µs), -c 50 -P %d -r 100000, median of %d rounds "
+               "(the servers take each test in turn); spread = (max-min)/median, worst server" % (pipeline, CPU_RUNS))
         runs = {label: [] for label, _ in SERVERS}
-        for run in range(CPU_RUNS):  # runs interleaved so that a noisy moment hits every server alike
-            for label, binary in rotated(SERVERS, run):
-                runs[label].append(cpu_pass(binary, pipeline, quick))
+        for run in range(CPU_RUNS):
+            res = cpu_round(pipeline, quick, run)
+            for label in runs:
+                runs[label].append(res[label])
         for test, _ in CPU_TESTS:
             vals, spread = {}, 0.0
             for label in runs:
