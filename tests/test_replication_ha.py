@@ -345,6 +345,30 @@ def raw_replica(master):
             return s, line[5:45]
 
 
+@pytest.mark.ours
+def test_the_ack_sent_on_loading_starts_the_stream_however_early(server_factory):
+    """A replica that loaded a diskless RDB ACKs at once, often before the
+    master has collected the child that wrote it: that ACK must start the
+    stream (ignored, the stream waits for the replica's next ACK — a second
+    later — which Redis 7.0 does when the child has not exited yet)."""
+    master = server_factory("--repl-diskless-sync", "yes", "--repl-diskless-sync-delay", "0")
+    m = master.client()
+    for attempt in range(5):
+        s, mark = raw_replica(master)
+        got = b""
+        while not got.endswith(mark):
+            got += s.recv(65536)
+        s.sendall(b"*3\r\n$8\r\nREPLCONF\r\n$3\r\nACK\r\n$1\r\n0\r\n")
+        m.set("k", attempt)
+        s.settimeout(0.5)  # a fake replica: it never sends a second ACK
+        stream = b""
+        while b"$1\r\nk\r\n" not in stream:
+            chunk = s.recv(4096)
+            assert chunk, "the master dropped the replica"
+            stream += chunk
+        s.close()
+
+
 def limit_master(server_factory):
     master = server_factory("--repl-diskless-sync", "yes", "--repl-diskless-sync-delay", "0",
                             "--client-output-buffer-limit", "replica 1mb 0 0")

@@ -389,6 +389,13 @@ def rotated(servers, run):
     return servers[k:] + servers[:k]
 
 
+def median_spread(values):
+    """The median of repeated runs (the mean, for two) and their spread,
+    (max - min) / median in percent: how far the machine's noise moved them."""
+    m = statistics.median(values)
+    return m, ((max(values) - min(values)) / m * 100 if m else 0.0)
+
+
 def cpu(quick):
     for pipeline in (16, 1):
         header("server CPU per request (user+system µs), -c 50 -P %d -r 100000, median of %d rounds "

@@ -222,8 +222,8 @@ def run(ours_binary=OURS, ref_binary=REF, quick=False):
         emit(rows, "%-40s %14d %14d %14d" % (label, p50, p99, worst))
     rounds = 3 if quick else 8
     emit(rows, "\n## master SET -P 16 (%d requests) with one replica vs none: the master on one CPU, redis-benchmark "
-               "on the other, the replica on the master's CPU at SCHED_IDLE (master CPU counted until it caught up); "
-               "median of %d rounds" % (requests // 3, rounds))
+               "on the other, the replica on redis-benchmark's CPU at SCHED_IDLE (master CPU counted until it caught "
+               "up); median of %d rounds" % (requests // 3, rounds))
     emit(rows, "%-28s %12s %12s %7s %10s %10s %7s" % ("", "req/s alone", "one replica", "ratio", "µs alone",
                                                      "µs replica", "ratio"))
     for label, binary in (("ours", ours_binary), ("reference", ref_binary)):

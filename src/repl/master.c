@@ -50,6 +50,7 @@ typedef struct replicaLink {
     int pre_psync;      /* attached with SYNC: no +FULLRESYNC, no ACKs expected */
     int diskless;       /* its RDB comes from the child's pipe, through its output buffer */
     int wait_ack;       /* online, but the stream waits for its first ACK (it loads an EOF-marked RDB) */
+    int early_ack;      /* it ACKed (so loaded) its diskless RDB before the transfer was seen to end */
     int capa_eof, capa_psync2;
     int rdb_exclude;    /* RDB_EXCLUDE_*: REPLCONF rdb-filter-only (redis-cli --functions-rdb) */
     int rdb_only;       /* REPLCONF rdb-only 1 (redis-cli --rdb): the snapshot, no stream */
@@ -81,6 +82,7 @@ static struct {
     int pipe_stage;         /* PIPE_* */
     int rdb_for_sync;       /* dbfilename was written for a full sync (rdb-del-sync-files) */
     int child_ok;           /* the diskless child's exit: -1 not yet, 0 failed, 1 ok */
+    int child_ending;       /* its pipe reached its end: it is exiting, collected before sleep */
     char eofmark[REPL_ID_LEN + 1];
     time_t wait_since;      /* a replica waits for a diskless transfer since */
     time_t no_replicas_since;
@@ -417,6 +419,7 @@ static void startBgsaveForReplication(void) {
         sendFullResync(r);
         if (diskless) {
             r->diskless = 1;
+            r->early_ack = 0;
             r->state = R_SEND_BULK;
             r->chunk_sent = 0;
             r->last_io = server.unixtime;
@@ -512,6 +515,10 @@ static void readRdbPipe(aeEventLoop *el, int fd, void *privdata, int mask) {
     close(m.pipefd);
     m.pipefd = -1;
     m.pipe_stage = PIPE_SENT;
+    /* Its replicas go online when it is collected: before the loop sleeps
+     * rather than at the next cron, so the stream held for them meanwhile
+     * is not a tenth of a second's worth. */
+    m.child_ending = 1;
     finishDisklessTransfer();
 }
 
@@ -817,7 +824,7 @@ static void finishDisklessTransfer(void) {
         }
         /* Bytes after the mark would be read as part of the RDB: as Redis,
          * the stream follows the ACK the replica sends once loaded. */
-        r->wait_ack = 1;
+        r->wait_ack = !r->early_ack;
         replicaOnline(r);
     }
     if (m.pipefd != -1) { /* a failed child: what is left in the pipe is not needed */
@@ -837,13 +844,17 @@ static void finishDisklessTransfer(void) {
  * parent); one whose child failed or was killed ends now, its replicas
  * dropped. */
 static void checkChild(void) {
-    if (m.child == -1) return;
+    if (m.child == -1) {
+        m.child_ending = 0;
+        return;
+    }
     int status;
     pid_t pid = waitpid(m.child, &status, WNOHANG);
     if (pid == 0) return;
     int ok = pid == m.child && WIFEXITED(status) && WEXITSTATUS(status) == 0;
     bgchildCollectCow(m.child);
     m.child = -1;
+    m.child_ending = 0;
     if (ok) serverLog(LL_NOTICE, "Background RDB transfer terminated with success");
     else if (pid == -1 || !WIFSIGNALED(status)) serverLog(LL_WARNING, "Background transfer error");
     else serverLog(LL_WARNING, "Background transfer terminated by signal %d", WTERMSIG(status));
@@ -1003,6 +1014,13 @@ void replconfCommand(client *c) {
             if (off > r->ack_off) r->ack_off = off;
             r->ack_time = server.unixtime;
             refreshGoodReplicas();
+            if (r->state == R_SEND_BULK && r->diskless) {
+                /* Loaded before the child was seen to exit (that waits for
+                 * a check): look now, as Redis does, and remember the ACK
+                 * so that the stream need not wait for the next one. */
+                r->early_ack = 1;
+                checkChild();
+            }
             if (r->wait_ack) {
                 r->wait_ack = 0;
                 replicaOnline(r);
@@ -1097,6 +1115,7 @@ static void serveWaits(void) {
 
 /* Before sleeping: WAITs blocked in this turn ask the replicas for an ACK, once. */
 static void replBeforeSleep(void) {
+    if (m.child_ending) checkChild();
     if (!m.get_ack_pending) return;
     m.get_ack_pending = 0;
     replRequestAcks();
