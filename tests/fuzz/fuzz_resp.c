@@ -3,7 +3,8 @@
  * parser the way networking.c does — multibulk header, then one bulk header
  * and payload per argument, or an inline line — over the whole input, for an
  * authenticated and an unauthenticated client, and checks that no step claims
- * more bytes than it was given. */
+ * more bytes than it was given; each whole multibulk request also goes
+ * through respRequestIsCanonical, as a replicated command does. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,12 +17,13 @@ static void parseAll(const char *buf, size_t len, int authenticated) {
     while (pos < len) {
         size_t consumed = 0;
         if (buf[pos] == '*') {
-            long long count;
+            long long count, i;
+            size_t start = pos;
             if (respParseMultibulkHeader(buf + pos, len - pos, authenticated, &count, &consumed, err) != RESP_PARSE_OK)
                 return;
             if (consumed == 0 || consumed > len - pos) abort();
             pos += consumed;
-            for (long long i = 0; i < count && pos < len; i++) {
+            for (i = 0; i < count && pos < len; i++) {
                 long long blen;
                 consumed = 0;
                 if (respParseBulkHeader(buf + pos, len - pos, authenticated, 512LL * 1024 * 1024, &blen, &consumed,
@@ -32,6 +34,8 @@ static void parseAll(const char *buf, size_t len, int authenticated) {
                 if ((unsigned long long)blen + 2 > len - pos) return; /* payload still to come */
                 pos += (size_t)blen + 2;
             }
+            /* A whole request as networking.c hands it to propagation. */
+            if (count > 0 && i == count) (void)respRequestIsCanonical(buf + start, pos - start);
         } else {
             sds *argv = NULL;
             int argc = 0;
