@@ -39,7 +39,7 @@ import redis
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memrows  # noqa: E402
-from benchserver import (OURS, REF, VALKEY, Server, free_port, load_protocol, pinner, raise_nofile, servers,
+from benchserver import (OURS, REF, VALKEY, Server, callgrind_totals, free_port, load_protocol, pinner, raise_nofile, servers,
                          split_cpus)  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -411,14 +411,6 @@ def cpu(quick):
                 vals[label], sp = median_spread([r[test] for r in runs[label]])
                 spread = max(spread, sp)
             row3("%s -P %d" % (test.upper(), pipeline), vals, "µs/req", "spread %.0f%%" % spread)
-
-
-def callgrind_totals(path):
-    with open(path) as f:
-        for line in f:
-            if line.startswith("totals:"):
-                return int(line.split()[1])
-    raise RuntimeError("no totals in " + path)
 
 
 def callgrind_pass(binary, pipeline, quick):

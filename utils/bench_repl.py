@@ -26,11 +26,7 @@ import time
 import redis
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-try:  # the benchmarks' shared server wrapper (utils/benchserver.py on main)
-    from benchserver import OURS, REF, Server, pinner, split_cpus  # noqa: E402
-except ImportError:
-    from bench import OURS, REF, Server  # noqa: E402
-    pinner = split_cpus = None
+from benchserver import OURS, REF, Server, callgrind_totals, pinner, split_cpus  # noqa: E402
 
 SERVER_ARGS = ("--enable-debug-command", "yes", "--repl-diskless-sync", "yes", "--repl-diskless-sync-delay", "0")
 
@@ -65,7 +61,7 @@ def full_sync_seconds(master_bin, replica_bin, keys):
 def benchmark_set(port, requests, cpus=None):
     out = subprocess.run(["redis-benchmark", "-p", str(port), "-c", "50", "-n", str(requests), "-P", "16",
                           "-r", "100000", "-t", "set", "--csv", "-q"], capture_output=True, text=True,
-                         preexec_fn=pinner(cpus) if pinner else None).stdout
+                         preexec_fn=pinner(cpus)).stdout
     for line in out.splitlines():
         fields = [f.strip('"') for f in line.split(",")]
         if fields and fields[0] == "SET":
@@ -130,7 +126,7 @@ def master_run(binary, requests, with_replica):
     SCHED_IDLE (it runs while redis-benchmark waits for replies, and takes no
     time from it), and the master's CPU time counts until the replica has
     caught up, so every byte the master sends it is paid for in the figure."""
-    master_cpus, other_cpus = split_cpus() if split_cpus else (None, None)
+    master_cpus, other_cpus = split_cpus()
     master = start(binary, master_cpus)
     replica = None
     try:
@@ -184,14 +180,7 @@ def instructions_per_set(binary, requests, with_replica):
                        stderr=subprocess.DEVNULL, check=True)
         subprocess.run(["callgrind_control", "-d", str(master.pid)], stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL, check=True)
-        dumps = [f for f in os.listdir(outdir) if f.startswith("cg.out")]
-        total = 0
-        for name in dumps:
-            with open(os.path.join(outdir, name)) as f:
-                for line in f:
-                    if line.startswith("totals:"):
-                        total += int(line.split()[1])
-        return total / requests
+        return callgrind_totals(out + ".1") / requests  # the first dump: what ran while instrumented
     finally:
         master.stop()
         if replica:

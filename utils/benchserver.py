@@ -22,6 +22,15 @@ REF = shutil.which("redis-server") or "/usr/bin/redis-server"
 VALKEY = os.environ.get("VALKEY_SERVER") or "/work/shared/anchors/valkey-server-8.0.1"
 
 
+def callgrind_totals(path):
+    """The instruction count of one callgrind dump (its "totals:" line)."""
+    with open(path) as f:
+        for line in f:
+            if line.startswith("totals:"):
+                return int(line.split()[1])
+    raise RuntimeError("no totals in " + path)
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

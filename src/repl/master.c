@@ -1275,6 +1275,8 @@ static const shutdownReplicaHooks shutdown_hooks = {replicasInSync, replRequestA
 
 /* What a snapshot records of our place in the stream (as Redis's rdbPopulateSaveInfo). */
 static int fillReplInfo(rdbReplInfo *rsi) {
+    /* An in-process save (FLUSHALL's, SAVE) records the offset of every write
+     * before it; a forked child has nothing staged (bgchildFork handed it on). */
     replFlushStaged();
     if (!server.masterhost_set) {
         if (!replBufActive()) return 0;
