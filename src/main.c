@@ -10,6 +10,7 @@
 #include "server/keyhook.h"
 #include "server/propagate.h"
 #include "server/server.h"
+#include "server/prefetch.h"
 #include "core/proctitle.h"
 #include "core/zmalloc.h"
 #include "acl/acl.h"
@@ -116,6 +117,7 @@ int main(int argc, char **argv) {
     initServerConfig();
     populateCommandTable(commandTable, commandTableSize);
     markMayReplicateCommands();
+    prefetchMarkMemberCommands();
     aclInit();
     if (loadServerConfigFromArgs(argc, argv) != C_OK) exit(1);
     aclLoadUsersAtStartup();

@@ -9,7 +9,8 @@ figures side by side and the ratios ours/Redis and ours/Valkey.
   * cpu: server CPU time (user+system, from the scheduler's per-thread run time)
     per request, -c 50 -P 16 / -P 1 -r 100000, one test at a time, the server
     pinned to one CPU and redis-benchmark to the other(s), three rounds in which
-    the servers take each test in turn (median, spread shown); with --callgrind also
+    each test runs in five chunks the servers take in turn (medians, and the
+    median of the chunks' own ratios, spread shown); with --callgrind also
     instructions per request under valgrind, which the machine's noise does not move
   * latency: p50/p99 with -c 1000 -P 1, GET and SET (pinned as cpu)
   * SET EX throughput; expiry lag (utils/expiry_lag.py); GET latency during a
@@ -339,6 +340,7 @@ CPU_TESTS = [("set", 1), ("get", 1), ("incr", 1), ("lpush", 1), ("rpop", 1), ("h
              ("zadd", 1), ("lrange_100", 4), ("mset", 5)]
 CPU_N = {16: 600000, 1: 150000}
 CPU_RUNS = 3
+CPU_CHUNKS = 5
 
 
 def cpu_args(s, test, n, pipeline):
@@ -354,13 +356,15 @@ def cpu_args(s, test, n, pipeline):
 
 
 def cpu_round(pipeline, quick, run):
-    """{label: {test: µs of server CPU per request}} of one round: a fresh
-    server of each kind (all pinned to the same CPU, redis-benchmark to the
-    other), every test in order on each (GET reads what SET wrote, RPOP pops
-    what LPUSH pushed), the three servers taking each test one after the
-    other, seconds apart. This machine's speed drifts by tens of per cent
-    over minutes: a server's whole pass after another's compared rows run
-    half a minute apart. Each test starts with the next server in turn."""
+    """{label: {test: [µs of server CPU per request, one per chunk]}} of one
+    round: a fresh server of each kind (all pinned to the same CPU,
+    redis-benchmark to the other), every test in order on each (GET reads
+    what SET wrote, RPOP pops what LPUSH pushed). A test's requests go in
+    CPU_CHUNKS chunks of about half a second, the servers taking each chunk
+    in turn: this machine's speed moves by tens of per cent from one second
+    to the next (the host's other tenants), and three chunks run within two
+    seconds of each other meet about the same machine, which a server's whole
+    test after another's did not."""
     server_cpus, client_cpus = split_cpus()
     started = {}
     res = {label: {} for label, _ in SERVERS}
@@ -368,13 +372,14 @@ def cpu_round(pipeline, quick, run):
         for label, binary in SERVERS:
             started[label] = Server(binary, cpus=server_cpus)
         for i, (test, weight) in enumerate(CPU_TESTS):
-            n = CPU_N[pipeline] // weight // (10 if quick else 1)
-            for label, _ in rotated(SERVERS, run + i):
-                s = started[label]
-                args = cpu_args(s, test, n, pipeline)
-                c0 = s.cpu_seconds()
-                bench_csv(s.port, args, client_cpus)
-                res[label][test] = (s.cpu_seconds() - c0) / n * 1e6
+            n = CPU_N[pipeline] // weight // (10 if quick else 1) // CPU_CHUNKS
+            for chunk in range(CPU_CHUNKS):
+                for label, _ in rotated(SERVERS, run + i + chunk):
+                    s = started[label]
+                    args = cpu_args(s, test, n, pipeline)
+                    c0 = s.cpu_seconds()
+                    bench_csv(s.port, args, client_cpus)
+                    res[label].setdefault(test, []).append((s.cpu_seconds() - c0) / n * 1e6)
     finally:
         for s in started.values():
             s.stop()
@@ -396,21 +401,42 @@ def median_spread(values):
     return m, ((max(values) - min(values)) / m * 100 if m else 0.0)
 
 
+def quartile_spread(values):
+    """The median of a test's chunks and the spread of the middle half of
+    them, (p75 - p25) / median in percent."""
+    q = statistics.quantiles(values, n=4) if len(values) > 1 else [values[0]] * 3
+    return q[1], ((q[2] - q[0]) / q[1] * 100 if q[1] else 0.0)
+
+
+def paired_ratio(a, b):
+    """The median of a/b over chunks run side by side: what the machine's
+    drift does to both cancels out of each chunk's ratio."""
+    return statistics.median(x / y for x, y in zip(a, b) if y)
+
+
 def cpu(quick):
     for pipeline in (16, 1):
-        header("server CPU per request (user+system µs), -c 50 -P %d -r 100000, median of %d rounds "
-               "(the servers take each test in turn); spread = (max-min)/median, worst server" % (pipeline, CPU_RUNS))
-        runs = {label: [] for label, _ in SERVERS}
+        header("server CPU per request (user+system µs), -c 50 -P %d -r 100000, %d rounds x %d chunks, the servers "
+               "taking each chunk in turn; figures: median of the chunks; ratios: median of the chunks' own ratios "
+               "(side by side, the machine's drift cancels); spread: middle half of the chunks / median, worst server"
+               % (pipeline, CPU_RUNS, CPU_CHUNKS))
+        runs = {label: {} for label, _ in SERVERS}
         for run in range(CPU_RUNS):
             res = cpu_round(pipeline, quick, run)
             for label in runs:
-                runs[label].append(res[label])
+                for test, vals in res[label].items():
+                    runs[label].setdefault(test, []).extend(vals)
         for test, _ in CPU_TESTS:
             vals, spread = {}, 0.0
             for label in runs:
-                vals[label], sp = median_spread([r[test] for r in runs[label]])
+                vals[label], sp = quartile_spread(runs[label][test])
                 spread = max(spread, sp)
-            row3("%s -P %d" % (test.upper(), pipeline), vals, "µs/req", "spread %.0f%%" % spread)
+            ours = runs["ours"][test]
+            ratios = ["%.2f" % paired_ratio(ours, runs[label][test]) if label in runs else "-"
+                      for label in ("redis", "valkey")]
+            print("%-48s %12s %12s %12s %8s %8s %s" % ("%s -P %d" % (test.upper(), pipeline), fmt(vals.get("ours")),
+                                                       fmt(vals.get("redis")), fmt(vals.get("valkey")), ratios[0],
+                                                       ratios[1], "µs/req spread %.0f%%" % spread), flush=True)
 
 
 def callgrind_pass(binary, pipeline, quick):

@@ -215,6 +215,7 @@ static int processFileEvents(aeEventLoop *el, long long timeout_us) {
     struct epoll_event nested[AE_NESTED_EVENTS];
     struct epoll_event *fired = el->depth ? nested : el->fired;
     int n = waitForEvents(el, fired, el->depth ? AE_NESTED_EVENTS : el->setsize, timeout_us);
+    clockResync(); /* the turn's reads of the clocks scale from here */
     el->turn_start = getMonotonicUs();
     el->depth++;
     for (int i = 0; i < n; i++) {

@@ -9,5 +9,15 @@ typedef uint64_t monotime;
 long long ustime(void);      /* wall clock, µs since the epoch */
 long long mstime(void);      /* wall clock, ms since the epoch */
 monotime getMonotonicUs(void);
+/* The wall clock when getMonotonicUs() gave `now` (just read): derived from
+ * it where reads come from the TSC, one read fewer; else read again. */
+long long ustimeAt(monotime now);
+
+/* Called by the thread running the event loop once per turn: from then on
+ * that thread's reads are the TSC's, scaled from this moment's kernel clocks,
+ * where the kernel trusts the TSC (see clock.c). Cheap: two vDSO reads. */
+void clockResync(void);
+/* Whether this thread's reads come from the TSC now (for the tests). */
+int clockUsesTsc(void);
 
 #endif

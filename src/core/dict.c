@@ -276,7 +276,7 @@ dict *dictCreate(dictType *type) {
     return d;
 }
 
-int dictIsRehashing(dict *d) { return d->rehashidx != -1; }
+int dictIsRehashing(const dict *d) { return d->rehashidx != -1; }
 void dictPauseRehashing(dict *d) { d->pauserehash++; }
 void dictResumeRehashing(dict *d) {
     d->pauserehash--;
@@ -489,6 +489,39 @@ int dictReplace(dict *d, void *key, void *val) {
     existing->v.val = val;
     if (d->type->valDestructor) d->type->valDestructor(d, old);
     return 0;
+}
+
+/* The bucket where key's entry is (in each table it may be in while rehashing). */
+static int bucketsOf(const dict *d, uint64_t hash, dictEntry **out[2]) {
+    int n = 0;
+    for (int t = 0; t <= 1; t++) {
+        if (d->sizeExp[t] == -1) break;
+        unsigned long idx = hash & HT_MASK(d->sizeExp[t]);
+        if (t == 0 && dictIsRehashing(d) && (long)idx < d->rehashidx) continue; /* moved on */
+        out[n++] = &d->table[t][idx];
+        if (!dictIsRehashing(d)) break;
+    }
+    return n;
+}
+
+void dictPrefetchBucket(const dict *d, uint64_t hash) {
+    dictEntry **b[2];
+    int n = bucketsOf(d, hash, b);
+    for (int i = 0; i < n; i++) __builtin_prefetch(b[i]);
+}
+
+void dictPrefetchChainHead(const dict *d, uint64_t hash) {
+    dictEntry **b[2];
+    int n = bucketsOf(d, hash, b);
+    for (int i = 0; i < n; i++) {
+        dictEntry *l = *b[i];
+        if (!l) continue;
+        const char *p = (const char *)((uintptr_t)l & ~ITEM_TAG);
+        if (itemMode(d) && !linkIsItem(l)) p = l->v.val; /* a node: its item is what the lookup reads */
+        __builtin_prefetch(p);
+        /* An item (a key's object) is read past its first line when its key is. */
+        if (itemMode(d)) __builtin_prefetch(p + 64);
+    }
 }
 
 /* Finds key's entry (one rehash step first, as every lookup does). When

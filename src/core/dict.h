@@ -71,7 +71,7 @@ int dictNeedsResize(const dict *d);             /* 1 when less than 10% full: ca
 void dictSetResizeEnabled(int enable);          /* disabled while a child process exists */
 int dictRehash(dict *d, int n);                 /* n bucket moves; 1 if more rehashing remains */
 int dictRehashMilliseconds(dict *d, int ms);    /* rehash in 100-bucket steps for ~ms; returns steps x 100 */
-int dictIsRehashing(dict *d);
+int dictIsRehashing(const dict *d);
 void dictPauseRehashing(dict *d);
 void dictResumeRehashing(dict *d);
 
@@ -95,6 +95,12 @@ void dictFreeUnlinkedEntry(dict *d, dictEntry *he);
 
 /* Lookups. */
 dictEntry *dictFind(dict *d, const void *key);
+/* Prefetching, hints only (nothing changes, nothing read can fail): a caller
+ * with many lookups to do asks for all their buckets, then for what the
+ * buckets lead to, then looks the keys up; their cache misses overlap instead
+ * of coming one after another. hash: what the type's hashFunction gives. */
+void dictPrefetchBucket(const dict *d, uint64_t hash);
+void dictPrefetchChainHead(const dict *d, uint64_t hash);
 void *dictFetchValue(dict *d, const void *key);
 uint64_t dictGetHash(dict *d, const void *key);
 

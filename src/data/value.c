@@ -29,6 +29,12 @@ static void elemFromInt(valueElem *e, long long v) {
     e->lval = v;
 }
 
+dict *valueMemberTable(robj *o) {
+    if ((o->type == OBJ_HASH || o->type == OBJ_SET) && o->encoding == OBJ_ENCODING_HT) return o->ptr;
+    if (o->type == OBJ_ZSET && o->encoding == OBJ_ENCODING_SKIPLIST) return ((zset *)o->ptr)->dict;
+    return NULL;
+}
+
 unsigned long valueLength(robj *o) {
     switch (o->type) {
     case OBJ_LIST: return o->encoding == OBJ_ENCODING_LISTPACK ? lpLength(o->ptr) : quicklistCount(o->ptr);

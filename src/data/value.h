@@ -50,6 +50,11 @@ typedef struct valueIter {
  * strings and streams). */
 unsigned long valueLength(robj *o);
 
+/* The hash table a hash, set or sorted set finds its members in (keyed by
+ * sds, dictSdsHash), or NULL: compact encodings and other types. For
+ * prefetching, which only reads it. */
+dict *valueMemberTable(robj *o);
+
 /* Walks every element: lists head to tail, sorted sets by rank, intsets
  * ascending, listpack hashes in insertion order, hash tables in table order.
  * The value must not change until valueIterDone. */

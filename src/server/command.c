@@ -188,6 +188,8 @@ int commandTableRename(const char *oldname, const char *newname, const char **er
     return 1;
 }
 
+struct redisCommand *lookupTopCommand(const char *name, size_t len) { return findCommand(name, len); }
+
 struct redisCommand *lookupCommandByCString(const char *name) {
     const char *bar = strchr(name, '|');
     if (!bar) return findCommand(name, strlen(name));

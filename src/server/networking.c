@@ -7,6 +7,7 @@
 #include "server/clientmem.h"
 #include "server/reply.h"
 #include "server/replbuf.h"
+#include "server/prefetch.h"
 #include "server/resp_parse.h"
 #include "server/blocking.h"
 #include "core/anet.h"
@@ -374,8 +375,9 @@ static int writeToClient(client *c, int handler_installed) {
             skip = 0;
         }
         if (iovcnt == 0) break;
-        /* One piece (the usual reply): write(2) is the kernel's shorter path. */
-        ssize_t n = iovcnt == 1 ? write(c->fd, iov[0].iov_base, iov[0].iov_len) : writev(c->fd, iov, iovcnt);
+        /* One piece (the usual reply): send(2) is the kernel's shortest path
+         * to a socket (write(2) and writev(2) go through the file layer first). */
+        ssize_t n = iovcnt == 1 ? send(c->fd, iov[0].iov_base, iov[0].iov_len, MSG_NOSIGNAL) : writev(c->fd, iov, iovcnt);
         if (n <= 0) {
             if (n == -1 && errno == EAGAIN) break;
             if (n == -1 && errno == EINTR) continue;
@@ -609,6 +611,7 @@ static int processMultibulkBuffer(client *c) {
                 if (sdslen(c->querybuf) - c->qb_pos <= (size_t)ll + 2) {
                     sdsrange(c->querybuf, c->qb_pos, -1);
                     c->qb_pos = 0;
+                    c->prefetched_to = 0;
                     c->raw_start = -1;
                     c->querybuf = sdsMakeRoomForNonGreedy(c->querybuf, ll + 2 - sdslen(c->querybuf));
                 }
@@ -632,6 +635,7 @@ static int processMultibulkBuffer(client *c) {
             /* Another big argument is likely to follow: room for one like it
              * (cron gives it back when the client goes quiet). */
             c->querybuf = sdsMakeRoomForNonGreedy(sdsempty(), (size_t)c->bulklen + 2);
+            c->prefetched_to = 0;
         } else {
             c->argv[c->argc++] = createStringObject(c->querybuf + c->qb_pos, c->bulklen);
             c->argv_len_sum += c->bulklen;
@@ -656,6 +660,7 @@ void processInputBuffer(client *c) {
     while (c->qb_pos < sdslen(c->querybuf)) {
         if (c->flags & (CLIENT_BLOCKED | CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSE_ASAP)) break;
         if (c->flags & CLIENT_EXECUTING) break; /* its own script is still running */
+        if (c->qb_pos >= c->prefetched_to) prefetchQueuedKeys(c);
         if (!c->reqtype) c->reqtype = c->querybuf[c->qb_pos] == '*' ? PROTO_REQ_MULTIBULK : PROTO_REQ_INLINE;
         if (c->reqtype == PROTO_REQ_INLINE) {
             if (processInlineBuffer(c) != C_OK) break;
@@ -682,6 +687,7 @@ void processInputBuffer(client *c) {
         c->raw_start = -1; /* a command begun here moves, its start cut off */
         sdsrange(c->querybuf, done, -1);
         c->qb_pos -= done;
+        c->prefetched_to = c->prefetched_to > done ? c->prefetched_to - done : 0;
         c->repl_unfed = 0;
     }
     /* A big argument still arriving sits in the query buffer: it counts now. */
@@ -715,7 +721,7 @@ static void readQueryFromClient(aeEventLoop *el, int fd, void *privdata, int mas
          * and a replica that fell behind would stay behind. */
         if (c->flags & CLIENT_MASTER) readlen = sdsavail(c->querybuf);
     }
-    ssize_t nread = read(fd, c->querybuf + qblen, readlen);
+    ssize_t nread = recv(fd, c->querybuf + qblen, readlen, 0); /* read(2)'s path, without the file layer */
     if (nread == -1) {
         if (errno == EAGAIN || errno == EINTR) return;
         serverLog(LL_VERBOSE, "Reading from client: %s", strerror(errno));

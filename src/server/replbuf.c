@@ -8,6 +8,7 @@
 #include "core/zmalloc.h"
 
 #include <errno.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -271,7 +272,7 @@ ssize_t replBufWriteClient(client *c) {
         pos = 0;
     }
     if (!iovcnt) return 0;
-    ssize_t n = iovcnt == 1 ? write(c->fd, iov[0].iov_base, iov[0].iov_len) : writev(c->fd, iov, iovcnt);
+    ssize_t n = iovcnt == 1 ? send(c->fd, iov[0].iov_base, iov[0].iov_len, MSG_NOSIGNAL) : writev(c->fd, iov, iovcnt);
     if (n <= 0) return n == -1 && (errno == EAGAIN || errno == EINTR) ? 0 : -1;
     size_t left = (size_t)n;
     int moved = 0;

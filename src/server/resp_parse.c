@@ -109,3 +109,36 @@ int respRequestIsCanonical(const char *buf, size_t len) {
     }
     return p == end;
 }
+
+/* "<c><digits>\r\n" at p, all before end: the position after it, else NULL. */
+static const char *peekHeader(const char *p, const char *end, char c, unsigned long long *n) {
+    if (p >= end || *p != c) return NULL;
+    p++;
+    unsigned long long v = 0;
+    int digits = 0;
+    while (p < end && *p >= '0' && *p <= '9' && digits < 18) {
+        v = v * 10 + (unsigned)(*p - '0');
+        p++;
+        digits++;
+    }
+    if (!digits || end - p < 2 || p[0] != '\r' || p[1] != '\n') return NULL;
+    *n = v;
+    return p + 2;
+}
+
+size_t respPeekRequest(const char *buf, size_t avail, respArg *args, int max, int *argc) {
+    const char *p = buf, *end = buf + avail;
+    unsigned long long n, len;
+    if (!(p = peekHeader(p, end, '*', &n)) || n == 0 || n > RESP_PEEK_MAX_ARGS) return 0;
+    for (unsigned long long i = 0; i < n; i++) {
+        if (!(p = peekHeader(p, end, '$', &len))) return 0;
+        if ((unsigned long long)(end - p) < len + 2) return 0;
+        if (i < (unsigned long long)max) {
+            args[i].ptr = p;
+            args[i].len = (size_t)len;
+        }
+        p += len + 2;
+    }
+    *argc = (int)n;
+    return (size_t)(p - buf);
+}

@@ -34,4 +34,15 @@ int respParseInline(const char *buf, size_t avail, sds **argv, int *argc, size_t
  * do), so a client may have sent anything there. */
 int respRequestIsCanonical(const char *buf, size_t len);
 
+/* A look ahead, for hints only (prefetching): when a whole multibulk request
+ * with plain headers ("*<n>\r\n", "$<len>\r\n", n ≤ RESP_PEEK_MAX_ARGS) is
+ * in buf, its length, its argument count and where its first `max`
+ * arguments are; else 0. The parsers proper decide what the bytes mean. */
+#define RESP_PEEK_MAX_ARGS 256
+typedef struct respArg {
+    const char *ptr;
+    size_t len;
+} respArg;
+size_t respPeekRequest(const char *buf, size_t avail, respArg *args, int max, int *argc);
+
 #endif

@@ -76,11 +76,13 @@ void serverLog(int level, const char *fmt, ...) {
 
 /* ------------------------------------------------------------------ clocks */
 
-void updateCachedTime(void) {
-    server.ustime = ustime();
-    server.mstime = server.ustime / 1000;
+static void setCachedTime(long long us) {
+    server.ustime = us;
+    server.mstime = us / 1000;
     server.unixtime = server.mstime / 1000;
 }
+
+void updateCachedTime(void) { setCachedTime(ustime()); }
 
 /* Scripts see one time for their whole run, as in Redis. */
 long long commandTimeMs(void) { return server.mstime; }
@@ -420,7 +422,6 @@ static void runAdmittedCommand(client *c) {
 
 /* Returns C_OK when the client can go on with its next command. */
 int processCommand(client *c) {
-    updateCachedTime();
     if (rejectUnknownCommand(c)) return C_OK;
     uint64_t flags = commandFlags(c); /* a script's as it declares them */
     if (rejectByClientState(c, flags) || rejectByMemory(c, flags)) return C_OK;
@@ -460,6 +461,8 @@ static int propagateClientCommandAsSent(client *c) {
     return 1;
 }
 
+static int call_depth; /* calls under way: an EXEC's or a script's commands are nested */
+
 void call(client *c, int flags) {
     struct redisCommand *real_cmd = c->cmd;
     /* A command that does not write may look at the stream (INFO, WAIT, ROLE,
@@ -474,12 +477,16 @@ void call(client *c, int flags) {
     c->flags |= CLIENT_EXECUTING;
     dbForgetLastLookup();
     monotime start = getMonotonicUs();
+    /* The time a command's keys expire against, read as it starts; the
+     * commands an EXEC or a script runs see their caller's (as in Redis 7.0). */
+    if (call_depth++ == 0) setCachedTime(ustimeAt(start));
     /* A command that writes more than once (effects, expired keys it met)
      * replays as one unit, MULTI/EXEC around it, as in Redis 7.0. */
     int streamed = propagateActive();
     if (streamed) propagateTransactionStart(c->db->id);
     c->cmd->proc(c);
     long long duration = (long long)(getMonotonicUs() - start);
+    call_depth--;
     if (!prev_executing) c->flags &= ~CLIENT_EXECUTING;
     dirty = server.dirty - dirty;
     if (dirty < 0) dirty = 0;

@@ -79,6 +79,9 @@ typedef struct redisCommand {
     uint64_t flags;
     const char *flagwords;
     int firstkey, lastkey, keystep;
+    /* The members it looks up in its key's hash, set or sorted set: from
+     * argument member_first every member_step-th (0: that one), for prefetch.c. */
+    int member_first, member_step;
     const char *group;
     const char *info_resp; /* RESP2 fragment: [acl categories, tips, key specs] */
     const char *docs_resp; /* RESP2 fragment: the docs map */
@@ -212,6 +215,7 @@ struct client {
     robj *name;
     sds querybuf;
     size_t qb_pos;
+    size_t prefetched_to; /* querybuf offset up to which prefetchQueuedKeys looked */
     size_t repl_unfed; /* master client: querybuf[repl_unfed..qb_pos) ran but is not in our stream yet (an open MULTI) */
     size_t querybuf_peak;
     int argc, argv_len;
@@ -531,6 +535,7 @@ typedef struct commandDef {
 void populateCommandTable(const commandDef *defs, size_t n);
 struct redisCommand *lookupCommand(robj **argv, int argc);
 struct redisCommand *lookupCommandByCString(const char *name);
+struct redisCommand *lookupTopCommand(const char *name, size_t len); /* any case; no subcommands */
 /* rename-command: the command is found under newname from now on ("" removes
  * it). 0 with *err set (Redis's words) when oldname is unknown or newname taken. */
 int commandTableRename(const char *oldname, const char *newname, const char **err);

@@ -4,7 +4,10 @@
  * and payload per argument, or an inline line — over the whole input, for an
  * authenticated and an unauthenticated client, and checks that no step claims
  * more bytes than it was given; each whole multibulk request also goes
- * through respRequestIsCanonical, as a replicated command does. */
+ * through respRequestIsCanonical, as a replicated command does. The
+ * look-ahead of prefetching (respPeekRequest) runs at every request start:
+ * a request it reports whole must be one the parsers take whole, with the
+ * same length, argument count and arguments. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +22,9 @@ static void parseAll(const char *buf, size_t len, int authenticated) {
         if (buf[pos] == '*') {
             long long count, i;
             size_t start = pos;
+            respArg peeked[4];
+            int peeked_argc = 0;
+            size_t peeked_len = respPeekRequest(buf + pos, len - pos, peeked, 4, &peeked_argc);
             if (respParseMultibulkHeader(buf + pos, len - pos, authenticated, &count, &consumed, err) != RESP_PARSE_OK)
                 return;
             if (consumed == 0 || consumed > len - pos) abort();
@@ -32,8 +38,10 @@ static void parseAll(const char *buf, size_t len, int authenticated) {
                 if (consumed == 0 || consumed > len - pos || blen < 0) abort();
                 pos += consumed;
                 if ((unsigned long long)blen + 2 > len - pos) return; /* payload still to come */
+                if (peeked_len && i < 4 && (peeked[i].ptr != buf + pos || peeked[i].len != (size_t)blen)) abort();
                 pos += (size_t)blen + 2;
             }
+            if (peeked_len && (i != count || count != peeked_argc || pos - start != peeked_len)) abort();
             /* A whole request as networking.c hands it to propagation. */
             if (count > 0 && i == count) (void)respRequestIsCanonical(buf + start, pos - start);
         } else {

@@ -96,6 +96,10 @@ static void testModel(void) {
          * the table grows and shrinks several times. */
         int phase = (op / 25000) % 2;
         unsigned r = (unsigned)(rng() % 100);
+        /* Prefetching is a hint in every state of the table (growing,
+         * rehashing, shrinking): nothing changes. */
+        dictPrefetchBucket(d, dictSdsHash(key));
+        dictPrefetchChainHead(d, dictSdsHash(key));
         if (r < (phase ? 30u : 60u)) {
             long v = (long)(rng() % 1000000);
             int added = dictReplace(d, key, newLong(v));
@@ -634,6 +638,9 @@ static void testItems(void) {
     static testItem *model[N];
     memset(model, 0, sizeof(model));
     dict *d = dictCreate(&itemType);
+    dictPrefetchBucket(d, 12345); /* no table yet */
+    dictPrefetchChainHead(d, 12345);
+    CHECK(dictSize(d) == 0 && dictSlots(d) == 0);
     long present = 0, mismatches = 0, expectFreed = 0;
     itemsFreed = 0;
     for (long op = 0; op < OPS; op++) {
@@ -641,6 +648,8 @@ static void testItems(void) {
         sds key = keyFor(i);
         int phase = (op / 25000) % 2;
         unsigned r = (unsigned)(rng() % 100);
+        dictPrefetchBucket(d, dictSdsHash(key)); /* as in the model test; here buckets hold items or nodes */
+        dictPrefetchChainHead(d, dictSdsHash(key));
         if (r < (phase ? 30u : 60u)) {
             testItem *it = newItem(i, (long)(rng() % 1000000));
             if (model[i]) {

@@ -16,6 +16,9 @@ static int bulk(const char *s, int auth, long long max, long long *len, size_t *
     return respParseBulkHeader(s, strlen(s), auth, max, len, consumed, err);
 }
 
+/* A whole C string looked at by respPeekRequest, three arguments kept. */
+static size_t peek(const char *req, respArg *args, int *argc) { return respPeekRequest(req, strlen(req), args, 3, argc); }
+
 int main(void) {
     char err[RESP_ERR_LEN];
     long long n;
@@ -98,6 +101,28 @@ int main(void) {
     CHECK(!respRequestIsCanonical("*3\r\n$3\r\nSETXY$1\r\nk\r\n$10\r\n0123456789\r\n", strlen(set)));
     CHECK(!respRequestIsCanonical("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$10\r\n0123456789\r", strlen(set) - 1));
     CHECK(!respRequestIsCanonical("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$10\r\n0123456789\n\n", strlen(set)));
+
+    TEST("peeking at whole requests");
+    respArg args[3];
+    const char *two = "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$10\r\n0123456789\r\n*2\r\n$3\r\nGET\r\n$2\r\nkk\r\n";
+    size_t first = strlen(set);
+    CHECK(respPeekRequest(two, strlen(two), args, 3, &argc) == first && argc == 3);
+    CHECK(args[0].len == 3 && memcmp(args[0].ptr, "SET", 3) == 0);
+    CHECK(args[1].len == 1 && args[1].ptr == two + 17 && args[2].len == 10);
+    CHECK(respPeekRequest(two + first, strlen(two) - first, args, 1, &argc) == strlen(two) - first && argc == 2);
+    CHECK(args[0].len == 3 && memcmp(args[0].ptr, "GET", 3) == 0);
+    /* Every cut short of the whole request is "not there". */
+    int cuts_ok = 1;
+    for (size_t cut = 0; cut < first; cut++) cuts_ok &= respPeekRequest(set, cut, args, 3, &argc) == 0;
+    CHECK(cuts_ok);
+    CHECK(peek("*0\r\n", args, &argc) == 0);
+    CHECK(peek("*1\r\n$-1\r\n", args, &argc) == 0);
+    CHECK(peek("*1\r\n$99999999999999999999\r\n", args, &argc) == 0);
+    CHECK(peek("*1\r\n$18446744073709551615\r\nx\r\n", args, &argc) == 0);
+    CHECK(peek("*1\r\n$1\rXk\r\n", args, &argc) == 0);
+    CHECK(peek("*257\r\n", args, &argc) == 0);
+    CHECK(peek("GET k\r\n", args, &argc) == 0);
+    CHECK(peek("*1\r\n$0\r\n\r\n", args, &argc) == 10 && argc == 1 && args[0].len == 0);
 
     CHECK(zmalloc_used_memory() == 0);
     return TEST_REPORT();

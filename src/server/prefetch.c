@@ -1,0 +1,127 @@
+/* prefetch: a pipeline's keys are brought into the CPU's cache together.
+ *
+ * In a keyspace bigger than the caches, finding a key is two or three
+ * dependent cache misses (its bucket, its object, the rest of the object),
+ * and a pipelined GET or INCR waits on them longer than it runs. When a
+ * client's query buffer holds several whole commands, their keys' buckets are
+ * requested at once, then the objects the buckets lead to, and only then do
+ * the commands run: the misses overlap instead of queueing. The same for the
+ * members a pipeline looks up in one big hash, set or sorted set (HSET h f v,
+ * SADD s m, ZADD z 1 m ...), in the table the value keeps them in. Only hints:
+ * a guess made wrong by the commands before (a SELECT, a key deleted, a
+ * rehash, ZADD's options moving its members) costs a wasted prefetch. */
+#include "server/prefetch.h"
+#include "server/db.h"
+#include "server/resp_parse.h"
+#include "data/value.h"
+
+#include <string.h>
+
+/* A keyspace this small stays in the caches: looking ahead would only cost. */
+#define PREFETCH_MIN_KEYS 16384
+/* The same for a value's members. */
+#define PREFETCH_MIN_MEMBERS 4096
+/* The arguments one look at a command takes in (MSET's first keys). */
+#define PEEK_ARGS 32
+
+void prefetchMarkMemberCommands(void) {
+    static const struct {
+        const char *name;
+        int first, step;
+    } members[] = {
+        {"hset", 2, 2},    {"hmset", 2, 2},  {"hsetnx", 2, 0},     {"hget", 2, 0},       {"hmget", 2, 1},
+        {"hincrby", 2, 0}, {"hincrbyfloat", 2, 0}, {"hexists", 2, 0}, {"hdel", 2, 1},    {"hstrlen", 2, 0},
+        {"sadd", 2, 1},    {"srem", 2, 1},   {"sismember", 2, 0},  {"smismember", 2, 1}, {"zadd", 3, 2},
+        {"zincrby", 3, 0}, {"zscore", 2, 0}, {"zmscore", 2, 1},    {"zrem", 2, 1},       {"zrank", 2, 0},
+        {"zrevrank", 2, 0},
+    };
+    for (size_t i = 0; i < sizeof(members) / sizeof(members[0]); i++) {
+        struct redisCommand *cmd = lookupCommandByCString(members[i].name);
+        if (!cmd) continue;
+        cmd->member_first = members[i].first;
+        cmd->member_step = members[i].step;
+    }
+}
+
+typedef struct span {
+    const char *ptr;
+    size_t len;
+} span;
+
+static int sameBytes(span a, const char *ptr, size_t len) { return a.len == len && memcmp(a.ptr, ptr, len) == 0; }
+
+/* The members of one value the pipeline looks up: the first key whose
+ * command looks up members, and those of every command on that same key. */
+typedef struct memberLookups {
+    span key;
+    span members[DB_PREFETCH_MAX];
+    int n;
+} memberLookups;
+
+static void collectMembers(memberLookups *ml, struct redisCommand *cmd, const respArg *args, int argc) {
+    int keypos = cmd->firstkey;
+    if (ml->key.ptr == NULL) ml->key = (span){args[keypos].ptr, args[keypos].len};
+    else if (!sameBytes(ml->key, args[keypos].ptr, args[keypos].len)) return;
+    for (int k = cmd->member_first; k < argc && k < PEEK_ARGS && ml->n < DB_PREFETCH_MAX; k += cmd->member_step) {
+        ml->members[ml->n++] = (span){args[k].ptr, args[k].len};
+        if (cmd->member_step == 0) break;
+    }
+}
+
+static void prefetchMembers(client *c, memberLookups *ml) {
+    robj *o = dbPeekValue(c->db, ml->key.ptr, ml->key.len);
+    dict *d = o ? valueMemberTable(o) : NULL;
+    if (!d || dictSize(d) < PREFETCH_MIN_MEMBERS) return;
+    uint64_t hashes[DB_PREFETCH_MAX];
+    for (int i = 0; i < ml->n; i++) {
+        hashes[i] = dictGenHashFunction(ml->members[i].ptr, ml->members[i].len); /* dictSdsHash's */
+        dictPrefetchBucket(d, hashes[i]);
+    }
+    for (int i = 0; i < ml->n; i++) dictPrefetchChainHead(d, hashes[i]);
+}
+
+void prefetchQueuedKeys(client *c) {
+    if (c->qb_pos < c->prefetched_to) return; /* looked at already */
+    size_t avail = sdslen(c->querybuf) - c->qb_pos;
+    c->prefetched_to = sdslen(c->querybuf);
+    if (c->multibulklen || dictSize(c->db->dict) == 0) return;
+    const char *start = c->querybuf + c->qb_pos, *p = start;
+    const char *keys[DB_PREFETCH_MAX];
+    size_t lens[DB_PREFETCH_MAX];
+    int nkeys = 0, ncmds = 0;
+    memberLookups ml = {.n = 0};
+    respArg args[PEEK_ARGS];
+    span lastname = {NULL, 0};
+    struct redisCommand *cmd = NULL;
+    while (nkeys < DB_PREFETCH_MAX && ml.n < DB_PREFETCH_MAX) {
+        int argc;
+        size_t len = respPeekRequest(p, avail, args, PEEK_ARGS, &argc);
+        if (!len) break;
+        p += len;
+        avail -= len;
+        ncmds++;
+        /* A pipeline mostly repeats one command. */
+        if (!lastname.ptr || !sameBytes(lastname, args[0].ptr, args[0].len)) {
+            cmd = lookupTopCommand(args[0].ptr, args[0].len);
+            lastname = (span){args[0].ptr, args[0].len};
+        }
+        if (!cmd || cmd->firstkey <= 0 || cmd->keystep <= 0 || cmd->firstkey >= argc || cmd->firstkey >= PEEK_ARGS)
+            continue;
+        if (cmd->member_first) collectMembers(&ml, cmd, args, argc);
+        int last = cmd->lastkey < 0 ? argc + cmd->lastkey : cmd->lastkey;
+        for (int k = cmd->firstkey; k <= last && k < argc && k < PEEK_ARGS && nkeys < DB_PREFETCH_MAX;
+             k += cmd->keystep) {
+            /* The same key as the one before (LPUSH mylist ...) is in the cache by then. */
+            if (nkeys && lens[nkeys - 1] == args[k].len && memcmp(keys[nkeys - 1], args[k].ptr, args[k].len) == 0)
+                continue;
+            keys[nkeys] = args[k].ptr;
+            lens[nkeys++] = args[k].len;
+        }
+    }
+    /* One command alone looks its key up at once: nothing would overlap. */
+    if (ncmds < 2) return;
+    /* The rest of the buffer is looked at when the commands get there. */
+    c->prefetched_to = c->qb_pos + (size_t)(p - start);
+    if (dictSize(c->db->dict) >= PREFETCH_MIN_KEYS) dbPrefetchKeys(c->db, keys, lens, nkeys);
+    if (ml.n > 1) prefetchMembers(c, &ml);
+}
