@@ -21,6 +21,8 @@
 #define PREFETCH_MIN_KEYS 16384
 /* The same for a value's members. */
 #define PREFETCH_MIN_MEMBERS 4096
+/* Reads whose commands are not looked at after a look that found nothing to fetch. */
+#define PREFETCH_REST 8
 /* The arguments one look at a command takes in (MSET's first keys). */
 #define PEEK_ARGS 32
 
@@ -85,6 +87,10 @@ void prefetchQueuedKeys(client *c) {
     size_t avail = sdslen(c->querybuf) - c->qb_pos;
     c->prefetched_to = sdslen(c->querybuf);
     if (c->multibulklen || dictSize(c->db->dict) == 0) return;
+    if (c->prefetch_rest) {
+        c->prefetch_rest--;
+        return;
+    }
     const char *start = c->querybuf + c->qb_pos, *p = start;
     const char *keys[DB_PREFETCH_MAX];
     size_t lens[DB_PREFETCH_MAX];
@@ -120,6 +126,9 @@ void prefetchQueuedKeys(client *c) {
     }
     /* One command alone looks its key up at once: nothing would overlap. */
     if (ncmds < 2) return;
+    /* A pipeline on one key (LPUSH mylist ...) finds it in the cache: the
+     * look-ahead rests for a while, then looks again. */
+    if (nkeys <= 1 && ml.n <= 1) c->prefetch_rest = PREFETCH_REST;
     /* The rest of the buffer is looked at when the commands get there. */
     c->prefetched_to = c->qb_pos + (size_t)(p - start);
     if (dictSize(c->db->dict) >= PREFETCH_MIN_KEYS) dbPrefetchKeys(c->db, keys, lens, nkeys);

@@ -216,6 +216,7 @@ struct client {
     sds querybuf;
     size_t qb_pos;
     size_t prefetched_to; /* querybuf offset up to which prefetchQueuedKeys looked */
+    int prefetch_rest;    /* look-aheads prefetchQueuedKeys skips (one key: nothing to fetch) */
     size_t repl_unfed; /* master client: querybuf[repl_unfed..qb_pos) ran but is not in our stream yet (an open MULTI) */
     size_t querybuf_peak;
     int argc, argv_len;
