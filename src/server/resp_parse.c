@@ -19,6 +19,24 @@ static int fail(char err[RESP_ERR_LEN], const char *msg) {
     return RESP_PARSE_ERR;
 }
 
+/* The usual header, "<c><digits>\r" and one more byte, digits without a
+ * leading zero and at most 18 of them: its number and length, as headerLine
+ * and string2ll would find them, without searching the buffer twice. 0 for
+ * anything else, which then takes the general way. */
+static inline int plainHeader(const char *buf, size_t avail, long long *value, size_t *consumed) {
+    size_t i = 1;
+    unsigned long long v = 0;
+    unsigned digit;
+    while (i < avail && i <= 18 && (digit = (unsigned)(buf[i] - '0')) <= 9) {
+        v = v * 10 + digit;
+        i++;
+    }
+    if (i == 1 || i > 18 || i + 1 >= avail || buf[i] != '\r' || (buf[1] == '0' && i > 2)) return 0;
+    *value = (long long)v;
+    *consumed = i + 2;
+    return 1;
+}
+
 /* A "<c><number>\r\n" header: RESP_PARSE_MORE until its "\r\n" arrived. */
 static int headerLine(const char *buf, size_t avail, const char **numstart, size_t *numlen, size_t *consumed,
                       const char *toobig, char err[RESP_ERR_LEN]) {
@@ -35,10 +53,13 @@ int respParseMultibulkHeader(const char *buf, size_t avail, int authenticated, l
                              char err[RESP_ERR_LEN]) {
     const char *num;
     size_t numlen;
-    int rc = headerLine(buf, avail, &num, &numlen, consumed, "too big mbulk count string", err);
-    if (rc != RESP_PARSE_OK) return rc;
     long long ll;
-    if (!string2ll(num, numlen, &ll) || ll > INT_MAX) return fail(err, "invalid multibulk length");
+    if (!plainHeader(buf, avail, &ll, consumed)) {
+        int rc = headerLine(buf, avail, &num, &numlen, consumed, "too big mbulk count string", err);
+        if (rc != RESP_PARSE_OK) return rc;
+        if (!string2ll(num, numlen, &ll)) return fail(err, "invalid multibulk length");
+    }
+    if (ll > INT_MAX) return fail(err, "invalid multibulk length");
     if (ll > RESP_UNAUTH_MAX_MULTIBULK && !authenticated) return fail(err, "unauthenticated multibulk length");
     *count = ll;
     return RESP_PARSE_OK;
@@ -48,14 +69,19 @@ int respParseBulkHeader(const char *buf, size_t avail, int authenticated, long l
                         size_t *consumed, char err[RESP_ERR_LEN]) {
     const char *num;
     size_t numlen;
-    int rc = headerLine(buf, avail, &num, &numlen, consumed, "too big bulk count string", err);
-    if (rc != RESP_PARSE_OK) return rc;
-    if (buf[0] != '$') {
-        snprintf(err, RESP_ERR_LEN, "expected '$', got '%c'", buf[0]);
-        return RESP_PARSE_ERR;
-    }
     long long ll;
-    if (!string2ll(num, numlen, &ll) || ll < 0 || (maxlen >= 0 && ll > maxlen)) return fail(err, "invalid bulk length");
+    if (buf[0] == '$' && plainHeader(buf, avail, &ll, consumed)) {
+        if (maxlen >= 0 && ll > maxlen) return fail(err, "invalid bulk length");
+    } else {
+        int rc = headerLine(buf, avail, &num, &numlen, consumed, "too big bulk count string", err);
+        if (rc != RESP_PARSE_OK) return rc;
+        if (buf[0] != '$') {
+            snprintf(err, RESP_ERR_LEN, "expected '$', got '%c'", buf[0]);
+            return RESP_PARSE_ERR;
+        }
+        if (!string2ll(num, numlen, &ll) || ll < 0 || (maxlen >= 0 && ll > maxlen))
+            return fail(err, "invalid bulk length");
+    }
     if (ll > RESP_UNAUTH_MAX_BULK && !authenticated) return fail(err, "unauthenticated bulk length");
     *len = ll;
     return RESP_PARSE_OK;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/numparse.h"
 #include "core/zmalloc.h"
 #include "server/resp_parse.h"
 
@@ -18,6 +19,66 @@ static int bulk(const char *s, int auth, long long max, long long *len, size_t *
 
 /* A whole C string looked at by respPeekRequest, three arguments kept. */
 static size_t peek(const char *req, respArg *args, int *argc) { return respPeekRequest(req, strlen(req), args, 3, argc); }
+
+/* The header grammar written the plain way (the first '\r', no NUL before
+ * it, one more byte after it, string2ll on what is between), for comparing
+ * the parsers' faster way with. bulk: a "$" header, else a "*" one. */
+static int modelHeader(const char *buf, size_t avail, int bulk, int auth, long long maxlen, long long *v,
+                       size_t *consumed, char *err) {
+    const char *cr = memchr(buf, '\r', avail);
+    if (cr && memchr(buf, '\0', (size_t)(cr - buf))) cr = NULL;
+    if (!cr) {
+        if (avail <= PROTO_INLINE_MAX_SIZE) return RESP_PARSE_MORE;
+        strcpy(err, bulk ? "too big bulk count string" : "too big mbulk count string");
+        return RESP_PARSE_ERR;
+    }
+    if (cr + 1 >= buf + avail) return RESP_PARSE_MORE;
+    *consumed = (size_t)(cr - buf) + 2;
+    long long ll;
+    int ok = string2ll(buf + 1, (size_t)(cr - buf - 1), &ll);
+    if (!bulk) {
+        if (!ok || ll > 2147483647LL) return strcpy(err, "invalid multibulk length"), RESP_PARSE_ERR;
+        if (ll > RESP_UNAUTH_MAX_MULTIBULK && !auth) return strcpy(err, "unauthenticated multibulk length"), RESP_PARSE_ERR;
+    } else {
+        if (buf[0] != '$') return snprintf(err, RESP_ERR_LEN, "expected '$', got '%c'", buf[0]), RESP_PARSE_ERR;
+        if (!ok || ll < 0 || (maxlen >= 0 && ll > maxlen)) return strcpy(err, "invalid bulk length"), RESP_PARSE_ERR;
+        if (ll > RESP_UNAUTH_MAX_BULK && !auth) return strcpy(err, "unauthenticated bulk length"), RESP_PARSE_ERR;
+    }
+    *v = ll;
+    return RESP_PARSE_OK;
+}
+
+/* Every header of up to 7 bytes over an alphabet of the bytes that matter
+ * (and the same with 20 digits in the middle), both parsers against the model. */
+static long compareHeadersWithModel(void) {
+    static const char alphabet[] = {'$', '*', '0', '1', '9', '-', '\r', '\n', 'x', '\0'};
+    enum { A = sizeof(alphabet), MAXLEN = 7 };
+    long mismatches = 0;
+    char buf[MAXLEN + 32];
+    for (int len = 1; len <= MAXLEN; len++) {
+        long total = 1;
+        for (int i = 1; i < len; i++) total *= A;
+        for (long n = 0; n < total * 3; n++) {
+            long k = n / 3;
+            buf[0] = "$*x"[n % 3];
+            for (int i = 1; i < len; i++, k /= A) buf[i] = alphabet[k % A];
+            for (int kind = 0; kind < 2; kind++) {
+                for (int auth = 0; auth < 2; auth++) {
+                    long long v1 = -7, v2 = -7;
+                    size_t c1 = 0, c2 = 0;
+                    char e1[RESP_ERR_LEN] = "", e2[RESP_ERR_LEN] = "";
+                    int r1 = kind ? respParseBulkHeader(buf, (size_t)len, auth, 512, &v1, &c1, e1)
+                                  : respParseMultibulkHeader(buf, (size_t)len, auth, &v1, &c1, e1);
+                    int r2 = modelHeader(buf, (size_t)len, kind, auth, 512, &v2, &c2, e2);
+                    if (r1 != r2 || (r1 == RESP_PARSE_OK && (v1 != v2 || c1 != c2)) ||
+                        (r1 == RESP_PARSE_ERR && strcmp(e1, e2) != 0))
+                        mismatches++;
+                }
+            }
+        }
+    }
+    return mismatches;
+}
 
 int main(void) {
     char err[RESP_ERR_LEN];
@@ -123,6 +184,15 @@ int main(void) {
     CHECK(peek("*257\r\n", args, &argc) == 0);
     CHECK(peek("GET k\r\n", args, &argc) == 0);
     CHECK(peek("*1\r\n$0\r\n\r\n", args, &argc) == 10 && argc == 1 && args[0].len == 0);
+
+    TEST("headers: the fast way and the general way agree on every short header");
+    CHECK(compareHeadersWithModel() == 0);
+    long long v;
+    CHECK(mb("*99999999999999999\r\n", 1, &v, &used, err) == RESP_PARSE_ERR); /* 17 digits, past INT_MAX */
+    CHECK(bulk("$99999999999999999\r\n", 1, -1, &v, &used, err) == RESP_PARSE_OK && v == 99999999999999999LL);
+    CHECK(bulk("$999999999999999999\r\n", 1, -1, &v, &used, err) == RESP_PARSE_OK && v == 999999999999999999LL);
+    CHECK(bulk("$9223372036854775807\r\n", 1, -1, &v, &used, err) == RESP_PARSE_OK && v == 9223372036854775807LL);
+    CHECK(bulk("$9223372036854775808\r\n", 1, -1, &v, &used, err) == RESP_PARSE_ERR);
 
     CHECK(zmalloc_used_memory() == 0);
     return TEST_REPORT();
