@@ -6,11 +6,11 @@
  * the kernel keeps time with the TSC itself (clocksource "tsc", which it
  * only keeps while the TSC is constant-rate and in step across CPUs), the
  * thread running the event loop reads the TSC and scales it from an anchor
- * that clockResync() takes once per turn of the loop; the wall clock is the
- * anchor's wall time plus the monotonic time since. The rate is measured
- * between the first anchor and the latest, so it only gets more exact; any
- * other thread, a machine without a trusted TSC, and the first 20 ms (until
- * a rate is known) read the kernel's clocks. */
+ * that clockResync() takes at a turn of the loop (at most once a millisecond);
+ * the wall clock is the anchor's wall time plus the monotonic time since. The
+ * rate is measured between the first anchor and the latest, so it only gets
+ * more exact; any other thread, a machine without a trusted TSC, and the
+ * first 20 ms (until a rate is known) read the kernel's clocks. */
 #include "clock.h"
 
 #include <stdio.h>
@@ -27,6 +27,7 @@
 
 #define CALIBRATE_MIN_NS 20000000ULL /* a first rate after 20 ms of anchors */
 #define DRIFT_MAX_NS 100000LL        /* an anchor this far from the prediction: measure again */
+#define RESYNC_NS 1000000.0          /* a new anchor at most once a millisecond */
 
 static int tsc_trusted = -1;             /* -1: not checked yet */
 static _Thread_local int tsc_thread;     /* this thread takes the anchors */
@@ -75,6 +76,8 @@ void clockResync(void) {
     if (!tsc_trusted) return;
     tsc_thread = 1;
     uint64_t tsc = readTsc();
+    /* Turns come every few µs under load: an anchor a millisecond old is as good. */
+    if (ns_per_tick > 0 && (double)(tsc - anchor_tsc) * ns_per_tick < RESYNC_NS) return;
     uint64_t ns = kernelMonotonicNs();
     long long wall = kernelWallUs();
     if (ns_per_tick > 0) {
