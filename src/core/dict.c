@@ -524,6 +524,17 @@ void dictPrefetchChainHead(const dict *d, uint64_t hash) {
     }
 }
 
+void dictPrefetchHeadValue(const dict *d, uint64_t hash) {
+    if (itemMode(d)) return; /* an item is its own value */
+    dictEntry **b[2];
+    int n = bucketsOf(d, hash, b);
+    for (int i = 0; i < n; i++) {
+        dictEntry *de = *b[i];
+        /* The byte before: an sds value's header is read when it is freed. */
+        if (de && de->v.val) __builtin_prefetch((const char *)de->v.val - 1);
+    }
+}
+
 /* Finds key's entry (one rehash step first, as every lookup does). When
  * found and prevOut is not NULL, also reports where the entry is linked from
  * (previous entry in the chain, or NULL for the bucket head), so it can be unlinked. */

@@ -101,6 +101,9 @@ dictEntry *dictFind(dict *d, const void *key);
  * of coming one after another. hash: what the type's hashFunction gives. */
 void dictPrefetchBucket(const dict *d, uint64_t hash);
 void dictPrefetchChainHead(const dict *d, uint64_t hash);
+/* Third step, for tables whose values are pointers: what the first entry's
+ * value points at (a hash field's value, a zset member's node). */
+void dictPrefetchHeadValue(const dict *d, uint64_t hash);
 void *dictFetchValue(dict *d, const void *key);
 uint64_t dictGetHash(dict *d, const void *key);
 

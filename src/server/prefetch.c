@@ -80,6 +80,10 @@ static void prefetchMembers(client *c, memberLookups *ml) {
         dictPrefetchBucket(d, hashes[i]);
     }
     for (int i = 0; i < ml->n; i++) dictPrefetchChainHead(d, hashes[i]);
+    /* A set's members have no value; a hash field's value is freed by HSET,
+     * a zset member's score read from its skiplist node. */
+    if (!(o->type == OBJ_SET))
+        for (int i = 0; i < ml->n; i++) dictPrefetchHeadValue(d, hashes[i]);
 }
 
 void prefetchQueuedKeys(client *c) {

@@ -100,6 +100,7 @@ static void testModel(void) {
          * rehashing, shrinking): nothing changes. */
         dictPrefetchBucket(d, dictSdsHash(key));
         dictPrefetchChainHead(d, dictSdsHash(key));
+        dictPrefetchHeadValue(d, dictSdsHash(key));
         if (r < (phase ? 30u : 60u)) {
             long v = (long)(rng() % 1000000);
             int added = dictReplace(d, key, newLong(v));
@@ -650,6 +651,7 @@ static void testItems(void) {
         unsigned r = (unsigned)(rng() % 100);
         dictPrefetchBucket(d, dictSdsHash(key)); /* as in the model test; here buckets hold items or nodes */
         dictPrefetchChainHead(d, dictSdsHash(key));
+        dictPrefetchHeadValue(d, dictSdsHash(key)); /* nothing in item mode */
         if (r < (phase ? 30u : 60u)) {
             testItem *it = newItem(i, (long)(rng() % 1000000));
             if (model[i]) {
