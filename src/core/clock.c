@@ -13,6 +13,7 @@
  * first 20 ms (until a rate is known) read the kernel's clocks. */
 #include "clock.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/time.h>
@@ -28,6 +29,7 @@
 #define CALIBRATE_MIN_NS 20000000ULL /* a first rate after 20 ms of anchors */
 #define DRIFT_MAX_NS 100000LL        /* an anchor this far from the prediction: measure again */
 #define RESYNC_NS 1000000.0          /* a new anchor at most once a millisecond */
+#define ANCHOR_MAX_GAP_TICKS 2000    /* ~1 µs: an anchor read in longer is read again */
 
 static int tsc_trusted = -1;             /* -1: not checked yet */
 static _Thread_local int tsc_thread;     /* this thread takes the anchors */
@@ -71,14 +73,33 @@ static inline uint64_t readTsc(void) {
 #endif
 }
 
+/* CLOCK_MONOTONIC and the TSC at the same moment: the TSC read before and
+ * after the kernel's clock, their middle kept; read again (a few times at
+ * most) while the two are far apart, as when an interrupt came in between:
+ * the anchors' error is the rate's error. */
+static uint64_t readAnchor(uint64_t *ns) {
+    uint64_t best_tsc = 0, best_gap = UINT64_MAX;
+    for (int i = 0; i < 4 && best_gap > ANCHOR_MAX_GAP_TICKS; i++) {
+        uint64_t t0 = readTsc();
+        uint64_t n = kernelMonotonicNs();
+        uint64_t t1 = readTsc();
+        if (t1 - t0 < best_gap) {
+            best_gap = t1 - t0;
+            best_tsc = t0 + (t1 - t0) / 2;
+            *ns = n;
+        }
+    }
+    return best_tsc;
+}
+
 void clockResync(void) {
     if (tsc_trusted == -1) tsc_trusted = tscTrusted();
     if (!tsc_trusted) return;
     tsc_thread = 1;
-    uint64_t tsc = readTsc();
     /* Turns come every few µs under load: an anchor a millisecond old is as good. */
-    if (ns_per_tick > 0 && (double)(tsc - anchor_tsc) * ns_per_tick < RESYNC_NS) return;
-    uint64_t ns = kernelMonotonicNs();
+    if (ns_per_tick > 0 && (double)(readTsc() - anchor_tsc) * ns_per_tick < RESYNC_NS) return;
+    uint64_t ns = 0;
+    uint64_t tsc = readAnchor(&ns);
     long long wall = kernelWallUs();
     if (ns_per_tick > 0) {
         long long predicted = (long long)(anchor_ns + (uint64_t)((double)(tsc - anchor_tsc) * ns_per_tick));
@@ -96,7 +117,8 @@ void clockResync(void) {
     }
     anchor_tsc = tsc;
     anchor_ns = ns;
-    anchor_wall_us = wall;
+    /* The wall clock as of the anchor: read just after it, less what passed. */
+    anchor_wall_us = wall - (ns_per_tick > 0 ? (long long)((double)(readTsc() - tsc) * ns_per_tick / 1000) : 0);
 }
 
 monotime getMonotonicUs(void) {

@@ -94,8 +94,10 @@ int main(void) {
     TEST("a long turn: far from its anchor, still the kernel's time");
     clockResync();
     sleepUs(200000);
-    CHECK(monoOffset(NULL) <= 2);
-    CHECK(wallOffset() <= 2);
+    /* The rate, measured over the turns above, extrapolated 200 ms: a few
+     * tens of ns off when anchors are read cleanly; 20 µs says they were not. */
+    CHECK(monoOffset(NULL) <= 20);
+    CHECK(wallOffset() <= 20);
 
     TEST("other threads read the kernel's clocks");
     int tsc = -1;
