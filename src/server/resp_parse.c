@@ -136,20 +136,14 @@ int respRequestIsCanonical(const char *buf, size_t len) {
     return p == end;
 }
 
-/* "<c><digits>\r\n" at p, all before end: the position after it, else NULL. */
+/* "<c><digits>\r\n" at p, all before end (as plainHeader reads it): the
+ * position after it, else NULL. */
 static const char *peekHeader(const char *p, const char *end, char c, unsigned long long *n) {
-    if (p >= end || *p != c) return NULL;
-    p++;
-    unsigned long long v = 0;
-    int digits = 0;
-    while (p < end && *p >= '0' && *p <= '9' && digits < 18) {
-        v = v * 10 + (unsigned)(*p - '0');
-        p++;
-        digits++;
-    }
-    if (!digits || end - p < 2 || p[0] != '\r' || p[1] != '\n') return NULL;
-    *n = v;
-    return p + 2;
+    long long v;
+    size_t used;
+    if (p >= end || *p != c || !plainHeader(p, (size_t)(end - p), &v, &used) || p[used - 1] != '\n') return NULL;
+    *n = (unsigned long long)v;
+    return p + used;
 }
 
 size_t respPeekRequest(const char *buf, size_t avail, respArg *args, int max, int *argc) {
