@@ -13,9 +13,10 @@ monotime getMonotonicUs(void);
  * it where reads come from the TSC, one read fewer; else read again. */
 long long ustimeAt(monotime now);
 
-/* Called by the thread running the event loop once per turn: from then on
- * that thread's reads are the TSC's, scaled from this moment's kernel clocks,
- * where the kernel trusts the TSC (see clock.c). Cheap: two vDSO reads. */
+/* Called by the thread running the event loop at each turn: from then on
+ * that thread's reads are the TSC's, scaled from an anchor of the kernel's
+ * clocks this takes at most once a millisecond, where the kernel trusts the
+ * TSC (see clock.c). */
 void clockResync(void);
 /* Whether this thread's reads come from the TSC now (for the tests). */
 int clockUsesTsc(void);
