@@ -96,11 +96,24 @@ static void siftDown(ttlHeap *h, size_t pos) {
     place(h, pos, s);
 }
 
+/* Growing by a sixteenth keeps the slack small, but a big array moves about
+ * four times per allocator size class, and the allocator keeps each old copy's
+ * pages for seconds (30 MB of RSS after loading a million volatile keys): an
+ * array that moved hands them back at once. */
+#define PURGE_AFTER_MOVE_BYTES (1024 * 1024)
+
+static void resizeSlots(ttlHeap *h, size_t cap) {
+    uintptr_t before = (uintptr_t)h->slots;
+    h->cap = cap;
+    h->slots = zrealloc(h->slots, cap * sizeof(ttlHeapSlot));
+    if (before && (uintptr_t)h->slots != before && cap * sizeof(ttlHeapSlot) >= PURGE_AFTER_MOVE_BYTES)
+        zmalloc_purge();
+}
+
 void ttlHeapInsert(ttlHeap *h, void *item, int64_t when) {
     if (h->len == h->cap) {
         size_t grow = h->cap / 16;
-        h->cap += grow < 64 ? 64 : grow;
-        h->slots = zrealloc(h->slots, h->cap * sizeof(ttlHeapSlot));
+        resizeSlots(h, h->cap + (grow < 64 ? 64 : grow));
     }
     setFar(h, item, when);
     h->slots[h->len] = makeSlot(item, when);
@@ -128,10 +141,7 @@ void *ttlHeapRemove(ttlHeap *h, size_t pos) {
     }
     h->setpos(item, -1);
     /* Give memory back when the heap has shrunk a lot (e.g. after a mass expiry). */
-    if (h->cap > 1024 && h->len < h->cap / 4) {
-        h->cap = h->len + h->len / 16 + 64;
-        h->slots = zrealloc(h->slots, h->cap * sizeof(ttlHeapSlot));
-    }
+    if (h->cap > 1024 && h->len < h->cap / 4) resizeSlots(h, h->len + h->len / 16 + 64);
     return item;
 }
 
