@@ -68,11 +68,13 @@ def header(title):
           flush=True)
 
 
-def row(name, ours, ref, valkey=None, unit="", note=""):
+def row(name, ours, ref, valkey=None, unit="", note="", ratios=None):
     """One line: the figures of the three servers (valkey None: not measured)
-    and the ratios ours/Redis, ours/Valkey."""
-    print("%-48s %12s %12s %12s %8s %8s %s" % (name, fmt(ours), fmt(ref), fmt(valkey), ratio(ours, ref),
-                                               ratio(ours, valkey), (unit + " " + note).strip()), flush=True)
+    and the ratios ours/Redis, ours/Valkey (of the figures, unless given)."""
+    if ratios is None:
+        ratios = (ratio(ours, ref), ratio(ours, valkey))
+    print("%-48s %12s %12s %12s %8s %8s %s" % (name, fmt(ours), fmt(ref), fmt(valkey), ratios[0], ratios[1],
+                                               (unit + " " + note).strip()), flush=True)
 
 
 def row3(name, vals, unit="", note=""):
@@ -434,9 +436,8 @@ def cpu(quick):
             ours = runs["ours"][test]
             ratios = ["%.2f" % paired_ratio(ours, runs[label][test]) if label in runs else "-"
                       for label in ("redis", "valkey")]
-            print("%-48s %12s %12s %12s %8s %8s %s" % ("%s -P %d" % (test.upper(), pipeline), fmt(vals.get("ours")),
-                                                       fmt(vals.get("redis")), fmt(vals.get("valkey")), ratios[0],
-                                                       ratios[1], "µs/req spread %.0f%%" % spread), flush=True)
+            row("%s -P %d" % (test.upper(), pipeline), vals.get("ours"), vals.get("redis"), vals.get("valkey"),
+                "µs/req", "spread %.0f%%" % spread, ratios)
 
 
 def callgrind_pass(binary, pipeline, quick):

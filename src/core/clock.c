@@ -39,6 +39,9 @@ static uint64_t anchor_tsc, anchor_ns;   /* CLOCK_MONOTONIC at anchor_tsc */
 static long long anchor_wall_us;         /* the wall clock then */
 static monotime last_us;                 /* what the fast path last returned */
 
+/* Whether this thread's reads come from the TSC: it takes the anchors and a rate is known. */
+static inline int fromTsc(void) { return tsc_thread && ns_per_tick > 0; }
+
 static uint64_t kernelMonotonicNs(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -122,7 +125,7 @@ void clockResync(void) {
 }
 
 monotime getMonotonicUs(void) {
-    if (tsc_thread && ns_per_tick > 0) {
+    if (fromTsc()) {
         uint64_t tsc = readTsc();
         monotime us = (anchor_ns + (uint64_t)((double)(tsc - anchor_tsc) * ns_per_tick)) / 1000;
         /* A new anchor may land a hair before what was extrapolated. */
@@ -136,15 +139,15 @@ monotime getMonotonicUs(void) {
 }
 
 long long ustime(void) {
-    if (tsc_thread && ns_per_tick > 0) return ustimeAt(getMonotonicUs());
+    if (fromTsc()) return ustimeAt(getMonotonicUs());
     return kernelWallUs();
 }
 
 long long ustimeAt(monotime now) {
-    if (tsc_thread && ns_per_tick > 0) return anchor_wall_us + ((long long)now - (long long)(anchor_ns / 1000));
+    if (fromTsc()) return anchor_wall_us + ((long long)now - (long long)(anchor_ns / 1000));
     return kernelWallUs();
 }
 
 long long mstime(void) { return ustime() / 1000; }
 
-int clockUsesTsc(void) { return tsc_thread && ns_per_tick > 0; }
+int clockUsesTsc(void) { return fromTsc(); }

@@ -504,13 +504,21 @@ static int bucketsOf(const dict *d, uint64_t hash, dictEntry **out[2]) {
     return n;
 }
 
-void dictPrefetchBucket(const dict *d, uint64_t hash) {
-    dictEntry **b[2];
-    int n = bucketsOf(d, hash, b);
-    for (int i = 0; i < n; i++) __builtin_prefetch(b[i]);
+/* GCC counts a prefetch as doing nothing: a function or a loop that only
+ * prefetches is deleted whole, prefetches and all. The empty asm after each
+ * one is a statement the compiler must keep, and it keeps them. */
+static inline void prefetchLine(const void *p) {
+    __builtin_prefetch(p);
+    __asm__ volatile("" : : "r"(p));
 }
 
-void dictPrefetchChainHead(const dict *d, uint64_t hash) {
+static void prefetchBucket(const dict *d, uint64_t hash) {
+    dictEntry **b[2];
+    int n = bucketsOf(d, hash, b);
+    for (int i = 0; i < n; i++) prefetchLine(b[i]);
+}
+
+static void prefetchChainHead(const dict *d, uint64_t hash) {
     dictEntry **b[2];
     int n = bucketsOf(d, hash, b);
     for (int i = 0; i < n; i++) {
@@ -518,21 +526,32 @@ void dictPrefetchChainHead(const dict *d, uint64_t hash) {
         if (!l) continue;
         const char *p = (const char *)((uintptr_t)l & ~ITEM_TAG);
         if (itemMode(d) && !linkIsItem(l)) p = l->v.val; /* a node: its item is what the lookup reads */
-        __builtin_prefetch(p);
+        prefetchLine(p);
         /* An item (a key's object) is read past its first line when its key is. */
-        if (itemMode(d)) __builtin_prefetch(p + 64);
+        if (itemMode(d)) prefetchLine(p + 64);
     }
 }
 
-void dictPrefetchHeadValue(const dict *d, uint64_t hash) {
-    if (itemMode(d)) return; /* an item is its own value */
+static void prefetchHeadValue(const dict *d, uint64_t hash) {
     dictEntry **b[2];
     int n = bucketsOf(d, hash, b);
     for (int i = 0; i < n; i++) {
         dictEntry *de = *b[i];
         /* The byte before: an sds value's header is read when it is freed. */
-        if (de && de->v.val) __builtin_prefetch((const char *)de->v.val - 1);
+        if (de && de->v.val) prefetchLine((const char *)de->v.val - 1);
     }
+}
+
+void dictPrefetchSdsKeys(const dict *d, const char *const *keys, const size_t *lens, int n, int values) {
+    uint64_t hashes[DICT_PREFETCH_MAX];
+    if (n > DICT_PREFETCH_MAX) n = DICT_PREFETCH_MAX;
+    for (int i = 0; i < n; i++) {
+        hashes[i] = dictGenHashFunction(keys[i], lens[i]); /* what dictSdsHash gives for these bytes */
+        prefetchBucket(d, hashes[i]);
+    }
+    for (int i = 0; i < n; i++) prefetchChainHead(d, hashes[i]);
+    if (values && !itemMode(d)) /* an item is its own value */
+        for (int i = 0; i < n; i++) prefetchHeadValue(d, hashes[i]);
 }
 
 /* Finds key's entry (one rehash step first, as every lookup does). When

@@ -95,15 +95,15 @@ void dictFreeUnlinkedEntry(dict *d, dictEntry *he);
 
 /* Lookups. */
 dictEntry *dictFind(dict *d, const void *key);
-/* Prefetching, hints only (nothing changes, nothing read can fail): a caller
- * with many lookups to do asks for all their buckets, then for what the
- * buckets lead to, then looks the keys up; their cache misses overlap instead
- * of coming one after another. hash: what the type's hashFunction gives. */
-void dictPrefetchBucket(const dict *d, uint64_t hash);
-void dictPrefetchChainHead(const dict *d, uint64_t hash);
-/* Third step, for tables whose values are pointers: what the first entry's
- * value points at (a hash field's value, a zset member's node). */
-void dictPrefetchHeadValue(const dict *d, uint64_t hash);
+/* Prefetching, hints only (nothing changes, nothing read can fail), for a
+ * table keyed by sds (dictSdsHash), the keys given as bytes: the buckets of
+ * all n keys are asked for first, then what the buckets lead to (the entry,
+ * or in item mode the item), then with `values` what the first entries'
+ * values point at (a hash field's value, a zset member's node); the cache
+ * misses of all overlap instead of coming one after another. At most
+ * DICT_PREFETCH_MAX keys are taken. */
+#define DICT_PREFETCH_MAX 64
+void dictPrefetchSdsKeys(const dict *d, const char *const *keys, const size_t *lens, int n, int values);
 void *dictFetchValue(dict *d, const void *key);
 uint64_t dictGetHash(dict *d, const void *key);
 

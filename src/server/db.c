@@ -47,17 +47,6 @@ robj *dbPeekValue(redisDb *db, const char *key, size_t len) {
     return o;
 }
 
-void dbPrefetchKeys(redisDb *db, const char *const *keys, const size_t *lens, int n) {
-    uint64_t hashes[DB_PREFETCH_MAX];
-    if (n > DB_PREFETCH_MAX) n = DB_PREFETCH_MAX;
-    /* What dictSdsHash gives for an sds of these bytes. */
-    for (int i = 0; i < n; i++) {
-        hashes[i] = dictGenHashFunction(keys[i], lens[i]);
-        dictPrefetchBucket(db->dict, hashes[i]);
-    }
-    for (int i = 0; i < n; i++) dictPrefetchChainHead(db->dict, hashes[i]);
-}
-
 static robj *findForOverwrite(redisDb *db, robj *key) {
     robj *o = lastFound.obj;
     if (o && lastFound.d == db->dict && dictSdsKeyCompare(NULL, objectKey(o), key->ptr)) return o;

@@ -20,10 +20,6 @@
 robj *lookupKey(redisDb *db, robj *key, int flags);
 /* Called before each command: the last lookup's object is not carried over. */
 void dbForgetLastLookup(void);
-/* Brings the objects of keys (bytes, not objects: they may not be parsed yet)
- * into the CPU's cache ahead of their lookups, all together: see dict.h. */
-#define DB_PREFETCH_MAX 64
-void dbPrefetchKeys(redisDb *db, const char *const *keys, const size_t *lens, int n);
 /* The object at key, without what a lookup does (expiring it, hit and miss
  * counts, access time): for hints only. */
 robj *dbPeekValue(redisDb *db, const char *key, size_t len);

@@ -660,10 +660,7 @@ void processInputBuffer(client *c) {
     while (c->qb_pos < sdslen(c->querybuf)) {
         if (c->flags & (CLIENT_BLOCKED | CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSE_ASAP)) break;
         if (c->flags & CLIENT_EXECUTING) break; /* its own script is still running */
-        /* Not for a lone command (one per read, as without pipelining): only
-         * once one ran and more follow, or the bytes are more than one takes. */
-        if (c->qb_pos >= c->prefetched_to && (c->qb_pos > 0 || sdslen(c->querybuf) > PREFETCH_MIN_BYTES))
-            prefetchQueuedKeys(c);
+        if (c->qb_pos >= c->prefetched_to) prefetchQueuedKeys(c);
         if (!c->reqtype) c->reqtype = c->querybuf[c->qb_pos] == '*' ? PROTO_REQ_MULTIBULK : PROTO_REQ_INLINE;
         if (c->reqtype == PROTO_REQ_INLINE) {
             if (processInlineBuffer(c) != C_OK) break;

@@ -45,27 +45,44 @@ void prefetchMarkMemberCommands(void) {
     }
 }
 
-typedef struct span {
-    const char *ptr;
-    size_t len;
-} span;
+/* Fewer unread bytes than this, before any command of a read ran, are
+ * mostly one command: not worth a look ahead. */
+#define PREFETCH_MIN_BYTES 256
 
-static int sameBytes(span a, const char *ptr, size_t len) { return a.len == len && memcmp(a.ptr, ptr, len) == 0; }
+static int sameBytes(const char *a, size_t alen, const char *b, size_t blen) {
+    return alen == blen && memcmp(a, b, alen) == 0;
+}
+
+/* Keys (or members) as bytes, for dictPrefetchSdsKeys. */
+typedef struct byteKeys {
+    const char *ptr[DICT_PREFETCH_MAX];
+    size_t len[DICT_PREFETCH_MAX];
+    int n;
+} byteKeys;
+
+/* Adds a key unless it is the one added last (LPUSH mylist ...: in the cache by then). */
+static void addKey(byteKeys *k, const respArg *a) {
+    if (k->n == DICT_PREFETCH_MAX) return;
+    if (k->n && sameBytes(k->ptr[k->n - 1], k->len[k->n - 1], a->ptr, a->len)) return;
+    k->ptr[k->n] = a->ptr;
+    k->len[k->n++] = a->len;
+}
 
 /* The members of one value the pipeline looks up: the first key whose
  * command looks up members, and those of every command on that same key. */
 typedef struct memberLookups {
-    span key;
-    span members[DB_PREFETCH_MAX];
-    int n;
+    respArg key;
+    byteKeys members;
 } memberLookups;
 
 static void collectMembers(memberLookups *ml, struct redisCommand *cmd, const respArg *args, int argc) {
-    int keypos = cmd->firstkey;
-    if (ml->key.ptr == NULL) ml->key = (span){args[keypos].ptr, args[keypos].len};
-    else if (!sameBytes(ml->key, args[keypos].ptr, args[keypos].len)) return;
-    for (int k = cmd->member_first; k < argc && k < PEEK_ARGS && ml->n < DB_PREFETCH_MAX; k += cmd->member_step) {
-        ml->members[ml->n++] = (span){args[k].ptr, args[k].len};
+    const respArg *key = &args[cmd->firstkey];
+    if (ml->key.ptr == NULL) ml->key = *key;
+    else if (!sameBytes(ml->key.ptr, ml->key.len, key->ptr, key->len)) return;
+    for (int k = cmd->member_first; k < argc && k < PEEK_ARGS && ml->members.n < DICT_PREFETCH_MAX;
+         k += cmd->member_step) {
+        ml->members.ptr[ml->members.n] = args[k].ptr;
+        ml->members.len[ml->members.n++] = args[k].len;
         if (cmd->member_step == 0) break;
     }
 }
@@ -74,20 +91,15 @@ static void prefetchMembers(client *c, memberLookups *ml) {
     robj *o = dbPeekValue(c->db, ml->key.ptr, ml->key.len);
     dict *d = o ? valueMemberTable(o) : NULL;
     if (!d || dictSize(d) < PREFETCH_MIN_MEMBERS) return;
-    uint64_t hashes[DB_PREFETCH_MAX];
-    for (int i = 0; i < ml->n; i++) {
-        hashes[i] = dictGenHashFunction(ml->members[i].ptr, ml->members[i].len); /* dictSdsHash's */
-        dictPrefetchBucket(d, hashes[i]);
-    }
-    for (int i = 0; i < ml->n; i++) dictPrefetchChainHead(d, hashes[i]);
     /* A set's members have no value; a hash field's value is freed by HSET,
      * a zset member's score read from its skiplist node. */
-    if (!(o->type == OBJ_SET))
-        for (int i = 0; i < ml->n; i++) dictPrefetchHeadValue(d, hashes[i]);
+    dictPrefetchSdsKeys(d, ml->members.ptr, ml->members.len, ml->members.n, o->type != OBJ_SET);
 }
 
 void prefetchQueuedKeys(client *c) {
-    if (c->qb_pos < c->prefetched_to) return; /* looked at already */
+    /* Not for a lone command (one per read, as without pipelining): only once
+     * one ran and more follow, or the bytes are more than one takes. */
+    if (c->qb_pos == 0 && sdslen(c->querybuf) <= PREFETCH_MIN_BYTES) return;
     size_t avail = sdslen(c->querybuf) - c->qb_pos;
     c->prefetched_to = sdslen(c->querybuf);
     if (c->multibulklen || dictSize(c->db->dict) == 0) return;
@@ -96,14 +108,13 @@ void prefetchQueuedKeys(client *c) {
         return;
     }
     const char *start = c->querybuf + c->qb_pos, *p = start;
-    const char *keys[DB_PREFETCH_MAX];
-    size_t lens[DB_PREFETCH_MAX];
-    int nkeys = 0, ncmds = 0;
-    memberLookups ml = {.n = 0};
+    byteKeys keys = {.n = 0};
+    int ncmds = 0;
+    memberLookups ml = {.key = {NULL, 0}, .members = {.n = 0}};
     respArg args[PEEK_ARGS];
-    span lastname = {NULL, 0};
+    respArg lastname = {NULL, 0};
     struct redisCommand *cmd = NULL;
-    while (nkeys < DB_PREFETCH_MAX && ml.n < DB_PREFETCH_MAX) {
+    while (keys.n < DICT_PREFETCH_MAX && ml.members.n < DICT_PREFETCH_MAX) {
         int argc;
         size_t len = respPeekRequest(p, avail, args, PEEK_ARGS, &argc);
         if (!len) break;
@@ -111,30 +122,23 @@ void prefetchQueuedKeys(client *c) {
         avail -= len;
         ncmds++;
         /* A pipeline mostly repeats one command. */
-        if (!lastname.ptr || !sameBytes(lastname, args[0].ptr, args[0].len)) {
+        if (!lastname.ptr || !sameBytes(lastname.ptr, lastname.len, args[0].ptr, args[0].len)) {
             cmd = lookupTopCommand(args[0].ptr, args[0].len);
-            lastname = (span){args[0].ptr, args[0].len};
+            lastname = args[0];
         }
         if (!cmd || cmd->firstkey <= 0 || cmd->keystep <= 0 || cmd->firstkey >= argc || cmd->firstkey >= PEEK_ARGS)
             continue;
         if (cmd->member_first) collectMembers(&ml, cmd, args, argc);
         int last = cmd->lastkey < 0 ? argc + cmd->lastkey : cmd->lastkey;
-        for (int k = cmd->firstkey; k <= last && k < argc && k < PEEK_ARGS && nkeys < DB_PREFETCH_MAX;
-             k += cmd->keystep) {
-            /* The same key as the one before (LPUSH mylist ...) is in the cache by then. */
-            if (nkeys && lens[nkeys - 1] == args[k].len && memcmp(keys[nkeys - 1], args[k].ptr, args[k].len) == 0)
-                continue;
-            keys[nkeys] = args[k].ptr;
-            lens[nkeys++] = args[k].len;
-        }
+        for (int k = cmd->firstkey; k <= last && k < argc && k < PEEK_ARGS; k += cmd->keystep) addKey(&keys, &args[k]);
     }
     /* One command alone looks its key up at once: nothing would overlap. */
     if (ncmds < 2) return;
     /* A pipeline on one key (LPUSH mylist ...) finds it in the cache: the
      * look-ahead rests for a while, then looks again. */
-    if (nkeys <= 1 && ml.n <= 1) c->prefetch_rest = PREFETCH_REST;
+    if (keys.n <= 1 && ml.members.n <= 1) c->prefetch_rest = PREFETCH_REST;
     /* The rest of the buffer is looked at when the commands get there. */
     c->prefetched_to = c->qb_pos + (size_t)(p - start);
-    if (dictSize(c->db->dict) >= PREFETCH_MIN_KEYS) dbPrefetchKeys(c->db, keys, lens, nkeys);
-    if (ml.n > 1) prefetchMembers(c, &ml);
+    if (dictSize(c->db->dict) >= PREFETCH_MIN_KEYS) dictPrefetchSdsKeys(c->db->dict, keys.ptr, keys.len, keys.n, 0);
+    if (ml.members.n > 1) prefetchMembers(c, &ml);
 }

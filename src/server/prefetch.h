@@ -5,13 +5,10 @@
 
 #include "server/server.h"
 
-/* Called before c's next command is parsed: when it starts a part of the
- * query buffer not looked at yet, prefetches the keys of the whole commands
- * there. */
+/* Called before c's next command is parsed when that command starts a part
+ * of the query buffer not looked at yet (c->qb_pos >= c->prefetched_to):
+ * prefetches the keys of the whole commands there. */
 void prefetchQueuedKeys(client *c);
-/* Fewer unread bytes than this, before any command of a read ran, are
- * mostly one command: not worth a look ahead. */
-#define PREFETCH_MIN_BYTES 256
 
 /* At start-up, after the command table: which arguments of the hash, set and
  * sorted-set commands are members looked up in the key's value. */

@@ -70,18 +70,16 @@ int respParseBulkHeader(const char *buf, size_t avail, int authenticated, long l
     const char *num;
     size_t numlen;
     long long ll;
-    if (buf[0] == '$' && plainHeader(buf, avail, &ll, consumed)) {
-        if (maxlen >= 0 && ll > maxlen) return fail(err, "invalid bulk length");
-    } else {
+    if (buf[0] != '$' || !plainHeader(buf, avail, &ll, consumed)) {
         int rc = headerLine(buf, avail, &num, &numlen, consumed, "too big bulk count string", err);
         if (rc != RESP_PARSE_OK) return rc;
         if (buf[0] != '$') {
             snprintf(err, RESP_ERR_LEN, "expected '$', got '%c'", buf[0]);
             return RESP_PARSE_ERR;
         }
-        if (!string2ll(num, numlen, &ll) || ll < 0 || (maxlen >= 0 && ll > maxlen))
-            return fail(err, "invalid bulk length");
+        if (!string2ll(num, numlen, &ll) || ll < 0) return fail(err, "invalid bulk length");
     }
+    if (maxlen >= 0 && ll > maxlen) return fail(err, "invalid bulk length");
     if (ll > RESP_UNAUTH_MAX_BULK && !authenticated) return fail(err, "unauthenticated bulk length");
     *len = ll;
     return RESP_PARSE_OK;

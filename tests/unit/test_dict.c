@@ -80,6 +80,13 @@ static void testSiphash(void) {
 }
 
 /* Random adds, replaces, deletes and finds against an array model. */
+/* One key through dictPrefetchSdsKeys, values included. */
+static void prefetchKey(dict *d, sds key) {
+    const char *k = key;
+    size_t len = sdslen(key);
+    dictPrefetchSdsKeys(d, &k, &len, 1, 1);
+}
+
 static void testModel(void) {
     TEST("model");
     enum { N = 5000, OPS = 200000 };
@@ -98,9 +105,7 @@ static void testModel(void) {
         unsigned r = (unsigned)(rng() % 100);
         /* Prefetching is a hint in every state of the table (growing,
          * rehashing, shrinking): nothing changes. */
-        dictPrefetchBucket(d, dictSdsHash(key));
-        dictPrefetchChainHead(d, dictSdsHash(key));
-        dictPrefetchHeadValue(d, dictSdsHash(key));
+        prefetchKey(d, key);
         if (r < (phase ? 30u : 60u)) {
             long v = (long)(rng() % 1000000);
             int added = dictReplace(d, key, newLong(v));
@@ -639,8 +644,9 @@ static void testItems(void) {
     static testItem *model[N];
     memset(model, 0, sizeof(model));
     dict *d = dictCreate(&itemType);
-    dictPrefetchBucket(d, 12345); /* no table yet */
-    dictPrefetchChainHead(d, 12345);
+    sds nokey = keyFor(1);
+    prefetchKey(d, nokey); /* no table yet */
+    sdsfree(nokey);
     CHECK(dictSize(d) == 0 && dictSlots(d) == 0);
     long present = 0, mismatches = 0, expectFreed = 0;
     itemsFreed = 0;
@@ -649,9 +655,7 @@ static void testItems(void) {
         sds key = keyFor(i);
         int phase = (op / 25000) % 2;
         unsigned r = (unsigned)(rng() % 100);
-        dictPrefetchBucket(d, dictSdsHash(key)); /* as in the model test; here buckets hold items or nodes */
-        dictPrefetchChainHead(d, dictSdsHash(key));
-        dictPrefetchHeadValue(d, dictSdsHash(key)); /* nothing in item mode */
+        prefetchKey(d, key); /* as in the model test; here buckets hold items or nodes */
         if (r < (phase ? 30u : 60u)) {
             testItem *it = newItem(i, (long)(rng() % 1000000));
             if (model[i]) {
