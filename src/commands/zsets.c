@@ -630,11 +630,13 @@ typedef struct setopResult {
     size_t maxelelen, totelelen; /* to decide whether the result fits a listpack */
 } setopResult;
 
+/* Adds ele (absent so far) to the result and frees it: the zset keeps a copy. */
 static void resultAdd(setopResult *r, sds ele, double score) {
     size_t len = sdslen(ele);
     r->totelelen += len;
     if (len > r->maxelelen) r->maxelelen = len;
     zsetInsertNew(r->zs, ele, score);
+    sdsfree(ele);
 }
 
 /* Intersection (or, with cardonly, just its size up to limit) into r. The
@@ -670,7 +672,7 @@ static unsigned long zinterInto(zsetopsrc *src, long setnum, int aggregate, int 
 }
 
 static void zunionInto(zsetopsrc *src, long setnum, int aggregate, setopResult *r) {
-    /* member → aggregated score; the sds keys move into the result after. */
+    /* member → aggregated score; resultAdd then copies each key into the result and frees it. */
     dict *acc = dictCreate(&zsetDictType);
     unsigned long largest = srcLength(&src[setnum - 1]); /* the union is at least this big */
     if (largest) dictExpand(acc, largest);

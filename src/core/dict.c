@@ -31,6 +31,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "memprefetch.h"
 #include "sds.h"
 #include "siphash.h"
 #include "zmalloc.h"
@@ -502,14 +503,6 @@ static int bucketsOf(const dict *d, uint64_t hash, dictEntry **out[2]) {
         if (!dictIsRehashing(d)) break;
     }
     return n;
-}
-
-/* GCC counts a prefetch as doing nothing: a function or a loop that only
- * prefetches is deleted whole, prefetches and all. The empty asm after each
- * one is a statement the compiler must keep, and it keeps them. */
-static inline void prefetchLine(const void *p) {
-    __builtin_prefetch(p);
-    __asm__ volatile("" : : "r"(p));
 }
 
 static void prefetchBucket(const dict *d, uint64_t hash) {

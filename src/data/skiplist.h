@@ -22,7 +22,7 @@
 #define ZSKIPLIST_P 0.25      /* chance that a node also appears on the next level */
 
 typedef struct zskiplistNode {
-    sds ele;
+    sds ele; /* in the node's own allocation, after level[] (NULL in the header) */
     double score;
     struct zskiplistNode *backward; /* previous node on level 0; NULL for the first */
     struct zskiplistLevel {
@@ -56,24 +56,28 @@ extern char zslLexMinMarker[1], zslLexMaxMarker[1];
 #define ZSL_LEX_MIN ((sds)zslLexMinMarker)
 #define ZSL_LEX_MAX ((sds)zslLexMaxMarker)
 
-/* Called by the range deletions for each removed element, before its sds is
+/* Called by the range deletions for each removed element, before its node is
  * freed, so the caller can drop it from its hash table too. */
 typedef void zslRemovedFn(sds ele, double score, void *ctx);
 
 zskiplist *zslCreate(void);
-void zslFree(zskiplist *zsl); /* frees every element sds too */
+void zslFree(zskiplist *zsl); /* frees every node, elements with them */
+/* The node holding this score field (the zset's dict keeps &node->score). */
+static inline zskiplistNode *zslNodeOfScore(double *score) {
+    return (zskiplistNode *)((char *)score - offsetof(zskiplistNode, score));
+}
 /* Random level in 1..ZSKIPLIST_MAXLEVEL with P(level > k) = ZSKIPLIST_P^k. */
 int zslRandomLevel(void);
 
-/* Adds ele (which must not already be present) and takes ownership of it. */
-zskiplistNode *zslInsert(zskiplist *zsl, double score, sds ele);
-/* Removes the node with this score and element. Returns 1 if found, 0 if not.
- * When removed_ele is not NULL the node's sds is handed to the caller through
- * it (the caller frees it); otherwise it is freed. */
-int zslDelete(zskiplist *zsl, double score, sds ele, sds *removed_ele);
+/* Adds a copy of ele (which must not already be present): node->ele, which
+ * lives as long as the node. */
+zskiplistNode *zslInsert(zskiplist *zsl, double score, const sds ele);
+/* Removes and frees the node with this score and element (its ele with it).
+ * Returns 1 if found, 0 if not. */
+int zslDelete(zskiplist *zsl, double score, sds ele);
 /* Changes the score of an element that is present with curscore. The node is
- * kept in place when the order does not change, otherwise moved (the sds is
- * reused either way). Returns the node now holding the element. */
+ * kept in place when the order does not change, otherwise moved; either way
+ * it is the same node (node->ele and &node->score stay valid), returned. */
 zskiplistNode *zslUpdateScore(zskiplist *zsl, double curscore, sds ele, double newscore);
 
 /* 1-based rank of (score, ele), 0 when absent (as Redis's zslGetRank). */

@@ -64,9 +64,10 @@ unsigned long zsetLength(robj *zobj) {
     return ((zset *)zobj->ptr)->zsl->length;
 }
 
-void zsetInsertNew(zset *zs, sds ele, double score) {
+void zsetInsertNew(zset *zs, const sds ele, double score) {
+    /* The dict's key is the node's copy: it lives exactly as long. */
     zskiplistNode *node = zslInsert(zs->zsl, score, ele);
-    dictAdd(zs->dict, ele, &node->score);
+    dictAdd(zs->dict, node->ele, &node->score);
 }
 
 void zsetConvertToSkiplist(robj *zobj) {
@@ -82,6 +83,7 @@ void zsetConvertToSkiplist(robj *zobj) {
         /* A member twice: a payload RESTOREd without sanitize-dump-payload. */
         if (dictFind(zs->dict, ele)) serverPanic("Zset listpack corruption detected (dup elements)");
         zsetInsertNew(zs, ele, lpEntryToDouble(&s));
+        sdsfree(ele);
     }
     lpFree(lp);
     zobj->ptr = zs;
@@ -188,7 +190,7 @@ int zsetAdd(robj *zobj, double score, sds ele, int in, int *out, double *newscor
         *out |= ZADD_OUT_NOP;
         return 1;
     }
-    zsetInsertNew(zs, sdsdup(ele), score);
+    zsetInsertNew(zs, ele, score);
     if (newscore) *newscore = score;
     *out |= ZADD_OUT_ADDED;
     return 1;
@@ -206,7 +208,7 @@ int zsetDel(robj *zobj, sds ele) {
     if (!de) return 0;
     /* The dict key and the score live in the node: read them before the
      * skiplist frees it. */
-    zslDelete(zs->zsl, *(double *)dictGetVal(de), ele, NULL);
+    zslDelete(zs->zsl, *(double *)dictGetVal(de), ele);
     dictFreeUnlinkedEntry(zs->dict, de);
     return 1;
 }

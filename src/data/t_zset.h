@@ -46,8 +46,8 @@ void zsetConvertToSkiplist(robj *zobj);
 /* Turns a freshly built skiplist result back into a listpack when its size
  * and longest member (maxelelen) fit the listpack limits. */
 void zsetConvertToListpackIfNeeded(robj *zobj, size_t maxelelen, size_t totelelen, const zsetLimits *lim);
-/* Adds a member known to be absent to a skiplist zset, which takes ele. */
-void zsetInsertNew(zset *zs, sds ele, double score);
+/* Adds a member known to be absent to a skiplist zset (a copy of ele). */
+void zsetInsertNew(zset *zs, const sds ele, double score);
 
 /* 1 and the score when zobj holds ele. */
 int zsetScore(robj *zobj, sds ele, double *score);

@@ -562,7 +562,7 @@ robj *valueDup(robj *o) {
             dictExpand(dst->dict, dictSize(src->dict));
             /* From the tail: each insertion lands at the head, without searching. */
             for (zskiplistNode *ln = src->zsl->tail; ln; ln = ln->backward)
-                zsetInsertNew(dst, sdsdup(ln->ele), ln->score);
+                zsetInsertNew(dst, ln->ele, ln->score);
         }
         break;
     default: return NULL;
@@ -607,9 +607,11 @@ size_t valueMemoryUsage(robj *o, long long samples) {
         dictEntry *de;
         dictInitIterator(&di, d);
         while ((de = dictNext(&di)) && seen < samples) {
-            if (!dictGetType(d)->embedKey) elesize += sdsAllocSize(dictGetKey(de));
+            if (o->encoding == OBJ_ENCODING_SKIPLIST) /* the key lives in the node */
+                elesize += zmalloc_size(zslNodeOfScore(dictGetVal(de)));
+            else if (!dictGetType(d)->embedKey)
+                elesize += sdsAllocSize(dictGetKey(de));
             if (o->type == OBJ_HASH) elesize += sdsAllocSize(dictGetVal(de));
-            if (o->encoding == OBJ_ENCODING_SKIPLIST) elesize += 48;
             seen++;
         }
         dictResetIterator(&di);

@@ -1371,8 +1371,8 @@ static robj *loadObject(int type, rio *r) {
                 rdbCorrupt(r, "Duplicate zset fields detected");
                 goto fail;
             }
-            zskiplistNode *node = zslInsert(zs->zsl, score, m);
-            dictAdd(zs->dict, node->ele, &node->score);
+            zsetInsertNew(zs, m, score);
+            sdsfree(m);
         }
         return o;
     }

@@ -176,25 +176,22 @@ static void testRandomOps(void) {
         long pos = modelFindEle(&m, it.ele, it.len);
         if (op < 45) {
             if (pos < 0) {
-                zskiplistNode *n = zslInsert(zsl, it.score, itemSds(&it));
-                if (!n || n->score != it.score) ops_ok = 0;
+                sds e = itemSds(&it);
+                zskiplistNode *n = zslInsert(zsl, it.score, e);
+                if (!n || n->score != it.score || n->ele == e || sdscmp(n->ele, e) != 0) ops_ok = 0;
+                /* The copy lives in the node's own allocation. */
+                if (n && (n->ele < (char *)n || n->ele + sdslen(n->ele) >= (char *)n + zmalloc_size(n))) ops_ok = 0;
+                sdsfree(e);
                 modelInsert(&m, it);
             }
         } else if (op < 70) {
             /* Delete: either an existing element (with its score) or a miss. */
             sds key = itemSds(&it);
             if (pos >= 0 && rand() % 4) {
-                double score = m.v[pos].score;
-                sds got = NULL;
-                int want_back = rand() % 2;
-                if (zslDelete(zsl, score, key, want_back ? &got : NULL) != 1) ops_ok = 0;
-                if (want_back) {
-                    if (!got || sdscmp(got, key) != 0) ops_ok = 0;
-                    sdsfree(got);
-                }
+                if (zslDelete(zsl, m.v[pos].score, key) != 1) ops_ok = 0;
                 modelRemoveAt(&m, (size_t)pos);
             } else if (pos < 0 || m.v[pos].score != it.score) {
-                if (zslDelete(zsl, it.score, key, NULL) != 0) ops_ok = 0;
+                if (zslDelete(zsl, it.score, key) != 0) ops_ok = 0;
             }
             sdsfree(key);
         } else if (op < 88) {
@@ -311,13 +308,15 @@ static void testLex(void) {
         int op = rand() % 10;
         if (op < 5) {
             if (pos < 0) {
-                zslInsert(zsl, it.score, itemSds(&it));
+                sds e = itemSds(&it);
+                zslInsert(zsl, it.score, e);
+                sdsfree(e);
                 modelInsert(&m, it);
             }
         } else if (op < 7) {
             if (pos >= 0) {
                 sds key = itemSds(&it);
-                zslDelete(zsl, 7, key, NULL);
+                zslDelete(zsl, 7, key);
                 sdsfree(key);
                 modelRemoveAt(&m, (size_t)pos);
             }
@@ -378,10 +377,12 @@ static void testLex(void) {
 static void testUpdateInPlace(void) {
     TEST("update keeps the node when order is unchanged");
     zskiplist *zsl = zslCreate();
-    zslInsert(zsl, 1, sdsnew("a"));
-    zskiplistNode *b = zslInsert(zsl, 2, sdsnew("b"));
-    zslInsert(zsl, 3, sdsnew("c"));
-    sds key = sdsnew("b");
+    sds a = sdsnew("a"), key = sdsnew("b"), c = sdsnew("c");
+    zslInsert(zsl, 1, a);
+    zskiplistNode *b = zslInsert(zsl, 2, key);
+    zslInsert(zsl, 3, c);
+    sdsfree(a);
+    sdsfree(c);
     CHECK(zslUpdateScore(zsl, 2, key, 2.5) == b);
     CHECK(zslUpdateScore(zsl, 2.5, key, 1) == b); /* ties break by element: a < b */
     CHECK(zslGetRank(zsl, 1, key) == 2);
@@ -390,6 +391,26 @@ static void testUpdateInPlace(void) {
     CHECK(zslGetRank(zsl, 10, key) == 3);
     CHECK(zslGetRank(zsl, 1, key) == 0);
     sdsfree(key);
+    zslFree(zsl);
+}
+
+static void testLongElements(void) {
+    TEST("elements of every sds header width live in their node");
+    zskiplist *zsl = zslCreate();
+    size_t lens[] = {0, 31, 32, 255, 256, 70000};
+    for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+        sds e = sdsnewlen(NULL, lens[i]);
+        memset(e, 'a' + (int)i, lens[i]);
+        zskiplistNode *n = zslInsert(zsl, (double)i, e);
+        CHECK(sdslen(n->ele) == lens[i] && memcmp(n->ele, e, lens[i]) == 0 && n->ele[lens[i]] == '\0');
+        CHECK(n->ele > (char *)n && n->ele + lens[i] < (char *)n + zmalloc_size(n));
+        CHECK(zslGetRank(zsl, (double)i, e) == i + 1);
+        sdsfree(e);
+    }
+    sds e = sdsnewlen(NULL, 256);
+    memset(e, 'a' + 4, 256);
+    CHECK(zslDelete(zsl, 4, e) == 1 && zsl->length == 5);
+    sdsfree(e);
     zslFree(zsl);
 }
 
@@ -452,6 +473,7 @@ int main(void) {
     srandom(12345);
     testParse();
     testUpdateInPlace();
+    testLongElements();
     testRandomOps();
     testLex();
     size_t leaked = zmalloc_used_memory();
