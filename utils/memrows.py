@@ -68,15 +68,17 @@ def count(n):
 
 
 class Row:
-    def __init__(self, name, what, items, command):
+    def __init__(self, name, what, items, command, keys=None):
+        """keys: how many keys the loaded row makes (default: one per item)."""
         self.name, self.what, self.items, self.command = name, what, items, command
+        self.keys = keys
 
     @property
     def title(self):
         return "%s %s" % (count(self.items), self.what)
 
     def scaled(self, scale):
-        return Row(self.name, self.what, max(1, int(self.items * scale)), self.command)
+        return Row(self.name, self.what, max(1, int(self.items * scale)), self.command, self.keys)
 
 
 ROWS = [
@@ -88,6 +90,11 @@ ROWS = [
     Row("sets", "sets of 10 short strings", 100000, lambda i: _fields(i, b"SADD", b"s", _SHORT10)),
     Row("lists", "lists of 10 short items", 100000, lambda i: _fields(i, b"RPUSH", b"l", _ITEMS10)),
     Row("bighashes", "hashes of 1000 fields", 1000, lambda i: _fields(i, b"HSET", b"big", _HASH1000)),
+    # Beyond issue 17's table: the members of one big collection (skiplist and
+    # hashtable encodings), where the per-member structures are the cost.
+    Row("bigzset", "members of one sorted set", 1000000,
+        lambda i: bulk(b"ZADD", b"bigz", b"%d" % i, b"member:%d" % i), keys=1),
+    Row("bigset", "members of one set", 1000000, lambda i: bulk(b"SADD", b"bigs", b"member:%d" % i), keys=1),
 ]
 BY_NAME = {r.name: r for r in ROWS}
 
@@ -117,8 +124,9 @@ def measure(binary, row, *server_args):
         load_protocol(s.port, data)
         time.sleep(SETTLE)
         used1, rss1 = _mem(s)
-        if s.r.dbsize() != row.items:
-            raise RuntimeError("%s: %s loaded %d keys of %d" % (binary, row.name, s.r.dbsize(), row.items))
+        keys = row.items if row.keys is None else row.keys
+        if s.r.dbsize() != keys:
+            raise RuntimeError("%s: %s loaded %d keys of %d" % (binary, row.name, s.r.dbsize(), keys))
     finally:
         s.stop()
     return (used1 - used0) / row.items, (rss1 - rss0) / row.items

@@ -673,7 +673,8 @@ static unsigned long zinterInto(zsetopsrc *src, long setnum, int aggregate, int 
 
 static void zunionInto(zsetopsrc *src, long setnum, int aggregate, setopResult *r) {
     /* member → aggregated score; resultAdd then copies each key into the result and frees it. */
-    dict *acc = dictCreate(&zsetDictType);
+    static dictType accType = {.hashFunction = dictSdsHash, .keyCompare = dictSdsKeyCompare};
+    dict *acc = dictCreate(&accType);
     unsigned long largest = srcLength(&src[setnum - 1]); /* the union is at least this big */
     if (largest) dictExpand(acc, largest);
     for (long i = 0; i < setnum; i++) {
@@ -844,9 +845,8 @@ static void zrandmemberWithRepeats(client *c, robj *zobj, unsigned long count, i
     if (zobj->encoding == OBJ_ENCODING_SKIPLIST) {
         dict *d = ((zset *)zobj->ptr)->dict;
         while (count--) {
-            dictEntry *de = dictGetFairRandomKey(d);
-            sds m = dictGetKey(de);
-            addReplyMemberScore(c, m, sdslen(m), *(double *)dictGetVal(de), withscores);
+            zskiplistNode *n = zsetDictNode(dictGetFairRandomKey(d));
+            addReplyMemberScore(c, n->ele, sdslen(n->ele), n->score, withscores);
         }
         return;
     }
@@ -893,12 +893,12 @@ static void zrandmemberDistinct(client *c, robj *zobj, unsigned long count, unsi
         return;
     }
     /* Few of them: draw until count distinct ones were picked. */
-    dict *picked = dictCreate(&zsetDictType);
+    static dictType pickedNodesType = {.hashFunction = dictPtrHash}; /* the nodes picked so far */
+    dict *picked = dictCreate(&pickedNodesType);
     while (dictSize(picked) < count) {
-        dictEntry *de = dictGetFairRandomKey(zs->dict);
-        if (dictAdd(picked, dictGetKey(de), dictGetVal(de)) != DICT_OK) continue;
-        sds m = dictGetKey(de);
-        addReplyMemberScore(c, m, sdslen(m), *(double *)dictGetVal(de), withscores);
+        zskiplistNode *n = zsetDictNode(dictGetFairRandomKey(zs->dict));
+        if (dictAdd(picked, n, NULL) != DICT_OK) continue;
+        addReplyMemberScore(c, n->ele, sdslen(n->ele), n->score, withscores);
     }
     dictRelease(picked);
 }
@@ -932,7 +932,7 @@ void zrandmemberCommand(client *c) {
     }
     if (!(zobj = lookupKeyReadOrReply(c, c->argv[1], shared.null)) || replyIfWrongType(c, zobj, OBJ_ZSET)) return;
     if (zobj->encoding == OBJ_ENCODING_SKIPLIST) {
-        sds m = dictGetKey(dictGetFairRandomKey(((zset *)zobj->ptr)->dict));
+        sds m = zsetDictNode(dictGetFairRandomKey(((zset *)zobj->ptr)->dict))->ele;
         addReplyBulkCBuffer(c, m, sdslen(m));
     } else {
         lpEntry m;

@@ -1065,3 +1065,14 @@ int dictCStrKeyCaseCompare(dict *d, const void *a, const void *b) {
     (void)d;
     return strcasecmp(a, b) == 0;
 }
+
+uint64_t dictPtrHash(const void *key) {
+    /* MurmurHash3's 64-bit finalizer: every input bit reaches every output bit. */
+    uint64_t x = (uint64_t)(uintptr_t)key;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}

@@ -54,8 +54,12 @@ struct dictType objectKeyDictType = {.hashFunction = dictObjectHash,
 struct dictType setDictType = {.hashFunction = dictSdsHash, .keyCompare = dictSdsKeyCompare, .embedKey = 1};
 struct dictType hashDictType = {.hashFunction = dictSdsHash, .keyCompare = dictSdsKeyCompare,
                                 .valDestructor = dictSdsFree, .embedKey = 1};
-/* The sds member is shared with the skiplist, which frees it. */
-struct dictType zsetDictType = {.hashFunction = dictSdsHash, .keyCompare = dictSdsKeyCompare};
+/* Item mode: the table holds the members' skiplist nodes themselves, keyed by
+ * the element inside each node; the skiplist frees them. A member costs no
+ * dict entry unless it shares its bucket (Valkey 8 pays a 24-byte entry and a
+ * score pointer per member). */
+static const void *zsetNodeKey(const void *item) { return ((const zskiplistNode *)item)->ele; }
+struct dictType zsetDictType = {.hashFunction = dictSdsHash, .keyCompare = dictSdsKeyCompare, .itemKey = zsetNodeKey};
 
 robj *createQuicklistObject(int fill, int compress) {
     robj *o = createObject(OBJ_LIST, quicklistCreate(fill, compress));

@@ -59,7 +59,7 @@ typedef struct zset {
  * Sets and hashes embed the key: dictAdd copies it, the caller keeps its own. */
 extern struct dictType setDictType;  /* sds member (embedded) → NULL */
 extern struct dictType hashDictType; /* sds field (embedded) → sds value */
-extern struct dictType zsetDictType; /* sds member → double* (owned by the skiplist) */
+extern struct dictType zsetDictType; /* item mode: the skiplist's nodes (t_zset.h's zsetDictNode) */
 
 /* Dicts keyed by string objects (channels, blocked and watched keys): the key
  * is released with decrRefCount; values are the user's. */

@@ -62,10 +62,7 @@ typedef void zslRemovedFn(sds ele, double score, void *ctx);
 
 zskiplist *zslCreate(void);
 void zslFree(zskiplist *zsl); /* frees every node, elements with them */
-/* The node holding this score field (the zset's dict keeps &node->score). */
-static inline zskiplistNode *zslNodeOfScore(double *score) {
-    return (zskiplistNode *)((char *)score - offsetof(zskiplistNode, score));
-}
+
 /* Random level in 1..ZSKIPLIST_MAXLEVEL with P(level > k) = ZSKIPLIST_P^k. */
 int zslRandomLevel(void);
 

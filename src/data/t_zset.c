@@ -65,9 +65,7 @@ unsigned long zsetLength(robj *zobj) {
 }
 
 void zsetInsertNew(zset *zs, const sds ele, double score) {
-    /* The dict's key is the node's copy: it lives exactly as long. */
-    zskiplistNode *node = zslInsert(zs->zsl, score, ele);
-    dictAdd(zs->dict, node->ele, &node->score);
+    dictAddItem(zs->dict, zslInsert(zs->zsl, score, ele));
 }
 
 void zsetConvertToSkiplist(robj *zobj) {
@@ -116,7 +114,7 @@ int zsetScore(robj *zobj, sds ele, double *score) {
     if (zobj->encoding == OBJ_ENCODING_LISTPACK) return zzlFind(zobj->ptr, ele, sdslen(ele), score) != NULL;
     dictEntry *de = dictFind(((zset *)zobj->ptr)->dict, ele);
     if (!de) return 0;
-    *score = *(double *)dictGetVal(de);
+    *score = zsetDictNode(de)->score;
     return 1;
 }
 
@@ -178,12 +176,10 @@ int zsetAdd(robj *zobj, double score, sds ele, int in, int *out, double *newscor
     zset *zs = zobj->ptr;
     dictEntry *de = dictFind(zs->dict, ele);
     if (de) {
-        double cur = *(double *)dictGetVal(de);
+        double cur = zsetDictNode(de)->score;
         if (!zaddExisting(in, cur, &score, out, newscore)) return 0;
-        if (*out & ZADD_OUT_UPDATED) {
-            zskiplistNode *node = zslUpdateScore(zs->zsl, cur, ele, score);
-            dictSetVal(zs->dict, de, &node->score);
-        }
+        /* The node moves within the skiplist, the dict keeps holding it. */
+        if (*out & ZADD_OUT_UPDATED) zslUpdateScore(zs->zsl, cur, ele, score);
         return 1;
     }
     if (in & ZADD_IN_XX) {
@@ -204,12 +200,11 @@ int zsetDel(robj *zobj, sds ele) {
         return 1;
     }
     zset *zs = zobj->ptr;
+    /* The dict held the node itself and has no destructor: once unlinked,
+     * the node is the skiplist's to free. */
     dictEntry *de = dictUnlink(zs->dict, ele);
     if (!de) return 0;
-    /* The dict key and the score live in the node: read them before the
-     * skiplist frees it. */
-    zslDelete(zs->zsl, *(double *)dictGetVal(de), ele);
-    dictFreeUnlinkedEntry(zs->dict, de);
+    zslDelete(zs->zsl, zsetDictNode(de)->score, ele);
     return 1;
 }
 
@@ -228,7 +223,7 @@ long zsetRank(robj *zobj, sds ele, int reverse) {
         zset *zs = zobj->ptr;
         dictEntry *de = dictFind(zs->dict, ele);
         if (!de) return -1;
-        rank = (long)zslGetRank(zs->zsl, *(double *)dictGetVal(de), ele) - 1;
+        rank = (long)zslGetRank(zs->zsl, zsetDictNode(de)->score, ele) - 1;
     }
     return reverse ? (long)llen - 1 - rank : rank;
 }

@@ -8,8 +8,8 @@
  *    -0 score reads back as 0 from a listpack but stays -0 in a skiplist,
  *    as in Redis.
  *  - skiplist: data/skiplist.h for order and ranks, plus a dict (zsetDictType)
- *    from member to a pointer at the score inside the member's node; the sds
- *    member is shared by both and owned by the skiplist.
+ *    that holds the skiplist's nodes themselves, keyed by the member inside
+ *    each node (item mode): what it hands out is the node (zsetDictNode).
  *
  * data/ cannot read the server config, so the listpack limits
  * (zset-max-listpack-entries / -value) are passed in as a zsetLimits. */
@@ -18,9 +18,14 @@
 
 #include <stddef.h>
 
+#include "core/dict.h"
 #include "data/listpack.h"
 #include "data/object.h"
 #include "data/skiplist.h"
+
+/* The member's node behind what a skiplist zset's dict hands out (dictFind,
+ * dictNext, random picks, scans: in item mode each is the node itself). */
+static inline zskiplistNode *zsetDictNode(const dictEntry *de) { return (zskiplistNode *)de; }
 
 typedef struct zsetLimits {
     size_t max_entries, max_value;

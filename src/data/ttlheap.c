@@ -7,8 +7,7 @@
 
 #define ARITY 4
 
-static uint64_t ptrHash(const void *key) { return (uint64_t)(uintptr_t)key * 0x9E3779B97F4A7C15ULL; }
-static dictType farDictType = {.hashFunction = ptrHash};
+static dictType farDictType = {.hashFunction = dictPtrHash};
 
 ttlHeap *ttlHeapCreate(ttlHeapSetPos *setpos) {
     ttlHeap *h = zcalloc(sizeof(*h));

@@ -483,16 +483,20 @@ typedef struct scanCtx {
 static void scanTableEntry(void *privdata, const dictEntry *de) {
     scanCtx *sc = privdata;
     valueElem ele, val, *valp = NULL;
-    elemFromSds(&ele, dictGetKey(de));
     char buf[MAX_D2STRING_CHARS];
-    if (sc->o->type == OBJ_HASH) {
-        elemFromSds(&val, dictGetVal(de));
-        valp = &val;
-    } else if (sc->o->type == OBJ_ZSET) {
+    if (sc->o->type == OBJ_ZSET) {
+        zskiplistNode *node = zsetDictNode(de);
+        elemFromSds(&ele, node->ele);
         val.sval = (const unsigned char *)buf;
-        val.slen = (size_t)d2string(buf, sizeof(buf), *(double *)dictGetVal(de));
+        val.slen = (size_t)d2string(buf, sizeof(buf), node->score);
         val.lval = 0;
         valp = &val;
+    } else {
+        elemFromSds(&ele, dictGetKey(de));
+        if (sc->o->type == OBJ_HASH) {
+            elemFromSds(&val, dictGetVal(de));
+            valp = &val;
+        }
     }
     sc->fn(sc->ctx, &ele, valp);
 }
@@ -607,8 +611,8 @@ size_t valueMemoryUsage(robj *o, long long samples) {
         dictEntry *de;
         dictInitIterator(&di, d);
         while ((de = dictNext(&di)) && seen < samples) {
-            if (o->encoding == OBJ_ENCODING_SKIPLIST) /* the key lives in the node */
-                elesize += zmalloc_size(zslNodeOfScore(dictGetVal(de)));
+            if (o->encoding == OBJ_ENCODING_SKIPLIST) /* the member is its node */
+                elesize += zmalloc_size(zsetDictNode(de));
             else if (!dictGetType(d)->embedKey)
                 elesize += sdsAllocSize(dictGetKey(de));
             if (o->type == OBJ_HASH) elesize += sdsAllocSize(dictGetVal(de));

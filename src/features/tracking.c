@@ -31,7 +31,6 @@ typedef struct bcastState {
     dict *clients; /* client * -> NULL */
 } bcastState;
 
-static uint64_t ptrHash(const void *key) { return (uint64_t)(uintptr_t)key * 0x9E3779B97F4A7C15ULL; }
 static void idsDestructor(dict *d, void *val) {
     (void)d;
     dictRelease(val);
@@ -44,7 +43,7 @@ static void bcastStateDestructor(dict *d, void *val) {
     zfree(bs);
 }
 
-static dictType idSetDictType = {ptrHash, NULL, NULL, NULL, NULL, NULL, 0, 0, NULL};
+static dictType idSetDictType = {dictPtrHash, NULL, NULL, NULL, NULL, NULL, 0, 0, NULL};
 static dictType trackingTableDictType = {dictSdsHash, NULL, dictSdsKeyCompare, NULL, idsDestructor, NULL, 0, 1, NULL};
 static dictType sdsSetDictType = {dictSdsHash, NULL, dictSdsKeyCompare, NULL, NULL, NULL, 0, 1, NULL};
 static dictType prefixTableDictType = {dictSdsHash, NULL, dictSdsKeyCompare, NULL, bcastStateDestructor, NULL, 0, 1, NULL};

@@ -259,8 +259,7 @@ static int bitfieldGetKeys(robj **argv, int argc, keyReference *keys) {
 
 static dict *keyInfos; /* redisCommand* → commandKeyInfo */
 
-static uint64_t ptrHash(const void *key) { return dictGenHashFunction(&key, sizeof(key)); }
-static dictType keyInfoDictType = {ptrHash, NULL, NULL, NULL, NULL, NULL, 0, 0, NULL};
+static dictType keyInfoDictType = {dictPtrHash, NULL, NULL, NULL, NULL, NULL, 0, 0, NULL};
 
 static commandKeyInfo *keyInfo(struct redisCommand *cmd) {
     if (!keyInfos) keyInfos = dictCreate(&keyInfoDictType);
