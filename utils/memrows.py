@@ -95,6 +95,9 @@ ROWS = [
     Row("bigzset", "members of one sorted set", 1000000,
         lambda i: bulk(b"ZADD", b"bigz", b"%d" % i, b"member:%d" % i), keys=1),
     Row("bigset", "members of one set", 1000000, lambda i: bulk(b"SADD", b"bigs", b"member:%d" % i), keys=1),
+    Row("bighash", "fields of one hash", 1000000,
+        lambda i: bulk(b"HSET", b"bigh", b"field:%d" % i, b"value:%d" % i), keys=1),
+    Row("biglist", "items of one list", 1000000, lambda i: bulk(b"RPUSH", b"bigl", b"item:%d" % i), keys=1),
 ]
 BY_NAME = {r.name: r for r in ROWS}
 
