@@ -90,8 +90,8 @@ ROWS = [
     Row("sets", "sets of 10 short strings", 100000, lambda i: _fields(i, b"SADD", b"s", _SHORT10)),
     Row("lists", "lists of 10 short items", 100000, lambda i: _fields(i, b"RPUSH", b"l", _ITEMS10)),
     Row("bighashes", "hashes of 1000 fields", 1000, lambda i: _fields(i, b"HSET", b"big", _HASH1000)),
-    # Beyond issue 17's table: the members of one big collection (skiplist and
-    # hashtable encodings), where the per-member structures are the cost.
+    # Beyond issue 17's table: the elements of one big collection (skiplist,
+    # hashtable and quicklist encodings), where the per-element structures are the cost.
     Row("bigzset", "members of one sorted set", 1000000,
         lambda i: bulk(b"ZADD", b"bigz", b"%d" % i, b"member:%d" % i), keys=1),
     Row("bigset", "members of one set", 1000000, lambda i: bulk(b"SADD", b"bigs", b"member:%d" % i), keys=1),

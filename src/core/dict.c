@@ -505,17 +505,19 @@ static int bucketsOf(const dict *d, uint64_t hash, dictEntry **out[2]) {
     return n;
 }
 
-static void prefetchBucket(const dict *d, uint64_t hash) {
-    dictEntry **b[2];
-    int n = bucketsOf(d, hash, b);
-    for (int i = 0; i < n; i++) prefetchLine(b[i]);
-}
-
-static void prefetchChainHead(const dict *d, uint64_t hash) {
-    dictEntry **b[2];
-    int n = bucketsOf(d, hash, b);
+void dictPrefetchSdsKeys(const dict *d, const char *const *keys, const size_t *lens, int n, int values) {
+    /* Each key's buckets (two while rehashing), found once for the three passes. */
+    dictEntry **buckets[2 * DICT_PREFETCH_MAX];
+    int nb = 0;
+    if (n > DICT_PREFETCH_MAX) n = DICT_PREFETCH_MAX;
     for (int i = 0; i < n; i++) {
-        dictEntry *l = *b[i];
+        uint64_t hash = dictGenHashFunction(keys[i], lens[i]); /* what dictSdsHash gives for these bytes */
+        int found = bucketsOf(d, hash, &buckets[nb]);
+        for (int k = 0; k < found; k++) prefetchLine(buckets[nb + k]);
+        nb += found;
+    }
+    for (int i = 0; i < nb; i++) {
+        dictEntry *l = *buckets[i];
         if (!l) continue;
         const char *p = (const char *)((uintptr_t)l & ~ITEM_TAG);
         if (itemMode(d) && !linkIsItem(l)) p = l->v.val; /* a node: its item is what the lookup reads */
@@ -523,28 +525,12 @@ static void prefetchChainHead(const dict *d, uint64_t hash) {
         /* An item (a key's object) is read past its first line when its key is. */
         if (itemMode(d)) prefetchLine(p + 64);
     }
-}
-
-static void prefetchHeadValue(const dict *d, uint64_t hash) {
-    dictEntry **b[2];
-    int n = bucketsOf(d, hash, b);
-    for (int i = 0; i < n; i++) {
-        dictEntry *de = *b[i];
+    if (!values || itemMode(d)) return; /* an item is its own value */
+    for (int i = 0; i < nb; i++) {
+        dictEntry *de = *buckets[i];
         /* The byte before: an sds value's header is read when it is freed. */
         if (de && de->v.val) prefetchLine((const char *)de->v.val - 1);
     }
-}
-
-void dictPrefetchSdsKeys(const dict *d, const char *const *keys, const size_t *lens, int n, int values) {
-    uint64_t hashes[DICT_PREFETCH_MAX];
-    if (n > DICT_PREFETCH_MAX) n = DICT_PREFETCH_MAX;
-    for (int i = 0; i < n; i++) {
-        hashes[i] = dictGenHashFunction(keys[i], lens[i]); /* what dictSdsHash gives for these bytes */
-        prefetchBucket(d, hashes[i]);
-    }
-    for (int i = 0; i < n; i++) prefetchChainHead(d, hashes[i]);
-    if (values && !itemMode(d)) /* an item is its own value */
-        for (int i = 0; i < n; i++) prefetchHeadValue(d, hashes[i]);
 }
 
 /* Finds key's entry (one rehash step first, as every lookup does). When

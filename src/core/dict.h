@@ -99,8 +99,8 @@ dictEntry *dictFind(dict *d, const void *key);
  * table keyed by sds (dictSdsHash), the keys given as bytes: the buckets of
  * all n keys are asked for first, then what the buckets lead to (the entry,
  * or in item mode the item), then with `values` what the first entries'
- * values point at (a hash field's value, a zset member's node); the cache
- * misses of all overlap instead of coming one after another. At most
+ * values point at (a hash field's value; an item is its own value); the
+ * cache misses of all overlap instead of coming one after another. At most
  * DICT_PREFETCH_MAX keys are taken. */
 #define DICT_PREFETCH_MAX 64
 void dictPrefetchSdsKeys(const dict *d, const char *const *keys, const size_t *lens, int n, int values);

@@ -2,11 +2,12 @@
  * of these nodes keyed by their element, owned by the zset code).
  *
  * Elements are sds strings, each stored inside its node, ordered by score,
- * then by the bytes of the element (memcmp, shorter first on a common prefix). Each node keeps, per level, the
- * number of level-0 steps its forward pointer skips ("span"), so the rank of a
- * node and the node at a rank are found in O(log n) — that is what ZRANK,
- * ZRANGE by index and ZREMRANGEBYRANK need. Level-0 nodes also point backward
- * so reverse ranges walk without searching.
+ * then by the bytes of the element (memcmp, shorter first on a common
+ * prefix). Each node keeps, per level, the number of level-0 steps its
+ * forward pointer skips ("span"), so the rank of a node and the node at a
+ * rank are found in O(log n) — that is what ZRANK, ZRANGE by index and
+ * ZREMRANGEBYRANK need. Level-0 nodes also point backward so reverse ranges
+ * walk without searching.
  *
  * The range specs and their parsers live here too: they are pure data logic,
  * shared by the skiplist and the small (listpack) zset encoding, which is why

@@ -60,7 +60,8 @@ typedef struct byteKeys {
     int n;
 } byteKeys;
 
-/* Adds a key unless it is the one added last (LPUSH mylist ...: in the cache by then). */
+/* Adds a key (or member) unless it is the one added last (LPUSH mylist ...:
+ * in the cache by then). */
 static void addKey(byteKeys *k, const respArg *a) {
     if (k->n == DICT_PREFETCH_MAX) return;
     if (k->n && sameBytes(k->ptr[k->n - 1], k->len[k->n - 1], a->ptr, a->len)) return;
@@ -81,8 +82,7 @@ static void collectMembers(memberLookups *ml, struct redisCommand *cmd, const re
     else if (!sameBytes(ml->key.ptr, ml->key.len, key->ptr, key->len)) return;
     for (int k = cmd->member_first; k < argc && k < PEEK_ARGS && ml->members.n < DICT_PREFETCH_MAX;
          k += cmd->member_step) {
-        ml->members.ptr[ml->members.n] = args[k].ptr;
-        ml->members.len[ml->members.n++] = args[k].len;
+        addKey(&ml->members, &args[k]);
         if (cmd->member_step == 0) break;
     }
 }
@@ -91,9 +91,9 @@ static void prefetchMembers(client *c, memberLookups *ml) {
     robj *o = dbPeekValue(c->db, ml->key.ptr, ml->key.len);
     dict *d = o ? valueMemberTable(o) : NULL;
     if (!d || dictSize(d) < PREFETCH_MIN_MEMBERS) return;
-    /* A set's members have no value; a hash field's value is freed by HSET,
-     * a zset member's score read from its skiplist node. */
-    dictPrefetchSdsKeys(d, ml->members.ptr, ml->members.len, ml->members.n, o->type != OBJ_SET);
+    /* A hash field's value is freed by HSET; a set's members have none, and
+     * a zset's table holds the members' skiplist nodes, scores and all. */
+    dictPrefetchSdsKeys(d, ml->members.ptr, ml->members.len, ml->members.n, o->type == OBJ_HASH);
 }
 
 void prefetchQueuedKeys(client *c) {

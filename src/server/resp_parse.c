@@ -20,7 +20,7 @@ static int fail(char err[RESP_ERR_LEN], const char *msg) {
 }
 
 /* The usual header, "<c><digits>\r" and one more byte, digits without a
- * leading zero and at most 18 of them: its number and length, as headerLine
+ * leading zero and at most 17 of them: its number and length, as headerLine
  * and string2ll would find them, without searching the buffer twice. 0 for
  * anything else, which then takes the general way. */
 static inline int plainHeader(const char *buf, size_t avail, long long *value, size_t *consumed) {
