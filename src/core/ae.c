@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -194,12 +195,13 @@ static void processTimers(aeEventLoop *el) {
 
 /* Waits at most timeout_us (0 polls) for up to max events into fired.
  * epoll_pwait2 keeps microsecond timers precise; kernels before 5.11 lack it
- * and get epoll_wait, rounded up to ms. */
+ * and get epoll_wait, rounded up to ms. Called directly, as anetRecv says
+ * why (glibc's wrapper is a cancellation point). */
 static int waitForEvents(aeEventLoop *el, struct epoll_event *fired, int max, long long timeout_us) {
     static int no_pwait2;
     if (!no_pwait2) {
         struct timespec ts = {.tv_sec = timeout_us / 1000000, .tv_nsec = (timeout_us % 1000000) * 1000};
-        int n = epoll_pwait2(el->epfd, fired, max, &ts, NULL);
+        int n = (int)syscall(SYS_epoll_pwait2, el->epfd, fired, max, &ts, NULL, (size_t)0);
         if (n != -1 || errno != ENOSYS) return n;
         no_pwait2 = 1;
     }
@@ -215,8 +217,7 @@ static int processFileEvents(aeEventLoop *el, long long timeout_us) {
     struct epoll_event nested[AE_NESTED_EVENTS];
     struct epoll_event *fired = el->depth ? nested : el->fired;
     int n = waitForEvents(el, fired, el->depth ? AE_NESTED_EVENTS : el->setsize, timeout_us);
-    clockResync(); /* the turn's reads of the clocks scale from here */
-    el->turn_start = getMonotonicUs();
+    el->turn_start = clockResync(); /* the turn's reads of the clocks scale from here */
     el->depth++;
     for (int i = 0; i < n; i++) {
         int fd = fired[i].data.fd;

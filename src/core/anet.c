@@ -12,6 +12,8 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -218,4 +220,16 @@ int anetTcpNonBlockConnect(char *err, const char *host, int port, const char *so
     }
     freeaddrinfo(servinfo);
     return s;
+}
+
+/* The system calls are made directly: glibc's recv, send and writev are
+ * cancellation points, and in a process with threads (0MQ's, the background
+ * jobs') each turns the thread's asynchronous cancellation on before the call
+ * and off after it, two atomic updates that cost ~60 ns a request at -P 1 in
+ * profiles. No thread of the server is ever cancelled. */
+ssize_t anetRecv(int fd, void *buf, size_t len) { return syscall(SYS_recvfrom, fd, buf, len, 0, NULL, NULL); }
+
+ssize_t anetWriteIov(int fd, const struct iovec *iov, int iovcnt) {
+    if (iovcnt == 1) return syscall(SYS_sendto, fd, iov[0].iov_base, iov[0].iov_len, MSG_NOSIGNAL, NULL, 0);
+    return syscall(SYS_writev, fd, iov, iovcnt);
 }

@@ -3,6 +3,9 @@
 #define CORE_ANET_H
 
 #include <stddef.h>
+#include <sys/types.h>
+
+struct iovec;
 
 #define ANET_OK 0
 #define ANET_ERR -1
@@ -23,5 +26,14 @@ int anetEnableTcpNoDelay(char *err, int fd);
 int anetKeepAlive(char *err, int fd, int interval);
 /* "ip:port" of the peer or of our side. */
 int anetFdToString(int fd, char *buf, size_t buflen, int peer);
+
+/* A client socket's reads and writes, as every request makes them: -1 and
+ * errno as the system calls. recv(2), without the file layer read(2) goes
+ * through. */
+ssize_t anetRecv(int fd, void *buf, size_t len);
+/* What iov holds, in one call: send(2) for one piece (the usual reply: the
+ * kernel's shortest path to a socket, as write(2) and writev(2) go through
+ * the file layer first), writev(2) for more. No SIGPIPE. */
+ssize_t anetWriteIov(int fd, const struct iovec *iov, int iovcnt);
 
 #endif

@@ -95,12 +95,27 @@ static uint64_t readAnchor(uint64_t *ns) {
     return best_tsc;
 }
 
-void clockResync(void) {
+/* The monotonic time at TSC reading tsc, from the anchor (fromTsc() holds). */
+static inline monotime usAtTsc(uint64_t tsc) {
+    monotime us = (anchor_ns + (uint64_t)((double)(tsc - anchor_tsc) * ns_per_tick)) / 1000;
+    /* A new anchor may land a hair before what was extrapolated. */
+    if (us < last_us) us = last_us;
+    last_us = us;
+    return us;
+}
+
+monotime clockResync(void) {
     if (tsc_trusted == -1) tsc_trusted = tscTrusted();
-    if (!tsc_trusted) return;
+    if (!tsc_trusted) return getMonotonicUs();
     tsc_thread = 1;
-    /* Turns come every few µs under load: an anchor a millisecond old is as good. */
-    if (ns_per_tick > 0 && (double)(readTsc() - anchor_tsc) * ns_per_tick < RESYNC_NS) return;
+    /* Turns come every few µs under load: an anchor a millisecond old is as
+     * good, and the TSC read that tells is the turn's time (a read costs as
+     * much as the vDSO's clock here: ~25 ns, the rest of getMonotonicUs is
+     * arithmetic). */
+    if (ns_per_tick > 0) {
+        uint64_t tsc = readTsc();
+        if ((double)(tsc - anchor_tsc) * ns_per_tick < RESYNC_NS) return usAtTsc(tsc);
+    }
     uint64_t ns = 0;
     uint64_t tsc = readAnchor(&ns);
     long long wall = kernelWallUs();
@@ -122,17 +137,11 @@ void clockResync(void) {
     anchor_ns = ns;
     /* The wall clock as of the anchor: read just after it, less what passed. */
     anchor_wall_us = wall - (ns_per_tick > 0 ? (long long)((double)(readTsc() - tsc) * ns_per_tick / 1000) : 0);
+    return getMonotonicUs();
 }
 
 monotime getMonotonicUs(void) {
-    if (fromTsc()) {
-        uint64_t tsc = readTsc();
-        monotime us = (anchor_ns + (uint64_t)((double)(tsc - anchor_tsc) * ns_per_tick)) / 1000;
-        /* A new anchor may land a hair before what was extrapolated. */
-        if (us < last_us) us = last_us;
-        last_us = us;
-        return us;
-    }
+    if (fromTsc()) return usAtTsc(readTsc());
     monotime us = kernelMonotonicNs() / 1000;
     if (tsc_thread) last_us = us;
     return us;

@@ -16,8 +16,8 @@ long long ustimeAt(monotime now);
 /* Called by the thread running the event loop at each turn: from then on
  * that thread's reads are the TSC's, scaled from an anchor of the kernel's
  * clocks this takes at most once a millisecond, where the kernel trusts the
- * TSC (see clock.c). */
-void clockResync(void);
+ * TSC (see clock.c). Returns getMonotonicUs() as of the call. */
+monotime clockResync(void);
 /* Whether this thread's reads come from the TSC now (for the tests). */
 int clockUsesTsc(void);
 

@@ -375,9 +375,7 @@ static int writeToClient(client *c, int handler_installed) {
             skip = 0;
         }
         if (iovcnt == 0) break;
-        /* One piece (the usual reply): send(2) is the kernel's shortest path
-         * to a socket (write(2) and writev(2) go through the file layer first). */
-        ssize_t n = iovcnt == 1 ? send(c->fd, iov[0].iov_base, iov[0].iov_len, MSG_NOSIGNAL) : writev(c->fd, iov, iovcnt);
+        ssize_t n = anetWriteIov(c->fd, iov, iovcnt);
         if (n <= 0) {
             if (n == -1 && errno == EAGAIN) break;
             if (n == -1 && errno == EINTR) continue;
@@ -721,7 +719,7 @@ static void readQueryFromClient(aeEventLoop *el, int fd, void *privdata, int mas
          * and a replica that fell behind would stay behind. */
         if (c->flags & CLIENT_MASTER) readlen = sdsavail(c->querybuf);
     }
-    ssize_t nread = recv(fd, c->querybuf + qblen, readlen, 0); /* read(2)'s path, without the file layer */
+    ssize_t nread = anetRecv(fd, c->querybuf + qblen, readlen);
     if (nread == -1) {
         if (errno == EAGAIN || errno == EINTR) return;
         serverLog(LL_VERBOSE, "Reading from client: %s", strerror(errno));

@@ -5,6 +5,7 @@
  * number of holders starting there, and the first block may go only when
  * the backlog is its sole holder. */
 #include "server/replbuf.h"
+#include "core/anet.h"
 #include "core/zmalloc.h"
 
 #include <errno.h>
@@ -272,7 +273,7 @@ ssize_t replBufWriteClient(client *c) {
         pos = 0;
     }
     if (!iovcnt) return 0;
-    ssize_t n = iovcnt == 1 ? send(c->fd, iov[0].iov_base, iov[0].iov_len, MSG_NOSIGNAL) : writev(c->fd, iov, iovcnt);
+    ssize_t n = anetWriteIov(c->fd, iov, iovcnt);
     if (n <= 0) return n == -1 && (errno == EAGAIN || errno == EINTR) ? 0 : -1;
     size_t left = (size_t)n;
     int moved = 0;
