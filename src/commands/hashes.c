@@ -7,6 +7,7 @@
  * OBJECT ENCODING, DEBUG/RDB bytes and reply order all match the reference. */
 #include "commands/cmdargs.h"
 #include "commands/scan.h"
+#include "core/memprefetch.h"
 #include "core/numparse.h"
 #include "core/zmalloc.h"
 #include "data/listpack.h"
@@ -122,8 +123,13 @@ static int hashTypeSet(robj *o, sds field, const char *value, size_t vlen) {
         dict *d = o->ptr;
         dictEntry *de = dictFind(d, field);
         if (de) {
-            sdsfree(dictGetVal(de));
+            /* Freeing the old value reads its header, most often not in the
+             * cache (the entry was, the value lives elsewhere): its load
+             * starts now and the new value's copy runs under it. */
+            sds old = dictGetVal(de);
+            prefetchLine(old - 1);
             dictSetVal(d, de, sdsnewlen(value, vlen));
+            sdsfree(old);
             update = 1;
         } else {
             dictAdd(d, field, sdsnewlen(value, vlen)); /* the field is copied into the entry */
