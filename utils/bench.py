@@ -552,9 +552,10 @@ def main():
     ap.add_argument("--only", default=DEFAULT, help="comma-separated, of: " + ",".join(SECTIONS))
     a = ap.parse_args()
     CPU_RUNS = max(1, a.cpu_runs)
-    CPU_PIPELINES = tuple(int(p) for p in a.pipelines.split(",") if p.isdigit())
-    if not CPU_PIPELINES or any(p not in CPU_N for p in CPU_PIPELINES):
+    pipelines = a.pipelines.split(",")
+    if not all(p.isdigit() and int(p) in CPU_N for p in pipelines):
         ap.error("--pipelines takes some of " + ",".join(map(str, CPU_N)))
+    CPU_PIPELINES = tuple(int(p) for p in pipelines)
     names = a.only.split(",")
     unknown = [n for n in names if n not in SECTIONS]
     if unknown:

@@ -163,9 +163,9 @@ uint64_t dictCStrHash(const void *key);
 uint64_t dictCStrCaseHash(const void *key);
 int dictCStrKeyCompare(dict *d, const void *a, const void *b);
 int dictCStrKeyCaseCompare(dict *d, const void *a, const void *b);
-/* For tables keyed by the pointer itself (keyCompare NULL): mixes all its
- * bits into the low ones the buckets are chosen by (aligned pointers have
- * their low bits all zero). */
+/* For tables keyed by the pointer itself, or by an integer stored as one
+ * (keyCompare NULL): mixes all its bits into the low ones the buckets are
+ * chosen by (aligned pointers have their low bits all zero). */
 uint64_t dictPtrHash(const void *key);
 
 #endif

@@ -31,8 +31,7 @@
 static void readQueryFromClient(aeEventLoop *el, int fd, void *privdata, int mask);
 static void sendReplyToClient(aeEventLoop *el, int fd, void *privdata, int mask);
 
-static uint64_t clientIdHash(const void *key) { return (uint64_t)(uintptr_t)key * 0x9E3779B97F4A7C15ULL; }
-static dictType clientIdDictType = {clientIdHash, NULL, NULL, NULL, NULL, NULL, 0, 0, NULL};
+static dictType clientIdDictType = {dictPtrHash, NULL, NULL, NULL, NULL, NULL, 0, 0, NULL}; /* id (as a pointer) → client */
 
 client *createClient(int fd) {
     client *c = zcalloc(sizeof(client));
