@@ -254,14 +254,12 @@ static void debugHtstats(client *c) {
 static void debugHtstatsKey(client *c) {
     robj *o = debugLookupOrReply(c, c->argv[2]);
     if (!o) return;
-    dict *d = valueTable(o);
-    if (!d) {
+    char buf[4096];
+    if (!valueTableStats(o, buf, sizeof(buf))) {
         addReplyError(c, "The value stored at the specified key is not represented using an hash table");
         return;
     }
-    sds s = catDictStats(sdsempty(), d);
-    addReplyVerbatim(c, s, sdslen(s), "txt");
-    sdsfree(s);
+    addReplyVerbatim(c, buf, strlen(buf), "txt");
 }
 
 /* POPULATE count [prefix] [size]: string keys <prefix>:<n> holding

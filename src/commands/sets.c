@@ -510,7 +510,7 @@ static void srandmemberWithCountCommand(client *c) {
     if (count * SRANDMEMBER_SUB_STRATEGY_MUL > size) {
         /* Most of the set: copy it, then drop random members. */
         setIterator it;
-        dictExpand(picked->ptr, size);
+        setExpand(picked, size);
         setIterInit(&it, set);
         while (setIterNext(&it, &m)) setTypeAddMember(picked, &m);
         setIterDone(&it);
@@ -521,7 +521,7 @@ static void srandmemberWithCountCommand(client *c) {
     } else {
         /* Few of many: draw until count distinct members came up. */
         unsigned long added = 0;
-        dictExpand(picked->ptr, count);
+        setExpand(picked, count);
         while (added < count) {
             setRandomMember(set, &m);
             added += (unsigned long)setTypeAddMember(picked, &m);

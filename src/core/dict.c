@@ -88,7 +88,7 @@ uint64_t dictGenCaseHashFunction(const unsigned char *buf, size_t len) {
 
 /* Small PRNG for sampling (splitmix64); quality needs are modest and it must
  * not touch libc's rand() state that scripts or commands may rely on. */
-static uint64_t dictRandom(void) {
+uint64_t dictRandom(void) {
     static uint64_t state;
     if (state == 0) {
         struct timespec ts;
@@ -289,8 +289,7 @@ unsigned long dictSize(const dict *d) { return d->used[0] + d->used[1]; }
 unsigned long dictSlots(const dict *d) { return HT_SIZE(d->sizeExp[0]) + HT_SIZE(d->sizeExp[1]); }
 dictType *dictGetType(dict *d) { return d->type; }
 
-/* Exponent of the smallest power of two >= size (at least the initial size). */
-static signed char nextExp(unsigned long size) {
+signed char dictExpForSize(unsigned long size) {
     signed char e = DICT_HT_INITIAL_EXP;
     if (size >= (1UL << (sizeof(long) * 8 - 1))) return (signed char)(sizeof(long) * 8 - 1);
     while ((1UL << e) < size) e++;
@@ -300,7 +299,7 @@ static signed char nextExp(unsigned long size) {
 static int expandTo(dict *d, unsigned long size) {
     /* Growing while rehashing, or below the element count, is meaningless. */
     if (dictIsRehashing(d) || d->used[0] > size) return DICT_ERR;
-    signed char exp = nextExp(size);
+    signed char exp = dictExpForSize(size);
     unsigned long newsize = 1UL << exp;
     if (newsize < size || newsize * sizeof(dictEntry *) / sizeof(dictEntry *) != newsize) return DICT_ERR;
     if (exp == d->sizeExp[0]) return DICT_ERR;
@@ -330,18 +329,25 @@ int dictTryExpand(dict *d, unsigned long size) {
 
 static int expandAllowed(dict *d) {
     if (d->type->expandAllowed == NULL) return 1;
-    unsigned long next = 1UL << nextExp(d->used[0] + 1);
+    unsigned long next = 1UL << dictExpForSize(d->used[0] + 1);
     return d->type->expandAllowed(next * sizeof(dictEntry *),
                                   (double)d->used[0] / (double)HT_SIZE(d->sizeExp[0]));
 }
 
+int dictGrowDue(unsigned long used, unsigned long size) {
+    return used >= size && (dict_can_resize || used / size > dict_force_resize_ratio);
+}
+
+static int sparse(unsigned long used, unsigned long slots) {
+    return slots > DICT_HT_INITIAL_SIZE && used * 100 / slots < 10;
+}
+
+int dictShrinkDue(unsigned long used, unsigned long slots) { return dict_can_resize && sparse(used, slots); }
+
 static int expandIfNeeded(dict *d) {
     if (dictIsRehashing(d)) return DICT_OK;
     if (d->sizeExp[0] == -1) return expandTo(d, DICT_HT_INITIAL_SIZE);
-    unsigned long size = HT_SIZE(d->sizeExp[0]);
-    if (d->used[0] >= size && (dict_can_resize || d->used[0] / size > dict_force_resize_ratio) &&
-        expandAllowed(d))
-        return expandTo(d, d->used[0] + 1);
+    if (dictGrowDue(d->used[0], HT_SIZE(d->sizeExp[0])) && expandAllowed(d)) return expandTo(d, d->used[0] + 1);
     return DICT_OK;
 }
 
@@ -352,10 +358,7 @@ int dictResize(dict *d) {
     return expandTo(d, minimal);
 }
 
-int dictNeedsResize(const dict *d) {
-    unsigned long size = dictSlots(d), used = dictSize(d);
-    return size > DICT_HT_INITIAL_SIZE && used * 100 / size < 10;
-}
+int dictNeedsResize(const dict *d) { return sparse(dictSize(d), dictSlots(d)); }
 
 int dictRehash(dict *d, int n) {
     /* Bound the empty buckets visited too, so a sparse table cannot stall us. */
@@ -787,36 +790,36 @@ dictEntry *dictGetRandomKey(dict *d) {
     return linkApi(d, he);
 }
 
-unsigned int dictGetSomeKeys(dict *d, dictEntry **des, unsigned int count) {
-    if (dictSize(d) < count) count = (unsigned int)dictSize(d);
-    if (count == 0) return 0;
+long dictSampleSlot(unsigned long seen, unsigned int count) {
+    if (seen < count) return (long)seen;
+    unsigned long r = (unsigned long)(dictRandom() % ((uint64_t)seen + 1));
+    return r < count ? (long)r : -1;
+}
+
+unsigned int dictSampleWalk(const signed char exp[2], long rehashidx, unsigned int count, dictSampleVisitFn *visit,
+                            void *ctx) {
     unsigned long maxsteps = (unsigned long)count * 10;
-
-    /* Rehashing work proportional to what we are asked for. */
-    for (unsigned int j = 0; j < count && dictIsRehashing(d); j++) rehashStep(d);
-
-    int tables = dictIsRehashing(d) ? 2 : 1;
-    unsigned long maxmask = HT_MASK(d->sizeExp[0]);
-    if (tables > 1 && maxmask < HT_MASK(d->sizeExp[1])) maxmask = HT_MASK(d->sizeExp[1]);
+    int tables = exp[1] != -1 ? 2 : 1;
+    unsigned long maxmask = HT_MASK(exp[0]);
+    if (tables > 1 && maxmask < HT_MASK(exp[1])) maxmask = HT_MASK(exp[1]);
 
     /* Walk consecutive buckets from a random point, jumping elsewhere after
      * a run of empty ones. */
     unsigned long i = dictRandom() & maxmask;
-    unsigned long emptylen = 0;
-    unsigned int stored = 0;
+    unsigned long emptylen = 0, stored = 0;
     while (stored < count && maxsteps--) {
         for (int t = 0; t < tables; t++) {
-            if (tables == 2 && t == 0 && i < (unsigned long)d->rehashidx) {
+            if (tables == 2 && t == 0 && i < (unsigned long)rehashidx) {
                 /* Already-migrated part of ht[0]: empty. If ht[1] is smaller
                  * and i is past its end, both are empty here: jump ahead. */
-                if (i >= HT_SIZE(d->sizeExp[1]))
-                    i = (unsigned long)d->rehashidx;
+                if (i >= HT_SIZE(exp[1]))
+                    i = (unsigned long)rehashidx;
                 else
                     continue;
             }
-            if (i >= HT_SIZE(d->sizeExp[t])) continue;
-            dictEntry *he = d->table[t][i];
-            if (he == NULL) {
+            if (i >= HT_SIZE(exp[t])) continue;
+            unsigned long n = visit(ctx, t, i, stored);
+            if (n == 0) {
                 emptylen++;
                 if (emptylen >= 5 && emptylen > count) {
                     i = dictRandom() & maxmask;
@@ -824,25 +827,39 @@ unsigned int dictGetSomeKeys(dict *d, dictEntry **des, unsigned int count) {
                 }
             } else {
                 emptylen = 0;
-                /* The whole chain, sampled by reservoir once des is full:
-                 * the end of a chain longer than count is reachable too
-                 * (else a set whose members share one bucket would only
-                 * ever show its first count members). */
-                for (; he; he = linkNext(d, he)) {
-                    if (stored < count) {
-                        des[stored] = linkApi(d, he);
-                    } else {
-                        unsigned long r = (unsigned long)(dictRandom() % ((uint64_t)stored + 1));
-                        if (r < count) des[r] = linkApi(d, he);
-                    }
-                    stored++;
-                }
+                stored += n;
                 if (stored >= count) return count;
             }
         }
         i = (i + 1) & maxmask;
     }
-    return stored;
+    return (unsigned int)stored;
+}
+
+typedef struct sampleCtx {
+    dict *d;
+    dictEntry **des;
+    unsigned int count;
+} sampleCtx;
+
+static unsigned long sampleChain(void *ctx, int t, unsigned long idx, unsigned long stored) {
+    sampleCtx *sc = ctx;
+    unsigned long n = 0;
+    for (dictEntry *he = sc->d->table[t][idx]; he; he = linkNext(sc->d, he), n++) {
+        long slot = dictSampleSlot(stored + n, sc->count);
+        if (slot >= 0) sc->des[slot] = linkApi(sc->d, he);
+    }
+    return n;
+}
+
+unsigned int dictGetSomeKeys(dict *d, dictEntry **des, unsigned int count) {
+    if (dictSize(d) < count) count = (unsigned int)dictSize(d);
+    if (count == 0) return 0;
+    /* Rehashing work proportional to what we are asked for. */
+    for (unsigned int j = 0; j < count && dictIsRehashing(d); j++) rehashStep(d);
+    sampleCtx sc = {d, des, count};
+    signed char exp[2] = {d->sizeExp[0], dictIsRehashing(d) ? d->sizeExp[1] : -1};
+    return dictSampleWalk(exp, d->rehashidx, count, sampleChain, &sc);
 }
 
 #define GETFAIR_NUM_ENTRIES 15
@@ -871,45 +888,54 @@ static unsigned long reverseBits(unsigned long v) {
 }
 _Static_assert(sizeof(unsigned long) == 8, "dictScan's cursor reversal assumes 64-bit long");
 
-static void scanBucket(dict *d, int t, unsigned long idx, dictScanFunction *fn, void *privdata) {
-    const dictEntry *de = d->table[t][idx];
-    while (de) {
-        const dictEntry *next = linkNext(d, de);
-        fn(privdata, linkApi(d, de));
-        de = next;
-    }
-}
-
 /* The cursor is incremented on its reversed bits: high bits first. Buckets
  * of a table of size 2^n visited at cursor v correspond, in a table of size
  * 2^m > 2^n, to the buckets sharing v's low n bits, which the reversed
  * increment visits consecutively; so neither growing nor shrinking between
  * calls makes the scan skip a bucket. */
+unsigned long dictScanCursor(unsigned long v, const signed char exp[2], dictScanVisitFn *visit, void *ctx) {
+    if (exp[1] == -1) {
+        unsigned long m0 = HT_MASK(exp[0]);
+        visit(ctx, 0, v & m0);
+        v |= ~m0;
+        return reverseBits(reverseBits(v) + 1);
+    }
+    int small = exp[0] > exp[1] ? 1 : 0, large = 1 - small;
+    unsigned long m0 = HT_MASK(exp[small]);
+    unsigned long m1 = HT_MASK(exp[large]);
+    visit(ctx, small, v & m0);
+    /* Then every bucket of the larger table that expands this one. */
+    do {
+        visit(ctx, large, v & m1);
+        v |= ~m1;
+        v = reverseBits(reverseBits(v) + 1);
+    } while (v & (m0 ^ m1));
+    return v;
+}
+
+typedef struct scanVisit {
+    dict *d;
+    dictScanFunction *fn;
+    void *privdata;
+} scanVisit;
+
+static void scanBucket(void *ctx, int t, unsigned long idx) {
+    scanVisit *sv = ctx;
+    const dictEntry *de = sv->d->table[t][idx];
+    while (de) {
+        const dictEntry *next = linkNext(sv->d, de);
+        sv->fn(sv->privdata, linkApi(sv->d, de));
+        de = next;
+    }
+}
+
 unsigned long dictScan(dict *d, unsigned long v, dictScanFunction *fn, void *privdata) {
     if (dictSize(d) == 0) return 0;
     /* The callback may look keys up; that must not move buckets under us. */
     dictPauseRehashing(d);
-    if (!dictIsRehashing(d)) {
-        unsigned long m0 = HT_MASK(d->sizeExp[0]);
-        scanBucket(d, 0, v & m0, fn, privdata);
-        v |= ~m0;
-        v = reverseBits(reverseBits(v) + 1);
-    } else {
-        int small = 0, large = 1;
-        if (HT_SIZE(d->sizeExp[0]) > HT_SIZE(d->sizeExp[1])) {
-            small = 1;
-            large = 0;
-        }
-        unsigned long m0 = HT_MASK(d->sizeExp[small]);
-        unsigned long m1 = HT_MASK(d->sizeExp[large]);
-        scanBucket(d, small, v & m0, fn, privdata);
-        /* Then every bucket of the larger table that expands this one. */
-        do {
-            scanBucket(d, large, v & m1, fn, privdata);
-            v |= ~m1;
-            v = reverseBits(reverseBits(v) + 1);
-        } while (v & (m0 ^ m1));
-    }
+    scanVisit sv = {d, fn, privdata};
+    signed char exp[2] = {d->sizeExp[0], dictIsRehashing(d) ? d->sizeExp[1] : -1};
+    v = dictScanCursor(v, exp, scanBucket, &sv);
     dictResumeRehashing(d);
     return v;
 }
@@ -951,18 +977,17 @@ size_t dictEntryMemUsage(const dict *d, const dictEntry *de) {
 
 #define DICT_STATS_VECTLEN 50
 
-static size_t tableStats(char *buf, size_t bufsize, dict *d, int t) {
+static size_t tableStats(char *buf, size_t bufsize, int t, unsigned long size, unsigned long used,
+                         dictChainLenFn *chainLen, const void *ctx) {
     const char *name = t == 0 ? "main hash table" : "rehashing target";
-    if (d->used[t] == 0)
+    if (used == 0)
         return (size_t)snprintf(buf, bufsize,
                                 "Hash table %d stats (%s):\nNo stats available for empty dictionaries\n",
                                 t, name);
     unsigned long clvector[DICT_STATS_VECTLEN] = {0};
     unsigned long slots = 0, maxchainlen = 0, totchainlen = 0;
-    unsigned long size = HT_SIZE(d->sizeExp[t]);
     for (unsigned long i = 0; i < size; i++) {
-        unsigned long chainlen = 0;
-        for (dictEntry *he = d->table[t][i]; he; he = linkNext(d, he)) chainlen++;
+        unsigned long chainlen = chainLen(ctx, t, i);
         if (chainlen == 0) {
             clvector[0]++;
             continue;
@@ -978,8 +1003,8 @@ static size_t tableStats(char *buf, size_t bufsize, dict *d, int t) {
                      " different slots: %lu\n max chain length: %lu\n"
                      " avg chain length (counted): %.02f\n avg chain length (computed): %.02f\n"
                      " Chain length distribution:\n",
-                     t, name, size, d->used[t], slots, maxchainlen, (double)totchainlen / (double)slots,
-                     (double)d->used[t] / (double)slots);
+                     t, name, size, used, slots, maxchainlen, (double)totchainlen / (double)slots,
+                     (double)used / (double)slots);
     if (n < 0 || (size_t)n >= bufsize) return bufsize ? bufsize - 1 : 0;
     l = (size_t)n;
     for (int i = 0; i < DICT_STATS_VECTLEN - 1; i++) {
@@ -992,12 +1017,25 @@ static size_t tableStats(char *buf, size_t bufsize, dict *d, int t) {
     return l;
 }
 
-size_t dictGetStats(char *buf, size_t bufsize, dict *d) {
+size_t dictFormatStats(char *buf, size_t bufsize, const signed char exp[2], const unsigned long used[2],
+                       dictChainLenFn *chainLen, const void *ctx) {
     if (bufsize == 0) return 0;
     buf[0] = '\0';
-    size_t l = tableStats(buf, bufsize, d, 0);
-    if (dictIsRehashing(d) && l + 1 < bufsize) l += tableStats(buf + l, bufsize - l, d, 1);
+    size_t l = tableStats(buf, bufsize, 0, HT_SIZE(exp[0]), used[0], chainLen, ctx);
+    if (exp[1] != -1 && l + 1 < bufsize) l += tableStats(buf + l, bufsize - l, 1, HT_SIZE(exp[1]), used[1], chainLen, ctx);
     return l;
+}
+
+static unsigned long chainLength(const void *ctx, int t, unsigned long idx) {
+    const dict *d = ctx;
+    unsigned long n = 0;
+    for (dictEntry *he = d->table[t][idx]; he; he = linkNext(d, he)) n++;
+    return n;
+}
+
+size_t dictGetStats(char *buf, size_t bufsize, dict *d) {
+    signed char exp[2] = {d->sizeExp[0], dictIsRehashing(d) ? d->sizeExp[1] : -1};
+    return dictFormatStats(buf, bufsize, exp, d->used, chainLength, d);
 }
 
 /* ---------------------------------------------------------------- helper types */

@@ -147,6 +147,31 @@ size_t dictEntryMemUsage(const dict *d, const dictEntry *de);
 /* Human-readable table statistics (for DEBUG HTSTATS); returns bytes written. */
 size_t dictGetStats(char *buf, size_t bufsize, dict *d);
 
+/* For other tables built on dict's plan (data/packset.c: power-of-two
+ * tables, two while rehashing, exp -1 for a table that is not there): the
+ * same sizing rules, sampling PRNG, SCAN cursor and DEBUG HTSTATS text. */
+signed char dictExpForSize(unsigned long size);             /* smallest 2^exp >= size, at least the initial */
+int dictGrowDue(unsigned long used, unsigned long size);     /* a table of size holding used must grow */
+int dictShrinkDue(unsigned long used, unsigned long slots);  /* ... may shrink (under 10% full, resizing on) */
+uint64_t dictRandom(void);
+/* One SCAN step from cursor v: visits the buckets (table, index) it covers
+ * and returns the next cursor. */
+typedef void dictScanVisitFn(void *ctx, int table, unsigned long idx);
+unsigned long dictScanCursor(unsigned long v, const signed char exp[2], dictScanVisitFn *visit, void *ctx);
+/* Sampling (dictGetSomeKeys' walk): visits buckets from a random point,
+ * (table, index), until count elements were seen or 10 x count steps. visit
+ * samples a bucket's elements, the k-th of them into the slot
+ * dictSampleSlot(stored + k, count) gives (-1: not kept; past count the
+ * slots are drawn, so the end of a long bucket is reachable too), and
+ * returns how many it holds. Returns the elements stored, at most count. */
+typedef unsigned long dictSampleVisitFn(void *ctx, int table, unsigned long idx, unsigned long stored);
+unsigned int dictSampleWalk(const signed char exp[2], long rehashidx, unsigned int count, dictSampleVisitFn *visit,
+                            void *ctx);
+long dictSampleSlot(unsigned long seen, unsigned int count);
+typedef unsigned long dictChainLenFn(const void *ctx, int table, unsigned long idx);
+size_t dictFormatStats(char *buf, size_t bufsize, const signed char exp[2], const unsigned long used[2],
+                       dictChainLenFn *chainLen, const void *ctx);
+
 /* Hashing. The seed is set once at start-up, before any dict is filled. */
 void dictSetHashFunctionSeed(const uint8_t seed[16]);
 const uint8_t *dictGetHashFunctionSeed(void);

@@ -6,6 +6,7 @@
 #include "core/zmalloc.h"
 #include "data/intset.h"
 #include "data/listpack.h"
+#include "data/packset.h"
 #include "data/quicklist.h"
 #include "data/skiplist.h"
 #include "data/stream.h"
@@ -74,7 +75,7 @@ robj *createListListpackObject(void) {
 }
 
 robj *createSetObject(void) {
-    robj *o = createObject(OBJ_SET, dictCreate(&setDictType));
+    robj *o = createObject(OBJ_SET, packsetCreate());
     o->encoding = OBJ_ENCODING_HT;
     return o;
 }
@@ -177,7 +178,10 @@ static void freeAggregate(robj *o) {
     if (atomic_load_explicit(&object_unchecked_count, memory_order_relaxed)) forgetUnchecked(o);
     switch (o->encoding) {
     case OBJ_ENCODING_QUICKLIST: quicklistRelease(o->ptr); break;
-    case OBJ_ENCODING_HT: dictRelease(o->ptr); break;
+    case OBJ_ENCODING_HT:
+        if (o->type == OBJ_SET) packsetRelease(o->ptr);
+        else dictRelease(o->ptr);
+        break;
     case OBJ_ENCODING_INTSET: intsetFree(o->ptr); break;
     case OBJ_ENCODING_LISTPACK: lpFree(o->ptr); break;
     case OBJ_ENCODING_STREAM: streamFree(o->ptr); break;

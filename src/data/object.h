@@ -55,8 +55,10 @@ typedef struct zset {
     struct zskiplist *zsl;
 } zset;
 
-/* The hash-table types every aggregate encoding uses (sds members/fields).
- * Sets and hashes embed the key: dictAdd copies it, the caller keeps its own. */
+/* The hash-table types of the aggregate encodings (sds members/fields); a
+ * set value's table is a packset (data/packset.h), setDictType is for the
+ * server's own sets of strings. Embedded keys: dictAdd copies them, the
+ * caller keeps its own. */
 extern struct dictType setDictType;  /* sds member (embedded) → NULL */
 extern struct dictType hashDictType; /* sds field (embedded) → sds value */
 extern struct dictType zsetDictType; /* item mode: the skiplist's nodes (t_zset.h's zsetDictNode) */
@@ -70,7 +72,7 @@ extern struct dictType objectKeyDictType;
 
 robj *createQuicklistObject(int fill, int compress);
 robj *createListListpackObject(void); /* a small list, as Redis 7.2 encodes it */
-robj *createSetObject(void);        /* hashtable encoding */
+robj *createSetObject(void);        /* hashtable encoding (a packset) */
 robj *createIntsetObject(void);
 robj *createHashObject(void);       /* listpack encoding */
 robj *createZsetObject(void);       /* skiplist encoding */

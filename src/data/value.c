@@ -29,10 +29,24 @@ static void elemFromInt(valueElem *e, long long v) {
     e->lval = v;
 }
 
-dict *valueMemberTable(robj *o) {
-    if ((o->type == OBJ_HASH || o->type == OBJ_SET) && o->encoding == OBJ_ENCODING_HT) return o->ptr;
+static inline int isPackset(const robj *o) { return o->type == OBJ_SET && o->encoding == OBJ_ENCODING_HT; }
+
+/* The dict of a hash or sorted set in a table encoding (sets have packsets). */
+static dict *valueDict(robj *o) {
+    if (o->type == OBJ_HASH && o->encoding == OBJ_ENCODING_HT) return o->ptr;
     if (o->type == OBJ_ZSET && o->encoding == OBJ_ENCODING_SKIPLIST) return ((zset *)o->ptr)->dict;
     return NULL;
+}
+
+void valuePrefetchMembers(robj *o, const char *const *m, const size_t *lens, int n, unsigned long minSize) {
+    if (isPackset(o)) {
+        if (packsetSize(o->ptr) >= minSize) packsetPrefetch(o->ptr, m, lens, n);
+        return;
+    }
+    dict *d = valueDict(o);
+    /* A hash field's value is freed by HSET; a zset's table holds the
+     * members' skiplist nodes, scores and all. */
+    if (d && dictSize(d) >= minSize) dictPrefetchSdsKeys(d, m, lens, n, o->type == OBJ_HASH);
 }
 
 unsigned long valueLength(robj *o) {
@@ -40,7 +54,7 @@ unsigned long valueLength(robj *o) {
     case OBJ_LIST: return o->encoding == OBJ_ENCODING_LISTPACK ? lpLength(o->ptr) : quicklistCount(o->ptr);
     case OBJ_SET:
         if (o->encoding == OBJ_ENCODING_INTSET) return intsetLen(o->ptr);
-        return o->encoding == OBJ_ENCODING_LISTPACK ? lpLength(o->ptr) : dictSize((dict *)o->ptr);
+        return o->encoding == OBJ_ENCODING_LISTPACK ? lpLength(o->ptr) : packsetSize(o->ptr);
     case OBJ_ZSET: return zsetLength(o);
     case OBJ_HASH:
         /* lpLength also refreshes an overflowed header count, as Redis does here. */
@@ -66,7 +80,8 @@ void valueIterInitAt(valueIter *it, robj *o, long first, int reverse) {
     case OBJ_ZSET: zcurAtRank(&it->zc, o, (unsigned long)first, reverse); break;
     case OBJ_HASH:
     case OBJ_SET:
-        if (o->encoding == OBJ_ENCODING_HT) dictInitIterator(&it->di, o->ptr);
+        if (isPackset(o)) packsetIterInit(&it->pi, o->ptr);
+        else if (o->encoding == OBJ_ENCODING_HT) dictInitIterator(&it->di, o->ptr);
         else if (o->encoding == OBJ_ENCODING_LISTPACK) it->p = lpFirst(o->ptr);
         break;
     }
@@ -133,7 +148,8 @@ int valueIterNext(valueIter *it, valueItem *item) {
             it->p = lpNext(o->ptr, it->p);
             return 1;
         }
-        break;
+        item->ele.lval = 0;
+        return packsetIterNext(&it->pi, &item->ele.sval, &item->ele.slen);
     case OBJ_HASH:
         if (o->encoding == OBJ_ENCODING_LISTPACK) {
             lpEntry f, v;
@@ -148,14 +164,14 @@ int valueIterNext(valueIter *it, valueItem *item) {
     dictEntry *de = dictNext(&it->di);
     if (!de) return 0;
     elemFromSds(&item->ele, dictGetKey(de));
-    if (o->type == OBJ_HASH) elemFromSds(&item->val, dictGetVal(de));
+    elemFromSds(&item->val, dictGetVal(de));
     return 1;
 }
 
 void valueIterDone(valueIter *it) {
     if (it->qi) quicklistReleaseIterator(it->qi);
-    else if ((it->o->type == OBJ_SET || it->o->type == OBJ_HASH) && it->o->encoding == OBJ_ENCODING_HT)
-        dictResetIterator(&it->di);
+    else if (isPackset(it->o)) packsetIterDone(&it->pi);
+    else if (it->o->type == OBJ_HASH && it->o->encoding == OBJ_ENCODING_HT) dictResetIterator(&it->di);
 }
 
 /* ------------------------------------------------------------ lists */
@@ -350,8 +366,12 @@ robj *setCreate(const valueElem *first, size_t sizeHint, const setLimits *lim) {
         return o;
     }
     robj *o = createSetObject();
-    dictExpand(o->ptr, sizeHint);
+    packsetExpand(o->ptr, sizeHint);
     return o;
+}
+
+void setExpand(robj *o, size_t n) {
+    if (isPackset(o)) packsetExpand(o->ptr, n);
 }
 
 static void setConvertToListpack(robj *o) {
@@ -406,10 +426,7 @@ int setAdd(robj *o, const valueElem *m, const setLimits *lim) {
         }
         setConvertToTable(o, lpLength(o->ptr) + 1);
     }
-    elemKey k;
-    int added = dictAdd(o->ptr, elemKeyMake(&k, m), NULL) == DICT_OK;
-    elemKeyDone(&k);
-    return added;
+    return packsetAdd(o->ptr, s, len);
 }
 
 int setRemove(robj *o, const valueElem *m) {
@@ -426,22 +443,20 @@ int setRemove(robj *o, const valueElem *m) {
         o->ptr = lpDelete(o->ptr, p, NULL);
         return 1;
     }
-    elemKey k;
-    dict *d = o->ptr;
-    int removed = dictDelete(d, elemKeyMake(&k, m)) == DICT_OK;
-    elemKeyDone(&k);
-    if (removed && dictNeedsResize(d)) dictResize(d);
-    return removed;
+    char num[LONG_STR_SIZE];
+    size_t len;
+    const char *s = valueElemBytes(m, num, &len);
+    return packsetRemove(o->ptr, s, len);
 }
 
 int setHas(robj *o, const valueElem *m) {
     long long v;
     if (o->encoding == OBJ_ENCODING_INTSET) return elemAsInteger(m, &v) && intsetFind(o->ptr, v);
     if (o->encoding == OBJ_ENCODING_LISTPACK) return lpFindElem(o->ptr, m) != NULL;
-    elemKey k;
-    int found = dictFind(o->ptr, elemKeyMake(&k, m)) != NULL;
-    elemKeyDone(&k);
-    return found;
+    char num[LONG_STR_SIZE];
+    size_t len;
+    const char *s = valueElemBytes(m, num, &len);
+    return packsetContains(o->ptr, s, len);
 }
 
 void setRandomMember(robj *o, valueElem *m) {
@@ -452,7 +467,8 @@ void setRandomMember(robj *o, valueElem *m) {
         lpGetEntry(lpSeek(o->ptr, random() % (long)lpLength(o->ptr)), &e);
         elemFromLp(m, &e);
     } else {
-        elemFromSds(m, dictGetKey(dictGetFairRandomKey(o->ptr)));
+        m->lval = 0;
+        packsetRandom(o->ptr, &m->sval, &m->slen);
     }
 }
 
@@ -493,16 +509,24 @@ static void scanTableEntry(void *privdata, const dictEntry *de) {
         valp = &val;
     } else {
         elemFromSds(&ele, dictGetKey(de));
-        if (sc->o->type == OBJ_HASH) {
-            elemFromSds(&val, dictGetVal(de));
-            valp = &val;
-        }
+        elemFromSds(&val, dictGetVal(de));
+        valp = &val;
     }
     sc->fn(sc->ctx, &ele, valp);
 }
 
+static void scanSetMember(void *privdata, const unsigned char *m, size_t len) {
+    scanCtx *sc = privdata;
+    valueElem ele = {.sval = m, .slen = len};
+    sc->fn(sc->ctx, &ele, NULL);
+}
+
 unsigned long valueScan(robj *o, unsigned long cursor, valueScanFn *fn, void *ctx) {
-    dict *d = valueTable(o);
+    if (isPackset(o)) {
+        scanCtx sc = {o, fn, ctx};
+        return packsetScan(o->ptr, cursor, scanSetMember, &sc);
+    }
+    dict *d = valueDict(o);
     if (d) {
         scanCtx sc = {o, fn, ctx};
         return dictScan(d, cursor, scanTableEntry, &sc);
@@ -525,19 +549,23 @@ static void *dupBlob(const void *p, size_t len) {
 }
 
 static robj *dupTable(robj *o) {
-    robj *copy = NULL;
+    valueIter it;
+    valueItem item;
+    robj *copy;
     if (o->type == OBJ_SET) {
         copy = createSetObject();
-        dictExpand(copy->ptr, dictSize((dict *)o->ptr));
-    } else {
-        copy = createObject(OBJ_HASH, dictCreate(&hashDictType));
-        dictExpand(copy->ptr, dictSize((dict *)o->ptr));
+        packsetExpand(copy->ptr, packsetSize(o->ptr));
+        valueIterInit(&it, o);
+        while (valueIterNext(&it, &item)) packsetAdd(copy->ptr, item.ele.sval, item.ele.slen);
+        valueIterDone(&it);
+        return copy;
     }
+    copy = createObject(OBJ_HASH, dictCreate(&hashDictType));
+    dictExpand(copy->ptr, dictSize((dict *)o->ptr));
     dictIterator di;
     dictEntry *de;
     dictInitIterator(&di, o->ptr);
-    while ((de = dictNext(&di)))
-        dictAdd(copy->ptr, dictGetKey(de), o->type == OBJ_HASH ? sdsdup(dictGetVal(de)) : NULL);
+    while ((de = dictNext(&di))) dictAdd(copy->ptr, dictGetKey(de), sdsdup(dictGetVal(de)));
     dictResetIterator(&di);
     return copy;
 }
@@ -603,7 +631,8 @@ size_t valueMemoryUsage(robj *o, long long samples) {
     }
     case OBJ_ENCODING_HT:
     case OBJ_ENCODING_SKIPLIST: {
-        dict *d = o->encoding == OBJ_ENCODING_HT ? o->ptr : ((zset *)o->ptr)->dict;
+        if (isPackset(o)) return size + packsetMemUsage(o->ptr, samples);
+        dict *d = valueDict(o);
         size += dictMemUsage(d);
         long long seen = 0;
         size_t elesize = 0;
@@ -666,10 +695,10 @@ const void *valueBlobNext(robj *o, const void *pos, valueBlob *b) {
 
 /* ------------------------------------------------------------ conversions */
 
-dict *valueTable(robj *o) {
-    if (o->encoding == OBJ_ENCODING_HT && (o->type == OBJ_SET || o->type == OBJ_HASH)) return o->ptr;
-    if (o->encoding == OBJ_ENCODING_SKIPLIST) return ((zset *)o->ptr)->dict;
-    return NULL;
+size_t valueTableStats(robj *o, char *buf, size_t bufsize) {
+    if (isPackset(o)) return packsetGetStats(buf, bufsize, o->ptr);
+    dict *d = valueDict(o);
+    return d ? dictGetStats(buf, bufsize, d) : 0;
 }
 
 void hashConvertToTable(robj *o) {
@@ -694,15 +723,16 @@ void hashConvertToTable(robj *o) {
 }
 
 void setConvertToTable(robj *o, size_t sizeHint) {
-    dict *d = dictCreate(&setDictType);
-    dictExpand(d, sizeHint ? sizeHint : valueLength(o));
+    packset *d = packsetCreate();
+    packsetExpand(d, sizeHint ? sizeHint : valueLength(o));
     valueIter it;
     valueItem item;
     valueIterInit(&it, o);
     while (valueIterNext(&it, &item)) {
-        elemKey k;
-        dictAdd(d, elemKeyMake(&k, &item.ele), NULL);
-        elemKeyDone(&k);
+        char num[LONG_STR_SIZE];
+        size_t len;
+        const char *s = valueElemBytes(&item.ele, num, &len);
+        packsetAdd(d, s, len);
     }
     valueIterDone(&it);
     if (o->encoding == OBJ_ENCODING_INTSET) intsetFree(o->ptr);

@@ -17,6 +17,7 @@
 
 #include "core/dict.h"
 #include "data/object.h"
+#include "data/packset.h"
 #include "data/quicklist.h"
 #include "data/t_zset.h"
 
@@ -41,6 +42,7 @@ typedef struct valueIter {
     unsigned char *p;  /* hash or set listpack: next entry */
     uint32_t pos;      /* intset: next position */
     dictIterator di;   /* hash table */
+    packsetIter pi;    /* set table */
     quicklistIter *qi; /* quicklist */
     int reverse;       /* listpack list: walking towards the head */
     zcursor zc;        /* sorted set */
@@ -50,10 +52,10 @@ typedef struct valueIter {
  * strings and streams). */
 unsigned long valueLength(robj *o);
 
-/* The hash table a hash, set or sorted set finds its members in (keyed by
- * sds, dictSdsHash), or NULL: compact encodings and other types. For
- * prefetching, which only reads it. */
-dict *valueMemberTable(robj *o);
+/* Prefetch hints for looking up n members (fields) of a hash, set or sorted
+ * set held in a table encoding of at least minSize members; nothing for
+ * compact encodings and other types. */
+void valuePrefetchMembers(robj *o, const char *const *m, const size_t *lens, int n, unsigned long minSize);
 
 /* Walks every element: lists head to tail, sorted sets by rank, intsets
  * ascending, listpack hashes in insertion order, hash tables in table order.
@@ -108,6 +110,8 @@ typedef struct setLimits {
 } setLimits;
 /* An empty set in the encoding that suits `first` and about sizeHint members. */
 robj *setCreate(const valueElem *first, size_t sizeHint, const setLimits *lim);
+/* Sizes a set's table for n members (nothing for compact encodings). */
+void setExpand(robj *o, size_t n);
 /* 1 if m was added (it was not a member); converts the encoding as needed. */
 int setAdd(robj *o, const valueElem *m, const setLimits *lim);
 /* 1 if m was a member and is gone. */
@@ -141,9 +145,9 @@ typedef struct valueBlob {
 size_t valueBlobCount(robj *o);
 const void *valueBlobNext(robj *o, const void *pos, valueBlob *b);
 
-/* The hash table of a hash, set or sorted set held in a table encoding
- * (for its statistics); NULL for compact encodings and other types. */
-dict *valueTable(robj *o);
+/* DEBUG HTSTATS-KEY's text for a hash, set or sorted set held in a table
+ * encoding; 0 (nothing written) for compact encodings and other types. */
+size_t valueTableStats(robj *o, char *buf, size_t bufsize);
 
 /* Compact to table encodings, for good (listpack hash → dict, intset or
  * listpack set → dict); sizeHint presizes the table (0: the current size). */

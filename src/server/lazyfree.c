@@ -13,6 +13,7 @@
 #include "data/skiplist.h"
 #include "data/stream.h"
 #include "data/ttlheap.h"
+#include "data/value.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -123,7 +124,7 @@ size_t lazyfreeFreeEffort(robj *o) {
         return o->encoding == OBJ_ENCODING_QUICKLIST ? ((quicklist *)o->ptr)->len : 1;
     case OBJ_SET:
     case OBJ_HASH:
-        return o->encoding == OBJ_ENCODING_HT ? dictSize((dict *)o->ptr) : 1;
+        return o->encoding == OBJ_ENCODING_HT ? valueLength(o) : 1;
     case OBJ_ZSET:
         return o->encoding == OBJ_ENCODING_SKIPLIST ? ((zset *)o->ptr)->zsl->length : 1;
     case OBJ_STREAM: {

@@ -89,11 +89,7 @@ static void collectMembers(memberLookups *ml, struct redisCommand *cmd, const re
 
 static void prefetchMembers(client *c, memberLookups *ml) {
     robj *o = dbPeekValue(c->db, ml->key.ptr, ml->key.len);
-    dict *d = o ? valueMemberTable(o) : NULL;
-    if (!d || dictSize(d) < PREFETCH_MIN_MEMBERS) return;
-    /* A hash field's value is freed by HSET; a set's members have none, and
-     * a zset's table holds the members' skiplist nodes, scores and all. */
-    dictPrefetchSdsKeys(d, ml->members.ptr, ml->members.len, ml->members.n, o->type == OBJ_HASH);
+    if (o) valuePrefetchMembers(o, ml->members.ptr, ml->members.len, ml->members.n, PREFETCH_MIN_MEMBERS);
 }
 
 void prefetchQueuedKeys(client *c) {

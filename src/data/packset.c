@@ -1,0 +1,506 @@
+/* packset: a set's hash table with each bucket's members in one allocation
+ * (interface and rationale in packset.h).
+ *
+ * A bucket is 0 (empty) or a tagged pointer to its pack. Packs are at least
+ * 8-byte aligned, so the low 3 bits give the member count when it is 1..7;
+ * 0 there means the pack starts with the count as a varint (a bucket rarely
+ * holds 8: only while a fork keeps the table from growing). Then the
+ * members, each a varint length (7 bits a byte, low first, high bit = more
+ * follows) and the bytes. New members go at the end of their pack.
+ *
+ * The table mechanics follow core/dict.c step for step (one rehash step per
+ * lookup or update, 10 empty buckets visited at most per step, growth at one
+ * member per bucket, shrinking under 10%, fair random draws by sampling
+ * neighbouring buckets), so SCAN, SRANDMEMBER and DEBUG HTSTATS-KEY behave
+ * as they do for Redis's dict-encoded sets. */
+#include "data/packset.h"
+
+#include <assert.h>
+#include <string.h>
+
+#include "core/dict.h"
+#include "core/memprefetch.h"
+#include "core/zmalloc.h"
+
+struct packset {
+    uintptr_t *table[2];
+    unsigned long used[2];
+    signed char sizeExp[2]; /* -1: no table */
+    long rehashidx;         /* -1: not rehashing */
+    int pauserehash;        /* >0: iterators or a scan are walking the buckets */
+};
+
+#define COUNT_MASK ((uintptr_t)7)
+#define HT_SIZE(exp) ((exp) == -1 ? 0UL : 1UL << (exp))
+#define HT_MASK(exp) ((exp) == -1 ? 0UL : HT_SIZE(exp) - 1)
+
+/* ---------------------------------------------------------------- packs */
+
+static inline size_t varintSize(size_t v) {
+    size_t n = 1;
+    while (v >= 0x80) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
+static inline unsigned char *varintPut(unsigned char *p, size_t v) {
+    while (v >= 0x80) {
+        *p++ = (unsigned char)(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = (unsigned char)v;
+    return p;
+}
+
+static inline const unsigned char *varintGet(const unsigned char *p, size_t *v) {
+    if (*p < 0x80) {
+        *v = *p;
+        return p + 1;
+    }
+    size_t x = 0;
+    unsigned shift = 0;
+    unsigned char b;
+    do {
+        b = *p++;
+        x |= (size_t)(b & 0x7f) << shift;
+        shift += 7;
+    } while (b & 0x80);
+    *v = x;
+    return p;
+}
+
+static inline unsigned char *packPtr(uintptr_t l) { return (unsigned char *)(l & ~COUNT_MASK); }
+
+/* Member count of a non-empty bucket; *first: its first member. */
+static inline unsigned long packOpen(uintptr_t l, const unsigned char **first) {
+    unsigned long n = l & COUNT_MASK;
+    if (n) {
+        *first = packPtr(l);
+        return n;
+    }
+    size_t count;
+    *first = varintGet(packPtr(l), &count);
+    return count;
+}
+
+static inline size_t countHeaderSize(unsigned long count) { return count <= COUNT_MASK ? 0 : varintSize(count); }
+
+/* Where the member at e ends (the next one starts); *m, *len: its bytes. */
+static inline const unsigned char *memberAt(const unsigned char *e, const unsigned char **m, size_t *len) {
+    *m = varintGet(e, len);
+    return *m + *len;
+}
+
+static const unsigned char *packEnd(const unsigned char *e, unsigned long n) {
+    const unsigned char *m;
+    size_t len;
+    while (n--) e = memberAt(e, &m, &len);
+    return e;
+}
+
+/* The member equal to (m, len) in a non-empty bucket, or NULL. */
+static const unsigned char *packFind(uintptr_t l, const void *m, size_t len) {
+    const unsigned char *e;
+    unsigned long n = packOpen(l, &e);
+    while (n--) {
+        const unsigned char *bytes;
+        size_t blen;
+        const unsigned char *next = memberAt(e, &bytes, &blen);
+        if (blen == len && memcmp(bytes, m, len) == 0) return e;
+        e = next;
+    }
+    return NULL;
+}
+
+/* Makes room for n more members taking bytes at the end of the bucket's
+ * pack (creating it), and returns where to write them. */
+static unsigned char *packGrow(uintptr_t *bucket, size_t bytes, unsigned long n) {
+    uintptr_t l = *bucket;
+    unsigned char *old = NULL;
+    const unsigned char *first = NULL;
+    unsigned long count = 0;
+    size_t hdr = 0, body = 0;
+    if (l) {
+        count = packOpen(l, &first);
+        old = packPtr(l);
+        hdr = (size_t)(first - old);
+        body = (size_t)(packEnd(first, count) - first);
+    }
+    count += n;
+    size_t newHdr = countHeaderSize(count);
+    unsigned char *p = zrealloc(old, newHdr + body + bytes);
+    assert(((uintptr_t)p & COUNT_MASK) == 0);
+    if (newHdr != hdr) memmove(p + newHdr, p + hdr, body);
+    if (newHdr) varintPut(p, count);
+    *bucket = (uintptr_t)p | (newHdr ? 0 : count);
+    return p + newHdr + body;
+}
+
+static void packPutMember(unsigned char *dst, const void *m, size_t len) {
+    dst = varintPut(dst, len);
+    memcpy(dst, m, len);
+}
+
+/* Takes the member at e out of the bucket's pack (freeing it when empty). */
+static void packDelete(uintptr_t *bucket, const unsigned char *e) {
+    const unsigned char *first;
+    unsigned long count = packOpen(*bucket, &first);
+    unsigned char *p = packPtr(*bucket);
+    if (count == 1) {
+        zfree(p);
+        *bucket = 0;
+        return;
+    }
+    const unsigned char *m;
+    size_t len;
+    const unsigned char *next = memberAt(e, &m, &len);
+    const unsigned char *end = packEnd(first, count);
+    size_t hdr = (size_t)(first - p), before = (size_t)(e - first), after = (size_t)(end - next);
+    memmove((unsigned char *)e, next, after);
+    count--;
+    size_t newHdr = countHeaderSize(count);
+    if (newHdr != hdr) memmove(p + newHdr, p + hdr, before + after);
+    if (newHdr) varintPut(p, count);
+    p = zrealloc(p, newHdr + before + after);
+    assert(((uintptr_t)p & COUNT_MASK) == 0);
+    *bucket = (uintptr_t)p | (newHdr ? 0 : count);
+}
+
+static inline uint64_t hashOf(const void *m, size_t len) { return dictGenHashFunction(m, len); }
+
+/* ---------------------------------------------------------------- tables */
+
+static void tableReset(packset *s, int t) {
+    s->table[t] = NULL;
+    s->used[t] = 0;
+    s->sizeExp[t] = -1;
+}
+
+packset *packsetCreate(void) {
+    packset *s = zmalloc(sizeof(*s));
+    tableReset(s, 0);
+    tableReset(s, 1);
+    s->rehashidx = -1;
+    s->pauserehash = 0;
+    return s;
+}
+
+static void tableFree(packset *s, int t) {
+    unsigned long size = HT_SIZE(s->sizeExp[t]);
+    for (unsigned long i = 0; i < size && s->used[t]; i++) {
+        uintptr_t l = s->table[t][i];
+        if (!l) continue;
+        const unsigned char *first;
+        s->used[t] -= packOpen(l, &first);
+        zfree(packPtr(l));
+    }
+    zfree(s->table[t]);
+    tableReset(s, t);
+}
+
+void packsetRelease(packset *s) {
+    tableFree(s, 0);
+    tableFree(s, 1);
+    zfree(s);
+}
+
+unsigned long packsetSize(const packset *s) { return s->used[0] + s->used[1]; }
+int packsetIsRehashing(const packset *s) { return s->rehashidx != -1; }
+
+static void expandTo(packset *s, unsigned long size) {
+    if (packsetIsRehashing(s) || s->used[0] > size) return;
+    signed char exp = dictExpForSize(size);
+    if (exp == s->sizeExp[0]) return;
+    uintptr_t *table = zcalloc(sizeof(uintptr_t) << exp);
+    int t = s->table[0] ? 1 : 0; /* the first table needs no rehashing */
+    s->table[t] = table;
+    s->sizeExp[t] = exp;
+    s->used[t] = 0;
+    if (t == 1) s->rehashidx = 0;
+}
+
+void packsetExpand(packset *s, unsigned long n) {
+    if (n <= (1UL << 40)) expandTo(s, n); /* beyond: no machine holds it; grow as members come */
+}
+
+/* Moves bucket i of the old table to the new one. */
+static void rehashBucket(packset *s, unsigned long i) {
+    uintptr_t l = s->table[0][i];
+    const unsigned char *first;
+    unsigned long n = packOpen(l, &first);
+    unsigned long mask = HT_MASK(s->sizeExp[1]);
+    s->table[0][i] = 0;
+    s->used[0] -= n;
+    s->used[1] += n;
+    /* Growing, a new bucket takes members from one old bucket only: when they
+     * all go to the same (empty) one, the pack moves as it is. */
+    unsigned long idx[16] = {0};
+    const unsigned char *e = first, *m;
+    size_t len;
+    int same = 1;
+    for (unsigned long j = 0; j < n && j < 16; j++) {
+        e = memberAt(e, &m, &len);
+        idx[j] = hashOf(m, len) & mask;
+        if (idx[j] != idx[0]) same = 0;
+    }
+    if (same && n <= 16 && s->table[1][idx[0]] == 0) {
+        s->table[1][idx[0]] = l;
+        return;
+    }
+    e = first;
+    for (unsigned long j = 0; j < n; j++) {
+        const unsigned char *start = e;
+        e = memberAt(e, &m, &len);
+        unsigned long to = j < 16 ? idx[j] : hashOf(m, len) & mask;
+        memcpy(packGrow(&s->table[1][to], (size_t)(e - start), 1), start, (size_t)(e - start));
+    }
+    zfree(packPtr(l));
+}
+
+/* n bucket moves (at most 10n empty buckets visited); 1 if more remain. */
+static int rehash(packset *s, int n) {
+    int emptyVisits = n * 10;
+    if (!packsetIsRehashing(s)) return 0;
+    while (n-- && s->used[0] != 0) {
+        while (s->table[0][s->rehashidx] == 0) {
+            s->rehashidx++;
+            if (--emptyVisits == 0) return 1;
+        }
+        rehashBucket(s, (unsigned long)s->rehashidx);
+        s->rehashidx++;
+    }
+    if (s->used[0] == 0) {
+        zfree(s->table[0]);
+        s->table[0] = s->table[1];
+        s->used[0] = s->used[1];
+        s->sizeExp[0] = s->sizeExp[1];
+        tableReset(s, 1);
+        s->rehashidx = -1;
+        return 0;
+    }
+    return 1;
+}
+
+static void rehashStep(packset *s) {
+    if (packsetIsRehashing(s) && s->pauserehash == 0) rehash(s, 1);
+}
+
+/* ---------------------------------------------------------------- members */
+
+/* The bucket holding (m, len), with *entry the member in it; NULL if absent. */
+static uintptr_t *findMember(packset *s, const void *m, size_t len, uint64_t hash, const unsigned char **entry) {
+    for (int t = 0; t <= 1 && s->sizeExp[t] != -1; t++) {
+        uintptr_t *b = &s->table[t][hash & HT_MASK(s->sizeExp[t])];
+        if (*b && (*entry = packFind(*b, m, len))) return b;
+        if (!packsetIsRehashing(s)) break;
+    }
+    return NULL;
+}
+
+int packsetAdd(packset *s, const void *m, size_t len) {
+    rehashStep(s);
+    if (!packsetIsRehashing(s)) {
+        if (s->sizeExp[0] == -1) expandTo(s, DICT_HT_INITIAL_SIZE);
+        else if (dictGrowDue(s->used[0], HT_SIZE(s->sizeExp[0]))) expandTo(s, s->used[0] + 1);
+    }
+    uint64_t hash = hashOf(m, len);
+    const unsigned char *e;
+    if (findMember(s, m, len, hash, &e)) return 0;
+    int t = packsetIsRehashing(s) ? 1 : 0; /* new members go to the table being filled */
+    packPutMember(packGrow(&s->table[t][hash & HT_MASK(s->sizeExp[t])], varintSize(len) + len, 1), m, len);
+    s->used[t]++;
+    return 1;
+}
+
+int packsetRemove(packset *s, const void *m, size_t len) {
+    if (packsetSize(s) == 0) return 0;
+    rehashStep(s);
+    const unsigned char *e;
+    uintptr_t *b = findMember(s, m, len, hashOf(m, len), &e);
+    if (!b) return 0;
+    s->used[b >= s->table[0] && b < s->table[0] + HT_SIZE(s->sizeExp[0]) ? 0 : 1]--;
+    packDelete(b, e);
+    unsigned long slots = HT_SIZE(s->sizeExp[0]) + HT_SIZE(s->sizeExp[1]);
+    if (!packsetIsRehashing(s) && dictShrinkDue(packsetSize(s), slots))
+        expandTo(s, s->used[0] < DICT_HT_INITIAL_SIZE ? DICT_HT_INITIAL_SIZE : s->used[0]);
+    return 1;
+}
+
+int packsetContains(packset *s, const void *m, size_t len) {
+    if (packsetSize(s) == 0) return 0;
+    rehashStep(s);
+    const unsigned char *e;
+    return findMember(s, m, len, hashOf(m, len), &e) != NULL;
+}
+
+/* ---------------------------------------------------------------- random */
+
+#define FAIR_SAMPLES 15
+
+typedef struct sampleCtx {
+    const packset *s;
+    const unsigned char **out;
+    unsigned int count;
+} sampleCtx;
+
+static unsigned long samplePack(void *ctx, int t, unsigned long idx, unsigned long stored) {
+    sampleCtx *sc = ctx;
+    uintptr_t l = sc->s->table[t][idx];
+    if (!l) return 0;
+    const unsigned char *e, *m;
+    size_t len;
+    unsigned long n = packOpen(l, &e);
+    for (unsigned long k = 0; k < n; k++, e = memberAt(e, &m, &len)) {
+        long slot = dictSampleSlot(stored + k, sc->count);
+        if (slot >= 0) sc->out[slot] = e;
+    }
+    return n;
+}
+
+/* Up to count members from neighbouring buckets (dict.c's dictGetSomeKeys). */
+static unsigned int sampleMembers(packset *s, const unsigned char **out, unsigned int count) {
+    if (packsetSize(s) < count) count = (unsigned int)packsetSize(s);
+    for (unsigned int j = 0; j < count && packsetIsRehashing(s); j++) rehashStep(s);
+    sampleCtx sc = {s, out, count};
+    signed char exp[2] = {s->sizeExp[0], packsetIsRehashing(s) ? s->sizeExp[1] : -1};
+    return dictSampleWalk(exp, s->rehashidx, count, samplePack, &sc);
+}
+
+void packsetRandom(packset *s, const unsigned char **m, size_t *len) {
+    const unsigned char *picks[FAIR_SAMPLES];
+    unsigned int n = sampleMembers(s, picks, FAIR_SAMPLES);
+    const unsigned char *e;
+    if (n) {
+        e = picks[dictRandom() % n];
+    } else {
+        /* A sparse stretch ate the steps: a random bucket, a random member of it. */
+        uintptr_t l;
+        do {
+            unsigned long h = (unsigned long)dictRandom();
+            if (packsetIsRehashing(s)) {
+                unsigned long s0 = HT_SIZE(s->sizeExp[0]), from = (unsigned long)s->rehashidx;
+                h = from + h % (s0 + HT_SIZE(s->sizeExp[1]) - from);
+                l = h >= s0 ? s->table[1][h - s0] : s->table[0][h];
+            } else {
+                l = s->table[0][h & HT_MASK(s->sizeExp[0])];
+            }
+        } while (!l);
+        unsigned long count = packOpen(l, &e);
+        for (unsigned long pick = (unsigned long)(dictRandom() % count); pick--;) e = memberAt(e, m, len);
+    }
+    memberAt(e, m, len);
+}
+
+/* ---------------------------------------------------------------- iteration, scan */
+
+void packsetIterInit(packsetIter *it, packset *s) {
+    it->s = s;
+    it->table = 0;
+    it->idx = 0;
+    it->p = NULL;
+    it->left = 0;
+    s->pauserehash++;
+}
+
+int packsetIterNext(packsetIter *it, const unsigned char **m, size_t *len) {
+    packset *s = it->s;
+    while (it->left == 0) {
+        if (it->idx >= HT_SIZE(s->sizeExp[it->table])) {
+            if (it->table == 1 || !packsetIsRehashing(s)) return 0;
+            it->table = 1;
+            it->idx = 0;
+            continue;
+        }
+        uintptr_t l = s->table[it->table][it->idx++];
+        if (l) it->left = packOpen(l, &it->p);
+    }
+    it->left--;
+    it->p = memberAt(it->p, m, len);
+    return 1;
+}
+
+void packsetIterDone(packsetIter *it) {
+    if (!it->s) return;
+    it->s->pauserehash--;
+    it->s = NULL;
+}
+
+typedef struct scanVisit {
+    packset *s;
+    packsetScanFn *fn;
+    void *ctx;
+} scanVisit;
+
+static void scanBucket(void *ctx, int t, unsigned long idx) {
+    scanVisit *sv = ctx;
+    uintptr_t l = sv->s->table[t][idx];
+    if (!l) return;
+    const unsigned char *e, *m;
+    size_t len;
+    for (unsigned long n = packOpen(l, &e); n--;) {
+        e = memberAt(e, &m, &len);
+        sv->fn(sv->ctx, m, len);
+    }
+}
+
+unsigned long packsetScan(packset *s, unsigned long cursor, packsetScanFn *fn, void *ctx) {
+    if (packsetSize(s) == 0) return 0;
+    s->pauserehash++; /* the callback may look members up */
+    scanVisit sv = {s, fn, ctx};
+    signed char exp[2] = {s->sizeExp[0], packsetIsRehashing(s) ? s->sizeExp[1] : -1};
+    cursor = dictScanCursor(cursor, exp, scanBucket, &sv);
+    s->pauserehash--;
+    return cursor;
+}
+
+/* ---------------------------------------------------------------- prefetch, memory, stats */
+
+void packsetPrefetch(const packset *s, const char *const *m, const size_t *lens, int n) {
+    const uintptr_t *buckets[2 * DICT_PREFETCH_MAX];
+    int nb = 0;
+    if (n > DICT_PREFETCH_MAX) n = DICT_PREFETCH_MAX;
+    for (int i = 0; i < n; i++) {
+        uint64_t hash = hashOf(m[i], lens[i]);
+        for (int t = 0; t <= 1 && s->sizeExp[t] != -1; t++) {
+            unsigned long idx = hash & HT_MASK(s->sizeExp[t]);
+            if (t == 1 || !packsetIsRehashing(s) || (long)idx >= s->rehashidx) {
+                buckets[nb] = &s->table[t][idx];
+                prefetchLine(buckets[nb++]);
+            }
+            if (!packsetIsRehashing(s)) break;
+        }
+    }
+    for (int i = 0; i < nb; i++)
+        if (*buckets[i]) prefetchLine(packPtr(*buckets[i]));
+}
+
+size_t packsetMemUsage(const packset *s, long long samples) {
+    size_t size = sizeof(*s) + (HT_SIZE(s->sizeExp[0]) + HT_SIZE(s->sizeExp[1])) * sizeof(uintptr_t);
+    size_t packBytes = 0;
+    unsigned long seen = 0;
+    for (int t = 0; t <= 1; t++) {
+        unsigned long slots = HT_SIZE(s->sizeExp[t]);
+        for (unsigned long i = 0; i < slots && (long long)seen < samples; i++) {
+            uintptr_t l = s->table[t][i];
+            if (!l) continue;
+            const unsigned char *first;
+            seen += packOpen(l, &first);
+            packBytes += zmalloc_size(packPtr(l));
+        }
+    }
+    if (seen) size += (size_t)((double)packBytes / (double)seen * (double)packsetSize(s));
+    return size;
+}
+
+static unsigned long packCount(const void *ctx, int t, unsigned long idx) {
+    uintptr_t l = ((const packset *)ctx)->table[t][idx];
+    const unsigned char *first;
+    return l ? packOpen(l, &first) : 0;
+}
+
+size_t packsetGetStats(char *buf, size_t bufsize, const packset *s) {
+    signed char exp[2] = {s->sizeExp[0], packsetIsRehashing(s) ? s->sizeExp[1] : -1};
+    return dictFormatStats(buf, bufsize, exp, s->used, packCount, s);
+}
