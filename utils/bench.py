@@ -4,7 +4,7 @@
 figures side by side and the ratios ours/Redis and ours/Valkey.
 
   * throughput: redis-benchmark -c 50, pipelines -P 1 and -P 16
-  * memory: used_memory and RSS per item of the eight data sets of issue 17
+  * memory: used_memory, RSS and anonymous RSS per item of the eight data sets of issue 17
     (utils/memrows.py); `volatile` and `datatypes` are parts of it
   * cpu: server CPU time (user+system, from the scheduler's per-thread run time)
     per request, -c 50 -P 16 / -P 1 -r 100000, one test at a time, the server
@@ -124,7 +124,8 @@ def throughput(quick):
 
 
 def memory_rows(quick, names):
-    """used_memory and RSS per item of memrows' rows, row by row across the servers."""
+    """used_memory, RSS and anonymous RSS per item of memrows' rows, row by
+    row across the servers (how each is read: memrows' docstring)."""
     scale = 0.1 if quick else 1.0
     allocs = memrows.allocators([b for _, b in SERVERS])
     header("memory per item (bytes): (after - before) / items, data loaded with redis-cli --pipe into a fresh "
@@ -138,6 +139,8 @@ def memory_rows(quick, names):
         res[name] = {label: memrows.measure(binary, r) for label, binary in SERVERS}
         row3("%s used_memory" % r.title, {k: v[0] for k, v in res[name].items()}, "B/item")
         row3("%s RSS" % r.title, {k: v[1] for k, v in res[name].items()}, "B/item")
+        row3("%s RSS anonymous" % r.title, {k: v[2] for k, v in res[name].items()}, "B/item",
+             "no code pages")
     if "strings" in res and "volatile" in res:
         row3("TTL overhead (EX 3600 minus no TTL)",
              {k: res["volatile"][k][0] - res["strings"][k][0] for k in res["strings"]}, "B/key")

@@ -2,11 +2,15 @@
 """memrows: memory per item of the data sets of issue 17, for any server binary.
 
 Each row is a data set sent through `redis-cli --pipe` into a fresh server
-(no saving, no AOF); the figure is (after - before) / items for used_memory and
-for RSS, read after a short settle so that lazy frees and jemalloc's purging
-have happened on every server alike.
+(no saving, no AOF); the figure is (after - before) / items for used_memory,
+for RSS and for anonymous RSS, read after a short settle so that lazy frees and
+jemalloc's purging have happened on every server alike. RSS is read here from
+/proc/PID/status at the same moment for every server (INFO's used_memory_rss is
+a figure each server refreshes on its own schedule); anonymous RSS is RSS
+without file pages, i.e. without the code of the binary and its libraries that
+the load happens to touch first (a dynamically linked libjemalloc, for one).
 
-  measure(binary, row) -> (used_per_item, rss_per_item)
+  measure(binary, row) -> (used_per_item, rss_per_item, anon_rss_per_item)
 
 usage: utils/memrows.py [--scale 0.1] [--rows strings,volatile,...] [BINARY...]
 (default binaries: ours, Redis 7.0.15, Valkey 8.0.1 when present)
@@ -110,29 +114,34 @@ def payload(command, items):
 
 
 def _mem(s):
-    info = s.r.info("memory")
-    return info["used_memory"], info["used_memory_rss"]
+    used = s.r.info("memory")["used_memory"]
+    kb = {}
+    with open("/proc/%d/status" % s.pid) as f:
+        for line in f:
+            if line.startswith(("VmRSS:", "RssAnon:")):
+                kb[line.split(":")[0]] = int(line.split()[1])
+    return used, kb["VmRSS"] * 1024, kb["RssAnon"] * 1024
 
 
 def measure(binary, row, *server_args):
-    """(used_memory per item, RSS per item) of `row` (a Row or a row name)
-    loaded into a fresh server of `binary`."""
+    """(used_memory, RSS, anonymous RSS) per item of `row` (a Row or a row
+    name) loaded into a fresh server of `binary`."""
     if isinstance(row, str):
         row = BY_NAME[row]
     data = payload(row.command, row.items)
     s = Server(binary, *server_args)
     try:
         time.sleep(SETTLE)
-        used0, rss0 = _mem(s)
+        before = _mem(s)
         load_protocol(s.port, data)
         time.sleep(SETTLE)
-        used1, rss1 = _mem(s)
+        after = _mem(s)
         keys = row.items if row.keys is None else row.keys
         if s.r.dbsize() != keys:
             raise RuntimeError("%s: %s loaded %d keys of %d" % (binary, row.name, s.r.dbsize(), keys))
     finally:
         s.stop()
-    return (used1 - used0) / row.items, (rss1 - rss0) / row.items
+    return tuple((a - b) / row.items for a, b in zip(after, before))
 
 
 def allocators(binaries):
@@ -160,8 +169,9 @@ def main():
     for name in a.rows.split(","):
         row = BY_NAME[name].scaled(a.scale)
         for b in binaries:
-            used, rss = measure(b, row)
-            print("%-40s %-45s used %10.1f B/item  rss %10.1f B/item" % (row.title, b, used, rss), flush=True)
+            used, rss, anon = measure(b, row)
+            print("%-40s %-45s used %10.1f B/item  rss %10.1f  anon %10.1f B/item" % (row.title, b, used, rss, anon),
+                  flush=True)
 
 
 if __name__ == "__main__":

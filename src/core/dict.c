@@ -25,7 +25,6 @@
 #include "dict.h"
 
 #include <assert.h>
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -55,6 +54,7 @@ struct dict {
     long rehashidx;         /* -1: not rehashing */
     int pauserehash;        /* >0: rehashing paused (safe iterators, scans) */
     uintptr_t entryTag;     /* layout tag stored in every entry of this dict */
+    unsigned long nodes;    /* item mode: nodes allocated (keys sharing a bucket) */
     size_t metaPad;         /* entryMetaBytes rounded up to 8 */
 };
 
@@ -186,12 +186,14 @@ static void bucketPush(dict *d, dictEntry **bucket, dictEntry *l) {
             dictEntry *node = l;
             l = itemLink(node->v.val);
             zfree(node);
+            d->nodes--;
         }
         *bucket = l;
         return;
     }
     if (linkIsItem(l)) {
         dictEntry *node = zmalloc(sizeof(dictEntry));
+        d->nodes++;
         node->v.val = linkApi(d, l);
         l = node;
     }
@@ -251,7 +253,10 @@ static void linkFree(dict *d, dictEntry *l, int destroy) {
         return;
     }
     void *item = linkApi(d, l);
-    if (!linkIsItem(l)) zfree(l);
+    if (!linkIsItem(l)) {
+        zfree(l);
+        d->nodes--;
+    }
     if (destroy && d->type->valDestructor) d->type->valDestructor(d, item);
 }
 
@@ -272,6 +277,7 @@ dict *dictCreate(dictType *type) {
     tableReset(d, 1);
     d->rehashidx = -1;
     d->pauserehash = 0;
+    d->nodes = 0;
     d->metaPad = (type->entryMetaBytes + 7) & ~(size_t)7;
     d->entryTag = ((uintptr_t)(d->metaPad / 8) << TAG_META_SHIFT) | (type->embedKey ? TAG_EMBEDDED : 0);
     return d;
@@ -952,20 +958,8 @@ static size_t sampleEntrySize(const dict *d) {
     return 0;
 }
 
-/* Item mode: the nodes, counted (an O(n) walk is too slow for INFO): in a
- * table of s buckets holding n keys, n - s(1 - e^(-n/s)) keys share their
- * bucket with a later one, as hashing spreads keys uniformly. */
-static size_t itemNodesUsage(const dict *d) {
-    double nodes = 0;
-    for (int t = 0; t <= 1; t++) {
-        double n = (double)d->used[t], s = (double)HT_SIZE(d->sizeExp[t]);
-        if (n > 0) nodes += n - s * (1 - exp(-n / s));
-    }
-    return (size_t)nodes * sizeof(dictEntry);
-}
-
 size_t dictMemUsage(const dict *d) {
-    if (itemMode(d)) return sizeof(*d) + dictSlots(d) * sizeof(dictEntry *) + itemNodesUsage(d);
+    if (itemMode(d)) return sizeof(*d) + dictSlots(d) * sizeof(dictEntry *) + d->nodes * sizeof(dictEntry);
     size_t entry = dictSize(d) ? sampleEntrySize(d) : 0;
     return sizeof(*d) + dictSlots(d) * sizeof(dictEntry *) + dictSize(d) * entry;
 }
