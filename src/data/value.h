@@ -41,8 +41,8 @@ typedef struct valueIter {
     robj *o;
     unsigned char *p;  /* hash or set listpack: next entry */
     uint32_t pos;      /* intset: next position */
-    dictIterator di;   /* hash table */
-    packsetIter pi;    /* set table */
+    dictIterator di;   /* hash's table */
+    packsetIter pi;    /* set's table */
     quicklistIter *qi; /* quicklist */
     int reverse;       /* listpack list: walking towards the head */
     zcursor zc;        /* sorted set */
@@ -150,7 +150,7 @@ const void *valueBlobNext(robj *o, const void *pos, valueBlob *b);
 size_t valueTableStats(robj *o, char *buf, size_t bufsize);
 
 /* Compact to table encodings, for good (listpack hash → dict, intset or
- * listpack set → dict); sizeHint presizes the table (0: the current size). */
+ * listpack set → packset); sizeHint presizes the table (0: the current size). */
 void hashConvertToTable(robj *o);
 void setConvertToTable(robj *o, size_t sizeHint);
 
