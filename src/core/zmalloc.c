@@ -87,13 +87,7 @@ void *zmalloc(size_t size) { return accounted(malloc(size ? size : 1), size); }
 
 void *zcalloc(size_t size) { return accounted(calloc(1, size ? size : 1), size); }
 
-void *zrealloc(void *ptr, size_t size) {
-    if (ptr == NULL) return zmalloc(size);
-    if (size == 0) {
-        zfree(ptr);
-        return NULL;
-    }
-    size_t old = malloc_usable_size(ptr);
+static void *reallocFrom(void *ptr, size_t old, size_t size) {
 #ifdef USE_JEMALLOC
     /* Same size class: jemalloc would keep the block where it is, and asking
      * it costs more than this test (growing listpacks hit it on most inserts). */
@@ -104,6 +98,29 @@ void *zrealloc(void *ptr, size_t size) {
     countFree(old);
     countAlloc(usableSizeOf(p, size));
     return p;
+}
+
+void *zrealloc(void *ptr, size_t size) {
+    if (ptr == NULL) return zmalloc(size);
+    if (size == 0) {
+        zfree(ptr);
+        return NULL;
+    }
+    return reallocFrom(ptr, malloc_usable_size(ptr), size);
+}
+
+void *zrealloc_sized(void *ptr, size_t oldsize, size_t size) {
+    if (ptr == NULL) return zmalloc(size);
+    if (size == 0) {
+        zfree_sized(ptr, oldsize);
+        return NULL;
+    }
+#ifdef USE_JEMALLOC
+    return reallocFrom(ptr, usableSizeFor(oldsize), size);
+#else
+    (void)oldsize;
+    return reallocFrom(ptr, malloc_usable_size(ptr), size);
+#endif
 }
 
 void zfree(void *ptr) {

@@ -14,6 +14,8 @@ void zfree(void *ptr);
 /* Frees a block whose size the caller knows: size must be the size it was
  * allocated (or last reallocated) with, or any size up to its usable size. */
 void zfree_sized(void *ptr, size_t size);
+/* zrealloc of a block whose size the caller knows (as for zfree_sized). */
+void *zrealloc_sized(void *ptr, size_t oldsize, size_t size);
 char *zstrdup(const char *s);
 void *zmemdup(const void *p, size_t size);
 size_t zmalloc_size(void *ptr);          /* usable size of an allocation */

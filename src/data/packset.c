@@ -130,7 +130,7 @@ static unsigned char *packGrow(uintptr_t *bucket, size_t bytes, unsigned long n)
     }
     count += n;
     size_t newHdr = countHeaderSize(count);
-    unsigned char *p = zrealloc(old, newHdr + body + bytes);
+    unsigned char *p = zrealloc_sized(old, hdr + body, newHdr + body + bytes);
     assert(((uintptr_t)p & COUNT_MASK) == 0);
     if (newHdr != hdr) memmove(p + newHdr, p + hdr, body);
     if (newHdr) varintPut(p, count);
@@ -148,14 +148,14 @@ static void packDelete(uintptr_t *bucket, const unsigned char *e) {
     const unsigned char *first;
     unsigned long count = packOpen(*bucket, &first);
     unsigned char *p = packPtr(*bucket);
-    if (count == 1) {
-        zfree(p);
-        *bucket = 0;
-        return;
-    }
     const unsigned char *m;
     size_t len;
     const unsigned char *next = memberAt(e, &m, &len);
+    if (count == 1) {
+        zfree_sized(p, (size_t)(next - p));
+        *bucket = 0;
+        return;
+    }
     const unsigned char *end = packEnd(first, count);
     size_t hdr = (size_t)(first - p), before = (size_t)(e - first), after = (size_t)(end - next);
     memmove((unsigned char *)e, next, after);
@@ -163,7 +163,7 @@ static void packDelete(uintptr_t *bucket, const unsigned char *e) {
     size_t newHdr = countHeaderSize(count);
     if (newHdr != hdr) memmove(p + newHdr, p + hdr, before + after);
     if (newHdr) varintPut(p, count);
-    p = zrealloc(p, newHdr + before + after);
+    p = zrealloc_sized(p, (size_t)(end - p), newHdr + before + after);
     assert(((uintptr_t)p & COUNT_MASK) == 0);
     *bucket = (uintptr_t)p | (newHdr ? 0 : count);
 }
@@ -256,7 +256,7 @@ static void rehashBucket(packset *s, unsigned long i) {
         unsigned long to = j < 16 ? idx[j] : hashOf(m, len) & mask;
         memcpy(packGrow(&s->table[1][to], (size_t)(e - start), 1), start, (size_t)(e - start));
     }
-    zfree(packPtr(l));
+    zfree_sized(packPtr(l), (size_t)(e - packPtr(l)));
 }
 
 /* n bucket moves (at most 10n empty buckets visited); 1 if more remain. */
