@@ -292,3 +292,39 @@ def test_debug_reload_round_trips_the_dataset(server_factory, tmp_path):
     before = snapshot(r)
     assert r.execute_command("debug", "reload") == b"OK"
     assert snapshot(r) == before
+
+
+def test_bgsave_child_stops_when_the_server_is_killed(server_factory):
+    """A snapshot child whose server was killed (kill -9, the OOM killer)
+    stops at its next progress report instead of writing on for nobody, as
+    Redis 7.0's children do (its integration/replication 'replication child
+    dies when parent is killed')."""
+    server = server_factory("--enable-debug-command", "yes", "--save", "")
+    r = server.client()
+    r.execute_command("DEBUG", "POPULATE", 10000)
+    r.config_set("rdb-key-save-delay", 1000)  # ten seconds of saving
+    r.bgsave()
+    children = []
+    deadline = time.time() + 5
+    while not children and time.time() < deadline:
+        children = subprocess.run(["pgrep", "-P", str(server.proc.pid)], capture_output=True,
+                                  text=True).stdout.split()
+        time.sleep(0.01)
+    assert len(children) == 1
+    child = int(children[0])
+    server.kill()
+    def alive(pid):  # a zombie waiting for its new parent to reap it has stopped too
+        try:
+            with open("/proc/%d/stat" % pid) as f:
+                return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+        except FileNotFoundError:
+            return False
+
+    deadline = time.time() + 5
+    while time.time() < deadline:
+        if not alive(child):
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(child, 9)
+        pytest.fail("the snapshot child outlived its server by 5 s")

@@ -315,7 +315,7 @@ int setContains(robj *o, sds member) {
 
 /* ------------------------------------------------------------ sets */
 
-/* Hash tables of sets and hashes are keyed by sds: an element becomes one
+/* A hash's dict is keyed by sds: an element becomes one
  * here, on the stack when short, so a lookup allocates nothing. */
 typedef struct elemKey {
     char buf[128];

@@ -41,6 +41,7 @@ static struct {
 } children[MAX_CHILDREN] = {{.pid = -1, .fd = -1}, {.pid = -1, .fd = -1}, {.pid = -1, .fd = -1}, {.pid = -1, .fd = -1}};
 static int report_fd = -1; /* write end, in a child */
 static long long last_report_ms; /* in a child */
+static pid_t parent_pid;          /* in a child: the server that forked it */
 static long long latest_fork_usec, total_forks;
 
 /* Sum of Private_Dirty over the process's mappings, from /proc. */
@@ -64,6 +65,7 @@ pid_t bgchildFork(void) {
     /* The child's snapshot and the stream offset it records agree. */
     propagateFlushStaged();
     monotime start = getMonotonicUs();
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0) {
         server.in_fork_child = 1;
@@ -73,6 +75,7 @@ pid_t bgchildFork(void) {
         closeListeningSockets(0);
         if (p[0] != -1) close(p[0]);
         report_fd = p[1];
+        parent_pid = parent;
         return 0;
     }
     if (p[1] != -1) close(p[1]);
@@ -101,8 +104,12 @@ pid_t bgchildFork(void) {
 
 static void sendReport(int final, size_t keys) {
     childReport rep = {final, keys, privateDirtyBytes()};
-    if (write(report_fd, &rep, sizeof(rep)) != (ssize_t)sizeof(rep)) {
-        /* The parent then has no figure: nothing else to do about it in a child. */
+    if (write(report_fd, &rep, sizeof(rep)) != (ssize_t)sizeof(rep) && getppid() != parent_pid) {
+        /* The server is gone (killed: its end of the pipe closed, and we were
+         * handed to another parent): nobody will use what we write, so stop,
+         * as Redis's children do. A full slot table also closes the pipe;
+         * then the parent is still ours and the work goes on without reports. */
+        _exit(1);
     }
 }
 
