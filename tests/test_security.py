@@ -482,6 +482,30 @@ def test_truncated_rdb_refused_without_crash(server):
         shutil.rmtree(work, ignore_errors=True)
 
 
+@pytest.mark.ours  # Redis 7.0 asserts reading the bad entry (lpFirst)
+def test_rdb_list_node_with_a_bad_first_entry_is_refused(server):
+    """A list node whose listpack header is sound but whose first entry is
+    malformed: the file is refused as corrupt (exit 1), not a crash, even
+    without sanitize-dump-payload (a RESTORE payload like it, unsanitized,
+    still asserts as on Redis: its corrupt-dump tests expect that)."""
+    r = server.client()
+    r.config_set("rdbcompression", "no")  # the listpack's bytes as they are
+    r.rpush("biglist", *["v" * 100] * 200)
+    r.save()
+    with open(os.path.join(server.dir, "dump.rdb"), "rb") as f:
+        data = bytearray(f.read())
+    first = data.index(b"\xe0\x64" + b"v" * 100)  # 12-bit string header of the node's first entry
+    data[first + 1] = 0xff  # says 255 bytes: its back-length byte no longer matches
+    data[-8:] = b"\x00" * 8  # no checksum
+    work = tempfile.mkdtemp(prefix="redis-badfirst-")
+    try:
+        assert start_on(SERVER, work, bytes(data)) == 1
+        with open(os.path.join(work, "log"), "rb") as f:
+            assert b"Listpack integrity check failed" in f.read()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 @pytest.mark.ours  # Redis 7.0 may assert on a corrupt file it does not sanitize
 def test_corrupt_rdb_never_crashes(server):
     data = rdb_of_every_type(server)
