@@ -770,24 +770,28 @@ void dictReleaseIterator(dictIterator *iter) {
 
 /* ---------------------------------------------------------------- sampling */
 
+unsigned long dictRandomBucket(const signed char exp[2], long rehashidx, int *table) {
+    *table = 0;
+    if (exp[1] == -1) return (unsigned long)dictRandom() & HT_MASK(exp[0]);
+    /* Buckets of ht[0] below rehashidx are known empty: skip them. */
+    unsigned long s0 = HT_SIZE(exp[0]);
+    unsigned long h = (unsigned long)rehashidx +
+                      (unsigned long)(dictRandom() % (s0 + HT_SIZE(exp[1]) - (unsigned long)rehashidx));
+    if (h < s0) return h;
+    *table = 1;
+    return h - s0;
+}
+
 dictEntry *dictGetRandomKey(dict *d) {
     if (dictSize(d) == 0) return NULL;
     if (dictIsRehashing(d)) rehashStep(d);
     dictEntry *he;
-    if (dictIsRehashing(d)) {
-        /* Buckets of ht[0] below rehashidx are known empty: skip them. */
-        unsigned long s0 = HT_SIZE(d->sizeExp[0]);
-        do {
-            unsigned long h = (unsigned long)d->rehashidx +
-                              (unsigned long)(dictRandom() % (dictSlots(d) - (unsigned long)d->rehashidx));
-            he = h >= s0 ? d->table[1][h - s0] : d->table[0][h];
-        } while (he == NULL);
-    } else {
-        unsigned long mask = HT_MASK(d->sizeExp[0]);
-        do {
-            he = d->table[0][dictRandom() & mask];
-        } while (he == NULL);
-    }
+    signed char exp[2] = {d->sizeExp[0], dictIsRehashing(d) ? d->sizeExp[1] : -1};
+    do {
+        int t;
+        unsigned long idx = dictRandomBucket(exp, d->rehashidx, &t);
+        he = d->table[t][idx];
+    } while (he == NULL);
     /* Pick uniformly within the chain. */
     unsigned long chainlen = 0;
     for (dictEntry *e = he; e; e = linkNext(d, e)) chainlen++;

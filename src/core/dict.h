@@ -168,6 +168,9 @@ typedef unsigned long dictSampleVisitFn(void *ctx, int table, unsigned long idx,
 unsigned int dictSampleWalk(const signed char exp[2], long rehashidx, unsigned int count, dictSampleVisitFn *visit,
                             void *ctx);
 long dictSampleSlot(unsigned long seen, unsigned int count);
+/* A bucket drawn uniformly (dictGetRandomKey's draw): its index, and in
+ * *table which table; while rehashing, none of ht[0]'s already moved ones. */
+unsigned long dictRandomBucket(const signed char exp[2], long rehashidx, int *table);
 typedef unsigned long dictChainLenFn(const void *ctx, int table, unsigned long idx);
 size_t dictFormatStats(char *buf, size_t bufsize, const signed char exp[2], const unsigned long used[2],
                        dictChainLenFn *chainLen, const void *ctx);

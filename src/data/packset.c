@@ -324,7 +324,7 @@ int packsetRemove(packset *s, const void *m, size_t len) {
     packDelete(b, e);
     unsigned long slots = HT_SIZE(s->sizeExp[0]) + HT_SIZE(s->sizeExp[1]);
     if (!packsetIsRehashing(s) && dictShrinkDue(packsetSize(s), slots))
-        expandTo(s, s->used[0] < DICT_HT_INITIAL_SIZE ? DICT_HT_INITIAL_SIZE : s->used[0]);
+        expandTo(s, s->used[0]); /* dictExpForSize keeps it at the initial size at least */
     return 1;
 }
 
@@ -376,16 +376,12 @@ void packsetRandom(packset *s, const unsigned char **m, size_t *len) {
         e = picks[dictRandom() % n];
     } else {
         /* A sparse stretch ate the steps: a random bucket, a random member of it. */
+        signed char exp[2] = {s->sizeExp[0], packsetIsRehashing(s) ? s->sizeExp[1] : -1};
         uintptr_t l;
         do {
-            unsigned long h = (unsigned long)dictRandom();
-            if (packsetIsRehashing(s)) {
-                unsigned long s0 = HT_SIZE(s->sizeExp[0]), from = (unsigned long)s->rehashidx;
-                h = from + h % (s0 + HT_SIZE(s->sizeExp[1]) - from);
-                l = h >= s0 ? s->table[1][h - s0] : s->table[0][h];
-            } else {
-                l = s->table[0][h & HT_MASK(s->sizeExp[0])];
-            }
+            int t;
+            unsigned long idx = dictRandomBucket(exp, s->rehashidx, &t);
+            l = s->table[t][idx];
         } while (!l);
         unsigned long count = packOpen(l, &e);
         for (unsigned long pick = (unsigned long)(dictRandom() % count); pick--;) e = memberAt(e, m, len);
