@@ -13,15 +13,6 @@
 #include "core/zmalloc.h"
 #include "testhelp.h"
 
-/* Deterministic PRNG so failures reproduce. */
-static uint64_t rngState = 88172645463325252ULL;
-static uint64_t rng(void) {
-    rngState ^= rngState << 13;
-    rngState ^= rngState >> 7;
-    rngState ^= rngState << 17;
-    return rngState;
-}
-
 static sds keyFor(long i) { return sdscatprintf(sdsempty(), "key:%ld", i); }
 
 /* Values are heap longs so the destructor can be checked. */
@@ -97,17 +88,17 @@ static void testModel(void) {
     valuesFreed = 0;
     long expectFreed = 0;
     for (long op = 0; op < OPS; op++) {
-        long i = (long)(rng() % N);
+        long i = (long)(testNextRandom() % N);
         sds key = keyFor(i);
         /* Bias towards growth in the first half, shrinkage in the second, so
          * the table grows and shrinks several times. */
         int phase = (op / 25000) % 2;
-        unsigned r = (unsigned)(rng() % 100);
+        unsigned r = (unsigned)(testNextRandom() % 100);
         /* Prefetching is a hint in every state of the table (growing,
          * rehashing, shrinking): nothing changes. */
         prefetchKey(d, key);
         if (r < (phase ? 30u : 60u)) {
-            long v = (long)(rng() % 1000000);
+            long v = (long)(testNextRandom() % 1000000);
             int added = dictReplace(d, key, newLong(v));
             if (added != (model[i] == -1)) mismatches++;
             if (added) {
@@ -478,9 +469,9 @@ static void testScan(void) {
                 }
             } else {
                 /* Mixed: random adds/deletes of extra keys plus rehash slices. */
-                long k = STABLE + (long)(rng() % EXTRA);
+                long k = STABLE + (long)(testNextRandom() % EXTRA);
                 sds key = keyFor(k);
-                if (rng() % 2) {
+                if (testNextRandom() % 2) {
                     if (dictReplace(d, key, newLong(k)) == 0) sdsfree(key); /* key kept only when added */
                 } else {
                     dictDelete(d, key);
@@ -651,13 +642,13 @@ static void testItems(void) {
     long present = 0, mismatches = 0, expectFreed = 0;
     itemsFreed = 0;
     for (long op = 0; op < OPS; op++) {
-        long i = (long)(rng() % N);
+        long i = (long)(testNextRandom() % N);
         sds key = keyFor(i);
         int phase = (op / 25000) % 2;
-        unsigned r = (unsigned)(rng() % 100);
+        unsigned r = (unsigned)(testNextRandom() % 100);
         prefetchKey(d, key); /* as in the model test; here buckets hold items or nodes */
         if (r < (phase ? 30u : 60u)) {
-            testItem *it = newItem(i, (long)(rng() % 1000000));
+            testItem *it = newItem(i, (long)(testNextRandom() % 1000000));
             if (model[i]) {
                 /* Replace: the old item comes back and is ours to free. */
                 if (dictAddItem(d, it) != DICT_ERR) mismatches++;

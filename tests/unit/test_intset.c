@@ -110,26 +110,20 @@ static void testReferenceBlobs(void) {
 
 /* ---- random operations against a sorted-array model ---- */
 
-static uint64_t rngState = 0x2545F4914F6CDD1DULL;
-static uint64_t rnd64(void) {
-    rngState ^= rngState << 13;
-    rngState ^= rngState >> 7;
-    rngState ^= rngState << 17;
-    return rngState;
-}
-
 static long long randomMember(void) {
     static const long long edges[] = {INT16_MIN, INT16_MAX, INT16_MIN - 1, INT16_MAX + 1,
                                       INT32_MIN, INT32_MAX, (long long)INT32_MIN - 1,
                                       (long long)INT32_MAX + 1, INT64_MIN, INT64_MAX};
-    switch (rnd64() % 7) {
-    case 6: return edges[rnd64() % (sizeof(edges) / sizeof(edges[0]))];
-    case 0: return (long long)(rnd64() % 64) - 32;
-    case 1: return (long long)(rnd64() % 70000) - 35000;             /* around 16-bit edges */
-    case 2: return (long long)(int32_t)rnd64();                       /* 32-bit */
-    case 3: return (long long)(rnd64() % 20) + INT32_MAX - 10;        /* around 32-bit edges */
-    case 4: return (long long)rnd64();                                /* 64-bit */
-    default: return rnd64() & 1 ? INT64_MAX - (long long)(rnd64() % 3) : INT64_MIN + (long long)(rnd64() % 3);
+    switch (testNextRandom() % 7) {
+    case 6: return edges[testNextRandom() % (sizeof(edges) / sizeof(edges[0]))];
+    case 0: return (long long)(testNextRandom() % 64) - 32;
+    case 1: return (long long)(testNextRandom() % 70000) - 35000;      /* around 16-bit edges */
+    case 2: return (long long)(int32_t)testNextRandom();                /* 32-bit */
+    case 3: return (long long)(testNextRandom() % 20) + INT32_MAX - 10; /* around 32-bit edges */
+    case 4: return (long long)testNextRandom();                         /* 64-bit */
+    default:
+        return testNextRandom() & 1 ? INT64_MAX - (long long)(testNextRandom() % 3)
+                                : INT64_MIN + (long long)(testNextRandom() % 3);
     }
 }
 
@@ -160,7 +154,7 @@ static int matchesModel(const intset *is) {
         if (!intsetGet(is, (uint32_t)i, &v) || v != model[i] || !intsetFind(is, v)) return 0;
     if (!modelLen) return 1;
     if (intsetMin(is) != model[0] || intsetMax(is) != model[modelLen - 1]) return 0;
-    unsigned long r = (unsigned long)rnd64();
+    unsigned long r = (unsigned long)testNextRandom();
     if (intsetRandom(is, r) != model[r % (unsigned long)modelLen]) return 0;
     return intsetValidateIntegrity(b, intsetBlobLen(is), 1);
 }
@@ -176,10 +170,10 @@ static void testRandomOperations(void) {
          * different sizes. */
         int maxKind = round % 4;
         for (int op = 0; op < 300; op++) {
-            long long v = rnd64() % 4 <= (uint64_t)maxKind ? randomMember() : (long long)(rnd64() % 100);
-            if (modelLen && rnd64() % 3 == 0) v = model[rnd64() % (uint64_t)modelLen];
+            long long v = testNextRandom() % 4 <= (uint64_t)maxKind ? randomMember() : (long long)(testNextRandom() % 100);
+            if (modelLen && testNextRandom() % 3 == 0) v = model[testNextRandom() % (uint64_t)modelLen];
             int pos, present = modelFind(v, &pos), changed;
-            if (modelLen < MODEL_MAX && rnd64() % 4) {
+            if (modelLen < MODEL_MAX && testNextRandom() % 4) {
                 is = intsetAdd(is, v, &changed);
                 CHECK(changed == !present);
                 if (changed) {
@@ -232,7 +226,7 @@ static void testValidationAndParsing(void) {
     for (int i = 0; i < 2000; i++) {
         unsigned char *t = malloc(size);
         memcpy(t, is, size);
-        t[rnd64() % size] = (unsigned char)rnd64();
+        t[testNextRandom() % size] = (unsigned char)testNextRandom();
         if (intsetValidateIntegrity(t, size, 1)) {
             accepted++;
             const intset *c = (const intset *)t;
@@ -264,6 +258,7 @@ static void testValidationAndParsing(void) {
 }
 
 int main(void) {
+    testSeed(0x2545F4914F6CDD1DULL);
     testReferenceBlobs();
     testRandomOperations();
     testValidationAndParsing();

@@ -302,15 +302,8 @@ static void testReferenceBlobs(void) {
 
 /* ---- random operations against an array model ---- */
 
-static uint64_t rngState = 0x9E3779B97F4A7C15ULL;
-static uint64_t rnd64(void) {
-    rngState ^= rngState << 13;
-    rngState ^= rngState >> 7;
-    rngState ^= rngState << 17;
-    return rngState;
-}
-static unsigned long rndBelow(unsigned long n) { return (unsigned long)(rnd64() % n); }
-static long testRand(void) { return (long)(rnd64() >> 33); }
+static unsigned long rndBelow(unsigned long n) { return (unsigned long)(testNextRandom() % n); }
+static long testRand(void) { return (long)(testNextRandom() >> 33); }
 
 typedef struct item {
     char *s;
@@ -329,8 +322,8 @@ static long long randomInteger(void) {
     switch (rndBelow(4)) {
     case 0: return edges[rndBelow(sizeof(edges) / sizeof(edges[0]))];
     case 1: return (long long)rndBelow(200) - 100;
-    case 2: return (long long)(rnd64() >> rndBelow(64));
-    default: return -(long long)(rnd64() >> (1 + rndBelow(63)));
+    case 2: return (long long)(testNextRandom() >> rndBelow(64));
+    default: return -(long long)(testNextRandom() >> (1 + rndBelow(63)));
     }
 }
 
@@ -596,7 +589,7 @@ static void testValidation(void) {
         unsigned char *t = malloc(size);
         memcpy(t, lp, size);
         int flips = 1 + (int)rndBelow(3);
-        for (int f = 0; f < flips; f++) t[rndBelow(size)] = (unsigned char)rnd64();
+        for (int f = 0; f < flips; f++) t[rndBelow(size)] = (unsigned char)testNextRandom();
         if (lpValidateIntegrity(t, size, 1, NULL, NULL)) {
             accepted++;
             walkOk &= walkAll(t);
@@ -745,6 +738,7 @@ static void testPairs(void) {
 }
 
 int main(void) {
+    testSeed(0x9E3779B97F4A7C15ULL);
     testReferenceBlobs();
     testRandomOperations();
     testCountOverflow();

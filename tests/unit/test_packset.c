@@ -13,14 +13,6 @@
 #include "data/packset.h"
 #include "testhelp.h"
 
-static uint64_t rngState = 0x9e3779b97f4a7c15ULL;
-static uint64_t rng(void) {
-    rngState ^= rngState << 13;
-    rngState ^= rngState >> 7;
-    rngState ^= rngState << 17;
-    return rngState;
-}
-
 #define N 5000
 static char *members[N];
 static size_t lens[N];
@@ -75,9 +67,9 @@ static void testModel(void) {
     unsigned long count = 0;
     int mismatches = 0, sawRehash = 0;
     for (int step = 0; step < 200000; step++) {
-        int i = (int)(rng() % N);
+        int i = (int)(testNextRandom() % N);
         /* Grow for the first half, then shrink back to a few members. */
-        int add = step < 100000 ? rng() % 4 != 0 : rng() % 8 == 0;
+        int add = step < 100000 ? testNextRandom() % 4 != 0 : testNextRandom() % 8 == 0;
         if (add) {
             int r = packsetAdd(s, members[i], lens[i]);
             if (r != !present[i]) mismatches++;
@@ -220,6 +212,7 @@ static void testExpandAndMemory(void) {
 }
 
 int main(void) {
+    testSeed(0x9e3779b97f4a7c15ULL);
     makeMembers();
     testModel();
     testCrowded();

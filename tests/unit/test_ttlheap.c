@@ -22,14 +22,6 @@ typedef struct item {
 static void setpos(void *p, long pos) { ((item *)p)->pos = pos; }
 static long getpos(void *p) { return ((item *)p)->pos; }
 
-static uint64_t rng = 88172645463325252ULL;
-static uint64_t next(void) {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-
 int main(void) {
     static item items[N];
     ttlHeap *h = ttlHeapCreate(setpos);
@@ -39,9 +31,9 @@ int main(void) {
     TEST("random operations keep heap order and positions");
     int bad_removals = 0;
     for (int step = 0; step < 200000; step++) {
-        item *it = &items[next() % N];
-        int op = next() % 3;
-        int64_t when = (int64_t)(next() % 100000);
+        item *it = &items[testNextRandom() % N];
+        int op = testNextRandom() % 3;
+        int64_t when = (int64_t)(testNextRandom() % 100000);
         if (!it->present) {
             ttlHeapInsert(h, it, when);
             it->when = when;

@@ -10,6 +10,7 @@
 #ifndef TESTHELP_H
 #define TESTHELP_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 static int test_passed, test_failed;   /* tests */
@@ -45,6 +46,19 @@ static inline void testCount(int ok) {
 }
 
 #define TEST(name) testBegin(name)
+
+/* A deterministic generator (xorshift64), so that a failing run repeats:
+ * a test file that wants its own sequence seeds it at the start of main. */
+static uint64_t test_rng_state = 88172645463325252ULL;
+
+static inline void testSeed(uint64_t seed) { test_rng_state = seed; }
+
+static inline uint64_t testNextRandom(void) {
+    test_rng_state ^= test_rng_state << 13;
+    test_rng_state ^= test_rng_state >> 7;
+    test_rng_state ^= test_rng_state << 17;
+    return test_rng_state;
+}
 
 #define CHECK(cond)                                                                     \
     do {                                                                                \
