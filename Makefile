@@ -10,7 +10,7 @@ endif
 OPT ?= -O2
 
 CC ?= cc
-PKGS := libzmq lua5.1 lua5.1-cjson lua5.1-bitop
+PKGS := libzmq lua5.1 lua5.1-cjson lua5.1-bitop libmd
 ifeq ($(MALLOC),jemalloc)
 PKGS += jemalloc
 MALLOC_CFLAGS := -DUSE_JEMALLOC
@@ -34,7 +34,7 @@ PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
 WARN := -Wall -Wextra -Werror
 CFLAGS_ALL := -std=c11 -D_GNU_SOURCE $(OPT) -g $(WARN) $(MALLOC_CFLAGS) $(PKG_CFLAGS) -I/usr/include/liblzf -Isrc $(CFLAGS)
-LIBS := $(PKG_LIBS) -llzf -lcrypto -lm -lpthread -ldl
+LIBS := $(PKG_LIBS) -llzf -lm -lpthread -ldl
 
 ifeq ($(SANITIZER),address)
 CFLAGS_ALL += -fsanitize=address -fno-omit-frame-pointer
@@ -87,7 +87,7 @@ FUZZ_SECONDS ?= 20
 FUZZ_BUILD := build/fuzz
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) $(PKG_CFLAGS) -I/usr/include/liblzf -Isrc $(FUZZ_SAN)
-FUZZ_LIBS := $(shell pkg-config --libs libzmq lua5.1 lua5.1-cjson lua5.1-bitop 2>/dev/null) -llzf -lcrypto -lm -lpthread -ldl
+FUZZ_LIBS := $(shell pkg-config --libs libzmq lua5.1 lua5.1-cjson lua5.1-bitop libmd 2>/dev/null) -llzf -lm -lpthread -ldl
 FUZZ_OBJ := $(patsubst %.c,$(FUZZ_BUILD)/%.o,$(filter-out src/main.c,$(SERVER_SRC)))
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%,$(wildcard tests/fuzz/fuzz_*.c))
 

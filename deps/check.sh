@@ -13,5 +13,5 @@ pkg-config --exists lua5.1-cjson || need lua5.1-cjson lua-cjson-dev
 pkg-config --exists lua5.1-bitop || need lua5.1-bitop lua-bitop-dev
 [ "$malloc" = jemalloc ] && { pkg-config --exists jemalloc || need jemalloc libjemalloc-dev; }
 [ -f /usr/include/liblzf/lzf.h ] || need lzf liblzf-dev
-pkg-config --exists libcrypto || need libcrypto libssl-dev
+pkg-config --exists libmd || need libmd libmd-dev
 exit 0

@@ -13,13 +13,12 @@
 #include "server/reply.h"
 #include "server/server.h"
 #include "core/glob.h"
+#include "core/randbytes.h"
 #include "core/zmalloc.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <openssl/crypto.h>
-#include <openssl/rand.h>
-#include <openssl/sha.h>
+#include <sha2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -496,11 +495,17 @@ static void copyUser(user *dst, user *src) {
 }
 
 static sds hashPassword(const char *pass, size_t len) {
-    unsigned char hash[SHA256_DIGEST_LENGTH];
-    SHA256((const unsigned char *)pass, len, hash);
-    char hex[HASH_PASSWORD_LEN + 1];
-    for (int i = 0; i < SHA256_DIGEST_LENGTH; i++) snprintf(hex + i * 2, 3, "%02x", hash[i]);
+    char hex[SHA256_DIGEST_STRING_LENGTH];
+    SHA256Data((const uint8_t *)pass, len, hex);
     return sdsnewlen(hex, HASH_PASSWORD_LEN);
+}
+
+/* Whether two hashes of HASH_PASSWORD_LEN are equal, in a time that does not
+ * tell how many of their first bytes are. */
+static int hashesEqual(const char *a, const char *b) {
+    unsigned char diff = 0;
+    for (int i = 0; i < HASH_PASSWORD_LEN; i++) diff |= (unsigned char)(a[i] ^ b[i]);
+    return diff == 0;
 }
 
 static int checkPasswordHash(const char *hash, size_t len) {
@@ -1079,7 +1084,7 @@ static int checkUserCredentials(robj *username, robj *password) {
     listNode *ln;
     listRewind(u->passwords, &li);
     while ((ln = listNext(&li)))
-        if (!CRYPTO_memcmp(hashed, listNodeValue(ln), HASH_PASSWORD_LEN)) ok = 1;
+        if (hashesEqual(hashed, listNodeValue(ln))) ok = 1;
     sdsfree(hashed);
     return ok ? C_OK : C_ERR;
 }
@@ -1694,7 +1699,7 @@ void aclGenpassCommand(client *c) {
     long chars = (long)(bits + 3) / 4;
     unsigned char rnd[GENPASS_MAX_BITS / 8];
     char pass[GENPASS_MAX_BITS / 4 + 1];
-    if (RAND_bytes(rnd, (int)((chars + 1) / 2)) != 1) {
+    if (!getRandomBytes(rnd, (size_t)(chars + 1) / 2)) {
         addReplyError(c, "Unable to generate random data");
         return;
     }

@@ -22,7 +22,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <openssl/sha.h>
+#include <sha1.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,15 +36,22 @@
  * are XORed in, ordered parts (list items, stream entries) are mixed, i.e.
  * XORed then rehashed, so two datasets digest alike exactly when their
  * logical contents are equal, whatever the encodings. */
+static void sha1(unsigned char *out, const void *p, size_t len) {
+    SHA1_CTX ctx;
+    SHA1Init(&ctx);
+    SHA1Update(&ctx, p, len);
+    SHA1Final(out, &ctx);
+}
+
 static void xorDigest(unsigned char *digest, const void *p, size_t len) {
-    unsigned char hash[20];
-    SHA1(p, len, hash);
-    for (int j = 0; j < 20; j++) digest[j] ^= hash[j];
+    unsigned char hash[SHA1_DIGEST_LENGTH];
+    sha1(hash, p, len);
+    for (int j = 0; j < SHA1_DIGEST_LENGTH; j++) digest[j] ^= hash[j];
 }
 
 static void mixDigest(unsigned char *digest, const void *p, size_t len) {
     xorDigest(digest, p, len);
-    SHA1(digest, 20, digest);
+    sha1(digest, digest, SHA1_DIGEST_LENGTH);
 }
 
 static void mixElemDigest(unsigned char *digest, const valueElem *e) {

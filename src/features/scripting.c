@@ -34,7 +34,7 @@
 #include <lualib.h>
 #include <limits.h>
 #include <math.h>
-#include <openssl/sha.h>
+#include <sha1.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -594,17 +594,8 @@ static int luaRedisAclCheckCmd(lua_State *L) {
 }
 static int luaRedisPcall(lua_State *L) { return redisCallGeneric(L, 0); }
 
-/* The 40 lowercase hex digits of the SHA1 of s, as scripts are named. */
-static void sha1hex(char *out, const char *s, size_t len) {
-    static const char hex[] = "0123456789abcdef";
-    unsigned char hash[SHA_DIGEST_LENGTH];
-    SHA1((const unsigned char *)s, len, hash);
-    for (int i = 0; i < SHA_DIGEST_LENGTH; i++) {
-        out[i * 2] = hex[hash[i] >> 4];
-        out[i * 2 + 1] = hex[hash[i] & 15];
-    }
-    out[40] = '\0';
-}
+/* The 40 lowercase hex digits of the SHA1 of s (and a NUL), as scripts are named. */
+static void sha1hex(char *out, const char *s, size_t len) { SHA1Data((const uint8_t *)s, len, out); }
 
 static int luaRedisSha1hex(lua_State *L) {
     if (lua_gettop(L) != 1) return raiseError(L, "wrong number of arguments");

@@ -11,6 +11,7 @@
 #include "commands/cmdargs.h"
 #include "core/anet.h"
 #include "core/numparse.h"
+#include "core/randbytes.h"
 #include "core/zmalloc.h"
 #include "persist/bgchild.h"
 #include "persist/aof.h"
@@ -97,16 +98,7 @@ static void pipeLostReplica(void);
 
 /* ----------------------------------------------------------- the identity */
 
-static void randomHex(char *dst, size_t n) {
-    FILE *fp = fopen("/dev/urandom", "r");
-    unsigned char b[REPL_ID_LEN / 2];
-    if (!fp || fread(b, 1, sizeof(b), fp) != sizeof(b))
-        for (size_t i = 0; i < sizeof(b); i++) b[i] = (unsigned char)rand();
-    if (fp) fclose(fp);
-    for (size_t i = 0; i < n / 2; i++) snprintf(dst + i * 2, 3, "%02x", b[i]);
-}
-
-void replChangeId(void) { randomHex(replId.replid, REPL_ID_LEN); }
+void replChangeId(void) { getRandomHex(replId.replid, REPL_ID_LEN); }
 
 void replClearId2(void) {
     memset(replId.replid2, '0', REPL_ID_LEN);
@@ -382,7 +374,7 @@ static void startBgsaveForReplication(void) {
     if (diskless && pipe(fds) == -1) diskless = 0;
     /* The child ends the snapshot with the mark: a child killed half-way
      * sends none, and its replicas fail the load instead of taking half. */
-    if (diskless) randomHex(m.eofmark, REPL_ID_LEN);
+    if (diskless) getRandomHex(m.eofmark, REPL_ID_LEN);
     serverLog(LL_NOTICE, "Starting BGSAVE for SYNC with target: %s", diskless ? "replicas sockets" : "disk");
     pid_t pid = 0;
     if (!diskless) {

@@ -20,6 +20,7 @@
 #include "core/anet.h"
 #include "core/panic.h"
 #include "core/proctitle.h"
+#include "core/randbytes.h"
 #include "core/clock.h"
 #include "core/zmalloc.h"
 
@@ -990,17 +991,11 @@ void showStartupBanner(void) {
 
 void setRandomSeedAndRunId(void) {
     uint8_t seed[16];
-    FILE *fp = fopen("/dev/urandom", "r");
-    if (!fp || fread(seed, 1, sizeof(seed), fp) != sizeof(seed)) {
+    srand((unsigned)ustime() ^ getpid()); /* before getRandomHex, which may fall back on it */
+    if (!getRandomBytes(seed, sizeof(seed))) {
         long long t = ustime() ^ getpid();
         for (int i = 0; i < 16; i++) seed[i] = (uint8_t)(t >> ((i % 8) * 8)) ^ (uint8_t)i;
     }
     dictSetHashFunctionSeed(seed);
-    unsigned char rnd[CONFIG_RUN_ID_SIZE / 2];
-    if (!fp || fread(rnd, 1, sizeof(rnd), fp) != sizeof(rnd)) {
-        for (size_t i = 0; i < sizeof(rnd); i++) rnd[i] = (unsigned char)(rand() ^ seed[i % 16]);
-    }
-    if (fp) fclose(fp);
-    for (size_t i = 0; i < sizeof(rnd); i++) snprintf(server.runid + i * 2, 3, "%02x", rnd[i]);
-    srand((unsigned)ustime() ^ getpid());
+    getRandomHex(server.runid, CONFIG_RUN_ID_SIZE);
 }
