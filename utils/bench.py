@@ -4,12 +4,14 @@
 figures side by side and the ratios ours/Redis and ours/Valkey.
 
   * throughput: redis-benchmark -c 50, pipelines -P 1 and -P 16
-  * memory: used_memory, RSS and anonymous RSS per item of the eight data sets of issue 17
-    (utils/memrows.py); `volatile` and `datatypes` are parts of it
+  * memory: used_memory, RSS and anonymous RSS of an empty server, and per item of the
+    data sets of issue 17 and four big collections (utils/memrows.py); `volatile` and
+    `datatypes` are parts of it
   * cpu: server CPU time (user+system, from the scheduler's per-thread run time)
     per request, -c 50 -P 16 / -P 1 -r 100000, one test at a time, the server
-    pinned to one CPU and redis-benchmark to the other(s), three rounds in which
-    each test runs in five chunks the servers take in turn (medians, and the
+    pinned to one CPU and redis-benchmark to the other(s), rounds of fresh
+    servers (6 at -P 16, 10 at -P 1) in which each test runs in three chunks
+    the servers take in turn (medians, and the
     median of the chunks' own ratios, spread shown); with --callgrind also
     instructions per request under valgrind, which the machine's noise does not move
   * latency: p50/p99 with -c 1000 -P 1, GET and SET (pinned as cpu)
@@ -147,6 +149,11 @@ def memory_rows(quick, names):
 
 
 def memory(quick):
+    header("memory of an empty server (kB): a fresh server holding nothing, read after a second")
+    res = {label: memrows.empty(binary) for label, binary in SERVERS}
+    for i, what in enumerate(("used_memory", "RSS", "RSS anonymous")):
+        row3("empty server %s" % what, {k: v[i] / 1024 for k, v in res.items()}, "kB",
+             "no code pages" if i == 2 else "")
     memory_rows(quick, [r.name for r in memrows.ROWS])
 
 
@@ -340,13 +347,19 @@ def lag(quick):
 # Server CPU per request. On 2 cores redis-benchmark saturates before any of
 # the servers, so requests/s cannot rank them; the CPU time the server process
 # spent per request can. Request counts per test are sized for about a second
-# of server CPU (ticks are 10 ms) and scaled down for the costly commands.
+# of server CPU a round and scaled down for the costly commands.
+# A server process has its own luck: the same binary started three times and
+# measured side by side came out 0.96-1.00 of itself at -P 1 for a whole run
+# (where its memory and code land in the caches), as much as the margins
+# measured. So each round starts fresh servers and runs few chunks on them,
+# and the figures come from many rounds: -P 1, where that luck is the largest
+# part of the noise, gets ten.
 CPU_TESTS = [("set", 1), ("get", 1), ("incr", 1), ("lpush", 1), ("rpop", 1), ("hset", 1), ("sadd", 1),
              ("zadd", 1), ("lrange_100", 4), ("mset", 5)]
-CPU_N = {16: 600000, 1: 150000}
-CPU_RUNS = 3
+CPU_N = {16: 300000, 1: 60000}  # requests of a test per server and round
+CPU_RUNS = {16: 6, 1: 10}  # rounds, each with fresh servers
 CPU_PIPELINES = (16, 1)
-CPU_CHUNKS = 5
+CPU_CHUNKS = 3
 
 
 def cpu_args(s, test, n, pipeline):
@@ -366,11 +379,11 @@ def cpu_round(pipeline, quick, run):
     round: a fresh server of each kind (all pinned to the same CPU,
     redis-benchmark to the other), every test in order on each (GET reads
     what SET wrote, RPOP pops what LPUSH pushed). A test's requests go in
-    CPU_CHUNKS chunks of about half a second, the servers taking each chunk
-    in turn: this machine's speed moves by tens of per cent from one second
-    to the next (the host's other tenants), and three chunks run within two
-    seconds of each other meet about the same machine, which a server's whole
-    test after another's did not."""
+    CPU_CHUNKS chunks of a few tenths of a second, the servers taking each
+    chunk in turn: this machine's speed moves by tens of per cent from one
+    second to the next (the host's other tenants), and three chunks run within
+    a second or two of each other meet about the same machine, which a
+    server's whole test after another's did not."""
     server_cpus, client_cpus = split_cpus()
     started = {}
     res = {label: {} for label, _ in SERVERS}
@@ -433,9 +446,9 @@ def cpu(quick):
         header("server CPU per request (user+system µs), -c 50 -P %d -r 100000, %d rounds x %d chunks, the servers "
                "taking each chunk in turn; figures: median of the chunks; ratios: median of the chunks' own ratios "
                "(side by side, the machine's drift cancels); spread: middle half of the chunks / median, worst server"
-               % (pipeline, CPU_RUNS, CPU_CHUNKS))
+               % (pipeline, CPU_RUNS[pipeline], CPU_CHUNKS))
         runs = {label: {} for label, _ in SERVERS}
-        for run in range(CPU_RUNS):
+        for run in range(CPU_RUNS[pipeline]):
             res = cpu_round(pipeline, quick, run)
             for label in runs:
                 for test, vals in res[label].items():
@@ -548,13 +561,15 @@ def main():
     ap.add_argument("--quick", action="store_true", help="fewer requests and items: a few minutes")
     ap.add_argument("--callgrind", action="store_true",
                     help="also instructions per request under valgrind (needs valgrind)")
-    ap.add_argument("--cpu-runs", type=int, default=CPU_RUNS,
-                    help="runs per server in the cpu section (median; default %d)" % CPU_RUNS)
+    ap.add_argument("--cpu-runs", type=int,
+                    help="rounds of fresh servers in the cpu section, for every -P (default %s)"
+                    % ", ".join("%d at -P %d" % (CPU_RUNS[p], p) for p in CPU_PIPELINES))
     ap.add_argument("--pipelines", default=",".join(map(str, CPU_PIPELINES)),
                     help="the cpu section's -P values (default %(default)s)")
     ap.add_argument("--only", default=DEFAULT, help="comma-separated, of: " + ",".join(SECTIONS))
     a = ap.parse_args()
-    CPU_RUNS = max(1, a.cpu_runs)
+    if a.cpu_runs is not None:
+        CPU_RUNS = {p: max(1, a.cpu_runs) for p in CPU_RUNS}
     pipelines = a.pipelines.split(",")
     if not all(p.isdigit() and int(p) in CPU_N for p in pipelines):
         ap.error("--pipelines takes some of " + ",".join(map(str, CPU_N)))

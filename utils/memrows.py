@@ -11,6 +11,7 @@ without file pages, i.e. without the code of the binary and its libraries that
 the load happens to touch first (a dynamically linked libjemalloc, for one).
 
   measure(binary, row) -> (used_per_item, rss_per_item, anon_rss_per_item)
+  empty(binary) -> (used, rss, anon_rss) of a server holding nothing, in bytes
 
 usage: utils/memrows.py [--scale 0.1] [--rows strings,volatile,...] [BINARY...]
 (default binaries: ours, Redis 7.0.15, Valkey 8.0.1 when present)
@@ -121,6 +122,18 @@ def _mem(s):
             if line.startswith(("VmRSS:", "RssAnon:")):
                 kb[line.split(":")[0]] = int(line.split()[1])
     return used, kb["VmRSS"] * 1024, kb["RssAnon"] * 1024
+
+
+def empty(binary, *server_args):
+    """(used_memory, RSS, anonymous RSS) in bytes of a fresh server holding
+    nothing: what every instance costs before its first key (the code of the
+    binary and its libraries, their relocated data, the allocator's arenas)."""
+    s = Server(binary, *server_args)
+    try:
+        time.sleep(SETTLE)
+        return _mem(s)
+    finally:
+        s.stop()
 
 
 def measure(binary, row, *server_args):
