@@ -32,10 +32,6 @@
 
 /* ------------------------------------------------------------------ DIGEST */
 
-/* Redis's digest: order-insensitive parts (set members, hash pairs, keys)
- * are XORed in, ordered parts (list items, stream entries) are mixed, i.e.
- * XORed then rehashed, so two datasets digest alike exactly when their
- * logical contents are equal, whatever the encodings. */
 static void sha1(unsigned char *out, const void *p, size_t len) {
     SHA1_CTX ctx;
     SHA1Init(&ctx);
@@ -43,6 +39,10 @@ static void sha1(unsigned char *out, const void *p, size_t len) {
     SHA1Final(out, &ctx);
 }
 
+/* Redis's digest: order-insensitive parts (set members, hash pairs, keys)
+ * are XORed in, ordered parts (list items, stream entries) are mixed, i.e.
+ * XORed then rehashed, so two datasets digest alike exactly when their
+ * logical contents are equal, whatever the encodings. */
 static void xorDigest(unsigned char *digest, const void *p, size_t len) {
     unsigned char hash[SHA1_DIGEST_LENGTH];
     sha1(hash, p, len);
