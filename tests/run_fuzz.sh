@@ -6,22 +6,46 @@
 # times out on one input or exceeds the memory limit fails; the input is kept
 # as build/fuzz/crashes/<target>-*. Each target is one test: ends with
 # "N passed, M failed" like the other runners. Exits 1 on any failure.
+# Targets run FUZZ_JOBS at a time (default: one per CPU): each still gets its
+# FUZZ_SECONDS, and on two CPUs the run takes half as long.
 cd "$(dirname "$0")/.." || exit 2
 seconds=${FUZZ_SECONDS:-20}
+jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
 passed=0
 failed=0
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
 mkdir -p build/fuzz/crashes
+
+fuzzTarget() { # binary; writes $logs/<name>.log and its exit status to $logs/<name>.rc
+    name=$(basename "$1")
+    seeds=tests/fuzz/corpus/$name
+    work=build/fuzz/corpus/$name
+    mkdir -p "$work" "$seeds"
+    "$1" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
+        -print_final_stats=1 -artifact_prefix="build/fuzz/crashes/$name-" "$work" "$seeds" >"$logs/$name.log" 2>&1
+    echo $? >"$logs/$name.rc"
+}
+
+running=0
+for bin in build/fuzz/fuzz_*; do
+    [ -x "$bin" ] || continue
+    fuzzTarget "$bin" &
+    running=$((running + 1))
+    if [ "$running" -ge "$jobs" ]; then
+        wait
+        running=0
+    fi
+done
+wait
+
 for bin in build/fuzz/fuzz_*; do
     [ -x "$bin" ] || continue
     name=$(basename "$bin")
     seeds=tests/fuzz/corpus/$name
     work=build/fuzz/corpus/$name
-    mkdir -p "$work" "$seeds"
-    "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
-        -print_final_stats=1 -artifact_prefix="build/fuzz/crashes/$name-" "$work" "$seeds" >"$log" 2>&1
-    rc=$?
+    log=$logs/$name.log
+    rc=$(cat "$logs/$name.rc" 2>/dev/null || echo 1)
     runs=$(grep -E '^stat::number_of_executed_units:' "$log" | awk '{print $2}')
     cov=$(grep -E '^#[0-9]+.*(DONE|pulse|NEW|REDUCE)' "$log" | tail -n 1 | sed -n 's/.*cov: \([0-9]*\).*/\1/p')
     if [ "$rc" -eq 0 ]; then
