@@ -307,6 +307,11 @@ def test_client_kill_user(server, rc):
 def test_genpass(rc):
     assert len(cmd(rc, "ACL", "GENPASS")) == 64
     assert len(cmd(rc, "ACL", "GENPASS", "5")) == 2
+    # Random lowercase hex, new every call: 20 passwords of 256 bits, all different, every digit used.
+    passwords = [cmd(rc, "ACL", "GENPASS") for _ in range(20)]
+    assert len(set(passwords)) == 20
+    assert set("".join(p.decode() if isinstance(p, bytes) else p for p in passwords)) == set("0123456789abcdef")
+    assert len(cmd(rc, "ACL", "GENPASS", "4096")) == 1024
     assert err(cmd, rc, "ACL", "GENPASS", "5000") == (
         "ACL GENPASS argument must be the number of bits for the output password, a positive number up to 4096")
 
