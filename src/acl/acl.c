@@ -1697,13 +1697,11 @@ void aclGenpassCommand(client *c) {
         return;
     }
     long chars = (long)(bits + 3) / 4;
-    unsigned char rnd[GENPASS_MAX_BITS / 8];
     char pass[GENPASS_MAX_BITS / 4 + 1];
-    if (!getRandomBytes(rnd, (size_t)(chars + 1) / 2)) {
+    if (!getRandomHex(pass, (size_t)chars)) { /* digits from rand() make no password */
         addReplyError(c, "Unable to generate random data");
         return;
     }
-    for (long i = 0; i < chars; i++) pass[i] = "0123456789abcdef"[(rnd[i / 2] >> ((i % 2) * 4)) & 0xf];
     addReplyBulkCBuffer(c, pass, chars);
 }
 

@@ -22,14 +22,18 @@ int getRandomBytes(unsigned char *p, size_t n) {
     return 1;
 }
 
-void getRandomHex(char *dst, size_t n) {
+int getRandomHex(char *dst, size_t n) {
     static const char hex[] = "0123456789abcdef";
     unsigned char b[32];
+    int from_kernel = 1;
     for (size_t done = 0; done < n;) {
         size_t chunk = (n - done + 1) / 2 < sizeof(b) ? (n - done + 1) / 2 : sizeof(b);
-        if (!getRandomBytes(b, chunk))
+        if (!getRandomBytes(b, chunk)) {
+            from_kernel = 0;
             for (size_t i = 0; i < chunk; i++) b[i] = (unsigned char)rand();
+        }
         for (size_t i = 0; i < chunk * 2 && done < n; i++) dst[done++] = hex[(b[i / 2] >> (i % 2 ? 0 : 4)) & 15];
     }
     dst[n] = '\0';
+    return from_kernel;
 }

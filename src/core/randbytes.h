@@ -9,9 +9,10 @@
 /* Fills p with n random bytes: 1, or 0 when the kernel gave none. */
 int getRandomBytes(unsigned char *p, size_t n);
 
-/* n random lowercase hex digits and a NUL into dst (n + 1 bytes). Never
- * fails: where the kernel gives nothing, rand() makes the digits, which
- * still tells one process's id from the next (ids, not secrets). */
-void getRandomHex(char *dst, size_t n);
+/* n random lowercase hex digits and a NUL into dst (n + 1 bytes). Returns 1
+ * when they came from the kernel; where it gave nothing, rand() makes them
+ * and 0 is returned: still good to tell one process's id from the next, not
+ * for a secret. */
+int getRandomHex(char *dst, size_t n);
 
 #endif

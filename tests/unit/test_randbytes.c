@@ -18,7 +18,7 @@ int main(void) {
     for (size_t k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
         char buf[140];
         memset(buf, 'x', sizeof(buf));
-        getRandomHex(buf, lens[k]);
+        CHECK(getRandomHex(buf, lens[k]) == 1); /* the kernel's */
         CHECK(allLowerHex(buf, lens[k]));
         CHECK(buf[lens[k]] == '\0');
         CHECK(buf[lens[k] + 1] == 'x');
