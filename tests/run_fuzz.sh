@@ -17,14 +17,25 @@ logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 mkdir -p build/fuzz/crashes
 
-fuzzTarget() { # binary; writes $logs/<name>.log and its exit status to $logs/<name>.rc
+fuzzTarget() { # binary; its report line(s) go to $logs/<name>.ok or $logs/<name>.fail
     name=$(basename "$1")
     seeds=tests/fuzz/corpus/$name
     work=build/fuzz/corpus/$name
+    log=$logs/$name.log
     mkdir -p "$work" "$seeds"
     "$1" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
-        -print_final_stats=1 -artifact_prefix="build/fuzz/crashes/$name-" "$work" "$seeds" >"$logs/$name.log" 2>&1
-    echo $? >"$logs/$name.rc"
+        -print_final_stats=1 -artifact_prefix="build/fuzz/crashes/$name-" "$work" "$seeds" >"$log" 2>&1
+    rc=$?
+    runs=$(grep -E '^stat::number_of_executed_units:' "$log" | awk '{print $2}')
+    cov=$(grep -E '^#[0-9]+.*(DONE|pulse|NEW|REDUCE)' "$log" | tail -n 1 | sed -n 's/.*cov: \([0-9]*\).*/\1/p')
+    if [ "$rc" -eq 0 ]; then
+        echo "ok   $name: ${runs:-?} runs in ${seconds}s, coverage ${cov:-?} edges, corpus $(ls "$work" | wc -l) + $(ls "$seeds" | wc -l) seeds" >"$logs/$name.ok"
+    else
+        {
+            echo "FAIL $name (exit $rc):"
+            grep -E 'ERROR|SUMMARY|==[0-9]+==|Test unit written|#[0-9]+ +(DONE|INITED)' "$log" | head -n 40 | sed 's/^/    /'
+        } >"$logs/$name.fail"
+    fi
 }
 
 running=0
@@ -39,22 +50,16 @@ for bin in build/fuzz/fuzz_*; do
 done
 wait
 
+# The reports in the targets' order; a target that left none (killed) failed.
 for bin in build/fuzz/fuzz_*; do
     [ -x "$bin" ] || continue
     name=$(basename "$bin")
-    seeds=tests/fuzz/corpus/$name
-    work=build/fuzz/corpus/$name
-    log=$logs/$name.log
-    rc=$(cat "$logs/$name.rc" 2>/dev/null || echo 1)
-    runs=$(grep -E '^stat::number_of_executed_units:' "$log" | awk '{print $2}')
-    cov=$(grep -E '^#[0-9]+.*(DONE|pulse|NEW|REDUCE)' "$log" | tail -n 1 | sed -n 's/.*cov: \([0-9]*\).*/\1/p')
-    if [ "$rc" -eq 0 ]; then
+    if [ -f "$logs/$name.ok" ]; then
         passed=$((passed + 1))
-        echo "ok   $name: ${runs:-?} runs in ${seconds}s, coverage ${cov:-?} edges, corpus $(ls "$work" | wc -l) + $(ls "$seeds" | wc -l) seeds"
+        cat "$logs/$name.ok"
     else
         failed=$((failed + 1))
-        echo "FAIL $name (exit $rc):"
-        grep -E 'ERROR|SUMMARY|==[0-9]+==|Test unit written|#[0-9]+ +(DONE|INITED)' "$log" | head -n 40 | sed 's/^/    /'
+        cat "$logs/$name.fail" 2>/dev/null || echo "FAIL $name: no report"
     fi
 done
 echo "$passed passed, $failed failed"
