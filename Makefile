@@ -30,7 +30,16 @@ endif
 endif
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# The server loads libzmq itself when an endpoint is configured (features/zmqlib.c):
+# only its header is needed to build; the 0MQ consumer in utils/ links it.
+PKG_LIBS := $(shell pkg-config --libs $(filter-out libzmq jemalloc,$(PKGS)) 2>/dev/null)
+ZMQ_LIBS := $(shell pkg-config --libs libzmq 2>/dev/null)
+# jemalloc from its static archive: its C++ part (operator new), which makes the
+# shared library pull in libstdc++ (860 kB of RSS in every process), is left
+# out, and calls to malloc and free need no PLT.
+ifeq ($(MALLOC),jemalloc)
+PKG_LIBS += $(shell pkg-config --variable=libdir jemalloc 2>/dev/null)/libjemalloc_pic.a
+endif
 
 WARN := -Wall -Wextra -Werror
 CFLAGS_ALL := -std=c11 -D_GNU_SOURCE $(OPT) -g $(WARN) $(MALLOC_CFLAGS) $(PKG_CFLAGS) -I/usr/include/liblzf -Isrc $(CFLAGS)
@@ -75,7 +84,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ)
 	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -Itests/unit -o $@ $< $(LIB_OBJ) $(LIBS)
 
 utils/zmq_expiry_msg_client: utils/zmq_expiry_msg_client.c
-	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $< $(LIBS)
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $< $(ZMQ_LIBS)
 
 -include $(SERVER_OBJ:.o=.d)
 
@@ -87,7 +96,7 @@ FUZZ_SECONDS ?= 20
 FUZZ_BUILD := build/fuzz
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) $(PKG_CFLAGS) -I/usr/include/liblzf -Isrc $(FUZZ_SAN)
-FUZZ_LIBS := $(shell pkg-config --libs libzmq lua5.1 lua5.1-cjson lua5.1-bitop libmd 2>/dev/null) -llzf -lm -lpthread -ldl
+FUZZ_LIBS := $(shell pkg-config --libs lua5.1 lua5.1-cjson lua5.1-bitop libmd 2>/dev/null) -llzf -lm -lpthread -ldl
 FUZZ_OBJ := $(patsubst %.c,$(FUZZ_BUILD)/%.o,$(filter-out src/main.c,$(SERVER_SRC)))
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%,$(wildcard tests/fuzz/fuzz_*.c))
 

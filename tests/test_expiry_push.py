@@ -546,6 +546,35 @@ def test_config_set_rebinds(server_factory, zctx):
     assert info(r)["expiry_push_enabled"] == 1
 
 
+def mapped_libzmq(s):
+    with open("/proc/%d/maps" % s.proc.pid) as f:
+        return "libzmq" in f.read()
+
+
+def test_libzmq_loaded_with_the_first_endpoint(server_factory, zctx):
+    """A server with no endpoint does not map libzmq (nor what it pulls in);
+    the first endpoint configured loads it, and the push works from then on."""
+    s = server_factory("--enable-debug-command", "yes")
+    r = s.client()
+    assert r.config_get("zmq-expiry-endpoint")["zmq-expiry-endpoint"] == ""
+    assert not mapped_libzmq(s)
+    assert info(r)["expiry_push_enabled"] == 0
+    a = tcp_endpoint()
+    assert r.config_set("zmq-expiry-endpoint", a)
+    assert mapped_libzmq(s)
+    r.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "0")
+    consumer = zctx.consumer(a)
+    r.set("k", "loaded")
+    expire_lazily(r, "k")
+    assert consumer.recv() == frames(0, STRING, b"k", b"loaded")
+    # Cleared and set again: the library stays, the push resumes.
+    assert r.config_set("zmq-expiry-endpoint", "")
+    assert r.config_set("zmq-expiry-endpoint", a)
+    r.set("k", "again")
+    expire_lazily(r, "k")
+    assert consumer.recv() == frames(0, STRING, b"k", b"again")
+
+
 @pytest.mark.parametrize("bad,reason", [
     ("bogus", "Invalid argument"),
     ("foo://127.0.0.1:5", "Protocol not supported"),

@@ -33,7 +33,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zmq.h>
 
 #include "core/ae.h"
 #include "core/clock.h"
@@ -41,6 +40,7 @@
 #include "core/numparse.h"
 #include "core/zmalloc.h"
 #include "data/value.h"
+#include "features/zmqlib.h"
 #include "server/db.h"
 #include "server/server.h"
 
@@ -222,12 +222,12 @@ static int serializeMessage(int dbid, robj *key, robj *val, size_t *keyframe_len
  * EAGAIN) when the peer's pipe died mid-message: 0MQ then rolls the partial
  * message back, so the whole message is retried. */
 static int sendFrames(const unsigned char *data, size_t keyframe_len, size_t valframe_len) {
-    if (zmq_send(push.sock, data, HEADER_FRAME_LEN, ZMQ_SNDMORE | ZMQ_DONTWAIT) == -1) {
+    if (zmqlib.send(push.sock, data, HEADER_FRAME_LEN, ZMQ_SNDMORE | ZMQ_DONTWAIT) == -1) {
         if (errno == EAGAIN) return SEND_AGAIN;
         goto failed;
     }
-    if (zmq_send(push.sock, data + HEADER_FRAME_LEN, keyframe_len, ZMQ_SNDMORE | ZMQ_DONTWAIT) == -1 ||
-        zmq_send(push.sock, data + HEADER_FRAME_LEN + keyframe_len, valframe_len, ZMQ_DONTWAIT) == -1) {
+    if (zmqlib.send(push.sock, data + HEADER_FRAME_LEN, keyframe_len, ZMQ_SNDMORE | ZMQ_DONTWAIT) == -1 ||
+        zmqlib.send(push.sock, data + HEADER_FRAME_LEN + keyframe_len, valframe_len, ZMQ_DONTWAIT) == -1) {
         if (errno == EAGAIN || errno == EFAULT) return SEND_AGAIN;
         goto failed;
     }
@@ -236,7 +236,7 @@ static int sendFrames(const unsigned char *data, size_t keyframe_len, size_t val
     push.sent_bytes += HEADER_FRAME_LEN + keyframe_len + valframe_len;
     return SEND_OK;
 failed:
-    setLastError("zmq_send: %s", zmq_strerror(errno));
+    setLastError("zmq_send: %s", zmqlib.strerror(errno));
     return SEND_FAILED;
 }
 
@@ -282,7 +282,7 @@ static void unwatchSocket(void) {
 static int socketWritable(void) {
     int events = 0;
     size_t len = sizeof(events);
-    if (zmq_getsockopt(push.sock, ZMQ_EVENTS, &events, &len) == -1) return 0;
+    if (zmqlib.getsockopt(push.sock, ZMQ_EVENTS, &events, &len) == -1) return 0;
     return (events & ZMQ_POLLOUT) != 0;
 }
 
@@ -406,11 +406,11 @@ static void discardBacklog(const char *why) {
 }
 
 static void *newPushSocket(void *ctx) {
-    void *s = zmq_socket(ctx, ZMQ_PUSH);
+    void *s = zmqlib.socket(ctx, ZMQ_PUSH);
     if (!s) return NULL;
     int linger = 0, hwm = (int)server.zmq_hwm;
-    zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof(linger));
-    zmq_setsockopt(s, ZMQ_SNDHWM, &hwm, sizeof(hwm));
+    zmqlib.setsockopt(s, ZMQ_LINGER, &linger, sizeof(linger));
+    zmqlib.setsockopt(s, ZMQ_SNDHWM, &hwm, sizeof(hwm));
     return s;
 }
 
@@ -436,7 +436,7 @@ static int checkEndpointList(const char **err) {
 
 static void bindError(const char *endpoint, int errnum, const char **err) {
     int syntax = errnum == EINVAL || errnum == EPROTONOSUPPORT;
-    snprintf(err_buf, sizeof(err_buf), "can't bind 0MQ expiry endpoint '%s': %s%s", endpoint, zmq_strerror(errnum),
+    snprintf(err_buf, sizeof(err_buf), "can't bind 0MQ expiry endpoint '%s': %s%s", endpoint, zmqlib.strerror(errnum),
              syntax ? " (endpoints look like tcp://127.0.0.1:5555, tcp://*:5555 or ipc:///path/to/socket)" : "");
     *err = err_buf;
 }
@@ -445,7 +445,7 @@ static void bindError(const char *endpoint, int errnum, const char **err) {
 static int bindEndpoint(void *sock, const char *endpoint) {
     long long deadline = mstime() + REBIND_RETRY_MS;
     for (;;) {
-        if (zmq_bind(sock, endpoint) == 0) return 0;
+        if (zmqlib.bind(sock, endpoint) == 0) return 0;
         if (errno != EADDRINUSE || mstime() - push.last_unbind_ms > REBIND_WINDOW_MS || mstime() > deadline)
             return -1;
         usleep(2000);
@@ -457,7 +457,8 @@ static int bindEndpoint(void *sock, const char *endpoint) {
 static int testBindEndpoints(const char **err) {
     if (checkEndpointList(err) != C_OK) return C_ERR;
     if (server.zmq_endpoints_count == 0) return C_OK;
-    void *ctx = zmq_ctx_new();
+    if (!zmqLibLoad(err)) return C_ERR;
+    void *ctx = zmqlib.ctx_new();
     void *s = ctx ? newPushSocket(ctx) : NULL;
     int rc = C_OK;
     if (!s) {
@@ -465,13 +466,13 @@ static int testBindEndpoints(const char **err) {
         rc = C_ERR;
     }
     for (int i = 0; rc == C_OK && i < server.zmq_endpoints_count; i++) {
-        if (zmq_bind(s, server.zmq_endpoints[i]) == -1) {
+        if (zmqlib.bind(s, server.zmq_endpoints[i]) == -1) {
             bindError(server.zmq_endpoints[i], errno, err);
             rc = C_ERR;
         }
     }
-    if (s) zmq_close(s);
-    if (ctx) zmq_ctx_term(ctx); /* returns once the listeners are closed */
+    if (s) zmqlib.close(s);
+    if (ctx) zmqlib.ctx_term(ctx); /* returns once the listeners are closed */
     return rc;
 }
 
@@ -493,19 +494,20 @@ static void closeSocket(void) {
     zfree(push.eps);
     push.eps = NULL;
     push.neps = 0;
-    if (push.sock) zmq_close(push.sock);
-    if (push.ctx) zmq_ctx_term(push.ctx);
+    if (push.sock) zmqlib.close(push.sock);
+    if (push.ctx) zmqlib.ctx_term(push.ctx);
     push.sock = push.ctx = NULL;
     push.fd = -1;
     push.last_unbind_ms = mstime();
 }
 
 static int createSocket(const char **err) {
-    push.ctx = zmq_ctx_new();
+    if (!zmqLibLoad(err)) return C_ERR;
+    push.ctx = zmqlib.ctx_new();
     push.sock = push.ctx ? newPushSocket(push.ctx) : NULL;
     size_t len = sizeof(push.fd);
-    if (!push.sock || zmq_getsockopt(push.sock, ZMQ_FD, &push.fd, &len) == -1) {
-        snprintf(err_buf, sizeof(err_buf), "can't create the 0MQ push socket: %s", zmq_strerror(errno));
+    if (!push.sock || zmqlib.getsockopt(push.sock, ZMQ_FD, &push.fd, &len) == -1) {
+        snprintf(err_buf, sizeof(err_buf), "can't create the 0MQ push socket: %s", zmqlib.strerror(errno));
         *err = err_buf;
         closeSocket();
         return C_ERR;
@@ -554,7 +556,7 @@ static int rebindEndpoints(const char **err) {
         }
         char resolved[1024];
         size_t len = sizeof(resolved);
-        if (zmq_getsockopt(push.sock, ZMQ_LAST_ENDPOINT, resolved, &len) == -1) snprintf(resolved, sizeof(resolved), "%s", e);
+        if (zmqlib.getsockopt(push.sock, ZMQ_LAST_ENDPOINT, resolved, &len) == -1) snprintf(resolved, sizeof(resolved), "%s", e);
         next[i].configured = sdsnew(e);
         next[i].resolved = sdsnew(resolved);
     }
@@ -562,7 +564,7 @@ static int rebindEndpoints(const char **err) {
         /* Undo the bindings made above; the old ones were not touched. */
         for (int i = 0; i < failed; i++) {
             if (findBound(next[i].configured) == -1) {
-                zmq_unbind(push.sock, next[i].resolved);
+                zmqlib.unbind(push.sock, next[i].resolved);
                 push.last_unbind_ms = mstime();
             }
             sdsfree(next[i].configured);
@@ -576,7 +578,7 @@ static int rebindEndpoints(const char **err) {
         int kept = 0;
         for (int j = 0; j < want && !kept; j++) kept = !strcmp(push.eps[i].resolved, next[j].resolved);
         if (!kept) {
-            zmq_unbind(push.sock, push.eps[i].resolved);
+            zmqlib.unbind(push.sock, push.eps[i].resolved);
             push.last_unbind_ms = mstime();
         }
         sdsfree(push.eps[i].configured);
@@ -595,7 +597,7 @@ int expiryPushApplyConfig(const char **err) {
         /* 0MQ gives each connection the HWM set when it was made: a change
          * applies to consumers that connect afterwards. */
         int hwm = (int)server.zmq_hwm;
-        zmq_setsockopt(push.sock, ZMQ_SNDHWM, &hwm, sizeof(hwm));
+        zmqlib.setsockopt(push.sock, ZMQ_SNDHWM, &hwm, sizeof(hwm));
     }
     return C_OK;
 }
@@ -619,7 +621,7 @@ void expiryPushShutdown(void) {
     while (push.head) freeHead();
     /* Messages 0MQ already accepted get a moment to reach connected consumers. */
     int linger = 1000;
-    zmq_setsockopt(push.sock, ZMQ_LINGER, &linger, sizeof(linger));
+    zmqlib.setsockopt(push.sock, ZMQ_LINGER, &linger, sizeof(linger));
     closeSocket();
     push.live = 0;
 }
