@@ -4,6 +4,7 @@ directions, redis-check-rdb on our files, corrupt and truncated files, saving
 on shutdown, DUMP/RESTORE payloads."""
 import os
 import shutil
+import struct
 import subprocess
 import time
 
@@ -177,6 +178,57 @@ def test_expired_keys_dropped_on_load(server_factory, tmp_path):
     r2 = start(server_factory, tmp_path).client()
     assert r2.exists("short") == 0
     assert r2.exists("long") == 1
+
+
+def handmade_rdb(dbs):
+    """An RDB file of string keys: dbs is [(db, [(key, value, expire_ms or None)])].
+    Checksum 0: not checked."""
+    def string(b):
+        assert len(b) < 64
+        return bytes([len(b)]) + b
+    out = b"REDIS0009"
+    for db, keys in dbs:
+        out += b"\xfe" + bytes([db])
+        for k, v, expire_ms in keys:
+            if expire_ms is not None:
+                out += b"\xfc" + struct.pack("<Q", expire_ms)
+            out += b"\x00" + string(k) + string(v)
+    return out + b"\xff" + b"\x00" * 8
+
+
+def test_load_keys_of_several_dbs_with_ttls(server_factory, tmp_path):
+    """Keys of several dbs in runs of every length, TTLs on some, some
+    already expired: each lands in its db with its TTL, expired ones are not
+    loaded (keys are stored in batches, flushed at each SELECTDB)."""
+    future = int(time.time() * 1000) + 3600 * 1000
+    past = int(time.time() * 1000) - 1000
+    dbs, expected = [], {}
+    for db, count in ((0, 37), (1, 1), (5, 100), (2, 16), (0, 3)):
+        keys = []
+        for i in range(count):
+            k, v = b"k%d:%d:%d" % (db, len(dbs), i), b"v%d" % i
+            expire = (future if i % 3 == 0 else past) if i % 2 == 0 else None
+            keys.append((k, v, expire))
+            if expire != past:
+                expected[(db, k)] = (v, expire is not None)
+        dbs.append((db, keys))
+    (tmp_path / "dump.rdb").write_bytes(handmade_rdb(dbs))
+    r = start(server_factory, tmp_path).client()
+    got = {}
+    for db in (0, 1, 2, 5):
+        r.execute_command("select", db)
+        for k in r.keys("*"):
+            got[(db, k)] = (r.get(k), r.pttl(k) > 0)
+    assert got == expected
+
+
+def test_duplicated_key_in_a_file_refuses_to_start(server_factory, tmp_path):
+    keys = [(b"key%d" % i, b"v", None) for i in range(40)]
+    keys.insert(30, (b"key7", b"again", None))
+    (tmp_path / "dump.rdb").write_bytes(handmade_rdb([(0, keys)]))
+    with pytest.raises(RuntimeError) as e:
+        start(server_factory, tmp_path)
+    assert "RDB has duplicated key 'key7' in DB 0" in str(e.value)
 
 
 def test_truncated_and_corrupt_files_refuse_to_start(server_factory, tmp_path):

@@ -1479,6 +1479,18 @@ static int loadRio(rio *r, const char *filename, int flags) {
     return rc;
 }
 
+/* Loaded keys wait in a batch before they go into their db: in a keyspace
+ * bigger than the caches, finding where a key goes is a miss or two, and a
+ * batch's buckets are fetched together (dictPrefetchSdsKeys) instead of one
+ * after another (a third of a large load's time otherwise). */
+#define LOAD_BATCH 16
+
+typedef struct pendingKey {
+    sds key;
+    robj *val;
+    long long expiretime;
+} pendingKey;
+
 /* A load's state between its steps: where keys go and what the opcodes
  * before a key said about it. */
 typedef struct loadState {
@@ -1490,6 +1502,8 @@ typedef struct loadState {
     rdbReplInfo rsi;
     int has_rsi;
     long long empty_keys_skipped;
+    pendingKey batch[LOAD_BATCH]; /* keys of ls->db not stored yet, in file order */
+    int batched;
 } loadState;
 
 /* What a step did: read its part, met the end of the input (or a read
@@ -1589,13 +1603,13 @@ static int loadOpcode(loadState *ls, int type) {
     }
 }
 
-/* Puts a loaded key in its db, with the TTL the opcodes before it gave. */
-static int storeKey(loadState *ls, sds key, robj *val) {
+/* Puts a loaded key in its db, with the TTL the opcodes before it gave (-1: none). */
+static int storeKey(loadState *ls, sds key, robj *val, long long expiretime) {
     robj *keyobj = createStringObject(key, sdslen(key));
     redisDb *db = ls->db;
     /* Already expired: kept, like every key of an AOF, and removed by
      * expiry once loaded (so it is pushed like any other expiry). */
-    int already_expired = ls->expiretime != -1 && ls->expiretime < ls->now;
+    int already_expired = expiretime != -1 && expiretime < ls->now;
     if (already_expired) last_load_expired++;
     if (!(ls->flags & RDB_LOAD_MERGE) && dbExists(db, keyobj)) {
         serverLog(LL_WARNING, "RDB has duplicated key '%s' in DB %d", (char *)keyobj->ptr, db->id);
@@ -1605,11 +1619,32 @@ static int storeKey(loadState *ls, sds key, robj *val) {
     }
     if (ls->flags & RDB_LOAD_MERGE) dbSyncDelete(db, keyobj); /* the file's value and TTL win */
     dbAdd(db, keyobj, val);
-    if (ls->expiretime != -1) setExpire(db, keyobj, ls->expiretime);
+    if (expiretime != -1) setExpire(db, keyobj, expiretime);
     if (!already_expired) last_load_loaded++; /* counted as Redis counts them: loaded or expired */
     if (server.key_load_delay > 0) usleep((useconds_t)server.key_load_delay);
     decrRefCount(keyobj);
     return STEP_OK;
+}
+
+/* Stores the batch's keys in file order. After a failure (a duplicated
+ * key) the rest are dropped, as the keys after it were before batching. */
+static int storeBatch(loadState *ls) {
+    const char *keys[LOAD_BATCH];
+    size_t lens[LOAD_BATCH];
+    for (int i = 0; i < ls->batched; i++) {
+        keys[i] = ls->batch[i].key;
+        lens[i] = sdslen(ls->batch[i].key);
+    }
+    dictPrefetchSdsKeys(ls->db->dict, keys, lens, ls->batched, 0);
+    int step = STEP_OK;
+    for (int i = 0; i < ls->batched; i++) {
+        pendingKey *k = &ls->batch[i];
+        if (step == STEP_OK) step = storeKey(ls, k->key, k->val, k->expiretime);
+        else decrRefCount(k->val);
+        sdsfree(k->key);
+    }
+    ls->batched = 0;
+    return step;
 }
 
 /* A key of that value type, and its value. */
@@ -1623,7 +1658,9 @@ static int loadKey(loadState *ls, int type) {
     r->key = NULL;
     int step = STEP_OK;
     if (val) {
-        step = storeKey(ls, key, val);
+        ls->batch[ls->batched++] = (pendingKey){.key = key, .val = val, .expiretime = ls->expiretime};
+        ls->expiretime = -1;
+        return ls->batched == LOAD_BATCH ? storeBatch(ls) : STEP_OK;
     } else if (r->error) {
         step = STEP_EOF;
     } else if (r->empty_key) {
@@ -1675,9 +1712,16 @@ static int loadRioBody(rio *r, const char *filename, int flags) {
     int ver = 0, step = loadHeader(r, &ver);
     while (step == STEP_OK) {
         int type = loadType(r);
+        /* The batch holds keys of ls->db: stored before another db is selected. */
+        if (type == RDB_OPCODE_SELECTDB && ls.batched && (step = storeBatch(&ls)) != STEP_OK) break;
         if (type == -1) step = STEP_EOF;
         else if (type == RDB_OPCODE_EOF) break;
         else if ((step = loadOpcode(&ls, type)) == STEP_KEY) step = loadKey(&ls, type);
+    }
+    /* At the end, or after a read error or a failure: what was read before is stored, as it was unbatched. */
+    if (ls.batched) {
+        int stored = storeBatch(&ls);
+        if (step == STEP_OK) step = stored;
     }
     if (step == STEP_OK) step = checkTrailer(r, ver);
     if (step == STEP_EOF) logShortRead(r, filename);
