@@ -30,20 +30,22 @@ endif
 endif
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-# The server loads libzmq itself when an endpoint is configured (features/zmqlib.c):
-# only its header is needed to build; the 0MQ consumer in utils/ links it.
-PKG_LIBS := $(shell pkg-config --libs $(filter-out libzmq jemalloc,$(PKGS)) 2>/dev/null)
+# The shared libraries the server and the fuzz targets link, and the system's.
+# Not libzmq: the server loads it when an endpoint is configured
+# (features/zmqlib.c), only its header is needed to build; the 0MQ consumer in
+# utils/ links it (ZMQ_LIBS).
+SHARED_LIBS := $(shell pkg-config --libs $(filter-out libzmq jemalloc,$(PKGS)) 2>/dev/null) -llzf -lm -lpthread -ldl
 ZMQ_LIBS := $(shell pkg-config --libs libzmq 2>/dev/null)
 # jemalloc from its static archive: its C++ part (operator new), which makes the
 # shared library pull in libstdc++ (860 kB of RSS in every process), is left
 # out, and calls to malloc and free need no PLT.
 ifeq ($(MALLOC),jemalloc)
-PKG_LIBS += $(shell pkg-config --variable=libdir jemalloc 2>/dev/null)/libjemalloc_pic.a
+MALLOC_LIBS := $(shell pkg-config --variable=libdir jemalloc 2>/dev/null)/libjemalloc_pic.a
 endif
 
 WARN := -Wall -Wextra -Werror
 CFLAGS_ALL := -std=c11 -D_GNU_SOURCE $(OPT) -g $(WARN) $(MALLOC_CFLAGS) $(PKG_CFLAGS) -I/usr/include/liblzf -Isrc $(CFLAGS)
-LIBS := $(PKG_LIBS) -llzf -lm -lpthread -ldl
+LIBS := $(MALLOC_LIBS) $(SHARED_LIBS)
 
 ifeq ($(SANITIZER),address)
 CFLAGS_ALL += -fsanitize=address -fno-omit-frame-pointer
@@ -96,7 +98,7 @@ FUZZ_SECONDS ?= 20
 FUZZ_BUILD := build/fuzz
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) $(PKG_CFLAGS) -I/usr/include/liblzf -Isrc $(FUZZ_SAN)
-FUZZ_LIBS := $(shell pkg-config --libs lua5.1 lua5.1-cjson lua5.1-bitop libmd 2>/dev/null) -llzf -lm -lpthread -ldl
+FUZZ_LIBS := $(SHARED_LIBS)
 FUZZ_OBJ := $(patsubst %.c,$(FUZZ_BUILD)/%.o,$(filter-out src/main.c,$(SERVER_SRC)))
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%,$(wildcard tests/fuzz/fuzz_*.c))
 

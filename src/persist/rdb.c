@@ -1545,6 +1545,8 @@ static int loadAux(loadState *ls) {
     return STEP_OK;
 }
 
+static int storeBatch(loadState *ls);
+
 /* An opcode (type) other than EOF: read and applied; STEP_KEY when type is a value type. */
 static int loadOpcode(loadState *ls, int type) {
     rio *r = ls->r;
@@ -1576,8 +1578,10 @@ static int loadOpcode(loadState *ls, int type) {
             serverLog(LL_WARNING, "FATAL: Data file was created with a Redis server configured to handle more than %d databases. Exiting\n", server.dbnum);
             return STEP_FAIL;
         }
+        /* The batch holds keys of ls->db: stored before another db is selected. */
+        int step = ls->batched ? storeBatch(ls) : STEP_OK;
         ls->db = &server.db[id];
-        return STEP_OK;
+        return step;
     }
     case RDB_OPCODE_RESIZEDB: {
         uint64_t dbsize = loadLen(r, NULL), exsize = loadLen(r, NULL);
@@ -1712,8 +1716,6 @@ static int loadRioBody(rio *r, const char *filename, int flags) {
     int ver = 0, step = loadHeader(r, &ver);
     while (step == STEP_OK) {
         int type = loadType(r);
-        /* The batch holds keys of ls->db: stored before another db is selected. */
-        if (type == RDB_OPCODE_SELECTDB && ls.batched && (step = storeBatch(&ls)) != STEP_OK) break;
         if (type == -1) step = STEP_EOF;
         else if (type == RDB_OPCODE_EOF) break;
         else if ((step = loadOpcode(&ls, type)) == STEP_KEY) step = loadKey(&ls, type);
