@@ -10,10 +10,11 @@ figures side by side and the ratios ours/Redis and ours/Valkey.
   * cpu: server CPU time (user+system, from the scheduler's per-thread run time)
     per request, -c 50 -P 16 / -P 1 -r 100000, one test at a time, the server
     pinned to one CPU and redis-benchmark to the other(s), rounds of fresh
-    servers (6 at -P 16, 10 at -P 1) in which each test runs in three chunks
-    the servers take in turn (medians, and the
-    median of the chunks' own ratios, spread shown); with --callgrind also
-    instructions per request under valgrind, which the machine's noise does not move
+    servers (6 at -P 16, 30 at -P 1) in which each test runs in three chunks
+    the servers take in turn (medians, the median of the chunks' own ratios,
+    spread, and in how many chunks ours was lower, with its sign-test p);
+    with --callgrind also instructions per request under valgrind, which the
+    machine's noise does not move
   * latency: p50/p99 with -c 1000 -P 1, GET and SET (pinned as cpu)
   * SET EX throughput; expiry lag (utils/expiry_lag.py); GET latency during a
     mass expiry and the 0MQ push rate (utils/mass_expiry.py)   [ours vs Redis]
@@ -29,6 +30,7 @@ left out, with a note, when /work/shared/anchors/valkey-server-8.0.1 is absent.
 import argparse
 import csv
 import io
+import math
 import os
 import shutil
 import socket
@@ -353,11 +355,13 @@ def lag(quick):
 # (where its memory and code land in the caches), as much as the margins
 # measured. So each round starts fresh servers and runs few chunks on them,
 # and the figures come from many rounds: -P 1, where that luck is the largest
-# part of the noise, gets ten.
+# part of the noise, gets thirty: with ten (30 chunks), rows 3-5% apart came
+# out lower in as few as 15 of 30, a coin's count; in 90 chunks every row
+# stood out (58-83 of 90).
 CPU_TESTS = [("set", 1), ("get", 1), ("incr", 1), ("lpush", 1), ("rpop", 1), ("hset", 1), ("sadd", 1),
              ("zadd", 1), ("lrange_100", 4), ("mset", 5)]
 CPU_N = {16: 300000, 1: 60000}  # requests of a test per server and round
-CPU_RUNS = {16: 6, 1: 10}  # rounds, each with fresh servers
+CPU_RUNS = {16: 6, 1: 30}  # rounds, each with fresh servers
 CPU_PIPELINES = (16, 1)
 CPU_CHUNKS = 3
 
@@ -434,11 +438,14 @@ def paired_ratio(a, b):
 
 
 def chunks_lower(a, b):
-    """In how many of the chunks run side by side a was below b: a row whose
-    median ratio is under 1 by less than the machine's noise shows it here
-    (a coin would be lower in half of them)."""
+    """In how many of the chunks run side by side a was below b, and the
+    one-sided sign test's p of that count: the chance a coin (servers that
+    cost the same) would come out lower in at least as many. A row whose
+    median ratio is under 1 by less than the machine's noise shows it here."""
     pairs = [(x, y) for x, y in zip(a, b) if y]
-    return "%d/%d" % (sum(x < y for x, y in pairs), len(pairs))
+    k, n = sum(x < y for x, y in pairs), len(pairs)
+    p = sum(math.comb(n, i) for i in range(k, n + 1)) / 2 ** n if n else 1.0
+    return "%d/%d (p %.2g)" % (k, n, p)
 
 
 def cpu(quick):
@@ -461,7 +468,7 @@ def cpu(quick):
             ours = runs["ours"][test]
             ratios = ["%.2f" % paired_ratio(ours, runs[label][test]) if label in runs else "-"
                       for label in ("redis", "valkey")]
-            lower = " ".join(chunks_lower(ours, runs[label][test]) for label in ("redis", "valkey") if label in runs)
+            lower = " / ".join(chunks_lower(ours, runs[label][test]) for label in ("redis", "valkey") if label in runs)
             row("%s -P %d" % (test.upper(), pipeline), vals.get("ours"), vals.get("redis"), vals.get("valkey"),
                 "µs/req", "spread %.0f%%, ours lower in %s chunks" % (spread, lower), ratios)
 

@@ -7,7 +7,8 @@ redis-server 7.0.15 (bench.py calls run(); it also runs alone).
     and ref master->our replica (diskless transfer, as 7.0's default, with
     repl-diskless-sync-delay 0 so the delay does not hide the transfer)
   * replication lag under redis-benchmark SET -P 16: the replica's offset
-    behind the master's, sampled every few ms (bytes, p50 and p99)
+    behind the master's, sampled every few ms, in bytes and in ms (how long
+    ago the master was at the replica's offset); p50, p99 and max
   * the master's SET -P 16 throughput with one replica attached divided by
     its throughput with none (Redis keeps >= 0.9 where each process has a
     core of its own), measured so that two cores can show it (see
@@ -15,6 +16,7 @@ redis-server 7.0.15 (bench.py calls run(); it also runs alone).
 
 usage: utils/bench_repl.py [--quick]
 """
+import bisect
 import os
 import shutil
 import statistics
@@ -81,8 +83,23 @@ def percentile(sorted_values, p):
     return sorted_values[min(len(sorted_values) - 1, int(len(sorted_values) * p / 100))]
 
 
-def lag_bytes(binary, requests):
-    """(p50, p99, max) of master_repl_offset - replica offset while redis-benchmark writes."""
+def behind_ms(history, ro, now):
+    """How long ago the master's offset was ro: the replica's state's age, in
+    ms, interpolated in history [(time, master offset)] (0 when caught up)."""
+    if ro >= history[-1][1]:
+        return 0.0
+    i = bisect.bisect_left([mo for _, mo in history], ro)
+    if i == 0:
+        return (now - history[0][0]) * 1000
+    (t0, o0), (t1, o1) = history[i - 1], history[i]
+    return (now - (t0 + (t1 - t0) * (ro - o0) / (o1 - o0))) * 1000
+
+
+def lag(binary, requests):
+    """(bytes, ms) samples of how far the replica is behind the master while
+    redis-benchmark writes: master_repl_offset - the replica's offset, and the
+    time since the master was at the replica's offset. Bytes alone would rank
+    the faster master worse: it produces more of them a second."""
     master, replica = start(binary), start(binary)
     try:
         attached(master, replica)
@@ -91,17 +108,21 @@ def lag_bytes(binary, requests):
         proc = subprocess.Popen(["redis-benchmark", "-p", str(master.port), "-c", "50", "-n", str(requests), "-P",
                                  "16", "-r", "100000", "-t", "set", "-q"], stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
-        samples = []
+        bytes_behind, ms_behind = [], []
         base = m.info("replication")["master_repl_offset"]
+        history = [(time.time(), base)]
         while proc.poll() is None:
             # the replica first: the master's offset read after it is never older
             ro = r.info("replication")["slave_repl_offset"]
             mo = m.info("replication")["master_repl_offset"]
+            now = time.time()
+            if mo > history[-1][1]:
+                history.append((now, mo))
             if mo > base:  # the load has begun
-                samples.append(max(0, mo - ro))
+                bytes_behind.append(max(0, mo - ro))
+                ms_behind.append(behind_ms(history, ro, now))
             time.sleep(0.003)
-        samples.sort()
-        return percentile(samples, 50), percentile(samples, 99), samples[-1] if samples else 0
+        return sorted(bytes_behind), sorted(ms_behind)
     finally:
         master.stop()
         replica.stop()
@@ -204,11 +225,14 @@ def run(ours_binary=OURS, ref_binary=REF, quick=False):
                           ("ours -> reference replica", ours_binary, ref_binary),
                           ("reference -> our replica", ref_binary, ours_binary)):
         emit(rows, "%-40s %14.3f" % (label, full_sync_seconds(mb, rb, keys)))
-    emit(rows, "\n## replication lag under redis-benchmark SET -P 16 -c 50 (%d requests), bytes behind" % requests)
-    emit(rows, "%-40s %14s %14s %14s" % ("", "p50", "p99", "max"))
+    emit(rows, "\n## replication lag under redis-benchmark SET -P 16 -c 50 (%d requests): bytes behind the master, "
+               "and ms since the master was where the replica is" % requests)
+    emit(rows, "%-40s %10s %10s %10s %8s %8s %8s" % ("", "bytes p50", "p99", "max", "ms p50", "p99", "max"))
     for label, binary in (("ours", ours_binary), ("reference", ref_binary)):
-        p50, p99, worst = lag_bytes(binary, requests)
-        emit(rows, "%-40s %14d %14d %14d" % (label, p50, p99, worst))
+        b, ms = lag(binary, requests)
+        emit(rows, "%-40s %10d %10d %10d %8.1f %8.1f %8.1f" % (
+            label, percentile(b, 50), percentile(b, 99), b[-1] if b else 0, percentile(ms, 50), percentile(ms, 99),
+            ms[-1] if ms else 0))
     rounds = 3 if quick else 8
     emit(rows, "\n## master SET -P 16 (%d requests) with one replica vs none: the master on one CPU, redis-benchmark "
                "on the other, the replica on redis-benchmark's CPU at SCHED_IDLE (master CPU counted until it caught "

@@ -7,7 +7,8 @@ empty, and prints how long removal took and the GET latency p50/p99/max in ms
 over the removal window (deadline .. keyspace empty). With --zmq ENDPOINT the
 C consumer from utils/ drains the 0MQ expiry push meanwhile: the message rate
 is printed too, and the GET latency while the push was still draining after
-the keyspace emptied.
+the keyspace emptied. The server's own latency monitor (threshold 10 ms) is
+on: its events tell a stall of the server from one of the client or machine.
 
 usage: utils/mass_expiry.py --port 6379 [--keys 1000000] [--zmq tcp://127.0.0.1:5555]
 """
@@ -30,6 +31,8 @@ def main():
     r = redis.Redis(port=a.port)
     r.flushall()
     r.execute_command("config", "set", "save", "")
+    r.execute_command("config", "set", "latency-monitor-threshold", "10")
+    r.execute_command("latency", "reset")
     when = int(time.time() * 1000) + 60000
     data = b"".join(b"*5\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$1\r\nx\r\n$4\r\nPXAT\r\n$%d\r\n%d\r\n" %
                     (len(b"mx:%d" % i), b"mx:%d" % i, len(str(when)), when) for i in range(a.keys))
@@ -92,6 +95,9 @@ def main():
                 msg += "; GET while the push drained: %s" % stats(removed_at, consumer_done_at)
     expired = r.info("stats")["expired_keys"]
     msg += "; expired_keys %d" % expired
+    # LATENCY LATEST: [event, unix time, latest ms, max ms] for each event seen.
+    stalls = ", ".join("%s max %d ms" % (e[0].decode(), e[3]) for e in r.execute_command("latency", "latest"))
+    msg += "; server events >= 10 ms: %s" % (stalls or "none")
     print(msg)
     return 0
 
