@@ -356,8 +356,9 @@ def lag(quick):
 # measured. So each round starts fresh servers and runs few chunks on them,
 # and the figures come from many rounds: -P 1, where that luck is the largest
 # part of the noise, gets thirty: with ten (30 chunks), rows 3-5% apart came
-# out lower in as few as 15 of 30, a coin's count; in 90 chunks every row
-# stood out (58-83 of 90).
+# out lower in as few as 15 of 30, a coin's count; with 90, 39 of the 40
+# comparisons of two runs stood out (56-87 of 90, p <= 0.013), and the sign
+# test's p says how much a row's count can be trusted.
 CPU_TESTS = [("set", 1), ("get", 1), ("incr", 1), ("lpush", 1), ("rpop", 1), ("hset", 1), ("sadd", 1),
              ("zadd", 1), ("lrange_100", 4), ("mset", 5)]
 CPU_N = {16: 300000, 1: 60000}  # requests of a test per server and round
