@@ -7,6 +7,7 @@ import os
 import re
 import shutil
 import socket
+import struct
 import subprocess
 import tempfile
 import time
@@ -17,6 +18,21 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SERVER = os.environ.get("REDIS_SERVER") or os.path.join(ROOT, "src", "redis-server")
 REFERENCE = os.environ.get("REFERENCE") == "1"
 REF_SERVER = shutil.which("redis-server")
+
+
+def rdb_len(n):
+    """An RDB length (6-bit, 14-bit or 32-bit form), for files and payloads
+    the tests write by hand."""
+    if n < 64:
+        return bytes([n])
+    if n < 16384:
+        return bytes([0x40 | (n >> 8), n & 0xFF])
+    return b"\x80" + struct.pack(">I", n)
+
+
+def rdb_str(b):
+    """An RDB string: its length, then its bytes."""
+    return rdb_len(len(b)) + b
 
 
 def enc72(ours, reference):

@@ -11,7 +11,7 @@ import time
 import pytest
 import redis
 
-from support import REF_SERVER, enc72, start_in_dir as start
+from support import REF_SERVER, enc72, rdb_str, start_in_dir as start
 
 CHECK_RDB = shutil.which("redis-check-rdb")
 
@@ -183,16 +183,13 @@ def test_expired_keys_dropped_on_load(server_factory, tmp_path):
 def handmade_rdb(dbs):
     """An RDB file of string keys: dbs is [(db, [(key, value, expire_ms or None)])].
     Checksum 0: not checked."""
-    def string(b):
-        assert len(b) < 64
-        return bytes([len(b)]) + b
     out = b"REDIS0009"
     for db, keys in dbs:
         out += b"\xfe" + bytes([db])
         for k, v, expire_ms in keys:
             if expire_ms is not None:
                 out += b"\xfc" + struct.pack("<Q", expire_ms)
-            out += b"\x00" + string(k) + string(v)
+            out += b"\x00" + rdb_str(k) + rdb_str(v)
     return out + b"\xff" + b"\x00" * 8
 
 

@@ -10,7 +10,7 @@ import time
 import pytest
 import redis
 
-from support import REF_SERVER, start_in_dir as start
+from support import REF_SERVER, rdb_str, start_in_dir as start
 
 LIB = b"#!lua name=mylib\nredis.register_function('hello', function(keys, args) return 'hi ' .. args[1] end)"
 # Long and repetitive, so its record is LZF-compressed; has flags and a description.
@@ -78,10 +78,6 @@ def split_rdb(data):
 def craft_rdb(records):
     """A file of our own making: library records, one key, EOF, zero checksum (not checked)."""
     return b"REDIS0010" + records + b"\xfe\x00\x00\x01k\x01v\xff" + b"\x00" * 8
-
-
-def rdb_str(b):
-    return (bytes([len(b)]) if len(b) < 64 else bytes([0x40 | (len(b) >> 8), len(b) & 0xFF])) + b
 
 
 def test_functions_survive_save_and_restart(server_factory, tmp_path):

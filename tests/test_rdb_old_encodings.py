@@ -1,29 +1,16 @@
 """RDB files with the encodings older Redis versions wrote (ziplist hashes,
 sorted sets and lists, quicklists of ziplists, zipmap-free v9 files) load into
 ours with the same contents Redis 7.0 loads from them."""
-import os
 import shutil
 import struct
 
 import pytest
 
-from support import enc72
+from support import enc72, rdb_len, rdb_str
 
 REF_SERVER = shutil.which("redis-server")
 # A small list loads as one listpack on ours (Redis 7.2), a quicklist on 7.0.
 SMALL_LIST = enc72(b"listpack", b"quicklist")
-
-
-def rdb_len(n):
-    if n < 64:
-        return bytes([n])
-    if n < 16384:
-        return bytes([0x40 | (n >> 8), n & 0xFF])
-    return b"\x80" + struct.pack(">I", n)
-
-
-def rdb_str(b):
-    return rdb_len(len(b)) + b
 
 
 def ziplist(entries):

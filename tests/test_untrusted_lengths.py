@@ -12,21 +12,11 @@ import time
 import pytest
 import redis
 
+from support import rdb_len, rdb_str
 from test_corrupt_payload import start, wait_exit
 
 RDB_TYPE_LIST_QUICKLIST_2 = 18
 QUICKLIST_NODE_CONTAINER_PACKED = 2
-
-
-def rdb_len(n):
-    if n < 64:
-        return bytes([n])
-    assert n < 16384
-    return bytes([0x40 | (n >> 8), n & 0xFF])
-
-
-def rdb_string(b):
-    return rdb_len(len(b)) + b
 
 
 def listpack(entries, count):
@@ -35,7 +25,7 @@ def listpack(entries, count):
 
 
 def quicklist_payload(lp):
-    body = bytes([RDB_TYPE_LIST_QUICKLIST_2]) + rdb_len(1) + rdb_len(QUICKLIST_NODE_CONTAINER_PACKED) + rdb_string(lp)
+    body = bytes([RDB_TYPE_LIST_QUICKLIST_2]) + rdb_len(1) + rdb_len(QUICKLIST_NODE_CONTAINER_PACKED) + rdb_str(lp)
     return body + b"\x0a\x00" + b"\x00" * 8  # RDB version 10, checksum skipped
 
 
@@ -88,7 +78,7 @@ BAD_SECOND_ENTRY = listpack([GOOD_INT, b"\xbf" + b"x" * 3], 2)
 def quicklist_of(nodes):
     body = bytes([RDB_TYPE_LIST_QUICKLIST_2]) + rdb_len(len(nodes))
     for lp in nodes:
-        body += rdb_len(QUICKLIST_NODE_CONTAINER_PACKED) + rdb_string(lp)
+        body += rdb_len(QUICKLIST_NODE_CONTAINER_PACKED) + rdb_str(lp)
     return body + b"\x0a\x00" + b"\x00" * 8
 
 
