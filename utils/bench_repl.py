@@ -88,7 +88,7 @@ def behind_ms(history, ro, now):
     ms, interpolated in history [(time, master offset)] (0 when caught up)."""
     if ro >= history[-1][1]:
         return 0.0
-    i = bisect.bisect_left([mo for _, mo in history], ro)
+    i = bisect.bisect_left(history, ro, key=lambda h: h[1])
     if i == 0:
         return (now - history[0][0]) * 1000
     (t0, o0), (t1, o1) = history[i - 1], history[i]

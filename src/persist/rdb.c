@@ -1663,8 +1663,8 @@ static int loadKey(loadState *ls, int type) {
     int step = STEP_OK;
     if (val) {
         ls->batch[ls->batched++] = (pendingKey){.key = key, .val = val, .expiretime = ls->expiretime};
-        ls->expiretime = -1;
-        return ls->batched == LOAD_BATCH ? storeBatch(ls) : STEP_OK;
+        key = NULL; /* the batch owns it now */
+        if (ls->batched == LOAD_BATCH) step = storeBatch(ls);
     } else if (r->error) {
         step = STEP_EOF;
     } else if (r->empty_key) {
