@@ -29,11 +29,12 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture
 def server_factory():
     """Starts servers with extra arguments (binary: another server, e.g.
-    support.REF_SERVER); all are stopped at the end."""
+    support.REF_SERVER; env: variables added to its environment); all are
+    stopped at the end."""
     started = []
 
-    def start(*args, config_text=None, binary=None):
-        s = Server(args, config_text=config_text, binary=binary)
+    def start(*args, config_text=None, binary=None, env=None):
+        s = Server(args, config_text=config_text, binary=binary, env=env)
         started.append(s)
         return s
 

@@ -55,8 +55,10 @@ def free_port():
 class Server:
     """A server process on a free port, with its own directory."""
 
-    def __init__(self, args=(), config_text=None, binary=None):
+    def __init__(self, args=(), config_text=None, binary=None, env=None):
         self.dir = tempfile.mkdtemp(prefix="redis-test-")
+        # env: variables added to the server's environment (e.g. LD_PRELOAD).
+        self.env = dict(os.environ, **env) if env else None
         self.host = "127.0.0.1"
         self.logfile = os.path.join(self.dir, "server.log")
         self.proc = None
@@ -77,7 +79,7 @@ class Server:
             self.cmd = cmd
             try:
                 self.proc = subprocess.Popen(cmd, cwd=self.dir, stdout=subprocess.DEVNULL,
-                                             stderr=subprocess.PIPE)
+                                             stderr=subprocess.PIPE, env=self.env)
                 self._wait_ready()
                 return
             except PortTaken:
@@ -139,7 +141,8 @@ class Server:
     def restart(self):
         """The same command again, on the same port and directory (after kill or a shutdown)."""
         self.kill()
-        self.proc = subprocess.Popen(self.cmd, cwd=self.dir, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self.proc = subprocess.Popen(self.cmd, cwd=self.dir, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                     env=self.env)
         try:
             self._wait_ready()
         except BaseException:

@@ -27,6 +27,7 @@
 #include "server/db.h"
 #include "server/reply.h"
 #include "core/clock.h"
+#include "core/fileutil.h"
 #include "core/numparse.h"
 #include "core/zmalloc.h"
 
@@ -44,9 +45,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define FSYNC_NO 0
-#define FSYNC_ALWAYS 1
-#define FSYNC_EVERYSEC 2
+/* A failing write is logged once every 30 s at most, as Redis does. */
+#define WRITE_ERROR_LOG_SECONDS 30
 
 typedef struct aofFile {
     sds name;
@@ -81,6 +81,9 @@ static struct {
     int rewrite_incr_from;  /* incr files before this index become history when it succeeds */
     long long rewrites, consecutive_failures;
     int last_rewrite_ok, last_write_ok;
+    int last_write_errno;   /* why the last write failed (INFO's err, -MISCONF's text) */
+    off_t incr_size;        /* bytes in the current file: a short write is cut back to it */
+    off_t synced_size;      /* ... of which fsynced (appendfsync always) */
     time_t rewrite_start;
     long long last_rewrite_time;
     long long size_at_rewrite;  /* base + incr size after the last rewrite */
@@ -88,6 +91,11 @@ static struct {
     pthread_t fsync_thread;
     pthread_mutex_t lock;
     int fsync_pending, fsync_thread_started;
+    /* An everysec fsync failed: its errno, else 0. Writes are refused, as
+     * after a failed write, until a rewrite has put the data on disk again
+     * (the cron starts one); Redis 7.0 refuses them until a restart. */
+    _Atomic int fsync_errno;
+    time_t fsync_rewrite_try; /* when the cron last started that rewrite */
 } aof = {.fd = -1, .selected_db = -1, .child = -1, .last_rewrite_ok = 1, .last_write_ok = 1,
          .lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -103,14 +111,6 @@ static sds manifestPath(void) {
 }
 
 static void ensureDir(void) { mkdir(server.appenddirname, 0755); }
-
-static int fsyncDir(void) {
-    int fd = open(server.appenddirname, O_RDONLY);
-    if (fd == -1) return -1;
-    int rc = fsync(fd);
-    close(fd);
-    return rc;
-}
 
 /* "file NAME seq N type T", the name quoted when it holds spaces or
  * unprintable bytes (appendfilename may), as Redis writes it. */
@@ -134,7 +134,7 @@ static int writeManifest(aofFile *base, aofFile *hist, int nhist, aofFile *incr,
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     int ok = fd != -1 && write(fd, text, sdslen(text)) == (ssize_t)sdslen(text) && fsync(fd) == 0;
     if (fd != -1) close(fd);
-    ok = ok && rename(tmp, path) == 0 && fsyncDir() == 0;
+    ok = ok && rename(tmp, path) == 0 && fsyncFileDir(path) == 0;
     if (!ok) serverLog(LL_WARNING, "Can't persist the AOF manifest: %s", strerror(errno));
     sdsfree(text);
     sdsfree(path);
@@ -199,7 +199,13 @@ static void *fsyncThreadMain(void *arg) {
         sleep(1);
         pthread_mutex_lock(&aof.lock);
         if (aof.fsync_pending && aof.fd != -1) {
-            fdatasync(aof.fd);
+            /* EBADF/EINVAL: the file was closed under us (switchFd syncs it
+             * itself). A later fsync that works does not clear a failure:
+             * the kernel may have dropped the pages that failed. */
+            if (fdatasync(aof.fd) == -1 && errno != EBADF && errno != EINVAL) {
+                if (aof.fsync_errno == 0) serverLog(LL_WARNING, "Fail to fsync the AOF file: %s", strerror(errno));
+                aof.fsync_errno = errno;
+            }
             aof.fsync_pending = 0;
         }
         pthread_mutex_unlock(&aof.lock);
@@ -207,21 +213,83 @@ static void *fsyncThreadMain(void *arg) {
     return NULL;
 }
 
-void aofFlush(void) {
-    if (!aof.on || aof.fd == -1 || sdslen(aof.buf) == 0) return;
-    if (server.aof_flush_sleep > 0) usleep((useconds_t)server.aof_flush_sleep);
-    size_t off = 0, len = sdslen(aof.buf);
-    while (off < len) {
-        ssize_t n = write(aof.fd, aof.buf + off, len - off);
+int aofWriteErrno(void) {
+    if (!aof.on) return 0;
+    if (!aof.last_write_ok) return aof.last_write_errno;
+    return aof.fsync_errno;
+}
+
+/* Writes all of buf (a write may take part of it): the bytes written, or -1
+ * when nothing could be (errno says why, also after a part was written). */
+static ssize_t writeAll(int fd, const char *buf, size_t len) {
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = write(fd, buf + done, len - done);
+        if (n == -1 && errno == EINTR) continue;
         if (n <= 0) {
-            if (n == -1 && errno == EINTR) continue;
-            /* Keep what is unwritten and retry next time; writes are refused meanwhile. */
-            if (aof.last_write_ok) serverLog(LL_WARNING, "Error writing to the AOF file: %s", strerror(errno));
-            aof.last_write_ok = 0;
-            sdsrange(aof.buf, off, -1);
-            return;
+            if (n == 0) errno = ENOSPC;
+            return done ? (ssize_t)done : -1;
         }
-        off += n;
+        done += (size_t)n;
+    }
+    return (ssize_t)done;
+}
+
+/* What Redis does when a write to the AOF fails or is short: a short write is
+ * cut back off the file (the next try writes the whole buffer again), the
+ * always policy exits (a reply may already wait to be sent: what it
+ * acknowledges must be on disk), the others refuse writes (-MISCONF) until a
+ * write works again; the buffer is kept for that write. */
+static void writeFailed(ssize_t written, size_t len) {
+    static time_t last_log;
+    time_t now = time(NULL);
+    int can_log = now - last_log > WRITE_ERROR_LOG_SECONDS;
+    if (can_log) last_log = now;
+    if (written == -1) {
+        if (can_log) serverLog(LL_WARNING, "Error writing to the AOF file: %s", strerror(errno));
+        aof.last_write_errno = errno;
+    } else {
+        if (can_log)
+            serverLog(LL_WARNING, "Short write while writing to the AOF file: (nwritten=%lld, expected=%lld)",
+                      (long long)written, (long long)len);
+        if (ftruncate(aof.fd, aof.incr_size) == -1) {
+            if (can_log)
+                serverLog(LL_WARNING, "Could not remove short write from the append-only file.  Redis may refuse "
+                                      "to load the AOF the next time it starts.  ftruncate: %s", strerror(errno));
+        } else {
+            written = -1; /* nothing of it is left in the file */
+        }
+        aof.last_write_errno = ENOSPC;
+    }
+    if (server.aof_fsync == AOF_FSYNC_ALWAYS) {
+        serverLog(LL_WARNING, "Can't recover from AOF write error when the AOF fsync policy is 'always'. Exiting...");
+        exit(1);
+    }
+    aof.last_write_ok = 0;
+    if (written > 0) { /* what could not be cut off stays written: the rest follows it */
+        aof.incr_size += written;
+        sdsrange(aof.buf, written, -1);
+    }
+}
+
+void aofFlush(void) {
+    if (!aof.on || aof.fd == -1) return;
+    if (sdslen(aof.buf) == 0) {
+        /* The policy became always with writes not synced yet. */
+        if (server.aof_fsync == AOF_FSYNC_ALWAYS && aof.synced_size != aof.incr_size) goto sync;
+        return;
+    }
+    if (server.aof_flush_sleep > 0) usleep((useconds_t)server.aof_flush_sleep);
+    size_t len = sdslen(aof.buf);
+    ssize_t written = writeAll(aof.fd, aof.buf, len);
+    if (written != (ssize_t)len) {
+        writeFailed(written, len);
+        return;
+    }
+    aof.incr_size += written;
+    if (!aof.last_write_ok) {
+        serverLog(LL_WARNING, "AOF write error looks solved, Redis can write again.");
+        aof.last_write_ok = 1;
     }
     /* A small buffer is reused; a big one goes (as Redis 7.0: it is not
      * held after a burst, and INFO mem_aof_buffer shows the same). */
@@ -231,13 +299,15 @@ void aofFlush(void) {
         sdsfree(aof.buf);
         aof.buf = sdsempty();
     }
-    aof.last_write_ok = 1;
-    if (server.aof_fsync == FSYNC_ALWAYS) {
+sync:
+    if (server.aof_no_fsync_on_rewrite && (aof.child != -1 || persistSaveChildActive() || replSnapshotChildActive())) return;
+    if (server.aof_fsync == AOF_FSYNC_ALWAYS) {
         if (fdatasync(aof.fd) == -1) {
             serverLog(LL_WARNING, "Can't persist AOF for fsync error when the AOF fsync policy is 'always': %s. Exiting...", strerror(errno));
             exit(1);
         }
-    } else if (server.aof_fsync == FSYNC_EVERYSEC) {
+        aof.synced_size = aof.incr_size;
+    } else if (server.aof_fsync == AOF_FSYNC_EVERYSEC) {
         pthread_mutex_lock(&aof.lock);
         aof.fsync_pending = 1;
         pthread_mutex_unlock(&aof.lock);
@@ -264,6 +334,8 @@ static void switchFd(int fd) {
     }
     aof.fd = fd;
     pthread_mutex_unlock(&aof.lock);
+    struct stat st;
+    aof.incr_size = aof.synced_size = fd != -1 && fstat(fd, &st) == 0 ? st.st_size : 0;
     aof.selected_db = -1;
 }
 
@@ -482,6 +554,12 @@ static void rewriteSucceeded(void) {
     sdsfree(p);
     deleteHistoryFiles();
     serverLog(LL_NOTICE, "Background AOF rewrite finished successfully");
+    /* The new base holds what the failed fsync may have lost (no client
+     * wrote since: writes were refused). */
+    if (aof.fsync_errno) {
+        aof.fsync_errno = 0;
+        serverLog(LL_WARNING, "AOF rewritten after the fsync error, Redis can write again.");
+    }
 }
 
 static int rewriteStart(int background) {
@@ -578,11 +656,20 @@ static int rewriteLimited(void) {
 }
 
 void aofCron(void) {
+    /* A failed write is retried even when no command comes to flush it. */
+    if (aof.on && !aof.last_write_ok) aofFlush();
     if (aof.child != -1) {
         reapRewriteChild(0);
         return;
     }
     if ((aof.start_scheduled || aof.rewrite_scheduled) && persistSaveChildActive()) return;
+    if (aof.fsync_errno && aof.on && !aof.starting && !persistSaveChildActive() && !replSnapshotChildActive() &&
+        time(NULL) - aof.fsync_rewrite_try >= 5) {
+        aof.fsync_rewrite_try = time(NULL);
+        serverLog(LL_WARNING, "Rewriting the AOF from memory after the fsync error.");
+        rewriteStart(1);
+        return;
+    }
     if (aof.start_scheduled) {
         aof.start_scheduled = 0;
         if (server.aof_enabled && aofStart() != C_OK) server.aof_enabled = 0;
@@ -1036,7 +1123,7 @@ sds aofInfo(sds info) {
                         aof.on || aof.start_scheduled, aof.child != -1, aof.rewrite_scheduled || aof.start_scheduled, aof.rewrites ? aof.last_rewrite_time : -1LL,
                         aof.child != -1 ? (long long)(time(NULL) - aof.rewrite_start) : -1LL,
                         aof.last_rewrite_ok ? "ok" : "err", aof.rewrites, aof.consecutive_failures,
-                        aof.last_write_ok ? "ok" : "err");
+                        aofWriteErrno() ? "err" : "ok");
 }
 
 int aofApplyConfig(const char **err) {

@@ -9,8 +9,13 @@
 int aofLoadAtStartup(void);
 /* DEBUG LOADAOF: flush, empty the data and load the AOF back; C_ERR when it is off. */
 int aofDebugLoad(void);
-/* Writes the buffered commands, and fsyncs per appendfsync; before replies go out. */
+/* Writes the buffered commands, and fsyncs per appendfsync; before replies go
+ * out. A failed write exits under appendfsync always, else is retried here
+ * (and by the cron) with the buffer kept. */
 void aofFlush(void);
+/* The AOF cannot be made durable: the errno of the last failed write or
+ * everysec fsync (writes are refused with -MISCONF meanwhile), else 0. */
+int aofWriteErrno(void);
 void aofCron(void);
 /* Stops writing (appendonly no / shutdown), flushing and fsyncing first. */
 void aofStop(void);

@@ -130,8 +130,22 @@ void persistCron(void) {
 
 void persistBeforeSleep(void) { aofFlush(); }
 
+/* The refusal for an AOF that cannot be written, made again when the reason changes. */
+static robj *aofWriteError(int err) {
+    static robj *reply;
+    static int reply_errno;
+    if (!reply || reply_errno != err) {
+        if (reply) decrRefCount(reply);
+        reply = createObject(OBJ_STRING, sdscatprintf(sdsempty(), "-MISCONF Errors writing to the AOF file: %s\r\n", strerror(err)));
+        reply_errno = err;
+    }
+    return reply;
+}
+
 robj *persistWriteGate(void) {
-    return server.stop_writes_on_bgsave_err && server.saveparamslen > 0 && !lastbgsave_ok ? shared.bgsaveerr : NULL;
+    if (server.stop_writes_on_bgsave_err && server.saveparamslen > 0 && !lastbgsave_ok) return shared.bgsaveerr;
+    int err = aofWriteErrno();
+    return err ? aofWriteError(err) : NULL;
 }
 
 /* A BGSAVE that no longer matters (FLUSHALL, shutdown): its child goes, and

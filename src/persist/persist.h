@@ -7,7 +7,8 @@
 
 void persistCron(void);
 void persistBeforeSleep(void);
-/* The write gate: -MISCONF while stop-writes-on-bgsave-error is in effect. */
+/* The write gate: -MISCONF while stop-writes-on-bgsave-error is in effect
+ * (a failed BGSAVE) or the AOF cannot be written or fsynced. */
 robj *persistWriteGate(void);
 int persistOnShutdown(int flags);
 /* In the second SIGINT's handler (async-signal-safe): removes our temp RDB file. */

@@ -389,13 +389,17 @@ static void startBgsaveForReplication(void) {
         _exit(ok ? 0 : 1);
     } else {
         close(fds[1]);
-        if (pid == -1) close(fds[0]);
-        else {
+        if (pid == -1) {
+            serverLog(LL_WARNING, "Can't save in background: fork: %s", strerror(errno));
+            close(fds[0]);
+        } else {
             anetNonBlock(NULL, fds[0]);
             m.pipefd = fds[0];
             aeCreateFileEvent(server.el, m.pipefd, AE_READABLE, readRdbPipe, NULL);
         }
     }
+    /* (persist.c logged a disk snapshot's fork or its failure) */
+    if (pid == -1) serverLog(LL_WARNING, "BGSAVE for replication failed");
     listIter li;
     listNode *ln;
     listRewind(m.replicas, &li);
@@ -422,11 +426,7 @@ static void startBgsaveForReplication(void) {
     }
     /* What follows the snapshot starts with a SELECT. */
     if (pid != -1) m.seldb = -1;
-    if (!diskless) return; /* (persist.c logged the fork or its failure) */
-    if (pid == -1) {
-        serverLog(LL_WARNING, "Can't save in background: fork: %s", strerror(errno));
-        return;
-    }
+    if (!diskless || pid == -1) return;
     serverLog(LL_NOTICE, "Background RDB transfer started by pid %d", (int)pid);
     m.child = pid;
     m.diskless = 1;

@@ -64,7 +64,7 @@ struct configDef {
 
 static const enumName loglevelEnum[] = {{"debug", LL_DEBUG}, {"verbose", LL_VERBOSE}, {"notice", LL_NOTICE},
                                         {"warning", LL_WARNING}, {NULL, 0}};
-static const enumName fsyncEnum[] = {{"everysec", 2}, {"always", 1}, {"no", 0}, {NULL, 0}};
+static const enumName fsyncEnum[] = {{"everysec", AOF_FSYNC_EVERYSEC}, {"always", AOF_FSYNC_ALWAYS}, {"no", AOF_FSYNC_NO}, {NULL, 0}};
 static const enumName maxmemoryPolicyEnum[] = {
     {"volatile-lru", 0}, {"volatile-lfu", 1}, {"volatile-random", 2}, {"volatile-ttl", 3}, {"allkeys-lru", 4},
     {"allkeys-lfu", 5},  {"allkeys-random", 6}, {"noeviction", 7},   {NULL, 0}};

@@ -428,7 +428,7 @@ static int writeToClient(client *c, int handler_installed) {
         }
     } else if (!handler_installed && !(aeGetFileEvents(server.el, c->fd) & AE_WRITABLE)) {
         /* appendfsync always: a reply never leaves before its command's fsync. */
-        int barrier = server.aof_enabled && server.aof_fsync == 1 ? AE_BARRIER : 0;
+        int barrier = server.aof_enabled && server.aof_fsync == AOF_FSYNC_ALWAYS ? AE_BARRIER : 0;
         aeCreateFileEvent(server.el, c->fd, AE_WRITABLE | barrier, sendReplyToClient, c);
     }
     return C_OK;

@@ -287,6 +287,11 @@ typedef struct clientBufferLimitsConfig {
     time_t soft_limit_seconds;
 } clientBufferLimitsConfig;
 
+/* appendfsync's values (server.aof_fsync). */
+#define AOF_FSYNC_NO 0
+#define AOF_FSYNC_ALWAYS 1
+#define AOF_FSYNC_EVERYSEC 2
+
 struct redisServer {
     pid_t pid;
     char *executable;
@@ -436,7 +441,7 @@ struct redisServer {
     int key_load_delay;     /* ... and per key loaded */
     int stop_writes_on_bgsave_err;
     int aof_enabled;
-    int aof_fsync;
+    int aof_fsync; /* appendfsync: AOF_FSYNC_NO, _ALWAYS or _EVERYSEC */
     char *appendfilename;
     char *appenddirname;
     int aof_no_fsync_on_rewrite;
