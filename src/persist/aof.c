@@ -96,7 +96,7 @@ static struct {
      * (the cron starts one); Redis 7.0 refuses them until a restart. */
     _Atomic int fsync_errno;
     time_t fsync_rewrite_try; /* when the cron last started that rewrite */
-} aof = {.fd = -1, .selected_db = -1, .child = -1, .last_rewrite_ok = 1, .last_write_ok = 1,
+} aof = {.fd = -1, .selected_db = -1, .child = -1, .last_rewrite_ok = 1, .last_write_ok = 1, .last_rewrite_time = -1,
          .lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* ------------------------------------------------------------------ paths */
@@ -470,9 +470,10 @@ static void deleteHistoryFiles(void) {
     aof.nhist = 0;
 }
 
-/* The rewrite failed (why: logged as is). */
+/* The rewrite failed (why: logged as is, unless NULL; counts: a failure of
+ * the child's, in INFO's status and the count of failures in a row). */
 static void rewriteFailed(const char *why, int counts) {
-    serverLog(LL_WARNING, "%s", why);
+    if (why) serverLog(LL_WARNING, "%s", why);
     sds p = dirPath(aof.rewrite_base.name);
     unlink(p);
     sdsfree(p);
@@ -544,7 +545,6 @@ static void rewriteSucceeded(void) {
     aof.base_seq = aof.base.seq;
     aof.rewrite_base.name = NULL;
     aof.starting = 0;
-    aof.rewrites++;
     aof.last_rewrite_ok = 1;
     aof.consecutive_failures = 0;
     aof.size_at_rewrite = 0;
@@ -588,6 +588,7 @@ static int rewriteStart(int background) {
         else rewriteFailed("AOF rewrite failed", 1);
         return ok ? C_OK : C_ERR;
     }
+    aof.rewrites++; /* counted when started, as Redis's aof_rewrites */
     pid_t pid = bgchildFork();
     if (pid == 0) {
         int ok = writeBaseFile(path) == C_OK;
@@ -597,7 +598,9 @@ static int rewriteStart(int background) {
     sdsfree(path);
     if (pid == -1) {
         serverLog(LL_WARNING, "Can't rewrite append only file in background: fork: %s", strerror(errno));
-        rewriteFailed("Background AOF rewrite failed", 1);
+        /* As Redis: an error in INFO, not one of the child's failures in a row. */
+        rewriteFailed(NULL, 0);
+        aof.last_rewrite_ok = 0;
         return C_ERR;
     }
     serverLog(LL_NOTICE, "Background append only file rewriting started by pid %d", (int)pid);
@@ -1037,7 +1040,10 @@ static int startAppending(void) {
     /* As Redis: a child writes the first base while commands are appended. */
     aof.starting = 1;
     if (rewriteStart(1) != C_OK) {
+        serverLog(LL_WARNING, "Redis needs to enable the AOF but can't trigger a background AOF rewrite operation. "
+                              "Check the above logs for more info about the error.");
         aof.starting = 0;
+        aof.rewrite_scheduled = 0; /* the AOF stays off: no retry of its first base */
         setOn(0);
         return C_ERR;
     }
@@ -1120,7 +1126,7 @@ sds aofInfo(sds info) {
                               "aof_last_rewrite_time_sec:%lld\r\naof_current_rewrite_time_sec:%lld\r\n"
                               "aof_last_bgrewrite_status:%s\r\naof_rewrites:%lld\r\n"
                               "aof_rewrites_consecutive_failures:%lld\r\naof_last_write_status:%s\r\n",
-                        aof.on || aof.start_scheduled, aof.child != -1, aof.rewrite_scheduled || aof.start_scheduled, aof.rewrites ? aof.last_rewrite_time : -1LL,
+                        aof.on || aof.start_scheduled, aof.child != -1, aof.rewrite_scheduled || aof.start_scheduled, aof.last_rewrite_time,
                         aof.child != -1 ? (long long)(time(NULL) - aof.rewrite_start) : -1LL,
                         aof.last_rewrite_ok ? "ok" : "err", aof.rewrites, aof.consecutive_failures,
                         aofWriteErrno() ? "err" : "ok");

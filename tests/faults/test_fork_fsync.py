@@ -46,8 +46,10 @@ def test_bgrewriteaof_fork_failure(server_factory, faults):
         r.bgrewriteaof()
     assert str(e.value) == ("Can't execute an AOF background rewriting. "
                             "Please check the server logs for more information.")
-    assert persistence(r)["aof_last_bgrewrite_status"] == "err"
+    p = persistence(r)
+    assert (p["aof_last_bgrewrite_status"], p["aof_rewrites_consecutive_failures"]) == ("err", "0")
     assert "Can't rewrite append only file in background: fork: " + ENOMEM_TEXT in s.log()
+    assert "Background AOF rewrite failed" not in s.log()
     # Writes go on: the AOF itself is fine.
     r.set("k2", "v2")
     faults.clear("fork")
@@ -152,3 +154,21 @@ def test_everysec_fsync_error_ends_with_a_rewrite_from_memory(server_factory, fa
     r = s.client()
     assert r.mget(["k%d" % i for i in range(100)]) == [b"%d" % i for i in range(100)]
     assert r.get("after") == b"1"
+
+
+def test_appendonly_yes_with_fork_failing_stays_off(server_factory, faults):
+    s = server_factory(env=faults.env)
+    c = Conn(s)
+    faults.set("fork", "ENOMEM")
+    assert c.call("CONFIG", "SET", "appendonly", "yes") == Error(
+        "ERR CONFIG SET failed (possibly related to argument 'appendonly') - Unable to turn on AOF. Check server logs.")
+    assert c.call("CONFIG", "GET", "appendonly") == ["appendonly", "no"]
+    p = persistence(s.client())
+    assert (p["aof_enabled"], p["aof_rewrite_scheduled"], p["aof_last_bgrewrite_status"], p["aof_rewrites"]) == \
+        ("0", "0", "err", "1")
+    assert "Redis needs to enable the AOF but can't trigger a background AOF rewrite operation." in s.log()
+    faults.clear("fork")
+    assert c.call("CONFIG", "SET", "appendonly", "yes") == "OK"
+    wait_for(lambda: persistence(s.client())["aof_rewrite_in_progress"] == "0" and
+             persistence(s.client())["aof_last_bgrewrite_status"] == "ok", what="the first base")
+    c.close()
