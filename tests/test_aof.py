@@ -13,7 +13,7 @@ import time
 import pytest
 import redis
 
-from support import SENT_ODDLY_STREAM, send_oddly
+from support import SENT_ODDLY_STREAM, send_oddly, wait_for
 
 REF_SERVER = shutil.which("redis-server")
 CHECK_AOF = shutil.which("redis-check-aof")
@@ -68,6 +68,21 @@ def test_replay_after_restart(server_factory, tmp_path):
     assert picture(r) == before
     assert abs(r.pttl("ttl") - ttl) < 2000  # absolute deadlines, not restarted TTLs
     assert r.info("persistence")["aof_enabled"] == 1
+
+
+def test_replaying_an_expired_key_does_not_expire_it_again(server_factory, tmp_path):
+    # SET ... PX and the DEL of its expiry are both in the incremental file,
+    # after the RDB base: the replay recreates the key with a past deadline
+    # and deletes it, but nothing expires during a load (expired_keys stays 0).
+    s = start(server_factory, tmp_path)
+    r = s.client()
+    r.set("a", "1", px=100)
+    r.set("kept", "1")
+    wait_for(lambda: r.info("stats")["expired_keys"] == 1, what="the expiry")
+    s.stop()
+    r = start(server_factory, tmp_path).client()
+    assert r.info("stats")["expired_keys"] == 0
+    assert r.keys("*") == [b"kept"]
 
 
 def test_layout_and_redis_check_aof(server_factory, tmp_path):

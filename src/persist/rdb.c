@@ -1769,9 +1769,11 @@ static int loadFile(const char *filename, int flags, void (*progress)(void), int
     r.filelen = fstat(fileno(fp), &st) == 0 ? (uint64_t)st.st_size : UINT64_MAX;
     r.progress = progress;
     r.progress_every = (size_t)server.loading_process_events_interval_bytes;
+    /* Within an AOF's load the flag stays up for the files after this one. */
+    int was_loading = server.loading;
     server.loading = 1;
     int rc = loadRio(&r, filename, flags);
-    server.loading = 0;
+    server.loading = was_loading;
     last_load_end = r.processed;
     fclose(fp);
     return rc;
