@@ -82,6 +82,7 @@ static void wireModules(void) {
     serverAddCronTask(persistCron);
     serverAddCronTask(ldbCron);
     serverAddCronTask(trackingCron);
+    serverAddCronTask(expiryPushCron);
     serverAddBeforeSleepTask(trackingBeforeSleep);
     serverAddBeforeSleepTask(persistBeforeSleep);
 

@@ -720,6 +720,19 @@ def test_backlog_zero_drops_without_consumer(server_factory, zctx):
     assert st["expiry_push_dropped"] == 1 and st["expiry_push_backlog_messages"] == 0
 
 
+def test_drop_warning_reports_the_running_total(server_factory):
+    # The warning is rate-limited (one line per 10 s): drops after the first
+    # line are reported with their total once the period is over.
+    s, r, eps = start(server_factory, "--zmq-expiry-backlog", "0")
+    r.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "0")
+    for i in range(50):
+        r.set("k%d" % i, "v")
+        expire_lazily(r, "k%d" % i)
+    assert info(r)["expiry_push_dropped"] == 50
+    assert "1 messages dropped so far" in s.log()
+    wait_for(lambda: "50 messages dropped so far" in s.log(), timeout=13, what="the running total in the log")
+
+
 def test_removing_endpoints_discards_backlog_counted(server_factory):
     s, r, eps = start(server_factory)
     r.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "0")

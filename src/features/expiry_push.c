@@ -89,6 +89,7 @@ static struct {
     pendingMsg *head, *tail;
     unsigned long long backlog_msgs, backlog_bytes;
     long long last_drop_log_ms; /* drops are logged at most every DROP_LOG_PERIOD_MS */
+    int drops_unlogged;         /* drops since that line, for the cron to report */
     /* counters */
     unsigned long long sent_msgs, sent_bytes, dropped;
     monotime fed_turn; /* start of the loop turn in which 0MQ last took a message */
@@ -240,14 +241,27 @@ failed:
     return SEND_FAILED;
 }
 
+/* The drop warning, at most once a period; drops it had to leave out are
+ * reported with their running total by the cron once the period is over. */
+static void logDrops(void) {
+    if (mstime() - push.last_drop_log_ms < DROP_LOG_PERIOD_MS) {
+        push.drops_unlogged = 1;
+        return;
+    }
+    push.last_drop_log_ms = mstime();
+    push.drops_unlogged = 0;
+    serverLog(LL_WARNING, "0MQ expiry push: backlog full (%llu messages, %llu bytes), %llu messages dropped so far",
+              push.backlog_msgs, push.backlog_bytes, push.dropped);
+}
+
 static void dropMessage(void) {
     push.dropped++;
     setLastError("backlog full (zmq-expiry-backlog %lld bytes): messages dropped", server.zmq_backlog);
-    if (mstime() - push.last_drop_log_ms >= DROP_LOG_PERIOD_MS) {
-        push.last_drop_log_ms = mstime();
-        serverLog(LL_WARNING, "0MQ expiry push: backlog full (%llu messages, %llu bytes), %llu messages dropped so far",
-                  push.backlog_msgs, push.backlog_bytes, push.dropped);
-    }
+    logDrops();
+}
+
+void expiryPushCron(void) {
+    if (push.drops_unlogged) logDrops();
 }
 
 static void freeHead(void) {

@@ -27,6 +27,9 @@ void expiryPushInit(void);
 /* At shutdown: hands what it can of the backlog to 0MQ, closes the socket
  * (waiting at most a second for queued messages to reach consumers). */
 void expiryPushShutdown(void);
+/* The cron's part: a drop warning the rate limit held back is written with
+ * the running total once the period is over. */
+void expiryPushCron(void);
 /* Appends the "# Expiry_push" INFO section. */
 sds expiryPushInfo(sds s);
 
