@@ -22,6 +22,7 @@ typedef struct readyKey {
 static ttlHeap *deadlines;
 static list *postponed; /* clients whose command waits for a CLIENT PAUSE to end, oldest first */
 static long long timeout_timer_id = -1;
+static int timing_out; /* the timer pops due clients: it re-arms itself once, after them */
 static client *reprocessing;
 static robj *reprocessing_key; /* the ready key `reprocessing` is re-run for */
 
@@ -52,17 +53,19 @@ static void removeDeadline(client *c) {
     int was_earliest = c->bpop.deadline_slot == 1;
     ttlHeapRemove(deadlines, (size_t)(c->bpop.deadline_slot - 1));
     c->bpop.deadline_slot = 0;
-    if (was_earliest) armTimeoutTimer();
+    if (was_earliest && !timing_out) armTimeoutTimer();
 }
 
 static long long timeoutTimerProc(aeEventLoop *el, long long id, void *data) {
     (void)el, (void)id, (void)data;
     long long now = mstime();
+    timing_out = 1;
     while (ttlHeapLen(deadlines) && ttlHeapMinWhen(deadlines) <= now) {
         client *c = ttlHeapMinItem(deadlines);
         removeDeadline(c); /* unblockClient would too; never loop on it */
         unblockClient(c, 1);
     }
+    timing_out = 0;
     armTimeoutTimer();
     return AE_RESCHEDULED;
 }
