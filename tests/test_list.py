@@ -5,6 +5,9 @@ Replies and error texts are asserted exactly through datatype_client.py.
 Blocking tests leave one client blocked (its command sent, its
 reply not yet read, or a redis-py call in a thread) while another client
 pushes, and wait for INFO's blocked_clients instead of sleeping.
+The timeouts of every blocking command (zset, stream and WAIT ones too) are
+checked here as well, each against other clients blocked with other
+deadlines, since one index of deadlines serves them all.
 In 7.0 every list is encoded "quicklist", whatever its size; we encode as
 Redis 7.2 does (a list that fits one node is a "listpack"), the one accepted
 difference (enc72).
@@ -16,7 +19,7 @@ import time
 import pytest
 
 from datatype_client import NULL_ARRAY, WRONGTYPE, ReplyError, arity, wait_blocked
-from support import enc72
+from support import enc72, info
 
 UNBLOCKED = "UNBLOCKED client unblocked via CLIENT UNBLOCK"
 
@@ -825,3 +828,140 @@ def test_waiters_of_other_types_do_not_hold_up_list_waiters(dc, dconnect):
     dc("DEL", "k")
     dc("ZADD", "k", "1", "m")
     assert waiters[0].read() == [b"k", b"m", b"1"]
+
+
+# --- Timeouts, in any mix of deadlines -----------------------------------
+# A timeout answers on time whatever deadlines other clients wait for. The
+# margin (LATE) is wide for a loaded machine, yet well below the second a
+# timer re-armed for the latest blocker's deadline used to add; the reference
+# checks its deadlines every 100 ms (hz 10).
+
+LATE = 0.25
+
+# Each blocking command kind with a 0.3 s timeout; each times out with a nil array.
+SHORT_BLOCKERS = {
+    "BLPOP": ("BLPOP", "s", "0.3"),
+    "BRPOP": ("BRPOP", "s", "0.3"),
+    "BLMOVE": ("BLMOVE", "s", "d", "LEFT", "RIGHT", "0.3"),
+    "BRPOPLPUSH": ("BRPOPLPUSH", "s", "d", "0.3"),
+    "BLMPOP": ("BLMPOP", "0.3", "1", "s", "LEFT"),
+    "BZPOPMIN": ("BZPOPMIN", "s", "0.3"),
+    "BZPOPMAX": ("BZPOPMAX", "s", "0.3"),
+    "BZMPOP": ("BZMPOP", "0.3", "1", "s", "MIN"),
+    "XREAD": ("XREAD", "BLOCK", "300", "STREAMS", "s", "$"),
+    "XREADGROUP": ("XREADGROUP", "GROUP", "g", "c", "BLOCK", "300", "STREAMS", "gs", ">"),
+}
+
+# Clients blocked for 10 s on another key, after the short one.
+LONG_BLOCKERS = {
+    "BLPOP": ("BLPOP", "l", "10"),
+    "BZPOPMIN": ("BZPOPMIN", "l", "10"),
+    "XREAD": ("XREAD", "BLOCK", "10000", "STREAMS", "l", "$"),
+}
+
+
+def in_timeout_table(r):
+    return int(info(r, "clients")["clients_in_timeout_table"])
+
+
+def timed_out_in(waiter, start, deadline, expected):
+    """Reads waiter's timeout reply; the seconds it took past `start`."""
+    assert waiter.read(timeout=deadline + 5) == expected
+    elapsed = time.time() - start
+    assert elapsed >= deadline - 0.01, elapsed
+    return elapsed
+
+
+@pytest.mark.parametrize("long_kind", sorted(LONG_BLOCKERS))
+@pytest.mark.parametrize("short_kind", sorted(SHORT_BLOCKERS))
+def test_short_timeout_fires_on_time_behind_a_longer_one(dc, dconnect, r, short_kind, long_kind):
+    dc("XGROUP", "CREATE", "gs", "g", "$", "MKSTREAM")
+    short, longer = dconnect(), dconnect()
+    start = time.time()
+    short.send(*SHORT_BLOCKERS[short_kind])
+    wait_blocked(dc, 1)
+    longer.send(*LONG_BLOCKERS[long_kind])
+    wait_blocked(dc, 2)
+    assert timed_out_in(short, start, 0.3, NULL_ARRAY) < 0.3 + LATE
+    wait_blocked(dc, 1)  # the long one still waits
+    assert not longer.pending(0)
+    assert in_timeout_table(r) == 1
+
+
+def test_wait_timeout_fires_on_time_behind_a_longer_wait(dc, dconnect):
+    short, longer = dconnect(), dconnect()
+    start = time.time()
+    short.send("WAIT", "1", "300")  # no replica: never satisfied
+    wait_blocked(dc, 1)
+    longer.send("WAIT", "1", "10000")
+    wait_blocked(dc, 2)
+    assert timed_out_in(short, start, 0.3, 0) < 0.3 + LATE
+    wait_blocked(dc, 1)
+    assert not longer.pending(0)
+
+
+def test_deadlines_fire_in_their_order_whatever_the_order_of_blocking(dc, dconnect, r):
+    """Blocked latest deadline first: each still answers on its own time."""
+    waiters = []
+    start = time.time()
+    for n, secs in enumerate(("10", "0.9", "0.3", "0.6")):
+        w = dconnect()
+        w.send("BLPOP", "k%d" % n, secs)
+        wait_blocked(dc, n + 1)
+        waiters.append(w)
+    for n, secs in ((2, 0.3), (3, 0.6), (1, 0.9)):
+        assert timed_out_in(waiters[n], start, secs, NULL_ARRAY) < secs + LATE, secs
+    assert in_timeout_table(r) == 1
+
+
+def test_next_deadline_fires_on_time_when_the_earliest_client_leaves(dc, dconnect, r):
+    """The earliest deadline's client served, unblocked or gone: the next
+    earliest still fires on time, and the timeout table forgets each."""
+    first, second, third, last = (dconnect() for _ in range(4))
+    second_id = second("CLIENT", "ID")
+    start = time.time()
+    first.send("BLPOP", "a", "0.2")
+    second.send("BZPOPMIN", "b", "0.25")
+    third.send("XREAD", "BLOCK", "280", "STREAMS", "c", "$")
+    last.send("BLPOP", "d", "0.4")
+    wait_blocked(dc, 4)
+    assert in_timeout_table(r) == 4
+    dc("RPUSH", "a", "x")
+    assert first.read() == [b"a", b"x"]
+    assert dc("CLIENT", "UNBLOCK", second_id) == 1
+    assert second.read() is NULL_ARRAY
+    third.close()
+    wait_blocked(dc, 1)
+    assert in_timeout_table(r) == 1
+    assert timed_out_in(last, start, 0.4, NULL_ARRAY) < 0.4 + LATE
+    assert in_timeout_table(r) == 0
+
+
+def test_served_waiter_that_blocks_again_keeps_its_deadline(dc, dconnect):
+    """A waiter woken for a key another client empties first blocks again
+    with its first deadline, not a new one counted from the wake-up."""
+    waiter = dconnect()
+    start = time.time()
+    waiter.send("BLMOVE", "k", "d", "LEFT", "LEFT", "0.6")
+    wait_blocked(dc, 1)
+    time.sleep(0.3)
+    dc("MULTI")
+    dc("RPUSH", "k", "x")
+    dc("LPOP", "k")
+    dc("EXEC")
+    wait_blocked(dc, 1)
+    assert timed_out_in(waiter, start, 0.6, NULL_ARRAY) < 0.6 + LATE
+
+
+def test_client_pause_ends_on_time_while_a_client_blocks(dc, dconnect):
+    blocked, held = dconnect(), dconnect()
+    blocked.send("BLPOP", "k", "10")
+    wait_blocked(dc, 1)
+    start = time.time()
+    assert dc("CLIENT", "PAUSE", "300") == "OK"
+    held.send("SET", "x", "1")
+    assert held.read(timeout=5) == "OK"
+    elapsed = time.time() - start
+    assert 0.29 <= elapsed < 0.3 + LATE, elapsed
+    wait_blocked(dc, 1)
+    assert not blocked.pending(0)

@@ -21,6 +21,8 @@ figures side by side and the ratios ours/Redis and ours/Valkey.
   * SAVE/load time and RDB size; SET with appendfsync everysec  [ours vs Redis]
   * EVALSHA, MULTI/EXEC, PUBLISH, SET with keyspace notifications [ours vs Redis]
   * repl: full sync time both ways, replication lag, master throughput with a replica (utils/bench_repl.py) [ours vs Redis]
+  * blocking: lateness of blocking-command timeouts, 10,000 clients on mixed deadlines
+    (utils/blocking_lateness.py)                                 [ours vs Redis]
 
 usage: utils/bench.py [--quick] [--callgrind] [--only SECTION,...]   (sections: see --help)
 Servers are started on free ports in temporary directories, all with the same
@@ -555,12 +557,19 @@ def repl(quick):
     bench_repl.run(OURS, REF, quick=quick)
 
 
+def blocking(quick):
+    import blocking_lateness
+    n = 2000 if quick else 10000
+    print("\n## blocking timeouts: lateness of %d clients on BLPOP/BZPOPMIN/XREAD, timeouts 0.05-3 s" % n)
+    blocking_lateness.run_both(n, 0.05, 3.0, 1)
+
+
 SECTIONS = {"throughput": throughput, "memory": memory, "cpu": cpu, "callgrind": callgrind, "latency": latency,
             "expiry": expiry_throughput, "lag": lag, "massexpiry": mass_expiry, "persistence": persistence,
-            "features": features, "repl": repl,
+            "features": features, "repl": repl, "blocking": blocking,
             # parts of `memory`, for a shorter run
             "volatile": volatile_memory, "datatypes": datatypes_memory}
-DEFAULT = "throughput,memory,cpu,latency,expiry,lag,massexpiry,persistence,features,repl"
+DEFAULT = "throughput,memory,cpu,latency,expiry,lag,massexpiry,persistence,features,repl,blocking"
 
 
 def main():

@@ -1,4 +1,5 @@
-/* ttlheap: the ordered index of expiry deadlines.
+/* ttlheap: the ordered index of deadlines (keys' expiry times, blocked
+ * clients' timeouts).
  * A 4-ary min-heap of (deadline, item) pairs. Each item learns its slot
  * through a callback, so it can be re-keyed or removed in O(log n) and its
  * deadline read in O(1) (ttlHeapWhen) without a second lookup structure.

@@ -3,6 +3,7 @@
 #include "server/client.h"
 #include "server/db.h"
 #include "server/reply.h"
+#include "data/ttlheap.h"
 #include "core/clock.h"
 #include "core/numparse.h"
 #include "core/zmalloc.h"
@@ -15,47 +16,66 @@ typedef struct readyKey {
     robj *key;
 } readyKey;
 
-static list *blocked_with_timeout; /* clients blocked with a timeout, for the timer scan */
+/* Blocked clients with a deadline, earliest first: the timer is armed for the
+ * earliest, so every timeout fires on time whatever the mix of deadlines, and
+ * a client leaves in O(log n) when served, unblocked or disconnected. */
+static ttlHeap *deadlines;
 static list *postponed; /* clients whose command waits for a CLIENT PAUSE to end, oldest first */
 static long long timeout_timer_id = -1;
+static int timing_out; /* the timer pops due clients: it re-arms itself once, after them */
 static client *reprocessing;
 static robj *reprocessing_key; /* the ready key `reprocessing` is re-run for */
 
+/* A far deadline (or none) is looked at again hourly rather than converted
+ * into an overflowing microsecond count. */
+#define TIMER_IDLE_MS 3600000LL
 
-static long long nearestTimeout(void) {
-    long long best = 0;
-    listIter li;
-    listNode *ln;
-    listRewind(blocked_with_timeout, &li);
-    while ((ln = listNext(&li))) {
-        client *c = listNodeValue(ln);
-        if (!best || c->bpop.timeout < best) best = c->bpop.timeout;
+static void setDeadlineSlot(void *item, long pos) { ((client *)item)->bpop.deadline_slot = pos + 1; }
+
+/* Arms the timer for the earliest deadline: it fires as that millisecond
+ * begins on the wall clock the deadlines are taken from. */
+static void armTimeoutTimer(void) {
+    long long us = TIMER_IDLE_MS * 1000;
+    if (ttlHeapLen(deadlines)) {
+        long long when = ttlHeapMinWhen(deadlines), now = ustime();
+        if (when - now / 1000 < TIMER_IDLE_MS) us = when * 1000 - now;
     }
-    return best;
+    aeRescheduleTimeEventUs(server.el, timeout_timer_id, us);
+}
+
+static void addDeadline(client *c, long long when) {
+    ttlHeapInsert(deadlines, c, when);
+    if (c->bpop.deadline_slot == 1) armTimeoutTimer(); /* the new earliest */
+}
+
+static void removeDeadline(client *c) {
+    if (!c->bpop.deadline_slot) return;
+    int was_earliest = c->bpop.deadline_slot == 1;
+    ttlHeapRemove(deadlines, (size_t)(c->bpop.deadline_slot - 1));
+    c->bpop.deadline_slot = 0;
+    if (was_earliest && !timing_out) armTimeoutTimer();
 }
 
 static long long timeoutTimerProc(aeEventLoop *el, long long id, void *data) {
     (void)el, (void)id, (void)data;
     long long now = mstime();
-    listIter li;
-    listNode *ln;
-    listRewind(blocked_with_timeout, &li);
-    while ((ln = listNext(&li))) {
-        client *c = listNodeValue(ln);
-        if (c->bpop.timeout && c->bpop.timeout <= now) unblockClient(c, 1);
+    timing_out = 1;
+    while (ttlHeapLen(deadlines) && ttlHeapMinWhen(deadlines) <= now) {
+        client *c = ttlHeapMinItem(deadlines);
+        removeDeadline(c); /* unblockClient would too; never loop on it */
+        unblockClient(c, 1);
     }
-    long long next = nearestTimeout();
-    if (!next) return 100;
-    now = mstime();
-    return next > now ? next - now : 0;
+    timing_out = 0;
+    armTimeoutTimer();
+    return AE_RESCHEDULED;
 }
 
 void blockingInit(void) {
-    blocked_with_timeout = listCreate();
+    deadlines = ttlHeapCreate(setDeadlineSlot);
     server.ready_keys = listCreate();
     server.unblocked_clients = listCreate();
     postponed = listCreate();
-    timeout_timer_id = aeCreateTimeEvent(server.el, 100, timeoutTimerProc, NULL);
+    timeout_timer_id = aeCreateTimeEvent(server.el, TIMER_IDLE_MS, timeoutTimerProc, NULL);
 }
 
 int blockingIsReprocessing(client *c) { return reprocessing == c; }
@@ -120,13 +140,7 @@ void blockForKeys(client *c, int btype, robj **keys, int numkeys, long long time
         listAddNodeTail(clients, c);
     }
     markBlocked(c, btype);
-    if (timeout) {
-        listAddNodeTail(blocked_with_timeout, c);
-        long long now = mstime();
-        /* Far deadlines are re-checked each second instead of multiplied into an overflow. */
-        long long ms = timeout > now ? timeout - now : 0;
-        aeRescheduleTimeEventUs(server.el, timeout_timer_id, (ms > 1000 ? 1000 : ms) * 1000);
-    }
+    if (timeout) addDeadline(c, timeout);
 }
 
 static void removeFromKeys(client *c) {
@@ -151,10 +165,7 @@ static void removeFromKeys(client *c) {
 
 static void detachBlocked(client *c) {
     removeFromKeys(c);
-    if (c->bpop.timeout) {
-        listNode *ln = listSearchKey(blocked_with_timeout, c);
-        if (ln) listDelNode(blocked_with_timeout, ln);
-    }
+    removeDeadline(c);
     if (c->bpop.btype == BLOCKED_POSTPONE) {
         listDelNode(postponed, c->bpop.privdata);
         c->bpop.privdata = NULL;
@@ -355,7 +366,7 @@ void unblockPostponedClients(void) {
     while (listLength(postponed)) unblockClient(listNodeValue(listFirst(postponed)), 0);
 }
 
-unsigned long blockedClientsWithTimeout(void) { return listLength(blocked_with_timeout); }
+unsigned long blockedClientsWithTimeout(void) { return ttlHeapLen(deadlines); }
 
 void processUnblockedClients(void) {
     while (listLength(server.unblocked_clients)) {

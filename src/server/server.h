@@ -190,6 +190,7 @@ typedef struct blockingState {
     void *privdata;      /* owned by the blocking command family */
     void (*unblockfn)(client *c, int reply); /* its owner answers (reply) or forgets it when unblocked */
     int unblock_on_nokey; /* XREADGROUP: woken (to fail) when a key stops being a stream */
+    long deadline_slot;   /* 1 + its slot in the blocking module's deadline heap; 0 = not there */
 } blockingState;
 
 typedef struct multiCmd {
