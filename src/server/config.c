@@ -700,6 +700,7 @@ static configDef configs[] = {
     SP("replicaof", "slaveof", F_ARGS, "", NULL, NULL),
     B("replica-serve-stale-data", "slave-serve-stale-data", 0, &server.repl_serve_stale_data, "yes"),
     B("replica-read-only", "slave-read-only", 0, &server.repl_slave_ro, "yes"),
+    B("replica-ignore-disk-write-errors", NULL, 0, &server.repl_ignore_disk_write_error, "no"),
     MEM("repl-backlog-size", NULL, 0, &server.repl_backlog_size, "1048576", 1, LLONG_MAX, NULL),
     I("repl-backlog-ttl", NULL, 0, &server.repl_backlog_ttl, "3600", 0, INT_MAX, NULL),
     I("repl-ping-replica-period", "repl-ping-slave-period", 0, &server.repl_ping_replica_period, "10", 1, INT_MAX, NULL),

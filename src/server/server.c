@@ -350,12 +350,21 @@ static int rejectByMemory(client *c, uint64_t flags) {
 static int rejectByServerState(client *c, uint64_t flags) {
     robj *err;
     int writes = (flags & CMD_WRITE) || execHas(c, CMD_WRITE);
-    /* As Redis 7.0: PING too, so that a health check sees the failing disk;
-     * our master's stream is applied regardless. */
-    if (((flags & CMD_WRITE) || c->cmd == server.ping_command) && !(c->flags & CLIENT_MASTER) &&
-        (err = writeGateError())) {
-        rejectCommandObject(c, err);
-        return 1;
+    /* As Redis 7.0: PING too, so that a health check sees the failing disk. */
+    if (((flags & CMD_WRITE) || c->cmd == server.ping_command) && (err = writeGateError())) {
+        if (!(c->flags & CLIENT_MASTER)) {
+            rejectCommandObject(c, err);
+            return 1;
+        }
+        /* Our master's stream cannot be refused: a replica that cannot
+         * persist it stops, unless told to go on (replica-ignore-disk-write-errors). */
+        if (!server.repl_ignore_disk_write_error && c->cmd != server.ping_command)
+            serverPanic("Replica was unable to write command to disk.");
+        static long long last_log_ms;
+        if (server.mstime > last_log_ms + 10000) {
+            last_log_ms = server.mstime;
+            serverLog(LL_WARNING, "Replica is applying a command even though it is unable to write to disk.");
+        }
     }
     /* Replication's refusals (the state is repl/'s, kept in `server`). */
     if (writes && tooFewGoodReplicas()) {

@@ -472,6 +472,7 @@ struct redisServer {
     int repl_timeout;
     int repl_serve_stale_data;
     int repl_slave_ro;
+    int repl_ignore_disk_write_error; /* replica-ignore-disk-write-errors */
     int repl_min_slaves_to_write;
     int repl_min_slaves_max_lag;
     int repl_diskless_sync;       /* full resyncs stream the RDB from the child, no file */

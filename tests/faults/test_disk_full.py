@@ -8,7 +8,7 @@ import time
 import pytest
 import redis
 
-from support import info, wait_for
+from support import attach, info, wait_for
 
 VALUE = os.urandom(1024)  # incompressible: an RDB of N keys takes N kB
 
@@ -148,3 +148,28 @@ def test_failed_rewrite_on_full_disk_leaves_the_aof_loadable(server_factory, sma
     r.bgrewriteaof()
     wait_for(lambda: info(r, "persistence")["aof_rewrite_in_progress"] == "0" and
              info(r, "persistence")["aof_last_bgrewrite_status"] == "ok", what="a rewrite that works")
+
+
+@pytest.mark.parametrize("ignore", ["no", "yes"])
+def test_replica_that_cannot_write_its_aof(server_factory, small_disk, ignore):
+    # A replica cannot refuse its master's stream: it stops (Redis's panic)
+    # unless replica-ignore-disk-write-errors lets it apply the stream anyway.
+    master = server_factory()
+    replica = start_aof(server_factory, small_disk, "everysec")
+    m, rr = master.client(), replica.client()
+    rr.config_set("replica-ignore-disk-write-errors", ignore)
+    attach(rr, master)
+    n = 0
+    for n in range(12000):
+        m.set(b"k%d" % n, VALUE)
+        if n % 500 == 0 and replica.proc.poll() is not None:
+            break
+    if ignore == "no":
+        replica.proc.wait(timeout=10)
+        assert "Replica was unable to write command to disk." in replica.log()
+    else:
+        m.set("last", "1")
+        wait_for(lambda: rr.get("last") == b"1", what="the replica applying the stream")
+        assert replica.proc.poll() is None
+        assert "Replica is applying a command even though it is unable to write to disk." in replica.log()
+        assert info(rr, "persistence")["aof_last_write_status"] == "err"
