@@ -40,6 +40,7 @@
 #include "core/numparse.h"
 #include "core/zmalloc.h"
 #include "data/value.h"
+#include "features/expiry_ack.h"
 #include "features/zmqlib.h"
 #include "server/db.h"
 #include "server/server.h"
@@ -52,7 +53,7 @@
 #define WIRE_SET 3
 #define WIRE_ZSET 4
 
-#define HEADER_FRAME_LEN 4
+#define HEADER_FRAME_LEN EXPIRY_HEADER_FRAME_LEN
 /* The serialization buffer is kept between messages unless it grew past this. */
 #define SCRATCH_KEEP_BYTES (1024 * 1024)
 /* After we unbind an endpoint, 0MQ closes its listener asynchronously; binding
@@ -262,6 +263,7 @@ static void dropMessage(void) {
 
 void expiryPushCron(void) {
     if (push.drops_unlogged) logDrops();
+    if (server.zmq_ack) expiryAckCron();
 }
 
 static void freeHead(void) {
@@ -333,6 +335,10 @@ static void drainBacklog(void) {
 
 static void socketEvent(aeEventLoop *el, int fd, void *data, int mask) {
     (void)el, (void)fd, (void)data, (void)mask;
+    if (server.zmq_ack) {
+        expiryAckSocketEvent();
+        return;
+    }
     /* Reading ZMQ_EVENTS is what re-arms the fd, even with nothing to drain. */
     if (!push.head) {
         drainBacklog();
@@ -385,7 +391,10 @@ void expiryPushKey(int dbid, robj *key, robj *val) {
         push.dropped++;
         return;
     }
-    if (!push.head) {
+    if (server.zmq_ack) {
+        /* Numbered and held until a consumer acknowledges it. */
+        if (expiryAckOffer(push.buf, keyframe_len, valframe_len) == -1) dropMessage();
+    } else if (!push.head) {
         int rc = sendFrames(push.buf, keyframe_len, valframe_len);
         if (rc == SEND_FAILED) push.dropped++;
         if (rc == SEND_AGAIN) {
@@ -411,20 +420,24 @@ void expiryPushKey(int dbid, robj *key, robj *val) {
 /* ------------------------------------------------------------ configuration */
 
 static void discardBacklog(const char *why) {
-    if (!push.head) return;
-    unsigned long long n = push.backlog_msgs;
+    unsigned long long n = push.backlog_msgs + expiryAckDiscard();
+    if (!n) return;
     while (push.head) freeHead();
     push.dropped += n;
     setLastError("%llu backlog messages discarded: %s", n, why);
     serverLog(LL_WARNING, "0MQ expiry push: %s", push.last_error);
 }
 
+/* PUSH, or in ack mode ROUTER: a send to a consumer that is gone fails
+ * (ROUTER_MANDATORY) instead of vanishing, and no high-water mark applies
+ * (the windows consumers ask for bound what 0MQ holds). */
 static void *newPushSocket(void *ctx) {
-    void *s = zmqlib.socket(ctx, ZMQ_PUSH);
+    void *s = zmqlib.socket(ctx, server.zmq_ack ? ZMQ_ROUTER : ZMQ_PUSH);
     if (!s) return NULL;
-    int linger = 0, hwm = (int)server.zmq_hwm;
+    int linger = 0, hwm = server.zmq_ack ? 0 : (int)server.zmq_hwm, mandatory = 1;
     zmqlib.setsockopt(s, ZMQ_LINGER, &linger, sizeof(linger));
     zmqlib.setsockopt(s, ZMQ_SNDHWM, &hwm, sizeof(hwm));
+    if (server.zmq_ack) zmqlib.setsockopt(s, ZMQ_ROUTER_MANDATORY, &mandatory, sizeof(mandatory));
     return s;
 }
 
@@ -501,6 +514,7 @@ static int findBound(const char *endpoint) {
 
 static void closeSocket(void) {
     unwatchSocket();
+    expiryAckSetSocket(NULL);
     for (int i = 0; i < push.neps; i++) {
         sdsfree(push.eps[i].configured);
         sdsfree(push.eps[i].resolved);
@@ -525,6 +539,11 @@ static int createSocket(const char **err) {
         *err = err_buf;
         closeSocket();
         return C_ERR;
+    }
+    if (server.zmq_ack) {
+        /* Consumers speak at any time: the fd is watched as long as the socket lives. */
+        expiryAckSetSocket(push.sock);
+        watchSocket();
     }
     return C_OK;
 }
@@ -607,7 +626,7 @@ static int rebindEndpoints(const char **err) {
 int expiryPushApplyConfig(const char **err) {
     if (!push.live) return testBindEndpoints(err);
     if (rebindEndpoints(err) != C_OK) return C_ERR;
-    if (push.sock) {
+    if (push.sock && !server.zmq_ack) {
         /* 0MQ gives each connection the HWM set when it was made: a change
          * applies to consumers that connect afterwards. */
         int hwm = (int)server.zmq_hwm;
@@ -633,6 +652,8 @@ void expiryPushShutdown(void) {
     if (push.head)
         serverLog(LL_WARNING, "0MQ expiry push: %llu backlog messages not delivered at shutdown", push.backlog_msgs);
     while (push.head) freeHead();
+    unsigned long long unacked = expiryAckDiscard();
+    if (unacked) serverLog(LL_WARNING, "0MQ expiry push: %llu unacknowledged messages lost at shutdown", unacked);
     /* Messages 0MQ already accepted get a moment to reach connected consumers. */
     int linger = 1000;
     zmqlib.setsockopt(push.sock, ZMQ_LINGER, &linger, sizeof(linger));
@@ -650,12 +671,15 @@ sds expiryPushInfo(sds s) {
     for (int i = 0; i < push.neps; i++) s = sdscatprintf(s, "%s%s", i ? "," : "", push.eps[i].configured);
     s = sdscat(s, "\r\nexpiry_push_bound_endpoints:");
     for (int i = 0; i < push.neps; i++) s = sdscatprintf(s, "%s%s", i ? "," : "", push.eps[i].resolved);
-    return sdscatprintf(s,
-                        "\r\nexpiry_push_messages_sent:%llu\r\nexpiry_push_bytes_sent:%llu\r\n"
-                        "expiry_push_backlog_messages:%llu\r\nexpiry_push_backlog_bytes:%llu\r\n"
-                        "expiry_push_dropped:%llu\r\nexpiry_push_last_error:%s\r\n",
-                        push.sent_msgs, push.sent_bytes, push.backlog_msgs, push.backlog_bytes, push.dropped,
-                        push.last_error[0] ? push.last_error : "none");
+    /* In ack mode the backlog is every message held: sent or not, it waits for its acknowledgement. */
+    s = sdscatprintf(s,
+                     "\r\nexpiry_push_ack:%d\r\nexpiry_push_messages_sent:%llu\r\nexpiry_push_bytes_sent:%llu\r\n"
+                     "expiry_push_backlog_messages:%llu\r\nexpiry_push_backlog_bytes:%llu\r\n"
+                     "expiry_push_dropped:%llu\r\nexpiry_push_last_error:%s\r\n",
+                     server.zmq_ack, push.sent_msgs + expiryAckSentMessages(), push.sent_bytes + expiryAckSentBytes(),
+                     push.backlog_msgs + expiryAckHeldMessages(), push.backlog_bytes + expiryAckHeldBytes(),
+                     push.dropped, push.last_error[0] ? push.last_error : "none");
+    return server.zmq_ack ? expiryAckInfo(s) : s;
 }
 
 void expiryPushKeyspaceSubscriber(const keyspaceEvent *ev) {

@@ -49,6 +49,7 @@ int zmqLibLoad(const char **err) {
     LOAD(bind);
     LOAD(unbind);
     LOAD(strerror);
+    LOAD(recv);
     LOAD(send);
 #undef LOAD
     zmqlib = lib; /* published only once every function was found */

@@ -17,6 +17,7 @@ typedef struct zmqLib {
     __typeof__(zmq_bind) *bind;
     __typeof__(zmq_unbind) *unbind;
     __typeof__(zmq_send) *send;
+    __typeof__(zmq_recv) *recv;
     __typeof__(zmq_strerror) *strerror;
 } zmqLib;
 

@@ -727,6 +727,8 @@ static configDef configs[] = {
     LL("zmq-expiry-hwm", NULL, 0, &server.zmq_hwm, "1000", 0, INT_MAX),
     MEM("zmq-expiry-backlog", NULL, 0, &server.zmq_backlog, "67108864", 0, LLONG_MAX, NULL),
     SP("zmq-expiry-types", NULL, F_ARGS, "string,hash", setZmqTypes, getZmqTypes),
+    B("zmq-expiry-ack", NULL, F_IMMUTABLE, &server.zmq_ack, "no"),
+    LL("zmq-expiry-ack-timeout", NULL, 0, &server.zmq_ack_timeout, "30000", 1, LLONG_MAX),
 };
 
 #define NCONFIGS (sizeof(configs) / sizeof(configs[0]))

@@ -500,6 +500,8 @@ struct redisServer {
     int zmq_endpoints_count;
     long long zmq_hwm;
     long long zmq_backlog;
+    int zmq_ack;               /* zmq-expiry-ack: acknowledged delivery (ROUTER/DEALER) */
+    long long zmq_ack_timeout; /* ms a consumer holding messages may stay silent */
     int zmq_types; /* bit per OBJ_ type */
 
     /* Clocks cached each event loop round. */

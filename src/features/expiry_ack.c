@@ -1,0 +1,353 @@
+/* expiry_ack: acknowledged delivery of the 0MQ expiry push (see expiry_ack.h;
+ * the protocol is in EXPIRY_0MQ.md).
+ *
+ * The endpoints are bound by a ROUTER socket and each consumer connects a
+ * DEALER. A consumer says how many unacknowledged messages it can hold
+ * (READY <window>) and acknowledges what it has stored (ACK <seq>: every
+ * message that reached it, up to and including that one). The server numbers
+ * every message, keeps it until it is acknowledged, and never gives a consumer
+ * more than its window: so nothing sits in 0MQ's queues that the server does
+ * not hold as well, and a consumer that crashes loses nothing. Its messages
+ * are re-sent, before newer ones, when a send to it fails (its connection is
+ * gone) or after zmq-expiry-ack-timeout ms without a word from it while it
+ * holds some:
+ * delivery is at least once, and the sequence number lets a consumer drop
+ * what it has already stored.
+ *
+ * Messages wait in `unsent`, in sequence order, and move to the consumer's
+ * `inflight` queue (in the order sent, which TCP keeps) when sent; an ACK
+ * frees the front of that queue up to the acknowledged message. Consumers
+ * are few: an array searched by routing id. */
+#include "features/expiry_ack.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/clock.h"
+#include "core/numparse.h"
+#include "core/zmalloc.h"
+#include "features/zmqlib.h"
+#include "server/server.h"
+
+#define MAX_WINDOW 1000000
+#define ROUTING_ID_MAX 255 /* 0MQ's bound on a routing id */
+
+typedef struct ackMsg {
+    struct ackMsg *next;
+    uint64_t seq;
+    long long expired_ms; /* for INFO's oldest unacknowledged age */
+    size_t keyframe_len, valframe_len;
+    unsigned char data[]; /* header, key and value frames back to back */
+} ackMsg;
+
+typedef struct msgQueue {
+    ackMsg *head, *tail;
+    unsigned long long len;
+} msgQueue;
+
+typedef struct consumer {
+    unsigned char id[ROUTING_ID_MAX];
+    size_t idlen;
+    unsigned long window;
+    msgQueue inflight;
+    long long heard_ms; /* last READY or ACK, or when it was given its first held message */
+    int full;           /* 0MQ refused a send to it: skipped until the next dispatch round */
+} consumer;
+
+static struct {
+    void *sock;
+    msgQueue unsent;
+    consumer **cons;
+    int ncons, next_turn;
+    uint64_t next_seq; /* 0 until the first message */
+    uint64_t last_acked;
+    unsigned long long held, held_bytes, sent, sent_bytes, acked, resent;
+} ack;
+
+static size_t msgBytes(const ackMsg *m) { return EXPIRY_HEADER_FRAME_LEN + m->keyframe_len + m->valframe_len; }
+
+static void queuePush(msgQueue *q, ackMsg *m) {
+    m->next = NULL;
+    if (q->tail) q->tail->next = m;
+    else q->head = m;
+    q->tail = m;
+    q->len++;
+}
+
+static ackMsg *queuePop(msgQueue *q) {
+    ackMsg *m = q->head;
+    q->head = m->next;
+    if (!q->head) q->tail = NULL;
+    q->len--;
+    return m;
+}
+
+static void freeHeld(ackMsg *m) {
+    ack.held--;
+    ack.held_bytes -= msgBytes(m);
+    zfree(m);
+}
+
+/* Sequence numbers go on across restarts without a record of the last one:
+ * the first of a process is the clock's milliseconds times 2^20, above any
+ * number an earlier process could have reached (a million messages per
+ * millisecond of its life), so a consumer that outlives a server restart
+ * never takes a new message for one it stored. */
+static uint64_t nextSeq(void) {
+    if (!ack.next_seq) ack.next_seq = ((uint64_t)mstime() << 20) + 1;
+    return ack.next_seq++;
+}
+
+/* ------------------------------------------------------------- consumers */
+
+static consumer *findConsumer(const unsigned char *id, size_t idlen) {
+    for (int i = 0; i < ack.ncons; i++)
+        if (ack.cons[i]->idlen == idlen && !memcmp(ack.cons[i]->id, id, idlen)) return ack.cons[i];
+    return NULL;
+}
+
+static int cmpSeq(const void *a, const void *b) {
+    uint64_t x = (*(ackMsg *const *)a)->seq, y = (*(ackMsg *const *)b)->seq;
+    return x < y ? -1 : x > y;
+}
+
+/* c's messages go back to `unsent`, merged in sequence order (its queue is in
+ * the order sent, which a re-send may have mixed), to be sent again. */
+static void takeBack(consumer *c) {
+    unsigned long long n = c->inflight.len;
+    if (!n) return;
+    ackMsg **v = zmalloc(sizeof(*v) * n);
+    for (unsigned long long i = 0; i < n; i++) v[i] = queuePop(&c->inflight);
+    qsort(v, n, sizeof(*v), cmpSeq);
+    msgQueue merged = {0};
+    ackMsg *u = ack.unsent.head;
+    unsigned long long i = 0;
+    while (u || i < n) {
+        ackMsg *m;
+        if (u && (i == n || u->seq < v[i]->seq)) {
+            m = u;
+            u = u->next;
+        } else {
+            m = v[i++];
+        }
+        queuePush(&merged, m);
+    }
+    ack.unsent = merged;
+    zfree(v);
+}
+
+static void dropConsumer(int at, const char *why) {
+    consumer *c = ack.cons[at];
+    if (c->inflight.len)
+        serverLog(LL_NOTICE, "0MQ expiry push: a consumer %s; its %llu unacknowledged messages will be sent again", why,
+                  c->inflight.len);
+    ack.resent += c->inflight.len;
+    takeBack(c);
+    zfree(c);
+    ack.cons[at] = ack.cons[--ack.ncons];
+}
+
+/* ---------------------------------------------------------------- sending */
+
+/* 1 sent, 0 refused for now (its pipe is full), -1 the consumer is gone. */
+static int sendTo(consumer *c, const ackMsg *m) {
+    if (zmqlib.send(ack.sock, c->id, c->idlen, ZMQ_SNDMORE | ZMQ_DONTWAIT) == -1) return errno == EAGAIN ? 0 : -1;
+    uint64_t seq = m->seq;
+    const unsigned char *key = m->data + EXPIRY_HEADER_FRAME_LEN, *val = key + m->keyframe_len;
+    /* After the routing frame 0MQ takes the rest; a failure means the peer's
+     * pipe died mid-message and 0MQ dropped what it had of it. */
+    if (zmqlib.send(ack.sock, m->data, EXPIRY_HEADER_FRAME_LEN, ZMQ_SNDMORE | ZMQ_DONTWAIT) == -1 ||
+        zmqlib.send(ack.sock, key, m->keyframe_len, ZMQ_SNDMORE | ZMQ_DONTWAIT) == -1 ||
+        zmqlib.send(ack.sock, val, m->valframe_len, ZMQ_SNDMORE | ZMQ_DONTWAIT) == -1 ||
+        zmqlib.send(ack.sock, &seq, sizeof(seq), ZMQ_DONTWAIT) == -1)
+        return -1;
+    ack.sent++;
+    ack.sent_bytes += msgBytes(m) + sizeof(seq);
+    return 1;
+}
+
+/* The next consumer with room in its window, in turn; NULL when none. */
+static consumer *nextWithRoom(void) {
+    for (int i = 0; i < ack.ncons; i++) {
+        int at = (ack.next_turn + i) % ack.ncons;
+        consumer *c = ack.cons[at];
+        if (!c->full && c->inflight.len < c->window) {
+            ack.next_turn = at + 1;
+            return c;
+        }
+    }
+    return NULL;
+}
+
+static void dispatch(void) {
+    if (!ack.sock) return;
+    for (int i = 0; i < ack.ncons; i++) ack.cons[i]->full = 0;
+    while (ack.unsent.head) {
+        consumer *c = nextWithRoom();
+        if (!c) return;
+        int rc = sendTo(c, ack.unsent.head);
+        if (rc == 1) {
+            if (!c->inflight.len) c->heard_ms = mstime(); /* its time to answer starts now */
+            queuePush(&c->inflight, queuePop(&ack.unsent));
+        } else if (rc == 0) {
+            c->full = 1; /* the cron tries again */
+        } else {
+            for (int at = 0; at < ack.ncons; at++) {
+                if (ack.cons[at] != c) continue;
+                dropConsumer(at, "has gone");
+                break;
+            }
+        }
+    }
+}
+
+/* ------------------------------------------------------- consumers' words */
+
+/* ACK <seq>: c's queue is freed up to and including that message (an
+ * unknown number, e.g. of a message sent again elsewhere since, is ignored). */
+static void acknowledge(consumer *c, uint64_t seq) {
+    ackMsg *m = c->inflight.head;
+    while (m && m->seq != seq) m = m->next;
+    if (!m) return;
+    for (;;) {
+        ackMsg *done = queuePop(&c->inflight);
+        ack.acked++;
+        if (done->seq > ack.last_acked) ack.last_acked = done->seq;
+        int last = done == m;
+        freeHeld(done);
+        if (last) break;
+    }
+}
+
+static void handleWord(const unsigned char *id, size_t idlen, const char *word) {
+    long long n;
+    consumer *c = findConsumer(id, idlen);
+    if (!strncmp(word, "READY ", 6) && string2ll(word + 6, strlen(word + 6), &n) && n >= 1 && n <= MAX_WINDOW) {
+        if (!c) {
+            c = zcalloc(sizeof(*c));
+            memcpy(c->id, id, idlen);
+            c->idlen = idlen;
+            ack.cons = zrealloc(ack.cons, sizeof(*ack.cons) * (ack.ncons + 1));
+            ack.cons[ack.ncons++] = c;
+        }
+        /* Said again (consumers repeat it while idle, so that a server that
+         * restarted learns of them): a new window, nothing more. A consumer
+         * that restarted or reconnected has a new connection, so a new
+         * routing id: its old one's messages come back by the timeout. */
+        c->window = (unsigned long)n;
+        c->heard_ms = mstime();
+    } else if (c && !strncmp(word, "ACK ", 4)) {
+        unsigned long long seq;
+        char *end;
+        errno = 0;
+        seq = strtoull(word + 4, &end, 10);
+        if (errno || end == word + 4 || *end) return;
+        c->heard_ms = mstime();
+        acknowledge(c, seq);
+    }
+}
+
+static int moreFrames(void) {
+    int more = 0;
+    size_t len = sizeof(more);
+    return zmqlib.getsockopt(ack.sock, ZMQ_RCVMORE, &more, &len) == 0 && more;
+}
+
+/* Reads every message waiting: a routing id, then one frame of words (more
+ * frames are read and ignored). */
+static void readConsumers(void) {
+    unsigned char id[ROUTING_ID_MAX];
+    char word[64];
+    for (;;) {
+        int idlen = zmqlib.recv(ack.sock, id, sizeof(id), ZMQ_DONTWAIT);
+        if (idlen == -1) return;
+        int len = -1;
+        while (moreFrames()) {
+            char skip[8];
+            int n = len == -1 ? zmqlib.recv(ack.sock, word, sizeof(word) - 1, 0) : zmqlib.recv(ack.sock, skip, sizeof(skip), 0);
+            if (len == -1) len = n;
+        }
+        if (len < 0 || idlen > ROUTING_ID_MAX) continue;
+        if (len > (int)sizeof(word) - 1) continue; /* truncated: no word of ours is that long */
+        word[len] = '\0';
+        handleWord(id, (size_t)idlen, word);
+    }
+}
+
+/* ------------------------------------------------------------- interface */
+
+void expiryAckSetSocket(void *sock) {
+    if (!sock)
+        while (ack.ncons) dropConsumer(0, "is forgotten with the socket"); /* a new socket knows none of them */
+    ack.sock = sock;
+}
+
+int expiryAckOffer(const unsigned char *frames, size_t keyframe_len, size_t valframe_len) {
+    size_t total = EXPIRY_HEADER_FRAME_LEN + keyframe_len + valframe_len;
+    if (ack.held_bytes + total > (unsigned long long)server.zmq_backlog) return -1;
+    ackMsg *m = zmalloc(sizeof(*m) + total);
+    m->seq = nextSeq();
+    m->expired_ms = mstime();
+    m->keyframe_len = keyframe_len;
+    m->valframe_len = valframe_len;
+    memcpy(m->data, frames, total);
+    queuePush(&ack.unsent, m);
+    ack.held++;
+    ack.held_bytes += total;
+    dispatch();
+    return 0;
+}
+
+void expiryAckSocketEvent(void) {
+    if (!ack.sock) return;
+    /* The fd is edge-triggered: read until ZMQ_EVENTS says nothing is left,
+     * which is also what re-arms it. */
+    for (;;) {
+        int events = 0;
+        size_t len = sizeof(events);
+        if (zmqlib.getsockopt(ack.sock, ZMQ_EVENTS, &events, &len) == -1 || !(events & ZMQ_POLLIN)) break;
+        readConsumers();
+    }
+    dispatch();
+}
+
+void expiryAckCron(void) {
+    if (!ack.sock) return;
+    long long now = mstime();
+    for (int i = 0; i < ack.ncons;) {
+        consumer *c = ack.cons[i];
+        if (c->inflight.len && now - c->heard_ms > server.zmq_ack_timeout) dropConsumer(i, "did not acknowledge in time");
+        else i++;
+    }
+    dispatch();
+}
+
+unsigned long long expiryAckDiscard(void) {
+    unsigned long long n = ack.held;
+    for (int i = 0; i < ack.ncons; i++) takeBack(ack.cons[i]);
+    while (ack.unsent.head) freeHeld(queuePop(&ack.unsent));
+    return n;
+}
+
+unsigned long long expiryAckHeldMessages(void) { return ack.held; }
+unsigned long long expiryAckHeldBytes(void) { return ack.held_bytes; }
+unsigned long long expiryAckSentMessages(void) { return ack.sent; }
+unsigned long long expiryAckSentBytes(void) { return ack.sent_bytes; }
+
+sds expiryAckInfo(sds s) {
+    long long oldest = -1;
+    if (ack.unsent.head) oldest = ack.unsent.head->expired_ms;
+    for (int i = 0; i < ack.ncons; i++)
+        for (ackMsg *m = ack.cons[i]->inflight.head; m; m = m->next)
+            if (oldest == -1 || m->expired_ms < oldest) oldest = m->expired_ms;
+    return sdscatprintf(s,
+                        "expiry_push_consumers:%d\r\nexpiry_push_last_seq:%llu\r\nexpiry_push_last_acked_seq:%llu\r\n"
+                        "expiry_push_unacked_messages:%llu\r\nexpiry_push_unsent_messages:%llu\r\n"
+                        "expiry_push_oldest_unacked_age_ms:%lld\r\nexpiry_push_acked:%llu\r\nexpiry_push_resent:%llu\r\n",
+                        ack.ncons, (unsigned long long)(ack.next_seq ? ack.next_seq - 1 : 0),
+                        (unsigned long long)ack.last_acked, ack.held, ack.unsent.len,
+                        oldest == -1 ? 0 : mstime() - oldest, ack.acked, ack.resent);
+}
