@@ -64,11 +64,17 @@ def decode(header, keyframe, valueframe):
     return record
 
 
+def window(arg):
+    if not 1 <= int(arg) <= 1000000:
+        raise ValueError(arg)
+    return int(arg)
+
+
 def main():
     p = argparse.ArgumentParser(description="Stores the server's expired keys, acknowledged.")
     p.add_argument("-n", type=int, default=-1, help="exit after COUNT keys stored")
-    p.add_argument("-w", type=int, default=1000, choices=range(1, 1000001), metavar="WINDOW",
-                   help="messages the server may send ahead of our acks (default 1000)")
+    p.add_argument("-w", type=window, default=1000, metavar="WINDOW",
+                   help="messages the server may send ahead of our acks, 1..1000000 (default 1000)")
     p.add_argument("-o", metavar="FILE", help="append to FILE instead of printing")
     p.add_argument("endpoints", nargs="+")
     args = p.parse_args()
