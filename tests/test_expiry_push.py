@@ -9,9 +9,14 @@ host byte order. Besides the encodings, the tests cover lazy and active expiry,
 several endpoints, CONFIG SET rebinding and refused endpoints, the backlog when
 no consumer is there (delivered in order later, overflow dropped and counted in
 INFO), a server that keeps answering PING while consumers stall, and the two
-consumers in utils/ (C and perl).
+consumers in utils/ (C and perl), with their --ack mode and the Python example
+utils/zmq_expiry_consumer.py checked against a pyzmq ROUTER playing the
+server side.
 """
+import json
 import os
+import random
+import select
 import socket
 import struct
 import subprocess
@@ -29,6 +34,7 @@ STRING, HASH, LIST, SET, ZSET = 0, 1, 2, 3, 4
 ALL_TYPES = "string,hash,list,set,zset"
 C_CLIENT = os.path.join(ROOT, "utils", "zmq_expiry_msg_client")
 PERL_CLIENT = os.path.join(ROOT, "utils", "zmq_expiry_msg_client.pl")
+PY_CONSUMER = os.path.join(ROOT, "utils", "zmq_expiry_consumer.py")
 
 
 # --- the protocol ----------------------------------------------------------
@@ -928,15 +934,20 @@ def produce_for_utils(r):
     expire_lazily(r, "empty")
 
 
+def util_cmd(client):
+    """The command line of a consumer in utils/ (the C one made if stale)."""
+    if client == "c":
+        subprocess.run(["make", "utils/zmq_expiry_msg_client"], cwd=ROOT, check=True,
+                       stdout=subprocess.DEVNULL)
+        return [C_CLIENT]
+    if client == "perl":
+        return ["perl", PERL_CLIENT]
+    return ["/usr/bin/python3", PY_CONSUMER]
+
+
 @pytest.mark.parametrize("client", ["c", "perl"])
 def test_utils_consumers(server_factory, client):
-    if client == "c":
-        if not os.path.exists(C_CLIENT):
-            subprocess.run(["make", "utils/zmq_expiry_msg_client"], cwd=ROOT, check=True,
-                           stdout=subprocess.DEVNULL)
-        cmd = [C_CLIENT]
-    else:
-        cmd = ["perl", PERL_CLIENT]
+    cmd = util_cmd(client)
     s, r, eps = start(server_factory, types=ALL_TYPES)
     r.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "0")
     # The backlog keeps everything until the consumer has connected.
@@ -952,7 +963,7 @@ def test_utils_consumers_big_value_and_usage(server_factory):
     r.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "0")
     big = b"ab" * (3 * 1024 * 1024)
     line = 'db=0 type=string key="big" value="%s"' % big.decode()
-    for cmd in ([C_CLIENT], ["perl", PERL_CLIENT]):
+    for cmd in (util_cmd("c"), util_cmd("perl")):
         consumer = subprocess.Popen(cmd + ["-n", "1"] + eps, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         r.set("big", big)
         expire_lazily(r, "big")
@@ -1146,3 +1157,298 @@ def test_ack_mode_holds_messages_without_consumers_and_bounds_them(server_factor
     assert [m for _, m in got] == sent[:fit]
     c.say("ACK %d" % got[-1][0])
     wait_for(lambda: info(r)["expiry_push_unacked_messages"] == 0)
+
+
+# --- acknowledged delivery: the consumers' --ack mode --------------------------
+# The server side (zmq-expiry-ack yes) is written separately: here a pyzmq
+# ROUTER socket plays it, so the consumers' half of the protocol is checked on
+# its own: READY <window> once connected, four frames a message (the fourth
+# the uint64 sequence number, host order), ACK <seq> only once the line is
+# out, re-sent messages acknowledged but not printed, malformed ones never
+# acknowledged.
+
+# The messages whose lines are EXPECTED_LINES, in that order.
+EXPECTED_MESSAGES = [
+    frames(0, STRING, b"s", b"hello"),
+    frames(0, STRING, b"n", b"42"),
+    frames(2, STRING, b"b\x00in\n", b'"q" \\ \t\r\xff'),
+    frames(0, HASH, b"h", [(b"f", b"v"), (b"n", b"1")]),
+    frames(0, LIST, b"l", [b"a", b"", b"7"]),
+    frames(0, SET, b"s", [b"1", b"2"]),
+    frames(0, ZSET, b"z", [(b"a", b"1.5"), (b"b", b"2")]),
+    frames(0, STRING, b"empty", b""),
+]
+# What the Python example stores for them (one JSON object a line, plus "seq").
+EXPECTED_RECORDS = [
+    {"db": 0, "type": "string", "key": "s", "value": "hello"},
+    {"db": 0, "type": "string", "key": "n", "value": "42"},
+    {"db": 2, "type": "string", "key": "b\x00in\n", "value": '"q" \\ \t\r\\xff'},
+    {"db": 0, "type": "hash", "key": "h", "value": {"f": "v", "n": "1"}},
+    {"db": 0, "type": "list", "key": "l", "value": ["a", "", "7"]},
+    {"db": 0, "type": "set", "key": "s", "value": ["1", "2"]},
+    {"db": 0, "type": "zset", "key": "z", "value": {"a": "1.5", "b": "2"}},
+    {"db": 0, "type": "string", "key": "empty", "value": ""},
+]
+ACK_CLIENTS = ["c", "perl", "python"]
+
+
+class AckServer:
+    """A ROUTER socket bound on a free port, playing a server with
+    zmq-expiry-ack yes: it hears READY and ACK, sends numbered messages."""
+
+    def __init__(self, ctx):
+        self.sock = ctx.socket(zmq.ROUTER)
+        self.sock.setsockopt(zmq.LINGER, 0)
+        self.sock.bind("tcp://127.0.0.1:*")
+        self.endpoint = self.sock.getsockopt_string(zmq.LAST_ENDPOINT)
+        self.peer = None
+        self.readies = []
+
+    def recv(self, timeout=5.0):
+        """The next message a consumer sent, as text (its identity noted)."""
+        if not self.sock.poll(int(timeout * 1000)):
+            return None
+        ident, body = self.sock.recv_multipart()
+        self.peer = ident
+        return body.decode()
+
+    def expect_ready(self, window=1000):
+        assert self.recv(10) == "READY %d" % window
+        self.readies.append(self.peer)
+
+    def recv_ack(self, timeout=5.0):
+        """The next ACK's sequence number (None: none came); a repeated READY
+        (consumers repeat it when idle) is passed over."""
+        deadline = time.time() + timeout
+        while True:
+            msg = self.recv(max(0.0, deadline - time.time()))
+            if msg is None or not msg.startswith("READY "):
+                break
+        if msg is None:
+            return None
+        verb, seq = msg.split(" ")
+        assert verb == "ACK", msg
+        return int(seq)
+
+    def send(self, seq, msg, raw_seq=None):
+        seqframe = struct.pack("=Q", seq) if raw_seq is None else raw_seq
+        self.sock.send_multipart([self.peer] + list(msg) + ([seqframe] if seqframe != b"none" else []))
+
+    def close(self):
+        self.sock.close(0)
+
+
+class AckConsumer:
+    """A consumer process in --ack mode, its stdout read line by line."""
+
+    def __init__(self, client, *args):
+        cmd = util_cmd(client) + ([] if client == "python" else ["--ack"]) + list(args)
+        self.python = client == "python"
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.buf = b""
+        self.seqs = []  # the python example's "seq" fields, in order
+
+    def lines_now(self, timeout=0.0):
+        """Complete lines that are in the pipe now (or within timeout)."""
+        fd = self.proc.stdout.fileno()
+        while select.select([fd], [], [], timeout)[0]:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            self.buf += chunk
+            timeout = 0
+        return self.complete_lines()
+
+    def complete_lines(self):
+        *lines, self.buf = self.buf.split(b"\n")
+        return [self.decoded(line) for line in lines]
+
+    def decoded(self, line):
+        if not self.python:
+            return line.decode()
+        record = json.loads(line)
+        self.seqs.append(record.pop("seq"))
+        return record
+
+    def finish(self, timeout=20):
+        out, err = self.proc.communicate(timeout=timeout)
+        self.buf += out
+        return self.complete_lines(), err.decode()
+
+    def stop(self):
+        """Kills it if it runs; returns what it wrote to stderr."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+        return self.proc.communicate()[1].decode()
+
+
+@pytest.fixture
+def ack_pair(zctx):
+    """An AckServer and a way to start consumers on it; both closed at the end."""
+    server = AckServer(zctx.ctx)
+    started = []
+
+    def consumer(client, *args, endpoints=None):
+        c = AckConsumer(client, *(list(args) + (endpoints or [server.endpoint])))
+        started.append(c)
+        return c
+
+    yield server, consumer
+    for c in started:
+        c.stop()
+    server.close()
+
+
+def expected_output(client, upto=None):
+    return (EXPECTED_RECORDS if client == "python" else EXPECTED_LINES)[:upto]
+
+
+@pytest.mark.parametrize("client", ACK_CLIENTS)
+def test_ack_consumers_print_then_ack(ack_pair, client):
+    server, consumer = ack_pair
+    c = consumer(client)
+    server.expect_ready(1000)
+    # One at a time: each ACK names its message, and its line is out first.
+    for i, msg in enumerate(EXPECTED_MESSAGES):
+        seq = 100 + 3 * i  # gaps: other consumers got the others
+        server.send(seq, msg)
+        assert server.recv_ack() == seq
+        assert c.lines_now() == [expected_output(client)[i]]
+    # A burst: acks may be batched, but each names a message already printed,
+    # in order, and the last names the last message.
+    burst = [(1000 + i, frames(0, STRING, b"k%d" % i, b"v%d" % i)) for i in range(200)]
+    for seq, msg in burst:
+        server.send(seq, msg)
+    acked, printed = [], []
+    while not acked or acked[-1] != burst[-1][0]:
+        seq = server.recv_ack()
+        assert seq is not None, "no ACK for %r" % (acked[-1:],)
+        printed += c.lines_now()
+        assert len(printed) >= seq - 1000 + 1  # its line came before its ACK
+        acked.append(seq)
+    assert acked == sorted(acked) and len(acked) <= len(burst)
+    assert len(printed) == len(burst)
+    if client != "python":
+        assert printed == ['db=0 type=string key="k%d" value="v%d"' % (i, i) for i in range(200)]
+    else:
+        assert c.seqs[len(EXPECTED_MESSAGES):] == [seq for seq, _ in burst]
+    assert c.proc.poll() is None
+    assert c.stop() == ""
+
+
+@pytest.mark.parametrize("client", ACK_CLIENTS)
+def test_ack_window_option(ack_pair, client):
+    server, consumer = ack_pair
+    consumer(client, "-w", "5")
+    server.expect_ready(5)
+    ack = [] if client == "python" else ["--ack"]
+    bad = subprocess.run(util_cmd(client) + ack + ["-w", "0", server.endpoint], capture_output=True, timeout=10)
+    assert bad.returncode != 0 and b"sage" in bad.stderr  # Usage, usage
+
+
+@pytest.mark.parametrize("client", ACK_CLIENTS)
+def test_ack_resent_message_printed_once_acked_again(ack_pair, client):
+    server, consumer = ack_pair
+    c = consumer(client)
+    server.expect_ready()
+    first, second, third = EXPECTED_MESSAGES[:3]
+    server.send(10, first)
+    assert server.recv_ack() == 10
+    server.send(10, first)  # a re-send (its ACK was late, say)
+    assert server.recv_ack() == 10
+    server.send(11, second)
+    assert server.recv_ack() == 11
+    server.send(12, third)
+    server.send(10, first)  # an older one after newer ones: ACK in arrival order
+    acks = [server.recv_ack()]
+    if acks[0] != 10:
+        acks.append(server.recv_ack())
+    assert acks in ([10], [12, 10])
+    assert c.lines_now(timeout=0.5) == expected_output(client, 3)
+    assert server.recv_ack(0.3) is None
+    assert c.lines_now(timeout=0.2) == []
+
+
+@pytest.mark.parametrize("client", ACK_CLIENTS)
+def test_ack_malformed_reported_not_acked(ack_pair, client):
+    server, consumer = ack_pair
+    c = consumer(client)
+    server.expect_ready()
+    good = EXPECTED_MESSAGES[0]
+    bad_value = [good[0], good[1], struct.pack("=I", 9) + b"short"]
+    server.send(20, good, raw_seq=b"none")          # three frames
+    server.send(21, good, raw_seq=b"\x01\x02\x03\x04")  # a 4-byte sequence
+    server.send(22, bad_value)
+    assert server.recv_ack(1.5) is None
+    server.send(23, good)
+    assert server.recv_ack() == 23
+    err = c.stop()
+    if client == "python":
+        assert err.count("malformed message (") == 3
+    else:
+        assert err.splitlines() == ["malformed message (expected 4 frames)",
+                                    "malformed message (sequence frame is not 8 bytes)",
+                                    "malformed message (bad value frame)"]
+
+
+@pytest.mark.parametrize("client", ACK_CLIENTS)
+def test_ack_count_exits_after_acking(ack_pair, client):
+    server, consumer = ack_pair
+    c = consumer(client, "-n", "2")
+    server.expect_ready()
+    server.send(5, EXPECTED_MESSAGES[0])
+    server.send(5, EXPECTED_MESSAGES[0])  # a re-send does not count
+    server.send(7, EXPECTED_MESSAGES[1])
+    server.send(8, EXPECTED_MESSAGES[2])  # beyond the count: neither printed nor acked
+    lines, err = c.finish()
+    assert c.proc.returncode == 0, err
+    assert lines == expected_output(client, 2) and err == ""
+    acks = []
+    while True:
+        seq = server.recv_ack(0.5)
+        if seq is None:
+            break
+        acks.append(seq)
+    assert acks and acks[-1] == 7 and set(acks) <= {5, 7}
+
+
+@pytest.mark.parametrize("client", ACK_CLIENTS)
+def test_ack_ready_to_every_endpoint(zctx, ack_pair, client):
+    server, consumer = ack_pair
+    other = AckServer(zctx.ctx)
+    try:
+        c = consumer(client, endpoints=[server.endpoint, other.endpoint])
+        server.expect_ready()
+        other.expect_ready()
+        other.send(1, EXPECTED_MESSAGES[0])
+        server.send(2, EXPECTED_MESSAGES[1])
+        assert c.lines_now(timeout=5) + c.lines_now(timeout=1) == expected_output(client, 2)
+    finally:
+        other.close()
+
+
+def test_ack_c_consumer_forgets_oldest_beyond_its_bound(ack_pair, tmp_path):
+    """The C consumer remembers the newest 2^20 sequence numbers; built with
+    a bound of 8 (SEEN_BITS=3), forgetting the oldest must keep the set
+    exact, collisions and all."""
+    binary = str(tmp_path / "client")
+    subprocess.run(["cc", "-std=c11", "-D_GNU_SOURCE", "-Wall", "-Wextra", "-Werror", "-DSEEN_BITS=3",
+                    "-o", binary, C_CLIENT + ".c", "-lzmq"], check=True)
+    server, _ = ack_pair
+    proc = subprocess.Popen([binary, "--ack", server.endpoint], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        server.expect_ready()
+        seqs = random.Random(7).sample(range(1, 10 ** 12), 300)
+        msg = EXPECTED_MESSAGES[0]
+        for seq in seqs:
+            server.send(seq, msg)
+            assert server.recv_ack() == seq
+        for seq in seqs[-8:] + seqs[-9:-8] + seqs[-8:-7]:  # 8 known; then the 9th newest, now forgotten
+            server.send(seq, msg)
+            assert server.recv_ack() == seq
+    finally:
+        proc.kill()
+        out, err = proc.communicate()
+    # 300 lines, then one for the forgotten one re-sent; the one after it
+    # (seqs[-8]) had become the oldest of 8 and was pushed out by it.
+    assert out.decode().count("\n") == 302 and err == b""

@@ -13,9 +13,20 @@
  * byte outside printable ASCII is written as \xHH, so binary data stays on
  * one line. Messages that break the protocol are reported on stderr.
  *
- * Usage: zmq_expiry_msg_client [-n COUNT] ENDPOINT...
- *   -n COUNT  exit after COUNT messages (default: run until killed) */
+ * With --ack it speaks the acknowledged protocol of `zmq-expiry-ack yes`
+ * instead: a DEALER socket, READY <window> to each endpoint, a fourth frame
+ * with the message's sequence number, and ACK <seq> once the lines are
+ * flushed. A message whose sequence number was printed already (the server
+ * re-sends what was not acknowledged in time) is acknowledged, not printed.
+ *
+ * Usage: zmq_expiry_msg_client [-n COUNT] [--ack [-w WINDOW]] ENDPOINT...
+ *   -n COUNT   exit after COUNT messages printed (default: run until killed)
+ *   --ack      acknowledged delivery (the server has zmq-expiry-ack yes)
+ *   -w WINDOW  with --ack: unacknowledged messages the server may send
+ *              ahead, 1..1000000 (default 1000) */
 #include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +34,10 @@
 #include <unistd.h>
 #include <zmq.h>
 
-#define MAX_FRAMES 3
+#define MAX_FRAMES 4     /* 3, and the sequence number with --ack */
+#define DEFAULT_WINDOW 1000
+#define MAX_WINDOW 1000000
+#define IDLE_READY_MS 1000 /* with --ack, READY again after this long idle */
 
 typedef struct frame {
     const unsigned char *p;
@@ -84,9 +98,9 @@ static int putElements(FILE *out, reader *r, uint32_t count, int pairs) {
     return 0;
 }
 
-/* Decodes one message into a line in `line`; returns an error text or NULL. */
-static const char *formatMessage(FILE *line, const frame *f, int nframes) {
-    if (nframes != 3) return "expected 3 frames";
+/* Decodes the three frames of a message into a line in `line`; returns an
+ * error text or NULL. */
+static const char *formatMessage(FILE *line, const frame *f) {
     if (f[0].len != 4) return "header frame is not 4 bytes";
     uint16_t hdr[2];
     memcpy(hdr, f[0].p, sizeof(hdr));
@@ -137,49 +151,198 @@ static const char *formatMessage(FILE *line, const frame *f, int nframes) {
     return NULL;
 }
 
+/* The sequence numbers printed last, so that a re-sent message is not
+ * printed twice. Bounded: the newest 2^SEEN_BITS (1048576) are kept, which
+ * is more than the largest window, and a re-send can only be of a message
+ * the server still counts as unacknowledged, so within the window. A FIFO
+ * ring says which one to forget; an open-addressing set (linear probing,
+ * twice as many slots, so probes stay short) answers "printed already?". */
+#ifndef SEEN_BITS
+#define SEEN_BITS 20 /* overridable so a test can build a tiny one */
+#endif
+#define SEEN_MAX ((size_t)1 << SEEN_BITS)
+#define SEEN_MASK (2 * SEEN_MAX - 1)
+
+typedef struct seenSet {
+    uint64_t *slot; /* seq + 1; 0 is a free slot */
+    uint64_t *ring; /* the seqs, oldest at ring[head] once full */
+    size_t head, count;
+} seenSet;
+
+static size_t seenHome(uint64_t seq) {
+    return (size_t)((seq * 0x9e3779b97f4a7c15ull) >> (64 - SEEN_BITS - 1));
+}
+
+/* The slot holding seq, or the free slot where it would go. */
+static size_t seenSlot(const seenSet *s, uint64_t seq) {
+    size_t i = seenHome(seq);
+    while (s->slot[i] && s->slot[i] != seq + 1) i = (i + 1) & SEEN_MASK;
+    return i;
+}
+
+static int seenHas(const seenSet *s, uint64_t seq) {
+    return s->slot[seenSlot(s, seq)] != 0;
+}
+
+/* Frees slot i and moves back the entries after it that probed past it,
+ * so that every lookup still finds its entry without tombstones. */
+static void seenRemoveSlot(seenSet *s, size_t i) {
+    s->slot[i] = 0;
+    for (size_t j = (i + 1) & SEEN_MASK; s->slot[j]; j = (j + 1) & SEEN_MASK) {
+        size_t home = seenHome(s->slot[j] - 1);
+        if (((j - home) & SEEN_MASK) >= ((j - i) & SEEN_MASK)) {
+            s->slot[i] = s->slot[j];
+            s->slot[j] = 0;
+            i = j;
+        }
+    }
+}
+
+static void seenAdd(seenSet *s, uint64_t seq) {
+    if (s->count == SEEN_MAX) {
+        seenRemoveSlot(s, seenSlot(s, s->ring[s->head]));
+        s->ring[s->head] = seq;
+        s->head = (s->head + 1) % SEEN_MAX;
+    } else {
+        s->ring[s->count++] = seq;
+    }
+    s->slot[seenSlot(s, seq)] = seq + 1;
+}
+
+typedef struct consumer {
+    void *sock;
+    int ack;        /* --ack: DEALER, four frames, READY and ACK */
+    int endpoints;
+    long window;
+    int unacked;    /* messages handled since the last ACK */
+    uint64_t last;  /* the sequence number of the last of them */
+    seenSet seen;
+} consumer;
+
+/* A DEALER deals what it sends round-robin over its connections (all made
+ * by zmq_connect, connected or not yet), so one copy per endpoint reaches
+ * each endpoint once. */
+static void sendToEach(consumer *c, const char *text) {
+    for (int i = 0; i < c->endpoints; i++)
+        if (zmq_send(c->sock, text, strlen(text), 0) == -1)
+            fprintf(stderr, "can't send %s: %s\n", text, zmq_strerror(errno));
+}
+
+static void sendReady(consumer *c) {
+    char text[32];
+    snprintf(text, sizeof(text), "READY %ld", c->window);
+    sendToEach(c, text);
+}
+
+/* Flushes the lines printed so far, and only then acknowledges them. */
+static void flushAndAck(consumer *c) {
+    fflush(stdout);
+    if (!c->ack || !c->unacked) return;
+    char text[32];
+    snprintf(text, sizeof(text), "ACK %" PRIu64, c->last);
+    sendToEach(c, text);
+    c->unacked = 0;
+}
+
+/* Handles one received message: prints its line, or skips a duplicate, or
+ * reports it malformed. Returns 1 when a line was printed. */
+static int handleMessage(consumer *c, const frame *f, int nframes) {
+    uint64_t seq = 0;
+    const char *err = NULL;
+    if (nframes != (c->ack ? 4 : 3)) err = c->ack ? "expected 4 frames" : "expected 3 frames";
+    else if (c->ack && f[3].len != sizeof(seq)) err = "sequence frame is not 8 bytes";
+    if (err) {
+        fprintf(stderr, "malformed message (%s)\n", err);
+        return 0;
+    }
+    if (c->ack) memcpy(&seq, f[3].p, sizeof(seq));
+    if (c->ack && seenHas(&c->seen, seq)) {
+        c->unacked++; /* a re-send: acknowledged so the server drops it */
+        c->last = seq;
+        return 0;
+    }
+    char *text = NULL;
+    size_t textlen = 0;
+    FILE *line = open_memstream(&text, &textlen);
+    err = formatMessage(line, f);
+    fclose(line);
+    if (err) fprintf(stderr, "malformed message (%s)\n", err);
+    else printf("%s\n", text);
+    free(text);
+    if (err || !c->ack) return !err;
+    seenAdd(&c->seen, seq);
+    c->unacked++;
+    c->last = seq;
+    return 1;
+}
+
 static void usage(const char *prog) {
-    fprintf(stderr, "Usage: %s [-n COUNT] ENDPOINT...\n", prog);
+    fprintf(stderr, "Usage: %s [-n COUNT] [--ack [-w WINDOW]] ENDPOINT...\n", prog);
     fprintf(stderr, "Prints each 0MQ expiry message of the server, one line per message.\n");
+    fprintf(stderr, "--ack: acknowledged delivery (zmq-expiry-ack yes); -w: its window, 1..%d (default %d).\n",
+            MAX_WINDOW, DEFAULT_WINDOW);
     exit(2);
 }
 
 int main(int argc, char **argv) {
+    static const struct option longopts[] = {{"ack", no_argument, NULL, 'a'}, {NULL, 0, NULL, 0}};
+    consumer c = {.window = DEFAULT_WINDOW};
     long long limit = -1;
     int opt;
-    while ((opt = getopt(argc, argv, "n:h")) != -1) {
+    while ((opt = getopt_long(argc, argv, "n:w:h", longopts, NULL)) != -1) {
+        char *end;
         if (opt == 'n') limit = strtoll(optarg, NULL, 10);
-        else usage(argv[0]);
+        else if (opt == 'a') c.ack = 1;
+        else if (opt == 'w') {
+            c.window = strtol(optarg, &end, 10);
+            if (*end || c.window < 1 || c.window > MAX_WINDOW) usage(argv[0]);
+        } else usage(argv[0]);
     }
     if (optind >= argc) usage(argv[0]);
+    c.endpoints = argc - optind;
 
     void *ctx = zmq_ctx_new();
-    void *sock = zmq_socket(ctx, ZMQ_PULL);
+    c.sock = zmq_socket(ctx, c.ack ? ZMQ_DEALER : ZMQ_PULL);
     for (int i = optind; i < argc; i++) {
-        if (zmq_connect(sock, argv[i]) == -1) {
+        if (zmq_connect(c.sock, argv[i]) == -1) {
             fprintf(stderr, "can't connect to %s: %s\n", argv[i], zmq_strerror(errno));
             return 1;
         }
     }
+    if (c.ack) {
+        c.seen.slot = calloc(2 * SEEN_MAX, sizeof(uint64_t));
+        c.seen.ring = malloc(SEEN_MAX * sizeof(uint64_t));
+        if (!c.seen.slot || !c.seen.ring) {
+            fprintf(stderr, "out of memory\n");
+            return 1;
+        }
+        /* An idle wait ends now and then to say READY again: a server that
+         * restarted (0MQ reconnects by itself) learns the window that way,
+         * and everything printed has been acknowledged by then. */
+        int idle = IDLE_READY_MS;
+        zmq_setsockopt(c.sock, ZMQ_RCVTIMEO, &idle, sizeof(idle));
+        sendReady(&c);
+    }
 
-    char *text = NULL;
-    size_t textlen = 0;
-    for (long long n = 0; limit < 0 || n < limit; n++) {
+    for (long long n = 0; limit < 0 || n < limit;) {
         zmq_msg_t msgs[MAX_FRAMES];
         frame f[MAX_FRAMES];
         int nframes = 0, more = 1, flushed = 0;
         while (more) {
             zmq_msg_t m;
             zmq_msg_init(&m);
-            /* Output is flushed only when no message is waiting: a line per
-             * write(2) would cap the rate far below what the server sends. */
+            /* Output is flushed (and acknowledged) only when no message is
+             * waiting: a line per write(2) would cap the rate far below what
+             * the server sends. */
             int flags = nframes == 0 && !flushed ? ZMQ_DONTWAIT : 0;
-            if (zmq_msg_recv(&m, sock, flags) == -1) {
-                if (errno == EAGAIN) {
-                    fflush(stdout);
+            if (zmq_msg_recv(&m, c.sock, flags) == -1) {
+                if (errno == EAGAIN && !flushed) {
+                    flushAndAck(&c);
                     flushed = 1; /* now wait */
                     continue;
                 }
-                if (errno == EINTR) continue;
+                if (errno == EAGAIN) sendReady(&c); /* idle for IDLE_READY_MS */
+                if (errno == EAGAIN || errno == EINTR) continue;
                 fprintf(stderr, "receive failed: %s\n", zmq_strerror(errno));
                 return 1;
             }
@@ -190,17 +353,17 @@ int main(int argc, char **argv) {
         }
         int kept = nframes < MAX_FRAMES ? nframes : MAX_FRAMES;
         for (int i = 0; i < kept; i++) f[i] = (frame){zmq_msg_data(&msgs[i]), zmq_msg_size(&msgs[i])};
-        FILE *line = open_memstream(&text, &textlen);
-        const char *err = formatMessage(line, f, nframes);
-        fclose(line);
-        if (err) fprintf(stderr, "malformed message (%s)\n", err);
-        else printf("%s\n", text);
-        free(text);
-        text = NULL;
+        /* Without --ack every message counts, malformed ones too, as always. */
+        n += handleMessage(&c, f, nframes) || !c.ack;
         for (int i = 0; i < kept; i++) zmq_msg_close(&msgs[i]);
     }
-    fflush(stdout);
-    zmq_close(sock);
+    flushAndAck(&c);
+    /* Give 0MQ time to deliver the last ACK before the socket goes. */
+    int linger = 2000;
+    if (c.ack) zmq_setsockopt(c.sock, ZMQ_LINGER, &linger, sizeof(linger));
+    zmq_close(c.sock);
     zmq_ctx_term(ctx);
+    free(c.seen.slot);
+    free(c.seen.ring);
     return 0;
 }

@@ -15,19 +15,30 @@
 # byte outside printable ASCII is written as \xHH, so binary data stays on one
 # line. Messages that break the protocol are reported on stderr.
 #
-# Usage: zmq_expiry_msg_client.pl [-n COUNT] ENDPOINT...
-#   -n COUNT  exit after COUNT messages (default: run until killed)
+# With --ack it speaks the acknowledged protocol of `zmq-expiry-ack yes`, as
+# the C consumer does: a DEALER socket, READY <window> to each endpoint, a
+# fourth frame with the message's sequence number, ACK <seq> once the lines
+# are written; a message whose sequence number was printed already is
+# acknowledged, not printed again.
+#
+# Usage: zmq_expiry_msg_client.pl [-n COUNT] [--ack [-w WINDOW]] ENDPOINT...
+#   -n COUNT   exit after COUNT messages printed (default: run until killed)
+#   --ack      acknowledged delivery (the server has zmq-expiry-ack yes)
+#   -w WINDOW  with --ack: unacknowledged messages the server may send
+#              ahead, 1..1000000 (default 1000)
 use strict;
 use warnings;
-use Getopt::Std;
+use Getopt::Long qw(:config no_ignore_case);
+use POSIX qw(EAGAIN EINTR);
 use ZMQ::FFI;
-use ZMQ::FFI::Constants qw(ZMQ_PULL);
+use ZMQ::FFI::Constants qw(ZMQ_PULL ZMQ_DEALER ZMQ_RCVTIMEO);
 
-my %opts;
-getopts('n:', \%opts) && @ARGV
-    or die "Usage: $0 [-n COUNT] ENDPOINT...\n"
-         . "Prints each 0MQ expiry message of the server, one line per message.\n";
-my $limit = defined $opts{n} ? $opts{n} : -1;
+my ($limit, $ack, $window) = (-1, 0, 1000);
+GetOptions('n=i' => \$limit, 'ack' => \$ack, 'w=i' => \$window)
+    && @ARGV && $window >= 1 && $window <= 1000000
+    or die "Usage: $0 [-n COUNT] [--ack [-w WINDOW]] ENDPOINT...\n"
+         . "Prints each 0MQ expiry message of the server, one line per message.\n"
+         . "--ack: acknowledged delivery (zmq-expiry-ack yes); -w: its window, 1..1000000 (default 1000).\n";
 
 my @type_names = qw(string hash list set zset);
 
@@ -98,18 +109,93 @@ sub format_message {
     return $line;
 }
 
-$| = 1;
+# The sequence numbers printed last, so that a re-sent message is not
+# printed twice: the newest 2^20 (1048576, more than the largest window; a
+# re-send is of a message still unacknowledged, so within the window), the
+# oldest forgotten first. The C consumer keeps the same bound.
+my $SEEN_MAX = 1 << 20;
+my (%seen, @seen_order);
+my ($unacked, $last_seq) = (0, 0);    # handled since the last ACK, and the last of them
+
+sub remember {
+    my ($seq) = @_;
+    delete $seen{shift @seen_order} if @seen_order == $SEEN_MAX;
+    push @seen_order, $seq;
+    $seen{$seq} = 1;
+}
+
+sub malformed {
+    my ($err) = @_;
+    chomp $err;
+    print STDERR "malformed message ($err)\n";
+    return 0;
+}
+
+# Handles one message (its frames): prints its line, skips a re-sent one or
+# reports it malformed. Returns 1 when a line was printed.
+sub handle_message {
+    my @frames = @_;
+    my $seq;
+    if ($ack) {
+        return malformed('expected 4 frames') unless @frames == 4;
+        my $seqframe = pop @frames;
+        return malformed('sequence frame is not 8 bytes') unless length($seqframe) == 8;
+        $seq = unpack('Q', $seqframe);
+        if ($seen{$seq}) {    # acknowledged so that the server drops it
+            ($unacked, $last_seq) = ($unacked + 1, $seq);
+            return 0;
+        }
+    }
+    my $line = eval { format_message(@frames) };
+    return malformed($@) unless defined $line;
+    print "$line\n";
+    if ($ack) {
+        remember($seq);
+        ($unacked, $last_seq) = ($unacked + 1, $seq);
+    }
+    return 1;
+}
+
+$| = 1;    # every line is written at once, so what is printed may be acknowledged
 my $ctx = ZMQ::FFI->new();
-my $sock = $ctx->socket(ZMQ_PULL);
+my $sock = $ctx->socket($ack ? ZMQ_DEALER : ZMQ_PULL);
 $sock->connect($_) for @ARGV;
 
-for (my $n = 0; $limit < 0 || $n < $limit; $n++) {
+# A DEALER deals what it sends round-robin over its connections, so one copy
+# per endpoint reaches each endpoint once.
+sub send_each {
+    my ($text) = @_;
+    $sock->send($text) for @ARGV;
+}
+
+sub ack_handled {
+    send_each("ACK $last_seq") if $unacked;
+    $unacked = 0;
+}
+
+if ($ack) {
+    # An idle wait ends each second to say READY again: a server that
+    # restarted (0MQ reconnects by itself) learns the window that way.
+    $sock->set(ZMQ_RCVTIMEO, 'int', 1000);
+    $sock->die_on_error(0);
+    send_each("READY $window");
+}
+
+for (my $n = 0; $limit < 0 || $n < $limit;) {
     my @frames = $sock->recv_multipart();
-    my $line = eval { format_message(@frames) };
-    if (defined $line) {
-        print "$line\n";
-    } else {
-        chomp(my $err = $@);
-        print STDERR "malformed message ($err)\n";
+    if ($ack && $sock->has_error) {
+        my $errno = $sock->last_errno;
+        die "receive failed: " . $sock->last_strerror . "\n" unless $errno == EAGAIN || $errno == EINTR;
+        send_each("READY $window") if $errno == EAGAIN;
+        next;
     }
+    # Without --ack every message counts, malformed ones too, as always.
+    $n += handle_message(@frames) || !$ack;
+    # Acknowledged in batches: once what is waiting has been handled.
+    ack_handled() if $ack && !$sock->has_pollin;
+}
+if ($ack) {
+    ack_handled();
+    $sock->set_linger(2000);    # time for 0MQ to deliver the last ACK
+    $sock->close();
 }
