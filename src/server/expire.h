@@ -21,6 +21,10 @@ long long removeKeyWithEvent(redisDb *db, robj *key, int class, const char *even
 void expireScheduleAt(long long when);
 /* A writable replica's own client gave key a TTL: the replica removes it when due. */
 void expireRememberReplicaKey(redisDb *db, robj *key);
+/* Drops every remembered name: the whole dataset went, or a new one came. */
+void expireForgetReplicaKeys(void);
+/* How many names are remembered (INFO's slave_expires_tracked_keys). */
+size_t expireReplicaKeyCount(void);
 /* Starts the expiry timer; called once at start-up. */
 void expireInit(void);
 /* Removes due keys for at most budget_us; returns how many. */
