@@ -3,12 +3,16 @@ INFO latencystats (latency-tracking, latency-tracking-info-percentiles),
 LATENCY HISTOGRAM, CONFIG RESETSTAT, LATENCY LATEST / HISTORY / RESET / HELP
 with latency-monitor-threshold. Figures depend on timing, so the tests check
 what must hold for any timing: the histogram's bucket layout (an HDR histogram
-of ns with 2 significant digits), cumulative counts, the formats and errors.
+of ns with 2 significant digits), cumulative counts, the formats and errors;
+the events are forced with DEBUG SLEEP or work far above or below the
+threshold (the expiry run freeing a 300k-member set).
 Every test passes on the reference.
 """
 import re
 
 import pytest
+
+from support import wait_for
 
 
 def highest_equivalent(ns):
@@ -160,6 +164,31 @@ def test_latency_monitor_events(r):
     r.execute_command("DEBUG", "SLEEP", "0.02")
     assert r.execute_command("LATENCY", "RESET") == 1
     assert r.execute_command("LATENCY", "RESET") == 0
+
+
+def expire_big_set(r, members=300000):
+    """One set whose free, in the expiry run that removes it, takes several ms."""
+    for i in range(0, members, 10000):
+        r.sadd("big", *range(i, i + 10000))
+    r.pexpire("big", 1)
+    wait_for(lambda: r.dbsize() == 0, what="the set expired")
+
+
+def test_a_long_expiry_run_is_a_latency_event(r):
+    # Redis's unit/latency-monitor does the same with a 1M-member set. The
+    # value is freed in the run (lazyfree-lazy-expire no), which lasts longer
+    # than a threshold of 1 ms, but not than one of 10 s.
+    assert r.config_get("lazyfree-lazy-expire") == {"lazyfree-lazy-expire": "no"}
+    r.config_set("latency-monitor-threshold", 10000)
+    expire_big_set(r)
+    assert [e for e in r.execute_command("LATENCY", "LATEST") if e[0] == "expire-cycle"] == []
+    r.config_set("latency-monitor-threshold", 1)
+    expire_big_set(r)
+    events = [e for e in r.execute_command("LATENCY", "LATEST") if e[0] == "expire-cycle"]
+    assert len(events) == 1
+    event, when, last, worst = events[0]
+    assert 1 <= last <= worst < 10000
+    assert [ms for _, ms in r.execute_command("LATENCY", "HISTORY", "expire-cycle")][-1] == last
 
 
 def test_latency_help(r):
