@@ -10,14 +10,26 @@
 #   ENC72_UNITS   units run with the suite's --ignore-encoding: we encode small
 #                 sets and lists as Redis 7.2 does ("listpack"), and these units
 #                 assert 7.0's names for them (the tests: tests/upstream_enc72.txt)
-# Logs go to build/upstream/<unit>.log. Exits 1 when a unit passes fewer tests
-# than the reference does (units without a reference figure only report).
+#   SANITIZER_CHECK  1: SERVER is a sanitizer build (`make test-upstream-asan`);
+#                 a unit with a sanitizer report also fails the run
+# Logs go to build/upstream/<unit>.log. The "san" column counts sanitizer
+# reports in a unit's log: the suite reads each server's stderr when it stops
+# it and reports what ASan/LSan/UBSan wrote there as "[err]: Sanitizer error",
+# with the report itself. Exits 1 when a unit passes fewer tests than the
+# reference does (units without a reference figure only report), or with
+# SANITIZER_CHECK=1 when a report appeared.
 cd "$(dirname "$0")/.." || exit 2
 suite=${UPSTREAM_SUITE:-../shared/redis-7.0-tests}
 server=${SERVER:-src/redis-server}
 timeout_s=${UNIT_TIMEOUT:-1200}
 [ -x "$suite/run-against.sh" ] || { echo "no test suite at $suite"; exit 2; }
 units=$UNITS
+san_check=${SANITIZER_CHECK:-0}
+# Leak checks run when a server exits normally (the suite stops its servers
+# with SIGTERM). The suite starts them with ASAN_OPTIONS of its own
+# (allocator_may_return_null=1, replacing ours; detect_leaks stays at its
+# default, on); these are for any server started outside its helper.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 enc72_units=${ENC72_UNITS-unit/type/set unit/type/list unit/sort unit/keyspace unit/scan}
 if [ -z "$units" ]; then
     units=$(sed -n '/^set ::all_tests {/,/^}/p' "$suite/tests/test_helper.tcl" | sed '1d;$d')
@@ -26,7 +38,7 @@ mkdir -p build/upstream
 status=0
 total_ours=0
 total_ref=0
-printf '%-44s %6s %6s %6s %6s\n' unit ok err exc reference
+printf '%-44s %6s %6s %6s %6s %6s\n' unit ok err exc san reference
 for unit in $units; do
     log=build/upstream/$(echo "$unit" | tr / _).log
     # A port range of our own: several runs (or engineers) at once would
@@ -42,6 +54,9 @@ for unit in $units; do
     ok=$(printf '%s\n' "$plain" | grep -c '^\[ok\]')
     err=$(printf '%s\n' "$plain" | grep -c '^\[err\]')
     exc=$(printf '%s\n' "$plain" | grep -c '^\[exception\]')
+    # one per report: its "==pid==ERROR:" header or UBSan's "runtime error:"
+    # line, each once (the suite repeats failures in its closing summary)
+    san=$(printf '%s\n' "$plain" | grep -oE '==[0-9]+==ERROR: [A-Za-z]+Sanitizer|[^ ]+: runtime error: .*' | sort -u | wc -l)
     ref=$(awk -v u="$unit" '$1 == u {print $2}' tests/upstream_reference.txt)
     mark=""
     if [ -n "$ref" ]; then
@@ -52,7 +67,11 @@ for unit in $units; do
             status=1
         fi
     fi
-    printf '%-44s %6s %6s %6s %6s%s\n' "$unit" "$ok" "$err" "$exc" "${ref:--}" "$mark"
+    if [ "$san" -gt 0 ] && [ "$san_check" = 1 ]; then
+        mark="$mark  sanitizer report"
+        status=1
+    fi
+    printf '%-44s %6s %6s %6s %6s %6s%s\n' "$unit" "$ok" "$err" "$exc" "$san" "${ref:--}" "$mark"
 done
 echo "units with a reference figure: ours $total_ours passed, reference $total_ref"
 exit $status
