@@ -153,7 +153,7 @@ run:
 test-upstream:
 	sh deps/install.sh
 	$(MAKE) all
-	UNITS="$(UNITS)" sh utils/test_upstream.sh
+	MALLOC=$(MALLOC) UNITS="$(UNITS)" sh utils/test_upstream.sh
 
 # The same against the ASan build, failing on any sanitizer report as well:
 # make test-upstream-asan [UNITS="unit/expire unit/type/list"]. The binary is
@@ -164,7 +164,7 @@ test-upstream-asan:
 	sh deps/install.sh
 	$(MAKE) SANITIZER=address all
 	cp src/redis-server $(ASAN_SERVER)
-	SERVER=$(ASAN_SERVER) SANITIZER_CHECK=1 UNITS="$(UNITS)" sh utils/test_upstream.sh
+	SERVER=$(ASAN_SERVER) SANITIZER_CHECK=1 MALLOC=libc UNITS="$(UNITS)" sh utils/test_upstream.sh
 
 # make bench [BENCH_ARGS="--quick --callgrind --only memory,cpu"] (utils/bench.py --help)
 bench:
