@@ -19,8 +19,11 @@ long long removeKeyWithEvent(redisDb *db, robj *key, int class, const char *even
     keyChanged(db, key, class, event, 0);
     propagateDeletion(db, key);
     long long before = (long long)zmalloc_used_memory();
+    monotime start = getMonotonicUs();
     if (async) dbAsyncDelete(db, key);
     else dbSyncDelete(db, key);
+    /* The free alone, as Redis's expire-del and eviction-del events time it. */
+    latencySample(class == NOTIFY_EXPIRED ? "expire-del" : "eviction-del", (long long)(getMonotonicUs() - start) / 1000);
     return before - (long long)zmalloc_used_memory();
 }
 

@@ -15,7 +15,8 @@ void deleteExpiredKey(redisDb *db, robj *key);
  * propagated, then the key is freed. Returns the bytes the free gave back,
  * which eviction counts against its target (memory the notification or the
  * AOF buffer takes is not the key's). async: a large value is left to the
- * lazyfree thread (lazyfree-lazy-expire / -eviction). */
+ * lazyfree thread (lazyfree-lazy-expire / -eviction). The delete's own time
+ * is a latency sample, "expire-del" or "eviction-del". */
 long long removeKeyWithEvent(redisDb *db, robj *key, int class, const char *event, int async);
 /* A deadline was set: make sure the timer fires no later than `when` (ms). */
 void expireScheduleAt(long long when);
