@@ -411,6 +411,11 @@ def test_a_writable_replicas_own_volatile_keys_expire_on_it(server_factory):
     assert tracked(r) == 3
     r.flushall()
     assert tracked(r) == 0
+    # Promoted, it expires them as any master does (the names are no longer
+    # needed: Redis keeps them unused, ours drops them).
+    r.set("p", "v", px=300)
+    r.execute_command("REPLICAOF", "NO", "ONE")
+    wait_for(lambda: r.dbsize() == 0, what="p expired on the promoted replica")
 
 
 def test_replicaof_no_one_keeps_data_and_shifts_replid(server_factory):
