@@ -21,7 +21,7 @@ endif
 # dependency check is left to the make they start after it. Any other goal
 # (`make` alone among them) checks at once; deps/check.sh prints one line
 # naming the Debian package when something is missing.
-SELF_INSTALLING := run test test-reference test-upstream bench fuzz install-deps clean
+SELF_INSTALLING := run test test-reference test-upstream test-upstream-asan bench fuzz install-deps clean
 ifneq ($(filter-out $(SELF_INSTALLING),$(or $(MAKECMDGOALS),all)),)
 DEPS_OK := $(shell sh deps/check.sh $(MALLOC) >&2 && echo ok)
 ifneq ($(DEPS_OK),ok)
@@ -64,7 +64,7 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 UTIL_BIN := $(patsubst %.c,%,$(wildcard utils/zmq_expiry_msg_client.c))
 
-.PHONY: all clean test test-unit test-integration test-reference run bench install-deps fuzz fuzz-build test-upstream
+.PHONY: all clean test test-unit test-integration test-reference run bench install-deps fuzz fuzz-build test-upstream test-upstream-asan
 all: src/redis-server $(UTIL_BIN)
 
 # The binary is shared by the flavours: relink when the last one was linked
@@ -153,7 +153,18 @@ run:
 test-upstream:
 	sh deps/install.sh
 	$(MAKE) all
-	UNITS="$(UNITS)" sh utils/test_upstream.sh
+	MALLOC=$(MALLOC) UNITS="$(UNITS)" sh utils/test_upstream.sh
+
+# The same against the ASan build, failing on any sanitizer report as well:
+# make test-upstream-asan [UNITS="unit/expire unit/type/list"]. The binary is
+# copied out of src/ (which the next plain `make` relinks) so it stays the one
+# under test while the units run. Not part of `make test`: slow.
+ASAN_SERVER := build/libc-address/redis-server
+test-upstream-asan:
+	sh deps/install.sh
+	$(MAKE) SANITIZER=address all
+	cp src/redis-server $(ASAN_SERVER)
+	SERVER=$(ASAN_SERVER) SANITIZER_CHECK=1 MALLOC=libc UNITS="$(UNITS)" sh utils/test_upstream.sh
 
 # make bench [BENCH_ARGS="--quick --callgrind --only memory,cpu"] (utils/bench.py --help)
 bench:

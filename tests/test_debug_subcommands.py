@@ -5,6 +5,8 @@ import time
 import redis
 import pytest
 
+from support import info
+
 
 
 @pytest.fixture
@@ -150,6 +152,36 @@ def test_unknown_or_misused_subcommands(r):
         with pytest.raises(redis.ResponseError,
                            match=r"^unknown subcommand or wrong number of arguments for '%s'\. Try DEBUG HELP\.$" % args[0]):
             r.execute_command("DEBUG", *args)
+
+
+def test_error_replies_with_the_message_verbatim(server_factory):
+    import socket
+    s = server_factory("--enable-debug-command", "yes")
+    r = s.client()
+    r.config_resetstat()
+    # Raw bytes: redis-py would split the reply into an error code and a message.
+    sock = socket.create_connection(("127.0.0.1", s.port))
+    f = sock.makefile("rb")
+
+    def debug_error(*args):
+        args = (b"DEBUG", b"ERROR") + args
+        sock.sendall(b"*%d\r\n" % len(args) + b"".join(b"$%d\r\n%s\r\n" % (len(a), a) for a in args))
+        return f.readline()
+
+    assert debug_error(b"MYERR foo") == b"-MYERR foo\r\n"
+    assert debug_error(b"no code here") == b"-no code here\r\n"  # no ERR put in front
+    assert debug_error(b"") == b"-\r\n"
+    assert debug_error(b"a\r\nb\nc") == b"-a  b c\r\n"  # kept to one line
+    # As a client library sees it.
+    with pytest.raises(redis.ResponseError, match="^MYERR foo$"):
+        r.execute_command("DEBUG", "ERROR", "MYERR foo")
+    for bad in ((), (b"a", b"b")):
+        assert debug_error(*bad) == (b"-ERR unknown subcommand or wrong number of arguments for 'ERROR'. "
+                                     b"Try DEBUG HELP.\r\n")
+    # Written as given, not as an error of the server's: errorstats count only the two ERRs.
+    assert info(r, "errorstats") == {"errorstat_ERR": "count=2"}
+    assert info(r, "stats")["total_error_replies"] == "2"
+    assert b"ERROR <string>" in r.execute_command("DEBUG", "HELP")
 
 
 def test_loadaof_reloads_the_append_only_file(server_factory):

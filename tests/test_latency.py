@@ -3,12 +3,16 @@ INFO latencystats (latency-tracking, latency-tracking-info-percentiles),
 LATENCY HISTOGRAM, CONFIG RESETSTAT, LATENCY LATEST / HISTORY / RESET / HELP
 with latency-monitor-threshold. Figures depend on timing, so the tests check
 what must hold for any timing: the histogram's bucket layout (an HDR histogram
-of ns with 2 significant digits), cumulative counts, the formats and errors.
+of ns with 2 significant digits), cumulative counts, the formats and errors;
+the events are forced with DEBUG SLEEP or work far above or below the
+threshold (expiring or evicting a 300k-member set, freed in the run).
 Every test passes on the reference.
 """
 import re
 
 import pytest
+
+from support import wait_for
 
 
 def highest_equivalent(ns):
@@ -160,6 +164,46 @@ def test_latency_monitor_events(r):
     r.execute_command("DEBUG", "SLEEP", "0.02")
     assert r.execute_command("LATENCY", "RESET") == 1
     assert r.execute_command("LATENCY", "RESET") == 0
+
+
+def expire_big_set(r, members=300000):
+    """One set whose free, in the expiry run that removes it, takes several ms."""
+    for i in range(0, members, 10000):
+        r.sadd("big", *range(i, i + 10000))
+    r.pexpire("big", 1)
+    wait_for(lambda: r.dbsize() == 0, what="the set expired")
+
+
+def test_a_long_expiry_run_is_a_latency_event(r):
+    # Redis's unit/latency-monitor does the same with a 1M-member set. The
+    # value is freed in the run (lazyfree-lazy-expire no), which lasts longer
+    # than a threshold of 1 ms, but not than one of 10 s.
+    assert r.config_get("lazyfree-lazy-expire") == {"lazyfree-lazy-expire": "no"}
+    r.config_set("latency-monitor-threshold", 10000)
+    expire_big_set(r)
+    assert [e for e in r.execute_command("LATENCY", "LATEST") if e[0] == "expire-cycle"] == []
+    r.config_set("latency-monitor-threshold", 1)
+    expire_big_set(r)
+    events = {e[0]: e[1:] for e in r.execute_command("LATENCY", "LATEST")}
+    when, last, worst = events["expire-cycle"]
+    assert 1 <= last <= worst < 10000
+    assert [ms for _, ms in r.execute_command("LATENCY", "HISTORY", "expire-cycle")][-1] == last
+    # The key's delete alone, within the run (Redis's figures, in ms of the
+    # wall clock, may round it 1 ms above the run's).
+    assert 1 <= events["expire-del"][1] <= last + 1
+
+
+def test_evicting_a_big_key_is_an_eviction_del_event(r):
+    r.config_set("latency-monitor-threshold", 1)
+    for i in range(0, 300000, 10000):
+        r.sadd("big", *range(i, i + 10000))
+    r.config_set("maxmemory-policy", "allkeys-random")
+    r.config_set("maxmemory", int(r.info("memory")["used_memory"]) - 100000)
+    r.set("k", "v")  # the one key to evict is the set
+    r.config_set("maxmemory", 0)
+    assert r.exists("big") == 0
+    events = {e[0]: e[1:] for e in r.execute_command("LATENCY", "LATEST")}
+    assert 1 <= events["eviction-del"][1] < 10000
 
 
 def test_latency_help(r):

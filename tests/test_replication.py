@@ -384,6 +384,40 @@ def test_replica_keeps_expired_keys_until_the_masters_del(server_factory):
     assert r.dbsize() == 0
 
 
+def tracked(r):
+    return int(info(r, "stats")["slave_expires_tracked_keys"])
+
+
+def test_a_writable_replicas_own_volatile_keys_expire_on_it(server_factory):
+    # The master sends no DEL for keys it never had: the replica remembers the
+    # names its own clients gave a TTL, and removes each key when it is due.
+    master, replica, m, r = start_pair(server_factory, replica_args=("--replica-read-only", "no"))
+    attach(r, master)
+    for _ in range(500):
+        r.set("k", "v", px=100000)
+    assert tracked(r) == 1  # one name however often it is given a TTL
+    r.set("s1", "v", px=100)
+    r.set("s2", "v")
+    r.pexpire("s2", 100)
+    assert tracked(r) == 3
+    wait_for(lambda: r.dbsize() == 1, what="s1 and s2 removed by the replica")  # not merely read as missing
+    assert tracked(r) == 1
+    assert r.get("k") == b"v"
+    r.set("k", "no ttl now")  # overwritten: the name is forgotten, the key stays
+    wait_for(lambda: tracked(r) == 0, what="k forgotten")
+    assert r.get("k") == b"no ttl now"
+    for i in range(3):
+        r.set("f%d" % i, "v", ex=1000)
+    assert tracked(r) == 3
+    r.flushall()
+    assert tracked(r) == 0
+    # Promoted, it expires them as any master does (the names are no longer
+    # needed: Redis keeps them unused, ours drops them).
+    r.set("p", "v", px=300)
+    r.execute_command("REPLICAOF", "NO", "ONE")
+    wait_for(lambda: r.dbsize() == 0, what="p expired on the promoted replica")
+
+
 def test_replicaof_no_one_keeps_data_and_shifts_replid(server_factory):
     master, replica, m, r = start_pair(server_factory)
     attach(r, master)

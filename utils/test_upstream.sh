@@ -10,14 +10,29 @@
 #   ENC72_UNITS   units run with the suite's --ignore-encoding: we encode small
 #                 sets and lists as Redis 7.2 does ("listpack"), and these units
 #                 assert 7.0's names for them (the tests: tests/upstream_enc72.txt)
-# Logs go to build/upstream/<unit>.log. Exits 1 when a unit passes fewer tests
-# than the reference does (units without a reference figure only report).
+#   MALLOC      the server's allocator (jemalloc by default; sanitizer builds
+#               use libc): a few upstream tests run only with jemalloc
+#   SANITIZER_CHECK  1: SERVER is a sanitizer build (`make test-upstream-asan`);
+#                 a unit with a sanitizer report also fails the run
+# Logs go to build/upstream/<unit>.log. The "san" column counts sanitizer
+# reports in a unit's log: the suite reads each server's stderr when it stops
+# it and reports what ASan/LSan/UBSan wrote there as "[err]: Sanitizer error",
+# with the report itself. Exits 1 when a unit passes fewer tests than the
+# reference does (units without a reference figure only report), or with
+# SANITIZER_CHECK=1 when a report appeared.
 cd "$(dirname "$0")/.." || exit 2
 suite=${UPSTREAM_SUITE:-../shared/redis-7.0-tests}
 server=${SERVER:-src/redis-server}
 timeout_s=${UNIT_TIMEOUT:-1200}
 [ -x "$suite/run-against.sh" ] || { echo "no test suite at $suite"; exit 2; }
 units=$UNITS
+san_check=${SANITIZER_CHECK:-0}
+malloc=${MALLOC:-jemalloc}
+# Leak checks run when a server exits normally (the suite stops its servers
+# with SIGTERM). The suite starts them with ASAN_OPTIONS of its own
+# (allocator_may_return_null=1, replacing ours; detect_leaks stays at its
+# default, on); these are for any server started outside its helper.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 enc72_units=${ENC72_UNITS-unit/type/set unit/type/list unit/sort unit/keyspace unit/scan}
 if [ -z "$units" ]; then
     units=$(sed -n '/^set ::all_tests {/,/^}/p' "$suite/tests/test_helper.tcl" | sed '1d;$d')
@@ -26,23 +41,36 @@ mkdir -p build/upstream
 status=0
 total_ours=0
 total_ref=0
-printf '%-44s %6s %6s %6s %6s\n' unit ok err exc reference
+printf '%-44s %6s %6s %6s %6s %6s\n' unit ok err exc san reference
 for unit in $units; do
     log=build/upstream/$(echo "$unit" | tr / _).log
     # A port range of our own: several runs (or engineers) at once would
-    # otherwise all start at the suite's 21111. The suite wants each port
-    # +10000 free too (cluster bus), so bases stay below 55535.
-    base=$((22000 + ($$ % 60) * 500))
+    # otherwise all start at the suite's 21111. Ranges stay below the
+    # kernel's ephemeral ports (32768 up), where any client's outgoing
+    # connection can hold the port the suite listens on.
+    base=$((22000 + ($$ % 20) * 500))
     ignore=""
     case " $enc72_units " in *" $unit "*) ignore=--ignore-encoding ;; esac
-    timeout "$timeout_s" "$suite/run-against.sh" "$server" --single "$unit" --clients 1 \
-        --baseport "$base" --portcount 500 $ignore >"$log" 2>&1
+    for try in 1 2 3; do
+        timeout "$timeout_s" "$suite/run-against.sh" "$server" --single "$unit" --clients 1 \
+            --baseport "$base" --portcount 500 $ignore >"$log" 2>&1
+        # The suite's own listening port taken (by a server of someone else's
+        # tests) ends the run before any test: again, in the next range.
+        grep -q '^couldn.t open socket: address already in use' "$log" || break
+        base=$((22000 + (($$ + try * 7) % 20) * 500))
+    done
     # the suite colours its verdicts on a terminal and sometimes off one
     plain=$(sed 's/\x1b\[[0-9;]*m//g' "$log")
     ok=$(printf '%s\n' "$plain" | grep -c '^\[ok\]')
     err=$(printf '%s\n' "$plain" | grep -c '^\[err\]')
     exc=$(printf '%s\n' "$plain" | grep -c '^\[exception\]')
-    ref=$(awk -v u="$unit" '$1 == u {print $2}' tests/upstream_reference.txt)
+    # one per report: its "==pid==ERROR:" header or UBSan's "runtime error:"
+    # line, each once (the suite repeats failures in its closing summary)
+    san=$(printf '%s\n' "$plain" | grep -oE '==[0-9]+==ERROR: [A-Za-z]+Sanitizer|[^ ]+: runtime error: .*' | sort -u | wc -l)
+    # the reference's count, or its count of tests that run with the libc
+    # allocator (a third field libc=N) when the server has no jemalloc
+    ref=$(awk -v u="$unit" -v m="$malloc" '$1 == u {r = $2; if (m == "libc" && $3 ~ /^libc=/) r = substr($3, 6); print r}' \
+        tests/upstream_reference.txt)
     mark=""
     if [ -n "$ref" ]; then
         total_ours=$((total_ours + ok))
@@ -52,7 +80,11 @@ for unit in $units; do
             status=1
         fi
     fi
-    printf '%-44s %6s %6s %6s %6s%s\n' "$unit" "$ok" "$err" "$exc" "${ref:--}" "$mark"
+    if [ "$san" -gt 0 ] && [ "$san_check" = 1 ]; then
+        mark="$mark  sanitizer report"
+        status=1
+    fi
+    printf '%-44s %6s %6s %6s %6s %6s%s\n' "$unit" "$ok" "$err" "$exc" "$san" "${ref:--}" "$mark"
 done
 echo "units with a reference figure: ours $total_ours passed, reference $total_ref"
 exit $status

@@ -418,6 +418,16 @@ static void debugLog(client *c) {
     addReply(c, shared.ok);
 }
 
+/* DEBUG ERROR <string>: <string> as an error reply, verbatim (clients' test
+ * suites fake server errors with it). As Redis's, the reply is written raw:
+ * CR and LF become spaces so it stays one line, no "ERR" is prefixed, and it
+ * is not counted in INFO errorstats nor as a failed call. */
+static void debugError(client *c) {
+    sds reply = sdscatsds(sdsnewlen("-", 1), c->argv[2]->ptr);
+    reply = sdsmapchars(reply, "\r\n", "  ", 2);
+    addReplySds(c, sdscatlen(reply, "\r\n", 2));
+}
+
 static void debugSetSkipChecksumValidation(client *c) {
     server.skip_checksum_validation = atoi(c->argv[2]->ptr) != 0;
     addReply(c, shared.ok);
@@ -537,6 +547,7 @@ static const debugSub debugSubs[] = {
     {"reload", 2, -1, debugReload},
     {"loadaof", 2, 2, debugLoadaof},
     {"log", 3, 3, debugLog},
+    {"error", 3, 3, debugError},
     {"set-skip-checksum-validation", 3, 3, debugSetSkipChecksumValidation},
     {"set-disable-deny-scripts", 3, 3, debugSetDisableDenyScripts},
     {"aof-flush-sleep", 3, 3, debugAofFlushSleep},
@@ -563,6 +574,9 @@ static void debugHelp(client *c) {
         "    Output a hex signature representing the current DB content.",
         "DIGEST-VALUE <key> [<key> ...]",
         "    Output a hex signature of the values of all the specified keys.",
+        "ERROR <string>",
+        "    Return a Redis protocol error with <string> as message. Useful for clients",
+        "    unit tests to simulate Redis errors.",
         "LOG <message>",
         "    Write <message> to the server log.",
         "HTSTATS <dbid>",

@@ -149,6 +149,7 @@ void flushallCommand(client *c) {
     int async = getFlushTypeOrReply(c);
     if (async < 0) return;
     for (int j = 0; j < server.dbnum; j++) flushDb(&server.db[j], j == 0, async); /* one write in all */
+    expireForgetReplicaKeys();
     /* Saving zeroes the write count: the FLUSHALL goes out on its own. */
     if (persistAfterFlushall()) {
         alsoPropagate(c, c->argv, c->argc);

@@ -114,6 +114,13 @@ static const unsigned char *packFind(uintptr_t l, const void *m, size_t len) {
     return NULL;
 }
 
+/* The bytes a pack of `used` bytes takes: at least 2, so that the tagged
+ * pointer of a one-member pack (its start + 1) points into it. The pack of
+ * the empty string alone is 1 byte, and a pointer one past an allocation's
+ * end does not hold it for a leak checker (LeakSanitizer reported such sets
+ * as leaked). Both sizes are the allocator's smallest class: no cost. */
+static inline size_t packAlloc(size_t used) { return used < 2 ? 2 : used; }
+
 /* Makes room for n more members taking bytes at the end of the bucket's
  * pack (creating it), and returns where to write them. */
 static unsigned char *packGrow(uintptr_t *bucket, size_t bytes, unsigned long n) {
@@ -130,7 +137,7 @@ static unsigned char *packGrow(uintptr_t *bucket, size_t bytes, unsigned long n)
     }
     count += n;
     size_t newHdr = countHeaderSize(count);
-    unsigned char *p = zrealloc_sized(old, hdr + body, newHdr + body + bytes);
+    unsigned char *p = zrealloc_sized(old, old ? packAlloc(hdr + body) : 0, packAlloc(newHdr + body + bytes));
     assert(((uintptr_t)p & COUNT_MASK) == 0);
     if (newHdr != hdr) memmove(p + newHdr, p + hdr, body);
     if (newHdr) varintPut(p, count);
@@ -152,7 +159,7 @@ static void packDelete(uintptr_t *bucket, const unsigned char *e) {
     size_t len;
     const unsigned char *next = memberAt(e, &m, &len);
     if (count == 1) {
-        zfree_sized(p, (size_t)(next - p));
+        zfree_sized(p, packAlloc((size_t)(next - p)));
         *bucket = 0;
         return;
     }
@@ -163,7 +170,7 @@ static void packDelete(uintptr_t *bucket, const unsigned char *e) {
     size_t newHdr = countHeaderSize(count);
     if (newHdr != hdr) memmove(p + newHdr, p + hdr, before + after);
     if (newHdr) varintPut(p, count);
-    p = zrealloc_sized(p, (size_t)(end - p), newHdr + before + after);
+    p = zrealloc_sized(p, packAlloc((size_t)(end - p)), packAlloc(newHdr + before + after));
     assert(((uintptr_t)p & COUNT_MASK) == 0);
     *bucket = (uintptr_t)p | (newHdr ? 0 : count);
 }
@@ -256,7 +263,7 @@ static void rehashBucket(packset *s, unsigned long i) {
         unsigned long to = j < 16 ? idx[j] : hashOf(m, len) & mask;
         memcpy(packGrow(&s->table[1][to], (size_t)(e - start), 1), start, (size_t)(e - start));
     }
-    zfree_sized(packPtr(l), (size_t)(e - packPtr(l)));
+    zfree_sized(packPtr(l), packAlloc((size_t)(e - packPtr(l))));
 }
 
 /* n bucket moves (at most 10n empty buckets visited); 1 if more remain. */

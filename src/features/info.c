@@ -14,6 +14,7 @@
 #include "server/clientmem.h"
 #include "server/db.h"
 #include "server/evict.h"
+#include "server/expire.h"
 #include "server/lazyfree.h"
 #include "server/blocking.h"
 #include "server/reply.h"
@@ -258,7 +259,7 @@ static sds statsSection(sds info) {
         "evicted_clients:%lld\r\ntotal_eviction_exceeded_time:0\r\ncurrent_eviction_exceeded_time:0\r\n"
         "keyspace_hits:%lld\r\nkeyspace_misses:%lld\r\npubsub_channels:%lu\r\npubsub_patterns:%lu\r\n"
         "pubsubshard_channels:%lu\r\nlatest_fork_usec:%lld\r\ntotal_forks:%lld\r\nmigrate_cached_sockets:%d\r\n"
-        "slave_expires_tracked_keys:0\r\nactive_defrag_hits:0\r\nactive_defrag_misses:0\r\n"
+        "slave_expires_tracked_keys:%zu\r\nactive_defrag_hits:0\r\nactive_defrag_misses:0\r\n"
         "active_defrag_key_hits:0\r\nactive_defrag_key_misses:0\r\ntotal_active_defrag_time:0\r\n"
         "current_active_defrag_time:0\r\ntracking_total_keys:%llu\r\ntracking_total_items:%llu\r\n"
         "tracking_total_prefixes:%llu\r\nunexpected_error_replies:%lld\r\ntotal_error_replies:%lld\r\n"
@@ -274,7 +275,7 @@ static sds statsSection(sds info) {
         server.stat_expire_cycle_time_used / 1000, server.stat_evictedkeys, server.stat_evictedclients,
         server.stat_keyspace_hits,
         server.stat_keyspace_misses, pubsubChannelCount(), pubsubPatternCount(), pubsubShardChannelCount(), bgchildLatestForkUsec(),
-        bgchildTotalForks(), migrateCachedSockets(), trackingGetTotalKeys(), trackingGetTotalItems(), trackingGetTotalPrefixes(),
+        bgchildTotalForks(), migrateCachedSockets(), expireReplicaKeyCount(), trackingGetTotalKeys(), trackingGetTotalItems(), trackingGetTotalPrefixes(),
         server.stat_unexpected_error_replies,
         server.stat_total_error_replies, server.stat_total_reads_processed, server.stat_total_writes_processed,
         server.stat_reply_buffer_shrinks, server.stat_reply_buffer_expands);

@@ -331,6 +331,7 @@ long long emptyDataAsync(int dbnum) {
         db->expires = ttlHeapCreate(heapSetPos);
         db->avg_ttl = 0;
     }
+    if (dbnum == -1) expireForgetReplicaKeys();
     return removed;
 }
 
@@ -346,6 +347,7 @@ long long emptyData(int dbnum, void (*callback)(dict *)) {
         dictEmpty(db->dict, callback);
         db->avg_ttl = 0;
     }
+    if (dbnum == -1) expireForgetReplicaKeys();
     return removed;
 }
 
@@ -445,5 +447,6 @@ int dbSwapDatabases(int id1, int id2) {
     db2->avg_ttl = a.avg_ttl;
     signalBlockedKeysInDb(db1);
     signalBlockedKeysInDb(db2);
+    expireForgetReplicaKeys(); /* their db bitmaps name the old places */
     return C_OK;
 }

@@ -19,8 +19,11 @@ long long removeKeyWithEvent(redisDb *db, robj *key, int class, const char *even
     keyChanged(db, key, class, event, 0);
     propagateDeletion(db, key);
     long long before = (long long)zmalloc_used_memory();
+    monotime start = getMonotonicUs();
     if (async) dbAsyncDelete(db, key);
     else dbSyncDelete(db, key);
+    /* The free alone, as Redis's expire-del and eviction-del events time it. */
+    latencySample(class == NOTIFY_EXPIRED ? "expire-del" : "eviction-del", (long long)(getMonotonicUs() - start) / 1000);
     return before - (long long)zmalloc_used_memory();
 }
 
@@ -79,52 +82,91 @@ static long long msUntilDue(long long when) {
 
 /* Keys a writable replica's own clients gave a TTL: its master knows nothing
  * of them and sends no DEL, so the replica removes them itself (as Redis).
- * Key -> bitmap of the dbs (0..63) it got a TTL in. */
+ * Key -> bitmap of the dbs (0..63) it got a TTL in. The dict owns its names
+ * (embedded in the entries: the caller's sds is copied, not kept). A name
+ * goes when the check below finds its key expired (and removes it) or
+ * without a TTL in every db it was remembered for (deleted, overwritten,
+ * PERSISTed, moved); all go with the whole dataset (FLUSHALL, a full sync's
+ * load, SWAPDB, whose dbs no longer match the bitmaps) and when the server
+ * is no replica any more (a master expires them as any key). */
 static dict *replica_keys;
+static unsigned long replica_cursor; /* where the check resumes in replica_keys */
 
 void expireRememberReplicaKey(redisDb *db, robj *key) {
     if (db->id > 63) return;
     if (!replica_keys) replica_keys = dictCreate(&setDictType);
     dictEntry *de = dictFind(replica_keys, key->ptr);
-    if (!de) de = dictAddRaw(replica_keys, sdsdup(key->ptr), NULL);
+    if (!de) de = dictAddRaw(replica_keys, key->ptr, NULL);
     dictSetUnsignedIntegerVal(de, dictGetUnsignedIntegerVal(de) | (1ULL << db->id));
 }
 
-/* The remembered keys that expired go; those without a TTL now are forgotten. */
+void expireForgetReplicaKeys(void) {
+    if (!replica_keys) return;
+    dictRelease(replica_keys);
+    replica_keys = NULL;
+    replica_cursor = 0;
+}
+
+size_t expireReplicaKeyCount(void) { return replica_keys ? dictSize(replica_keys) : 0; }
+
+typedef struct { sds *names; size_t n, cap; } nameBatch;
+
+static void batchName(void *privdata, const dictEntry *de) {
+    nameBatch *b = privdata;
+    if (b->n == b->cap) {
+        b->cap = b->cap ? b->cap * 2 : 16;
+        b->names = zrealloc(b->names, b->cap * sizeof(sds));
+    }
+    b->names[b->n++] = sdsdup(dictGetKey(de));
+}
+
+/* One remembered name: its key goes where it expired; the name is forgotten
+ * when no db holds it with a TTL any more. */
+static void checkReplicaKey(sds name) {
+    dictEntry *de = dictFind(replica_keys, name);
+    if (!de) return;
+    uint64_t dbs = dictGetUnsignedIntegerVal(de), left = 0;
+    robj *key = createStringObject(name, sdslen(name));
+    for (int j = 0; j < 64 && j < server.dbnum; j++) {
+        if (!(dbs & (1ULL << j))) continue;
+        redisDb *db = &server.db[j];
+        long long when = getExpire(db, key);
+        if (when < 0) continue;
+        if (when < mstime()) {
+            server.mstime = mstime();
+            deleteExpiredKey(db, key);
+        } else {
+            left |= 1ULL << j;
+        }
+    }
+    decrRefCount(key);
+    if (!replica_keys) return; /* forgotten meanwhile */
+    if (left) dictSetUnsignedIntegerVal(dictFind(replica_keys, name), left);
+    else dictDelete(replica_keys, name);
+}
+
+/* Checks the remembered names, resuming where the last turn stopped, for
+ * about a millisecond: a turn's cost does not grow with their number. The
+ * names of a scan step are copied out first, since the check deletes. */
 static void expireReplicaKeys(void) {
     if (!replica_keys || !dictSize(replica_keys)) return;
-    if (!server.masterhost_set) { /* a master expires them as any key */
-        dictEmpty(replica_keys, NULL);
-        return;
-    }
-    dictIterator *it = dictGetSafeIterator(replica_keys);
-    dictEntry *de;
-    while ((de = dictNext(it))) {
-        sds k = dictGetKey(de);
-        uint64_t dbs = dictGetUnsignedIntegerVal(de), left = 0;
-        robj *key = createStringObject(k, sdslen(k));
-        for (int j = 0; j < 64 && j < server.dbnum; j++) {
-            if (!(dbs & (1ULL << j))) continue;
-            redisDb *db = &server.db[j];
-            long long when = getExpire(db, key);
-            if (when < 0) continue;
-            if (when < mstime()) {
-                server.mstime = mstime();
-                deleteExpiredKey(db, key);
-            } else {
-                left |= 1ULL << j;
-            }
+    monotime start = getMonotonicUs();
+    nameBatch b = {0};
+    do {
+        b.n = 0;
+        replica_cursor = dictScan(replica_keys, replica_cursor, batchName, &b);
+        for (size_t j = 0; j < b.n; j++) {
+            if (replica_keys) checkReplicaKey(b.names[j]);
+            sdsfree(b.names[j]);
         }
-        decrRefCount(key);
-        if (left) dictSetUnsignedIntegerVal(de, left);
-        else dictDelete(replica_keys, k);
-    }
-    dictReleaseIterator(it);
+    } while (replica_keys && replica_cursor && getMonotonicUs() - start < 1000);
+    zfree(b.names);
 }
 
 static long long expireTimerProc(aeEventLoop *el, long long id, void *clientData) {
     (void)el, (void)id, (void)clientData;
-    if (server.masterhost_set && !server.loading && !clientsArePaused()) expireReplicaKeys();
+    if (!server.masterhost_set) expireForgetReplicaKeys();
+    else if (server.active_expire_enabled && !server.loading && !clientsArePaused()) expireReplicaKeys();
     if (!expiryAllowed()) {
         /* Unpausing (or the end of a load) re-arms the timer. */
         scheduled_when = -1;

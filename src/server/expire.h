@@ -15,12 +15,17 @@ void deleteExpiredKey(redisDb *db, robj *key);
  * propagated, then the key is freed. Returns the bytes the free gave back,
  * which eviction counts against its target (memory the notification or the
  * AOF buffer takes is not the key's). async: a large value is left to the
- * lazyfree thread (lazyfree-lazy-expire / -eviction). */
+ * lazyfree thread (lazyfree-lazy-expire / -eviction). The delete's own time
+ * is a latency sample, "expire-del" or "eviction-del". */
 long long removeKeyWithEvent(redisDb *db, robj *key, int class, const char *event, int async);
 /* A deadline was set: make sure the timer fires no later than `when` (ms). */
 void expireScheduleAt(long long when);
 /* A writable replica's own client gave key a TTL: the replica removes it when due. */
 void expireRememberReplicaKey(redisDb *db, robj *key);
+/* Drops every remembered name: the whole dataset went, or a new one came. */
+void expireForgetReplicaKeys(void);
+/* How many names are remembered (INFO's slave_expires_tracked_keys). */
+size_t expireReplicaKeyCount(void);
 /* Starts the expiry timer; called once at start-up. */
 void expireInit(void);
 /* Removes due keys for at most budget_us; returns how many. */
