@@ -603,7 +603,10 @@ static int tryPartialResync(client *c, replicaLink *r) {
     replBufRefClientAt(c, off);
     clientScheduleWrite(c);
     server.stat_sync_partial_ok++;
-    serverLog(LL_NOTICE, "Partial resynchronization request from %s accepted.", c->addr);
+    char name[NET_ADDR_STR_LEN + 32];
+    replicaName(r, name, sizeof(name));
+    serverLog(LL_NOTICE, "Partial resynchronization request from %s accepted. Sending %lld bytes of backlog starting "
+              "from offset %lld.", name, first + (long long)replBufHistlen() - off, off);
     return C_OK;
 }
 
@@ -720,7 +723,9 @@ static void replicaOnline(replicaLink *r) {
     if (r->wait_ack) return;
     r->c->flags &= ~CLIENT_REPL_HOLD;
     if (clientHasPendingReplies(r->c)) clientScheduleWrite(r->c);
-    serverLog(LL_NOTICE, "Synchronization with replica %s succeeded", r->c->addr);
+    char name[NET_ADDR_STR_LEN + 32];
+    replicaName(r, name, sizeof(name));
+    serverLog(LL_NOTICE, "Synchronization with replica %s succeeded", name);
 }
 
 static void sendBulkToReplica(aeEventLoop *el, int fd, void *privdata, int mask) {
@@ -934,12 +939,14 @@ void replMasterCron(void) {
         feedPing();
     listIter li;
     listNode *ln;
+    char name[NET_ADDR_STR_LEN + 32];
     listRewind(m.replicas, &li);
     while ((ln = listNext(&li))) {
         replicaLink *r = listNodeValue(ln);
         if (r->state == R_SEND_BULK && r->diskless && !(r->c->flags & CLIENT_CLOSE_ASAP) &&
             server.unixtime - r->last_io > server.repl_timeout) {
-            serverLog(LL_WARNING, "Disconnecting timedout replica (full sync): %s", r->c->addr);
+            replicaName(r, name, sizeof(name));
+            serverLog(LL_WARNING, "Disconnecting timedout replica (full sync): %s", name);
             freeClientAsync(r->c);
             continue;
         }
@@ -950,10 +957,12 @@ void replMasterCron(void) {
             continue;
         }
         if (r->state != R_ONLINE || r->pre_psync) continue;
-        /* ACKs, or the newlines a replica sends while it loads our snapshot. */
-        time_t heard = r->ack_time > r->c->lastinteraction ? r->ack_time : r->c->lastinteraction;
+        /* ACKs, or the newlines a replica sends while it loads our snapshot;
+         * not what we write (a cut link takes writes until its buffers fill). */
+        time_t heard = r->ack_time > r->c->lastread ? r->ack_time : r->c->lastread;
         if (server.unixtime - heard > server.repl_timeout) {
-            serverLog(LL_WARNING, "Disconnecting timedout replica (streaming sync): %s", r->c->addr);
+            replicaName(r, name, sizeof(name));
+            serverLog(LL_WARNING, "Disconnecting timedout replica (streaming sync): %s", name);
             freeClientAsync(r->c);
         }
     }

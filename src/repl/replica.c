@@ -311,7 +311,7 @@ static void readFromMaster(aeEventLoop *el, int fd, void *privdata, int mask) {
         return;
     }
     sdsincrlen(c->querybuf, n);
-    c->lastinteraction = server.unixtime;
+    c->lastinteraction = c->lastread = server.unixtime;
     c->net_input_bytes += n;
     server.stat_net_repl_input_bytes += n;
     processInputBuffer(c);
@@ -613,8 +613,10 @@ static void readSyncBulkPayload(aeEventLoop *el, int fd, void *privdata, int mas
 
 static void continueWith(const char *newid) {
     aeDeleteFileEvent(server.el, rp.fd, AE_READABLE);
+    serverLog(LL_NOTICE, "Successful partial resynchronization with master.");
     if (newid && strlen(newid) == REPL_ID_LEN && strcmp(newid, rp.cached_replid)) {
         /* The master switched history: ours is the secondary one now. */
+        serverLog(LL_WARNING, "Master replication ID changed to %s", newid);
         memcpy(replId.replid2, rp.cached_replid, sizeof(replId.replid2));
         replId.second_offset = rp.cached_offset + 1;
         memcpy(replId.replid, newid, sizeof(replId.replid));
@@ -808,7 +810,7 @@ void replicaCron(void) {
         }
         return;
     }
-    if (server.unixtime - rp.master->lastinteraction > server.repl_timeout) {
+    if (server.unixtime - rp.master->lastread > server.repl_timeout) {
         serverLog(LL_WARNING, "MASTER timeout: no data nor PING received...");
         freeClient(rp.master);
         return;
@@ -830,7 +832,7 @@ sds replicaInfo(sds info) {
                         "master_host:%s\r\nmaster_port:%d\r\nmaster_link_status:%s\r\nmaster_last_io_seconds_ago:%d\r\n"
                         "master_sync_in_progress:%d\r\nslave_read_repl_offset:%lld\r\nslave_repl_offset:%lld\r\n",
                         rp.host, rp.port, rp.state == RS_CONNECTED ? "up" : "down",
-                        rp.master ? (int)(server.unixtime - rp.master->lastinteraction) : -1, rp.state == RS_TRANSFER,
+                        rp.master ? (int)(server.unixtime - rp.master->lastread) : -1, rp.state == RS_TRANSFER,
                         read_off, off);
     if (rp.state == RS_TRANSFER) {
         long long size = rp.size < 0 ? 0 : rp.size;
