@@ -805,7 +805,11 @@ void replicaCron(void) {
     }
     if (rp.state != RS_CONNECTED) {
         if (server.unixtime - rp.lastio > server.repl_timeout) {
-            serverLog(LL_WARNING, "Timeout connecting to the MASTER...");
+            if (rp.state == RS_TRANSFER)
+                serverLog(LL_WARNING, "Timeout receiving bulk data from MASTER... If the problem persists try to set "
+                                      "the 'repl-timeout' parameter in redis.conf to a larger value.");
+            else
+                serverLog(LL_WARNING, "Timeout connecting to the MASTER...");
             handshakeFailed();
         }
         return;

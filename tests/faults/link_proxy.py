@@ -20,6 +20,9 @@ import threading
 import time
 
 HIGH_WATER = 1 << 20  # bytes held for one side before its source is no longer read
+# The proxy's receive buffers, fixed: autotuned ones grow to tens of MB, and a
+# blackholed link would take in a whole snapshot before its sender blocks.
+RCVBUF = 128 << 10
 
 
 class _Side:
@@ -50,6 +53,7 @@ class LinkProxy:
         self.target = (target_host, target_port)
         self.listener = socket.socket()
         self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RCVBUF)  # accepted ones inherit it
         self.listener.bind(("127.0.0.1", 0))
         self.listener.listen(16)
         self.listener.setblocking(False)
@@ -137,9 +141,13 @@ class LinkProxy:
         if self.mode == "drop":
             client.close()
             return
+        upstream = socket.socket()
+        upstream.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RCVBUF)
+        upstream.settimeout(2)
         try:
-            upstream = socket.create_connection(self.target, timeout=2)
+            upstream.connect(self.target)
         except OSError:
+            upstream.close()
             client.close()  # the target is down: as a refused connection
             return
         for s in (client, upstream):

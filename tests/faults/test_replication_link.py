@@ -153,6 +153,36 @@ def test_a_full_sync_cut_in_the_middle_is_retried_to_a_consistent_copy(server_fa
     assert r.get("key:123456") == "value:123456"
 
 
+@KINDS
+@pytest.mark.parametrize("sync", ["disk", "diskless"])
+def test_a_full_sync_over_a_cut_cable_times_out_and_starts_over(server_factory, proxy_to, master_kind, replica_kind,
+                                                                sync):
+    # 12 MB (uncompressed: POPULATE pads with zeros): more than the sockets'
+    # buffers take in once the cable is cut (else the whole snapshot is
+    # written and the replica waits as an online one).
+    master, proxy, replica, m, r = proxied_pair(server_factory, proxy_to, master_kind, replica_kind,
+                                                master_args=DISKLESS[sync] + ("--rdbcompression", "no"))
+    m.execute_command("DEBUG", "POPULATE", 100000, "key", 100)
+    proxy.rate(2_000_000)
+    r.execute_command("REPLICAOF", proxy.host, proxy.port)
+    wait_for(lambda: in_transfer(r, 100_000), what="the transfer under way")
+    proxy.blackhole()
+    cut = time.time()
+    logged(replica, r"Timeout receiving bulk data from MASTER\.\.\. If the problem persists try to set the "
+           r"'repl-timeout' parameter in redis\.conf to a larger value\.$", "the replica's transfer timeout line")
+    assert time.time() - cut < TIMEOUT + 2.5
+    if sync == "diskless":
+        # The snapshot's child feeds the replica: it is dropped, not waited for.
+        logged(master, r"Disconnecting timedout replica \(full sync\): 127\.0\.0\.1:%d$" % replica.port,
+               "the master's full-sync timeout line")
+        wait_for(lambda: info(m)["connected_slaves"] == "0", timeout=TIMEOUT + 3, what="the master to drop it")
+    m.set("during", "1")
+    proxy.passing()
+    wait_for(lambda: link_up(r), timeout=20, what="the replica to sync again")
+    assert m.execute_command("WAIT", 1, 5000) == 1
+    same_data(m, r, 100001)
+
+
 def acked_writer(server, prefix, acked, stop, confirm=None):
     """Writes prefix:N for N = 0, 1, ... until stop or a lost connection; acked
     gets each N the server acknowledged (with confirm(client) true when given)."""
