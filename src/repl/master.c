@@ -288,6 +288,36 @@ static void dropUselessSnapshot(void) {
     persistKillSaveChild();
 }
 
+/* The address a replica is known by: the one it announced, else its connection's. */
+static void replicaAddr(replicaLink *r, char *ip, size_t len) {
+    if (r->announced_ip[0]) {
+        snprintf(ip, len, "%s", r->announced_ip);
+        return;
+    }
+    snprintf(ip, len, "%s", r->c->addr);
+    char *colon = strrchr(ip, ':');
+    if (colon) *colon = '\0';
+}
+
+/* How logs name a replica, as Redis: its address and announced port. The
+ * address is the socket's peer as it is now: a link already reset has none,
+ * and Redis then names the client by its id. */
+static void replicaName(replicaLink *r, char *buf, size_t len) {
+    char ip[NET_ADDR_STR_LEN];
+    if (r->announced_ip[0]) {
+        snprintf(ip, sizeof(ip), "%s", r->announced_ip);
+    } else if (anetFdToString(r->c->fd, ip, sizeof(ip), 1) == ANET_ERR) {
+        snprintf(buf, len, "client id #%llu", (unsigned long long)r->c->id);
+        return;
+    } else {
+        char *colon = strrchr(ip, ':');
+        if (colon) *colon = '\0';
+    }
+    if (!r->listening_port) snprintf(buf, len, "%s:<unknown-replica-port>", ip);
+    else if (strchr(ip, ':')) snprintf(buf, len, "[%s]:%d", ip, r->listening_port);
+    else snprintf(buf, len, "%s:%d", ip, r->listening_port);
+}
+
 static void freeLink(replicaLink *r) {
     if (r->attached) {
         listNode *ln = listSearchKey(m.replicas, r);
@@ -305,8 +335,18 @@ static void freeLink(replicaLink *r) {
 }
 
 void replMasterClientTeardown(client *c) {
-    if (c->flags & CLIENT_MASTER) replicaClientTeardown(c);
-    else if (c->repl) freeLink(c->repl);
+    if (c->flags & CLIENT_MASTER) {
+        replicaClientTeardown(c);
+        return;
+    }
+    if (!c->repl) return;
+    if ((c->flags & CLIENT_SLAVE) && !(c->flags & CLIENT_MONITOR)) {
+        /* As Redis, for every replica that went (timed out, killed, its link cut). */
+        char name[NET_ADDR_STR_LEN + 32];
+        replicaName(c->repl, name, sizeof(name));
+        serverLog(LL_WARNING, "Connection with replica %s lost.", name);
+    }
+    freeLink(c->repl);
 }
 
 /* Writes straight to the socket, ahead of anything queued: the replies that
@@ -546,26 +586,6 @@ static void resumePipe(void) {
     if (m.pipe_stage == PIPE_STREAMING && m.pipefd != -1 &&
         aeCreateFileEvent(server.el, m.pipefd, AE_READABLE, readRdbPipe, NULL) == AE_ERR)
         serverLog(LL_WARNING, "Can't watch the diskless transfer's pipe");
-}
-
-/* The address a replica is known by: the one it announced, else its connection's. */
-static void replicaAddr(replicaLink *r, char *ip, size_t len) {
-    if (r->announced_ip[0]) {
-        snprintf(ip, len, "%s", r->announced_ip);
-        return;
-    }
-    snprintf(ip, len, "%s", r->c->addr);
-    char *colon = strrchr(ip, ':');
-    if (colon) *colon = '\0';
-}
-
-/* How logs name a replica, as Redis: its address and announced port. */
-static void replicaName(replicaLink *r, char *buf, size_t len) {
-    char ip[NET_ADDR_STR_LEN];
-    replicaAddr(r, ip, sizeof(ip));
-    if (!r->listening_port) snprintf(buf, len, "%s:<unknown-replica-port>", ip);
-    else if (strchr(ip, ':')) snprintf(buf, len, "[%s]:%d", ip, r->listening_port);
-    else snprintf(buf, len, "%s:%d", ip, r->listening_port);
 }
 
 static void attachReplica(client *c, replicaLink *r) {
