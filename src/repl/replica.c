@@ -64,6 +64,10 @@ static struct {
     time_t last_ack;
     int have_loaded_rsi;    /* the last RDB loaded said where it stands in a master's stream */
     rdbReplInfo loaded_rsi;
+    /* A link just lost or timed out: reconnect before the loop sleeps, not a
+     * cron tick later (as Redis: the backlog may be recycled meanwhile);
+     * the line to log, or NULL. */
+    const char *reconnect;
 } rp = {.fd = -1, .tmpfd = -1};
 
 int replicaLinkEstablished(void) { return rp.state == RS_CONNECTED; }
@@ -257,7 +261,9 @@ static void handshake(aeEventLoop *el, int fd, void *privdata, int mask) {
         handshakeFailed();
 }
 
-static void connectWithMaster(void) {
+/* how: the line logged, with the master's host and port. */
+static void connectWithMaster(const char *how) {
+    rp.reconnect = NULL;
     char err[ANET_ERR_LEN];
     const char *src = server.bind_source_addr && server.bind_source_addr[0] ? server.bind_source_addr : NULL;
     int fd = anetTcpNonBlockConnect(err, rp.host, rp.port, src);
@@ -273,7 +279,7 @@ static void connectWithMaster(void) {
     rp.fd = fd;
     rp.state = RS_CONNECTING;
     rp.lastio = server.unixtime;
-    serverLog(LL_NOTICE, "Connecting to MASTER %s:%d", rp.host, rp.port);
+    serverLog(LL_NOTICE, how, rp.host, rp.port);
     serverLog(LL_NOTICE, "MASTER <-> REPLICA sync started");
 }
 
@@ -306,8 +312,7 @@ static void readFromMaster(aeEventLoop *el, int fd, void *privdata, int mask) {
     ssize_t n = read(fd, c->querybuf + qblen, PROTO_IOBUF_LEN);
     if (n == -1 && (errno == EAGAIN || errno == EINTR)) return;
     if (n <= 0) {
-        serverLog(LL_NOTICE, "Connection with master lost.");
-        freeClient(c);
+        freeClient(c); /* its teardown logs the loss */
         return;
     }
     sdsincrlen(c->querybuf, n);
@@ -688,6 +693,9 @@ static void readPsyncReply(aeEventLoop *el, int fd, void *privdata, int mask) {
 
 void replicaClientTeardown(client *c) {
     if (c != rp.master) return;
+    serverLog(LL_WARNING, "Connection with master lost.");
+    serverLog(LL_NOTICE, "Caching the disconnected master state.");
+    rp.reconnect = "Reconnecting to MASTER %s:%d";
     /* Keep where we are, to continue with PSYNC. */
     rp.cached = 1;
     memcpy(rp.cached_replid, replId.replid, sizeof(rp.cached_replid));
@@ -738,11 +746,12 @@ void replicaSetMaster(const char *host, int port) {
         rp.cached_db = 0;
     }
     rp.state = RS_CONNECT;
-    connectWithMaster();
+    connectWithMaster("Connecting to MASTER %s:%d");
 }
 
 void replicaUnsetMaster(void) {
     if (rp.master) freeClient(rp.master);
+    rp.reconnect = NULL;
     cancelHandshake();
     zfree(rp.host);
     rp.host = NULL;
@@ -799,7 +808,7 @@ void replicaCron(void) {
     if (rp.state == RS_CONNECT) {
         if (server.unixtime != last_attempt) {
             last_attempt = server.unixtime;
-            connectWithMaster();
+            connectWithMaster("Connecting to MASTER %s:%d");
         }
         return;
     }
@@ -811,6 +820,7 @@ void replicaCron(void) {
             else
                 serverLog(LL_WARNING, "Timeout connecting to the MASTER...");
             handshakeFailed();
+            rp.reconnect = "Reconnecting to MASTER %s:%d after failure";
         }
         return;
     }
@@ -898,7 +908,13 @@ static sds getReplicaofDirective(void) {
     return sdscatprintf(sdsempty(), "%s %d", rp.host, rp.port);
 }
 
+static void reconnectBeforeSleep(void) {
+    if (rp.reconnect && server.masterhost_set && rp.state == RS_CONNECT) connectWithMaster(rp.reconnect);
+    rp.reconnect = NULL;
+}
+
 void replicaInit(void) {
+    serverAddBeforeSleepTask(reconnectBeforeSleep);
     configSetSpecialHandlers("replicaof", setReplicaofDirective, getReplicaofDirective);
     serverSetMasterStreamSink(masterStreamRan);
 }

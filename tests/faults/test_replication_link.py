@@ -94,7 +94,10 @@ def test_a_cut_cable_is_seen_on_both_sides_and_healed_by_a_partial_resync(server
     wait_for(lambda: not link_up(r), timeout=TIMEOUT + 3, what="the replica to see its link down")
     # The cron checks once a second: seconds are whole on both clocks.
     assert time.time() - cut < TIMEOUT + 2.5
-    logged(replica, r"MASTER timeout: no data nor PING received\.\.\.$", "the replica's timeout line")
+    # And it reconnects at once, not a cron tick later.
+    logged(replica, r"MASTER timeout: no data nor PING received\.\.\.\n.* Connection with master lost\.\n"
+           r".* Caching the disconnected master state\.\n.* Reconnecting to MASTER 127\.0\.0\.1:%d\n"
+           r".* MASTER <-> REPLICA sync started$" % proxy.port, "the replica's timeout lines")
     wait_for(lambda: info(m)["connected_slaves"] == "0", timeout=TIMEOUT + 3, what="the master to drop the replica")
     assert time.time() - cut < TIMEOUT + 3
     logged(master, r"Disconnecting timedout replica \(streaming sync\): 127\.0\.0\.1:%d\n.* Connection with replica "
