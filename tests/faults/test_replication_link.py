@@ -170,6 +170,16 @@ def test_a_full_sync_over_a_cut_cable_times_out_and_starts_over(server_factory, 
     proxy.rate(2_000_000)
     r.execute_command("REPLICAOF", proxy.host, proxy.port)
     wait_for(lambda: in_transfer(r, 100_000), what="the transfer under way")
+    with TimedGets(master, "key:1"):
+        cut_a_full_sync(proxy, master, replica, m, sync)
+    m.set("during", "1")
+    proxy.passing()
+    wait_for(lambda: link_up(r), timeout=20, what="the replica to sync again")
+    assert m.execute_command("WAIT", 1, 5000) == 1
+    same_data(m, r, 100001)
+
+
+def cut_a_full_sync(proxy, master, replica, m, sync):
     proxy.blackhole()
     cut = time.time()
     logged(replica, r"Timeout receiving bulk data from MASTER\.\.\. If the problem persists try to set the "
@@ -180,11 +190,47 @@ def test_a_full_sync_over_a_cut_cable_times_out_and_starts_over(server_factory, 
         logged(master, r"Disconnecting timedout replica \(full sync\): 127\.0\.0\.1:%d\n.* Connection with replica "
                r"127\.0\.0\.1:%d lost\.$" % (replica.port, replica.port), "the master's full-sync timeout lines")
         wait_for(lambda: info(m)["connected_slaves"] == "0", timeout=TIMEOUT + 3, what="the master to drop it")
-    m.set("during", "1")
-    proxy.passing()
-    wait_for(lambda: link_up(r), timeout=20, what="the replica to sync again")
-    assert m.execute_command("WAIT", 1, 5000) == 1
-    same_data(m, r, 100001)
+
+
+class TimedGets:
+    """A client of the server GETting key all along, in a thread: worst is
+    the longest it waited for an answer (a stuck event loop shows there)."""
+
+    def __init__(self, server, key):
+        self.worst, self._stop, self.failure = 0.0, threading.Event(), None
+        self._args = server, key
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self):
+        server, key = self._args
+        c = server.client(socket_timeout=5)
+        try:
+            value = c.get(key)
+            while not self._stop.is_set():
+                t = time.time()
+                got = c.get(key)
+                self.worst = max(self.worst, time.time() - t)
+                if value is None or got != value:
+                    raise AssertionError("GET %s answered %r, then %r" % (key, value, got))
+                time.sleep(0.01)
+        except Exception as e:  # a timeout too: the test reports it
+            self.failure = e
+        finally:
+            c.close()
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join(10)
+        if exc[0] is not None:
+            return False  # the test's own failure comes first
+        assert not self._thread.is_alive()
+        if self.failure is not None:
+            raise self.failure
+        assert self.worst < 0.5, "a GET on the master waited %.2f s" % self.worst
 
 
 def acked_writer(server, prefix, acked, stop, confirm=None):
@@ -246,20 +292,7 @@ def test_a_replica_killed_in_a_full_sync_resyncs_and_the_master_keeps_serving(se
     replica = server_factory(*FAST, "--replicaof", proxy.host, str(proxy.port), binary=server_binary(replica_kind))
     r = replica.client(decode_responses=True)
 
-    # A client of the master, timed all along: the longest wait for a GET.
-    worst, stop = [0.0], threading.Event()
-
-    def probe():
-        c = master.client(decode_responses=True, socket_timeout=5)
-        while not stop.is_set():
-            t = time.time()
-            assert c.get("key:1") == "value:1"
-            worst[0] = max(worst[0], time.time() - t)
-            time.sleep(0.01)
-        c.close()
-    prober = threading.Thread(target=probe, daemon=True)
-    prober.start()
-    try:
+    with TimedGets(master, "key:1"):
         wait_for(lambda: in_transfer(r, 100_000), what="the transfer under way")
         replica.kill()
         proxy.passing()
@@ -272,11 +305,6 @@ def test_a_replica_killed_in_a_full_sync_resyncs_and_the_master_keeps_serving(se
         replica.restart()
         r = replica.client(decode_responses=True)
         wait_for(lambda: link_up(r), timeout=20, what="the restarted replica to sync")
-    finally:
-        stop.set()
-        prober.join(10)
-    assert not prober.is_alive()
-    assert worst[0] < 0.5, "a GET on the master waited %.2f s" % worst[0]
     same_data(m, r, 200000)  # DEBUG DIGEST holds the master: not while the probe runs
 
 
