@@ -542,7 +542,7 @@ static void readRdbPipe(aeEventLoop *el, int fd, void *privdata, int mask) {
     listNode *ln;
     listRewind(m.replicas, &li);
     while ((ln = listNext(&li))) up += takesPipe(listNodeValue(ln));
-    serverLog(LL_NOTICE, "Diskless rdb transfer, done reading from pipe, %d replicas still up.", up);
+    serverLog(LL_WARNING, "Diskless rdb transfer, done reading from pipe, %d replicas still up.", up);
     aeDeleteFileEvent(server.el, m.pipefd, AE_READABLE);
     close(m.pipefd);
     m.pipefd = -1;
@@ -599,13 +599,32 @@ static int tryPartialResync(client *c, replicaLink *r) {
     const char *id = c->argv[1]->ptr;
     long long off;
     if (getLongLongFromObject(c->argv[2], &off) != C_OK) return C_ERR;
+    char name[NET_ADDR_STR_LEN + 32];
+    replicaName(r, name, sizeof(name));
+    /* Why not, in Redis's words: a replica that comes back after a cut
+     * tells from these whether its history or our backlog was the cause. */
     if (strcasecmp(id, replId.replid) && (strcasecmp(id, replId.replid2) || off > replId.second_offset)) {
-        if (strcmp(id, "?")) server.stat_sync_partial_err++;
+        if (!strcmp(id, "?")) {
+            serverLog(LL_NOTICE, "Full resync requested by replica %s", name);
+            return C_ERR;
+        }
+        server.stat_sync_partial_err++;
+        if (strcasecmp(id, replId.replid) && strcasecmp(id, replId.replid2))
+            serverLog(LL_NOTICE, "Partial resynchronization not accepted: Replication ID mismatch (Replica asked "
+                      "for '%s', my replication IDs are '%s' and '%s')", id, replId.replid, replId.replid2);
+        else
+            serverLog(LL_NOTICE, "Partial resynchronization not accepted: Requested offset for second ID was %lld, "
+                      "but I can reply up to %lld", off, replId.second_offset);
         return C_ERR;
     }
     long long first = replBufFirstOffset();
     if (!replBufActive() || off < first || off > first + replBufHistlen()) {
         server.stat_sync_partial_err++;
+        serverLog(LL_NOTICE, "Unable to partial resync with replica %s for lack of backlog (Replica request was: "
+                  "%lld).", name, off);
+        if (off > replId.offset)
+            serverLog(LL_WARNING, "Warning: replica %s tried to PSYNC with an offset that is greater than the master "
+                      "replication offset.", name);
         return C_ERR;
     }
     attachReplica(c, r);
@@ -623,8 +642,6 @@ static int tryPartialResync(client *c, replicaLink *r) {
     replBufRefClientAt(c, off);
     clientScheduleWrite(c);
     server.stat_sync_partial_ok++;
-    char name[NET_ADDR_STR_LEN + 32];
-    replicaName(r, name, sizeof(name));
     serverLog(LL_NOTICE, "Partial resynchronization request from %s accepted. Sending %lld bytes of backlog starting "
               "from offset %lld.", name, first + (long long)replBufHistlen() - off, off);
     return C_OK;
@@ -693,12 +710,6 @@ void syncCommand(client *c) {
             serverLog(LL_WARNING, "Replica %s asks for synchronization but with a wrong offset", name);
             return;
         }
-        if (first && !replBufActive() && !server.masterhost_set) {
-            /* A new history starts with the first replica (as Redis). */
-            replChangeId();
-            replClearId2();
-            replEnsureBacklog();
-        }
         if (tryPartialResync(c, r) == C_OK) return;
     } else {
         r->pre_psync = 1;
@@ -708,11 +719,15 @@ void syncCommand(client *c) {
     r->state = R_WAIT_BGSAVE_START;
     c->flags |= CLIENT_REPL_HOLD;
     if (first && !replBufActive()) {
+        /* A new history starts with the first replica (as Redis); with no
+         * backlog there was none to continue, so no PSYNC could (it was refused above). */
         if (!server.masterhost_set) {
             replChangeId();
             replClearId2();
         }
         replEnsureBacklog();
+        serverLog(LL_NOTICE, "Replication backlog created, my new replication IDs are '%s' and '%s'", replId.replid,
+                  replId.replid2);
     }
     if (persistSaveChildActive()) {
         attachToRunningBgsave(r);
@@ -841,6 +856,10 @@ static void finishDisklessTransfer(void) {
         }
         /* Bytes after the mark would be read as part of the RDB: as Redis,
          * the stream follows the ACK the replica sends once loaded. */
+        char name[NET_ADDR_STR_LEN + 32];
+        replicaName(r, name, sizeof(name));
+        serverLog(LL_NOTICE, "Streamed RDB transfer with replica %s succeeded (socket). Waiting for REPLCONF ACK "
+                  "from slave to enable streaming", name);
         r->wait_ack = !r->early_ack;
         replicaOnline(r);
     }

@@ -140,6 +140,12 @@ static void readPsyncReply(aeEventLoop *el, int fd, void *privdata, int mask);
 static int readLine(int fd);
 
 /* A failover handing us over to our replica (failover.c) ends with the link. */
+/* A transfer that failed: as Redis, a new attempt starts at once. */
+static void transferFailed(void) {
+    cancelHandshake();
+    rp.reconnect = "Reconnecting to MASTER %s:%d after failure";
+}
+
 static void handshakeFailed(void) {
     cancelHandshake();
     failoverPsyncAnswered(0);
@@ -204,7 +210,8 @@ static void readHandshakeReply(aeEventLoop *el, int fd, void *privdata, int mask
         int r = readLine(fd);
         if (r == 0) return;
         if (r < 0) {
-            serverLog(LL_WARNING, "Master closed the connection during the handshake");
+            serverLog(LL_WARNING, "Failed to read response from the server: %s", strerror(errno));
+            serverLog(LL_WARNING, "Master did not respond to command during SYNC handshake");
             handshakeFailed();
             return;
         }
@@ -415,6 +422,7 @@ static void flushOldData(void) {
 static void loadBegin(int swapdb, int async) {
     ld.async = async;
     ld.last_newline = 0;
+    if (!async && rp.cached) serverLog(LL_NOTICE, "Discarding previously cached master state.");
     if (swapdb) {
         ld.old = dbBackupAll();
         ld.old_functions = functionsSetAside(NULL);
@@ -464,7 +472,7 @@ static void transferDone(void) {
     if (rename(rp.tmpfile, server.dbfilename) == -1) {
         serverLog(LL_WARNING, "Failed trying to rename the temp DB into %s in MASTER <-> REPLICA synchronization: %s",
                   server.dbfilename, strerror(errno));
-        cancelHandshake();
+        transferFailed();
         return;
     }
     loadBegin(0, 0);
@@ -473,7 +481,7 @@ static void transferDone(void) {
     loadEnd(ok);
     if (!ok) {
         serverLog(LL_WARNING, "Failed trying to load the MASTER synchronization DB from disk");
-        cancelHandshake();
+        transferFailed();
     }
     if (persistDeleteSyncFiles()) {
         serverLog(LL_NOTICE, "Removing the RDB file obtained from the master. This replica has persistence disabled");
@@ -529,7 +537,7 @@ static void loadFromSocket(int fd) {
     if (!ok) {
         serverLog(LL_WARNING, "Failed trying to load the MASTER synchronization DB from socket, check server logs.");
         sdsfree(left);
-        cancelHandshake();
+        transferFailed();
         return;
     }
     if (async) replDisconnectReplicas();
@@ -543,6 +551,7 @@ static int readLine(int fd) {
     for (;;) {
         ssize_t n = read(fd, &ch, 1);
         if (n == -1 && (errno == EAGAIN || errno == EINTR)) return 0;
+        if (n == 0) errno = 0; /* closed: no error to tell (Redis says "Success") */
         if (n <= 0) return -1;
         rp.lastio = server.unixtime;
         if (ch == '\n') break;
@@ -559,13 +568,13 @@ static void readSyncBulkPayload(aeEventLoop *el, int fd, void *privdata, int mas
         if (r == 0) return;
         if (r < 0) {
             serverLog(LL_WARNING, "I/O error reading bulk count from MASTER");
-            cancelHandshake();
+            transferFailed();
             return;
         }
         if (sdslen(rp.line) == 0) return; /* a keepalive newline while the master saves */
         if (rp.line[0] != '$') {
             serverLog(LL_WARNING, "Bad protocol from MASTER, the first byte is not '$': %s", rp.line);
-            cancelHandshake();
+            transferFailed();
             return;
         }
         if (!strncmp(rp.line + 1, "EOF:", 4) && sdslen(rp.line) >= 5 + sizeof(rp.eofmark)) {
@@ -590,14 +599,14 @@ static void readSyncBulkPayload(aeEventLoop *el, int fd, void *privdata, int mas
     if (n == -1 && (errno == EAGAIN || errno == EINTR)) return;
     if (want && n <= 0) {
         serverLog(LL_WARNING, "I/O error trying to sync with MASTER: %s", n ? strerror(errno) : "connection lost");
-        cancelHandshake();
+        transferFailed();
         return;
     }
     server.stat_net_repl_input_bytes += n;
     rp.lastio = server.unixtime;
     if (write(rp.tmpfd, buf, n) != n) {
         serverLog(LL_WARNING, "Write error or short write writing to the DB dump file needed for MASTER <-> REPLICA synchronization: %s", strerror(errno));
-        cancelHandshake();
+        transferFailed();
         return;
     }
     rp.read += n;
@@ -740,6 +749,8 @@ void replicaSetMaster(const char *host, int port) {
      * replication ID) disconnects them then. */
     if (was_master) {
         /* The new master may continue our own history (a demoted master). */
+        serverLog(LL_NOTICE, "Before turning into a replica, using my own master parameters to synthesize a cached "
+                  "master: I may be able to synchronize with the new master with just a partial transfer.");
         rp.cached = 1;
         memcpy(rp.cached_replid, replId.replid, sizeof(rp.cached_replid));
         rp.cached_offset = replId.offset;
