@@ -719,8 +719,8 @@ void syncCommand(client *c) {
     r->state = R_WAIT_BGSAVE_START;
     c->flags |= CLIENT_REPL_HOLD;
     if (first && !replBufActive()) {
-        /* A new history starts with the first replica (as Redis); with no
-         * backlog there was none to continue, so no PSYNC could (it was refused above). */
+        /* A new history starts with the first replica (as Redis): with no
+         * backlog no PSYNC could continue the old one (tryPartialResync said why). */
         if (!server.masterhost_set) {
             replChangeId();
             replClearId2();
