@@ -12,6 +12,7 @@ import subprocess
 import tempfile
 import time
 
+import pytest
 import redis
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -305,14 +306,21 @@ def argvs(conn):
 MASTER_ARGS = ("--repl-diskless-sync", "no")
 
 
-def wait_for(cond, timeout=10, what="condition"):
+def wait_for(cond, timeout=10, what="condition", retry_on=()):
+    """cond()'s first true value within timeout seconds; an exception in
+    retry_on counts as not yet (a sentinel kills connections while it
+    reconfigures a server)."""
     deadline = time.time() + timeout
+    last = None
     while time.time() < deadline:
-        v = cond()
-        if v:
-            return v
+        try:
+            v = cond()
+            if v:
+                return v
+        except retry_on as e:
+            last = e
         time.sleep(0.05)
-    raise AssertionError("timed out waiting for " + what)
+    raise AssertionError("timed out waiting for %s%s" % (what, " (%r)" % last if last else ""))
 
 
 def raw_info(client, section):
@@ -340,6 +348,14 @@ def info_keys(client, section="replication"):
 
 def link_up(replica):
     return info(replica).get("master_link_status") == "up"
+
+
+def server_binary(kind):
+    """The binary of one side of a mixed pair: "ours" is the server under test
+    (the reference itself under REFERENCE=1), "reference" Debian's."""
+    if kind == "reference" and not REF_SERVER:
+        pytest.skip("no reference redis-server")
+    return SERVER if kind == "ours" else REF_SERVER
 
 
 def start_pair(server_factory, master_bin=None, replica_bin=None, replica_args=(), master_args=MASTER_ARGS):
@@ -394,3 +410,33 @@ def send_oddly(server):
         got += chunk
     c.close()
     return got, want
+
+
+# --- Sentinel (Debian's redis-sentinel) -----------------------------------------
+
+SENTINEL = shutil.which("redis-sentinel") or "/usr/bin/redis-sentinel"
+SENTINEL_NAME = "mymaster"
+SENTINEL_ERRORS = (redis.ConnectionError, redis.ResponseError)
+
+
+def ask(server, *args):
+    """One command on a fresh connection: the sentinels' CLIENT KILL TYPE
+    normal closes the connections a test keeps."""
+    c = server.client(decode_responses=True)
+    try:
+        return c.execute_command(*args)
+    finally:
+        c.close()
+
+
+def start_sentinel(server_factory, master_port):
+    conf = ("sentinel monitor %s 127.0.0.1 %d 2\n"
+            "sentinel down-after-milliseconds %s 1000\n"
+            "sentinel failover-timeout %s 6000\n"
+            "sentinel parallel-syncs %s 1\n") % ((SENTINEL_NAME, master_port) + (SENTINEL_NAME,) * 3)
+    return server_factory(config_text=conf, binary=SENTINEL)
+
+
+def sentinel_master(sentinel):
+    flat = ask(sentinel, "SENTINEL", "MASTER", SENTINEL_NAME)
+    return dict(zip(flat[::2], flat[1::2]))

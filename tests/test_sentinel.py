@@ -8,43 +8,22 @@ replica with replica-priority 0 is never the one promoted. On ours
 the 0MQ expiry push then runs on the new master only. Under REFERENCE=1 the
 same scenario runs with Redis servers (the push part is ours and skipped).
 """
+import functools
 import os
-import shutil
-import time
 
 import pytest
-import redis
 
-from support import REFERENCE, free_port
+from support import (REFERENCE, SENTINEL, SENTINEL_ERRORS, SENTINEL_NAME, ask, free_port, sentinel_master,
+                     start_sentinel)
+from support import wait_for as support_wait_for
 
-SENTINEL = shutil.which("redis-sentinel") or "/usr/bin/redis-sentinel"
-NAME = "mymaster"
+NAME = SENTINEL_NAME
 
 pytestmark = pytest.mark.skipif(not os.path.exists(SENTINEL), reason="redis-sentinel not installed (deps/install.sh)")
 
 
-def wait_for(cond, timeout=30, what="condition"):
-    deadline = time.time() + timeout
-    last = None
-    while time.time() < deadline:
-        try:
-            v = cond()
-            if v:
-                return v
-        except (redis.ConnectionError, redis.ResponseError) as e:
-            last = e  # a sentinel kills our connections while it reconfigures
-        time.sleep(0.1)
-    raise AssertionError("timed out waiting for %s (%r)" % (what, last))
-
-
-def ask(server, *args):
-    """One command on a fresh connection: the sentinels' CLIENT KILL TYPE
-    normal closes the connections a test keeps."""
-    c = server.client(decode_responses=True)
-    try:
-        return c.execute_command(*args)
-    finally:
-        c.close()
+# A failover takes seconds, and the sentinels close connections on their way.
+wait_for = functools.partial(support_wait_for, timeout=30, retry_on=SENTINEL_ERRORS)
 
 
 def repl(server):
@@ -57,19 +36,6 @@ def start_data_server(server_factory, endpoint):
     if endpoint:
         args += ["--zmq-expiry-endpoint", endpoint]
     return server_factory(*args, config_text="")
-
-
-def start_sentinel(server_factory, master_port):
-    conf = ("sentinel monitor %s 127.0.0.1 %d 2\n"
-            "sentinel down-after-milliseconds %s 1000\n"
-            "sentinel failover-timeout %s 6000\n"
-            "sentinel parallel-syncs %s 1\n") % (NAME, master_port, NAME, NAME, NAME)
-    return server_factory(config_text=conf, binary=SENTINEL)
-
-
-def sentinel_master(sentinel):
-    flat = ask(sentinel, "SENTINEL", "MASTER", NAME)
-    return dict(zip(flat[::2], flat[1::2]))
 
 
 def test_sentinel_failover(server_factory):

@@ -288,6 +288,36 @@ static void dropUselessSnapshot(void) {
     persistKillSaveChild();
 }
 
+/* The address a replica is known by: the one it announced, else its connection's. */
+static void replicaAddr(replicaLink *r, char *ip, size_t len) {
+    if (r->announced_ip[0]) {
+        snprintf(ip, len, "%s", r->announced_ip);
+        return;
+    }
+    snprintf(ip, len, "%s", r->c->addr);
+    char *colon = strrchr(ip, ':');
+    if (colon) *colon = '\0';
+}
+
+/* How logs name a replica, as Redis: its address and announced port. The
+ * address is the socket's peer as it is now: a link already reset has none,
+ * and Redis then names the client by its id. */
+static void replicaName(replicaLink *r, char *buf, size_t len) {
+    char ip[NET_ADDR_STR_LEN];
+    if (r->announced_ip[0]) {
+        snprintf(ip, sizeof(ip), "%s", r->announced_ip);
+    } else if (anetFdToString(r->c->fd, ip, sizeof(ip), 1) == ANET_ERR) {
+        snprintf(buf, len, "client id #%llu", (unsigned long long)r->c->id);
+        return;
+    } else {
+        char *colon = strrchr(ip, ':');
+        if (colon) *colon = '\0';
+    }
+    if (!r->listening_port) snprintf(buf, len, "%s:<unknown-replica-port>", ip);
+    else if (strchr(ip, ':')) snprintf(buf, len, "[%s]:%d", ip, r->listening_port);
+    else snprintf(buf, len, "%s:%d", ip, r->listening_port);
+}
+
 static void freeLink(replicaLink *r) {
     if (r->attached) {
         listNode *ln = listSearchKey(m.replicas, r);
@@ -305,8 +335,18 @@ static void freeLink(replicaLink *r) {
 }
 
 void replMasterClientTeardown(client *c) {
-    if (c->flags & CLIENT_MASTER) replicaClientTeardown(c);
-    else if (c->repl) freeLink(c->repl);
+    if (c->flags & CLIENT_MASTER) {
+        replicaClientTeardown(c);
+        return;
+    }
+    if (!c->repl) return;
+    if ((c->flags & CLIENT_SLAVE) && !(c->flags & CLIENT_MONITOR)) {
+        /* As Redis, for every replica that went (timed out, killed, its link cut). */
+        char name[NET_ADDR_STR_LEN + 32];
+        replicaName(c->repl, name, sizeof(name));
+        serverLog(LL_WARNING, "Connection with replica %s lost.", name);
+    }
+    freeLink(c->repl);
 }
 
 /* Writes straight to the socket, ahead of anything queued: the replies that
@@ -502,7 +542,7 @@ static void readRdbPipe(aeEventLoop *el, int fd, void *privdata, int mask) {
     listNode *ln;
     listRewind(m.replicas, &li);
     while ((ln = listNext(&li))) up += takesPipe(listNodeValue(ln));
-    serverLog(LL_NOTICE, "Diskless rdb transfer, done reading from pipe, %d replicas still up.", up);
+    serverLog(LL_WARNING, "Diskless rdb transfer, done reading from pipe, %d replicas still up.", up);
     aeDeleteFileEvent(server.el, m.pipefd, AE_READABLE);
     close(m.pipefd);
     m.pipefd = -1;
@@ -548,26 +588,6 @@ static void resumePipe(void) {
         serverLog(LL_WARNING, "Can't watch the diskless transfer's pipe");
 }
 
-/* The address a replica is known by: the one it announced, else its connection's. */
-static void replicaAddr(replicaLink *r, char *ip, size_t len) {
-    if (r->announced_ip[0]) {
-        snprintf(ip, len, "%s", r->announced_ip);
-        return;
-    }
-    snprintf(ip, len, "%s", r->c->addr);
-    char *colon = strrchr(ip, ':');
-    if (colon) *colon = '\0';
-}
-
-/* How logs name a replica, as Redis: its address and announced port. */
-static void replicaName(replicaLink *r, char *buf, size_t len) {
-    char ip[NET_ADDR_STR_LEN];
-    replicaAddr(r, ip, sizeof(ip));
-    if (!r->listening_port) snprintf(buf, len, "%s:<unknown-replica-port>", ip);
-    else if (strchr(ip, ':')) snprintf(buf, len, "[%s]:%d", ip, r->listening_port);
-    else snprintf(buf, len, "%s:%d", ip, r->listening_port);
-}
-
 static void attachReplica(client *c, replicaLink *r) {
     c->flags |= CLIENT_SLAVE;
     r->attached = 1;
@@ -579,13 +599,32 @@ static int tryPartialResync(client *c, replicaLink *r) {
     const char *id = c->argv[1]->ptr;
     long long off;
     if (getLongLongFromObject(c->argv[2], &off) != C_OK) return C_ERR;
+    char name[NET_ADDR_STR_LEN + 32];
+    replicaName(r, name, sizeof(name));
+    /* Why not, in Redis's words: a replica that comes back after a cut
+     * tells from these whether its history or our backlog was the cause. */
     if (strcasecmp(id, replId.replid) && (strcasecmp(id, replId.replid2) || off > replId.second_offset)) {
-        if (strcmp(id, "?")) server.stat_sync_partial_err++;
+        if (!strcmp(id, "?")) {
+            serverLog(LL_NOTICE, "Full resync requested by replica %s", name);
+            return C_ERR;
+        }
+        server.stat_sync_partial_err++;
+        if (strcasecmp(id, replId.replid) && strcasecmp(id, replId.replid2))
+            serverLog(LL_NOTICE, "Partial resynchronization not accepted: Replication ID mismatch (Replica asked "
+                      "for '%s', my replication IDs are '%s' and '%s')", id, replId.replid, replId.replid2);
+        else
+            serverLog(LL_NOTICE, "Partial resynchronization not accepted: Requested offset for second ID was %lld, "
+                      "but I can reply up to %lld", off, replId.second_offset);
         return C_ERR;
     }
     long long first = replBufFirstOffset();
     if (!replBufActive() || off < first || off > first + replBufHistlen()) {
         server.stat_sync_partial_err++;
+        serverLog(LL_NOTICE, "Unable to partial resync with replica %s for lack of backlog (Replica request was: "
+                  "%lld).", name, off);
+        if (off > replId.offset)
+            serverLog(LL_WARNING, "Warning: replica %s tried to PSYNC with an offset that is greater than the master "
+                      "replication offset.", name);
         return C_ERR;
     }
     attachReplica(c, r);
@@ -603,7 +642,8 @@ static int tryPartialResync(client *c, replicaLink *r) {
     replBufRefClientAt(c, off);
     clientScheduleWrite(c);
     server.stat_sync_partial_ok++;
-    serverLog(LL_NOTICE, "Partial resynchronization request from %s accepted.", c->addr);
+    serverLog(LL_NOTICE, "Partial resynchronization request from %s accepted. Sending %lld bytes of backlog starting "
+              "from offset %lld.", name, first + (long long)replBufHistlen() - off, off);
     return C_OK;
 }
 
@@ -670,12 +710,6 @@ void syncCommand(client *c) {
             serverLog(LL_WARNING, "Replica %s asks for synchronization but with a wrong offset", name);
             return;
         }
-        if (first && !replBufActive() && !server.masterhost_set) {
-            /* A new history starts with the first replica (as Redis). */
-            replChangeId();
-            replClearId2();
-            replEnsureBacklog();
-        }
         if (tryPartialResync(c, r) == C_OK) return;
     } else {
         r->pre_psync = 1;
@@ -685,11 +719,15 @@ void syncCommand(client *c) {
     r->state = R_WAIT_BGSAVE_START;
     c->flags |= CLIENT_REPL_HOLD;
     if (first && !replBufActive()) {
+        /* A new history starts with the first replica (as Redis): with no
+         * backlog no PSYNC could continue the old one (tryPartialResync said why). */
         if (!server.masterhost_set) {
             replChangeId();
             replClearId2();
         }
         replEnsureBacklog();
+        serverLog(LL_NOTICE, "Replication backlog created, my new replication IDs are '%s' and '%s'", replId.replid,
+                  replId.replid2);
     }
     if (persistSaveChildActive()) {
         attachToRunningBgsave(r);
@@ -720,7 +758,9 @@ static void replicaOnline(replicaLink *r) {
     if (r->wait_ack) return;
     r->c->flags &= ~CLIENT_REPL_HOLD;
     if (clientHasPendingReplies(r->c)) clientScheduleWrite(r->c);
-    serverLog(LL_NOTICE, "Synchronization with replica %s succeeded", r->c->addr);
+    char name[NET_ADDR_STR_LEN + 32];
+    replicaName(r, name, sizeof(name));
+    serverLog(LL_NOTICE, "Synchronization with replica %s succeeded", name);
 }
 
 static void sendBulkToReplica(aeEventLoop *el, int fd, void *privdata, int mask) {
@@ -816,6 +856,10 @@ static void finishDisklessTransfer(void) {
         }
         /* Bytes after the mark would be read as part of the RDB: as Redis,
          * the stream follows the ACK the replica sends once loaded. */
+        char name[NET_ADDR_STR_LEN + 32];
+        replicaName(r, name, sizeof(name));
+        serverLog(LL_NOTICE, "Streamed RDB transfer with replica %s succeeded (socket). Waiting for REPLCONF ACK "
+                  "from slave to enable streaming", name);
         r->wait_ack = !r->early_ack;
         replicaOnline(r);
     }
@@ -934,12 +978,14 @@ void replMasterCron(void) {
         feedPing();
     listIter li;
     listNode *ln;
+    char name[NET_ADDR_STR_LEN + 32];
     listRewind(m.replicas, &li);
     while ((ln = listNext(&li))) {
         replicaLink *r = listNodeValue(ln);
         if (r->state == R_SEND_BULK && r->diskless && !(r->c->flags & CLIENT_CLOSE_ASAP) &&
             server.unixtime - r->last_io > server.repl_timeout) {
-            serverLog(LL_WARNING, "Disconnecting timedout replica (full sync): %s", r->c->addr);
+            replicaName(r, name, sizeof(name));
+            serverLog(LL_WARNING, "Disconnecting timedout replica (full sync): %s", name);
             freeClientAsync(r->c);
             continue;
         }
@@ -950,10 +996,12 @@ void replMasterCron(void) {
             continue;
         }
         if (r->state != R_ONLINE || r->pre_psync) continue;
-        /* ACKs, or the newlines a replica sends while it loads our snapshot. */
-        time_t heard = r->ack_time > r->c->lastinteraction ? r->ack_time : r->c->lastinteraction;
+        /* ACKs, or the newlines a replica sends while it loads our snapshot;
+         * not what we write (a cut link takes writes until its buffers fill). */
+        time_t heard = r->ack_time > r->c->lastread ? r->ack_time : r->c->lastread;
         if (server.unixtime - heard > server.repl_timeout) {
-            serverLog(LL_WARNING, "Disconnecting timedout replica (streaming sync): %s", r->c->addr);
+            replicaName(r, name, sizeof(name));
+            serverLog(LL_WARNING, "Disconnecting timedout replica (streaming sync): %s", name);
             freeClientAsync(r->c);
         }
     }

@@ -64,6 +64,10 @@ static struct {
     time_t last_ack;
     int have_loaded_rsi;    /* the last RDB loaded said where it stands in a master's stream */
     rdbReplInfo loaded_rsi;
+    /* A link just lost or timed out: reconnect before the loop sleeps, not a
+     * cron tick later (as Redis: the backlog may be recycled meanwhile);
+     * the line to log, or NULL. */
+    const char *reconnect;
 } rp = {.fd = -1, .tmpfd = -1};
 
 int replicaLinkEstablished(void) { return rp.state == RS_CONNECTED; }
@@ -136,6 +140,12 @@ static void readPsyncReply(aeEventLoop *el, int fd, void *privdata, int mask);
 static int readLine(int fd);
 
 /* A failover handing us over to our replica (failover.c) ends with the link. */
+/* A transfer that failed: as Redis, a new attempt starts at once. */
+static void transferFailed(void) {
+    cancelHandshake();
+    rp.reconnect = "Reconnecting to MASTER %s:%d after failure";
+}
+
 static void handshakeFailed(void) {
     cancelHandshake();
     failoverPsyncAnswered(0);
@@ -200,7 +210,8 @@ static void readHandshakeReply(aeEventLoop *el, int fd, void *privdata, int mask
         int r = readLine(fd);
         if (r == 0) return;
         if (r < 0) {
-            serverLog(LL_WARNING, "Master closed the connection during the handshake");
+            serverLog(LL_WARNING, "Failed to read response from the server: %s", strerror(errno));
+            serverLog(LL_WARNING, "Master did not respond to command during SYNC handshake");
             handshakeFailed();
             return;
         }
@@ -257,7 +268,9 @@ static void handshake(aeEventLoop *el, int fd, void *privdata, int mask) {
         handshakeFailed();
 }
 
-static void connectWithMaster(void) {
+/* how: the line logged, with the master's host and port. */
+static void connectWithMaster(const char *how) {
+    rp.reconnect = NULL;
     char err[ANET_ERR_LEN];
     const char *src = server.bind_source_addr && server.bind_source_addr[0] ? server.bind_source_addr : NULL;
     int fd = anetTcpNonBlockConnect(err, rp.host, rp.port, src);
@@ -273,7 +286,7 @@ static void connectWithMaster(void) {
     rp.fd = fd;
     rp.state = RS_CONNECTING;
     rp.lastio = server.unixtime;
-    serverLog(LL_NOTICE, "Connecting to MASTER %s:%d", rp.host, rp.port);
+    serverLog(LL_NOTICE, how, rp.host, rp.port);
     serverLog(LL_NOTICE, "MASTER <-> REPLICA sync started");
 }
 
@@ -306,12 +319,11 @@ static void readFromMaster(aeEventLoop *el, int fd, void *privdata, int mask) {
     ssize_t n = read(fd, c->querybuf + qblen, PROTO_IOBUF_LEN);
     if (n == -1 && (errno == EAGAIN || errno == EINTR)) return;
     if (n <= 0) {
-        serverLog(LL_NOTICE, "Connection with master lost.");
-        freeClient(c);
+        freeClient(c); /* its teardown logs the loss */
         return;
     }
     sdsincrlen(c->querybuf, n);
-    c->lastinteraction = server.unixtime;
+    c->lastinteraction = c->lastread = server.unixtime;
     c->net_input_bytes += n;
     server.stat_net_repl_input_bytes += n;
     processInputBuffer(c);
@@ -410,6 +422,7 @@ static void flushOldData(void) {
 static void loadBegin(int swapdb, int async) {
     ld.async = async;
     ld.last_newline = 0;
+    if (!async && rp.cached) serverLog(LL_NOTICE, "Discarding previously cached master state.");
     if (swapdb) {
         ld.old = dbBackupAll();
         ld.old_functions = functionsSetAside(NULL);
@@ -459,7 +472,7 @@ static void transferDone(void) {
     if (rename(rp.tmpfile, server.dbfilename) == -1) {
         serverLog(LL_WARNING, "Failed trying to rename the temp DB into %s in MASTER <-> REPLICA synchronization: %s",
                   server.dbfilename, strerror(errno));
-        cancelHandshake();
+        transferFailed();
         return;
     }
     loadBegin(0, 0);
@@ -468,7 +481,7 @@ static void transferDone(void) {
     loadEnd(ok);
     if (!ok) {
         serverLog(LL_WARNING, "Failed trying to load the MASTER synchronization DB from disk");
-        cancelHandshake();
+        transferFailed();
     }
     if (persistDeleteSyncFiles()) {
         serverLog(LL_NOTICE, "Removing the RDB file obtained from the master. This replica has persistence disabled");
@@ -524,7 +537,7 @@ static void loadFromSocket(int fd) {
     if (!ok) {
         serverLog(LL_WARNING, "Failed trying to load the MASTER synchronization DB from socket, check server logs.");
         sdsfree(left);
-        cancelHandshake();
+        transferFailed();
         return;
     }
     if (async) replDisconnectReplicas();
@@ -538,6 +551,7 @@ static int readLine(int fd) {
     for (;;) {
         ssize_t n = read(fd, &ch, 1);
         if (n == -1 && (errno == EAGAIN || errno == EINTR)) return 0;
+        if (n == 0) errno = 0; /* closed: no error to tell (Redis says "Success") */
         if (n <= 0) return -1;
         rp.lastio = server.unixtime;
         if (ch == '\n') break;
@@ -554,13 +568,13 @@ static void readSyncBulkPayload(aeEventLoop *el, int fd, void *privdata, int mas
         if (r == 0) return;
         if (r < 0) {
             serverLog(LL_WARNING, "I/O error reading bulk count from MASTER");
-            cancelHandshake();
+            transferFailed();
             return;
         }
         if (sdslen(rp.line) == 0) return; /* a keepalive newline while the master saves */
         if (rp.line[0] != '$') {
             serverLog(LL_WARNING, "Bad protocol from MASTER, the first byte is not '$': %s", rp.line);
-            cancelHandshake();
+            transferFailed();
             return;
         }
         if (!strncmp(rp.line + 1, "EOF:", 4) && sdslen(rp.line) >= 5 + sizeof(rp.eofmark)) {
@@ -585,14 +599,14 @@ static void readSyncBulkPayload(aeEventLoop *el, int fd, void *privdata, int mas
     if (n == -1 && (errno == EAGAIN || errno == EINTR)) return;
     if (want && n <= 0) {
         serverLog(LL_WARNING, "I/O error trying to sync with MASTER: %s", n ? strerror(errno) : "connection lost");
-        cancelHandshake();
+        transferFailed();
         return;
     }
     server.stat_net_repl_input_bytes += n;
     rp.lastio = server.unixtime;
     if (write(rp.tmpfd, buf, n) != n) {
         serverLog(LL_WARNING, "Write error or short write writing to the DB dump file needed for MASTER <-> REPLICA synchronization: %s", strerror(errno));
-        cancelHandshake();
+        transferFailed();
         return;
     }
     rp.read += n;
@@ -613,8 +627,10 @@ static void readSyncBulkPayload(aeEventLoop *el, int fd, void *privdata, int mas
 
 static void continueWith(const char *newid) {
     aeDeleteFileEvent(server.el, rp.fd, AE_READABLE);
+    serverLog(LL_NOTICE, "Successful partial resynchronization with master.");
     if (newid && strlen(newid) == REPL_ID_LEN && strcmp(newid, rp.cached_replid)) {
         /* The master switched history: ours is the secondary one now. */
+        serverLog(LL_WARNING, "Master replication ID changed to %s", newid);
         memcpy(replId.replid2, rp.cached_replid, sizeof(replId.replid2));
         replId.second_offset = rp.cached_offset + 1;
         memcpy(replId.replid, newid, sizeof(replId.replid));
@@ -686,6 +702,9 @@ static void readPsyncReply(aeEventLoop *el, int fd, void *privdata, int mask) {
 
 void replicaClientTeardown(client *c) {
     if (c != rp.master) return;
+    serverLog(LL_WARNING, "Connection with master lost.");
+    serverLog(LL_NOTICE, "Caching the disconnected master state.");
+    rp.reconnect = "Reconnecting to MASTER %s:%d";
     /* Keep where we are, to continue with PSYNC. */
     rp.cached = 1;
     memcpy(rp.cached_replid, replId.replid, sizeof(rp.cached_replid));
@@ -730,17 +749,20 @@ void replicaSetMaster(const char *host, int port) {
      * replication ID) disconnects them then. */
     if (was_master) {
         /* The new master may continue our own history (a demoted master). */
+        serverLog(LL_NOTICE, "Before turning into a replica, using my own master parameters to synthesize a cached "
+                  "master: I may be able to synchronize with the new master with just a partial transfer.");
         rp.cached = 1;
         memcpy(rp.cached_replid, replId.replid, sizeof(rp.cached_replid));
         rp.cached_offset = replId.offset;
         rp.cached_db = 0;
     }
     rp.state = RS_CONNECT;
-    connectWithMaster();
+    connectWithMaster("Connecting to MASTER %s:%d");
 }
 
 void replicaUnsetMaster(void) {
     if (rp.master) freeClient(rp.master);
+    rp.reconnect = NULL;
     cancelHandshake();
     zfree(rp.host);
     rp.host = NULL;
@@ -797,18 +819,23 @@ void replicaCron(void) {
     if (rp.state == RS_CONNECT) {
         if (server.unixtime != last_attempt) {
             last_attempt = server.unixtime;
-            connectWithMaster();
+            connectWithMaster("Connecting to MASTER %s:%d");
         }
         return;
     }
     if (rp.state != RS_CONNECTED) {
         if (server.unixtime - rp.lastio > server.repl_timeout) {
-            serverLog(LL_WARNING, "Timeout connecting to the MASTER...");
+            if (rp.state == RS_TRANSFER)
+                serverLog(LL_WARNING, "Timeout receiving bulk data from MASTER... If the problem persists try to set "
+                                      "the 'repl-timeout' parameter in redis.conf to a larger value.");
+            else
+                serverLog(LL_WARNING, "Timeout connecting to the MASTER...");
             handshakeFailed();
+            rp.reconnect = "Reconnecting to MASTER %s:%d after failure";
         }
         return;
     }
-    if (server.unixtime - rp.master->lastinteraction > server.repl_timeout) {
+    if (server.unixtime - rp.master->lastread > server.repl_timeout) {
         serverLog(LL_WARNING, "MASTER timeout: no data nor PING received...");
         freeClient(rp.master);
         return;
@@ -830,7 +857,7 @@ sds replicaInfo(sds info) {
                         "master_host:%s\r\nmaster_port:%d\r\nmaster_link_status:%s\r\nmaster_last_io_seconds_ago:%d\r\n"
                         "master_sync_in_progress:%d\r\nslave_read_repl_offset:%lld\r\nslave_repl_offset:%lld\r\n",
                         rp.host, rp.port, rp.state == RS_CONNECTED ? "up" : "down",
-                        rp.master ? (int)(server.unixtime - rp.master->lastinteraction) : -1, rp.state == RS_TRANSFER,
+                        rp.master ? (int)(server.unixtime - rp.master->lastread) : -1, rp.state == RS_TRANSFER,
                         read_off, off);
     if (rp.state == RS_TRANSFER) {
         long long size = rp.size < 0 ? 0 : rp.size;
@@ -892,7 +919,13 @@ static sds getReplicaofDirective(void) {
     return sdscatprintf(sdsempty(), "%s %d", rp.host, rp.port);
 }
 
+static void reconnectBeforeSleep(void) {
+    if (rp.reconnect && server.masterhost_set && rp.state == RS_CONNECT) connectWithMaster(rp.reconnect);
+    rp.reconnect = NULL;
+}
+
 void replicaInit(void) {
+    serverAddBeforeSleepTask(reconnectBeforeSleep);
     configSetSpecialHandlers("replicaof", setReplicaofDirective, getReplicaofDirective);
     serverSetMasterStreamSink(masterStreamRan);
 }

@@ -53,7 +53,7 @@ client *createClient(int fd) {
     c->bulklen = -1;
     c->raw_start = -1;
     c->reply = listCreate();
-    c->ctime = c->lastinteraction = server.unixtime;
+    c->ctime = c->lastinteraction = c->lastread = server.unixtime;
     /* Fake clients (fd -1) have no user: they may run anything. */
     if (fd != -1) accessSetDefaultUser(c);
     else c->authenticated = 1;
@@ -731,7 +731,7 @@ static void readQueryFromClient(aeEventLoop *el, int fd, void *privdata, int mas
         return;
     }
     sdsincrlen(c->querybuf, nread);
-    c->lastinteraction = server.unixtime;
+    c->lastinteraction = c->lastread = server.unixtime;
     c->net_input_bytes += nread;
     server.stat_net_input_bytes += nread;
     if (sdslen(c->querybuf) > server.client_max_querybuf_len) {

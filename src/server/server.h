@@ -245,7 +245,8 @@ struct client {
     size_t ref_block_pos;
     size_t sentlen;
     time_t ctime;
-    time_t lastinteraction;
+    time_t lastinteraction; /* read from or written to */
+    time_t lastread; /* bytes last came from it: a replica's ACKs and keep-alive newlines (repl/'s timeout) */
     time_t obuf_soft_limit_reached_time;
     int authenticated;
     struct user *user; /* NULL: fake clients (scripts, AOF), which may run anything */
