@@ -1452,3 +1452,64 @@ def test_ack_c_consumer_forgets_oldest_beyond_its_bound(ack_pair, tmp_path):
     # 300 lines, then one for the forgotten one re-sent; the one after it
     # (seqs[-8]) had become the oldest of 8 and was pushed out by it.
     assert out.decode().count("\n") == 302 and err == b""
+
+
+# --- the consumers in ack mode, against the server ---------------------------
+
+@pytest.mark.parametrize("client", ["c", "perl"])
+def test_ack_consumers_against_the_server(server_factory, client):
+    s, r, eps = start_ack(server_factory, "--zmq-expiry-types", ALL_TYPES)
+    produce_for_utils(r)  # held until a consumer acknowledges them
+    proc = subprocess.run(util_cmd(client) + ["--ack", "-n", str(len(EXPECTED_LINES))] + eps,
+                          capture_output=True, timeout=30)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.decode().splitlines() == EXPECTED_LINES
+    wait_for(lambda: info(r)["expiry_push_unacked_messages"] == 0, what="every message acknowledged")
+    assert info(r)["expiry_push_acked"] == len(EXPECTED_LINES)
+
+
+@pytest.mark.parametrize("client", ["c", "python"])
+def test_ack_consumer_killed_mid_burst_loses_nothing(server_factory, tmp_path, client):
+    # A consumer is killed (kill -9) while 3000 keys expire; a second one
+    # started after it gets what the first had not acknowledged: together
+    # they stored every key, the server holds nothing more.
+    s, r, eps = start_ack(server_factory, "--zmq-expiry-ack-timeout", "500")
+    r.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "1")
+    n = 3000
+    outs = [tmp_path / "first.out", tmp_path / "second.out"]
+    second = None
+    cmd = util_cmd(client) + ([] if client == "python" else ["--ack"])  # the example is ack mode only
+    with open(outs[0], "wb") as out:
+        first = subprocess.Popen(cmd + ["-w", "50"] + eps, stdout=out, stderr=subprocess.PIPE)
+    try:
+        wait_for(lambda: info(r)["expiry_push_consumers"] == 1, what="the first consumer")
+        pipe = r.pipeline(transaction=False)
+        for i in range(n):
+            pipe.set("burst:%d" % i, "v%d" % i, px=50)
+        pipe.execute()
+        wait_for(lambda: info(r)["expiry_push_acked"] >= 300, what="the first consumer's progress")
+        first.kill()
+        first.wait()
+        assert info(r)["expiry_push_acked"] < n  # killed mid-burst
+        with open(outs[1], "wb") as out:
+            second = subprocess.Popen(cmd + eps, stdout=out, stderr=subprocess.PIPE)
+        wait_for(lambda: info(r)["expiry_push_unacked_messages"] == 0 and info(r)["expiry_push_acked"] >= n,
+                 timeout=20, what="everything acknowledged")
+        second.terminate()
+        second.wait()
+    finally:
+        for p in (first, second):
+            if p is None:
+                continue
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+            p.stderr.close()
+    stored = set()
+    for path in outs:
+        for line in path.read_bytes().decode().splitlines():
+            key = json.loads(line)["key"] if client == "python" else line.split('key="', 1)[1].split('"', 1)[0]
+            stored.add(key)
+    assert stored == {"burst:%d" % i for i in range(n)}
+    st = info(r)
+    assert st["expiry_push_dropped"] == 0 and st["expiry_push_resent"] > 0

@@ -276,7 +276,10 @@ def test_a_master_killed_in_a_full_sync_comes_back_from_its_aof(server_factory, 
     got = m.mget(["w:%d" % n for n in acked])
     assert [n for n, v in zip(acked, got) if v != str(n)] == []
     assert m.get("bulk:19999") == "x" * 100
-    wait_for(lambda: link_up(r), timeout=20, what="the replica to sync with the restarted master")
+    # Synced with the restarted master, not still up with the old one (the
+    # replica may not have seen the kill yet): same replication ID.
+    wait_for(lambda: link_up(r) and info(r)["master_replid"] == info(m)["master_replid"], timeout=20,
+             what="the replica to sync with the restarted master")
     same_data(m, r, m.dbsize())
 
 
