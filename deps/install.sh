@@ -3,7 +3,7 @@
 # need, and only those that are missing. Runs apt-get as root (or via sudo).
 set -e
 PKGS="build-essential pkg-config libzmq3-dev liblua5.1-0-dev libjemalloc-dev liblzf-dev libmd-dev
-clang libclang-rt-14-dev lua-cjson-dev lua-bitop-dev libzmq-ffi-perl python3-pytest python3-redis python3-zmq redis-server redis-tools
+clang libclang-rt-14-dev lua-cjson-dev lua-bitop-dev libzmq-ffi-perl python3-pytest python3-pytest-xdist python3-redis python3-zmq redis-server redis-tools
 redis-sentinel nodejs node-redis python3-kombu python3-rq tcl"
 missing=""
 for p in $PKGS; do

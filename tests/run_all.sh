@@ -59,7 +59,15 @@ if ls build/fuzz/fuzz_* >/dev/null 2>&1; then
 fi
 
 # --- integration tests ---
-"$PYTHON" -m pytest -q -rfE --junitxml="$tmp/junit.xml" tests
+# Two workers (PYTEST_JOBS; pytest-xdist, Debian's python3-pytest-xdist): most
+# tests wait on servers, timers and links rather than compute, and each has
+# its own server, port and directory, so the run takes about 60% of the time
+# it takes in one process (7.4 against 12.4 minutes here).
+jobs=""
+if [ "${PYTEST_JOBS:-2}" -gt 1 ] && "$PYTHON" -c "import xdist" 2>/dev/null; then
+    jobs="-n ${PYTEST_JOBS:-2}"
+fi
+"$PYTHON" -m pytest -q -rfE $jobs --junitxml="$tmp/junit.xml" tests
 pytest_rc=$?
 
 # Count tests from the JUnit XML: a test with a <failure> or <error> is failed,
