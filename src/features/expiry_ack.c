@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/ae.h"
 #include "core/clock.h"
 #include "core/numparse.h"
 #include "core/zmalloc.h"
@@ -277,11 +278,46 @@ static void readConsumers(void) {
     }
 }
 
+/* At most this many rounds of reading and sending in one go; then a timer
+ * comes back for the rest (consumers acknowledging as fast as the server
+ * sends would keep it here otherwise). */
+#define SERVICE_ROUNDS 256
+
+static long long service_timer = -1;
+static void serviceSocket(void);
+
+static long long serviceTimer(aeEventLoop *el, long long id, void *data) {
+    (void)el, (void)id, (void)data;
+    service_timer = -1;
+    serviceSocket();
+    return AE_NOMORE;
+}
+
+/* Sends what consumers have room for and reads what they said, until 0MQ
+ * has nothing left to read. The socket's fd is edge-triggered and any 0MQ
+ * call (a send among them) may consume its edge: only a ZMQ_EVENTS check
+ * that finds nothing to read re-arms it, so every path that calls 0MQ ends
+ * here. */
+static void serviceSocket(void) {
+    if (!ack.sock) return;
+    for (int round = 0; round < SERVICE_ROUNDS; round++) {
+        dispatch();
+        int events = 0;
+        size_t len = sizeof(events);
+        if (zmqlib.getsockopt(ack.sock, ZMQ_EVENTS, &events, &len) == -1 || !(events & ZMQ_POLLIN)) return;
+        readConsumers();
+    }
+    if (service_timer == -1) service_timer = aeCreateTimeEvent(server.el, 0, serviceTimer, NULL);
+}
+
 /* ------------------------------------------------------------- interface */
 
 void expiryAckSetSocket(void *sock) {
-    if (!sock)
+    if (!sock) {
         while (ack.ncons) dropConsumer(0, "is forgotten with the socket"); /* a new socket knows none of them */
+        if (service_timer != -1) aeDeleteTimeEvent(server.el, service_timer);
+        service_timer = -1;
+    }
     ack.sock = sock;
 }
 
@@ -297,22 +333,11 @@ int expiryAckOffer(const unsigned char *frames, size_t keyframe_len, size_t valf
     queuePush(&ack.unsent, m);
     ack.held++;
     ack.held_bytes += total;
-    dispatch();
+    serviceSocket();
     return 0;
 }
 
-void expiryAckSocketEvent(void) {
-    if (!ack.sock) return;
-    /* The fd is edge-triggered: read until ZMQ_EVENTS says nothing is left,
-     * which is also what re-arms it. */
-    for (;;) {
-        int events = 0;
-        size_t len = sizeof(events);
-        if (zmqlib.getsockopt(ack.sock, ZMQ_EVENTS, &events, &len) == -1 || !(events & ZMQ_POLLIN)) break;
-        readConsumers();
-    }
-    dispatch();
-}
+void expiryAckSocketEvent(void) { serviceSocket(); }
 
 void expiryAckCron(void) {
     if (!ack.sock) return;
@@ -322,7 +347,7 @@ void expiryAckCron(void) {
         if (c->inflight.len && now - c->heard_ms > server.zmq_ack_timeout) dropConsumer(i, "did not acknowledge in time");
         else i++;
     }
-    dispatch();
+    serviceSocket();
 }
 
 unsigned long long expiryAckDiscard(void) {
