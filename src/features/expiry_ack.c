@@ -333,7 +333,11 @@ int expiryAckOffer(const unsigned char *frames, size_t keyframe_len, size_t valf
     queuePush(&ack.unsent, m);
     ack.held++;
     ack.held_bytes += total;
-    serviceSocket();
+    /* Sent now if there is room; what consumers said meanwhile is read once
+     * this turn of the event loop is over, not after every message of a
+     * mass expiry (a ZMQ_EVENTS check costs as much as a send). */
+    dispatch();
+    if (ack.sock && service_timer == -1) service_timer = aeCreateTimeEvent(server.el, 0, serviceTimer, NULL);
     return 0;
 }
 
