@@ -237,9 +237,16 @@ def test_a_killed_replica_has_lost_its_link_when_kill_answers(server_factory):
         # still be reaping the snapshot child (the replica's connection is
         # protected until then, in Redis too): kill it once it is online.
         wait_for(lambda: m.info("replication").get("slave0", {}).get("state") == "online", what="replica online")
+        resyncs = m.info("stats")["sync_partial_ok"]
         p = m.pipeline(transaction=True)
         p.execute_command("CLIENT", "KILL", "TYPE", "replica")
         p.set("k", "v")
         p.execute()
-        assert info(r)["master_link_status"] == "down"
+        # A replica reconnects at once when its link drops (7.0 does not wait
+        # for its cron): on a loaded machine it may be back, through a new
+        # partial resync, before this INFO is read. Either way the kill has
+        # taken effect already; a kill put off after the reply would show an
+        # unbroken link.
+        st = info(r)
+        assert st["master_link_status"] == "down" or m.info("stats")["sync_partial_ok"] > resyncs, st
         wait_for(lambda: info(r)["master_link_status"] == "up", what="link up again")
