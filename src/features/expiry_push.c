@@ -53,7 +53,6 @@
 #define WIRE_SET 3
 #define WIRE_ZSET 4
 
-#define HEADER_FRAME_LEN EXPIRY_HEADER_FRAME_LEN
 /* The serialization buffer is kept between messages unless it grew past this. */
 #define SCRATCH_KEEP_BYTES (1024 * 1024)
 /* After we unbind an endpoint, 0MQ closes its listener asynchronously; binding
@@ -209,7 +208,7 @@ static int serializeMessage(int dbid, robj *key, robj *val, size_t *keyframe_len
     header[1] = (uint16_t)type;
     memcpy(push.buf, header, sizeof(header));
     *keyframe_len = 4 + klen;
-    *valframe_len = push.len - HEADER_FRAME_LEN - *keyframe_len;
+    *valframe_len = push.len - EXPIRY_HEADER_FRAME_LEN - *keyframe_len;
     return 0;
 }
 
@@ -224,18 +223,18 @@ static int serializeMessage(int dbid, robj *key, robj *val, size_t *keyframe_len
  * EAGAIN) when the peer's pipe died mid-message: 0MQ then rolls the partial
  * message back, so the whole message is retried. */
 static int sendFrames(const unsigned char *data, size_t keyframe_len, size_t valframe_len) {
-    if (zmqlib.send(push.sock, data, HEADER_FRAME_LEN, ZMQ_SNDMORE | ZMQ_DONTWAIT) == -1) {
+    if (zmqlib.send(push.sock, data, EXPIRY_HEADER_FRAME_LEN, ZMQ_SNDMORE | ZMQ_DONTWAIT) == -1) {
         if (errno == EAGAIN) return SEND_AGAIN;
         goto failed;
     }
-    if (zmqlib.send(push.sock, data + HEADER_FRAME_LEN, keyframe_len, ZMQ_SNDMORE | ZMQ_DONTWAIT) == -1 ||
-        zmqlib.send(push.sock, data + HEADER_FRAME_LEN + keyframe_len, valframe_len, ZMQ_DONTWAIT) == -1) {
+    if (zmqlib.send(push.sock, data + EXPIRY_HEADER_FRAME_LEN, keyframe_len, ZMQ_SNDMORE | ZMQ_DONTWAIT) == -1 ||
+        zmqlib.send(push.sock, data + EXPIRY_HEADER_FRAME_LEN + keyframe_len, valframe_len, ZMQ_DONTWAIT) == -1) {
         if (errno == EAGAIN || errno == EFAULT) return SEND_AGAIN;
         goto failed;
     }
     push.sent_msgs++;
     push.fed_turn = aeTurnStartUs(server.el);
-    push.sent_bytes += HEADER_FRAME_LEN + keyframe_len + valframe_len;
+    push.sent_bytes += EXPIRY_HEADER_FRAME_LEN + keyframe_len + valframe_len;
     return SEND_OK;
 failed:
     setLastError("zmq_send: %s", zmqlib.strerror(errno));
@@ -271,7 +270,7 @@ static void freeHead(void) {
     push.head = m->next;
     if (!push.head) push.tail = NULL;
     push.backlog_msgs--;
-    push.backlog_bytes -= HEADER_FRAME_LEN + m->keyframe_len + m->valframe_len;
+    push.backlog_bytes -= EXPIRY_HEADER_FRAME_LEN + m->keyframe_len + m->valframe_len;
     zfree(m);
 }
 
