@@ -16,6 +16,7 @@
 #include "acl/acl.h"
 #include "commands/table.h"
 #include "features/expiry_push.h"
+#include "features/expiry_spool.h"
 #include "features/info.h"
 #include "features/ldb.h"
 #include "features/latency.h"
@@ -79,11 +80,13 @@ static void wireModules(void) {
     serverSetLatencySampler(latencyAddSampleIfNeeded);
 
     serverAddCronTask(infoCron);
+    serverAddCronTask(spoolCron); /* the spool is written before the AOF, in the cron as before sleeping */
     serverAddCronTask(persistCron);
     serverAddCronTask(ldbCron);
     serverAddCronTask(trackingCron);
     serverAddCronTask(expiryPushCron);
     serverAddBeforeSleepTask(trackingBeforeSleep);
+    serverAddBeforeSleepTask(spoolBeforeSleep); /* an expired key's message before its DEL reaches the AOF */
     serverAddBeforeSleepTask(persistBeforeSleep);
 
     serverAddClientTeardown(pubsubClientTeardown);

@@ -161,6 +161,10 @@ def tcp_endpoint():
     return "tcp://127.0.0.1:%d" % free_port()
 
 
+# The disk spool off: what the memory backlog cannot take is dropped and counted.
+NO_SPOOL = ("--zmq-expiry-spool-max-bytes", "0")
+
+
 def start(server_factory, *args, endpoints=None, types=None):
     """A server pushing to the given endpoints (one fresh tcp endpoint by
     default), with DEBUG enabled. Returns (server, client, endpoints)."""
@@ -656,7 +660,8 @@ def test_config_file_and_config_get(server_factory, zctx):
     cfg = r.config_get("zmq-expiry-*")
     assert cfg == {"zmq-expiry-endpoint": "%s %s" % (a, b), "zmq-expiry-hwm": "10",
                    "zmq-expiry-backlog": "1048576", "zmq-expiry-types": "string,hash,zset",
-                   "zmq-expiry-ack": "no", "zmq-expiry-ack-timeout": "30000"}
+                   "zmq-expiry-ack": "no", "zmq-expiry-ack-timeout": "30000",
+                   "zmq-expiry-spool-max-bytes": "1073741824"}
     r.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "0")
     consumer = zctx.consumer(b)
     r.zadd("z", {"m": 2})
@@ -702,7 +707,7 @@ def test_no_consumer_then_backlog_delivered_in_order(server_factory, zctx):
 
 
 def test_backlog_overflow_dropped_and_counted(server_factory, zctx):
-    s, r, eps = start(server_factory, "--zmq-expiry-backlog", "1000")
+    s, r, eps = start(server_factory, "--zmq-expiry-backlog", "1000", *NO_SPOOL)
     r.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "0")
     expected = []
     for i in range(100):
@@ -731,7 +736,7 @@ def test_backlog_overflow_dropped_and_counted(server_factory, zctx):
 
 
 def test_backlog_zero_drops_without_consumer(server_factory, zctx):
-    s, r, eps = start(server_factory, "--zmq-expiry-backlog", "0")
+    s, r, eps = start(server_factory, "--zmq-expiry-backlog", "0", *NO_SPOOL)
     r.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "0")
     r.set("k", "v")
     expire_lazily(r, "k")
@@ -742,7 +747,7 @@ def test_backlog_zero_drops_without_consumer(server_factory, zctx):
 def test_drop_warning_reports_the_running_total(server_factory):
     # The warning is rate-limited (one line per 10 s): drops after the first
     # line are reported with their total once the period is over.
-    s, r, eps = start(server_factory, "--zmq-expiry-backlog", "0")
+    s, r, eps = start(server_factory, "--zmq-expiry-backlog", "0", *NO_SPOOL)
     r.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "0")
     for i in range(50):
         r.set("k%d" % i, "v")
@@ -753,7 +758,7 @@ def test_drop_warning_reports_the_running_total(server_factory):
 
 
 def test_removing_endpoints_discards_backlog_counted(server_factory):
-    s, r, eps = start(server_factory)
+    s, r, eps = start(server_factory, *NO_SPOOL)
     r.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "0")
     for i in range(5):
         r.set("k%d" % i, "v")
@@ -800,7 +805,7 @@ def test_stalled_consumer_never_blocks_the_server(server_factory, zctx):
     """The original patch blocked the whole server once its consumer went
     away; here a consumer that reads nothing fills 0MQ's queue, then the
     backlog, then drops - while PING keeps answering."""
-    s, r, eps = start(server_factory, "--zmq-expiry-hwm", "10", "--zmq-expiry-backlog", "1mb")
+    s, r, eps = start(server_factory, "--zmq-expiry-hwm", "10", "--zmq-expiry-backlog", "1mb", *NO_SPOOL)
     stalled = zctx.consumer(*eps, rcvhwm=10)  # connected, never reads
     time.sleep(0.2)
     probe = PingProbe(s)
@@ -886,7 +891,7 @@ def test_mass_expiry_with_live_consumer_loses_nothing(server_factory, zctx):
 
 
 def test_shutdown_with_backlog_is_quick(server_factory):
-    s, r, eps = start(server_factory)
+    s, r, eps = start(server_factory, *NO_SPOOL)
     r.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "0")
     for i in range(100):
         r.set("k%d" % i, "v")
@@ -1145,7 +1150,7 @@ def test_ack_mode_ready_again_changes_the_window_only(server_factory, zctx):
 
 
 def test_ack_mode_holds_messages_without_consumers_and_bounds_them(server_factory, zctx):
-    s, r, eps = start_ack(server_factory, "--zmq-expiry-backlog", "1000")
+    s, r, eps = start_ack(server_factory, "--zmq-expiry-backlog", "1000", *NO_SPOOL)
     sent = expire_strings(r, [b"b%03d" % i for i in range(100)])
     size = sum(len(f) for f in sent[0])
     fit = 1000 // size

@@ -36,16 +36,9 @@
 #define MAX_WINDOW 1000000
 #define ROUTING_ID_MAX 255 /* 0MQ's bound on a routing id */
 
-typedef struct ackMsg {
-    struct ackMsg *next;
-    uint64_t seq;
-    long long expired_ms; /* for INFO's oldest unacknowledged age */
-    size_t keyframe_len, valframe_len;
-    unsigned char data[]; /* header, key and value frames back to back */
-} ackMsg;
 
 typedef struct msgQueue {
-    ackMsg *head, *tail;
+    expiryMsg *head, *tail;
     unsigned long long len;
 } msgQueue;
 
@@ -63,14 +56,13 @@ static struct {
     msgQueue unsent;
     consumer **cons;
     int ncons, next_turn;
-    uint64_t next_seq; /* 0 until the first message */
+    uint64_t last_seq; /* 0 until the first message */
     uint64_t last_acked;
     unsigned long long held, held_bytes, sent, sent_bytes, acked, resent;
 } ack;
 
-static size_t msgBytes(const ackMsg *m) { return EXPIRY_HEADER_FRAME_LEN + m->keyframe_len + m->valframe_len; }
 
-static void queuePush(msgQueue *q, ackMsg *m) {
+static void queuePush(msgQueue *q, expiryMsg *m) {
     m->next = NULL;
     if (q->tail) q->tail->next = m;
     else q->head = m;
@@ -78,29 +70,20 @@ static void queuePush(msgQueue *q, ackMsg *m) {
     q->len++;
 }
 
-static ackMsg *queuePop(msgQueue *q) {
-    ackMsg *m = q->head;
+static expiryMsg *queuePop(msgQueue *q) {
+    expiryMsg *m = q->head;
     q->head = m->next;
     if (!q->head) q->tail = NULL;
     q->len--;
     return m;
 }
 
-static void freeHeld(ackMsg *m) {
+static void freeHeld(expiryMsg *m) {
     ack.held--;
-    ack.held_bytes -= msgBytes(m);
+    ack.held_bytes -= expiryMsgBytes(m);
     zfree(m);
 }
 
-/* Sequence numbers go on across restarts without a record of the last one:
- * the first of a process is the clock's milliseconds times 2^20, above any
- * number an earlier process could have reached (a million messages per
- * millisecond of its life), so a consumer that outlives a server restart
- * never takes a new message for one it stored. */
-static uint64_t nextSeq(void) {
-    if (!ack.next_seq) ack.next_seq = ((uint64_t)mstime() << 20) + 1;
-    return ack.next_seq++;
-}
 
 /* ------------------------------------------------------------- consumers */
 
@@ -111,7 +94,7 @@ static consumer *findConsumer(const unsigned char *id, size_t idlen) {
 }
 
 static int cmpSeq(const void *a, const void *b) {
-    uint64_t x = (*(ackMsg *const *)a)->seq, y = (*(ackMsg *const *)b)->seq;
+    uint64_t x = (*(expiryMsg *const *)a)->seq, y = (*(expiryMsg *const *)b)->seq;
     return x < y ? -1 : x > y;
 }
 
@@ -120,14 +103,14 @@ static int cmpSeq(const void *a, const void *b) {
 static void takeBack(consumer *c) {
     unsigned long long n = c->inflight.len;
     if (!n) return;
-    ackMsg **v = zmalloc(sizeof(*v) * n);
+    expiryMsg **v = zmalloc(sizeof(*v) * n);
     for (unsigned long long i = 0; i < n; i++) v[i] = queuePop(&c->inflight);
     qsort(v, n, sizeof(*v), cmpSeq);
     msgQueue merged = {0};
-    ackMsg *u = ack.unsent.head;
+    expiryMsg *u = ack.unsent.head;
     unsigned long long i = 0;
     while (u || i < n) {
-        ackMsg *m;
+        expiryMsg *m;
         if (u && (i == n || u->seq < v[i]->seq)) {
             m = u;
             u = u->next;
@@ -154,7 +137,7 @@ static void dropConsumer(int at, const char *why) {
 /* ---------------------------------------------------------------- sending */
 
 /* 1 sent, 0 refused for now (its pipe is full), -1 the consumer is gone. */
-static int sendTo(consumer *c, const ackMsg *m) {
+static int sendTo(consumer *c, const expiryMsg *m) {
     if (zmqlib.send(ack.sock, c->id, c->idlen, ZMQ_SNDMORE | ZMQ_DONTWAIT) == -1) return errno == EAGAIN ? 0 : -1;
     uint64_t seq = m->seq;
     const unsigned char *key = m->data + EXPIRY_HEADER_FRAME_LEN, *val = key + m->keyframe_len;
@@ -166,7 +149,7 @@ static int sendTo(consumer *c, const ackMsg *m) {
         zmqlib.send(ack.sock, &seq, sizeof(seq), ZMQ_DONTWAIT) == -1)
         return -1;
     ack.sent++;
-    ack.sent_bytes += msgBytes(m) + sizeof(seq);
+    ack.sent_bytes += expiryMsgBytes(m) + sizeof(seq);
     return 1;
 }
 
@@ -183,10 +166,31 @@ static consumer *nextWithRoom(void) {
     return NULL;
 }
 
+static expiryMsg *newHeld(uint64_t seq, long long expired_ms, int spooled, const unsigned char *frames,
+                       size_t keyframe_len, size_t valframe_len) {
+    expiryMsg *m = expiryMsgNew(seq, expired_ms, spooled, frames, keyframe_len, valframe_len);
+    ack.held++;
+    ack.held_bytes += expiryMsgBytes(m);
+    return m;
+}
+
+/* Messages waiting in the spool alone come into memory while there is room
+ * (one at least, when nothing is held). They are the newest held: the order
+ * of `unsent` stays. */
+static void refillUnsent(void) {
+    spoolMsg sm;
+    while (spoolHasDiskOnly() && (!ack.held || ack.held_bytes < (unsigned long long)server.zmq_backlog)) {
+        if (!spoolReadNext(&sm)) break;
+        queuePush(&ack.unsent, newHeld(sm.seq, sm.expired_ms, 1, sm.frames, sm.keyframe_len, sm.valframe_len));
+    }
+}
+
 static void dispatch(void) {
     if (!ack.sock) return;
     for (int i = 0; i < ack.ncons; i++) ack.cons[i]->full = 0;
-    while (ack.unsent.head) {
+    for (;;) {
+        if (!ack.unsent.head) refillUnsent();
+        if (!ack.unsent.head) return;
         consumer *c = nextWithRoom();
         if (!c) return;
         int rc = sendTo(c, ack.unsent.head);
@@ -210,13 +214,14 @@ static void dispatch(void) {
 /* ACK <seq>: c's queue is freed up to and including that message (an
  * unknown number, e.g. of a message sent again elsewhere since, is ignored). */
 static void acknowledge(consumer *c, uint64_t seq) {
-    ackMsg *m = c->inflight.head;
+    expiryMsg *m = c->inflight.head;
     while (m && m->seq != seq) m = m->next;
     if (!m) return;
     for (;;) {
-        ackMsg *done = queuePop(&c->inflight);
+        expiryMsg *done = queuePop(&c->inflight);
         ack.acked++;
         if (done->seq > ack.last_acked) ack.last_acked = done->seq;
+        spoolDone(done->seq);
         int last = done == m;
         freeHeld(done);
         if (last) break;
@@ -323,16 +328,14 @@ void expiryAckSetSocket(void *sock) {
 
 int expiryAckOffer(const unsigned char *frames, size_t keyframe_len, size_t valframe_len) {
     size_t total = EXPIRY_HEADER_FRAME_LEN + keyframe_len + valframe_len;
-    if (ack.held_bytes + total > (unsigned long long)server.zmq_backlog) return -1;
-    ackMsg *m = zmalloc(sizeof(*m) + total);
-    m->seq = nextSeq();
-    m->expired_ms = mstime();
-    m->keyframe_len = keyframe_len;
-    m->valframe_len = valframe_len;
-    memcpy(m->data, frames, total);
-    queuePush(&ack.unsent, m);
-    ack.held++;
-    ack.held_bytes += total;
+    int room = ack.held_bytes + total <= (unsigned long long)server.zmq_backlog;
+    uint64_t seq = spoolNextSeq();
+    long long now = mstime();
+    /* Written ahead: a message is in the spool before anyone can have it. */
+    int where = spoolAppend(seq, now, frames, keyframe_len, valframe_len, room);
+    if (where == SPOOL_NOT_WRITTEN && !room) return -1;
+    ack.last_seq = seq;
+    if (where != SPOOL_DISK_ONLY) queuePush(&ack.unsent, newHeld(seq, now, where == SPOOL_WITH_MEMORY, frames, keyframe_len, valframe_len));
     /* Sent now if there is room; what consumers said meanwhile is read once
      * this turn of the event loop is over, not after every message of a
      * mass expiry (a ZMQ_EVENTS check costs as much as a send). */
@@ -355,10 +358,28 @@ void expiryAckCron(void) {
 }
 
 unsigned long long expiryAckDiscard(void) {
-    unsigned long long n = ack.held;
+    unsigned long long lost = 0;
     for (int i = 0; i < ack.ncons; i++) takeBack(ack.cons[i]);
-    while (ack.unsent.head) freeHeld(queuePop(&ack.unsent));
-    return n;
+    while (ack.unsent.head) {
+        expiryMsg *m = queuePop(&ack.unsent);
+        if (!m->spooled) lost++;
+        freeHeld(m);
+    }
+    return lost;
+}
+
+unsigned long long expiryAckKeepForRestart(unsigned long long *kept) {
+    unsigned long long lost = 0;
+    for (int i = 0; i < ack.ncons; i++) takeBack(ack.cons[i]);
+    while (ack.unsent.head) {
+        expiryMsg *m = queuePop(&ack.unsent);
+        if (m->spooled || spoolAppend(m->seq, m->expired_ms, m->data, m->keyframe_len, m->valframe_len, 1) != SPOOL_NOT_WRITTEN)
+            (*kept)++;
+        else
+            lost++;
+        freeHeld(m);
+    }
+    return lost;
 }
 
 unsigned long long expiryAckHeldMessages(void) { return ack.held; }
@@ -370,13 +391,13 @@ sds expiryAckInfo(sds s) {
     long long oldest = -1;
     if (ack.unsent.head) oldest = ack.unsent.head->expired_ms;
     for (int i = 0; i < ack.ncons; i++)
-        for (ackMsg *m = ack.cons[i]->inflight.head; m; m = m->next)
+        for (expiryMsg *m = ack.cons[i]->inflight.head; m; m = m->next)
             if (oldest == -1 || m->expired_ms < oldest) oldest = m->expired_ms;
     return sdscatprintf(s,
                         "expiry_push_consumers:%d\r\nexpiry_push_last_seq:%llu\r\nexpiry_push_last_acked_seq:%llu\r\n"
                         "expiry_push_unacked_messages:%llu\r\nexpiry_push_unsent_messages:%llu\r\n"
                         "expiry_push_oldest_unacked_age_ms:%lld\r\nexpiry_push_acked:%llu\r\nexpiry_push_resent:%llu\r\n",
-                        ack.ncons, (unsigned long long)(ack.next_seq ? ack.next_seq - 1 : 0),
+                        ack.ncons, (unsigned long long)ack.last_seq,
                         (unsigned long long)ack.last_acked, ack.held, ack.unsent.len,
                         oldest == -1 ? 0 : mstime() - oldest, ack.acked, ack.resent);
 }

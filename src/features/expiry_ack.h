@@ -9,9 +9,7 @@
 #include <stddef.h>
 
 #include "core/sds.h"
-
-/* A message's first frame: db and wire type, two 16-bit numbers. */
-#define EXPIRY_HEADER_FRAME_LEN 4
+#include "features/expiry_spool.h"
 
 /* The ROUTER socket messages go out on (NULL: none; what was held stays). */
 void expiryAckSetSocket(void *sock);
@@ -24,8 +22,12 @@ int expiryAckOffer(const unsigned char *frames, size_t keyframe_len, size_t valf
 void expiryAckSocketEvent(void);
 /* Consumers silent past zmq-expiry-ack-timeout lose their messages to others. */
 void expiryAckCron(void);
-/* Every held message goes (endpoints removed, shutdown): how many there were. */
+/* Every held message leaves memory (endpoints removed): how many of them the
+ * spool does not hold (lost). */
 unsigned long long expiryAckDiscard(void);
+/* At shutdown: held messages the spool does not hold yet are appended to it;
+ * *kept is increased by those the spool keeps, the lost are returned. */
+unsigned long long expiryAckKeepForRestart(unsigned long long *kept);
 /* Messages held (not acknowledged yet) and their bytes; messages sent
  * (re-sends included) and their frame bytes. */
 unsigned long long expiryAckHeldMessages(void);

@@ -41,6 +41,7 @@
 #include "core/zmalloc.h"
 #include "data/value.h"
 #include "features/expiry_ack.h"
+#include "features/expiry_spool.h"
 #include "features/zmqlib.h"
 #include "server/db.h"
 #include "server/server.h"
@@ -63,13 +64,6 @@
 /* expiryPushFeeding(): messages went to 0MQ within this long. */
 #define FEEDING_WINDOW_US 5000
 
-/* One message waiting in the backlog: the three frames back to back. */
-typedef struct pendingMsg {
-    struct pendingMsg *next;
-    size_t keyframe_len; /* frame 2 */
-    size_t valframe_len; /* frame 3 */
-    unsigned char data[]; /* header frame, key frame, value frame */
-} pendingMsg;
 
 typedef struct boundEndpoint {
     sds configured; /* as written in the config */
@@ -86,7 +80,7 @@ static struct {
     int neps;
     long long last_unbind_ms;
     /* backlog */
-    pendingMsg *head, *tail;
+    expiryMsg *head, *tail;
     unsigned long long backlog_msgs, backlog_bytes;
     long long last_drop_log_ms; /* drops are logged at most every DROP_LOG_PERIOD_MS */
     int drops_unlogged;         /* drops since that line, for the cron to report */
@@ -266,11 +260,11 @@ void expiryPushCron(void) {
 }
 
 static void freeHead(void) {
-    pendingMsg *m = push.head;
+    expiryMsg *m = push.head;
     push.head = m->next;
     if (!push.head) push.tail = NULL;
     push.backlog_msgs--;
-    push.backlog_bytes -= EXPIRY_HEADER_FRAME_LEN + m->keyframe_len + m->valframe_len;
+    push.backlog_bytes -= expiryMsgBytes(m);
     zfree(m);
 }
 
@@ -301,25 +295,45 @@ static int socketWritable(void) {
     return (events & ZMQ_POLLOUT) != 0;
 }
 
-/* Sends from the head of the backlog while 0MQ takes messages, within the
- * turn's budget for background work (backgroundWorkLeftUs). Leaves either an
- * empty backlog (fd unwatched), a socket that was not writable at the last
+static void appendToBacklog(uint64_t seq, long long expired_ms, int spooled, const unsigned char *frames,
+                            size_t keyframe_len, size_t valframe_len);
+
+/* Messages waiting in the spool alone come into memory as the backlog frees:
+ * at least one, then while the backlog has room. */
+static void refillBacklog(void) {
+    spoolMsg sm;
+    while (spoolHasDiskOnly() && (!push.head || push.backlog_bytes < (unsigned long long)server.zmq_backlog)) {
+        if (!spoolReadNext(&sm)) break;
+        appendToBacklog(sm.seq, sm.expired_ms, 1, sm.frames, sm.keyframe_len, sm.valframe_len);
+    }
+}
+
+static int backlogWaiting(void) { return push.head || spoolHasDiskOnly(); }
+
+/* Sends from the head of the backlog (refilled from the spool's disk-only
+ * messages when it empties) while 0MQ takes messages, within the turn's
+ * budget for background work (backgroundWorkLeftUs). Leaves either an empty
+ * backlog (fd unwatched), a socket that was not writable at the last
  * ZMQ_EVENTS check (the fd will fire), or a resume timer (after a pause,
  * BACKGROUND_PAUSE_US). */
 static void drainBacklog(void) {
     monotime start = getMonotonicUs();
     long long budget = backgroundWorkLeftUs();
-    while (push.head) {
+    for (;;) {
+        if (!push.head) refillBacklog();
+        if (!push.head) break;
         if ((long long)(getMonotonicUs() - start) > budget) {
             if (push.drain_timer == -1)
                 push.drain_timer = aeCreateTimeEventUs(server.el, BACKGROUND_PAUSE_US, drainTimer, NULL);
             return;
         }
-        pendingMsg *m = push.head;
+        expiryMsg *m = push.head;
         int rc = sendFrames(m->data, m->keyframe_len, m->valframe_len);
         if (rc == SEND_OK) {
+            spoolDone(m->seq); /* delivered: 0MQ took it */
             freeHead();
         } else if (rc == SEND_FAILED) {
+            spoolDone(m->seq);
             freeHead();
             push.dropped++;
         } else if (!socketWritable()) {
@@ -339,7 +353,7 @@ static void socketEvent(aeEventLoop *el, int fd, void *data, int mask) {
         return;
     }
     /* Reading ZMQ_EVENTS is what re-arms the fd, even with nothing to drain. */
-    if (!push.head) {
+    if (!backlogWaiting()) {
         drainBacklog();
     } else if (socketWritable() && push.drain_timer == -1) {
         /* The drain runs from the timer, where it shares the turn with expiry
@@ -356,30 +370,37 @@ static long long drainTimer(aeEventLoop *el, long long id, void *data) {
     return AE_NOMORE;
 }
 
-/* Copies the message in the scratch buffer to the backlog's tail, or drops it. */
-static void enqueueScratch(size_t keyframe_len, size_t valframe_len) {
-    size_t total = push.len;
-    if (server.zmq_backlog < 0 || push.backlog_bytes + total > (unsigned long long)server.zmq_backlog) {
-        dropMessage();
-        return;
-    }
-    pendingMsg *m = zmalloc(sizeof(*m) + total);
-    m->next = NULL;
-    m->keyframe_len = keyframe_len;
-    m->valframe_len = valframe_len;
-    memcpy(m->data, push.buf, total);
+static void appendToBacklog(uint64_t seq, long long expired_ms, int spooled, const unsigned char *frames,
+                            size_t keyframe_len, size_t valframe_len) {
+    expiryMsg *m = expiryMsgNew(seq, expired_ms, spooled, frames, keyframe_len, valframe_len);
     if (push.tail) push.tail->next = m;
     else push.head = m;
     push.tail = m;
     push.backlog_msgs++;
-    push.backlog_bytes += total;
+    push.backlog_bytes += expiryMsgBytes(m);
+}
+
+/* The message in the scratch buffer waits: in the spool (and in memory while
+ * the backlog has room), or in memory alone, or it is dropped. */
+static void enqueueScratch(size_t keyframe_len, size_t valframe_len) {
+    size_t total = push.len;
+    int room = server.zmq_backlog >= 0 && push.backlog_bytes + total <= (unsigned long long)server.zmq_backlog;
+    uint64_t seq = spoolNextSeq();
+    long long now = mstime();
+    int where = spoolAppend(seq, now, push.buf, keyframe_len, valframe_len, room);
+    if (where == SPOOL_DISK_ONLY) return;
+    if (!room) {
+        dropMessage();
+        return;
+    }
+    appendToBacklog(seq, now, where == SPOOL_WITH_MEMORY, push.buf, keyframe_len, valframe_len);
 }
 
 int expiryPushFeeding(void) {
     return push.sent_msgs && (long long)(aeTurnStartUs(server.el) - push.fed_turn) < FEEDING_WINDOW_US;
 }
 
-int expiryPushDraining(void) { return push.head && push.drain_timer != -1; }
+int expiryPushDraining(void) { return backlogWaiting() && push.drain_timer != -1; }
 
 void expiryPushKey(int dbid, robj *key, robj *val) {
     /* A forked child (a debugging session) expires keys in its own copy of
@@ -393,12 +414,12 @@ void expiryPushKey(int dbid, robj *key, robj *val) {
     if (server.zmq_ack) {
         /* Numbered and held until a consumer acknowledges it. */
         if (expiryAckOffer(push.buf, keyframe_len, valframe_len) == -1) dropMessage();
-    } else if (!push.head) {
+    } else if (!backlogWaiting()) {
         int rc = sendFrames(push.buf, keyframe_len, valframe_len);
         if (rc == SEND_FAILED) push.dropped++;
         if (rc == SEND_AGAIN) {
             enqueueScratch(keyframe_len, valframe_len);
-            if (push.head) {
+            if (backlogWaiting()) {
                 watchSocket();
                 /* The refused send may have consumed the fd's signal: one more
                  * try ends on a ZMQ_EVENTS check that re-arms it. */
@@ -418,10 +439,16 @@ void expiryPushKey(int dbid, robj *key, robj *val) {
 
 /* ------------------------------------------------------------ configuration */
 
+/* The backlog leaves memory; what the spool holds of it waits there for
+ * endpoints to come back, the rest is dropped. */
 static void discardBacklog(const char *why) {
-    unsigned long long n = push.backlog_msgs + expiryAckDiscard();
+    unsigned long long n = expiryAckDiscard();
+    while (push.head) {
+        if (!push.head->spooled) n++;
+        freeHead();
+    }
+    spoolRewind();
     if (!n) return;
-    while (push.head) freeHead();
     push.dropped += n;
     setLastError("%llu backlog messages discarded: %s", n, why);
     serverLog(LL_WARNING, "0MQ expiry push: %s", push.last_error);
@@ -636,6 +663,7 @@ int expiryPushApplyConfig(const char **err) {
 
 void expiryPushInit(void) {
     push.live = 1;
+    spoolOpen();
     const char *err = NULL;
     if (rebindEndpoints(&err) != C_OK) {
         serverLog(LL_WARNING, "Fatal: 0MQ expiry push: %s", err);
@@ -643,20 +671,42 @@ void expiryPushInit(void) {
     }
     for (int i = 0; i < push.neps; i++)
         serverLog(LL_NOTICE, "0MQ expiry push bound to %s", push.eps[i].resolved);
+    if (push.sock && !server.zmq_ack && spoolHasDiskOnly()) {
+        /* What the spool kept from the last run goes first. */
+        watchSocket();
+        drainBacklog();
+    }
+}
+
+/* A message that waits in memory alone goes to the spool for the next start
+ * (late, so out of the file's order: its number keeps its place). 1 when kept. */
+static int keepForRestart(uint64_t seq, long long expired_ms, const unsigned char *frames, size_t keyframe_len,
+                             size_t valframe_len) {
+    return spoolAppend(seq, expired_ms, frames, keyframe_len, valframe_len, 1) != SPOOL_NOT_WRITTEN;
 }
 
 void expiryPushShutdown(void) {
-    if (!push.sock) return;
-    if (push.head) drainBacklog();
-    if (push.head)
-        serverLog(LL_WARNING, "0MQ expiry push: %llu backlog messages not delivered at shutdown", push.backlog_msgs);
-    while (push.head) freeHead();
-    unsigned long long unacked = expiryAckDiscard();
-    if (unacked) serverLog(LL_WARNING, "0MQ expiry push: %llu unacknowledged messages lost at shutdown", unacked);
-    /* Messages 0MQ already accepted get a moment to reach connected consumers. */
-    int linger = 1000;
-    zmqlib.setsockopt(push.sock, ZMQ_LINGER, &linger, sizeof(linger));
-    closeSocket();
+    if (push.sock) {
+        if (backlogWaiting()) drainBacklog();
+        unsigned long long kept = 0, lost = 0;
+        for (expiryMsg *m = push.head; m; m = m->next) {
+            if (m->spooled || keepForRestart(m->seq, m->expired_ms, m->data, m->keyframe_len, m->valframe_len))
+                kept++;
+            else
+                lost++;
+        }
+        while (push.head) freeHead();
+        unsigned long long unacked_lost = expiryAckKeepForRestart(&kept);
+        if (kept) serverLog(LL_NOTICE, "0MQ expiry push: %llu messages kept in the spool for the next start", kept);
+        if (lost) serverLog(LL_WARNING, "0MQ expiry push: %llu backlog messages not delivered at shutdown", lost);
+        if (unacked_lost)
+            serverLog(LL_WARNING, "0MQ expiry push: %llu unacknowledged messages lost at shutdown", unacked_lost);
+        /* Messages 0MQ already accepted get a moment to reach connected consumers. */
+        int linger = 1000;
+        zmqlib.setsockopt(push.sock, ZMQ_LINGER, &linger, sizeof(linger));
+        closeSocket();
+    }
+    spoolClose();
     push.live = 0;
 }
 
@@ -678,7 +728,8 @@ sds expiryPushInfo(sds s) {
                      server.zmq_ack, push.sent_msgs + expiryAckSentMessages(), push.sent_bytes + expiryAckSentBytes(),
                      push.backlog_msgs + expiryAckHeldMessages(), push.backlog_bytes + expiryAckHeldBytes(),
                      push.dropped, push.last_error[0] ? push.last_error : "none");
-    return server.zmq_ack ? expiryAckInfo(s) : s;
+    if (server.zmq_ack) s = expiryAckInfo(s);
+    return spoolInfo(s);
 }
 
 void expiryPushKeyspaceSubscriber(const keyspaceEvent *ev) {

@@ -729,6 +729,7 @@ static configDef configs[] = {
     SP("zmq-expiry-types", NULL, F_ARGS, "string,hash", setZmqTypes, getZmqTypes),
     B("zmq-expiry-ack", NULL, F_IMMUTABLE, &server.zmq_ack, "no"),
     LL("zmq-expiry-ack-timeout", NULL, 0, &server.zmq_ack_timeout, "30000", 1, LLONG_MAX),
+    MEM("zmq-expiry-spool-max-bytes", NULL, 0, &server.zmq_spool_max_bytes, "1073741824", 0, LLONG_MAX, NULL),
 };
 
 #define NCONFIGS (sizeof(configs) / sizeof(configs[0]))

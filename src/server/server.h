@@ -503,6 +503,7 @@ struct redisServer {
     long long zmq_backlog;
     int zmq_ack;               /* zmq-expiry-ack: acknowledged delivery (ROUTER/DEALER) */
     long long zmq_ack_timeout; /* ms a consumer holding messages may stay silent */
+    long long zmq_spool_max_bytes; /* zmq-expiry-spool-max-bytes: the disk spool's bound, 0 = off */
     int zmq_types; /* bit per OBJ_ type */
 
     /* Clocks cached each event loop round. */

@@ -1,0 +1,742 @@
+/* expiry_spool: the 0MQ expiry push's log on disk (see expiry_spool.h; the
+ * file format and the guarantees are in EXPIRY_0MQ.md, "The spool").
+ *
+ * Files: expiry-spool/<20-digit number>.seg under the server's dir, written
+ * in order, one at a time, each up to SEGMENT_BYTES. A segment is a run of
+ * records, each a 24-byte header (magic, type, body length, CRC-64 of the
+ * header's first 16 bytes and the body) and a body:
+ *   MESSAGE     seq u64, expired_ms i64, key frame length u32, value frame
+ *               length u32, then the three frames back to back;
+ *   DONE_BELOW  seq u64: every message numbered below is done;
+ *   DONE_ONE    seq u64: that message is done (done out of order, above the
+ *               oldest waiting one: acknowledgements of several consumers).
+ * Integers are in the machine's byte order: a spool is read back by the
+ * server that wrote it.
+ *
+ * In memory the spool keeps the sequence numbers of the messages it holds
+ * that are not done yet (`waiting`, a ring in sequence order, a done flag in
+ * the top bit), so that a done message is found by binary search and the
+ * oldest waiting one is the ring's front. A segment is removed once every
+ * message in it is done. Records are gathered in a buffer and written before
+ * the event loop sleeps (and before the AOF is written in the same turn);
+ * after a failed write the buffer is kept and written again by the cron, and
+ * meanwhile nothing new is appended (the caller keeps new messages in memory,
+ * or drops and counts them). */
+#include "features/expiry_spool.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/clock.h"
+#include "core/crc64.h"
+#include "core/fileutil.h"
+#include "core/zmalloc.h"
+#include "server/server.h"
+
+#define SPOOL_DIRNAME "expiry-spool"
+#define SEGMENT_BYTES (64LL * 1024 * 1024)
+#define WRITE_BUFFER_FLUSH_BYTES (4 * 1024 * 1024) /* written at once past this, not at the turn's end */
+#define ERROR_LOG_PERIOD_MS 10000
+
+#define REC_MAGIC 0x31535845u /* "EXS1" read as little-endian bytes */
+#define REC_MESSAGE 1
+#define REC_DONE_BELOW 2
+#define REC_DONE_ONE 3
+#define REC_HEADER_BYTES 24
+#define MSG_BODY_FIXED 24 /* seq, expired_ms, two lengths */
+#define DONE_FLAG (1ULL << 63)
+
+typedef struct segment {
+    unsigned long long id;
+    long long size;   /* bytes, the unwritten buffer included for the one written */
+    uint64_t max_seq; /* of its messages (0: none) */
+} segment;
+
+static struct {
+    int opened;
+    sds dirpath; /* absolute: CONFIG SET dir later does not move the spool */
+    segment *segs;
+    int nsegs;
+    int wfd;          /* segs[nsegs-1] open for appending, or -1 */
+    long long flushed; /* bytes of that segment on disk */
+    sds wbuf;
+    unsigned long long next_id;
+    unsigned long long bytes;
+    /* waiting messages: ring of sequence numbers */
+    uint64_t *ring;
+    size_t ring_cap, ring_head, ring_len, ring_done; /* ring_done: flagged, not yet at the front */
+    uint64_t *done_above; /* done since the last write, above the oldest waiting */
+    size_t ndone_above, done_above_cap;
+    uint64_t below_written; /* the last DONE_BELOW written */
+    /* disk-only messages and where the next one is read */
+    unsigned long long disk_only;
+    int rseg; /* index in segs, or -1 */
+    long long roff;
+    int rfd;
+    unsigned long long rfd_id;
+    unsigned char *rbuf;
+    size_t rbuf_cap;
+    /* sequence numbers */
+    uint64_t next_seq, max_seq_seen;
+    /* errors, fsync */
+    int write_errno;
+    long long last_error_log_ms;
+    char last_error[256];
+    pthread_mutex_t lock;
+    int fsync_pending, fsync_thread_started;
+    int retired_fd; /* a segment closed with its fsync left to the fsync thread, or -1 */
+    /* statistics */
+    unsigned long long written, replayed, not_written, damaged, recovered;
+} sp = {.wfd = -1, .rseg = -1, .rfd = -1, .retired_fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER};
+
+static int spoolWanted(void) { return server.zmq_spool_max_bytes > 0; }
+
+expiryMsg *expiryMsgNew(uint64_t seq, long long expired_ms, int spooled, const unsigned char *frames,
+                        size_t keyframe_len, size_t valframe_len) {
+    size_t total = EXPIRY_HEADER_FRAME_LEN + keyframe_len + valframe_len;
+    expiryMsg *m = zmalloc(sizeof(*m) + total);
+    m->next = NULL;
+    m->seq = seq;
+    m->expired_ms = expired_ms;
+    m->spooled = spooled;
+    m->keyframe_len = keyframe_len;
+    m->valframe_len = valframe_len;
+    memcpy(m->data, frames, total);
+    return m;
+}
+
+/* ------------------------------------------------------------ sequence */
+
+/* The first number of a process is the clock's milliseconds times 2^20,
+ * above any an earlier process could have reached (a million messages per
+ * millisecond of its life); the spool's own highest number is above too. */
+uint64_t spoolNextSeq(void) {
+    if (!sp.next_seq) sp.next_seq = ((uint64_t)mstime() << 20) + 1;
+    if (sp.next_seq <= sp.max_seq_seen) sp.next_seq = sp.max_seq_seen + 1;
+    return sp.next_seq++;
+}
+
+/* -------------------------------------------------------- waiting ring */
+
+static uint64_t *ringAt(size_t i) { return &sp.ring[(sp.ring_head + i) % sp.ring_cap]; }
+
+static void ringPush(uint64_t seq) {
+    if (sp.ring_len == sp.ring_cap) {
+        size_t cap = sp.ring_cap ? sp.ring_cap * 2 : 1024;
+        uint64_t *r = zmalloc(sizeof(*r) * cap);
+        for (size_t i = 0; i < sp.ring_len; i++) r[i] = *ringAt(i);
+        zfree(sp.ring);
+        sp.ring = r;
+        sp.ring_cap = cap;
+        sp.ring_head = 0;
+    }
+    /* In order but for messages appended late (kept in memory while the
+     * spool could not be written, spooled at shutdown): moved to their place. */
+    size_t i = sp.ring_len++;
+    while (i && (*ringAt(i - 1) & ~DONE_FLAG) > seq) {
+        *ringAt(i) = *ringAt(i - 1);
+        i--;
+    }
+    *ringAt(i) = seq;
+}
+
+/* The oldest waiting number, or UINT64_MAX when none waits. */
+static uint64_t ringFront(void) { return sp.ring_len ? *ringAt(0) & ~DONE_FLAG : UINT64_MAX; }
+
+/* Position of seq in the ring, or -1. */
+static long long ringFind(uint64_t seq) {
+    size_t lo = 0, hi = sp.ring_len;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        uint64_t v = *ringAt(mid) & ~DONE_FLAG;
+        if (v == seq) return (long long)mid;
+        if (v < seq) lo = mid + 1;
+        else hi = mid;
+    }
+    return -1;
+}
+
+static int waiting(uint64_t seq) {
+    long long at = ringFind(seq);
+    return at != -1 && !(*ringAt((size_t)at) & DONE_FLAG);
+}
+
+static void ringPopDone(void) {
+    while (sp.ring_len && (*ringAt(0) & DONE_FLAG)) {
+        sp.ring_head = (sp.ring_head + 1) % sp.ring_cap;
+        sp.ring_len--;
+        sp.ring_done--;
+    }
+}
+
+static int ringMarkDone(uint64_t seq) {
+    long long at = ringFind(seq);
+    if (at == -1 || (*ringAt((size_t)at) & DONE_FLAG)) return 0;
+    *ringAt((size_t)at) |= DONE_FLAG;
+    sp.ring_done++;
+    ringPopDone();
+    return 1;
+}
+
+/* --------------------------------------------------------------- errors */
+
+static void spoolError(const char *what, const char *path, int errnum) {
+    snprintf(sp.last_error, sizeof(sp.last_error), "%s %s: %s", what, path ? path : "", strerror(errnum));
+    long long now = mstime();
+    if (now - sp.last_error_log_ms < ERROR_LOG_PERIOD_MS) return;
+    sp.last_error_log_ms = now;
+    serverLog(LL_WARNING,
+              "0MQ expiry push: spool: %s; messages that do not fit in memory are dropped until it can be written "
+              "(%llu so far)",
+              sp.last_error, sp.not_written);
+}
+
+/* ------------------------------------------------------------ segments */
+
+static sds segmentPath(unsigned long long id) { return sdscatprintf(sdsempty(), "%s/%020llu.seg", sp.dirpath, id); }
+
+static int ensureDir(void) {
+    if (mkdir(sp.dirpath, 0755) == -1 && errno != EEXIST) {
+        spoolError("cannot create", sp.dirpath, errno);
+        return -1;
+    }
+    return 0;
+}
+
+static void fsyncWriteFd(void) {
+    pthread_mutex_lock(&sp.lock);
+    if (sp.wfd != -1 && fdatasync(sp.wfd) == -1) spoolError("cannot fsync a segment in", sp.dirpath, errno);
+    sp.fsync_pending = 0;
+    pthread_mutex_unlock(&sp.lock);
+}
+
+static int flushBuffer(void);
+
+/* Closes the segment written (kept open when its buffer cannot be written).
+ * fsynced first unless appendfsync is no; with everysec the fsync thread
+ * does it, off the event loop, unless one it was given is still pending. */
+static void closeWriteSegment(int sync_now) {
+    if (sp.wfd == -1 || flushBuffer() == -1) return;
+    pthread_mutex_lock(&sp.lock);
+    if (server.aof_fsync != AOF_FSYNC_NO || sync_now) {
+        if (!sync_now && server.aof_fsync == AOF_FSYNC_EVERYSEC && sp.retired_fd == -1) {
+            sp.retired_fd = sp.wfd;
+            sp.wfd = -1;
+        } else {
+            fdatasync(sp.wfd);
+        }
+    }
+    if (sp.wfd != -1) close(sp.wfd);
+    sp.wfd = -1;
+    sp.fsync_pending = 0;
+    pthread_mutex_unlock(&sp.lock);
+}
+
+/* A new segment to append to; the one before is closed. */
+static int startSegment(void) {
+    closeWriteSegment(0);
+    if (sp.wfd != -1) return -1; /* its buffer could not be written */
+    if (ensureDir() == -1) return -1;
+    sds path = segmentPath(sp.next_id);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+    if (fd == -1) {
+        spoolError("cannot create", path, errno);
+        sdsfree(path);
+        return -1;
+    }
+    fsyncFileDir(path);
+    sdsfree(path);
+    sp.segs = zrealloc(sp.segs, sizeof(*sp.segs) * (sp.nsegs + 1));
+    sp.segs[sp.nsegs++] = (segment){.id = sp.next_id++};
+    sp.wfd = fd;
+    sp.flushed = 0;
+    if (!sp.wbuf) sp.wbuf = sdsempty();
+    return 0;
+}
+
+static void closeReadFd(void) {
+    if (sp.rfd != -1) close(sp.rfd);
+    sp.rfd = -1;
+}
+
+/* Removes the oldest segments while every message in them is done (the one
+ * written included, once nothing waits at all). */
+static void removeDoneSegments(void) {
+    uint64_t front = ringFront();
+    while (sp.nsegs) {
+        segment *s = &sp.segs[0];
+        int written_one = sp.nsegs == 1 && sp.wfd != -1;
+        if (written_one ? (sp.ring_len || sdslen(sp.wbuf)) : (s->max_seq && s->max_seq >= front)) break;
+        if (sp.rseg == 0) break; /* not read to its end yet */
+        if (written_one) {
+            pthread_mutex_lock(&sp.lock);
+            close(sp.wfd);
+            sp.wfd = -1;
+            pthread_mutex_unlock(&sp.lock);
+        }
+        if (sp.rfd != -1 && sp.rfd_id == s->id) closeReadFd();
+        sds path = segmentPath(s->id);
+        if (unlink(path) == -1 && errno != ENOENT) serverLog(LL_WARNING, "0MQ expiry push: cannot remove %s: %s", path, strerror(errno));
+        sdsfree(path);
+        sp.bytes -= (unsigned long long)s->size;
+        memmove(sp.segs, sp.segs + 1, sizeof(*sp.segs) * (size_t)(--sp.nsegs));
+        if (sp.rseg > 0) sp.rseg--;
+    }
+}
+
+/* --------------------------------------------------------------- writing */
+
+static void putRecord(int type, const void *a, size_t alen, const void *b, size_t blen) {
+    unsigned char h[REC_HEADER_BYTES] = {0};
+    uint32_t magic = REC_MAGIC, len = (uint32_t)(alen + blen);
+    memcpy(h, &magic, 4);
+    h[4] = (unsigned char)type;
+    memcpy(h + 8, &len, 4);
+    uint64_t crc = crc64(0, h, 16);
+    crc = crc64(crc, a, alen);
+    if (blen) crc = crc64(crc, b, blen);
+    memcpy(h + 16, &crc, 8);
+    sp.wbuf = sdscatlen(sp.wbuf, h, sizeof(h));
+    sp.wbuf = sdscatlen(sp.wbuf, a, alen);
+    if (blen) sp.wbuf = sdscatlen(sp.wbuf, b, blen);
+    long long n = (long long)(sizeof(h) + alen + blen);
+    sp.segs[sp.nsegs - 1].size += n;
+    sp.bytes += (unsigned long long)n;
+}
+
+/* The done marks gathered since the last write, as records. */
+static uint64_t doneBelowMark(void) { return sp.ring_len ? ringFront() : sp.max_seq_seen + 1; }
+
+static void putDoneMarks(void) {
+    /* Nothing waiting: the segments go (removeDoneSegments), no mark needed. */
+    if (sp.wfd == -1 && (!sp.ring_len || sp.write_errno || startSegment() == -1)) {
+        sp.ndone_above = 0;
+        return;
+    }
+    uint64_t front = doneBelowMark();
+    if (front != sp.below_written) {
+        putRecord(REC_DONE_BELOW, &front, sizeof(front), NULL, 0);
+        sp.below_written = front;
+    }
+    for (size_t i = 0; i < sp.ndone_above; i++)
+        if (sp.done_above[i] > front) putRecord(REC_DONE_ONE, &sp.done_above[i], sizeof(uint64_t), NULL, 0);
+    sp.ndone_above = 0;
+}
+
+/* Writes the buffer. On failure what was written of it is cut off again, the
+ * buffer is kept for the cron to retry, and -1 returned. */
+static int flushBuffer(void) {
+    if (sp.wfd == -1 || !sp.wbuf || !sdslen(sp.wbuf)) return 0;
+    size_t len = sdslen(sp.wbuf), done = 0;
+    while (done < len) {
+        ssize_t n = write(sp.wfd, sp.wbuf + done, len - done);
+        if (n <= 0) {
+            int err = n == -1 ? errno : ENOSPC;
+            if (err == EINTR) continue;
+            if (done && ftruncate(sp.wfd, sp.flushed) == -1) {
+                /* The file keeps a partial record at its end; a restart reports and cuts it. */
+            }
+            sds path = segmentPath(sp.segs[sp.nsegs - 1].id);
+            spoolError("cannot write", path, err);
+            sdsfree(path);
+            sp.write_errno = err;
+            return -1;
+        }
+        done += (size_t)n;
+    }
+    sp.flushed += (long long)len;
+    if (sp.write_errno) {
+        serverLog(LL_WARNING, "0MQ expiry push: the spool can be written again");
+        sp.write_errno = 0;
+        sp.last_error[0] = '\0';
+    }
+    if (sdsalloc(sp.wbuf) > WRITE_BUFFER_FLUSH_BYTES * 2) {
+        sdsfree(sp.wbuf);
+        sp.wbuf = sdsempty();
+    } else {
+        sdsclear(sp.wbuf);
+    }
+    return 0;
+}
+
+int spoolAppend(uint64_t seq, long long expired_ms, const unsigned char *frames, size_t keyframe_len,
+                size_t valframe_len, int room) {
+    if (!sp.opened || !spoolWanted()) return SPOOL_NOT_WRITTEN;
+    if (sp.write_errno) {
+        sp.not_written++;
+        return SPOOL_NOT_WRITTEN;
+    }
+    size_t frames_len = EXPIRY_HEADER_FRAME_LEN + keyframe_len + valframe_len;
+    size_t rec = REC_HEADER_BYTES + MSG_BODY_FIXED + frames_len;
+    if (sp.bytes + rec > (unsigned long long)server.zmq_spool_max_bytes) {
+        snprintf(sp.last_error, sizeof(sp.last_error), "full (zmq-expiry-spool-max-bytes %lld)", server.zmq_spool_max_bytes);
+        sp.not_written++;
+        long long now = mstime();
+        if (now - sp.last_error_log_ms >= ERROR_LOG_PERIOD_MS) {
+            sp.last_error_log_ms = now;
+            serverLog(LL_WARNING, "0MQ expiry push: spool %s; messages that do not fit in memory are dropped (%llu so far)",
+                      sp.last_error, sp.not_written);
+        }
+        return SPOOL_NOT_WRITTEN;
+    }
+    if (sp.wfd == -1 || sp.segs[sp.nsegs - 1].size >= SEGMENT_BYTES) {
+        if (startSegment() == -1) {
+            sp.not_written++;
+            return SPOOL_NOT_WRITTEN;
+        }
+    }
+    long long at = sp.segs[sp.nsegs - 1].size;
+    unsigned char body[MSG_BODY_FIXED];
+    uint32_t kl = (uint32_t)keyframe_len, vl = (uint32_t)valframe_len;
+    memcpy(body, &seq, 8);
+    memcpy(body + 8, &expired_ms, 8);
+    memcpy(body + 16, &kl, 4);
+    memcpy(body + 20, &vl, 4);
+    putRecord(REC_MESSAGE, body, sizeof(body), frames, frames_len);
+    sp.segs[sp.nsegs - 1].max_seq = seq;
+    if (seq > sp.max_seq_seen) sp.max_seq_seen = seq;
+    ringPush(seq);
+    sp.written++;
+    int disk_only = !room || sp.disk_only;
+    if (disk_only) {
+        if (!sp.disk_only) {
+            sp.rseg = sp.nsegs - 1;
+            sp.roff = at;
+        }
+        sp.disk_only++;
+    }
+    if (sdslen(sp.wbuf) > WRITE_BUFFER_FLUSH_BYTES) flushBuffer();
+    return disk_only ? SPOOL_DISK_ONLY : SPOOL_WITH_MEMORY;
+}
+
+void spoolDone(uint64_t seq) {
+    if (!sp.ring_len || seq < ringFront()) return;
+    int at_front = seq == ringFront();
+    if (!ringMarkDone(seq) || at_front) return;
+    if (sp.ndone_above == sp.done_above_cap) {
+        sp.done_above_cap = sp.done_above_cap ? sp.done_above_cap * 2 : 256;
+        sp.done_above = zrealloc(sp.done_above, sizeof(*sp.done_above) * sp.done_above_cap);
+    }
+    sp.done_above[sp.ndone_above++] = seq;
+}
+
+/* --------------------------------------------------------------- reading */
+
+static int openReadFd(unsigned long long id) {
+    if (sp.rfd != -1 && sp.rfd_id == id) return 0;
+    closeReadFd();
+    sds path = segmentPath(id);
+    sp.rfd = open(path, O_RDONLY | O_CLOEXEC);
+    if (sp.rfd == -1) spoolError("cannot open", path, errno);
+    sdsfree(path);
+    sp.rfd_id = id;
+    return sp.rfd == -1 ? -1 : 0;
+}
+
+/* n bytes of segment index si at off: from its file, or for the segment
+ * being written past what is on disk, from the buffer. */
+static int readAt(int si, long long off, unsigned char *dst, size_t n) {
+    int written_one = si == sp.nsegs - 1 && sp.wfd != -1;
+    if (written_one && off >= sp.flushed) {
+        memcpy(dst, sp.wbuf + (off - sp.flushed), n);
+        return 0;
+    }
+    if (openReadFd(sp.segs[si].id) == -1) return -1;
+    size_t from_file = n;
+    if (written_one && off + (long long)n > sp.flushed) from_file = (size_t)(sp.flushed - off);
+    size_t got = 0;
+    while (got < from_file) {
+        ssize_t r = pread(sp.rfd, dst + got, from_file - got, off + (long long)got);
+        if (r <= 0) return -1;
+        got += (size_t)r;
+    }
+    if (from_file < n) memcpy(dst + from_file, sp.wbuf, n - from_file);
+    return 0;
+}
+
+static void stopReading(void) {
+    sp.rseg = -1;
+    sp.disk_only = 0;
+    closeReadFd();
+}
+
+int spoolHasDiskOnly(void) { return sp.disk_only != 0; }
+
+void spoolRewind(void) {
+    if (!sp.nsegs || sp.ring_len == sp.ring_done) return;
+    sp.disk_only = sp.ring_len - sp.ring_done;
+    sp.rseg = 0;
+    sp.roff = 0;
+}
+
+int spoolReadNext(spoolMsg *m) {
+    while (sp.disk_only && sp.rseg != -1) {
+        if (sp.roff >= sp.segs[sp.rseg].size) {
+            if (sp.rseg == sp.nsegs - 1) break;
+            sp.rseg++;
+            sp.roff = 0;
+            continue;
+        }
+        unsigned char h[REC_HEADER_BYTES];
+        uint32_t magic, len;
+        if (sp.roff + REC_HEADER_BYTES > sp.segs[sp.rseg].size || readAt(sp.rseg, sp.roff, h, sizeof(h)) == -1) goto unreadable;
+        memcpy(&magic, h, 4);
+        memcpy(&len, h + 8, 4);
+        if (magic != REC_MAGIC || sp.roff + REC_HEADER_BYTES + (long long)len > sp.segs[sp.rseg].size) goto unreadable;
+        if (h[4] != REC_MESSAGE) {
+            sp.roff += REC_HEADER_BYTES + len;
+            continue;
+        }
+        if (sp.rbuf_cap < len) {
+            zfree(sp.rbuf);
+            sp.rbuf = zmalloc(len);
+            sp.rbuf_cap = len;
+        }
+        if (readAt(sp.rseg, sp.roff + REC_HEADER_BYTES, sp.rbuf, len) == -1) goto unreadable;
+        sp.roff += REC_HEADER_BYTES + len;
+        uint64_t seq;
+        memcpy(&seq, sp.rbuf, 8);
+        if (!waiting(seq)) continue;
+        uint32_t kl, vl;
+        m->seq = seq;
+        memcpy(&m->expired_ms, sp.rbuf + 8, 8);
+        memcpy(&kl, sp.rbuf + 16, 4);
+        memcpy(&vl, sp.rbuf + 20, 4);
+        m->keyframe_len = kl;
+        m->valframe_len = vl;
+        m->frames = sp.rbuf + MSG_BODY_FIXED;
+        sp.disk_only--;
+        sp.replayed++;
+        if (!sp.disk_only) stopReading();
+        return 1;
+    }
+    stopReading();
+    return 0;
+unreadable: {
+    /* Checked when the segment was opened, or written by this process: a
+     * segment changed under us. What is left of it cannot be trusted. */
+    sds path = segmentPath(sp.segs[sp.rseg].id);
+    serverLog(LL_WARNING, "0MQ expiry push: spool file %s cannot be read at offset %lld; the rest of it is skipped", path,
+              sp.roff);
+    sdsfree(path);
+    sp.damaged++;
+    if (sp.rseg == sp.nsegs - 1) {
+        stopReading();
+        return 0;
+    }
+    sp.rseg++;
+    sp.roff = 0;
+    return spoolReadNext(m);
+}
+}
+
+/* ------------------------------------------------------------ start-up */
+
+static int recordIntact(const unsigned char *p, size_t left) {
+    uint32_t magic, len;
+    if (left < REC_HEADER_BYTES) return 0;
+    memcpy(&magic, p, 4);
+    memcpy(&len, p + 8, 4);
+    if (magic != REC_MAGIC || len > left - REC_HEADER_BYTES) return 0;
+    uint64_t crc, want;
+    memcpy(&want, p + 16, 8);
+    crc = crc64(crc64(0, p, 16), p + REC_HEADER_BYTES, len);
+    if (crc != want) return 0;
+    int type = p[4];
+    if (type == REC_MESSAGE) {
+        uint32_t kl, vl;
+        if (len < MSG_BODY_FIXED) return 0;
+        memcpy(&kl, p + REC_HEADER_BYTES + 16, 4);
+        memcpy(&vl, p + REC_HEADER_BYTES + 20, 4);
+        return (size_t)len == MSG_BODY_FIXED + EXPIRY_HEADER_FRAME_LEN + (size_t)kl + (size_t)vl;
+    }
+    return (type == REC_DONE_BELOW || type == REC_DONE_ONE) && len == 8;
+}
+
+/* Reads one segment's records; a damaged stretch is reported with its offset
+ * and skipped to the next intact record; a cut-off end is reported and cut. */
+static void scanSegment(const char *path, segment *seg) {
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    struct stat sb;
+    if (fd == -1 || fstat(fd, &sb) == -1) {
+        serverLog(LL_WARNING, "0MQ expiry push: cannot read spool file %s: %s", path, strerror(errno));
+        if (fd != -1) close(fd);
+        sp.damaged++;
+        return;
+    }
+    size_t size = (size_t)sb.st_size, off = 0, good_end = 0;
+    unsigned char *p = size ? mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
+    if (p == MAP_FAILED) {
+        serverLog(LL_WARNING, "0MQ expiry push: cannot map spool file %s: %s", path, strerror(errno));
+        close(fd);
+        sp.damaged++;
+        return;
+    }
+    while (off < size) {
+        if (!recordIntact(p + off, size - off)) {
+            size_t next = off + 1;
+            while (next < size && !recordIntact(p + next, size - next)) next++;
+            sp.damaged++;
+            if (next == size) {
+                serverLog(LL_WARNING,
+                          "0MQ expiry push: spool file %s ends with a damaged or cut-off record at offset %zu (%zu bytes): "
+                          "cut off",
+                          path, off, size - off);
+            } else {
+                serverLog(LL_WARNING,
+                          "0MQ expiry push: spool file %s is damaged at offset %zu: %zu bytes skipped, the records after "
+                          "them are kept",
+                          path, off, next - off);
+            }
+            off = next;
+            continue;
+        }
+        uint32_t len;
+        memcpy(&len, p + off + 8, 4);
+        const unsigned char *body = p + off + REC_HEADER_BYTES;
+        uint64_t seq;
+        memcpy(&seq, body, 8);
+        if (p[off + 4] == REC_MESSAGE) {
+            if (!waiting(seq)) ringPush(seq);
+            if (seq > seg->max_seq) seg->max_seq = seq;
+            if (seq > sp.max_seq_seen) sp.max_seq_seen = seq;
+        } else if (p[off + 4] == REC_DONE_BELOW) {
+            /* Of the messages before it: one spooled late (at a shutdown)
+             * with an older number is after it in the file, and still waits. */
+            while (sp.ring_len && ringFront() < seq) ringMarkDone(ringFront());
+        } else {
+            ringMarkDone(seq);
+        }
+        off += REC_HEADER_BYTES + len;
+        good_end = off;
+    }
+    if (p) munmap(p, size);
+    if (good_end < size && ftruncate(fd, (off_t)good_end) == 0) size = good_end;
+    close(fd);
+    seg->size = (long long)size;
+}
+
+static int cmpId(const void *a, const void *b) {
+    unsigned long long x = ((const segment *)a)->id, y = ((const segment *)b)->id;
+    return x < y ? -1 : x > y;
+}
+
+void spoolOpen(void) {
+    if (sp.opened) return;
+    sp.opened = 1;
+    char cwd[PATH_MAX];
+    sp.dirpath = sdscatprintf(sdsempty(), "%s/%s", getcwd(cwd, sizeof(cwd)) ? cwd : ".", SPOOL_DIRNAME);
+    DIR *d = opendir(sp.dirpath);
+    if (!d) return; /* none yet: created with the first message */
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        char *end;
+        unsigned long long id = strtoull(de->d_name, &end, 10);
+        if (end == de->d_name || strcmp(end, ".seg")) continue;
+        sp.segs = zrealloc(sp.segs, sizeof(*sp.segs) * (sp.nsegs + 1));
+        sp.segs[sp.nsegs++] = (segment){.id = id};
+    }
+    closedir(d);
+    qsort(sp.segs, (size_t)sp.nsegs, sizeof(*sp.segs), cmpId);
+    for (int i = 0; i < sp.nsegs; i++) {
+        sds path = segmentPath(sp.segs[i].id);
+        scanSegment(path, &sp.segs[i]);
+        sdsfree(path);
+        sp.bytes += (unsigned long long)sp.segs[i].size;
+        sp.next_id = sp.segs[i].id + 1;
+    }
+    /* What is left undone waits: the ring keeps those alone. */
+    size_t kept = 0;
+    for (size_t i = 0; i < sp.ring_len; i++)
+        if (!(*ringAt(i) & DONE_FLAG)) *ringAt(kept++) = *ringAt(i);
+    sp.ring_len = kept;
+    sp.ring_done = 0;
+    sp.below_written = doneBelowMark();
+    sp.recovered = sp.ring_len;
+    if (sp.ring_len) {
+        sp.disk_only = sp.ring_len;
+        sp.rseg = 0;
+        sp.roff = 0;
+        serverLog(LL_NOTICE, "0MQ expiry push: %llu messages wait in the spool (%s, %d segments, %llu bytes)",
+                  sp.disk_only, sp.dirpath, sp.nsegs, sp.bytes);
+    }
+    removeDoneSegments();
+}
+
+/* ------------------------------------------------------------- periodic */
+
+static void *fsyncThreadMain(void *arg) {
+    (void)arg;
+    for (;;) {
+        sleep(1);
+        int pending, retired;
+        pthread_mutex_lock(&sp.lock);
+        pending = sp.fsync_pending;
+        retired = sp.retired_fd;
+        sp.retired_fd = -1;
+        pthread_mutex_unlock(&sp.lock);
+        if (retired != -1) {
+            fdatasync(retired);
+            close(retired);
+        }
+        if (pending) fsyncWriteFd();
+    }
+    return NULL;
+}
+
+void spoolBeforeSleep(void) {
+    if (!sp.opened) return;
+    if (sp.ndone_above || doneBelowMark() != sp.below_written) putDoneMarks();
+    if (!sp.wbuf || !sdslen(sp.wbuf) || sp.write_errno) return;
+    if (flushBuffer() == -1) return;
+    if (server.aof_fsync == AOF_FSYNC_ALWAYS) {
+        fsyncWriteFd();
+    } else if (server.aof_fsync == AOF_FSYNC_EVERYSEC) {
+        pthread_mutex_lock(&sp.lock);
+        sp.fsync_pending = 1;
+        pthread_mutex_unlock(&sp.lock);
+        if (!sp.fsync_thread_started) {
+            pthread_t t;
+            if (pthread_create(&t, NULL, fsyncThreadMain, NULL) == 0) {
+                pthread_detach(t);
+                sp.fsync_thread_started = 1;
+            }
+        }
+    }
+}
+
+void spoolCron(void) {
+    if (!sp.opened) return;
+    if (sp.write_errno) flushBuffer();
+    spoolBeforeSleep();
+    removeDoneSegments();
+}
+
+void spoolClose(void) {
+    if (!sp.opened) return;
+    putDoneMarks();
+    closeWriteSegment(1);
+    closeReadFd();
+}
+
+sds spoolInfo(sds s) {
+    return sdscatprintf(s,
+                        "expiry_push_spool_max_bytes:%lld\r\nexpiry_push_spool_bytes:%llu\r\n"
+                        "expiry_push_spool_segments:%d\r\nexpiry_push_spool_messages:%llu\r\n"
+                        "expiry_push_spool_disk_only_messages:%llu\r\nexpiry_push_spool_written:%llu\r\n"
+                        "expiry_push_spool_replayed:%llu\r\nexpiry_push_spool_not_written:%llu\r\n"
+                        "expiry_push_spool_recovered:%llu\r\nexpiry_push_spool_damaged:%llu\r\n"
+                        "expiry_push_spool_last_error:%s\r\n",
+                        server.zmq_spool_max_bytes, sp.bytes, sp.nsegs,
+                        (unsigned long long)(sp.ring_len - sp.ring_done), sp.disk_only, sp.written, sp.replayed,
+                        sp.not_written, sp.recovered, sp.damaged, sp.last_error[0] ? sp.last_error : "none");
+}
