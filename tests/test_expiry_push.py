@@ -1520,3 +1520,221 @@ def test_ack_consumer_killed_mid_burst_loses_nothing(server_factory, tmp_path, c
     assert stored == {"burst:%d" % i for i in range(n)}
     st = info(r)
     assert st["expiry_push_dropped"] == 0 and st["expiry_push_resent"] > 0
+
+
+# --- the disk spool: nothing lost past the memory backlog, across restarts -------
+
+def load_volatile(r, n, prefix="sp", px=50, value=b""):
+    """n string keys expiring px ms from now, pipelined (value: a suffix)."""
+    pipe = r.pipeline(transaction=False)
+    for i in range(n):
+        pipe.set("%s:%d" % (prefix, i), b"v%d" % i + value, px=px)
+        if i % 10000 == 9999:
+            pipe.execute()
+    pipe.execute()
+
+
+def line_key(line):
+    return line.split('key="', 1)[1].split('"', 1)[0]
+
+
+def c_consume(eps, n, out_path, *args, timeout=120):
+    """The C consumer in utils/ until it has n messages: its lines."""
+    with open(out_path, "wb") as out:
+        p = subprocess.run(util_cmd("c") + list(args) + ["-n", str(n)] + eps, stdout=out, timeout=timeout)
+    assert p.returncode == 0
+    return out_path.read_bytes().decode().splitlines()
+
+
+def gone(r, prefix, n):
+    """Every key of load_volatile's has expired (keys of the prefix: none)."""
+    wait_for(lambda: r.info("stats")["expired_keys"] >= n and not r.keys(prefix + ":*"), timeout=60,
+             what="the keys to expire")
+
+
+def spool_files(s):
+    d = os.path.join(s.dir, "expiry-spool")
+    return sorted(os.path.join(d, f) for f in os.listdir(d)) if os.path.isdir(d) else []
+
+
+def record_offsets(path):
+    """(offset, body length, type) of each record of a spool segment."""
+    data = open(path, "rb").read()
+    out, off = [], 0
+    while off + 24 <= len(data):
+        magic, typ, length = struct.unpack_from("=I B 3x I", data, off)
+        assert magic == 0x31535845
+        out.append((off, length, typ))
+        off += 24 + length
+    return out
+
+
+def test_spool_consumer_away_loses_nothing_and_keeps_the_order(server_factory, tmp_path):
+    # A backlog of 100 kB holds ~1,000 messages: the other 49,000 wait on disk
+    # only, and reach the consumer after them, in the order they expired.
+    s, r, eps = start(server_factory, "--zmq-expiry-backlog", "100kb")
+    n = 50000
+    load_volatile(r, n)
+    gone(r, "sp", n)
+    st = info(r)
+    assert st["expiry_push_dropped"] == 0 and st["expiry_push_spool_messages"] == n
+    assert st["expiry_push_spool_disk_only_messages"] > n // 2
+    assert st["expiry_push_spool_bytes"] > 0 and spool_files(s)
+    lines = c_consume(eps, n, tmp_path / "out")
+    keys = [line_key(x) for x in lines]
+    assert len(keys) == n and set(keys) == {"sp:%d" % i for i in range(n)}
+    st = info(r)
+    assert st["expiry_push_spool_replayed"] > n // 2 and st["expiry_push_spool_messages"] == 0
+    # Every message delivered: the segments go (by the cron).
+    wait_for(lambda: not spool_files(s) and info(r)["expiry_push_spool_bytes"] == 0, what="the spool emptied")
+
+
+def test_spool_two_million_keys_expire_with_the_consumer_away(server_factory, tmp_path):
+    # The issue's case: 2M keys with 100-byte values expire while nobody
+    # listens (the 64 MB backlog held 1/3 of them and dropped the rest).
+    s, r, eps = start(server_factory)
+    n = 2000000
+    value = b"x" * 100
+    data = b"".join(b"*5\r\n$3\r\nSET\r\n$%d\r\nm:%d\r\n$%d\r\n%s\r\n$2\r\nPX\r\n$4\r\n2000\r\n" %
+                    (len(b"m:%d" % i), i, 100, value) for i in range(n))
+    subprocess.run(["redis-cli", "-p", str(s.port), "--pipe"], input=data, stdout=subprocess.DEVNULL, check=True)
+    gone(r, "m", n)
+    wait_for(lambda: info(r)["expiry_push_spool_messages"] == n, what="all messages spooled")
+    assert info(r)["expiry_push_dropped"] == 0
+    lines = c_consume(eps, n, tmp_path / "out", timeout=300)
+    assert len(lines) == n and len({line_key(x) for x in lines}) == n
+    wait_for(lambda: info(r)["expiry_push_spool_messages"] == 0 and not spool_files(s), what="the spool emptied")
+
+
+def test_spool_off_drops_are_counted(server_factory):
+    s, r, eps = start(server_factory, "--zmq-expiry-backlog", "10kb", *NO_SPOOL)
+    load_volatile(r, 2000)
+    gone(r, "sp", 2000)
+    st = info(r)
+    assert st["expiry_push_dropped"] > 1000 and st["expiry_push_spool_written"] == 0
+    assert st["expiry_push_dropped"] + st["expiry_push_backlog_messages"] == 2000
+    assert not spool_files(s)
+
+
+@pytest.mark.parametrize("mode", ["plain", "ack"])
+@pytest.mark.parametrize("stop", ["sigterm", "kill9"])
+def test_spool_survives_a_restart(server_factory, tmp_path, mode, stop):
+    # Keys expire while no consumer listens; the server stops (SIGTERM, or
+    # kill -9 with appendfsync always) and starts again: the consumer gets
+    # every key once, and the keys stay expired (the AOF has their DELs).
+    args = ["--appendonly", "yes", "--appendfsync", "always" if stop == "kill9" else "everysec"]
+    if mode == "ack":
+        args += ["--zmq-expiry-ack", "yes"]
+    s, r, eps = start(server_factory, "--zmq-expiry-backlog", "20kb", *args)
+    n = 3000
+    load_volatile(r, n)
+    gone(r, "sp", n)
+    time.sleep(0.1)  # a turn of the loop: the spool and the AOF written
+    if stop == "sigterm":
+        s.proc.terminate()
+        s.proc.wait(timeout=10)
+    s.restart()
+    assert "0MQ expiry push: %d messages wait in the spool" % n in s.log()
+    r = s.client()
+    assert r.dbsize() == 0 and r.info("stats")["expired_keys"] == 0
+    lines = c_consume(eps, n, tmp_path / "out", *(["--ack"] if mode == "ack" else []))
+    assert sorted(line_key(x) for x in lines) == sorted("sp:%d" % i for i in range(n))
+    st = info(r)
+    assert st["expiry_push_spool_recovered"] == n and st["expiry_push_dropped"] == 0
+    wait_for(lambda: info(r)["expiry_push_spool_messages"] == 0, what="all delivered")
+
+
+def test_spool_restart_after_a_rewrite_keeps_unacknowledged_messages(server_factory, zctx):
+    # The issue's case: the consumer leaves, 5000 keys expire, BGREWRITEAOF,
+    # SIGTERM, restart: the 5000 come with their sequence numbers, in order,
+    # after the acknowledged ones.
+    s, r, eps = start_ack(server_factory, "--appendonly", "yes")
+    r.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "1")
+    c = ready_consumer(zctx, r, eps, 1000)
+    load_volatile(r, 100, prefix="first")
+    got = c.recv_numbered(100)
+    c.say("ACK %d" % got[-1][0])
+    wait_for(lambda: info(r)["expiry_push_unacked_messages"] == 0, what="the first 100 acknowledged")
+    c.close()
+    load_volatile(r, 5000, prefix="later")
+    gone(r, "later", 5100)
+    r.bgrewriteaof()
+    wait_for(lambda: r.info("persistence")["aof_rewrite_in_progress"] == 0 and
+             r.info("persistence")["aof_last_bgrewrite_status"] == "ok", what="the rewrite")
+    time.sleep(0.1)
+    s.proc.terminate()
+    s.proc.wait(timeout=10)
+    s.restart()
+    r = s.client()
+    c2 = zctx.consumer(*eps, ack=True)
+    c2.say("READY 10000")
+    later = c2.recv_numbered(5000, timeout=30)
+    c2.expect_nothing(0.3)
+    seqs = [q for q, _ in later]
+    assert seqs == sorted(seqs) and len(set(seqs)) == 5000 and seqs[0] > got[-1][0]
+    assert sorted(m[1] for _, m in later) == sorted(lp(b"later:%d" % i) for i in range(5000))
+    assert r.dbsize() == 0
+
+
+def test_spool_ack_mode_keeps_the_sequence_past_memory(server_factory, zctx):
+    # Most messages wait on disk only (backlog 5 kB): they come back in
+    # sequence order, numbered without a gap.
+    s, r, eps = start_ack(server_factory, "--zmq-expiry-backlog", "5kb")
+    r.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "1")
+    load_volatile(r, 2000)
+    gone(r, "sp", 2000)
+    assert info(r)["expiry_push_spool_disk_only_messages"] > 1500
+    c = ready_consumer(zctx, r, eps, 100000)
+    got = []
+    while len(got) < 2000:  # what memory holds comes, and more as it is acknowledged
+        got += c.recv_numbered(1, timeout=10)
+        c.say("ACK %d" % got[-1][0])
+    seqs = [q for q, _ in got]
+    assert seqs == list(range(seqs[0], seqs[0] + 2000))
+    wait_for(lambda: info(r)["expiry_push_spool_messages"] == 0 and info(r)["expiry_push_unacked_messages"] == 0,
+             what="everything acknowledged")
+
+
+def stopped_with_spool(server_factory, n):
+    """A server stopped (SIGTERM) with n messages in its spool, no consumer."""
+    s, r, eps = start(server_factory, "--zmq-expiry-backlog", "0")
+    load_volatile(r, n)
+    gone(r, "sp", n)
+    wait_for(lambda: info(r)["expiry_push_spool_messages"] == n, what="the spool")
+    s.proc.terminate()
+    s.proc.wait(timeout=10)
+    files = spool_files(s)
+    assert len(files) == 1
+    return s, eps, files[0]
+
+
+def test_spool_damaged_record_is_reported_and_the_rest_kept(server_factory, tmp_path):
+    s, eps, path = stopped_with_spool(server_factory, 300)
+    recs = [x for x in record_offsets(path) if x[2] == 1]
+    off, length, _ = recs[100]
+    with open(path, "r+b") as f:  # bytes of the 101st message's value changed
+        f.seek(off + 24 + length - 2)
+        f.write(b"??")
+    s.restart()
+    assert "spool file %s is damaged at offset %d: %d bytes skipped" % (path, off, 24 + length) in s.log()
+    r = s.client()
+    lines = c_consume(eps, 299, tmp_path / "out")
+    keys = [line_key(x) for x in lines]
+    assert len(set(keys)) == 299
+    assert info(r)["expiry_push_spool_damaged"] == 1 and info(r)["expiry_push_spool_messages"] == 0
+
+
+def test_spool_cut_off_end_is_reported_and_cut(server_factory, tmp_path):
+    s, eps, path = stopped_with_spool(server_factory, 300)
+    recs = record_offsets(path)
+    off = [x for x in recs if x[2] == 1][-1][0]
+    size = os.path.getsize(path)
+    with open(path, "r+b") as f:  # the last message half written, as a crash leaves it
+        f.truncate(off + 30)
+    s.restart()
+    assert ("spool file %s ends with a damaged or cut-off record at offset %d (30 bytes): cut off" % (path, off)
+            in s.log()), size
+    r = s.client()
+    lines = c_consume(eps, 299, tmp_path / "out")
+    assert len({line_key(x) for x in lines}) == 299
+    assert info(r)["expiry_push_spool_damaged"] == 1

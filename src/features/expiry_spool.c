@@ -85,6 +85,10 @@ static struct {
     unsigned long long rfd_id;
     unsigned char *rbuf;
     size_t rbuf_cap;
+    unsigned char *ra; /* read-ahead: ra_len bytes of segment ra_id from ra_off */
+    unsigned long long ra_id;
+    long long ra_off;
+    size_t ra_len;
     /* sequence numbers */
     uint64_t next_seq, max_seq_seen;
     /* errors, fsync */
@@ -266,6 +270,7 @@ static int startSegment(void) {
 static void closeReadFd(void) {
     if (sp.rfd != -1) close(sp.rfd);
     sp.rfd = -1;
+    sp.ra_len = 0;
 }
 
 /* Removes the oldest segments while every message in them is done (the one
@@ -442,24 +447,49 @@ static int openReadFd(unsigned long long id) {
     return sp.rfd == -1 ? -1 : 0;
 }
 
+/* Reads from segment files go through a read-ahead buffer of this size. */
+#define READ_AHEAD_BYTES (1024 * 1024)
+
+/* n bytes at off of the file of segment si, through the read-ahead buffer:
+ * one pread for many records. */
+static int readFile(int si, long long off, unsigned char *dst, size_t n, long long file_end) {
+    if (openReadFd(sp.segs[si].id) == -1) return -1;
+    while (n) {
+        if (sp.ra_id == sp.segs[si].id && off >= sp.ra_off && off < sp.ra_off + (long long)sp.ra_len) {
+            size_t k = (size_t)(sp.ra_off + (long long)sp.ra_len - off);
+            if (k > n) k = n;
+            memcpy(dst, sp.ra + (off - sp.ra_off), k);
+            dst += k, off += (long long)k, n -= k;
+            continue;
+        }
+        if (!sp.ra) sp.ra = zmalloc(READ_AHEAD_BYTES);
+        size_t want = READ_AHEAD_BYTES;
+        if (off + (long long)want > file_end) want = (size_t)(file_end - off);
+        if (n > want) { /* a record larger than the buffer: read directly */
+            ssize_t r = pread(sp.rfd, dst, n, off);
+            return r == (ssize_t)n ? 0 : -1;
+        }
+        ssize_t r = pread(sp.rfd, sp.ra, want, off);
+        if (r <= 0) return -1;
+        sp.ra_id = sp.segs[si].id;
+        sp.ra_off = off;
+        sp.ra_len = (size_t)r;
+    }
+    return 0;
+}
+
 /* n bytes of segment index si at off: from its file, or for the segment
  * being written past what is on disk, from the buffer. */
 static int readAt(int si, long long off, unsigned char *dst, size_t n) {
     int written_one = si == sp.nsegs - 1 && sp.wfd != -1;
-    if (written_one && off >= sp.flushed) {
-        memcpy(dst, sp.wbuf + (off - sp.flushed), n);
-        return 0;
+    long long file_end = written_one ? sp.flushed : sp.segs[si].size;
+    size_t from_file = off >= file_end ? 0 : n;
+    if (from_file && off + (long long)n > file_end) from_file = (size_t)(file_end - off);
+    if (from_file && readFile(si, off, dst, from_file, file_end) == -1) return -1;
+    if (from_file < n) {
+        long long boff = off + (long long)from_file - sp.flushed;
+        memcpy(dst + from_file, sp.wbuf + boff, n - from_file);
     }
-    if (openReadFd(sp.segs[si].id) == -1) return -1;
-    size_t from_file = n;
-    if (written_one && off + (long long)n > sp.flushed) from_file = (size_t)(sp.flushed - off);
-    size_t got = 0;
-    while (got < from_file) {
-        ssize_t r = pread(sp.rfd, dst + got, from_file - got, off + (long long)got);
-        if (r <= 0) return -1;
-        got += (size_t)r;
-    }
-    if (from_file < n) memcpy(dst + from_file, sp.wbuf, n - from_file);
     return 0;
 }
 

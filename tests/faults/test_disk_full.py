@@ -8,7 +8,7 @@ import time
 import pytest
 import redis
 
-from support import attach, info, wait_for
+from support import attach, free_port, info, wait_for
 
 VALUE = os.urandom(1024)  # incompressible: an RDB of N keys takes N kB
 
@@ -174,3 +174,43 @@ def test_replica_that_cannot_write_its_aof(server_factory, small_disk, ignore):
         assert replica.proc.poll() is None
         assert "Replica is applying a command even though it is unable to write to disk." in replica.log()
         assert info(rr, "persistence")["aof_last_write_status"] == "err"
+
+
+@pytest.mark.ours
+def test_expiry_spool_on_a_full_disk_drops_counted_and_serves(server_factory, small_disk, tmp_path):
+    # The 0MQ expiry push's spool (ours) on a disk that fills up: spooling
+    # stops with a log line, what memory cannot hold is dropped and counted,
+    # the server keeps serving; once there is room the spool is written
+    # again, and a consumer gets everything that was not dropped.
+    import zmq
+    zport = free_port()
+    ep = "tcp://127.0.0.1:%d" % zport
+    s = server_factory("--dir", small_disk.path, "--zmq-expiry-endpoint", ep, "--zmq-expiry-backlog", "100kb")
+    r = s.client()
+    small_disk.fill(leave_kb=64)
+    n = 20000
+    pipe = r.pipeline(transaction=False)
+    for i in range(n):
+        pipe.set("full:%d" % i, b"%0100d" % i, px=50)
+    pipe.execute()
+    wait_for(lambda: r.info("stats")["expired_keys"] == n, what="the keys to expire")
+    wait_for(lambda: "0MQ expiry push: spool: cannot write" in s.log(), what="the log line")
+    st = r.info("expiry_push")
+    assert st["expiry_push_dropped"] > 0 and st["expiry_push_spool_not_written"] > 0
+    assert "No space left on device" in st["expiry_push_spool_last_error"]
+    assert r.ping() and r.set("still", "serving") and r.get("still") == b"serving"
+    small_disk.free()
+    wait_for(lambda: "0MQ expiry push: the spool can be written again" in s.log(), what="the spool written again")
+    dropped = r.info("expiry_push")["expiry_push_dropped"]
+    ctx = zmq.Context()
+    sock = ctx.socket(zmq.PULL)
+    sock.connect(ep)
+    got = set()
+    try:
+        while len(got) < n - dropped and sock.poll(5000):
+            got.add(sock.recv_multipart()[1])
+    finally:
+        sock.close(0)
+        ctx.term()
+    assert len(got) == n - dropped
+    assert r.info("expiry_push")["expiry_push_spool_messages"] == 0
