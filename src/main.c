@@ -75,6 +75,7 @@ static void wireModules(void) {
     serverAddCallObserver(latencyCallObserver);
     serverAddCallObserver(monitorCallObserver);
     serverAddCallObserver(trackingCallObserver);
+    serverAddCallObserver(spoolMasterRecordObserver); /* a replica's copy of the push's log */
     serverAddCommandPrelude(trackingCommandPrelude);
     serverAddResetStats(latencyForgetCommandHistogram);
     serverSetLatencySampler(latencyAddSampleIfNeeded);

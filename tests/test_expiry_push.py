@@ -1738,3 +1738,73 @@ def test_spool_cut_off_end_is_reported_and_cut(server_factory, tmp_path):
     lines = c_consume(eps, 299, tmp_path / "out")
     assert len({line_key(x) for x in lines}) == 299
     assert info(r)["expiry_push_spool_damaged"] == 1
+
+
+# --- failover: a replica of ours holds its master's log -------------------------
+
+def test_failover_promoted_replica_sends_what_was_not_acknowledged(server_factory, zctx):
+    # The master is killed (kill -9) in the middle of a burst its consumer
+    # acknowledges part of; the replica is promoted (REPLICAOF NO ONE): a
+    # consumer of the replica gets every key the first one did not
+    # acknowledge, numbered as the master numbered it. At least once.
+    m, mr, meps = start_ack(server_factory)
+    mr.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "1")
+    rep, rr, reps = start(server_factory, "--zmq-expiry-ack", "yes", "--replicaof", "127.0.0.1", str(m.port))
+    wait_for(lambda: rr.info("replication")["master_link_status"] == "up", what="the replica's link")
+    c1 = ready_consumer(zctx, mr, meps, 100)
+    n = 3000
+    load_volatile(mr, n, prefix="fo")
+    acked = {}
+    while len(acked) < 1000:
+        for seq, fr in c1.recv_numbered(1):
+            acked[fr[1]] = seq
+            c1.say("ACK %d" % seq)
+    wait_for(lambda: rr.info("expiry_push")["expiry_push_spool_messages"] > 0, what="the replica holding the log")
+    # The replica holds its master's log and sends nothing while a replica.
+    c2 = zctx.consumer(*reps, ack=True)
+    c2.say("READY 100000")
+    c2.expect_nothing(0.3)
+    m.kill()
+    rr.execute_command("REPLICAOF", "NO", "ONE")
+    got = {}
+    deadline = time.time() + 30
+    while time.time() < deadline and set(acked) | set(got) != {lp(b"fo:%d" % i) for i in range(n)}:
+        for seq, fr in c2.recv_numbered(1, timeout=10):
+            got[fr[1]] = seq
+            c2.say("ACK %d" % seq)
+    assert set(acked) | set(got) == {lp(b"fo:%d" % i) for i in range(n)}
+    # What the master numbered keeps its number on the replica.
+    common = set(acked) & set(got)
+    assert all(acked[k] == got[k] for k in common)
+    wait_for(lambda: rr.info("expiry_push")["expiry_push_spool_messages"] == 0, what="all acknowledged")
+    assert rr.info("expiry_push")["expiry_push_spool_replayed"] > 0  # from the master's log, not expired again
+    assert rr.dbsize() == 0
+
+
+def test_failover_log_reaches_a_replica_through_a_full_sync(server_factory, zctx, tmp_path):
+    # Messages waiting on the master (no consumer yet) before a replica
+    # attaches: the snapshot does not carry them, the stream after it does.
+    # A Redis 7.0 replica on the same master keeps working unchanged (the
+    # records reach it as PINGs, which it runs without effect).
+    from support import REF_SERVER
+    m, mr, meps = start_ack(server_factory)
+    mr.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "1")
+    load_volatile(mr, 500, prefix="early")
+    gone(mr, "early", 500)
+    mr.set("data", "kept")
+    rep, rr, reps = start(server_factory, "--zmq-expiry-ack", "yes", "--replicaof", "127.0.0.1", str(m.port))
+    redis_replica = server_factory("--replicaof", "127.0.0.1", str(m.port), binary=REF_SERVER) if REF_SERVER else None
+    wait_for(lambda: rr.info("expiry_push")["expiry_push_spool_messages"] == 500, what="the log on the replica")
+    load_volatile(mr, 500, prefix="late")
+    gone(mr, "late", 1000)
+    wait_for(lambda: rr.info("expiry_push")["expiry_push_spool_messages"] == 1000, what="the new messages too")
+    c = ready_consumer(zctx, mr, meps, 10000)
+    got = c.recv_numbered(1000, timeout=20)
+    c.say("ACK %d" % got[-1][0])
+    # Acknowledged on the master: the replica lets go of them as well.
+    wait_for(lambda: rr.info("expiry_push")["expiry_push_spool_messages"] == 0, what="the replica trimmed")
+    if redis_replica:
+        ref = redis_replica.client()
+        wait_for(lambda: ref.info("replication")["master_link_status"] == "up" and ref.get("data") == b"kept",
+                 what="the Redis replica in sync")
+        assert ref.dbsize() == 1 and "CRITICAL" not in redis_replica.log()

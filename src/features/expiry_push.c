@@ -254,10 +254,6 @@ static void dropMessage(void) {
     logDrops();
 }
 
-void expiryPushCron(void) {
-    if (push.drops_unlogged) logDrops();
-    if (server.zmq_ack) expiryAckCron();
-}
 
 static void freeHead(void) {
     expiryMsg *m = push.head;
@@ -368,6 +364,18 @@ static long long drainTimer(aeEventLoop *el, long long id, void *data) {
     push.drain_timer = -1;
     drainBacklog();
     return AE_NOMORE;
+}
+
+void expiryPushCron(void) {
+    if (push.drops_unlogged) logDrops();
+    if (server.zmq_ack) {
+        expiryAckCron();
+    } else if (push.sock && spoolHasDiskOnly() && !push.head && push.drain_timer == -1) {
+        /* The spool has messages to hand over and nothing drains them: a
+         * replica was just promoted (it held its master's log until now). */
+        watchSocket();
+        drainBacklog();
+    }
 }
 
 static void appendToBacklog(uint64_t seq, long long expired_ms, int spooled, const unsigned char *frames,

@@ -40,6 +40,8 @@
 #include "core/crc64.h"
 #include "core/fileutil.h"
 #include "core/zmalloc.h"
+#include "server/hooks.h"
+#include "server/propagate.h"
 #include "server/server.h"
 
 #define SPOOL_DIRNAME "expiry-spool"
@@ -89,8 +91,12 @@ static struct {
     unsigned long long ra_id;
     long long ra_off;
     size_t ra_len;
+    uint64_t ro_seq; /* disk-only messages are the waiting ones numbered from here */
     /* sequence numbers */
     uint64_t next_seq, max_seq_seen;
+    /* replication: records go into the stream once a replica of ours asked */
+    int repl_wanted;
+    unsigned long long repl_applied;
     /* errors, fsync */
     int write_errno;
     long long last_error_log_ms;
@@ -300,6 +306,10 @@ static void removeDoneSegments(void) {
 
 /* --------------------------------------------------------------- writing */
 
+static void replicateRecord(const unsigned char *rec, size_t len);
+static void stopReading(void);
+static int recordIntact(const unsigned char *p, size_t left);
+
 static void putRecord(int type, const void *a, size_t alen, const void *b, size_t blen) {
     unsigned char h[REC_HEADER_BYTES] = {0};
     uint32_t magic = REC_MAGIC, len = (uint32_t)(alen + blen);
@@ -310,10 +320,12 @@ static void putRecord(int type, const void *a, size_t alen, const void *b, size_
     crc = crc64(crc, a, alen);
     if (blen) crc = crc64(crc, b, blen);
     memcpy(h + 16, &crc, 8);
+    size_t at = sdslen(sp.wbuf);
     sp.wbuf = sdscatlen(sp.wbuf, h, sizeof(h));
     sp.wbuf = sdscatlen(sp.wbuf, a, alen);
     if (blen) sp.wbuf = sdscatlen(sp.wbuf, b, blen);
     long long n = (long long)(sizeof(h) + alen + blen);
+    if (sp.repl_wanted && !server.masterhost_set) replicateRecord((unsigned char *)sp.wbuf + at, (size_t)n);
     sp.segs[sp.nsegs - 1].size += n;
     sp.bytes += (unsigned long long)n;
 }
@@ -416,6 +428,7 @@ int spoolAppend(uint64_t seq, long long expired_ms, const unsigned char *frames,
         if (!sp.disk_only) {
             sp.rseg = sp.nsegs - 1;
             sp.roff = at;
+            sp.ro_seq = seq;
         }
         sp.disk_only++;
     }
@@ -426,7 +439,10 @@ int spoolAppend(uint64_t seq, long long expired_ms, const unsigned char *frames,
 void spoolDone(uint64_t seq) {
     if (!sp.ring_len || seq < ringFront()) return;
     int at_front = seq == ringFront();
-    if (!ringMarkDone(seq) || at_front) return;
+    if (!ringMarkDone(seq)) return;
+    /* Done while on disk only: a replica told by its master. */
+    if (sp.disk_only && seq >= sp.ro_seq && !--sp.disk_only) stopReading();
+    if (at_front) return;
     if (sp.ndone_above == sp.done_above_cap) {
         sp.done_above_cap = sp.done_above_cap ? sp.done_above_cap * 2 : 256;
         sp.done_above = zrealloc(sp.done_above, sizeof(*sp.done_above) * sp.done_above_cap);
@@ -499,13 +515,15 @@ static void stopReading(void) {
     closeReadFd();
 }
 
-int spoolHasDiskOnly(void) { return sp.disk_only != 0; }
+/* A replica holds its master's log (and its own) until it is promoted. */
+int spoolHasDiskOnly(void) { return sp.disk_only != 0 && !server.masterhost_set; }
 
 void spoolRewind(void) {
     if (!sp.nsegs || sp.ring_len == sp.ring_done) return;
     sp.disk_only = sp.ring_len - sp.ring_done;
     sp.rseg = 0;
     sp.roff = 0;
+    sp.ro_seq = 0;
 }
 
 int spoolReadNext(spoolMsg *m) {
@@ -545,6 +563,7 @@ int spoolReadNext(spoolMsg *m) {
         m->valframe_len = vl;
         m->frames = sp.rbuf + MSG_BODY_FIXED;
         sp.disk_only--;
+        sp.ro_seq = seq + 1;
         sp.replayed++;
         if (!sp.disk_only) stopReading();
         return 1;
@@ -696,10 +715,111 @@ void spoolOpen(void) {
         sp.disk_only = sp.ring_len;
         sp.rseg = 0;
         sp.roff = 0;
+        sp.ro_seq = 0;
         serverLog(LL_NOTICE, "0MQ expiry push: %llu messages wait in the spool (%s, %d segments, %llu bytes)",
                   sp.disk_only, sp.dirpath, sp.nsegs, sp.bytes);
     }
     removeDoneSegments();
+}
+
+/* ----------------------------------------------------------- replication */
+
+/* A record goes to replicas as the argument of a PING, which a Redis 7.0
+ * replica runs without effect and ours recognize by this prefix. */
+#define REPL_PREFIX "\0expiry-spool-record\0"
+#define REPL_PREFIX_LEN (sizeof(REPL_PREFIX) - 1)
+
+static void replicateRecord(const unsigned char *rec, size_t len) {
+    static robj *ping;
+    if (!ping) ping = createStringObject("PING", 4);
+    sds payload = sdsnewlen(REPL_PREFIX, REPL_PREFIX_LEN);
+    payload = sdscatlen(payload, rec, len);
+    robj *arg = createObject(OBJ_STRING, payload);
+    robj *argv[2] = {ping, arg};
+    propagateToReplicas(0, argv, 2);
+    decrRefCount(arg);
+}
+
+void spoolReplicasWantLog(void) { sp.repl_wanted = 1; }
+
+/* Every waiting message's record in [p, p+len) goes to replicas again. */
+static void republishRange(const unsigned char *p, size_t len) {
+    size_t off = 0;
+    while (off < len && recordIntact(p + off, len - off)) {
+        uint32_t n;
+        memcpy(&n, p + off + 8, 4);
+        uint64_t seq;
+        memcpy(&seq, p + off + REC_HEADER_BYTES, 8);
+        if (p[off + 4] == REC_MESSAGE && waiting(seq)) replicateRecord(p + off, REC_HEADER_BYTES + n);
+        off += REC_HEADER_BYTES + n;
+    }
+}
+
+void spoolRepublish(void) {
+    sp.repl_wanted = 1;
+    if (!sp.opened || server.masterhost_set || sp.ring_len == sp.ring_done) return;
+    for (int i = 0; i < sp.nsegs; i++) {
+        int written_one = i == sp.nsegs - 1 && sp.wfd != -1;
+        size_t size = (size_t)(written_one ? sp.flushed : sp.segs[i].size);
+        sds path = segmentPath(sp.segs[i].id);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        sdsfree(path);
+        if (fd != -1 && size) {
+            unsigned char *p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+            if (p != MAP_FAILED) {
+                republishRange(p, size);
+                munmap(p, size);
+            }
+        }
+        if (fd != -1) close(fd);
+        if (written_one && sdslen(sp.wbuf)) republishRange((unsigned char *)sp.wbuf, sdslen(sp.wbuf));
+    }
+    /* And where the log stands: what is done below its oldest waiting message. */
+    uint64_t mark = doneBelowMark();
+    unsigned char rec[REC_HEADER_BYTES + 8] = {0};
+    uint32_t magic = REC_MAGIC, len = 8;
+    memcpy(rec, &magic, 4);
+    rec[4] = REC_DONE_BELOW;
+    memcpy(rec + 8, &len, 4);
+    memcpy(rec + REC_HEADER_BYTES, &mark, 8);
+    uint64_t crc = crc64(crc64(0, rec, 16), rec + REC_HEADER_BYTES, 8);
+    memcpy(rec + 16, &crc, 8);
+    replicateRecord(rec, sizeof(rec));
+}
+
+/* A replica: a record from its master goes into its own spool, to be pushed
+ * if it is promoted (a message already held is not taken twice). */
+static void applyRecord(const unsigned char *p, size_t len) {
+    if (!recordIntact(p, len)) return;
+    uint32_t n;
+    memcpy(&n, p + 8, 4);
+    if (REC_HEADER_BYTES + (size_t)n != len) return;
+    const unsigned char *body = p + REC_HEADER_BYTES;
+    uint64_t seq;
+    memcpy(&seq, body, 8);
+    sp.repl_applied++;
+    if (p[4] == REC_MESSAGE) {
+        if (waiting(seq)) return;
+        long long expired_ms;
+        uint32_t kl, vl;
+        memcpy(&expired_ms, body + 8, 8);
+        memcpy(&kl, body + 16, 4);
+        memcpy(&vl, body + 20, 4);
+        spoolAppend(seq, expired_ms, body + MSG_BODY_FIXED, kl, vl, 0);
+    } else if (p[4] == REC_DONE_BELOW) {
+        while (sp.ring_len && ringFront() < seq) spoolDone(ringFront());
+    } else {
+        spoolDone(seq);
+    }
+}
+
+void spoolMasterRecordObserver(const callInfo *ci) {
+    if (ci->argc != 2 || !(ci->c->flags & CLIENT_MASTER) || strcmp(ci->cmd->fullname, "ping")) return;
+    robj *arg = ci->argv[1];
+    if (arg->type != OBJ_STRING || !sdsEncodedObject(arg)) return;
+    size_t len = sdslen(arg->ptr);
+    if (len <= REPL_PREFIX_LEN || memcmp(arg->ptr, REPL_PREFIX, REPL_PREFIX_LEN)) return;
+    applyRecord((unsigned char *)arg->ptr + REPL_PREFIX_LEN, len - REPL_PREFIX_LEN);
 }
 
 /* ------------------------------------------------------------- periodic */

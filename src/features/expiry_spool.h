@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "core/sds.h"
+#include "server/hooks.h"
 
 /* A message's first frame: db and wire type, two 16-bit numbers (the layout
  * the push modules and the spool share). */
@@ -79,6 +80,17 @@ void spoolBeforeSleep(void);
 void spoolCron(void);
 /* At shutdown: everything written and fsynced. */
 void spoolClose(void);
+/* Replication (EXPIRY_0MQ.md, "Failover"). A replica of ours announced that
+ * it holds the log (REPLCONF capa expiry-log): from now on every record
+ * written also goes into the replication stream. */
+void spoolReplicasWantLog(void);
+/* Such a replica starts a full sync: every waiting message goes into the
+ * stream again (replicas take a message they hold only once). */
+void spoolRepublish(void);
+/* A call observer: on a replica, the records its master sends are applied
+ * to its own spool, held there until it is promoted. */
+void spoolMasterRecordObserver(const callInfo *ci);
+
 /* The spool's INFO fields. */
 sds spoolInfo(sds s);
 

@@ -13,6 +13,7 @@
 #include "core/numparse.h"
 #include "core/randbytes.h"
 #include "core/zmalloc.h"
+#include "features/expiry_spool.h"
 #include "persist/bgchild.h"
 #include "persist/aof.h"
 #include "persist/persist.h"
@@ -53,6 +54,7 @@ typedef struct replicaLink {
     int wait_ack;       /* online, but the stream waits for its first ACK (it loads an EOF-marked RDB) */
     int early_ack;      /* it ACKed (so loaded) its diskless RDB before the transfer was seen to end */
     int capa_eof, capa_psync2;
+    int capa_expiry_log; /* ours: holds the expiry push's log (features/expiry_spool.h) */
     int rdb_exclude;    /* RDB_EXCLUDE_*: REPLCONF rdb-filter-only (redis-cli --functions-rdb) */
     int rdb_only;       /* REPLCONF rdb-only 1 (redis-cli --rdb): the snapshot, no stream */
     int listening_port;
@@ -357,6 +359,8 @@ static int writeDirect(client *c, const char *s, size_t len) {
 
 static void sendFullResync(replicaLink *r) {
     r->state = R_WAIT_BGSAVE_END;
+    /* The snapshot does not carry the push's log: what waits in it follows. */
+    if (r->capa_expiry_log) spoolRepublish();
     if (r->pre_psync) return;
     char buf[128];
     int n = snprintf(buf, sizeof(buf), "+FULLRESYNC %s %lld\r\n", replId.replid, r->initial_offset);
@@ -1045,6 +1049,10 @@ void replconfCommand(client *c) {
         } else if (!strcasecmp(opt, "capa")) {
             if (!strcasecmp(val->ptr, "eof")) linkOf(c)->capa_eof = 1;
             else if (!strcasecmp(val->ptr, "psync2")) linkOf(c)->capa_psync2 = 1;
+            else if (!strcasecmp(val->ptr, "expiry-log")) {
+                linkOf(c)->capa_expiry_log = 1;
+                spoolReplicasWantLog();
+            }
         } else if (!strcasecmp(opt, "ack")) {
             /* Sent by a replica; never answered. */
             long long off;

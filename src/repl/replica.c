@@ -198,8 +198,9 @@ static void sendHandshakeCommands(int fd) {
         queueCommand(3, ip);
         rp.hs_expect[rp.hs_count++] = HS_IP;
     }
-    const char *capa[] = {"REPLCONF", "capa", "eof", "capa", "psync2"};
-    queueCommand(5, capa);
+    /* expiry-log: ours holds the 0MQ expiry push's log (a Redis master ignores it). */
+    const char *capa[] = {"REPLCONF", "capa", "eof", "capa", "psync2", "capa", "expiry-log"};
+    queueCommand(7, capa);
     rp.hs_expect[rp.hs_count++] = HS_CAPA;
     if (flushCommands(fd) != C_OK) handshakeFailed();
 }
