@@ -103,6 +103,7 @@ static void wireModules(void) {
 
     /* Snapshots and the AOF are saved before the push hands over its backlog. */
     serverAddShutdownCheck(replOnShutdown); /* before the final save: no child may rename over it */
+    serverAddShutdownCheck(spoolOnShutdown); /* the push's spool before the final AOF flush, as every turn */
     serverAddShutdownCheck(persistOnShutdown);
     serverAddShutdownTask(flushReplicaOutputBuffers); /* best effort: the replicas may still get the last writes */
     serverAddShutdownTask(expiryPushShutdown);

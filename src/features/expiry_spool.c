@@ -871,6 +871,12 @@ void spoolCron(void) {
     removeDoneSegments();
 }
 
+int spoolOnShutdown(int flags) {
+    (void)flags;
+    spoolBeforeSleep();
+    return C_OK;
+}
+
 void spoolClose(void) {
     if (!sp.opened) return;
     putDoneMarks();

@@ -78,6 +78,9 @@ void spoolBeforeSleep(void);
 /* Once a second's fsync (appendfsync everysec), retry after a write error,
  * removal of segments whose messages are all done. */
 void spoolCron(void);
+/* A shutdown check (refuses nothing): the turn's records are written before
+ * the final AOF flush and save. */
+int spoolOnShutdown(int flags);
 /* At shutdown: everything written and fsynced. */
 void spoolClose(void);
 /* Replication (EXPIRY_0MQ.md, "Failover"). A replica of ours announced that
