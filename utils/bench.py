@@ -18,6 +18,8 @@ figures side by side and the ratios ours/Redis and ours/Valkey.
   * latency: p50/p99 with -c 1000 -P 1, GET and SET (pinned as cpu)
   * SET EX throughput; expiry lag (utils/expiry_lag.py); GET latency during a
     mass expiry and the 0MQ push rate (utils/mass_expiry.py)   [ours vs Redis]
+  * the push's disk spool: GET latency during a mass expiry with no consumer, spool write and replay
+    rates, bytes on disk per message (utils/spool_bench.py)   [ours]
   * SAVE/load time and RDB size; SET with appendfsync everysec  [ours vs Redis]
   * EVALSHA, MULTI/EXEC, PUBLISH, SET with keyspace notifications [ours vs Redis]
   * repl: full sync time both ways, replication lag, master throughput with a replica (utils/bench_repl.py) [ours vs Redis]
@@ -214,6 +216,21 @@ def mass_expiry(quick):
         s = Server(OURS, "--zmq-expiry-endpoint", endpoint, "--zmq-expiry-hwm", hwm)
         subprocess.run([sys.executable, os.path.join(ROOT, "utils", "mass_expiry.py"), "--port", str(s.port),
                         "--keys", n, "--label", label] + (["--zmq", endpoint] if consume else []))
+        s.stop()
+
+
+def spool(quick):
+    """The 0MQ push's disk spool (ours only): a mass expiry with no consumer,
+    then the replay to one, plain and ack mode (utils/spool_bench.py)."""
+    n = "200000" if quick else "1000000"
+    print("\n## 0MQ expiry push spool: %s keys (100-byte values) due at once, no consumer, then one (ours only)" % n)
+    for mode in ("plain", "ack"):
+        zport = free_port()
+        endpoint = "tcp://127.0.0.1:%d" % zport
+        extra = ["--zmq-expiry-ack", "yes"] if mode == "ack" else []
+        s = Server(OURS, "--zmq-expiry-endpoint", endpoint, "--latency-monitor-threshold", "10", *extra)
+        subprocess.run([sys.executable, os.path.join(ROOT, "utils", "spool_bench.py"), "--port", str(s.port),
+                        "--zmq", endpoint, "--keys", n] + (["--ack"] if mode == "ack" else []))
         s.stop()
 
 
@@ -566,10 +583,10 @@ def blocking(quick):
 
 SECTIONS = {"throughput": throughput, "memory": memory, "cpu": cpu, "callgrind": callgrind, "latency": latency,
             "expiry": expiry_throughput, "lag": lag, "massexpiry": mass_expiry, "persistence": persistence,
-            "features": features, "repl": repl, "blocking": blocking,
+            "features": features, "repl": repl, "blocking": blocking, "spool": spool,
             # parts of `memory`, for a shorter run
             "volatile": volatile_memory, "datatypes": datatypes_memory}
-DEFAULT = "throughput,memory,cpu,latency,expiry,lag,massexpiry,persistence,features,repl,blocking"
+DEFAULT = "throughput,memory,cpu,latency,expiry,lag,massexpiry,spool,persistence,features,repl,blocking"
 
 
 def main():

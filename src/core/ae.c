@@ -208,6 +208,12 @@ static int waitForEvents(aeEventLoop *el, struct epoll_event *fired, int max, lo
     return epoll_wait(el->epfd, fired, max, (int)((timeout_us + 999) / 1000));
 }
 
+int aeEventsPending(aeEventLoop *el) {
+    struct epoll_event ev;
+    /* Level-triggered: what this poll sees stays ready for the loop's own. */
+    return waitForEvents(el, &ev, 1, 0) > 0;
+}
+
 /* A handler may process events itself (a slow script, a replica loading its
  * master's snapshot): that nested round gets its own array, so the outer one
  * goes on with the events it fetched. */

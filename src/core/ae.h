@@ -54,6 +54,9 @@ int aeProcessEvents(aeEventLoop *el);
 /* Ready file events only, without waiting and without timers or beforesleep
  * (serving clients while a long script runs). */
 int aeProcessFileEventsNoWait(aeEventLoop *el);
+/* Whether a registered fd is ready now (a poll: nothing is consumed). Long
+ * background work asks, to give way to clients. */
+int aeEventsPending(aeEventLoop *el);
 void aeMain(aeEventLoop *el);
 void aeStop(aeEventLoop *el);
 

@@ -44,6 +44,9 @@ static long long earliestDeadline(void) {
     return best;
 }
 
+/* A slice of expiry gives way to a waiting client after this long. */
+#define YIELD_AFTER_US 50
+
 long long expireDueKeys(long long budget_us) {
     monotime start = getMonotonicUs();
     long long removed = 0;
@@ -60,7 +63,14 @@ long long expireDueKeys(long long budget_us) {
             deleteExpiredKey(db, key);
             decrRefCount(key);
             removed++;
-            if ((removed & 15) == 0 && (long long)(getMonotonicUs() - start) > budget_us) goto out;
+            if ((removed & 15) == 0) {
+                long long spent = (long long)(getMonotonicUs() - start);
+                if (spent > budget_us) goto out;
+                /* A client waits (a request came, or a reply is ready to go
+                 * out once this turn ends): it is served before the rest. */
+                if (spent > YIELD_AFTER_US && (listLength(server.clients_pending_write) || aeEventsPending(server.el)))
+                    goto out;
+            }
         }
     }
 out:;
