@@ -21,6 +21,10 @@ int fsyncFileDir(const char *path) {
         memcpy(dir, path, len);
         dir[len] = '\0';
     }
+    return fsyncDir(dir);
+}
+
+int fsyncDir(const char *dir) {
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd == -1) return -1;
     /* Some file systems cannot fsync a directory: nothing more to do there. */
