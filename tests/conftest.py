@@ -6,6 +6,9 @@ directory and stopped when the test ends. REDIS_SERVER chooses the binary
 and tests marked `ours` (our own features: 0MQ push, expiry promptness) are
 skipped then.
 """
+import os
+import signal
+
 import pytest
 
 from datatype_client import DataClient
@@ -15,6 +18,8 @@ from support import REFERENCE, Server
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "ours: tests of our own features, skipped against the reference")
+    config.addinivalue_line("markers", "server_exits: the test makes a server exit with an error status on purpose")
+    config.addinivalue_line("markers", "server_crash: the test makes a server crash on purpose (its report is checked)")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -22,19 +27,41 @@ def pytest_collection_modifyitems(config, items):
         return
     skip = pytest.mark.skip(reason="our own feature; not in the reference server")
     for item in items:
-        if "ours" in item.keywords:
+        # The marker itself: a parametrize id named "ours" is in keywords too.
+        if item.get_closest_marker("ours"):
             item.add_marker(skip)
 
 
+# No test runs longer than this (seconds; TEST_TIMEOUT overrides): a hang
+# fails the test that hangs instead of stopping the whole run.
+TEST_TIMEOUT = int(os.environ.get("TEST_TIMEOUT", "300"))
+
+
+@pytest.fixture(autouse=True)
+def _per_test_timeout():
+    def expired(signum, frame):
+        raise TimeoutError("the test ran longer than %d s (TEST_TIMEOUT)" % TEST_TIMEOUT)
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(TEST_TIMEOUT)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, previous)
+
+
 @pytest.fixture
-def server_factory():
+def server_factory(request):
     """Starts servers with extra arguments (binary: another server, e.g.
     support.REF_SERVER; env: variables added to its environment); all are
-    stopped at the end."""
+    stopped at the end, and the test fails if one of them ended badly (a
+    crash, a sanitizer's report, an exit the test did not ask for; the
+    markers server_exits and server_crash say the test means it)."""
     started = []
+    exits = request.node.get_closest_marker("server_exits") is not None
+    crashes = request.node.get_closest_marker("server_crash") is not None
 
     def start(*args, config_text=None, binary=None, env=None):
         s = Server(args, config_text=config_text, binary=binary, env=env)
+        s.exit_expected, s.crash_expected = exits, crashes
         started.append(s)
         return s
 
@@ -42,7 +69,9 @@ def server_factory():
     failure = None
     for s in started:
         try:
-            s.stop()
+            problem = s.stop()
+            if problem:
+                raise AssertionError("port %d: %s" % (s.port, problem))
         except Exception as e:  # stop the others too, then report it
             failure = failure or e
     if failure is not None:

@@ -176,7 +176,8 @@ class RawClient:
         return self.read_frame()
 
     def nothing_pending(self, wait=0.1):
-        """True if the server sends nothing more within `wait` seconds."""
+        """True if the server sends nothing more within `wait` seconds and
+        keeps the connection open (a closed connection is not "nothing")."""
         if self.buf:
             return False
         self.sock.settimeout(wait)
@@ -188,7 +189,7 @@ class RawClient:
             self.sock.settimeout(self.timeout)
         if not data:
             self.closed = True
-            return True
+            return False
         self.buf += data
         return False
 

@@ -6,7 +6,7 @@
 #     N passed, M failed[, K skipped]
 # Skipped tests are not counted as passed; pytest errors (setup, collection)
 # count as failed. Exits non-zero if anything failed or errored. pytest's exit
-# code 5 ("no tests collected") means zero tests, not a failure.
+# code 5 ("no tests collected") is a failure: a run that tests nothing passes nothing.
 cd "$(dirname "$0")/.." || exit 2
 
 PYTHON=/usr/bin/python3
@@ -100,7 +100,8 @@ EOF
 )
 
 case "$pytest_rc" in
-    0|1|5) ;;
+    0|1) ;;
+    5) echo "run_all.sh: pytest collected no tests"; failed=$((failed + 1)); status=1 ;;
     *) status=1 ;;  # interrupted, internal or usage error
 esac
 if [ "$counts" = "missing" ] || [ -z "$counts" ]; then

@@ -43,6 +43,29 @@ def enc72(ours, reference):
     return reference if REFERENCE else ours
 
 
+class StartRefused(RuntimeError):
+    """The server exited while starting: its exit status and its log."""
+
+    def __init__(self, message, returncode, text):
+        super().__init__(message)
+        self.returncode = returncode
+        self.text = text
+
+
+def refuses_to_start(start, *args, **kw):
+    """start(*args, **kw) must fail as a server refusing its configuration or
+    its data does (exit status 1, no crash report, no sanitizer's): the
+    StartRefused, to check its message."""
+    try:
+        start(*args, **kw)
+    except StartRefused as e:
+        assert e.returncode == 1, "exit status %s, not 1: %s" % (e.returncode, e)
+        for mark in CRASH_MARKS:
+            assert mark not in e.text, "a crash while refusing to start: %s" % e
+        return e
+    raise AssertionError("the server started")
+
+
 class PortTaken(Exception):
     """The port chosen for a server was taken by another process first."""
 
@@ -53,10 +76,24 @@ def free_port():
         return s.getsockname()[1]
 
 
+# What a server's log or stderr shows when it crashed, failed an assertion or
+# a sanitizer caught something (Redis's crash report included).
+CRASH_MARKS = ("=== REDIS BUG REPORT START", "ERROR: AddressSanitizer", "ERROR: LeakSanitizer", ": runtime error: ",
+               "ASSERTION FAILED", "Guru Meditation")
+
+
 class Server:
-    """A server process on a free port, with its own directory."""
+    """A server process on a free port, with its own directory. stop() says
+    what was wrong with how it ended: server_factory fails the test with it."""
 
     def __init__(self, args=(), config_text=None, binary=None, env=None):
+        # What the test says of this server (server_factory sets them from the
+        # test's markers): it makes it exit with an error on purpose, or crash.
+        self.exit_expected = False
+        self.crash_expected = False
+        self.killed = False  # this process was killed by kill() (kill -9, as a crash)
+        self.log_from = 0    # where this process's part of the log starts
+        self.stderr_text = b""
         self.dir = tempfile.mkdtemp(prefix="redis-test-")
         # env: variables added to the server's environment (e.g. LD_PRELOAD).
         self.env = dict(os.environ, **env) if env else None
@@ -105,7 +142,8 @@ class Server:
                 log = self.log()
                 if "Address already in use" in log + err:
                     raise PortTaken()
-                raise RuntimeError("server exited with %s: %s %s" % (self.proc.returncode, err, log))
+                raise StartRefused("server exited with %s: %s %s" % (self.proc.returncode, err, log),
+                                   self.proc.returncode, err + log)
             try:
                 with socket.create_connection((self.host, self.port), timeout=0.2) as s:
                     # Our process, not another one that took the port.
@@ -134,18 +172,50 @@ class Server:
         """kill -9: no shutdown, no save (as a crash)."""
         if self.proc is not None and self.proc.poll() is None:
             self.proc.kill()
+            self.killed = True
         if self.proc is not None:
             self.proc.wait()
-            if self.proc.stderr:
-                self.proc.stderr.close()
+            self._close_stderr()
+
+    def _close_stderr(self):
+        if self.proc.stderr and not self.proc.stderr.closed:
+            try:
+                self.stderr_text += self.proc.stderr.read()
+            except (OSError, ValueError):
+                pass
+            self.proc.stderr.close()
+
+    def ended_badly(self):
+        """Once the process has exited: what was wrong with its end, or None."""
+        rc = self.proc.returncode
+        if rc != 0 and not (self.killed or self.exit_expected or self.crash_expected):
+            how = "was killed by signal %d" % -rc if rc < 0 else "exited with status %d" % rc
+            return "the server %s (not stopped by the test)" % how
+        if not self.crash_expected:
+            text = self.log()[self.log_from:] + self.stderr_text.decode(errors="replace")
+            for mark in CRASH_MARKS:
+                if mark in text:
+                    at = text.index(mark)
+                    return "the server's log or stderr shows a crash (%r):\n%s" % (mark, text[max(0, at - 2000):at + 3000])
+        return None
 
     def restart(self):
         """The same command again, on the same port and directory (after kill or a shutdown)."""
         self.kill()
+        problem = self.ended_badly()
+        if problem:
+            raise AssertionError("before the restart: " + problem)
+        self.killed = False
+        self.log_from = len(self.log())
+        self.stderr_text = b""
         self.proc = subprocess.Popen(self.cmd, cwd=self.dir, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                      env=self.env)
         try:
             self._wait_ready()
+        except StartRefused:
+            self.exit_expected = True  # refused: the exception says how (refuses_to_start checks it)
+            self.stop()
+            raise
         except BaseException:
             self.stop()
             raise
@@ -162,9 +232,14 @@ class Server:
         return redis.Redis(host=self.host, port=self.port, **kw)
 
     def stop(self):
+        """SIGTERM (kill -9 after 10 s), and the directory removed. Returns
+        what was wrong with how the server ended, or None: it did not exit 0
+        on SIGTERM, it had exited by itself with another status, or its log
+        or stderr shows a crash report or a sanitizer's."""
         if self.proc is None:
             shutil.rmtree(self.dir, ignore_errors=True)
-            return
+            return None
+        problem = None
         if self.proc.poll() is None:
             self.proc.terminate()
             try:
@@ -172,9 +247,14 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-        if self.proc.stderr:
-            self.proc.stderr.close()
+                problem = "the server did not stop within 10 s of SIGTERM"
+            else:
+                if self.proc.returncode != 0 and not (self.exit_expected or self.crash_expected):
+                    problem = "the server exited with status %d on SIGTERM" % self.proc.returncode
+        self._close_stderr()
+        problem = problem or self.ended_badly()
         shutil.rmtree(self.dir, ignore_errors=True)
+        return problem
 
 
 def start_in_dir(server_factory, directory, binary=None):

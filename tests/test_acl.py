@@ -9,6 +9,8 @@ import hashlib
 import os
 
 import pytest
+
+from support import refuses_to_start
 import redis
 
 
@@ -354,6 +356,5 @@ def test_user_lines_in_config_and_rewrite(server_factory):
 
 
 def test_duplicate_user_lines_stop_startup(server_factory):
-    with pytest.raises(RuntimeError) as e:
-        server_factory("--user", "foo", "--user", "foo")
-    assert "Duplicate user" in str(e.value)
+    e = refuses_to_start(lambda: server_factory("--user", "foo", "--user", "foo"))
+    assert "Duplicate user" in str(e)

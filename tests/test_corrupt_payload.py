@@ -13,7 +13,7 @@ import time
 import pytest
 import redis
 
-from support import Server
+from support import Server, refuses_to_start
 
 PAYLOADS = {
     # hash with valid zip list header, invalid entry len
@@ -171,6 +171,7 @@ def test_duplicate_hash_fields_pass_the_shallow_check(server_factory):
     assert r.ping()
 
 
+@pytest.mark.server_crash
 def test_duplicate_hash_fields_stop_the_server_on_conversion(server_factory):
     s, r = start(server_factory, "--hash-max-listpack-entries", "1")
     r.execute_command("DEBUG", "SET-SKIP-CHECKSUM-VALIDATION", "1")
@@ -185,6 +186,7 @@ def test_duplicate_hash_fields_stop_the_server_on_conversion(server_factory):
     ("stream_bad_lp_count", ("XREVRANGE", "key", "638932639", "738")),
     ("hash_lp_truncated_entry", ("HSETNX", "key", "513072881620", "v")),
 ])
+@pytest.mark.server_crash
 def test_unsanitized_bad_entries_stop_on_an_assertion(server_factory, name, cmd):
     s, r = start(server_factory)
     r.execute_command("DEBUG", "SET-SKIP-CHECKSUM-VALIDATION", "1")
@@ -198,6 +200,7 @@ def test_unsanitized_bad_entries_stop_on_an_assertion(server_factory, name, cmd)
     assert "ASSERTION FAILED" in log and "crashed by signal" not in log
 
 
+@pytest.mark.server_crash
 def test_stream_without_live_entries_stops_on_a_panic(server_factory):
     """Its length says 2 but a walk back from its end finds no live entry:
     XREAD ... $ stops the server with Redis's panic (Guru Meditation)."""
@@ -213,10 +216,9 @@ def test_stream_without_live_entries_stops_on_a_panic(server_factory):
 
 def test_corrupt_rdb_file_stops_the_start(server_factory, tmp_path):
     (tmp_path / "dump.rdb").write_bytes(CORRUPT_ZIPLIST_RDB)
-    with pytest.raises(RuntimeError) as e:
-        server_factory("--dir", str(tmp_path), "--sanitize-dump-payload", "no")
-    assert "Terminating server after rdb file reading failure." in str(e.value)
-    assert "Hash ziplist integrity check failed" in str(e.value)
+    e = refuses_to_start(lambda: server_factory("--dir", str(tmp_path), "--sanitize-dump-payload", "no"))
+    assert "Terminating server after rdb file reading failure." in str(e)
+    assert "Hash ziplist integrity check failed" in str(e)
 
 
 @pytest.mark.parametrize("sanitize", ["no", "yes"])

@@ -14,6 +14,9 @@ from support import wait_for
 
 DEBUG = ("--enable-debug-command", "yes")
 
+# Every test here crashes a server on purpose: the report is what it checks.
+pytestmark = pytest.mark.server_crash
+
 
 def crash(server, *cmd, c=None):
     c = c or server.client()

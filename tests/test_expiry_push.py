@@ -26,7 +26,7 @@ import time
 import pytest
 import zmq
 
-from support import ROOT, free_port
+from support import ROOT, free_port, refuses_to_start
 
 pytestmark = pytest.mark.ours
 
@@ -642,13 +642,11 @@ def test_endpoint_in_use_or_listed_twice_refused(server_factory):
 
 
 def test_bad_endpoint_at_startup_is_fatal(server_factory):
-    with pytest.raises(RuntimeError) as e:
-        server_factory("--zmq-expiry-endpoint", "tcp://192.0.2.1:5555")
-    assert "FATAL CONFIG FILE ERROR" in str(e.value)
-    assert "tcp://192.0.2.1:5555" in str(e.value)
-    with pytest.raises(RuntimeError) as e:
-        server_factory(config_text="zmq-expiry-endpoint %s\nzmq-expiry-endpoint nonsense\n" % tcp_endpoint())
-    assert "nonsense" in str(e.value) and "Invalid argument" in str(e.value)
+    e = refuses_to_start(lambda: server_factory("--zmq-expiry-endpoint", "tcp://192.0.2.1:5555"))
+    assert "FATAL CONFIG FILE ERROR" in str(e)
+    assert "tcp://192.0.2.1:5555" in str(e)
+    e = refuses_to_start(lambda: server_factory(config_text="zmq-expiry-endpoint %s\nzmq-expiry-endpoint nonsense\n" % tcp_endpoint()))
+    assert "nonsense" in str(e) and "Invalid argument" in str(e)
 
 
 def test_config_file_and_config_get(server_factory, zctx):

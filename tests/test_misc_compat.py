@@ -333,7 +333,7 @@ def test_aof_timestamp_annotations_written_and_loaded(server_factory):
     incr = sorted(f for f in os.listdir(d) if f.endswith(".incr.aof"))[-1]
     with open(os.path.join(d, incr), "ab") as f:  # annotations between and after commands load
         f.write(b"#TS:1628217470\r\n*3\r\n$3\r\nset\r\n$4\r\nfoo3\r\n$4\r\nbar3\r\n#TS:1628217471\r\n")
-    server.proc.kill()
+    server.kill()
     server.proc.wait()
     again = server_factory("--dir", server.dir, "--appendonly", "yes")
     c2 = again.client(decode_responses=True)

@@ -11,7 +11,7 @@ import time
 import pytest
 import redis
 
-from support import REF_SERVER, enc72, rdb_str, start_in_dir as start
+from support import REF_SERVER, enc72, rdb_str, refuses_to_start, start_in_dir as start
 
 CHECK_RDB = shutil.which("redis-check-rdb")
 
@@ -223,9 +223,8 @@ def test_duplicated_key_in_a_file_refuses_to_start(server_factory, tmp_path):
     keys = [(b"key%d" % i, b"v", None) for i in range(40)]
     keys.insert(30, (b"key7", b"again", None))
     (tmp_path / "dump.rdb").write_bytes(handmade_rdb([(0, keys)]))
-    with pytest.raises(RuntimeError) as e:
-        start(server_factory, tmp_path)
-    assert "RDB has duplicated key 'key7' in DB 0" in str(e.value)
+    e = refuses_to_start(lambda: start(server_factory, tmp_path))
+    assert "RDB has duplicated key 'key7' in DB 0" in str(e)
 
 
 def test_truncated_and_corrupt_files_refuse_to_start(server_factory, tmp_path):
@@ -237,12 +236,10 @@ def test_truncated_and_corrupt_files_refuse_to_start(server_factory, tmp_path):
     good = path.read_bytes()
     for bad in (good[: len(good) // 2], good[:-3], good[:20] + b"\x00" * 50 + good[70:]):
         path.write_bytes(bad)
-        with pytest.raises(RuntimeError):
-            start(server_factory, tmp_path)
+        refuses_to_start(lambda: start(server_factory, tmp_path))
         assert path.read_bytes() == bad  # never overwritten
     path.write_bytes(b"NOTREDIS0010")
-    with pytest.raises(RuntimeError):
-        start(server_factory, tmp_path)
+    refuses_to_start(lambda: start(server_factory, tmp_path))
 
 
 def test_dump_restore(r):

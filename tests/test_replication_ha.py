@@ -576,6 +576,9 @@ def test_sigterm_during_a_load_shuts_the_replica_down(server_factory):
     replica.proc.terminate()
     replica.proc.wait(timeout=5)
     m.config_set("rdb-key-save-delay", 0)
+    # A clean shutdown, not a crash or a kill: status 0, Redis's last line.
+    assert replica.proc.returncode == 0
+    assert "ready to exit, bye bye" in replica.log() and replica.ended_badly() is None
 
 
 # ------------------------------------------------ what a replica may not do

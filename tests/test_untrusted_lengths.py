@@ -40,6 +40,7 @@ def start_unchecked(server_factory):
     return s, r
 
 
+@pytest.mark.server_crash
 def test_uncounted_listpack_with_a_length_past_its_end_stops_on_an_assertion(server_factory):
     s, r = start_unchecked(server_factory)
     payload = quicklist_payload(listpack([GOOD_INT, STR32_PAST_THE_END], 0xFFFF))
@@ -111,6 +112,7 @@ def test_unchecked_values_freed_by_the_lazyfree_thread(server_factory):
     assert int(r.info("memory")["lazyfreed_objects"]) >= rounds
 
 
+@pytest.mark.server_crash
 def test_unchecked_value_answers_what_does_not_read_its_entries(server_factory):
     """Redis keeps such a value and stops only when a command reads a bad
     entry: TYPE, EXISTS, TTL, EXPIRE, PERSIST, TOUCH, LLEN, OBJECT, MEMORY
@@ -142,6 +144,7 @@ def test_unchecked_value_answers_what_does_not_read_its_entries(server_factory):
     assert "ASSERTION FAILED" in log and "crashed by signal" not in log
 
 
+@pytest.mark.server_crash
 def test_copy_of_an_unchecked_value_is_unchecked_too(server_factory):
     """COPY copies the payload byte for byte, bad entries included: reading
     the copy stops the server once the original is gone as well."""

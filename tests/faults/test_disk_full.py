@@ -39,6 +39,7 @@ def start_aof(server_factory, disk, policy):
     return server_factory("--dir", disk.path, "--appendonly", "yes", "--appendfsync", policy)
 
 
+@pytest.mark.server_exits
 def test_aof_always_exits_before_acknowledging_what_it_cannot_write(server_factory, small_disk):
     s = start_aof(server_factory, small_disk, "always")
     acked, refusal = write_until_refused(s.client())
@@ -152,6 +153,7 @@ def test_failed_rewrite_on_full_disk_leaves_the_aof_loadable(server_factory, sma
 
 
 @pytest.mark.parametrize("ignore", ["no", "yes"])
+@pytest.mark.server_crash
 def test_replica_that_cannot_write_its_aof(server_factory, small_disk, ignore):
     # A replica cannot refuse its master's stream: it stops (Redis's panic)
     # unless replica-ignore-disk-write-errors lets it apply the stream anyway.

@@ -98,6 +98,7 @@ def test_everysec_fsync_error_refuses_writes(server_factory, faults):
     assert r.get("k") == b"v"
 
 
+@pytest.mark.server_exits
 def test_always_fsync_error_exits(server_factory, faults):
     s = server_factory("--appendonly", "yes", "--appendfsync", "always", env=faults.env)
     r = s.client()
