@@ -67,40 +67,99 @@ static int readString(reader *r, const unsigned char **s, uint32_t *len) {
     return 0;
 }
 
-static void putQuoted(FILE *out, const unsigned char *s, size_t len) {
-    putc('"', out);
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = s[i];
-        switch (c) {
-        case '\\': fputs("\\\\", out); break;
-        case '"': fputs("\\\"", out); break;
-        case '\n': fputs("\\n", out); break;
-        case '\r': fputs("\\r", out); break;
-        case '\t': fputs("\\t", out); break;
-        default:
-            if (c >= 0x20 && c < 0x7f) putc(c, out);
-            else fprintf(out, "\\x%02x", c);
-        }
+/* The line being built. Lines are formatted into this buffer, kept from one
+ * message to the next, and handed to stdout with one fwrite: formatting
+ * through stdio a byte at a time (putc takes the stream's lock each call)
+ * cost more than everything else the consumer does. */
+typedef struct lineBuf {
+    char *p;
+    size_t len, cap;
+} lineBuf;
+
+static void lineReserve(lineBuf *b, size_t more) {
+    if (b->len + more <= b->cap) return;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->len + more) cap *= 2;
+    char *p = realloc(b->p, cap);
+    if (!p) {
+        fprintf(stderr, "out of memory\n");
+        exit(1);
     }
-    putc('"', out);
+    b->p = p;
+    b->cap = cap;
+}
+
+static void linePut(lineBuf *b, const void *s, size_t n) {
+    lineReserve(b, n);
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+}
+
+static void linePuts(lineBuf *b, const char *s) { linePut(b, s, strlen(s)); }
+
+static void linePutc(lineBuf *b, char c) {
+    lineReserve(b, 1);
+    b->p[b->len++] = c;
+}
+
+static void linePutUnsigned(lineBuf *b, unsigned long v) {
+    char tmp[24];
+    int n = snprintf(tmp, sizeof(tmp), "%lu", v);
+    linePut(b, tmp, (size_t)n);
+}
+
+/* The bytes written as they are inside a quoted string: printable ASCII but
+ * the two that are escaped. */
+static int plainByte(unsigned char c) { return c >= 0x20 && c < 0x7f && c != '\\' && c != '"'; }
+
+static void putQuoted(lineBuf *b, const unsigned char *s, size_t len) {
+    /* At most 4 bytes out per byte in (\xHH), and the quotes. */
+    lineReserve(b, 4 * len + 2);
+    char *o = b->p + b->len;
+    *o++ = '"';
+    size_t i = 0;
+    while (i < len) {
+        size_t run = i;
+        while (run < len && plainByte(s[run])) run++;
+        memcpy(o, s + i, run - i); /* runs of plain bytes in one copy */
+        o += run - i;
+        if (run == len) break;
+        unsigned char c = s[run];
+        static const char hex[] = "0123456789abcdef";
+        *o++ = '\\';
+        switch (c) {
+        case '\\': *o++ = '\\'; break;
+        case '"': *o++ = '"'; break;
+        case '\n': *o++ = 'n'; break;
+        case '\r': *o++ = 'r'; break;
+        case '\t': *o++ = 't'; break;
+        default:
+            *o++ = 'x';
+            *o++ = hex[c >> 4];
+            *o++ = hex[c & 15];
+        }
+        i = run + 1;
+    }
+    *o++ = '"';
+    b->len = (size_t)(o - b->p);
 }
 
 /* Prints count strings (pairs=0) or count/2 "a"="b" pairs (pairs=1). */
-static int putElements(FILE *out, reader *r, uint32_t count, int pairs) {
+static int putElements(lineBuf *out, reader *r, uint32_t count, int pairs) {
     for (uint32_t i = 0; i < count; i++) {
         const unsigned char *s;
         uint32_t len;
         if (readString(r, &s, &len) == -1) return -1;
-        if (!pairs || i % 2 == 0) putc(' ', out);
-        else putc('=', out);
+        linePutc(out, !pairs || i % 2 == 0 ? ' ' : '=');
         putQuoted(out, s, len);
     }
     return 0;
 }
 
-/* Decodes the three frames of a message into a line in `line`; returns an
- * error text or NULL. */
-static const char *formatMessage(FILE *line, const frame *f) {
+/* Decodes the three frames of a message into a line in `line` (emptied
+ * first); returns an error text or NULL. */
+static const char *formatMessage(lineBuf *line, const frame *f) {
+    line->len = 0;
     if (f[0].len != 4) return "header frame is not 4 bytes";
     uint16_t hdr[2];
     memcpy(hdr, f[0].p, sizeof(hdr));
@@ -109,8 +168,17 @@ static const char *formatMessage(FILE *line, const frame *f) {
     uint32_t keylen;
     if (readString(&kr, &key, &keylen) == -1 || kr.left) return "bad key frame";
     static const char *names[] = {"string", "hash", "list", "set", "zset"};
-    if (hdr[1] < 5) fprintf(line, "db=%u type=%s key=", hdr[0], names[hdr[1]]);
-    else fprintf(line, "db=%u type=unknown(%u) key=", hdr[0], hdr[1]);
+    linePuts(line, "db=");
+    linePutUnsigned(line, hdr[0]);
+    if (hdr[1] < 5) {
+        linePuts(line, " type=");
+        linePuts(line, names[hdr[1]]);
+    } else {
+        linePuts(line, " type=unknown(");
+        linePutUnsigned(line, hdr[1]);
+        linePutc(line, ')');
+    }
+    linePuts(line, " key=");
     putQuoted(line, key, keylen);
 
     reader r = {f[2].p, f[2].len};
@@ -122,7 +190,7 @@ static const char *formatMessage(FILE *line, const frame *f) {
         uint32_t vlen;
         bad = readString(&r, &v, &vlen);
         if (!bad) {
-            fputs(" value=", line);
+            linePuts(line, " value=");
             putQuoted(line, v, vlen);
         }
         break;
@@ -131,7 +199,8 @@ static const char *formatMessage(FILE *line, const frame *f) {
     case 4:
         bad = readU32(&r, &count) == -1 || count % 2;
         if (!bad) {
-            fprintf(line, " %s=%u", hdr[1] == 1 ? "fields" : "members", count / 2);
+            linePuts(line, hdr[1] == 1 ? " fields=" : " members=");
+            linePutUnsigned(line, count / 2);
             bad = putElements(line, &r, count, 1);
         }
         break;
@@ -139,15 +208,18 @@ static const char *formatMessage(FILE *line, const frame *f) {
     case 3:
         bad = readU32(&r, &count);
         if (!bad) {
-            fprintf(line, " %s=%u", hdr[1] == 2 ? "elements" : "members", count);
+            linePuts(line, hdr[1] == 2 ? " elements=" : " members=");
+            linePutUnsigned(line, count);
             bad = putElements(line, &r, count, 0);
         }
         break;
     default: /* a type this client does not know: its size only */
-        fprintf(line, " bytes=%zu", f[2].len);
+        linePuts(line, " bytes=");
+        linePutUnsigned(line, f[2].len);
         r.left = 0;
     }
     if (bad || r.left) return "bad value frame";
+    linePutc(line, '\n');
     return NULL;
 }
 
@@ -217,6 +289,7 @@ typedef struct consumer {
     int unacked;    /* messages handled since the last ACK */
     uint64_t last;  /* the sequence number of the last of them */
     seenSet seen;
+    lineBuf line;
 } consumer;
 
 /* A DEALER deals what it sends round-robin over its connections (all made
@@ -261,14 +334,9 @@ static int handleMessage(consumer *c, const frame *f, int nframes) {
         c->last = seq;
         return 0;
     }
-    char *text = NULL;
-    size_t textlen = 0;
-    FILE *line = open_memstream(&text, &textlen);
-    err = formatMessage(line, f);
-    fclose(line);
+    err = formatMessage(&c->line, f);
     if (err) fprintf(stderr, "malformed message (%s)\n", err);
-    else printf("%s\n", text);
-    free(text);
+    else fwrite(c->line.p, 1, c->line.len, stdout);
     if (err || !c->ack) return !err;
     seenAdd(&c->seen, seq);
     c->unacked++;
@@ -300,6 +368,12 @@ int main(int argc, char **argv) {
     }
     if (optind >= argc) usage(argv[0]);
     c.endpoints = argc - optind;
+
+    /* Into a file or a pipe, lines leave in large writes: stdio's default
+     * buffer (a page) made a write(2) every 30 or so lines. They still leave
+     * as soon as no message is waiting (flushAndAck), and a terminal keeps
+     * its line buffering. */
+    if (!isatty(STDOUT_FILENO)) setvbuf(stdout, NULL, _IOFBF, 1 << 20);
 
     void *ctx = zmq_ctx_new();
     c.sock = zmq_socket(ctx, c.ack ? ZMQ_DEALER : ZMQ_PULL);
@@ -365,5 +439,6 @@ int main(int argc, char **argv) {
     zmq_ctx_term(ctx);
     free(c.seen.slot);
     free(c.seen.ring);
+    free(c.line.p);
     return 0;
 }
