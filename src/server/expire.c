@@ -9,6 +9,7 @@
 #include "server/propagate.h"
 #include "server/reply.h"
 #include "core/clock.h"
+#include "core/memprefetch.h"
 #include "core/zmalloc.h"
 #include "data/object.h"
 
@@ -49,6 +50,38 @@ static long long earliestDeadline(void) {
     return best;
 }
 
+/* A keyspace this small stays in the caches: looking ahead would only cost. */
+#define LOOKAHEAD_MIN_KEYS 16384
+
+/* Cache hints for the keys a mass expiry removes next. Removing a key of a
+ * big keyspace waits on two misses, its object (for its name) and its hash
+ * bucket (to unlink it), each ~0.2 µs in a VM, more than the rest of the
+ * removal. The heap tells which key comes next: when the root goes, the
+ * last item takes its place and stays there unless a child of the root is
+ * earlier (ttlheap's sift-down). So, before the root is removed, the next
+ * key's bucket is asked for (its object was asked for one key earlier, so
+ * its name is at hand to hash), and the object of the key after it, which
+ * with equal deadlines (keys due at the same moment) is the last item but
+ * one. A wrong guess costs a wasted prefetch. */
+static void lookAhead(redisDb *db) {
+    ttlHeap *h = db->expires;
+    size_t n = ttlHeapLen(h);
+    if (n < LOOKAHEAD_MIN_KEYS) return;
+    size_t next = n - 1;
+    int64_t when = ttlHeapWhen(h, next);
+    for (size_t c = 1; c <= 4; c++) {
+        if (ttlHeapWhen(h, c) < when) {
+            next = c;
+            when = ttlHeapWhen(h, c);
+        }
+    }
+    sds k = dbEntryKey(ttlHeapItem(h, next));
+    dictPrefetchSdsKeyBucket(db->dict, k, sdslen(k));
+    const char *after = ttlHeapItem(h, next == n - 1 ? n - 2 : n - 1);
+    prefetchLine(after);
+    prefetchLine(after + 64); /* the name may reach into the second line */
+}
+
 long long expireDueKeys(long long budget_us) {
     monotime start = getMonotonicUs();
     long long removed = 0;
@@ -62,6 +95,7 @@ long long expireDueKeys(long long budget_us) {
             dictEntry *de = ttlHeapMinItem(db->expires);
             sds k = dbEntryKey(de);
             robj *key = createStringObject(k, sdslen(k));
+            lookAhead(db);
             /* Commands see a fixed clock; expiry runs between commands, on the real one. */
             server.mstime = now;
             deleteExpiredKey(db, key);
