@@ -43,6 +43,7 @@
 #include "features/expiry_ack.h"
 #include "features/zmqlib.h"
 #include "server/db.h"
+#include "server/hooks.h"
 #include "server/server.h"
 
 /* Type numbers on the wire (frame 1). 0 and 1 are the original protocol's,
@@ -305,14 +306,15 @@ static int socketWritable(void) {
  * turn's budget for background work (backgroundWorkLeftUs). Leaves either an
  * empty backlog (fd unwatched), a socket that was not writable at the last
  * ZMQ_EVENTS check (the fd will fire), or a resume timer (after a pause,
- * BACKGROUND_PAUSE_US). */
+ * BACKGROUND_PAUSE_US, while clients are being served). */
 static void drainBacklog(void) {
     monotime start = getMonotonicUs();
     long long budget = backgroundWorkLeftUs();
     while (push.head) {
         if ((long long)(getMonotonicUs() - start) > budget) {
             if (push.drain_timer == -1)
-                push.drain_timer = aeCreateTimeEventUs(server.el, BACKGROUND_PAUSE_US, drainTimer, NULL);
+                push.drain_timer = aeCreateTimeEventUs(server.el, backgroundConsumerFeeding() ? BACKGROUND_PAUSE_US : 0,
+                                                       drainTimer, NULL);
             return;
         }
         pendingMsg *m = push.head;
@@ -344,7 +346,7 @@ static void socketEvent(aeEventLoop *el, int fd, void *data, int mask) {
     } else if (socketWritable() && push.drain_timer == -1) {
         /* The drain runs from the timer, where it shares the turn with expiry
          * and pauses like it while a consumer is being fed. */
-        long long delay = expiryPushFeeding() ? BACKGROUND_PAUSE_US : 0;
+        long long delay = backgroundConsumerFeeding() ? BACKGROUND_PAUSE_US : 0;
         push.drain_timer = aeCreateTimeEventUs(server.el, delay, drainTimer, NULL);
     }
 }
