@@ -63,6 +63,8 @@
 #define DROP_LOG_PERIOD_MS 10000
 /* expiryPushFeeding(): messages went to 0MQ within this long. */
 #define FEEDING_WINDOW_US 5000
+/* The drain reads the clock for its budget every this many messages. */
+#define DRAIN_CLOCK_EVERY 16
 
 /* One message waiting in the backlog: the three frames back to back. */
 typedef struct pendingMsg {
@@ -310,8 +312,8 @@ static int socketWritable(void) {
 static void drainBacklog(void) {
     monotime start = getMonotonicUs();
     long long budget = backgroundWorkLeftUs();
-    while (push.head) {
-        if ((long long)(getMonotonicUs() - start) > budget) {
+    for (unsigned n = 0; push.head; n++) {
+        if (n % DRAIN_CLOCK_EVERY == DRAIN_CLOCK_EVERY - 1 && (long long)(getMonotonicUs() - start) > budget) {
             if (push.drain_timer == -1)
                 push.drain_timer = aeCreateTimeEventUs(server.el, backgroundConsumerFeeding() ? BACKGROUND_PAUSE_US : 0,
                                                        drainTimer, NULL);
