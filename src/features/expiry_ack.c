@@ -282,8 +282,12 @@ static void readConsumers(void) {
  * comes back for the rest (consumers acknowledging as fast as the server
  * sends would keep it here otherwise). */
 #define SERVICE_ROUNDS 256
+/* While messages wait for room in the consumers' windows, every this many
+ * new ones the consumers' ACKs are read (see expiryAckOffer). */
+#define READ_EVERY 64
 
 static long long service_timer = -1;
+static unsigned offers_since_read; /* new messages that found no room since the last serviceSocket */
 static void serviceSocket(void);
 
 static long long serviceTimer(aeEventLoop *el, long long id, void *data) {
@@ -300,6 +304,7 @@ static long long serviceTimer(aeEventLoop *el, long long id, void *data) {
  * here. */
 static void serviceSocket(void) {
     if (!ack.sock) return;
+    offers_since_read = 0;
     for (int round = 0; round < SERVICE_ROUNDS; round++) {
         dispatch();
         int events = 0;
@@ -326,7 +331,7 @@ int expiryAckOffer(const unsigned char *frames, size_t keyframe_len, size_t valf
     if (ack.held_bytes + total > (unsigned long long)server.zmq_backlog) return -1;
     ackMsg *m = zmalloc(sizeof(*m) + total);
     m->seq = nextSeq();
-    m->expired_ms = mstime();
+    m->expired_ms = server.mstime; /* the time it expired at; a clock read a message was 2% of a mass expiry */
     m->keyframe_len = keyframe_len;
     m->valframe_len = valframe_len;
     memcpy(m->data, frames, total);
@@ -335,9 +340,13 @@ int expiryAckOffer(const unsigned char *frames, size_t keyframe_len, size_t valf
     ack.held_bytes += total;
     /* Sent now if there is room; what consumers said meanwhile is read once
      * this turn of the event loop is over, not after every message of a
-     * mass expiry (a ZMQ_EVENTS check costs as much as a send). */
+     * mass expiry (a ZMQ_EVENTS check costs as much as a send) - but every
+     * READ_EVERY messages that found no room: in a mass expiry the turn
+     * ends only after a slice of expiry, and consumers that acknowledged
+     * their window in the first few µs of it waited idle for the rest. */
     dispatch();
-    if (ack.sock && service_timer == -1) service_timer = aeCreateTimeEvent(server.el, 0, serviceTimer, NULL);
+    if (ack.unsent.head && ++offers_since_read >= READ_EVERY) serviceSocket();
+    else if (ack.sock && service_timer == -1) service_timer = aeCreateTimeEvent(server.el, 0, serviceTimer, NULL);
     return 0;
 }
 
