@@ -33,12 +33,16 @@ long long removeKeyWithEvent(redisDb *db, robj *key, int class, const char *even
     return before - (long long)zmalloc_used_memory();
 }
 
-void deleteExpiredKey(redisDb *db, robj *key) {
-    if (!dbFindEntry(db, key->ptr)) return;
+/* key is in db. */
+static void removeExpiredKey(redisDb *db, robj *key) {
     incrRefCount(key);
     removeKeyWithEvent(db, key, NOTIFY_EXPIRED, "expired", server.lazyfree_lazy_expire);
     server.stat_expiredkeys++;
     decrRefCount(key);
+}
+
+void deleteExpiredKey(redisDb *db, robj *key) {
+    if (dbFindEntry(db, key->ptr)) removeExpiredKey(db, key);
 }
 
 static long long earliestDeadline(void) {
@@ -98,7 +102,7 @@ long long expireDueKeys(long long budget_us) {
             lookAhead(db);
             /* Commands see a fixed clock; expiry runs between commands, on the real one. */
             server.mstime = now;
-            deleteExpiredKey(db, key);
+            removeExpiredKey(db, key); /* the heap holds keys of the db only: no lookup to check */
             decrRefCount(key);
             removed++;
             if ((removed & 15) == 0) {
