@@ -1631,6 +1631,8 @@ def test_spool_survives_a_restart(server_factory, tmp_path, mode, stop):
     if stop == "sigterm":
         s.proc.terminate()
         s.proc.wait(timeout=10)
+    if stop == "sigterm":
+        assert "0MQ expiry push: %d messages kept in the spool for the next start" % n in s.log()
     s.restart()
     assert "0MQ expiry push: %d messages wait in the spool" % n in s.log()
     r = s.client()

@@ -17,7 +17,8 @@ figures side by side and the ratios ours/Redis and ours/Valkey.
     machine's noise does not move
   * latency: p50/p99 with -c 1000 -P 1, GET and SET (pinned as cpu)
   * SET EX throughput; expiry lag (utils/expiry_lag.py); GET latency during a
-    mass expiry and the 0MQ push rate (utils/mass_expiry.py)   [ours vs Redis]
+    mass expiry and the 0MQ push rate (utils/mass_expiry.py)   [ours vs Redis]; the push
+    rate to a live consumer, plain and with acks, 100-byte values (utils/push_rate.py)
   * the push's disk spool: GET latency during a mass expiry with no consumer, spool write and replay
     rates, bytes on disk per message (utils/spool_bench.py)   [ours]
   * SAVE/load time and RDB size; SET with appendfsync everysec  [ours vs Redis]
@@ -217,6 +218,12 @@ def mass_expiry(quick):
         subprocess.run([sys.executable, os.path.join(ROOT, "utils", "mass_expiry.py"), "--port", str(s.port),
                         "--keys", n, "--label", label] + (["--zmq", endpoint] if consume else []))
         s.stop()
+    # Issue 35's figure: the rate a live consumer receives a mass expiry at,
+    # 100-byte values, plain and acknowledged (targets 1,000,000 and 500,000 msg/s).
+    print("\n## 0MQ expiry push rate: %s keys due at once, 100-byte values, the C consumer (ours only)" % n)
+    for mode in (["--sink", "null"], ["--ack", "--sink", "null"], [], ["--ack"]):
+        subprocess.run([sys.executable, os.path.join(ROOT, "utils", "push_rate.py"), "--keys", n,
+                        "--runs", "1" if quick else "3"] + mode)
 
 
 def spool(quick):

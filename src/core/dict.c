@@ -542,6 +542,12 @@ void dictPrefetchSdsKeys(const dict *d, const char *const *keys, const size_t *l
     }
 }
 
+void dictPrefetchSdsKeyBucket(const dict *d, const char *key, size_t len) {
+    dictEntry **buckets[2];
+    int n = bucketsOf(d, dictGenHashFunction(key, len), buckets);
+    for (int i = 0; i < n; i++) prefetchLine(buckets[i]);
+}
+
 /* Finds key's entry (one rehash step first, as every lookup does). When
  * found and prevOut is not NULL, also reports where the entry is linked from
  * (previous entry in the chain, or NULL for the bucket head), so it can be unlinked. */

@@ -104,6 +104,9 @@ dictEntry *dictFind(dict *d, const void *key);
  * DICT_PREFETCH_MAX keys are taken. */
 #define DICT_PREFETCH_MAX 64
 void dictPrefetchSdsKeys(const dict *d, const char *const *keys, const size_t *lens, int n, int values);
+/* Only the bucket(s) of one key: for a caller that has other work to do
+ * before the lookup, so the miss overlaps that work (nothing is read here). */
+void dictPrefetchSdsKeyBucket(const dict *d, const char *key, size_t len);
 void *dictFetchValue(dict *d, const void *key);
 uint64_t dictGetHash(dict *d, const void *key);
 

@@ -287,8 +287,12 @@ static void readConsumers(void) {
  * comes back for the rest (consumers acknowledging as fast as the server
  * sends would keep it here otherwise). */
 #define SERVICE_ROUNDS 256
+/* While messages wait for room in the consumers' windows, every this many
+ * new ones the consumers' ACKs are read (see expiryAckOffer). */
+#define READ_EVERY 64
 
 static long long service_timer = -1;
+static unsigned offers_since_read; /* new messages that found no room since the last serviceSocket */
 static void serviceSocket(void);
 
 static long long serviceTimer(aeEventLoop *el, long long id, void *data) {
@@ -305,6 +309,7 @@ static long long serviceTimer(aeEventLoop *el, long long id, void *data) {
  * here. */
 static void serviceSocket(void) {
     if (!ack.sock) return;
+    offers_since_read = 0;
     for (int round = 0; round < SERVICE_ROUNDS; round++) {
         dispatch();
         int events = 0;
@@ -330,7 +335,7 @@ int expiryAckOffer(const unsigned char *frames, size_t keyframe_len, size_t valf
     size_t total = EXPIRY_HEADER_FRAME_LEN + keyframe_len + valframe_len;
     int room = ack.held_bytes + total <= (unsigned long long)server.zmq_backlog;
     uint64_t seq = spoolNextSeq();
-    long long now = mstime();
+    long long now = server.mstime; /* the time it expired at; a clock read a message was 2% of a mass expiry */
     /* Written ahead: a message is in the spool before anyone can have it. */
     int where = spoolAppend(seq, now, frames, keyframe_len, valframe_len, room);
     if (where == SPOOL_NOT_WRITTEN && !room) return -1;
@@ -338,9 +343,13 @@ int expiryAckOffer(const unsigned char *frames, size_t keyframe_len, size_t valf
     if (where != SPOOL_DISK_ONLY) queuePush(&ack.unsent, newHeld(seq, now, where == SPOOL_WITH_MEMORY, frames, keyframe_len, valframe_len));
     /* Sent now if there is room; what consumers said meanwhile is read once
      * this turn of the event loop is over, not after every message of a
-     * mass expiry (a ZMQ_EVENTS check costs as much as a send). */
+     * mass expiry (a ZMQ_EVENTS check costs as much as a send) - but every
+     * READ_EVERY messages that found no room: in a mass expiry the turn
+     * ends only after a slice of expiry, and consumers that acknowledged
+     * their window in the first few µs of it waited idle for the rest. */
     dispatch();
-    if (ack.sock && service_timer == -1) service_timer = aeCreateTimeEvent(server.el, 0, serviceTimer, NULL);
+    if (ack.unsent.head && ++offers_since_read >= READ_EVERY) serviceSocket();
+    else if (ack.sock && service_timer == -1) service_timer = aeCreateTimeEvent(server.el, 0, serviceTimer, NULL);
     return 0;
 }
 
@@ -368,14 +377,12 @@ unsigned long long expiryAckDiscard(void) {
     return lost;
 }
 
-unsigned long long expiryAckKeepForRestart(unsigned long long *kept) {
+unsigned long long expiryAckKeepForRestart(void) {
     unsigned long long lost = 0;
     for (int i = 0; i < ack.ncons; i++) takeBack(ack.cons[i]);
     while (ack.unsent.head) {
         expiryMsg *m = queuePop(&ack.unsent);
-        if (m->spooled || spoolAppend(m->seq, m->expired_ms, m->data, m->keyframe_len, m->valframe_len, 1) != SPOOL_NOT_WRITTEN)
-            (*kept)++;
-        else
+        if (!m->spooled && spoolAppend(m->seq, m->expired_ms, m->data, m->keyframe_len, m->valframe_len, 1) == SPOOL_NOT_WRITTEN)
             lost++;
         freeHeld(m);
     }

@@ -26,8 +26,8 @@ void expiryAckCron(void);
  * spool does not hold (lost). */
 unsigned long long expiryAckDiscard(void);
 /* At shutdown: held messages the spool does not hold yet are appended to it;
- * *kept is increased by those the spool keeps, the lost are returned. */
-unsigned long long expiryAckKeepForRestart(unsigned long long *kept);
+ * those it cannot take are counted and returned (lost). */
+unsigned long long expiryAckKeepForRestart(void);
 /* Messages held (not acknowledged yet) and their bytes; messages sent
  * (re-sends included) and their frame bytes. */
 unsigned long long expiryAckHeldMessages(void);

@@ -44,6 +44,7 @@
 #include "features/expiry_spool.h"
 #include "features/zmqlib.h"
 #include "server/db.h"
+#include "server/hooks.h"
 #include "server/server.h"
 
 /* Type numbers on the wire (frame 1). 0 and 1 are the original protocol's,
@@ -63,6 +64,8 @@
 #define DROP_LOG_PERIOD_MS 10000
 /* expiryPushFeeding(): messages went to 0MQ within this long. */
 #define FEEDING_WINDOW_US 5000
+/* The drain reads the clock for its budget every this many messages. */
+#define DRAIN_CLOCK_EVERY 16
 
 
 typedef struct boundEndpoint {
@@ -311,16 +314,17 @@ static int backlogWaiting(void) { return push.head || spoolHasDiskOnly(); }
  * budget for background work (backgroundWorkLeftUs). Leaves either an empty
  * backlog (fd unwatched), a socket that was not writable at the last
  * ZMQ_EVENTS check (the fd will fire), or a resume timer (after a pause,
- * BACKGROUND_PAUSE_US). */
+ * BACKGROUND_PAUSE_US, while clients are being served). */
 static void drainBacklog(void) {
     monotime start = getMonotonicUs();
     long long budget = backgroundWorkLeftUs();
-    for (;;) {
+    for (unsigned n = 0;; n++) {
         if (!push.head) refillBacklog();
         if (!push.head) break;
-        if ((long long)(getMonotonicUs() - start) > budget) {
+        if (n % DRAIN_CLOCK_EVERY == DRAIN_CLOCK_EVERY - 1 && (long long)(getMonotonicUs() - start) > budget) {
             if (push.drain_timer == -1)
-                push.drain_timer = aeCreateTimeEventUs(server.el, BACKGROUND_PAUSE_US, drainTimer, NULL);
+                push.drain_timer = aeCreateTimeEventUs(server.el, backgroundConsumerFeeding() ? BACKGROUND_PAUSE_US : 0,
+                                                       drainTimer, NULL);
             return;
         }
         expiryMsg *m = push.head;
@@ -354,7 +358,7 @@ static void socketEvent(aeEventLoop *el, int fd, void *data, int mask) {
     } else if (socketWritable() && push.drain_timer == -1) {
         /* The drain runs from the timer, where it shares the turn with expiry
          * and pauses like it while a consumer is being fed. */
-        long long delay = expiryPushFeeding() ? BACKGROUND_PAUSE_US : 0;
+        long long delay = backgroundConsumerFeeding() ? BACKGROUND_PAUSE_US : 0;
         push.drain_timer = aeCreateTimeEventUs(server.el, delay, drainTimer, NULL);
     }
 }
@@ -695,17 +699,14 @@ static int keepForRestart(uint64_t seq, long long expired_ms, const unsigned cha
 
 void expiryPushShutdown(void) {
     if (push.sock) {
-        if (backlogWaiting()) drainBacklog();
-        unsigned long long kept = 0, lost = 0;
-        for (expiryMsg *m = push.head; m; m = m->next) {
-            if (m->spooled || keepForRestart(m->seq, m->expired_ms, m->data, m->keyframe_len, m->valframe_len))
-                kept++;
-            else
-                lost++;
-        }
+        if (!server.zmq_ack && backlogWaiting()) drainBacklog(); /* ack mode keeps its own queues */
+        unsigned long long lost = 0;
+        for (expiryMsg *m = push.head; m; m = m->next)
+            if (!m->spooled && !keepForRestart(m->seq, m->expired_ms, m->data, m->keyframe_len, m->valframe_len)) lost++;
         while (push.head) freeHead();
-        unsigned long long unacked_lost = expiryAckKeepForRestart(&kept);
-        if (kept) serverLog(LL_NOTICE, "0MQ expiry push: %llu messages kept in the spool for the next start", kept);
+        unsigned long long unacked_lost = expiryAckKeepForRestart();
+        if (spoolWaiting())
+            serverLog(LL_NOTICE, "0MQ expiry push: %llu messages kept in the spool for the next start", spoolWaiting());
         if (lost) serverLog(LL_WARNING, "0MQ expiry push: %llu backlog messages not delivered at shutdown", lost);
         if (unacked_lost)
             serverLog(LL_WARNING, "0MQ expiry push: %llu unacknowledged messages lost at shutdown", unacked_lost);

@@ -524,6 +524,8 @@ static void stopReading(void) {
     closeReadFd();
 }
 
+unsigned long long spoolWaiting(void) { return sp.ring_len - sp.ring_done; }
+
 /* A replica holds its master's log (and its own) until it is promoted. */
 int spoolHasDiskOnly(void) { return sp.disk_only != 0 && !server.masterhost_set; }
 
@@ -907,6 +909,6 @@ sds spoolInfo(sds s) {
                         "expiry_push_spool_recovered:%llu\r\nexpiry_push_spool_damaged:%llu\r\n"
                         "expiry_push_spool_last_error:%s\r\n",
                         server.zmq_spool_max_bytes, sp.bytes, sp.nsegs,
-                        (unsigned long long)(sp.ring_len - sp.ring_done), sp.disk_only, sp.written, sp.replayed,
+                        spoolWaiting(), sp.disk_only, sp.written, sp.replayed,
                         sp.not_written, sp.recovered, sp.damaged, sp.last_error[0] ? sp.last_error : "none");
 }

@@ -52,6 +52,8 @@ int spoolAppend(uint64_t seq, long long expired_ms, const unsigned char *frames,
  * not be replayed. A number the spool does not hold is ignored. */
 void spoolDone(uint64_t seq);
 
+/* Messages in the spool not delivered or acknowledged yet. */
+unsigned long long spoolWaiting(void);
 /* Messages wait on disk that are not in memory. */
 int spoolHasDiskOnly(void);
 typedef struct spoolMsg {

@@ -118,7 +118,11 @@ int scriptBlocksCommand(client *c, robj **err) {
 static const backgroundPacer *pacer;
 void serverSetBackgroundPacer(const backgroundPacer *p) { pacer = p; }
 int backgroundConsumerDraining(void) { return pacer && pacer->draining(); }
-int backgroundConsumerFeeding(void) { return pacer && pacer->feeding(); }
+int backgroundConsumerFeeding(void) {
+    /* The pause is for clients' latency: with none served lately it would only slow the push. */
+    return pacer && pacer->feeding() && server.stat_numcommands &&
+           (long long)(aeTurnStartUs(server.el) - server.command_turn_us) < BACKGROUND_CLIENTS_WINDOW_US;
+}
 
 static void (*latency_sampler)(const char *event, long long ms);
 void serverSetLatencySampler(void (*fn)(const char *event, long long ms)) { latency_sampler = fn; }

@@ -72,7 +72,8 @@ int scriptTimedout(void);
 uint64_t commandFlags(client *c);
 
 /* Pacing of background work feeding a consumer (the 0MQ expiry push): expiry
- * gives way while `draining`, and pauses between slices while `feeding`. */
+ * gives way while `draining`, and pauses between slices while `feeding` and
+ * clients are being served (backgroundConsumerFeeding() says both). */
 typedef struct backgroundPacer {
     int (*draining)(void);
     int (*feeding)(void);

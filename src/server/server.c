@@ -532,6 +532,7 @@ void call(client *c, int flags) {
     c->lastcmd = c->cmd;
     c->commands_processed++;
     server.stat_numcommands++;
+    server.command_turn_us = aeTurnStartUs(server.el);
 }
 
 
