@@ -632,25 +632,8 @@ static int recordIntact(const unsigned char *p, size_t left) {
     return (type == REC_DONE_BELOW || type == REC_DONE_ONE) && len == 8;
 }
 
-/* Reads one segment's records; a damaged stretch is reported with its offset
- * and skipped to the next intact record; a cut-off end is reported and cut. */
-static void scanSegment(const char *path, segment *seg) {
-    int fd = open(path, O_RDWR | O_CLOEXEC);
-    struct stat sb;
-    if (fd == -1 || fstat(fd, &sb) == -1) {
-        serverLog(LL_WARNING, "0MQ expiry push: cannot read spool file %s: %s", path, strerror(errno));
-        if (fd != -1) close(fd);
-        sp.damaged++;
-        return;
-    }
-    size_t size = (size_t)sb.st_size, off = 0, good_end = 0;
-    unsigned char *p = size ? mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
-    if (p == MAP_FAILED) {
-        serverLog(LL_WARNING, "0MQ expiry push: cannot map spool file %s: %s", path, strerror(errno));
-        close(fd);
-        sp.damaged++;
-        return;
-    }
+size_t spoolScanRecords(const unsigned char *p, size_t size, const char *path, spoolRecordFn *fn, void *ctx) {
+    size_t off = 0, good_end = 0;
     while (off < size) {
         if (!recordIntact(p + off, size - off)) {
             size_t next = off + 1;
@@ -672,23 +655,51 @@ static void scanSegment(const char *path, segment *seg) {
         }
         uint32_t len;
         memcpy(&len, p + off + 8, 4);
-        const unsigned char *body = p + off + REC_HEADER_BYTES;
-        uint64_t seq;
-        memcpy(&seq, body, 8);
-        if (p[off + 4] == REC_MESSAGE) {
-            if (!waiting(seq)) ringPush(seq);
-            if (seq > seg->max_seq) seg->max_seq = seq;
-            if (seq > sp.max_seq_seen) sp.max_seq_seen = seq;
-        } else if (p[off + 4] == REC_DONE_BELOW) {
-            /* Of the messages before it: one spooled late (at a shutdown)
-             * with an older number is after it in the file, and still waits. */
-            while (sp.ring_len && ringFront() < seq) ringMarkDone(ringFront());
-        } else {
-            ringMarkDone(seq);
-        }
+        fn(p[off + 4], p + off + REC_HEADER_BYTES, len, ctx);
         off += REC_HEADER_BYTES + len;
         good_end = off;
     }
+    return good_end;
+}
+
+/* A record found at start-up, applied to the spool's state. */
+static void scanRecord(int type, const unsigned char *body, size_t len, void *ctx) {
+    segment *seg = ctx;
+    (void)len; /* recordIntact checked it: every body holds a number first */
+    uint64_t seq;
+    memcpy(&seq, body, 8);
+    if (type == REC_MESSAGE) {
+        if (!waiting(seq)) ringPush(seq);
+        if (seq > seg->max_seq) seg->max_seq = seq;
+        if (seq > sp.max_seq_seen) sp.max_seq_seen = seq;
+    } else if (type == REC_DONE_BELOW) {
+        /* Of the messages before it: one spooled late (at a shutdown) with
+         * an older number is after it in the file, and still waits. */
+        while (sp.ring_len && ringFront() < seq) ringMarkDone(ringFront());
+    } else {
+        ringMarkDone(seq);
+    }
+}
+
+/* Reads one segment's records (spoolScanRecords); a cut-off end is cut. */
+static void scanSegment(const char *path, segment *seg) {
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    struct stat sb;
+    if (fd == -1 || fstat(fd, &sb) == -1) {
+        serverLog(LL_WARNING, "0MQ expiry push: cannot read spool file %s: %s", path, strerror(errno));
+        if (fd != -1) close(fd);
+        sp.damaged++;
+        return;
+    }
+    size_t size = (size_t)sb.st_size;
+    unsigned char *p = size ? mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
+    if (p == MAP_FAILED) {
+        serverLog(LL_WARNING, "0MQ expiry push: cannot map spool file %s: %s", path, strerror(errno));
+        close(fd);
+        sp.damaged++;
+        return;
+    }
+    size_t good_end = p ? spoolScanRecords(p, size, path, scanRecord, seg) : 0;
     if (p) munmap(p, size);
     if (good_end < size && ftruncate(fd, (off_t)good_end) == 0) size = good_end;
     close(fd);

@@ -69,6 +69,14 @@ int spoolReadNext(spoolMsg *m);
  * disk-only again, read back from the oldest. */
 void spoolRewind(void);
 
+/* The start-up scan of one segment's bytes: fn gets each intact record (its
+ * type, its body: at least the 8 bytes of a number, checked against its
+ * CRC); a damaged stretch is reported with path and offset and skipped to
+ * the next intact record. Returns where the last intact record ends (a
+ * cut-off tail after it is cut). The fuzz target drives it too. */
+typedef void spoolRecordFn(int type, const unsigned char *body, size_t len, void *ctx);
+size_t spoolScanRecords(const unsigned char *p, size_t size, const char *path, spoolRecordFn *fn, void *ctx);
+
 /* At start-up (before the data is loaded): reads the segments left by the
  * last run, reporting damaged records with file and offset, and queues what
  * was neither delivered nor acknowledged for replay. */

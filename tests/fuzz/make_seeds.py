@@ -96,7 +96,38 @@ def lua_seeds():
     w("fuzz_lua_cmsgpack", "big", b"\xdd\x00\x00\x00\x03\x01\x02\x03\xdf\x00\x00\x00\x01\x01\x02")
 
 
+def crc64_jones(data, crc=0):
+    """CRC-64 Jones, reflected (core/crc64.c): crc64_jones(b"123456789") == 0xe9c6d914c4b8d9ca."""
+    for byte in data:
+        crc ^= byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0x95ac9329ac4bc9b5 if crc & 1 else crc >> 1
+    return crc
+
+
+def spool_record(typ, body):
+    """A record of the push's spool (EXPIRY_0MQ.md, "The file format")."""
+    head = struct.pack("=IB3xI4x", 0x31535845, typ, len(body))
+    return head + struct.pack("=Q", crc64_jones(body, crc64_jones(head))) + body
+
+
+def spool_message(seq, key, value):
+    frames = struct.pack("=HH", 0, 0) + struct.pack("=I", len(key)) + key + struct.pack("=I", len(value)) + value
+    klen, vlen = 4 + len(key), 4 + len(value)
+    return spool_record(1, struct.pack("=QqII", seq, 1796170000000, klen, vlen) + frames)
+
+
+def spool_seeds():
+    assert crc64_jones(b"123456789") == 0xe9c6d914c4b8d9ca
+    msgs = b"".join(spool_message(100 + i, b"k%d" % i, b"v%d" % i) for i in range(3))
+    w("fuzz_spool", "messages", msgs)
+    w("fuzz_spool", "done_marks", msgs + spool_record(2, struct.pack("=Q", 101)) + spool_record(3, struct.pack("=Q", 102)))
+    w("fuzz_spool", "damaged_middle", msgs[:40] + b"\xff" * 8 + msgs[48:])
+    w("fuzz_spool", "cut_off", msgs[:-5])
+
+
 if __name__ == "__main__":
+    spool_seeds()
     resp_seeds()
     listpack_seeds()
     intset_seeds()
