@@ -36,7 +36,6 @@
 #define MAX_WINDOW 1000000
 #define ROUTING_ID_MAX 255 /* 0MQ's bound on a routing id */
 
-
 typedef struct msgQueue {
     expiryMsg *head, *tail;
     unsigned long long len;
@@ -61,7 +60,6 @@ static struct {
     unsigned long long held, held_bytes, sent, sent_bytes, acked, resent;
 } ack;
 
-
 static void queuePush(msgQueue *q, expiryMsg *m) {
     m->next = NULL;
     if (q->tail) q->tail->next = m;
@@ -83,7 +81,6 @@ static void freeHeld(expiryMsg *m) {
     ack.held_bytes -= expiryMsgBytes(m);
     zfree(m);
 }
-
 
 /* ------------------------------------------------------------- consumers */
 
@@ -366,28 +363,21 @@ void expiryAckCron(void) {
     serviceSocket();
 }
 
-unsigned long long expiryAckDiscard(void) {
+/* Every held message leaves memory; with keep, those the spool does not hold
+ * yet are appended to it (spoolKeep). Returns those the spool does not hold. */
+static unsigned long long releaseHeld(int keep) {
     unsigned long long lost = 0;
     for (int i = 0; i < ack.ncons; i++) takeBack(ack.cons[i]);
     while (ack.unsent.head) {
         expiryMsg *m = queuePop(&ack.unsent);
-        if (!m->spooled) lost++;
+        if (keep ? !spoolKeep(m) : !m->spooled) lost++;
         freeHeld(m);
     }
     return lost;
 }
 
-unsigned long long expiryAckKeepForRestart(void) {
-    unsigned long long lost = 0;
-    for (int i = 0; i < ack.ncons; i++) takeBack(ack.cons[i]);
-    while (ack.unsent.head) {
-        expiryMsg *m = queuePop(&ack.unsent);
-        if (!m->spooled && spoolAppend(m->seq, m->expired_ms, m->data, m->keyframe_len, m->valframe_len, 1) == SPOOL_NOT_WRITTEN)
-            lost++;
-        freeHeld(m);
-    }
-    return lost;
-}
+unsigned long long expiryAckDiscard(void) { return releaseHeld(0); }
+unsigned long long expiryAckKeepForRestart(void) { return releaseHeld(1); }
 
 unsigned long long expiryAckHeldMessages(void) { return ack.held; }
 unsigned long long expiryAckHeldBytes(void) { return ack.held_bytes; }

@@ -67,7 +67,6 @@
 /* The drain reads the clock for its budget every this many messages. */
 #define DRAIN_CLOCK_EVERY 16
 
-
 typedef struct boundEndpoint {
     sds configured; /* as written in the config */
     sds resolved;   /* ZMQ_LAST_ENDPOINT: wildcard ports resolved, used to unbind */
@@ -370,15 +369,21 @@ static long long drainTimer(aeEventLoop *el, long long id, void *data) {
     return AE_NOMORE;
 }
 
+/* Plain mode: the spool has messages to hand over and nothing drains them
+ * (at start-up, after a promotion): the drain starts. */
+static void resumeSpoolDrain(void) {
+    if (!push.sock || server.zmq_ack || push.head || push.drain_timer != -1 || !spoolHasDiskOnly()) return;
+    watchSocket();
+    drainBacklog();
+}
+
 void expiryPushCron(void) {
     if (push.drops_unlogged) logDrops();
     if (server.zmq_ack) {
         expiryAckCron();
-    } else if (push.sock && spoolHasDiskOnly() && !push.head && push.drain_timer == -1) {
-        /* The spool has messages to hand over and nothing drains them: a
-         * replica was just promoted (it held its master's log until now). */
-        watchSocket();
-        drainBacklog();
+    } else {
+        /* A replica just promoted held its master's log until now. */
+        resumeSpoolDrain();
     }
 }
 
@@ -398,7 +403,7 @@ static void enqueueScratch(size_t keyframe_len, size_t valframe_len) {
     size_t total = push.len;
     int room = server.zmq_backlog >= 0 && push.backlog_bytes + total <= (unsigned long long)server.zmq_backlog;
     uint64_t seq = spoolNextSeq();
-    long long now = mstime();
+    long long now = server.mstime; /* the time it expired at, as ack mode keeps it */
     int where = spoolAppend(seq, now, push.buf, keyframe_len, valframe_len, room);
     if (where == SPOOL_DISK_ONLY) return;
     if (!room) {
@@ -683,18 +688,7 @@ void expiryPushInit(void) {
     }
     for (int i = 0; i < push.neps; i++)
         serverLog(LL_NOTICE, "0MQ expiry push bound to %s", push.eps[i].resolved);
-    if (push.sock && !server.zmq_ack && spoolHasDiskOnly()) {
-        /* What the spool kept from the last run goes first. */
-        watchSocket();
-        drainBacklog();
-    }
-}
-
-/* A message that waits in memory alone goes to the spool for the next start
- * (late, so out of the file's order: its number keeps its place). 1 when kept. */
-static int keepForRestart(uint64_t seq, long long expired_ms, const unsigned char *frames, size_t keyframe_len,
-                             size_t valframe_len) {
-    return spoolAppend(seq, expired_ms, frames, keyframe_len, valframe_len, 1) != SPOOL_NOT_WRITTEN;
+    resumeSpoolDrain(); /* what the spool kept from the last run goes first */
 }
 
 void expiryPushShutdown(void) {
@@ -702,7 +696,7 @@ void expiryPushShutdown(void) {
         if (!server.zmq_ack && backlogWaiting()) drainBacklog(); /* ack mode keeps its own queues */
         unsigned long long lost = 0;
         for (expiryMsg *m = push.head; m; m = m->next)
-            if (!m->spooled && !keepForRestart(m->seq, m->expired_ms, m->data, m->keyframe_len, m->valframe_len)) lost++;
+            if (!spoolKeep(m)) lost++;
         while (push.head) freeHead();
         unsigned long long unacked_lost = expiryAckKeepForRestart();
         if (spoolWaiting())

@@ -455,6 +455,11 @@ int spoolAppend(uint64_t seq, long long expired_ms, const unsigned char *frames,
     return disk_only ? SPOOL_DISK_ONLY : SPOOL_WITH_MEMORY;
 }
 
+int spoolKeep(const expiryMsg *m) {
+    return m->spooled ||
+           spoolAppend(m->seq, m->expired_ms, m->data, m->keyframe_len, m->valframe_len, 1) != SPOOL_NOT_WRITTEN;
+}
+
 void spoolDone(uint64_t seq) {
     if (!sp.ring_len || seq < ringFront()) return;
     int at_front = seq == ringFront();

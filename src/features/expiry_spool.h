@@ -48,6 +48,10 @@ uint64_t spoolNextSeq(void);
  * until spoolReadNext has caught up, so that the order is kept. */
 int spoolAppend(uint64_t seq, long long expired_ms, const unsigned char *frames, size_t keyframe_len,
                 size_t valframe_len, int room);
+/* At shutdown: m, held in memory, is in the spool for the next start — it
+ * was already, or is appended now (late, out of the file's order: its
+ * number keeps its place). 0 when the spool cannot take it. */
+int spoolKeep(const expiryMsg *m);
 /* A message is delivered (plain mode: 0MQ took it) or acknowledged: it will
  * not be replayed. A number the spool does not hold is ignored. */
 void spoolDone(uint64_t seq);
