@@ -1,7 +1,7 @@
-/* main: start-up. The one place that knows every module: it wires the
- * modules above server/ (commands, features, persist) into the registration
- * points server/ offers, so that dependencies point one way
- * (core <- data <- server <- {commands, features, persist, repl} <- main). */
+/* main: start-up. The one place that knows every room: it wires the rooms
+ * above server/ into the registration points below them, so that
+ * dependencies point one way (ARCHITECTURE.md):
+ * core <- data <- server <- acl <- persist <- repl <- features <- commands <- main. */
 #include "server/client.h"
 #include "server/config.h"
 #include "server/crash.h"
@@ -14,9 +14,11 @@
 #include "core/proctitle.h"
 #include "core/zmalloc.h"
 #include "acl/acl.h"
+#include "commands/migrate.h"
 #include "commands/table.h"
 #include "features/expiry_push.h"
 #include "features/expiry_spool.h"
+#include "features/functions.h"
 #include "features/info.h"
 #include "features/ldb.h"
 #include "features/latency.h"
@@ -29,10 +31,77 @@
 #include "features/tracking.h"
 #include "persist/aof.h"
 #include "persist/persist.h"
+#include "persist/rdb.h"
 #include "repl/repl.h"
 
 #include <locale.h>
 #include <stdlib.h>
+
+/* ------------------------------------------------------------------ wiring
+ * Every subscription of the rooms above server/ to its registration points
+ * (server/hooks.h), in one table. Within a point, subscribers run in the
+ * table's order; where the order matters it is stated as data (.before) and
+ * checked at start-up, with the reason beside it. */
+static const subscription subscriptions[] = {
+    /* Key changes (keyChanged), each with the classes it wants at first. */
+    {ON_KEYSPACE(expiryPushKeyspaceSubscriber), .interest = NOTIFY_EXPIRED,
+     .before = RUNS_BEFORE(notifyKeyspaceSubscriber)}, /* a key is pushed before its event is published */
+    {ON_KEYSPACE(multiKeyspaceSubscriber)},              /* from the first WATCHed key */
+    {ON_KEYSPACE(notifyKeyspaceSubscriber)},             /* from notify-keyspace-events */
+    {ON_KEYSPACE(trackingKeyspaceSubscriber)},           /* from the first CLIENT TRACKING */
+
+    /* After every call: as Redis, the slow log, then command stats, then MONITOR. */
+    {ON_CALL(slowlogCallObserver), .before = RUNS_BEFORE(latencyCallObserver)},
+    {ON_CALL(latencyCallObserver), .before = RUNS_BEFORE(monitorCallObserver)},
+    {ON_CALL(monitorCallObserver)},
+    {ON_CALL(trackingCallObserver)},
+    {ON_CALL(spoolMasterRecordObserver)}, /* a replica's copy of the push's log */
+    {ON_COMMAND_PRELUDE(trackingCommandPrelude)},
+    {ON_RESET_STATS(latencyForgetCommandHistogram)},
+
+    /* The cron. The spool is written before the AOF here as before sleeping. */
+    {ON_CRON(infoCron)},
+    {ON_CRON(spoolCron), .before = RUNS_BEFORE(persistCron)},
+    {ON_CRON(persistCron)},
+    {ON_CRON(ldbCron)},
+    {ON_CRON(trackingCron)},
+    {ON_CRON(expiryPushCron)},
+    {ON_CRON(replCron)},
+
+    /* Before sleeping: an expired key's message reaches the spool before its DEL reaches the AOF. */
+    {ON_BEFORE_SLEEP(trackingBeforeSleep)},
+    {ON_BEFORE_SLEEP(spoolBeforeSleep), .before = RUNS_BEFORE(persistBeforeSleep)},
+    {ON_BEFORE_SLEEP(persistBeforeSleep)},
+    {ON_BEFORE_SLEEP(replBeforeSleep)},
+
+    {ON_CLIENT_TEARDOWN(pubsubClientTeardown)},
+    {ON_CLIENT_TEARDOWN(trackingClientTeardown)},
+    {ON_CLIENT_TEARDOWN(replClientTeardown)},
+    {ON_TRANSACTION_END(unwatchAllKeys)},
+
+    /* Shutdown: the checks (all before any task) save snapshots and the AOF
+     * before the push hands over what it holds. */
+    {ON_SHUTDOWN_CHECK(replOnShutdown), .before = RUNS_BEFORE(persistOnShutdown)}, /* no child may rename over the final save */
+    {ON_SHUTDOWN_CHECK(spoolOnShutdown), .before = RUNS_BEFORE(persistOnShutdown)}, /* the spool before the final AOF flush, as every turn */
+    {ON_SHUTDOWN_CHECK(persistOnShutdown)},
+    {ON_SHUTDOWN_TASK(flushReplicaOutputBuffers)}, /* best effort: the replicas may still get the last writes */
+    {ON_SHUTDOWN_TASK(expiryPushShutdown)},
+    {ON_SHUTDOWN_TASK(ldbKillForkedSessions)},
+};
+
+/* Directives whose change another room applies (config.h). */
+static const struct {
+    const char *directive;
+    int (*apply)(const char **err);
+} applyHooks[] = {
+    {"appendonly", aofApplyConfig},
+    {"aof-disable-auto-gc", aofApplyAutoGc},
+    {"zmq-expiry-endpoint", expiryPushApplyHook},
+    {"zmq-expiry-hwm", expiryPushApplyHook},
+    {"zmq-expiry-backlog", expiryPushApplyHook},
+    {"notify-keyspace-events", notifyApplyConfig},
+    {"repl-backlog-size", replApplyBacklogSize},
+};
 
 static const scriptHooks scriptingHooks = {
     .timedout = scriptIsTimedout,
@@ -46,69 +115,48 @@ static const backgroundPacer expiryPushPacer = {
     .feeding = expiryPushFeeding,
 };
 
+static const replCapability expiryLogCapability = {
+    .name = "expiry-log", /* the replica holds the push's log (EXPIRY_0MQ.md, "Failover") */
+    .announced = spoolReplicasWantLog,
+    .full_sync = spoolRepublish,
+};
+
 /* The crash report's INFO OUTPUT: every section, as Redis 7.0 writes it. */
 static sds crashInfo(void) {
     const char *all[] = {"all"};
     return genInfoString(1, all);
 }
 
-/* Before the config is read: the directives other modules own, and every
- * subscription (order matters where noted). */
+/* Before the config is read: the subscriptions, the directives other rooms
+ * apply, and the points with a single owner (who provides what). */
 static void wireModules(void) {
-    configSetApplyHook("appendonly", aofApplyConfig);
-    configSetApplyHook("aof-disable-auto-gc", aofApplyAutoGc);
-    configSetApplyHook("zmq-expiry-endpoint", expiryPushApplyHook);
-    configSetApplyHook("zmq-expiry-hwm", expiryPushApplyHook);
-    configSetApplyHook("zmq-expiry-backlog", expiryPushApplyHook);
+    serverSubscribe(subscriptions, sizeof(subscriptions) / sizeof(subscriptions[0]));
+    for (size_t i = 0; i < sizeof(applyHooks) / sizeof(applyHooks[0]); i++)
+        configSetApplyHook(applyHooks[i].directive, applyHooks[i].apply);
     configSetSpecialHandlers("latency-tracking-info-percentiles", latencySetInfoPercentiles,
                              latencyGetInfoPercentiles);
+    configSetSpecialHandlers("replicaof", replSetReplicaofDirective, replGetReplicaofDirective);
 
-    /* A key leaving by expiry is pushed before the event is published. */
-    subscribeKeyspace(expiryPushKeyspaceSubscriber, NOTIFY_EXPIRED);
-    subscribeKeyspace(multiKeyspaceSubscriber, 0);                   /* until a key is WATCHed */
-    subscribeKeyspace(notifyKeyspaceSubscriber, 0);                  /* until notify-keyspace-events is set */
-    subscribeKeyspace(trackingKeyspaceSubscriber, 0);                /* until tracking is first used */
-    configSetApplyHook("notify-keyspace-events", notifyApplyConfig);
-
-    /* As Redis: the slow log, then command stats, then MONITOR. */
-    serverAddCallObserver(slowlogCallObserver);
-    serverAddCallObserver(latencyCallObserver);
-    serverAddCallObserver(monitorCallObserver);
-    serverAddCallObserver(trackingCallObserver);
-    serverAddCallObserver(spoolMasterRecordObserver); /* a replica's copy of the push's log */
-    serverAddCommandPrelude(trackingCommandPrelude);
-    serverAddResetStats(latencyForgetCommandHistogram);
-    serverSetLatencySampler(latencyAddSampleIfNeeded);
-
-    serverAddCronTask(infoCron);
-    serverAddCronTask(spoolCron); /* the spool is written before the AOF, in the cron as before sleeping */
-    serverAddCronTask(persistCron);
-    serverAddCronTask(ldbCron);
-    serverAddCronTask(trackingCron);
-    serverAddCronTask(expiryPushCron);
-    serverAddBeforeSleepTask(trackingBeforeSleep);
-    serverAddBeforeSleepTask(spoolBeforeSleep); /* an expired key's message before its DEL reaches the AOF */
-    serverAddBeforeSleepTask(persistBeforeSleep);
-
-    serverAddClientTeardown(pubsubClientTeardown);
-    serverAddClientTeardown(trackingClientTeardown);
-    serverAddTransactionEnd(unwatchAllKeys);
-
+    /* server/'s single-owner points */
     crashSetInfoGenerator(crashInfo);
     serverSetWriteGate(persistWriteGate);
     evictSetAofBufferProbe(aofBufferMemory); /* not counted for maxmemory, as Redis 7.0 */
     serverSetScriptHooks(&scriptingHooks);
     serverSetBackgroundPacer(&expiryPushPacer);
-    replInit();
-
-    /* Snapshots and the AOF are saved before the push hands over its backlog. */
-    serverAddShutdownCheck(replOnShutdown); /* before the final save: no child may rename over it */
-    serverAddShutdownCheck(spoolOnShutdown); /* the push's spool before the final AOF flush, as every turn */
-    serverAddShutdownCheck(persistOnShutdown);
-    serverAddShutdownTask(flushReplicaOutputBuffers); /* best effort: the replicas may still get the last writes */
-    serverAddShutdownTask(expiryPushShutdown);
-    serverAddShutdownTask(ldbKillForkedSessions);
+    serverSetLatencySampler(latencyAddSampleIfNeeded);
+    serverSetMasterStreamSink(replMasterStreamApplied);
+    serverSetShutdownReplicaHooks(&replShutdownHooks);
     serverSetForcedExitCleanup(persistForcedExitCleanup);
+    propagateSetReplicaFeed(replStreamSubscriber);
+    propagateSetStagedFlush(replFlushStaged);
+
+    /* persist/'s, repl/'s and features/' points */
+    rdbSetReplInfoHooks(replFillRdbInfo, replLoadedRdbInfo);
+    persistSetReplSnapshotHooks(&replSnapshotOfMaster);
+    persistSetLibraryStore(&functionsLibraryStore);
+    replAddReplicaCapability(&expiryLogCapability);
+    infoSetMigrateSocketsProbe(migrateCachedSockets);
+    replInit();
 }
 
 int main(int argc, char **argv) {

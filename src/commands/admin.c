@@ -9,7 +9,7 @@
 #include "server/expire.h"
 #include "server/pause.h"
 #include "server/reply.h"
-#include "commands/cmdargs.h"
+#include "server/cmdargs.h"
 #include "core/numparse.h"
 #include "core/zmalloc.h"
 #include "data/value.h"

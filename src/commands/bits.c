@@ -13,7 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "commands/cmdargs.h"
+#include "server/cmdargs.h"
 #include "core/zmalloc.h"
 #include "server/db.h"
 #include "server/keyhook.h"

@@ -2,7 +2,7 @@
  * test suite drives the server through these (DIGEST above all, to compare
  * datasets across servers and reloads), so each answers as Redis 7.0 does:
  * same texts, same errors, same digests. */
-#include "commands/cmdargs.h"
+#include "server/cmdargs.h"
 #include "core/zmalloc.h"
 #include "data/quicklist.h"
 #include "data/stream.h"

@@ -6,7 +6,7 @@
  * (data/t_zset.h): GEOADD is literally a ZADD with computed scores, and a
  * search walks the score ranges of up to nine geohash boxes, keeps the
  * members inside the shape, then sorts, replies or stores them. */
-#include "commands/cmdargs.h"
+#include "server/cmdargs.h"
 #include "core/zmalloc.h"
 #include "data/geohash.h"
 #include "data/t_zset.h"

@@ -5,7 +5,7 @@
  * hash-max-listpack-value bytes. Conversions happen at exactly the points
  * Redis converts, and the listpack is edited with the same operations, so
  * OBJECT ENCODING, DEBUG/RDB bytes and reply order all match the reference. */
-#include "commands/cmdargs.h"
+#include "server/cmdargs.h"
 #include "commands/scan.h"
 #include "core/memprefetch.h"
 #include "core/numparse.h"

@@ -10,7 +10,7 @@
  * framework runs the command again when one of its keys receives data. A
  * blocking command that is served replicates as its non-blocking form, so
  * it rewrites its argv the way Redis does (BLPOP k1 k2 0 → LPOP k2). */
-#include "commands/cmdargs.h"
+#include "server/cmdargs.h"
 #include "server/blocking.h"
 #include "server/client.h"
 #include "server/db.h"

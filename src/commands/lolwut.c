@@ -6,7 +6,7 @@
  * Redis's, so a client sees the same shapes. */
 #include "server/server.h"
 #include "server/reply.h"
-#include "commands/cmdargs.h"
+#include "server/cmdargs.h"
 #include "core/sds.h"
 #include "core/zmalloc.h"
 

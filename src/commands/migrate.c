@@ -12,7 +12,7 @@
  * so a run of MIGRATEs to one target connects once; a cached connection that
  * turns out dead is reopened once, transparently. */
 #include "commands/migrate.h"
-#include "commands/cmdargs.h"
+#include "server/cmdargs.h"
 #include "persist/rdb.h"
 #include "server/client.h"
 #include "server/db.h"

@@ -5,7 +5,7 @@
  * types (persist/). The algorithms (which set drives an intersection, which
  * DIFF strategy, how random members are drawn) are Redis's, so results come
  * back in the same order and encodings match. */
-#include "commands/cmdargs.h"
+#include "server/cmdargs.h"
 #include "commands/scan.h"
 #include "core/zmalloc.h"
 #include "data/value.h"

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "commands/cmdargs.h"
+#include "server/cmdargs.h"
 #include "core/zmalloc.h"
 #include "data/value.h"
 #include "server/access.h"

@@ -3,7 +3,7 @@
  * replies as Redis 7.0 does, reports key changes and makes the replicated
  * form deterministic (XADD propagates the ID it generated and an exact
  * trim). Consumer groups are not implemented yet. */
-#include "commands/cmdargs.h"
+#include "server/cmdargs.h"
 #include "data/stream.h"
 #include "server/blocking.h"
 #include "server/client.h"

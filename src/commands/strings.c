@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "commands/cmdargs.h"
+#include "server/cmdargs.h"
 #include "core/zmalloc.h"
 #include "server/client.h"
 #include "server/db.h"

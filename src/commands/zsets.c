@@ -6,7 +6,7 @@
  * exceed zset-max-listpack-entries members or hold a member longer than
  * zset-max-listpack-value; results built from scratch (ZUNIONSTORE and
  * friends) are turned back into a listpack when small enough. */
-#include "commands/cmdargs.h"
+#include "server/cmdargs.h"
 #include "commands/scan.h"
 #include "server/blocking.h"
 #include "server/client.h"

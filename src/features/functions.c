@@ -43,7 +43,7 @@ struct libraryInfo {
 /* A set of libraries and the functions they register. The server uses one;
  * FUNCTION RESTORE loads its payload into a second and merges that only when
  * every library in it loaded, so a failed restore changes nothing. */
-typedef struct registry {
+typedef struct librarySet {
     dict *libraries; /* name → libraryInfo */
     dict *functions; /* name → functionInfo (owned by their library) */
 } registry;
@@ -389,9 +389,9 @@ static sds createLibrary(registry *reg, sds code, int replace) {
     return err;
 }
 
-sds functionsCreateLibrary(sds code, int replace) { return createLibrary(current, code, replace); }
+static sds storeCreate(sds code, int replace) { return createLibrary(current, code, replace); }
 
-int functionsForEachLibraryCode(int (*fn)(void *ctx, sds code), void *ctx) {
+static int storeForEachCode(int (*fn)(void *ctx, sds code), void *ctx) {
     dictIterator *di = dictGetIterator(current->libraries);
     dictEntry *de;
     int ok = 1;
@@ -405,16 +405,24 @@ void functionsFlushAll(void) {
     lua_gc(flua, LUA_GCCOLLECT, 0);
 }
 
-functionsSet *functionsSetAside(functionsSet *set) {
+static librarySet *storeSetAside(librarySet *set) {
     registry *old = current;
     current = set ? set : registryCreate();
     return old;
 }
 
-void functionsFreeSet(functionsSet *set) {
+static void storeFreeSet(librarySet *set) {
     registryFree(set);
     lua_gc(flua, LUA_GCCOLLECT, 0);
 }
+
+const libraryStore functionsLibraryStore = {
+    .create = storeCreate,
+    .for_each_code = storeForEachCode,
+    .flush_all = functionsFlushAll,
+    .set_aside = storeSetAside,
+    .free_set = storeFreeSet,
+};
 
 static void createLoadApi(void) {
     lua_State *L = flua;

@@ -3,7 +3,6 @@
  * libraries) work. Values we have no counterpart for (replication, defrag,
  * tracking) are the ones Redis shows when the feature is idle. */
 #include "features/info.h"
-#include "commands/migrate.h"
 #include "features/expiry_push.h"
 #include "features/functions.h"
 #include "features/latency.h"
@@ -63,6 +62,9 @@ static long long metricRate(int metric) {
     for (int j = 0; j < METRIC_SAMPLES; j++) sum += metrics[metric].samples[j];
     return sum / METRIC_SAMPLES;
 }
+
+static int (*migrate_sockets)(void);
+void infoSetMigrateSocketsProbe(int (*probe)(void)) { migrate_sockets = probe; }
 
 void infoCron(void) {
     static long long last_run;
@@ -275,7 +277,7 @@ static sds statsSection(sds info) {
         server.stat_expire_cycle_time_used / 1000, server.stat_evictedkeys, server.stat_evictedclients,
         server.stat_keyspace_hits,
         server.stat_keyspace_misses, pubsubChannelCount(), pubsubPatternCount(), pubsubShardChannelCount(), bgchildLatestForkUsec(),
-        bgchildTotalForks(), migrateCachedSockets(), expireReplicaKeyCount(), trackingGetTotalKeys(), trackingGetTotalItems(), trackingGetTotalPrefixes(),
+        bgchildTotalForks(), migrate_sockets ? migrate_sockets() : 0, expireReplicaKeyCount(), trackingGetTotalKeys(), trackingGetTotalItems(), trackingGetTotalPrefixes(),
         server.stat_unexpected_error_replies,
         server.stat_total_error_replies, server.stat_total_reads_processed, server.stat_total_writes_processed,
         server.stat_reply_buffer_shrinks, server.stat_reply_buffer_expands);

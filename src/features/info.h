@@ -29,5 +29,8 @@ void memoryOverheadCollect(memoryOverhead *mh);
 void memoryOverheadRelease(memoryOverhead *mh);
 /* Samples the instantaneous rates (ops/sec, kbps); called from serverCron. */
 void infoCron(void);
+/* INFO stats migrate_cached_sockets: MIGRATE (commands/, above) registers
+ * how many target connections it keeps open; 0 without it. */
+void infoSetMigrateSocketsProbe(int (*probe)(void));
 
 #endif

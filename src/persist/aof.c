@@ -21,8 +21,7 @@
 #include "persist/persist.h"
 #include "server/propagate.h"
 #include "persist/rdb.h"
-#include "repl/repl.h"
-#include "features/functions.h"
+#include "persist/libstore.h"
 #include "server/client.h"
 #include "server/db.h"
 #include "server/reply.h"
@@ -300,7 +299,7 @@ void aofFlush(void) {
         aof.buf = sdsempty();
     }
 sync:
-    if (server.aof_no_fsync_on_rewrite && (aof.child != -1 || persistSaveChildActive() || replSnapshotChildActive())) return;
+    if (server.aof_no_fsync_on_rewrite && (aof.child != -1 || persistSaveChildActive() || persistReplChildActive())) return;
     if (server.aof_fsync == AOF_FSYNC_ALWAYS) {
         if (fdatasync(aof.fd) == -1) {
             serverLog(LL_WARNING, "Can't persist AOF for fsync error when the AOF fsync policy is 'always': %s. Exiting...", strerror(errno));
@@ -407,7 +406,7 @@ static int writeBaseFile(const char *path) {
     int ok = 1;
     sds buf = server.aof_timestamp_enabled ? catTimestampIfNeeded(sdsempty(), 1) : sdsempty();
     /* Libraries first, as Redis writes them: keys never depend on them. */
-    functionsForEachLibraryCode(catFunctionLoad, &buf);
+    librariesForEachCode(catFunctionLoad, &buf);
     for (int j = 0; j < server.dbnum && ok; j++) {
         redisDb *db = &server.db[j];
         if (dictSize(db->dict) == 0) continue;
@@ -666,7 +665,7 @@ void aofCron(void) {
         return;
     }
     if ((aof.start_scheduled || aof.rewrite_scheduled) && persistSaveChildActive()) return;
-    if (aof.fsync_errno && aof.on && !aof.starting && !persistSaveChildActive() && !replSnapshotChildActive() &&
+    if (aof.fsync_errno && aof.on && !aof.starting && !persistSaveChildActive() && !persistReplChildActive() &&
         time(NULL) - aof.fsync_rewrite_try >= 5) {
         aof.fsync_rewrite_try = time(NULL);
         serverLog(LL_WARNING, "Rewriting the AOF from memory after the fsync error.");
@@ -679,7 +678,7 @@ void aofCron(void) {
         return;
     }
     if (aof.rewrite_scheduled) {
-        if (replSnapshotChildActive()) return; /* after the full resync's child */
+        if (persistReplChildActive()) return; /* after the full resync's child */
         aof.rewrite_scheduled = 0;
         bgrewriteNow();
         return;
@@ -1112,7 +1111,7 @@ void bgrewriteaofCommand(client *c) {
         return;
     }
     /* Inside EXEC nothing forks, and a snapshot child (BGSAVE, a full resync's) runs alone (as Redis). */
-    if (server.in_exec || persistSaveChildActive() || replSnapshotChildActive()) {
+    if (server.in_exec || persistSaveChildActive() || persistReplChildActive()) {
         aof.rewrite_scheduled = 1;
         addReplyStatus(c, "Background append only file rewriting scheduled");
         return;

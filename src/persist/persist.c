@@ -6,8 +6,7 @@
 #include "persist/aof.h"
 #include "persist/bgchild.h"
 #include "persist/rdb.h"
-#include "repl/repl.h"
-#include "features/functions.h"
+#include "persist/libstore.h"
 #include "server/client.h"
 #include "server/db.h"
 #include "server/reply.h"
@@ -51,10 +50,17 @@ static int saveForeground(void) {
 
 int persistSaveChildActive(void) { return child_pid != -1; }
 
+static const replSnapshotHooks *repl_snapshot;
+void persistSetReplSnapshotHooks(const replSnapshotHooks *hooks) { repl_snapshot = hooks; }
+int persistReplChildActive(void) { return repl_snapshot && repl_snapshot->child_active(); }
+static void replBgsaveDone(int ok) {
+    if (repl_snapshot) repl_snapshot->bgsave_done(ok);
+}
+
 int persistDeleteSyncFiles(void) { return server.rdb_del_sync_files && !server.saveparamslen && !server.aof_enabled; }
 
 /* A snapshot child: BGSAVE's, or a full resync's (repl/). */
-static int snapshotChildRunning(void) { return child_pid != -1 || replSnapshotChildActive(); }
+static int snapshotChildRunning(void) { return child_pid != -1 || persistReplChildActive(); }
 
 /* One child at a time, as Redis: an AOF rewrite's counts as well. */
 static int anyChildRunning(void) { return snapshotChildRunning() || aofRewriteInProgress(); }
@@ -102,7 +108,7 @@ static void checkChildDone(void) {
     child_pid = -1;
     dictSetResizeEnabled(1);
     /* Replicas waiting for this snapshot get the file (or are dropped). */
-    replDiskSnapshotDone(ok);
+    replBgsaveDone(ok);
 }
 
 void persistCron(void) {
@@ -155,7 +161,7 @@ static void killSaveChild(void) {
     bgchildKill(child_pid);
     child_pid = -1;
     dictSetResizeEnabled(1);
-    replDiskSnapshotDone(0); /* its replicas sync again, as Redis's after a killed child */
+    replBgsaveDone(0); /* its replicas sync again, as Redis's after a killed child */
 }
 
 void persistKillSaveChild(void) { killSaveChild(); }
@@ -164,7 +170,7 @@ int persistAfterFlushall(void) {
     /* As Redis: a snapshot being written holds the data just dropped,
      * whether a BGSAVE's or a full resync's (whose replicas sync again). */
     killSaveChild();
-    replKillSnapshotChild();
+    if (repl_snapshot) repl_snapshot->kill_child();
     if (server.saveparamslen == 0) return 0;
     saveForeground();
     return 1;
@@ -217,7 +223,7 @@ int persistDebugReload(int save, int flush, int merge) {
     if (flush) {
         dbAnnounceReplaced(NULL);
         emptyData(-1, NULL);
-        functionsFlushAll();
+        librariesFlushAll();
     }
     int missing;
     return rdbLoad(server.dbfilename, merge ? RDB_LOAD_MERGE : 0, &missing);
@@ -235,7 +241,7 @@ sds persistInfo(sds info) {
                         "rdb_last_cow_size:%zu\r\nrdb_last_load_keys_expired:%lld\r\nrdb_last_load_keys_loaded:%lld\r\n",
                         server.loading, server.async_loading, child.cow_peak, child.cow, child.cow_age_sec,
                         child.keys_total ? 100.0 * child.keys_processed / child.keys_total : 0.0, child.keys_processed,
-                        child.keys_total, server.dirty, child_pid != -1 || replSnapshotChildActive(),
+                        child.keys_total, server.dirty, child_pid != -1 || persistReplChildActive(),
                         (long long)server.lastsave,
                         lastbgsave_ok ? "ok" : "err", last_bgsave_time_sec,
                         child_pid != -1 ? (long long)(time(NULL) - child_start) : -1LL, rdb_saves,

@@ -38,4 +38,18 @@ int persistDeleteSyncFiles(void);
 /* The BGSAVE child goes (a snapshot nobody needs any more); not a failure. */
 void persistKillSaveChild(void);
 
+/* Replication's snapshot child (repl/ registers; main.c wires it): one child
+ * at a time counts it too, so persistence asks whether it runs; a BGSAVE
+ * that replicas wait for (a disk-based full sync) tells it how it ended (1:
+ * the file is there; 0: failed or killed, its replicas start over); FLUSHALL
+ * kills it (the data it holds is gone). */
+typedef struct replSnapshotHooks {
+    int (*child_active)(void);
+    void (*bgsave_done)(int ok);
+    void (*kill_child)(void);
+} replSnapshotHooks;
+void persistSetReplSnapshotHooks(const replSnapshotHooks *hooks);
+/* A full sync's snapshot child runs (0 with no replication registered). */
+int persistReplChildActive(void);
+
 #endif

@@ -6,7 +6,7 @@
  * aux fields; loading one is FUNCTION LOAD of that code. */
 #include "persist/rdb.h"
 #include "persist/bgchild.h"
-#include "features/functions.h"
+#include "persist/libstore.h"
 #include "server/access.h"
 #include "server/db.h"
 #include "core/clock.h"
@@ -436,7 +436,7 @@ static int saveRio(rio *r, int aof_base, int exclude) {
         !saveAuxInt(r, "ctime", (long long)time(NULL)) || !saveAuxInt(r, "used-mem", (long long)zmalloc_used_memory()) ||
         !saveReplInfo(r) || !saveAuxInt(r, "aof-base", aof_base))
         return 0;
-    if (!(exclude & RDB_EXCLUDE_FUNCTIONS) && !functionsForEachLibraryCode(saveFunctionRecord, r)) return 0;
+    if (!(exclude & RDB_EXCLUDE_FUNCTIONS) && !librariesForEachCode(saveFunctionRecord, r)) return 0;
     long long now = mstime();
     size_t processed = 0; /* keys written, reported by a child to its parent (INFO current_save_keys_processed) */
     for (int j = 0; j < server.dbnum && !(exclude & RDB_EXCLUDE_DATA); j++) {
@@ -559,7 +559,7 @@ sds rdbDumpPayload(robj *o) {
 
 sds rdbDumpFunctions(void) {
     rio r = {.mem = sdsempty()};
-    functionsForEachLibraryCode(saveFunctionRecord, &r);
+    librariesForEachCode(saveFunctionRecord, &r);
     return finishDumpPayload(&r);
 }
 
@@ -1436,7 +1436,7 @@ static sds loadFunction(rio *r, int type, int replace) {
     sds err = NULL;
     sds code = loadFunctionRecord(r, type, &err);
     if (!code) return err;
-    err = functionsCreateLibrary(code, replace);
+    err = librariesCreate(code, replace);
     sdsfree(code);
     return err;
 }

@@ -8,7 +8,7 @@
  * TIMEOUT the wait for the acknowledgement is bounded; FORCE then switches
  * anyway. ABORT, a refused PSYNC or a failed link give the master role back. */
 #include "repl/internal.h"
-#include "commands/cmdargs.h"
+#include "server/cmdargs.h"
 #include "core/zmalloc.h"
 #include "server/hooks.h"
 #include "server/pause.h"
@@ -64,7 +64,7 @@ static void switchTo(int timed_out) {
 }
 
 /* Before each sleep: a replica caught up (or the timeout came) moves the failover on. */
-static void failoverBeforeSleep(void) {
+void failoverBeforeSleep(void) {
     if (fo.state != FAILOVER_WAIT_FOR_SYNC) return;
     if (fo.end_ms && fo.end_ms <= server.mstime) {
         if (fo.force) switchTo(1);
@@ -159,4 +159,3 @@ void failoverCommand(client *c) {
     addReply(c, shared.ok);
 }
 
-void failoverInit(void) { serverAddBeforeSleepTask(failoverBeforeSleep); }

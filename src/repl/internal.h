@@ -20,6 +20,11 @@ typedef struct replIdentity {
 extern replIdentity replId;
 
 /* ---- master.c */
+/* The capabilities registered (replAddReplicaCapability), in order; a link's
+ * capa bits index this. */
+#define MAX_REPL_CAPABILITIES 8 /* a link's capa_mask holds their bits */
+extern const replCapability *replCapabilities[];
+extern int replCapabilityCount;
 void replChangeId(void);
 void replClearId2(void);
 /* Our ID becomes the secondary one, valid up to the current offset, and a new one is drawn. */
@@ -38,7 +43,6 @@ void replMasterCron(void);
 /* The next command in the stream is preceded by a SELECT. */
 void replForceSelect(void);
 sds replMasterInfo(sds info);
-void replMasterClientTeardown(client *c);
 int replCountAcked(long long offset);
 
 /* The replica at host:port (its announced address); 1 if found, with its state and acknowledged offset. */
@@ -48,7 +52,8 @@ int replCaughtUpReplica(char *ip, size_t iplen, int *port);
 
 /* ---- failover.c */
 enum { FAILOVER_NONE, FAILOVER_WAIT_FOR_SYNC, FAILOVER_IN_PROGRESS };
-void failoverInit(void);
+/* Before each sleep (repl's own before-sleep step): moves a failover on. */
+void failoverBeforeSleep(void);
 int failoverState(void);
 const char *failoverStateName(void); /* INFO master_failover_state */
 /* Gives the master role back (when the switch had begun) and ends the pause. */
@@ -60,7 +65,8 @@ void failoverPsyncAnswered(int accepted);
 /* REPLICAOF host port / NO ONE, for the failover. */
 void replicaSetMaster(const char *host, int port);
 void replicaUnsetMaster(void);
-void replicaInit(void);
+/* Before each sleep (repl's own before-sleep step): a reconnect asked for this turn. */
+void replicaBeforeSleep(void);
 void replicaStart(void);
 void replicaCron(void);
 sds replicaInfo(sds info); /* the replica-only INFO fields; info unchanged on a master */
@@ -69,8 +75,6 @@ void replicaClientTeardown(client *c);
 int replicaLinkEstablished(void);
 /* The db our master's stream has selected; -1 with no master known. */
 int replicaStreamDb(void);
-/* A snapshot loaded at start-up said where its data stands in a master's stream. */
-void replicaLoadedReplInfo(const rdbReplInfo *rsi);
 /* REPLCONF GETACK from our master: an ACK with the offset applied so far. */
 void replicaAnswerGetack(void);
 

@@ -8,12 +8,11 @@
  * partial one (+CONTINUE and the backlog from its offset). */
 #include "repl/internal.h"
 #include "repl/repl.h"
-#include "commands/cmdargs.h"
+#include "server/cmdargs.h"
 #include "core/anet.h"
 #include "core/numparse.h"
 #include "core/randbytes.h"
 #include "core/zmalloc.h"
-#include "features/expiry_spool.h"
 #include "persist/bgchild.h"
 #include "persist/aof.h"
 #include "persist/persist.h"
@@ -54,7 +53,7 @@ typedef struct replicaLink {
     int wait_ack;       /* online, but the stream waits for its first ACK (it loads an EOF-marked RDB) */
     int early_ack;      /* it ACKed (so loaded) its diskless RDB before the transfer was seen to end */
     int capa_eof, capa_psync2;
-    int capa_expiry_log; /* ours: holds the expiry push's log (features/expiry_spool.h) */
+    unsigned capa_mask; /* ours: the registered capabilities it announced (bit i: replCapabilities[i]) */
     int rdb_exclude;    /* RDB_EXCLUDE_*: REPLCONF rdb-filter-only (redis-cli --functions-rdb) */
     int rdb_only;       /* REPLCONF rdb-only 1 (redis-cli --rdb): the snapshot, no stream */
     int listening_port;
@@ -143,7 +142,7 @@ void replFreeBacklog(void) {
  * floor back into the config). The buffer is trimmed to the new size bit by
  * bit (here, then as the stream flows and by the cron). */
 #define BACKLOG_MIN_SIZE 16384
-static int applyBacklogSize(const char **err) {
+int replApplyBacklogSize(const char **err) {
     (void)err;
     if (server.repl_backlog_size < BACKLOG_MIN_SIZE) server.repl_backlog_size = BACKLOG_MIN_SIZE;
     replBufTrim(REPLBUF_TRIM_BLOCKS_PER_CALL);
@@ -169,7 +168,7 @@ static void feedStream(const char *buf, size_t len);
 static char staged[PROTO_REPLY_CHUNK_BYTES];
 static size_t staged_len;
 
-static void replFlushStaged(void) {
+void replFlushStaged(void) {
     if (!staged_len) return;
     size_t len = staged_len;
     staged_len = 0;
@@ -220,7 +219,7 @@ static void feedStream(const char *buf, size_t len) {
     replBufTrim(REPLBUF_TRIM_BLOCKS_PER_CALL);
 }
 
-static void replStreamSubscriber(int dbid, robj **argv, int argc) {
+void replStreamSubscriber(int dbid, robj **argv, int argc) {
     /* A replica passes on its master's stream as received (replica.c). */
     if (server.masterhost_set || !replBufActive()) return;
     /* A command going out as its client sent it, in the selected db: its bytes as they are. */
@@ -336,7 +335,7 @@ static void freeLink(replicaLink *r) {
     zfree(r);
 }
 
-void replMasterClientTeardown(client *c) {
+void replClientTeardown(client *c) {
     if (c->flags & CLIENT_MASTER) {
         replicaClientTeardown(c);
         return;
@@ -359,8 +358,9 @@ static int writeDirect(client *c, const char *s, size_t len) {
 
 static void sendFullResync(replicaLink *r) {
     r->state = R_WAIT_BGSAVE_END;
-    /* The snapshot does not carry the push's log: what waits in it follows. */
-    if (r->capa_expiry_log) spoolRepublish();
+    /* What a snapshot does not carry (the expiry push's log) follows it. */
+    for (int i = 0; i < replCapabilityCount; i++)
+        if ((r->capa_mask & (1u << i)) && replCapabilities[i]->full_sync) replCapabilities[i]->full_sync();
     if (r->pre_psync) return;
     char buf[128];
     int n = snprintf(buf, sizeof(buf), "+FULLRESYNC %s %lld\r\n", replId.replid, r->initial_offset);
@@ -805,7 +805,7 @@ static void sendBulkToReplica(aeEventLoop *el, int fd, void *privdata, int mask)
 
 /* The BGSAVE to disk ended (persist.c): its replicas get the file, or are
  * dropped (a failed or killed child). */
-void replDiskSnapshotDone(int ok) {
+static void diskSnapshotDone(int ok) {
     listIter li;
     listNode *ln;
     listRewind(m.replicas, &li);
@@ -1049,10 +1049,12 @@ void replconfCommand(client *c) {
         } else if (!strcasecmp(opt, "capa")) {
             if (!strcasecmp(val->ptr, "eof")) linkOf(c)->capa_eof = 1;
             else if (!strcasecmp(val->ptr, "psync2")) linkOf(c)->capa_psync2 = 1;
-            else if (!strcasecmp(val->ptr, "expiry-log")) {
-                linkOf(c)->capa_expiry_log = 1;
-                spoolReplicasWantLog();
-            }
+            else
+                for (int i = 0; i < replCapabilityCount; i++)
+                    if (!strcasecmp(val->ptr, replCapabilities[i]->name)) {
+                        linkOf(c)->capa_mask |= 1u << i;
+                        if (replCapabilities[i]->announced) replCapabilities[i]->announced();
+                    }
         } else if (!strcasecmp(opt, "ack")) {
             /* Sent by a replica; never answered. */
             long long off;
@@ -1161,12 +1163,16 @@ static void serveWaits(void) {
     }
 }
 
-/* Before sleeping: WAITs blocked in this turn ask the replicas for an ACK, once. */
-static void replBeforeSleep(void) {
+/* Before sleeping: WAITs blocked in this turn ask the replicas for an ACK,
+ * once; then the replica side's reconnect and a failover's next step. */
+void replBeforeSleep(void) {
     if (m.child_ending) checkChild();
-    if (!m.get_ack_pending) return;
-    m.get_ack_pending = 0;
-    replRequestAcks();
+    if (m.get_ack_pending) {
+        m.get_ack_pending = 0;
+        replRequestAcks();
+    }
+    replicaBeforeSleep();
+    failoverBeforeSleep();
 }
 
 /* ---------------------------------------------------------------- INFO, ROLE */
@@ -1234,11 +1240,28 @@ sds replInfo(sds info) {
     return replMasterInfo(info);
 }
 
-int replSnapshotChildActive(void) { return m.child != -1 || m.diskless; }
+static int snapshotChildActive(void) { return m.child != -1 || m.diskless; }
 
-void replKillSnapshotChild(void) {
+static void killSnapshotChild(void) {
     if (m.child == -1) return;
     kill(m.child, SIGUSR1); /* collected by the cron, which drops the replicas waiting for it */
+}
+
+const replSnapshotHooks replSnapshotOfMaster = {
+    .child_active = snapshotChildActive,
+    .bgsave_done = diskSnapshotDone,
+    .kill_child = killSnapshotChild,
+};
+
+const replCapability *replCapabilities[MAX_REPL_CAPABILITIES];
+int replCapabilityCount;
+
+void replAddReplicaCapability(const replCapability *capa) {
+    if (replCapabilityCount == MAX_REPL_CAPABILITIES) {
+        serverLog(LL_WARNING, "Too many replica capabilities registered");
+        abort();
+    }
+    replCapabilities[replCapabilityCount++] = capa;
 }
 
 int replOnShutdown(int flags) {
@@ -1317,12 +1340,12 @@ static void reportReplicasAtShutdown(void) {
         serverLog(LL_NOTICE, "%d of %d replicas are in sync when shutting down.", replicas - lagging, replicas);
 }
 
-static const shutdownReplicaHooks shutdown_hooks = {replicasInSync, replRequestAcks, reportReplicasAtShutdown};
+const shutdownReplicaHooks replShutdownHooks = {replicasInSync, replRequestAcks, reportReplicasAtShutdown};
 
 /* ------------------------------------------------------------------ wiring */
 
 /* What a snapshot records of our place in the stream (as Redis's rdbPopulateSaveInfo). */
-static int fillReplInfo(rdbReplInfo *rsi) {
+int replFillRdbInfo(rdbReplInfo *rsi) {
     /* An in-process save (FLUSHALL's, SAVE) records the offset of every write
      * before it; a forked child has nothing staged (bgchildFork handed it on). */
     replFlushStaged();
@@ -1337,7 +1360,7 @@ static int fillReplInfo(rdbReplInfo *rsi) {
     return 1;
 }
 
-static void replCron(void) {
+void replCron(void) {
     /* What the hot paths left to trim (a replica gone that held a long
      * history, a smaller repl-backlog-size) goes between commands. */
     replBufTrim(REPLBUF_TRIM_BLOCKS_PER_CALL * 16);
@@ -1352,16 +1375,6 @@ void replInit(void) {
     replClearId2();
     m.no_replicas_since = time(NULL);
     replUpdateStreamSubscription();
-    propagateSetReplicaFeed(replStreamSubscriber);
-    propagateSetStagedFlush(replFlushStaged);
-    serverAddCronTask(replCron);
-    serverAddBeforeSleepTask(replBeforeSleep);
-    serverAddClientTeardown(replMasterClientTeardown);
-    rdbSetReplInfoHooks(fillReplInfo, replicaLoadedReplInfo);
-    configSetApplyHook("repl-backlog-size", applyBacklogSize);
-    serverSetShutdownReplicaHooks(&shutdown_hooks);
-    replicaInit();
-    failoverInit();
 }
 
 void replStart(void) { replicaStart(); }

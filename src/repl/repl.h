@@ -5,24 +5,56 @@
 #ifndef REPL_REPL_H
 #define REPL_REPL_H
 
+#include "persist/persist.h"
+#include "persist/rdb.h"
+#include "server/hooks.h"
 #include "server/server.h"
 
-/* Wires the stream subscription, cron, client teardown and the replicaof directive. */
+/* The replication state (IDs, lists); before the config is read. */
 void replInit(void);
 /* After the config is read and the dataset loaded: starts the link when replicaof was set. */
 void replStart(void);
+/* What main.c wires (its table says where each runs):
+ * the cron (backlog trim, replicas' timeouts, our link to a master) and the
+ * before-sleep step (a child's end, WAIT's GETACK, a reconnect, a failover);
+ * a replica's or our master's client freed; */
+void replCron(void);
+void replBeforeSleep(void);
+void replClientTeardown(client *c);
+/* the command stream (propagate.h): commands to replicas and the backlog, and
+ * the staged bytes handed on; the master's stream applied here (hooks.h); */
+void replStreamSubscriber(int dbid, robj **argv, int argc);
+void replFlushStaged(void);
+void replMasterStreamApplied(client *master, const char *buf, size_t len);
+/* our place in the stream as an RDB file records it, and what a loaded file
+ * recorded (rdb.h); */
+int replFillRdbInfo(rdbReplInfo *rsi);
+void replLoadedRdbInfo(const rdbReplInfo *rsi);
+/* the directives: CONFIG SET repl-backlog-size, and replicaof as a special
+ * directive (config.h); the shutdown's wait for replicas (hooks.h). */
+int replApplyBacklogSize(const char **err);
+int replSetReplicaofDirective(sds *argv, int argc, int from_file, const char **err);
+sds replGetReplicaofDirective(void);
+extern const shutdownReplicaHooks replShutdownHooks;
 /* INFO "# Replication". */
 sds replInfo(sds info);
 /* INFO stats: full resyncs served, partial resyncs accepted and refused. */
-/* A child writes a diskless snapshot for replicas (INFO rdb_bgsave_in_progress
- * counts it, as Redis). A snapshot to disk is a BGSAVE (persist.c). */
-int replSnapshotChildActive(void);
-/* persist.c: its BGSAVE child ended (ok) or failed or was killed (0); the
- * replicas waiting for it get the file or are dropped. */
-void replDiskSnapshotDone(int ok);
-/* FLUSHALL: the diskless snapshot being made for replicas is of data now
- * gone; its child is killed and its replicas start over. */
-void replKillSnapshotChild(void);
+/* What persistence asks of replication's snapshot child (persist.h): a
+ * diskless snapshot's child counts as a running child (INFO
+ * rdb_bgsave_in_progress too, as Redis); a BGSAVE that replicas wait for
+ * hands them the file when it ends, or drops them; FLUSHALL kills the
+ * diskless child (its replicas start over). main.c registers it. */
+extern const replSnapshotHooks replSnapshotOfMaster;
+/* A capability a replica of ours announces in its handshake (REPLCONF capa
+ * <name>; a Redis master ignores names it does not know) and the module
+ * above that serves it: on the master, announced() when a replica says it has
+ * it, full_sync() when such a replica starts a full sync. Up to 8. */
+typedef struct replCapability {
+    const char *name;
+    void (*announced)(void);
+    void (*full_sync)(void);
+} replCapability;
+void replAddReplicaCapability(const replCapability *capa);
 /* Shutdown check: a diskless snapshot child goes before the final save (as
  * Redis kills any RDB child). Always C_OK. */
 int replOnShutdown(int flags);

@@ -7,11 +7,11 @@
  * to our own replicas and backlog (master.c). */
 #include "repl/internal.h"
 #include "repl/repl.h"
-#include "commands/cmdargs.h"
+#include "server/cmdargs.h"
 #include "core/anet.h"
 #include "core/numparse.h"
 #include "core/zmalloc.h"
-#include "features/functions.h"
+#include "persist/libstore.h"
 #include "persist/persist.h"
 #include "server/blocking.h"
 #include "server/client.h"
@@ -198,9 +198,14 @@ static void sendHandshakeCommands(int fd) {
         queueCommand(3, ip);
         rp.hs_expect[rp.hs_count++] = HS_IP;
     }
-    /* expiry-log: ours holds the 0MQ expiry push's log (a Redis master ignores it). */
-    const char *capa[] = {"REPLCONF", "capa", "eof", "capa", "psync2", "capa", "expiry-log"};
-    queueCommand(7, capa);
+    /* And the capabilities modules registered (the expiry push's log): a Redis master ignores them. */
+    const char *capa[5 + 2 * MAX_REPL_CAPABILITIES] = {"REPLCONF", "capa", "eof", "capa", "psync2"};
+    int n = 5;
+    for (int i = 0; i < replCapabilityCount; i++) {
+        capa[n++] = "capa";
+        capa[n++] = replCapabilities[i]->name;
+    }
+    queueCommand(n, capa);
     rp.hs_expect[rp.hs_count++] = HS_CAPA;
     if (flushCommands(fd) != C_OK) handshakeFailed();
 }
@@ -307,7 +312,7 @@ static void replicaSendAck(void) {
  * there as any client's commands; after each command (each transaction) the
  * pipeline hands us its bytes (masterStreamApplied): the offset is what was
  * applied, and that is what our own replicas receive. */
-static void masterStreamRan(client *c, const char *buf, size_t len) {
+void replMasterStreamApplied(client *c, const char *buf, size_t len) {
     if (c != rp.master) return; /* replaced by what it ran */
     replFeedStream(buf, len);
 }
@@ -382,7 +387,7 @@ static void loadedSnapshot(sds rest) {
 static struct {
     int async;                   /* swapdb with the same history: the old data stays served meanwhile */
     dbBackup *old;               /* swapdb: the data before the load, back if it fails */
-    functionsSet *old_functions; /* ... and the libraries */
+    librarySet *old_functions; /* ... and the libraries */
     time_t last_newline;
 } ld;
 
@@ -402,11 +407,11 @@ static void loadProgress(void) {
     /* The old data and libraries in place while clients are served; the
      * load goes on into the new ones afterwards. */
     dbBackupSwap(ld.old);
-    ld.old_functions = functionsSetAside(ld.old_functions);
+    ld.old_functions = librariesSetAside(ld.old_functions);
     server.loading = 0;
     processEventsWhileBlocked();
     server.loading = 1;
-    ld.old_functions = functionsSetAside(ld.old_functions);
+    ld.old_functions = librariesSetAside(ld.old_functions);
     dbBackupSwap(ld.old);
 }
 
@@ -416,7 +421,7 @@ static void flushOldData(void) {
     dbAnnounceReplaced(NULL);
     if (server.repl_slave_lazy_flush) emptyDataAsync(-1);
     else emptyData(-1, NULL);
-    functionsFlushAll();
+    librariesFlushAll();
 }
 
 /* Before a load: the old data set aside (swapdb) or dropped. */
@@ -426,7 +431,7 @@ static void loadBegin(int swapdb, int async) {
     if (!async && rp.cached) serverLog(LL_NOTICE, "Discarding previously cached master state.");
     if (swapdb) {
         ld.old = dbBackupAll();
-        ld.old_functions = functionsSetAside(NULL);
+        ld.old_functions = librariesSetAside(NULL);
     } else {
         serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Flushing old data");
         flushOldData();
@@ -449,11 +454,11 @@ static void loadEnd(int ok) {
     if (ok) {
         dbAnnounceReplaced(ld.old);
         dbBackupDiscard(ld.old);
-        functionsFreeSet(ld.old_functions);
+        librariesFreeSet(ld.old_functions);
     } else {
         serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Discarding the half-loaded data and restoring the old one");
         dbBackupRestore(ld.old);
-        functionsFreeSet(functionsSetAside(ld.old_functions));
+        librariesFreeSet(librariesSetAside(ld.old_functions));
     }
     ld.old = NULL;
     ld.old_functions = NULL;
@@ -887,7 +892,7 @@ void replicaRole(client *c) {
 
 /* ------------------------------------------------------- replicaof directive */
 
-static int setReplicaofDirective(sds *argv, int argc, int from_file, const char **err) {
+int replSetReplicaofDirective(sds *argv, int argc, int from_file, const char **err) {
     (void)from_file;
     if (argc == 0 || (argc == 1 && !argv[0][0])) return 1; /* the empty default */
     if (argc != 2) {
@@ -915,25 +920,20 @@ static int setReplicaofDirective(sds *argv, int argc, int from_file, const char 
     return 1;
 }
 
-static sds getReplicaofDirective(void) {
+sds replGetReplicaofDirective(void) {
     if (!server.masterhost_set) return sdsempty();
     return sdscatprintf(sdsempty(), "%s %d", rp.host, rp.port);
 }
 
-static void reconnectBeforeSleep(void) {
+void replicaBeforeSleep(void) {
     if (rp.reconnect && server.masterhost_set && rp.state == RS_CONNECT) connectWithMaster(rp.reconnect);
     rp.reconnect = NULL;
 }
 
-void replicaInit(void) {
-    serverAddBeforeSleepTask(reconnectBeforeSleep);
-    configSetSpecialHandlers("replicaof", setReplicaofDirective, getReplicaofDirective);
-    serverSetMasterStreamSink(masterStreamRan);
-}
 
 int replicaStreamDb(void) { return rp.master ? rp.master->db->id : rp.cached ? rp.cached_db : -1; }
 
-void replicaLoadedReplInfo(const rdbReplInfo *rsi) {
+void replLoadedRdbInfo(const rdbReplInfo *rsi) {
     rp.loaded_rsi = *rsi;
     rp.have_loaded_rsi = 1;
 }

@@ -1,77 +1,93 @@
 /* hooks: the registration points of hooks.h. Subscribers are few and fixed
- * at start-up, so each point is a small array walked in registration order;
- * running one costs a loop over a handful of pointers. */
+ * at start-up: each point is an array (grown as needed) walked in its order,
+ * so running one costs a loop over a handful of pointers. */
 #include "server/hooks.h"
+#include "core/zmalloc.h"
 
 #include <stdlib.h>
 
-#define MAX_SUBSCRIBERS 8
+typedef struct hookList {
+    hookFn *fns;
+    int count;
+} hookList;
 
-/* One list of subscribers; registering more than fit is a wiring bug. */
-#define HOOK_LIST(name, type)                                                              \
-    static type name[MAX_SUBSCRIBERS];                                                      \
-    static int name##_count;                                                               \
-    static void name##Add(type fn) {                                                       \
-        if (name##_count == MAX_SUBSCRIBERS) {                                             \
-            serverLog(LL_WARNING, "Too many subscribers to " #name);                       \
-            abort();                                                                       \
-        }                                                                                  \
-        name[name##_count++] = fn;                                                         \
+static hookList points[HOOK_POINTS];
+
+static const char *const point_names[HOOK_POINTS] = {
+    "call observer", "cron task", "before-sleep task", "client teardown", "transaction end",
+    "command prelude", "reset-stats", "shutdown check", "shutdown task", "keyspace subscriber",
+};
+
+static void wiringBug(const char *what, const subscription *s) {
+    serverLog(LL_WARNING, "Wiring bug: %s %s: %s", point_names[s->point], s->name, what);
+    abort();
+}
+
+/* The subscriptions of one point, in the order they must run: table order,
+ * except that an entry whose `before` names another moves ahead of it. Each
+ * pass places the first entry in table order that no unplaced entry must
+ * precede; a pass that places none means a circle. */
+static void orderPoint(hookPoint point, const subscription *subs, size_t n) {
+    const subscription **mine = zmalloc(sizeof(*mine) * (n ? n : 1));
+    int count = 0;
+    for (size_t i = 0; i < n; i++)
+        if (subs[i].point == point) mine[count++] = &subs[i];
+    for (int i = 0; i < count; i++) {
+        if (!mine[i]->before) continue;
+        int found = 0;
+        for (int j = 0; j < count; j++) found |= mine[j]->fn == mine[i]->before;
+        if (!found) wiringBug("runs before a function that is not subscribed there", mine[i]);
     }
+    hookList *l = &points[point];
+    l->fns = zrealloc(l->fns, sizeof(hookFn) * (count ? count : 1));
+    l->count = 0;
+    char *placed = zcalloc(count ? count : 1);
+    while (l->count < count) {
+        int pick = -1;
+        for (int i = 0; i < count && pick < 0; i++) {
+            if (placed[i]) continue;
+            int held = 0; /* some unplaced entry must run before this one */
+            for (int j = 0; j < count && !held; j++) held = !placed[j] && j != i && mine[j]->before == mine[i]->fn;
+            if (!held) pick = i;
+        }
+        if (pick < 0) wiringBug("its order forms a circle", mine[0]);
+        placed[pick] = 1;
+        l->fns[l->count++] = mine[pick]->fn;
+        if (point == HOOK_KEYSPACE) subscribeKeyspace((keyspaceSubscriberFn *)mine[pick]->fn, mine[pick]->interest);
+    }
+    zfree(placed);
+    zfree(mine);
+}
 
-typedef void (*voidFn)(void);
-typedef void (*clientFn)(client *c);
-typedef void (*cmdFn)(struct redisCommand *cmd);
-typedef int (*shutdownFn)(int flags);
+void serverSubscribe(const subscription *subs, size_t n) {
+    for (int p = 0; p < HOOK_POINTS; p++) orderPoint(p, subs, n);
+}
 
-HOOK_LIST(call_observers, callObserverFn *)
-HOOK_LIST(cron_tasks, voidFn)
-HOOK_LIST(before_sleep_tasks, voidFn)
-HOOK_LIST(client_teardown, clientFn)
-HOOK_LIST(transaction_end, clientFn)
-HOOK_LIST(command_prelude, clientFn)
-HOOK_LIST(reset_stats, cmdFn)
-HOOK_LIST(shutdown_checks, shutdownFn)
-HOOK_LIST(shutdown_tasks, voidFn)
+const hookFn *hookSubscribers(hookPoint point, int *n) {
+    *n = points[point].count;
+    return points[point].fns;
+}
 
-void serverAddCallObserver(callObserverFn *fn) { call_observersAdd(fn); }
-void serverAddCronTask(void (*fn)(void)) { cron_tasksAdd(fn); }
-void serverAddBeforeSleepTask(void (*fn)(void)) { before_sleep_tasksAdd(fn); }
-void serverAddClientTeardown(void (*fn)(client *c)) { client_teardownAdd(fn); }
-void serverAddTransactionEnd(void (*fn)(client *c)) { transaction_endAdd(fn); }
-void serverAddCommandPrelude(void (*fn)(client *c)) { command_preludeAdd(fn); }
-void serverAddResetStats(void (*fn)(struct redisCommand *cmd)) { reset_statsAdd(fn); }
-void serverAddShutdownCheck(int (*fn)(int flags)) { shutdown_checksAdd(fn); }
-void serverAddShutdownTask(void (*fn)(void)) { shutdown_tasksAdd(fn); }
+/* Runs every subscriber of `point` as `type` with `args`. */
+#define RUN_POINT(point, type, ...)                                                 \
+    do {                                                                            \
+        const hookList *l_ = &points[point];                                         \
+        for (int i_ = 0; i_ < l_->count; i_++) ((type)l_->fns[i_])(__VA_ARGS__);     \
+    } while (0)
 
-void runCallObservers(const callInfo *ci) {
-    for (int i = 0; i < call_observers_count; i++) call_observers[i](ci);
-}
-void runCronTasks(void) {
-    for (int i = 0; i < cron_tasks_count; i++) cron_tasks[i]();
-}
-void runBeforeSleepTasks(void) {
-    for (int i = 0; i < before_sleep_tasks_count; i++) before_sleep_tasks[i]();
-}
-void runClientTeardown(client *c) {
-    for (int i = 0; i < client_teardown_count; i++) client_teardown[i](c);
-}
-void runTransactionEnd(client *c) {
-    for (int i = 0; i < transaction_end_count; i++) transaction_end[i](c);
-}
-void runCommandPrelude(client *c) {
-    for (int i = 0; i < command_prelude_count; i++) command_prelude[i](c);
-}
-void serverResetCommandStats(struct redisCommand *cmd) {
-    for (int i = 0; i < reset_stats_count; i++) reset_stats[i](cmd);
-}
+void runCallObservers(const callInfo *ci) { RUN_POINT(HOOK_CALL_OBSERVER, callObserverFn *, ci); }
+void runCronTasks(void) { RUN_POINT(HOOK_CRON, void (*)(void), ); }
+void runBeforeSleepTasks(void) { RUN_POINT(HOOK_BEFORE_SLEEP, void (*)(void), ); }
+void runClientTeardown(client *c) { RUN_POINT(HOOK_CLIENT_TEARDOWN, void (*)(client *), c); }
+void runTransactionEnd(client *c) { RUN_POINT(HOOK_TRANSACTION_END, void (*)(client *), c); }
+void runCommandPrelude(client *c) { RUN_POINT(HOOK_COMMAND_PRELUDE, void (*)(client *), c); }
+void serverResetCommandStats(struct redisCommand *cmd) { RUN_POINT(HOOK_RESET_STATS, void (*)(struct redisCommand *), cmd); }
+void runShutdownTasks(void) { RUN_POINT(HOOK_SHUTDOWN_TASK, void (*)(void), ); }
 int runShutdownChecks(int flags) {
-    for (int i = 0; i < shutdown_checks_count; i++)
-        if (shutdown_checks[i](flags) != C_OK) return C_ERR;
+    const hookList *l = &points[HOOK_SHUTDOWN_CHECK];
+    for (int i = 0; i < l->count; i++)
+        if (((int (*)(int))l->fns[i])(flags) != C_OK) return C_ERR;
     return C_OK;
-}
-void runShutdownTasks(void) {
-    for (int i = 0; i < shutdown_tasks_count; i++) shutdown_tasks[i]();
 }
 
 /* ------------------------------------------------------ single-owner hooks */

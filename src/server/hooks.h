@@ -1,15 +1,18 @@
-/* hooks: the registration points server/ offers the modules above it
- * (commands, features, persist, later repl). server/ never includes their
- * headers; where it must let them act, they subscribe here at start-up and
- * main.c does the wiring. The key-change fan-out (keyhook.h) and the command
- * stream (propagate.h) are registration points of the same kind, kept with
- * the code they belong to. */
+/* hooks: the registration points server/ offers the rooms above it (acl,
+ * persist, repl, features, commands). server/ never includes their headers;
+ * where it must let them act, they are subscribed here at start-up, all of
+ * them from main.c's one table. Two kinds: points with any number of
+ * subscribers (serverSubscribe; the key-change fan-out of keyhook.h is one of
+ * them) and points with one owner (serverSet*: the write gate, the script
+ * runner, ...). The command stream (propagate.h) and the config directives'
+ * apply hooks (config.h) are single-owner points kept with their code. */
 #ifndef SERVER_HOOKS_H
 #define SERVER_HOOKS_H
 
+#include "server/keyhook.h"
 #include "server/server.h"
 
-/* ------------------------------------------------------- after-call observers */
+/* ------------------------------------------------------------ subscriptions */
 
 /* What call() knows once a command returned. argv is the vector as the client
  * sent it (secrets redacted); blocked: the command blocked during this call
@@ -25,26 +28,60 @@ typedef struct callInfo {
     int blocked, reprocessing;
 } callInfo;
 typedef void callObserverFn(const callInfo *ci);
-/* Observers (slowlog, latency, MONITOR) run after every call, in registration order. */
-void serverAddCallObserver(callObserverFn *fn);
 
-/* ------------------------------------------------------------ periodic work */
+/* The points that take any number of subscribers, and each one's type. */
+typedef enum hookPoint {
+    HOOK_CALL_OBSERVER,   /* callObserverFn: after every call (slowlog, stats, MONITOR) */
+    HOOK_CRON,            /* void (void): the server cron (hz a second), after the server's own work */
+    HOOK_BEFORE_SLEEP,    /* void (void): before the loop sleeps, after blocked clients were
+                           * served and before replies are written (the AOF before clients hear OK) */
+    HOOK_CLIENT_TEARDOWN, /* void (client *): a client is freed (and on RESET), before its state goes */
+    HOOK_TRANSACTION_END, /* void (client *): EXEC, DISCARD or an aborted EXEC ended a transaction */
+    HOOK_COMMAND_PRELUDE, /* void (client *): a command passed the checks, before it runs or is queued */
+    HOOK_RESET_STATS,     /* void (struct redisCommand *): CONFIG RESETSTAT, per command */
+    HOOK_SHUTDOWN_CHECK,  /* int (int flags): first on shutdown; C_ERR refuses it (unless forced) */
+    HOOK_SHUTDOWN_TASK,   /* void (void): last, once the server stopped listening */
+    HOOK_KEYSPACE,        /* keyspaceSubscriberFn (keyhook.h), `interest` its first mask */
+    HOOK_POINTS
+} hookPoint;
 
-/* Runs from the server cron (hz times a second), after the server's own work. */
-void serverAddCronTask(void (*fn)(void));
-/* Runs before the event loop sleeps, after blocked clients were served and
- * before replies are written (the AOF is written before clients hear OK). */
-void serverAddBeforeSleepTask(void (*fn)(void));
+/* Any subscriber, stored as this and called as its point's type. */
+typedef void (*hookFn)(void);
 
-/* ----------------------------------------------------------------- clients */
+/* One subscription. Subscribers of a point run in the order of the table
+ * given to serverSubscribe, except where `before` names another subscriber
+ * of the same point that this one must precede: the order that matters is
+ * data, checked at start-up, not a position in a list. */
+typedef struct subscription {
+    hookPoint point;
+    hookFn fn;
+    const char *name;
+    hookFn before;   /* NULL, or a subscriber this one runs before */
+    int interest;    /* HOOK_KEYSPACE: the event classes it wants at first */
+} subscription;
 
-/* Runs when a client is freed (and on RESET), before its state is released. */
-void serverAddClientTeardown(void (*fn)(client *c));
-/* Runs for every command that passed the checks, before it is run or
- * queued (client-side caching keeps its table within its limit there). */
-void serverAddCommandPrelude(void (*fn)(client *c));
-/* Runs when a client's transaction ends (EXEC, DISCARD, an aborted EXEC). */
-void serverAddTransactionEnd(void (*fn)(client *c));
+/* Typed subscriptions: a function of the wrong type for its point does not
+ * compile. Use as {ON_CRON(fn)} or {ON_CRON(fn), .before = RUNS_BEFORE(other)}. */
+#define HOOK_TYPED_(p, type, f) .point = (p), .fn = (hookFn)(1 ? (f) : (type)0), .name = #f
+#define ON_CALL(f) HOOK_TYPED_(HOOK_CALL_OBSERVER, callObserverFn *, f)
+#define ON_CRON(f) HOOK_TYPED_(HOOK_CRON, void (*)(void), f)
+#define ON_BEFORE_SLEEP(f) HOOK_TYPED_(HOOK_BEFORE_SLEEP, void (*)(void), f)
+#define ON_CLIENT_TEARDOWN(f) HOOK_TYPED_(HOOK_CLIENT_TEARDOWN, void (*)(client *), f)
+#define ON_TRANSACTION_END(f) HOOK_TYPED_(HOOK_TRANSACTION_END, void (*)(client *), f)
+#define ON_COMMAND_PRELUDE(f) HOOK_TYPED_(HOOK_COMMAND_PRELUDE, void (*)(client *), f)
+#define ON_RESET_STATS(f) HOOK_TYPED_(HOOK_RESET_STATS, void (*)(struct redisCommand *), f)
+#define ON_SHUTDOWN_CHECK(f) HOOK_TYPED_(HOOK_SHUTDOWN_CHECK, int (*)(int), f)
+#define ON_SHUTDOWN_TASK(f) HOOK_TYPED_(HOOK_SHUTDOWN_TASK, void (*)(void), f)
+#define ON_KEYSPACE(f) HOOK_TYPED_(HOOK_KEYSPACE, keyspaceSubscriberFn *, f)
+#define RUNS_BEFORE(f) ((hookFn)(f))
+
+/* Takes every subscription at start-up (main.c's table). A `before` that
+ * names no subscriber of its point, or orders that form a circle, is a
+ * wiring bug: logged, and the server aborts. Lists grow as needed. */
+void serverSubscribe(const subscription *subs, size_t n);
+/* The subscribers of a point in the order they run (for tests and DEBUG):
+ * *n of them; the array stays valid until the next serverSubscribe. */
+const hookFn *hookSubscribers(hookPoint point, int *n);
 
 /* ------------------------------------------------------------- the pipeline */
 
@@ -87,16 +124,11 @@ int backgroundConsumerFeeding(void);
 void serverSetLatencySampler(void (*fn)(const char *event, long long ms));
 void latencySample(const char *event, long long ms);
 
-/* CONFIG RESETSTAT: modules drop the statistics they keep per command. */
-void serverAddResetStats(void (*fn)(struct redisCommand *cmd));
+/* CONFIG RESETSTAT: the HOOK_RESET_STATS subscribers drop what they keep of cmd. */
 void serverResetCommandStats(struct redisCommand *cmd);
 
 /* ---------------------------------------------------------------- shutdown */
 
-/* Runs first on shutdown; C_ERR refuses it (unless forced). */
-void serverAddShutdownCheck(int (*fn)(int flags));
-/* Runs last, once the server stopped listening. */
-void serverAddShutdownTask(void (*fn)(void));
 /* Replication's part in a shutdown (repl/ sets it): whether every replica
  * acknowledged the whole stream; asking them to; and, once the wait is over,
  * logging each lagging replica and how many are in sync. */

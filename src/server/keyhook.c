@@ -1,25 +1,22 @@
 /* keyhook: the key-change fan-out (see keyhook.h). Subscribers are few and
- * fixed at start-up: a write pays a loop over a handful of interest masks,
- * and only the subscribers that want its class are called. */
+ * fixed at start-up (hooks.c hands them over in their order): a write pays a
+ * loop over a handful of interest masks, and only the subscribers that want
+ * its class are called. */
 #include "server/keyhook.h"
+#include "core/zmalloc.h"
 
-#include <stdlib.h>
-
-#define MAX_KEYSPACE_SUBSCRIBERS 8
-
-static struct {
+typedef struct keyspaceSubscriber {
     keyspaceSubscriberFn *fn;
     int interest;
-} subscribers[MAX_KEYSPACE_SUBSCRIBERS];
+} keyspaceSubscriber;
+
+static keyspaceSubscriber *subscribers; /* grown by one per subscription */
 static int nsubscribers;
 static int anyInterest; /* the union of the masks */
 
 void subscribeKeyspace(keyspaceSubscriberFn *fn, int interest) {
-    if (nsubscribers == MAX_KEYSPACE_SUBSCRIBERS) {
-        serverLog(LL_WARNING, "Too many keyspace subscribers");
-        abort();
-    }
-    subscribers[nsubscribers++].fn = fn;
+    subscribers = zrealloc(subscribers, sizeof(*subscribers) * (nsubscribers + 1));
+    subscribers[nsubscribers++] = (keyspaceSubscriber){fn, 0};
     keyspaceSetInterest(fn, interest);
 }
 

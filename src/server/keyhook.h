@@ -18,8 +18,8 @@ typedef struct keyspaceEvent {
     redisDb *other;     /* "swapdb": the db whose data db's is exchanged with */
 } keyspaceEvent;
 typedef void keyspaceSubscriberFn(const keyspaceEvent *ev);
-/* Subscribers run in registration order; main.c wires them at start-up.
- * Each has an interest: a mask of the event classes it wants now, which its
+/* Subscribers run in the order main.c's table gives them (hooks.h's
+ * HOOK_KEYSPACE; subscribeKeyspace is how hooks.c hands each over). Each has an interest: a mask of the event classes it wants now, which its
  * module keeps current with keyspaceSetInterest (no WATCHed key: 0). An event
  * reaches only the subscribers whose mask has its class, and when none wants
  * it a write pays one test. Changes raised with class 0 count as

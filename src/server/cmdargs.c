@@ -1,5 +1,5 @@
 /* cmdargs: helpers shared by the command families (see cmdargs.h). */
-#include "commands/cmdargs.h"
+#include "server/cmdargs.h"
 #include "data/value.h"
 #include "server/client.h"
 #include "server/db.h"

@@ -1,10 +1,12 @@
-/* cmdargs: pieces several command families share, so they behave alike:
+/* cmdargs: pieces several command families (and repl/'s REPLCONF, WAIT,
+ * FAILOVER) share, so they behave alike — in server/, below every room that
+ * parses arguments:
  * number arguments parsed or answered with Redis 7.0's exact error texts
  * (each returns C_OK, or replies with the error and returns C_ERR), and the
  * variadic member removal of HDEL / SREM / ZREM, storing computed results,
  * and the configured encoding limits handed to the data/ value types. */
-#ifndef COMMANDS_CMDARGS_H
-#define COMMANDS_CMDARGS_H
+#ifndef SERVER_CMDARGS_H
+#define SERVER_CMDARGS_H
 
 #include "data/t_zset.h"
 #include "server/server.h"
