@@ -149,8 +149,10 @@ run:
 	./src/redis-server ./redis.conf
 
 # Redis 7.0.15's own suite against ours, unit by unit, next to the reference's
-# counts: make test-upstream [UNITS="unit/type/incr unit/expire"].
+# counts: make test-upstream [UNITS="unit/type/incr unit/expire"], the suite read
+# from REDIS_GIT or REDIS_SRC (utils/test_upstream.sh, README.md).
 test-upstream:
+	@sh utils/test_upstream.sh --check
 	sh deps/install.sh
 	$(MAKE) all
 	MALLOC=$(MALLOC) UNITS="$(UNITS)" sh utils/test_upstream.sh
@@ -161,6 +163,7 @@ test-upstream:
 # under test while the units run. Not part of `make test`: slow.
 ASAN_SERVER := build/libc-address/redis-server
 test-upstream-asan:
+	@sh utils/test_upstream.sh --check
 	sh deps/install.sh
 	$(MAKE) SANITIZER=address all
 	cp src/redis-server $(ASAN_SERVER)

@@ -29,8 +29,9 @@ figures side by side and the ratios ours/Redis and ours/Valkey.
 
 usage: utils/bench.py [--quick] [--callgrind] [--only SECTION,...]   (sections: see --help)
 Servers are started on free ports in temporary directories, all with the same
-settings (save "", appendonly no), and stopped at the end. Valkey's column is
-left out, with a note, when /work/shared/anchors/valkey-server-8.0.1 is absent.
+settings (save "", appendonly no), and stopped at the end. Valkey's binary is
+taken from VALKEY_SERVER (built from github.com/valkey-io/valkey tag 8.0.1, see
+README.md); without it its column is left out, with a note saying so.
 """
 import argparse
 import csv
@@ -49,8 +50,8 @@ import redis
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memrows  # noqa: E402
-from benchserver import (OURS, REF, VALKEY, Server, callgrind_totals, free_port, load_protocol, pinner, raise_nofile, servers,
-                         split_cpus)  # noqa: E402
+from benchserver import (OURS, REF, Server, callgrind_totals, free_port, load_protocol, pinner, raise_nofile, servers,
+                         split_cpus, valkey_missing)  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TESTS = "set,get,incr,lpush,rpush,lpop,rpop,sadd,hset,spop,zadd,zpopmin,lrange_100,lrange_600,mset"
@@ -625,8 +626,8 @@ def main():
     if nofile < 2100:
         print("note: open-files limit %d is below what -c 1000 needs on both sides" % nofile)
     print("servers: " + ", ".join("%s %s" % (label, b) for label, b in SERVERS))
-    if len(SERVERS) < 3:
-        print("note: %s is absent: no Valkey column" % VALKEY)
+    if valkey_missing():
+        print("note: " + valkey_missing())
     start = time.time()
     for name in names:
         t = time.time()

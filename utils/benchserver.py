@@ -1,7 +1,8 @@
 """benchserver: starting and stopping a server for the benchmark scripts.
 
 bench.py, memrows.py (and bench_repl.py) compare different binaries — ours,
-Debian's redis-server 7.0.15, Valkey 8.0.1 — so all of them are started here,
+Debian's redis-server 7.0.15, Valkey 8.0.1 (VALKEY_SERVER: its binary, built
+from github.com/valkey-io/valkey tag 8.0.1; README.md) — so all of them are started here,
 with the same settings (no RDB saving, no AOF, own port and directory), and
 the few process figures the benchmarks read (CPU time, allocator) live here
 once.
@@ -19,7 +20,7 @@ import redis
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OURS = os.environ.get("OURS_SERVER") or os.path.join(ROOT, "src", "redis-server")
 REF = shutil.which("redis-server") or "/usr/bin/redis-server"
-VALKEY = os.environ.get("VALKEY_SERVER") or "/work/shared/anchors/valkey-server-8.0.1"
+VALKEY = os.environ.get("VALKEY_SERVER") or None  # no default: nothing outside the repository is assumed
 
 
 def callgrind_totals(path):
@@ -140,11 +141,22 @@ class Server:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+def valkey_missing():
+    """Why Valkey is left out of the comparison, or None when VALKEY_SERVER
+    names an executable."""
+    if not VALKEY:
+        return ("VALKEY_SERVER is not set: no Valkey column (set it to a valkey-server built from "
+                "github.com/valkey-io/valkey tag 8.0.1, see README.md)")
+    if not os.access(VALKEY, os.X_OK):
+        return "VALKEY_SERVER=%s is not an executable: no Valkey column" % VALKEY
+    return None
+
+
 def servers(with_valkey=True):
-    """[(label, binary)] of the servers to compare; Valkey only when its
-    binary is there."""
+    """[(label, binary)] of the servers to compare; Valkey only when
+    VALKEY_SERVER names its binary."""
     out = [("ours", OURS), ("redis", REF)]
-    if with_valkey and os.access(VALKEY, os.X_OK):
+    if with_valkey and not valkey_missing():
         out.append(("valkey", VALKEY))
     return out
 

@@ -14,7 +14,7 @@ the load happens to touch first (a dynamically linked libjemalloc, for one).
   empty(binary) -> (used, rss, anon_rss) of a server holding nothing, in bytes
 
 usage: utils/memrows.py [--scale 0.1] [--rows strings,volatile,...] [BINARY...]
-(default binaries: ours, Redis 7.0.15, Valkey 8.0.1 when present)
+(default binaries: ours, Redis 7.0.15, Valkey 8.0.1 when VALKEY_SERVER names it)
 """
 import argparse
 import functools
@@ -23,7 +23,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchserver import Server, load_protocol, servers  # noqa: E402
+from benchserver import Server, load_protocol, servers, valkey_missing  # noqa: E402
 
 SETTLE = 1.0  # seconds between loading and reading INFO
 
@@ -177,6 +177,8 @@ def main():
     ap.add_argument("binaries", nargs="*")
     a = ap.parse_args()
     binaries = a.binaries or [b for _, b in servers()]
+    if not a.binaries and valkey_missing():
+        print("# note: " + valkey_missing())
     for b, alloc in allocators(binaries).items():
         print("# %s: mem_allocator %s" % (b, alloc))
     for name in a.rows.split(","):

@@ -1,8 +1,18 @@
 #!/bin/sh
-# test_upstream.sh: runs Redis 7.0.15's own test suite (../shared/redis-7.0-tests,
-# full mode: the suite starts its servers from our binary) one unit at a time,
-# and prints for each unit the tests passed by ours next to what the reference
-# passes (tests/upstream_reference.txt). Behind `make test-upstream [UNITS="..."]`.
+# test_upstream.sh: runs Redis 7.0.15's own Tcl test suite (full mode: the
+# suite starts its servers from our binary) one unit at a time, and prints for
+# each unit the tests passed by ours next to what the reference passes
+# (tests/upstream_reference.txt). Behind `make test-upstream [UNITS="..."]`.
+#
+# The suite is not kept in this repository: it is read at run time, into a
+# scratch directory removed at the end, from one of
+#   REDIS_GIT   a git directory of the Redis repository (a clone of
+#               github.com/redis/redis, bare or not: its .git) holding tag
+#               REDIS_TAG (default 7.0.15), read with git archive
+#   REDIS_SRC   a checked-out Redis 7.0 source tree (holding tests/ and runtest)
+# Without either it exits 2 saying so (`test_upstream.sh --check`: only that
+# check, which make runs before it builds). Needs tclsh (tcl) and redis-cli,
+# redis-benchmark, redis-check-aof, redis-check-rdb (redis-tools).
 #
 #   UNITS   units to run (default: the suite's whole ::all_tests list)
 #   SERVER  binary under test (default: src/redis-server)
@@ -20,11 +30,53 @@
 # with the report itself. Exits 1 when a unit passes fewer tests than the
 # reference does (units without a reference figure only report), or with
 # SANITIZER_CHECK=1 when a report appeared.
+tag=${REDIS_TAG:-7.0.15}
+if [ -z "${REDIS_GIT:-}" ] && [ -z "${REDIS_SRC:-}" ]; then
+    echo "test-upstream: Redis's test suite is read from REDIS_GIT or REDIS_SRC, and neither is set. Either" >&2
+    echo "  REDIS_GIT=<the git directory of a clone of github.com/redis/redis, holding tag $tag>:" >&2
+    echo "      git clone --bare https://github.com/redis/redis DIR/redis.git" >&2
+    echo "      make test-upstream REDIS_GIT=DIR/redis.git [UNITS=...]" >&2
+    echo "  or REDIS_SRC=<a checked-out Redis 7.0 source tree>:" >&2
+    echo "      git clone --depth 1 --branch $tag https://github.com/redis/redis DIR/redis-$tag" >&2
+    echo "      make test-upstream REDIS_SRC=DIR/redis-$tag [UNITS=...]" >&2
+    echo "(README.md, \"The upstream suite\")" >&2
+    exit 2
+fi
+[ "${1:-}" = --check ] && exit 0
+# Paths given relative to where we were started, before moving to the repository.
+case ${REDIS_GIT:-/} in /*) ;; *) REDIS_GIT=$(pwd)/$REDIS_GIT ;; esac
+case ${REDIS_SRC:-/} in /*) ;; *) REDIS_SRC=$(pwd)/$REDIS_SRC ;; esac
 cd "$(dirname "$0")/.." || exit 2
-suite=${UPSTREAM_SUITE:-../shared/redis-7.0-tests}
 server=${SERVER:-src/redis-server}
 timeout_s=${UNIT_TIMEOUT:-1200}
-[ -x "$suite/run-against.sh" ] || { echo "no test suite at $suite"; exit 2; }
+[ -x "$server" ] || { echo "test-upstream: no server binary at $server" >&2; exit 2; }
+command -v tclsh >/dev/null || { echo "test-upstream: missing tclsh: apt-get install tcl" >&2; exit 2; }
+for t in redis-cli redis-benchmark redis-check-aof redis-check-rdb; do
+    command -v "$t" >/dev/null || { echo "test-upstream: missing $t: apt-get install redis-tools" >&2; exit 2; }
+done
+bin=$(cd "$(dirname "$server")" && pwd)/$(basename "$server")
+# The suite, once: each unit then runs in a fresh copy of it (a unit cut off
+# by its timeout may leave files behind), with src/ holding our binary and
+# Debian's tools, which the suite starts as src/redis-*.
+work=$(mktemp -d "${TMPDIR:-/tmp}/redis-tests.XXXXXX") || exit 2
+trap 'rm -rf "$work"' EXIT
+trap 'exit 130' INT TERM
+suite=$work/suite
+mkdir "$suite"
+if [ -n "${REDIS_SRC:-}" ]; then
+    [ -f "$REDIS_SRC/tests/test_helper.tcl" ] && [ -f "$REDIS_SRC/runtest" ] ||
+        { echo "test-upstream: REDIS_SRC=$REDIS_SRC holds no Redis test suite (tests/test_helper.tcl, runtest)" >&2; exit 2; }
+    cp -r "$REDIS_SRC/tests" "$REDIS_SRC/runtest" "$suite/" || exit 2
+else
+    git --git-dir="$REDIS_GIT" archive "$tag" tests runtest | tar -x -C "$suite" &&
+        [ -f "$suite/tests/test_helper.tcl" ] ||
+        { echo "test-upstream: cannot read tag $tag (tests/, runtest) from REDIS_GIT=$REDIS_GIT" >&2; exit 2; }
+fi
+mkdir -p "$suite/src"
+ln -s "$bin" "$suite/src/redis-server"
+for t in redis-cli redis-benchmark redis-check-aof redis-check-rdb; do
+    ln -s "$(command -v "$t")" "$suite/src/$t"
+done
 units=$UNITS
 san_check=${SANITIZER_CHECK:-0}
 malloc=${MALLOC:-jemalloc}
@@ -52,8 +104,9 @@ for unit in $units; do
     ignore=""
     case " $enc72_units " in *" $unit "*) ignore=--ignore-encoding ;; esac
     for try in 1 2 3; do
-        timeout "$timeout_s" "$suite/run-against.sh" "$server" --single "$unit" --clients 1 \
-            --baseport "$base" --portcount 500 $ignore >"$log" 2>&1
+        rm -rf "$work/run" && cp -a "$suite" "$work/run" || exit 2
+        (cd "$work/run" && exec timeout "$timeout_s" ./runtest --single "$unit" --clients 1 \
+            --baseport "$base" --portcount 500 $ignore) >"$log" 2>&1
         # The suite's own listening port taken (by a server of someone else's
         # tests) ends the run before any test: again, in the next range.
         grep -q '^couldn.t open socket: address already in use' "$log" || break

@@ -188,7 +188,7 @@ static list *dupKeyPatternList(list *src) {
 
 static aclSelector *createSelector(int flags) {
     aclSelector *s = zcalloc(sizeof(*s));
-    s->flags = flags | (server.acl_pubsub_default ? SELECTOR_FLAG_ALLCHANNELS : 0);
+    s->flags = flags | (server.acl_pubsub_default == ACL_PUBSUB_DEFAULT_ALLCHANNELS ? SELECTOR_FLAG_ALLCHANNELS : 0);
     s->patterns = listCreate();
     s->patterns->free = listFreeKeyPattern;
     s->channels = createSdsList();
@@ -572,7 +572,7 @@ static int setUser(user *u, const char *op, size_t oplen) {
         setUser(u, "resetpass", 9);
         setUser(u, "resetkeys", 9);
         setUser(u, "resetchannels", 13);
-        if (server.acl_pubsub_default) setUser(u, "allchannels", 11);
+        if (server.acl_pubsub_default == ACL_PUBSUB_DEFAULT_ALLCHANNELS) setUser(u, "allchannels", 11);
         setUser(u, "off", 3);
         setUser(u, "sanitize-payload", 16);
         setUser(u, "clearselectors", 14);

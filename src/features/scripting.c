@@ -41,7 +41,7 @@
 #include <strings.h>
 
 /* redis.set_repl()'s flags are the command stream's targets. */
-#define REPL_NONE 0
+#define REPL_NONE PROPAGATE_NONE
 #define REPL_AOF PROPAGATE_AOF
 #define REPL_REPLICA PROPAGATE_REPL
 #define REPL_ALL PROPAGATE_ALL

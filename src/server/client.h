@@ -52,8 +52,8 @@ void closeListeningSockets(int unlink_unix_socket);
 /* At exit: writes what the socket takes of each replica's pending output. */
 void flushReplicaOutputBuffers(void);
 /* enable-debug-command / enable-module-command / enable-protected-configs:
- * 1 when the setting (no, yes, or local connections only) lets this client
- * do it. */
+ * 1 when the setting (PROTECTED_ACTION_ALLOWED_NO, _YES, or _LOCAL: local
+ * connections only) lets this client do it. */
 int commandEnabledFor(client *c, int setting);
 
 #endif

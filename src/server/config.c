@@ -61,25 +61,38 @@ struct configDef {
 };
 
 /* ------------------------------------------------------------------ enums */
+/* Their values are named beside the fields they set: in server.h, or below for
+ * the two fields that are config.c's own (oom-score-adj, propagation-error-behavior). */
 
 static const enumName loglevelEnum[] = {{"debug", LL_DEBUG}, {"verbose", LL_VERBOSE}, {"notice", LL_NOTICE},
                                         {"warning", LL_WARNING}, {NULL, 0}};
 static const enumName fsyncEnum[] = {{"everysec", AOF_FSYNC_EVERYSEC}, {"always", AOF_FSYNC_ALWAYS}, {"no", AOF_FSYNC_NO}, {NULL, 0}};
-static const enumName maxmemoryPolicyEnum[] = {
-    {"volatile-lru", 0}, {"volatile-lfu", 1}, {"volatile-random", 2}, {"volatile-ttl", 3}, {"allkeys-lru", 4},
-    {"allkeys-lfu", 5},  {"allkeys-random", 6}, {"noeviction", 7},   {NULL, 0}};
-static const enumName supervisedEnum[] = {{"upstart", 1}, {"systemd", 2}, {"auto", 3}, {"no", 0}, {NULL, 0}};
-static const enumName enableEnum[] = {{"no", 0}, {"yes", 1}, {"local", 2}, {NULL, 0}};
-static const enumName protectedEnum[] = {{"yes", 1}, {"no", 0}, {NULL, 0}};
-static const enumName oomScoreAdjEnum[] = {{"no", 0}, {"yes", 1}, {"relative", 1}, {"absolute", 2}, {NULL, 0}};
+static const enumName maxmemoryPolicyEnum[] = {{"volatile-lru", MAXMEMORY_VOLATILE_LRU},
+                                               {"volatile-lfu", MAXMEMORY_VOLATILE_LFU},
+                                               {"volatile-random", MAXMEMORY_VOLATILE_RANDOM},
+                                               {"volatile-ttl", MAXMEMORY_VOLATILE_TTL},
+                                               {"allkeys-lru", MAXMEMORY_ALLKEYS_LRU},
+                                               {"allkeys-lfu", MAXMEMORY_ALLKEYS_LFU},
+                                               {"allkeys-random", MAXMEMORY_ALLKEYS_RANDOM},
+                                               {"noeviction", MAXMEMORY_NO_EVICTION},
+                                               {NULL, 0}};
+static const enumName supervisedEnum[] = {{"upstart", SUPERVISED_UPSTART}, {"systemd", SUPERVISED_SYSTEMD},
+                                          {"auto", SUPERVISED_AUTODETECT},  {"no", SUPERVISED_NONE},
+                                          {NULL, 0}};
+static const enumName enableEnum[] = {{"no", PROTECTED_ACTION_ALLOWED_NO},
+                                      {"yes", PROTECTED_ACTION_ALLOWED_YES},
+                                      {"local", PROTECTED_ACTION_ALLOWED_LOCAL},
+                                      {NULL, 0}};
+static const enumName protectedEnum[] = {{"yes", PROTECTED_MODE_YES}, {"no", PROTECTED_MODE_NO}, {NULL, 0}};
 static const enumName disklessLoadEnum[] = {{"disabled", REPL_DISKLESS_LOAD_DISABLED},
                                             {"on-empty-db", REPL_DISKLESS_LOAD_EMPTY_DB},
                                             {"swapdb", REPL_DISKLESS_LOAD_SWAPDB},
                                             {NULL, 0}};
-static const enumName propagationErrorEnum[] = {{"ignore", 0}, {"panic", 1}, {"panic-on-replicas", 2}, {NULL, 0}};
 static const enumName sanitizeDumpEnum[] = {{"no", SANITIZE_DUMP_NO}, {"yes", SANITIZE_DUMP_YES},
                                             {"clients", SANITIZE_DUMP_CLIENTS}, {NULL, 0}};
-static const enumName aclPubsubEnum[] = {{"allchannels", 1}, {"resetchannels", 0}, {NULL, 0}};
+static const enumName aclPubsubEnum[] = {{"allchannels", ACL_PUBSUB_DEFAULT_ALLCHANNELS},
+                                         {"resetchannels", ACL_PUBSUB_DEFAULT_RESETCHANNELS},
+                                         {NULL, 0}};
 
 /* ---------------------------------------------- directives access control owns */
 
@@ -142,6 +155,15 @@ static sds getMasterauth(void) { return server.masterauth ? sdsdup(server.master
  * CONFIG GET/REWRITE round-trip, but nothing reads them. */
 static int cfg_ints[64];
 static char *cfg_strs[16];
+
+static int propagation_error_behavior; /* propagation-error-behavior: */
+#define PROPAGATION_ERR_BEHAVIOR_IGNORE 0
+#define PROPAGATION_ERR_BEHAVIOR_PANIC 1
+#define PROPAGATION_ERR_BEHAVIOR_PANIC_ON_REPLICAS 2
+static const enumName propagationErrorEnum[] = {{"ignore", PROPAGATION_ERR_BEHAVIOR_IGNORE},
+                                                {"panic", PROPAGATION_ERR_BEHAVIOR_PANIC},
+                                                {"panic-on-replicas", PROPAGATION_ERR_BEHAVIOR_PANIC_ON_REPLICAS},
+                                                {NULL, 0}};
 
 /* ------------------------------------------------------------- special sets */
 
@@ -350,6 +372,15 @@ static int setNotify(sds *argv, int argc, int from_file, const char **err) {
     return 1;
 }
 
+static int oom_score_adj; /* oom-score-adj: */
+#define OOM_SCORE_ADJ_NO 0
+#define OOM_SCORE_RELATIVE 1 /* the process's own score plus the class's value ("yes" too) */
+#define OOM_SCORE_ADJ_ABSOLUTE 2
+static const enumName oomScoreAdjEnum[] = {{"no", OOM_SCORE_ADJ_NO},
+                                           {"yes", OOM_SCORE_RELATIVE},
+                                           {"relative", OOM_SCORE_RELATIVE},
+                                           {"absolute", OOM_SCORE_ADJ_ABSOLUTE},
+                                           {NULL, 0}};
 /* oom-score-adj-values: three numbers (master, replica, background child). */
 static int oom_score_adj_values[3] = {0, 200, 800};
 
@@ -358,16 +389,16 @@ static int oom_score_adj_values[3] = {0, 200, 800};
  * (relative/yes), or the value itself (absolute). C_ERR when the write fails. */
 int setOomScoreAdj(int process_class) {
     static int adjusted, base;
-    int mode = cfg_ints[28], val;
+    int val;
     if (process_class == OOM_CURRENT) process_class = server.masterhost_set ? OOM_REPLICA : OOM_MASTER;
-    if (mode) {
+    if (oom_score_adj != OOM_SCORE_ADJ_NO) {
         if (!adjusted) {
             FILE *fp = fopen("/proc/self/oom_score_adj", "r");
             if (!fp || fscanf(fp, "%d", &base) != 1) base = 0;
             if (fp) fclose(fp);
             adjusted = 1;
         }
-        val = oom_score_adj_values[process_class] + (mode == 1 ? base : 0);
+        val = oom_score_adj_values[process_class] + (oom_score_adj == OOM_SCORE_RELATIVE ? base : 0);
         if (val > 1000) val = 1000;
         if (val < -1000) val = -1000;
     } else if (adjusted) {
@@ -621,7 +652,7 @@ static configDef configs[] = {
     SP("rename-command", NULL, F_FILE_ONLY, "", setRenameCommand, getNothing),
     STR("aclfile", NULL, F_IMMUTABLE, &server.acl_filename, ""),
     EN("acl-pubsub-default", NULL, 0, &server.acl_pubsub_default, "resetchannels", aclPubsubEnum),
-    EN("propagation-error-behavior", NULL, F_NOEFFECT, &cfg_ints[33], "ignore", propagationErrorEnum),
+    EN("propagation-error-behavior", NULL, F_NOEFFECT, &propagation_error_behavior, "ignore", propagationErrorEnum),
     SP("masterauth", NULL, F_SENSITIVE, "", setMasterauth, getMasterauth),
     STR("masteruser", NULL, F_SENSITIVE, &server.masteruser, NULL),
     SP("notify-keyspace-events", NULL, 0, "", setNotify, getNotify),
@@ -669,7 +700,7 @@ static configDef configs[] = {
     {"jemalloc-bg-thread", NULL, T_BOOL, 0, &cfg_ints[16], "yes", 0, 1, NULL, applyJemallocBgThread, NULL, NULL, 0},
     LL("acllog-max-len", NULL, 0, &server.acllog_max_len, "128", 0, LLONG_MAX),
     B("disable-thp", NULL, F_NOEFFECT, &cfg_ints[27], "yes"),
-    {"oom-score-adj", NULL, T_ENUM, 0, &cfg_ints[28], "no", 0, 0, oomScoreAdjEnum, applyOomScoreAdj, NULL, NULL, 0},
+    {"oom-score-adj", NULL, T_ENUM, 0, &oom_score_adj, "no", 0, 0, oomScoreAdjEnum, applyOomScoreAdj, NULL, NULL, 0},
     SP("oom-score-adj-values", NULL, F_ARGS, "0 200 800", setOomScoreAdjValues, getOomScoreAdjValues),
     I("io-threads", NULL, F_IMMUTABLE | F_NOEFFECT, &cfg_ints[29], "1", 1, 128, NULL),
     B("io-threads-do-reads", NULL, F_IMMUTABLE | F_NOEFFECT, &cfg_ints[30], "no"),

@@ -32,7 +32,9 @@
  * clock (seconds) of the last access. */
 #define LFU_INIT_VAL 5
 
-int maxmemoryPolicyIsLfu(void) { return server.maxmemory_policy == 1 || server.maxmemory_policy == 5; }
+int maxmemoryPolicyIsLfu(void) {
+    return server.maxmemory_policy == MAXMEMORY_VOLATILE_LFU || server.maxmemory_policy == MAXMEMORY_ALLKEYS_LFU;
+}
 
 static unsigned long lfuTimeInMinutes(void) { return (unsigned long)(server.unixtime / 60) & 65535; }
 

@@ -6,15 +6,7 @@
 
 #include "data/object.h"
 
-/* maxmemory-policy values, as the config table's enum stores them. */
-#define MAXMEMORY_VOLATILE_LRU 0
-#define MAXMEMORY_VOLATILE_LFU 1
-#define MAXMEMORY_VOLATILE_RANDOM 2
-#define MAXMEMORY_VOLATILE_TTL 3
-#define MAXMEMORY_ALLKEYS_LRU 4
-#define MAXMEMORY_ALLKEYS_LFU 5
-#define MAXMEMORY_ALLKEYS_RANDOM 6
-#define MAXMEMORY_NO_EVICTION 7
+/* maxmemory-policy's values (MAXMEMORY_*) stand beside server.maxmemory_policy. */
 
 /* The keyspace tables' growth check: a table that can still take keys does
  * not double past maxmemory (7.0) — the doubling would only evict what it was

@@ -108,7 +108,7 @@ static void acceptCommonHandler(int fd, int flags, const char *ip) {
     server.stat_numconnections++;
     /* Protected mode: with a default user without password only loopback may
      * talk to us, whatever the bind list (as Redis 7.0). */
-    if (server.protected_mode && !accessAuthRequired(c) && ip && !(flags & CLIENT_UNIX_SOCKET) &&
+    if (server.protected_mode == PROTECTED_MODE_YES && !accessAuthRequired(c) && ip && !(flags & CLIENT_UNIX_SOCKET) &&
         strncmp(ip, "127.", 4) && strcmp(ip, "::1")) {
         const char *err =
             "-DENIED Redis is running in protected mode because protected mode is enabled and no password is "
@@ -931,8 +931,8 @@ void clientsCron(void) {
 }
 
 int commandEnabledFor(client *c, int setting) {
-    if (setting == 1) return 1;
-    return setting == 2 && ((c->flags & CLIENT_UNIX_SOCKET) || !strncmp(c->addr, "127.0.0.1:", 10) ||
+    if (setting == PROTECTED_ACTION_ALLOWED_YES) return 1;
+    return setting == PROTECTED_ACTION_ALLOWED_LOCAL && ((c->flags & CLIENT_UNIX_SOCKET) || !strncmp(c->addr, "127.0.0.1:", 10) ||
                             !strncmp(c->addr, "::1:", 4));
 }
 

@@ -19,6 +19,7 @@ void propagateUnsubscribe(commandStreamFn *fn);
  * feed below), every other subscriber (the AOF), both or neither — a
  * script's redis.set_repl(). MULTI/EXEC frames and expired keys' DELs go to
  * both. Returns the targets set before. */
+#define PROPAGATE_NONE 0
 #define PROPAGATE_AOF (1 << 0)
 #define PROPAGATE_REPL (1 << 1)
 #define PROPAGATE_ALL (PROPAGATE_AOF | PROPAGATE_REPL)

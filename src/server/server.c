@@ -559,7 +559,7 @@ void blockClientOnShutdown(client *c) {
 /* The shutdown failed or was aborted: its clients hear it and the server goes on. */
 static void cancelShutdown(void) {
     server.shutdown_asap = 0;
-    server.shutdown_flags = 0;
+    server.shutdown_flags = SHUTDOWN_NOFLAGS;
     server.shutdown_mstime = 0;
     server.last_sig_received = 0;
     while (shutdown_waiters && listLength(shutdown_waiters)) {

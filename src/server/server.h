@@ -153,16 +153,6 @@ typedef struct clientReplyBlock {
     char buf[];
 } clientReplyBlock;
 
-/* repl-diskless-load */
-#define REPL_DISKLESS_LOAD_DISABLED 0
-#define REPL_DISKLESS_LOAD_EMPTY_DB 1
-#define REPL_DISKLESS_LOAD_SWAPDB 2
-
-/* sanitize-dump-payload */
-#define SANITIZE_DUMP_NO 0
-#define SANITIZE_DUMP_YES 1
-#define SANITIZE_DUMP_CLIENTS 2
-
 typedef struct redisDb {
     dict *dict;             /* key (embedded sds) → robj; entry meta: expiry heap slot */
     ttlHeap *expires;       /* ordered deadlines of volatile keys */
@@ -289,11 +279,8 @@ typedef struct clientBufferLimitsConfig {
     time_t soft_limit_seconds;
 } clientBufferLimitsConfig;
 
-/* appendfsync's values (server.aof_fsync). */
-#define AOF_FSYNC_NO 0
-#define AOF_FSYNC_ALWAYS 1
-#define AOF_FSYNC_EVERYSEC 2
-
+/* A setting with named values has them right below its field (config.c's
+ * enum tables and every test of the value use the names). */
 struct redisServer {
     pid_t pid;
     char *executable;
@@ -305,6 +292,11 @@ struct redisServer {
     volatile sig_atomic_t shutdown_asap;     /* SIGTERM/SIGINT asked for a shutdown (the cron starts it) */
     volatile sig_atomic_t last_sig_received; /* ... which of the two */
     int shutdown_flags;                      /* the SHUTDOWN_* flags of the shutdown under way */
+#define SHUTDOWN_NOFLAGS 0
+#define SHUTDOWN_SAVE 1
+#define SHUTDOWN_NOSAVE 2
+#define SHUTDOWN_FORCE 4
+#define SHUTDOWN_NOW 8 /* do not wait for replicas to catch up */
     long long shutdown_mstime;               /* a shutdown waits for replicas until then; 0 if none */
     int shutdown_timeout;                    /* seconds it waits at most (shutdown-timeout) */
     int shutdown_on_sigterm, shutdown_on_sigint; /* SHUTDOWN_* flags a signal shuts down with */
@@ -322,7 +314,9 @@ struct redisServer {
     int set_proc_title;
     char *proc_title_template; /* {title} {listen-addr} {server-mode} {port} {tls-port} {unixsocket} {config-file} */
     int tcpkeepalive;
-    int protected_mode;
+    int protected_mode; /* protected-mode: */
+#define PROTECTED_MODE_NO 0
+#define PROTECTED_MODE_YES 1
     unsigned int maxclients;
     int maxidletime;
     list *clients;
@@ -348,7 +342,10 @@ struct redisServer {
     int active_expire_enabled;
     int pause_cron;                 /* DEBUG PAUSE-CRON: serverCron does nothing */
     int skip_checksum_validation;   /* DEBUG SET-SKIP-CHECKSUM-VALIDATION: RDB and RESTORE */
-    int sanitize_dump_payload;      /* SANITIZE_DUMP_NO / _YES / _CLIENTS (persist/rdb.h says what each checks) */
+    int sanitize_dump_payload;      /* sanitize-dump-payload (persist/rdb.h says what each checks): */
+#define SANITIZE_DUMP_NO 0
+#define SANITIZE_DUMP_YES 1
+#define SANITIZE_DUMP_CLIENTS 2
     int script_disable_deny_script; /* DEBUG SET-DISABLE-DENY-SCRIPTS: scripts may run noscript commands */
     int hz;
     int dynamic_hz;
@@ -390,7 +387,15 @@ struct redisServer {
 
     /* Limits and encodings. */
     unsigned long long maxmemory;
-    int maxmemory_policy;
+    int maxmemory_policy; /* maxmemory-policy (evict.c applies it): */
+#define MAXMEMORY_VOLATILE_LRU 0
+#define MAXMEMORY_VOLATILE_LFU 1
+#define MAXMEMORY_VOLATILE_RANDOM 2
+#define MAXMEMORY_VOLATILE_TTL 3
+#define MAXMEMORY_ALLKEYS_LRU 4
+#define MAXMEMORY_ALLKEYS_LFU 5
+#define MAXMEMORY_ALLKEYS_RANDOM 6
+#define MAXMEMORY_NO_EVICTION 7
     int lfu_log_factor; /* LFU counter growth: higher is slower (OBJECT FREQ) */
     long long tracking_table_max_keys; /* keys client-side caching remembers (0: no limit) */
     int lfu_decay_time; /* minutes for the LFU counter to drop by one; 0 never */
@@ -415,24 +420,37 @@ struct redisServer {
     int rdb_del_sync_files;    /* with no persistence, the RDB files of full syncs are removed */
 
     /* Logging and process. */
-    int verbosity;
+    int verbosity; /* loglevel: the least level serverLog writes */
+#define LL_DEBUG 0
+#define LL_VERBOSE 1
+#define LL_NOTICE 2
+#define LL_WARNING 3
     char *logfile;
     int always_show_logo;
     int daemonize;
     char *pidfile;
-    int supervised;
+    int supervised; /* supervised (accepted; nothing acts on it yet): */
+#define SUPERVISED_NONE 0
+#define SUPERVISED_UPSTART 1
+#define SUPERVISED_SYSTEMD 2
+#define SUPERVISED_AUTODETECT 3
     int syslog_enabled;
     sds requirepass; /* NULL: none */
     sds masterauth; /* binary-safe, as requirepass: a password may hold a NUL */
     char *masteruser;
     char *acl_filename;          /* aclfile; "" when users come from redis.conf */
-    int acl_pubsub_default;      /* 1: new users start with allchannels */
+    int acl_pubsub_default;      /* acl-pubsub-default: what new users start with */
+#define ACL_PUBSUB_DEFAULT_RESETCHANNELS 0
+#define ACL_PUBSUB_DEFAULT_ALLCHANNELS 1
     long long acllog_max_len;
     int notify_keyspace_events;
     int latency_tracking;
     long long latency_monitor_threshold; /* ms; 0 disables the latency monitor */
-    int enable_debug_command; /* 0 no, 1 yes, 2 local */
-    int enable_protected_configs; /* CONFIG SET of dir and dbfilename: 0 no, 1 yes, 2 local */
+    int enable_debug_command; /* enable-debug-command: */
+#define PROTECTED_ACTION_ALLOWED_NO 0
+#define PROTECTED_ACTION_ALLOWED_YES 1
+#define PROTECTED_ACTION_ALLOWED_LOCAL 2 /* from a unix socket or a loopback address only */
+    int enable_protected_configs; /* CONFIG SET of dir and dbfilename: the same values */
     int enable_module_command; /* the same values */
 
     /* Persistence knobs that the config table owns; the persist/ module reads them. */
@@ -444,7 +462,10 @@ struct redisServer {
     int key_load_delay;     /* ... and per key loaded */
     int stop_writes_on_bgsave_err;
     int aof_enabled;
-    int aof_fsync; /* appendfsync: AOF_FSYNC_NO, _ALWAYS or _EVERYSEC */
+    int aof_fsync; /* appendfsync: */
+#define AOF_FSYNC_NO 0
+#define AOF_FSYNC_ALWAYS 1
+#define AOF_FSYNC_EVERYSEC 2
     char *appendfilename;
     char *appenddirname;
     int aof_no_fsync_on_rewrite;
@@ -480,7 +501,10 @@ struct redisServer {
     int repl_diskless_sync;       /* full resyncs stream the RDB from the child, no file */
     int repl_diskless_sync_delay; /* seconds to wait for more replicas before such a transfer */
     int repl_diskless_sync_max_replicas; /* ... unless this many wait (0: no such limit) */
-    int repl_diskless_load;       /* a replica loads the RDB from the socket: REPL_DISKLESS_LOAD_* */
+    int repl_diskless_load;       /* repl-diskless-load: a replica loads the RDB from the socket */
+#define REPL_DISKLESS_LOAD_DISABLED 0
+#define REPL_DISKLESS_LOAD_EMPTY_DB 1 /* ... when it holds no keys */
+#define REPL_DISKLESS_LOAD_SWAPDB 2   /* ... aside, serving the old data meanwhile */
     int repl_slave_priority;      /* shown to Sentinel (INFO slave_priority); 0: never promoted */
     int repl_replica_announced;   /* Sentinel lists this replica */
     char *bind_source_addr;       /* where outgoing connections (to a master) come from; NULL: any */
@@ -521,11 +545,8 @@ struct saveparam {
 
 extern struct redisServer server;
 
-/* Logging. */
-#define LL_DEBUG 0
-#define LL_VERBOSE 1
-#define LL_NOTICE 2
-#define LL_WARNING 3
+/* Logging: a level (LL_DEBUG..LL_WARNING, beside server.verbosity), LL_RAW
+ * or'ed in for a line without the pid and time prefix. */
 #define LL_RAW (1 << 10)
 void serverLog(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -633,10 +654,5 @@ long long backgroundWorkLeftUs(void);
 #define BACKGROUND_PAUSE_US 500
 /* Clients count as being served for this long after a command ran. */
 #define BACKGROUND_CLIENTS_WINDOW_US 5000
-#define SHUTDOWN_NOFLAGS 0
-#define SHUTDOWN_SAVE 1
-#define SHUTDOWN_NOSAVE 2
-#define SHUTDOWN_FORCE 4
-#define SHUTDOWN_NOW 8 /* do not wait for replicas to catch up */
 
 #endif
