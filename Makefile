@@ -62,6 +62,8 @@ SERVER_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(SERVER_SRC))
 LIB_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/core/*.c src/data/*.c) src/server/resp_parse.c)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+# Unit tests of server/ code (test_server_*.c) link every object but main.o.
+SERVER_LIB_OBJ := $(filter-out $(BUILD)/src/main.o,$(SERVER_OBJ))
 UTIL_BIN := $(patsubst %.c,%,$(wildcard utils/zmq_expiry_msg_client.c))
 
 .PHONY: all clean test test-unit test-integration test-reference run bench install-deps fuzz fuzz-build test-upstream test-upstream-asan
@@ -84,6 +86,10 @@ $(BUILD)/%.o: %.c
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -Itests/unit -o $@ $< $(LIB_OBJ) $(LIBS)
+
+$(BUILD)/tests/test_server_%: tests/unit/test_server_%.c $(SERVER_LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -Itests/unit -o $@ $< $(SERVER_LIB_OBJ) $(LIBS)
 
 utils/zmq_expiry_msg_client: utils/zmq_expiry_msg_client.c
 	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $< $(ZMQ_LIBS)

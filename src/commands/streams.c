@@ -2,7 +2,8 @@
  * The data structure is in data/stream.c; this file parses arguments,
  * replies as Redis 7.0 does, reports key changes and makes the replicated
  * form deterministic (XADD propagates the ID it generated and an exact
- * trim). Consumer groups are not implemented yet. */
+ * trim), consumer groups (XGROUP, XREADGROUP, XACK, XCLAIM, XAUTOCLAIM,
+ * XPENDING, XINFO GROUPS/CONSUMERS) included. */
 #include "server/cmdargs.h"
 #include "data/stream.h"
 #include "server/blocking.h"

@@ -23,10 +23,23 @@ static void wiringBug(const char *what, const subscription *s) {
     abort();
 }
 
+/* Places mine[i] after placing, first, every unplaced entry that must run
+ * before it (state: 0 unplaced, 1 being placed, 2 placed). Meeting an entry
+ * being placed means a circle. */
+static void placeEntry(const subscription **mine, int count, char *state, int i, hookList *l) {
+    if (state[i] == 2) return;
+    if (state[i] == 1) wiringBug("its order forms a circle", mine[i]);
+    state[i] = 1;
+    for (int j = 0; j < count; j++)
+        if (mine[j]->before == mine[i]->fn) placeEntry(mine, count, state, j, l);
+    state[i] = 2;
+    l->fns[l->count++] = mine[i]->fn;
+    if (mine[i]->point == HOOK_KEYSPACE) subscribeKeyspace((keyspaceSubscriberFn *)mine[i]->fn, mine[i]->interest);
+}
+
 /* The subscriptions of one point, in the order they must run: table order,
- * except that an entry whose `before` names another moves ahead of it. Each
- * pass places the first entry in table order that no unplaced entry must
- * precede; a pass that places none means a circle. */
+ * except that an entry whose `before` names another is placed just ahead of
+ * it (with whatever must run before itself). */
 static void orderPoint(hookPoint point, const subscription *subs, size_t n) {
     const subscription **mine = zmalloc(sizeof(*mine) * (n ? n : 1));
     int count = 0;
@@ -41,21 +54,9 @@ static void orderPoint(hookPoint point, const subscription *subs, size_t n) {
     hookList *l = &points[point];
     l->fns = zrealloc(l->fns, sizeof(hookFn) * (count ? count : 1));
     l->count = 0;
-    char *placed = zcalloc(count ? count : 1);
-    while (l->count < count) {
-        int pick = -1;
-        for (int i = 0; i < count && pick < 0; i++) {
-            if (placed[i]) continue;
-            int held = 0; /* some unplaced entry must run before this one */
-            for (int j = 0; j < count && !held; j++) held = !placed[j] && j != i && mine[j]->before == mine[i]->fn;
-            if (!held) pick = i;
-        }
-        if (pick < 0) wiringBug("its order forms a circle", mine[0]);
-        placed[pick] = 1;
-        l->fns[l->count++] = mine[pick]->fn;
-        if (point == HOOK_KEYSPACE) subscribeKeyspace((keyspaceSubscriberFn *)mine[pick]->fn, mine[pick]->interest);
-    }
-    zfree(placed);
+    char *state = zcalloc(count ? count : 1);
+    for (int i = 0; i < count; i++) placeEntry(mine, count, state, i, l);
+    zfree(state);
     zfree(mine);
 }
 

@@ -50,8 +50,9 @@ typedef void (*hookFn)(void);
 
 /* One subscription. Subscribers of a point run in the order of the table
  * given to serverSubscribe, except where `before` names another subscriber
- * of the same point that this one must precede: the order that matters is
- * data, checked at start-up, not a position in a list. */
+ * of the same point that this one must precede: it is placed just ahead of
+ * that one. The order that matters is data, checked at start-up, not a
+ * position in a list. */
 typedef struct subscription {
     hookPoint point;
     hookFn fn;

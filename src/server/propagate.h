@@ -1,7 +1,7 @@
 /* propagate: the command stream — what was executed, in replayable form.
  * call() feeds each command that changed data (as its argv stands when it
  * returns); expiry and eviction feed DEL; MULTI/EXEC and scripts are wrapped
- * so they replay as one unit. Subscribers (the AOF; replication later) read
+ * so they replay as one unit. Subscribers (the AOF; replication) read
  * the stream. A command whose replay must differ from what the client sent
  * (relative TTLs, SPOP, INCRBYFLOAT, generated stream IDs) rewrites its own
  * argv (client.h) or uses alsoPropagate(); nothing is re-parsed here. */

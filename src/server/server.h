@@ -574,7 +574,6 @@ struct redisCommand *lookupTopCommand(const char *name, size_t len); /* any case
  * it). 0 with *err set (Redis's words) when oldname is unknown or newname taken. */
 int commandTableRename(const char *oldname, const char *newname, const char **err);
 int commandCheckArity(struct redisCommand *cmd, int argc);
-/* Fills keys (argv indexes) and returns their count; -1 on invalid arguments. */
 
 /* Executing commands. */
 #define CALL_NONE 0
