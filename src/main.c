@@ -2,15 +2,16 @@
  * above server/ into the registration points below them, so that
  * dependencies point one way (ARCHITECTURE.md):
  * core <- data <- server <- acl <- persist <- repl <- features <- commands <- main. */
+#include "server/blocking.h"
 #include "server/client.h"
 #include "server/config.h"
 #include "server/crash.h"
+#include "server/dispatch.h"
 #include "server/evict.h"
 #include "server/hooks.h"
-#include "server/keyhook.h"
-#include "server/propagate.h"
-#include "server/server.h"
+#include "server/lifecycle.h"
 #include "server/prefetch.h"
+#include "server/propagate.h"
 #include "core/proctitle.h"
 #include "core/zmalloc.h"
 #include "acl/acl.h"
@@ -74,6 +75,7 @@ static const subscription subscriptions[] = {
     {ON_BEFORE_SLEEP(persistBeforeSleep)},
     {ON_BEFORE_SLEEP(replBeforeSleep)},
 
+    {ON_CLIENT_TEARDOWN(blockingClientTeardown), .before = RUNS_BEFORE(pubsubClientTeardown)}, /* leaves its keys first */
     {ON_CLIENT_TEARDOWN(pubsubClientTeardown)},
     {ON_CLIENT_TEARDOWN(trackingClientTeardown)},
     {ON_CLIENT_TEARDOWN(replClientTeardown)},
@@ -89,11 +91,17 @@ static const subscription subscriptions[] = {
     {ON_SHUTDOWN_TASK(ldbKillForkedSessions)},
 };
 
-/* Directives whose change another room applies (config.h). */
+/* Directives whose change another room, or a layer of server/ above config,
+ * applies (config.h). */
 static const struct {
     const char *directive;
     int (*apply)(const char **err);
 } applyHooks[] = {
+    {"bind", applyBind}, /* the listeners open again (lifecycle.c) */
+    {"port", applyPort},
+    {"proc-title-template", applyProcTitleTemplate},
+    {"watchdog-period", applyWatchdogPeriod},
+    {"crash-log-enabled", applyCrashLogEnabled},
     {"appendonly", aofApplyConfig},
     {"aof-disable-auto-gc", aofApplyAutoGc},
     {"zmq-expiry-endpoint", expiryPushApplyHook},
@@ -136,6 +144,9 @@ static void wireModules(void) {
     configSetSpecialHandlers("latency-tracking-info-percentiles", latencySetInfoPercentiles,
                              latencyGetInfoPercentiles);
     configSetSpecialHandlers("replicaof", replSetReplicaofDirective, replGetReplicaofDirective);
+
+    /* server/'s own layers: the input path and blocking reach the pipeline above them */
+    serverSetDispatcher(&dispatchPipeline);
 
     /* server/'s single-owner points */
     crashSetInfoGenerator(crashInfo);

@@ -2,11 +2,20 @@
 # Dependencies point one way (ARCHITECTURE.md): each room of src/ may
 # include headers of its own room and of the rooms below it, never above:
 #   core <- data <- server <- acl <- persist <- repl <- features <- commands <- main.c
-# (cluster/, when it lands, goes between repl and features). Fails, naming
-# each offending line, when a file #includes a header from a room above its
-# own or from a room this list does not know. Usage: sh tests/check_layers.sh [src-dir]
+# (cluster/, when it lands, goes between repl and features). Inside server/
+# the files are layered too, bottom to top as SERVER_ORDER lists them (a
+# file's module is its name without .c/.h; client.h is networking's header):
+# a file may include the headers of its own module and of modules before it.
+# Modules joined by "+" form a group whose files also include each other
+# (the keyspace and its expiry; a client's I/O, replies and memory). Fails,
+# naming each offending line, when a file #includes a header from a room
+# above its own, a server/ file one from a module after its own, or when a
+# room or a server/ module is in neither list. Usage: sh tests/check_layers.sh [src-dir]
 src=${1:-$(dirname "$0")/../src}
 ORDER="core data server acl persist repl features commands"
+SERVER_ORDER="server keyevents resp_parse shared cmdinfo command access lazyfree lru replbuf readykeys keyhook
+  hooks maxmem propagate db+expire transaction evict prefetch networking+client+reply+clientmem
+  blocking cmdargs config pause crash dispatch lifecycle"
 status=0
 
 # The rooms at and below $1, in ORDER.
@@ -39,7 +48,37 @@ check() {
     done
 }
 
+# The position of a server/ module in SERVER_ORDER (the groups' members
+# share one), or nothing when it is not listed.
+server_rank() {
+    n=0
+    for token in $SERVER_ORDER; do
+        n=$((n + 1))
+        case "+$token+" in *"+$1+"*) echo $n; return ;; esac
+    done
+}
+
+check_server_files() {
+    for f in "$src/server"/*.[ch]; do
+        [ -f "$f" ] || continue
+        mod=$(basename "$f"); mod=${mod%.*}
+        rank=$(server_rank "$mod")
+        if [ -z "$rank" ]; then
+            echo "unknown server/ module: server/$(basename "$f") (add it to SERVER_ORDER in tests/check_layers.sh and ARCHITECTURE.md)"
+            continue
+        fi
+        grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"server/' "$f" | while IFS= read -r line; do
+            target=$(printf '%s\n' "$line" | sed 's/.*include[[:space:]]*"server\/\([^"]*\)\.h".*/\1/')
+            trank=$(server_rank "$target")
+            if [ -z "$trank" ] || [ "$trank" -gt "$rank" ]; then
+                echo "upward include: server/$(basename "$f"):${line%%:*}: server/$target.h (server/ modules are layered: SERVER_ORDER)"
+            fi
+        done
+    done
+}
+
 out=$(
+    check_server_files
     for room in $ORDER; do
         check "$room" $(below "$room")
     done

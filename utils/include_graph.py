@@ -1,9 +1,11 @@
 #!/usr/bin/python3
 """include_graph: the room-to-room #include counts of src/, as evidence that
 dependencies point one way (ARCHITECTURE.md). The order of the rooms is
-tests/check_layers.sh's ORDER (one place for it); main.c counts as the room
-above all. Prints a matrix (row includes column), then the upward includes
-(a room including one above it: there should be none) and exits 1 if any.
+tests/check_layers.sh's ORDER, that of server/'s modules its SERVER_ORDER
+(one place for each); main.c counts as the room above all. Prints a matrix
+(row includes column), then the upward includes (a room including one above
+it; a server/ file including a module after its own: there should be none)
+and exits 1 if any.
 
   usage: utils/include_graph.py [--files]   (--files: also each upward include's file and line)
 """
@@ -16,13 +18,39 @@ SRC = os.path.join(ROOT, "src")
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
 
 
-def room_order():
+def layers_variable(name):
+    """A variable of tests/check_layers.sh (NAME="..." over one or more lines), split."""
     with open(os.path.join(ROOT, "tests", "check_layers.sh")) as f:
-        for line in f:
-            m = re.match(r'\s*ORDER="([^"]*)"', line)
-            if m:
-                return m.group(1).split() + ["main.c"]
-    raise SystemExit("include_graph: no ORDER line in tests/check_layers.sh")
+        m = re.search(r'^%s="([^"]*)"' % name, f.read(), re.M)
+    if not m:
+        raise SystemExit("include_graph: no %s in tests/check_layers.sh" % name)
+    return m.group(1).split()
+
+
+def room_order():
+    return layers_variable("ORDER") + ["main.c"]
+
+
+def server_upward():
+    """server/ files' includes of a server/ module after their own in SERVER_ORDER."""
+    rank = {}
+    for i, token in enumerate(layers_variable("SERVER_ORDER")):
+        for mod in token.split("+"):
+            rank[mod] = i
+    found = []
+    sdir = os.path.join(SRC, "server")
+    for name in sorted(os.listdir(sdir)):
+        if not name.endswith((".c", ".h")):
+            continue
+        mine = rank.get(os.path.splitext(name)[0], -1)
+        with open(os.path.join(sdir, name), errors="replace") as f:
+            for n, text in enumerate(f, 1):
+                m = INCLUDE.match(text)
+                if m and m.group(1).startswith("server/"):
+                    target = os.path.splitext(m.group(1)[len("server/"):])[0]
+                    if rank.get(target, len(rank)) > mine:
+                        found.append(("server/" + name, n, m.group(1)))
+    return found
 
 
 def edges():
@@ -60,7 +88,12 @@ def main():
     if "--files" in sys.argv:
         for src, dst, rel, n in upward:
             print("  %s:%d includes %s/, a room above %s/" % (rel, n, dst, src))
-    return 1 if upward else 0
+    inner = server_upward()
+    print("server/'s own layers (SERVER_ORDER): %d upward includes" % len(inner))
+    if "--files" in sys.argv:
+        for name, n, target in inner:
+            print("  %s:%d includes %s" % (name, n, target))
+    return 1 if upward or inner else 0
 
 
 if __name__ == "__main__":

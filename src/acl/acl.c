@@ -7,6 +7,7 @@
  * server/access.h; AUTH and the ACL command family live here. */
 #include "acl/acl.h"
 #include "server/access.h"
+#include "server/command.h"
 #include "server/client.h"
 #include "server/cmdinfo.h"
 #include "server/config.h"

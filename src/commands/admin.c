@@ -1,6 +1,7 @@
 /* admin: connection and server commands — PING ECHO QUIT TIME HELLO
  * RESET CLIENT MEMORY MODULE SHUTDOWN (AUTH is acl/'s, WAIT and ROLE repl/'s). */
 #include "server/access.h"
+#include "server/lifecycle.h"
 #include "server/blocking.h"
 #include "server/client.h"
 #include "server/db.h"

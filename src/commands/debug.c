@@ -3,6 +3,7 @@
  * datasets across servers and reloads), so each answers as Redis 7.0 does:
  * same texts, same errors, same digests. */
 #include "server/cmdargs.h"
+#include "server/lru.h"
 #include "core/zmalloc.h"
 #include "data/quicklist.h"
 #include "data/stream.h"

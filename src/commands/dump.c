@@ -3,6 +3,7 @@
 #include "persist/rdb.h"
 #include "core/zmalloc.h"
 #include "server/client.h"
+#include "server/lru.h"
 #include "server/db.h"
 #include "server/evict.h"
 #include "server/keyhook.h"

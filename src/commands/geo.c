@@ -7,6 +7,7 @@
  * search walks the score ranges of up to nine geohash boxes, keeps the
  * members inside the shape, then sorts, replies or stores them. */
 #include "server/cmdargs.h"
+#include "server/command.h"
 #include "core/zmalloc.h"
 #include "data/geohash.h"
 #include "data/t_zset.h"

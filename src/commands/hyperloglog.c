@@ -4,6 +4,7 @@
 #include "core/zmalloc.h"
 #include "data/hll.h"
 #include "server/client.h"
+#include "server/cmdargs.h"
 #include "server/db.h"
 #include "server/keyhook.h"
 #include "server/reply.h"

@@ -2,6 +2,7 @@
  * RANDOMKEY RENAME RENAMENX COPY MOVE TOUCH OBJECT DBSIZE SELECT SWAPDB
  * FLUSHDB FLUSHALL — and the TTL commands EXPIRE* TTL PTTL EXPIRETIME PERSIST. */
 #include "server/client.h"
+#include "server/lru.h"
 #include "server/cmdargs.h"
 #include "server/db.h"
 #include "server/evict.h"

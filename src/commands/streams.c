@@ -5,6 +5,7 @@
  * trim), consumer groups (XGROUP, XREADGROUP, XACK, XCLAIM, XAUTOCLAIM,
  * XPENDING, XINFO GROUPS/CONSUMERS) included. */
 #include "server/cmdargs.h"
+#include "server/readykeys.h"
 #include "data/stream.h"
 #include "server/blocking.h"
 #include "server/client.h"

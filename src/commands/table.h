@@ -3,7 +3,7 @@
 #ifndef COMMANDS_TABLE_H
 #define COMMANDS_TABLE_H
 
-#include "server/server.h"
+#include "server/command.h"
 
 extern const commandDef commandTable[];
 extern const size_t commandTableSize;

@@ -24,6 +24,8 @@
 #include "core/numparse.h"
 #include "core/zmalloc.h"
 #include "server/reply.h"
+#include "server/dispatch.h"
+#include "server/command.h"
 
 /* ------------------------------------------------------------- histograms */
 

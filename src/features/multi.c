@@ -3,6 +3,7 @@
 #include "features/multi.h"
 #include "features/scripting.h"
 #include "server/access.h"
+#include "server/dispatch.h"
 #include "server/client.h"
 #include "server/db.h"
 #include "server/reply.h"

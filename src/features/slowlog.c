@@ -4,6 +4,7 @@
  * redacted); commands run by scripts are logged from the script's client. */
 #include "features/slowlog.h"
 #include "server/reply.h"
+#include "server/dispatch.h"
 #include "core/zmalloc.h"
 
 #include <strings.h>

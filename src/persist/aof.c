@@ -20,6 +20,8 @@
 #include "persist/bgchild.h"
 #include "persist/persist.h"
 #include "server/propagate.h"
+#include "server/dispatch.h"
+#include "server/command.h"
 #include "persist/rdb.h"
 #include "persist/libstore.h"
 #include "server/client.h"

@@ -8,6 +8,7 @@
 #include "persist/rdb.h"
 #include "persist/libstore.h"
 #include "server/client.h"
+#include "server/lifecycle.h"
 #include "server/db.h"
 #include "server/reply.h"
 #include "core/clock.h"

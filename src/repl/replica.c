@@ -8,6 +8,7 @@
 #include "repl/internal.h"
 #include "repl/repl.h"
 #include "server/cmdargs.h"
+#include "server/lifecycle.h"
 #include "core/anet.h"
 #include "core/numparse.h"
 #include "core/zmalloc.h"

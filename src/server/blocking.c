@@ -1,20 +1,15 @@
 /* blocking: the generic blocked-client machinery (see blocking.h). */
 #include "server/blocking.h"
+#include "server/readykeys.h"
+#include "server/hooks.h"
 #include "server/client.h"
 #include "server/db.h"
 #include "server/reply.h"
-#include "data/ttlheap.h"
-#include "core/clock.h"
-#include "core/numparse.h"
 #include "core/zmalloc.h"
 
 #include <limits.h>
 #include <math.h>
 
-typedef struct readyKey {
-    redisDb *db;
-    robj *key;
-} readyKey;
 
 /* Blocked clients with a deadline, earliest first: the timer is armed for the
  * earliest, so every timeout fires on time whatever the mix of deadlines, and
@@ -231,52 +226,6 @@ int unblockClientByRequest(client *c, int with_error) {
     return 1;
 }
 
-/* Lists key (the blocking table's own object) as ready once. */
-static void markKeyReady(redisDb *db, robj *key) {
-    if (dictAdd(db->ready_keys, key, NULL) != DICT_OK) return; /* listed already */
-    incrRefCount(key);
-    readyKey *rk = zmalloc(sizeof(*rk));
-    rk->db = db;
-    rk->key = key;
-    incrRefCount(key);
-    listAddNodeTail(server.ready_keys, rk);
-}
-
-void signalKeyAsReady(redisDb *db, robj *key, int type) {
-    (void)type;
-    if (dictSize(db->blocking_keys) == 0) return;
-    /* The blocking table's own key object is kept: the caller's may be a
-     * temporary, or point into a keyspace entry that is about to go. */
-    dictEntry *bde = dictFind(db->blocking_keys, key);
-    if (bde) markKeyReady(db, dictGetKey(bde));
-}
-
-/* Every blocked-on key of db that holds a value (of type only_type, or any
- * when -1) is ready. The walk does no lookup in the table it walks: a lookup
- * steps a rehash, which an iterator over that table must never see. */
-static void signalPresentBlockedKeys(redisDb *db, int only_type) {
-    dictIterator *di = dictGetIterator(db->blocking_keys);
-    dictEntry *de;
-    while ((de = dictNext(di))) {
-        robj *key = dictGetKey(de);
-        dictEntry *ke = dbFindEntry(db, key->ptr);
-        if (ke && (only_type == -1 || dbEntryValue(ke)->type == only_type)) markKeyReady(db, key);
-    }
-    dictReleaseIterator(di);
-}
-
-void signalBlockedKeysInDb(redisDb *db) {
-    /* Present, expired or not: a key that turns out expired is deleted
-     * when the clients are served, after the command (SWAPDB) that made
-     * it ready went to the command stream, as in Redis. */
-    if (dictSize(db->blocking_keys)) signalPresentBlockedKeys(db, -1);
-}
-
-void signalBlockedStreamsInDb(redisDb *db) {
-    if (dictSize(db->blocking_keys) && server.blocked_clients_by_type[BLOCKED_STREAM])
-        signalPresentBlockedKeys(db, OBJ_STREAM);
-}
-
 static int typeServes(int btype, robj *val) {
     if (!val) return 0;
     if (btype == BLOCKED_LIST) return val->type == OBJ_LIST;
@@ -301,7 +250,7 @@ static void rerunBlockedCommand(client *c, robj *key) {
     reprocessing_key = key;
     server.current_client = c;
     updateCachedTime();
-    call(c, CALL_FULL);
+    dispatchCall(c, CALL_FULL);
     reprocessing = NULL;
     reprocessing_key = NULL;
     server.current_client = NULL;
@@ -380,9 +329,13 @@ void processUnblockedClients(void) {
             /* The command a pause held goes through every check again, as
              * if it had just arrived: the pause may have been renewed. */
             c->flags &= ~CLIENT_PENDING_COMMAND;
-            if (processCommand(c) == C_OK && !(c->flags & CLIENT_BLOCKED)) resetClient(c);
+            if (dispatchProcess(c) == C_OK && !(c->flags & CLIENT_BLOCKED)) resetClient(c);
             feedMasterStreamIfDone(c);
         }
         if (!(c->flags & CLIENT_BLOCKED) && c->querybuf && sdslen(c->querybuf) > c->qb_pos) processInputBuffer(c);
     }
+}
+
+void blockingClientTeardown(client *c) {
+    if (c->flags & CLIENT_BLOCKED) unblockClient(c, 0);
 }

@@ -25,15 +25,10 @@ void unblockPostponedClients(void);
 unsigned long blockedClientsWithTimeout(void);
 /* Remove c from the blocking structures; with reply_timeout, answer as a timeout. */
 void unblockClient(client *c, int reply_timeout);
+/* A client freed (HOOK_CLIENT_TEARDOWN, first of all): unblocked if it was. */
+void blockingClientTeardown(client *c);
 /* CLIENT UNBLOCK: 1 if c was blocked on keys and is now unblocked. */
 int unblockClientByRequest(client *c, int with_error);
-/* key received data, or (a stream) was deleted or overwritten: its blocked
- * clients are looked at after the command. */
-void signalKeyAsReady(redisDb *db, robj *key, int type);
-/* Every blocked key present in db (SWAPDB: data arrived under them). */
-void signalBlockedKeysInDb(redisDb *db);
-/* Every blocked key of db holding a stream, before the data goes (flush, SWAPDB). */
-void signalBlockedStreamsInDb(redisDb *db);
 void handleClientsBlockedOnKeys(void);
 void processUnblockedClients(void);
 /* Parses a timeout (seconds as a float, or ms): absolute ms into *timeout, 0 = forever. */

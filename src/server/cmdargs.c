@@ -1,6 +1,5 @@
 /* cmdargs: helpers shared by the command families (see cmdargs.h). */
 #include "server/cmdargs.h"
-#include "data/value.h"
 #include "server/client.h"
 #include "server/db.h"
 #include "server/keyhook.h"
@@ -122,3 +121,24 @@ const zsetLimits *zsetConfigLimits(void) {
     return &lim;
 }
 
+/* ------------------------------------------------------ keys, answered */
+
+robj *lookupKeyReadOrReply(client *c, robj *key, robj *reply) {
+    robj *o = lookupKeyRead(c->db, key);
+    if (!o) addReply(c, reply);
+    return o;
+}
+
+robj *lookupKeyWriteOrReply(client *c, robj *key, robj *reply) {
+    robj *o = lookupKeyWrite(c->db, key);
+    if (!o) addReply(c, reply);
+    return o;
+}
+
+int replyIfWrongType(client *c, robj *o, int type) {
+    if (o && o->type != type) {
+        addReplyErrorObject(c, shared.wrongtypeerr);
+        return 1;
+    }
+    return 0;
+}

@@ -50,4 +50,13 @@ void storeResultOrDelete(client *c, robj *dstkey, robj *obj, int class, const ch
 /* zset-max-listpack-entries / -value as configured now. */
 const zsetLimits *zsetConfigLimits(void);
 
+/* Key lookups that answer for the command (in server/'s dispatch layer, above
+ * the keyspace, which never replies). */
+/* Reply with `reply` (and return NULL) when the key is missing. */
+robj *lookupKeyReadOrReply(client *c, robj *key, robj *reply);
+robj *lookupKeyWriteOrReply(client *c, robj *key, robj *reply);
+/* When o exists and is not of `type`: replies WRONGTYPE and returns 1 (the
+ * command stops). 0 when o is missing or of the type. */
+int replyIfWrongType(client *c, robj *o, int type);
+
 #endif

@@ -2,17 +2,15 @@
  * Defaults are strings fed through the same setter as redis.conf and CONFIG
  * SET, so there is one parser per type and one place that states a default. */
 #include "server/config.h"
+#include "server/command.h"
 #include "server/client.h"
 #include "server/clientmem.h"
-#include "server/crash.h"
 #include "server/evict.h"
 #include "server/lazyfree.h"
 #include "server/reply.h"
 #include "core/glob.h"
-#include "core/numparse.h"
 #include "core/zmalloc.h"
 #include "server/hooks.h"
-#include "server/keyevents.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -605,8 +603,8 @@ static int applyMaxclients(const char **err) {
 
 static configDef configs[] = {
     /* network */
-    {"bind", NULL, T_SPECIAL, F_MULTI, NULL, "* -::*", 0, 0, NULL, applyBind, setBind, getBind, 0},
-    I("port", NULL, 0, &server.port, "6379", 0, 65535, applyPort),
+    {"bind", NULL, T_SPECIAL, F_MULTI, NULL, "* -::*", 0, 0, NULL, NULL, setBind, getBind, 0},
+    I("port", NULL, 0, &server.port, "6379", 0, 65535, NULL),
     I("tcp-backlog", NULL, F_IMMUTABLE, &server.tcp_backlog, "511", 0, INT_MAX, NULL),
     STR("unixsocket", NULL, F_IMMUTABLE, &server.unixsocket, NULL),
     UI("unixsocketperm", NULL, F_IMMUTABLE | F_OCTAL, &server.unixsocketperm, "0", 0, 0777),
@@ -640,7 +638,7 @@ static configDef configs[] = {
     SP("shutdown-on-sigint", NULL, F_WORDS, "default", setShutdownOnSigint, getShutdownOnSigint),
     B("set-proc-title", NULL, F_IMMUTABLE, &server.set_proc_title, "yes"),
     {"proc-title-template", NULL, T_STRING, 0, &server.proc_title_template, "{title} {listen-addr} {server-mode}", 0, 0,
-     NULL, applyProcTitleTemplate, NULL, NULL, 0},
+     NULL, NULL, NULL, NULL, 0},
     I("shutdown-timeout", NULL, 0, &server.shutdown_timeout, "10", 0, INT_MAX, NULL),
     I("hz", NULL, 0, &server.hz, "10", 0, INT_MAX, applyHz),
     B("dynamic-hz", NULL, 0, &server.dynamic_hz, "yes"),
@@ -724,7 +722,7 @@ static configDef configs[] = {
     LL("latency-monitor-threshold", NULL, 0, &server.latency_monitor_threshold, "0", 0, LLONG_MAX),
     B("latency-tracking", NULL, 0, &server.latency_tracking, "yes"),
     SP("latency-tracking-info-percentiles", NULL, F_ARGS, "50 99 99.9", NULL, NULL), /* the latency module's */
-    {"crash-log-enabled", NULL, T_BOOL, 0, &server.crashlog_enabled, "yes", 0, 1, NULL, applyCrashLogEnabled, NULL, NULL, 0},
+    {"crash-log-enabled", NULL, T_BOOL, 0, &server.crashlog_enabled, "yes", 0, 1, NULL, NULL, NULL, NULL, 0},
     B("crash-memcheck-enabled", NULL, F_NOEFFECT, &cfg_ints[18], "yes"),
     B("use-exit-on-panic", NULL, F_HIDDEN | F_IMMUTABLE, &server.use_exit_on_panic, "no"), /* a testing knob (valgrind, ASAN) */
     /* replication (repl/ owns replicaof's parser and printer) */
@@ -750,7 +748,7 @@ static configDef configs[] = {
     I("repl-diskless-sync-max-replicas", NULL, 0, &server.repl_diskless_sync_max_replicas, "0", 0, INT_MAX, NULL),
     I("rdb-key-save-delay", NULL, F_HIDDEN, &server.rdb_key_save_delay, "0", INT_MIN, INT_MAX, NULL),
     I("key-load-delay", NULL, F_HIDDEN, &server.key_load_delay, "0", INT_MIN, INT_MAX, NULL),
-    I("watchdog-period", NULL, F_HIDDEN, &server.watchdog_period, "0", 0, INT_MAX, applyWatchdogPeriod),
+    I("watchdog-period", NULL, F_HIDDEN, &server.watchdog_period, "0", 0, INT_MAX, NULL),
     I("loading-process-events-interval-bytes", NULL, F_HIDDEN, &server.loading_process_events_interval_bytes,
       "2097152", 1024, INT_MAX, NULL),
     /* the 0MQ expiry push */

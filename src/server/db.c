@@ -6,13 +6,12 @@
  * therefore builds a new object: dbAdd/dbOverwrite/setKey return the one
  * that is in the db. */
 #include "server/db.h"
-#include "server/blocking.h"
-#include "server/evict.h"
+#include "server/lru.h"
+#include "server/readykeys.h"
+#include "server/maxmem.h"
 #include "server/expire.h"
 #include "server/keyhook.h"
 #include "server/lazyfree.h"
-#include "server/pause.h"
-#include "server/reply.h"
 #include "core/zmalloc.h"
 
 #include <stdlib.h>
@@ -184,26 +183,6 @@ robj *lookupKeyWriteWithFlags(redisDb *db, robj *key, int flags) {
 }
 
 robj *lookupKeyWrite(redisDb *db, robj *key) { return lookupKeyWriteWithFlags(db, key, LOOKUP_NONE); }
-
-robj *lookupKeyReadOrReply(client *c, robj *key, robj *reply) {
-    robj *o = lookupKeyRead(c->db, key);
-    if (!o) addReply(c, reply);
-    return o;
-}
-
-robj *lookupKeyWriteOrReply(client *c, robj *key, robj *reply) {
-    robj *o = lookupKeyWrite(c->db, key);
-    if (!o) addReply(c, reply);
-    return o;
-}
-
-int replyIfWrongType(client *c, robj *o, int type) {
-    if (o && o->type != type) {
-        addReplyErrorObject(c, shared.wrongtypeerr);
-        return 1;
-    }
-    return 0;
-}
 
 /* ------------------------------------------------------------------- write */
 
@@ -450,3 +429,32 @@ int dbSwapDatabases(int id1, int id2) {
     expireForgetReplicaKeys(); /* their db bitmaps name the old places */
     return C_OK;
 }
+
+/* ------------------------------------------------- blocked keys made ready */
+
+/* Every blocked-on key of db that holds a value (of type only_type, or any
+ * when -1) is ready. The walk does no lookup in the table it walks: a lookup
+ * steps a rehash, which an iterator over that table must never see. */
+static void signalPresentBlockedKeys(redisDb *db, int only_type) {
+    dictIterator *di = dictGetIterator(db->blocking_keys);
+    dictEntry *de;
+    while ((de = dictNext(di))) {
+        robj *key = dictGetKey(de);
+        dictEntry *ke = dbFindEntry(db, key->ptr);
+        if (ke && (only_type == -1 || dbEntryValue(ke)->type == only_type)) markKeyReady(db, key);
+    }
+    dictReleaseIterator(di);
+}
+
+void signalBlockedKeysInDb(redisDb *db) {
+    /* Present, expired or not: a key that turns out expired is deleted
+     * when the clients are served, after the command (SWAPDB) that made
+     * it ready went to the command stream, as in Redis. */
+    if (dictSize(db->blocking_keys)) signalPresentBlockedKeys(db, -1);
+}
+
+void signalBlockedStreamsInDb(redisDb *db) {
+    if (dictSize(db->blocking_keys) && server.blocked_clients_by_type[BLOCKED_STREAM])
+        signalPresentBlockedKeys(db, OBJ_STREAM);
+}
+

@@ -27,12 +27,6 @@ robj *lookupKeyRead(redisDb *db, robj *key);
 robj *lookupKeyReadWithFlags(redisDb *db, robj *key, int flags);
 robj *lookupKeyWrite(redisDb *db, robj *key);
 robj *lookupKeyWriteWithFlags(redisDb *db, robj *key, int flags);
-/* Reply with `reply` (and return NULL) when the key is missing. */
-robj *lookupKeyReadOrReply(client *c, robj *key, robj *reply);
-robj *lookupKeyWriteOrReply(client *c, robj *key, robj *reply);
-/* When o exists and is not of `type`: replies WRONGTYPE and returns 1 (the
- * command stops). 0 when o is missing or of the type. */
-int replyIfWrongType(client *c, robj *o, int type);
 
 /* Storing a value builds the keyspace object (the value with its key, see
  * objectWithKey): these return the object now in the db, which callers that
@@ -101,5 +95,11 @@ dictEntry *dbFindEntry(redisDb *db, const sds key);
 robj *dbEntryValue(dictEntry *de);
 sds dbEntryKey(const dictEntry *de);
 long long dbEntryExpire(redisDb *db, dictEntry *de);
+
+/* The blocked-on keys of db that hold a value, made ready (readykeys.h):
+ * every one (SWAPDB: data arrived under them), or those holding a stream,
+ * before the data goes (flush, SWAPDB). */
+void signalBlockedKeysInDb(redisDb *db);
+void signalBlockedStreamsInDb(redisDb *db);
 
 #endif

@@ -8,75 +8,21 @@
  * draw from the keys with a TTL, i.e. the expiry heap of each database;
  * volatile-ttl needs no sampling at all: a heap's minimum is the smallest TTL,
  * so the key that would expire first goes first. The random policies pick
- * one key per round, visiting the databases in turn. The access tracking
- * the policies read (robj->lru, kept up to date by every lookup) is here too. */
+ * one key per round, visiting the databases in turn. The access record
+ * the policies read (robj->lru, kept up to date by every lookup) is lru.c's. */
 #include "server/evict.h"
+#include "server/lru.h"
 #include "server/replbuf.h"
 #include "server/db.h"
 #include "server/expire.h"
 #include "server/lazyfree.h"
 #include "server/keyevents.h"
-#include "core/clock.h"
 #include "core/zmalloc.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* --------------------------------------------------------- access tracking */
-
-/* With an LFU maxmemory policy a value's 24 lru bits hold, as in Redis, the
- * minute of the last decrement (16 bits) and a logarithmic access counter
- * (8 bits) that new keys start at LFU_INIT_VAL. Otherwise they hold the LRU
- * clock (seconds) of the last access. */
-#define LFU_INIT_VAL 5
-
-int maxmemoryPolicyIsLfu(void) {
-    return server.maxmemory_policy == MAXMEMORY_VOLATILE_LFU || server.maxmemory_policy == MAXMEMORY_ALLKEYS_LFU;
-}
-
-static unsigned long lfuTimeInMinutes(void) { return (unsigned long)(server.unixtime / 60) & 65535; }
-
-unsigned long objectLfuCounter(robj *o) {
-    unsigned long ldt = o->lru >> 8, counter = o->lru & 255, now = lfuTimeInMinutes();
-    unsigned long elapsed = now >= ldt ? now - ldt : 65535 - ldt + now;
-    unsigned long periods = server.lfu_decay_time ? elapsed / server.lfu_decay_time : 0;
-    return periods > counter ? 0 : counter - periods;
-}
-
-/* The counter grows with probability 1/((counter - LFU_INIT_VAL) * factor + 1). */
-static void lfuTouch(robj *o) {
-    unsigned long counter = objectLfuCounter(o);
-    if (counter < 255) {
-        double base = counter > LFU_INIT_VAL ? (double)(counter - LFU_INIT_VAL) : 0;
-        if ((double)rand() / RAND_MAX < 1.0 / (base * server.lfu_log_factor + 1)) counter++;
-    }
-    o->lru = (unsigned)((lfuTimeInMinutes() << 8) | counter);
-}
-
-void objectTouch(robj *o) {
-    if (maxmemoryPolicyIsLfu()) lfuTouch(o);
-    else o->lru = objectLruClock();
-}
-
-void objectInitAccess(robj *o) {
-    if (maxmemoryPolicyIsLfu()) o->lru = (unsigned)((lfuTimeInMinutes() << 8) | LFU_INIT_VAL);
-}
-
-void objectSetAccess(robj *o, long long lfu_freq, long long lru_idle) {
-    if (maxmemoryPolicyIsLfu()) {
-        if (lfu_freq >= 0) o->lru = (unsigned)((lfuTimeInMinutes() << 8) | (unsigned long)lfu_freq);
-    } else if (lru_idle >= 0) {
-        unsigned int clock = objectLruClock();
-        o->lru = (clock - (unsigned int)(lru_idle % (LRU_CLOCK_MAX + 1))) & LRU_CLOCK_MAX;
-    }
-}
-
-unsigned long long objectIdleSeconds(robj *o) {
-    unsigned int now = objectLruClock();
-    return now >= o->lru ? now - o->lru : (unsigned long long)LRU_CLOCK_MAX - o->lru + now;
-}
 
 /* ------------------------------------------------------- the candidate pool */
 
@@ -245,21 +191,6 @@ static long long evictionTimerProc(aeEventLoop *el, long long id, void *clientDa
     return AE_NOMORE;
 }
 
-static size_t (*aof_buffer_probe)(void);
-
-void evictSetAofBufferProbe(size_t (*probe)(void)) { aof_buffer_probe = probe; }
-
-size_t evictNotCountedMemory(void) { return replBufNotCountedMemory() + (aof_buffer_probe ? aof_buffer_probe() : 0); }
-
-size_t evictCountedMemory(void) {
-    size_t used = zmalloc_used_memory(), not_counted = evictNotCountedMemory();
-    return used > not_counted ? used - not_counted : 0;
-}
-
-int evictExpandAllowed(size_t more_mem, double used_ratio) {
-    if (used_ratio > 1.618) return 1; /* too full to wait: grow anyway */
-    return !server.maxmemory || evictCountedMemory() + more_mem <= server.maxmemory;
-}
 
 static void startEvictionTimer(void) {
     if (eviction_timer_id == -1 && server.el)

@@ -4,14 +4,9 @@
 #include "server/expire.h"
 #include "server/db.h"
 #include "server/hooks.h"
-#include "server/keyhook.h"
-#include "server/pause.h"
 #include "server/propagate.h"
-#include "server/reply.h"
-#include "core/clock.h"
 #include "core/memprefetch.h"
 #include "core/zmalloc.h"
-#include "data/object.h"
 
 static long long scheduled_when = -1; /* ms deadline the timer is armed for, -1 idle */
 

@@ -132,6 +132,9 @@ int scriptBlocksCommand(client *c, robj **err) {
     return 1;
 }
 
+const commandDispatcher *dispatcher;
+void serverSetDispatcher(const commandDispatcher *d) { dispatcher = d; }
+
 static const backgroundPacer *pacer;
 void serverSetBackgroundPacer(const backgroundPacer *p) { pacer = p; }
 int backgroundConsumerDraining(void) { return pacer && pacer->draining(); }

@@ -35,7 +35,7 @@ typedef enum hookPoint {
     HOOK_CRON,            /* void (void): the server cron (hz a second), after the server's own work */
     HOOK_BEFORE_SLEEP,    /* void (void): before the loop sleeps, after blocked clients were
                            * served and before replies are written (the AOF before clients hear OK) */
-    HOOK_CLIENT_TEARDOWN, /* void (client *): a client is freed (and on RESET), before its state goes */
+    HOOK_CLIENT_TEARDOWN, /* void (client *): a client is freed, before its state goes */
     HOOK_TRANSACTION_END, /* void (client *): EXEC, DISCARD or an aborted EXEC ended a transaction */
     HOOK_COMMAND_PRELUDE, /* void (client *): a command passed the checks, before it runs or is queued */
     HOOK_RESET_STATS,     /* void (struct redisCommand *): CONFIG RESETSTAT, per command */
@@ -108,6 +108,18 @@ void serverSetScriptHooks(const scriptHooks *hooks);
 int scriptTimedout(void);
 /* c's command's flags, as the script or function it runs declares them. */
 uint64_t commandFlags(client *c);
+
+/* The command pipeline (dispatch.c) as the layers below it reach it: the
+ * input path hands each parsed command to process (processCommand), and
+ * blocking runs a served client's command again with call. */
+typedef struct commandDispatcher {
+    int (*process)(client *c);
+    void (*call)(client *c, int flags);
+} commandDispatcher;
+void serverSetDispatcher(const commandDispatcher *d);
+extern const commandDispatcher *dispatcher;
+static inline int dispatchProcess(client *c) { return dispatcher->process(c); }
+static inline void dispatchCall(client *c, int flags) { dispatcher->call(c, flags); }
 
 /* Pacing of background work feeding a consumer (the 0MQ expiry push): expiry
  * gives way while `draining`, and pauses between slices while `feeding` and

@@ -9,11 +9,7 @@
  * going back to the arenas the main thread allocates from. */
 #include "server/lazyfree.h"
 #include "core/zmalloc.h"
-#include "data/quicklist.h"
-#include "data/skiplist.h"
 #include "data/stream.h"
-#include "data/ttlheap.h"
-#include "data/value.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -9,9 +9,7 @@
 #include "server/replbuf.h"
 #include "server/prefetch.h"
 #include "server/resp_parse.h"
-#include "server/blocking.h"
 #include "core/anet.h"
-#include "core/numparse.h"
 #include "core/zmalloc.h"
 #include "server/hooks.h"
 #include "server/transaction.h"
@@ -247,9 +245,8 @@ void freeClient(client *c) {
         return;
     }
     removeClientMemUsage(c);
-    if (c->flags & CLIENT_BLOCKED) unblockClient(c, 0);
     discardTransaction(c);
-    runClientTeardown(c);
+    runClientTeardown(c); /* blocking's first: a blocked client leaves its keys */
     if (c->pubsub_channels) dictRelease(c->pubsub_channels);
     if (c->pubsubshard_channels) dictRelease(c->pubsubshard_channels);
     listRelease(c->pubsub_patterns);
@@ -670,7 +667,7 @@ void processInputBuffer(client *c) {
         }
         /* A replica sends ACKs and nothing that is answered (see prepareClientToWriteSlow). */
         if (c->flags & CLIENT_SLAVE) c->flags |= CLIENT_REPLICA_CMD;
-        int done = processCommand(c) == C_OK;
+        int done = dispatchProcess(c) == C_OK;
         c->flags &= ~CLIENT_REPLICA_CMD;
         if (done && !(c->flags & CLIENT_BLOCKED)) resetClient(c);
         feedMasterStreamIfDone(c);

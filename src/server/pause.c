@@ -5,7 +5,6 @@
 #include "server/db.h"
 #include "server/expire.h"
 #include "server/hooks.h"
-#include "core/clock.h"
 
 /* Each purpose (CLIENT PAUSE, a shutdown waiting for replicas) holds its own
  * pause; what is in effect is the strongest type among them, until the
@@ -14,28 +13,27 @@ static struct {
     int type; /* 0 (none), PAUSE_WRITE or PAUSE_ALL: the more a pause holds, the higher */
     long long end_ms;
 } purposes[PAUSE_PURPOSES];
-static int pause_type; /* in effect */
 static long long pause_end_ms;
 static long long pause_timer_id = -1;
 
 /* Recomputes what is in effect; a pause that now holds less lets its held
  * clients go through the checks again (another purpose may hold them still). */
 static void updatePause(void) {
-    int old_type = pause_type;
-    pause_type = 0;
+    int old_type = server.pause_type;
+    server.pause_type = 0;
     pause_end_ms = 0;
     for (int p = 0; p < PAUSE_PURPOSES; p++) {
-        if (purposes[p].type > pause_type) pause_type = purposes[p].type;
+        if (purposes[p].type > server.pause_type) server.pause_type = purposes[p].type;
         if (purposes[p].type && purposes[p].end_ms > pause_end_ms) pause_end_ms = purposes[p].end_ms;
     }
-    if (!pause_type && pause_timer_id != -1) {
+    if (!server.pause_type && pause_timer_id != -1) {
         aeDeleteTimeEvent(server.el, pause_timer_id);
         pause_timer_id = -1;
     }
-    if (pause_type < old_type) {
+    if (server.pause_type < old_type) {
         unblockPostponedClients();
         /* Keys that came due during the pause go now, not at the next idle tick. */
-        if (!pause_type) expireScheduleAt(0);
+        if (!server.pause_type) expireScheduleAt(0);
     }
 }
 
@@ -84,7 +82,6 @@ void unpauseClientsFor(int purpose) {
 void pauseClients(int type, long long end_ms) { pauseClientsFor(PAUSE_BY_CLIENT_COMMAND, type, end_ms); }
 void unpauseClients(void) { unpauseClientsFor(PAUSE_BY_CLIENT_COMMAND); }
 
-int clientsArePaused(void) { return pause_type != 0; }
 
 /* Whether a command may change the dataset or be propagated, as CLIENT PAUSE
  * WRITE sees it: write and may-replicate commands (PUBLISH, PFCOUNT, EVAL...),
@@ -97,8 +94,8 @@ static int commandMayWrite(client *c) {
 }
 
 int pauseHoldsCommand(client *c) {
-    if (!pause_type) return 0;
+    if (!server.pause_type) return 0;
     /* A MONITOR connection is a replica to Redis, and replicas (their ACKs) are never paused. */
     if (c->flags & (CLIENT_MONITOR | CLIENT_SLAVE | CLIENT_LUA | CLIENT_AOF)) return 0;
-    return pause_type == PAUSE_ALL || commandMayWrite(c);
+    return server.pause_type == PAUSE_ALL || commandMayWrite(c);
 }

@@ -24,8 +24,6 @@ void unpauseClients(void);
 /* The same for another purpose than CLIENT PAUSE. */
 void pauseClientsFor(int purpose, int type, long long end_ms);
 void unpauseClientsFor(int purpose);
-/* A pause is in effect: nothing may remove keys on its own. */
-int clientsArePaused(void);
 /* c's command (already looked up) must wait for the pause to end. */
 int pauseHoldsCommand(client *c);
 

@@ -11,9 +11,9 @@
  * a guess made wrong by the commands before (a SELECT, a key deleted, a
  * rehash, ZADD's options moving its members) costs a wasted prefetch. */
 #include "server/prefetch.h"
+#include "server/command.h"
 #include "server/db.h"
 #include "server/resp_parse.h"
-#include "data/value.h"
 
 #include <string.h>
 

@@ -5,7 +5,7 @@
  * first write is held until a second one comes (MULTI, then both) or the
  * transaction ends (that write alone); one that wrote nothing leaves no trace. */
 #include "server/propagate.h"
-#include "server/reply.h"
+#include "server/shared.h"
 #include "core/zmalloc.h"
 
 #include <stdlib.h>

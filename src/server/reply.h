@@ -7,21 +7,8 @@
 
 #include <stddef.h>
 #include "server/server.h"
+#include "server/shared.h"
 
-struct sharedObjects {
-    robj *crlf, *ok, *err, *emptybulk, *czero, *cone, *pong, *space, *queued, *null, *nullarray,
-        *emptyarray, *wrongtypeerr, *nokeyerr, *syntaxerr, *sameobjecterr, *outofrangeerr,
-        *noscripterr, *loadingerr, *slowevalerr, *slowscripterr, *bgsaveerr, *execaborterr,
-        *noautherr, *oomerr, *busykeyerr, *unblockerr, *messagebulk, *pmessagebulk,
-        *subscribebulk, *unsubscribebulk, *psubscribebulk, *punsubscribebulk, *ssubscribebulk, *sunsubscribebulk, *del, *unlink,
-        *rpop, *lpop, *lpush, *rpush, *rpoplpush, *lmove, *blmove, *zpopmin, *zpopmax,
-        *emptyscan, *multi, *exec, *left, *right, *set, *pexpireat, *persist, *keepttl, *pxat,
-        *minstring, *maxstring, *select0, *redacted, *null3;
-    robj *mbulkhdr[32]; /* "*<n>\r\n" */
-    robj *bulkhdr[32];  /* "$<n>\r\n" */
-};
-extern struct sharedObjects shared;
-void createSharedObjects(void);
 
 /* obj holds raw protocol, or a string to send as is. shared.null and
  * shared.nullarray become RESP3's null for a RESP3 client. */

@@ -341,6 +341,7 @@ struct redisServer {
     long long dirty;
     int active_expire_enabled;
     int pause_cron;                 /* DEBUG PAUSE-CRON: serverCron does nothing */
+    int pause_type;                 /* the CLIENT PAUSE in effect (pause.h's PAUSE_*), 0 none; pause.c sets it */
     int skip_checksum_validation;   /* DEBUG SET-SKIP-CHECKSUM-VALIDATION: RDB and RESTORE */
     int sanitize_dump_payload;      /* sanitize-dump-payload (persist/rdb.h says what each checks): */
 #define SANITIZE_DUMP_NO 0
@@ -550,90 +551,26 @@ extern struct redisServer server;
 #define LL_RAW (1 << 10)
 void serverLog(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Time as commands see it: fixed during a command (and a script), as Redis does. */
-long long commandTimeMs(void);
-void updateCachedTime(void);
-
-/* The command table: rows of commands.def (see there), procs bound by
- * commands/table.c; proc NULL: not implemented. */
-typedef struct commandDef {
-    const char *name;
-    redisCommandProc *proc;
-    int arity;
-    const char *flags;
-    int first, last, step;
-    const char *group;
-    int nsub;
-    const char *info_resp, *docs_resp;
-} commandDef;
-void populateCommandTable(const commandDef *defs, size_t n);
-struct redisCommand *lookupCommand(robj **argv, int argc);
-struct redisCommand *lookupCommandByCString(const char *name);
-struct redisCommand *lookupTopCommand(const char *name, size_t len); /* any case; no subcommands */
-/* rename-command: the command is found under newname from now on ("" removes
- * it). 0 with *err set (Redis's words) when oldname is unknown or newname taken. */
-int commandTableRename(const char *oldname, const char *newname, const char **err);
-int commandCheckArity(struct redisCommand *cmd, int argc);
-
-/* Executing commands. */
+/* What call() does besides running the proc (dispatch.h). */
 #define CALL_NONE 0
 #define CALL_SLOWLOG (1 << 0)
 #define CALL_STATS (1 << 1)
 #define CALL_PROPAGATE (1 << 2)
 #define CALL_FULL (CALL_SLOWLOG | CALL_STATS | CALL_PROPAGATE)
-void call(client *c, int flags);
-/* A command a script asked for was refused before it ran (unknown, arity, ACL,
- * OOM...): its error counts as that command's (INFO errorstats, its
- * rejected_calls), not as a failure of the script's own command. */
-void callRejected(struct redisCommand *cmd, const char *err, size_t len);
-int processCommand(client *c);
-/* min-replicas-to-write is set and fewer replicas acknowledge in time: writes are refused (-NOREPLICAS). */
-int tooFewGoodReplicas(void);
-/* A read-only replica refuses writes from anyone but its master (-READONLY). */
-int replicaRefusesWritesFrom(client *c);
-/* A replica cut off from its master with replica-serve-stale-data no serves
- * only the commands flagged stale (-MASTERDOWN; a script's "stale replica"). */
-int replicaIsStaleAndStrict(void);
-/* Shutdown as Redis 7.0: unless NOW (or shutdown-timeout 0), a master whose
- * replicas lag pauses writes and waits for their acknowledgement up to
- * shutdown-timeout seconds, then saves as configured and exits. C_OK: ready,
- * call exit(); C_ERR: waiting (SHUTDOWN's client stays blocked) or failed
- * (blocked clients got the error, the server goes on). */
-int prepareForShutdown(int flags);
-/* Serves the clients whose sockets are ready, without timers, from inside
- * something long (a slow script, a replica loading its master's snapshot):
- * they get their -BUSY or -LOADING answers, INFO, SCRIPT KILL. */
-void processEventsWhileBlocked(void);
-/* SHUTDOWN ABORT: C_ERR when no shutdown is under way or asked for. */
-int abortShutdown(void);
-/* SHUTDOWN's client waits (BLOCKED_SHUTDOWN) until the shutdown fails or exits. */
-void blockClientOnShutdown(client *c);
-/* Logs from a signal handler (async-signal-safe), in Redis's form. */
+
+/* A CLIENT PAUSE (or a pause of another purpose) is in effect: nothing may
+ * remove keys on its own. In the base so the keyspace asks without reaching
+ * up into pause.c. */
+static inline int clientsArePaused(void) { return server.pause_type != 0; }
+
+/* Time as commands see it: fixed during a command (and a script), as Redis does. */
+long long commandTimeMs(void);
+void updateCachedTime(void);
+/* The clocks set to `us` (call() fixes them at a command's start). */
+void setCachedTime(long long us);
+
 void serverLogFromHandler(int level, const char *msg);
 
-/* Start-up steps main.c runs, in this order around reading the config. */
-void oomHandler(size_t size);
-void setRandomSeedAndRunId(void);
-/* Redis's start-up banner: the logo (with the PID, which test harnesses
- * wait for) when always-show-logo is set or on a terminal, else one line. */
-void showStartupBanner(void);
-/* The lines Redis logs once its config is read (before the banner). */
-void logServerStarting(int argc, const char *argv0);
-void markMayReplicateCommands(void); /* after populateCommandTable */
-void daemonize(void);
-void initServer(void);               /* the event loop, listeners, databases */
-/* Config apply hooks of bind and port, which CONFIG SET may change: the TCP
- * listeners are opened again on the new address(es) or port. */
-int applyBind(const char **err);
-int applyPort(const char **err);
-int applyWatchdogPeriod(const char **err);
-void createPidFile(void);
-/* The process title from proc-title-template, {title} being `title` (NULL:
- * the executable as started). C_ERR when the template does not expand. */
-int serverSetProcTitle(const char *title);
-/* Config apply hook of proc-title-template: refuses a template that does not
- * expand (unknown variable, unclosed brace) or expands to nothing. */
-int applyProcTitleTemplate(const char **err);
 
 /* Work the server does on its own between commands (expiry, draining the 0MQ
  * backlog) shares one budget per turn of the event loop, so a client waits
