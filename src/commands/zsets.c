@@ -597,7 +597,8 @@ static int srcFind(const zsetopsrc *s, sds ele, double *score) {
     if (!o) return 0;
     if (o->type == OBJ_ZSET) return zsetScore(o, ele, score);
     *score = 1.0;
-    return setContains(o, ele);
+    valueElem m = valueElemFromSds(ele);
+    return setHas(o, &m);
 }
 
 #define SET_OP_UNION 0

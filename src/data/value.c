@@ -176,7 +176,7 @@ void valueIterDone(valueIter *it) {
 
 /* ------------------------------------------------------------ lists */
 
-void listGrowFor(robj *o, size_t bytes, size_t largest, unsigned long count, int fill, int compress) {
+void vlistGrowFor(robj *o, size_t bytes, size_t largest, unsigned long count, int fill, int compress) {
     if (o->encoding != OBJ_ENCODING_LISTPACK) return;
     unsigned char *lp = o->ptr;
     if (!quicklistExceedsFill(fill, lpBytes(lp) + bytes, lpLength(lp) + count, largest, 0)) return;
@@ -187,7 +187,7 @@ void listGrowFor(robj *o, size_t bytes, size_t largest, unsigned long count, int
     o->encoding = OBJ_ENCODING_QUICKLIST;
 }
 
-void listTryCompact(robj *o, int fill, int shrinking) {
+void vlistTryCompact(robj *o, int fill, int shrinking) {
     if (o->encoding != OBJ_ENCODING_QUICKLIST) return;
     quicklist *ql = o->ptr;
     if (ql->len != 1 || ql->head->container != QUICKLIST_NODE_CONTAINER_PACKED) return;
@@ -196,14 +196,14 @@ void listTryCompact(robj *o, int fill, int shrinking) {
     o->encoding = OBJ_ENCODING_LISTPACK;
 }
 
-void listPush(robj *o, const void *s, size_t len, int tail) {
+void vlistPush(robj *o, const void *s, size_t len, int tail) {
     if (o->encoding == OBJ_ENCODING_LISTPACK)
         o->ptr = tail ? lpAppend(o->ptr, s, (uint32_t)len) : lpPrepend(o->ptr, s, (uint32_t)len);
     else
         quicklistPush(o->ptr, s, len, tail ? QUICKLIST_TAIL : QUICKLIST_HEAD);
 }
 
-int listPop(robj *o, int tail, unsigned char **data, size_t *sz, long long *ll) {
+int vlistPop(robj *o, int tail, unsigned char **data, size_t *sz, long long *ll) {
     if (o->encoding != OBJ_ENCODING_LISTPACK)
         return quicklistPop(o->ptr, tail ? QUICKLIST_TAIL : QUICKLIST_HEAD, data, sz, ll);
     unsigned char *lp = o->ptr, *p = tail ? lpLast(lp) : lpFirst(lp);
@@ -216,7 +216,7 @@ int listPop(robj *o, int tail, unsigned char **data, size_t *sz, long long *ll) 
     return 1;
 }
 
-int listIndex(robj *o, long index, valueElem *e) {
+int vlistIndex(robj *o, long index, valueElem *e) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
         unsigned char *p = lpSeek(o->ptr, index);
         if (!p) return 0;
@@ -237,7 +237,7 @@ int listIndex(robj *o, long index, valueElem *e) {
     return 1;
 }
 
-int listReplaceAt(robj *o, long index, const void *s, size_t len) {
+int vlistReplaceAt(robj *o, long index, const void *s, size_t len) {
     if (o->encoding != OBJ_ENCODING_LISTPACK) return quicklistReplaceAtIndex(o->ptr, index, s, len);
     unsigned char *p = lpSeek(o->ptr, index);
     if (!p) return 0;
@@ -245,7 +245,7 @@ int listReplaceAt(robj *o, long index, const void *s, size_t len) {
     return 1;
 }
 
-void listDelRange(robj *o, long start, long count) {
+void vlistDelRange(robj *o, long start, long count) {
     if (count <= 0) return;
     if (o->encoding != OBJ_ENCODING_LISTPACK) {
         quicklistDelRange(o->ptr, start, count);
@@ -257,7 +257,7 @@ void listDelRange(robj *o, long start, long count) {
     o->ptr = lpDeleteRange(o->ptr, start, (unsigned long)(count < n - start ? count : n - start));
 }
 
-unsigned long listRemoveEqual(robj *o, const void *s, size_t len, int from_tail, unsigned long limit) {
+unsigned long vlistRemoveEqual(robj *o, const void *s, size_t len, int from_tail, unsigned long limit) {
     unsigned long removed = 0;
     if (o->encoding != OBJ_ENCODING_LISTPACK) {
         quicklistIter *it = quicklistGetIterator(o->ptr, from_tail ? QUICKLIST_ITER_FROM_TAIL : QUICKLIST_ITER_FROM_HEAD);
@@ -286,7 +286,7 @@ unsigned long listRemoveEqual(robj *o, const void *s, size_t len, int from_tail,
     return removed;
 }
 
-int listInsertAtPivot(robj *o, const void *pivot, size_t plen, const void *s, size_t len, int after) {
+int vlistInsertAtPivot(robj *o, const void *pivot, size_t plen, const void *s, size_t len, int after) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
         unsigned char *lp = o->ptr, *p = lpFirst(lp);
         if (p) p = lpFind(lp, p, pivot, (uint32_t)plen, 0);
@@ -305,12 +305,6 @@ int listInsertAtPivot(robj *o, const void *pivot, size_t plen, const void *s, si
     }
     quicklistReleaseIterator(it); /* invalid after an insert: only released */
     return found;
-}
-
-int setContains(robj *o, sds member) {
-    valueElem m;
-    elemFromSds(&m, member);
-    return setHas(o, &m);
 }
 
 /* ------------------------------------------------------------ sets */

@@ -71,33 +71,33 @@ void valueIterDone(valueIter *it);
  * what one quicklist node may hold under fill (list-max-listpack-size), a
  * quicklist beyond; a quicklist turns back into a listpack when it shrinks
  * to one node within half those limits. Conversions are explicit: before
- * adding, listGrowFor; after removing, listTryCompact. New lists start as
- * createListListpackObject (data/object.h). */
+ * adding, vlistGrowFor; after removing, vlistTryCompact. New lists start as
+ * createListListpackObject (data/object.h). The prefix is vlist ("value
+ * list"), apart from core/adlist.h's list* (a doubly linked list of
+ * pointers, another type altogether). */
 /* Before adding count elements of `bytes` bytes in all, the largest
  * `largest`: a listpack that would outgrow fill becomes a quicklist. */
-void listGrowFor(robj *o, size_t bytes, size_t largest, unsigned long count, int fill, int compress);
+void vlistGrowFor(robj *o, size_t bytes, size_t largest, unsigned long count, int fill, int compress);
 /* A quicklist of one packed node within the limits (half of them when
  * shrinking) becomes a listpack. */
-void listTryCompact(robj *o, int fill, int shrinking);
+void vlistTryCompact(robj *o, int fill, int shrinking);
 /* Adds a copy of the bytes at the head, or at the tail when tail is set. */
-void listPush(robj *o, const void *s, size_t len, int tail);
+void vlistPush(robj *o, const void *s, size_t len, int tail);
 /* Removes the head (tail) element: a string in *data (a zmalloc'd buffer
  * the caller frees, *sz bytes), or an integer (*data = NULL, *ll). 0 when empty. */
-int listPop(robj *o, int tail, unsigned char **data, size_t *sz, long long *ll);
+int vlistPop(robj *o, int tail, unsigned char **data, size_t *sz, long long *ll);
 /* Element at index (negative: from the tail); 0 when out of range. */
-int listIndex(robj *o, long index, valueElem *e);
+int vlistIndex(robj *o, long index, valueElem *e);
 /* Replaces the element at index; 0 when out of range. */
-int listReplaceAt(robj *o, long index, const void *s, size_t len);
+int vlistReplaceAt(robj *o, long index, const void *s, size_t len);
 /* Deletes count elements from start (negative: from the tail), cut at the end. */
-void listDelRange(robj *o, long start, long count);
+void vlistDelRange(robj *o, long start, long count);
 /* Deletes elements equal to s, walking from the head (tail), at most limit
  * of them (0: all). Returns how many went. */
-unsigned long listRemoveEqual(robj *o, const void *s, size_t len, int from_tail, unsigned long limit);
+unsigned long vlistRemoveEqual(robj *o, const void *s, size_t len, int from_tail, unsigned long limit);
 /* Inserts s before (after) the first element equal to pivot from the head;
  * 0 when there is no such element. */
-int listInsertAtPivot(robj *o, const void *pivot, size_t plen, const void *s, size_t len, int after);
-/* 1 when the set holds member. */
-int setContains(robj *o, sds member);
+int vlistInsertAtPivot(robj *o, const void *pivot, size_t plen, const void *s, size_t len, int after);
 
 /* Sets, as Redis 7.2 encodes them: an intset while every member is an
  * integer and there are at most intset_entries; else a listpack (insertion
@@ -154,6 +154,10 @@ size_t valueTableStats(robj *o, char *buf, size_t bufsize);
 void hashConvertToTable(robj *o);
 void setConvertToTable(robj *o, size_t sizeHint);
 
+/* The bytes of an sds as an element (no copy: valid while s is). */
+static inline valueElem valueElemFromSds(sds s) {
+    return (valueElem){.sval = (const unsigned char *)s, .slen = sdslen(s)};
+}
 /* An element as a new object / sds (integers as their decimal text). */
 static inline robj *valueElemObject(const valueElem *e) {
     return e->sval ? createStringObject((const char *)e->sval, e->slen) : createStringObjectFromLongLong(e->lval);

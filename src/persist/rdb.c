@@ -1187,7 +1187,7 @@ static robj *loadQuicklist(rio *r, int type) {
         objectMarkUnchecked(o); /* kept as it came: walking it is for later (object.h) */
         return o;
     }
-    listTryCompact(o, server.list_max_listpack_size, 0); /* one small node: a listpack, as 7.2 loads it */
+    vlistTryCompact(o, server.list_max_listpack_size, 0); /* one small node: a listpack, as 7.2 loads it */
     return o;
 fail:
     decrRefCount(o);
@@ -1272,7 +1272,7 @@ static robj *loadObject(int type, rio *r) {
             quicklistPushTail(o->ptr, s, len);
             zfree(s);
         }
-        listTryCompact(o, server.list_max_listpack_size, 0);
+        vlistTryCompact(o, server.list_max_listpack_size, 0);
         return o;
     }
     if (type == RDB_TYPE_LIST_ZIPLIST) {
@@ -1292,7 +1292,7 @@ static robj *loadObject(int type, rio *r) {
         }
         o = createQuicklistObject(server.list_max_listpack_size, server.list_compress_depth);
         quicklistAppendListpack(o->ptr, lp);
-        listTryCompact(o, server.list_max_listpack_size, 0);
+        vlistTryCompact(o, server.list_max_listpack_size, 0);
         return o;
     }
     if (type == RDB_TYPE_SET) {

@@ -179,11 +179,8 @@ static void testSet(void) {
         CHECK(valueLength(o) == N);
         CHECK(walk(o, expectSetAny) == N);
         checkCommon(o, 0);
-        sds m = sdsnew("21"), other = sdsnew("22"), text = sdsnew("x");
-        CHECK(setContains(o, m) && !setContains(o, other) && !setContains(o, text));
-        sdsfree(m);
-        sdsfree(other);
-        sdsfree(text);
+        valueElem m = textElem("21"), other = textElem("22"), text = textElem("x"), num = intElem(21);
+        CHECK(setHas(o, &m) && setHas(o, &num) && !setHas(o, &other) && !setHas(o, &text));
         if (!table) {
             valueBlob b;
             CHECK(valueBlobNext(o, NULL, &b) != NULL && b.len == intsetBlobLen(o->ptr));
@@ -247,51 +244,51 @@ static void testListEdits(void) {
         TEST(ql ? "list edits: quicklist" : "list edits: listpack");
         robj *o = ql ? createQuicklistObject(2, 0) : createListListpackObject();
         const char *items[] = {"a", "b", "1", "c", "b", "2"};
-        for (int i = 0; i < 6; i++) listPush(o, items[i], strlen(items[i]), 1);
+        for (int i = 0; i < 6; i++) vlistPush(o, items[i], strlen(items[i]), 1);
         CHECK(o->encoding == (ql ? OBJ_ENCODING_QUICKLIST : OBJ_ENCODING_LISTPACK) && valueLength(o) == 6);
         valueElem e;
-        CHECK(listIndex(o, -1, &e) && elemIs(&e, "2") && listIndex(o, 2, &e) && elemIs(&e, "1"));
-        CHECK(!listIndex(o, 6, &e) && !listIndex(o, -7, &e));
-        CHECK(listReplaceAt(o, 0, "A", 1) && !listReplaceAt(o, 9, "z", 1));
-        CHECK(listInsertAtPivot(o, "1", 1, "x", 1, 1) && !listInsertAtPivot(o, "nope", 4, "x", 1, 0));
-        CHECK(listRemoveEqual(o, "b", 1, 1, 1) == 1); /* the last b */
+        CHECK(vlistIndex(o, -1, &e) && elemIs(&e, "2") && vlistIndex(o, 2, &e) && elemIs(&e, "1"));
+        CHECK(!vlistIndex(o, 6, &e) && !vlistIndex(o, -7, &e));
+        CHECK(vlistReplaceAt(o, 0, "A", 1) && !vlistReplaceAt(o, 9, "z", 1));
+        CHECK(vlistInsertAtPivot(o, "1", 1, "x", 1, 1) && !vlistInsertAtPivot(o, "nope", 4, "x", 1, 0));
+        CHECK(vlistRemoveEqual(o, "b", 1, 1, 1) == 1); /* the last b */
         /* A b 1 x c b 2, less its last b. */
         const char *want[] = {"A", "b", "1", "x", "c", "2"};
-        for (int i = 0; i < 6; i++) CHECK(listIndex(o, i, &e) && elemIs(&e, want[i]));
+        for (int i = 0; i < 6; i++) CHECK(vlistIndex(o, i, &e) && elemIs(&e, want[i]));
         CHECK(valueLength(o) == 6);
-        listDelRange(o, 0, 1);
-        listDelRange(o, -1, 1);
-        listDelRange(o, 10, 3); /* past the end: nothing */
-        CHECK(valueLength(o) == 4 && listIndex(o, 0, &e) && elemIs(&e, "b"));
+        vlistDelRange(o, 0, 1);
+        vlistDelRange(o, -1, 1);
+        vlistDelRange(o, 10, 3); /* past the end: nothing */
+        CHECK(valueLength(o) == 4 && vlistIndex(o, 0, &e) && elemIs(&e, "b"));
         unsigned char *data;
         size_t sz;
         long long ll;
-        CHECK(listPop(o, 1, &data, &sz, &ll) && sz == 1 && memcmp(data, "c", 1) == 0);
+        CHECK(vlistPop(o, 1, &data, &sz, &ll) && sz == 1 && memcmp(data, "c", 1) == 0);
         zfree(data);
-        CHECK(listPop(o, 0, &data, &sz, &ll) && sz == 1 && data[0] == 'b');
+        CHECK(vlistPop(o, 0, &data, &sz, &ll) && sz == 1 && data[0] == 'b');
         zfree(data);
-        CHECK(listPop(o, 0, &data, &sz, &ll) && data == NULL && ll == 1); /* stored as an integer */
-        CHECK(listRemoveEqual(o, "x", 1, 0, 0) == 1 && valueLength(o) == 0);
-        CHECK(!listPop(o, 0, &data, &sz, &ll));
+        CHECK(vlistPop(o, 0, &data, &sz, &ll) && data == NULL && ll == 1); /* stored as an integer */
+        CHECK(vlistRemoveEqual(o, "x", 1, 0, 0) == 1 && valueLength(o) == 0);
+        CHECK(!vlistPop(o, 0, &data, &sz, &ll));
         decrRefCount(o);
     }
     TEST("list conversions");
     robj *o = createListListpackObject();
-    listGrowFor(o, 3, 1, 3, 4, 0);
+    vlistGrowFor(o, 3, 1, 3, 4, 0);
     CHECK(o->encoding == OBJ_ENCODING_LISTPACK);
-    for (int i = 0; i < 4; i++) listPush(o, "e", 1, 1);
-    listGrowFor(o, 1, 1, 1, 4, 0); /* a fifth element breaks fill 4 */
+    for (int i = 0; i < 4; i++) vlistPush(o, "e", 1, 1);
+    vlistGrowFor(o, 1, 1, 1, 4, 0); /* a fifth element breaks fill 4 */
     CHECK(o->encoding == OBJ_ENCODING_QUICKLIST && valueLength(o) == 4);
-    listPush(o, "f", 1, 1);
+    vlistPush(o, "f", 1, 1);
     unsigned char *data;
     size_t sz;
     long long ll;
-    CHECK(listPop(o, 1, &data, &sz, &ll));
+    CHECK(vlistPop(o, 1, &data, &sz, &ll));
     zfree(data);
-    listTryCompact(o, 4, 1); /* 4 elements: more than half of 4 */
+    vlistTryCompact(o, 4, 1); /* 4 elements: more than half of 4 */
     CHECK(o->encoding == OBJ_ENCODING_QUICKLIST);
-    listDelRange(o, 0, 2);
-    listTryCompact(o, 4, 1);
+    vlistDelRange(o, 0, 2);
+    vlistTryCompact(o, 4, 1);
     CHECK(o->encoding == OBJ_ENCODING_LISTPACK && valueLength(o) == 2);
     robj *copy = valueDup(o);
     CHECK(copy->encoding == OBJ_ENCODING_LISTPACK && valueLength(copy) == 2);
@@ -301,7 +298,7 @@ static void testListEdits(void) {
     decrRefCount(o);
     /* Byte fills: one element over 8 KB cannot stay in a listpack. */
     o = createListListpackObject();
-    listGrowFor(o, 9000, 9000, 1, -2, 0);
+    vlistGrowFor(o, 9000, 9000, 1, -2, 0);
     CHECK(o->encoding == OBJ_ENCODING_QUICKLIST && valueLength(o) == 0);
     decrRefCount(o);
 }
@@ -334,8 +331,8 @@ static void testList(void) {
     robj *copy = valueDup(o);
     CHECK(walk(copy, expectList) == N);
     decrRefCount(copy);
-    listPush(o, "head", 4, 0);
-    listPush(o, "tail", 4, 1);
+    vlistPush(o, "head", 4, 0);
+    vlistPush(o, "tail", 4, 1);
     valueIterInit(&it, o);
     CHECK(valueIterNext(&it, &item) && elemIs(&item.ele, "head"));
     valueIterDone(&it);
