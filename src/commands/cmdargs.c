@@ -114,11 +114,3 @@ void storeResultOrDelete(client *c, robj *dstkey, robj *obj, int class, const ch
         if (dbDelete(c->db, dstkey)) keyChanged(c->db, dstkey, NOTIFY_GENERIC, "del", 1);
     }
 }
-
-const zsetLimits *zsetConfigLimits(void) {
-    static zsetLimits lim;
-    lim.max_entries = server.zset_max_listpack_entries;
-    lim.max_value = server.zset_max_listpack_value;
-    return &lim;
-}
-

@@ -129,12 +129,12 @@ static void zaddGenericCommand(client *c, int flags) {
     if (replyIfWrongType(c, zobj, OBJ_ZSET)) goto cleanup;
     if (!zobj) {
         if (xx) goto reply; /* XX never creates the key */
-        zobj = zsetCreateFor(sdslen(c->argv[scoreidx + 1]->ptr), zsetConfigLimits());
+        zobj = zsetCreateFor(sdslen(c->argv[scoreidx + 1]->ptr), &server.zset_limits);
         zobj = dbAdd(c->db, key, zobj);
     }
     for (int j = 0; j < elements; j++) {
         int out;
-        if (!zsetAdd(zobj, scores[j], c->argv[scoreidx + j * 2 + 1]->ptr, flags, &out, &newscore, zsetConfigLimits())) {
+        if (!zsetAdd(zobj, scores[j], c->argv[scoreidx + j * 2 + 1]->ptr, flags, &out, &newscore, &server.zset_limits)) {
             addReplyError(c, "resulting score is not a number (NaN)");
             goto cleanup;
         }
@@ -290,7 +290,7 @@ static void sinkEmit(rangeSink *s, const zcursor *cur) {
     if (s->dstkey) {
         sds m = sdsnewlen(ele, len);
         int out;
-        zsetAdd(s->dstobj, score, m, ZADD_IN_NONE, &out, NULL, zsetConfigLimits());
+        zsetAdd(s->dstobj, score, m, ZADD_IN_NONE, &out, NULL, &server.zset_limits);
         sdsfree(m);
     } else {
         addReplyMemberScore(s->c, ele, len, score, s->withscores);
@@ -743,7 +743,7 @@ static void zsetopCompute(client *c, robj *dstkey, zsetopsrc *src, long setnum, 
 
     if (dstkey) {
         static const char *events[] = {"zunionstore", "zinterstore", "zdiffstore"};
-        zsetConvertToListpackIfNeeded(dstobj, r.maxelelen, r.totelelen, zsetConfigLimits());
+        zsetConvertToListpackIfNeeded(dstobj, r.maxelelen, r.totelelen, &server.zset_limits);
         storeResultOrDelete(c, dstkey, dstobj, NOTIFY_ZSET, events[op], 1);
     } else if (cardonly) {
         addReplyLongLong(c, (long long)card);

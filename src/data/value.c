@@ -1,5 +1,6 @@
 /* value: encoding-independent reads of aggregate values (see value.h). */
 #include "data/value.h"
+#include "core/memprefetch.h"
 #include "core/panic.h"
 #include "core/numparse.h"
 #include "core/zmalloc.h"
@@ -466,10 +467,39 @@ void setRandomMember(robj *o, valueElem *m) {
     }
 }
 
+/* ------------------------------------------------------------ hashes */
+
+/* The listpack entry holding field's name, or NULL. */
+static unsigned char *lpFindField(unsigned char *lp, sds field) {
+    unsigned char *p = lpFirst(lp);
+    if (!p) return NULL;
+    return lpFind(lp, p, (const unsigned char *)field, (uint32_t)sdslen(field), 1);
+}
+
+void hashGrowFor(robj *o, robj *const *args, int count, const hashLimits *lim) {
+    if (o->encoding != OBJ_ENCODING_LISTPACK) return;
+    size_t new_fields = (size_t)count / 2;
+    if (new_fields > lim->lp_entries) {
+        hashConvertToTable(o);
+        dictExpand(o->ptr, new_fields); /* mostly new fields: size for them */
+        return;
+    }
+    size_t sum = 0;
+    for (int i = 0; i < count; i++) {
+        if (!sdsEncodedObject(args[i])) continue;
+        size_t len = sdslen(args[i]->ptr);
+        if (len > lim->lp_value) {
+            hashConvertToTable(o);
+            return;
+        }
+        sum += len;
+    }
+    if (!lpSafeToAdd(o->ptr, sum)) hashConvertToTable(o);
+}
+
 int hashGetValue(robj *o, sds field, valueElem *value) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
-        unsigned char *lp = o->ptr, *p = lpFirst(lp);
-        if (p) p = lpFind(lp, p, (const unsigned char *)field, (uint32_t)sdslen(field), 1);
+        unsigned char *lp = o->ptr, *p = lpFindField(lp, field);
         if (!p) return 0;
         lpEntry e;
         lpGetEntry(lpNext(lp, p), &e);
@@ -480,6 +510,161 @@ int hashGetValue(robj *o, sds field, valueElem *value) {
     if (!de) return 0;
     elemFromSds(value, dictGetVal(de));
     return 1;
+}
+
+int hashExists(robj *o, sds field) {
+    valueElem v;
+    return hashGetValue(o, field, &v);
+}
+
+size_t hashStrlen(robj *o, sds field) {
+    valueElem v;
+    if (!hashGetValue(o, field, &v)) return 0;
+    char buf[LONG_STR_SIZE];
+    size_t len;
+    valueElemBytes(&v, buf, &len);
+    return len;
+}
+
+int hashSet(robj *o, sds field, const void *value, size_t vlen, const hashLimits *lim) {
+    /* HINCRBY* reach here without hashGrowFor: a long field or value still
+     * must not enter the listpack. */
+    if (o->encoding == OBJ_ENCODING_LISTPACK && (sdslen(field) > lim->lp_value || vlen > lim->lp_value))
+        hashConvertToTable(o);
+    if (o->encoding == OBJ_ENCODING_LISTPACK) {
+        int update = 0;
+        unsigned char *lp = o->ptr, *p = lpFindField(lp, field);
+        if (p) {
+            unsigned char *vp = lpNext(lp, p);
+            lp = lpReplace(lp, &vp, value, (uint32_t)vlen);
+            update = 1;
+        } else {
+            lp = lpAppend(lp, (const unsigned char *)field, (uint32_t)sdslen(field));
+            lp = lpAppend(lp, value, (uint32_t)vlen);
+        }
+        o->ptr = lp;
+        if (valueLength(o) > lim->lp_entries) hashConvertToTable(o);
+        return update;
+    }
+    dict *d = o->ptr;
+    dictEntry *de = dictFind(d, field);
+    if (!de) {
+        dictAdd(d, field, sdsnewlen(value, vlen)); /* the field is copied into the entry */
+        return 0;
+    }
+    /* Freeing the old value reads its header, most often not in the cache
+     * (the entry was, the value lives elsewhere): its load starts now and
+     * the new value's copy runs under it. */
+    sds old = dictGetVal(de);
+    prefetchLine(old - 1);
+    dictSetVal(d, de, sdsnewlen(value, vlen));
+    sdsfree(old);
+    return 1;
+}
+
+int hashDelete(robj *o, sds field) {
+    if (o->encoding == OBJ_ENCODING_LISTPACK) {
+        unsigned char *p = lpFindField(o->ptr, field);
+        if (!p) return 0;
+        o->ptr = lpDeleteRangeWithEntry(o->ptr, &p, 2);
+        return 1;
+    }
+    dict *d = o->ptr;
+    if (dictDelete(d, field) != DICT_OK) return 0;
+    if (dictNeedsResize(d)) dictResize(d);
+    return 1;
+}
+
+/* A hash table entry as the field (and value) handed out. */
+static void pairFromEntry(const dictEntry *de, valueElem *field, valueElem *value) {
+    elemFromSds(field, dictGetKey(de));
+    if (value) elemFromSds(value, dictGetVal(de));
+}
+
+void hashRandomField(robj *o, valueElem *field, valueElem *value) {
+    if (o->encoding == OBJ_ENCODING_LISTPACK) {
+        lpEntry f, v;
+        lpPairAt(o->ptr, (unsigned long)random() % valueLength(o), &f, value ? &v : NULL);
+        elemFromLp(field, &f);
+        if (value) elemFromLp(value, &v);
+        return;
+    }
+    pairFromEntry(dictGetFairRandomKey(o->ptr), field, value);
+}
+
+/* A listpack visit handed on to a hashPairFn. */
+typedef struct pairVisit {
+    hashPairFn *fn;
+    void *ctx;
+} pairVisit;
+
+static int visitLpPair(void *ctx, const lpEntry *key, const lpEntry *val) {
+    pairVisit *pv = ctx;
+    valueElem f, v;
+    elemFromLp(&f, key);
+    if (val) elemFromLp(&v, val);
+    return pv->fn(pv->ctx, &f, val ? &v : NULL);
+}
+
+void hashRandomFields(robj *o, unsigned long count, int withvalues, hashPairFn *fn, void *ctx) {
+    if (o->encoding == OBJ_ENCODING_LISTPACK) {
+        pairVisit pv = {fn, ctx};
+        lpVisitRandomPairs(o->ptr, count, withvalues, visitLpPair, &pv, random);
+        return;
+    }
+    while (count--) {
+        valueElem f, v;
+        pairFromEntry(dictGetFairRandomKey(o->ptr), &f, withvalues ? &v : NULL);
+        if (!fn(ctx, &f, withvalues ? &v : NULL)) return;
+    }
+}
+
+/* HRANDFIELD: below this ratio of hash size to requested count, copying the
+ * hash and removing random fields beats drawing random fields until enough
+ * distinct ones came up (Redis's HRANDFIELD_SUB_STRATEGY_MUL). */
+#define HRANDFIELD_SUB_STRATEGY_MUL 3
+
+void hashRandomFieldsDistinct(robj *o, unsigned long count, int withvalues, hashPairFn *fn, void *ctx) {
+    if (o->encoding == OBJ_ENCODING_LISTPACK) {
+        /* Small by definition: one selection-sampling walk, in listpack order. */
+        pairVisit pv = {fn, ctx};
+        lpVisitRandomPairsUnique(o->ptr, count, withvalues, visitLpPair, &pv, random);
+        return;
+    }
+    unsigned long size = dictSize((dict *)o->ptr);
+    valueElem f, v;
+    if (count * HRANDFIELD_SUB_STRATEGY_MUL > size) {
+        /* Most of the hash: copy its entries, then drop random ones until
+         * count remain. The copy points at the hash's own fields and values. */
+        static dictType pickedType = {.hashFunction = dictPtrHash};
+        dict *d = dictCreate(&pickedType);
+        dictExpand(d, size);
+        dictIterator di;
+        dictEntry *de;
+        dictInitIterator(&di, o->ptr);
+        while ((de = dictNext(&di))) dictAdd(d, de, NULL);
+        dictResetIterator(&di);
+        while (size-- > count) dictDelete(d, dictGetKey(dictGetFairRandomKey(d)));
+        dictInitIterator(&di, d);
+        while ((de = dictNext(&di))) {
+            pairFromEntry(dictGetKey(de), &f, withvalues ? &v : NULL);
+            if (!fn(ctx, &f, withvalues ? &v : NULL)) break;
+        }
+        dictResetIterator(&di);
+        dictRelease(d);
+        return;
+    }
+    /* Few of many: draw until count distinct fields came up. */
+    static dictType seenType = {.hashFunction = dictPtrHash};
+    dict *seen = dictCreate(&seenType);
+    dictExpand(seen, count);
+    while (dictSize(seen) < count) {
+        dictEntry *de = dictGetFairRandomKey(o->ptr);
+        if (dictAdd(seen, de, NULL) != DICT_OK) continue;
+        pairFromEntry(de, &f, withvalues ? &v : NULL);
+        if (!fn(ctx, &f, withvalues ? &v : NULL)) break;
+    }
+    dictRelease(seen);
 }
 
 /* ------------------------------------------------------------ SCAN */

@@ -4,11 +4,13 @@
  * hash tables or skiplists by hand. Per type it offers the length, a
  * type-generic iterator, the SCAN step, a deep copy, the memory estimate, the
  * conversions from compact to table encodings, and the encodings' own bytes
- * for formats that store them verbatim (RDB, DUMP). Lists and sets are also
- * edited here, whatever their encoding (Redis 7.2's: listpack lists and
- * sets), so their commands never touch lp*, intset* or quicklist* either.
- * Creating and freeing are data/object.h's (create*Object, decrRefCount);
- * sorted-set specifics are in data/t_zset.h. */
+ * for formats that store them verbatim (RDB, DUMP). Hashes, lists and sets
+ * are also edited here, whatever their encoding (Redis 7.2's: listpack lists
+ * and sets), so their commands never touch lp*, intset*, quicklist* or the
+ * hash table's internals either; sorted sets are read and edited through
+ * data/t_zset.h (their own module, included here). Creating and freeing are
+ * data/object.h's (create*Object, decrRefCount; setCreate picks a set's
+ * first encoding). */
 #ifndef DATA_VALUE_H
 #define DATA_VALUE_H
 
@@ -119,8 +121,45 @@ int setRemove(robj *o, const valueElem *m);
 int setHas(robj *o, const valueElem *m);
 /* One uniformly chosen member of a non-empty set (valid until it changes). */
 void setRandomMember(robj *o, valueElem *m);
-/* A hash field's value; 0 when the hash has no such field. */
+
+/* Hashes, as Redis 7.0 encodes them: a listpack of field, value, field,
+ * value ... in insertion order while there are at most lp_entries fields
+ * and no field or value is longer than lp_value bytes; a dict (sds field →
+ * sds value) beyond, for good. Conversions happen where Redis's do, and
+ * the listpack is edited with the same operations, so encodings, dumped
+ * bytes and reply order match. New hashes start as createHashObject
+ * (data/object.h). */
+typedef struct hashLimits {
+    size_t lp_entries; /* hash-max-listpack-entries */
+    size_t lp_value;   /* hash-max-listpack-value */
+} hashLimits;
+/* Before the count strings args (field, value, field, value ...) go into
+ * the hash: converts it now when they cannot all fit the listpack, so one
+ * command never converts halfway. */
+void hashGrowFor(robj *o, robj *const *args, int count, const hashLimits *lim);
+/* A field's value; 0 when the hash has no such field. */
 int hashGetValue(robj *o, sds field, valueElem *value);
+int hashExists(robj *o, sds field);
+/* Bytes of a field's value (integers as their decimal text); 0 when absent. */
+size_t hashStrlen(robj *o, sds field);
+/* Sets field to a copy of value, converting as the limits say. Returns 1
+ * when the field existed (its value was replaced), 0 when it was added. */
+int hashSet(robj *o, sds field, const void *value, size_t vlen, const hashLimits *lim);
+/* 1 when the field was there and is gone. */
+int hashDelete(robj *o, sds field);
+/* One uniformly chosen field of a non-empty hash, and its value when value
+ * is not NULL (valid until the hash changes). */
+void hashRandomField(robj *o, valueElem *field, valueElem *value);
+/* HRANDFIELD's draws, handed to fn one pair at a time (value NULL unless
+ * withvalues); fn returns 0 to stop. hashRandomFields: count independent
+ * draws, repeats allowed. hashRandomFieldsDistinct: count distinct fields,
+ * 0 < count < the hash's length, by Redis's strategies (a listpack in one
+ * selection-sampling walk; most of a table by dropping random entries from
+ * a copy of its entry pointers; few of many by drawing until enough
+ * distinct ones came up). */
+typedef int hashPairFn(void *ctx, const valueElem *field, const valueElem *value);
+void hashRandomFields(robj *o, unsigned long count, int withvalues, hashPairFn *fn, void *ctx);
+void hashRandomFieldsDistinct(robj *o, unsigned long count, int withvalues, hashPairFn *fn, void *ctx);
 
 /* One SCAN step over a hash, set or zset: fn gets each element and, for
  * hashes and zsets, val as SCAN replies it (the hash value; the score as

@@ -1105,7 +1105,7 @@ static robj *loadZipmapHash(rio *r) {
     }
     robj *o;
     /* Past either listpack limit (entries or length), a hash table, as Redis 7.0 converts it. */
-    if (dictSize(d) > server.hash_max_listpack_entries || maxlen > server.hash_max_listpack_value) {
+    if (dictSize(d) > server.hash_limits.lp_entries || maxlen > server.hash_limits.lp_value) {
         lpFree(lp);
         o = createObject(OBJ_HASH, d);
         o->encoding = OBJ_ENCODING_HT;
@@ -1241,8 +1241,8 @@ static robj *loadPairs(rio *r, int type) {
     }
     robj *o = createObject(is_hash ? OBJ_HASH : OBJ_ZSET, lp);
     o->encoding = OBJ_ENCODING_LISTPACK;
-    if (is_hash && n / 2 > server.hash_max_listpack_entries) hashConvertToTable(o);
-    else if (!is_hash && n / 2 > server.zset_max_listpack_entries) zsetConvertToSkiplist(o);
+    if (is_hash && n / 2 > server.hash_limits.lp_entries) hashConvertToTable(o);
+    else if (!is_hash && n / 2 > server.zset_limits.max_entries) zsetConvertToSkiplist(o);
     return o;
 }
 

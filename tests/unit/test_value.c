@@ -30,14 +30,16 @@ static int elemIs(const valueElem *e, const char *want) {
     return ok;
 }
 
+static const hashLimits hashLim = {128, 64};
+
 static robj *makeHash(int table) {
     robj *o = createHashObject();
     for (int i = 0; i < N; i++) {
-        char f[16], v[16];
-        snprintf(f, sizeof(f), "f%d", i);
+        char v[16];
+        sds f = sdscatprintf(sdsempty(), "f%d", i);
         snprintf(v, sizeof(v), "%d", i * 10); /* integer values: stored as listpack ints */
-        o->ptr = lpAppend(o->ptr, (unsigned char *)f, (uint32_t)strlen(f));
-        o->ptr = lpAppend(o->ptr, (unsigned char *)v, (uint32_t)strlen(v));
+        CHECK(hashSet(o, f, v, strlen(v), &hashLim) == 0);
+        sdsfree(f);
     }
     if (table) hashConvertToTable(o);
     return o;
@@ -168,6 +170,127 @@ static void testHash(void) {
         sdsfree(f);
         checkCommon(o, 1);
         CHECK(valueBlobCount(o) == (size_t)!table);
+        decrRefCount(o);
+    }
+}
+
+/* Collects what a random draw hands out: how many pairs, whether each
+ * came with its value as the hash holds it, and the distinct fields. */
+typedef struct drawn {
+    robj *o;
+    unsigned long n, stopAt;
+    int withvalues, ok;
+    unsigned char seen[N];
+} drawn;
+
+static int collectPair(void *ctx, const valueElem *field, const valueElem *value) {
+    drawn *d = ctx;
+    sds f = elemText(field);
+    valueElem v;
+    int i = atoi(f + 1);
+    if (f[0] != 'f' || i < 0 || i >= N || !hashGetValue(d->o, f, &v)) {
+        d->ok = 0;
+    } else {
+        char buf[LONG_STR_SIZE];
+        size_t len;
+        const char *held = valueElemBytes(&v, buf, &len);
+        if (d->withvalues != (value != NULL) || (value && !valueElemEquals(value, held, len))) d->ok = 0;
+        else d->seen[i]++;
+    }
+    sdsfree(f);
+    return ++d->n != d->stopAt;
+}
+
+static drawn drawFrom(robj *o, unsigned long count, int distinct, int withvalues, unsigned long stopAt) {
+    drawn d = {.o = o, .withvalues = withvalues, .ok = 1, .stopAt = stopAt};
+    if (distinct) hashRandomFieldsDistinct(o, count, withvalues, collectPair, &d);
+    else hashRandomFields(o, count, withvalues, collectPair, &d);
+    return d;
+}
+
+static int distinctCount(const drawn *d) {
+    int n = 0;
+    for (int i = 0; i < N; i++) {
+        if (d->seen[i] > 1) return -1;
+        n += d->seen[i];
+    }
+    return n;
+}
+
+/* Edits, conversions at the limits and random draws, in both encodings. */
+static void testHashEdits(void) {
+    TEST("hash edits and conversions");
+    robj *o = createHashObject();
+    sds f = sdsnew("field"), g = sdsnew("other");
+    valueElem v;
+    CHECK(!hashExists(o, f) && hashStrlen(o, f) == 0 && !hashDelete(o, f));
+    CHECK(hashSet(o, f, "12345", 5, &hashLim) == 0 && hashSet(o, f, "abc", 3, &hashLim) == 1);
+    CHECK(hashGetValue(o, f, &v) && elemIs(&v, "abc") && hashStrlen(o, f) == 3);
+    CHECK(hashSet(o, g, "-77", 3, &hashLim) == 0 && hashStrlen(o, g) == 3); /* an integer in the listpack */
+    CHECK(o->encoding == OBJ_ENCODING_LISTPACK && valueLength(o) == 2);
+    CHECK(hashDelete(o, f) && !hashExists(o, f) && hashExists(o, g) && valueLength(o) == 1);
+    /* A value over lp_value converts, for good. */
+    char big[100];
+    memset(big, 'x', sizeof(big));
+    CHECK(hashSet(o, f, big, sizeof(big), &hashLim) == 0 && o->encoding == OBJ_ENCODING_HT);
+    CHECK(hashStrlen(o, f) == sizeof(big) && hashGetValue(o, g, &v) && elemIs(&v, "-77"));
+    CHECK(hashSet(o, f, "s", 1, &hashLim) == 1 && hashStrlen(o, f) == 1);
+    CHECK(hashDelete(o, f) && hashDelete(o, g) && valueLength(o) == 0 && o->encoding == OBJ_ENCODING_HT);
+    decrRefCount(o);
+
+    /* More fields than lp_entries. */
+    const hashLimits two = {2, 64};
+    o = createHashObject();
+    for (int i = 0; i < 3; i++) {
+        sds k = sdscatprintf(sdsempty(), "k%d", i);
+        hashSet(o, k, "v", 1, &two);
+        CHECK(o->encoding == (i < 2 ? OBJ_ENCODING_LISTPACK : OBJ_ENCODING_HT));
+        sdsfree(k);
+    }
+    decrRefCount(o);
+
+    /* hashGrowFor: before a batch that cannot fit, not halfway through it. */
+    robj *args[4];
+    for (int i = 0; i < 4; i++) args[i] = createStringObject("ab", 2);
+    o = createHashObject();
+    hashGrowFor(o, args, 4, &hashLim);
+    CHECK(o->encoding == OBJ_ENCODING_LISTPACK);
+    hashGrowFor(o, args, 4, &two); /* two pairs fit two entries */
+    CHECK(o->encoding == OBJ_ENCODING_LISTPACK);
+    decrRefCount(args[3]);
+    args[3] = createStringObject(big, sizeof(big));
+    hashGrowFor(o, args, 4, &hashLim);
+    CHECK(o->encoding == OBJ_ENCODING_HT);
+    decrRefCount(o);
+    o = createHashObject();
+    hashGrowFor(o, args, 4, &(hashLimits){1, 1000}); /* two pairs over one entry */
+    CHECK(o->encoding == OBJ_ENCODING_HT);
+    decrRefCount(o);
+    for (int i = 0; i < 4; i++) decrRefCount(args[i]);
+    sdsfree(f);
+    sdsfree(g);
+
+    for (int table = 0; table <= 1; table++) {
+        TEST(table ? "hash random fields, table" : "hash random fields, listpack");
+        o = makeHash(table);
+        valueElem rf, rv;
+        hashRandomField(o, &rf, &rv);
+        sds t = elemText(&rf), tv = elemText(&rv);
+        CHECK(hashGetValue(o, t, &v) && elemIs(&v, tv));
+        sdsfree(t);
+        sdsfree(tv);
+        drawn d = drawFrom(o, 3000, 0, 1, 0); /* repeats, past a batch of 1000 */
+        CHECK(d.ok && d.n == 3000);
+        d = drawFrom(o, 10, 0, 0, 4); /* the visitor stops the draw */
+        CHECK(d.ok && d.n == 4);
+        /* Distinct: few of many, most of them, and every strategy stops. */
+        unsigned long counts[] = {5, N - 1};
+        for (int k = 0; k < 2; k++) {
+            d = drawFrom(o, counts[k], 1, k, 0);
+            CHECK(d.ok && d.n == counts[k] && distinctCount(&d) == (int)counts[k]);
+            d = drawFrom(o, counts[k], 1, k, 2);
+            CHECK(d.ok && d.n == 2);
+        }
         decrRefCount(o);
     }
 }
@@ -403,6 +526,7 @@ static void testStrings(void) {
 
 int main(void) {
     testHash();
+    testHashEdits();
     testSet();
     testSetEncodings();
     testList();
