@@ -769,11 +769,10 @@ robj *valueDup(robj *o) {
             copy = dupTable(o);
         } else {
             copy = createZsetObject();
-            zset *src = o->ptr, *dst = copy->ptr;
-            dictExpand(dst->dict, dictSize(src->dict));
+            zsetExpand(copy, zsetLength(o));
             /* From the tail: each insertion lands at the head, without searching. */
-            for (zskiplistNode *ln = src->zsl->tail; ln; ln = ln->backward)
-                zsetInsertNew(dst, ln->ele, ln->score);
+            for (zskiplistNode *ln = ((zset *)o->ptr)->zsl->tail; ln; ln = ln->backward)
+                zsetInsertNew(copy, ln->ele, ln->score);
         }
         break;
     default: return NULL;

@@ -1389,7 +1389,7 @@ static robj *loadObject(int type, rio *r) {
                 rdbCorrupt(r, "Duplicate zset fields detected");
                 goto fail;
             }
-            zsetInsertNew(zs, m, score);
+            zsetInsertNew(o, m, score);
             sdsfree(m);
         }
         return o;

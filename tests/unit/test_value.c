@@ -208,11 +208,12 @@ static drawn drawFrom(robj *o, unsigned long count, int distinct, int withvalues
     return d;
 }
 
-static int distinctCount(const drawn *d) {
+/* How many elements a draw picked, -1 when one came twice. */
+static int distinctCount(const unsigned char seen[N]) {
     int n = 0;
     for (int i = 0; i < N; i++) {
-        if (d->seen[i] > 1) return -1;
-        n += d->seen[i];
+        if (seen[i] > 1) return -1;
+        n += seen[i];
     }
     return n;
 }
@@ -287,7 +288,7 @@ static void testHashEdits(void) {
         unsigned long counts[] = {5, N - 1};
         for (int k = 0; k < 2; k++) {
             d = drawFrom(o, counts[k], 1, k, 0);
-            CHECK(d.ok && d.n == counts[k] && distinctCount(&d) == (int)counts[k]);
+            CHECK(d.ok && d.n == counts[k] && distinctCount(d.seen) == (int)counts[k]);
             d = drawFrom(o, counts[k], 1, k, 2);
             CHECK(d.ok && d.n == 2);
         }
@@ -514,6 +515,77 @@ static void testZset(void) {
     decrRefCount(o);
 }
 
+/* What a zset draw handed out: how many, each a member with its score,
+ * and how often each member came. */
+typedef struct zdrawn {
+    robj *o;
+    unsigned long n, stopAt;
+    int ok;
+    unsigned char seen[N];
+} zdrawn;
+
+static int collectMember(const unsigned char *ele, size_t len, double score, void *ctx) {
+    zdrawn *d = ctx;
+    sds m = sdsnewlen(ele, len);
+    double held;
+    int i = atoi(m + 1);
+    if (m[0] != 'm' || i < 0 || i >= N || !zsetScore(d->o, m, &held) || held != score) d->ok = 0;
+    else d->seen[i]++;
+    sdsfree(m);
+    return ++d->n != d->stopAt;
+}
+
+/* Random members, range parsing and building a result, in both encodings. */
+static void testZsetLayer(void) {
+    for (int sl = 0; sl <= 1; sl++) {
+        TEST(sl ? "zset random members, skiplist" : "zset random members, listpack");
+        robj *o = makeZset(sl ? &none : &small);
+        zdrawn d = {.o = o, .ok = 1};
+        zsetRandomMembers(o, 2500, collectMember, &d); /* repeats, past a batch */
+        CHECK(d.ok && d.n == 2500);
+        unsigned long counts[] = {4, N - 2};
+        for (int k = 0; k < 2; k++) {
+            d = (zdrawn){.o = o, .ok = 1};
+            zsetRandomMembersDistinct(o, counts[k], collectMember, &d);
+            CHECK(d.ok && d.n == counts[k] && distinctCount(d.seen) == (int)counts[k]);
+            d = (zdrawn){.o = o, .ok = 1, .stopAt = 3};
+            zsetRandomMembersDistinct(o, counts[k], collectMember, &d);
+            CHECK(d.ok && d.n == 3);
+        }
+        d = (zdrawn){.o = o, .ok = 1, .stopAt = 1};
+        zsetRandomMembers(o, 100, collectMember, &d);
+        CHECK(d.ok && d.n == 1);
+        decrRefCount(o);
+    }
+
+    TEST("zset bounds parsing");
+    zbounds b;
+    CHECK(zboundsParse(&b, 0, "(1", 2, "+inf", 4) == 0 && !b.lex && b.score.min == 1 && b.score.minex);
+    zboundsFree(&b);
+    CHECK(zboundsParse(&b, 0, "x", 1, "2", 1) == -1);
+    CHECK(zboundsParse(&b, 1, "[a", 2, "(m05", 4) == 0 && b.lex);
+    robj *o = makeZset(&small);
+    CHECK(zsetCountBounds(o, &b) == 5); /* the members are m00..m49: m00..m04 */
+    zboundsFree(&b);
+    CHECK(zboundsParse(&b, 1, "a", 1, "+", 1) == -1); /* lex bounds start with [ ( - or + */
+    decrRefCount(o);
+
+    TEST("zset built from scratch");
+    o = createZsetObject();
+    zsetExpand(o, N);
+    for (int i = 0; i < N; i++) {
+        sds m = sdscatprintf(sdsempty(), "m%02d", i);
+        zsetInsertNew(o, m, i + 0.5);
+        sdsfree(m);
+    }
+    CHECK(zsetLength(o) == N && walk(o, expectZset) == N);
+    zsetConvertToListpackIfNeeded(o, 3, 3 * N, &small);
+    CHECK(o->encoding == OBJ_ENCODING_LISTPACK && walk(o, expectZset) == N);
+    zsetExpand(o, 10); /* nothing for a listpack */
+    CHECK(zsetLength(o) == N);
+    decrRefCount(o);
+}
+
 static void testStrings(void) {
     TEST("strings");
     robj *s = createStringObject("hello", 5);
@@ -532,6 +604,7 @@ int main(void) {
     testList();
     testListEdits();
     testZset();
+    testZsetLayer();
     testStrings();
     return TEST_REPORT();
 }
