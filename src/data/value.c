@@ -308,6 +308,16 @@ int vlistInsertAtPivot(robj *o, const void *pivot, size_t plen, const void *s, s
     return found;
 }
 
+int vlistQuicklistSettings(robj *o, int *fill, int *compress) {
+    if (o->type != OBJ_LIST || o->encoding != OBJ_ENCODING_QUICKLIST) return 0;
+    quicklist *ql = o->ptr;
+    *fill = ql->fill;
+    *compress = ql->compress;
+    return 1;
+}
+
+int vlistSetPackedThreshold(size_t sz) { return quicklistSetPackedThreshold(sz); }
+
 /* ------------------------------------------------------------ sets */
 
 /* A hash's dict is keyed by sds: an element becomes one

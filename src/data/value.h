@@ -100,6 +100,13 @@ unsigned long vlistRemoveEqual(robj *o, const void *s, size_t len, int from_tail
 /* Inserts s before (after) the first element equal to pivot from the head;
  * 0 when there is no such element. */
 int vlistInsertAtPivot(robj *o, const void *pivot, size_t plen, const void *s, size_t len, int after);
+/* The fill (list-max-listpack-size) and compress depth a quicklist list
+ * was made with (DEBUG OBJECT); 0 for a listpack list. */
+int vlistQuicklistSettings(robj *o, int *fill, int *compress);
+/* The process-wide size from which an element gets a plain quicklist node
+ * of its own (DEBUG QUICKLIST-PACKED-THRESHOLD; 0: the default); -1 when
+ * sz is out of range. */
+int vlistSetPackedThreshold(size_t sz);
 
 /* Sets, as Redis 7.2 encodes them: an intset while every member is an
  * integer and there are at most intset_entries; else a listpack (insertion
