@@ -1,4 +1,4 @@
-/* value: encoding-independent reads of aggregate values (see value.h). */
+/* value: encoding-independent reads and edits of aggregate values (see value.h). */
 #include "data/value.h"
 #include "core/memprefetch.h"
 #include "core/panic.h"
