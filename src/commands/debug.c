@@ -5,7 +5,6 @@
 #include "server/cmdargs.h"
 #include "server/lru.h"
 #include "core/zmalloc.h"
-#include "data/quicklist.h"
 #include "data/stream.h"
 #include "data/value.h"
 #include "persist/aof.h"
@@ -183,14 +182,13 @@ static void debugObject(client *c) {
     sds s = sdscatprintf(sdsempty(), "Value at:%p refcount:%d encoding:%s serializedlength:%zu lru:%u lru_seconds_idle:%llu",
                          (void *)val, objectRefcountView(val), strEncoding(val->encoding), serialized, val->lru,
                          objectIdleSeconds(val));
-    if (val->encoding == OBJ_ENCODING_QUICKLIST) {
-        quicklist *ql = val->ptr; /* its settings; the nodes are walked as blobs */
+    int fill, compress;
+    if (vlistQuicklistSettings(val, &fill, &compress)) { /* the nodes are walked as blobs */
         unsigned long uncompressed = 0, nodes = valueBlobCount(val);
         valueBlob b;
         for (const void *pos = NULL; (pos = valueBlobNext(val, pos, &b));) uncompressed += b.len;
         s = sdscatprintf(s, " ql_nodes:%lu ql_avg_node:%.2f ql_listpack_max:%d ql_compressed:%d ql_uncompressed_size:%lu",
-                         nodes, nodes ? (double)valueLength(val) / nodes : 0, ql->fill, ql->compress != 0,
-                         uncompressed);
+                         nodes, nodes ? (double)valueLength(val) / nodes : 0, fill, compress != 0, uncompressed);
     }
     addReplyStatusLength(c, s, sdslen(s));
     sdsfree(s);
@@ -378,7 +376,7 @@ static void debugSetActiveExpire(client *c) {
 static void debugQuicklistPackedThreshold(client *c) {
     int err;
     unsigned long long sz = memtoull(c->argv[2]->ptr, &err);
-    if (err || quicklistSetPackedThreshold(sz) == -1) {
+    if (err || vlistSetPackedThreshold(sz) == -1) {
         addReplyError(c, "argument must be a memory value bigger than 1 and smaller than 4gb");
         return;
     }

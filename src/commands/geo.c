@@ -460,7 +460,7 @@ static void storeMatches(client *c, int flags, const searchOptions *o, const geo
     for (long i = 0; i < n; i++) {
         int out;
         zsetAdd(dst, o->storedist ? p[i].dist / shape->to_meters : p[i].score, p[i].member, ZADD_IN_NONE, &out,
-                NULL, zsetConfigLimits());
+                NULL, &server.zset_limits);
     }
     /* Redis counts one change per stored member. */
     storeResultOrDelete(c, o->storekey, dst, NOTIFY_ZSET,

@@ -61,19 +61,19 @@ static void listGrowForArgs(robj *o, robj **argv, int first, int last) {
         bytes += len;
         if (len > largest) largest = len;
     }
-    listGrowFor(o, bytes, largest, (unsigned long)(last - first + 1), server.list_max_listpack_size,
+    vlistGrowFor(o, bytes, largest, (unsigned long)(last - first + 1), server.list_max_listpack_size,
                 server.list_compress_depth);
 }
 
 /* After elements left o (still not empty): back to a listpack when it
  * shrank well below one node's limits. */
-static void listShrunk(robj *o) { listTryCompact(o, server.list_max_listpack_size, 1); }
+static void listShrunk(robj *o) { vlistTryCompact(o, server.list_max_listpack_size, 1); }
 
 static void listPushArg(robj *o, robj *arg, int where) {
     char buf[LONG_STR_SIZE];
     size_t len;
     const char *p = stringObjectView(arg, buf, &len);
-    listPush(o, p, len, where == LIST_TAIL);
+    vlistPush(o, p, len, where == LIST_TAIL);
 }
 
 static void addReplyListElem(client *c, const valueElem *e) {
@@ -99,7 +99,7 @@ typedef struct poppedElement {
 
 static void listPopElement(robj *o, int where, poppedElement *e) {
     long long ll = 0;
-    listPop(o, where == LIST_TAIL, &e->owned, &e->len, &ll);
+    vlistPop(o, where == LIST_TAIL, &e->owned, &e->len, &ll);
     if (e->owned) {
         e->ptr = (const char *)e->owned;
     } else {
@@ -239,7 +239,7 @@ void lindexCommand(client *c) {
     long index;
     if (getLongArgOrReply(c, c->argv[2], &index) != C_OK) return;
     valueElem e;
-    if (listIndex(o, index, &e)) addReplyListElem(c, &e);
+    if (vlistIndex(o, index, &e)) addReplyListElem(c, &e);
     else addReplyNull(c);
 }
 
@@ -320,7 +320,7 @@ void lsetCommand(client *c) {
     size_t len;
     const char *p = stringObjectView(c->argv[3], buf, &len);
     listGrowForArgs(o, c->argv, 3, 3);
-    if (!listReplaceAt(o, index, p, len)) {
+    if (!vlistReplaceAt(o, index, p, len)) {
         addReplyErrorObject(c, shared.outofrangeerr);
         return;
     }
@@ -348,7 +348,7 @@ void linsertCommand(client *c) {
     const char *pivot = stringObjectView(c->argv[3], pbuf, &plen);
     const char *p = stringObjectView(c->argv[4], buf, &len);
     listGrowForArgs(o, c->argv, 4, 4);
-    if (!listInsertAtPivot(o, pivot, plen, p, len, after)) {
+    if (!vlistInsertAtPivot(o, pivot, plen, p, len, after)) {
         addReplyLongLong(c, -1);
         return;
     }
@@ -369,7 +369,7 @@ void lremCommand(client *c) {
     char buf[LONG_STR_SIZE];
     size_t len;
     const char *p = stringObjectView(c->argv[3], buf, &len);
-    unsigned long removed = listRemoveEqual(o, p, len, from_tail, limit);
+    unsigned long removed = vlistRemoveEqual(o, p, len, from_tail, limit);
 
     if (removed) keyChanged(c->db, c->argv[1], NOTIFY_LIST, "lrem", (long long)removed);
     if (listLen(o) == 0) {
@@ -400,8 +400,8 @@ void ltrimCommand(client *c) {
         ltrim = start;
         rtrim = llen - end - 1;
     }
-    listDelRange(o, 0, ltrim);
-    listDelRange(o, -rtrim, rtrim);
+    vlistDelRange(o, 0, ltrim);
+    vlistDelRange(o, -rtrim, rtrim);
 
     /* Redis raises ltrim even when nothing was trimmed. */
     keyChanged(c->db, c->argv[1], NOTIFY_LIST, "ltrim", ltrim + rtrim);
@@ -435,8 +435,8 @@ static void lmoveGenericCommand(client *c, int wherefrom, int whereto) {
         dst = createListListpackObject();
         dst = dbAdd(c->db, c->argv[2], dst);
     }
-    listGrowFor(dst, e.len, e.len, 1, server.list_max_listpack_size, server.list_compress_depth);
-    listPush(dst, e.ptr, e.len, whereto == LIST_TAIL);
+    vlistGrowFor(dst, e.len, e.len, 1, server.list_max_listpack_size, server.list_compress_depth);
+    vlistPush(dst, e.ptr, e.len, whereto == LIST_TAIL);
     keyChanged(c->db, c->argv[2], NOTIFY_LIST, whereto == LIST_HEAD ? "lpush" : "rpush", 1);
     addReplyBulkCBuffer(c, e.ptr, e.len);
     releasePopped(&e);

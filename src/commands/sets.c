@@ -36,23 +36,21 @@ static void addReplySetMember(client *c, const setMember *m) {
     else addReplyBulkLongLong(c, m->lval);
 }
 
-static setMember memberOf(sds s) { return (setMember){.sval = (const unsigned char *)s, .slen = sdslen(s)}; }
-
 /* The empty set that will hold `first` and about sizeHint members. */
 static robj *setTypeCreate(sds first, size_t sizeHint) {
-    setMember m = memberOf(first);
+    setMember m = valueElemFromSds(first);
     return setCreate(&m, sizeHint, &server.set_limits);
 }
 
 static int setTypeAddMember(robj *o, const setMember *m) { return setAdd(o, m, &server.set_limits); }
 
 static int setTypeAdd(robj *o, sds value) {
-    setMember m = memberOf(value);
+    setMember m = valueElemFromSds(value);
     return setTypeAddMember(o, &m);
 }
 
 static int setTypeRemove(robj *o, sds value) {
-    setMember m = memberOf(value);
+    setMember m = valueElemFromSds(value);
     return setRemove(o, &m);
 }
 
@@ -112,7 +110,8 @@ void smoveCommand(client *c) {
     }
     if (replyIfWrongType(c, src, OBJ_SET) || replyIfWrongType(c, dst, OBJ_SET)) return;
     if (src == dst) {
-        addReply(c, setContains(src, ele) ? shared.cone : shared.czero);
+        setMember m = valueElemFromSds(ele);
+        addReply(c, setHas(src, &m) ? shared.cone : shared.czero);
         return;
     }
     if (!setTypeRemove(src, ele)) {
@@ -135,15 +134,18 @@ void smoveCommand(client *c) {
 void sismemberCommand(client *c) {
     robj *set = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
     if (!set || replyIfWrongType(c, set, OBJ_SET)) return;
-    addReply(c, setContains(set, c->argv[2]->ptr) ? shared.cone : shared.czero);
+    setMember m = valueElemFromSds(c->argv[2]->ptr);
+    addReply(c, setHas(set, &m) ? shared.cone : shared.czero);
 }
 
 void smismemberCommand(client *c) {
     robj *set = lookupKeyRead(c->db, c->argv[1]);
     if (replyIfWrongType(c, set, OBJ_SET)) return;
     addReplyArrayLen(c, c->argc - 2);
-    for (int j = 2; j < c->argc; j++)
-        addReply(c, set && setContains(set, c->argv[j]->ptr) ? shared.cone : shared.czero);
+    for (int j = 2; j < c->argc; j++) {
+        setMember m = valueElemFromSds(c->argv[j]->ptr);
+        addReply(c, set && setHas(set, &m) ? shared.cone : shared.czero);
+    }
 }
 
 void scardCommand(client *c) {

@@ -242,22 +242,22 @@ static void emitResult(client *c, const sortOptions *opt, sortItem *items, long 
         const char *s;
         if (opt->getcount == 0) {
             s = stringObjectView(items[j].obj, buf, &len);
-            listPush(list, s, len, 1);
+            vlistPush(list, s, len, 1);
         }
         for (int g = 0; g < opt->getcount; g++) {
             robj *val = lookupByPattern(c->db, opt->gets[g], items[j].obj);
             if (val == NULL) {
-                listPush(list, "", 0, 1); /* a missing value is stored empty */
+                vlistPush(list, "", 0, 1); /* a missing value is stored empty */
                 continue;
             }
             s = stringObjectView(val, buf, &len);
-            listPush(list, s, len, 1);
+            vlistPush(list, s, len, 1);
             decrRefCount(val);
         }
     }
     /* Built as a quicklist (its size is not known ahead), then a listpack
      * if it ended up small, as Redis 7.2 stores it. */
-    listTryCompact(list, server.list_max_listpack_size, 1);
+    vlistTryCompact(list, server.list_max_listpack_size, 1);
     if (outputlen > 0) {
         setKey(c->db, opt->storekey, list, 0);
         /* Redis counts one change per stored element. */

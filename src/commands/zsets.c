@@ -15,8 +15,6 @@
 #include "server/reply.h"
 #include "core/numparse.h"
 #include "core/zmalloc.h"
-#include "data/listpack.h"
-#include "data/skiplist.h"
 #include "data/t_zset.h"
 #include "data/value.h"
 
@@ -45,19 +43,9 @@ static int parseBoundsOrReply(client *c, robj *min, robj *max, int lex, zbounds 
     char bmin[LONG_STR_SIZE], bmax[LONG_STR_SIZE];
     size_t lmin, lmax;
     const char *smin = stringObjectView(min, bmin, &lmin), *smax = stringObjectView(max, bmax, &lmax);
-    b->lex = lex;
-    if (lex) {
-        if (zslParseLexRange(smin, lmin, smax, lmax, &b->lexr) == 0) return C_OK;
-        addReplyError(c, "min or max not valid string range item");
-    } else {
-        if (zslParseRange(smin, lmin, smax, lmax, &b->score) == 0) return C_OK;
-        addReplyError(c, "min or max is not a float");
-    }
+    if (zboundsParse(b, lex, smin, lmin, smax, lmax) == 0) return C_OK;
+    addReplyError(c, lex ? "min or max not valid string range item" : "min or max is not a float");
     return C_ERR;
-}
-
-static void zboundsFree(zbounds *b) {
-    if (b->lex) zslFreeLexRange(&b->lexr);
 }
 
 /* Turns a ZRANGE-style index pair into 0-based inclusive bounds within llen;
@@ -81,6 +69,23 @@ static void addReplyMemberScore(client *c, const void *ele, size_t len, double s
 
 static void addReplyMembersLen(client *c, long n, int withscores) {
     addReplyArrayLen(c, withscores && c->resp == 2 ? n * 2 : n);
+}
+
+/* Where a visit's members go as a reply. */
+typedef struct rangeReply {
+    client *c;
+    int withscores;
+} rangeReply;
+
+/* Every member of zobj by rank, as a reply (its length already sent). */
+static void addReplyMembersByRank(client *c, robj *zobj, int withscores) {
+    zcursor cur;
+    unsigned char buf[ZSET_MEMBER_BUF];
+    size_t len;
+    for (zcurAtRank(&cur, zobj, 0, 0); zcurValid(&cur); zcurNext(&cur)) {
+        const unsigned char *m = zcurMember(&cur, buf, &len);
+        addReplyMemberScore(c, m, len, zcurScore(&cur), withscores);
+    }
 }
 
 /* ================================================== ZADD ZINCRBY ZREM */
@@ -129,12 +134,12 @@ static void zaddGenericCommand(client *c, int flags) {
     if (replyIfWrongType(c, zobj, OBJ_ZSET)) goto cleanup;
     if (!zobj) {
         if (xx) goto reply; /* XX never creates the key */
-        zobj = zsetCreateFor(sdslen(c->argv[scoreidx + 1]->ptr), zsetConfigLimits());
+        zobj = zsetCreateFor(sdslen(c->argv[scoreidx + 1]->ptr), &server.zset_limits);
         zobj = dbAdd(c->db, key, zobj);
     }
     for (int j = 0; j < elements; j++) {
         int out;
-        if (!zsetAdd(zobj, scores[j], c->argv[scoreidx + j * 2 + 1]->ptr, flags, &out, &newscore, zsetConfigLimits())) {
+        if (!zsetAdd(zobj, scores[j], c->argv[scoreidx + j * 2 + 1]->ptr, flags, &out, &newscore, &server.zset_limits)) {
             addReplyError(c, "resulting score is not a number (NaN)");
             goto cleanup;
         }
@@ -282,7 +287,7 @@ static void sinkBegin(rangeSink *s) {
 }
 
 static void sinkEmit(rangeSink *s, const zcursor *cur) {
-    unsigned char buf[LP_INTBUF_SIZE];
+    unsigned char buf[ZSET_MEMBER_BUF];
     size_t len;
     const unsigned char *ele = zcurMember(cur, buf, &len);
     double score = zcurScore(cur);
@@ -290,7 +295,7 @@ static void sinkEmit(rangeSink *s, const zcursor *cur) {
     if (s->dstkey) {
         sds m = sdsnewlen(ele, len);
         int out;
-        zsetAdd(s->dstobj, score, m, ZADD_IN_NONE, &out, NULL, zsetConfigLimits());
+        zsetAdd(s->dstobj, score, m, ZADD_IN_NONE, &out, NULL, &server.zset_limits);
         sdsfree(m);
     } else {
         addReplyMemberScore(s->c, ele, len, score, s->withscores);
@@ -459,7 +464,7 @@ static robj *zpopGeneric(client *c, robj **keyv, int keyc, int where, int emitke
     }
     for (long i = 0; i < n; i++) {
         zcursor cur;
-        unsigned char buf[LP_INTBUF_SIZE];
+        unsigned char buf[ZSET_MEMBER_BUF];
         size_t len;
         zcurAtRank(&cur, zobj, 0, where == ZSET_MAX);
         const unsigned char *m = zcurMember(&cur, buf, &len);
@@ -597,7 +602,8 @@ static int srcFind(const zsetopsrc *s, sds ele, double *score) {
     if (!o) return 0;
     if (o->type == OBJ_ZSET) return zsetScore(o, ele, score);
     *score = 1.0;
-    return setContains(o, ele);
+    valueElem m = valueElemFromSds(ele);
+    return setHas(o, &m);
 }
 
 #define SET_OP_UNION 0
@@ -626,7 +632,7 @@ static double weighted(const zsetopsrc *s, double score) {
 }
 
 typedef struct setopResult {
-    zset *zs;
+    robj *zobj; /* a skiplist zset */
     size_t maxelelen, totelelen; /* to decide whether the result fits a listpack */
 } setopResult;
 
@@ -635,7 +641,7 @@ static void resultAdd(setopResult *r, sds ele, double score) {
     size_t len = sdslen(ele);
     r->totelelen += len;
     if (len > r->maxelelen) r->maxelelen = len;
-    zsetInsertNew(r->zs, ele, score);
+    zsetInsertNew(r->zobj, ele, score);
     sdsfree(ele);
 }
 
@@ -696,7 +702,7 @@ static void zunionInto(zsetopsrc *src, long setnum, int aggregate, setopResult *
         }
         srcIterRelease(&it);
     }
-    if (dictSize(acc)) dictExpand(r->zs->dict, dictSize(acc));
+    if (dictSize(acc)) zsetExpand(r->zobj, dictSize(acc));
     dictIterator di;
     dictEntry *de;
     dictInitIterator(&di, acc);
@@ -734,7 +740,7 @@ static void zsetopCompute(client *c, robj *dstkey, zsetopsrc *src, long setnum, 
     if (op != SET_OP_DIFF) qsort(src, setnum, sizeof(zsetopsrc), srcCompareByLength);
 
     robj *dstobj = createZsetObject();
-    setopResult r = {dstobj->ptr, 0, 0};
+    setopResult r = {dstobj, 0, 0};
     unsigned long card = 0;
     if (op == SET_OP_INTER) card = zinterInto(src, setnum, aggregate, cardonly, limit, &r);
     else if (op == SET_OP_UNION) zunionInto(src, setnum, aggregate, &r);
@@ -742,14 +748,13 @@ static void zsetopCompute(client *c, robj *dstkey, zsetopsrc *src, long setnum, 
 
     if (dstkey) {
         static const char *events[] = {"zunionstore", "zinterstore", "zdiffstore"};
-        zsetConvertToListpackIfNeeded(dstobj, r.maxelelen, r.totelelen, zsetConfigLimits());
+        zsetConvertToListpackIfNeeded(dstobj, r.maxelelen, r.totelelen, &server.zset_limits);
         storeResultOrDelete(c, dstkey, dstobj, NOTIFY_ZSET, events[op], 1);
     } else if (cardonly) {
         addReplyLongLong(c, (long long)card);
     } else {
-        addReplyMembersLen(c, (long)r.zs->zsl->length, withscores);
-        for (zskiplistNode *n = r.zs->zsl->header->level[0].forward; n; n = n->level[0].forward)
-            addReplyMemberScore(c, n->ele, sdslen(n->ele), n->score, withscores);
+        addReplyMembersLen(c, (long)zsetLength(dstobj), withscores);
+        addReplyMembersByRank(c, dstobj, withscores);
     }
     decrRefCount(dstobj);
 }
@@ -829,78 +834,12 @@ void zintercardCommand(client *c) { zsetopGenericCommand(c, NULL, 1, SET_OP_INTE
 
 /* ================================================== ZRANDMEMBER */
 
-/* Random members are sampled from a listpack in batches of this many. */
-#define ZRANDMEMBER_BATCH 1000
-
-static void addReplyListpackPair(client *c, const lpEntry *m, const lpEntry *s, int withscores) {
-    if (withscores && c->resp > 2) addReplyArrayLen(c, 2);
-    if (m->sval) addReplyBulkCBuffer(c, m->sval, m->slen);
-    else addReplyBulkLongLong(c, m->lval);
-    if (withscores) addReplyDouble(c, lpEntryToDouble(s));
-}
-
-/* count members, repeats allowed (a negative COUNT). */
-static void zrandmemberWithRepeats(client *c, robj *zobj, unsigned long count, int withscores) {
-    addReplyMembersLen(c, (long)count, withscores);
-    if (zobj->encoding == OBJ_ENCODING_SKIPLIST) {
-        dict *d = ((zset *)zobj->ptr)->dict;
-        while (count--) {
-            zskiplistNode *n = zsetDictNode(dictGetFairRandomKey(d));
-            addReplyMemberScore(c, n->ele, sdslen(n->ele), n->score, withscores);
-        }
-        return;
-    }
-    unsigned char *lp = zobj->ptr;
-    unsigned long pairs = lpLength(lp) / 2, batch = count < ZRANDMEMBER_BATCH ? count : ZRANDMEMBER_BATCH;
-    unsigned long *idx = zmalloc(sizeof(*idx) * batch);
-    lpEntry *keys = zmalloc(sizeof(lpEntry) * batch), *vals = zmalloc(sizeof(lpEntry) * batch);
-    while (count) {
-        unsigned long n = count < batch ? count : batch;
-        for (unsigned long i = 0; i < n; i++) idx[i] = (unsigned long)random() % pairs;
-        lpPairsAt(lp, idx, n, keys, vals);
-        for (unsigned long i = 0; i < n; i++) addReplyListpackPair(c, &keys[i], &vals[i], withscores);
-        count -= n;
-    }
-    zfree(idx);
-    zfree(keys);
-    zfree(vals);
-}
-
-/* count distinct members, count < size. */
-static void zrandmemberDistinct(client *c, robj *zobj, unsigned long count, unsigned long size, int withscores) {
-    addReplyMembersLen(c, (long)count, withscores);
-    if (zobj->encoding == OBJ_ENCODING_LISTPACK) {
-        lpEntry *keys = zmalloc(sizeof(lpEntry) * count), *vals = zmalloc(sizeof(lpEntry) * count);
-        unsigned long n = lpRandomPairsUnique(zobj->ptr, count, keys, vals, random);
-        for (unsigned long i = 0; i < n; i++) addReplyListpackPair(c, &keys[i], &vals[i], withscores);
-        zfree(keys);
-        zfree(vals);
-        return;
-    }
-    zset *zs = zobj->ptr;
-    if (count * 3 > size) {
-        /* Many of them: a partial shuffle of all the nodes. */
-        zskiplistNode **nodes = zmalloc(sizeof(*nodes) * size), *n = zs->zsl->header->level[0].forward;
-        for (unsigned long i = 0; i < size; i++, n = n->level[0].forward) nodes[i] = n;
-        for (unsigned long i = 0; i < count; i++) {
-            unsigned long j = i + (unsigned long)random() % (size - i);
-            zskiplistNode *t = nodes[i];
-            nodes[i] = nodes[j];
-            nodes[j] = t;
-            addReplyMemberScore(c, nodes[i]->ele, sdslen(nodes[i]->ele), nodes[i]->score, withscores);
-        }
-        zfree(nodes);
-        return;
-    }
-    /* Few of them: draw until count distinct ones were picked. */
-    static dictType pickedNodesType = {.hashFunction = dictPtrHash}; /* the nodes picked so far */
-    dict *picked = dictCreate(&pickedNodesType);
-    while (dictSize(picked) < count) {
-        zskiplistNode *n = zsetDictNode(dictGetFairRandomKey(zs->dict));
-        if (dictAdd(picked, n, NULL) != DICT_OK) continue;
-        addReplyMemberScore(c, n->ele, sdslen(n->ele), n->score, withscores);
-    }
-    dictRelease(picked);
+/* One drawn member as ZRANDMEMBER replies it; stops a reply to a client
+ * that is being closed (its output buffer went over the limit). */
+static int addReplyDrawn(const unsigned char *ele, size_t len, double score, void *ctx) {
+    rangeReply *r = ctx;
+    addReplyMemberScore(r->c, ele, len, score, r->withscores);
+    return !(r->c->flags & CLIENT_CLOSE_ASAP);
 }
 
 void zrandmemberCommand(client *c) {
@@ -914,31 +853,24 @@ void zrandmemberCommand(client *c) {
         unsigned long size = zsetLength(zobj), count = l < 0 ? (unsigned long)-l : (unsigned long)l;
         if (count == 0) {
             addReply(c, shared.emptyarray);
-        } else if (l < 0 || count == 1) {
-            zrandmemberWithRepeats(c, zobj, count, withscores);
+            return;
+        }
+        rangeReply r = {c, withscores};
+        if (l < 0 || count == 1) { /* repeats allowed */
+            addReplyMembersLen(c, (long)count, withscores);
+            zsetRandomMembers(zobj, count, addReplyDrawn, &r);
         } else if (count >= size) {
-            zcursor cur;
             addReplyMembersLen(c, (long)size, withscores);
-            for (zcurAtRank(&cur, zobj, 0, 0); zcurValid(&cur); zcurNext(&cur)) {
-                unsigned char buf[LP_INTBUF_SIZE];
-                size_t len;
-                const unsigned char *m = zcurMember(&cur, buf, &len);
-                addReplyMemberScore(c, m, len, zcurScore(&cur), withscores);
-            }
+            addReplyMembersByRank(c, zobj, withscores);
         } else {
-            zrandmemberDistinct(c, zobj, count, size, withscores);
+            addReplyMembersLen(c, (long)count, withscores);
+            zsetRandomMembersDistinct(zobj, count, addReplyDrawn, &r);
         }
         return;
     }
     if (!(zobj = lookupKeyReadOrReply(c, c->argv[1], shared.null)) || replyIfWrongType(c, zobj, OBJ_ZSET)) return;
-    if (zobj->encoding == OBJ_ENCODING_SKIPLIST) {
-        sds m = zsetDictNode(dictGetFairRandomKey(((zset *)zobj->ptr)->dict))->ele;
-        addReplyBulkCBuffer(c, m, sdslen(m));
-    } else {
-        lpEntry m;
-        lpPairAt(zobj->ptr, (unsigned long)random() % zsetLength(zobj), &m, NULL);
-        addReplyListpackPair(c, &m, NULL, 0);
-    }
+    rangeReply r = {c, 0};
+    zsetRandomMembers(zobj, 1, addReplyDrawn, &r);
 }
 
 /* ================================================== ZSCAN */

@@ -543,8 +543,31 @@ void lpPairsAt(unsigned char *lp, const unsigned long *idx, unsigned long count,
     zfree(picks);
 }
 
-unsigned long lpRandomPairsUnique(unsigned char *lp, unsigned long count, lpEntry *keys,
-                                  lpEntry *vals, long (*rnd)(void)) {
+/* Pairs are drawn with repeats in batches of this many, so the index
+ * buffers stay bounded whatever the count. */
+#define LP_RANDOM_PAIRS_BATCH 1000
+
+void lpVisitRandomPairs(unsigned char *lp, unsigned long count, int withvals, lpPairFn *fn, void *ctx,
+                        long (*rnd)(void)) {
+    unsigned long pairs = lpLength(lp) / 2, limit = count < LP_RANDOM_PAIRS_BATCH ? count : LP_RANDOM_PAIRS_BATCH;
+    if (!pairs || !count) return;
+    unsigned long *idx = zmalloc(sizeof(*idx) * limit);
+    lpEntry *keys = zmalloc(sizeof(*keys) * limit), *vals = withvals ? zmalloc(sizeof(*vals) * limit) : NULL;
+    int go = 1;
+    while (go && count) {
+        unsigned long batch = count < limit ? count : limit;
+        count -= batch;
+        for (unsigned long i = 0; i < batch; i++) idx[i] = (unsigned long)rnd() % pairs;
+        lpPairsAt(lp, idx, batch, keys, vals);
+        for (unsigned long i = 0; go && i < batch; i++) go = fn(ctx, &keys[i], vals ? &vals[i] : NULL);
+    }
+    zfree(idx);
+    zfree(keys);
+    zfree(vals);
+}
+
+unsigned long lpVisitRandomPairsUnique(unsigned char *lp, unsigned long count, int withvals, lpPairFn *fn,
+                                       void *ctx, long (*rnd)(void)) {
     unsigned long remaining = lpLength(lp) / 2;
     if (count > remaining) count = remaining;
     /* Selection sampling: take each pair with probability needed/remaining,
@@ -554,13 +577,31 @@ unsigned long lpRandomPairsUnique(unsigned char *lp, unsigned long count, lpEntr
     lpEntry k, v;
     while (picked < count && lpNextPair(lp, &p, &k, &v)) {
         if ((unsigned long)rnd() % remaining < count - picked) {
-            keys[picked] = k;
-            if (vals) vals[picked] = v;
             picked++;
+            if (!fn(ctx, &k, withvals ? &v : NULL)) break;
         }
         remaining--;
     }
     return picked;
+}
+
+typedef struct pairArrays {
+    lpEntry *keys, *vals;
+    unsigned long n;
+} pairArrays;
+
+static int storePair(void *ctx, const lpEntry *key, const lpEntry *val) {
+    pairArrays *a = ctx;
+    a->keys[a->n] = *key;
+    if (val) a->vals[a->n] = *val;
+    a->n++;
+    return 1;
+}
+
+unsigned long lpRandomPairsUnique(unsigned char *lp, unsigned long count, lpEntry *keys,
+                                  lpEntry *vals, long (*rnd)(void)) {
+    pairArrays a = {keys, vals, 0};
+    return lpVisitRandomPairsUnique(lp, count, vals != NULL, storePair, &a, rnd);
 }
 
 /* ---- validation of untrusted blobs ---- */

@@ -114,6 +114,16 @@ void lpPairsAt(unsigned char *lp, const unsigned long *idx, unsigned long count,
  * (e.g. random). Returns how many were picked (min(count, pairs)). */
 unsigned long lpRandomPairsUnique(unsigned char *lp, unsigned long count, lpEntry *keys,
                                   lpEntry *vals, long (*rnd)(void));
+/* The same two draws handed to a visitor, for replies of any size: fn
+ * gets each pair (val NULL unless withvals) and returns 0 to stop.
+ * lpVisitRandomPairs: count independent uniform draws (repeats allowed), in
+ * the order drawn, decoded in bounded batches. lpVisitRandomPairsUnique:
+ * min(count, pairs) distinct pairs in listpack order; returns how many. */
+typedef int lpPairFn(void *ctx, const lpEntry *key, const lpEntry *val);
+void lpVisitRandomPairs(unsigned char *lp, unsigned long count, int withvals, lpPairFn *fn, void *ctx,
+                        long (*rnd)(void));
+unsigned long lpVisitRandomPairsUnique(unsigned char *lp, unsigned long count, int withvals, lpPairFn *fn,
+                                       void *ctx, long (*rnd)(void));
 
 /* Untrusted blobs (RESTORE, RDB load). Shallow (deep=0) checks the header
  * and terminator; deep walks every entry with bounds checks, checks each

@@ -6,12 +6,13 @@
 #include "core/zmalloc.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Orders the member entry at p against (s, len) as the skiplist does:
  * memcmp of the common part, then the shorter first. */
 static int zzlCompareMember(unsigned char *p, const char *s, size_t len) {
-    unsigned char buf[LP_INTBUF_SIZE];
+    unsigned char buf[ZSET_MEMBER_BUF];
     uint32_t plen;
     unsigned char *ps = lpGetString(p, &plen, buf);
     size_t min = plen < len ? plen : len;
@@ -64,8 +65,15 @@ unsigned long zsetLength(robj *zobj) {
     return ((zset *)zobj->ptr)->zsl->length;
 }
 
-void zsetInsertNew(zset *zs, const sds ele, double score) {
+/* Adds a member known to be absent (a copy of ele) to a skiplist zset. */
+static void zsInsertNew(zset *zs, const sds ele, double score) {
     dictAddItem(zs->dict, zslInsert(zs->zsl, score, ele));
+}
+
+void zsetInsertNew(robj *zobj, const sds ele, double score) { zsInsertNew(zobj->ptr, ele, score); }
+
+void zsetExpand(robj *zobj, unsigned long n) {
+    if (zobj->encoding == OBJ_ENCODING_SKIPLIST) dictExpand(((zset *)zobj->ptr)->dict, n);
 }
 
 void zsetConvertToSkiplist(robj *zobj) {
@@ -80,7 +88,7 @@ void zsetConvertToSkiplist(robj *zobj) {
         sds ele = m.sval ? sdsnewlen(m.sval, m.slen) : sdsfromlonglong(m.lval);
         /* A member twice: a payload RESTOREd without sanitize-dump-payload. */
         if (dictFind(zs->dict, ele)) serverPanic("Zset listpack corruption detected (dup elements)");
-        zsetInsertNew(zs, ele, lpEntryToDouble(&s));
+        zsInsertNew(zs, ele, lpEntryToDouble(&s));
         sdsfree(ele);
     }
     lpFree(lp);
@@ -186,7 +194,7 @@ int zsetAdd(robj *zobj, double score, sds ele, int in, int *out, double *newscor
         *out |= ZADD_OUT_NOP;
         return 1;
     }
-    zsetInsertNew(zs, ele, score);
+    zsInsertNew(zs, ele, score);
     if (newscore) *newscore = score;
     *out |= ZADD_OUT_ADDED;
     return 1;
@@ -247,6 +255,16 @@ void zcurAtRank(zcursor *cur, robj *zobj, unsigned long rank, int reverse) {
 
 /* ---------------------------------------------------- score / lex bounds */
 
+int zboundsParse(zbounds *b, int lex, const char *min, size_t minlen, const char *max, size_t maxlen) {
+    b->lex = lex;
+    if (lex) return zslParseLexRange(min, minlen, max, maxlen, &b->lexr) == 0 ? 0 : -1;
+    return zslParseRange(min, minlen, max, maxlen, &b->score) == 0 ? 0 : -1;
+}
+
+void zboundsFree(zbounds *b) {
+    if (b->lex) zslFreeLexRange(&b->lexr);
+}
+
 /* 1 when cur's element is on the inner side of b's max bound (max = 1) or
  * of its min bound (max = 0). */
 static int zcurWithinBound(const zcursor *cur, const zbounds *b, int max) {
@@ -254,7 +272,7 @@ static int zcurWithinBound(const zcursor *cur, const zbounds *b, int max) {
         double score = zcurScore(cur);
         return max ? zslValueLteMax(score, &b->score) : zslValueGteMin(score, &b->score);
     }
-    unsigned char buf[LP_INTBUF_SIZE];
+    unsigned char buf[ZSET_MEMBER_BUF];
     size_t len;
     const char *s = (const char *)zcurMember(cur, buf, &len);
     return max ? zslLexValueLteMax(s, len, &b->lexr) : zslLexValueGteMin(s, len, &b->lexr);
@@ -325,10 +343,79 @@ unsigned long zsetDeleteRank(robj *zobj, long start, long end) {
 void zsetVisitScoreRange(robj *zobj, const zrangespec *range, zsetVisitFn *visit, void *ctx) {
     zbounds b = {.lex = 0, .score = *range};
     zcursor cur;
-    unsigned char buf[LP_INTBUF_SIZE];
+    unsigned char buf[ZSET_MEMBER_BUF];
     size_t len;
     for (zcurSeekBounds(&cur, zobj, &b, 0); zcurInsideFar(&cur, &b); zcurNext(&cur)) {
         const unsigned char *ele = zcurMember(&cur, buf, &len);
         if (!visit(ele, len, zcurScore(&cur), ctx)) return;
     }
+}
+
+/* ---------------------------------------------------- random members */
+
+/* A listpack pair handed on to a zsetVisitFn. */
+typedef struct memberVisit {
+    zsetVisitFn *visit;
+    void *ctx;
+} memberVisit;
+
+static int visitLpMember(void *ctx, const lpEntry *m, const lpEntry *s) {
+    memberVisit *mv = ctx;
+    char buf[LONG_STR_SIZE];
+    if (m->sval) return mv->visit(m->sval, m->slen, lpEntryToDouble(s), mv->ctx);
+    int len = ll2string(buf, sizeof(buf), m->lval);
+    return mv->visit((const unsigned char *)buf, (size_t)len, lpEntryToDouble(s), mv->ctx);
+}
+
+static int visitNode(const zskiplistNode *n, zsetVisitFn *visit, void *ctx) {
+    return visit((const unsigned char *)n->ele, sdslen(n->ele), n->score, ctx);
+}
+
+void zsetRandomMembers(robj *zobj, unsigned long count, zsetVisitFn *visit, void *ctx) {
+    if (zobj->encoding == OBJ_ENCODING_LISTPACK) {
+        memberVisit mv = {visit, ctx};
+        lpVisitRandomPairs(zobj->ptr, count, 1, visitLpMember, &mv, random);
+        return;
+    }
+    dict *d = ((zset *)zobj->ptr)->dict;
+    while (count--)
+        if (!visitNode(zsetDictNode(dictGetFairRandomKey(d)), visit, ctx)) return;
+}
+
+/* ZRANDMEMBER: below this ratio of zset size to requested count, a partial
+ * shuffle of every node beats drawing until enough distinct ones came up
+ * (Redis's ZRANDMEMBER_SUB_STRATEGY_MUL). */
+#define ZRANDMEMBER_SUB_STRATEGY_MUL 3
+
+void zsetRandomMembersDistinct(robj *zobj, unsigned long count, zsetVisitFn *visit, void *ctx) {
+    if (zobj->encoding == OBJ_ENCODING_LISTPACK) {
+        memberVisit mv = {visit, ctx};
+        lpVisitRandomPairsUnique(zobj->ptr, count, 1, visitLpMember, &mv, random);
+        return;
+    }
+    zset *zs = zobj->ptr;
+    unsigned long size = zs->zsl->length;
+    if (count * ZRANDMEMBER_SUB_STRATEGY_MUL > size) {
+        /* Many of them: a partial shuffle of all the nodes. */
+        zskiplistNode **nodes = zmalloc(sizeof(*nodes) * size), *n = zs->zsl->header->level[0].forward;
+        for (unsigned long i = 0; i < size; i++, n = n->level[0].forward) nodes[i] = n;
+        for (unsigned long i = 0; i < count; i++) {
+            unsigned long j = i + (unsigned long)random() % (size - i);
+            zskiplistNode *t = nodes[i];
+            nodes[i] = nodes[j];
+            nodes[j] = t;
+            if (!visitNode(nodes[i], visit, ctx)) break;
+        }
+        zfree(nodes);
+        return;
+    }
+    /* Few of them: draw until count distinct ones were picked. */
+    static dictType pickedNodesType = {.hashFunction = dictPtrHash}; /* the nodes picked so far */
+    dict *picked = dictCreate(&pickedNodesType);
+    while (dictSize(picked) < count) {
+        zskiplistNode *n = zsetDictNode(dictGetFairRandomKey(zs->dict));
+        if (dictAdd(picked, n, NULL) != DICT_OK) continue;
+        if (!visitNode(n, visit, ctx)) break;
+    }
+    dictRelease(picked);
 }

@@ -1,6 +1,9 @@
 /* t_zset: the sorted-set value in Redis 7.0's two encodings, shared by the
  * zset commands, GEO (whose keys are sorted sets) and the generic value layer
- * (data/value.h), so no other file walks zset encodings by hand.
+ * (data/value.h), so no other file walks zset encodings by hand: the
+ * commands reach a zset only through what is declared here (the encodings'
+ * headers come along for the inline cursor steps and the range types, not
+ * to be called from above data/).
  *
  *  - listpack: member, score, member, score ... ordered by score then member
  *    bytes. A score that is an exact integer within +-2^62 is stored as a
@@ -52,7 +55,9 @@ void zsetConvertToSkiplist(robj *zobj);
  * and longest member (maxelelen) fit the listpack limits. */
 void zsetConvertToListpackIfNeeded(robj *zobj, size_t maxelelen, size_t totelelen, const zsetLimits *lim);
 /* Adds a member known to be absent to a skiplist zset (a copy of ele). */
-void zsetInsertNew(zset *zs, const sds ele, double score);
+void zsetInsertNew(robj *zobj, const sds ele, double score);
+/* Sizes a skiplist zset's table for n members (nothing for a listpack). */
+void zsetExpand(robj *zobj, unsigned long n);
 
 /* 1 and the score when zobj holds ele. */
 int zsetScore(robj *zobj, sds ele, double *score);
@@ -90,8 +95,11 @@ static inline double zcurScore(const zcursor *cur) {
     return cur->skiplist ? cur->node->score : zzlScoreAt(lpNext(cur->lp, cur->p));
 }
 
+/* Room for a member stored as an integer, printed (zcurMember's buf). */
+#define ZSET_MEMBER_BUF LP_INTBUF_SIZE
+
 /* The member's bytes; integers stored in a listpack are printed into buf. */
-static inline const unsigned char *zcurMember(const zcursor *cur, unsigned char buf[LP_INTBUF_SIZE], size_t *len) {
+static inline const unsigned char *zcurMember(const zcursor *cur, unsigned char buf[ZSET_MEMBER_BUF], size_t *len) {
     if (cur->skiplist) {
         *len = sdslen(cur->node->ele);
         return (const unsigned char *)cur->node->ele;
@@ -120,6 +128,11 @@ typedef struct zbounds {
     zlexrangespec lexr;
 } zbounds;
 
+/* Parses a score (lex = 0) or lex (lex = 1) interval, as ZRANGEBYSCORE and
+ * ZRANGEBYLEX take them, into b; 0 on success, -1 when the text is not an
+ * interval. A parsed b is released with zboundsFree. */
+int zboundsParse(zbounds *b, int lex, const char *min, size_t minlen, const char *max, size_t maxlen);
+void zboundsFree(zbounds *b);
 /* 1 while a cursor that entered the range has not yet left it at the far end. */
 int zcurInsideFar(const zcursor *cur, const zbounds *b);
 /* Places cur on the first element inside b in its direction (the lowest, or
@@ -134,5 +147,14 @@ unsigned long zsetDeleteRank(robj *zobj, long start, long end);
  * the walk. ele is only valid during the call. */
 typedef int zsetVisitFn(const unsigned char *ele, size_t len, double score, void *ctx);
 void zsetVisitScoreRange(robj *zobj, const zrangespec *range, zsetVisitFn *visit, void *ctx);
+
+/* ZRANDMEMBER's draws, handed to visit one member at a time (returning 0
+ * stops). zsetRandomMembers: count independent uniform draws, repeats
+ * allowed. zsetRandomMembersDistinct: count distinct members, 0 < count <
+ * the length, by Redis's strategies (a listpack in one selection-sampling
+ * walk; most of a skiplist by a partial shuffle of its nodes; few of many
+ * by drawing until enough distinct ones came up). */
+void zsetRandomMembers(robj *zobj, unsigned long count, zsetVisitFn *visit, void *ctx);
+void zsetRandomMembersDistinct(robj *zobj, unsigned long count, zsetVisitFn *visit, void *ctx);
 
 #endif

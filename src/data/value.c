@@ -1,5 +1,6 @@
-/* value: encoding-independent reads of aggregate values (see value.h). */
+/* value: encoding-independent reads and edits of aggregate values (see value.h). */
 #include "data/value.h"
+#include "core/memprefetch.h"
 #include "core/panic.h"
 #include "core/numparse.h"
 #include "core/zmalloc.h"
@@ -176,7 +177,7 @@ void valueIterDone(valueIter *it) {
 
 /* ------------------------------------------------------------ lists */
 
-void listGrowFor(robj *o, size_t bytes, size_t largest, unsigned long count, int fill, int compress) {
+void vlistGrowFor(robj *o, size_t bytes, size_t largest, unsigned long count, int fill, int compress) {
     if (o->encoding != OBJ_ENCODING_LISTPACK) return;
     unsigned char *lp = o->ptr;
     if (!quicklistExceedsFill(fill, lpBytes(lp) + bytes, lpLength(lp) + count, largest, 0)) return;
@@ -187,7 +188,7 @@ void listGrowFor(robj *o, size_t bytes, size_t largest, unsigned long count, int
     o->encoding = OBJ_ENCODING_QUICKLIST;
 }
 
-void listTryCompact(robj *o, int fill, int shrinking) {
+void vlistTryCompact(robj *o, int fill, int shrinking) {
     if (o->encoding != OBJ_ENCODING_QUICKLIST) return;
     quicklist *ql = o->ptr;
     if (ql->len != 1 || ql->head->container != QUICKLIST_NODE_CONTAINER_PACKED) return;
@@ -196,14 +197,14 @@ void listTryCompact(robj *o, int fill, int shrinking) {
     o->encoding = OBJ_ENCODING_LISTPACK;
 }
 
-void listPush(robj *o, const void *s, size_t len, int tail) {
+void vlistPush(robj *o, const void *s, size_t len, int tail) {
     if (o->encoding == OBJ_ENCODING_LISTPACK)
         o->ptr = tail ? lpAppend(o->ptr, s, (uint32_t)len) : lpPrepend(o->ptr, s, (uint32_t)len);
     else
         quicklistPush(o->ptr, s, len, tail ? QUICKLIST_TAIL : QUICKLIST_HEAD);
 }
 
-int listPop(robj *o, int tail, unsigned char **data, size_t *sz, long long *ll) {
+int vlistPop(robj *o, int tail, unsigned char **data, size_t *sz, long long *ll) {
     if (o->encoding != OBJ_ENCODING_LISTPACK)
         return quicklistPop(o->ptr, tail ? QUICKLIST_TAIL : QUICKLIST_HEAD, data, sz, ll);
     unsigned char *lp = o->ptr, *p = tail ? lpLast(lp) : lpFirst(lp);
@@ -216,7 +217,7 @@ int listPop(robj *o, int tail, unsigned char **data, size_t *sz, long long *ll) 
     return 1;
 }
 
-int listIndex(robj *o, long index, valueElem *e) {
+int vlistIndex(robj *o, long index, valueElem *e) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
         unsigned char *p = lpSeek(o->ptr, index);
         if (!p) return 0;
@@ -237,7 +238,7 @@ int listIndex(robj *o, long index, valueElem *e) {
     return 1;
 }
 
-int listReplaceAt(robj *o, long index, const void *s, size_t len) {
+int vlistReplaceAt(robj *o, long index, const void *s, size_t len) {
     if (o->encoding != OBJ_ENCODING_LISTPACK) return quicklistReplaceAtIndex(o->ptr, index, s, len);
     unsigned char *p = lpSeek(o->ptr, index);
     if (!p) return 0;
@@ -245,7 +246,7 @@ int listReplaceAt(robj *o, long index, const void *s, size_t len) {
     return 1;
 }
 
-void listDelRange(robj *o, long start, long count) {
+void vlistDelRange(robj *o, long start, long count) {
     if (count <= 0) return;
     if (o->encoding != OBJ_ENCODING_LISTPACK) {
         quicklistDelRange(o->ptr, start, count);
@@ -257,7 +258,7 @@ void listDelRange(robj *o, long start, long count) {
     o->ptr = lpDeleteRange(o->ptr, start, (unsigned long)(count < n - start ? count : n - start));
 }
 
-unsigned long listRemoveEqual(robj *o, const void *s, size_t len, int from_tail, unsigned long limit) {
+unsigned long vlistRemoveEqual(robj *o, const void *s, size_t len, int from_tail, unsigned long limit) {
     unsigned long removed = 0;
     if (o->encoding != OBJ_ENCODING_LISTPACK) {
         quicklistIter *it = quicklistGetIterator(o->ptr, from_tail ? QUICKLIST_ITER_FROM_TAIL : QUICKLIST_ITER_FROM_HEAD);
@@ -286,7 +287,7 @@ unsigned long listRemoveEqual(robj *o, const void *s, size_t len, int from_tail,
     return removed;
 }
 
-int listInsertAtPivot(robj *o, const void *pivot, size_t plen, const void *s, size_t len, int after) {
+int vlistInsertAtPivot(robj *o, const void *pivot, size_t plen, const void *s, size_t len, int after) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
         unsigned char *lp = o->ptr, *p = lpFirst(lp);
         if (p) p = lpFind(lp, p, pivot, (uint32_t)plen, 0);
@@ -307,11 +308,15 @@ int listInsertAtPivot(robj *o, const void *pivot, size_t plen, const void *s, si
     return found;
 }
 
-int setContains(robj *o, sds member) {
-    valueElem m;
-    elemFromSds(&m, member);
-    return setHas(o, &m);
+int vlistQuicklistSettings(robj *o, int *fill, int *compress) {
+    if (o->type != OBJ_LIST || o->encoding != OBJ_ENCODING_QUICKLIST) return 0;
+    quicklist *ql = o->ptr;
+    *fill = ql->fill;
+    *compress = ql->compress;
+    return 1;
 }
+
+int vlistSetPackedThreshold(size_t sz) { return quicklistSetPackedThreshold(sz); }
 
 /* ------------------------------------------------------------ sets */
 
@@ -472,10 +477,39 @@ void setRandomMember(robj *o, valueElem *m) {
     }
 }
 
+/* ------------------------------------------------------------ hashes */
+
+/* The listpack entry holding field's name, or NULL. */
+static unsigned char *lpFindField(unsigned char *lp, sds field) {
+    unsigned char *p = lpFirst(lp);
+    if (!p) return NULL;
+    return lpFind(lp, p, (const unsigned char *)field, (uint32_t)sdslen(field), 1);
+}
+
+void hashGrowFor(robj *o, robj *const *args, int count, const hashLimits *lim) {
+    if (o->encoding != OBJ_ENCODING_LISTPACK) return;
+    size_t new_fields = (size_t)count / 2;
+    if (new_fields > lim->lp_entries) {
+        hashConvertToTable(o);
+        dictExpand(o->ptr, new_fields); /* mostly new fields: size for them */
+        return;
+    }
+    size_t sum = 0;
+    for (int i = 0; i < count; i++) {
+        if (!sdsEncodedObject(args[i])) continue;
+        size_t len = sdslen(args[i]->ptr);
+        if (len > lim->lp_value) {
+            hashConvertToTable(o);
+            return;
+        }
+        sum += len;
+    }
+    if (!lpSafeToAdd(o->ptr, sum)) hashConvertToTable(o);
+}
+
 int hashGetValue(robj *o, sds field, valueElem *value) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
-        unsigned char *lp = o->ptr, *p = lpFirst(lp);
-        if (p) p = lpFind(lp, p, (const unsigned char *)field, (uint32_t)sdslen(field), 1);
+        unsigned char *lp = o->ptr, *p = lpFindField(lp, field);
         if (!p) return 0;
         lpEntry e;
         lpGetEntry(lpNext(lp, p), &e);
@@ -486,6 +520,161 @@ int hashGetValue(robj *o, sds field, valueElem *value) {
     if (!de) return 0;
     elemFromSds(value, dictGetVal(de));
     return 1;
+}
+
+int hashExists(robj *o, sds field) {
+    valueElem v;
+    return hashGetValue(o, field, &v);
+}
+
+size_t hashStrlen(robj *o, sds field) {
+    valueElem v;
+    if (!hashGetValue(o, field, &v)) return 0;
+    char buf[LONG_STR_SIZE];
+    size_t len;
+    valueElemBytes(&v, buf, &len);
+    return len;
+}
+
+int hashSet(robj *o, sds field, const void *value, size_t vlen, const hashLimits *lim) {
+    /* HINCRBY* reach here without hashGrowFor: a long field or value still
+     * must not enter the listpack. */
+    if (o->encoding == OBJ_ENCODING_LISTPACK && (sdslen(field) > lim->lp_value || vlen > lim->lp_value))
+        hashConvertToTable(o);
+    if (o->encoding == OBJ_ENCODING_LISTPACK) {
+        int update = 0;
+        unsigned char *lp = o->ptr, *p = lpFindField(lp, field);
+        if (p) {
+            unsigned char *vp = lpNext(lp, p);
+            lp = lpReplace(lp, &vp, value, (uint32_t)vlen);
+            update = 1;
+        } else {
+            lp = lpAppend(lp, (const unsigned char *)field, (uint32_t)sdslen(field));
+            lp = lpAppend(lp, value, (uint32_t)vlen);
+        }
+        o->ptr = lp;
+        if (valueLength(o) > lim->lp_entries) hashConvertToTable(o);
+        return update;
+    }
+    dict *d = o->ptr;
+    dictEntry *de = dictFind(d, field);
+    if (!de) {
+        dictAdd(d, field, sdsnewlen(value, vlen)); /* the field is copied into the entry */
+        return 0;
+    }
+    /* Freeing the old value reads its header, most often not in the cache
+     * (the entry was, the value lives elsewhere): its load starts now and
+     * the new value's copy runs under it. */
+    sds old = dictGetVal(de);
+    prefetchLine(old - 1);
+    dictSetVal(d, de, sdsnewlen(value, vlen));
+    sdsfree(old);
+    return 1;
+}
+
+int hashDelete(robj *o, sds field) {
+    if (o->encoding == OBJ_ENCODING_LISTPACK) {
+        unsigned char *p = lpFindField(o->ptr, field);
+        if (!p) return 0;
+        o->ptr = lpDeleteRangeWithEntry(o->ptr, &p, 2);
+        return 1;
+    }
+    dict *d = o->ptr;
+    if (dictDelete(d, field) != DICT_OK) return 0;
+    if (dictNeedsResize(d)) dictResize(d);
+    return 1;
+}
+
+/* A hash table entry as the field (and value) handed out. */
+static void pairFromEntry(const dictEntry *de, valueElem *field, valueElem *value) {
+    elemFromSds(field, dictGetKey(de));
+    if (value) elemFromSds(value, dictGetVal(de));
+}
+
+void hashRandomField(robj *o, valueElem *field, valueElem *value) {
+    if (o->encoding == OBJ_ENCODING_LISTPACK) {
+        lpEntry f, v;
+        lpPairAt(o->ptr, (unsigned long)random() % valueLength(o), &f, value ? &v : NULL);
+        elemFromLp(field, &f);
+        if (value) elemFromLp(value, &v);
+        return;
+    }
+    pairFromEntry(dictGetFairRandomKey(o->ptr), field, value);
+}
+
+/* A listpack visit handed on to a hashPairFn. */
+typedef struct pairVisit {
+    hashPairFn *fn;
+    void *ctx;
+} pairVisit;
+
+static int visitLpPair(void *ctx, const lpEntry *key, const lpEntry *val) {
+    pairVisit *pv = ctx;
+    valueElem f, v;
+    elemFromLp(&f, key);
+    if (val) elemFromLp(&v, val);
+    return pv->fn(pv->ctx, &f, val ? &v : NULL);
+}
+
+void hashRandomFields(robj *o, unsigned long count, int withvalues, hashPairFn *fn, void *ctx) {
+    if (o->encoding == OBJ_ENCODING_LISTPACK) {
+        pairVisit pv = {fn, ctx};
+        lpVisitRandomPairs(o->ptr, count, withvalues, visitLpPair, &pv, random);
+        return;
+    }
+    while (count--) {
+        valueElem f, v;
+        pairFromEntry(dictGetFairRandomKey(o->ptr), &f, withvalues ? &v : NULL);
+        if (!fn(ctx, &f, withvalues ? &v : NULL)) return;
+    }
+}
+
+/* HRANDFIELD: below this ratio of hash size to requested count, copying the
+ * hash and removing random fields beats drawing random fields until enough
+ * distinct ones came up (Redis's HRANDFIELD_SUB_STRATEGY_MUL). */
+#define HRANDFIELD_SUB_STRATEGY_MUL 3
+
+void hashRandomFieldsDistinct(robj *o, unsigned long count, int withvalues, hashPairFn *fn, void *ctx) {
+    if (o->encoding == OBJ_ENCODING_LISTPACK) {
+        /* Small by definition: one selection-sampling walk, in listpack order. */
+        pairVisit pv = {fn, ctx};
+        lpVisitRandomPairsUnique(o->ptr, count, withvalues, visitLpPair, &pv, random);
+        return;
+    }
+    unsigned long size = dictSize((dict *)o->ptr);
+    valueElem f, v;
+    if (count * HRANDFIELD_SUB_STRATEGY_MUL > size) {
+        /* Most of the hash: copy its entries, then drop random ones until
+         * count remain. The copy points at the hash's own fields and values. */
+        static dictType pickedType = {.hashFunction = dictPtrHash};
+        dict *d = dictCreate(&pickedType);
+        dictExpand(d, size);
+        dictIterator di;
+        dictEntry *de;
+        dictInitIterator(&di, o->ptr);
+        while ((de = dictNext(&di))) dictAdd(d, de, NULL);
+        dictResetIterator(&di);
+        while (size-- > count) dictDelete(d, dictGetKey(dictGetFairRandomKey(d)));
+        dictInitIterator(&di, d);
+        while ((de = dictNext(&di))) {
+            pairFromEntry(dictGetKey(de), &f, withvalues ? &v : NULL);
+            if (!fn(ctx, &f, withvalues ? &v : NULL)) break;
+        }
+        dictResetIterator(&di);
+        dictRelease(d);
+        return;
+    }
+    /* Few of many: draw until count distinct fields came up. */
+    static dictType seenType = {.hashFunction = dictPtrHash};
+    dict *seen = dictCreate(&seenType);
+    dictExpand(seen, count);
+    while (dictSize(seen) < count) {
+        dictEntry *de = dictGetFairRandomKey(o->ptr);
+        if (dictAdd(seen, de, NULL) != DICT_OK) continue;
+        pairFromEntry(de, &f, withvalues ? &v : NULL);
+        if (!fn(ctx, &f, withvalues ? &v : NULL)) break;
+    }
+    dictRelease(seen);
 }
 
 /* ------------------------------------------------------------ SCAN */
@@ -590,11 +779,10 @@ robj *valueDup(robj *o) {
             copy = dupTable(o);
         } else {
             copy = createZsetObject();
-            zset *src = o->ptr, *dst = copy->ptr;
-            dictExpand(dst->dict, dictSize(src->dict));
+            zsetExpand(copy, zsetLength(o));
             /* From the tail: each insertion lands at the head, without searching. */
-            for (zskiplistNode *ln = src->zsl->tail; ln; ln = ln->backward)
-                zsetInsertNew(dst, ln->ele, ln->score);
+            for (zskiplistNode *ln = ((zset *)o->ptr)->zsl->tail; ln; ln = ln->backward)
+                zsetInsertNew(copy, ln->ele, ln->score);
         }
         break;
     default: return NULL;

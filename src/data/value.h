@@ -4,11 +4,13 @@
  * hash tables or skiplists by hand. Per type it offers the length, a
  * type-generic iterator, the SCAN step, a deep copy, the memory estimate, the
  * conversions from compact to table encodings, and the encodings' own bytes
- * for formats that store them verbatim (RDB, DUMP). Lists and sets are also
- * edited here, whatever their encoding (Redis 7.2's: listpack lists and
- * sets), so their commands never touch lp*, intset* or quicklist* either.
- * Creating and freeing are data/object.h's (create*Object, decrRefCount);
- * sorted-set specifics are in data/t_zset.h. */
+ * for formats that store them verbatim (RDB, DUMP). Hashes, lists and sets
+ * are also edited here, whatever their encoding (Redis 7.2's: listpack lists
+ * and sets), so their commands never touch lp*, intset*, quicklist* or the
+ * hash table's internals either; sorted sets are read and edited through
+ * data/t_zset.h (their own module, included here). Creating and freeing are
+ * data/object.h's (create*Object, decrRefCount; setCreate picks a set's
+ * first encoding). */
 #ifndef DATA_VALUE_H
 #define DATA_VALUE_H
 
@@ -71,33 +73,40 @@ void valueIterDone(valueIter *it);
  * what one quicklist node may hold under fill (list-max-listpack-size), a
  * quicklist beyond; a quicklist turns back into a listpack when it shrinks
  * to one node within half those limits. Conversions are explicit: before
- * adding, listGrowFor; after removing, listTryCompact. New lists start as
- * createListListpackObject (data/object.h). */
+ * adding, vlistGrowFor; after removing, vlistTryCompact. New lists start as
+ * createListListpackObject (data/object.h). The prefix is vlist ("value
+ * list"), apart from core/adlist.h's list* (a doubly linked list of
+ * pointers, another type altogether). */
 /* Before adding count elements of `bytes` bytes in all, the largest
  * `largest`: a listpack that would outgrow fill becomes a quicklist. */
-void listGrowFor(robj *o, size_t bytes, size_t largest, unsigned long count, int fill, int compress);
+void vlistGrowFor(robj *o, size_t bytes, size_t largest, unsigned long count, int fill, int compress);
 /* A quicklist of one packed node within the limits (half of them when
  * shrinking) becomes a listpack. */
-void listTryCompact(robj *o, int fill, int shrinking);
+void vlistTryCompact(robj *o, int fill, int shrinking);
 /* Adds a copy of the bytes at the head, or at the tail when tail is set. */
-void listPush(robj *o, const void *s, size_t len, int tail);
+void vlistPush(robj *o, const void *s, size_t len, int tail);
 /* Removes the head (tail) element: a string in *data (a zmalloc'd buffer
  * the caller frees, *sz bytes), or an integer (*data = NULL, *ll). 0 when empty. */
-int listPop(robj *o, int tail, unsigned char **data, size_t *sz, long long *ll);
+int vlistPop(robj *o, int tail, unsigned char **data, size_t *sz, long long *ll);
 /* Element at index (negative: from the tail); 0 when out of range. */
-int listIndex(robj *o, long index, valueElem *e);
+int vlistIndex(robj *o, long index, valueElem *e);
 /* Replaces the element at index; 0 when out of range. */
-int listReplaceAt(robj *o, long index, const void *s, size_t len);
+int vlistReplaceAt(robj *o, long index, const void *s, size_t len);
 /* Deletes count elements from start (negative: from the tail), cut at the end. */
-void listDelRange(robj *o, long start, long count);
+void vlistDelRange(robj *o, long start, long count);
 /* Deletes elements equal to s, walking from the head (tail), at most limit
  * of them (0: all). Returns how many went. */
-unsigned long listRemoveEqual(robj *o, const void *s, size_t len, int from_tail, unsigned long limit);
+unsigned long vlistRemoveEqual(robj *o, const void *s, size_t len, int from_tail, unsigned long limit);
 /* Inserts s before (after) the first element equal to pivot from the head;
  * 0 when there is no such element. */
-int listInsertAtPivot(robj *o, const void *pivot, size_t plen, const void *s, size_t len, int after);
-/* 1 when the set holds member. */
-int setContains(robj *o, sds member);
+int vlistInsertAtPivot(robj *o, const void *pivot, size_t plen, const void *s, size_t len, int after);
+/* The fill (list-max-listpack-size) and compress depth a quicklist list
+ * was made with (DEBUG OBJECT); 0 for a listpack list. */
+int vlistQuicklistSettings(robj *o, int *fill, int *compress);
+/* The process-wide size from which an element gets a plain quicklist node
+ * of its own (DEBUG QUICKLIST-PACKED-THRESHOLD; 0: the default); -1 when
+ * sz is out of range. */
+int vlistSetPackedThreshold(size_t sz);
 
 /* Sets, as Redis 7.2 encodes them: an intset while every member is an
  * integer and there are at most intset_entries; else a listpack (insertion
@@ -119,8 +128,45 @@ int setRemove(robj *o, const valueElem *m);
 int setHas(robj *o, const valueElem *m);
 /* One uniformly chosen member of a non-empty set (valid until it changes). */
 void setRandomMember(robj *o, valueElem *m);
-/* A hash field's value; 0 when the hash has no such field. */
+
+/* Hashes, as Redis 7.0 encodes them: a listpack of field, value, field,
+ * value ... in insertion order while there are at most lp_entries fields
+ * and no field or value is longer than lp_value bytes; a dict (sds field →
+ * sds value) beyond, for good. Conversions happen where Redis's do, and
+ * the listpack is edited with the same operations, so encodings, dumped
+ * bytes and reply order match. New hashes start as createHashObject
+ * (data/object.h). */
+typedef struct hashLimits {
+    size_t lp_entries; /* hash-max-listpack-entries */
+    size_t lp_value;   /* hash-max-listpack-value */
+} hashLimits;
+/* Before the count strings args (field, value, field, value ...) go into
+ * the hash: converts it now when they cannot all fit the listpack, so one
+ * command never converts halfway. */
+void hashGrowFor(robj *o, robj *const *args, int count, const hashLimits *lim);
+/* A field's value; 0 when the hash has no such field. */
 int hashGetValue(robj *o, sds field, valueElem *value);
+int hashExists(robj *o, sds field);
+/* Bytes of a field's value (integers as their decimal text); 0 when absent. */
+size_t hashStrlen(robj *o, sds field);
+/* Sets field to a copy of value, converting as the limits say. Returns 1
+ * when the field existed (its value was replaced), 0 when it was added. */
+int hashSet(robj *o, sds field, const void *value, size_t vlen, const hashLimits *lim);
+/* 1 when the field was there and is gone. */
+int hashDelete(robj *o, sds field);
+/* One uniformly chosen field of a non-empty hash, and its value when value
+ * is not NULL (valid until the hash changes). */
+void hashRandomField(robj *o, valueElem *field, valueElem *value);
+/* HRANDFIELD's draws, handed to fn one pair at a time (value NULL unless
+ * withvalues); fn returns 0 to stop. hashRandomFields: count independent
+ * draws, repeats allowed. hashRandomFieldsDistinct: count distinct fields,
+ * 0 < count < the hash's length, by Redis's strategies (a listpack in one
+ * selection-sampling walk; most of a table by dropping random entries from
+ * a copy of its entry pointers; few of many by drawing until enough
+ * distinct ones came up). */
+typedef int hashPairFn(void *ctx, const valueElem *field, const valueElem *value);
+void hashRandomFields(robj *o, unsigned long count, int withvalues, hashPairFn *fn, void *ctx);
+void hashRandomFieldsDistinct(robj *o, unsigned long count, int withvalues, hashPairFn *fn, void *ctx);
 
 /* One SCAN step over a hash, set or zset: fn gets each element and, for
  * hashes and zsets, val as SCAN replies it (the hash value; the score as
@@ -154,6 +200,10 @@ size_t valueTableStats(robj *o, char *buf, size_t bufsize);
 void hashConvertToTable(robj *o);
 void setConvertToTable(robj *o, size_t sizeHint);
 
+/* The bytes of an sds as an element (no copy: valid while s is). */
+static inline valueElem valueElemFromSds(sds s) {
+    return (valueElem){.sval = (const unsigned char *)s, .slen = sdslen(s)};
+}
 /* An element as a new object / sds (integers as their decimal text). */
 static inline robj *valueElemObject(const valueElem *e) {
     return e->sval ? createStringObject((const char *)e->sval, e->slen) : createStringObjectFromLongLong(e->lval);

@@ -1105,7 +1105,7 @@ static robj *loadZipmapHash(rio *r) {
     }
     robj *o;
     /* Past either listpack limit (entries or length), a hash table, as Redis 7.0 converts it. */
-    if (dictSize(d) > server.hash_max_listpack_entries || maxlen > server.hash_max_listpack_value) {
+    if (dictSize(d) > server.hash_limits.lp_entries || maxlen > server.hash_limits.lp_value) {
         lpFree(lp);
         o = createObject(OBJ_HASH, d);
         o->encoding = OBJ_ENCODING_HT;
@@ -1187,7 +1187,7 @@ static robj *loadQuicklist(rio *r, int type) {
         objectMarkUnchecked(o); /* kept as it came: walking it is for later (object.h) */
         return o;
     }
-    listTryCompact(o, server.list_max_listpack_size, 0); /* one small node: a listpack, as 7.2 loads it */
+    vlistTryCompact(o, server.list_max_listpack_size, 0); /* one small node: a listpack, as 7.2 loads it */
     return o;
 fail:
     decrRefCount(o);
@@ -1241,8 +1241,8 @@ static robj *loadPairs(rio *r, int type) {
     }
     robj *o = createObject(is_hash ? OBJ_HASH : OBJ_ZSET, lp);
     o->encoding = OBJ_ENCODING_LISTPACK;
-    if (is_hash && n / 2 > server.hash_max_listpack_entries) hashConvertToTable(o);
-    else if (!is_hash && n / 2 > server.zset_max_listpack_entries) zsetConvertToSkiplist(o);
+    if (is_hash && n / 2 > server.hash_limits.lp_entries) hashConvertToTable(o);
+    else if (!is_hash && n / 2 > server.zset_limits.max_entries) zsetConvertToSkiplist(o);
     return o;
 }
 
@@ -1272,7 +1272,7 @@ static robj *loadObject(int type, rio *r) {
             quicklistPushTail(o->ptr, s, len);
             zfree(s);
         }
-        listTryCompact(o, server.list_max_listpack_size, 0);
+        vlistTryCompact(o, server.list_max_listpack_size, 0);
         return o;
     }
     if (type == RDB_TYPE_LIST_ZIPLIST) {
@@ -1292,7 +1292,7 @@ static robj *loadObject(int type, rio *r) {
         }
         o = createQuicklistObject(server.list_max_listpack_size, server.list_compress_depth);
         quicklistAppendListpack(o->ptr, lp);
-        listTryCompact(o, server.list_max_listpack_size, 0);
+        vlistTryCompact(o, server.list_max_listpack_size, 0);
         return o;
     }
     if (type == RDB_TYPE_SET) {
@@ -1389,7 +1389,7 @@ static robj *loadObject(int type, rio *r) {
                 rdbCorrupt(r, "Duplicate zset fields detected");
                 goto fail;
             }
-            zsetInsertNew(zs, m, score);
+            zsetInsertNew(o, m, score);
             sdsfree(m);
         }
         return o;

@@ -114,13 +114,6 @@ void storeResultOrDelete(client *c, robj *dstkey, robj *obj, int class, const ch
     }
 }
 
-const zsetLimits *zsetConfigLimits(void) {
-    static zsetLimits lim;
-    lim.max_entries = server.zset_max_listpack_entries;
-    lim.max_value = server.zset_max_listpack_value;
-    return &lim;
-}
-
 /* ------------------------------------------------------ keys, answered */
 
 robj *lookupKeyReadOrReply(client *c, robj *key, robj *reply) {

@@ -8,7 +8,6 @@
 #ifndef SERVER_CMDARGS_H
 #define SERVER_CMDARGS_H
 
-#include "data/t_zset.h"
 #include "server/server.h"
 
 /* msg NULL: "value is not an integer or out of range". */
@@ -46,9 +45,6 @@ void propagateAsPexpireat(client *c, robj *key, long long when);
  * `count` writes) and replies its size; an empty one deletes dstkey instead
  * (raising "del"), as Redis does. The caller keeps its reference to obj. */
 void storeResultOrDelete(client *c, robj *dstkey, robj *obj, int class, const char *event, long long count);
-
-/* zset-max-listpack-entries / -value as configured now. */
-const zsetLimits *zsetConfigLimits(void);
 
 /* Key lookups that answer for the command (in server/'s dispatch layer, above
  * the keyspace, which never replies). */

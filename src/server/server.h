@@ -402,11 +402,9 @@ struct redisServer {
     int lfu_decay_time; /* minutes for the LFU counter to drop by one; 0 never */
     int maxmemory_samples;
     int maxmemory_eviction_tenacity; /* 0..100: how long one eviction run may take (evict.c) */
-    size_t hash_max_listpack_entries;
-    size_t hash_max_listpack_value;
+    hashLimits hash_limits; /* hash-max-listpack-entries/value */
     setLimits set_limits; /* set-max-intset-entries, set-max-listpack-entries/value */
-    size_t zset_max_listpack_entries;
-    size_t zset_max_listpack_value;
+    zsetLimits zset_limits; /* zset-max-listpack-entries/value */
     int list_max_listpack_size;
     int list_compress_depth;
     long long hll_sparse_max_bytes; /* a sparse HyperLogLog growing past this turns dense */

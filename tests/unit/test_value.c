@@ -30,14 +30,16 @@ static int elemIs(const valueElem *e, const char *want) {
     return ok;
 }
 
+static const hashLimits hashLim = {128, 64};
+
 static robj *makeHash(int table) {
     robj *o = createHashObject();
     for (int i = 0; i < N; i++) {
-        char f[16], v[16];
-        snprintf(f, sizeof(f), "f%d", i);
+        char v[16];
+        sds f = sdscatprintf(sdsempty(), "f%d", i);
         snprintf(v, sizeof(v), "%d", i * 10); /* integer values: stored as listpack ints */
-        o->ptr = lpAppend(o->ptr, (unsigned char *)f, (uint32_t)strlen(f));
-        o->ptr = lpAppend(o->ptr, (unsigned char *)v, (uint32_t)strlen(v));
+        CHECK(hashSet(o, f, v, strlen(v), &hashLim) == 0);
+        sdsfree(f);
     }
     if (table) hashConvertToTable(o);
     return o;
@@ -172,6 +174,128 @@ static void testHash(void) {
     }
 }
 
+/* Collects what a random draw hands out: how many pairs, whether each
+ * came with its value as the hash holds it, and the distinct fields. */
+typedef struct drawn {
+    robj *o;
+    unsigned long n, stopAt;
+    int withvalues, ok;
+    unsigned char seen[N];
+} drawn;
+
+static int collectPair(void *ctx, const valueElem *field, const valueElem *value) {
+    drawn *d = ctx;
+    sds f = elemText(field);
+    valueElem v;
+    int i = atoi(f + 1);
+    if (f[0] != 'f' || i < 0 || i >= N || !hashGetValue(d->o, f, &v)) {
+        d->ok = 0;
+    } else {
+        char buf[LONG_STR_SIZE];
+        size_t len;
+        const char *held = valueElemBytes(&v, buf, &len);
+        if (d->withvalues != (value != NULL) || (value && !valueElemEquals(value, held, len))) d->ok = 0;
+        else d->seen[i]++;
+    }
+    sdsfree(f);
+    return ++d->n != d->stopAt;
+}
+
+static drawn drawFrom(robj *o, unsigned long count, int distinct, int withvalues, unsigned long stopAt) {
+    drawn d = {.o = o, .withvalues = withvalues, .ok = 1, .stopAt = stopAt};
+    if (distinct) hashRandomFieldsDistinct(o, count, withvalues, collectPair, &d);
+    else hashRandomFields(o, count, withvalues, collectPair, &d);
+    return d;
+}
+
+/* How many elements a draw picked, -1 when one came twice. */
+static int distinctCount(const unsigned char seen[N]) {
+    int n = 0;
+    for (int i = 0; i < N; i++) {
+        if (seen[i] > 1) return -1;
+        n += seen[i];
+    }
+    return n;
+}
+
+/* Edits, conversions at the limits and random draws, in both encodings. */
+static void testHashEdits(void) {
+    TEST("hash edits and conversions");
+    robj *o = createHashObject();
+    sds f = sdsnew("field"), g = sdsnew("other");
+    valueElem v;
+    CHECK(!hashExists(o, f) && hashStrlen(o, f) == 0 && !hashDelete(o, f));
+    CHECK(hashSet(o, f, "12345", 5, &hashLim) == 0 && hashSet(o, f, "abc", 3, &hashLim) == 1);
+    CHECK(hashGetValue(o, f, &v) && elemIs(&v, "abc") && hashStrlen(o, f) == 3);
+    CHECK(hashSet(o, g, "-77", 3, &hashLim) == 0 && hashStrlen(o, g) == 3); /* an integer in the listpack */
+    CHECK(o->encoding == OBJ_ENCODING_LISTPACK && valueLength(o) == 2);
+    CHECK(hashDelete(o, f) && !hashExists(o, f) && hashExists(o, g) && valueLength(o) == 1);
+    /* A value over lp_value converts, for good. */
+    char big[100];
+    memset(big, 'x', sizeof(big));
+    CHECK(hashSet(o, f, big, sizeof(big), &hashLim) == 0 && o->encoding == OBJ_ENCODING_HT);
+    CHECK(hashStrlen(o, f) == sizeof(big) && hashGetValue(o, g, &v) && elemIs(&v, "-77"));
+    CHECK(hashSet(o, f, "s", 1, &hashLim) == 1 && hashStrlen(o, f) == 1);
+    CHECK(hashDelete(o, f) && hashDelete(o, g) && valueLength(o) == 0 && o->encoding == OBJ_ENCODING_HT);
+    decrRefCount(o);
+
+    /* More fields than lp_entries. */
+    const hashLimits two = {2, 64};
+    o = createHashObject();
+    for (int i = 0; i < 3; i++) {
+        sds k = sdscatprintf(sdsempty(), "k%d", i);
+        hashSet(o, k, "v", 1, &two);
+        CHECK(o->encoding == (i < 2 ? OBJ_ENCODING_LISTPACK : OBJ_ENCODING_HT));
+        sdsfree(k);
+    }
+    decrRefCount(o);
+
+    /* hashGrowFor: before a batch that cannot fit, not halfway through it. */
+    robj *args[4];
+    for (int i = 0; i < 4; i++) args[i] = createStringObject("ab", 2);
+    o = createHashObject();
+    hashGrowFor(o, args, 4, &hashLim);
+    CHECK(o->encoding == OBJ_ENCODING_LISTPACK);
+    hashGrowFor(o, args, 4, &two); /* two pairs fit two entries */
+    CHECK(o->encoding == OBJ_ENCODING_LISTPACK);
+    decrRefCount(args[3]);
+    args[3] = createStringObject(big, sizeof(big));
+    hashGrowFor(o, args, 4, &hashLim);
+    CHECK(o->encoding == OBJ_ENCODING_HT);
+    decrRefCount(o);
+    o = createHashObject();
+    hashGrowFor(o, args, 4, &(hashLimits){1, 1000}); /* two pairs over one entry */
+    CHECK(o->encoding == OBJ_ENCODING_HT);
+    decrRefCount(o);
+    for (int i = 0; i < 4; i++) decrRefCount(args[i]);
+    sdsfree(f);
+    sdsfree(g);
+
+    for (int table = 0; table <= 1; table++) {
+        TEST(table ? "hash random fields, table" : "hash random fields, listpack");
+        o = makeHash(table);
+        valueElem rf, rv;
+        hashRandomField(o, &rf, &rv);
+        sds t = elemText(&rf), tv = elemText(&rv);
+        CHECK(hashGetValue(o, t, &v) && elemIs(&v, tv));
+        sdsfree(t);
+        sdsfree(tv);
+        drawn d = drawFrom(o, 3000, 0, 1, 0); /* repeats, past a batch of 1000 */
+        CHECK(d.ok && d.n == 3000);
+        d = drawFrom(o, 10, 0, 0, 4); /* the visitor stops the draw */
+        CHECK(d.ok && d.n == 4);
+        /* Distinct: few of many, most of them, and every strategy stops. */
+        unsigned long counts[] = {5, N - 1};
+        for (int k = 0; k < 2; k++) {
+            d = drawFrom(o, counts[k], 1, k, 0);
+            CHECK(d.ok && d.n == counts[k] && distinctCount(d.seen) == (int)counts[k]);
+            d = drawFrom(o, counts[k], 1, k, 2);
+            CHECK(d.ok && d.n == 2);
+        }
+        decrRefCount(o);
+    }
+}
+
 static void testSet(void) {
     for (int table = 0; table <= 1; table++) {
         TEST(table ? "set table" : "set intset");
@@ -179,11 +303,8 @@ static void testSet(void) {
         CHECK(valueLength(o) == N);
         CHECK(walk(o, expectSetAny) == N);
         checkCommon(o, 0);
-        sds m = sdsnew("21"), other = sdsnew("22"), text = sdsnew("x");
-        CHECK(setContains(o, m) && !setContains(o, other) && !setContains(o, text));
-        sdsfree(m);
-        sdsfree(other);
-        sdsfree(text);
+        valueElem m = textElem("21"), other = textElem("22"), text = textElem("x"), num = intElem(21);
+        CHECK(setHas(o, &m) && setHas(o, &num) && !setHas(o, &other) && !setHas(o, &text));
         if (!table) {
             valueBlob b;
             CHECK(valueBlobNext(o, NULL, &b) != NULL && b.len == intsetBlobLen(o->ptr));
@@ -247,51 +368,51 @@ static void testListEdits(void) {
         TEST(ql ? "list edits: quicklist" : "list edits: listpack");
         robj *o = ql ? createQuicklistObject(2, 0) : createListListpackObject();
         const char *items[] = {"a", "b", "1", "c", "b", "2"};
-        for (int i = 0; i < 6; i++) listPush(o, items[i], strlen(items[i]), 1);
+        for (int i = 0; i < 6; i++) vlistPush(o, items[i], strlen(items[i]), 1);
         CHECK(o->encoding == (ql ? OBJ_ENCODING_QUICKLIST : OBJ_ENCODING_LISTPACK) && valueLength(o) == 6);
         valueElem e;
-        CHECK(listIndex(o, -1, &e) && elemIs(&e, "2") && listIndex(o, 2, &e) && elemIs(&e, "1"));
-        CHECK(!listIndex(o, 6, &e) && !listIndex(o, -7, &e));
-        CHECK(listReplaceAt(o, 0, "A", 1) && !listReplaceAt(o, 9, "z", 1));
-        CHECK(listInsertAtPivot(o, "1", 1, "x", 1, 1) && !listInsertAtPivot(o, "nope", 4, "x", 1, 0));
-        CHECK(listRemoveEqual(o, "b", 1, 1, 1) == 1); /* the last b */
+        CHECK(vlistIndex(o, -1, &e) && elemIs(&e, "2") && vlistIndex(o, 2, &e) && elemIs(&e, "1"));
+        CHECK(!vlistIndex(o, 6, &e) && !vlistIndex(o, -7, &e));
+        CHECK(vlistReplaceAt(o, 0, "A", 1) && !vlistReplaceAt(o, 9, "z", 1));
+        CHECK(vlistInsertAtPivot(o, "1", 1, "x", 1, 1) && !vlistInsertAtPivot(o, "nope", 4, "x", 1, 0));
+        CHECK(vlistRemoveEqual(o, "b", 1, 1, 1) == 1); /* the last b */
         /* A b 1 x c b 2, less its last b. */
         const char *want[] = {"A", "b", "1", "x", "c", "2"};
-        for (int i = 0; i < 6; i++) CHECK(listIndex(o, i, &e) && elemIs(&e, want[i]));
+        for (int i = 0; i < 6; i++) CHECK(vlistIndex(o, i, &e) && elemIs(&e, want[i]));
         CHECK(valueLength(o) == 6);
-        listDelRange(o, 0, 1);
-        listDelRange(o, -1, 1);
-        listDelRange(o, 10, 3); /* past the end: nothing */
-        CHECK(valueLength(o) == 4 && listIndex(o, 0, &e) && elemIs(&e, "b"));
+        vlistDelRange(o, 0, 1);
+        vlistDelRange(o, -1, 1);
+        vlistDelRange(o, 10, 3); /* past the end: nothing */
+        CHECK(valueLength(o) == 4 && vlistIndex(o, 0, &e) && elemIs(&e, "b"));
         unsigned char *data;
         size_t sz;
         long long ll;
-        CHECK(listPop(o, 1, &data, &sz, &ll) && sz == 1 && memcmp(data, "c", 1) == 0);
+        CHECK(vlistPop(o, 1, &data, &sz, &ll) && sz == 1 && memcmp(data, "c", 1) == 0);
         zfree(data);
-        CHECK(listPop(o, 0, &data, &sz, &ll) && sz == 1 && data[0] == 'b');
+        CHECK(vlistPop(o, 0, &data, &sz, &ll) && sz == 1 && data[0] == 'b');
         zfree(data);
-        CHECK(listPop(o, 0, &data, &sz, &ll) && data == NULL && ll == 1); /* stored as an integer */
-        CHECK(listRemoveEqual(o, "x", 1, 0, 0) == 1 && valueLength(o) == 0);
-        CHECK(!listPop(o, 0, &data, &sz, &ll));
+        CHECK(vlistPop(o, 0, &data, &sz, &ll) && data == NULL && ll == 1); /* stored as an integer */
+        CHECK(vlistRemoveEqual(o, "x", 1, 0, 0) == 1 && valueLength(o) == 0);
+        CHECK(!vlistPop(o, 0, &data, &sz, &ll));
         decrRefCount(o);
     }
     TEST("list conversions");
     robj *o = createListListpackObject();
-    listGrowFor(o, 3, 1, 3, 4, 0);
+    vlistGrowFor(o, 3, 1, 3, 4, 0);
     CHECK(o->encoding == OBJ_ENCODING_LISTPACK);
-    for (int i = 0; i < 4; i++) listPush(o, "e", 1, 1);
-    listGrowFor(o, 1, 1, 1, 4, 0); /* a fifth element breaks fill 4 */
+    for (int i = 0; i < 4; i++) vlistPush(o, "e", 1, 1);
+    vlistGrowFor(o, 1, 1, 1, 4, 0); /* a fifth element breaks fill 4 */
     CHECK(o->encoding == OBJ_ENCODING_QUICKLIST && valueLength(o) == 4);
-    listPush(o, "f", 1, 1);
+    vlistPush(o, "f", 1, 1);
     unsigned char *data;
     size_t sz;
     long long ll;
-    CHECK(listPop(o, 1, &data, &sz, &ll));
+    CHECK(vlistPop(o, 1, &data, &sz, &ll));
     zfree(data);
-    listTryCompact(o, 4, 1); /* 4 elements: more than half of 4 */
+    vlistTryCompact(o, 4, 1); /* 4 elements: more than half of 4 */
     CHECK(o->encoding == OBJ_ENCODING_QUICKLIST);
-    listDelRange(o, 0, 2);
-    listTryCompact(o, 4, 1);
+    vlistDelRange(o, 0, 2);
+    vlistTryCompact(o, 4, 1);
     CHECK(o->encoding == OBJ_ENCODING_LISTPACK && valueLength(o) == 2);
     robj *copy = valueDup(o);
     CHECK(copy->encoding == OBJ_ENCODING_LISTPACK && valueLength(copy) == 2);
@@ -301,7 +422,7 @@ static void testListEdits(void) {
     decrRefCount(o);
     /* Byte fills: one element over 8 KB cannot stay in a listpack. */
     o = createListListpackObject();
-    listGrowFor(o, 9000, 9000, 1, -2, 0);
+    vlistGrowFor(o, 9000, 9000, 1, -2, 0);
     CHECK(o->encoding == OBJ_ENCODING_QUICKLIST && valueLength(o) == 0);
     decrRefCount(o);
 }
@@ -334,8 +455,8 @@ static void testList(void) {
     robj *copy = valueDup(o);
     CHECK(walk(copy, expectList) == N);
     decrRefCount(copy);
-    listPush(o, "head", 4, 0);
-    listPush(o, "tail", 4, 1);
+    vlistPush(o, "head", 4, 0);
+    vlistPush(o, "tail", 4, 1);
     valueIterInit(&it, o);
     CHECK(valueIterNext(&it, &item) && elemIs(&item.ele, "head"));
     valueIterDone(&it);
@@ -394,6 +515,77 @@ static void testZset(void) {
     decrRefCount(o);
 }
 
+/* What a zset draw handed out: how many, each a member with its score,
+ * and how often each member came. */
+typedef struct zdrawn {
+    robj *o;
+    unsigned long n, stopAt;
+    int ok;
+    unsigned char seen[N];
+} zdrawn;
+
+static int collectMember(const unsigned char *ele, size_t len, double score, void *ctx) {
+    zdrawn *d = ctx;
+    sds m = sdsnewlen(ele, len);
+    double held;
+    int i = atoi(m + 1);
+    if (m[0] != 'm' || i < 0 || i >= N || !zsetScore(d->o, m, &held) || held != score) d->ok = 0;
+    else d->seen[i]++;
+    sdsfree(m);
+    return ++d->n != d->stopAt;
+}
+
+/* Random members, range parsing and building a result, in both encodings. */
+static void testZsetLayer(void) {
+    for (int sl = 0; sl <= 1; sl++) {
+        TEST(sl ? "zset random members, skiplist" : "zset random members, listpack");
+        robj *o = makeZset(sl ? &none : &small);
+        zdrawn d = {.o = o, .ok = 1};
+        zsetRandomMembers(o, 2500, collectMember, &d); /* repeats, past a batch */
+        CHECK(d.ok && d.n == 2500);
+        unsigned long counts[] = {4, N - 2};
+        for (int k = 0; k < 2; k++) {
+            d = (zdrawn){.o = o, .ok = 1};
+            zsetRandomMembersDistinct(o, counts[k], collectMember, &d);
+            CHECK(d.ok && d.n == counts[k] && distinctCount(d.seen) == (int)counts[k]);
+            d = (zdrawn){.o = o, .ok = 1, .stopAt = 3};
+            zsetRandomMembersDistinct(o, counts[k], collectMember, &d);
+            CHECK(d.ok && d.n == 3);
+        }
+        d = (zdrawn){.o = o, .ok = 1, .stopAt = 1};
+        zsetRandomMembers(o, 100, collectMember, &d);
+        CHECK(d.ok && d.n == 1);
+        decrRefCount(o);
+    }
+
+    TEST("zset bounds parsing");
+    zbounds b;
+    CHECK(zboundsParse(&b, 0, "(1", 2, "+inf", 4) == 0 && !b.lex && b.score.min == 1 && b.score.minex);
+    zboundsFree(&b);
+    CHECK(zboundsParse(&b, 0, "x", 1, "2", 1) == -1);
+    CHECK(zboundsParse(&b, 1, "[a", 2, "(m05", 4) == 0 && b.lex);
+    robj *o = makeZset(&small);
+    CHECK(zsetCountBounds(o, &b) == 5); /* the members are m00..m49: m00..m04 */
+    zboundsFree(&b);
+    CHECK(zboundsParse(&b, 1, "a", 1, "+", 1) == -1); /* lex bounds start with [ ( - or + */
+    decrRefCount(o);
+
+    TEST("zset built from scratch");
+    o = createZsetObject();
+    zsetExpand(o, N);
+    for (int i = 0; i < N; i++) {
+        sds m = sdscatprintf(sdsempty(), "m%02d", i);
+        zsetInsertNew(o, m, i + 0.5);
+        sdsfree(m);
+    }
+    CHECK(zsetLength(o) == N && walk(o, expectZset) == N);
+    zsetConvertToListpackIfNeeded(o, 3, 3 * N, &small);
+    CHECK(o->encoding == OBJ_ENCODING_LISTPACK && walk(o, expectZset) == N);
+    zsetExpand(o, 10); /* nothing for a listpack */
+    CHECK(zsetLength(o) == N);
+    decrRefCount(o);
+}
+
 static void testStrings(void) {
     TEST("strings");
     robj *s = createStringObject("hello", 5);
@@ -406,11 +598,13 @@ static void testStrings(void) {
 
 int main(void) {
     testHash();
+    testHashEdits();
     testSet();
     testSetEncodings();
     testList();
     testListEdits();
     testZset();
+    testZsetLayer();
     testStrings();
     return TEST_REPORT();
 }
