@@ -1,8 +1,8 @@
 """Real client libraries from Debian against the server: what an application
 using them does, with the results it must see (the same on the reference).
-node-redis 4 (Debian's node-redis) runs tests/clients/node_redis_smoke.js; kombu
+node-redis 4 (Debian's node-redis) runs tests/integration/clients/libraries/node_redis_smoke.js; kombu
 (Celery's transport) and RQ (a job queue; its job functions are in
-tests/clients/rq_jobs.py) run in-process.
+tests/integration/clients/libraries/rq_jobs.py) run in-process.
 """
 import os
 import shutil
@@ -18,7 +18,7 @@ NODE_PATH = "/usr/share/nodejs"
 @pytest.mark.skipif(not shutil.which("node") or not os.path.isdir(os.path.join(NODE_PATH, "redis")),
                     reason="nodejs and node-redis (Debian packages nodejs, node-redis) are not installed")
 def test_node_redis_application_calls(server):
-    script = os.path.join(HERE, "clients", "node_redis_smoke.js")
+    script = os.path.join(HERE, "libraries", "node_redis_smoke.js")
     out = subprocess.run(["node", script, str(server.port)], env=dict(os.environ, NODE_PATH=NODE_PATH),
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
@@ -52,7 +52,7 @@ def test_rq_jobs_run_and_report(server):
     rq = pytest.importorskip("rq", reason="python3-rq is not installed")
     import datetime
     import sys
-    sys.path.insert(0, os.path.join(HERE, "clients"))
+    sys.path.insert(0, os.path.join(HERE, "libraries"))
     import rq_jobs
     from rq.registry import FailedJobRegistry, FinishedJobRegistry
     r = server.client()

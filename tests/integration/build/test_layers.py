@@ -3,7 +3,8 @@
 import os
 import subprocess
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from support import ROOT
+
 SCRIPT = os.path.join(ROOT, "tests", "check_layers.sh")
 
 

@@ -9,7 +9,7 @@ server is involved, so it runs the same against the reference.
 import os
 import subprocess
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from support import ROOT
 
 
 def test_make_goals_install_missing_packages_before_building():
