@@ -20,6 +20,7 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "ours: tests of our own features, skipped against the reference")
     config.addinivalue_line("markers", "server_exits: the test makes a server exit with an error status on purpose")
     config.addinivalue_line("markers", "server_crash: the test makes a server crash on purpose (its report is checked)")
+    config.addinivalue_line("markers", "server_args(*args): extra arguments for the `server` fixture's server")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -79,8 +80,11 @@ def server_factory(request):
 
 
 @pytest.fixture
-def server(server_factory):
-    return server_factory()
+def server(request, server_factory):
+    """The test's server. @pytest.mark.server_args(*args) on the test or its
+    module starts it with those extra arguments (e.g. DEBUG enabled)."""
+    marker = request.node.get_closest_marker("server_args")
+    return server_factory(*(marker.args if marker else ()))
 
 
 @pytest.fixture

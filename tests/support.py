@@ -71,6 +71,13 @@ def refuses_to_start(start, reference_status=(1,)):
     raise AssertionError("the server started")
 
 
+def start_fails(tmp_path, *args, stdin=b""):
+    """Runs the binary with args; it must exit 1. Returns (stdout, stderr) as text."""
+    p = subprocess.run([SERVER] + list(args), input=stdin, capture_output=True, timeout=20, cwd=str(tmp_path))
+    assert p.returncode == 1, (p.returncode, p.stdout, p.stderr)
+    return p.stdout.decode(), p.stderr.decode()
+
+
 class PortTaken(Exception):
     """The port chosen for a server was taken by another process first."""
 

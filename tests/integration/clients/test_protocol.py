@@ -4,8 +4,10 @@ protocol errors (exact texts, connection closed, others unaffected), limits.
 Replies and error texts as Redis 7.0.15 gives them (each checked on it).
 """
 import socket
+import time
 
 import pytest
+import redis
 
 from resp_raw import Conn
 
@@ -309,3 +311,45 @@ def test_hello_then_pipeline(server, resp):
     received, _ = exchange(server, b"HELLO " + resp + b"\r\nPING\r\n", timeout=0.5)
     assert received.endswith(b"+PONG\r\n")
     assert received.startswith(b"*14\r\n" if resp == b"2" else b"%7\r\n")
+
+
+def query_buffer(r, name):
+    for c in r.client_list():
+        if c["name"] == name:
+            return int(c["qbuf"]) + int(c["qbuf-free"]), int(c["idle"])
+    return 0, 0
+
+
+def test_query_buffer_shrinks_when_idle_and_after_a_big_request(server_factory):
+    s = server_factory()
+    r = s.client()
+    idle = redis.Redis(port=r.connection_pool.connection_kwargs["port"], single_connection_client=True)
+    idle.client_setname("idle_client")
+    deadline = time.time() + 6
+    while time.time() < deadline:
+        size, secs = query_buffer(r, "idle_client")
+        if secs >= 3 and size == 0:
+            break
+        time.sleep(0.1)
+    assert query_buffer(r, "idle_client")[0] == 0
+
+    busy = redis.Redis(port=r.connection_pool.connection_kwargs["port"], single_connection_client=True)
+    busy.client_setname("busy_client")
+    busy.set("x", "A" * 400000)
+    big = query_buffer(r, "busy_client")[0]
+    assert big > 32768
+    deadline = time.time() + 2
+    while time.time() < deadline:
+        busy.set("x", "A" * 100)
+        if query_buffer(r, "busy_client")[0] < big:
+            break
+        time.sleep(0.01)
+    assert 0 < query_buffer(r, "busy_client")[0] < big
+
+
+def test_a_new_clients_query_buffer_starts_at_16k(server_factory):
+    r = server_factory().client()
+    c = redis.Redis(port=r.connection_pool.connection_kwargs["port"], single_connection_client=True)
+    c.client_setname("fresh")
+    size = query_buffer(r, "fresh")[0]
+    assert 16384 <= size < 32768

@@ -519,3 +519,17 @@ def test_object_errors_and_help(c):
     assert help_lines[0] == "OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"
     for sub in ("ENCODING <key>", "FREQ <key>", "IDLETIME <key>", "REFCOUNT <key>", "HELP"):
         assert sub in help_lines
+
+
+def test_restore_freq_sets_the_lfu_counter_under_an_lfu_policy(r):
+    r.set("foo", "bar")
+    payload = r.dump("foo")
+    r.delete("foo")
+    r.config_set("maxmemory-policy", "allkeys-lfu")
+    assert r.restore("foo", 0, payload, frequency=100) == b"OK"
+    assert r.object("freq", "foo") == 100
+    assert r.get("foo") == b"bar"
+    r.config_set("maxmemory-policy", "noeviction")
+    r.delete("foo")
+    assert r.restore("foo", 0, payload, idletime=1000) == b"OK"
+    assert r.object("idletime", "foo") >= 1000

@@ -155,3 +155,13 @@ def test_propagated_as_del_of_the_moved_keys(server_factory):
     aofdir = os.path.join(src.dir, "appendonlydir")
     data = b"".join(open(os.path.join(aofdir, f), "rb").read() for f in os.listdir(aofdir) if f.endswith(".aof"))
     assert data.endswith(b"*3\r\n$3\r\nDEL\r\n$1\r\na\r\n$1\r\nb\r\n")
+
+
+def test_migrate_cached_sockets(server_factory):
+    a, b = server_factory(), server_factory()
+    ra = a.client()
+    assert ra.info("stats")["migrate_cached_sockets"] == 0
+    ra.set("key", "v")
+    assert ra.migrate("127.0.0.1", b.port, "key", 9, 1000) == b"OK"
+    assert ra.info("stats")["migrate_cached_sockets"] == 1
+    assert b.client().execute_command("SELECT", 9) and b.client(db=9).get("key") == b"v"

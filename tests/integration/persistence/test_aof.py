@@ -298,3 +298,245 @@ def test_commands_are_logged_in_canonical_form_however_sent(server_factory, tmp_
     d = tmp_path / "appendonlydir"
     incr = [l.split()[1] for l in (d / "appendonly.aof.manifest").read_text().splitlines() if l.endswith("type i")]
     assert (d / incr[-1]).read_bytes() == b"*2\r\n$6\r\nSELECT\r\n$1\r\n0\r\n" + SENT_ODDLY_STREAM
+
+
+def aof_commands(directory):
+    """The commands in the newest incremental AOF file, as lists of bytes."""
+    d = os.path.join(str(directory), "appendonlydir")
+    manifest = open(os.path.join(d, "appendonly.aof.manifest")).read().splitlines()
+    incr = [l.split()[1] for l in manifest if l.endswith("type i")][-1]
+    data = open(os.path.join(d, incr), "rb").read()
+    out, pos = [], 0
+    while pos < len(data):
+        assert data[pos:pos + 1] == b"*"
+        eol = data.index(b"\r\n", pos)
+        n, pos = int(data[pos + 1:eol]), eol + 2
+        cmd = []
+        for _ in range(n):
+            eol = data.index(b"\r\n", pos)
+            length, pos = int(data[pos + 1:eol]), eol + 2
+            cmd.append(data[pos:pos + length])
+            pos += length + 2
+        out.append(cmd)
+    return out
+
+
+@pytest.fixture
+def aof(server_factory, tmp_path):
+    s = server_factory("--dir", str(tmp_path), "--appendonly", "yes", "--appendfsync", "always")
+    r = s.client()
+    deadline = time.time() + 10
+    while r.info("persistence")["aof_rewrite_in_progress"] and time.time() < deadline:
+        time.sleep(0.05)
+    return r, tmp_path
+
+
+def writes(cmds):
+    return [[a.lower() if i == 0 else a for i, a in enumerate(c)] for c in cmds if c[0].lower() != b"select"]
+
+
+def test_restore_with_relative_ttl_is_replayed_with_absttl(aof):
+    r, d = aof
+    r.set("src", "value")
+    payload = r.dump("src")
+    before = int(time.time() * 1000)
+    r.restore("k", 100000, payload)
+    after = int(time.time() * 1000)
+    restore = [c for c in aof_commands(d) if c[0].lower() == b"restore"][-1]
+    assert restore[1] == b"k" and restore[3] == payload and restore[-1].upper() == b"ABSTTL"
+    assert before + 100000 <= int(restore[2]) <= after + 100000
+    # an absolute TTL is replayed as it was given
+    r.restore("k2", before + 50000, payload, absttl=True)
+    restore = [c for c in aof_commands(d) if c[0].lower() == b"restore"][-1]
+    assert restore[2] == str(before + 50000).encode() and restore[-1].upper() == b"ABSTTL"
+
+
+def test_transaction_writing_once_is_not_framed(aof):
+    r, d = aof
+    with r.pipeline(transaction=True) as p:
+        p.set("one", "1")
+        p.get("one")
+        p.execute()
+    with r.pipeline(transaction=True) as p:
+        p.set("a", "1")
+        p.set("b", "2")
+        p.execute()
+    r.eval("redis.call('set', 'fromlua', '1')", 0)
+    r.eval("redis.call('set', 'l1', '1') redis.call('set', 'l2', '2')", 0)
+    with r.pipeline(transaction=True) as p:
+        p.get("one")
+        p.execute()
+    assert writes(aof_commands(d)) == [
+        [b"set", b"one", b"1"],
+        [b"multi"], [b"set", b"a", b"1"], [b"set", b"b", b"2"], [b"exec"],
+        [b"set", b"fromlua", b"1"],
+        [b"multi"], [b"set", b"l1", b"1"], [b"set", b"l2", b"2"], [b"exec"],
+    ]
+
+
+def test_xreadgroup_replays_as_its_effects(aof):
+    r, d = aof
+    r.xadd("s", {"a": "b"}, id="1-1")
+    r.xgroup_create("s", "g", id="$")
+    r.xgroup_create("s", "quiet", id="0")
+    r.xreadgroup("g", "c1", {"s": ">"})  # nothing to deliver: nothing replayed
+    r.xadd("s", {"c": "d"}, id="2-1")
+    r.xreadgroup("g", "c2", {"s": ">"})
+    r.xreadgroup("quiet", "nobody", {"s": ">"}, noack=True)
+    cmds = [[a.lower() if i < 2 else a for i, a in enumerate(c)] for c in writes(aof_commands(d))]
+    assert [c[:2] for c in cmds] == [
+        [b"xadd", b"s"], [b"xgroup", b"create"], [b"xgroup", b"create"], [b"xadd", b"s"],
+        [b"xclaim", b"s"],
+        [b"multi"], [b"xgroup", b"createconsumer"], [b"xgroup", b"setid"], [b"exec"]]
+
+
+def raw_client(server):
+    """A client that shows BGREWRITEAOF's and BGSAVE's status text as it is."""
+    c = server.client(decode_responses=True)
+    for cmd in ("BGREWRITEAOF", "BGSAVE"):
+        c.set_response_callback(cmd, lambda r, **kw: r)
+    return c
+
+
+def _persistence(c):
+    return {k: str(v) for k, v in c.info("persistence").items()}
+
+
+def _wait_no_child(c):
+    wait_for(lambda: _persistence(c)["aof_rewrite_in_progress"] == "0" and
+             _persistence(c)["rdb_bgsave_in_progress"] == "0" and
+             _persistence(c)["aof_rewrite_scheduled"] == "0", what="no child")
+
+
+def _child_pid(server):
+    out = subprocess.run(["ps", "--ppid", str(server.proc.pid), "-o", "pid="], capture_output=True, text=True).stdout
+    pids = out.split()
+    assert pids
+    return pids[0]
+
+
+def test_bgrewriteaof_in_multi_is_scheduled_then_forks(server):
+    c = raw_client(server)
+    forks = c.info("stats")["total_forks"]
+    p = c.pipeline(transaction=True)
+    p.set("foo", "bar")
+    p.bgrewriteaof()
+    assert p.execute()[1] == "Background append only file rewriting scheduled"
+    wait_for(lambda: c.info("stats")["total_forks"] > forks, what="a fork")
+    _wait_no_child(c)
+    assert c.info("persistence")["aof_enabled"] == 0
+    # CONFIG SET appendonly yes inside MULTI: scheduled too, and a child writes the base.
+    forks = c.info("stats")["total_forks"]
+    p = c.pipeline(transaction=True)
+    p.config_set("appendonly", "yes")
+    p.execute()
+    wait_for(lambda: c.info("stats")["total_forks"] > forks, what="a fork")
+    _wait_no_child(c)
+    assert c.info("persistence")["aof_enabled"] == 1
+    log = open(server.logfile).read()
+    assert "AOF was enabled during a transaction. An AOF background was scheduled to start when possible." in log
+
+
+def test_bgsave_and_bgrewriteaof_wait_for_each_other(server):
+    c = raw_client(server)
+    c.set("k", "v")
+    c.config_set("rdb-key-save-delay", "10000000")
+    assert c.execute_command("BGSAVE") == "Background saving started"
+    assert c.bgrewriteaof() == "Background append only file rewriting scheduled"
+    assert _persistence(c)["aof_rewrite_scheduled"] == "1"
+    c.config_set("rdb-key-save-delay", "0")
+    os.kill(int(_child_pid(server)), 9)
+    wait_for(lambda: _persistence(c)["aof_rewrite_scheduled"] == "0", what="the rewrite")
+    _wait_no_child(c)
+    c.config_set("rdb-key-save-delay", "10000000")
+    assert c.bgrewriteaof() == "Background append only file rewriting started"
+    with pytest.raises(redis.ResponseError) as e:
+        c.bgrewriteaof()
+    assert str(e.value) == "Background append only file rewriting already in progress"
+    with pytest.raises(redis.ResponseError) as e:
+        c.execute_command("BGSAVE")
+    assert str(e.value) == ("Another child process is active (AOF?): can't BGSAVE right now. "
+                            "Use BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible.")
+    assert c.execute_command("BGSAVE", "SCHEDULE") == "Background saving scheduled"
+    c.config_set("rdb-key-save-delay", "0")
+    os.kill(int(_child_pid(server)), 9)
+    _wait_no_child(c)
+
+
+def test_turning_aof_off_kills_the_rewrite_child(server):
+    c = raw_client(server)
+    c.config_set("appendonly", "yes")
+    _wait_no_child(c)
+    c.set("k", "v")
+    c.config_set("rdb-key-save-delay", "10000000")
+    assert c.bgrewriteaof() == "Background append only file rewriting started"
+    c.config_set("appendonly", "no")
+    wait_for(lambda: "Killing running AOF rewrite child" in open(server.logfile).read(), what="the log line")
+    assert _persistence(c)["aof_rewrite_in_progress"] == "0"
+
+
+def test_aof_timestamp_annotations_written_and_loaded(server_factory):
+    server = server_factory()
+    c = server.client(decode_responses=True)
+    c.config_set("appendonly", "yes")
+    _wait_no_child(c)
+    c.config_set("aof-timestamp-enabled", "yes")
+    c.config_set("aof-use-rdb-preamble", "no")
+    d = os.path.join(server.dir, "appendonlydir")
+    c.set("foo", "bar")
+    incr = sorted(f for f in os.listdir(d) if f.endswith(".incr.aof"))[-1]
+    assert open(os.path.join(d, incr), "rb").read().startswith(b"#TS:")
+    assert c.bgrewriteaof()
+    _wait_no_child(c)
+    base = [f for f in os.listdir(d) if ".base." in f][0]
+    assert open(os.path.join(d, base), "rb").read().startswith(b"#TS:")
+    c.set("foo2", "bar2")
+    incr = sorted(f for f in os.listdir(d) if f.endswith(".incr.aof"))[-1]
+    with open(os.path.join(d, incr), "ab") as f:  # annotations between and after commands load
+        f.write(b"#TS:1628217470\r\n*3\r\n$3\r\nset\r\n$4\r\nfoo3\r\n$4\r\nbar3\r\n#TS:1628217471\r\n")
+    server.kill()
+    server.proc.wait()
+    again = server_factory("--dir", server.dir, "--appendonly", "yes")
+    c2 = again.client(decode_responses=True)
+    assert [c2.get("foo"), c2.get("foo2"), c2.get("foo3")] == ["bar", "bar2", "bar3"]
+
+
+def test_debug_aof_flush_sleep(server_factory):
+    c = server_factory("--enable-debug-command", "yes").client(decode_responses=True)
+    c.config_set("appendonly", "yes")
+    _wait_no_child(c)
+    assert c.execute_command("debug", "aof-flush-sleep", "200000") == "OK"
+    t = time.time()
+    c.set("k", "v")
+    assert time.time() - t >= 0.2
+    assert c.execute_command("debug", "aof-flush-sleep", "0") == "OK"
+
+
+def test_aof_of_redis_before_7_moves_into_the_aof_directory(server_factory, tmp_path):
+    d = tmp_path / "work"
+    d.mkdir()
+    (d / "appendonly.aof").write_bytes(b"*3\r\n$3\r\nset\r\n$2\r\nk1\r\n$2\r\nv1\r\n")
+    s = server_factory("--dir", str(d), "--appendonly", "yes")
+    c = s.client(decode_responses=True)
+    assert c.get("k1") == "v1"
+    assert not (d / "appendonly.aof").exists() and (d / "appendonlydir" / "appendonly.aof").exists()
+    manifest = (d / "appendonlydir" / "appendonly.aof.manifest").read_text().splitlines()
+    assert manifest == ["file appendonly.aof seq 1 type b", "file appendonly.aof.1.incr.aof seq 1 type i"]
+    c.set_response_callback("BGREWRITEAOF", lambda r, **kw: r)
+    assert c.bgrewriteaof() == "Background append only file rewriting started"
+    wait_for(lambda: c.info("persistence")["aof_rewrite_in_progress"] == 0, what="the rewrite")
+    wait_for(lambda: (d / "appendonlydir" / "appendonly.aof.manifest").read_text().splitlines() ==
+             ["file appendonly.aof.2.base.rdb seq 2 type b", "file appendonly.aof.2.incr.aof seq 2 type i"],
+             what="the new manifest")
+
+
+def test_set_pxat_is_propagated_with_the_option_uppercase(server_factory, tmp_path):
+    r = server_factory("--appendonly", "yes", "--dir", str(tmp_path)).client()
+    when = int(time.time() * 1000) + 100000
+    r.execute_command("SET", "foo4", "bar", "pxat", when)
+    r.execute_command("SET", "foo5", "bar", "exat", when // 1000)
+    time.sleep(1.2)  # appendfsync everysec
+    aof = b"".join(p.read_bytes() for p in (tmp_path / "appendonlydir").glob("*.incr.aof"))
+    assert b"$4\r\nPXAT\r\n$13\r\n%d\r\n" % when in aof
+    assert b"$4\r\nPXAT\r\n$13\r\n%d\r\n" % (when // 1000 * 1000) in aof
+    assert b"pxat" not in aof

@@ -13,6 +13,7 @@ import time
 import pytest
 
 from support import info, wait_for
+from support import free_port, start_fails
 
 MANIFEST = "appendonly.aof.manifest"
 
@@ -190,3 +191,28 @@ def test_eval_from_the_aof_writes_on_a_read_only_replica(server_factory, tmp_pat
     r = s.client()
     r.select(9)
     assert r.get("foo") == b"102"
+
+
+@pytest.mark.parametrize("manifest,message", [
+    ("file appendonly.aof.2.incr.aof seq 2 type i\nfile appendonly.aof.1.incr.aof seq 1 type i\n",
+     "Found a non-monotonic sequence number"),
+    ("file appendonly.aof.1.incr.aof seq 1 type i\n\nfile appendonly.aof.3.incr.aof seq 3 type i\n",
+     "Invalid AOF manifest file format"),
+    ("file appendonly.aof.1.base.aof seq 1 type b\nfile appendonly.aof.2.base.aof seq 2 type b\n",
+     "Found duplicate base file information"),
+    ("file appendonly.aof.1.base.aof seq 1 type x\n", "Unknown AOF file type"),
+    ("file appendonly.aof.1.base.aof seq 1 type b x\n", "Invalid AOF manifest file format"),
+    ("file appendonly.aof.1.base.aof seq 1 type b\n" + "#" * 1200 + "\nfile " + "x" * 1100 + " seq 2 type i\n",
+     "The AOF manifest file contains too long line"),
+    ("", "Found an empty AOF manifest"),
+])
+def test_aof_manifest_errors_stop_the_server(tmp_path, manifest, message):
+    d = tmp_path / "appendonlydir"
+    d.mkdir()
+    for name in ("appendonly.aof.1.base.aof", "appendonly.aof.2.base.aof", "appendonly.aof.1.incr.aof",
+                 "appendonly.aof.2.incr.aof", "appendonly.aof.3.incr.aof"):
+        (d / name).write_bytes(b"*3\r\n$3\r\nset\r\n$1\r\nk\r\n$1\r\nv\r\n")
+    (d / "appendonly.aof.manifest").write_text(manifest)
+    out, err = start_fails(tmp_path, "--port", str(free_port()), "--dir", str(tmp_path), "--appendonly", "yes")
+    assert "*** FATAL AOF MANIFEST FILE ERROR ***" in out
+    assert [l for l in out.splitlines() if l.endswith("# " + message)], out

@@ -12,6 +12,7 @@ import pytest
 import redis
 
 from support import REF_SERVER, enc72, rdb_str, refuses_to_start, start_in_dir as start
+from support import wait_for
 
 CHECK_RDB = shutil.which("redis-check-rdb")
 
@@ -374,3 +375,44 @@ def test_bgsave_child_stops_when_the_server_is_killed(server_factory):
     else:
         os.kill(child, 9)
         pytest.fail("the snapshot child outlived its server by 5 s")
+
+
+def test_clients_are_served_while_the_dataset_loads(server_factory):
+    s = server_factory("--enable-debug-command", "yes", "--rdbcompression", "no", "--enable-protected-configs", "yes")
+    c = s.client(decode_responses=True)
+    c.execute_command("debug", "populate", "20000", "key", "1000")
+    c.save()
+    c.close()
+    s.proc.terminate()
+    s.proc.wait(10)
+    proc = subprocess.Popen(s.cmd + ["--key-load-delay", "300", "--loading-process-events-interval-bytes", "1024"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    s.proc = proc
+    c = s.client(decode_responses=True)
+    wait_for(lambda: _info_loading(c) == "1", what="loading")
+    assert c.config_set("loglevel", "debug")
+    for cmd in (("config", "set", "dir", "x"), ("config", "set", "appendonly", "yes"), ("get", "key:1")):
+        with pytest.raises(redis.BusyLoadingError) as e:
+            c.execute_command(*cmd)
+        assert str(e.value) == "Redis is loading the dataset in memory"
+    assert _info_loading(c) == "1"
+    proc.terminate()  # shuts down mid-load
+    assert proc.wait(10) == 0
+
+
+def _info_loading(c):
+    try:
+        return str(c.info("persistence")["loading"])
+    except redis.ConnectionError:
+        return None
+
+
+def test_flushall_saves_and_resets_the_write_count_when_save_points_are_set(server_factory, tmp_path):
+    r = server_factory("--save", "", "--dir", str(tmp_path)).client()
+    r.set("key", "value")
+    r.flushall()
+    assert r.info("persistence")["rdb_changes_since_last_save"] > 0
+    r.config_set("save", "3600 1 300 100 60 10000")
+    r.set("key", "value")
+    r.flushall()
+    assert r.info("persistence")["rdb_changes_since_last_save"] == 0

@@ -6,6 +6,7 @@ PSYNC partial resync and WAIT. Interoperability runs both ways with Debian's
 redis-server 7.0.15 (support.REF_SERVER); under REFERENCE=1 every server is
 the reference, so the tests of Redis behaviour check themselves.
 """
+import os
 import re
 import socket
 import subprocess
@@ -786,3 +787,33 @@ def test_functions_on_a_read_only_replica(server_factory):
     assert r.execute_command("FCALL", "ro", 0) == 7
     assert r.execute_command("FCALL_RO", "ro", 0) == 7
     assert r.get("x") is None
+
+
+def test_publish_reaches_the_replicas_subscribers_not_the_aof(server_factory):
+    master, replica, m, r = start_pair(server_factory)
+    attach(r, master)
+    sub = replica.client().pubsub()
+    sub.subscribe("ch")
+    wait_for(lambda: (sub.get_message(timeout=0.1) or {}).get("type") == "subscribe", what="subscribed")
+    m.config_set("appendonly", "yes")
+    wait_for(lambda: m.info("persistence")["aof_rewrite_in_progress"] == 0, what="aof written")
+    m.publish("ch", "plain")
+    p = m.pipeline(transaction=True)
+    p.set("k", "v")
+    p.publish("ch", "in-multi")
+    p.execute()
+    got = []
+
+    def collect():
+        msg = sub.get_message(timeout=0.1)
+        if msg and msg["type"] == "message":
+            got.append(msg["data"])
+        return len(got) == 2
+
+    wait_for(collect, what="messages on the replica")
+    assert got == [b"plain", b"in-multi"]
+    sub.close()
+    d = os.path.join(master.dir, "appendonlydir")
+    incr = [f for f in os.listdir(d) if f.endswith(".incr.aof")]
+    data = b"".join(open(os.path.join(d, f), "rb").read() for f in incr)
+    assert b"in-multi" not in data and b"plain" not in data and b"$1\r\nk\r\n" in data

@@ -12,9 +12,11 @@ import socket
 import time
 
 import pytest
+import redis
 
 from datatype_client import wait_for
 from resp_raw import Conn, Err
+from support import free_port
 
 SYNTAX = Err("ERR syntax error")
 CLIENT_FIELDS = ["id", "addr", "laddr", "fd", "name", "age", "idle", "flags", "db", "sub", "psub",
@@ -1016,3 +1018,123 @@ def test_oom_score_adj_follows_the_role_and_is_restored(server):
     assert score() == 9
     r.config_set("oom-score-adj", "no")
     assert score() == 22
+
+
+def test_bind_and_port_change_at_run_time(server, r):
+    assert r.config_set("bind", "127.0.0.1")
+    assert r.config_get("bind") == {"bind": "127.0.0.1"}
+    assert r.config_set("port", server.port)
+    assert server.client().ping()
+    with pytest.raises(redis.ResponseError) as e:
+        r.config_set("bind", "192.0.2.1")  # an address of no interface here: nothing is sent
+    assert str(e.value) == ("CONFIG SET failed (possibly related to argument 'bind') - "
+                            "Failed to bind to specified addresses.")
+    assert r.config_get("bind") == {"bind": "127.0.0.1"}
+    assert server.client().ping()  # still listening where it was
+    new_port = free_port()
+    assert r.config_set("port", new_port)
+    assert redis.Redis(port=new_port).ping()
+    with pytest.raises(redis.ConnectionError):
+        redis.Redis(port=server.port, socket_connect_timeout=1).ping()
+    assert redis.Redis(port=new_port).config_set("port", server.port)
+    assert server.client().ping()
+
+
+@pytest.mark.parametrize("args", [("bad_arg",), ("filterby", "bad_arg"), ("filterby", "bad_arg", "bad_arg2"),
+                                  ("filterby", "pattern", "a", "b")])
+def test_command_list_syntax_errors(r, args):
+    with pytest.raises(redis.ResponseError) as e:
+        r.execute_command("COMMAND", "LIST", *args)
+    assert str(e.value) == "syntax error"
+
+
+def cmdstat(r, name):
+    return r.info("commandstats").get("cmdstat_" + name)
+
+
+def test_failed_calls_belong_to_the_command_that_failed(r):
+    r.config_resetstat()
+    with r.pipeline(transaction=True) as p:
+        p.set("a", "b")
+        p.execute_command("AUTH", "a")
+        with pytest.raises(redis.ResponseError):
+            p.execute()
+    assert cmdstat(r, "auth")["failed_calls"] == 1
+    assert cmdstat(r, "exec")["failed_calls"] == 0 and cmdstat(r, "set")["failed_calls"] == 0
+    r.eval("redis.pcall('XGROUP', 'CREATECONSUMER', 's1', 'mygroup', 'consumer') return 1", 0)
+    assert cmdstat(r, "xgroup|createconsumer")["failed_calls"] == 1
+    assert cmdstat(r, "eval")["failed_calls"] == 0
+    with pytest.raises(redis.ResponseError):
+        r.eval("return redis.call('incr', 'a')", 0)
+    assert cmdstat(r, "eval")["failed_calls"] == 1
+    assert r.info("stats")["total_error_replies"] == 3  # auth, xgroup, incr: the script passing on incr's error is not counted again
+
+
+def test_blocked_command_unblocked_with_error_is_a_failed_call(server, r):
+    r.config_resetstat()
+    blocked = server.client()
+    cid = blocked.client_id()
+    sock = blocked.connection_pool.get_connection("blpop")
+    sock.send_command("BLPOP", "list1", "0")
+    deadline = time.time() + 5
+    while r.info("clients")["blocked_clients"] != 1 and time.time() < deadline:
+        time.sleep(0.01)
+    assert r.client_unblock(cid, error=True)
+    with pytest.raises(redis.ResponseError) as e:
+        sock.read_response()
+    assert str(e.value).startswith("UNBLOCKED")
+    stat = cmdstat(r, "blpop")
+    assert stat["calls"] == 1 and stat["failed_calls"] == 1 and stat["rejected_calls"] == 0
+
+
+def test_protected_configs(server_factory, tmp_path):
+    r = server_factory().client()
+    for name in ("dir", "dbfilename"):
+        with pytest.raises(redis.ResponseError) as e:
+            r.config_set(name, str(tmp_path) if name == "dir" else "other.rdb")
+        assert str(e.value) == ("CONFIG SET failed (possibly related to argument '%s') - "
+                                "can't set protected config" % name)
+    r = server_factory("--enable-protected-configs", "local").client()
+    assert r.config_set("dir", str(tmp_path)) and r.config_set("dbfilename", "other.rdb")
+    assert r.config_get("dbfilename") == {"dbfilename": "other.rdb"}
+
+
+def test_hidden_configs_answer_by_name_only(r):
+    every = r.config_get("*")
+    for name in ("key-load-delay", "rdb-key-save-delay", "loading-process-events-interval-bytes"):
+        assert name not in every
+        assert name in r.config_get(name)
+    assert r.config_get("loading-process-events-interval-bytes") == {
+        "loading-process-events-interval-bytes": "2097152"}
+
+
+def read_title(pid):
+    with open("/proc/%d/cmdline" % pid, "rb") as f:
+        return f.read().replace(b"\0", b" ").decode().split()
+
+
+def test_process_title_follows_the_template(server, rd):
+    pid = server.proc.pid
+    title = read_title(pid)
+    assert title[0].endswith("redis-server") and title[1] == "127.0.0.1:%d" % server.port
+    assert rd.config_set("proc-title-template", "TEST {title} {listen-addr} {port} {tls-port} {config-file}")
+    assert read_title(pid)[:5] == ["TEST", title[0], "127.0.0.1:%d" % server.port, str(server.port), "0"]
+    assert rd.config_set("proc-title-template", "{{ x }} {title}")
+    assert read_title(pid)[:3] == ["{", "x", "}}"]
+    for bad in ("{nosuch}", "{title", "   ", ""):
+        with pytest.raises(redis.ResponseError) as e:
+            rd.config_set("proc-title-template", bad)
+        assert str(e.value) == ("CONFIG SET failed (possibly related to argument 'proc-title-template') - "
+                                "template format is invalid or contains unknown variables")
+    assert rd.config_get("proc-title-template") == {"proc-title-template": "{{ x }} {title}"}
+
+
+def test_config_directives_the_suite_sets(r):
+    r.config_set("repl-ping-replica-period", 3600)
+    assert r.config_get("repl-ping-replica-period") == {"repl-ping-replica-period": "3600"}
+    r.config_set("rdb-key-save-delay", 100)
+    assert r.config_get("rdb-key-save-delay") == {"rdb-key-save-delay": "100"}
+    r.set("k", "v")
+    t = time.time()
+    r.save()
+    assert time.time() - t >= 0.0001

@@ -44,3 +44,9 @@ def test_getkeys_errors(rc):
         for sub in ("GETKEYS", "GETKEYSANDFLAGS"):
             with pytest.raises(redis.ResponseError, match="^%s$" % err):
                 rc.execute_command("COMMAND", sub, *args)
+
+
+def test_command_getkeys_sort_with_several_store_keeps_the_last(r):
+    r.set_response_callback("COMMAND", lambda resp, **kw: resp)
+    assert r.execute_command("COMMAND", "GETKEYS", "SORT", "abc", "STORE", "invalid", "STORE", "stillbad",
+                             "STORE", "def") == [b"abc", b"def"]

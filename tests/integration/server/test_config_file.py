@@ -13,12 +13,14 @@ import re
 import shutil
 import socket
 import stat
+import subprocess
 import tempfile
 
 import pytest
 import redis
 
 from resp_raw import Conn
+from support import SERVER, free_port, start_fails, wait_for
 
 
 def config_get(server, *names):
@@ -231,3 +233,159 @@ def test_unixsocket_from_config_file(server_factory, short_dir):
         assert client.echo("x") == b"x"
     finally:
         client.close()
+
+
+@pytest.mark.parametrize("args, line, why", [
+    (["--port"], "'port'", "wrong number of arguments"),
+    (["--port", "6379", "6380"], "'port \"6379\" \"6380\"'", "wrong number of arguments"),
+    (["--port", "--loglevel", "verbose"], "'port \"--loglevel\" \"verbose\"'", "wrong number of arguments"),
+    (["--port", "--bla", "--loglevel", "verbose"], "'port \"--bla\"'", "argument couldn't be parsed into an integer"),
+    (["--logfile", "--my--log--file", "--loglevel", "--bla"], "'loglevel \"--bla\"'",
+     "argument(s) must be one of the following"),
+    (["--shutdown-on-sigint"], "'shutdown-on-sigint'", "argument(s) must be one of the following"),
+])
+def test_command_line_errors(args, line, why):
+    out = subprocess.run([SERVER] + args, capture_output=True, text=True, timeout=10)
+    text = out.stdout + out.stderr
+    assert out.returncode != 0
+    assert ">>> " + line in text and why in text
+
+
+@pytest.mark.parametrize("args, want", [
+    (["--save", "--loglevel", "verbose"], {"save": "", "loglevel": "verbose"}),
+    (["--loglevel", "verbose", "--save"], {"save": "", "loglevel": "verbose"}),
+    (["--proc-title-template", "--save", "--save", "", "--loglevel", "verbose"],
+     {"proc-title-template": "--save", "save": "", "loglevel": "verbose"}),
+    (["--maxmemory 700mb", "--maxmemory-policy volatile-lru"],
+     {"maxmemory": "734003200", "maxmemory-policy": "volatile-lru"}),
+])
+def test_command_line_values(server_factory, args, want):
+    r = server_factory(*args).client(decode_responses=True)
+    for name, value in want.items():
+        assert r.config_get(name) == {name: value}
+
+
+def non_loopback_address():
+    """An address of this host other than loopback, or None (no packet is sent)."""
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("192.0.2.1", 9))
+            addr = s.getsockname()[0]
+    except OSError:
+        return None
+    return None if addr.startswith("127.") else addr
+
+
+@pytest.fixture
+def bare_server(tmp_path):
+    """Starts the binary with only the arguments given (no --bind); stopped at the end."""
+    procs = []
+
+    def start(*args):
+        port = free_port()
+        cmd = [SERVER, "--port", str(port), "--dir", str(tmp_path), "--save", "", "--appendonly", "no",
+               "--logfile", str(tmp_path / "log")] + list(args)
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        procs.append(proc)
+        c = redis.Redis(port=port, decode_responses=True)
+        wait_for(lambda: _pings(c), what="server up")
+        return proc, port, c
+
+    yield start
+    for p in procs:
+        if p.poll() is None:
+            p.terminate()
+            p.wait(10)
+
+
+def _pings(c):
+    try:
+        return c.ping()
+    except redis.ConnectionError:
+        return False
+
+
+def raw_ping(host, port):
+    with socket.create_connection((host, port), timeout=5) as s:
+        s.sendall(b"PING\r\n")
+        return s.recv(200)
+
+
+def test_default_bind_is_every_address_with_protected_mode(bare_server):
+    proc, port, c = bare_server()
+    assert c.config_get("bind") == {"bind": "* -::*"}
+    addr = non_loopback_address()
+    if addr is None:
+        pytest.skip("no non-loopback address here")
+    # Listening on every address, but without a password only loopback may talk.
+    assert raw_ping(addr, port).startswith(b"-DENIED Redis is running in protected mode")
+    assert raw_ping("127.0.0.1", port) == b"+PONG\r\n"
+    # An explicit bind does not lift protected mode (7.0).
+    assert c.config_set("bind", "0.0.0.0")
+    assert raw_ping(addr, port).startswith(b"-DENIED")
+    assert c.config_set("protected-mode", "no")
+    assert raw_ping(addr, port) == b"+PONG\r\n"
+
+
+def test_empty_bind_listens_nowhere(bare_server, tmp_path):
+    proc, port, c = bare_server("--unixsocket", str(tmp_path / "sock"))
+    assert c.config_set("bind", "")
+    with pytest.raises(OSError):
+        raw_ping("127.0.0.1", port)
+    u = redis.Redis(unix_socket_path=str(tmp_path / "sock"), decode_responses=True)
+    assert u.config_get("bind") == {"bind": ""}
+    u.close()
+
+
+def test_bind_lines_replace_each_other(bare_server):
+    # The later --bind wins, and one argument holding several addresses is split.
+    proc, port, c = bare_server("--bind", "127.0.0.1", "--bind", "0.0.0.0 -::*")
+    assert c.config_get("bind") == {"bind": "0.0.0.0 -::*"}
+
+
+def fatal(line, text, err="Bad directive or wrong number of arguments"):
+    return ("\n*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\n"
+            "Reading the configuration file, at line %d\n>>> '%s'\n%s\n" % (line, text, err))
+
+
+def test_config_errors_at_start_up_name_the_line_of_one_text(tmp_path):
+    conf = tmp_path / "r.conf"
+    conf.write_text("port 7777\n\n# c\nmaxmemory 1mb\n")
+    # The command line's options follow the file after a newline: 4 lines, an empty one, then them.
+    assert start_fails(tmp_path, str(conf), "--foo", "bar")[1] == fatal(6, 'foo "bar"')
+    assert start_fails(tmp_path, str(conf), "--port", "1", "--maxmemory", "x")[1] == fatal(
+        7, 'maxmemory "x"', "argument must be a memory value")
+    assert start_fails(tmp_path, "--port", "99999")[1] == fatal(
+        2, 'port "99999"', "argument must be between 0 and 65535 inclusive")
+    conf.write_text("port 7777\nfoo bar\n")
+    assert start_fails(tmp_path, str(conf))[1] == fatal(2, "foo bar")
+    # stdin ("-" first or last) comes after the file, before the options.
+    out, err = start_fails(tmp_path, "-", "--foo", stdin=b"port 7777\n")
+    assert "Reading config from stdin" in out and err == fatal(3, "foo")
+    out, err = start_fails(tmp_path, str(tmp_path / "nonexistent.conf"))
+    assert out.rstrip().endswith("# Fatal error, can't open config file '%s': No such file or directory"
+                                 % (tmp_path / "nonexistent.conf")) and err == ""
+
+
+def test_rename_command_from_the_config_file_survives_rewrite(server_factory):
+    s = server_factory(config_text="rename-command flushdb badger\nrename-command get \"\"\n")
+    c = s.client(decode_responses=True)
+    for cmd in (("flushdb",), ("get", "x")):
+        with pytest.raises(redis.ResponseError) as e:
+            c.execute_command(*cmd)
+        assert str(e.value).startswith("unknown command '%s'" % cmd[0])
+    assert c.execute_command("badger") == "OK"
+    assert c.config_rewrite()
+    text = open(s.config_path).read()
+    assert "rename-command flushdb badger" in text and 'rename-command get ""' in text
+    assert c.config_get("rename-command") == {}
+    with pytest.raises(redis.ResponseError) as e:
+        c.config_set("rename-command", "x")
+    assert str(e.value).startswith("Unknown option or number of arguments for CONFIG SET - 'rename-command'")
+
+
+def test_rename_command_errors_at_start_up(tmp_path):
+    assert start_fails(tmp_path, "--rename-command", "nosuch", "x")[1] == fatal(
+        2, 'rename-command "nosuch" "x"', "No such command in rename-command")
+    assert start_fails(tmp_path, "--rename-command", "get", "set")[1] == fatal(
+        2, 'rename-command "get" "set"', "Target command name already exists")

@@ -209,3 +209,19 @@ def test_loadaof_after_a_rewrite_with_appendonly_off(r):
     r.set("b", 2)  # not in the rewrite
     assert r.execute_command("DEBUG", "LOADAOF") == b"OK"
     assert r.execute_command("DEBUG", "DIGEST") == before
+
+
+def test_debug_config_rewrite_force_all(server_factory):
+    s = server_factory("--enable-debug-command", "yes", config_text="maxmemory-clients 5%\n")
+    r = s.client(decode_responses=True)
+    assert r.execute_command("DEBUG", "CONFIG-REWRITE-FORCE-ALL") == "OK"
+    text = open(s.config_path).read()
+    lines = text.splitlines()
+    # defaults are written too
+    assert "maxmemory-policy noeviction" in lines and "hz 10" in lines and "maxmemory-clients 5%" in lines
+    before = r.config_get("*")
+    s2 = server_factory(config_text=text)
+    after = s2.client(decode_responses=True).config_get("*")
+    for name in ("port", "dir", "logfile"):
+        before.pop(name), after.pop(name)
+    assert after == before

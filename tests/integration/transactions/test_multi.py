@@ -8,6 +8,9 @@ return at once. Frames and texts were checked against redis-server 7.0.15.
 import time
 
 import pytest
+import redis
+
+from support import free_port
 
 
 EXECABORT = b"-EXECABORT Transaction discarded because of previous errors.\r\n"
@@ -362,3 +365,88 @@ def test_check_and_set_pattern(connect):
     b.call("set", "counter", str(vb + 1))
     assert b.call_frame("exec") == b"*1\r\n+OK\r\n"
     assert a.call_frame("get", "counter") == b"$2\r\n12\r\n"
+
+
+def test_exec_refused_when_replica_went_stale_after_queueing(server, connect):
+    c, other = connect(), server.client()
+    assert c.call("config", "set", "replica-serve-stale-data", "no") == "OK"
+    assert c.call("set", "xx", "1") == "OK"
+    unused = free_port()
+    for queued in (("get", "xx"), ("ping",)):
+        assert c.call("multi") == "OK"
+        assert c.call(*queued) == "QUEUED"
+        other.replicaof("127.0.0.1", unused)
+        err = c.call("exec")
+        assert err.startswith("EXECABORT Transaction discarded because of: MASTERDOWN"), err
+        other.replicaof("no", "one")
+    # not stale at EXEC: the queued read runs
+    assert c.call("multi") == "OK"
+    assert c.call("get", "xx") == "QUEUED"
+    assert c.call("exec") == [b"1"]
+
+
+def stale_key(r, key="x", db=None):
+    """A key that is logically expired but still stored (active expiry off)."""
+    if db is not None:
+        r.execute_command("SELECT", db)
+    r.set(key, "foo", px=1)
+    time.sleep(0.01)
+
+
+def exec_succeeds(r):
+    """MULTI/PING/EXEC on the watching connection; True if EXEC ran."""
+    r.execute_command("MULTI")
+    r.execute_command("PING")
+    return r.execute_command("EXEC") == [b"PONG"]
+
+
+@pytest.fixture
+def stale(server_factory):
+    r = server_factory("--enable-debug-command", "yes").client()
+    # One connection throughout: WATCH state belongs to it.
+    r = redis.Redis(port=r.connection_pool.connection_kwargs["port"], single_connection_client=True)
+    r.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", 0)
+    return r
+
+
+def test_watching_a_stale_key_does_not_fail_exec(stale):
+    stale_key(stale)
+    stale.execute_command("WATCH", "x")
+    assert exec_succeeds(stale)
+
+
+def test_deleting_a_watched_stale_key_does_not_fail_exec(stale):
+    stale_key(stale)
+    stale.execute_command("WATCH", "x")
+    assert stale.exists("x") == 0  # lazy expiry removes it
+    assert exec_succeeds(stale)
+
+
+def test_flushdb_while_watching_a_stale_key_does_not_fail_exec(stale):
+    stale_key(stale)
+    stale.execute_command("WATCH", "x")
+    stale.flushdb()
+    assert exec_succeeds(stale)
+
+
+@pytest.mark.parametrize("stale_dbs", [[1], [0], [1, 0]], ids=["stale-by-nothing", "nothing-by-stale", "stale-by-stale"])
+def test_swapdb_does_not_touch_watched_stale_or_missing_keys(stale, stale_dbs):
+    for db in stale_dbs:
+        stale_key(stale, db=db)
+    stale.execute_command("SELECT", 1)
+    stale.execute_command("WATCH", "x")
+    stale.swapdb(0, 1)
+    assert exec_succeeds(stale)
+
+
+def test_a_watched_key_that_expires_after_watch_fails_exec(stale):
+    stale.set("x", 1, px=50)
+    stale.execute_command("WATCH", "x")
+    time.sleep(0.1)
+    stale.execute_command("MULTI")
+    stale.execute_command("INCR", "x")
+    assert stale.execute_command("EXEC") is None
+    stale.set("y", 1)
+    stale.execute_command("WATCH", "y")
+    stale.flushdb()
+    assert not exec_succeeds(stale)

@@ -429,3 +429,15 @@ def test_hashtable_fields_live_in_their_entries(dc):
     assert dc("HDEL", "h", "field:0", "nope") == 1
     assert dc("HLEN", "h") == 999
     assert dc("SREM", "s", "member:5") == 1 and dc("SISMEMBER", "s", "member:6") == 1
+
+
+def test_hscan_and_zscan_count_a_pair_as_one(r):
+    r.hset("h", mapping={"f%d" % i: i for i in range(1000)})
+    r.zadd("z", {"m%d" % i: i for i in range(1000)})
+    assert r.object("encoding", "h") == b"hashtable"
+    assert r.object("encoding", "z") == b"skiplist"
+    # One dictScan step may bring a few more than COUNT, never half of it.
+    _, page = r.hscan("h", 0, count=50)
+    assert 50 <= len(page) < 60
+    _, page = r.zscan("z", 0, count=50)
+    assert 50 <= len(page) < 60

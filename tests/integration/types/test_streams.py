@@ -9,6 +9,7 @@ import subprocess
 import time
 
 import pytest
+import redis
 
 from support import start_in_dir as _start
 from datatype_client import NULL_ARRAY, WRONGTYPE, arity, wait_blocked
@@ -684,3 +685,16 @@ def test_xreadgroup_on_two_streams_looks_at_the_key_that_changed(dc, dconnect):
         got = waiter.read()
         assert (str(got) if want == GONE else got) == want
         wait_blocked(dc, 0)
+
+
+def test_xgroup_setid_takes_minus_and_plus(r):
+    r.xadd("events", {"f": "v"}, id="1-1")
+    r.xgroup_create("events", "g1", id="0")
+    for bad in ("-", "+"):
+        with pytest.raises(redis.ResponseError) as e:
+            r.xgroup_create("events", "g" + bad, id=bad)
+        assert str(e.value) == "Invalid stream ID specified as stream command argument"
+    assert r.xgroup_setid("events", "g1", "+")
+    assert r.xinfo_groups("events")[0]["last-delivered-id"] == b"18446744073709551615-18446744073709551615"
+    assert r.xgroup_setid("events", "g1", "-")
+    assert r.xinfo_groups("events")[0]["last-delivered-id"] == b"0-0"

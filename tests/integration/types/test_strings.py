@@ -4,6 +4,7 @@ Each expectation here was checked against the reference server; the raw
 client (resp_raw.Conn) is used so error texts are compared in full.
 """
 import pytest
+import redis
 
 from resp_raw import Err
 
@@ -586,3 +587,31 @@ def test_setnx_and_mset_ignore_type(c):
     assert c.call("SETNX", "l", "x") == 0
     assert c.call("MSET", "l", "x") == "OK"
     assert c.call("TYPE", "l") == "string"
+
+
+@pytest.mark.server_args("--enable-debug-command", "yes")
+def test_incr_results_in_the_shared_range_are_shared(r):
+    r.set("foo", -1)
+    r.incr("foo")
+    assert r.object("refcount", "foo") == 2147483647
+    r.set("foo", 9998)
+    r.incr("foo")
+    assert r.object("refcount", "foo") == 2147483647
+    r.incr("foo")
+    assert r.object("refcount", "foo") == 1
+    # Out of the shared range the value is updated in place.
+    r.set("foo", 20000)
+    r.incr("foo")
+    before = r.execute_command("DEBUG", "OBJECT", "foo").split()[1]
+    r.incr("foo")
+    assert r.execute_command("DEBUG", "OBJECT", "foo").split()[1] == before
+
+
+def test_float_increments_refuse_values_with_a_nul_byte(r):
+    r.set("foo", 1)
+    r.setrange("foo", 2, 2)
+    with pytest.raises(redis.ResponseError, match="^value is not a valid float$"):
+        r.incrbyfloat("foo", 1)
+    r.hset("h", "f", b"1\x002")
+    with pytest.raises(redis.ResponseError, match="^hash value is not a float$"):
+        r.hincrbyfloat("h", "f", 1)
