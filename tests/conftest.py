@@ -13,7 +13,7 @@ import pytest
 
 from datatype_client import DataClient
 from resp_raw import Conn, RawClient
-from support import REFERENCE, Server
+from support import REFERENCE, Consumers, Server
 
 
 def pytest_configure(config):
@@ -52,7 +52,8 @@ def _per_test_timeout():
 @pytest.fixture
 def server_factory(request):
     """Starts servers with extra arguments (binary: another server, e.g.
-    support.REF_SERVER; env: variables added to its environment); all are
+    support.REF_SERVER; env: variables added to its environment; bind=None:
+    no --bind, the server's default `* -::*`); all are
     stopped at the end, and the test fails if one of them ended badly (a
     crash, a sanitizer's report, an exit the test did not ask for; the
     markers server_exits and server_crash say the test means it)."""
@@ -60,8 +61,8 @@ def server_factory(request):
     exits = request.node.get_closest_marker("server_exits") is not None
     crashes = request.node.get_closest_marker("server_crash") is not None
 
-    def start(*args, config_text=None, binary=None, env=None):
-        s = Server(args, config_text=config_text, binary=binary, env=env)
+    def start(*args, config_text=None, binary=None, env=None, bind="127.0.0.1"):
+        s = Server(args, config_text=config_text, binary=binary, env=env, bind=bind)
         s.exit_expected, s.crash_expected = exits, crashes
         started.append(s)
         return s
@@ -189,3 +190,16 @@ def dconnect(server):
 def dc(dconnect):
     """A DataClient on the test's fresh server."""
     return dconnect()
+
+
+# --- 0MQ consumers (support.Consumers; pyzmq) ----------------------------------
+
+@pytest.fixture
+def zctx():
+    """zctx.consumer(*endpoints, rcvhwm=None, ack=False) connects a PULL (ack:
+    DEALER) consumer on one 0MQ context; all are closed at the end."""
+    pytest.importorskip("zmq", reason="pyzmq (python3-zmq) is not installed")
+    consumers = Consumers()
+    yield consumers
+    consumers.close()
+

@@ -8,6 +8,8 @@ import time
 
 import pytest
 
+from support import wait_for
+
 
 def client_info(conn, name):
     """The CLIENT LIST fields of the connection named `name`, or None."""
@@ -16,15 +18,6 @@ def client_info(conn, name):
         if fields["name"] == name:
             return fields
     return None
-
-
-def wait_for(pred, timeout=5.0):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if pred():
-            return True
-        time.sleep(0.02)
-    return pred()
 
 
 def stat(conn, field):

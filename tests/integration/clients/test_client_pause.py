@@ -12,7 +12,8 @@ import time
 
 import pytest
 
-from datatype_client import ReplyError, arity, blocked_clients, wait_blocked, wait_for
+from datatype_client import ReplyError, arity, blocked_clients, wait_blocked
+from support import wait_for
 
 HELD = 0.1       # a held command is not answered within this (seconds)
 ANSWER = 5.0     # a command that runs is answered within this

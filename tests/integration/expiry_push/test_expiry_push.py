@@ -26,7 +26,7 @@ import time
 import pytest
 import zmq
 
-from support import ROOT, free_port, refuses_to_start
+from support import ROOT, free_port, refuses_to_start, wait_for
 
 pytestmark = pytest.mark.ours
 
@@ -90,73 +90,6 @@ def decode(msg):
 
 # --- helpers -----------------------------------------------------------------
 
-class Consumer:
-    """A PULL socket connected to one or more endpoints (ack=True: a DEALER,
-    as an ack-mode consumer connects, that says READY and ACK itself)."""
-
-    def __init__(self, ctx, *endpoints, rcvhwm=None, ack=False):
-        self.sock = ctx.socket(zmq.DEALER if ack else zmq.PULL)
-        self.sock.setsockopt(zmq.LINGER, 0)
-        if rcvhwm is not None:
-            self.sock.setsockopt(zmq.RCVHWM, rcvhwm)
-        for e in endpoints:
-            self.sock.connect(e)
-
-    def recv(self, timeout=5.0):
-        if not self.sock.poll(int(timeout * 1000)):
-            raise AssertionError("no expiry message within %.1fs" % timeout)
-        return self.sock.recv_multipart()
-
-    def recv_n(self, n, timeout=10.0):
-        deadline = time.time() + timeout
-        out = []
-        while len(out) < n:
-            out.append(self.recv(max(0.1, deadline - time.time())))
-        return out
-
-    def expect_nothing(self, wait=0.3):
-        if self.sock.poll(int(wait * 1000)):
-            raise AssertionError("unexpected message %r" % (self.sock.recv_multipart(),))
-
-    def say(self, words):
-        self.sock.send(words.encode())
-
-    def recv_numbered(self, n, timeout=10.0):
-        """n ack-mode messages as (sequence number, the three frames)."""
-        out = []
-        for m in self.recv_n(n, timeout):
-            assert len(m) == 4 and len(m[3]) == 8, m
-            out.append((struct.unpack("=Q", m[3])[0], m[:3]))
-        return out
-
-    def close(self):
-        self.sock.close(0)
-
-
-class Consumers:
-    """Makes consumers on one 0MQ context and closes them all at the end."""
-
-    def __init__(self):
-        self.ctx = zmq.Context()
-        self.made = []
-
-    def consumer(self, *endpoints, **kw):
-        self.made.append(Consumer(self.ctx, *endpoints, **kw))
-        return self.made[-1]
-
-    def close(self):
-        for c in self.made:
-            c.close()
-        self.ctx.term()
-
-
-@pytest.fixture
-def zctx():
-    consumers = Consumers()
-    yield consumers
-    consumers.close()
-
-
 def tcp_endpoint():
     return "tcp://127.0.0.1:%d" % free_port()
 
@@ -180,15 +113,6 @@ def start(server_factory, *args, endpoints=None, types=None):
 
 def info(r):
     return r.info("expiry_push")
-
-
-def wait_for(cond, timeout=10.0, what="condition"):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if cond():
-            return
-        time.sleep(0.01)
-    raise AssertionError("timed out waiting for " + what)
 
 
 def expire_lazily(r, key):
@@ -980,9 +904,7 @@ def test_utils_consumers_big_value_and_usage(server_factory):
 # --- keys found already expired at load --------------------------------------
 
 def _wait_rewrite(r):
-    deadline = time.time() + 10
-    while r.info("persistence")["aof_rewrite_in_progress"] and time.time() < deadline:
-        time.sleep(0.02)
+    wait_for(lambda: not r.info("persistence")["aof_rewrite_in_progress"])
 
 
 @pytest.mark.parametrize("source", ["rdb", "aof-preamble", "aof-tail"])

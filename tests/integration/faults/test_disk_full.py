@@ -179,12 +179,11 @@ def test_replica_that_cannot_write_its_aof(server_factory, small_disk, ignore):
 
 
 @pytest.mark.ours
-def test_expiry_spool_on_a_full_disk_drops_counted_and_serves(server_factory, small_disk, tmp_path):
+def test_expiry_spool_on_a_full_disk_drops_counted_and_serves(server_factory, small_disk, tmp_path, zctx):
     # The 0MQ expiry push's spool (ours) on a disk that fills up: spooling
     # stops with a log line, what memory cannot hold is dropped and counted,
     # the server keeps serving; once there is room the spool is written
     # again, and a consumer gets everything that was not dropped.
-    import zmq
     zport = free_port()
     ep = "tcp://127.0.0.1:%d" % zport
     s = server_factory("--dir", small_disk.path, "--zmq-expiry-endpoint", ep, "--zmq-expiry-backlog", "100kb")
@@ -204,15 +203,9 @@ def test_expiry_spool_on_a_full_disk_drops_counted_and_serves(server_factory, sm
     small_disk.free()
     wait_for(lambda: "0MQ expiry push: the spool can be written again" in s.log(), what="the spool written again")
     dropped = r.info("expiry_push")["expiry_push_dropped"]
-    ctx = zmq.Context()
-    sock = ctx.socket(zmq.PULL)
-    sock.connect(ep)
+    consumer = zctx.consumer(ep)
     got = set()
-    try:
-        while len(got) < n - dropped and sock.poll(5000):
-            got.add(sock.recv_multipart()[1])
-    finally:
-        sock.close(0)
-        ctx.term()
+    while len(got) < n - dropped and consumer.sock.poll(5000):
+        got.add(consumer.sock.recv_multipart()[1])
     assert len(got) == n - dropped
     assert r.info("expiry_push")["expiry_push_spool_messages"] == 0

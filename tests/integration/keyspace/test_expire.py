@@ -8,27 +8,15 @@ import time
 
 import pytest
 
-from datatype_client import wait_for
-from resp_raw import Conn, Err
+from support import wait_for
+from resp_raw import Err
+from support import MAX64, MIN64, NOT_INT, invalid_expire
 
-NOT_INT = Err("ERR value is not an integer or out of range")
 NX_XX = Err("ERR NX and XX, GT or LT options at the same time are not compatible")
 GT_LT = Err("ERR GT and LT options at the same time are not compatible")
-MAX64 = "9223372036854775807"
-MIN64 = "-9223372036854775808"
 
 
-def invalid_expire(cmd):
-    return Err("ERR invalid expire time in '%s' command" % cmd)
-
-
-@pytest.fixture
-def dc(server_factory):
-    """A connection to a server that allows DEBUG (7.0 refuses it by default)."""
-    s = server_factory("--enable-debug-command", "yes")
-    conn = Conn(s, timeout=10.0)
-    yield conn
-    conn.close()
+pytestmark = pytest.mark.server_args("--enable-debug-command", "yes")  # `c` and `server`: DEBUG allowed; the `server` fixture's server allows DEBUG
 
 
 # --- EXPIRE family and TTL queries --------------------------------------------
@@ -250,35 +238,35 @@ def test_active_expiry_removes_unread_keys(c):
     assert expired == ["expired_keys:200"]
 
 
-def test_lazy_expiry_with_active_expiry_off(dc):
-    assert dc.call("DEBUG", "SET-ACTIVE-EXPIRE", "0") == "OK"
-    dc.call("SET", "keep", "v")
+def test_lazy_expiry_with_active_expiry_off(c):
+    assert c.call("DEBUG", "SET-ACTIVE-EXPIRE", "0") == "OK"
+    c.call("SET", "keep", "v")
     for i in range(20):
-        dc.call("SET", "k%d" % i, "v", "PX", "50")
+        c.call("SET", "k%d" % i, "v", "PX", "50")
     time.sleep(0.3)
     # expired keys still count in DBSIZE until something touches them...
-    assert dc.call("DBSIZE") == 21
+    assert c.call("DBSIZE") == 21
     # ...but no command sees them, and a lookup deletes them
-    assert dc.call("KEYS", "*") == ["keep"]
-    assert dc.call("GET", "k0") is None
-    assert dc.call("EXISTS", "k1") == 0
-    assert dc.call("TTL", "k2") == -2
-    assert dc.call("DBSIZE") == 18
-    assert dc.call("MGET", "k3", "k4", "keep") == [None, None, "v"]
-    assert dc.call("DBSIZE") == 16
+    assert c.call("KEYS", "*") == ["keep"]
+    assert c.call("GET", "k0") is None
+    assert c.call("EXISTS", "k1") == 0
+    assert c.call("TTL", "k2") == -2
+    assert c.call("DBSIZE") == 18
+    assert c.call("MGET", "k3", "k4", "keep") == [None, None, "v"]
+    assert c.call("DBSIZE") == 16
     # SCAN deletes the expired keys it visits
-    assert dc.call("SCAN", "0", "COUNT", "1000") == ["0", ["keep"]]
-    assert dc.call("DBSIZE") == 1
+    assert c.call("SCAN", "0", "COUNT", "1000") == ["0", ["keep"]]
+    assert c.call("DBSIZE") == 1
 
 
-def test_active_expiry_resumes(dc):
-    dc.call("DEBUG", "SET-ACTIVE-EXPIRE", "0")
+def test_active_expiry_resumes(c):
+    c.call("DEBUG", "SET-ACTIVE-EXPIRE", "0")
     for i in range(50):
-        dc.call("SET", "k%d" % i, "v", "PX", "50")
+        c.call("SET", "k%d" % i, "v", "PX", "50")
     time.sleep(0.2)
-    assert dc.call("DBSIZE") == 50
-    assert dc.call("DEBUG", "SET-ACTIVE-EXPIRE", "1") == "OK"
-    wait_for(lambda: dc.call("DBSIZE") == 0, timeout=2.0, what="active expiry")
+    assert c.call("DBSIZE") == 50
+    assert c.call("DEBUG", "SET-ACTIVE-EXPIRE", "1") == "OK"
+    wait_for(lambda: c.call("DBSIZE") == 0, timeout=2.0, what="active expiry")
 
 
 def test_expired_key_then_set_again(c):

@@ -6,16 +6,8 @@ these tests go through each path that stores or replaces a value and then
 check the data, the TTL and that active expiry still finds the key. All of
 it is plain Redis behaviour: the tests pass on Redis 7.0.15 too.
 """
-import time
 
-
-def wait_until(pred, timeout=3.0):
-    end = time.time() + timeout
-    while time.time() < end:
-        if pred():
-            return True
-        time.sleep(0.02)
-    return pred()
+from support import wait_for
 
 
 def test_replacing_a_value_keeps_ttl_and_active_expiry(r):
@@ -38,7 +30,7 @@ def test_replacing_a_value_keeps_ttl_and_active_expiry(r):
     r.pexpire("n", 30)
     r.pexpire("s", 30)
     # DBSIZE does not expire lazily: only active expiry can empty the db.
-    assert wait_until(lambda: r.dbsize() == 0)
+    assert wait_for(lambda: r.dbsize() == 0)
 
 
 def test_many_overwritten_volatile_keys_all_expire(r):
@@ -57,7 +49,7 @@ def test_many_overwritten_volatile_keys_all_expire(r):
     for i in range(300):
         p.pexpire("k%d" % i, 20 + i % 50)
     p.execute()
-    assert wait_until(lambda: r.dbsize() == 0)
+    assert wait_for(lambda: r.dbsize() == 0)
 
 
 def fill_every_type(r, suffix=""):
@@ -113,7 +105,7 @@ def test_rename_move_copy_keep_values_and_ttls(r):
     # Active expiry still finds the moved keys.
     for name in NAMES:
         r.pexpire(name + "_r", 10)
-    assert wait_until(lambda: r.dbsize() == len(NAMES))
+    assert wait_for(lambda: r.dbsize() == len(NAMES))
 
 
 def test_store_commands_replace_volatile_destinations(r):

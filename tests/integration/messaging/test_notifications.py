@@ -594,7 +594,7 @@ def test_expired_in_background_without_access(connect):
     w.cmd.call("set", "k1", "v", "px", "50")
     w.cmd.call("set", "k2", "v", "px", "80")
     w.cmd.call("set", "keep", "v")
-    got = w.wait_for(2, timeout=3)
+    got = w.arriving(2, timeout=3)
     assert sorted(got) == [("__keyevent@3__:expired", "k1"), ("__keyevent@3__:expired", "k2")]
     assert w.cmd.call("keys", "*") == [b"keep"]
 
@@ -604,7 +604,7 @@ def test_x_class_alone(connect):
     w.check([
         (("set", "k", "v", "px", "10"), OK, []),
     ])
-    got = w.wait_for(1, timeout=3)
+    got = w.arriving(1, timeout=3)
     assert got == [("__keyspace@0__:k", "expired")]
 
 

@@ -10,6 +10,7 @@ import time
 import pytest
 
 from resp_raw import Error, Push, Status
+from support import wait_for
 
 SUBSCRIBED_ONLY = ("ERR Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / "
                    "RESET are allowed in this context")
@@ -187,9 +188,7 @@ def test_disconnect_drops_subscriptions(connect):
     assert pub.call("pubsub", "numsub", "a") == [b"a", 1]
     assert pub.call("pubsub", "numpat") == 1
     sub.close()
-    deadline = time.time() + 2
-    while time.time() < deadline and pub.call("pubsub", "numpat") != 0:
-        time.sleep(0.01)
+    wait_for(lambda: pub.call("pubsub", "numpat") == 0, timeout=2)
     assert pub.call("pubsub", "numsub", "a") == [b"a", 0]
     assert pub.call("pubsub", "numpat") == 0
     assert pub.call("publish", "a", "x") == 0
@@ -245,9 +244,7 @@ def test_quit_while_subscribed(connect):
     assert sub.call_frame("quit") == b"+OK\r\n"
     assert sub.wait_closed() == b""
     pub = connect()
-    deadline = time.time() + 2
-    while time.time() < deadline and pub.call("pubsub", "numsub", "a") != [b"a", 0]:
-        time.sleep(0.01)
+    wait_for(lambda: pub.call("pubsub", "numsub", "a") == [b"a", 0], timeout=2)
     assert pub.call("pubsub", "numsub", "a") == [b"a", 0]
 
 
@@ -559,7 +556,5 @@ def test_soft_limit_closes_an_idle_subscriber_once_its_time_is_up(connect):
     while (omem() or 0) <= 100000:
         pub.call("publish", "foo", "x" * 1000)
     # traffic stops here; within the soft limit's second (plus cron) it goes
-    deadline = time.time() + 4
-    while omem() is not None and time.time() < deadline:
-        time.sleep(0.05)
+    wait_for(lambda: omem() is None, timeout=4)
     assert omem() is None

@@ -5,7 +5,6 @@ files, AOF directories exchanged with Debian's redis-server, and crash tests
 about a second at most with everysec)."""
 import os
 import shutil
-import signal
 import subprocess
 import threading
 import time
@@ -107,9 +106,7 @@ def test_bgrewriteaof(server_factory, tmp_path):
         r.incr("counter")
     before_files = set(os.listdir(tmp_path / "appendonlydir"))
     assert r.bgrewriteaof() in (True, b"Background append only file rewriting started")
-    deadline = time.time() + 10
-    while r.info("persistence")["aof_rewrite_in_progress"] and time.time() < deadline:
-        time.sleep(0.05)
+    wait_for(lambda: not r.info("persistence")["aof_rewrite_in_progress"])
     time.sleep(0.2)
     info = r.info("persistence")
     assert info["aof_last_bgrewrite_status"] == "ok" and info["aof_rewrites"] >= 1
@@ -325,9 +322,7 @@ def aof_commands(directory):
 def aof(server_factory, tmp_path):
     s = server_factory("--dir", str(tmp_path), "--appendonly", "yes", "--appendfsync", "always")
     r = s.client()
-    deadline = time.time() + 10
-    while r.info("persistence")["aof_rewrite_in_progress"] and time.time() < deadline:
-        time.sleep(0.05)
+    wait_for(lambda: not r.info("persistence")["aof_rewrite_in_progress"])
     return r, tmp_path
 
 

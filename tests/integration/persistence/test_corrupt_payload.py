@@ -7,13 +7,10 @@ are right is accepted and the server stops on an assertion (a crash report,
 never a crash by signal) when a bad entry is touched. Everything here passes
 on Debian's redis-server 7.0.15 too.
 """
-import os
-import time
-
 import pytest
 import redis
 
-from support import Server, refuses_to_start
+from support import exits, refuses_to_start, start_exiting_on_panic
 
 PAYLOADS = {
     # hash with valid zip list header, invalid entry len
@@ -112,18 +109,6 @@ CORRUPT_ZIPLIST_RDB = bytes.fromhex(
     "3030303030303332057878787878ff0000000000000000")
 
 
-def start(server_factory, *args):
-    s = server_factory("--loglevel", "verbose", "--use-exit-on-panic", "yes", "--enable-debug-command", "yes", *args)
-    return s, s.client()
-
-
-def wait_exit(s, timeout=10):
-    deadline = time.time() + timeout
-    while s.proc.poll() is None and time.time() < deadline:
-        time.sleep(0.05)
-    return s.proc.poll() is not None
-
-
 def test_sanitize_dump_payload_config(rd):
     assert rd.config_get("sanitize-dump-payload") == {"sanitize-dump-payload": "no"}
     for v in ("yes", "clients", "no"):
@@ -138,7 +123,7 @@ def test_sanitize_dump_payload_config(rd):
                                   "stream_dup_consumers", "empty_zset", "stream_non_int_id", "zset_zl_bad_tail",
                                   "hash_lp_truncated_entry", "stream_bad_lp_count"])
 def test_deep_sanitization_refuses(server_factory, name, sanitize):
-    s, r = start(server_factory)
+    s, r = start_exiting_on_panic(server_factory)
     r.config_set("sanitize-dump-payload", sanitize)
     r.execute_command("DEBUG", "SET-SKIP-CHECKSUM-VALIDATION", "1")
     with pytest.raises(redis.ResponseError, match="^Bad data format$"):
@@ -155,7 +140,7 @@ def test_deep_sanitization_refuses(server_factory, name, sanitize):
     ("stream_dup_consumers", "Duplicate stream consumer detected"),
 ])
 def test_shallow_sanitization_still_refuses(server_factory, name, reason):
-    s, r = start(server_factory)
+    s, r = start_exiting_on_panic(server_factory)
     r.execute_command("DEBUG", "SET-SKIP-CHECKSUM-VALIDATION", "1")
     with pytest.raises(redis.ResponseError, match="^Bad data format$"):
         r.restore("key", 0, PAYLOADS[name])
@@ -165,7 +150,7 @@ def test_shallow_sanitization_still_refuses(server_factory, name, reason):
 
 def test_duplicate_hash_fields_pass_the_shallow_check(server_factory):
     """Duplicates are a deep finding: without it the listpack is kept as it came."""
-    s, r = start(server_factory)
+    s, r = start_exiting_on_panic(server_factory)
     r.execute_command("DEBUG", "SET-SKIP-CHECKSUM-VALIDATION", "1")
     assert r.restore("key", 0, PAYLOADS["lp_hash_dup"])
     assert r.ping()
@@ -173,11 +158,11 @@ def test_duplicate_hash_fields_pass_the_shallow_check(server_factory):
 
 @pytest.mark.server_crash
 def test_duplicate_hash_fields_stop_the_server_on_conversion(server_factory):
-    s, r = start(server_factory, "--hash-max-listpack-entries", "1")
+    s, r = start_exiting_on_panic(server_factory, "--hash-max-listpack-entries", "1")
     r.execute_command("DEBUG", "SET-SKIP-CHECKSUM-VALIDATION", "1")
     with pytest.raises(redis.ConnectionError):
         r.restore("key", 0, PAYLOADS["lp_hash_dup"])
-    assert wait_exit(s) and s.proc.returncode == 1  # use-exit-on-panic
+    assert exits(s) and s.proc.returncode == 1  # use-exit-on-panic
     assert "listpack with dup elements" in s.log() and "crashed by signal" not in s.log()
 
 
@@ -188,14 +173,14 @@ def test_duplicate_hash_fields_stop_the_server_on_conversion(server_factory):
 ])
 @pytest.mark.server_crash
 def test_unsanitized_bad_entries_stop_on_an_assertion(server_factory, name, cmd):
-    s, r = start(server_factory)
+    s, r = start_exiting_on_panic(server_factory)
     r.execute_command("DEBUG", "SET-SKIP-CHECKSUM-VALIDATION", "1")
     try:
         r.restore("key", 0, PAYLOADS[name])
         r.execute_command(*cmd)
     except redis.ConnectionError:
         pass
-    assert wait_exit(s) and s.proc.returncode == 1
+    assert exits(s) and s.proc.returncode == 1
     log = s.log()
     assert "ASSERTION FAILED" in log and "crashed by signal" not in log
 
@@ -204,12 +189,12 @@ def test_unsanitized_bad_entries_stop_on_an_assertion(server_factory, name, cmd)
 def test_stream_without_live_entries_stops_on_a_panic(server_factory):
     """Its length says 2 but a walk back from its end finds no live entry:
     XREAD ... $ stops the server with Redis's panic (Guru Meditation)."""
-    s, r = start(server_factory)
+    s, r = start_exiting_on_panic(server_factory)
     r.execute_command("DEBUG", "SET-SKIP-CHECKSUM-VALIDATION", "1")
     assert r.restore("key", 0, PAYLOADS["stream_no_live_records"])
     with pytest.raises(redis.ConnectionError):
         r.execute_command("XREAD", "STREAMS", "key", "$")
-    assert wait_exit(s) and s.proc.returncode == 1
+    assert exits(s) and s.proc.returncode == 1
     log = s.log()
     assert "Guru Meditation" in log and "crashed by signal" not in log
 
@@ -236,7 +221,7 @@ def test_rdb_empty_keys_are_skipped(server_factory, tmp_path, sanitize):
 def test_clients_mode_spares_users_with_skip_sanitize_payload(server_factory):
     """sanitize-dump-payload clients: a client's RESTORE gets the deep check,
     unless its ACL user has skip-sanitize-payload."""
-    s, r = start(server_factory, "--sanitize-dump-payload", "clients")
+    s, r = start_exiting_on_panic(server_factory, "--sanitize-dump-payload", "clients")
     r.execute_command("DEBUG", "SET-SKIP-CHECKSUM-VALIDATION", "1")
     with pytest.raises(redis.ResponseError, match="^Bad data format$"):
         r.restore("key", 0, PAYLOADS["lp_hash_dup"])

@@ -97,9 +97,7 @@ def test_bgsave_while_writing(server_factory, tmp_path):
     assert r.bgsave() in (True, b"Background saving started")
     for i in range(2000):
         r.set("during:%d" % i, i)
-    deadline = time.time() + 10
-    while r.info("persistence")["rdb_bgsave_in_progress"] and time.time() < deadline:
-        time.sleep(0.05)
+    wait_for(lambda: not r.info("persistence")["rdb_bgsave_in_progress"])
     info = r.info("persistence")
     assert info["rdb_last_bgsave_status"] == "ok"
     assert info["rdb_bgsave_in_progress"] == 0
@@ -115,7 +113,7 @@ def test_fork_and_copy_on_write_figures(server_factory, tmp_path):
     assert r.info("persistence")["rdb_last_cow_size"] == 0
     fill(r)
     r.bgsave()
-    wait_until(lambda: r.info("persistence")["rdb_bgsave_in_progress"] == 0)
+    wait_for(lambda: r.info("persistence")["rdb_bgsave_in_progress"] == 0)
     stats, persistence = r.info("stats"), r.info("persistence")
     assert stats["total_forks"] == 1 and stats["latest_fork_usec"] > 0
     # The child's own buffers are private dirty memory at least.
@@ -124,18 +122,11 @@ def test_fork_and_copy_on_write_figures(server_factory, tmp_path):
     r.config_set("appendonly", "yes")
     rewriting = lambda: (r.info("persistence")["aof_rewrite_in_progress"] or  # noqa: E731
                          r.info("persistence")["aof_rewrite_scheduled"])
-    wait_until(lambda: not rewriting())
+    wait_for(lambda: not rewriting())
     r.bgrewriteaof()
-    wait_until(lambda: not rewriting() and r.info("persistence")["aof_last_cow_size"] > 0)
+    wait_for(lambda: not rewriting() and r.info("persistence")["aof_last_cow_size"] > 0)
     # Redis also forks for the rewrite that CONFIG SET appendonly yes starts; we write that one inline.
     assert r.info("stats")["total_forks"] >= 2
-
-
-def wait_until(predicate, timeout=10):
-    deadline = time.time() + timeout
-    while not predicate():
-        assert time.time() < deadline, "timed out"
-        time.sleep(0.02)
 
 
 def test_bgsave_errors(r):

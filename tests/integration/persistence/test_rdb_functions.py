@@ -10,7 +10,7 @@ import time
 import pytest
 import redis
 
-from support import REF_SERVER, rdb_str, refuses_to_start, start_in_dir as start
+from support import REF_SERVER, payload_of, rdb_str, refuses_to_start, start_in_dir as start, wait_for
 
 LIB = b"#!lua name=mylib\nredis.register_function('hello', function(keys, args) return 'hi ' .. args[1] end)"
 # Long and repetitive, so its record is LZF-compressed; has flags and a description.
@@ -113,9 +113,7 @@ def test_bgsave_writes_functions(server_factory, tmp_path):
     r = s.client()
     load_libs(r)
     r.bgsave()
-    deadline = time.time() + 10
-    while r.info("persistence")["rdb_bgsave_in_progress"] and time.time() < deadline:
-        time.sleep(0.05)
+    wait_for(lambda: not r.info("persistence")["rdb_bgsave_in_progress"])
     assert r.info("persistence")["rdb_last_bgsave_status"] == "ok"
     s.stop()
     check_libs(start(server_factory, tmp_path).client())
@@ -287,20 +285,6 @@ def test_function_dump_and_restore(r):
     check_libs(r)
     assert r.function_restore(empty, "flush") is True
     assert r.function_list() == []
-
-
-def crc64(data):
-    crc = 0
-    for b in data:
-        crc ^= b
-        for _ in range(8):
-            crc = (crc >> 1) ^ 0x95AC9329AC4BC9B5 if crc & 1 else crc >> 1
-    return crc
-
-
-def payload_of(body, version=10):
-    body += bytes([version, 0])
-    return body + crc64(body).to_bytes(8, "little")
 
 
 def test_function_restore_errors(r):

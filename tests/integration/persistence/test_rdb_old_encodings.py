@@ -6,7 +6,7 @@ import struct
 
 import pytest
 
-from support import enc72, rdb_len, rdb_str
+from support import enc72, payload_of, rdb_len, rdb_str
 
 REF_SERVER = shutil.which("redis-server")
 # A small list loads as one listpack on ours (Redis 7.2), a quicklist on 7.0.
@@ -153,11 +153,6 @@ def test_zipmap_hash_honours_the_listpack_limits(server_factory, tmp_path, limit
     assert tuple(r.object("encoding", k) for k in ("zm", "zmlong", "zmbig")) == encodings
     for key in ("zm", "zmlong", "zmbig"):
         assert r.hgetall(key) == EXPECTED[key.encode()]
-
-
-def payload_of(body):
-    from test_rdb_functions import payload_of as payload
-    return payload(body)
 
 
 @pytest.mark.parametrize("body,check", [

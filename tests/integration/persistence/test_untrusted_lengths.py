@@ -7,13 +7,11 @@ stops on an assertion at a bad entry. Reading past the listpack instead is a
 wild read (a crash by signal, or a count made of foreign memory).
 """
 import struct
-import time
 
 import pytest
 import redis
 
-from support import rdb_len, rdb_str
-from test_corrupt_payload import start, wait_exit
+from support import exits, rdb_len, rdb_str, start_exiting_on_panic, wait_for
 
 RDB_TYPE_LIST_QUICKLIST_2 = 18
 QUICKLIST_NODE_CONTAINER_PACKED = 2
@@ -35,7 +33,7 @@ STR32_PAST_THE_END = b"\xf0" + struct.pack("<I", 0x7FFFFFF0) + b"abc"
 
 
 def start_unchecked(server_factory):
-    s, r = start(server_factory)
+    s, r = start_exiting_on_panic(server_factory)
     r.execute_command("DEBUG", "SET-SKIP-CHECKSUM-VALIDATION", "1")
     return s, r
 
@@ -49,7 +47,7 @@ def test_uncounted_listpack_with_a_length_past_its_end_stops_on_an_assertion(ser
         r.execute_command("LLEN", "key")
     except redis.ConnectionError:
         pass
-    assert wait_exit(s), "the server went on with an entry 2 GB long"
+    assert exits(s), "the server went on with an entry 2 GB long"
     log = s.log()
     assert "ASSERTION FAILED" in log and "crashed by signal" not in log
 
@@ -106,9 +104,7 @@ def test_unchecked_values_freed_by_the_lazyfree_thread(server_factory):
     for i in range(rounds):
         r.rpush("fresh:%d" % i, "a", "b")
     assert [r.llen("fresh:%d" % i) for i in range(rounds)] == [2] * rounds
-    deadline = time.time() + 10
-    while int(r.info("memory")["lazyfree_pending_objects"]) and time.time() < deadline:
-        time.sleep(0.05)
+    wait_for(lambda: not int(r.info("memory")["lazyfree_pending_objects"]))
     assert int(r.info("memory")["lazyfreed_objects"]) >= rounds
 
 
@@ -139,7 +135,7 @@ def test_unchecked_value_answers_what_does_not_read_its_entries(server_factory):
     assert r.type("k2") == b"list"
     with pytest.raises(redis.ConnectionError):
         r.lrange("k2", 0, -1)
-    assert wait_exit(s)
+    assert exits(s)
     log = s.log()
     assert "ASSERTION FAILED" in log and "crashed by signal" not in log
 
@@ -155,6 +151,6 @@ def test_copy_of_an_unchecked_value_is_unchecked_too(server_factory):
     assert r.rpush("fresh", "a") == 1 and r.lrange("fresh", 0, -1) == [b"a"]
     with pytest.raises(redis.ConnectionError):
         r.lrange("k3", 0, -1)
-    assert wait_exit(s)
+    assert exits(s)
     log = s.log()
     assert "ASSERTION FAILED" in log and "crashed by signal" not in log

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from support import MASTER_ARGS, REF_SERVER, SERVER, attach, caught_up, info, start_pair, wait_for
+from support import REF_SERVER, SERVER, attach, caught_up, info, start_pair, wait_for
 
 KINDS = pytest.mark.parametrize("master_kind,replica_kind", [("ours", "ours"), ("ours", "reference"),
                                                             ("reference", "ours")])

@@ -13,9 +13,8 @@ import os
 
 import pytest
 
-from support import (REFERENCE, SENTINEL, SENTINEL_ERRORS, SENTINEL_NAME, ask, free_port, sentinel_master,
-                     start_sentinel)
-from support import wait_for as support_wait_for
+from support import (REFERENCE, SENTINEL, SENTINEL_ERRORS, SENTINEL_NAME, Consumers, ask, free_port, sentinel_master,
+                     start_sentinel, wait_for)
 
 NAME = SENTINEL_NAME
 
@@ -23,7 +22,7 @@ pytestmark = pytest.mark.skipif(not os.path.exists(SENTINEL), reason="redis-sent
 
 
 # A failover takes seconds, and the sentinels close connections on their way.
-wait_for = functools.partial(support_wait_for, timeout=30, retry_on=SENTINEL_ERRORS)
+wait_retrying = functools.partial(wait_for, timeout=30, retry_on=SENTINEL_ERRORS)
 
 
 def repl(server):
@@ -39,7 +38,8 @@ def start_data_server(server_factory, endpoint):
 
 
 def test_sentinel_failover(server_factory):
-    zmq = None if REFERENCE else pytest.importorskip("zmq")
+    if not REFERENCE:
+        pytest.importorskip("zmq")
     endpoints = [None if REFERENCE else "tcp://127.0.0.1:%d" % free_port() for _ in range(3)]
     servers = [start_data_server(server_factory, e) for e in endpoints]
     master, replicas = servers[0], servers[1:]
@@ -48,13 +48,13 @@ def test_sentinel_failover(server_factory):
     for rs in replicas:
         ask(rs, "REPLICAOF", master.host, master.port)
     for rs in replicas:
-        wait_for(lambda: repl(rs)["master_link_status"] == "up", what="replica link up")
+        wait_retrying(lambda: repl(rs)["master_link_status"] == "up", what="replica link up")
 
     sentinels = [start_sentinel(server_factory, master.port) for _ in range(3)]
     for s in sentinels:
-        wait_for(lambda: int(sentinel_master(s)["num-slaves"]) == 2
-                 and int(sentinel_master(s)["num-other-sentinels"]) == 2,
-                 what="each sentinel to know the replicas and the other sentinels")
+        wait_retrying(lambda: int(sentinel_master(s)["num-slaves"]) == 2
+                      and int(sentinel_master(s)["num-other-sentinels"]) == 2,
+                      what="each sentinel to know the replicas and the other sentinels")
 
     m = master.client()
     for i in range(200):
@@ -65,16 +65,16 @@ def test_sentinel_failover(server_factory):
 
     master.kill()
     ports = {s.port: s for s in replicas}
-    promoted = wait_for(lambda: ports.get(int(ask(sentinels[0], "SENTINEL", "GET-MASTER-ADDR-BY-NAME", NAME)[1])),
-                        what="a replica promoted by the sentinels")
+    promoted = wait_retrying(lambda: ports.get(int(ask(sentinels[0], "SENTINEL", "GET-MASTER-ADDR-BY-NAME", NAME)[1])),
+                             what="a replica promoted by the sentinels")
     assert promoted is replicas[0], "the replica with priority 0 was promoted"
     other = replicas[1]
-    wait_for(lambda: repl(promoted)["role"] == "master", what="the promoted replica to be a master")
-    wait_for(lambda: repl(other)["role"] == "slave" and int(repl(other)["master_port"]) == promoted.port
-             and repl(other)["master_link_status"] == "up", what="the other replica to follow the new master")
+    wait_retrying(lambda: repl(promoted)["role"] == "master", what="the promoted replica to be a master")
+    wait_retrying(lambda: repl(other)["role"] == "slave" and int(repl(other)["master_port"]) == promoted.port
+                  and repl(other)["master_link_status"] == "up", what="the other replica to follow the new master")
     for s in sentinels:
-        wait_for(lambda: int(ask(s, "SENTINEL", "GET-MASTER-ADDR-BY-NAME", NAME)[1]) == promoted.port,
-                 what="every sentinel to agree on the new master")
+        wait_retrying(lambda: int(ask(s, "SENTINEL", "GET-MASTER-ADDR-BY-NAME", NAME)[1]) == promoted.port,
+                      what="every sentinel to agree on the new master")
     for s in (promoted, other):
         c = s.client()
         assert c.dbsize() == 201
@@ -86,31 +86,26 @@ def test_sentinel_failover(server_factory):
         assert "replicaof 127.0.0.1 %d" % promoted.port in f.read()
 
     master.restart()
-    wait_for(lambda: repl(master)["role"] == "slave" and int(repl(master)["master_port"]) == promoted.port
-             and repl(master)["master_link_status"] == "up", timeout=40,
-             what="the restarted old master to be reconfigured as a replica")
-    wait_for(lambda: ask(master, "GET", "key:0") == "value:0", what="the old master to get the data back")
+    wait_retrying(lambda: repl(master)["role"] == "slave" and int(repl(master)["master_port"]) == promoted.port
+                  and repl(master)["master_link_status"] == "up", timeout=40,
+                  what="the restarted old master to be reconfigured as a replica")
+    wait_retrying(lambda: ask(master, "GET", "key:0") == "value:0", what="the old master to get the data back")
 
     if REFERENCE:
         return
     # The 0MQ push follows the master: a key expiring now is pushed once, by the new master.
-    ctx = zmq.Context()
-    pull = ctx.socket(zmq.PULL)
-    pull.setsockopt(zmq.LINGER, 0)
+    consumers = Consumers()
     try:
-        for e in endpoints:
-            pull.connect(e)
+        pull = consumers.consumer(*endpoints)
         roles = {s.port: ask(s, "INFO", "expiry_push")["expiry_push_role"] for s in servers}
         assert roles == {promoted.port: "master", other.port: "replica", master.port: "replica"}
         ask(promoted, "SET", "volatile", "v", "PX", 300)
-        assert pull.poll(5000), "the new master pushed nothing"
-        msg = pull.recv_multipart()
+        msg = pull.recv(timeout=5.0)  # fails if the new master pushed nothing
         assert msg[1][4:] == b"volatile"
-        wait_for(lambda: ask(other, "EXISTS", "volatile") == 0 and ask(master, "EXISTS", "volatile") == 0,
-                 what="the master's DEL to reach the replicas")
-        assert not pull.poll(500), "a replica pushed too"
+        wait_retrying(lambda: ask(other, "EXISTS", "volatile") == 0 and ask(master, "EXISTS", "volatile") == 0,
+                      what="the master's DEL to reach the replicas")
+        pull.expect_nothing(0.5)  # a replica pushed too?
         sent = {s.port: ask(s, "INFO", "expiry_push")["expiry_push_messages_sent"] for s in servers}
         assert sent == {promoted.port: 1, other.port: 0, master.port: 0}
     finally:
-        pull.close(0)
-        ctx.term()
+        consumers.close()

@@ -1,7 +1,6 @@
 """Blocking list commands meeting Lua scripts, checked against Redis 7.0.15.
 
-Kept apart from test_list.py so it can stay pending until our server has Lua:
-a push from EVAL (or FCALL) wakes a blocked client once the script ends, and
+Kept with the scripting tests rather than in types/test_list.py: a push from EVAL (or FCALL) wakes a blocked client once the script ends, and
 inside a script the blocking commands either never block (BLMPOP, BZMPOP) or
 are refused (BLPOP, BRPOP, BRPOPLPUSH, BLMOVE, BZPOPMIN, BZPOPMAX are flagged
 noscript in 7.0).

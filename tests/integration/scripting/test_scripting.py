@@ -12,6 +12,7 @@ import time
 import pytest
 
 from resp_raw import Error, RawClient, Status
+from support import wait_for
 
 OK = Status("OK")
 BUSY = b"-BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.\r\n"
@@ -27,14 +28,11 @@ def script_error(message, script, line=1):
 
 
 @pytest.fixture
-def c(module_server):
+def c(shared_connect):
     """A connection to the module's shared server, emptied first. The many table
     tests use it to stay fast; tests that need a pristine server or change
     settings use `connect` (a server of their own) instead."""
-    conn = RawClient(module_server)
-    assert conn.call("flushall") == "OK"
-    yield conn
-    conn.close()
+    return shared_connect()
 
 
 def ev(c, script, *args):
@@ -444,9 +442,7 @@ def test_redis_api_errors(c, script, message):
 def test_redis_log_writes_to_the_server_log(server, connect):
     c = connect()
     assert ev(c, "return redis.log(redis.LOG_WARNING, 'hello from lua', 42)") == b"$-1\r\n"
-    deadline = time.time() + 2
-    while "hello from lua 42" not in server.log() and time.time() < deadline:
-        time.sleep(0.02)
+    wait_for(lambda: "hello from lua 42" in server.log(), timeout=2)
     assert "hello from lua 42" in server.log()
 
 
@@ -954,9 +950,7 @@ def test_scripts_on_a_read_only_replica(server_factory):
     m.call("function", "load", "#!lua name=lib\nredis.register_function('w', function() return 1 end)\n"
            "redis.register_function{function_name='r', callback=function() return 2 end, flags={'no-writes'}}")
     assert c.call("replicaof", "127.0.0.1", str(master.port)) == OK
-    deadline = time.time() + 10
-    while b"master_link_status:up" not in c.call("info", "replication") and time.time() < deadline:
-        time.sleep(0.05)
+    wait_for(lambda: b"master_link_status:up" in c.call("info", "replication"))
     assert c.call("eval", "#!lua flags=no-writes\nreturn redis.call('get','x')", "1", "x") == b"some value"
     assert c.call_frame("eval", "#!lua\nreturn redis.call('get','x')", "1", "x") == \
         b"-READONLY You can't write against a read only replica.\r\n"

@@ -27,13 +27,6 @@ def login(server, user, password="x"):
     return c
 
 
-@pytest.fixture
-def rc(server):
-    c = server.client(decode_responses=True)
-    yield c
-    c.close()
-
-
 def cmd(c, *args):
     reply = c.execute_command(*args)
     # redis-py turns some +OK replies into True: give back what the server sent.
@@ -47,45 +40,45 @@ def getuser(c, name):
 
 # --- users and passwords ----------------------------------------------------------------------
 
-def test_default_user_and_whoami(rc):
-    assert cmd(rc, "ACL", "WHOAMI") == "default"
-    assert cmd(rc, "ACL", "LIST") == ["user default on nopass ~* &* +@all"]
-    assert cmd(rc, "ACL", "USERS") == ["default"]
+def test_default_user_and_whoami(rd):
+    assert cmd(rd, "ACL", "WHOAMI") == "default"
+    assert cmd(rd, "ACL", "LIST") == ["user default on nopass ~* &* +@all"]
+    assert cmd(rd, "ACL", "USERS") == ["default"]
 
 
-def test_new_user_starts_disabled_and_without_permissions(server, rc):
-    assert cmd(rc, "ACL", "SETUSER", "u", ">p1") == "OK"
-    assert "invalid username-password pair or user is disabled" in err(cmd, rc, "AUTH", "u", "p1")
-    cmd(rc, "ACL", "SETUSER", "u", "on")
+def test_new_user_starts_disabled_and_without_permissions(server, rd):
+    assert cmd(rd, "ACL", "SETUSER", "u", ">p1") == "OK"
+    assert "invalid username-password pair or user is disabled" in err(cmd, rd, "AUTH", "u", "p1")
+    cmd(rd, "ACL", "SETUSER", "u", "on")
     c = login(server, "u", "p1")
     assert err(cmd, c, "GET", "k") == "this user has no permissions to run the 'get' command"
-    assert cmd(rc, "ACL", "GETUSER", "nobody") is None
+    assert cmd(rd, "ACL", "GETUSER", "nobody") is None
 
 
-def test_passwords_are_hashed_added_and_removed(server, rc):
-    cmd(rc, "ACL", "SETUSER", "u", "on", ">a", ">b", "+@all", "~*")
-    hashes = getuser(rc, "u")["passwords"]
+def test_passwords_are_hashed_added_and_removed(server, rd):
+    cmd(rd, "ACL", "SETUSER", "u", "on", ">a", ">b", "+@all", "~*")
+    hashes = getuser(rd, "u")["passwords"]
     assert hashes == [hashlib.sha256(b"a").hexdigest(), hashlib.sha256(b"b").hexdigest()]
     login(server, "u", "a")
-    cmd(rc, "ACL", "SETUSER", "u", "<a")
+    cmd(rd, "ACL", "SETUSER", "u", "<a")
     assert "invalid username-password pair" in err(login, server, "u", "a")
     login(server, "u", "b")
-    cmd(rc, "ACL", "SETUSER", "u", "!" + hashlib.sha256(b"b").hexdigest(), "#" + hashlib.sha256(b"c").hexdigest())
+    cmd(rd, "ACL", "SETUSER", "u", "!" + hashlib.sha256(b"b").hexdigest(), "#" + hashlib.sha256(b"c").hexdigest())
     login(server, "u", "c")
-    assert err(cmd, rc, "ACL", "SETUSER", "u", "#abc") == (
+    assert err(cmd, rd, "ACL", "SETUSER", "u", "#abc") == (
         "Error in ACL SETUSER modifier '#abc': The password hash must be exactly 64 characters and contain only "
         "lowercase hexadecimal characters")
-    assert err(cmd, rc, "ACL", "SETUSER", "u", "<nope") == (
+    assert err(cmd, rd, "ACL", "SETUSER", "u", "<nope") == (
         "Error in ACL SETUSER modifier '<nope': The password you are trying to remove from the user does not exist")
-    cmd(rc, "ACL", "SETUSER", "u", "nopass")
+    cmd(rd, "ACL", "SETUSER", "u", "nopass")
     login(server, "u", "anything")
-    cmd(rc, "ACL", "SETUSER", "u", "resetpass")
+    cmd(rd, "ACL", "SETUSER", "u", "resetpass")
     assert "invalid username-password pair" in err(login, server, "u", "anything")
 
 
-def test_requirepass_is_the_default_users_password(server, rc):
-    assert cmd(rc, "CONFIG", "SET", "requirepass", "secret") == "OK"
-    assert cmd(rc, "ACL", "LIST") == [
+def test_requirepass_is_the_default_users_password(server, rd):
+    assert cmd(rd, "CONFIG", "SET", "requirepass", "secret") == "OK"
+    assert cmd(rd, "ACL", "LIST") == [
         "user default on #%s ~* &* +@all" % hashlib.sha256(b"secret").hexdigest()]
     fresh = server.client(decode_responses=True)
     assert "Authentication required" in err(cmd, fresh, "GET", "k")
@@ -98,8 +91,8 @@ def test_requirepass_is_the_default_users_password(server, rc):
         "configuration is correct?")
 
 
-def test_hello_auth_with_user(server, rc):
-    cmd(rc, "ACL", "SETUSER", "u", "on", ">pw", "+@all", "~*")
+def test_hello_auth_with_user(server, rd):
+    cmd(rd, "ACL", "SETUSER", "u", "on", ">pw", "+@all", "~*")
     c = server.client(decode_responses=True)
     reply = cmd(c, "HELLO", "2", "AUTH", "u", "pw")
     assert reply[reply.index("proto") + 1] == 2
@@ -108,23 +101,23 @@ def test_hello_auth_with_user(server, rc):
     assert "user=u " in cmd(c, "CLIENT", "INFO")
 
 
-def test_usernames_cannot_have_spaces_and_default_cannot_go(rc):
-    assert err(cmd, rc, "ACL", "SETUSER", "a b") == "Usernames can't contain spaces or null characters"
-    assert err(cmd, rc, "ACL", "DELUSER", "default") == "The 'default' user cannot be removed"
-    cmd(rc, "ACL", "SETUSER", "a")
-    assert cmd(rc, "ACL", "DELUSER", "a", "b") == 1
+def test_usernames_cannot_have_spaces_and_default_cannot_go(rd):
+    assert err(cmd, rd, "ACL", "SETUSER", "a b") == "Usernames can't contain spaces or null characters"
+    assert err(cmd, rd, "ACL", "DELUSER", "default") == "The 'default' user cannot be removed"
+    cmd(rd, "ACL", "SETUSER", "a")
+    assert cmd(rd, "ACL", "DELUSER", "a", "b") == 1
 
 
 # --- command rules ----------------------------------------------------------------------------
 
-def test_command_and_category_rules(server, rc):
-    cmd(rc, "ACL", "SETUSER", "u", "on", "nopass", "~*", "-@all", "+@set", "+acl")
+def test_command_and_category_rules(server, rd):
+    cmd(rd, "ACL", "SETUSER", "u", "on", "nopass", "~*", "-@all", "+@set", "+acl")
     c = login(server, "u")
     assert cmd(c, "SADD", "s", "a") == 1
     assert err(cmd, c, "SET", "k", "v") == "this user has no permissions to run the 'set' command"
-    cmd(rc, "ACL", "SETUSER", "u", "+@all", "-client|kill", "-select", "+select|0")
+    cmd(rd, "ACL", "SETUSER", "u", "+@all", "-client|kill", "-select", "+select|0")
     # Single commands come in the order of the command table's hash: random, as in Redis.
-    described = getuser(rc, "u")["commands"]
+    described = getuser(rd, "u")["commands"]
     assert described.startswith("+@all ") and "-select +select|0" in described and "-client|kill" in described
     assert isinstance(cmd(c, "CLIENT", "ID"), int)
     assert err(cmd, c, "CLIENT", "KILL", "TYPE", "master") == (
@@ -133,41 +126,41 @@ def test_command_and_category_rules(server, rc):
     assert err(cmd, c, "SELECT", "1") == "this user has no permissions to run the 'select' command"
 
 
-def test_command_rule_errors(rc):
+def test_command_rule_errors(rd):
     base = "Error in ACL SETUSER modifier '%s': %s"
-    assert err(cmd, rc, "ACL", "SETUSER", "u", "+nosuch") == base % ("+nosuch", "Unknown command or category name in ACL")
-    assert err(cmd, rc, "ACL", "SETUSER", "u", "+@nosuch") == base % ("+@nosuch", "Unknown command or category name in ACL")
-    assert err(cmd, rc, "ACL", "SETUSER", "u", "+config|get|x") == base % (
+    assert err(cmd, rd, "ACL", "SETUSER", "u", "+nosuch") == base % ("+nosuch", "Unknown command or category name in ACL")
+    assert err(cmd, rd, "ACL", "SETUSER", "u", "+@nosuch") == base % ("+@nosuch", "Unknown command or category name in ACL")
+    assert err(cmd, rd, "ACL", "SETUSER", "u", "+config|get|x") == base % (
         "+config|get|x", "Allowing first-arg of a subcommand is not supported")
-    assert err(cmd, rc, "ACL", "SETUSER", "u", "bogus") == base % ("bogus", "Syntax error")
+    assert err(cmd, rd, "ACL", "SETUSER", "u", "bogus") == base % ("bogus", "Syntax error")
     # A failed SETUSER changes nothing: the user was not even created.
-    assert cmd(rc, "ACL", "GETUSER", "u") is None
+    assert cmd(rd, "ACL", "GETUSER", "u") is None
 
 
-def test_rules_are_described_from_the_bitmap(rc):
+def test_rules_are_described_from_the_bitmap(rd):
     for rules, described in [(["+@all", "+client|id"], "+@all"), (["-@all", "+get", "-get"], "-@all"),
                              (["-@all", "+memory|doctor", "+memory"], "-@all +memory"),
                              (["+@all", "-@string", "+get"], "+@all -@string +get"),
                              (["-@all", "+@read", "+@read"], "-@all +@read"),
                              (["+@all", "-client", "+client|id"], "+@all -client +client|id")]:
-        cmd(rc, "ACL", "SETUSER", "u", "reset", *rules)
-        assert getuser(rc, "u")["commands"] == described
+        cmd(rd, "ACL", "SETUSER", "u", "reset", *rules)
+        assert getuser(rd, "u")["commands"] == described
 
 
-def test_acl_cat(rc):
-    assert cmd(rc, "ACL", "CAT") == [
+def test_acl_cat(rd):
+    assert cmd(rd, "ACL", "CAT") == [
         "keyspace", "read", "write", "set", "sortedset", "list", "hash", "string", "bitmap", "hyperloglog", "geo",
         "stream", "pubsub", "admin", "fast", "slow", "blocking", "dangerous", "connection", "transaction",
         "scripting"]
-    assert "function|list" in cmd(rc, "ACL", "CAT", "scripting")
-    assert "set" not in cmd(rc, "ACL", "CAT", "keyspace")
-    assert err(cmd, rc, "ACL", "CAT", "nope") == "Unknown category 'nope'"
+    assert "function|list" in cmd(rd, "ACL", "CAT", "scripting")
+    assert "set" not in cmd(rd, "ACL", "CAT", "keyspace")
+    assert err(cmd, rd, "ACL", "CAT", "nope") == "Unknown category 'nope'"
 
 
 # --- keys, channels, selectors ----------------------------------------------------------------
 
-def test_key_patterns_with_read_and_write_permissions(server, rc):
-    cmd(rc, "ACL", "SETUSER", "u", "on", "nopass", "+@all", "%R~r*", "%W~w*", "~rw*")
+def test_key_patterns_with_read_and_write_permissions(server, rd):
+    cmd(rd, "ACL", "SETUSER", "u", "on", "nopass", "+@all", "%R~r*", "%W~w*", "~rw*")
     c = login(server, "u")
     noperm = "this user has no permissions to access one of the keys used as arguments"
     assert cmd(c, "GET", "rkey") is None
@@ -177,47 +170,47 @@ def test_key_patterns_with_read_and_write_permissions(server, rc):
     assert err(cmd, c, "SET", "wkey", "v", "GET") == noperm
     assert cmd(c, "SET", "rwkey", "v", "GET") is None
     assert err(cmd, c, "GET", "other") == noperm
-    assert getuser(rc, "u")["keys"] == "%R~r* %W~w* ~rw*"
-    cmd(rc, "ACL", "SETUSER", "v", "%R~foo", "%W~foo")
-    assert getuser(rc, "v")["keys"] == "~foo"
+    assert getuser(rd, "u")["keys"] == "%R~r* %W~w* ~rw*"
+    cmd(rd, "ACL", "SETUSER", "v", "%R~foo", "%W~foo")
+    assert getuser(rd, "v")["keys"] == "~foo"
 
 
-def test_dryrun(rc):
-    cmd(rc, "ACL", "SETUSER", "u", "+@all", "%R~read*", "%W~write*", "resetchannels", "&chan")
-    assert cmd(rc, "ACL", "DRYRUN", "u", "GET", "read") == "OK"
-    assert cmd(rc, "ACL", "DRYRUN", "u", "SORT", "read", "STORE", "read") == (
+def test_dryrun(rd):
+    cmd(rd, "ACL", "SETUSER", "u", "+@all", "%R~read*", "%W~write*", "resetchannels", "&chan")
+    assert cmd(rd, "ACL", "DRYRUN", "u", "GET", "read") == "OK"
+    assert cmd(rd, "ACL", "DRYRUN", "u", "SORT", "read", "STORE", "read") == (
         "This user has no permissions to access the 'read' key")
-    assert cmd(rc, "ACL", "DRYRUN", "u", "EVAL", "", "1", "read") == (
+    assert cmd(rd, "ACL", "DRYRUN", "u", "EVAL", "", "1", "read") == (
         "This user has no permissions to access the 'read' key")
-    assert cmd(rc, "ACL", "DRYRUN", "u", "PUBLISH", "other", "m") == (
+    assert cmd(rd, "ACL", "DRYRUN", "u", "PUBLISH", "other", "m") == (
         "This user has no permissions to access the 'other' channel")
-    cmd(rc, "ACL", "SETUSER", "u", "-get")
-    assert cmd(rc, "ACL", "DRYRUN", "u", "GET", "read") == "This user has no permissions to run the 'get' command"
-    assert err(cmd, rc, "ACL", "DRYRUN", "nobody", "GET", "x") == "User 'nobody' not found"
-    assert err(cmd, rc, "ACL", "DRYRUN", "u", "nocmd", "x") == "Command 'nocmd' not found"
-    assert err(cmd, rc, "ACL", "DRYRUN", "u", "SET", "x") == "wrong number of arguments for 'set' command"
+    cmd(rd, "ACL", "SETUSER", "u", "-get")
+    assert cmd(rd, "ACL", "DRYRUN", "u", "GET", "read") == "This user has no permissions to run the 'get' command"
+    assert err(cmd, rd, "ACL", "DRYRUN", "nobody", "GET", "x") == "User 'nobody' not found"
+    assert err(cmd, rd, "ACL", "DRYRUN", "u", "nocmd", "x") == "Command 'nocmd' not found"
+    assert err(cmd, rd, "ACL", "DRYRUN", "u", "SET", "x") == "wrong number of arguments for 'set' command"
 
 
-def test_selectors(server, rc):
-    cmd(rc, "ACL", "SETUSER", "s", "on", "nopass", "-@all", "(+@write ~write::*)", "(+@read", "~read::*)")
+def test_selectors(server, rd):
+    cmd(rd, "ACL", "SETUSER", "s", "on", "nopass", "-@all", "(+@write ~write::*)", "(+@read", "~read::*)")
     c = login(server, "s")
     assert cmd(c, "SET", "write::a", "1") == "OK"
     assert cmd(c, "GET", "read::a") is None
     assert "keys" in err(cmd, c, "GET", "write::a")
-    user = getuser(rc, "s")
+    user = getuser(rd, "s")
     assert [dict(zip(s[::2], s[1::2])) for s in user["selectors"]] == [
         {"commands": "-@all +@write", "keys": "~write::*", "channels": ""},
         {"commands": "-@all +@read", "keys": "~read::*", "channels": ""}]
-    assert cmd(rc, "ACL", "LIST")[1] == (
+    assert cmd(rd, "ACL", "LIST")[1] == (
         "user s on nopass resetchannels -@all (~write::* resetchannels -@all +@write) "
         "(~read::* resetchannels -@all +@read)")
-    assert err(cmd, rc, "ACL", "SETUSER", "s", "(") == "Unmatched parenthesis in acl selector starting at '('."
-    cmd(rc, "ACL", "SETUSER", "s", "clearselectors")
-    assert getuser(rc, "s")["selectors"] == []
+    assert err(cmd, rd, "ACL", "SETUSER", "s", "(") == "Unmatched parenthesis in acl selector starting at '('."
+    cmd(rd, "ACL", "SETUSER", "s", "clearselectors")
+    assert getuser(rd, "s")["selectors"] == []
 
 
-def test_channel_permissions(server, rc):
-    cmd(rc, "ACL", "SETUSER", "p", "on", "nopass", "+@all", "~*", "resetchannels", "&news.*")
+def test_channel_permissions(server, rd):
+    cmd(rd, "ACL", "SETUSER", "p", "on", "nopass", "+@all", "~*", "resetchannels", "&news.*")
     c = login(server, "p")
     assert cmd(c, "PUBLISH", "news.x", "m") == 0
     assert err(cmd, c, "PUBLISH", "sport", "m") == (
@@ -226,64 +219,64 @@ def test_channel_permissions(server, rc):
     assert "channels" in err(cmd, c, "PSUBSCRIBE", "news.x*")
 
 
-def test_subscriber_killed_when_channel_permission_revoked(server, rc):
-    cmd(rc, "ACL", "SETUSER", "p", "on", "nopass", "+@all", "resetchannels", "&a", "&b")
+def test_subscriber_killed_when_channel_permission_revoked(server, rd):
+    cmd(rd, "ACL", "SETUSER", "p", "on", "nopass", "+@all", "resetchannels", "&a", "&b")
     sub = login(server, "p")
     cmd(sub, "CLIENT", "SETNAME", "deathrow")
     assert cmd(sub, "SUBSCRIBE", "a") == ["subscribe", "a", 1]
-    cmd(rc, "ACL", "SETUSER", "p", "resetchannels", "&a", "&c")
-    assert "deathrow" in cmd(rc, "CLIENT", "LIST")
-    cmd(rc, "ACL", "SETUSER", "p", "resetchannels", "&b")
-    assert "deathrow" not in cmd(rc, "CLIENT", "LIST")
+    cmd(rd, "ACL", "SETUSER", "p", "resetchannels", "&a", "&c")
+    assert "deathrow" in cmd(rd, "CLIENT", "LIST")
+    cmd(rd, "ACL", "SETUSER", "p", "resetchannels", "&b")
+    assert "deathrow" not in cmd(rd, "CLIENT", "LIST")
 
 
-def test_sort_by_and_get_need_full_read_access(server, rc):
-    cmd(rc, "RPUSH", "l", "1")
-    cmd(rc, "ACL", "SETUSER", "s", "on", "nopass", "+sort", "~l")
+def test_sort_by_and_get_need_full_read_access(server, rd):
+    cmd(rd, "RPUSH", "l", "1")
+    cmd(rd, "ACL", "SETUSER", "s", "on", "nopass", "+sort", "~l")
     c = login(server, "s")
     assert err(cmd, c, "SORT", "l", "BY", "w*") == "BY option of SORT denied due to insufficient ACL permissions."
     assert err(cmd, c, "SORT", "l", "GET", "w*") == "GET option of SORT denied due to insufficient ACL permissions."
-    cmd(rc, "ACL", "SETUSER", "s", "%R~*")
+    cmd(rd, "ACL", "SETUSER", "s", "%R~*")
     assert cmd(c, "SORT", "l", "BY", "w*") == ["1"]
 
 
 # --- MULTI, scripts, the log, disconnections --------------------------------------------------
 
-def test_multi_and_scripts_are_checked_per_command(server, rc):
-    cmd(rc, "ACL", "SETUSER", "m", "on", "nopass", "~*", "+multi", "+exec", "+incr", "+eval")
+def test_multi_and_scripts_are_checked_per_command(server, rd):
+    cmd(rd, "ACL", "SETUSER", "m", "on", "nopass", "~*", "+multi", "+exec", "+incr", "+eval")
     c = login(server, "m")
     assert cmd(c, "MULTI") in ("OK", True)
     assert cmd(c, "INCR", "n") == "QUEUED"
-    cmd(rc, "ACL", "SETUSER", "m", "-incr")
+    cmd(rd, "ACL", "SETUSER", "m", "-incr")
     res = cmd(c, "EXEC")
     assert str(res[0]) == (
         "ACLs rules changed between the moment the transaction was accumulated and the EXEC call. This command is "
         "no longer allowed for the following reason: no permission to execute the command or subcommand")
     e = err(cmd, c, "EVAL", "return redis.call('incr','n')", "0")
     assert e.startswith("The user executing the script can't run this command or subcommand script:")
-    log = cmd(rc, "ACL", "LOG")
+    log = cmd(rd, "ACL", "LOG")
     entries = [dict(zip(x[::2], x[1::2])) for x in log]
     assert [(x["context"], x["reason"], x["object"], x["username"]) for x in entries[:2]] == [
         ("lua", "command", "incr", "m"), ("multi", "command", "incr", "m")]
     assert list(entries[0]) == ["count", "reason", "context", "object", "username", "age-seconds", "client-info"]
 
 
-def test_acl_log_auth_grouping_count_and_reset(server, rc):
+def test_acl_log_auth_grouping_count_and_reset(server, rd):
     for _ in range(3):
         err(cmd, server.client(), "AUTH", "who", "bad")
-    entries = cmd(rc, "ACL", "LOG")
+    entries = cmd(rd, "ACL", "LOG")
     assert len(entries) == 1
     e = dict(zip(entries[0][::2], entries[0][1::2]))
     assert (e["count"], e["reason"], e["object"], e["username"]) == (3, "auth", "AUTH", "who")
-    assert cmd(rc, "ACL", "LOG", "0") == []
-    assert cmd(rc, "ACL", "LOG", "RESET") == "OK"
-    assert cmd(rc, "ACL", "LOG") == []
-    assert err(cmd, rc, "ACL", "LOG", "1", "2") == (
+    assert cmd(rd, "ACL", "LOG", "0") == []
+    assert cmd(rd, "ACL", "LOG", "RESET") == "OK"
+    assert cmd(rd, "ACL", "LOG") == []
+    assert err(cmd, rd, "ACL", "LOG", "1", "2") == (
         "unknown subcommand or wrong number of arguments for 'LOG'. Try ACL HELP.")
 
 
-def test_deleting_a_user_disconnects_its_clients(server, rc):
-    cmd(rc, "ACL", "SETUSER", "d", "on", "nopass", "+@all")
+def test_deleting_a_user_disconnects_its_clients(server, rd):
+    cmd(rd, "ACL", "SETUSER", "d", "on", "nopass", "+@all")
     c = login(server, "d")
     other = login(server, "d")
     assert cmd(c, "ACL", "DELUSER", "d") == 1  # its own reply still arrives
@@ -293,28 +286,28 @@ def test_deleting_a_user_disconnects_its_clients(server, rc):
     with pytest.raises(redis.ConnectionError):
         other.connection.send_command("PING")
         other.connection.read_response()
-    assert cmd(rc, "PING") is True
+    assert cmd(rd, "PING") is True
 
 
-def test_client_kill_user(server, rc):
-    cmd(rc, "ACL", "SETUSER", "k", "on", "nopass", "+@all")
+def test_client_kill_user(server, rd):
+    cmd(rd, "ACL", "SETUSER", "k", "on", "nopass", "+@all")
     clients = [login(server, "k"), login(server, "k")]
-    assert err(cmd, rc, "CLIENT", "KILL", "USER", "nobody") == "No such user 'nobody'"
-    assert cmd(rc, "CLIENT", "KILL", "USER", "k") == 2
-    assert "user=k" not in cmd(rc, "CLIENT", "LIST")
+    assert err(cmd, rd, "CLIENT", "KILL", "USER", "nobody") == "No such user 'nobody'"
+    assert cmd(rd, "CLIENT", "KILL", "USER", "k") == 2
+    assert "user=k" not in cmd(rd, "CLIENT", "LIST")
     for c in clients:
         c.close()
 
 
-def test_genpass(rc):
-    assert len(cmd(rc, "ACL", "GENPASS")) == 64
-    assert len(cmd(rc, "ACL", "GENPASS", "5")) == 2
+def test_genpass(rd):
+    assert len(cmd(rd, "ACL", "GENPASS")) == 64
+    assert len(cmd(rd, "ACL", "GENPASS", "5")) == 2
     # Random lowercase hex, new every call: 20 passwords of 256 bits, all different, every digit used.
-    passwords = [cmd(rc, "ACL", "GENPASS") for _ in range(20)]
+    passwords = [cmd(rd, "ACL", "GENPASS") for _ in range(20)]
     assert len(set(passwords)) == 20
     assert set("".join(p.decode() if isinstance(p, bytes) else p for p in passwords)) == set("0123456789abcdef")
-    assert len(cmd(rc, "ACL", "GENPASS", "4096")) == 1024
-    assert err(cmd, rc, "ACL", "GENPASS", "5000") == (
+    assert len(cmd(rd, "ACL", "GENPASS", "4096")) == 1024
+    assert err(cmd, rd, "ACL", "GENPASS", "5000") == (
         "ACL GENPASS argument must be the number of bits for the output password, a positive number up to 4096")
 
 

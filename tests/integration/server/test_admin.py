@@ -14,7 +14,7 @@ import time
 import pytest
 import redis
 
-from datatype_client import wait_for
+from support import wait_for
 from resp_raw import Conn, Err
 from support import free_port
 
@@ -1076,9 +1076,7 @@ def test_blocked_command_unblocked_with_error_is_a_failed_call(server, r):
     cid = blocked.client_id()
     sock = blocked.connection_pool.get_connection("blpop")
     sock.send_command("BLPOP", "list1", "0")
-    deadline = time.time() + 5
-    while r.info("clients")["blocked_clients"] != 1 and time.time() < deadline:
-        time.sleep(0.01)
+    wait_for(lambda: r.info("clients")["blocked_clients"] == 1, timeout=5)
     assert r.client_unblock(cid, error=True)
     with pytest.raises(redis.ResponseError) as e:
         sock.read_response()

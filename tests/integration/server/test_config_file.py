@@ -20,7 +20,7 @@ import pytest
 import redis
 
 from resp_raw import Conn
-from support import SERVER, free_port, start_fails, wait_for
+from support import SERVER, start_fails
 
 
 def config_get(server, *names):
@@ -276,43 +276,15 @@ def non_loopback_address():
     return None if addr.startswith("127.") else addr
 
 
-@pytest.fixture
-def bare_server(tmp_path):
-    """Starts the binary with only the arguments given (no --bind); stopped at the end."""
-    procs = []
-
-    def start(*args):
-        port = free_port()
-        cmd = [SERVER, "--port", str(port), "--dir", str(tmp_path), "--save", "", "--appendonly", "no",
-               "--logfile", str(tmp_path / "log")] + list(args)
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        procs.append(proc)
-        c = redis.Redis(port=port, decode_responses=True)
-        wait_for(lambda: _pings(c), what="server up")
-        return proc, port, c
-
-    yield start
-    for p in procs:
-        if p.poll() is None:
-            p.terminate()
-            p.wait(10)
-
-
-def _pings(c):
-    try:
-        return c.ping()
-    except redis.ConnectionError:
-        return False
-
-
 def raw_ping(host, port):
     with socket.create_connection((host, port), timeout=5) as s:
         s.sendall(b"PING\r\n")
         return s.recv(200)
 
 
-def test_default_bind_is_every_address_with_protected_mode(bare_server):
-    proc, port, c = bare_server()
+def test_default_bind_is_every_address_with_protected_mode(server_factory):
+    s = server_factory(bind=None)
+    port, c = s.port, s.client(decode_responses=True)
     assert c.config_get("bind") == {"bind": "* -::*"}
     addr = non_loopback_address()
     if addr is None:
@@ -327,8 +299,9 @@ def test_default_bind_is_every_address_with_protected_mode(bare_server):
     assert raw_ping(addr, port) == b"+PONG\r\n"
 
 
-def test_empty_bind_listens_nowhere(bare_server, tmp_path):
-    proc, port, c = bare_server("--unixsocket", str(tmp_path / "sock"))
+def test_empty_bind_listens_nowhere(server_factory, tmp_path):
+    s = server_factory("--unixsocket", str(tmp_path / "sock"), bind=None)
+    port, c = s.port, s.client(decode_responses=True)
     assert c.config_set("bind", "")
     with pytest.raises(OSError):
         raw_ping("127.0.0.1", port)
@@ -337,9 +310,9 @@ def test_empty_bind_listens_nowhere(bare_server, tmp_path):
     u.close()
 
 
-def test_bind_lines_replace_each_other(bare_server):
+def test_bind_lines_replace_each_other(server_factory):
     # The later --bind wins, and one argument holding several addresses is split.
-    proc, port, c = bare_server("--bind", "127.0.0.1", "--bind", "0.0.0.0 -::*")
+    c = server_factory("--bind", "127.0.0.1", "--bind", "0.0.0.0 -::*", bind=None).client(decode_responses=True)
     assert c.config_get("bind") == {"bind": "0.0.0.0 -::*"}
 
 

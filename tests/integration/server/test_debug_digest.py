@@ -94,21 +94,18 @@ def load(r, data):
             r.expire(key, 1000)
 
 
-@pytest.fixture
-def dbg(server_factory):
-    s = server_factory("--enable-debug-command", "yes")
-    return s
+pytestmark = pytest.mark.server_args("--enable-debug-command", "yes")  # the `server` fixture's server allows DEBUG
 
 
-def test_empty_dataset_and_missing_key_digest_to_zeros(dbg):
-    r = dbg.client()
+def test_empty_dataset_and_missing_key_digest_to_zeros(server):
+    r = server.client()
     assert r.execute_command("DEBUG", "DIGEST") == b"0" * 40
     assert r.execute_command("DEBUG", "DIGEST-VALUE", "nokey") == [b"0" * 40]
     assert r.execute_command("DEBUG", "DIGEST-VALUE") == []
 
 
-def test_values_digest_as_redis_does(dbg):
-    r = dbg.client()
+def test_values_digest_as_redis_does(server):
+    r = server.client()
     load(r, DATA)
     keys = [k for k, *_ in DATA]
     got = r.execute_command("DEBUG", "DIGEST-VALUE", *keys)
@@ -116,15 +113,15 @@ def test_values_digest_as_redis_does(dbg):
     assert got == want
 
 
-def test_dataset_digest_across_databases(dbg):
-    r0, r3 = dbg.client(db=0), dbg.client(db=3)
+def test_dataset_digest_across_databases(server):
+    r0, r3 = server.client(db=0), server.client(db=3)
     load(r0, DATA[:5])
     load(r3, DATA[5:])
     assert r0.execute_command("DEBUG", "DIGEST").decode() == dataset_digest({0: DATA[:5], 3: DATA[5:]})
 
 
-def test_digest_does_not_depend_on_encoding(dbg):
-    r = dbg.client()
+def test_digest_does_not_depend_on_encoding(server):
+    r = server.client()
     r.hset("h", mapping={"a": "1", "b": "2"})
     r.zadd("z", {"m": 1})
     r.sadd("s", 1, 2)

@@ -9,9 +9,7 @@ from support import info
 
 
 
-@pytest.fixture
-def r(server_factory):
-    return server_factory("--enable-debug-command", "yes").client()
+pytestmark = pytest.mark.server_args("--enable-debug-command", "yes")  # the `server` fixture's server allows DEBUG
 
 
 def test_protocol_replies_every_type_in_resp2(r):

@@ -27,12 +27,7 @@ LARGE = ("- Deleting, expiring or evicting (because of maxmemory policy) large o
          "objects into multiple smaller objects.\n")
 
 
-@pytest.fixture
-def lat(server_factory):
-    s = server_factory("--enable-debug-command", "yes")
-    c = s.client(decode_responses=True)
-    yield c
-    c.close()
+pytestmark = pytest.mark.server_args("--enable-debug-command", "yes")  # the `server` fixture's server allows DEBUG
 
 
 def sleeps(r, *seconds):
@@ -43,16 +38,16 @@ def sleeps(r, *seconds):
         r.execute_command("DEBUG", "SLEEP", sec)
 
 
-def test_doctor_without_monitoring_and_without_spikes(lat):
-    assert lat.execute_command("LATENCY", "DOCTOR") == DISABLED
-    lat.config_set("latency-monitor-threshold", 1)
-    assert lat.execute_command("LATENCY", "DOCTOR") == NO_SPIKES
+def test_doctor_without_monitoring_and_without_spikes(rd):
+    assert rd.execute_command("LATENCY", "DOCTOR") == DISABLED
+    rd.config_set("latency-monitor-threshold", 1)
+    assert rd.execute_command("LATENCY", "DOCTOR") == NO_SPIKES
 
 
-def test_doctor_reports_spikes_and_advices(lat):
-    lat.config_set("latency-monitor-threshold", 1)
-    sleeps(lat, 0.05, 0.1)
-    report = lat.execute_command("LATENCY", "DOCTOR")
+def test_doctor_reports_spikes_and_advices(rd):
+    rd.config_set("latency-monitor-threshold", 1)
+    sleeps(rd, 0.05, 0.1)
+    report = rd.execute_command("LATENCY", "DOCTOR")
     assert report.startswith(SPIKES)
     line = re.search(r"^1\. command: 2 latency spikes \(average (\d+)ms, mean deviation (\d+)ms, "
                      r"period (\d+\.\d\d) sec\)\. Worst all time event (\d+)ms\.$", report, re.M)
@@ -62,32 +57,32 @@ def test_doctor_reports_spikes_and_advices(lat):
     assert 75 <= avg < 100 and 20 <= dev < 40 and 0.5 <= period <= 2.0 and 100 <= worst < 130
     # slowlog-log-slower-than 10000 us is above the 1 ms threshold: tune it
     assert report.endswith("\n\nI have a few advices for you:\n\n" + TUNE + INSPECT + LARGE)
-    lat.config_set("slowlog-log-slower-than", 1000)
-    assert lat.execute_command("LATENCY", "DOCTOR").endswith(":\n\n" + INSPECT + LARGE)
-    lat.config_set("slowlog-log-slower-than", -1)
-    assert lat.execute_command("LATENCY", "DOCTOR").endswith(":\n\n" + ENABLE + INSPECT + LARGE)
-    lat.config_set("latency-monitor-threshold", 0)  # samples taken before still reported
-    assert lat.execute_command("LATENCY", "DOCTOR").startswith(SPIKES)
+    rd.config_set("slowlog-log-slower-than", 1000)
+    assert rd.execute_command("LATENCY", "DOCTOR").endswith(":\n\n" + INSPECT + LARGE)
+    rd.config_set("slowlog-log-slower-than", -1)
+    assert rd.execute_command("LATENCY", "DOCTOR").endswith(":\n\n" + ENABLE + INSPECT + LARGE)
+    rd.config_set("latency-monitor-threshold", 0)  # samples taken before still reported
+    assert rd.execute_command("LATENCY", "DOCTOR").startswith(SPIKES)
 
 
-def test_graph_draws_the_samples(lat):
+def test_graph_draws_the_samples(rd):
     with pytest.raises(redis.ResponseError, match="^No samples available for event 'command'$"):
-        lat.execute_command("LATENCY", "GRAPH", "command")
-    lat.config_set("latency-monitor-threshold", 1)
-    sleeps(lat, 0.02, 0.2, 0.01)
-    graph = lat.execute_command("LATENCY", "GRAPH", "command").split("\n")
-    hist = [ms for _, ms in lat.execute_command("LATENCY", "HISTORY", "command")]
+        rd.execute_command("LATENCY", "GRAPH", "command")
+    rd.config_set("latency-monitor-threshold", 1)
+    sleeps(rd, 0.02, 0.2, 0.01)
+    graph = rd.execute_command("LATENCY", "GRAPH", "command").split("\n")
+    hist = [ms for _, ms in rd.execute_command("LATENCY", "HISTORY", "command")]
     assert re.fullmatch(r"command - high %d ms, low %d ms \(all time high %d ms\)" % (max(hist), min(hist), max(hist)),
                         graph[0])
     assert graph[1] == "-" * 80
     assert graph[2:7] == [" # ", " | ", " | ", "_|_", "   "]
     assert re.fullmatch(r"\d\d\d", graph[7]) and graph[8] == "sss" and graph[9:] == [""]
     with pytest.raises(redis.ResponseError, match="^No samples available for event 'nosuch'$"):
-        lat.execute_command("LATENCY", "GRAPH", "nosuch")
+        rd.execute_command("LATENCY", "GRAPH", "nosuch")
 
 
-def test_graph_and_doctor_arity(lat):
+def test_graph_and_doctor_arity(rd):
     with pytest.raises(redis.ResponseError, match="wrong number of arguments for 'latency\\|graph' command"):
-        lat.execute_command("LATENCY", "GRAPH")
+        rd.execute_command("LATENCY", "GRAPH")
     with pytest.raises(redis.ResponseError, match="wrong number of arguments for 'latency\\|doctor' command"):
-        lat.execute_command("LATENCY", "DOCTOR", "x")
+        rd.execute_command("LATENCY", "DOCTOR", "x")

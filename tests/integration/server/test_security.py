@@ -13,7 +13,7 @@ import time
 import pytest
 import redis
 
-from support import SERVER, free_port
+from support import SERVER, free_port, payload_of, rdb_str
 
 
 def eval_err(r, script, *args):
@@ -378,8 +378,6 @@ def test_random_count_below_long_min_refused(r, cmd):
 
 # --------------------------------------------------- RESTORE: untrusted lengths
 
-from test_rdb_functions import payload_of  # noqa: E402
-from test_rdb_old_encodings import rdb_str  # noqa: E402
 
 HUGE = b"\x81" + (1 << 60).to_bytes(8, "big")  # a 64-bit RDB length: 2^60
 HUGE32 = b"\x80" + (0xFFFFFFF0).to_bytes(4, "big")

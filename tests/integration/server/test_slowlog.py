@@ -201,7 +201,7 @@ def test_binary_arguments_kept(slowlog_conn):
      [b"migrate", b"127.0.0.1", b"1", b"k", b"0", b"1", b"auth", b"(redacted)"]),
     (("config", "set", "requirepass", ""), [b"config", b"set", b"requirepass", b"(redacted)"]),
     (("config", "set", "masterauth", "secret"), [b"config", b"set", b"masterauth", b"(redacted)"]),
-    # ACL SETUSER's case waits in tests/pending/test_slowlog_acl.py (no ACL yet).
+    (("acl", "setuser", "bob", ">pw"), [b"acl", b"setuser", b"(redacted)", b"(redacted)"]),
 ])
 def test_secrets_redacted(slowlog_conn, args, shown):
     slowlog_conn.call(*args)

@@ -9,9 +9,7 @@ import random
 import pytest
 
 
-@pytest.fixture
-def r(server_factory):
-    return server_factory("--enable-debug-command", "yes").client()
+pytestmark = pytest.mark.server_args("--enable-debug-command", "yes")  # the `server` fixture's server allows DEBUG
 
 
 def debug_fields(r, key):

@@ -9,7 +9,7 @@ Redis 7.2 does: small non-integer sets are listpacks (set-max-listpack-entries
 import pytest
 
 from datatype_client import WRONGTYPE, arity, check_random_members, scan_all
-from support import enc72
+from support import enc72, wait_for
 
 
 def members(dc, key):
@@ -466,7 +466,6 @@ def test_srandmember_is_even_on_a_set_whose_members_share_one_bucket(server_fact
     import os
     import signal
     import subprocess
-    import time
     server = server_factory("--enable-debug-command", "yes")
     r = server.client(decode_responses=True)
     r.config_set("set-max-intset-entries", 0)
@@ -487,9 +486,7 @@ def test_srandmember_is_even_on_a_set_whose_members_share_one_bucket(server_fact
     r.srem("s", *order[:-keep - 1])
     for pid in subprocess.run(["pgrep", "-P", str(server.proc.pid)], capture_output=True, text=True).stdout.split():
         os.kill(int(pid), signal.SIGKILL)
-    deadline = time.time() + 10
-    while r.info("persistence")["rdb_bgsave_in_progress"] and time.time() < deadline:
-        time.sleep(0.02)
+    wait_for(lambda: not r.info("persistence")["rdb_bgsave_in_progress"])
     r.config_set("rdb-key-save-delay", 0)
     r.srem("s", order[-keep - 1])  # the next removal lets the table shrink
     while "rehashing target" in r.execute_command("DEBUG", "HTSTATS-KEY", "s"):

@@ -7,18 +7,12 @@ import pytest
 import redis
 
 from resp_raw import Err
+from support import MAX64, MIN64, NOT_INT, invalid_expire
 
 SYNTAX = Err("ERR syntax error")
-NOT_INT = Err("ERR value is not an integer or out of range")
 NOT_FLOAT = Err("ERR value is not a valid float")
 OVERFLOW = Err("ERR increment or decrement would overflow")
 WRONGTYPE = Err("WRONGTYPE Operation against a key holding the wrong kind of value")
-MAX64 = "9223372036854775807"
-MIN64 = "-9223372036854775808"
-
-
-def invalid_expire(cmd):
-    return Err("ERR invalid expire time in '%s' command" % cmd)
 
 
 def arity(cmd):
