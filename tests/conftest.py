@@ -1,4 +1,6 @@
-"""Fixtures shared by the integration tests.
+"""Fixtures shared by the integration tests (tests/integration/<area>/), one
+per kind: servers, redis-py clients, raw RESP connections, DataClients, 0MQ
+consumers (tests/README.md lists them).
 
 Every test gets a fresh server on a free port, started from a temporary
 directory and stopped when the test ends. REDIS_SERVER chooses the binary

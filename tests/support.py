@@ -1,7 +1,8 @@
 """What several test modules share that is not a fixture (fixtures are in
-conftest.py): where the server binary is, the Server process wrapper, and
-the helpers of the MONITOR, notification and persistence suites that their
-Lua and RDB companions reuse. Test modules import this, never each other.
+conftest.py): where the server binary is, the Server process wrapper, THE
+wait helper (wait_for), and the helpers more than one area uses (replication,
+Sentinel, RDB and DUMP bytes, MONITOR, notifications, SLOWLOG, 0MQ consumers).
+Test modules import this, never each other; tests/README.md lists it all.
 """
 import os
 import re

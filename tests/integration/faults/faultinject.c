@@ -1,5 +1,5 @@
 /* faultinject: an LD_PRELOAD library that makes fork(), fsync() and
- * fdatasync() fail on demand, for the fault tests (tests/faults). It is
+ * fdatasync() fail on demand, for the fault tests (tests/integration/faults). It is
  * compiled by the tests themselves and never linked into the server, so the
  * same faults can be put under Debian's redis-server to compare.
  *
