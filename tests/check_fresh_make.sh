@@ -5,7 +5,7 @@
 # (deps/install.sh) before anything is compiled, for every goal that promises
 # to install what is missing; and `make` alone must stop with the one line
 # naming the Debian package. Run by .ci/run before `make test`, and by
-# tests/test_fresh_machine.py inside the suite. Exits 1 on any failure.
+# tests/integration/build/test_fresh_machine.py inside the suite. Exits 1 on any failure.
 cd "$(dirname "$0")/.." || exit 2
 # Run as a fresh top-level make, whoever calls us (make test does).
 unset MAKEFLAGS MAKELEVEL MFLAGS

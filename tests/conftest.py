@@ -1,4 +1,6 @@
-"""Fixtures shared by the integration tests.
+"""Fixtures shared by the integration tests (tests/integration/<area>/), one
+per kind: servers, redis-py clients, raw RESP connections, DataClients, 0MQ
+consumers (tests/README.md lists them).
 
 Every test gets a fresh server on a free port, started from a temporary
 directory and stopped when the test ends. REDIS_SERVER chooses the binary
@@ -13,13 +15,14 @@ import pytest
 
 from datatype_client import DataClient
 from resp_raw import Conn, RawClient
-from support import REFERENCE, Server
+from support import REFERENCE, Consumers, Server
 
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "ours: tests of our own features, skipped against the reference")
     config.addinivalue_line("markers", "server_exits: the test makes a server exit with an error status on purpose")
     config.addinivalue_line("markers", "server_crash: the test makes a server crash on purpose (its report is checked)")
+    config.addinivalue_line("markers", "server_args(*args): extra arguments for the `server` fixture's server")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -51,7 +54,8 @@ def _per_test_timeout():
 @pytest.fixture
 def server_factory(request):
     """Starts servers with extra arguments (binary: another server, e.g.
-    support.REF_SERVER; env: variables added to its environment); all are
+    support.REF_SERVER; env: variables added to its environment; bind=None:
+    no --bind, the server's default `* -::*`); all are
     stopped at the end, and the test fails if one of them ended badly (a
     crash, a sanitizer's report, an exit the test did not ask for; the
     markers server_exits and server_crash say the test means it)."""
@@ -59,8 +63,8 @@ def server_factory(request):
     exits = request.node.get_closest_marker("server_exits") is not None
     crashes = request.node.get_closest_marker("server_crash") is not None
 
-    def start(*args, config_text=None, binary=None, env=None):
-        s = Server(args, config_text=config_text, binary=binary, env=env)
+    def start(*args, config_text=None, binary=None, env=None, bind="127.0.0.1"):
+        s = Server(args, config_text=config_text, binary=binary, env=env, bind=bind)
         s.exit_expected, s.crash_expected = exits, crashes
         started.append(s)
         return s
@@ -79,8 +83,11 @@ def server_factory(request):
 
 
 @pytest.fixture
-def server(server_factory):
-    return server_factory()
+def server(request, server_factory):
+    """The test's server. @pytest.mark.server_args(*args) on the test or its
+    module starts it with those extra arguments (e.g. DEBUG enabled)."""
+    marker = request.node.get_closest_marker("server_args")
+    return server_factory(*(marker.args if marker else ()))
 
 
 @pytest.fixture
@@ -185,3 +192,16 @@ def dconnect(server):
 def dc(dconnect):
     """A DataClient on the test's fresh server."""
     return dconnect()
+
+
+# --- 0MQ consumers (support.Consumers; pyzmq) ----------------------------------
+
+@pytest.fixture
+def zctx():
+    """zctx.consumer(*endpoints, rcvhwm=None, ack=False) connects a PULL (ack:
+    DEALER) consumer on one 0MQ context; all are closed at the end."""
+    pytest.importorskip("zmq", reason="pyzmq (python3-zmq) is not installed")
+    consumers = Consumers()
+    yield consumers
+    consumers.close()
+

@@ -12,9 +12,9 @@ distinct (`dc.frame(...)` gives the exact bytes when a nil array is nested).
 Sending and reading are separate, so a test can leave a client blocked
 (BLPOP ...) while another client acts, then read the blocked client's reply.
 """
-import time
 
 from resp_raw import Error, RawClient, parse_frame
+from support import wait_for
 
 WRONGTYPE = "WRONGTYPE Operation against a key holding the wrong kind of value"
 
@@ -135,15 +135,6 @@ def check_random_members(c, cmd, key, expected, with_flag=None):
         flat = c(cmd, key, -(n * 3), with_flag)
         assert len(flat) == n * 6
         assert all(expected[m] == v for m, v in zip(flat[0::2], flat[1::2]))
-
-
-def wait_for(predicate, timeout=5.0, what="condition"):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if predicate():
-            return
-        time.sleep(0.005)
-    raise AssertionError("timed out waiting for " + what)
 
 
 def blocked_clients(c):

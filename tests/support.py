@@ -1,7 +1,8 @@
 """What several test modules share that is not a fixture (fixtures are in
-conftest.py): where the server binary is, the Server process wrapper, and
-the helpers of the MONITOR, notification and persistence suites that their
-Lua and RDB companions reuse. Test modules import this, never each other.
+conftest.py): where the server binary is, the Server process wrapper, THE
+wait helper (wait_for), and the helpers more than one area uses (replication,
+Sentinel, RDB and DUMP bytes, MONITOR, notifications, SLOWLOG, 0MQ consumers).
+Test modules import this, never each other; tests/README.md lists it all.
 """
 import os
 import re
@@ -15,10 +16,23 @@ import time
 import pytest
 import redis
 
+from resp_raw import Err
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SERVER = os.environ.get("REDIS_SERVER") or os.path.join(ROOT, "src", "redis-server")
 REFERENCE = os.environ.get("REFERENCE") == "1"
 REF_SERVER = shutil.which("redis-server")
+
+
+# --- reply texts the string and expiry tests share ---------------------------
+
+NOT_INT = Err("ERR value is not an integer or out of range")
+MAX64 = "9223372036854775807"
+MIN64 = "-9223372036854775808"
+
+
+def invalid_expire(cmd):
+    return Err("ERR invalid expire time in '%s' command" % cmd)
 
 
 def rdb_len(n):
@@ -34,6 +48,22 @@ def rdb_len(n):
 def rdb_str(b):
     """An RDB string: its length, then its bytes."""
     return rdb_len(len(b)) + b
+
+
+def crc64(data):
+    """CRC-64 Jones, reflected, as DUMP payloads and RDB files carry it."""
+    crc = 0
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0x95AC9329AC4BC9B5 if crc & 1 else crc >> 1
+    return crc
+
+
+def payload_of(body, version=10):
+    """A DUMP payload (for RESTORE) of an RDB value body: the RDB version, then the CRC."""
+    body += bytes([version, 0])
+    return body + crc64(body).to_bytes(8, "little")
 
 
 def enc72(ours, reference):
@@ -71,8 +101,52 @@ def refuses_to_start(start, reference_status=(1,)):
     raise AssertionError("the server started")
 
 
+def start_fails(tmp_path, *args, stdin=b""):
+    """Runs the binary with args; it must exit 1. Returns (stdout, stderr) as text."""
+    p = subprocess.run([SERVER] + list(args), input=stdin, capture_output=True, timeout=20, cwd=str(tmp_path))
+    assert p.returncode == 1, (p.returncode, p.stdout, p.stderr)
+    return p.stdout.decode(), p.stderr.decode()
+
+
+def start_exiting_on_panic(server_factory, *args):
+    """A server that exits with status 1 where it would panic (use-exit-on-panic),
+    DEBUG enabled, for the corrupt-payload tests. Returns (server, client)."""
+    s = server_factory("--loglevel", "verbose", "--use-exit-on-panic", "yes", "--enable-debug-command", "yes", *args)
+    return s, s.client()
+
+
+def exits(server, timeout=10):
+    """Whether the server's process exits within timeout seconds."""
+    try:
+        return wait_for(lambda: server.proc.poll() is not None, timeout=timeout, what="the server to exit")
+    except AssertionError:
+        return False
+
+
 class PortTaken(Exception):
     """The port chosen for a server was taken by another process first."""
+
+
+def wait_for(predicate, timeout=10, interval=0.01, what="condition", retry_on=()):
+    """THE wait of the suite: polls predicate() every `interval` seconds and
+    returns its first true value; fails the test (AssertionError "timed out
+    waiting for <what>") if none comes within `timeout` seconds. It is tried
+    once more at the deadline, so a slow last poll still counts. An exception
+    in retry_on counts as "not yet" (a sentinel kills connections while it
+    reconfigures a server)."""
+    deadline = time.time() + timeout
+    last = None
+    while True:
+        expired = time.time() >= deadline
+        try:
+            value = predicate()
+            if value:
+                return value
+        except retry_on as e:
+            last = e
+        if expired:
+            raise AssertionError("timed out waiting for %s%s" % (what, " (%r)" % last if last else ""))
+        time.sleep(interval)
 
 
 def free_port():
@@ -91,7 +165,7 @@ class Server:
     """A server process on a free port, with its own directory. stop() says
     what was wrong with how it ended: server_factory fails the test with it."""
 
-    def __init__(self, args=(), config_text=None, binary=None, env=None):
+    def __init__(self, args=(), config_text=None, binary=None, env=None, bind="127.0.0.1"):
         # What the test says of this server (server_factory sets them from the
         # test's markers): it makes it exit with an error on purpose, or crash.
         self.exit_expected = False
@@ -116,8 +190,8 @@ class Server:
         for attempt in range(5):
             self.port = free_port()
             cmd = [binary or SERVER] + ([self.config_path] if self.config_path else [])
-            cmd += ["--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.dir,
-                    "--save", "", "--appendonly", "no", "--logfile", self.logfile]
+            cmd += ["--port", str(self.port)] + (["--bind", bind] if bind else [])
+            cmd += ["--dir", self.dir, "--save", "", "--appendonly", "no", "--logfile", self.logfile]
             cmd += list(args)
             self.cmd = cmd
             try:
@@ -356,7 +430,7 @@ class Watcher:
         reply = self.cmd.call(*args)
         return reply, self.collect()
 
-    def wait_for(self, count, timeout=3.0):
+    def arriving(self, count, timeout=3.0):
         """Notifications arriving on their own (active expiry): wait for `count` messages."""
         got = []
         deadline = time.time() + timeout
@@ -389,23 +463,6 @@ def argvs(conn):
 # The reference would delay a full sync by repl-diskless-sync-delay (5 s):
 # both kinds of master save to disk here.
 MASTER_ARGS = ("--repl-diskless-sync", "no")
-
-
-def wait_for(cond, timeout=10, what="condition", retry_on=()):
-    """cond()'s first true value within timeout seconds; an exception in
-    retry_on counts as not yet (a sentinel kills connections while it
-    reconfigures a server)."""
-    deadline = time.time() + timeout
-    last = None
-    while time.time() < deadline:
-        try:
-            v = cond()
-            if v:
-                return v
-        except retry_on as e:
-            last = e
-        time.sleep(0.05)
-    raise AssertionError("timed out waiting for %s%s" % (what, " (%r)" % last if last else ""))
 
 
 def raw_info(client, section):
@@ -525,3 +582,67 @@ def start_sentinel(server_factory, master_port):
 def sentinel_master(sentinel):
     flat = ask(sentinel, "SENTINEL", "MASTER", SENTINEL_NAME)
     return dict(zip(flat[::2], flat[1::2]))
+
+
+# --- 0MQ consumers (pyzmq; the zctx fixture in conftest.py makes them) ---------
+
+class Consumer:
+    """A PULL socket connected to one or more endpoints (ack=True: a DEALER,
+    as an ack-mode consumer connects, that says READY and ACK itself)."""
+
+    def __init__(self, ctx, *endpoints, rcvhwm=None, ack=False):
+        import zmq
+        self.sock = ctx.socket(zmq.DEALER if ack else zmq.PULL)
+        self.sock.setsockopt(zmq.LINGER, 0)
+        if rcvhwm is not None:
+            self.sock.setsockopt(zmq.RCVHWM, rcvhwm)
+        for e in endpoints:
+            self.sock.connect(e)
+
+    def recv(self, timeout=5.0):
+        if not self.sock.poll(int(timeout * 1000)):
+            raise AssertionError("no expiry message within %.1fs" % timeout)
+        return self.sock.recv_multipart()
+
+    def recv_n(self, n, timeout=10.0):
+        deadline = time.time() + timeout
+        out = []
+        while len(out) < n:
+            out.append(self.recv(max(0.1, deadline - time.time())))
+        return out
+
+    def expect_nothing(self, wait=0.3):
+        if self.sock.poll(int(wait * 1000)):
+            raise AssertionError("unexpected message %r" % (self.sock.recv_multipart(),))
+
+    def say(self, words):
+        self.sock.send(words.encode())
+
+    def recv_numbered(self, n, timeout=10.0):
+        """n ack-mode messages as (sequence number, the three frames)."""
+        out = []
+        for m in self.recv_n(n, timeout):
+            assert len(m) == 4 and len(m[3]) == 8, m
+            out.append((struct.unpack("=Q", m[3])[0], m[:3]))
+        return out
+
+    def close(self):
+        self.sock.close(0)
+
+
+class Consumers:
+    """Makes consumers on one 0MQ context and closes them all at the end."""
+
+    def __init__(self):
+        import zmq  # pyzmq: only the 0MQ tests need it
+        self.ctx = zmq.Context()
+        self.made = []
+
+    def consumer(self, *endpoints, **kw):
+        self.made.append(Consumer(self.ctx, *endpoints, **kw))
+        return self.made[-1]
+
+    def close(self):
+        for c in self.made:
+            c.close()
+        self.ctx.term()

@@ -8,7 +8,8 @@
  * settings. Loads run with sanitize-dump-payload yes: without it a payload
  * that passes only Redis's shallow check is kept and stops the server with
  * an assertion when touched (object.h, stream.h) — the server's answer, but
- * a crash to the fuzzer; tests/test_corrupt_payload.py covers that mode. */
+ * a crash to the fuzzer; tests/integration/persistence/test_corrupt_payload.py covers that
+ * mode. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

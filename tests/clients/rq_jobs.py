@@ -1,9 +1,0 @@
-"""Job functions for the RQ test (tests/test_clients.py): RQ imports them by name in its worker."""
-
-
-def add(a, b):
-    return a + b
-
-
-def fail():
-    raise ValueError("boom")
