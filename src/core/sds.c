@@ -148,6 +148,16 @@ static sds sdsWriteHeader(void *hdr, int type, size_t len, size_t alloc) {
     return s;
 }
 
+/* The new string's bytes: a copy of init, or zeros when init is NULL. */
+static inline sds sdsFill(sds s, const void *init, size_t len) {
+    if (init)
+        memcpy(s, init, len);
+    else
+        memset(s, 0, len);
+    s[len] = '\0';
+    return s;
+}
+
 /* Capacity actually usable in an allocation (allocators round sizes up),
  * capped to what the header type can record. */
 static size_t sdsUsableAlloc(void *hdr, int type) {
@@ -161,13 +171,7 @@ sds sdsnewlen(const void *init, size_t len) {
     size_t hdrlen = sdsHdrSize(type);
     assert(hdrlen + len + 1 > len); /* overflow */
     void *hdr = zmalloc(hdrlen + len + 1);
-    sds s = sdsWriteHeader(hdr, type, len, sdsUsableAlloc(hdr, type));
-    if (init)
-        memcpy(s, init, len);
-    else
-        memset(s, 0, len);
-    s[len] = '\0';
-    return s;
+    return sdsFill(sdsWriteHeader(hdr, type, len, sdsUsableAlloc(hdr, type)), init, len);
 }
 
 sds sdsempty(void) { return sdsnewlen("", 0); }
@@ -533,11 +537,14 @@ size_t sdsEmbeddedSize(size_t len) { return sdsHdrSize(sdsEmbedType(len)) + len 
 
 sds sdsEmbed(void *buf, const void *init, size_t len) {
     int type = sdsEmbedType(len);
-    sds s = sdsWriteHeader(buf, type, len, len);
-    if (init)
-        memcpy(s, init, len);
-    else
-        memset(s, 0, len);
-    s[len] = '\0';
+    return sdsFill(sdsWriteHeader(buf, type, len, len), init, len);
+}
+
+sds sdsjoin(char *const *strings, int n, const char *sep) {
+    sds s = sdsempty();
+    for (int j = 0; j < n; j++) {
+        if (j) s = sdscat(s, sep);
+        s = sdscat(s, strings[j]);
+    }
     return s;
 }

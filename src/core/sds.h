@@ -95,6 +95,8 @@ sds *sdssplitlen(const char *s, ssize_t len, const char *sep, int seplen, int *c
 /* Tokenizes a config line / inline command like Redis: NULL on unbalanced quotes. */
 sds *sdssplitargs(const char *line, int *argc);
 void sdsfreesplitres(sds *tokens, int count);
+/* The n strings joined by sep, as a new sds (CONFIG GET's lists). */
+sds sdsjoin(char *const *strings, int n, const char *sep);
 
 /* Embedding: an immutable sds built inside caller-owned memory (e.g. a hash
  * table entry), so a key costs no separate allocation. Never sdsfree it. */

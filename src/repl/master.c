@@ -93,6 +93,19 @@ static struct {
     int get_ack_pending;
 } m = {.seldb = -1, .child = -1, .pipefd = -1, .child_ok = -1};
 
+/* The replicas in order: for (replicaLink *r = firstReplica(&li); r; r =
+ * nextReplica(&li)). The loop may drop the current replica (its node goes,
+ * the walk goes on), as with listNext. */
+static replicaLink *nextReplica(listIter *li) {
+    listNode *ln = listNext(li);
+    return ln ? listNodeValue(ln) : NULL;
+}
+
+static replicaLink *firstReplica(listIter *li) {
+    listRewind(m.replicas, li);
+    return nextReplica(li);
+}
+
 static void refreshGoodReplicas(void);
 static void resumePipe(void);
 static void pipeLostReplica(void);
@@ -201,10 +214,7 @@ static void feedStream(const char *buf, size_t len) {
     size_t pos;
     int added = replBufAppend(buf, len, first, &start, &pos);
     listIter li;
-    listNode *ln;
-    listRewind(m.replicas, &li);
-    while ((ln = listNext(&li))) {
-        replicaLink *r = listNodeValue(ln);
+    for (replicaLink *r = firstReplica(&li); r; r = nextReplica(&li)) {
         if (!feedsFromBuffer(r)) continue;
         client *c = r->c;
         /* The first bytes it takes: it holds the buffer from here. */
@@ -371,10 +381,7 @@ static void sendFullResync(replicaLink *r) {
  * asking for another one wait for the snapshot after (as Redis). */
 static int nextSnapshotExclude(void) {
     listIter li;
-    listNode *ln;
-    listRewind(m.replicas, &li);
-    while ((ln = listNext(&li))) {
-        replicaLink *r = listNodeValue(ln);
+    for (replicaLink *r = firstReplica(&li); r; r = nextReplica(&li)) {
         if (r->state == R_WAIT_BGSAVE_START) return r->rdb_exclude;
     }
     return 0;
@@ -386,10 +393,7 @@ static int waitingReplicasTakeDiskless(void) {
     int exclude = nextSnapshotExclude();
     if (!server.repl_diskless_sync && !exclude) return 0;
     listIter li;
-    listNode *ln;
-    listRewind(m.replicas, &li);
-    while ((ln = listNext(&li))) {
-        replicaLink *r = listNodeValue(ln);
+    for (replicaLink *r = firstReplica(&li); r; r = nextReplica(&li)) {
         if (r->state == R_WAIT_BGSAVE_START && r->rdb_exclude == exclude && !r->capa_eof) return 0;
     }
     return 1;
@@ -445,10 +449,7 @@ static void startBgsaveForReplication(void) {
     /* (persist.c logged a disk snapshot's fork or its failure) */
     if (pid == -1) serverLog(LL_WARNING, "BGSAVE for replication failed");
     listIter li;
-    listNode *ln;
-    listRewind(m.replicas, &li);
-    while ((ln = listNext(&li))) {
-        replicaLink *r = listNodeValue(ln);
+    for (replicaLink *r = firstReplica(&li); r; r = nextReplica(&li)) {
         if (r->state != R_WAIT_BGSAVE_START || r->rdb_exclude != exclude) continue;
         if (pid == -1) {
             addReplyError(r->c, "BGSAVE failed, replication can't continue");
@@ -516,10 +517,7 @@ static void sendChunk(aeEventLoop *el, int fd, void *privdata, int mask) {
 static void spreadChunk(void) {
     int waiting = 0;
     listIter li;
-    listNode *ln;
-    listRewind(m.replicas, &li);
-    while ((ln = listNext(&li))) {
-        replicaLink *r = listNodeValue(ln);
+    for (replicaLink *r = firstReplica(&li); r; r = nextReplica(&li)) {
         if (!takesPipe(r)) continue;
         r->chunk_sent = 0;
         if (!chunkLeft(r)) continue;
@@ -581,10 +579,7 @@ static void pipeLostReplica(void) {
 /* Every replica took the chunk: the next one, or the end of the transfer. */
 static void resumePipe(void) {
     listIter li;
-    listNode *ln;
-    listRewind(m.replicas, &li);
-    while ((ln = listNext(&li))) {
-        replicaLink *r = listNodeValue(ln);
+    for (replicaLink *r = firstReplica(&li); r; r = nextReplica(&li)) {
         if (takesPipe(r) && r->chunk_sent < m.chunk_len) return;
     }
     if (m.pipe_stage == PIPE_STREAMING && m.pipefd != -1 &&
@@ -807,10 +802,7 @@ static void sendBulkToReplica(aeEventLoop *el, int fd, void *privdata, int mask)
  * dropped (a failed or killed child). */
 static void diskSnapshotDone(int ok) {
     listIter li;
-    listNode *ln;
-    listRewind(m.replicas, &li);
-    while ((ln = listNext(&li))) {
-        replicaLink *r = listNodeValue(ln);
+    for (replicaLink *r = firstReplica(&li); r; r = nextReplica(&li)) {
         if (r->state != R_WAIT_BGSAVE_END || r->diskless) continue;
         struct stat st;
         if (!ok || (r->rdbfd = open(server.dbfilename, O_RDONLY)) == -1 || fstat(r->rdbfd, &st) == -1) {
@@ -834,10 +826,7 @@ static void diskSnapshotDone(int ok) {
 /* Replicas that came while the snapshot was made for others need their own. */
 static void startWaitingSync(void) {
     listIter li;
-    listNode *ln;
-    listRewind(m.replicas, &li);
-    while ((ln = listNext(&li))) {
-        replicaLink *r = listNodeValue(ln);
+    for (replicaLink *r = firstReplica(&li); r; r = nextReplica(&li)) {
         if (r->state == R_WAIT_BGSAVE_START && !(r->c->flags & (CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSE_ASAP))) {
             startBgsaveForReplication();
             break;
@@ -849,10 +838,7 @@ static void startWaitingSync(void) {
 static void finishDisklessTransfer(void) {
     if (!m.diskless || m.child_ok == -1 || (m.child_ok && m.pipe_stage != PIPE_SENT)) return;
     listIter li;
-    listNode *ln;
-    listRewind(m.replicas, &li);
-    while ((ln = listNext(&li))) {
-        replicaLink *r = listNodeValue(ln);
+    for (replicaLink *r = firstReplica(&li); r; r = nextReplica(&li)) {
         if (r->state != R_SEND_BULK || !r->diskless) continue;
         if (!m.child_ok) {
             freeClientAsync(r->c);
@@ -905,10 +891,7 @@ static void checkChild(void) {
 
 void replDisconnectReplicas(void) {
     listIter li;
-    listNode *ln;
-    listRewind(m.replicas, &li);
-    while ((ln = listNext(&li))) {
-        replicaLink *r = listNodeValue(ln);
+    for (replicaLink *r = firstReplica(&li); r; r = nextReplica(&li)) {
         freeClientAsync(r->c);
     }
 }
@@ -916,10 +899,7 @@ void replDisconnectReplicas(void) {
 int replCountAcked(long long offset) {
     int n = 0;
     listIter li;
-    listNode *ln;
-    listRewind(m.replicas, &li);
-    while ((ln = listNext(&li))) {
-        replicaLink *r = listNodeValue(ln);
+    for (replicaLink *r = firstReplica(&li); r; r = nextReplica(&li)) {
         if (r->state == R_ONLINE && r->ack_off >= offset) n++;
     }
     return n;
@@ -938,10 +918,7 @@ void replRequestAcks(void) {
 static void refreshGoodReplicas(void) {
     int good = 0;
     listIter li;
-    listNode *ln;
-    listRewind(m.replicas, &li);
-    while ((ln = listNext(&li))) {
-        replicaLink *r = listNodeValue(ln);
+    for (replicaLink *r = firstReplica(&li); r; r = nextReplica(&li)) {
         if (r->state == R_ONLINE && !(r->c->flags & CLIENT_CLOSE_ASAP) &&
             server.unixtime - r->ack_time <= server.repl_min_slaves_max_lag)
             good++;
@@ -1181,10 +1158,7 @@ unsigned long replReplicaCount(void) { return listLength(m.replicas); }
 
 int replFindReplica(const char *host, int port, int *online, long long *ack_off) {
     listIter li;
-    listNode *ln;
-    listRewind(m.replicas, &li);
-    while ((ln = listNext(&li))) {
-        replicaLink *r = listNodeValue(ln);
+    for (replicaLink *r = firstReplica(&li); r; r = nextReplica(&li)) {
         char ip[NET_ADDR_STR_LEN];
         replicaAddr(r, ip, sizeof(ip));
         if (strcasecmp(ip, host) || r->listening_port != port) continue;
@@ -1197,10 +1171,7 @@ int replFindReplica(const char *host, int port, int *online, long long *ack_off)
 
 int replCaughtUpReplica(char *ip, size_t iplen, int *port) {
     listIter li;
-    listNode *ln;
-    listRewind(m.replicas, &li);
-    while ((ln = listNext(&li))) {
-        replicaLink *r = listNodeValue(ln);
+    for (replicaLink *r = firstReplica(&li); r; r = nextReplica(&li)) {
         if (r->state != R_ONLINE || r->ack_off != replId.offset) continue;
         replicaAddr(r, ip, iplen);
         *port = r->listening_port;
@@ -1214,10 +1185,7 @@ sds replMasterInfo(sds info) {
     info = sdscatprintf(info, "connected_slaves:%lu\r\n", listLength(m.replicas));
     int i = 0;
     listIter li;
-    listNode *ln;
-    listRewind(m.replicas, &li);
-    while ((ln = listNext(&li))) {
-        replicaLink *r = listNodeValue(ln);
+    for (replicaLink *r = firstReplica(&li); r; r = nextReplica(&li)) {
         char ip[NET_ADDR_STR_LEN];
         replicaAddr(r, ip, sizeof(ip));
         /* A diskless transfer is still the snapshot's making to Redis: wait_bgsave. */
@@ -1288,10 +1256,7 @@ void roleCommand(client *c) {
     void *len = addReplyDeferredLen(c);
     long n = 0;
     listIter li;
-    listNode *ln;
-    listRewind(m.replicas, &li);
-    while ((ln = listNext(&li))) {
-        replicaLink *r = listNodeValue(ln);
+    for (replicaLink *r = firstReplica(&li); r; r = nextReplica(&li)) {
         if (r->state != R_ONLINE) continue;
         char ip[NET_ADDR_STR_LEN];
         replicaAddr(r, ip, sizeof(ip));
@@ -1309,10 +1274,7 @@ void roleCommand(client *c) {
 /* Whether a shutdown may go on: every replica acknowledged our whole stream. */
 static int replicasInSync(void) {
     listIter li;
-    listNode *ln;
-    listRewind(m.replicas, &li);
-    while ((ln = listNext(&li))) {
-        replicaLink *r = listNodeValue(ln);
+    for (replicaLink *r = firstReplica(&li); r; r = nextReplica(&li)) {
         if (r->ack_off != replId.offset) return 0;
     }
     return 1;
@@ -1323,10 +1285,7 @@ static void reportReplicasAtShutdown(void) {
     static const char *states[] = {"wait_bgsave", "wait_bgsave", "send_bulk", "online"};
     int replicas = 0, lagging = 0;
     listIter li;
-    listNode *ln;
-    listRewind(m.replicas, &li);
-    while ((ln = listNext(&li))) {
-        replicaLink *r = listNodeValue(ln);
+    for (replicaLink *r = firstReplica(&li); r; r = nextReplica(&li)) {
         replicas++;
         if (r->ack_off == replId.offset) continue;
         lagging++;

@@ -292,14 +292,7 @@ static int setBind(sds *argv, int argc, int from_file, const char **err) {
     return 1;
 }
 
-static sds getBind(void) {
-    sds s = sdsempty();
-    for (int j = 0; j < server.bindaddr_count; j++) {
-        if (j) s = sdscat(s, " ");
-        s = sdscat(s, server.bindaddr[j]);
-    }
-    return s;
-}
+static sds getBind(void) { return sdsjoin(server.bindaddr, server.bindaddr_count, " "); }
 
 /* Parses "<class> <hard> <soft> <seconds>..." over the current limits into `limits`. */
 static int parseObufLimits(sds *argv, int argc, clientBufferLimitsConfig *limits, const char **err) {
@@ -504,14 +497,7 @@ static int setZmqEndpoints(sds *argv, int argc, int from_file, const char **err)
     return 1; /* the push's apply hook binds them (and CONFIG SET puts the old ones back on failure) */
 }
 
-static sds getZmqEndpoints(void) {
-    sds s = sdsempty();
-    for (int j = 0; j < server.zmq_endpoints_count; j++) {
-        if (j) s = sdscat(s, " ");
-        s = sdscatsds(s, server.zmq_endpoints[j]);
-    }
-    return s;
-}
+static sds getZmqEndpoints(void) { return sdsjoin(server.zmq_endpoints, server.zmq_endpoints_count, " "); }
 
 static int setZmqTypes(sds *argv, int argc, int from_file, const char **err) {
     (void)from_file;

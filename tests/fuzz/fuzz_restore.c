@@ -68,11 +68,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!ready) {
         /* The encodings' thresholds at Redis's defaults (the config table's
          * own defaults need the modules main.c wires, not linked here). */
-        server.hash_max_listpack_entries = 128;
-        server.hash_max_listpack_value = 64;
+        server.hash_limits = (hashLimits){.lp_entries = 128, .lp_value = 64};
         server.set_limits = (setLimits){.intset_entries = 512, .lp_entries = 128, .lp_value = 64};
-        server.zset_max_listpack_entries = 128;
-        server.zset_max_listpack_value = 64;
+        server.zset_limits = (zsetLimits){.max_entries = 128, .max_value = 64};
         server.list_max_listpack_size = -2;
         server.list_compress_depth = 0;
         server.stream_node_max_bytes = 4096;
