@@ -22,8 +22,8 @@ extern replIdentity replId;
 /* ---- master.c */
 /* The capabilities registered (replAddReplicaCapability), in order; a link's
  * capa bits index this. */
-#define MAX_REPL_CAPABILITIES 8 /* a link's capa_mask holds their bits */
-extern const replCapability *replCapabilities[];
+#define MAX_REPL_CAPABILITIES 64 /* a link's capa_mask holds their bits */
+extern const replCapability **replCapabilities;
 extern int replCapabilityCount;
 void replChangeId(void);
 void replClearId2(void);

@@ -53,7 +53,7 @@ typedef struct replicaLink {
     int wait_ack;       /* online, but the stream waits for its first ACK (it loads an EOF-marked RDB) */
     int early_ack;      /* it ACKed (so loaded) its diskless RDB before the transfer was seen to end */
     int capa_eof, capa_psync2;
-    unsigned capa_mask; /* ours: the registered capabilities it announced (bit i: replCapabilities[i]) */
+    uint64_t capa_mask; /* ours: the registered capabilities it announced (bit i: replCapabilities[i]) */
     int rdb_exclude;    /* RDB_EXCLUDE_*: REPLCONF rdb-filter-only (redis-cli --functions-rdb) */
     int rdb_only;       /* REPLCONF rdb-only 1 (redis-cli --rdb): the snapshot, no stream */
     int listening_port;
@@ -370,7 +370,7 @@ static void sendFullResync(replicaLink *r) {
     r->state = R_WAIT_BGSAVE_END;
     /* What a snapshot does not carry (the expiry push's log) follows it. */
     for (int i = 0; i < replCapabilityCount; i++)
-        if ((r->capa_mask & (1u << i)) && replCapabilities[i]->full_sync) replCapabilities[i]->full_sync();
+        if ((r->capa_mask & (1ULL << i)) && replCapabilities[i]->full_sync) replCapabilities[i]->full_sync();
     if (r->pre_psync) return;
     char buf[128];
     int n = snprintf(buf, sizeof(buf), "+FULLRESYNC %s %lld\r\n", replId.replid, r->initial_offset);
@@ -1029,7 +1029,7 @@ void replconfCommand(client *c) {
             else
                 for (int i = 0; i < replCapabilityCount; i++)
                     if (!strcasecmp(val->ptr, replCapabilities[i]->name)) {
-                        linkOf(c)->capa_mask |= 1u << i;
+                        linkOf(c)->capa_mask |= 1ULL << i;
                         if (replCapabilities[i]->announced) replCapabilities[i]->announced();
                     }
         } else if (!strcasecmp(opt, "ack")) {
@@ -1221,7 +1221,7 @@ const replSnapshotHooks replSnapshotOfMaster = {
     .kill_child = killSnapshotChild,
 };
 
-const replCapability *replCapabilities[MAX_REPL_CAPABILITIES];
+const replCapability **replCapabilities; /* grown by one per registration */
 int replCapabilityCount;
 
 void replAddReplicaCapability(const replCapability *capa) {
@@ -1229,6 +1229,7 @@ void replAddReplicaCapability(const replCapability *capa) {
         serverLog(LL_WARNING, "Too many replica capabilities registered");
         abort();
     }
+    replCapabilities = zrealloc(replCapabilities, sizeof(*replCapabilities) * (replCapabilityCount + 1));
     replCapabilities[replCapabilityCount++] = capa;
 }
 

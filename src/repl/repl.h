@@ -48,7 +48,8 @@ extern const replSnapshotHooks replSnapshotOfMaster;
 /* A capability a replica of ours announces in its handshake (REPLCONF capa
  * <name>; a Redis master ignores names it does not know) and the module
  * above that serves it: on the master, announced() when a replica says it has
- * it, full_sync() when such a replica starts a full sync. Up to 8. */
+ * it, full_sync() when such a replica starts a full sync. Up to 64 (a link
+ * keeps them as bits). */
 typedef struct replCapability {
     const char *name;
     void (*announced)(void);

@@ -200,7 +200,7 @@ static void sendHandshakeCommands(int fd) {
         rp.hs_expect[rp.hs_count++] = HS_IP;
     }
     /* And the capabilities modules registered (the expiry push's log): a Redis master ignores them. */
-    const char *capa[5 + 2 * MAX_REPL_CAPABILITIES] = {"REPLCONF", "capa", "eof", "capa", "psync2"};
+    const char *capa[5 + 2 * MAX_REPL_CAPABILITIES] = {"REPLCONF", "capa", "eof", "capa", "psync2"}; /* 1 KB */
     int n = 5;
     for (int i = 0; i < replCapabilityCount; i++) {
         capa[n++] = "capa";
