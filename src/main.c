@@ -107,6 +107,7 @@ static const struct {
     {"zmq-expiry-endpoint", expiryPushApplyHook},
     {"zmq-expiry-hwm", expiryPushApplyHook},
     {"zmq-expiry-backlog", expiryPushApplyHook},
+    {"zmq-expiry-ack", expiryPushApplyAckMode},
     {"notify-keyspace-events", notifyApplyConfig},
     {"repl-backlog-size", replApplyBacklogSize},
 };

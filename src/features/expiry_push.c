@@ -74,6 +74,7 @@ typedef struct boundEndpoint {
 
 static struct {
     int live;         /* expiryPushInit ran: the event loop exists, bind for real */
+    int ack_at_start; /* zmq-expiry-ack as the push started: the mode cannot change while running */
     void *ctx, *sock; /* NULL while no endpoint is configured */
     int fd;           /* the socket's ZMQ_FD, -1 without a socket */
     int watching;     /* fd registered in the event loop */
@@ -680,6 +681,7 @@ int expiryPushApplyConfig(const char **err) {
 
 void expiryPushInit(void) {
     push.live = 1;
+    push.ack_at_start = server.zmq_ack;
     spoolOpen();
     const char *err = NULL;
     if (rebindEndpoints(&err) != C_OK) {
@@ -743,3 +745,13 @@ void expiryPushKeyspaceSubscriber(const keyspaceEvent *ev) {
 }
 
 int expiryPushApplyHook(const char **err) { return expiryPushApplyConfig(err) == C_OK; }
+
+/* zmq-expiry-ack: read at start-up only (the sockets' pattern and what is
+ * held differ between the modes). CONFIG SET of the value in use is accepted,
+ * as CONFIG SET of every directive CONFIG GET lists must be (Redis's own
+ * introspection test sets them all); another value is refused. */
+int expiryPushApplyAckMode(const char **err) {
+    if (!push.live || server.zmq_ack == push.ack_at_start) return 1;
+    *err = "zmq-expiry-ack takes effect at start-up only (restart the server with it)";
+    return 0;
+}

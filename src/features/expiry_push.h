@@ -13,6 +13,8 @@ void expiryPushKey(int dbid, robj *key, robj *val);
 void expiryPushKeyspaceSubscriber(const keyspaceEvent *ev); /* wants NOTIFY_EXPIRED */
 /* The config apply hook of the zmq-expiry-* directives. */
 int expiryPushApplyHook(const char **err);
+/* Config apply hook of zmq-expiry-ack: the value in use only, once running. */
+int expiryPushApplyAckMode(const char **err);
 /* True when 0MQ took messages in the last few ms: a consumer is taking them,
  * and 0MQ's I/O thread and the consumer are busy with them. */
 int expiryPushFeeding(void);

@@ -742,7 +742,7 @@ static configDef configs[] = {
     LL("zmq-expiry-hwm", NULL, 0, &server.zmq_hwm, "1000", 0, INT_MAX),
     MEM("zmq-expiry-backlog", NULL, 0, &server.zmq_backlog, "67108864", 0, LLONG_MAX, NULL),
     SP("zmq-expiry-types", NULL, F_ARGS, "string,hash", setZmqTypes, getZmqTypes),
-    B("zmq-expiry-ack", NULL, F_IMMUTABLE, &server.zmq_ack, "no"),
+    B("zmq-expiry-ack", NULL, 0, &server.zmq_ack, "no"), /* a change is refused once running (expiry_push.c) */
     LL("zmq-expiry-ack-timeout", NULL, 0, &server.zmq_ack_timeout, "30000", 1, LLONG_MAX),
     MEM("zmq-expiry-spool-max-bytes", NULL, 0, &server.zmq_spool_max_bytes, "1073741824", 0, LLONG_MAX, NULL),
 };

@@ -24,6 +24,7 @@ import sys
 import time
 
 import pytest
+import redis
 import zmq
 
 from support import ROOT, free_port, refuses_to_start, wait_for
@@ -589,6 +590,22 @@ def test_config_file_and_config_get(server_factory, zctx):
     r.zadd("z", {"m": 2})
     expire_lazily(r, "z")
     assert consumer.recv() == frames(0, ZSET, b"z", [(b"m", b"2")])
+
+
+
+def test_the_ack_mode_is_set_at_start_up_only(server_factory):
+    """CONFIG SET of the mode in use is accepted (Redis's own introspection test
+    sets every directive CONFIG GET lists to its value); another mode is
+    refused with the reason, and nothing changes."""
+    s = server_factory("--zmq-expiry-endpoint", tcp_endpoint())
+    r = s.client()
+    assert r.config_set("zmq-expiry-ack", "no")
+    with pytest.raises(redis.ResponseError) as e:
+        r.config_set("zmq-expiry-ack", "yes")
+    assert str(e.value) == ("CONFIG SET failed (possibly related to argument 'zmq-expiry-ack') - "
+                            "zmq-expiry-ack takes effect at start-up only (restart the server with it)")
+    assert r.config_get("zmq-expiry-ack") == {"zmq-expiry-ack": "no"}
+    assert r.info("expiry_push")["expiry_push_ack"] == 0
 
 
 # --- backlog -------------------------------------------------------------------
