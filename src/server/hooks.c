@@ -69,11 +69,13 @@ const hookFn *hookSubscribers(hookPoint point, int *n) {
     return points[point].fns;
 }
 
-/* Runs every subscriber of `point` as `type` with `args`. */
+/* Runs every subscriber of `point` as `type` with `args`. The list is read
+ * once (subscribers never change it), so the loop keeps it in registers. */
 #define RUN_POINT(point, type, ...)                                                 \
     do {                                                                            \
-        const hookList *l_ = &points[point];                                         \
-        for (int i_ = 0; i_ < l_->count; i_++) ((type)l_->fns[i_])(__VA_ARGS__);     \
+        hookFn *const fns_ = points[point].fns;                                     \
+        const int n_ = points[point].count;                                         \
+        for (int i_ = 0; i_ < n_; i_++) ((type)fns_[i_])(__VA_ARGS__);              \
     } while (0)
 
 void runCallObservers(const callInfo *ci) { RUN_POINT(HOOK_CALL_OBSERVER, callObserverFn *, ci); }

@@ -56,12 +56,6 @@ void serverLog(int level, const char *fmt, ...) {
 
 /* ------------------------------------------------------------------ clocks */
 
-void setCachedTime(long long us) {
-    server.ustime = us;
-    server.mstime = us / 1000;
-    server.unixtime = server.mstime / 1000;
-}
-
 void updateCachedTime(void) { setCachedTime(ustime()); }
 
 /* Scripts see one time for their whole run, as in Redis. */

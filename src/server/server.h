@@ -565,7 +565,11 @@ static inline int clientsArePaused(void) { return server.pause_type != 0; }
 long long commandTimeMs(void);
 void updateCachedTime(void);
 /* The clocks set to `us` (call() fixes them at a command's start). */
-void setCachedTime(long long us);
+static inline void setCachedTime(long long us) {
+    server.ustime = us;
+    server.mstime = us / 1000;
+    server.unixtime = server.mstime / 1000;
+}
 
 void serverLogFromHandler(int level, const char *msg);
 
