@@ -140,9 +140,7 @@ void replEnsureBacklog(void) {
  * their way out (a new history), and none may point into freed blocks. */
 static void detachReplicasFromBuffer(void) {
     listIter li;
-    listNode *ln;
-    listRewind(m.replicas, &li);
-    while ((ln = listNext(&li))) replBufUnrefClient(((replicaLink *)listNodeValue(ln))->c);
+    for (replicaLink *r = firstReplica(&li); r; r = nextReplica(&li)) replBufUnrefClient(r->c);
 }
 
 void replFreeBacklog(void) {
@@ -285,9 +283,7 @@ static int countReplicas(int state) {
     if (state == -1) return (int)listLength(m.replicas);
     int n = 0;
     listIter li;
-    listNode *ln;
-    listRewind(m.replicas, &li);
-    while ((ln = listNext(&li))) n += ((replicaLink *)listNodeValue(ln))->state == state;
+    for (replicaLink *r = firstReplica(&li); r; r = nextReplica(&li)) n += r->state == state;
     return n;
 }
 
@@ -541,9 +537,7 @@ static void readRdbPipe(aeEventLoop *el, int fd, void *privdata, int mask) {
      * finished) went out; the transfer ends once it is collected. */
     int up = 0;
     listIter li;
-    listNode *ln;
-    listRewind(m.replicas, &li);
-    while ((ln = listNext(&li))) up += takesPipe(listNodeValue(ln));
+    for (replicaLink *r = firstReplica(&li); r; r = nextReplica(&li)) up += takesPipe(r);
     serverLog(LL_WARNING, "Diskless rdb transfer, done reading from pipe, %d replicas still up.", up);
     aeDeleteFileEvent(server.el, m.pipefd, AE_READABLE);
     close(m.pipefd);
@@ -560,10 +554,8 @@ static void readRdbPipe(aeEventLoop *el, int fd, void *privdata, int mask) {
  * and with none left the child's work is for nobody. */
 static void pipeLostReplica(void) {
     listIter li;
-    listNode *ln;
-    listRewind(m.replicas, &li);
-    while ((ln = listNext(&li)))
-        if (takesPipe(listNodeValue(ln))) {
+    for (replicaLink *r = firstReplica(&li); r; r = nextReplica(&li))
+        if (takesPipe(r)) {
             resumePipe();
             return;
         }
@@ -652,14 +644,10 @@ static int tryPartialResync(client *c, replicaLink *r) {
  * filter, at least its capabilities). Else r waits for the next. */
 static void attachToRunningBgsave(replicaLink *r) {
     listIter li;
-    listNode *ln;
-    listRewind(m.replicas, &li);
-    replicaLink *o = NULL;
-    while ((ln = listNext(&li))) {
-        o = listNodeValue(ln);
+    replicaLink *o;
+    for (o = firstReplica(&li); o; o = nextReplica(&li)) {
         /* One taking no stream has none to share with one that does. */
         if (o != r && o->state == R_WAIT_BGSAVE_END && !o->diskless && (!o->rdb_only || r->rdb_only)) break;
-        o = NULL;
     }
     if (!o || (o->capa_eof && !r->capa_eof) || (o->capa_psync2 && !r->capa_psync2) || o->rdb_exclude != r->rdb_exclude) {
         serverLog(LL_NOTICE, "Can't attach the replica to the current BGSAVE. Waiting for next BGSAVE for SYNC");
@@ -958,11 +946,8 @@ void replMasterCron(void) {
         failoverState() == FAILOVER_NONE)
         feedPing();
     listIter li;
-    listNode *ln;
     char name[NET_ADDR_STR_LEN + 32];
-    listRewind(m.replicas, &li);
-    while ((ln = listNext(&li))) {
-        replicaLink *r = listNodeValue(ln);
+    for (replicaLink *r = firstReplica(&li); r; r = nextReplica(&li)) {
         if (r->state == R_SEND_BULK && r->diskless && !(r->c->flags & CLIENT_CLOSE_ASAP) &&
             server.unixtime - r->last_io > server.repl_timeout) {
             replicaName(r, name, sizeof(name));

@@ -78,7 +78,9 @@ typedef struct subscription {
 
 /* Takes every subscription at start-up (main.c's table). A `before` that
  * names no subscriber of its point, or orders that form a circle, is a
- * wiring bug: logged, and the server aborts. Lists grow as needed. */
+ * wiring bug: logged, and the server aborts. Lists grow as needed. A later
+ * call (the unit tests make them) replaces each point's list, except that
+ * HOOK_KEYSPACE subscribers are handed on to keyhook.h, which only adds. */
 void serverSubscribe(const subscription *subs, size_t n);
 /* The subscribers of a point in the order they run (for tests and DEBUG):
  * *n of them; the array stays valid until the next serverSubscribe. */

@@ -19,23 +19,33 @@ def test_tree_has_no_upward_include():
     assert res.returncode == 0, res.stdout + res.stderr
 
 
-def write(path, text):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w") as f:
-        f.write(text)
+def tree(tmp_path, files):
+    """A made-up src/ under tmp_path: {path: text}. Returns its directory."""
+    src = str(tmp_path)
+    for path, text in files.items():
+        full = os.path.join(src, path)
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        with open(full, "w") as f:
+            f.write(text)
+    return src
+
+
+def reported(src):
+    """check_layers.sh's lines for a tree it must refuse, sorted."""
+    res = run(src)
+    assert res.returncode == 1, res.stdout + res.stderr
+    return sorted(res.stdout.splitlines())
 
 
 def test_upward_includes_are_reported(tmp_path):
-    src = str(tmp_path)
-    write(os.path.join(src, "core", "a.c"), '#include "core/a.h"\n')
-    write(os.path.join(src, "data", "b.c"), '#include "core/a.h"\n#include "server/server.h"\n')
-    write(os.path.join(src, "server", "db.c"), '#include "data/b.h"\n  #  include "features/notify.h"\n')
-    write(os.path.join(src, "server", "reply.h"), '#include "persist/aof.h"\n#include "repl/repl.h"\n')
-    write(os.path.join(src, "features", "e.c"), '#include "server/db.h"\n#include "persist/aof.h"\n')
-    res = run(src)
-    assert res.returncode == 1
-    lines = sorted(res.stdout.splitlines())
-    assert len(lines) == 4, res.stdout
+    lines = reported(tree(tmp_path, {
+        "core/a.c": '#include "core/a.h"\n',
+        "data/b.c": '#include "core/a.h"\n#include "server/server.h"\n',
+        "server/db.c": '#include "data/b.h"\n  #  include "features/notify.h"\n',
+        "server/reply.h": '#include "persist/aof.h"\n#include "repl/repl.h"\n',
+        "features/e.c": '#include "server/db.h"\n#include "persist/aof.h"\n',
+    }))
+    assert len(lines) == 4, lines
     assert "data/b.c:2: server/server.h" in lines[0]
     assert "server/db.c:2: features/notify.h" in lines[1]
     assert "server/reply.h:1: persist/aof.h" in lines[2]
@@ -44,15 +54,13 @@ def test_upward_includes_are_reported(tmp_path):
 
 def test_the_upper_rooms_have_an_order(tmp_path):
     """persist below repl below features below commands: a lower one including a higher one is reported."""
-    src = str(tmp_path)
-    write(os.path.join(src, "persist", "rdb.c"), '#include "features/functions.h"\n#include "server/db.h"\n')
-    write(os.path.join(src, "repl", "master.c"), '#include "commands/cmdargs.h"\n#include "persist/rdb.h"\n')
-    write(os.path.join(src, "features", "info.c"), '#include "repl/repl.h"\n#include "acl/acl.h"\n')
-    write(os.path.join(src, "commands", "keys.c"), '#include "features/info.h"\n#include "persist/rdb.h"\n')
-    res = run(src)
-    assert res.returncode == 1
-    lines = sorted(res.stdout.splitlines())
-    assert len(lines) == 2, res.stdout
+    lines = reported(tree(tmp_path, {
+        "persist/rdb.c": '#include "features/functions.h"\n#include "server/db.h"\n',
+        "repl/master.c": '#include "commands/cmdargs.h"\n#include "persist/rdb.h"\n',
+        "features/info.c": '#include "repl/repl.h"\n#include "acl/acl.h"\n',
+        "commands/keys.c": '#include "features/info.h"\n#include "persist/rdb.h"\n',
+    }))
+    assert len(lines) == 2, lines
     assert "persist/rdb.c:1: features/functions.h" in lines[0]
     assert "repl/master.c:1: commands/cmdargs.h" in lines[1]
 
@@ -60,35 +68,32 @@ def test_the_upper_rooms_have_an_order(tmp_path):
 def test_server_files_are_layered(tmp_path):
     """Inside server/, a module may include those before it in SERVER_ORDER, and
     its own group's (db+expire), never one after it."""
-    src = str(tmp_path)
-    write(os.path.join(src, "server", "reply.c"), '#include "server/dispatch.h"\n#include "server/shared.h"\n')
-    write(os.path.join(src, "server", "db.c"), '#include "server/expire.h"\n#include "server/blocking.h"\n')
-    write(os.path.join(src, "server", "expire.c"), '#include "server/db.h"\n')
-    write(os.path.join(src, "server", "lifecycle.c"), '#include "server/dispatch.h"\n#include "server/server.h"\n')
-    res = run(src)
-    assert res.returncode == 1
-    lines = sorted(res.stdout.splitlines())
-    assert len(lines) == 2, res.stdout
+    lines = reported(tree(tmp_path, {
+        "server/reply.c": '#include "server/dispatch.h"\n#include "server/shared.h"\n',
+        "server/db.c": '#include "server/expire.h"\n#include "server/blocking.h"\n',
+        "server/expire.c": '#include "server/db.h"\n',
+        "server/lifecycle.c": '#include "server/dispatch.h"\n#include "server/server.h"\n',
+    }))
+    assert len(lines) == 2, lines
     assert "server/db.c:2: server/blocking.h" in lines[0]
     assert "server/reply.c:1: server/dispatch.h" in lines[1]
 
 
 def test_unknown_rooms_and_modules_are_reported(tmp_path):
-    src = str(tmp_path)
-    write(os.path.join(src, "cluster", "bus.c"), '#include "server/server.h"\n')
-    write(os.path.join(src, "server", "newthing.c"), '#include "server/server.h"\n')
-    res = run(src)
-    assert res.returncode == 1
-    assert "unknown room: src/cluster" in res.stdout
-    assert "unknown server/ module: server/newthing.c" in res.stdout
+    lines = reported(tree(tmp_path, {
+        "cluster/bus.c": '#include "server/server.h"\n',
+        "server/newthing.c": '#include "server/server.h"\n',
+    }))
+    assert any("unknown room: src/cluster" in line for line in lines), lines
+    assert any("unknown server/ module: server/newthing.c" in line for line in lines), lines
 
 
 def test_clean_tree_passes(tmp_path):
-    src = str(tmp_path)
-    write(os.path.join(src, "server", "db.c"), '#include "core/dict.h"\n#include "data/object.h"\n#include <stdio.h>\n')
-    write(os.path.join(src, "repl", "master.c"), '#include "persist/rdb.h"\n#include "acl/acl.h"\n')
-    write(os.path.join(src, "main.c"), '#include "features/notify.h"\n')
-    assert run(src).returncode == 0
+    assert run(tree(tmp_path, {
+        "server/db.c": '#include "core/dict.h"\n#include "data/object.h"\n#include <stdio.h>\n',
+        "repl/master.c": '#include "persist/rdb.h"\n#include "acl/acl.h"\n',
+        "main.c": '#include "features/notify.h"\n',
+    })).returncode == 0
 
 
 def test_include_graph_finds_nothing_upward():
