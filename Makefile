@@ -57,7 +57,7 @@ endif
 
 # Objects go to a directory per build flavour so sanitizer and plain builds don't mix.
 BUILD := build/$(MALLOC)$(if $(SANITIZER),-$(SANITIZER))
-SERVER_SRC := $(wildcard src/core/*.c src/data/*.c src/server/*.c src/commands/*.c src/features/*.c src/persist/*.c src/acl/*.c src/repl/*.c) src/main.c
+SERVER_SRC := $(wildcard src/core/*.c src/data/*.c src/server/*.c src/commands/*.c src/features/*.c src/persist/*.c src/acl/*.c src/repl/*.c src/cluster/*.c) src/main.c
 SERVER_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(SERVER_SRC))
 LIB_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/core/*.c src/data/*.c) src/server/resp_parse.c)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)

@@ -34,6 +34,7 @@
 #include "persist/persist.h"
 #include "persist/rdb.h"
 #include "repl/repl.h"
+#include "cluster/cluster.h"
 
 #include <locale.h>
 #include <stdlib.h>
@@ -74,6 +75,7 @@ static const subscription subscriptions[] = {
     {ON_BEFORE_SLEEP(spoolBeforeSleep), .before = RUNS_BEFORE(persistBeforeSleep)},
     {ON_BEFORE_SLEEP(persistBeforeSleep)},
     {ON_BEFORE_SLEEP(replBeforeSleep)},
+    {ON_BEFORE_SLEEP(clusterBeforeSleep)}, /* the config written, the state updated (cluster mode) */
 
     {ON_CLIENT_TEARDOWN(blockingClientTeardown), .before = RUNS_BEFORE(pubsubClientTeardown)}, /* leaves its keys first */
     {ON_CLIENT_TEARDOWN(pubsubClientTeardown)},
@@ -89,6 +91,7 @@ static const subscription subscriptions[] = {
     {ON_SHUTDOWN_TASK(flushReplicaOutputBuffers)}, /* best effort: the replicas may still get the last writes */
     {ON_SHUTDOWN_TASK(expiryPushShutdown)},
     {ON_SHUTDOWN_TASK(ldbKillForkedSessions)},
+    {ON_SHUTDOWN_TASK(clusterOnShutdown)},
 };
 
 /* Directives whose change another room, or a layer of server/ above config,
@@ -110,6 +113,7 @@ static const struct {
     {"zmq-expiry-ack", expiryPushApplyAckMode},
     {"notify-keyspace-events", notifyApplyConfig},
     {"repl-backlog-size", replApplyBacklogSize},
+    {"cluster-announce-hostname", clusterApplyAnnounceHostname},
 };
 
 static const scriptHooks scriptingHooks = {
@@ -122,6 +126,11 @@ static const scriptHooks scriptingHooks = {
 static const backgroundPacer expiryPushPacer = {
     .draining = expiryPushDraining,
     .feeding = expiryPushFeeding,
+};
+
+static const commandRouter clusterRouter = {
+    .route = clusterRouteCommand,
+    .redirect_blocked = clusterRedirectBlockedClient,
 };
 
 static const replCapability expiryLogCapability = {
@@ -191,6 +200,10 @@ int main(int argc, char **argv) {
     logServerStarting(argc, argv[0]);
     configApplyThreadSettings();
     initServer();
+    if (server.cluster_enabled) {
+        serverSetCommandRouter(&clusterRouter); /* only then: a standalone server pays nothing per command */
+        clusterInit();
+    }
     showStartupBanner();
     if (server.set_proc_title) serverSetProcTitle(NULL);
     pubsubInit();
@@ -200,6 +213,7 @@ int main(int argc, char **argv) {
     createPidFile();
     serverLog(LL_NOTICE, "Server initialized");
     if (persistLoadAtStartup() != C_OK) exit(1);
+    if (server.cluster_enabled) clusterVerifyDataAfterLoad();
     replStart();
     serverLog(LL_NOTICE, "Ready to accept connections");
     aeMain(server.el);

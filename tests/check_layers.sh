@@ -1,8 +1,8 @@
 #!/bin/sh
 # Dependencies point one way (ARCHITECTURE.md): each room of src/ may
 # include headers of its own room and of the rooms below it, never above:
-#   core <- data <- server <- acl <- persist <- repl <- features <- commands <- main.c
-# (cluster/, when it lands, goes between repl and features). Inside server/
+#   core <- data <- server <- acl <- persist <- repl <- cluster <- features <- commands <- main.c
+# Inside server/
 # the files are layered too, bottom to top as SERVER_ORDER lists them (a
 # file's module is its name without .c/.h; client.h is networking's header):
 # a file may include the headers of its own module and of modules before it.
@@ -12,8 +12,8 @@
 # above its own, a server/ file one from a module after its own, or when a
 # room or a server/ module is in neither list. Usage: sh tests/check_layers.sh [src-dir]
 src=${1:-$(dirname "$0")/../src}
-ORDER="core data server acl persist repl features commands"
-SERVER_ORDER="server keyevents resp_parse shared cmdinfo command access lazyfree lru replbuf readykeys keyhook
+ORDER="core data server acl persist repl cluster features commands"
+SERVER_ORDER="server keyevents resp_parse shared cmdinfo command access lazyfree lru replbuf readykeys keyhook slotkeys
   hooks maxmem propagate db+expire transaction evict prefetch networking+client+reply+clientmem
   blocking cmdargs config pause crash dispatch lifecycle"
 status=0

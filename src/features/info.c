@@ -24,6 +24,7 @@
 #include "persist/bgchild.h"
 #include "persist/persist.h"
 #include "repl/repl.h"
+#include "cluster/cluster.h"
 #include "core/clock.h"
 #include "core/zmalloc.h"
 
@@ -140,10 +141,10 @@ static sds clientsSection(sds info) {
     size_t maxin, maxout, mem;
     clientsStats(&maxin, &maxout, &mem);
     return sdscatprintf(info,
-                        "# Clients\r\nconnected_clients:%lu\r\ncluster_connections:0\r\nmaxclients:%u\r\n"
+                        "# Clients\r\nconnected_clients:%lu\r\ncluster_connections:%d\r\nmaxclients:%u\r\n"
                         "client_recent_max_input_buffer:%zu\r\nclient_recent_max_output_buffer:%zu\r\n"
                         "blocked_clients:%u\r\ntracking_clients:%llu\r\nclients_in_timeout_table:%u\r\n",
-                        listLength(server.clients) - replReplicaCount(), server.maxclients, maxin, maxout,
+                        listLength(server.clients) - replReplicaCount(), clusterConnectionCount(), server.maxclients, maxin, maxout,
                         server.blocked_clients,
                         trackingClientsCount(),
                         (unsigned)blockedClientsWithTimeout());
@@ -236,13 +237,13 @@ static sds memorySection(sds info) {
         "allocator_rss_bytes:%lld\r\nrss_overhead_ratio:%.2f\r\nrss_overhead_bytes:%lld\r\n"
         "mem_fragmentation_ratio:%.2f\r\nmem_fragmentation_bytes:%lld\r\nmem_not_counted_for_evict:%zu\r\n"
         "mem_replication_backlog:%zu\r\nmem_total_replication_buffers:%zu\r\nmem_clients_slaves:%zu\r\n"
-        "mem_clients_normal:%zu\r\nmem_cluster_links:0\r\nmem_aof_buffer:%zu\r\nmem_allocator:%s\r\n"
+        "mem_clients_normal:%zu\r\nmem_cluster_links:%zu\r\nmem_aof_buffer:%zu\r\nmem_allocator:%s\r\n"
         "active_defrag_running:0\r\nlazyfree_pending_objects:%zu\r\nlazyfreed_objects:%zu\r\n",
         allocated ? (double)active / allocated : 0, (long long)active - (long long)allocated,
         active ? (double)resident / active : 0, (long long)resident - (long long)active,
         resident ? (double)rss / resident : 0, (long long)rss - (long long)resident, used ? (double)rss / used : 0,
         (long long)rss - (long long)used, mh.not_counted_for_evict, mh.repl_backlog, replBufMemory(),
-        mh.clients_slaves, mh.clients_normal, mh.aof_buffer, zmalloc_lib_name(),
+        mh.clients_slaves, mh.clients_normal, clusterLinksMemoryUsage(), mh.aof_buffer, zmalloc_lib_name(),
         lazyfreePendingObjects(), lazyfreedObjects());
     memoryOverheadRelease(&mh);
     return info;
@@ -345,7 +346,7 @@ static sds keyspaceSection(sds info) {
 static sds latencystatsSection(sds info) { return latencyInfo(info); }
 static sds expiryPushSection(sds info) { return expiryPushInfo(info); }
 static sds modulesSection(sds info) { return sdscat(info, "# Modules\r\n"); }
-static sds clusterSection(sds info) { return sdscat(info, "# Cluster\r\ncluster_enabled:0\r\n"); }
+static sds clusterSection(sds info) { return clusterInfoSection(info); }
 
 /* In output order. Not default: only by name, ALL or EVERYTHING. */
 static const struct infoSection {

@@ -59,6 +59,15 @@ void replAddReplicaCapability(const replCapability *capa);
 /* Shutdown check: a diskless snapshot child goes before the final save (as
  * Redis kills any RDB child). Always C_OK. */
 int replOnShutdown(int flags);
+/* What Redis Cluster asks of replication (cluster/): follow a master at
+ * host:port (nothing when already), stop following, whether we follow that
+ * one; our offset (a master's produced, a replica's applied) and how long
+ * ago (ms) our master last spoke, or since the link went down. */
+void replFollow(const char *host, int port);
+void replStopFollowing(void);
+int replIsFollowing(const char *host, int port);
+long long replOffset(void);
+long long replMasterDataAgeMs(void);
 long long replStatSyncFull(void);
 /* Replicas attached (any state): INFO connected_clients leaves them out. */
 unsigned long replReplicaCount(void);

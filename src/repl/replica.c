@@ -783,8 +783,35 @@ void replicaUnsetMaster(void) {
     replForceSelect();
 }
 
+/* ------------------------------------------------- what the cluster asks */
+
+void replFollow(const char *host, int port) {
+    if (server.masterhost_set && rp.host && !strcmp(rp.host, host) && rp.port == port) return;
+    replicaSetMaster(host, port);
+}
+
+void replStopFollowing(void) {
+    if (server.masterhost_set) replicaUnsetMaster();
+}
+
+int replIsFollowing(const char *host, int port) {
+    return server.masterhost_set && rp.host && !strcmp(rp.host, host) && rp.port == port;
+}
+
+long long replOffset(void) { return replId.offset; }
+
+long long replMasterDataAgeMs(void) {
+    if (rp.state == RS_CONNECTED && rp.master) return (long long)(server.unixtime - rp.master->lastinteraction) * 1000;
+    if (rp.down_since) return (long long)(server.unixtime - rp.down_since) * 1000;
+    return 0;
+}
+
 /* REPLICAOF / SLAVEOF host port | NO ONE */
 void replicaofCommand(client *c) {
+    if (server.cluster_enabled) {
+        addReplyError(c, "REPLICAOF not allowed in cluster mode.");
+        return;
+    }
     if (failoverState() != FAILOVER_NONE) {
         addReplyError(c, "REPLICAOF not allowed while failing over.");
         return;

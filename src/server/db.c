@@ -12,6 +12,8 @@
 #include "server/expire.h"
 #include "server/keyhook.h"
 #include "server/lazyfree.h"
+#include "server/propagate.h"
+#include "server/slotkeys.h"
 #include "core/zmalloc.h"
 
 #include <stdlib.h>
@@ -67,6 +69,7 @@ void initDatabases(void) {
         server.db[j].watched_keys = dictCreate(&objectKeyDictType);
         server.db[j].id = j;
     }
+    if (server.cluster_enabled) server.db[0].slots = slotKeysCreate();
 }
 
 dictEntry *dbFindEntry(redisDb *db, const sds key) { return dictFind(db->dict, key); }
@@ -189,6 +192,7 @@ robj *lookupKeyWrite(redisDb *db, robj *key) { return lookupKeyWriteWithFlags(db
 robj *dbAdd(redisDb *db, robj *key, robj *val) {
     robj *o = objectWithKey(key->ptr, sdslen(key->ptr), val);
     if (dictAddItem(db->dict, o) != DICT_OK) abort(); /* callers check existence first */
+    if (db->slots) slotKeysAdd(db->slots, o);
     objectInitAccess(o);
     if (o->type == OBJ_LIST || o->type == OBJ_ZSET || o->type == OBJ_STREAM) signalKeyAsReady(db, key, o->type);
     /* The 'n' class: a key was created (before the command's own event). Not while loading. */
@@ -227,6 +231,7 @@ robj *dbOverwrite(redisDb *db, robj *key, robj *val) {
     *objectExpireSlot(o) = slot;
     if (slot) ttlHeapSetItem(db->expires, slot - 1, o);
     dictSwapItem(db->dict, o);
+    if (db->slots) slotKeysReplace(db->slots, o);
     dbForgetLastLookup();
     *objectExpireSlot(old) = 0;
     decrRefCount(old);
@@ -250,6 +255,7 @@ robj *setKey(redisDb *db, robj *key, robj *val, int flags) {
 static int dbGenericDelete(redisDb *db, robj *key, int async) {
     dictEntry *de = dictUnlink(db->dict, key->ptr);
     if (!de) return 0;
+    if (db->slots) slotKeysRemove(db->slots, key->ptr, sdslen(key->ptr));
     /* XREADGROUP waiters on a stream that goes are answered with an error. */
     if (dbEntryValue(de)->type == OBJ_STREAM) signalKeyAsReady(db, key, OBJ_STREAM);
     dbForgetLastLookup();
@@ -305,6 +311,7 @@ long long emptyDataAsync(int dbnum) {
         signalBlockedStreamsInDb(db);
         removed += dictSize(db->dict);
         /* The thread gets the old tables whole; the db starts afresh. */
+        if (db->slots) slotKeysClear(db->slots); /* before the thread may free the objects */
         lazyfreeKeyspace(db->dict, db->expires);
         db->dict = dictCreate(&keyspaceDictType);
         db->expires = ttlHeapCreate(heapSetPos);
@@ -323,6 +330,7 @@ long long emptyData(int dbnum, void (*callback)(dict *)) {
         signalBlockedStreamsInDb(db); /* while its streams are still there to be seen */
         removed += dictSize(db->dict);
         ttlHeapClear(db->expires);
+        if (db->slots) slotKeysClear(db->slots);
         dictEmpty(db->dict, callback);
         db->avg_ttl = 0;
     }
@@ -335,6 +343,7 @@ long long emptyData(int dbnum, void (*callback)(dict *)) {
 struct dbBackup {
     dict **dicts;
     ttlHeap **expires;
+    slotKeys *slots; /* db 0's, in cluster mode */
 };
 
 dbBackup *dbBackupAll(void) {
@@ -348,11 +357,17 @@ dbBackup *dbBackupAll(void) {
         server.db[j].expires = ttlHeapCreate(heapSetPos);
         server.db[j].avg_ttl = 0;
     }
+    b->slots = server.db[0].slots;
+    if (b->slots) server.db[0].slots = slotKeysCreate();
     return b;
 }
 
 void dbBackupRestore(dbBackup *b) {
     dbForgetLastLookup();
+    if (b->slots) {
+        slotKeysRelease(server.db[0].slots);
+        server.db[0].slots = b->slots;
+    }
     for (int j = 0; j < server.dbnum; j++) {
         lazyfreeKeyspace(server.db[j].dict, server.db[j].expires);
         server.db[j].dict = b->dicts[j];
@@ -374,9 +389,13 @@ void dbBackupSwap(dbBackup *b) {
         b->dicts[j] = d;
         b->expires[j] = e;
     }
+    slotKeys *sk = server.db[0].slots;
+    server.db[0].slots = b->slots;
+    b->slots = sk;
 }
 
 void dbBackupDiscard(dbBackup *b) {
+    slotKeysRelease(b->slots); /* before the thread may free the objects */
     for (int j = 0; j < server.dbnum; j++) lazyfreeKeyspace(b->dicts[j], b->expires[j]);
     zfree(b->dicts);
     zfree(b->expires);
@@ -421,6 +440,8 @@ int dbSwapDatabases(int id1, int id2) {
     db1->dict = db2->dict;
     db1->expires = db2->expires;
     db1->avg_ttl = db2->avg_ttl;
+    db1->slots = db2->slots;
+    db2->slots = a.slots;
     db2->dict = a.dict;
     db2->expires = a.expires;
     db2->avg_ttl = a.avg_ttl;
@@ -428,6 +449,41 @@ int dbSwapDatabases(int id1, int id2) {
     signalBlockedKeysInDb(db2);
     expireForgetReplicaKeys(); /* their db bitmaps name the old places */
     return C_OK;
+}
+
+/* ------------------------------------------------------- keys by slot */
+
+unsigned long dbSlotKeyCount(unsigned slot) {
+    return server.db[0].slots ? slotKeysCount(server.db[0].slots, slot) : 0;
+}
+
+unsigned long dbSlotKeyNames(unsigned slot, sds *out, unsigned long max) {
+    if (!server.db[0].slots || max == 0) return 0;
+    robj **objs = zmalloc(sizeof(robj *) * max);
+    unsigned long n = slotKeysGet(server.db[0].slots, slot, objs, max);
+    for (unsigned long j = 0; j < n; j++) out[j] = objectKey(objs[j]);
+    zfree(objs);
+    return n;
+}
+
+/* Each key goes as a DEL would take it (replicas and the AOF get the DEL,
+ * WATCH and tracking see it), with no keyspace event and no expiry push:
+ * the key did not expire, it moved or was dropped, as Redis 7.0 does. */
+unsigned long dbDeleteSlotKeys(unsigned slot) {
+    redisDb *db = &server.db[0];
+    unsigned long deleted = 0;
+    while (db->slots && slotKeysCount(db->slots, slot)) {
+        robj *o;
+        slotKeysGet(db->slots, slot, &o, 1);
+        sds name = objectKey(o);
+        robj *key = createStringObject(name, sdslen(name));
+        keyChanged(db, key, 0, NULL, 1);
+        propagateDeletion(db, key);
+        dbDelete(db, key);
+        decrRefCount(key);
+        deleted++;
+    }
+    return deleted;
 }
 
 /* ------------------------------------------------- blocked keys made ready */

@@ -72,6 +72,12 @@ long long dbTotalServerKeySize(void);
 int selectDb(client *c, int id);
 int dbSwapDatabases(int id1, int id2);
 void initDatabases(void);
+/* Cluster mode: db 0's keys in a hash slot — how many; up to max of their
+ * names (the keyspace's own, valid until the next write); all dropped as a
+ * DEL would (propagated, no keyspace event). 0 outside cluster mode. */
+unsigned long dbSlotKeyCount(unsigned slot);
+unsigned long dbSlotKeyNames(unsigned slot, sds *out, unsigned long max);
+unsigned long dbDeleteSlotKeys(unsigned slot);
 
 /* Expiry. */
 long long getExpire(redisDb *db, robj *key);          /* absolute ms, -1 when none */

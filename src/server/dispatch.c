@@ -297,7 +297,9 @@ static void runAdmittedCommand(client *c) {
 int processCommand(client *c) {
     if (rejectUnknownCommand(c)) return C_OK;
     uint64_t flags = commandFlags(c); /* a script's as it declares them */
-    if (rejectByClientState(c, flags) || rejectByMemory(c, flags)) return C_OK;
+    if (rejectByClientState(c, flags)) return C_OK;
+    if (command_router && command_router->route(c)) return C_OK;
+    if (rejectByMemory(c, flags)) return C_OK;
     runCommandPrelude(c);
     if (rejectByServerState(c, flags)) return C_OK;
     runAdmittedCommand(c);

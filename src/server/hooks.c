@@ -111,6 +111,9 @@ void runForcedExitCleanup(void) {
     if (forced_exit_cleanup) forced_exit_cleanup();
 }
 
+const commandRouter *command_router;
+void serverSetCommandRouter(const commandRouter *r) { command_router = r; }
+
 static robj *(*write_gate)(void);
 void serverSetWriteGate(robj *(*fn)(void)) { write_gate = fn; }
 

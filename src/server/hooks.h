@@ -111,6 +111,18 @@ int scriptTimedout(void);
 /* c's command's flags, as the script or function it runs declares them. */
 uint64_t commandFlags(client *c);
 
+/* Cluster mode's command router (cluster/): 1 when it answered c's command
+ * with a redirection or an error (MOVED, ASK, CROSSSLOT, CLUSTERDOWN...)
+ * instead of letting it run here; processCommand asks after the ACL check,
+ * as Redis 7.0. A blocked client whose keys' slot is no longer served here is
+ * redirected the same way (1: answered; the caller unblocks it). */
+typedef struct commandRouter {
+    int (*route)(client *c);
+    int (*redirect_blocked)(client *c);
+} commandRouter;
+void serverSetCommandRouter(const commandRouter *r);
+extern const commandRouter *command_router;
+
 /* The command pipeline (dispatch.c) as the layers below it reach it: the
  * input path hands each parsed command to process (processCommand), and
  * blocking runs a served client's command again with call. */

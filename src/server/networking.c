@@ -177,6 +177,9 @@ void resetClient(client *c) {
     c->reqtype = 0;
     c->multibulklen = 0;
     c->bulklen = -1;
+    /* ASKING counts for the next command only (a transaction being one). */
+    if ((c->flags & CLIENT_ASKING) && !(c->flags & CLIENT_MULTI) && !(prev && !strcmp(prev->fullname, "asking")))
+        c->flags &= ~CLIENT_ASKING;
     /* CLIENT REPLY SKIP: skip exactly the command after the one that set it. */
     if (!(c->flags & CLIENT_MULTI)) c->flags &= ~CLIENT_REPLY_SKIP;
     if (c->flags & CLIENT_REPLY_SKIP_NEXT) {

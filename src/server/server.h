@@ -127,6 +127,8 @@ typedef struct redisCommand {
 #define CLIENT_LUA_DEBUG (1 << 26)      /* SCRIPT DEBUG YES|SYNC: its next EVAL runs under the debugger */
 #define CLIENT_LUA_DEBUG_SYNC (1 << 27) /* ... SYNC: in the server itself, not in a forked child */
 #define CLIENT_REPL_HOLD (1 << 28) /* a replica whose stream waits (its RDB is made, sent or loaded) */
+#define CLIENT_ASKING (1 << 29)   /* cluster: ASKING given, the next command may use an importing slot */
+#define CLIENT_READONLY (1 << 30) /* cluster: READONLY, reads are served by a replica of the slot's master */
 
 /* Client-side caching state (features/tracking.c), kept in their own field
  * (client->tracking_flags) so they never compete with `flags` for bits. */
@@ -159,6 +161,7 @@ typedef struct redisDb {
     dict *blocking_keys;    /* key → list of clients blocked on it */
     dict *ready_keys;       /* keys of this db in server.ready_keys (each listed once) */
     dict *watched_keys;     /* key → list of clients WATCHing it */
+    struct slotKeys *slots; /* cluster mode, db 0: its keys by hash slot (slotkeys.h); else NULL */
     int id;
     long long avg_ttl;
 } redisDb;
@@ -511,6 +514,27 @@ struct redisServer {
     int repl_announce_port;       /* ... and REPLCONF listening-port, 0: our port */
     int repl_link_up; /* a replica's link with its master is up (repl/ sets it) */
     int repl_good_slaves_count; /* replicas acknowledging within min-replicas-max-lag (repl/ counts) */
+
+    /* Redis Cluster: the knobs the config table owns; cluster/ reads them. */
+    int cluster_enabled;          /* cluster-enabled: db 0 only, keys by slot, the bus */
+    char *cluster_configfile;     /* cluster-config-file (nodes.conf) */
+    long long cluster_node_timeout; /* ms without a PONG before a node is suspected (PFAIL) */
+    int cluster_port;             /* the bus's port; 0: port + 10000 */
+    char *cluster_announce_ip;
+    char *cluster_announce_hostname;
+    int cluster_announce_port, cluster_announce_bus_port, cluster_announce_tls_port;
+    int cluster_preferred_endpoint_type;
+#define CLUSTER_ENDPOINT_IP 0
+#define CLUSTER_ENDPOINT_HOSTNAME 1
+#define CLUSTER_ENDPOINT_UNKNOWN 2
+    int cluster_require_full_coverage;
+    int cluster_allow_reads_when_down;
+    int cluster_allow_pubsubshard_when_down;
+    int cluster_replica_validity_factor;
+    int cluster_migration_barrier;
+    int cluster_allow_replica_migration;
+    int cluster_replica_no_failover;
+    long long cluster_link_sendbuf_limit; /* bytes a bus link may hold unsent; 0: no limit */
 
     /* Scripting and transactions (features/). */
     long long busy_reply_threshold;

@@ -1,0 +1,54 @@
+/* cluster: Redis Cluster mode (cluster-enabled yes) — what the rest of the
+ * server sees of the cluster room. main.c wires these in; the CLUSTER
+ * command (commands/cluster.c) uses state.h's and failover.h's operations. */
+#ifndef CLUSTER_CLUSTER_H
+#define CLUSTER_CLUSTER_H
+
+#include "server/server.h"
+
+/* After initServer (the event loop exists): the config file is locked and
+ * read or made, and the bus listens. Exits, logged, when it cannot. */
+void clusterInit(void);
+/* After the dataset is loaded: keys outside db 0 stop the server, as Redis;
+ * slots that have keys here and no owner become ours. */
+void clusterVerifyDataAfterLoad(void);
+void clusterBeforeSleep(void);
+/* Shutdown task: the config is written one last time. */
+void clusterOnShutdown(void);
+
+/* processCommand's router (dispatch's registration point): 1 when c's
+ * command was answered with a redirection or an error instead of running. */
+int clusterRouteCommand(client *c);
+/* A client blocked on keys whose slot is no longer ours: redirected
+ * (answered) and 1; the caller unblocks it. */
+int clusterRedirectBlockedClient(client *c);
+
+/* Why a command may not touch these keys here: the error a script sees (NULL: it may). */
+const char *clusterScriptKeyError(client *script_caller, client *c, int *slot_of_call);
+
+/* INFO "# Cluster", and the links' memory for INFO memory. */
+sds clusterInfoSection(sds info);
+size_t clusterLinksMemoryUsage(void);
+int clusterConnectionCount(void);
+
+/* Apply hooks of directives (main.c's table). */
+int clusterApplyAnnounceHostname(const char **err);
+
+/* Redirection error codes. */
+#define REDIR_NONE 0
+#define REDIR_CROSS_SLOT 1
+#define REDIR_UNSTABLE 2
+#define REDIR_ASK 3
+#define REDIR_MOVED 4
+#define REDIR_DOWN_STATE 5
+#define REDIR_DOWN_UNBOUND 6
+#define REDIR_DOWN_RO_STATE 7
+
+/* The node that serves this command's keys (NULL: none may, *error says
+ * why), as Redis's getNodeByQuery: whether it is this node is what matters
+ * to callers, through clusterQueryIsLocal. */
+int clusterQueryIsLocal(client *c, struct redisCommand *cmd, robj **argv, int argc, int *slot, int *error);
+/* Answers c with the redirection or error of a refused query. */
+void clusterReplyRedirect(client *c, int slot, int error);
+
+#endif

@@ -1,0 +1,77 @@
+/* slotkeys: db 0's keys by slot (slotkeys.h). */
+#include "server/slotkeys.h"
+
+#include "core/zmalloc.h"
+
+struct slotKeys {
+    dict *slot[CLUSTER_SLOTS];
+};
+
+static const void *keyOfObject(const void *o) { return objectKey(o); }
+
+/* No destructor: the keyspace owns the objects. */
+static dictType slotDictType = {
+    .hashFunction = dictSdsHash,
+    .keyCompare = dictSdsKeyCompare,
+    .itemKey = keyOfObject,
+};
+
+slotKeys *slotKeysCreate(void) { return zcalloc(sizeof(slotKeys)); }
+
+void slotKeysClear(slotKeys *sk) {
+    for (int j = 0; j < CLUSTER_SLOTS; j++) {
+        if (!sk->slot[j]) continue;
+        dictRelease(sk->slot[j]);
+        sk->slot[j] = NULL;
+    }
+}
+
+void slotKeysRelease(slotKeys *sk) {
+    if (!sk) return;
+    slotKeysClear(sk);
+    zfree(sk);
+}
+
+static unsigned slotOfObject(const robj *o) {
+    sds key = objectKey(o);
+    return keyHashSlot(key, sdslen(key));
+}
+
+void slotKeysAdd(slotKeys *sk, robj *o) {
+    unsigned s = slotOfObject(o);
+    if (!sk->slot[s]) sk->slot[s] = dictCreate(&slotDictType);
+    dictAddItem(sk->slot[s], o);
+}
+
+void slotKeysReplace(slotKeys *sk, robj *o) {
+    unsigned s = slotOfObject(o);
+    if (sk->slot[s]) dictSwapItem(sk->slot[s], o);
+}
+
+void slotKeysRemove(slotKeys *sk, const char *key, size_t len) {
+    unsigned s = keyHashSlot(key, len);
+    dict *d = sk->slot[s];
+    if (!d) return;
+    sds k = sdsnewlen(key, len);
+    dictDelete(d, k);
+    sdsfree(k);
+    if (dictSize(d) == 0) {
+        dictRelease(d);
+        sk->slot[s] = NULL;
+    }
+}
+
+unsigned long slotKeysCount(const slotKeys *sk, unsigned slot) {
+    return slot < CLUSTER_SLOTS && sk->slot[slot] ? dictSize(sk->slot[slot]) : 0;
+}
+
+unsigned long slotKeysGet(const slotKeys *sk, unsigned slot, robj **out, unsigned long max) {
+    if (slot >= CLUSTER_SLOTS || !sk->slot[slot]) return 0;
+    unsigned long n = 0;
+    dictIterator it;
+    dictInitIterator(&it, sk->slot[slot]);
+    dictEntry *de;
+    while (n < max && (de = dictNext(&it)) != NULL) out[n++] = (robj *)de;
+    dictResetIterator(&it);
+    return n;
+}
