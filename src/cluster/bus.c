@@ -245,6 +245,8 @@ static void connectHandler(aeEventLoop *el, int fd, void *data, int mask) {
         clusterNode *node = link->node;
         serverLog(LL_VERBOSE, "Connection with Node %.40s at %s:%d failed: %s", node->name, node->ip, node->cport,
                   strerror(soerr));
+        /* As if the ping had gone: the wait for an answer (failure detection) starts. */
+        if (node->ping_sent == 0) node->ping_sent = mstime();
         freeClusterLink(link);
         return;
     }

@@ -341,7 +341,7 @@ sds clusterNodeFlagsString(sds s, int flags) {
 const char *clusterNodePreferredEndpoint(const clusterNode *n) {
     switch (server.cluster_preferred_endpoint_type) {
     case CLUSTER_ENDPOINT_HOSTNAME: return sdslen(n->hostname) ? n->hostname : "?";
-    case CLUSTER_ENDPOINT_UNKNOWN: return "?";
+    case CLUSTER_ENDPOINT_UNKNOWN: return "";
     default: return n->ip;
     }
 }
@@ -356,7 +356,9 @@ sds clusterGenNodeDescription(sds s, clusterNode *n, int tls_primary) {
     if (n->master) s = sdscatprintf(s, " %.40s ", n->master->name);
     else s = sdscat(s, " - ");
     int connected = (n->link && !n->link->connecting) || (n->flags & NODE_MYSELF);
-    s = sdscatprintf(s, "%lld %lld %llu %s", n->ping_sent, n->pong_received, (unsigned long long)n->configEpoch,
+    /* A replica shows its master's config epoch (the one its messages carry). */
+    uint64_t epoch = nodeIsReplica(n) && n->master ? n->master->configEpoch : n->configEpoch;
+    s = sdscatprintf(s, "%lld %lld %llu %s", n->ping_sent, n->pong_received, (unsigned long long)epoch,
                      connected ? "connected" : "disconnected");
     /* A replica shows no slots (its master's are in the master's line). */
     if (!nodeIsReplica(n)) {
