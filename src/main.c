@@ -114,6 +114,10 @@ static const struct {
     {"notify-keyspace-events", notifyApplyConfig},
     {"repl-backlog-size", replApplyBacklogSize},
     {"cluster-announce-hostname", clusterApplyAnnounceHostname},
+    {"cluster-announce-ip", clusterApplyAnnounced},
+    {"cluster-announce-port", clusterApplyAnnounced},
+    {"cluster-announce-bus-port", clusterApplyAnnounced},
+    {"cluster-announce-tls-port", clusterApplyAnnounced},
 };
 
 static const scriptHooks scriptingHooks = {

@@ -269,6 +269,8 @@ int clusterQueryIsLocal(client *c, struct redisCommand *cmd, robj **argv, int ar
                 }
                 if (n == myself && cluster->migrating_to[slot]) migrating = 1;
                 else if (cluster->importing_from[slot]) importing = 1;
+                /* Whether a key is here depends on the time: the clock of now, not of the last command. */
+                if (migrating || importing) updateCachedTime();
             } else if (!sameKey(firstkey, key)) {
                 if (slot != thisslot) {
                     zfree(keys);
@@ -278,7 +280,10 @@ int clusterQueryIsLocal(client *c, struct redisCommand *cmd, robj **argv, int ar
                 multiple_keys = 1;
             }
             if (migrating || importing) {
-                if (dbPeekValue(&server.db[0], key->ptr, sdslen(key->ptr))) existing++;
+                /* An expired key counts as missing (and stays: the lookup deletes nothing). */
+                if (lookupKeyReadWithFlags(&server.db[0], key,
+                                           LOOKUP_NOTOUCH | LOOKUP_NOSTATS | LOOKUP_NONOTIFY | LOOKUP_NOEXPIRE))
+                    existing++;
                 else missing++;
             }
         }
@@ -375,6 +380,15 @@ size_t clusterLinksMemoryUsage(void) { return cluster ? clusterLinksMemory() : 0
 int clusterConnectionCount(void) { return cluster ? clusterLinkCount() : 0; }
 
 /* ------------------------------------------------------------- directives */
+
+int clusterApplyAnnounced(const char **err) {
+    (void)err;
+    if (cluster && myself) {
+        setMyselfAddress();
+        cluster->todo |= TODO_SAVE_CONFIG;
+    }
+    return 1;
+}
 
 int clusterApplyAnnounceHostname(const char **err) {
     const char *h = server.cluster_announce_hostname;

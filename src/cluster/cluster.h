@@ -33,6 +33,7 @@ int clusterConnectionCount(void);
 
 /* Apply hooks of directives (main.c's table). */
 int clusterApplyAnnounceHostname(const char **err);
+int clusterApplyAnnounced(const char **err); /* announce-ip and the ports: myself changes at once */
 
 /* Redirection error codes. */
 #define REDIR_NONE 0

@@ -165,16 +165,19 @@ static void addNodeToSlotsReply(client *c, clusterNode *n) {
     }
 }
 
+/* A replica is listed once it works and has data (offset not 0), as 7.0.15. */
+static int replicaAvailable(const clusterNode *r) { return !nodeFailed(r) && nodeReplOffset(r) != 0; }
+
 static void addSlotRangeReply(client *c, clusterNode *n, int start, int end) {
     int nodes = 1;
     for (int j = 0; j < n->numreplicas; j++)
-        if (!nodeFailed(n->replicas[j])) nodes++;
+        if (replicaAvailable(n->replicas[j])) nodes++;
     addReplyArrayLen(c, 2 + nodes);
     addReplyLongLong(c, start);
     addReplyLongLong(c, end);
     addNodeToSlotsReply(c, n);
     for (int j = 0; j < n->numreplicas; j++)
-        if (!nodeFailed(n->replicas[j])) addNodeToSlotsReply(c, n->replicas[j]);
+        if (replicaAvailable(n->replicas[j])) addNodeToSlotsReply(c, n->replicas[j]);
 }
 
 static void clusterSlots(client *c) {

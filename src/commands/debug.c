@@ -2,6 +2,8 @@
  * test suite drives the server through these (DIGEST above all, to compare
  * datasets across servers and reloads), so each answers as Redis 7.0 does:
  * same texts, same errors, same digests. */
+#include "cluster/bus.h"
+#include "cluster/state.h"
 #include "server/cmdargs.h"
 #include "server/lru.h"
 #include "core/zmalloc.h"
@@ -521,6 +523,30 @@ static void debugPanic(client *c) {
 
 static void debugAssert(client *c) { serverAssertWithClient(c, 1 == 2); }
 
+/* DEBUG CLUSTERLINK KILL <to|from|all> <node-id>: the links with that node
+ * are freed (the cron makes an outbound one again), for tests of the bus. */
+static void debugClusterlink(client *c) {
+    if (strcasecmp(c->argv[2]->ptr, "kill") || !server.cluster_enabled) {
+        addReplySubcommandSyntaxError(c);
+        return;
+    }
+    const char *dir = c->argv[3]->ptr;
+    int to = !strcasecmp(dir, "to") || !strcasecmp(dir, "all");
+    int from = !strcasecmp(dir, "from") || !strcasecmp(dir, "all");
+    clusterNode *n = clusterLookupNode(c->argv[4]->ptr, sdslen(c->argv[4]->ptr));
+    if (!n) {
+        addReplyErrorFormat(c, "Unknown node %s", (char *)c->argv[4]->ptr);
+        return;
+    }
+    if (!to && !from) {
+        addReplyErrorFormat(c, "Unknown direction %s", dir);
+        return;
+    }
+    if (to && n->link) freeClusterLink(n->link);
+    if (from && n->inbound_link) freeClusterLink(n->inbound_link);
+    addReply(c, shared.ok);
+}
+
 static void debugHelp(client *c);
 
 typedef struct debugSub {
@@ -552,6 +578,7 @@ static const debugSub debugSubs[] = {
     {"aof-flush-sleep", 3, 3, debugAofFlushSleep},
     {"pause-cron", 3, 3, debugPauseCron},
     {"replybuffer", 4, 4, debugReplybuffer},
+    {"clusterlink", 5, 5, debugClusterlink},
     {"config-rewrite-force-all", 2, 2, debugConfigRewriteForceAll},
     {"change-repl-id", 2, 2, debugOk},
     {"replicate", 3, -1, debugReplicate},
@@ -635,6 +662,8 @@ static void debugHelp(client *c) {
         "    In case RESET is provided the peak reset time will be restored to the default value",
         "REPLYBUFFER RESIZING <0|1>",
         "    Enable or disable the reply buffer resize cron job",
+        "CLUSTERLINK KILL <to|from|all> <node-id>",
+        "    Kills the link based on the direction to/from (both) with the provided node.",
         NULL};
     addReplyHelp(c, help);
 }
