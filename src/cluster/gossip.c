@@ -597,6 +597,10 @@ int clusterProcessMessage(clusterLink *link, const unsigned char *m, uint32_t le
         return 1;
     }
     if (type >= MSG_TYPE_COUNT) return 1;
+    if (type == server.cluster_drop_packet_filter) {
+        serverLog(LL_WARNING, "Dropping packet that matches debug drop filter");
+        return 1;
+    }
 
     long long now = mstime();
     uint16_t flags = get16(m + H_FLAGS);

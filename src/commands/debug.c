@@ -547,6 +547,15 @@ static void debugClusterlink(client *c) {
     addReply(c, shared.ok);
 }
 
+/* DEBUG DROP-CLUSTER-PACKET-FILTER <type>: bus messages of that type are
+ * dropped on arrival (-1: none), for tests of failure handling. */
+static void debugDropClusterPacketFilter(client *c) {
+    long long type;
+    if (getLongLongFromObjectOrReply(c, c->argv[2], &type, NULL) != C_OK) return;
+    server.cluster_drop_packet_filter = (int)type;
+    addReply(c, shared.ok);
+}
+
 static void debugHelp(client *c);
 
 typedef struct debugSub {
@@ -579,6 +588,7 @@ static const debugSub debugSubs[] = {
     {"pause-cron", 3, 3, debugPauseCron},
     {"replybuffer", 4, 4, debugReplybuffer},
     {"clusterlink", 5, 5, debugClusterlink},
+    {"drop-cluster-packet-filter", 3, 3, debugDropClusterPacketFilter},
     {"config-rewrite-force-all", 2, 2, debugConfigRewriteForceAll},
     {"change-repl-id", 2, 2, debugOk},
     {"replicate", 3, -1, debugReplicate},
@@ -617,6 +627,8 @@ static void debugHelp(client *c) {
         "    Get or set a malloc tuning string.",
         "OBJECT <key>",
         "    Show low level info about `key` and associated value.",
+        "DROP-CLUSTER-PACKET-FILTER <packet-type>",
+        "    Drop all packets that match the filtered type. Set to -1 allow all packets.",
         "PANIC",
         "    Crash the server simulating a panic.",
         "POPULATE <count> [<prefix>] [<size>]",

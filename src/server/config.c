@@ -978,6 +978,7 @@ void initServerConfig(void) {
     server.reply_buffer_peak_reset_time = REPLY_BUFFER_DEFAULT_PEAK_RESET_TIME;
     server.reply_buffer_resizing_enabled = 1;
     server.active_expire_enabled = 1;
+    server.cluster_drop_packet_filter = -1;
     for (size_t i = 0; i < NCONFIGS; i++) {
         configDef *d = &configs[i];
         const char *err = NULL;

@@ -535,6 +535,7 @@ struct redisServer {
     int cluster_allow_replica_migration;
     int cluster_replica_no_failover;
     long long cluster_link_sendbuf_limit; /* bytes a bus link may hold unsent; 0: no limit */
+    int cluster_drop_packet_filter;       /* DEBUG DROP-CLUSTER-PACKET-FILTER: bus messages of this type are dropped; -1 none */
 
     /* Scripting and transactions (features/). */
     long long busy_reply_threshold;
