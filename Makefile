@@ -21,7 +21,7 @@ endif
 # dependency check is left to the make they start after it. Any other goal
 # (`make` alone among them) checks at once; deps/check.sh prints one line
 # naming the Debian package when something is missing.
-SELF_INSTALLING := run test test-reference test-upstream test-upstream-asan bench fuzz install-deps clean
+SELF_INSTALLING := run test test-reference test-upstream test-upstream-cluster test-upstream-asan bench fuzz install-deps clean
 ifneq ($(filter-out $(SELF_INSTALLING),$(or $(MAKECMDGOALS),all)),)
 DEPS_OK := $(shell sh deps/check.sh $(MALLOC) >&2 && echo ok)
 ifneq ($(DEPS_OK),ok)
@@ -66,7 +66,7 @@ UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 SERVER_LIB_OBJ := $(filter-out $(BUILD)/src/main.o,$(SERVER_OBJ))
 UTIL_BIN := $(patsubst %.c,%,$(wildcard utils/zmq_expiry_msg_client.c))
 
-.PHONY: all clean test test-unit test-integration test-reference run bench install-deps fuzz fuzz-build test-upstream test-upstream-asan
+.PHONY: all clean test test-unit test-integration test-reference run bench install-deps fuzz fuzz-build test-upstream test-upstream-cluster test-upstream-asan
 all: src/redis-server $(UTIL_BIN)
 
 # The binary is shared by the flavours: relink when the last one was linked
@@ -162,6 +162,15 @@ test-upstream:
 	sh deps/install.sh
 	$(MAKE) all
 	MALLOC=$(MALLOC) UNITS="$(UNITS)" sh utils/test_upstream.sh
+
+# Redis Cluster's own suite (runtest-cluster: 31 units, ~20 servers each, ports
+# 30000 up, so one run at a time): make test-upstream-cluster [UNITS="00-base"].
+# Long; not part of `make test`.
+test-upstream-cluster:
+	@sh utils/test_upstream.sh --check
+	sh deps/install.sh
+	$(MAKE) all
+	SUITE=cluster MALLOC=$(MALLOC) UNITS="$(UNITS)" sh utils/test_upstream.sh
 
 # The same against the ASan build, failing on any sanitizer report as well:
 # make test-upstream-asan [UNITS="unit/expire unit/type/list"]. The binary is

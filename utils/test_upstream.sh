@@ -14,7 +14,13 @@
 # check, which make runs before it builds). Needs tclsh (tcl) and redis-cli,
 # redis-benchmark, redis-check-aof, redis-check-rdb (redis-tools).
 #
-#   UNITS   units to run (default: the suite's whole ::all_tests list)
+#   SUITE   cluster: Redis Cluster's own suite (runtest-cluster, tests/cluster/
+#           tests/*.tcl, ports 30000 up: one run at a time) instead of the
+#           default one (`make test-upstream-cluster`); its units are named as
+#           the files, without .tcl ("00-base"), and each test's verdict is
+#           counted from its "OK" / "FAILED" line
+#   UNITS   units to run (default: the suite's whole ::all_tests list, or
+#           every file of the cluster suite)
 #   SERVER  binary under test (default: src/redis-server)
 #   UNIT_TIMEOUT  seconds a unit may take (default 1200)
 #   ENC72_UNITS   units run with the suite's --ignore-encoding: we encode small
@@ -86,8 +92,15 @@ malloc=${MALLOC:-jemalloc}
 # default, on); these are for any server started outside its helper.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 enc72_units=${ENC72_UNITS-unit/type/set unit/type/list unit/sort unit/keyspace unit/scan}
-if [ -z "$units" ]; then
+suite_kind=${SUITE:-default}
+if [ -z "$units" ] && [ "$suite_kind" = cluster ]; then
+    units=$(cd "$suite/tests/cluster/tests" && ls *.tcl | sed 's/\.tcl$//')
+elif [ -z "$units" ]; then
     units=$(sed -n '/^set ::all_tests {/,/^}/p' "$suite/tests/test_helper.tcl" | sed '1d;$d')
+fi
+if [ "$suite_kind" = cluster ]; then
+    git --git-dir="$REDIS_GIT" archive "$tag" runtest-cluster 2>/dev/null | tar -x -C "$suite" 2>/dev/null
+    [ -f "$suite/runtest-cluster" ] || { echo "test-upstream: no runtest-cluster in the suite" >&2; exit 2; }
 fi
 mkdir -p build/upstream
 status=0
@@ -105,6 +118,10 @@ for unit in $units; do
     case " $enc72_units " in *" $unit "*) ignore=--ignore-encoding ;; esac
     for try in 1 2 3; do
         rm -rf "$work/run" && cp -a "$suite" "$work/run" || exit 2
+        if [ "$suite_kind" = cluster ]; then
+            (cd "$work/run" && exec timeout "$timeout_s" ./runtest-cluster --single "$unit") >"$log" 2>&1
+            break
+        fi
         (cd "$work/run" && exec timeout "$timeout_s" ./runtest --single "$unit" --clients 1 \
             --baseport "$base" --portcount 500 $ignore) >"$log" 2>&1
         # The suite's own listening port taken (by a server of someone else's
@@ -114,15 +131,24 @@ for unit in $units; do
     done
     # the suite colours its verdicts on a terminal and sometimes off one
     plain=$(sed 's/\x1b\[[0-9;]*m//g' "$log")
-    ok=$(printf '%s\n' "$plain" | grep -c '^\[ok\]')
-    err=$(printf '%s\n' "$plain" | grep -c '^\[err\]')
-    exc=$(printf '%s\n' "$plain" | grep -c '^\[exception\]')
+    if [ "$suite_kind" = cluster ]; then
+        # "HH:MM:SS> name: OK" per test; a failure ends the unit
+        ok=$(printf '%s\n' "$plain" | grep -cE '^[0-9:]+> .*: OK *$')
+        err=$(printf '%s\n' "$plain" | grep -cE '^[0-9:]+> .*: FAILED')
+        exc=$(printf '%s\n' "$plain" | grep -c '^FAILED: caught an error')
+    else
+        ok=$(printf '%s\n' "$plain" | grep -c '^\[ok\]')
+        err=$(printf '%s\n' "$plain" | grep -c '^\[err\]')
+        exc=$(printf '%s\n' "$plain" | grep -c '^\[exception\]')
+    fi
     # one per report: its "==pid==ERROR:" header or UBSan's "runtime error:"
     # line, each once (the suite repeats failures in its closing summary)
     san=$(printf '%s\n' "$plain" | grep -oE '==[0-9]+==ERROR: [A-Za-z]+Sanitizer|[^ ]+: runtime error: .*' | sort -u | wc -l)
     # the reference's count, or its count of tests that run with the libc
     # allocator (a third field libc=N) when the server has no jemalloc
-    ref=$(awk -v u="$unit" -v m="$malloc" '$1 == u {r = $2; if (m == "libc" && $3 ~ /^libc=/) r = substr($3, 6); print r}' \
+    refname=$unit
+    [ "$suite_kind" = cluster ] && refname=cluster/$unit
+    ref=$(awk -v u="$refname" -v m="$malloc" '$1 == u {r = $2; if (m == "libc" && $3 ~ /^libc=/) r = substr($3, 6); print r}' \
         tests/upstream_reference.txt)
     mark=""
     if [ -n "$ref" ]; then
