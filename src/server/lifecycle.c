@@ -349,7 +349,7 @@ static sds procTitleVariable(const char *name, size_t len, const char *title) {
             return sdscatprintf(sdsempty(), "%s:%d", server.bindaddr_count ? server.bindaddr[0] : "*", server.port);
         return sdscatprintf(sdsempty(), "unixsocket:%s", server.unixsocket ? server.unixsocket : "");
     }
-    if (IS("server-mode")) return sdsempty();
+    if (IS("server-mode")) return sdsnew(server.cluster_enabled ? "[cluster]" : "");
     if (IS("config-file")) return sdsnew(server.configfile ? server.configfile : "");
     if (IS("port")) return sdscatprintf(sdsempty(), "%d", server.port);
     if (IS("tls-port")) return sdsnew("0");
