@@ -231,7 +231,7 @@ robj *dbOverwrite(redisDb *db, robj *key, robj *val) {
     *objectExpireSlot(o) = slot;
     if (slot) ttlHeapSetItem(db->expires, slot - 1, o);
     dictSwapItem(db->dict, o);
-    if (db->slots) slotKeysReplace(db->slots, o);
+    if (db->slots) slotKeysReplace(db->slots, old, o);
     dbForgetLastLookup();
     *objectExpireSlot(old) = 0;
     decrRefCount(old);
@@ -255,7 +255,7 @@ robj *setKey(redisDb *db, robj *key, robj *val, int flags) {
 static int dbGenericDelete(redisDb *db, robj *key, int async) {
     dictEntry *de = dictUnlink(db->dict, key->ptr);
     if (!de) return 0;
-    if (db->slots) slotKeysRemove(db->slots, key->ptr, sdslen(key->ptr));
+    if (db->slots) slotKeysRemove(db->slots, (robj *)de);
     /* XREADGROUP waiters on a stream that goes are answered with an error. */
     if (dbEntryValue(de)->type == OBJ_STREAM) signalKeyAsReady(db, key, OBJ_STREAM);
     dbForgetLastLookup();

@@ -7,13 +7,14 @@ struct slotKeys {
     dict *slot[CLUSTER_SLOTS];
 };
 
-static const void *keyOfObject(const void *o) { return objectKey(o); }
-
-/* No destructor: the keyspace owns the objects. */
+/* Each slot's table is keyed by the object's address, not its name: a
+ * pointer hashes in a few instructions where SipHash of the key costs
+ * hundreds, and every caller has the object at hand. No destructor: the
+ * keyspace owns the objects. */
+static const void *itself(const void *o) { return o; }
 static dictType slotDictType = {
-    .hashFunction = dictSdsHash,
-    .keyCompare = dictSdsKeyCompare,
-    .itemKey = keyOfObject,
+    .hashFunction = dictPtrHash,
+    .itemKey = itself,
 };
 
 slotKeys *slotKeysCreate(void) { return zcalloc(sizeof(slotKeys)); }
@@ -43,18 +44,18 @@ void slotKeysAdd(slotKeys *sk, robj *o) {
     dictAddItem(sk->slot[s], o);
 }
 
-void slotKeysReplace(slotKeys *sk, robj *o) {
+void slotKeysReplace(slotKeys *sk, robj *old, robj *o) {
     unsigned s = slotOfObject(o);
-    if (sk->slot[s]) dictSwapItem(sk->slot[s], o);
+    if (!sk->slot[s]) return;
+    dictDelete(sk->slot[s], old);
+    dictAddItem(sk->slot[s], o);
 }
 
-void slotKeysRemove(slotKeys *sk, const char *key, size_t len) {
-    unsigned s = keyHashSlot(key, len);
+void slotKeysRemove(slotKeys *sk, robj *o) {
+    unsigned s = slotOfObject(o);
     dict *d = sk->slot[s];
     if (!d) return;
-    sds k = sdsnewlen(key, len);
-    dictDelete(d, k);
-    sdsfree(k);
+    dictDelete(d, o);
     if (dictSize(d) == 0) {
         dictRelease(d);
         sk->slot[s] = NULL;
