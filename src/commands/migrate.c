@@ -297,7 +297,9 @@ static int migrateOnce(client *c, migrateConn *mc, migrateArgs *a, robj **keys, 
         }
         sent_keys[sent++] = keys[j];
         cmd = sdscat(cmd, a->replace ? "*5\r\n" : "*4\r\n");
-        cmd = catBulk(cmd, "RESTORE", 7);
+        /* In a cluster the target imports the slot: RESTORE-ASKING may write it there. */
+        if (server.cluster_enabled) cmd = catBulk(cmd, "RESTORE-ASKING", 14);
+        else cmd = catBulk(cmd, "RESTORE", 7);
         cmd = catBulkObject(cmd, keys[j]);
         cmd = catBulkLongLong(cmd, ttl);
         sds payload = rdbDumpPayload(vals[j]);
