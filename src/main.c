@@ -12,6 +12,7 @@
 #include "server/lifecycle.h"
 #include "server/prefetch.h"
 #include "server/propagate.h"
+#include "server/supervise.h"
 #include "core/proctitle.h"
 #include "core/zmalloc.h"
 #include "acl/acl.h"
@@ -187,7 +188,8 @@ int main(int argc, char **argv) {
     aclInit();
     if (loadServerConfigFromArgs(argc, argv) != C_OK) exit(1);
     aclLoadUsersAtStartup();
-    if (server.daemonize) daemonize();
+    int supervised = superviseStart(); /* a supervised server stays in the foreground, as Redis */
+    if (server.daemonize && !supervised) daemonize();
     logServerStarting(argc, argv[0]);
     configApplyThreadSettings();
     initServer();
@@ -202,6 +204,7 @@ int main(int argc, char **argv) {
     if (persistLoadAtStartup() != C_OK) exit(1);
     replStart();
     serverLog(LL_NOTICE, "Ready to accept connections");
+    superviseReady();
     aeMain(server.el);
     return 0;
 }

@@ -21,6 +21,7 @@
 #include "server/db.h"
 #include "server/reply.h"
 #include "server/resp_parse.h"
+#include "server/supervise.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -378,6 +379,7 @@ static void loadedSnapshot(sds rest) {
         processInputBuffer(rp.master);
     }
     serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Finished with success");
+    superviseNotify("STATUS=MASTER <-> REPLICA sync: Finished with success. Ready to accept connections in read-write mode.\n");
 }
 
 /* ------------------------------------------------------ loading the snapshot */
@@ -650,6 +652,7 @@ static void continueWith(const char *newid) {
     sdsfree(rp.line);
     rp.line = NULL;
     serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization.");
+    superviseNotify("STATUS=MASTER <-> REPLICA sync: Partial Resynchronization accepted. Ready to accept connections in read-write mode.\n");
     becomeConnected(rp.fd, rp.cached_db);
 }
 

@@ -13,6 +13,7 @@
 #include "server/hooks.h"
 #include "server/propagate.h"
 #include "server/reply.h"
+#include "server/supervise.h"
 #include "core/anet.h"
 #include "core/proctitle.h"
 #include "core/randbytes.h"
@@ -173,6 +174,7 @@ int prepareForShutdown(int flags) {
     if (server.loading) flags = (flags & ~SHUTDOWN_SAVE) | SHUTDOWN_NOSAVE;
     server.shutdown_flags = flags;
     serverLog(LL_WARNING, "User requested shutdown...");
+    superviseNotify("STOPPING=1\n");
     if (!(flags & SHUTDOWN_NOW) && server.shutdown_timeout != 0 && !shutdownReplicasInSync()) {
         /* Writes wait, so that the replicas can reach an offset that stays put. */
         server.shutdown_mstime = server.mstime + server.shutdown_timeout * 1000LL;

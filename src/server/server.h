@@ -428,11 +428,12 @@ struct redisServer {
     int always_show_logo;
     int daemonize;
     char *pidfile;
-    int supervised; /* supervised (accepted; nothing acts on it yet): */
+    int supervised; /* the supervised directive, and below the mode in effect (server/supervise.h): */
 #define SUPERVISED_NONE 0
 #define SUPERVISED_UPSTART 1
 #define SUPERVISED_SYSTEMD 2
 #define SUPERVISED_AUTODETECT 3
+    int supervised_mode; /* SUPERVISED_NONE unless supervision started (superviseStart) */
     int syslog_enabled;
     sds requirepass; /* NULL: none */
     sds masterauth; /* binary-safe, as requirepass: a password may hold a NUL */
