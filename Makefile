@@ -10,7 +10,7 @@ endif
 OPT ?= -O2
 
 CC ?= cc
-PKGS := libzmq lua5.1 lua5.1-cjson lua5.1-bitop libmd
+PKGS := libzmq lua5.1 lua5.1-cjson lua5.1-bitop libmd openssl
 ifeq ($(MALLOC),jemalloc)
 PKGS += jemalloc
 MALLOC_CFLAGS := -DUSE_JEMALLOC
@@ -31,10 +31,10 @@ endif
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # The shared libraries the server and the fuzz targets link, and the system's.
-# Not libzmq: the server loads it when an endpoint is configured
+# Not libzmq nor OpenSSL: the server loads libzmq when an endpoint is configured
 # (features/zmqlib.c), only its header is needed to build; the 0MQ consumer in
 # utils/ links it (ZMQ_LIBS).
-SHARED_LIBS := $(shell pkg-config --libs $(filter-out libzmq jemalloc,$(PKGS)) 2>/dev/null) -llzf -lm -lpthread -ldl
+SHARED_LIBS := $(shell pkg-config --libs $(filter-out libzmq jemalloc openssl,$(PKGS)) 2>/dev/null) -llzf -lm -lpthread -ldl
 ZMQ_LIBS := $(shell pkg-config --libs libzmq 2>/dev/null)
 # jemalloc from its static archive: its C++ part (operator new), which makes the
 # shared library pull in libstdc++ (860 kB of RSS in every process), is left

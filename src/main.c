@@ -13,6 +13,7 @@
 #include "server/prefetch.h"
 #include "server/propagate.h"
 #include "server/supervise.h"
+#include "server/tls.h"
 #include "core/proctitle.h"
 #include "core/zmalloc.h"
 #include "acl/acl.h"
@@ -100,6 +101,26 @@ static const struct {
 } applyHooks[] = {
     {"bind", applyBind}, /* the listeners open again (lifecycle.c) */
     {"port", applyPort},
+    {"tls-port", applyTlsPort},
+    /* TLS: every setting a context is made of makes them again (server/tls.c) */
+    {"tls-cert-file", tlsApplyConfig},
+    {"tls-key-file", tlsApplyConfig},
+    {"tls-key-file-pass", tlsApplyConfig},
+    {"tls-client-cert-file", tlsApplyConfig},
+    {"tls-client-key-file", tlsApplyConfig},
+    {"tls-client-key-file-pass", tlsApplyConfig},
+    {"tls-dh-params-file", tlsApplyConfig},
+    {"tls-ca-cert-file", tlsApplyConfig},
+    {"tls-ca-cert-dir", tlsApplyConfig},
+    {"tls-protocols", tlsApplyConfig},
+    {"tls-ciphers", tlsApplyConfig},
+    {"tls-ciphersuites", tlsApplyConfig},
+    {"tls-prefer-server-ciphers", tlsApplyConfig},
+    {"tls-session-caching", tlsApplyConfig},
+    {"tls-session-cache-size", tlsApplyConfig},
+    {"tls-session-cache-timeout", tlsApplyConfig},
+    {"tls-replication", tlsApplyConfig},
+    {"tls-cluster", tlsApplyConfig},
     {"proc-title-template", applyProcTitleTemplate},
     {"watchdog-period", applyWatchdogPeriod},
     {"crash-log-enabled", applyCrashLogEnabled},

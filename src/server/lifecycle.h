@@ -35,6 +35,7 @@ void initServer(void);               /* the event loop, listeners, databases */
  * listeners are opened again on the new address(es) or port. */
 int applyBind(const char **err);
 int applyPort(const char **err);
+int applyTlsPort(const char **err);
 int applyWatchdogPeriod(const char **err);
 void createPidFile(void);
 /* The process title from proc-title-template, {title} being `title` (NULL:

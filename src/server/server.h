@@ -308,6 +308,25 @@ struct redisServer {
     int bindaddr_count;
     int ipfd[CONFIG_BINDADDR_MAX];
     int ipfd_count;
+    /* TLS (server/tls.h): the port and its listeners, and the settings its
+     * contexts are made of ("" for a file or list not given). */
+    int tls_port;
+    int tlsfd[CONFIG_BINDADDR_MAX];
+    int tlsfd_count;
+    int tls_replication; /* our link to a master is TLS; its replicas' links are what they connected to */
+    int tls_cluster;     /* the cluster bus (accepted and kept until the bus exists) */
+    char *tls_cert_file, *tls_key_file, *tls_key_file_pass;
+    char *tls_client_cert_file, *tls_client_key_file, *tls_client_key_file_pass;
+    char *tls_dh_params_file, *tls_ca_cert_file, *tls_ca_cert_dir;
+    char *tls_protocols, *tls_ciphers, *tls_ciphersuites;
+    int tls_auth_clients; /* TLS_CLIENT_AUTH_*: */
+#define TLS_CLIENT_AUTH_NO 0
+#define TLS_CLIENT_AUTH_YES 1
+#define TLS_CLIENT_AUTH_OPTIONAL 2
+    int tls_prefer_server_ciphers;
+    int tls_session_caching;
+    int tls_session_cache_size;
+    int tls_session_cache_timeout;
     char *unixsocket;
     unsigned int unixsocketperm;
     int sofd;
