@@ -192,7 +192,9 @@ static void sendHandshakeCommands(int fd) {
     /* Behind NAT or port forwarding the master (and Sentinel, reading its
      * INFO) must reach us at the announced address, not the one it sees. */
     char port[16];
-    snprintf(port, sizeof(port), "%d", server.repl_announce_port ? server.repl_announce_port : server.port);
+    /* Over TLS, as Redis: the TLS port, which is where our link's peers speak TLS. */
+    int ours = server.tls_replication && server.tls_port ? server.tls_port : server.port;
+    snprintf(port, sizeof(port), "%d", server.repl_announce_port ? server.repl_announce_port : ours);
     const char *lp[] = {"REPLCONF", "listening-port", port};
     queueCommand(3, lp);
     rp.hs_expect[rp.hs_count++] = HS_PORT;
