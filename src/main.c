@@ -209,8 +209,9 @@ int main(int argc, char **argv) {
     aclInit();
     if (loadServerConfigFromArgs(argc, argv) != C_OK) exit(1);
     aclLoadUsersAtStartup();
-    int supervised = superviseStart(); /* a supervised server stays in the foreground, as Redis */
-    if (server.daemonize && !supervised) daemonize();
+    int supervised = superviseStart();
+    int background = server.daemonize && !supervised; /* a supervised server stays in the foreground, as Redis */
+    if (background) daemonize();
     logServerStarting(argc, argv[0]);
     configApplyThreadSettings();
     initServer();
@@ -220,8 +221,8 @@ int main(int argc, char **argv) {
     slowlogInit();
     scriptingInit();
     expiryPushInit();
-    createPidFile();
-    serverLog(LL_NOTICE, "Server initialized");
+    createPidFile(background);
+    serverLog(LL_WARNING, "Server initialized");
     if (persistLoadAtStartup() != C_OK) exit(1);
     replStart();
     serverLog(LL_NOTICE, "Ready to accept connections");

@@ -12,6 +12,7 @@
 #include "core/zmalloc.h"
 #include "server/hooks.h"
 
+#include <syslog.h>
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -74,6 +75,9 @@ static const enumName maxmemoryPolicyEnum[] = {{"volatile-lru", MAXMEMORY_VOLATI
                                                {"allkeys-random", MAXMEMORY_ALLKEYS_RANDOM},
                                                {"noeviction", MAXMEMORY_NO_EVICTION},
                                                {NULL, 0}};
+static const enumName syslogFacilityEnum[] = {
+    {"user", LOG_USER},     {"local0", LOG_LOCAL0}, {"local1", LOG_LOCAL1}, {"local2", LOG_LOCAL2}, {"local3", LOG_LOCAL3},
+    {"local4", LOG_LOCAL4}, {"local5", LOG_LOCAL5}, {"local6", LOG_LOCAL6}, {"local7", LOG_LOCAL7}, {NULL, 0}};
 static const enumName tlsAuthClientsEnum[] = {{"no", TLS_CLIENT_AUTH_NO}, {"yes", TLS_CLIENT_AUTH_YES},
                                                {"optional", TLS_CLIENT_AUTH_OPTIONAL}, {NULL, 0}};
 static const enumName supervisedEnum[] = {{"upstart", SUPERVISED_UPSTART}, {"systemd", SUPERVISED_SYSTEMD},
@@ -154,7 +158,6 @@ static sds getMasterauth(void) { return server.masterauth ? sdsdup(server.master
 /* Directives accepted for redis.conf compatibility; their values are kept so
  * CONFIG GET/REWRITE round-trip, but nothing reads them. */
 static int cfg_ints[64];
-static char *cfg_strs[16];
 
 static int propagation_error_behavior; /* propagation-error-behavior: */
 #define PROPAGATION_ERR_BEHAVIOR_IGNORE 0
@@ -640,8 +643,9 @@ static configDef configs[] = {
     STR("pidfile", NULL, 0, &server.pidfile, NULL),
     EN("loglevel", NULL, 0, &server.verbosity, "notice", loglevelEnum),
     STR("logfile", NULL, F_IMMUTABLE, &server.logfile, ""),
-    B("syslog-enabled", NULL, F_IMMUTABLE | F_NOEFFECT, &server.syslog_enabled, "no"),
-    STR("syslog-ident", NULL, F_IMMUTABLE | F_NOEFFECT, &cfg_strs[0], "redis"),
+    B("syslog-enabled", NULL, F_IMMUTABLE, &server.syslog_enabled, "no"),
+    STR("syslog-ident", NULL, F_IMMUTABLE, &server.syslog_ident, "redis"),
+    EN("syslog-facility", NULL, F_IMMUTABLE, &server.syslog_facility, "local0", syslogFacilityEnum),
     I("databases", NULL, F_IMMUTABLE, &server.dbnum, "16", 1, INT_MAX, NULL),
     B("always-show-logo", NULL, F_IMMUTABLE, &server.always_show_logo, "no"),
     SP("shutdown-on-sigterm", NULL, F_WORDS, "default", setShutdownOnSigterm, getShutdownOnSigterm),

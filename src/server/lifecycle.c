@@ -437,8 +437,9 @@ int applyProcTitleTemplate(const char **err) {
     return 1;
 }
 
-void createPidFile(void) {
-    if (!server.pidfile) return;
+void createPidFile(int background) {
+    if (!server.pidfile && !background) return;
+    if (!server.pidfile) server.pidfile = zstrdup("/var/run/redis.pid"); /* a daemon always has one, as Redis */
     FILE *fp = fopen(server.pidfile, "w");
     if (fp) {
         fprintf(fp, "%d\n", (int)getpid());
@@ -463,6 +464,7 @@ void daemonize(void) {
 void initServer(void) {
     server.pid = getpid();
     setupSignalHandlers();
+    serverOpenSyslog(); /* here, as Redis: the start-up lines before it go out under the default ident */
     server.clients = listCreate();
     server.clients_to_close = listCreate();
     server.clients_pending_write = listCreate();

@@ -37,7 +37,9 @@ int applyBind(const char **err);
 int applyPort(const char **err);
 int applyTlsPort(const char **err);
 int applyWatchdogPeriod(const char **err);
-void createPidFile(void);
+/* The pidfile directive's file; a daemonized server (background) writes
+ * /var/run/redis.pid when none is set, as Redis 7.0. */
+void createPidFile(int background);
 /* The process title from proc-title-template, {title} being `title` (NULL:
  * the executable as started). C_ERR when the template does not expand. */
 int serverSetProcTitle(const char *title);

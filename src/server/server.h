@@ -453,7 +453,9 @@ struct redisServer {
 #define SUPERVISED_SYSTEMD 2
 #define SUPERVISED_AUTODETECT 3
     int supervised_mode; /* SUPERVISED_NONE unless supervision started (superviseStart) */
-    int syslog_enabled;
+    int syslog_enabled; /* log lines also go to syslog (serverOpenSyslog), as ident and facility say */
+    char *syslog_ident;
+    int syslog_facility;
     sds requirepass; /* NULL: none */
     sds masterauth; /* binary-safe, as requirepass: a password may hold a NUL */
     char *masteruser;
@@ -568,6 +570,8 @@ extern struct redisServer server;
  * or'ed in for a line without the pid and time prefix. */
 #define LL_RAW (1 << 10)
 void serverLog(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* syslog-enabled: opens the log with syslog-ident and syslog-facility (initServer). */
+void serverOpenSyslog(void);
 
 /* What call() does besides running the proc (dispatch.h). */
 #define CALL_NONE 0

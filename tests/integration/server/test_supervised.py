@@ -1,4 +1,5 @@
-"""`supervised systemd|auto|upstart` as Redis 7.0 (issue 33): the server
+"""Running as a service as Redis 7.0 (issue 33): `supervised
+systemd|auto|upstart`, syslog-*, daemonize with a pidfile. The server
 speaks systemd's notification protocol itself, one datagram per message to
 the AF_UNIX socket in $NOTIFY_SOCKET. A fake listener stands in for systemd:
 READY=1 must come once the data is loaded, STOPPING=1 when the shutdown
@@ -153,3 +154,48 @@ def test_upstart_stops_itself_until_continued(tmp_path):
     finally:
         p.terminate()
         p.wait(timeout=10)
+
+
+@pytest.mark.skipif(os.path.exists("/dev/log") or os.geteuid() != 0,
+                    reason="needs to stand in for syslog at /dev/log (absent, and root)")
+def test_syslog_ident_and_facility(tmp_path):
+    """syslog-enabled: every line also goes to syslog, under syslog-ident and
+    syslog-facility once the server is initialised (the first lines, logged
+    before, under the defaults: the program's name, user), as Redis 7.0."""
+    log = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    log.bind("/dev/log")
+    log.settimeout(0.2)
+    port = free_port()
+    p = subprocess.Popen([SERVER, "--port", str(port), "--save", "", "--dir", str(tmp_path), "--syslog-enabled", "yes",
+                          "--syslog-ident", "kv", "--syslog-facility", "local3"], stdout=subprocess.DEVNULL)
+    try:
+        c = redis.Redis(port=port)
+        wait_for(lambda: c.ping(), retry_on=(redis.ConnectionError,), what="PONG")
+        got = []
+        wait_for(lambda: got.append(log.recv(4096)) or any(b"Ready to accept connections" in g for g in got),
+                 retry_on=(socket.timeout,), what="the ready line in syslog")
+        c.close()
+    finally:
+        p.terminate()
+        p.wait(timeout=10)
+        log.close()
+        os.unlink("/dev/log")
+    # <priority>: facility * 8 + severity (user = 1, local3 = 19; warning 4, notice 5).
+    assert got[0].startswith(b"<12>") and b"Redis is starting" in got[0]
+    ready = [g for g in got if b"Ready to accept connections" in g][0]
+    assert ready.startswith(b"<157>") and b" kv[%d]: " % p.pid in ready
+
+
+def test_daemonized_server_writes_and_removes_its_pidfile(tmp_path):
+    port = free_port()
+    pidfile = tmp_path / "redis.pid"
+    rc = subprocess.run([SERVER, "--port", str(port), "--save", "", "--dir", str(tmp_path), "--daemonize", "yes",
+                         "--pidfile", str(pidfile), "--logfile", str(tmp_path / "log")], timeout=20).returncode
+    assert rc == 0  # the parent returns at once
+    c = redis.Redis(port=port)
+    wait_for(lambda: c.ping(), retry_on=(redis.ConnectionError,), what="the daemon's PONG")
+    pid = int(pidfile.read_text())
+    assert pid == int(info(c, "server")["process_id"])
+    assert os.getppid() != pid
+    c.shutdown(nosave=True)
+    wait_for(lambda: not pidfile.exists(), what="the pidfile removed at shutdown")
