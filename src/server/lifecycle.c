@@ -351,7 +351,8 @@ int applyBind(const char **err) {
 }
 
 int applyTlsPort(const char **err) {
-    /* A TLS port needs the contexts: made now if this is TLS's first use. */
+    /* A TLS port needs the contexts: made now if this is TLS's first use
+     * (else the last ones serve, as Redis). */
     if (server.el && server.tls_port && !tlsConfigured() && tlsInit() == C_ERR) {
         *err = "Unable to update TLS configuration. Check server logs.";
         return 0;

@@ -44,8 +44,6 @@ static int *pendingFds;
 static int pendingCount, pendingCap;
 static int handshakes; /* sessions still handshaking, for the cron */
 
-int tlsConfigured(void) { return serverCtx != NULL; }
-
 /* OpenSSL's queue of errors as one line (the first reason), as Redis logs it. */
 static void takeSslError(char *out, size_t len) {
     unsigned long e = tlslib.ERR_get_error();
@@ -226,6 +224,8 @@ static int configure(void) {
     return C_OK;
 }
 
+int tlsConfigured(void) { return serverCtx != NULL; }
+
 static int wanted(void) { return server.tls_port || server.tls_replication || server.tls_cluster; }
 
 int tlsInit(void) {
@@ -239,7 +239,7 @@ int tlsInit(void) {
 
 int tlsApplyConfig(const char **err) {
     if (!server.el) return 1; /* reading the config: tlsInit checks it all */
-    if (!wanted() && !serverCtx) return 1; /* nothing uses TLS: checked once something does */
+    if (!wanted()) return 1; /* nothing uses TLS: checked once something does, as Redis */
     if (configure() == C_ERR) {
         *err = "Unable to update TLS configuration. Check server logs.";
         return 0;

@@ -58,17 +58,21 @@ static inline int connClose(int fd) {
  * session, strerror(errno) otherwise. */
 const char *connError(int fd);
 
-/* After the config is read: sets up TLS when tls-port, tls-replication or
- * tls-cluster asks for it (loads OpenSSL, builds the contexts). C_ERR, with
- * Redis's log lines, when the certificates or settings are not usable. */
+/* After the config is read, and when tls-port is first set later: sets up TLS
+ * when tls-port, tls-replication or tls-cluster asks for it (loads OpenSSL,
+ * builds the contexts). C_ERR, with Redis's log lines, when the
+ * certificates or settings are not usable. */
 int tlsInit(void);
 /* Config apply hook of every tls-* directive that makes the contexts
  * (certificates, keys, CAs, protocols, ciphers, session cache, DH params):
  * builds new contexts from the current values; new connections use them,
  * established ones keep theirs. Refuses (and the old values come back) with
- * Redis's error when they are not usable. */
+ * Redis's error when they are not usable; while nothing uses TLS, accepts
+ * anything, as Redis (checked by the next change while TLS is in use; a
+ * port opened again meanwhile serves the contexts made last). */
 int tlsApplyConfig(const char **err);
-/* Whether TLS has been set up (tlsInit or a CONFIG SET that needed it). */
+
+/* Whether the contexts exist (tlsInit, or a CONFIG SET that needed them). */
 int tlsConfigured(void);
 
 /* An accepted fd on the TLS port: the server side of a handshake. done runs

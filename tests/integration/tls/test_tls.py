@@ -247,3 +247,24 @@ def test_a_tls_port_without_certificates_does_not_start(server_factory, tls_cert
                         "--dir", str(tmp_path)], capture_output=True, text=True, timeout=20)
     assert p.returncode == 1
     assert "Failed to configure TLS. Check logs for more info." in p.stdout
+
+
+def test_tls_port_opened_and_closed_by_config_set(server_factory, tls_certs):
+    s = server_factory(*tls_certs.server_args())
+    c = s.client()
+    s.tls_port = free_port()
+    c.config_set("tls-port", s.tls_port)
+    assert tls_client(s, tls_certs).ping()
+    c.config_set("tls-port", 0)
+    with pytest.raises(redis.ConnectionError):
+        tls_client(s, tls_certs).ping()
+    # Nothing uses TLS now: the settings are taken as they are (as Redis);
+    # the port opened again serves the certificate loaded last, and the
+    # next change checks them all.
+    c.config_set("tls-cert-file", "/nonexistent")
+    c.config_set("tls-port", s.tls_port)
+    assert tls_client(s, tls_certs).ping()
+    with pytest.raises(redis.ResponseError):
+        c.config_set("tls-protocols", "TLSv1.3")
+    c.config_set("tls-cert-file", tls_certs.path("redis.crt"), "tls-protocols", "TLSv1.3")
+    assert tls_client(s, tls_certs).ping()
