@@ -138,12 +138,9 @@ static void acceptTcpConnections(int fd, int tls) {
     for (int i = 0; i < MAX_ACCEPTS_PER_CALL; i++) {
         int cfd = anetTcpAccept(NULL, fd, ip, sizeof(ip), &port);
         if (cfd == ANET_ERR) return;
-        if (!tls) {
-            acceptCommonHandler(cfd, 0, ip);
-            continue;
-        }
         serverLog(LL_VERBOSE, "Accepted %s:%d", ip, port);
-        tlsAccept(cfd, ip, tlsAccepted);
+        if (tls) tlsAccept(cfd, ip, tlsAccepted);
+        else acceptCommonHandler(cfd, 0, ip);
     }
 }
 

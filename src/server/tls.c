@@ -18,6 +18,7 @@
 #include "core/zmalloc.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -474,6 +475,33 @@ void tlsConnect(int fd, tlsConnectDone *done, void *privdata) {
     t->privdata = privdata;
     tlslib.SSL_set_connect_state(t->ssl);
     step(t, 1);
+}
+
+int tlsConnectBlocking(int fd, long long timeout_ms) {
+    if (!clientCtx && configure() == C_ERR) return C_ERR;
+    tlsConn *t = attach(fd, clientCtx);
+    if (!t) return C_ERR;
+    tlslib.SSL_set_connect_state(t->ssl);
+    long long deadline = mstime() + timeout_ms;
+    for (;;) {
+        tlslib.ERR_clear_error();
+        int ret = tlslib.SSL_do_handshake(t->ssl);
+        if (ret == 1) {
+            t->handshaking = 0;
+            handshakes--;
+            return C_OK;
+        }
+        int e = tlslib.SSL_get_error(t->ssl, ret);
+        long long left = deadline - mstime();
+        struct pollfd p = {.fd = fd, .events = e == SSL_ERROR_WANT_WRITE ? POLLOUT : POLLIN};
+        if ((e != SSL_ERROR_WANT_READ && e != SSL_ERROR_WANT_WRITE) || left <= 0 ||
+            (poll(&p, 1, (int)left) <= 0 && errno != EINTR)) {
+            takeSslError(t->err, sizeof(t->err));
+            serverLog(LL_VERBOSE, "TLS handshake with fd=%d failed: %s", fd, t->err);
+            detach(t);
+            return C_ERR;
+        }
+    }
 }
 
 void tlsCron(void) {

@@ -87,6 +87,11 @@ void tlsAccept(int fd, const char *ip, tlsAcceptDone *done);
 typedef void tlsConnectDone(int fd, int ok, const char *err, void *privdata);
 void tlsConnect(int fd, tlsConnectDone *done, void *privdata);
 
+/* The client side of a handshake that waits (up to timeout_ms) for its end:
+ * for a command that talks to another server synchronously (MIGRATE with
+ * tls-cluster, as Redis 7.0). C_ERR: the fd is plain again, still open. */
+int tlsConnectBlocking(int fd, long long timeout_ms);
+
 /* Before the loop sleeps (first): sessions holding decrypted bytes the
  * last read left behind get their readable handler run, as the socket will
  * not say it is readable for them. */

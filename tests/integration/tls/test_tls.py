@@ -16,7 +16,7 @@ import time
 import pytest
 import redis
 
-from support import SERVER, free_port, start_tls, tls_client, wait_for
+from support import SERVER, free_port, server_binary, start_tls, tls_client, wait_for
 
 DEFAULTS = {
     "tls-port": "0", "tls-cert-file": "", "tls-key-file": "", "tls-key-file-pass": "", "tls-client-cert-file": "",
@@ -268,3 +268,25 @@ def test_tls_port_opened_and_closed_by_config_set(server_factory, tls_certs):
         c.config_set("tls-protocols", "TLSv1.3")
     c.config_set("tls-cert-file", tls_certs.path("redis.crt"), "tls-protocols", "TLSv1.3")
     assert tls_client(s, tls_certs).ping()
+
+
+@pytest.mark.parametrize("source_kind,target_kind", [("ours", "reference"), ("reference", "ours"), ("ours", "ours")])
+def test_migrate_with_tls_cluster_speaks_tls_to_the_target(server_factory, tls_certs, source_kind, target_kind):
+    """tls-cluster yes: MIGRATE's connection is TLS (Redis 7.0's), to the target's TLS port."""
+    source = start_tls(server_factory, tls_certs, "--tls-cluster", "yes", binary=server_binary(source_kind))
+    target = start_tls(server_factory, tls_certs, binary=server_binary(target_kind))
+    c = source.client()
+    c.set("k", "v" * 100000)
+    c.rpush("l", *range(100))
+    assert c.execute_command("MIGRATE", "127.0.0.1", target.tls_port, "", 0, 5000, "KEYS", "k", "l") == b"OK"
+    t = target.client()
+    assert t.get("k") == b"v" * 100000 and t.llen("l") == 100
+    assert c.exists("k", "l") == 0
+    # The cached connection serves the next one.
+    c.set("k2", "x")
+    assert c.execute_command("MIGRATE", "127.0.0.1", target.tls_port, "k2", 0, 5000) == b"OK"
+    assert t.get("k2") == b"x"
+    # To a plain port the handshake fails: Redis's I/O error.
+    c.set("k3", "y")
+    with pytest.raises(redis.ResponseError, match="IOERR"):
+        c.execute_command("MIGRATE", "127.0.0.1", target.port, "k3", 0, 1000)
