@@ -91,6 +91,7 @@ void processEventsWhileBlocked(void) {
     updateCachedTime();
     for (int round = 0; round < 4; round++) {
         int n = aeProcessFileEventsNoWait(server.el);
+        tlsProcessPending(); /* a TLS client's request a read left in its session */
         propagateFlushStaged();
         handleClientsWithPendingWrites();
         if (n <= 0) break;
