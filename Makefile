@@ -10,7 +10,7 @@ endif
 OPT ?= -O2
 
 CC ?= cc
-PKGS := libzmq lua5.1 lua5.1-cjson lua5.1-bitop libmd
+PKGS := libzmq lua5.1 lua5.1-cjson lua5.1-bitop libmd openssl
 ifeq ($(MALLOC),jemalloc)
 PKGS += jemalloc
 MALLOC_CFLAGS := -DUSE_JEMALLOC
@@ -31,10 +31,10 @@ endif
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # The shared libraries the server and the fuzz targets link, and the system's.
-# Not libzmq: the server loads it when an endpoint is configured
+# Not libzmq nor OpenSSL: the server loads libzmq when an endpoint is configured
 # (features/zmqlib.c), only its header is needed to build; the 0MQ consumer in
 # utils/ links it (ZMQ_LIBS).
-SHARED_LIBS := $(shell pkg-config --libs $(filter-out libzmq jemalloc,$(PKGS)) 2>/dev/null) -llzf -lm -lpthread -ldl
+SHARED_LIBS := $(shell pkg-config --libs $(filter-out libzmq jemalloc openssl,$(PKGS)) 2>/dev/null) -llzf -lm -lpthread -ldl
 ZMQ_LIBS := $(shell pkg-config --libs libzmq 2>/dev/null)
 # jemalloc from its static archive: its C++ part (operator new), which makes the
 # shared library pull in libstdc++ (860 kB of RSS in every process), is left
@@ -66,7 +66,7 @@ UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 SERVER_LIB_OBJ := $(filter-out $(BUILD)/src/main.o,$(SERVER_OBJ))
 UTIL_BIN := $(patsubst %.c,%,$(wildcard utils/zmq_expiry_msg_client.c))
 
-.PHONY: all clean test test-unit test-integration test-reference run bench install-deps fuzz fuzz-build test-upstream test-upstream-cluster test-upstream-asan
+.PHONY: all clean install uninstall test test-unit test-integration test-reference run bench install-deps fuzz fuzz-build test-upstream test-upstream-cluster test-upstream-asan
 all: src/redis-server $(UTIL_BIN)
 
 # The binary is shared by the flavours: relink when the last one was linked
@@ -189,6 +189,31 @@ bench:
 	sh deps/install.sh
 	$(MAKE) all
 	sh utils/bench.sh $(BENCH_ARGS)
+
+# make install [PREFIX=/usr/local] [DESTDIR=/scratch]: the server, the 0MQ
+# consumers from utils/, redis.conf as an example (an existing one is never
+# overwritten) and the systemd unit with this prefix's paths in it.
+# make uninstall removes what install put there, but not a redis.conf.
+PREFIX ?= /usr/local
+BINDIR := $(PREFIX)/bin
+CONFDIR := $(PREFIX)/etc/redis
+SHAREDIR := $(PREFIX)/share/redis
+UNITDIR := $(PREFIX)/lib/systemd/system
+INSTALL_UTILS := zmq_expiry_consumer.py zmq_expiry_msg_client.pl
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(CONFDIR) $(DESTDIR)$(SHAREDIR) $(DESTDIR)$(UNITDIR)
+	install -m 755 src/redis-server $(DESTDIR)$(BINDIR)/redis-server
+	install -m 755 $(UTIL_BIN) $(DESTDIR)$(BINDIR)/
+	for f in $(INSTALL_UTILS); do install -m 755 utils/$$f $(DESTDIR)$(BINDIR)/$$f; done
+	install -m 644 redis.conf $(DESTDIR)$(SHAREDIR)/redis.conf.example
+	[ -e $(DESTDIR)$(CONFDIR)/redis.conf ] || install -m 644 redis.conf $(DESTDIR)$(CONFDIR)/redis.conf
+	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@CONFDIR@|$(CONFDIR)|g' utils/redis-server.service.in > $(DESTDIR)$(UNITDIR)/redis-server.service
+	chmod 644 $(DESTDIR)$(UNITDIR)/redis-server.service
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/redis-server $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(UTIL_BIN)) $(INSTALL_UTILS))
+	rm -f $(DESTDIR)$(SHAREDIR)/redis.conf.example $(DESTDIR)$(UNITDIR)/redis-server.service
+	-rmdir $(DESTDIR)$(SHAREDIR) 2>/dev/null
 
 clean:
 	rm -rf build src/redis-server src/.build-flavour $(UTIL_BIN)

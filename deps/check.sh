@@ -14,4 +14,5 @@ pkg-config --exists lua5.1-bitop || need lua5.1-bitop lua-bitop-dev
 [ "$malloc" = jemalloc ] && { pkg-config --exists jemalloc || need jemalloc libjemalloc-dev; }
 [ -f /usr/include/liblzf/lzf.h ] || need lzf liblzf-dev
 pkg-config --exists libmd || need libmd libmd-dev
+pkg-config --exists openssl || need openssl libssl-dev
 exit 0

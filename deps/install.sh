@@ -4,7 +4,7 @@
 set -e
 PKGS="build-essential pkg-config libzmq3-dev liblua5.1-0-dev libjemalloc-dev liblzf-dev libmd-dev
 clang libclang-rt-14-dev lua-cjson-dev lua-bitop-dev libzmq-ffi-perl python3-pytest python3-pytest-xdist python3-redis python3-zmq redis-server redis-tools
-redis-sentinel nodejs node-redis python3-kombu python3-rq tcl"
+redis-sentinel nodejs node-redis python3-kombu python3-rq tcl libssl-dev tcl-tls"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -12,6 +12,8 @@
 #include "server/lifecycle.h"
 #include "server/prefetch.h"
 #include "server/propagate.h"
+#include "server/supervise.h"
+#include "server/tls.h"
 #include "core/proctitle.h"
 #include "core/zmalloc.h"
 #include "acl/acl.h"
@@ -102,6 +104,26 @@ static const struct {
 } applyHooks[] = {
     {"bind", applyBind}, /* the listeners open again (lifecycle.c) */
     {"port", applyPort},
+    {"tls-port", applyTlsPort},
+    /* TLS: every setting a context is made of makes them again (server/tls.c) */
+    {"tls-cert-file", tlsApplyConfig},
+    {"tls-key-file", tlsApplyConfig},
+    {"tls-key-file-pass", tlsApplyConfig},
+    {"tls-client-cert-file", tlsApplyConfig},
+    {"tls-client-key-file", tlsApplyConfig},
+    {"tls-client-key-file-pass", tlsApplyConfig},
+    {"tls-dh-params-file", tlsApplyConfig},
+    {"tls-ca-cert-file", tlsApplyConfig},
+    {"tls-ca-cert-dir", tlsApplyConfig},
+    {"tls-protocols", tlsApplyConfig},
+    {"tls-ciphers", tlsApplyConfig},
+    {"tls-ciphersuites", tlsApplyConfig},
+    {"tls-prefer-server-ciphers", tlsApplyConfig},
+    {"tls-session-caching", tlsApplyConfig},
+    {"tls-session-cache-size", tlsApplyConfig},
+    {"tls-session-cache-timeout", tlsApplyConfig},
+    {"tls-replication", tlsApplyConfig},
+    {"tls-cluster", tlsApplyConfig},
     {"proc-title-template", applyProcTitleTemplate},
     {"watchdog-period", applyWatchdogPeriod},
     {"crash-log-enabled", applyCrashLogEnabled},
@@ -200,7 +222,9 @@ int main(int argc, char **argv) {
     aclInit();
     if (loadServerConfigFromArgs(argc, argv) != C_OK) exit(1);
     aclLoadUsersAtStartup();
-    if (server.daemonize) daemonize();
+    int supervised = superviseStart();
+    int background = server.daemonize && !supervised; /* a supervised server stays in the foreground, as Redis */
+    if (background) daemonize();
     logServerStarting(argc, argv[0]);
     configApplyThreadSettings();
     initServer();
@@ -214,12 +238,13 @@ int main(int argc, char **argv) {
     slowlogInit();
     scriptingInit();
     expiryPushInit();
-    createPidFile();
-    serverLog(LL_NOTICE, "Server initialized");
+    createPidFile(background);
+    serverLog(LL_WARNING, "Server initialized");
     if (persistLoadAtStartup() != C_OK) exit(1);
     if (server.cluster_enabled) clusterVerifyDataAfterLoad();
     replStart();
     serverLog(LL_NOTICE, "Ready to accept connections");
+    superviseReady();
     aeMain(server.el);
     return 0;
 }

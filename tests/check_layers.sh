@@ -13,7 +13,7 @@
 # room or a server/ module is in neither list. Usage: sh tests/check_layers.sh [src-dir]
 src=${1:-$(dirname "$0")/../src}
 ORDER="core data server acl persist repl cluster features commands"
-SERVER_ORDER="server keyevents resp_parse shared cmdinfo command access lazyfree lru replbuf readykeys keyhook slotkeys
+SERVER_ORDER="server keyevents resp_parse supervise tlslib tls shared cmdinfo command access lazyfree lru replbuf readykeys keyhook slotkeys
   hooks maxmem propagate db+expire transaction evict prefetch networking+client+reply+clientmem
   blocking cmdargs config pause crash dispatch lifecycle"
 status=0

@@ -15,7 +15,7 @@ import pytest
 
 from datatype_client import DataClient
 from resp_raw import Conn, RawClient
-from support import REFERENCE, Consumers, Server
+from support import REFERENCE, Consumers, Server, TlsCerts
 
 
 def pytest_configure(config):
@@ -205,3 +205,11 @@ def zctx():
     yield consumers
     consumers.close()
 
+
+
+# --- TLS ----------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def tls_certs(tmp_path_factory):
+    """Test certificates (support.TlsCerts), made once per module with openssl."""
+    return TlsCerts(tmp_path_factory.mktemp("tls"))

@@ -646,3 +646,87 @@ class Consumers:
         for c in self.made:
             c.close()
         self.ctx.term()
+
+
+# --- TLS ----------------------------------------------------------------------
+
+class TlsCerts:
+    """Test certificates made with the openssl CLI in `directory`: a CA
+    (ca.crt), a server/client certificate it signed (redis.crt/.key, no
+    usage restrictions, as Redis's gen-test-certs.sh makes), a client-only
+    one (client.crt/.key), an encrypted key (redis-pass.key, password
+    "secret"), and a second CA with a client certificate of its own
+    (other-ca.crt, other.crt/.key: a stranger's). EC keys: fast to make."""
+
+    def __init__(self, directory):
+        self.dir = str(directory)
+        os.makedirs(self.dir, exist_ok=True)
+        self._ca("ca")
+        self._ca("other-ca")
+        self._cert("redis", "ca", "Generic-cert")
+        self._cert("client", "ca", "Client-only")
+        self._cert("other", "other-ca", "Stranger")
+        self._run("openssl", "ec", "-in", self.path("redis.key"), "-aes256", "-passout", "pass:secret",
+                  "-out", self.path("redis-pass.key"))
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def _run(self, *cmd):
+        subprocess.run(cmd, check=True, capture_output=True, cwd=self.dir)
+
+    def _key(self, name):
+        self._run("openssl", "ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", self.path(name + ".key"))
+
+    def _ca(self, name):
+        self._key(name)
+        self._run("openssl", "req", "-x509", "-new", "-nodes", "-sha256", "-key", name + ".key", "-days", "30",
+                  "-subj", "/O=Redis Test/CN=%s" % name, "-out", name + ".crt")
+
+    def _cert(self, name, ca, cn, days=30):
+        self._key(name)
+        self._run("openssl", "req", "-new", "-sha256", "-key", name + ".key", "-subj", "/O=Redis Test/CN=%s" % cn,
+                  "-out", name + ".csr")
+        self._run("openssl", "x509", "-req", "-sha256", "-in", name + ".csr", "-CA", ca + ".crt", "-CAkey", ca + ".key",
+                  "-CAcreateserial", "-days", str(days), "-out", name + ".crt")
+
+    def reissue(self, name, ca="ca", cn="Rotated"):
+        """A new key and certificate under the same file names (rotation)."""
+        self._cert(name, ca, cn)
+
+    def server_args(self, *extra):
+        """--tls-* arguments of a server with a TLS port (the `tls_port` argument
+        of Server) using redis.crt, and clients verified against ca.crt."""
+        return ("--tls-cert-file", self.path("redis.crt"), "--tls-key-file", self.path("redis.key"),
+                "--tls-ca-cert-file", self.path("ca.crt")) + extra
+
+    def client_kwargs(self, cert="redis"):
+        """redis-py's ssl arguments: verifying the server against ca.crt, with
+        `cert`'s certificate (None: no client certificate)."""
+        kw = dict(ssl=True, ssl_ca_certs=self.path("ca.crt"), ssl_cert_reqs="required", ssl_check_hostname=False)
+        if cert:
+            kw.update(ssl_certfile=self.path(cert + ".crt"), ssl_keyfile=self.path(cert + ".key"))
+        return kw
+
+
+def start_tls(server_factory, certs, *args, binary=None):
+    """A server with a plain port and a TLS port (server.tls_port) side by
+    side, with certs' redis.crt and its CA (args may override any of it)."""
+    for attempt in range(5):
+        tls_port = free_port()
+        try:
+            s = server_factory("--tls-port", str(tls_port), *certs.server_args(*args), binary=binary)
+        except StartRefused as e:
+            if "Address already in use" in str(e):
+                continue
+            raise
+        s.tls_port = tls_port
+        return s
+    raise RuntimeError("no free TLS port after 5 attempts")
+
+
+def tls_client(server, certs, cert="redis", **kw):
+    """redis-py over TLS to server's TLS port (cert: the client certificate's
+    name in certs, None for none)."""
+    kw.update(certs.client_kwargs(cert))
+    return redis.Redis(host=server.host, port=server.tls_port, **kw)

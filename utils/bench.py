@@ -589,12 +589,71 @@ def blocking(quick):
     blocking_lateness.run_both(n, 0.05, 3.0, 1)
 
 
+def tls_files(directory):
+    """A self-signed certificate (its own CA) and its key for the TLS rows."""
+    crt, key = os.path.join(directory, "bench.crt"), os.path.join(directory, "bench.key")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                    "-keyout", key, "-out", crt, "-subj", "/CN=bench", "-days", "2"], check=True, capture_output=True)
+    return crt, key
+
+
+def tls(quick):
+    """Over TLS (issue 33), ours and Redis 7.0.15 with the same certificate:
+    SET/GET at -P 1 and -P 16 (requests/s and server CPU per request), a new
+    connection per request (handshakes/s), and an empty server's RSS with
+    and without a TLS port configured."""
+    work = tempfile.mkdtemp(prefix="bench-tls-")
+    try:
+        crt, key = tls_files(work)
+        port = free_port()
+        args = ("--tls-port", str(port), "--tls-cert-file", crt, "--tls-key-file", key, "--tls-ca-cert-file", crt,
+                "--tls-auth-clients", "no")
+        client = ["--tls", "--cacert", crt, "-p", str(port)]
+        n = 30000 if quick else 200000
+        server_cpus, client_cpus = split_cpus()
+        header("TLS (redis-benchmark --tls -c 50 -n %d): requests/s, and server CPU per request (user+system us)" % n)
+        for pipeline in (1, 16):
+            for test in ("set", "get"):
+                rps, cpu_us = {}, {}
+                for label, binary in (("ours", OURS), ("redis", REF)):
+                    s = Server(binary, *args, cpus=server_cpus)
+                    try:
+                        c0 = s.cpu_seconds()
+                        out = subprocess.run(["redis-benchmark"] + client + ["--csv", "-q", "-c", "50", "-n", str(n),
+                                             "-P", str(pipeline), "-r", "100000", "-t", test],
+                                             capture_output=True, text=True, preexec_fn=pinner(client_cpus)).stdout
+                        cpu_us[label] = (s.cpu_seconds() - c0) / n * 1e6
+                        recs = list(csv.DictReader(io.StringIO(out)))
+                        rps[label] = float(recs[0]["rps"]) if recs else float("nan")
+                    finally:
+                        s.stop()
+                row("TLS %s -P %d" % (test.upper(), pipeline), rps["ours"], rps["redis"], unit="req/s")
+                row("TLS %s -P %d server CPU" % (test.upper(), pipeline), cpu_us["ours"], cpu_us["redis"], unit="us")
+        hs = n // 20
+        res = {}
+        for label, binary in (("ours", OURS), ("redis", REF)):
+            s = Server(binary, *args)
+            try:
+                out = subprocess.run(["redis-benchmark"] + client + ["--csv", "-q", "-c", "20", "-n", str(hs), "-k", "0",
+                                     "PING"], capture_output=True, text=True).stdout
+                recs = list(csv.DictReader(io.StringIO(out)))
+                res[label] = float(recs[0]["rps"]) if recs else float("nan")
+            finally:
+                s.stop()
+        row("TLS handshakes/s (new connection per PING)", res["ours"], res["redis"], unit="/s")
+        for label_args, what in (((), "no TLS"), (args, "TLS port configured")):
+            v = {label: memrows.empty(binary, *label_args)[1] / 1024 for label, binary in (("ours", OURS), ("redis", REF))}
+            row("empty server RSS, %s" % what, v["ours"], v["redis"], unit="kB")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 SECTIONS = {"throughput": throughput, "memory": memory, "cpu": cpu, "callgrind": callgrind, "latency": latency,
             "expiry": expiry_throughput, "lag": lag, "massexpiry": mass_expiry, "persistence": persistence,
-            "features": features, "repl": repl, "blocking": blocking, "spool": spool,
+            "features": features, "repl": repl, "blocking": blocking, "spool": spool, "tls": tls,
             # parts of `memory`, for a shorter run
             "volatile": volatile_memory, "datatypes": datatypes_memory}
-DEFAULT = "throughput,memory,cpu,latency,expiry,lag,massexpiry,spool,persistence,features,repl,blocking"
+DEFAULT = "throughput,memory,cpu,latency,expiry,lag,massexpiry,spool,persistence,features,repl,blocking,tls"
 
 
 def main():

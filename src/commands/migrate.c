@@ -12,6 +12,7 @@
  * so a run of MIGRATEs to one target connects once; a cached connection that
  * turns out dead is reopened once, transparently. */
 #include "commands/migrate.h"
+#include "server/tls.h"
 #include "server/cmdargs.h"
 #include "persist/rdb.h"
 #include "server/client.h"
@@ -54,7 +55,7 @@ static long long cache_timer_id = -1;
 
 static void closeConn(migrateConn *mc) {
     if (!mc->name) return;
-    close(mc->fd);
+    connClose(mc->fd);
     sdsfree(mc->name);
     mc->name = NULL;
 }
@@ -114,6 +115,11 @@ static int connectTarget(const char *host, int port, long long timeout) {
     waitFd(fd, POLLOUT, mstime() + timeout);
     int yes = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof(yes));
+    /* tls-cluster: the target's port speaks TLS, as Redis 7.0's MIGRATE assumes. */
+    if (server.tls_cluster && tlsConnectBlocking(fd, timeout) == C_ERR) {
+        close(fd);
+        return -1;
+    }
     return fd;
 }
 
@@ -156,7 +162,7 @@ static int writeAll(migrateConn *mc, const char *buf, size_t len, long long time
         size_t chunk = len > MIGRATE_CHUNK ? MIGRATE_CHUNK : len;
         long long deadline = mstime() + timeout;
         while (chunk) {
-            ssize_t n = send(mc->fd, buf, chunk, MSG_NOSIGNAL);
+            ssize_t n = connIsTls(mc->fd) ? connWrite(mc->fd, buf, chunk) : send(mc->fd, buf, chunk, MSG_NOSIGNAL);
             if (n > 0) {
                 buf += n, len -= (size_t)n, chunk -= (size_t)n;
                 continue;
@@ -183,7 +189,7 @@ static int readLine(migrateConn *mc, char *line, long long timeout) {
             }
             if (len < MIGRATE_REPLY_MAX - 1) line[len++] = ch;
         }
-        ssize_t n = read(mc->fd, mc->rbuf, sizeof(mc->rbuf));
+        ssize_t n = connRead(mc->fd, mc->rbuf, sizeof(mc->rbuf));
         if (n > 0) {
             mc->rpos = 0;
             mc->rlen = (size_t)n;

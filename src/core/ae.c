@@ -116,6 +116,12 @@ int aeGetFileEvents(aeEventLoop *el, int fd) {
     return el->events[fd].mask;
 }
 
+void aeFireReadable(aeEventLoop *el, int fd) {
+    if (fd >= el->setsize || !(el->events[fd].mask & AE_READABLE)) return;
+    fileEvent *fe = &el->events[fd];
+    fe->rproc(el, fd, fe->clientData, AE_READABLE);
+}
+
 long long aeCreateTimeEventUs(aeEventLoop *el, long long us, aeTimeProc *proc, void *clientData) {
     if (el->ntimers == el->timercap) {
         el->timercap = el->timercap ? el->timercap * 2 : 8;

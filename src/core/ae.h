@@ -37,6 +37,9 @@ int aeResizeSetSize(aeEventLoop *el, int setsize);
 int aeCreateFileEvent(aeEventLoop *el, int fd, int mask, aeFileProc *proc, void *clientData);
 void aeDeleteFileEvent(aeEventLoop *el, int fd, int mask);
 int aeGetFileEvents(aeEventLoop *el, int fd);
+/* Runs fd's readable handler now, if it has one: for bytes a layer above
+ * the socket holds (a TLS session's decrypted record) that epoll cannot see. */
+void aeFireReadable(aeEventLoop *el, int fd);
 
 /* Timers: `us` from now (microseconds, for precise expiry deadlines). */
 long long aeCreateTimeEvent(aeEventLoop *el, long long ms, aeTimeProc *proc, void *clientData);

@@ -10,6 +10,7 @@
 #include "features/scripting.h"
 #include "features/tracking.h"
 #include "server/client.h"
+#include "server/supervise.h"
 #include "server/clientmem.h"
 #include "server/db.h"
 #include "server/evict.h"
@@ -108,11 +109,11 @@ static sds serverSection(sds info) {
                         "redis_build_id:0\r\nredis_mode:standalone\r\nos:%s %s %s\r\narch_bits:64\r\n"
                         "monotonic_clock:POSIX clock_gettime\r\nmultiplexing_api:epoll\r\n"
                         "atomicvar_api:c11-builtin\r\ngcc_version:%d.%d.%d\r\nprocess_id:%d\r\n"
-                        "process_supervised:no\r\nrun_id:%s\r\ntcp_port:%d\r\nserver_time_usec:%lld\r\n"
+                        "process_supervised:%s\r\nrun_id:%s\r\ntcp_port:%d\r\nserver_time_usec:%lld\r\n"
                         "uptime_in_seconds:%lld\r\nuptime_in_days:%lld\r\nhz:%d\r\nconfigured_hz:%d\r\n"
                         "lru_clock:%u\r\nexecutable:%s\r\nconfig_file:%s\r\nio_threads_active:0\r\n",
                         have_name ? name.sysname : "", have_name ? name.release : "", have_name ? name.machine : "",
-                        __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__, (int)getpid(), server.runid, server.port,
+                        __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__, (int)getpid(), superviseModeName(), server.runid, server.port,
                         server.ustime, uptime, uptime / 86400, server.hz, server.hz, server.lruclock,
                         server.executable ? server.executable : "", server.configfile ? server.configfile : "");
     /* Only while a shutdown waits for lagging replicas. */

@@ -15,6 +15,7 @@
 #include "persist/bgchild.h"
 #include "server/client.h"
 #include "server/reply.h"
+#include "server/tls.h"
 #include "core/numparse.h"
 #include "core/zmalloc.h"
 
@@ -109,7 +110,7 @@ static void ldbLogWithMaxLen(sds entry) {
 
 static void writeAll(int fd, const char *p, size_t len) {
     while (len) {
-        ssize_t n = write(fd, p, len);
+        ssize_t n = connWrite(fd, p, len); /* a TLS client's session goes on in the forked session */
         if (n < 0 && errno == EINTR) continue;
         /* A client gone is noticed by the next read, which ends the dialogue. */
         if (n <= 0) return;
@@ -601,7 +602,7 @@ static int repl(lua_State *L) {
                 scriptingRaiseError(L, err);
             }
             char buf[1024];
-            ssize_t n = read(ldb.fd, buf, sizeof(buf));
+            ssize_t n = connRead(ldb.fd, buf, sizeof(buf));
             if (n < 0 && errno == EINTR) continue;
             if (n <= 0) {
                 ldb.step = 0;

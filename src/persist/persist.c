@@ -11,6 +11,7 @@
 #include "server/lifecycle.h"
 #include "server/db.h"
 #include "server/reply.h"
+#include "server/supervise.h"
 #include "core/clock.h"
 #include "core/zmalloc.h"
 
@@ -190,9 +191,11 @@ int persistOnShutdown(int flags) {
     if (aofPrepareShutdown(force) != C_OK) return C_ERR;
     if ((server.saveparamslen > 0 && !(flags & SHUTDOWN_NOSAVE)) || (flags & SHUTDOWN_SAVE)) {
         serverLog(LL_NOTICE, "Saving the final RDB snapshot before exiting.");
+        superviseNotify("STATUS=Saving the final RDB snapshot\n");
         if (saveForeground() != C_OK) {
             if (!force) {
                 serverLog(LL_WARNING, "Error trying to save the DB, can't exit.");
+                superviseNotify("STATUS=Error trying to save the DB, can't exit.\n");
                 return C_ERR;
             }
             serverLog(LL_WARNING, "Error trying to save the DB. Exit anyway.");

@@ -9,6 +9,7 @@
 #include "persist/libstore.h"
 #include "server/access.h"
 #include "server/db.h"
+#include "server/tls.h"
 #include "core/clock.h"
 #include "core/crc64.h"
 #include "core/fileutil.h"
@@ -120,7 +121,7 @@ static int rioSocketRead(rio *r, char *buf, size_t len) {
             size_t want = 1 << 16;
             if (r->sockleft > 0 && (long long)want > r->sockleft) want = (size_t)r->sockleft;
             r->sock = sdsMakeRoomFor(r->sock, want);
-            ssize_t n = read(r->fd, r->sock, want);
+            ssize_t n = connRead(r->fd, r->sock, want); /* EAGAIN: the session holds nothing either */
             if (n == -1 && (errno == EAGAIN || errno == EINTR)) {
                 struct pollfd pfd = {.fd = r->fd, .events = POLLIN};
                 int ready = poll(&pfd, 1, r->timeout_ms);

@@ -24,6 +24,7 @@
 #include "server/propagate.h"
 #include "server/reply.h"
 #include "server/replbuf.h"
+#include "server/tls.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -359,7 +360,7 @@ void replClientTeardown(client *c) {
 /* Writes straight to the socket, ahead of anything queued: the replies that
  * frame the RDB transfer (Redis does the same). */
 static int writeDirect(client *c, const char *s, size_t len) {
-    return write(c->fd, s, len) == (ssize_t)len ? C_OK : C_ERR;
+    return connWrite(c->fd, s, len) == (ssize_t)len ? C_OK : C_ERR;
 }
 
 static void sendFullResync(replicaLink *r) {
@@ -485,7 +486,7 @@ static void finishDisklessTransfer(void);
 /* Writes what the replica has not taken of the current chunk; 0 once it took it all. */
 static int chunkLeft(replicaLink *r) {
     if (r->chunk_sent < m.chunk_len) {
-        ssize_t n = write(r->c->fd, m.chunk + r->chunk_sent, m.chunk_len - r->chunk_sent);
+        ssize_t n = connWrite(r->c->fd, m.chunk + r->chunk_sent, m.chunk_len - r->chunk_sent);
         if (n == -1 && errno != EAGAIN && errno != EINTR) {
             serverLog(LL_WARNING, "Diskless rdb transfer, write error sending DB to replica: %s", strerror(errno));
             freeClientAsync(r->c);
@@ -755,7 +756,7 @@ static void sendBulkToReplica(aeEventLoop *el, int fd, void *privdata, int mask)
     client *c = privdata; /* the event loop keeps one clientData per fd: the client's */
     replicaLink *r = c->repl;
     if (r->preamble) {
-        ssize_t n = write(fd, r->preamble, sdslen(r->preamble));
+        ssize_t n = connWrite(fd, r->preamble, sdslen(r->preamble));
         if (n == -1) {
             if (errno != EAGAIN) freeClient(r->c);
             return;
@@ -772,7 +773,7 @@ static void sendBulkToReplica(aeEventLoop *el, int fd, void *privdata, int mask)
         freeClient(r->c);
         return;
     }
-    ssize_t nw = nr > 0 ? write(fd, buf, nr) : 0;
+    ssize_t nw = nr > 0 ? connWrite(fd, buf, nr) : 0;
     if (nw == -1) {
         if (errno != EAGAIN) freeClient(r->c);
         return;
@@ -957,7 +958,7 @@ void replMasterCron(void) {
         }
         if (r->state == R_WAIT_BGSAVE_START || r->state == R_WAIT_BGSAVE_END) {
             /* A newline keeps the replica's read timeout from firing while it waits. */
-            if (write(r->c->fd, "\n", 1) == -1) { /* a dead link shows on the next read */
+            if (connWrite(r->c->fd, "\n", 1) == -1) { /* a dead link shows on the next read */
             }
             continue;
         }

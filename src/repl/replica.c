@@ -21,6 +21,8 @@
 #include "server/db.h"
 #include "server/reply.h"
 #include "server/resp_parse.h"
+#include "server/tls.h"
+#include "server/supervise.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -83,7 +85,7 @@ static void setLinkUp(int up) {
 static void cancelHandshake(void) {
     if (rp.fd != -1) {
         aeDeleteFileEvent(server.el, rp.fd, AE_READABLE | AE_WRITABLE);
-        close(rp.fd);
+        connClose(rp.fd);
         rp.fd = -1;
     }
     if (rp.tmpfd != -1) {
@@ -130,7 +132,7 @@ static void queueCommand(int argc, const char **argv) { queueCommandLen(argc, ar
 /* Writes what is queued; a fresh socket takes these few bytes at once, and
  * what it does not take shows as a failed handshake (retried). */
 static int flushCommands(int fd) {
-    ssize_t n = write(fd, rp.out, sdslen(rp.out));
+    ssize_t n = connWrite(fd, rp.out, sdslen(rp.out));
     int ok = n == (ssize_t)sdslen(rp.out);
     sdsfree(rp.out);
     rp.out = NULL;
@@ -190,7 +192,9 @@ static void sendHandshakeCommands(int fd) {
     /* Behind NAT or port forwarding the master (and Sentinel, reading its
      * INFO) must reach us at the announced address, not the one it sees. */
     char port[16];
-    snprintf(port, sizeof(port), "%d", server.repl_announce_port ? server.repl_announce_port : server.port);
+    /* Over TLS, as Redis: the TLS port, which is where our link's peers speak TLS. */
+    int ours = server.tls_replication && server.tls_port ? server.tls_port : server.port;
+    snprintf(port, sizeof(port), "%d", server.repl_announce_port ? server.repl_announce_port : ours);
     const char *lp[] = {"REPLCONF", "listening-port", port};
     queueCommand(3, lp);
     rp.hs_expect[rp.hs_count++] = HS_PORT;
@@ -253,6 +257,9 @@ static void readHandshakeReply(aeEventLoop *el, int fd, void *privdata, int mask
     }
 }
 
+static void sendPing(int fd);
+static void tlsLinkReady(int fd, int ok, const char *err, void *privdata);
+
 static void handshake(aeEventLoop *el, int fd, void *privdata, int mask) {
     (void)el, (void)privdata, (void)mask;
     aeDeleteFileEvent(server.el, fd, AE_WRITABLE);
@@ -264,6 +271,26 @@ static void handshake(aeEventLoop *el, int fd, void *privdata, int mask) {
         return;
     }
     serverLog(LL_NOTICE, "Non blocking connect for SYNC fired the event.");
+    if (server.tls_replication) {
+        tlsConnect(fd, tlsLinkReady, NULL); /* the TLS handshake first, in the loop */
+        return;
+    }
+    sendPing(fd);
+}
+
+/* tls-replication: the link's TLS handshake ended. */
+static void tlsLinkReady(int fd, int ok, const char *err, void *privdata) {
+    (void)privdata;
+    if (!ok) {
+        serverLog(LL_WARNING, "Error condition on socket for SYNC: %s", err);
+        handshakeFailed();
+        return;
+    }
+    sendPing(fd);
+}
+
+/* The replication handshake's first command, on a connected link. */
+static void sendPing(int fd) {
     rp.state = RS_PSYNC_REPLY; /* ROLE says "handshake" from here on */
     rp.lastio = server.unixtime;
     rp.line = sdsempty();
@@ -287,7 +314,7 @@ static void connectWithMaster(const char *how) {
         return;
     }
     if (aeCreateFileEvent(server.el, fd, AE_WRITABLE, handshake, NULL) == AE_ERR) {
-        close(fd);
+        connClose(fd);
         return;
     }
     rp.fd = fd;
@@ -304,7 +331,7 @@ static void replicaSendAck(void) {
     char off[32];
     int n = ll2string(off, sizeof(off), replId.offset);
     sds s = sdscatprintf(sdsempty(), "*3\r\n$8\r\nREPLCONF\r\n$3\r\nACK\r\n$%d\r\n%s\r\n", n, off);
-    if (write(rp.master->fd, s, sdslen(s)) == -1) { /* a dead link shows on the next read */
+    if (connWrite(rp.master->fd, s, sdslen(s)) == -1) { /* a dead link shows on the next read */
     }
     sdsfree(s);
 }
@@ -323,7 +350,7 @@ static void readFromMaster(aeEventLoop *el, int fd, void *privdata, int mask) {
     client *c = privdata;
     size_t qblen = sdslen(c->querybuf);
     c->querybuf = sdsMakeRoomFor(c->querybuf, PROTO_IOBUF_LEN);
-    ssize_t n = read(fd, c->querybuf + qblen, PROTO_IOBUF_LEN);
+    ssize_t n = connRead(fd, c->querybuf + qblen, PROTO_IOBUF_LEN);
     if (n == -1 && (errno == EAGAIN || errno == EINTR)) return;
     if (n <= 0) {
         freeClient(c); /* its teardown logs the loss */
@@ -339,7 +366,7 @@ static void readFromMaster(aeEventLoop *el, int fd, void *privdata, int mask) {
 static void becomeConnected(int fd, int dbid) {
     client *c = createClient(fd);
     if (!c) {
-        close(fd);
+        connClose(fd);
         rp.state = RS_CONNECT;
         return;
     }
@@ -378,6 +405,7 @@ static void loadedSnapshot(sds rest) {
         processInputBuffer(rp.master);
     }
     serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Finished with success");
+    superviseNotify("STATUS=MASTER <-> REPLICA sync: Finished with success. Ready to accept connections in read-write mode.\n");
 }
 
 /* ------------------------------------------------------ loading the snapshot */
@@ -398,7 +426,7 @@ static void loadProgress(void) {
      * second counts as a sign of life and is otherwise ignored. */
     if (rp.fd != -1 && server.unixtime != ld.last_newline) {
         ld.last_newline = server.unixtime;
-        if (write(rp.fd, "\n", 1) == -1) { /* a broken link shows in the load's next read */
+        if (connWrite(rp.fd, "\n", 1) == -1) { /* a broken link shows in the load's next read */
         }
     }
     if (!ld.async) {
@@ -501,7 +529,7 @@ static void transferDone(void) {
 static int readAtLeast(int fd, sds *buf, size_t len) {
     while (sdslen(*buf) < len) {
         char tmp[64];
-        ssize_t n = read(fd, tmp, len - sdslen(*buf) < sizeof(tmp) ? len - sdslen(*buf) : sizeof(tmp));
+        ssize_t n = connRead(fd, tmp, len - sdslen(*buf) < sizeof(tmp) ? len - sdslen(*buf) : sizeof(tmp));
         if (n == -1 && (errno == EAGAIN || errno == EINTR)) {
             struct pollfd pfd = {.fd = fd, .events = POLLIN};
             int ready = poll(&pfd, 1, server.repl_timeout * 1000);
@@ -556,7 +584,7 @@ static void loadFromSocket(int fd) {
 static int readLine(int fd) {
     char ch;
     for (;;) {
-        ssize_t n = read(fd, &ch, 1);
+        ssize_t n = connRead(fd, &ch, 1);
         if (n == -1 && (errno == EAGAIN || errno == EINTR)) return 0;
         if (n == 0) errno = 0; /* closed: no error to tell (Redis says "Success") */
         if (n <= 0) return -1;
@@ -602,7 +630,7 @@ static void readSyncBulkPayload(aeEventLoop *el, int fd, void *privdata, int mas
     char buf[PROTO_IOBUF_LEN];
     size_t want = sizeof(buf);
     if (!rp.usemark && (long long)want > rp.size - rp.read) want = rp.size - rp.read;
-    ssize_t n = want ? read(fd, buf, want) : 0;
+    ssize_t n = want ? connRead(fd, buf, want) : 0;
     if (n == -1 && (errno == EAGAIN || errno == EINTR)) return;
     if (want && n <= 0) {
         serverLog(LL_WARNING, "I/O error trying to sync with MASTER: %s", n ? strerror(errno) : "connection lost");
@@ -650,6 +678,7 @@ static void continueWith(const char *newid) {
     sdsfree(rp.line);
     rp.line = NULL;
     serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization.");
+    superviseNotify("STATUS=MASTER <-> REPLICA sync: Partial Resynchronization accepted. Ready to accept connections in read-write mode.\n");
     becomeConnected(rp.fd, rp.cached_db);
 }
 

@@ -12,6 +12,8 @@ void resetClient(client *c);
 void freeClientArgv(client *c);         /* also frees the original argv, if one was kept */
 void freeClientOriginalArgv(client *c);
 void acceptTcpHandler(aeEventLoop *el, int fd, void *privdata, int mask);
+/* The TLS port's listeners: each accepted fd handshakes first (server/tls.h). */
+void acceptTlsHandler(aeEventLoop *el, int fd, void *privdata, int mask);
 void acceptUnixHandler(aeEventLoop *el, int fd, void *privdata, int mask);
 int handleClientsWithPendingWrites(void);
 void processInputBuffer(client *c);

@@ -12,6 +12,7 @@
 #include "core/zmalloc.h"
 #include "server/hooks.h"
 
+#include <syslog.h>
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -74,6 +75,11 @@ static const enumName maxmemoryPolicyEnum[] = {{"volatile-lru", MAXMEMORY_VOLATI
                                                {"allkeys-random", MAXMEMORY_ALLKEYS_RANDOM},
                                                {"noeviction", MAXMEMORY_NO_EVICTION},
                                                {NULL, 0}};
+static const enumName syslogFacilityEnum[] = {
+    {"user", LOG_USER},     {"local0", LOG_LOCAL0}, {"local1", LOG_LOCAL1}, {"local2", LOG_LOCAL2}, {"local3", LOG_LOCAL3},
+    {"local4", LOG_LOCAL4}, {"local5", LOG_LOCAL5}, {"local6", LOG_LOCAL6}, {"local7", LOG_LOCAL7}, {NULL, 0}};
+static const enumName tlsAuthClientsEnum[] = {{"no", TLS_CLIENT_AUTH_NO}, {"yes", TLS_CLIENT_AUTH_YES},
+                                               {"optional", TLS_CLIENT_AUTH_OPTIONAL}, {NULL, 0}};
 static const enumName supervisedEnum[] = {{"upstart", SUPERVISED_UPSTART}, {"systemd", SUPERVISED_SYSTEMD},
                                           {"auto", SUPERVISED_AUTODETECT},  {"no", SUPERVISED_NONE},
                                           {NULL, 0}};
@@ -154,7 +160,6 @@ static sds getMasterauth(void) { return server.masterauth ? sdsdup(server.master
 /* Directives accepted for redis.conf compatibility; their values are kept so
  * CONFIG GET/REWRITE round-trip, but nothing reads them. */
 static int cfg_ints[64];
-static char *cfg_strs[16];
 
 static int propagation_error_behavior; /* propagation-error-behavior: */
 #define PROPAGATION_ERR_BEHAVIOR_IGNORE 0
@@ -615,11 +620,34 @@ static configDef configs[] = {
     /* general */
     B("daemonize", NULL, F_IMMUTABLE, &server.daemonize, "no"),
     EN("supervised", NULL, F_IMMUTABLE, &server.supervised, "no", supervisedEnum),
+    /* TLS: the port opens its listeners again (lifecycle's apply hook), the
+     * rest make the contexts again (server/tls.c's, both from main.c). */
+    I("tls-port", NULL, 0, &server.tls_port, "0", 0, 65535, NULL),
+    B("tls-replication", NULL, 0, &server.tls_replication, "no"),
+    B("tls-cluster", NULL, 0, &server.tls_cluster, "no"),
+    STR("tls-cert-file", NULL, 0, &server.tls_cert_file, ""),
+    STR("tls-key-file", NULL, 0, &server.tls_key_file, ""),
+    STR("tls-key-file-pass", NULL, F_SENSITIVE, &server.tls_key_file_pass, ""),
+    STR("tls-client-cert-file", NULL, 0, &server.tls_client_cert_file, ""),
+    STR("tls-client-key-file", NULL, 0, &server.tls_client_key_file, ""),
+    STR("tls-client-key-file-pass", NULL, F_SENSITIVE, &server.tls_client_key_file_pass, ""),
+    STR("tls-dh-params-file", NULL, 0, &server.tls_dh_params_file, ""),
+    STR("tls-ca-cert-file", NULL, 0, &server.tls_ca_cert_file, ""),
+    STR("tls-ca-cert-dir", NULL, 0, &server.tls_ca_cert_dir, ""),
+    STR("tls-protocols", NULL, 0, &server.tls_protocols, ""),
+    STR("tls-ciphers", NULL, 0, &server.tls_ciphers, ""),
+    STR("tls-ciphersuites", NULL, 0, &server.tls_ciphersuites, ""),
+    EN("tls-auth-clients", NULL, 0, &server.tls_auth_clients, "yes", tlsAuthClientsEnum),
+    B("tls-prefer-server-ciphers", NULL, 0, &server.tls_prefer_server_ciphers, "no"),
+    B("tls-session-caching", NULL, 0, &server.tls_session_caching, "yes"),
+    I("tls-session-cache-size", NULL, 0, &server.tls_session_cache_size, "20480", 0, INT_MAX, NULL),
+    I("tls-session-cache-timeout", NULL, 0, &server.tls_session_cache_timeout, "300", 0, INT_MAX, NULL),
     STR("pidfile", NULL, 0, &server.pidfile, NULL),
     EN("loglevel", NULL, 0, &server.verbosity, "notice", loglevelEnum),
     STR("logfile", NULL, F_IMMUTABLE, &server.logfile, ""),
-    B("syslog-enabled", NULL, F_IMMUTABLE | F_NOEFFECT, &server.syslog_enabled, "no"),
-    STR("syslog-ident", NULL, F_IMMUTABLE | F_NOEFFECT, &cfg_strs[0], "redis"),
+    B("syslog-enabled", NULL, F_IMMUTABLE, &server.syslog_enabled, "no"),
+    STR("syslog-ident", NULL, F_IMMUTABLE, &server.syslog_ident, "redis"),
+    EN("syslog-facility", NULL, F_IMMUTABLE, &server.syslog_facility, "local0", syslogFacilityEnum),
     I("databases", NULL, F_IMMUTABLE, &server.dbnum, "16", 1, INT_MAX, NULL),
     B("always-show-logo", NULL, F_IMMUTABLE, &server.always_show_logo, "no"),
     SP("shutdown-on-sigterm", NULL, F_WORDS, "default", setShutdownOnSigterm, getShutdownOnSigterm),
@@ -1295,17 +1323,27 @@ static void restoreConfigs(configDef **defs, sds *olds, int last) {
     }
 }
 
-/* Sets and applies every pair, in order. When one is refused, all that were
- * changed (that one included) get their old values back: C_ERR with *failed
- * and *err. */
+/* Sets every pair, then runs each apply hook once, as Redis 7.0: directives
+ * that take effect together (tls-cert-file with tls-key-file, bind with
+ * port) are applied with all their new values. When one is refused, all
+ * that were changed get their old values back: C_ERR with *failed and *err. */
 static int setConfigs(client *c, configDef **defs, sds *olds, int npairs, int *failed, const char **err) {
     for (int i = 0; i < npairs; i++) {
         sds v = sdsdup(c->argv[3 + i * 2]->ptr); /* binary-safe: requirepass may hold a NUL */
         int ok = setTypedValue(defs[i], &v, 1, 0, err);
         sdsfree(v);
-        if (!ok || (defs[i]->apply && !defs[i]->apply(err))) {
+        if (!ok) {
             *failed = i;
             restoreConfigs(defs, olds, i);
+            return C_ERR;
+        }
+    }
+    for (int i = 0; i < npairs; i++) {
+        int seen = 0;
+        for (int k = 0; k < i && !seen; k++) seen = defs[k]->apply == defs[i]->apply;
+        if (defs[i]->apply && !seen && !defs[i]->apply(err)) {
+            *failed = i;
+            restoreConfigs(defs, olds, npairs - 1);
             return C_ERR;
         }
     }

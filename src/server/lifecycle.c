@@ -13,6 +13,8 @@
 #include "server/hooks.h"
 #include "server/propagate.h"
 #include "server/reply.h"
+#include "server/supervise.h"
+#include "server/tls.h"
 #include "core/anet.h"
 #include "core/proctitle.h"
 #include "core/randbytes.h"
@@ -61,6 +63,7 @@ static long long serverCron(aeEventLoop *el, long long id, void *clientData) {
     shutdownCron();
     if (server.watchdog_period) watchdogSchedule(server.watchdog_period);
     clientsCron();
+    tlsCron();
     databasesCron();
     runCronTasks();
     freeClientsInAsyncFreeQueue();
@@ -70,6 +73,7 @@ static long long serverCron(aeEventLoop *el, long long id, void *clientData) {
 
 static void beforeSleep(aeEventLoop *el) {
     (void)el;
+    tlsProcessPending(); /* first: its commands' writes reach the AOF before their replies leave, as all others */
     handleClientsBlockedOnKeys();
     processUnblockedClients();
     propagateFlushStaged(); /* before the AOF and the replicas are written */
@@ -87,6 +91,7 @@ void processEventsWhileBlocked(void) {
     updateCachedTime();
     for (int round = 0; round < 4; round++) {
         int n = aeProcessFileEventsNoWait(server.el);
+        tlsProcessPending(); /* a TLS client's request a read left in its session */
         propagateFlushStaged();
         handleClientsWithPendingWrites();
         if (n <= 0) break;
@@ -173,6 +178,7 @@ int prepareForShutdown(int flags) {
     if (server.loading) flags = (flags & ~SHUTDOWN_SAVE) | SHUTDOWN_NOSAVE;
     server.shutdown_flags = flags;
     serverLog(LL_WARNING, "User requested shutdown...");
+    superviseNotify("STOPPING=1\n");
     if (!(flags & SHUTDOWN_NOW) && server.shutdown_timeout != 0 && !shutdownReplicasInSync()) {
         /* Writes wait, so that the replicas can reach an offset that stays put. */
         server.shutdown_mstime = server.mstime + server.shutdown_timeout * 1000LL;
@@ -278,59 +284,82 @@ void oomHandler(size_t size) {
 /* Listens on every bind address. "-addr" is optional (skipped when it cannot
  * be bound, as ::* on a host without IPv6); an empty bind list listens on no
  * TCP address at all, as Redis 7.0. */
-static int listenToPort(void) {
+/* The listeners of one port (the plain one or the TLS one) into fds. */
+static int listenToPort(int port, int *fds, int *count, const char *kind) {
     char err[ANET_ERR_LEN];
-    server.ipfd_count = 0;
-    if (server.port == 0) return C_OK;
+    *count = 0;
+    if (port == 0) return C_OK;
     for (int j = 0; j < server.bindaddr_count; j++) {
         const char *addr = server.bindaddr[j];
         int optional = *addr == '-';
         if (optional) addr++;
-        int fd = anetTcpServer(err, server.port, addr, server.tcp_backlog);
+        int fd = anetTcpServer(err, port, addr, server.tcp_backlog);
         if (fd == ANET_ERR) {
             if (optional) {
-                serverLog(LL_VERBOSE, "Could not bind %s:%d: %s (skipped)", addr, server.port, err);
+                serverLog(LL_VERBOSE, "Could not bind %s:%d: %s (skipped)", addr, port, err);
                 continue;
             }
-            serverLog(LL_WARNING, "Warning: Could not create server TCP listening socket %s:%d: %s", addr, server.port, err);
+            serverLog(LL_WARNING, "Warning: Could not create server TCP listening socket %s:%d: %s", addr, port, err);
             /* The test harness looks for this line to retry on another port. */
-            serverLog(LL_WARNING, "Failed listening on port %d (TCP), aborting.", server.port);
-            for (int k = 0; k < server.ipfd_count; k++) close(server.ipfd[k]);
-            server.ipfd_count = 0;
+            serverLog(LL_WARNING, "Failed listening on port %d (%s), aborting.", port, kind);
+            for (int k = 0; k < *count; k++) close(fds[k]);
+            *count = 0;
             return C_ERR;
         }
         anetNonBlock(NULL, fd);
-        server.ipfd[server.ipfd_count++] = fd;
+        fds[(*count)++] = fd;
     }
-    if (server.ipfd_count == 0 && server.bindaddr_count) {
-        serverLog(LL_WARNING, "Failed listening on port %d (TCP), aborting.", server.port);
+    if (*count == 0 && server.bindaddr_count) {
+        serverLog(LL_WARNING, "Failed listening on port %d (%s), aborting.", port, kind);
         return C_ERR;
     }
     return C_OK;
 }
 
-static void watchListeners(void) {
-    for (int j = 0; j < server.ipfd_count; j++)
-        aeCreateFileEvent(server.el, server.ipfd[j], AE_READABLE, acceptTcpHandler, NULL);
+static void watchListeners(int *fds, int count, aeFileProc *accept) {
+    for (int j = 0; j < count; j++) aeCreateFileEvent(server.el, fds[j], AE_READABLE, accept, NULL);
 }
 
-/* Closes the TCP listeners and listens again as bind and port now say. When
- * that fails CONFIG SET puts the old values back and calls it once more. */
+static void closeListeners(int *fds, int *count) {
+    for (int j = 0; j < *count; j++) {
+        aeDeleteFileEvent(server.el, fds[j], AE_READABLE);
+        close(fds[j]);
+    }
+    *count = 0;
+}
+
+/* Closes the listeners of both ports and listens again as bind, port and
+ * tls-port now say. When that fails CONFIG SET puts the old values back and
+ * calls it once more. */
 static int relisten(void) {
     if (!server.el) return C_OK; /* read at start-up: initServer listens */
-    for (int j = 0; j < server.ipfd_count; j++) {
-        aeDeleteFileEvent(server.el, server.ipfd[j], AE_READABLE);
-        close(server.ipfd[j]);
+    closeListeners(server.ipfd, &server.ipfd_count);
+    closeListeners(server.tlsfd, &server.tlsfd_count);
+    if (listenToPort(server.port, server.ipfd, &server.ipfd_count, "TCP") == C_ERR) return C_ERR;
+    if (listenToPort(server.tls_port, server.tlsfd, &server.tlsfd_count, "TLS") == C_ERR) {
+        closeListeners(server.ipfd, &server.ipfd_count);
+        return C_ERR;
     }
-    server.ipfd_count = 0;
-    if (listenToPort() == C_ERR) return C_ERR;
-    watchListeners();
+    watchListeners(server.ipfd, server.ipfd_count, acceptTcpHandler);
+    watchListeners(server.tlsfd, server.tlsfd_count, acceptTlsHandler);
     return C_OK;
 }
 
 int applyBind(const char **err) {
     if (relisten() == C_OK) return 1;
     *err = "Failed to bind to specified addresses.";
+    return 0;
+}
+
+int applyTlsPort(const char **err) {
+    /* A TLS port needs the contexts: made now if this is TLS's first use
+     * (else the last ones serve, as Redis). */
+    if (server.el && server.tls_port && !tlsConfigured() && tlsInit() == C_ERR) {
+        *err = "Unable to update TLS configuration. Check server logs.";
+        return 0;
+    }
+    if (relisten() == C_OK) return 1;
+    *err = "Unable to listen on this port";
     return 0;
 }
 
@@ -345,14 +374,14 @@ static sds procTitleVariable(const char *name, size_t len, const char *title) {
 #define IS(lit) (len == sizeof(lit) - 1 && !memcmp(name, lit, len))
     if (IS("title")) return sdsnew(title);
     if (IS("listen-addr")) {
-        if (server.port)
-            return sdscatprintf(sdsempty(), "%s:%d", server.bindaddr_count ? server.bindaddr[0] : "*", server.port);
+        int port = server.port ? server.port : server.tls_port; /* TLS only: its port, as Redis */
+        if (port) return sdscatprintf(sdsempty(), "%s:%d", server.bindaddr_count ? server.bindaddr[0] : "*", port);
         return sdscatprintf(sdsempty(), "unixsocket:%s", server.unixsocket ? server.unixsocket : "");
     }
     if (IS("server-mode")) return sdsnew(server.cluster_enabled ? "[cluster]" : "");
     if (IS("config-file")) return sdsnew(server.configfile ? server.configfile : "");
     if (IS("port")) return sdscatprintf(sdsempty(), "%d", server.port);
-    if (IS("tls-port")) return sdsnew("0");
+    if (IS("tls-port")) return sdscatprintf(sdsempty(), "%d", server.tls_port);
     if (IS("unixsocket")) return sdsnew(server.unixsocket ? server.unixsocket : "");
     return NULL;
 #undef IS
@@ -410,8 +439,9 @@ int applyProcTitleTemplate(const char **err) {
     return 1;
 }
 
-void createPidFile(void) {
-    if (!server.pidfile) return;
+void createPidFile(int background) {
+    if (!server.pidfile && !background) return;
+    if (!server.pidfile) server.pidfile = zstrdup("/var/run/redis.pid"); /* a daemon always has one, as Redis */
     FILE *fp = fopen(server.pidfile, "w");
     if (fp) {
         fprintf(fp, "%d\n", (int)getpid());
@@ -436,6 +466,7 @@ void daemonize(void) {
 void initServer(void) {
     server.pid = getpid();
     setupSignalHandlers();
+    serverOpenSyslog(); /* here, as Redis: the start-up lines before it go out under the default ident */
     server.clients = listCreate();
     server.clients_to_close = listCreate();
     server.clients_pending_write = listCreate();
@@ -462,7 +493,9 @@ void initServer(void) {
         exit(1);
     }
     initDatabases();
-    if (listenToPort() == C_ERR) exit(1);
+    if (tlsInit() == C_ERR) exit(1);
+    if (listenToPort(server.port, server.ipfd, &server.ipfd_count, "TCP") == C_ERR) exit(1);
+    if (listenToPort(server.tls_port, server.tlsfd, &server.tlsfd_count, "TLS") == C_ERR) exit(1);
     if (server.unixsocket) {
         char err[ANET_ERR_LEN];
         server.sofd = anetUnixServer(err, server.unixsocket, server.unixsocketperm, server.tcp_backlog);
@@ -472,11 +505,12 @@ void initServer(void) {
         }
         anetNonBlock(NULL, server.sofd);
     }
-    if (server.ipfd_count == 0 && server.sofd < 0) {
+    if (server.ipfd_count == 0 && server.tlsfd_count == 0 && server.sofd < 0) {
         serverLog(LL_WARNING, "Configured to not listen anywhere, exiting.");
         exit(1);
     }
-    watchListeners();
+    watchListeners(server.ipfd, server.ipfd_count, acceptTcpHandler);
+    watchListeners(server.tlsfd, server.tlsfd_count, acceptTlsHandler);
     if (server.sofd >= 0) aeCreateFileEvent(server.el, server.sofd, AE_READABLE, acceptUnixHandler, NULL);
     static dictType errorsDictType = {.hashFunction = dictSdsHash, .keyCompare = dictSdsKeyCompare,
                                       .keyDestructor = dictSdsDestructor};

@@ -35,8 +35,11 @@ void initServer(void);               /* the event loop, listeners, databases */
  * listeners are opened again on the new address(es) or port. */
 int applyBind(const char **err);
 int applyPort(const char **err);
+int applyTlsPort(const char **err);
 int applyWatchdogPeriod(const char **err);
-void createPidFile(void);
+/* The pidfile directive's file; a daemonized server (background) writes
+ * /var/run/redis.pid when none is set, as Redis 7.0. */
+void createPidFile(int background);
 /* The process title from proc-title-template, {title} being `title` (NULL:
  * the executable as started). C_ERR when the template does not expand. */
 int serverSetProcTitle(const char *title);

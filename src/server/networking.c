@@ -13,6 +13,7 @@
 #include "core/zmalloc.h"
 #include "server/hooks.h"
 #include "server/transaction.h"
+#include "server/tls.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -85,16 +86,16 @@ client *lookupClientByID(uint64_t id) {
 static void acceptCommonHandler(int fd, int flags, const char *ip) {
     if (listLength(server.clients) >= server.maxclients) {
         const char *err = "-ERR max number of clients reached\r\n";
-        if (write(fd, err, strlen(err)) == -1) { /* best effort */
+        if (connWrite(fd, err, strlen(err)) == -1) { /* best effort */
         }
         server.stat_rejected_conn++;
-        close(fd);
+        connClose(fd);
         return;
     }
     client *c = createClient(fd);
     if (!c) {
         serverLog(LL_WARNING, "Error registering fd event for the new client: %s (fd=%d)", strerror(errno), fd);
-        close(fd);
+        connClose(fd);
         return;
     }
     c->flags |= flags;
@@ -121,21 +122,36 @@ static void acceptCommonHandler(int fd, int flags, const char *ip) {
             "'--protected-mode no' option. 4) Setup a an authentication password for the default user. NOTE: "
             "You only need to do one of the above things in order for the server to start accepting "
             "connections from the outside.\r\n";
-        if (write(fd, err, strlen(err)) == -1) { /* best effort */
+        if (connWrite(fd, err, strlen(err)) == -1) { /* best effort */
         }
         freeClient(c);
     }
 }
 
-void acceptTcpHandler(aeEventLoop *el, int fd, void *privdata, int mask) {
-    (void)el, (void)privdata, (void)mask;
+/* A TLS client is a client once its handshake succeeded. */
+static void tlsAccepted(int fd, const char *ip) { acceptCommonHandler(fd, 0, ip); }
+
+/* The connections waiting on a TCP listener; a TLS port's handshake first. */
+static void acceptTcpConnections(int fd, int tls) {
     char ip[NET_IP_STR_LEN];
     int port;
     for (int i = 0; i < MAX_ACCEPTS_PER_CALL; i++) {
         int cfd = anetTcpAccept(NULL, fd, ip, sizeof(ip), &port);
         if (cfd == ANET_ERR) return;
-        acceptCommonHandler(cfd, 0, ip);
+        serverLog(LL_VERBOSE, "Accepted %s:%d", ip, port);
+        if (tls) tlsAccept(cfd, ip, tlsAccepted);
+        else acceptCommonHandler(cfd, 0, ip);
     }
+}
+
+void acceptTcpHandler(aeEventLoop *el, int fd, void *privdata, int mask) {
+    (void)el, (void)privdata, (void)mask;
+    acceptTcpConnections(fd, 0);
+}
+
+void acceptTlsHandler(aeEventLoop *el, int fd, void *privdata, int mask) {
+    (void)el, (void)privdata, (void)mask;
+    acceptTcpConnections(fd, 1);
 }
 
 void acceptUnixHandler(aeEventLoop *el, int fd, void *privdata, int mask) {
@@ -196,7 +212,7 @@ static void unlinkClient(client *c) {
         }
         dictDelete(server.clients_by_id, (void *)(uintptr_t)c->id);
         aeDeleteFileEvent(server.el, c->fd, AE_READABLE | AE_WRITABLE);
-        close(c->fd);
+        connClose(c->fd);
         c->fd = -1;
     }
     if (c->pending_write_node) {
@@ -374,7 +390,7 @@ static int writeToClient(client *c, int handler_installed) {
             skip = 0;
         }
         if (iovcnt == 0) break;
-        ssize_t n = anetWriteIov(c->fd, iov, iovcnt);
+        ssize_t n = connWritev(c->fd, iov, iovcnt);
         if (n <= 0) {
             if (n == -1 && errno == EAGAIN) break;
             if (n == -1 && errno == EINTR) continue;
@@ -718,10 +734,10 @@ static void readQueryFromClient(aeEventLoop *el, int fd, void *privdata, int mas
          * and a replica that fell behind would stay behind. */
         if (c->flags & CLIENT_MASTER) readlen = sdsavail(c->querybuf);
     }
-    ssize_t nread = anetRecv(fd, c->querybuf + qblen, readlen);
+    ssize_t nread = connRead(fd, c->querybuf + qblen, readlen);
     if (nread == -1) {
         if (errno == EAGAIN || errno == EINTR) return;
-        serverLog(LL_VERBOSE, "Reading from client: %s", strerror(errno));
+        serverLog(LL_VERBOSE, "Reading from client: %s", connError(fd));
         freeClient(c);
         return;
     }

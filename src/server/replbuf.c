@@ -4,6 +4,7 @@
  * every later block is kept by the list order, so a block's refcount is the
  * number of holders starting there, and the first block may go only when
  * the backlog is its sole holder. */
+#include "server/tls.h"
 #include "server/replbuf.h"
 #include "core/anet.h"
 #include "core/zmalloc.h"
@@ -273,7 +274,7 @@ ssize_t replBufWriteClient(client *c) {
         pos = 0;
     }
     if (!iovcnt) return 0;
-    ssize_t n = anetWriteIov(c->fd, iov, iovcnt);
+    ssize_t n = connWritev(c->fd, iov, iovcnt);
     if (n <= 0) return n == -1 && (errno == EAGAIN || errno == EINTR) ? 0 : -1;
     size_t left = (size_t)n;
     int moved = 0;

@@ -18,6 +18,7 @@
 #include <strings.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <syslog.h>
 #include <time.h>
 
 struct redisServer server;
@@ -52,6 +53,15 @@ void serverLog(int level, const char *fmt, ...) {
     }
     fflush(fp);
     if (!tostdout) fclose(fp);
+    if (server.syslog_enabled) {
+        /* Redis's map of its levels (debug, verbose, notice, warning). */
+        static const int prio[] = {LOG_DEBUG, LOG_INFO, LOG_NOTICE, LOG_WARNING};
+        syslog(prio[level & 0x3], "%s", msg);
+    }
+}
+
+void serverOpenSyslog(void) {
+    if (server.syslog_enabled) openlog(server.syslog_ident, LOG_PID | LOG_NDELAY | LOG_NOWAIT, server.syslog_facility);
 }
 
 /* ------------------------------------------------------------------ clocks */

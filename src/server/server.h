@@ -311,6 +311,25 @@ struct redisServer {
     int bindaddr_count;
     int ipfd[CONFIG_BINDADDR_MAX];
     int ipfd_count;
+    /* TLS (server/tls.h): the port and its listeners, and the settings its
+     * contexts are made of ("" for a file or list not given). */
+    int tls_port;
+    int tlsfd[CONFIG_BINDADDR_MAX];
+    int tlsfd_count;
+    int tls_replication; /* our link to a master is TLS; its replicas' links are what they connected to */
+    int tls_cluster;     /* the cluster bus (accepted and kept until the bus exists) */
+    char *tls_cert_file, *tls_key_file, *tls_key_file_pass;
+    char *tls_client_cert_file, *tls_client_key_file, *tls_client_key_file_pass;
+    char *tls_dh_params_file, *tls_ca_cert_file, *tls_ca_cert_dir;
+    char *tls_protocols, *tls_ciphers, *tls_ciphersuites;
+    int tls_auth_clients; /* TLS_CLIENT_AUTH_*: */
+#define TLS_CLIENT_AUTH_NO 0
+#define TLS_CLIENT_AUTH_YES 1
+#define TLS_CLIENT_AUTH_OPTIONAL 2
+    int tls_prefer_server_ciphers;
+    int tls_session_caching;
+    int tls_session_cache_size;
+    int tls_session_cache_timeout;
     char *unixsocket;
     unsigned int unixsocketperm;
     int sofd;
@@ -431,12 +450,15 @@ struct redisServer {
     int always_show_logo;
     int daemonize;
     char *pidfile;
-    int supervised; /* supervised (accepted; nothing acts on it yet): */
+    int supervised; /* the supervised directive, and below the mode in effect (server/supervise.h): */
 #define SUPERVISED_NONE 0
 #define SUPERVISED_UPSTART 1
 #define SUPERVISED_SYSTEMD 2
 #define SUPERVISED_AUTODETECT 3
-    int syslog_enabled;
+    int supervised_mode; /* SUPERVISED_NONE unless supervision started (superviseStart) */
+    int syslog_enabled; /* log lines also go to syslog (serverOpenSyslog), as ident and facility say */
+    char *syslog_ident;
+    int syslog_facility;
     sds requirepass; /* NULL: none */
     sds masterauth; /* binary-safe, as requirepass: a password may hold a NUL */
     char *masteruser;
@@ -573,6 +595,8 @@ extern struct redisServer server;
  * or'ed in for a line without the pid and time prefix. */
 #define LL_RAW (1 << 10)
 void serverLog(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* syslog-enabled: opens the log with syslog-ident and syslog-facility (initServer). */
+void serverOpenSyslog(void);
 
 /* What call() does besides running the proc (dispatch.h). */
 #define CALL_NONE 0

@@ -1,6 +1,6 @@
 """Real client libraries from Debian against the server: what an application
 using them does, with the results it must see (the same on the reference).
-node-redis 4 (Debian's node-redis) runs tests/integration/clients/libraries/node_redis_smoke.js; kombu
+node-redis 4 (Debian's node-redis) runs tests/integration/clients/libraries/node_redis_smoke.js (over TLS too); kombu
 (Celery's transport) and RQ (a job queue; its job functions are in
 tests/integration/clients/libraries/rq_jobs.py) run in-process.
 """
@@ -11,15 +11,21 @@ import time
 
 import pytest
 
+from support import start_tls
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 NODE_PATH = "/usr/share/nodejs"
 
 
 @pytest.mark.skipif(not shutil.which("node") or not os.path.isdir(os.path.join(NODE_PATH, "redis")),
                     reason="nodejs and node-redis (Debian packages nodejs, node-redis) are not installed")
-def test_node_redis_application_calls(server):
+@pytest.mark.parametrize("tls", [False, True], ids=["plain", "tls"])
+def test_node_redis_application_calls(server_factory, tls_certs, tls):
+    """tls: node-redis's TLS socket to the TLS port, with a client certificate."""
     script = os.path.join(HERE, "libraries", "node_redis_smoke.js")
-    out = subprocess.run(["node", script, str(server.port)], env=dict(os.environ, NODE_PATH=NODE_PATH),
+    server = start_tls(server_factory, tls_certs)
+    args = [str(server.tls_port), tls_certs.dir] if tls else [str(server.port)]
+    out = subprocess.run(["node", script] + args, env=dict(os.environ, NODE_PATH=NODE_PATH),
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines() == [

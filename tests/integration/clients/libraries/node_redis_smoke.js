@@ -1,9 +1,25 @@
 // node-redis 4 against a server on the port given: the calls a node app makes.
+// With a second argument, a directory of test certificates (tests/support.py's
+// TlsCerts), it speaks TLS: the server checked against ca.crt, redis.crt as
+// the client's certificate (the test certificates name no host).
 const { createClient } = require('redis');
+const fs = require('fs');
+const path = require('path');
 (async () => {
   const port = Number(process.argv[2]);
+  const certs = process.argv[3];
   const out = [];
-  const client = createClient({ socket: { port, host: '127.0.0.1' } });
+  const socket = { port, host: '127.0.0.1' };
+  if (certs) {
+    Object.assign(socket, {
+      tls: true,
+      ca: fs.readFileSync(path.join(certs, 'ca.crt')),
+      cert: fs.readFileSync(path.join(certs, 'redis.crt')),
+      key: fs.readFileSync(path.join(certs, 'redis.key')),
+      checkServerIdentity: () => undefined,
+    });
+  }
+  const client = createClient({ socket });
   client.on('error', (e) => { console.error('client error', e); process.exit(2); });
   await client.connect();
   await client.flushAll();
