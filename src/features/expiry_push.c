@@ -739,9 +739,9 @@ sds expiryPushInfo(sds s) {
 
 void expiryPushKeyspaceSubscriber(const keyspaceEvent *ev) {
     /* Raised only when expiryAllowed(): on a master. */
-    if (ev->class != NOTIFY_EXPIRED || !ev->key) return;
-    dictEntry *de = dbFindEntry(ev->db, ev->key->ptr);
-    if (de) expiryPushKey(ev->db->id, ev->key, dbEntryValue(de));
+    /* Expiry raises it with the value (keyRemoving), still in the db. */
+    if (ev->class != NOTIFY_EXPIRED || !ev->key || !ev->val) return;
+    expiryPushKey(ev->db->id, ev->key, ev->val);
 }
 
 int expiryPushApplyHook(const char **err) { return expiryPushApplyConfig(err) == C_OK; }

@@ -41,6 +41,7 @@
 #include "core/fileutil.h"
 #include "core/zmalloc.h"
 #include "server/hooks.h"
+#include "repl/repl.h"
 #include "server/propagate.h"
 #include "server/server.h"
 
@@ -57,6 +58,18 @@
 #define REC_HEADER_BYTES 24
 #define MSG_BODY_FIXED 24 /* seq, expired_ms, two lengths */
 #define DONE_FLAG (1ULL << 63)
+
+/* Reads segment files: one open file and a read-ahead buffer, ra_len bytes
+ * of segment ra_id from ra_off. The replay of disk-only messages has one,
+ * the full sync's tail (below) another. */
+typedef struct segReader {
+    int fd;
+    unsigned long long fd_id;
+    unsigned char *ra;
+    unsigned long long ra_id;
+    long long ra_off;
+    size_t ra_len;
+} segReader;
 
 typedef struct segment {
     unsigned long long id;
@@ -84,14 +97,9 @@ static struct {
     unsigned long long disk_only;
     int rseg; /* index in segs, or -1 */
     long long roff;
-    int rfd;
-    unsigned long long rfd_id;
+    segReader rd;
     unsigned char *rbuf;
     size_t rbuf_cap;
-    unsigned char *ra; /* read-ahead: ra_len bytes of segment ra_id from ra_off */
-    unsigned long long ra_id;
-    long long ra_off;
-    size_t ra_len;
     uint64_t ro_seq; /* disk-only messages are the waiting ones numbered from here */
     /* sequence numbers */
     uint64_t next_seq, max_seq_seen;
@@ -111,7 +119,32 @@ static struct {
     int dir_fsync_pending; /* a segment was created: the directory wants an fsync */
     /* statistics */
     unsigned long long written, replayed, not_written, damaged, recovered;
-} sp = {.wfd = -1, .rseg = -1, .rfd = -1, .lock = PTHREAD_MUTEX_INITIALIZER};
+} sp = {.wfd = -1, .rseg = -1, .rd = {.fd = -1}, .lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* A full sync's tail (EXPIRY_0MQ.md, "Failover"): the snapshot does not
+ * carry the log, so after it the waiting messages go to the replicas again,
+ * read back from the segments a step at a time as the replicas' output
+ * buffers drain (never all at once: a tail of GBs would pass
+ * client-output-buffer-limit replica, or stall the loop). The cursor walks
+ * the files in their order up to the end being written, so it carries the
+ * records written meanwhile too (done marks included) and hands over to the
+ * live stream where it catches up. */
+static struct {
+    int active;
+    int begin_pending;    /* the stream has not had this tail's begin mark yet */
+    long long sync_offset; /* the stream offset the snapshot was taken at (-1: none yet) */
+    unsigned long long seg_id; /* the cursor: segment id and offset in it */
+    long long off;
+    segReader rd;
+    unsigned char *buf;
+    size_t buf_cap;
+    long long timer; /* the step's timer, or -1 */
+    unsigned long long records, bytes; /* sent of this tail, for its log line */
+    long long started_ms;
+    /* On a replica: the offset of the tail it takes (from a begin mark that
+     * named its own full sync), -1 when it takes the live records. */
+    long long taking;
+} tail = {.sync_offset = -1, .rd = {.fd = -1}, .timer = -1, .taking = -1};
 
 static int spoolWanted(void) { return server.zmq_spool_max_bytes > 0; }
 
@@ -292,10 +325,10 @@ static int startSegment(void) {
     return 0;
 }
 
-static void closeReadFd(void) {
-    if (sp.rfd != -1) close(sp.rfd);
-    sp.rfd = -1;
-    sp.ra_len = 0;
+static void closeReadFd(segReader *rd) {
+    if (rd->fd != -1) close(rd->fd);
+    rd->fd = -1;
+    rd->ra_len = 0;
 }
 
 /* Removes the oldest segments while every message in them is done (the one
@@ -313,7 +346,8 @@ static void removeDoneSegments(void) {
             sp.wfd = -1;
             pthread_mutex_unlock(&sp.lock);
         }
-        if (sp.rfd != -1 && sp.rfd_id == s->id) closeReadFd();
+        if (sp.rd.fd != -1 && sp.rd.fd_id == s->id) closeReadFd(&sp.rd);
+        if (tail.rd.fd != -1 && tail.rd.fd_id == s->id) closeReadFd(&tail.rd);
         sds path = segmentPath(s->id);
         if (unlink(path) == -1 && errno != ENOENT) serverLog(LL_WARNING, "0MQ expiry push: cannot remove %s: %s", path, strerror(errno));
         sdsfree(path);
@@ -329,9 +363,11 @@ static void replicateRecord(const unsigned char *rec, size_t len);
 static void stopReading(void);
 static int recordIntact(const unsigned char *p, size_t left);
 
-static void putRecord(int type, const void *a, size_t alen, const void *b, size_t blen) {
-    unsigned char h[REC_HEADER_BYTES] = {0};
+/* A record's header for a body of a then b. */
+static void recordHeader(unsigned char h[REC_HEADER_BYTES], int type, const void *a, size_t alen, const void *b,
+                         size_t blen) {
     uint32_t magic = REC_MAGIC, len = (uint32_t)(alen + blen);
+    memset(h, 0, REC_HEADER_BYTES);
     memcpy(h, &magic, 4);
     h[4] = (unsigned char)type;
     memcpy(h + 8, &len, 4);
@@ -339,6 +375,11 @@ static void putRecord(int type, const void *a, size_t alen, const void *b, size_
     crc = crc64(crc, a, alen);
     if (blen) crc = crc64(crc, b, blen);
     memcpy(h + 16, &crc, 8);
+}
+
+static void putRecord(int type, const void *a, size_t alen, const void *b, size_t blen) {
+    unsigned char h[REC_HEADER_BYTES];
+    recordHeader(h, type, a, alen, b, blen);
     size_t at = sdslen(sp.wbuf);
     sp.wbuf = sdscatlen(sp.wbuf, h, sizeof(h));
     sp.wbuf = sdscatlen(sp.wbuf, a, alen);
@@ -476,15 +517,15 @@ void spoolDone(uint64_t seq) {
 
 /* --------------------------------------------------------------- reading */
 
-static int openReadFd(unsigned long long id) {
-    if (sp.rfd != -1 && sp.rfd_id == id) return 0;
-    closeReadFd();
+static int openReadFd(segReader *rd, unsigned long long id) {
+    if (rd->fd != -1 && rd->fd_id == id) return 0;
+    closeReadFd(rd);
     sds path = segmentPath(id);
-    sp.rfd = open(path, O_RDONLY | O_CLOEXEC);
-    if (sp.rfd == -1) spoolError("cannot open", path, errno);
+    rd->fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (rd->fd == -1) spoolError("cannot open", path, errno);
     sdsfree(path);
-    sp.rfd_id = id;
-    return sp.rfd == -1 ? -1 : 0;
+    rd->fd_id = id;
+    return rd->fd == -1 ? -1 : 0;
 }
 
 /* Reads from segment files go through a read-ahead buffer of this size. */
@@ -492,40 +533,40 @@ static int openReadFd(unsigned long long id) {
 
 /* n bytes at off of the file of segment si, through the read-ahead buffer:
  * one pread for many records. */
-static int readFile(int si, long long off, unsigned char *dst, size_t n, long long file_end) {
-    if (openReadFd(sp.segs[si].id) == -1) return -1;
+static int readFile(segReader *rd, int si, long long off, unsigned char *dst, size_t n, long long file_end) {
+    if (openReadFd(rd, sp.segs[si].id) == -1) return -1;
     while (n) {
-        if (sp.ra_id == sp.segs[si].id && off >= sp.ra_off && off < sp.ra_off + (long long)sp.ra_len) {
-            size_t k = (size_t)(sp.ra_off + (long long)sp.ra_len - off);
+        if (rd->ra_id == sp.segs[si].id && off >= rd->ra_off && off < rd->ra_off + (long long)rd->ra_len) {
+            size_t k = (size_t)(rd->ra_off + (long long)rd->ra_len - off);
             if (k > n) k = n;
-            memcpy(dst, sp.ra + (off - sp.ra_off), k);
+            memcpy(dst, rd->ra + (off - rd->ra_off), k);
             dst += k, off += (long long)k, n -= k;
             continue;
         }
-        if (!sp.ra) sp.ra = zmalloc(READ_AHEAD_BYTES);
+        if (!rd->ra) rd->ra = zmalloc(READ_AHEAD_BYTES);
         size_t want = READ_AHEAD_BYTES;
         if (off + (long long)want > file_end) want = (size_t)(file_end - off);
         if (n > want) { /* a record larger than the buffer: read directly */
-            ssize_t r = pread(sp.rfd, dst, n, off);
+            ssize_t r = pread(rd->fd, dst, n, off);
             return r == (ssize_t)n ? 0 : -1;
         }
-        ssize_t r = pread(sp.rfd, sp.ra, want, off);
+        ssize_t r = pread(rd->fd, rd->ra, want, off);
         if (r <= 0) return -1;
-        sp.ra_id = sp.segs[si].id;
-        sp.ra_off = off;
-        sp.ra_len = (size_t)r;
+        rd->ra_id = sp.segs[si].id;
+        rd->ra_off = off;
+        rd->ra_len = (size_t)r;
     }
     return 0;
 }
 
 /* n bytes of segment index si at off: from its file, or for the segment
  * being written past what is on disk, from the buffer. */
-static int readAt(int si, long long off, unsigned char *dst, size_t n) {
+static int readAt(segReader *rd, int si, long long off, unsigned char *dst, size_t n) {
     int written_one = si == sp.nsegs - 1 && sp.wfd != -1;
     long long file_end = written_one ? sp.flushed : sp.segs[si].size;
     size_t from_file = off >= file_end ? 0 : n;
     if (from_file && off + (long long)n > file_end) from_file = (size_t)(file_end - off);
-    if (from_file && readFile(si, off, dst, from_file, file_end) == -1) return -1;
+    if (from_file && readFile(rd, si, off, dst, from_file, file_end) == -1) return -1;
     if (from_file < n) {
         long long boff = off + (long long)from_file - sp.flushed;
         memcpy(dst + from_file, sp.wbuf + boff, n - from_file);
@@ -536,7 +577,7 @@ static int readAt(int si, long long off, unsigned char *dst, size_t n) {
 static void stopReading(void) {
     sp.rseg = -1;
     sp.disk_only = 0;
-    closeReadFd();
+    closeReadFd(&sp.rd);
 }
 
 unsigned long long spoolWaiting(void) { return sp.ring_len - sp.ring_done; }
@@ -562,7 +603,7 @@ int spoolReadNext(spoolMsg *m) {
         }
         unsigned char h[REC_HEADER_BYTES];
         uint32_t magic, len;
-        if (sp.roff + REC_HEADER_BYTES > sp.segs[sp.rseg].size || readAt(sp.rseg, sp.roff, h, sizeof(h)) == -1) goto unreadable;
+        if (sp.roff + REC_HEADER_BYTES > sp.segs[sp.rseg].size || readAt(&sp.rd, sp.rseg, sp.roff, h, sizeof(h)) == -1) goto unreadable;
         memcpy(&magic, h, 4);
         memcpy(&len, h + 8, 4);
         if (magic != REC_MAGIC || sp.roff + REC_HEADER_BYTES + (long long)len > sp.segs[sp.rseg].size) goto unreadable;
@@ -575,7 +616,7 @@ int spoolReadNext(spoolMsg *m) {
             sp.rbuf = zmalloc(len);
             sp.rbuf_cap = len;
         }
-        if (readAt(sp.rseg, sp.roff + REC_HEADER_BYTES, sp.rbuf, len) == -1) goto unreadable;
+        if (readAt(&sp.rd, sp.rseg, sp.roff + REC_HEADER_BYTES, sp.rbuf, len) == -1) goto unreadable;
         sp.roff += REC_HEADER_BYTES + len;
         uint64_t seq;
         memcpy(&seq, sp.rbuf, 8);
@@ -761,67 +802,175 @@ void spoolOpen(void) {
 
 /* ----------------------------------------------------------- replication */
 
-/* A record goes to replicas as the argument of a PING, which a Redis 7.0
- * replica runs without effect and ours recognize by this prefix. */
+/* Records go to replicas as the argument of a PING, which a Redis 7.0
+ * replica runs without effect and ours recognize by its prefix: a record as
+ * it is written (live), a record of a full sync's tail, and the tail's begin
+ * mark (8 bytes: the offset of the snapshot it follows) and end mark. */
 #define REPL_PREFIX "\0expiry-spool-record\0"
-#define REPL_PREFIX_LEN (sizeof(REPL_PREFIX) - 1)
+#define REPL_TAIL_PREFIX "\0expiry-spool-tail\0"
+#define REPL_TAIL_BEGIN "\0expiry-spool-tail-begin\0"
+#define REPL_TAIL_END "\0expiry-spool-tail-end\0"
+#define PREFIX_LEN(prefix) (sizeof(prefix) - 1)
+/* The stream's bytes around a record (SELECT aside): the PING's RESP framing. */
+#define REPL_FRAMING_BYTES 48
 
-static void replicateRecord(const unsigned char *rec, size_t len) {
+static void replicatePing(const char *prefix, size_t prefix_len, const void *body, size_t len) {
     static robj *ping;
     if (!ping) ping = createStringObject("PING", 4);
-    sds payload = sdsnewlen(REPL_PREFIX, REPL_PREFIX_LEN);
-    payload = sdscatlen(payload, rec, len);
+    sds payload = sdsnewlen(prefix, prefix_len);
+    payload = sdscatlen(payload, body, len);
     robj *arg = createObject(OBJ_STRING, payload);
     robj *argv[2] = {ping, arg};
     propagateToReplicas(0, argv, 2);
     decrRefCount(arg);
 }
 
-void spoolReplicasWantLog(void) { sp.repl_wanted = 1; }
-
-/* Every waiting message's record in [p, p+len) goes to replicas again. */
-static void republishRange(const unsigned char *p, size_t len) {
-    size_t off = 0;
-    while (off < len && recordIntact(p + off, len - off)) {
-        uint32_t n;
-        memcpy(&n, p + off + 8, 4);
-        uint64_t seq;
-        memcpy(&seq, p + off + REC_HEADER_BYTES, 8);
-        if (p[off + 4] == REC_MESSAGE && waiting(seq)) replicateRecord(p + off, REC_HEADER_BYTES + n);
-        off += REC_HEADER_BYTES + n;
-    }
+/* Where the log stands, as a tail record: what is done below its oldest
+ * waiting message (a replica may hold older messages of its own). */
+static void tailDoneBelow(void) {
+    uint64_t mark = doneBelowMark();
+    unsigned char rec[REC_HEADER_BYTES + 8];
+    recordHeader(rec, REC_DONE_BELOW, &mark, sizeof(mark), NULL, 0);
+    memcpy(rec + REC_HEADER_BYTES, &mark, sizeof(mark));
+    replicatePing(REPL_TAIL_PREFIX, PREFIX_LEN(REPL_TAIL_PREFIX), rec, sizeof(rec));
 }
 
-void spoolRepublish(void) {
+/* The begin mark goes out before any record that follows the snapshot (a
+ * replica must know it takes the tail before a live record reaches it). */
+static void tailBegin(void) {
+    tail.begin_pending = 0;
+    int64_t off = tail.sync_offset;
+    replicatePing(REPL_TAIL_BEGIN, PREFIX_LEN(REPL_TAIL_BEGIN), &off, sizeof(off));
+    tailDoneBelow();
+}
+
+static void replicateRecord(const unsigned char *rec, size_t len) {
+    if (tail.begin_pending) tailBegin();
+    replicatePing(REPL_PREFIX, PREFIX_LEN(REPL_PREFIX), rec, len);
+}
+
+void spoolReplicasWantLog(void) { sp.repl_wanted = 1; }
+
+static void tailEnd(void) {
+    tail.active = 0;
+    tail.begin_pending = 0;
+    closeReadFd(&tail.rd);
+    zfree(tail.buf);
+    tail.buf = NULL;
+    tail.buf_cap = 0;
+}
+
+/* The first segment numbered id or above, or -1. */
+static int segmentFrom(unsigned long long id) {
+    for (int i = 0; i < sp.nsegs; i++)
+        if (sp.segs[i].id >= id) return i;
+    return -1;
+}
+
+/* The cursor's record at (si, tail.off) into tail.buf: its length, 0 when it
+ * cannot be read (then the rest of the segment is skipped: it was checked
+ * when opened or written by us, so it changed under us). */
+static size_t tailReadRecord(int si) {
+    long long size = sp.segs[si].size;
+    unsigned char h[REC_HEADER_BYTES];
+    uint32_t magic, len;
+    if (tail.off + REC_HEADER_BYTES > size || readAt(&tail.rd, si, tail.off, h, sizeof(h)) == -1) return 0;
+    memcpy(&magic, h, 4);
+    memcpy(&len, h + 8, 4);
+    size_t n = REC_HEADER_BYTES + (size_t)len;
+    if (magic != REC_MAGIC || tail.off + (long long)n > size) return 0;
+    if (tail.buf_cap < n) {
+        zfree(tail.buf);
+        tail.buf_cap = n > 4096 ? n : 4096;
+        tail.buf = zmalloc(tail.buf_cap);
+    }
+    memcpy(tail.buf, h, sizeof(h));
+    if (readAt(&tail.rd, si, tail.off + REC_HEADER_BYTES, tail.buf + REC_HEADER_BYTES, len) == -1) return 0;
+    return n;
+}
+
+/* Sends the next records of the tail while the replicas' output buffers
+ * have room, within the turn's budget for background work: the messages
+ * still waiting and every done mark, in the files' order. Where the cursor
+ * meets the end being written, the tail ends (what is written after goes
+ * out live). */
+static void tailStep(void) {
+    if (!tail.active) return;
+    if (server.masterhost_set) { /* this server follows a master now: its replicas resync */
+        tailEnd();
+        return;
+    }
+    if (tail.begin_pending) tailBegin();
+    long long room = replReplicaOutputRoom();
+    monotime deadline = getMonotonicUs() + (monotime)backgroundWorkLeftUs();
+    for (int n = 1; room > 0; n++) {
+        if (!(n % 64) && getMonotonicUs() >= deadline) return;
+        int si = segmentFrom(tail.seg_id);
+        if (si == -1) break;
+        if (sp.segs[si].id != tail.seg_id) { /* removed, every message in it done */
+            tail.seg_id = sp.segs[si].id;
+            tail.off = 0;
+        }
+        if (tail.off >= sp.segs[si].size) {
+            if (si == sp.nsegs - 1) break;
+            tail.seg_id = sp.segs[si + 1].id;
+            tail.off = 0;
+            continue;
+        }
+        size_t len = tailReadRecord(si);
+        if (!len) {
+            sds path = segmentPath(sp.segs[si].id);
+            serverLog(LL_WARNING, "0MQ expiry push: spool file %s cannot be read at offset %lld for a replica's full "
+                      "sync; the rest of it is skipped", path, tail.off);
+            sdsfree(path);
+            tail.off = sp.segs[si].size;
+            continue;
+        }
+        tail.off += (long long)len;
+        uint64_t seq;
+        memcpy(&seq, tail.buf + REC_HEADER_BYTES, 8);
+        if (tail.buf[4] == REC_MESSAGE && !waiting(seq)) continue;
+        replicatePing(REPL_TAIL_PREFIX, PREFIX_LEN(REPL_TAIL_PREFIX), tail.buf, len);
+        room -= (long long)(len + REPL_FRAMING_BYTES);
+        tail.records++;
+        tail.bytes += len;
+    }
+    if (room <= 0) return;
+    tailDoneBelow();
+    replicatePing(REPL_TAIL_END, PREFIX_LEN(REPL_TAIL_END), NULL, 0);
+    serverLog(LL_NOTICE, "0MQ expiry push: the log went to the replicas after their snapshot (%llu records, %llu bytes, "
+              "%lld ms)", tail.records, tail.bytes, mstime() - tail.started_ms);
+    tailEnd();
+}
+
+/* The tail goes on between turns while the replicas drain (their writable
+ * events run the before-sleep step too). */
+static long long tailTimer(aeEventLoop *el, long long id, void *data) {
+    (void)el, (void)id, (void)data;
+    tailStep();
+    if (tail.active) return 1;
+    tail.timer = -1;
+    return AE_NOMORE;
+}
+
+void spoolRepublish(long long offset) {
     sp.repl_wanted = 1;
     if (!sp.opened || server.masterhost_set || sp.ring_len == sp.ring_done) return;
-    for (int i = 0; i < sp.nsegs; i++) {
-        int written_one = i == sp.nsegs - 1 && sp.wfd != -1;
-        size_t size = (size_t)(written_one ? sp.flushed : sp.segs[i].size);
-        sds path = segmentPath(sp.segs[i].id);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        sdsfree(path);
-        if (fd != -1 && size) {
-            unsigned char *p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-            if (p != MAP_FAILED) {
-                republishRange(p, size);
-                munmap(p, size);
-            }
-        }
-        if (fd != -1) close(fd);
-        if (written_one && sdslen(sp.wbuf)) republishRange((unsigned char *)sp.wbuf, sdslen(sp.wbuf));
-    }
-    /* And where the log stands: what is done below its oldest waiting message. */
-    uint64_t mark = doneBelowMark();
-    unsigned char rec[REC_HEADER_BYTES + 8] = {0};
-    uint32_t magic = REC_MAGIC, len = 8;
-    memcpy(rec, &magic, 4);
-    rec[4] = REC_DONE_BELOW;
-    memcpy(rec + 8, &len, 4);
-    memcpy(rec + REC_HEADER_BYTES, &mark, 8);
-    uint64_t crc = crc64(crc64(0, rec, 16), rec + REC_HEADER_BYTES, 8);
-    memcpy(rec + 16, &crc, 8);
-    replicateRecord(rec, sizeof(rec));
+    /* A replica sharing that snapshot shares its stream, the tail in it. */
+    if (offset == tail.sync_offset) return;
+    /* The replicas of an earlier snapshot get their mark first; the tail
+     * starts again from the oldest segment for them and the new ones. */
+    if (tail.begin_pending) tailBegin();
+    tail.sync_offset = offset;
+    tail.begin_pending = 1;
+    tail.active = 1;
+    tail.seg_id = 0;
+    tail.off = 0;
+    tail.records = tail.bytes = 0;
+    tail.started_ms = mstime();
+    serverLog(LL_NOTICE, "0MQ expiry push: %llu waiting messages go to the replicas after their snapshot, as their "
+              "output buffers drain", spoolWaiting());
+    if (tail.timer == -1) tail.timer = aeCreateTimeEvent(server.el, 0, tailTimer, NULL);
 }
 
 /* A replica: a record from its master goes into its own spool, to be pushed
@@ -852,13 +1001,33 @@ static void applyRecord(const unsigned char *p, size_t len) {
     }
 }
 
+/* A replica of ours takes either its master's live records or, after a
+ * full sync whose tail its master announced, the tail's records (the live
+ * ones come again in the tail, in the files' order), until the tail ends. */
+static int takingTail(void) { return tail.taking != -1 && tail.taking == replSyncedFrom(); }
+
+static int hasPrefix(const unsigned char *p, size_t len, const char *prefix, size_t prefix_len) {
+    return len >= prefix_len && !memcmp(p, prefix, prefix_len);
+}
+
 void spoolMasterRecordObserver(const callInfo *ci) {
     if (ci->argc != 2 || !(ci->c->flags & CLIENT_MASTER) || strcmp(ci->cmd->fullname, "ping")) return;
     robj *arg = ci->argv[1];
     if (arg->type != OBJ_STRING || !sdsEncodedObject(arg)) return;
+    const unsigned char *p = (const unsigned char *)arg->ptr;
     size_t len = sdslen(arg->ptr);
-    if (len <= REPL_PREFIX_LEN || memcmp(arg->ptr, REPL_PREFIX, REPL_PREFIX_LEN)) return;
-    applyRecord((unsigned char *)arg->ptr + REPL_PREFIX_LEN, len - REPL_PREFIX_LEN);
+    if (hasPrefix(p, len, REPL_PREFIX, PREFIX_LEN(REPL_PREFIX))) {
+        if (!takingTail()) applyRecord(p + PREFIX_LEN(REPL_PREFIX), len - PREFIX_LEN(REPL_PREFIX));
+    } else if (hasPrefix(p, len, REPL_TAIL_PREFIX, PREFIX_LEN(REPL_TAIL_PREFIX))) {
+        if (takingTail()) applyRecord(p + PREFIX_LEN(REPL_TAIL_PREFIX), len - PREFIX_LEN(REPL_TAIL_PREFIX));
+    } else if (hasPrefix(p, len, REPL_TAIL_BEGIN, PREFIX_LEN(REPL_TAIL_BEGIN)) &&
+               len == PREFIX_LEN(REPL_TAIL_BEGIN) + 8) {
+        int64_t off;
+        memcpy(&off, p + PREFIX_LEN(REPL_TAIL_BEGIN), 8);
+        if (off == replSyncedFrom()) tail.taking = off; /* the tail of our own snapshot */
+    } else if (hasPrefix(p, len, REPL_TAIL_END, PREFIX_LEN(REPL_TAIL_END))) {
+        if (takingTail()) tail.taking = -1;
+    }
 }
 
 /* ------------------------------------------------------------- periodic */
@@ -888,6 +1057,7 @@ static void *fsyncThreadMain(void *arg) {
 
 void spoolBeforeSleep(void) {
     if (!sp.opened) return;
+    if (tail.active) tailStep();
     if (sp.ndone_above || doneBelowMark() != sp.below_written) putDoneMarks();
     if (!sp.wbuf || !sdslen(sp.wbuf) || sp.write_errno) return;
     if (flushBuffer() == -1) return;
@@ -924,7 +1094,7 @@ void spoolClose(void) {
     if (!sp.opened) return;
     putDoneMarks();
     closeWriteSegment(1);
-    closeReadFd();
+    closeReadFd(&sp.rd);
     pthread_mutex_lock(&sp.lock);
     for (int i = 0; i < sp.nretired; i++) {
         fdatasync(sp.retired[i]);

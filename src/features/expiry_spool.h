@@ -101,9 +101,11 @@ void spoolClose(void);
  * it holds the log (REPLCONF capa expiry-log): from now on every record
  * written also goes into the replication stream. */
 void spoolReplicasWantLog(void);
-/* Such a replica starts a full sync: every waiting message goes into the
- * stream again (replicas take a message they hold only once). */
-void spoolRepublish(void);
+/* Such a replica starts a full sync from a snapshot taken at that stream
+ * offset: every waiting message goes into the stream again after it, a step
+ * at a time as the replicas' output buffers drain (replicas take a message
+ * they hold only once). */
+void spoolRepublish(long long offset);
 /* A call observer: on a replica, the records its master sends are applied
  * to its own spool, held there until it is promoted. */
 void spoolMasterRecordObserver(const callInfo *ci);

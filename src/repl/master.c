@@ -367,7 +367,8 @@ static void sendFullResync(replicaLink *r) {
     r->state = R_WAIT_BGSAVE_END;
     /* What a snapshot does not carry (the expiry push's log) follows it. */
     for (int i = 0; i < replCapabilityCount; i++)
-        if ((r->capa_mask & (1ULL << i)) && replCapabilities[i]->full_sync) replCapabilities[i]->full_sync();
+        if ((r->capa_mask & (1ULL << i)) && replCapabilities[i]->full_sync)
+            replCapabilities[i]->full_sync(r->initial_offset);
     if (r->pre_psync) return;
     char buf[128];
     int n = snprintf(buf, sizeof(buf), "+FULLRESYNC %s %lld\r\n", replId.replid, r->initial_offset);
@@ -1141,6 +1142,22 @@ void replBeforeSleep(void) {
 /* ---------------------------------------------------------------- INFO, ROLE */
 
 unsigned long replReplicaCount(void) { return listLength(m.replicas); }
+
+#define OUTPUT_ROOM_UNLIMITED (64LL * 1024 * 1024)
+
+long long replReplicaOutputRoom(void) {
+    const clientBufferLimitsConfig *l = &server.client_obuf_limits[CLIENT_TYPE_REPLICA];
+    unsigned long long limit = l->hard_limit_bytes;
+    if (l->soft_limit_bytes && (!limit || l->soft_limit_bytes < limit)) limit = l->soft_limit_bytes;
+    long long room = limit ? (long long)(limit / 2) : OUTPUT_ROOM_UNLIMITED, most = 0;
+    listIter li;
+    for (replicaLink *r = firstReplica(&li); r; r = nextReplica(&li)) {
+        if (!feedsFromBuffer(r) || !r->c->ref_repl_buf_node) continue;
+        long long pending = (long long)replBufClientMemory(r->c);
+        if (pending > most) most = pending;
+    }
+    return room > most ? room - most : 0;
+}
 
 int replFindReplica(const char *host, int port, int *online, long long *ack_off) {
     listIter li;

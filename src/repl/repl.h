@@ -48,14 +48,25 @@ extern const replSnapshotHooks replSnapshotOfMaster;
 /* A capability a replica of ours announces in its handshake (REPLCONF capa
  * <name>; a Redis master ignores names it does not know) and the module
  * above that serves it: on the master, announced() when a replica says it has
- * it, full_sync() when such a replica starts a full sync. Up to 64 (a link
- * keeps them as bits). */
+ * it, full_sync(offset) when such a replica starts a full sync whose
+ * snapshot is taken at that stream offset (the one +FULLRESYNC names; several
+ * replicas sharing a snapshot give the same). Up to 64 (a link keeps them as
+ * bits). */
 typedef struct replCapability {
     const char *name;
     void (*announced)(void);
-    void (*full_sync)(void);
+    void (*full_sync)(long long offset);
 } replCapability;
 void replAddReplicaCapability(const replCapability *capa);
+/* Bytes the stream may take now without bringing any replica near its
+ * client-output-buffer-limit: half the lowest replica limit set (hard or
+ * soft; 64 MB when neither is) less the most any replica fed from the
+ * stream has still to send (one held until its snapshot is loaded counts
+ * too). For a module feeding a large amount at its own pace. */
+long long replReplicaOutputRoom(void);
+/* On a replica: the offset its master's +FULLRESYNC named for the full sync
+ * the current stream follows (its data's snapshot), -1 before any. */
+long long replSyncedFrom(void);
 /* Shutdown check: a diskless snapshot child goes before the final save (as
  * Redis kills any RDB child). Always C_OK. */
 int replOnShutdown(int flags);

@@ -56,6 +56,7 @@ static struct {
     time_t lastio;
     char new_replid[REPL_ID_LEN + 1];
     long long new_offset;
+    long long synced_from;  /* the +FULLRESYNC offset of the snapshot our data was loaded from, -1 */
     /* The master client and what survives it for PSYNC. */
     client *master;
     int cached;             /* cached_replid/offset say where to continue */
@@ -71,9 +72,11 @@ static struct {
      * cron tick later (as Redis: the backlog may be recycled meanwhile);
      * the line to log, or NULL. */
     const char *reconnect;
-} rp = {.fd = -1, .tmpfd = -1};
+} rp = {.fd = -1, .tmpfd = -1, .synced_from = -1};
 
 int replicaLinkEstablished(void) { return rp.state == RS_CONNECTED; }
+
+long long replSyncedFrom(void) { return rp.synced_from; }
 
 static void setLinkUp(int up) {
     server.repl_link_up = up;
@@ -391,6 +394,7 @@ static void becomeConnected(int fd, int dbid) {
 static void loadedSnapshot(sds rest) {
     memcpy(replId.replid, rp.new_replid, sizeof(replId.replid));
     replId.offset = rp.new_offset;
+    rp.synced_from = rp.new_offset;
     replClearId2();
     replFreeBacklog(); /* a new history: the old one cannot be continued from us */
     rp.cached = 0;

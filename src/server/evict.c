@@ -163,9 +163,10 @@ static robj *pickVictim(int *dbid) {
 
 /* The one way a key leaves by eviction: as expiry, raising `evicted`. */
 static long long deleteEvictedKey(redisDb *db, robj *key) {
-    if (!dbFindEntry(db, key->ptr)) return 0;
+    dictEntry *de = dbFindEntry(db, key->ptr);
+    if (!de) return 0;
     incrRefCount(key);
-    long long freed = removeKeyWithEvent(db, key, NOTIFY_EVICTED, "evicted", server.lazyfree_lazy_eviction);
+    long long freed = removeKeyWithEvent(db, key, dbEntryValue(de), NOTIFY_EVICTED, "evicted", server.lazyfree_lazy_eviction);
     server.stat_evictedkeys++;
     decrRefCount(key);
     return freed;

@@ -10,9 +10,9 @@
 
 static long long scheduled_when = -1; /* ms deadline the timer is armed for, -1 idle */
 
-long long removeKeyWithEvent(redisDb *db, robj *key, int class, const char *event, int async) {
-    /* Subscribers (the expiry push) still find the value in the db. */
-    keyChanged(db, key, class, event, 0);
+long long removeKeyWithEvent(redisDb *db, robj *key, robj *val, int class, const char *event, int async) {
+    /* Subscribers (the expiry push) read the value, still in the db. */
+    keyRemoving(db, key, val, class, event);
     propagateDeletion(db, key);
     long long before = (long long)zmalloc_used_memory();
     /* The clock only while the latency monitor is on, as Redis: on a machine
@@ -28,16 +28,17 @@ long long removeKeyWithEvent(redisDb *db, robj *key, int class, const char *even
     return before - (long long)zmalloc_used_memory();
 }
 
-/* key is in db. */
-static void removeExpiredKey(redisDb *db, robj *key) {
+/* key is in db, with the value val. */
+static void removeExpiredKey(redisDb *db, robj *key, robj *val) {
     incrRefCount(key);
-    removeKeyWithEvent(db, key, NOTIFY_EXPIRED, "expired", server.lazyfree_lazy_expire);
+    removeKeyWithEvent(db, key, val, NOTIFY_EXPIRED, "expired", server.lazyfree_lazy_expire);
     server.stat_expiredkeys++;
     decrRefCount(key);
 }
 
 void deleteExpiredKey(redisDb *db, robj *key) {
-    if (dbFindEntry(db, key->ptr)) removeExpiredKey(db, key);
+    dictEntry *de = dbFindEntry(db, key->ptr);
+    if (de) removeExpiredKey(db, key, dbEntryValue(de));
 }
 
 static long long earliestDeadline(void) {
@@ -100,7 +101,7 @@ long long expireDueKeys(long long budget_us) {
             lookAhead(db);
             /* Commands see a fixed clock; expiry runs between commands, on the real one. */
             server.mstime = now;
-            removeExpiredKey(db, key); /* the heap holds keys of the db only: no lookup to check */
+            removeExpiredKey(db, key, dbEntryValue(de)); /* the heap holds keys of the db only: no lookup to check */
             decrRefCount(key);
             removed++;
             if ((removed & 15) == 0) {

@@ -17,7 +17,7 @@ void deleteExpiredKey(redisDb *db, robj *key);
  * AOF buffer takes is not the key's). async: a large value is left to the
  * lazyfree thread (lazyfree-lazy-expire / -eviction). The delete's own time
  * is a latency sample, "expire-del" or "eviction-del". */
-long long removeKeyWithEvent(redisDb *db, robj *key, int class, const char *event, int async);
+long long removeKeyWithEvent(redisDb *db, robj *key, robj *val, int class, const char *event, int async);
 /* A deadline was set: make sure the timer fires no later than `when` (ms). */
 void expireScheduleAt(long long when);
 /* A writable replica's own client gave key a TTL: the replica removes it when due. */

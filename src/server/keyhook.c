@@ -39,18 +39,24 @@ static void fanOut(const keyspaceEvent *ev) {
 void keyChanged(redisDb *db, robj *key, int class, const char *event, long long count) {
     server.dirty += count;
     if (!(anyInterest & classBit(class))) return;
-    keyspaceEvent ev = {db, key, class, event, NULL};
+    keyspaceEvent ev = {db, key, class, event, NULL, NULL};
+    fanOut(&ev);
+}
+
+void keyRemoving(redisDb *db, robj *key, robj *val, int class, const char *event) {
+    if (!(anyInterest & classBit(class))) return;
+    keyspaceEvent ev = {db, key, class, event, NULL, val};
     fanOut(&ev);
 }
 
 void keyspaceReplaced(redisDb *db, redisDb *other) {
-    keyspaceEvent ev = {db, NULL, NOTIFY_GENERIC, "flushdb", other};
+    keyspaceEvent ev = {db, NULL, NOTIFY_GENERIC, "flushdb", other, NULL};
     fanOut(&ev);
 }
 
 void keyspaceSwapped(redisDb *db1, redisDb *db2) {
-    keyspaceEvent ev1 = {db1, NULL, NOTIFY_GENERIC, "swapdb", db2};
-    keyspaceEvent ev2 = {db2, NULL, NOTIFY_GENERIC, "swapdb", db1};
+    keyspaceEvent ev1 = {db1, NULL, NOTIFY_GENERIC, "swapdb", db2, NULL};
+    keyspaceEvent ev2 = {db2, NULL, NOTIFY_GENERIC, "swapdb", db1, NULL};
     fanOut(&ev1);
     fanOut(&ev2);
 }

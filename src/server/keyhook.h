@@ -16,6 +16,7 @@ typedef struct keyspaceEvent {
     int class;          /* NOTIFY_* */
     const char *event;  /* "set", "lpush", "expired", ...; NULL: counted, nothing to raise */
     redisDb *other;     /* "swapdb": the db whose data db's is exchanged with */
+    robj *val;          /* a key about to be removed (expired, evicted): its value, still in db; else NULL */
 } keyspaceEvent;
 typedef void keyspaceSubscriberFn(const keyspaceEvent *ev);
 /* Subscribers run in the order main.c's table gives them (hooks.h's
@@ -36,6 +37,10 @@ void keyspaceSetInterest(keyspaceSubscriberFn *fn, int interest);
  * what is raised but not a write — "expired", "evicted", and the pure events
  * "keymiss" and "new", which WATCH ignores. */
 void keyChanged(redisDb *db, robj *key, int class, const char *event, long long count);
+/* The same for a key about to be removed (expiry, eviction: not a write),
+ * with its value: a subscriber reading it (the expiry push) need not look
+ * the key up again. */
+void keyRemoving(redisDb *db, robj *key, robj *val, int class, const char *event);
 /* SWAPDB: raised for both dbs before their data is exchanged. */
 void keyspaceSwapped(redisDb *db1, redisDb *db2);
 /* db's data is replaced outside any command (a full sync, DEBUG RELOAD): a

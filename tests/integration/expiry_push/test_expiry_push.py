@@ -1747,3 +1747,70 @@ def test_failover_log_reaches_a_replica_through_a_full_sync(server_factory, zctx
         wait_for(lambda: ref.info("replication")["master_link_status"] == "up" and ref.get("data") == b"kept",
                  what="the Redis replica in sync")
         assert ref.dbsize() == 1 and "CRITICAL" not in redis_replica.log()
+
+
+def spooled_messages(s):
+    """(sequence number, key) of every message record in s's spool, in the
+    files' order."""
+    out = []
+    for path in spool_files(s):
+        data = open(path, "rb").read()
+        for off, length, typ in record_offsets(path):
+            if typ == 1:
+                body = data[off + 24:off + 24 + length]
+                (seq,) = struct.unpack_from("=Q", body)
+                (kl,) = struct.unpack_from("=I", body, 16)
+                out.append((seq, body[24 + 4 + 4:24 + 4 + kl]))
+    return out
+
+
+def test_failover_large_tail_streams_to_a_replica_within_its_output_limit(server_factory, zctx, tmp_path):
+    # A log far larger than client-output-buffer-limit replica (2 MB hard
+    # here, ~45 MB of records) waits on the master when replicas attach: it
+    # goes to them after their snapshot a step at a time as their output
+    # buffers drain, so nobody is disconnected, the master keeps answering,
+    # and messages expiring meanwhile follow the tail in sequence order. A
+    # Redis 7.0 replica alongside stays in sync (the records are PINGs to it).
+    from support import REF_SERVER
+    limit = ("--client-output-buffer-limit", "replica 2mb 0 0")
+    m, mr, meps = start_ack(server_factory, "--zmq-expiry-backlog", "1mb", *limit)
+    mr.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "1")
+    n, late = 250000, 20000
+    load_volatile(mr, n, prefix="tl", value=b"x" * 100)
+    gone(mr, "tl", n)
+    assert info(mr)["expiry_push_spool_messages"] == n and info(mr)["expiry_push_dropped"] == 0
+    mr.set("data", "kept")
+    rep, rr, reps = start(server_factory, "--zmq-expiry-ack", "yes", "--replicaof", "127.0.0.1", str(m.port))
+    redis_replica = server_factory("--replicaof", "127.0.0.1", str(m.port), binary=REF_SERVER) if REF_SERVER else None
+    wait_for(lambda: rr.info("replication")["master_link_status"] == "up", what="the replica's link")
+    # While the tail streams: keys expire on the master, and a client's GETs are answered.
+    pipe = mr.pipeline(transaction=False)
+    for i in range(late):
+        pipe.set("late:%d" % i, b"v%d" % i, px=50)
+        if i % 1000 == 999:
+            pipe.execute()
+    slowest = 0
+    deadline = time.time() + 120
+    while rr.info("expiry_push")["expiry_push_spool_messages"] < n + late and time.time() < deadline:
+        t = time.time()
+        assert mr.get("data") == b"kept"
+        slowest = max(slowest, time.time() - t)
+    assert rr.info("expiry_push")["expiry_push_spool_messages"] == n + late
+    assert slowest < 1.0, slowest
+    assert "output buffer limits" not in m.log()
+    assert mr.info("stats")["sync_full"] == (2 if redis_replica else 1)
+    assert rep.log().count("MASTER <-> REPLICA sync: Finished with success") == 1
+    # On the replica's disk in sequence order: the tail, then what expired during it.
+    got = spooled_messages(rep)
+    assert len(got) == n + late
+    assert all(a[0] < b[0] for a, b in zip(got, got[1:]))
+    assert {k for _, k in got} == {b"tl:%d" % i for i in range(n)} | {b"late:%d" % i for i in range(late)}
+    if redis_replica:
+        ref = redis_replica.client()
+        wait_for(lambda: ref.info("replication")["master_link_status"] == "up" and ref.get("data") == b"kept",
+                 what="the Redis replica in sync")
+        wait_for(lambda: ref.info("replication")["master_repl_offset"] == mr.info("replication")["master_repl_offset"],
+                 what="the Redis replica caught up")
+        assert ref.dbsize() == 1
+        log = redis_replica.log()
+        assert "Connection with master lost" not in log and " # " not in log.split("Finished with success", 1)[1]
