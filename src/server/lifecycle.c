@@ -61,6 +61,7 @@ static long long serverCron(aeEventLoop *el, long long id, void *clientData) {
     shutdownCron();
     if (server.watchdog_period) watchdogSchedule(server.watchdog_period);
     clientsCron();
+    blockingRedirectClients(); /* cluster mode: a blocked client whose slot moved hears where */
     databasesCron();
     runCronTasks();
     freeClientsInAsyncFreeQueue();
