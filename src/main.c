@@ -37,6 +37,7 @@
 #include "persist/rdb.h"
 #include "repl/repl.h"
 #include "cluster/cluster.h"
+#include "cluster/gossip.h"
 
 #include <locale.h>
 #include <stdlib.h>
@@ -78,6 +79,7 @@ static const subscription subscriptions[] = {
     {ON_BEFORE_SLEEP(persistBeforeSleep)},
     {ON_BEFORE_SLEEP(replBeforeSleep)},
     {ON_BEFORE_SLEEP(clusterBeforeSleep)}, /* the config written, the state updated (cluster mode) */
+    {ON_BEFORE_SLEEP(clusterKeysBeforeSleep)}, /* a slot that left our shard: its channels and waiting clients */
 
     {ON_CLIENT_TEARDOWN(blockingClientTeardown), .before = RUNS_BEFORE(pubsubClientTeardown)}, /* leaves its keys first */
     {ON_CLIENT_TEARDOWN(pubsubClientTeardown)},
@@ -203,6 +205,8 @@ static void wireModules(void) {
     persistSetLibraryStore(&functionsLibraryStore);
     replAddReplicaCapability(&expiryLogCapability);
     infoSetMigrateSocketsProbe(migrateCachedSockets);
+    clusterSetPublishDelivery(pubsubClusterDeliver);        /* a PUBLISH from the bus, to our subscribers */
+    clusterSetShardChannelsDrop(pubsubShardUnsubscribeSlots); /* a slot left our shard: its channels go */
     replInit();
 }
 

@@ -63,8 +63,8 @@ def server_factory(request):
     exits = request.node.get_closest_marker("server_exits") is not None
     crashes = request.node.get_closest_marker("server_crash") is not None
 
-    def start(*args, config_text=None, binary=None, env=None, bind="127.0.0.1"):
-        s = Server(args, config_text=config_text, binary=binary, env=env, bind=bind)
+    def start(*args, config_text=None, binary=None, env=None, bind="127.0.0.1", pick_port=None):
+        s = Server(args, config_text=config_text, binary=binary, env=env, bind=bind, pick_port=pick_port)
         s.exit_expected, s.crash_expected = exits, crashes
         started.append(s)
         return s

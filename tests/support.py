@@ -155,6 +155,21 @@ def free_port():
         return s.getsockname()[1]
 
 
+def free_cluster_port():
+    """A free port whose cluster bus port (port + 10000) is free too."""
+    for _ in range(100):
+        port = free_port()
+        if port > 55535:
+            continue
+        try:
+            with socket.socket() as s:
+                s.bind(("127.0.0.1", port + 10000))
+            return port
+        except OSError:
+            continue
+    raise RuntimeError("no free port pair for a cluster node")
+
+
 # What a server's log or stderr shows when it crashed, failed an assertion or
 # a sanitizer caught something (Redis's crash report included).
 CRASH_MARKS = ("=== REDIS BUG REPORT START", "ERROR: AddressSanitizer", "ERROR: LeakSanitizer", ": runtime error: ",
@@ -165,7 +180,7 @@ class Server:
     """A server process on a free port, with its own directory. stop() says
     what was wrong with how it ended: server_factory fails the test with it."""
 
-    def __init__(self, args=(), config_text=None, binary=None, env=None, bind="127.0.0.1"):
+    def __init__(self, args=(), config_text=None, binary=None, env=None, bind="127.0.0.1", pick_port=None):
         # What the test says of this server (server_factory sets them from the
         # test's markers): it makes it exit with an error on purpose, or crash.
         self.exit_expected = False
@@ -188,7 +203,7 @@ class Server:
         # process (a parallel test run) may take it first: start again on a
         # new port when that happened.
         for attempt in range(5):
-            self.port = free_port()
+            self.port = (pick_port or free_port)()
             cmd = [binary or SERVER] + ([self.config_path] if self.config_path else [])
             cmd += ["--port", str(self.port)] + (["--bind", bind] if bind else [])
             cmd += ["--dir", self.dir, "--save", "", "--appendonly", "no", "--logfile", self.logfile]
@@ -730,3 +745,106 @@ def tls_client(server, certs, cert="redis", **kw):
     name in certs, None for none)."""
     kw.update(certs.client_kwargs(cert))
     return redis.Redis(host=server.host, port=server.tls_port, **kw)
+
+
+# --- Redis Cluster --------------------------------------------------------------
+
+REDIS_CLI = shutil.which("redis-cli") or "/usr/bin/redis-cli"
+
+
+def cluster_info(client):
+    raw = client.execute_command("CLUSTER", "INFO")
+    raw = raw.decode() if isinstance(raw, bytes) else raw
+    return dict(line.split(":", 1) for line in raw.split("\r\n") if ":" in line)
+
+
+class Cluster:
+    """The nodes of start_cluster, masters first (nodes[i] for i < masters),
+    then the replicas, nodes[masters + k] following master k % masters;
+    ids[i] is nodes[i]'s node id."""
+
+    def __init__(self, nodes, masters):
+        self.nodes = nodes
+        self.masters = masters
+        self.ids = [n.client(decode_responses=True).execute_command("CLUSTER", "MYID") for n in nodes]
+
+    def client(self, i, **kw):
+        return self.nodes[i].client(**kw)
+
+    def owner_of(self, slot):
+        """The index of the master serving slot."""
+        for i, n in enumerate(self.nodes[:self.masters]):
+            for rng in n.client(decode_responses=True).execute_command("CLUSTER", "SLOTS"):
+                if rng[0] <= slot <= rng[1] and rng[2][2] == self.ids[i]:
+                    return i
+        raise AssertionError("no master serves slot %d" % slot)
+
+    def roles_seen(self, node):
+        """What node's CLUSTER NODES says of each node: its master's id, or "-" for a master."""
+        seen = {}
+        for line in node.client(decode_responses=True).execute_command("CLUSTER", "NODES").splitlines():
+            f = line.split()
+            seen[f[0]] = f[3]
+        return seen
+
+    def wait_ok(self, nodes=None, timeout=30):
+        """Every node says cluster_state:ok, knows every node, and sees each replica as its master's."""
+        nodes = self.nodes if nodes is None else nodes
+        wait_for(lambda: all(cluster_info(n.client()).get("cluster_state") == "ok" and
+                             int(cluster_info(n.client())["cluster_known_nodes"]) == len(self.nodes) for n in nodes),
+                 timeout=timeout, interval=0.1, what="cluster_state:ok on every node")
+        want = {}
+        for j in range(self.masters, len(self.nodes) if self.masters else 0):
+            want[self.ids[j]] = self.ids[(j - self.masters) % self.masters]
+        if want and len(self.ids) == len(self.nodes):
+            wait_for(lambda: all(all(self.roles_seen(n).get(r) == m for r, m in want.items()) for n in nodes),
+                     timeout=timeout, interval=0.1, what="every node to see every replica's master")
+
+
+def start_cluster(server_factory, kinds, replicas=0, node_timeout=2000, args=(), cli=None):
+    """A cluster of len(kinds) nodes, each "ours" or "reference" (server_binary),
+    each on its own port and bus port, in its own directory with its own
+    nodes.conf; all stopped by server_factory at the end. The first
+    len(kinds) / (replicas + 1) are masters sharing the 16384 slots, the
+    others their replicas. Formed by `redis-cli --cluster create` when there
+    are 3 masters or more (cli=False: by CLUSTER ADDSLOTSRANGE, MEET and
+    REPLICATE), and returned once every node says cluster_state:ok."""
+    nodes = [server_factory("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                            "--cluster-node-timeout", str(node_timeout), *args,
+                            binary=server_binary(kind), pick_port=free_cluster_port) for kind in kinds]
+    masters = len(kinds) // (replicas + 1)
+    if cli is None:
+        cli = masters >= 3
+    if cli:
+        addrs = ["%s:%d" % (n.host, n.port) for n in nodes]
+        p = subprocess.run([REDIS_CLI, "--cluster", "create", *addrs, "--cluster-replicas", str(replicas),
+                            "--cluster-yes"], capture_output=True, timeout=60)
+        assert p.returncode == 0, p.stdout.decode() + p.stderr.decode()
+        # redis-cli picks the masters itself: the order of Cluster.nodes follows what it chose.
+        cluster = Cluster(nodes, 0)
+        cluster.wait_ok()
+        # redis-cli chose which master each replica follows: nodes are put in Cluster's order.
+        repl = [info(n.client()) for n in nodes]
+        ordered = [n for n, r in zip(nodes, repl) if r["role"] == "master"]
+        groups = [[n for n, r in zip(nodes, repl) if r["role"] == "slave" and int(r["master_port"]) == m.port]
+                  for m in ordered]
+        ordered += [g[i] for i in range(replicas) for g in groups if i < len(g)]
+        cluster = Cluster(ordered, masters)
+        cluster.wait_ok()
+        return cluster
+    per = 16384 // masters
+    for i, n in enumerate(nodes[:masters]):
+        last = 16383 if i == masters - 1 else (i + 1) * per - 1
+        assert n.client().execute_command("CLUSTER", "ADDSLOTSRANGE", i * per, last) in (b"OK", True)
+    for n in nodes[1:]:
+        n.client().execute_command("CLUSTER", "MEET", nodes[0].host, nodes[0].port)
+    cluster = Cluster(nodes, masters)
+    wait_for(lambda: all(int(cluster_info(n.client())["cluster_known_nodes"]) == len(nodes) for n in nodes),
+             timeout=30, interval=0.1, what="every node to know every other")
+    for j, n in enumerate(nodes[masters:]):
+        master_id = cluster.ids[j % masters]
+        wait_for(lambda: master_id in n.client(decode_responses=True).execute_command("CLUSTER", "NODES"),
+                 interval=0.1, what="the replica to know its master")
+        n.client().execute_command("CLUSTER", "REPLICATE", master_id)
+    cluster.wait_ok()
+    return cluster

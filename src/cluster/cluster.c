@@ -11,9 +11,11 @@
 #include "core/ae.h"
 #include "core/clock.h"
 #include "core/zmalloc.h"
+#include "server/blocking.h"
 #include "server/cmdinfo.h"
 #include "server/command.h"
 #include "server/db.h"
+#include "server/hooks.h"
 #include "repl/repl.h"
 #include "server/reply.h"
 #include "server/transaction.h"
@@ -265,7 +267,7 @@ int clusterQueryIsLocal(client *c, struct redisCommand *cmd, robj **argv, int ar
         struct redisCommand *mcmd = cmds[i].cmd;
         if (mcmd->flags & CMD_PUBSUB) pubsubshard = 1;
         keyReference *keys = NULL;
-        int numkeys = getKeysWithFlags(mcmd, cmds[i].argv, cmds[i].argc, &keys);
+        int numkeys = getRoutingKeys(mcmd, cmds[i].argv, cmds[i].argc, &keys); /* shard channels too */
         for (int j = 0; j < numkeys; j++) {
             robj *key = cmds[i].argv[keys[j].pos];
             int thisslot = (int)keyHashSlot(key->ptr, sdslen(key->ptr));
@@ -301,7 +303,8 @@ int clusterQueryIsLocal(client *c, struct redisCommand *cmd, robj **argv, int ar
         if (numkeys > 0) zfree(keys);
     }
     if (!n) return 1; /* no key: served anywhere */
-    int is_write = (c->cmd && c->cmd->flags & CMD_WRITE) ||
+    /* A script's command is a write as the script declares (shebang or function flags). */
+    int is_write = (c->cmd && (commandFlags(c) & CMD_WRITE)) ||
                    (cmd == server.exec_command && (c->mstate.cmd_flags & CMD_WRITE)) || (cmd->flags & CMD_WRITE);
     if (cluster->state != CLUSTER_OK) {
         if (pubsubshard) {
@@ -365,7 +368,8 @@ void clusterReplyRedirect(client *c, int slot, int error) {
 
 int clusterRouteCommand(client *c) {
     if (!server.cluster_enabled || (c->flags & (CLIENT_MASTER | CLIENT_AOF))) return 0;
-    if (!(c->cmd->flags & CMD_MOVABLE_KEYS) && !commandHasKeys(c->cmd) && c->cmd != server.exec_command) return 0;
+    /* Key specs, not-key ones included: SSUBSCRIBE and SPUBLISH go by their channel's slot. */
+    if (!(c->cmd->flags & CMD_MOVABLE_KEYS) && !commandHasKeySpecs(c->cmd) && c->cmd != server.exec_command) return 0;
     int slot = 0, error;
     if (clusterQueryIsLocal(c, c->cmd, c->argv, c->argc, &slot, &error)) return 0;
     if (c->cmd == server.exec_command) discardTransaction(c);
@@ -375,9 +379,75 @@ int clusterRouteCommand(client *c) {
     return 1;
 }
 
+/* ------------------------------------------------ keys: blocked clients, scripts, lost slots */
+
 int clusterRedirectBlockedClient(client *c) {
-    (void)c;
-    return 0;
+    if (!cluster || !(c->flags & CLIENT_BLOCKED)) return 0;
+    /* Down: even where reads are allowed, the write that would serve it may never come. */
+    if (cluster->state != CLUSTER_OK) {
+        clusterReplyRedirect(c, 0, REDIR_DOWN_STATE);
+        return 1;
+    }
+    if (!c->bpop.keys || !dictSize(c->bpop.keys)) return 0;
+    /* The router let the command block only with keys of one slot: the first says it. */
+    dictIterator it;
+    dictInitIterator(&it, c->bpop.keys);
+    dictEntry *de = dictNext(&it);
+    robj *key = dictGetKey(de);
+    dictResetIterator(&it);
+    int slot = (int)keyHashSlot(key->ptr, sdslen(key->ptr));
+    clusterNode *n = cluster->slots[slot];
+    /* A READONLY client's read waits on a replica of the slot's master as well. */
+    if ((c->flags & CLIENT_READONLY) && c->lastcmd && !(c->lastcmd->flags & CMD_WRITE) && nodeIsReplica(myself) &&
+        myself->master == n)
+        return 0;
+    /* Served here, or coming here (the keys may yet arrive): it waits on. */
+    if (n == myself || cluster->importing_from[slot]) return 0;
+    clusterReplyRedirect(c, slot, n ? REDIR_MOVED : REDIR_DOWN_UNBOUND);
+    return 1;
+}
+
+const char *clusterScriptKeyError(client *script_caller, client *c, int *slot_of_call) {
+    if (!server.cluster_enabled || (script_caller->flags & (CLIENT_MASTER | CLIENT_AOF))) return NULL;
+    /* The script's commands route as its caller's would (READONLY, ASKING). */
+    c->flags &= ~(CLIENT_READONLY | CLIENT_ASKING);
+    c->flags |= script_caller->flags & (CLIENT_READONLY | CLIENT_ASKING);
+    int slot = -1, error;
+    if (!clusterQueryIsLocal(c, c->cmd, c->argv, c->argc, &slot, &error)) {
+        if (error == REDIR_DOWN_RO_STATE)
+            return "Script attempted to execute a write command while the cluster is down and readonly";
+        if (error == REDIR_DOWN_STATE) return "Script attempted to execute a command while the cluster is down";
+        return "Script attempted to access a non local key in a cluster node";
+    }
+    /* Keys the script did not declare must stay in one slot, unless it said allow-cross-slot-keys. */
+    if (slot != -1 && slot_of_call) {
+        if (*slot_of_call == -1) *slot_of_call = slot;
+        else if (*slot_of_call != slot) return "Script attempted to access keys that do not hash to the same slot";
+    }
+    return NULL;
+}
+
+/* Slots that left our shard this turn (state.c tells each one); their
+ * channels and waiting clients are dealt with before we sleep. */
+static unsigned char lost_slots[CLUSTER_SLOTS / 8];
+static int slots_lost;
+static void (*shardChannelsDrop)(const unsigned char *lost);
+
+void clusterSetShardChannelsDrop(void (*fn)(const unsigned char *lost)) { shardChannelsDrop = fn; }
+
+void clusterSlotLeavingShard(int slot, const clusterNode *owner) {
+    /* Our shard: we serve it, or our master does (as Redis 7.0, its replicas drop the channels too). */
+    if (!myself || !(owner == myself || (nodeIsReplica(myself) && myself->master == owner))) return;
+    lost_slots[slot >> 3] |= (unsigned char)(1 << (slot & 7));
+    slots_lost = 1;
+}
+
+void clusterKeysBeforeSleep(void) {
+    if (!slots_lost) return;
+    slots_lost = 0;
+    if (shardChannelsDrop) shardChannelsDrop(lost_slots);
+    memset(lost_slots, 0, sizeof(lost_slots));
+    blockingRedirectClients(); /* at once rather than at the next cron */
 }
 
 /* ------------------------------------------------------------------ INFO */

@@ -23,8 +23,22 @@ int clusterRouteCommand(client *c);
  * (answered) and 1; the caller unblocks it. */
 int clusterRedirectBlockedClient(client *c);
 
-/* Why a command may not touch these keys here: the error a script sees (NULL: it may). */
+/* Why a script's command (c: the script's client, its cmd/argv set) may not
+ * touch its keys here: the error the script sees, NULL when it may. The
+ * script's keys must stay in one slot: *slot_of_call is that slot (-1 before
+ * the first key; set from the first key touched); NULL when the script may
+ * cross slots (allow-cross-slot-keys, or EVAL without a shebang). */
 const char *clusterScriptKeyError(client *script_caller, client *c, int *slot_of_call);
+
+/* A slot leaves its owner (state.c's clusterDelSlot tells each one): if the
+ * owner is our shard, its shard channels are unsubscribed and blocked
+ * clients redirected before the server sleeps (clusterKeysBeforeSleep,
+ * subscribed from main.c). fn (features/pubsub) drops the channels of the
+ * slots set in a bitmap of CLUSTER_SLOTS bits. */
+struct clusterNode;
+void clusterSlotLeavingShard(int slot, const struct clusterNode *owner);
+void clusterKeysBeforeSleep(void);
+void clusterSetShardChannelsDrop(void (*fn)(const unsigned char *lost));
 
 /* INFO "# Cluster", and the links' memory for INFO memory. */
 sds clusterInfoSection(sds info);

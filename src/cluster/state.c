@@ -4,6 +4,7 @@
 #include "cluster/state.h"
 
 #include "cluster/bus.h"
+#include "cluster/cluster.h"
 #include "cluster/nodesconf.h"
 #include "core/clock.h"
 #include "core/randbytes.h"
@@ -210,6 +211,7 @@ int clusterAddSlot(clusterNode *n, int slot) {
 int clusterDelSlot(int slot) {
     clusterNode *n = cluster->slots[slot];
     if (!n) return C_ERR;
+    clusterSlotLeavingShard(slot, n); /* its shard channels and waiting clients (cluster.c) */
     n->slots[slot >> 3] &= (unsigned char)~(1 << (slot & 7));
     n->numslots--;
     cluster->slots[slot] = NULL;

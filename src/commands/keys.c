@@ -101,6 +101,10 @@ static int getDbIndexOrReply(client *c, robj *o, int *id, const char *msg) {
 void selectCommand(client *c) {
     int id;
     if (getDbIndexOrReply(c, c->argv[1], &id, NULL) != C_OK) return;
+    if (server.cluster_enabled && id != 0) { /* a cluster has db 0 only */
+        addReplyError(c, "SELECT is not allowed in cluster mode");
+        return;
+    }
     if (selectDb(c, id) == C_ERR) {
         addReplyError(c, "DB index is out of range");
         return;
@@ -110,6 +114,10 @@ void selectCommand(client *c) {
 
 void swapdbCommand(client *c) {
     int id1, id2;
+    if (server.cluster_enabled) {
+        addReplyError(c, "SWAPDB is not allowed in cluster mode");
+        return;
+    }
     if (getDbIndexOrReply(c, c->argv[1], &id1, "invalid first DB index") != C_OK) return;
     if (getDbIndexOrReply(c, c->argv[2], &id2, "invalid second DB index") != C_OK) return;
     if (dbSwapDatabases(id1, id2) == C_ERR) {
@@ -200,6 +208,10 @@ void renamenxCommand(client *c) { renameGenericCommand(c, 1); }
 
 void moveCommand(client *c) {
     int dbid;
+    if (server.cluster_enabled) {
+        addReplyError(c, "MOVE is not allowed in cluster mode");
+        return;
+    }
     if (getDbIndexOrReply(c, c->argv[2], &dbid, NULL) != C_OK) return;
     if (dbid < 0 || dbid >= server.dbnum) {
         addReplyError(c, "DB index is out of range");
@@ -231,24 +243,28 @@ void moveCommand(client *c) {
 
 void copyCommand(client *c) {
     redisDb *src = c->db, *dst = c->db;
-    int replace = 0;
+    int replace = 0, dbid = src->id;
     for (int j = 3; j < c->argc; j++) {
         if (!strcasecmp(c->argv[j]->ptr, "replace")) {
             replace = 1;
         } else if (!strcasecmp(c->argv[j]->ptr, "db") && j + 1 < c->argc) {
-            int dbid;
             if (getDbIndexOrReply(c, c->argv[j + 1], &dbid, NULL) != C_OK) return;
             if (dbid < 0 || dbid >= server.dbnum) {
                 addReplyError(c, "DB index is out of range");
                 return;
             }
-            dst = &server.db[dbid];
             j++;
         } else {
             addReplyErrorObject(c, shared.syntaxerr);
             return;
         }
     }
+    /* As Redis: every option first, then cluster mode's one db. */
+    if (server.cluster_enabled && (src->id != 0 || dbid != 0)) {
+        addReplyError(c, "Copying to another database is not allowed in cluster mode");
+        return;
+    }
+    dst = &server.db[dbid];
     robj *key = c->argv[1], *newkey = c->argv[2];
     if (src == dst && equalStringObjects(key, newkey)) {
         addReplyErrorObject(c, shared.sameobjecterr);

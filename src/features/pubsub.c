@@ -8,6 +8,8 @@
 #include "server/reply.h"
 #include "server/client.h"
 #include "server/propagate.h"
+#include "cluster/gossip.h"
+#include "core/crc16.h"
 #include "core/glob.h"
 #include "core/numparse.h"
 #include "core/zmalloc.h"
@@ -307,10 +309,53 @@ void sunsubscribeCommand(client *c) {
 }
 
 /* PUBLISH and SPUBLISH reach the replicas' subscribers through the
- * replication stream (not the AOF), as in Redis 7.0 outside cluster mode. */
+ * replication stream (not the AOF), as in Redis 7.0 outside cluster mode. In
+ * cluster mode the bus carries them instead: PUBLISH to every node, SPUBLISH
+ * to the nodes of our shard (a replica hears it from the bus, not twice). */
+static void propagatePublish(client *c, int sharded) {
+    if (!server.cluster_enabled) {
+        forceReplicaPropagation(c);
+        return;
+    }
+    robj *ch = getDecodedObject(c->argv[1]), *msg = getDecodedObject(c->argv[2]);
+    clusterPropagatePublish(ch->ptr, sdslen(ch->ptr), msg->ptr, sdslen(msg->ptr), sharded);
+    decrRefCount(ch);
+    decrRefCount(msg);
+}
+
+void pubsubClusterDeliver(const char *channel, size_t chlen, const char *message, size_t msglen, int sharded) {
+    robj *ch = createStringObject(channel, chlen), *msg = createStringObject(message, msglen);
+    if (sharded) publishToChannel(ch, msg, &shardKind);
+    else pubsubPublishMessage(ch, msg);
+    decrRefCount(ch);
+    decrRefCount(msg);
+}
+
+/* One pass over the shard channels, however many slots went: each
+ * subscriber of a channel of a lost slot hears its "sunsubscribe". */
+void pubsubShardUnsubscribeSlots(const unsigned char *lost) {
+    if (!dictSize(shard_channels)) return;
+    dictIterator *di = dictGetSafeIterator(shard_channels);
+    dictEntry *de;
+    while ((de = dictNext(di))) {
+        robj *ch = dictGetKey(de);
+        char buf[LONG_STR_SIZE];
+        size_t len;
+        const char *name = stringObjectView(ch, buf, &len);
+        unsigned slot = keyHashSlot(name, len);
+        if (!(lost[slot >> 3] & (1 << (slot & 7)))) continue;
+        incrRefCount(ch); /* the entry goes with its last subscriber */
+        list *clients = dictGetVal(de);
+        while (dictFind(shard_channels, ch) && listLength(clients))
+            unsubscribeChannel(listNodeValue(listFirst(clients)), ch, 1, &shardKind);
+        decrRefCount(ch);
+    }
+    dictReleaseIterator(di);
+}
+
 void spublishCommand(client *c) {
     addReplyLongLong(c, publishToChannel(c->argv[1], c->argv[2], &shardKind));
-    forceReplicaPropagation(c);
+    propagatePublish(c, 1);
 }
 
 void psubscribeCommand(client *c) {
@@ -326,8 +371,8 @@ void punsubscribeCommand(client *c) {
 
 void publishCommand(client *c) {
     int receivers = pubsubPublishMessage(c->argv[1], c->argv[2]);
-    addReplyLongLong(c, receivers);
-    forceReplicaPropagation(c);
+    addReplyLongLong(c, receivers); /* local receivers only, in cluster mode too (as 7.0) */
+    propagatePublish(c, 0);
 }
 
 /* PUBSUB CHANNELS / SHARDCHANNELS [pattern] */

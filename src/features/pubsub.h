@@ -15,5 +15,12 @@ void pubsubClientTeardown(client *c);
 unsigned long pubsubChannelCount(void);
 unsigned long pubsubPatternCount(void);
 unsigned long pubsubShardChannelCount(void);
+/* Cluster mode: a PUBLISH (sharded: SPUBLISH) that came over the bus, to our
+ * subscribers (cluster/gossip.h's delivery point). */
+void pubsubClusterDeliver(const char *channel, size_t chlen, const char *message, size_t msglen, int sharded);
+/* Cluster mode: the shard channels of the slots set in `lost` (a bitmap of
+ * CLUSTER_SLOTS bits) are unsubscribed, each subscriber told, as Redis 7.0
+ * does when a slot leaves our shard. */
+void pubsubShardUnsubscribeSlots(const unsigned char *lost);
 
 #endif

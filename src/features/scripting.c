@@ -10,6 +10,7 @@
  * Lua values; the script's return value is converted back. A count hook
  * watches the clock: past busy-reply-threshold other clients are served
  * -BUSY, and SCRIPT KILL works for scripts that have not written. */
+#include "cluster/cluster.h"
 #include "features/functions.h"
 #include "features/scripting.h"
 #include "features/ldb.h"
@@ -23,6 +24,7 @@
 #include "server/client.h"
 #include "server/reply.h"
 #include "core/clock.h"
+#include "core/crc16.h"
 #include "core/numparse.h"
 #include "core/zmalloc.h"
 #include "server/propagate.h"
@@ -77,6 +79,7 @@ static struct {
     const char *name; /* the sha, or the function's name */
     monotime start;
     int running, timedout, killed, wrote, readonly, resp, repl, flags, is_function;
+    int slot; /* cluster mode: the slot of the keys touched so far (-1: none yet) */
 } run;
 
 /* ------------------------------------------------------------ deterministic PRNG */
@@ -538,6 +541,16 @@ static int redisCallGeneric(lua_State *L, int raise) {
         err = "-OOM command not allowed when used memory > 'maxmemory'.";
     else if (!(cmd->flags & CMD_STALE) && replicaIsStaleAndStrict())
         err = "Can not execute the command on a stale replica";
+    else if (server.cluster_enabled) {
+        /* Last, as Redis: a key of a slot served elsewhere, a cluster down, undeclared keys of two slots. */
+        c->cmd = cmd;
+        c->argv = argv;
+        c->argc = argc;
+        int cross_ok = !(run.flags & SCRIPT_FLAG_SHEBANG) || (run.flags & SCRIPT_FLAG_ALLOW_CROSS_SLOT);
+        err = clusterScriptKeyError(run.caller, c, cross_ok ? NULL : &run.slot);
+        c->argv = NULL;
+        c->argc = 0;
+    }
     if (err) {
         freeArgv(argv, argc);
         /* Refused as a command would be: counted here, not again when the script passes it on. */
@@ -1145,8 +1158,9 @@ static int parseShebang(const char *body, size_t len, int *flags, sds *err) {
                 if (!strcmp(fl[k], "no-writes")) *flags |= SCRIPT_FLAG_NO_WRITES;
                 else if (!strcmp(fl[k], "allow-oom")) *flags |= SCRIPT_FLAG_ALLOW_OOM;
                 else if (!strcmp(fl[k], "allow-stale")) *flags |= SCRIPT_FLAG_ALLOW_STALE;
-                else if (!strcmp(fl[k], "no-cluster") ||
-                         !strcmp(fl[k], "allow-cross-slot-keys") || sdslen(fl[k]) == 0)
+                else if (!strcmp(fl[k], "no-cluster")) *flags |= SCRIPT_FLAG_NO_CLUSTER;
+                else if (!strcmp(fl[k], "allow-cross-slot-keys")) *flags |= SCRIPT_FLAG_ALLOW_CROSS_SLOT;
+                else if (sdslen(fl[k]) == 0)
                     continue;
                 else {
                     *err = sdscatprintf(sdsempty(), "Unexpected flag in script shebang: %s", fl[k]);
@@ -1365,6 +1379,10 @@ static void runEval(client *c, int evalsha, int readonly_cmd) {
  * runs; EVAL-compatible scripts are checked command by command instead. */
 static int scriptMayStart(client *c, int flags, int ro_cmd) {
     if (!(flags & SCRIPT_FLAG_SHEBANG)) return 1;
+    if ((flags & SCRIPT_FLAG_NO_CLUSTER) && server.cluster_enabled) {
+        addReplyError(c, "Can not run script on cluster, 'no-cluster' flag is set.");
+        return 0;
+    }
     if (!(flags & SCRIPT_FLAG_NO_WRITES)) {
         if (ro_cmd) {
             addReplyError(c, "Can not execute a script with write flag using *_ro command.");
@@ -1392,6 +1410,17 @@ static int scriptMayStart(client *c, int flags, int ro_cmd) {
     return 1;
 }
 
+/* The slot of the keys EVAL or FCALL declares (the router saw they share
+ * one), -1 without keys or outside cluster mode: undeclared keys a script
+ * touches must be in it too. */
+static int declaredKeysSlot(client *c) {
+    long long numkeys;
+    if (!server.cluster_enabled || c->argc < 4 || getLongLongFromObject(c->argv[2], &numkeys) != C_OK ||
+        numkeys <= 0 || !sdsEncodedObject(c->argv[3]))
+        return -1;
+    return (int)keyHashSlot(c->argv[3]->ptr, sdslen(c->argv[3]->ptr));
+}
+
 void scriptingRun(client *c, lua_State *L, const char *name, int nargs, int flags, int ro_cmd, int is_function) {
     if (!scriptMayStart(c, flags, ro_cmd)) {
         lua_pop(L, nargs + 1);
@@ -1409,6 +1438,7 @@ void scriptingRun(client *c, lua_State *L, const char *name, int nargs, int flag
     run.readonly = ro_cmd || (flags & SCRIPT_FLAG_NO_WRITES);
     run.flags = flags;
     run.is_function = is_function;
+    run.slot = declaredKeysSlot(c);
     run.resp = 2;
     run.repl = REPL_ALL;
     server.in_script = 1;

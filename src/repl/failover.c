@@ -87,6 +87,10 @@ void failoverBeforeSleep(void) {
 
 /* FAILOVER [TO host port [FORCE]] [ABORT] [TIMEOUT ms] */
 void failoverCommand(client *c) {
+    if (server.cluster_enabled) { /* a cluster fails over by its own election */
+        addReplyError(c, "FAILOVER not allowed in cluster mode. Use CLUSTER FAILOVER command instead.");
+        return;
+    }
     if (c->argc == 2 && !strcasecmp(c->argv[1]->ptr, "abort")) {
         if (fo.state == FAILOVER_NONE) {
             addReplyError(c, "No failover in progress.");

@@ -178,15 +178,23 @@ static void queueUnblocked(client *c) {
     }
 }
 
-void unblockClient(client *c, int reply_timeout) {
-    if (!(c->flags & CLIENT_BLOCKED)) return;
+/* Out of every blocking structure, its keys forgotten; returns the owner's
+ * unblock function (taken from the client), for the caller to call. */
+typedef void unblockFn(client *c, int timed_out);
+static unblockFn *releaseBlocked(client *c) {
     detachBlocked(c);
     if (c->bpop.keys) {
         dictRelease(c->bpop.keys);
         c->bpop.keys = NULL;
     }
-    void (*unblockfn)(client *, int) = c->bpop.unblockfn;
+    unblockFn *unblockfn = c->bpop.unblockfn;
     c->bpop.unblockfn = NULL;
+    return unblockfn;
+}
+
+void unblockClient(client *c, int reply_timeout) {
+    if (!(c->flags & CLIENT_BLOCKED)) return;
+    unblockFn *unblockfn = releaseBlocked(c);
     if (!reply_timeout && unblockfn) unblockfn(c, 0); /* let its owner forget it */
     if (reply_timeout) {
         /* WAIT answers how many replicas acknowledged (its unblockfn counts them). */
@@ -224,6 +232,28 @@ int unblockClientByRequest(client *c, int with_error) {
         unblockClient(c, 1);
     }
     return 1;
+}
+
+void blockingRedirectClients(void) {
+    if (!command_router || !command_router->redirect_blocked || !server.blocked_clients) return;
+    listIter li;
+    listNode *ln;
+    listRewind(server.clients, &li);
+    while ((ln = listNext(&li))) {
+        client *c = listNodeValue(ln);
+        if (!(c->flags & CLIENT_BLOCKED)) continue;
+        int btype = c->bpop.btype;
+        /* Only a wait on keys can be for a slot served elsewhere now. */
+        if (btype != BLOCKED_LIST && btype != BLOCKED_ZSET && btype != BLOCKED_STREAM) continue;
+        if (!command_router->redirect_blocked(c)) continue;
+        /* Answered with the redirection: the command ends here. */
+        unblockFn *unblockfn = releaseBlocked(c);
+        if (unblockfn) unblockfn(c, 0);
+        if (c->cmd) c->cmd->calls++;
+        resetClient(c);
+        c->bpop.timeout = 0;
+        queueUnblocked(c);
+    }
 }
 
 static int typeServes(int btype, robj *val) {

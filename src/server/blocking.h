@@ -30,6 +30,11 @@ void blockingClientTeardown(client *c);
 /* CLIENT UNBLOCK: 1 if c was blocked on keys and is now unblocked. */
 int unblockClientByRequest(client *c, int with_error);
 void handleClientsBlockedOnKeys(void);
+/* Cluster mode (the command router's redirect_blocked): each client blocked
+ * on keys whose slot is no longer served here is answered with its
+ * redirection and unblocked. From the server cron, and from the cluster when
+ * its slots change. */
+void blockingRedirectClients(void);
 void processUnblockedClients(void);
 /* Parses a timeout (seconds as a float, or ms): absolute ms into *timeout, 0 = forever. */
 int getTimeoutFromObjectOrReply(client *c, robj *object, long long *timeout, int unit);

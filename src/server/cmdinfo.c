@@ -294,15 +294,20 @@ int commandHasKeys(struct redisCommand *cmd) {
     return 0;
 }
 
+int commandHasKeySpecs(struct redisCommand *cmd) {
+    commandKeyInfo *ki = keyInfo(cmd);
+    return ki->proc || ki->numspecs > 0;
+}
+
 /* Redis's getKeysUsingKeySpecs: -1 when a spec cannot be followed (the
  * command's own key finder, if any, is then used). */
-static int keysFromSpecs(commandKeyInfo *ki, struct redisCommand *cmd, robj **argv, int argc, keyReference **out) {
+static int keysFromSpecs(commandKeyInfo *ki, int with_not_keys, robj **argv, int argc, keyReference **out) {
     int count = 0, cap = 0;
     keyReference *keys = NULL;
     for (int j = 0; j < ki->numspecs; j++) {
         keySpec *spec = &ki->specs[j];
         int first = 0, last, step;
-        if (spec->flags & CMD_KEY_NOT_KEY) continue;
+        if ((spec->flags & CMD_KEY_NOT_KEY) && !with_not_keys) continue;
         if (spec->bs_type == BS_INDEX) {
             first = spec->bs_index;
         } else if (spec->bs_type == BS_KEYWORD) {
@@ -346,7 +351,6 @@ static int keysFromSpecs(commandKeyInfo *ki, struct redisCommand *cmd, robj **ar
         }
         if (spec->flags & CMD_KEY_INCOMPLETE) goto invalid;
     }
-    (void)cmd;
     *out = keys;
     return count;
 invalid:
@@ -355,13 +359,13 @@ invalid:
     return -1;
 }
 
-int getKeysWithFlags(struct redisCommand *cmd, robj **argv, int argc, keyReference **keys) {
+static int keysOf(struct redisCommand *cmd, int with_not_keys, robj **argv, int argc, keyReference **keys) {
     commandKeyInfo *ki = keyInfo(cmd);
     *keys = NULL;
     int varflags = 0;
     for (int i = 0; i < ki->numspecs; i++) varflags |= ki->specs[i].flags & CMD_KEY_VARIABLE_FLAGS;
     if (ki->numspecs && !varflags) {
-        int n = keysFromSpecs(ki, cmd, argv, argc, keys);
+        int n = keysFromSpecs(ki, with_not_keys, argv, argc, keys);
         if (n >= 0) return n;
     }
     if (!ki->proc) return 0;
@@ -373,4 +377,12 @@ int getKeysWithFlags(struct redisCommand *cmd, robj **argv, int argc, keyReferen
         return 0;
     }
     return n;
+}
+
+int getKeysWithFlags(struct redisCommand *cmd, robj **argv, int argc, keyReference **keys) {
+    return keysOf(cmd, 0, argv, argc, keys);
+}
+
+int getRoutingKeys(struct redisCommand *cmd, robj **argv, int argc, keyReference **keys) {
+    return keysOf(cmd, 1, argv, argc, keys);
 }

@@ -33,8 +33,14 @@ typedef struct keyReference {
 int commandCategoryNames(struct redisCommand *cmd, char names[][CMDINFO_MAX_CATEGORY_LEN], int max);
 /* 1 when the command may name keys at all. */
 int commandHasKeys(struct redisCommand *cmd);
+/* 1 when the command has key specs (not-key ones too: shard channels) or a
+ * key finder: what cluster mode routes by slot, as Redis 7.0. */
+int commandHasKeySpecs(struct redisCommand *cmd);
 /* The keys of cmd called with argv, with their flags; *keys is allocated
  * (zfree it) when the count is positive. */
 int getKeysWithFlags(struct redisCommand *cmd, robj **argv, int argc, keyReference **keys);
+/* The same, with the not-key arguments of key specs too (shard channels):
+ * what cluster mode routes by slot, as Redis 7.0. */
+int getRoutingKeys(struct redisCommand *cmd, robj **argv, int argc, keyReference **keys);
 
 #endif

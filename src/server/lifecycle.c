@@ -64,6 +64,7 @@ static long long serverCron(aeEventLoop *el, long long id, void *clientData) {
     if (server.watchdog_period) watchdogSchedule(server.watchdog_period);
     clientsCron();
     tlsCron();
+    blockingRedirectClients(); /* cluster mode: a blocked client whose slot moved hears where */
     databasesCron();
     runCronTasks();
     freeClientsInAsyncFreeQueue();
