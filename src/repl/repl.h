@@ -65,7 +65,8 @@ void replAddReplicaCapability(const replCapability *capa);
  * too). For a module feeding a large amount at its own pace. */
 long long replReplicaOutputRoom(void);
 /* On a replica: the offset its master's +FULLRESYNC named for the full sync
- * the current stream follows (its data's snapshot), -1 before any. */
+ * the current stream follows (its data's snapshot); -1 before any, once
+ * promoted, and once a partial resync took another master's history. */
 long long replSyncedFrom(void);
 /* Shutdown check: a diskless snapshot child goes before the final save (as
  * Redis kills any RDB child). Always C_OK. */

@@ -673,6 +673,7 @@ static void continueWith(const char *newid) {
         memcpy(replId.replid2, rp.cached_replid, sizeof(replId.replid2));
         replId.second_offset = rp.cached_offset + 1;
         memcpy(replId.replid, newid, sizeof(replId.replid));
+        rp.synced_from = -1; /* the stream no longer follows that snapshot's master */
         replDisconnectReplicas();
     } else {
         memcpy(replId.replid, rp.cached_replid, sizeof(replId.replid));
@@ -807,6 +808,7 @@ void replicaUnsetMaster(void) {
     zfree(rp.host);
     rp.host = NULL;
     rp.cached = 0;
+    rp.synced_from = -1;
     server.masterhost_set = 0;
     roleChanged();
     setLinkUp(0);
