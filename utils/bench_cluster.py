@@ -26,7 +26,7 @@ import time
 import redis
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchserver import OURS, REF  # noqa: E402
+from benchserver import OURS, REF, process_cpu_seconds  # noqa: E402
 
 CLUSTER_PORT_INCR = 10000
 
@@ -69,15 +69,7 @@ class Node:
                 time.sleep(0.02)
 
     def cpu_seconds(self):
-        total = 0
-        task_dir = "/proc/%d/task" % self.proc.pid
-        for tid in os.listdir(task_dir):
-            try:
-                with open(os.path.join(task_dir, tid, "schedstat")) as f:
-                    total += int(f.read().split()[0])
-            except (OSError, ValueError):
-                pass
-        return total / 1e9
+        return process_cpu_seconds(self.proc.pid)
 
     def kill9(self):
         self.proc.kill()

@@ -68,6 +68,24 @@ def split_cpus():
     return {mine[0]}, set(mine[1:])
 
 
+def process_cpu_seconds(pid):
+    """CPU time (user + system) of a process's threads, in seconds, from
+    each thread's /proc/PID/task/TID/schedstat: the scheduler's run time in
+    nanoseconds. /proc/PID/stat's utime and stime are sampled at the clock
+    tick (10 ms), and a benchmark of a few seconds moved by that sampling
+    alone by several per cent. A thread that ended is no longer counted;
+    the servers' helper threads live as long as the server."""
+    total = 0
+    task_dir = "/proc/%d/task" % pid
+    for tid in os.listdir(task_dir):
+        try:
+            with open(os.path.join(task_dir, tid, "schedstat")) as f:
+                total += int(f.read().split()[0])
+        except (OSError, ValueError):
+            pass  # the thread ended between the listing and the read
+    return total / 1e9
+
+
 class Server:
     """A server process on a free port in a temporary directory. `wrapper`
     (e.g. a valgrind command line) is put in front of the binary."""
@@ -111,21 +129,7 @@ class Server:
         return self.proc.pid
 
     def cpu_seconds(self):
-        """CPU time (user + system) of the server's threads, in seconds, from
-        each thread's /proc/PID/task/TID/schedstat: the scheduler's run time in
-        nanoseconds. /proc/PID/stat's utime and stime are sampled at the clock
-        tick (10 ms), and a benchmark of a few seconds moved by that sampling
-        alone by several per cent. A thread that ended is no longer counted;
-        the servers' helper threads live as long as the server."""
-        total = 0
-        task_dir = "/proc/%d/task" % self.proc.pid
-        for tid in os.listdir(task_dir):
-            try:
-                with open(os.path.join(task_dir, tid, "schedstat")) as f:
-                    total += int(f.read().split()[0])
-            except (OSError, ValueError):
-                pass  # the thread ended between the listing and the read
-        return total / 1e9
+        return process_cpu_seconds(self.proc.pid)
 
     def allocator(self):
         return self.r.info("memory").get("mem_allocator", "?")

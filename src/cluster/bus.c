@@ -149,7 +149,7 @@ static void writeHandler(aeEventLoop *el, int fd, void *data, int mask) {
         if (n < 0 && errno == EAGAIN) return;
         if (n <= 0) {
             serverLog(LL_DEBUG, "I/O error writing to node link: %s", n == 0 ? "connection closed" : strerror(errno));
-            clusterLinkBroken(link);
+            freeClusterLink(link); /* an outbound one is made again by the cron */
             return;
         }
         link->sndpos += (size_t)n;
@@ -176,7 +176,7 @@ static void readHandler(aeEventLoop *el, int fd, void *data, int mask) {
         if (n < 0 && errno == EAGAIN) break;
         if (n <= 0) {
             serverLog(LL_DEBUG, "I/O error reading from node link: %s", n == 0 ? "connection closed" : strerror(errno));
-            clusterLinkBroken(link);
+            freeClusterLink(link); /* an outbound one is made again by the cron */
             return;
         }
         link->rcvlen += (size_t)n;
@@ -187,7 +187,7 @@ static void readHandler(aeEventLoop *el, int fd, void *data, int mask) {
             uint32_t totlen = ((uint32_t)m[4] << 24) | ((uint32_t)m[5] << 16) | ((uint32_t)m[6] << 8) | m[7];
             if (memcmp(m, "RCmb", 4) || totlen < MSG_MIN_LEN || totlen > MAX_MESSAGE_LEN) {
                 serverLog(LL_WARNING, "Bad message length or signature received on the Cluster bus.");
-                clusterLinkBroken(link);
+                freeClusterLink(link); /* an outbound one is made again by the cron */
                 return;
             }
             if (link->rcvlen - pos < totlen) break;

@@ -27,14 +27,10 @@
 
 static struct redisCommand *migrate_command;
 
-static void freeBlacklistVal(dict *d, void *v) {
-    (void)d;
-    (void)v;
-}
 static dictType nodesDictType = {.hashFunction = dictSdsHash, .keyCompare = dictSdsKeyCompare,
                                  .keyDestructor = dictSdsDestructor};
 static dictType blacklistDictType = {.hashFunction = dictSdsHash, .keyCompare = dictSdsKeyCompare,
-                                     .keyDestructor = dictSdsDestructor, .valDestructor = freeBlacklistVal};
+                                     .keyDestructor = dictSdsDestructor}; /* values: expiry times, not pointers */
 
 static long long clusterCron(aeEventLoop *el, long long id, void *data);
 
@@ -437,7 +433,7 @@ void clusterSetShardChannelsDrop(void (*fn)(const unsigned char *lost)) { shardC
 
 void clusterSlotLeavingShard(int slot, const clusterNode *owner) {
     /* Our shard: we serve it, or our master does (as Redis 7.0, its replicas drop the channels too). */
-    if (!myself || !(owner == myself || (nodeIsReplica(myself) && myself->master == owner))) return;
+    if (!myself || clusterShardMaster(myself) != owner) return;
     lost_slots[slot >> 3] |= (unsigned char)(1 << (slot & 7));
     slots_lost = 1;
 }

@@ -121,7 +121,8 @@ static int replicaRank(void) {
     return rank;
 }
 
-void clusterLogCantFailover(int reason) {
+/* Why a replica is not failing over now (logged when it changes, or every so often). */
+static void clusterLogCantFailover(int reason) {
     static int last_reason;
     static time_t last_log;
     if (reason == last_reason && server.unixtime - last_log < CANT_FAILOVER_RELOG_PERIOD) return;
@@ -314,12 +315,11 @@ static void handleReplicaMigration(int max_replicas) {
     dictEntry *de;
     while ((de = dictNext(&it)) != NULL) {
         clusterNode *n = dictGetVal(de);
-        int ok = 0;
         if (nodeIsReplica(n) || nodeFailed(n)) continue;
         if (!(n->flags & NODE_MIGRATE_TO)) continue;
-        ok = clusterCountNonFailingReplicas(n);
+        /* An orphan's orphaned_time is the cron's (it counts the orphans first). */
+        int ok = clusterCountNonFailingReplicas(n);
         if (ok == 0 && !target && n->numslots) target = n;
-        if (!ok) n->orphaned_time = n->orphaned_time ? n->orphaned_time : mstime();
         /* Among the replicas of masters with the most, the smallest name moves. */
         if (ok == max_replicas) {
             for (int j = 0; j < n->numreplicas; j++)

@@ -27,7 +27,5 @@ void clusterManualFailoverCheckTimeout(void);
 
 /* CLUSTER FAILOVER [FORCE|TAKEOVER] on a replica: starts it (the command checks first). */
 void clusterStartManualFailover(int force, int takeover);
-/* Why a replica is not failing over now (logged when it changes). */
-void clusterLogCantFailover(int reason);
 
 #endif

@@ -107,12 +107,10 @@ static int announcedBusPort(void) {
     return server.cluster_announce_bus_port ? server.cluster_announce_bus_port : clusterBusPort();
 }
 
-static long long ourReplOffset(void) { return replOffset(); }
-
 /* The header of every message, in a buffer of len bytes (len >= the header). */
 static unsigned char *buildMessage(int type, size_t len) {
     unsigned char *m = zcalloc(len);
-    clusterNode *master = (nodeIsReplica(myself) && myself->master) ? myself->master : myself;
+    clusterNode *master = clusterShardMaster(myself);
     memcpy(m + H_SIG, "RCmb", 4);
     put32(m + H_TOTLEN, (uint32_t)len);
     put16(m + H_VER, PROTO_VER);
@@ -120,7 +118,7 @@ static unsigned char *buildMessage(int type, size_t len) {
     put16(m + H_TYPE, (uint16_t)type);
     put64(m + H_CURRENT_EPOCH, cluster->currentEpoch);
     put64(m + H_CONFIG_EPOCH, master->configEpoch);
-    put64(m + H_OFFSET, (uint64_t)ourReplOffset());
+    put64(m + H_OFFSET, (uint64_t)replOffset());
     memcpy(m + H_SENDER, myself->name, CLUSTER_NAMELEN);
     memcpy(m + H_MYSLOTS, master->slots, sizeof(master->slots));
     if (nodeIsReplica(myself) && myself->master) memcpy(m + H_SLAVEOF, myself->master->name, CLUSTER_NAMELEN);
@@ -143,17 +141,24 @@ static void sendMessage(clusterLink *link, unsigned char *m, size_t len) {
 }
 
 /* To every node with a link, not in a handshake. */
-static void broadcastMessage(unsigned char *m, size_t len) {
+/* A node a broadcast reaches: another one we have a link to, past its
+ * handshake, and (shard not NULL) in the shard of that master. */
+static int broadcastReaches(clusterNode *n, clusterNode *shard) {
+    return n != myself && n->link && !nodeInHandshake(n) && (!shard || clusterShardMaster(n) == shard);
+}
+
+static void sendToNodes(unsigned char *m, size_t len, clusterNode *shard) {
     dictIterator it;
     dictInitIterator(&it, cluster->nodes);
     dictEntry *de;
     while ((de = dictNext(&it)) != NULL) {
         clusterNode *n = dictGetVal(de);
-        if (n->flags & (NODE_MYSELF | NODE_HANDSHAKE) || !n->link) continue;
-        sendMessage(n->link, m, len);
+        if (broadcastReaches(n, shard)) sendMessage(n->link, m, len);
     }
     dictResetIterator(&it);
 }
+
+static void broadcastMessage(unsigned char *m, size_t len) { sendToNodes(m, len, NULL); }
 
 static void writeGossipEntry(unsigned char *g, clusterNode *n) {
     memcpy(g + G_NAME, n->name, CLUSTER_NAMELEN);
@@ -227,18 +232,13 @@ void clusterSendPing(clusterLink *link, int type) {
 }
 
 void clusterBroadcastPong(int only_my_shard) {
-    clusterNode *master = nodeIsReplica(myself) && myself->master ? myself->master : myself;
+    clusterNode *shard = only_my_shard ? clusterShardMaster(myself) : NULL;
     dictIterator it;
     dictInitIterator(&it, cluster->nodes);
     dictEntry *de;
     while ((de = dictNext(&it)) != NULL) {
         clusterNode *n = dictGetVal(de);
-        if (!n->link || n == myself || nodeInHandshake(n)) continue;
-        if (only_my_shard) {
-            clusterNode *theirs = nodeIsReplica(n) && n->master ? n->master : n;
-            if (theirs != master) continue;
-        }
-        clusterSendPing(n->link, MSG_PONG);
+        if (broadcastReaches(n, shard)) clusterSendPing(n->link, MSG_PONG);
     }
     dictResetIterator(&it);
 }
@@ -291,20 +291,7 @@ void clusterPropagatePublish(const char *channel, size_t chlen, const char *mess
     put32(m + MSG_HEADER_LEN + 4, (uint32_t)msglen);
     memcpy(m + MSG_HEADER_LEN + 8, channel, chlen);
     memcpy(m + MSG_HEADER_LEN + 8 + chlen, message, msglen);
-    if (!sharded) broadcastMessage(m, len);
-    else {
-        clusterNode *master = nodeIsReplica(myself) && myself->master ? myself->master : myself;
-        dictIterator it;
-        dictInitIterator(&it, cluster->nodes);
-        dictEntry *de;
-        while ((de = dictNext(&it)) != NULL) {
-            clusterNode *n = dictGetVal(de);
-            if (n == myself || !n->link || nodeInHandshake(n)) continue;
-            clusterNode *theirs = nodeIsReplica(n) && n->master ? n->master : n;
-            if (theirs == master) sendMessage(n->link, m, len);
-        }
-        dictResetIterator(&it);
-    }
+    sendToNodes(m, len, sharded ? clusterShardMaster(myself) : NULL);
     zfree(m);
 }
 
@@ -801,4 +788,3 @@ void clusterLinkConnected(clusterLink *link) {
     serverLog(LL_DEBUG, "Connecting with Node %.40s at %s:%d", node->name, node->ip, node->cport);
 }
 
-void clusterLinkBroken(clusterLink *link) { freeClusterLink(link); }

@@ -22,8 +22,6 @@
 int clusterProcessMessage(clusterLink *link, const unsigned char *msg, uint32_t len);
 /* An outbound link is up: its first message (MEET when we were asked to meet). */
 void clusterLinkConnected(clusterLink *link);
-/* A link failed (I/O error, bad framing): freed; an outbound one is made again by the cron. */
-void clusterLinkBroken(clusterLink *link);
 
 void clusterSendPing(clusterLink *link, int type);
 /* To every node we have a link to (not in a handshake). */

@@ -91,6 +91,8 @@ int clusterCountNonFailingReplicas(const clusterNode *n) {
     return ok;
 }
 
+clusterNode *clusterShardMaster(clusterNode *n) { return nodeIsReplica(n) && n->master ? n->master : n; }
+
 void clusterSetNodeAsMaster(clusterNode *n) {
     if (nodeIsMaster(n)) return;
     if (n->master) {
@@ -206,6 +208,16 @@ int clusterAddSlot(clusterNode *n, int slot) {
     if (n->numslots == 1 && n->numreplicas) n->flags |= NODE_MIGRATE_TO;
     cluster->slots[slot] = n;
     return C_OK;
+}
+
+int clusterNodeSlotRange(const clusterNode *n, int from, int *start, int *end) {
+    int j = from;
+    while (j < CLUSTER_SLOTS && !clusterNodeHasSlot(n, j)) j++;
+    if (j == CLUSTER_SLOTS) return 0;
+    *start = j;
+    while (j < CLUSTER_SLOTS && clusterNodeHasSlot(n, j)) j++;
+    *end = j - 1;
+    return 1;
 }
 
 int clusterDelSlot(int slot) {
@@ -364,15 +376,10 @@ sds clusterGenNodeDescription(sds s, clusterNode *n, int tls_primary) {
                      connected ? "connected" : "disconnected");
     /* A replica shows no slots (its master's are in the master's line). */
     if (!nodeIsReplica(n)) {
-        int start = -1;
-        for (int j = 0; j <= CLUSTER_SLOTS; j++) {
-            int has = j < CLUSTER_SLOTS && clusterNodeHasSlot(n, j);
-            if (has && start == -1) start = j;
-            if (!has && start != -1) {
-                if (start == j - 1) s = sdscatprintf(s, " %d", start);
-                else s = sdscatprintf(s, " %d-%d", start, j - 1);
-                start = -1;
-            }
+        int start, end;
+        for (int from = 0; clusterNodeSlotRange(n, from, &start, &end); from = end + 1) {
+            if (start == end) s = sdscatprintf(s, " %d", start);
+            else s = sdscatprintf(s, " %d-%d", start, end);
         }
     }
     /* Open slots are shown on myself only. */

@@ -146,6 +146,8 @@ int clusterNodeAddReplica(clusterNode *master, clusterNode *replica);
 int clusterNodeRemoveReplica(clusterNode *master, clusterNode *replica);
 void clusterSetNodeAsMaster(clusterNode *n);
 int clusterCountNonFailingReplicas(const clusterNode *n);
+/* The master of n's shard: n, or its master when n is a replica that knows it. */
+clusterNode *clusterShardMaster(clusterNode *n);
 /* Failure reports about n from master `sender`. */
 int clusterNodeAddFailureReport(clusterNode *n, clusterNode *sender);
 int clusterNodeDelFailureReport(clusterNode *n, clusterNode *sender);
@@ -169,11 +171,12 @@ void clusterUpdateState(void);
 void clusterDoBeforeSleep(int flags);
 
 /* Text. */
-sds clusterGenNodeDescription(sds s, clusterNode *n, int filter_handshake); /* one CLUSTER NODES line, no newline */
+sds clusterGenNodeDescription(sds s, clusterNode *n, int tls_primary); /* one CLUSTER NODES line, no newline */
+/* Every node's line; nodes with a flag of `filter` are left out. */
 sds clusterGenNodesDescription(int filter, int tls_primary);
 sds clusterNodeFlagsString(sds s, int flags);
-const char *clusterNodeIp(const clusterNode *n);
-/* ip:port@cport[,hostname] as the node announces itself. */
+/* The next run of slots n serves at or after `from`: 1 with [*start, *end], 0 when none is left. */
+int clusterNodeSlotRange(const clusterNode *n, int from, int *start, int *end);
 
 /* Where clients of n's slots are sent (MOVED, SLOTS, SHARDS): the ip, the
  * hostname, or "?" as cluster-preferred-endpoint-type says. */

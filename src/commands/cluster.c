@@ -240,16 +240,11 @@ static void clusterShards(client *c) {
         addReplyMapLen(c, 2);
         addReplyBulkCString(c, "slots");
         void *slen = addReplyDeferredLen(c);
-        int items = 0, start = -1;
-        for (int j = 0; j <= CLUSTER_SLOTS; j++) {
-            int has = j < CLUSTER_SLOTS && clusterNodeHasSlot(n, j);
-            if (has && start == -1) start = j;
-            if (!has && start != -1) {
-                addReplyLongLong(c, start);
-                addReplyLongLong(c, j - 1);
-                items += 2;
-                start = -1;
-            }
+        int items = 0, start, end;
+        for (int from = 0; clusterNodeSlotRange(n, from, &start, &end); from = end + 1) {
+            addReplyLongLong(c, start);
+            addReplyLongLong(c, end);
+            items += 2;
         }
         setDeferredArrayLen(c, slen, items);
         addReplyBulkCString(c, "nodes");
@@ -400,6 +395,22 @@ static void clusterReset(int hard) {
 
 /* ---------------------------------------------------------------- SETSLOT */
 
+/* The node SETSLOT names, when it is a master; else NULL, answered
+ * (unknown_fmt names it when it is unknown: MIGRATING/IMPORTING and NODE
+ * say so differently). */
+static clusterNode *setslotTargetOrReply(client *c, robj *name, const char *unknown_fmt) {
+    clusterNode *n = clusterLookupNode(name->ptr, sdslen(name->ptr));
+    if (!n) {
+        addReplyErrorFormat(c, unknown_fmt, (char *)name->ptr);
+        return NULL;
+    }
+    if (nodeIsReplica(n)) {
+        addReplyError(c, "Target node is not a master");
+        return NULL;
+    }
+    return n;
+}
+
 static void clusterSetslot(client *c) {
     if (nodeIsReplica(myself)) {
         addReplyError(c, "Please use SETSLOT only with masters.");
@@ -414,41 +425,20 @@ static void clusterSetslot(client *c) {
             addReplyErrorFormat(c, "I'm not the owner of hash slot %u", slot);
             return;
         }
-        n = clusterLookupNode(c->argv[4]->ptr, sdslen(c->argv[4]->ptr));
-        if (!n) {
-            addReplyErrorFormat(c, "I don't know about node %s", (char *)c->argv[4]->ptr);
-            return;
-        }
-        if (nodeIsReplica(n)) {
-            addReplyError(c, "Target node is not a master");
-            return;
-        }
+        if (!(n = setslotTargetOrReply(c, c->argv[4], "I don't know about node %s"))) return;
         cluster->migrating_to[slot] = n;
     } else if (!strcasecmp(action, "importing") && c->argc == 5) {
         if (cluster->slots[slot] == myself) {
             addReplyErrorFormat(c, "I'm already the owner of hash slot %u", slot);
             return;
         }
-        n = clusterLookupNode(c->argv[4]->ptr, sdslen(c->argv[4]->ptr));
-        if (!n) {
-            addReplyErrorFormat(c, "I don't know about node %s", (char *)c->argv[4]->ptr);
-            return;
-        }
-        if (nodeIsReplica(n)) {
-            addReplyError(c, "Target node is not a master");
-            return;
-        }
+        if (!(n = setslotTargetOrReply(c, c->argv[4], "I don't know about node %s"))) return;
         cluster->importing_from[slot] = n;
     } else if (!strcasecmp(action, "stable") && c->argc == 4) {
         cluster->importing_from[slot] = NULL;
         cluster->migrating_to[slot] = NULL;
     } else if (!strcasecmp(action, "node") && c->argc == 5) {
-        n = nodeOrReply(c, c->argv[4]);
-        if (!n) return;
-        if (nodeIsReplica(n)) {
-            addReplyError(c, "Target node is not a master");
-            return;
-        }
+        if (!(n = setslotTargetOrReply(c, c->argv[4], "Unknown node %s"))) return;
         if (cluster->slots[slot] == myself && n != myself && dbSlotKeyCount((unsigned)slot)) {
             addReplyErrorFormat(c,
                                 "Can't assign hashslot %d to a different node while I still hold keys for this hash slot.",
@@ -483,35 +473,24 @@ static void clusterSetslot(client *c) {
 
 /* ------------------------------------------------------- the subcommands */
 
-void clusterAddslotsCommand(client *c) {
+/* ADDSLOTS / DELSLOTS slot...: every argument parsed first, then each checked. */
+static void slotsCommand(client *c, int del) {
     if (clusterDisabled(c)) return;
     unsigned char *seen = zcalloc(CLUSTER_SLOTS);
     for (int j = 2; j < c->argc; j++)
         if (getSlotOrReply(c, c->argv[j]) == -1) goto done;
     for (int j = 2; j < c->argc; j++) {
         int slot = getSlotOrReply(c, c->argv[j]);
-        if (checkSlotAssignmentsOrReply(c, seen, 0, slot, slot) == C_ERR) goto done;
+        if (checkSlotAssignmentsOrReply(c, seen, del, slot, slot) == C_ERR) goto done;
     }
-    updateSlots(seen, 0);
+    updateSlots(seen, del);
     addReply(c, shared.ok);
 done:
     zfree(seen);
 }
 
-void clusterDelslotsCommand(client *c) {
-    if (clusterDisabled(c)) return;
-    unsigned char *seen = zcalloc(CLUSTER_SLOTS);
-    for (int j = 2; j < c->argc; j++)
-        if (getSlotOrReply(c, c->argv[j]) == -1) goto done;
-    for (int j = 2; j < c->argc; j++) {
-        int slot = getSlotOrReply(c, c->argv[j]);
-        if (checkSlotAssignmentsOrReply(c, seen, 1, slot, slot) == C_ERR) goto done;
-    }
-    updateSlots(seen, 1);
-    addReply(c, shared.ok);
-done:
-    zfree(seen);
-}
+void clusterAddslotsCommand(client *c) { slotsCommand(c, 0); }
+void clusterDelslotsCommand(client *c) { slotsCommand(c, 1); }
 
 static void slotsRangeCommand(client *c, int del) {
     if (clusterDisabled(c)) return;
