@@ -66,7 +66,7 @@ UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 SERVER_LIB_OBJ := $(filter-out $(BUILD)/src/main.o,$(SERVER_OBJ))
 UTIL_BIN := $(patsubst %.c,%,$(wildcard utils/zmq_expiry_msg_client.c))
 
-.PHONY: all clean install uninstall test test-unit test-integration test-reference run bench install-deps fuzz fuzz-build test-upstream test-upstream-cluster test-upstream-asan
+.PHONY: all clean install uninstall test test-unit test-integration test-reference run bench install-deps fuzz fuzz-build test-upstream test-upstream-cluster test-upstream-asan test-upstream-tls
 all: src/redis-server $(UTIL_BIN)
 
 # The binary is shared by the flavours: relink when the last one was linked
@@ -171,6 +171,15 @@ test-upstream-cluster:
 	sh deps/install.sh
 	$(MAKE) all
 	SUITE=cluster MALLOC=$(MALLOC) UNITS="$(UNITS)" sh utils/test_upstream.sh
+
+# Redis 7.0.15's suite over TLS (runtest --tls: the suite's servers on a TLS
+# port only, with tls-replication and tls-cluster): make test-upstream-tls
+# [UNITS=...]; SUITE=cluster for the cluster suite. Needs tcl-tls. Long.
+test-upstream-tls:
+	@sh utils/test_upstream.sh --check
+	sh deps/install.sh
+	$(MAKE) all
+	TLS=1 SUITE=$(SUITE) MALLOC=$(MALLOC) UNITS="$(UNITS)" sh utils/test_upstream.sh
 
 # The same against the ASan build, failing on any sanitizer report as well:
 # make test-upstream-asan [UNITS="unit/expire unit/type/list"]. The binary is

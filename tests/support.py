@@ -801,20 +801,32 @@ class Cluster:
                      timeout=timeout, interval=0.1, what="every node to see every replica's master")
 
 
-def start_cluster(server_factory, kinds, replicas=0, node_timeout=2000, args=(), cli=None):
+def start_cluster(server_factory, kinds, replicas=0, node_timeout=2000, args=(), cli=None, tls=None):
     """A cluster of len(kinds) nodes, each "ours" or "reference" (server_binary),
     each on its own port and bus port, in its own directory with its own
     nodes.conf; all stopped by server_factory at the end. The first
     len(kinds) / (replicas + 1) are masters sharing the 16384 slots, the
     others their replicas. Formed by `redis-cli --cluster create` when there
     are 3 masters or more (cli=False: by CLUSTER ADDSLOTSRANGE, MEET and
-    REPLICATE), and returned once every node says cluster_state:ok."""
-    nodes = [server_factory("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-                            "--cluster-node-timeout", str(node_timeout), *args,
-                            binary=server_binary(kind), pick_port=free_cluster_port) for kind in kinds]
+    REPLICATE), and returned once every node says cluster_state:ok.
+    tls (a TlsCerts): every node also has a TLS port (node.tls_port) with
+    tls-cluster and tls-replication yes, so the bus and the replication links
+    are TLS; formed by MEET at the TLS ports (the bus is 10000 above them)."""
+    nodes = []
+    for kind in kinds:
+        extra = ()
+        if tls:
+            tls_port = free_cluster_port()
+            extra = ("--tls-port", str(tls_port), "--tls-cluster", "yes", "--tls-replication", "yes",
+                     *tls.server_args())
+        n = server_factory("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                           "--cluster-node-timeout", str(node_timeout), *extra, *args,
+                           binary=server_binary(kind), pick_port=free_cluster_port)
+        n.tls_port = tls_port if tls else None
+        nodes.append(n)
     masters = len(kinds) // (replicas + 1)
     if cli is None:
-        cli = masters >= 3
+        cli = masters >= 3 and not tls
     if cli:
         addrs = ["%s:%d" % (n.host, n.port) for n in nodes]
         p = subprocess.run([REDIS_CLI, "--cluster", "create", *addrs, "--cluster-replicas", str(replicas),
@@ -837,7 +849,7 @@ def start_cluster(server_factory, kinds, replicas=0, node_timeout=2000, args=(),
         last = 16383 if i == masters - 1 else (i + 1) * per - 1
         assert n.client().execute_command("CLUSTER", "ADDSLOTSRANGE", i * per, last) in (b"OK", True)
     for n in nodes[1:]:
-        n.client().execute_command("CLUSTER", "MEET", nodes[0].host, nodes[0].port)
+        n.client().execute_command("CLUSTER", "MEET", nodes[0].host, nodes[0].tls_port or nodes[0].port)
     cluster = Cluster(nodes, masters)
     wait_for(lambda: all(int(cluster_info(n.client())["cluster_known_nodes"]) == len(nodes) for n in nodes),
              timeout=30, interval=0.1, what="every node to know every other")

@@ -21,6 +21,13 @@
 #           counted from its "OK" / "FAILED" line
 #   UNITS   units to run (default: the suite's whole ::all_tests list, or
 #           every file of the cluster suite)
+#   TLS     1: the suite talks TLS to every server it starts (runtest --tls,
+#           `make test-upstream-tls`): tls-port only, tls-replication and
+#           tls-cluster yes, certificates made once per run by the suite's own
+#           utils/gen-test-certs.sh; needs tcl-tls and openssl. A unit is held
+#           to the reference's count over TLS (a "tls:<unit> N" line of
+#           tests/upstream_reference.txt) where the reference's differs from
+#           its plain count, else to the plain one
 #   SERVER  binary under test (default: src/redis-server)
 #   UNIT_TIMEOUT  seconds a unit may take (default 1200)
 #   ENC72_UNITS   units run with the suite's --ignore-encoding: we encode small
@@ -73,10 +80,21 @@ if [ -n "${REDIS_SRC:-}" ]; then
     [ -f "$REDIS_SRC/tests/test_helper.tcl" ] && [ -f "$REDIS_SRC/runtest" ] ||
         { echo "test-upstream: REDIS_SRC=$REDIS_SRC holds no Redis test suite (tests/test_helper.tcl, runtest)" >&2; exit 2; }
     cp -r "$REDIS_SRC/tests" "$REDIS_SRC/runtest" "$suite/" || exit 2
+    [ "${TLS:-0}" = 1 ] && { cp -r "$REDIS_SRC/utils" "$suite/" || exit 2; }
 else
-    git --git-dir="$REDIS_GIT" archive "$tag" tests runtest | tar -x -C "$suite" &&
+    extra=""
+    [ "${TLS:-0}" = 1 ] && extra=utils/gen-test-certs.sh
+    git --git-dir="$REDIS_GIT" archive "$tag" tests runtest $extra | tar -x -C "$suite" &&
         [ -f "$suite/tests/test_helper.tcl" ] ||
         { echo "test-upstream: cannot read tag $tag (tests/, runtest) from REDIS_GIT=$REDIS_GIT" >&2; exit 2; }
+fi
+tls_arg=""
+if [ "${TLS:-0}" = 1 ]; then
+    echo 'package require tls' | tclsh >/dev/null 2>&1 ||
+        { echo "test-upstream: TLS=1 needs Tcl's TLS package: apt-get install tcl-tls" >&2; exit 2; }
+    (cd "$suite" && ./utils/gen-test-certs.sh) >/dev/null 2>&1 ||
+        { echo "test-upstream: the suite's utils/gen-test-certs.sh failed (openssl?)" >&2; exit 2; }
+    tls_arg=--tls
 fi
 mkdir -p "$suite/src"
 ln -s "$bin" "$suite/src/redis-server"
@@ -108,7 +126,7 @@ total_ours=0
 total_ref=0
 printf '%-44s %6s %6s %6s %6s %6s\n' unit ok err exc san reference
 for unit in $units; do
-    log=build/upstream/$(echo "$unit" | tr / _).log
+    log=build/upstream/${tls_arg:+tls_}$(echo "$unit" | tr / _).log
     # A port range of our own: several runs (or engineers) at once would
     # otherwise all start at the suite's 21111. Ranges stay below the
     # kernel's ephemeral ports (32768 up), where any client's outgoing
@@ -119,11 +137,11 @@ for unit in $units; do
     for try in 1 2 3; do
         rm -rf "$work/run" && cp -a "$suite" "$work/run" || exit 2
         if [ "$suite_kind" = cluster ]; then
-            (cd "$work/run" && exec timeout "$timeout_s" ./runtest-cluster --single "$unit") >"$log" 2>&1
+            (cd "$work/run" && exec timeout "$timeout_s" ./runtest-cluster --single "$unit" $tls_arg) >"$log" 2>&1
             break
         fi
         (cd "$work/run" && exec timeout "$timeout_s" ./runtest --single "$unit" --clients 1 \
-            --baseport "$base" --portcount 500 $ignore) >"$log" 2>&1
+            --baseport "$base" --portcount 500 $ignore $tls_arg) >"$log" 2>&1
         # The suite's own listening port taken (by a server of someone else's
         # tests) ends the run before any test: again, in the next range.
         grep -q '^couldn.t open socket: address already in use' "$log" || break
@@ -150,6 +168,10 @@ for unit in $units; do
     [ "$suite_kind" = cluster ] && refname=cluster/$unit
     ref=$(awk -v u="$refname" -v m="$malloc" '$1 == u {r = $2; if (m == "libc" && $3 ~ /^libc=/) r = substr($3, 6); print r}' \
         tests/upstream_reference.txt)
+    if [ -n "$tls_arg" ]; then
+        tref=$(awk -v u="tls:$refname" '$1 == u {print $2}' tests/upstream_reference.txt)
+        [ -n "$tref" ] && ref=$tref
+    fi
     mark=""
     if [ -n "$ref" ]; then
         total_ours=$((total_ours + ok))

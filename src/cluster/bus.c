@@ -1,7 +1,9 @@
 /* bus: listeners, links and framing of the cluster bus (bus.h). A link's
  * input is kept only as it arrives: the length a message claims is checked
  * against the signature and a bound first, and the buffer grows with the
- * bytes actually read, never by the claim. */
+ * bytes actually read, never by the claim. With tls-cluster yes every link
+ * is TLS (server/tls.h's connection calls): an inbound one exists once its
+ * handshake succeeded; an outbound one stays "connecting" through it. */
 #include "cluster/bus.h"
 
 #include "cluster/gossip.h"
@@ -9,6 +11,7 @@
 #include "core/anet.h"
 #include "core/clock.h"
 #include "core/zmalloc.h"
+#include "server/tls.h"
 
 #include <errno.h>
 #include <string.h>
@@ -28,7 +31,9 @@ static int listen_count;
 static clusterLink **links;
 static int nlinks;
 
-int clusterBusPort(void) { return server.cluster_port ? server.cluster_port : server.port + 10000; }
+/* With tls-cluster the bus is 10000 above the TLS port, as 7.0. */
+int clusterDataPort(void) { return server.tls_cluster ? server.tls_port : server.port; }
+int clusterBusPort(void) { return server.cluster_port ? server.cluster_port : clusterDataPort() + 10000; }
 
 int clusterLinkCount(void) { return nlinks; }
 
@@ -84,7 +89,7 @@ clusterLink *createClusterLink(clusterNode *node) {
 void freeClusterLink(clusterLink *link) {
     if (link->fd != -1) {
         aeDeleteFileEvent(server.el, link->fd, AE_READABLE | AE_WRITABLE);
-        close(link->fd);
+        connClose(link->fd); /* a handshake still running ends with it */
     }
     sdsfree(link->sndbuf);
     zfree(link->rcvbuf);
@@ -144,11 +149,11 @@ static void writeHandler(aeEventLoop *el, int fd, void *data, int mask) {
     (void)mask;
     clusterLink *link = data;
     while (clusterLinkPending(link)) {
-        ssize_t n = write(fd, link->sndbuf + link->sndpos, clusterLinkPending(link));
+        ssize_t n = connWrite(fd, link->sndbuf + link->sndpos, clusterLinkPending(link));
         if (n < 0 && errno == EINTR) continue;
         if (n < 0 && errno == EAGAIN) return;
         if (n <= 0) {
-            serverLog(LL_DEBUG, "I/O error writing to node link: %s", n == 0 ? "connection closed" : strerror(errno));
+            serverLog(LL_DEBUG, "I/O error writing to node link: %s", n == 0 ? "connection closed" : connError(fd));
             freeClusterLink(link); /* an outbound one is made again by the cron */
             return;
         }
@@ -171,11 +176,11 @@ static void readHandler(aeEventLoop *el, int fd, void *data, int mask) {
             link->rcvbuf = zrealloc(link->rcvbuf, cap);
             link->rcvcap = cap;
         }
-        ssize_t n = read(fd, link->rcvbuf + link->rcvlen, link->rcvcap - link->rcvlen);
+        ssize_t n = connRead(fd, link->rcvbuf + link->rcvlen, link->rcvcap - link->rcvlen);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0 && errno == EAGAIN) break;
         if (n <= 0) {
-            serverLog(LL_DEBUG, "I/O error reading from node link: %s", n == 0 ? "connection closed" : strerror(errno));
+            serverLog(LL_DEBUG, "I/O error reading from node link: %s", n == 0 ? "connection closed" : connError(fd));
             freeClusterLink(link); /* an outbound one is made again by the cron */
             return;
         }
@@ -204,8 +209,20 @@ static void readHandler(aeEventLoop *el, int fd, void *data, int mask) {
             link->rcvbuf = NULL;
             link->rcvcap = 0;
         }
+        /* A TLS record holds at most 16 kB: what it left decrypted is served
+         * by tlsProcessPending before the loop sleeps. */
         if ((size_t)n < READ_CHUNK) break;
     }
+}
+
+/* An accepted connection (its TLS handshake done) becomes a link, whose
+ * node is known once its first message names it. */
+static void inboundLinkReady(int fd, const char *ip) {
+    (void)ip;
+    clusterLink *link = createClusterLink(NULL);
+    link->fd = fd;
+    link->inbound = 1;
+    aeCreateFileEvent(server.el, fd, AE_READABLE, readHandler, link);
 }
 
 static void acceptHandler(aeEventLoop *el, int fd, void *data, int mask) {
@@ -224,14 +241,34 @@ static void acceptHandler(aeEventLoop *el, int fd, void *data, int mask) {
         anetNonBlock(NULL, cfd);
         anetEnableTcpNoDelay(NULL, cfd);
         serverLog(LL_VERBOSE, "Accepting cluster node connection from %s:%d", ip, port);
-        clusterLink *link = createClusterLink(NULL);
-        link->fd = cfd;
-        link->inbound = 1;
-        aeCreateFileEvent(server.el, cfd, AE_READABLE, readHandler, link);
+        if (server.tls_cluster) tlsAcceptNode(cfd, ip, inboundLinkReady);
+        else inboundLinkReady(cfd, ip);
     }
 }
 
 /* ---------------------------------------------------------------- connect */
+
+/* The link is up (connected, and its TLS handshake done): ping first. */
+static void outboundLinkReady(clusterLink *link) {
+    link->connecting = 0;
+    aeCreateFileEvent(server.el, link->fd, AE_READABLE, readHandler, link);
+    clusterLinkConnected(link);
+    linkWantsWrite(link);
+}
+
+static void outboundLinkFailed(clusterLink *link, const char *err) {
+    clusterNode *node = link->node;
+    serverLog(LL_VERBOSE, "Connection with Node %.40s at %s:%d failed: %s", node->name, node->ip, node->cport, err);
+    /* As if the ping had gone: the wait for an answer (failure detection) starts. */
+    if (node->ping_sent == 0) node->ping_sent = mstime();
+    freeClusterLink(link);
+}
+
+static void tlsLinkReady(int fd, int ok, const char *err, void *privdata) {
+    (void)fd;
+    if (ok) outboundLinkReady(privdata);
+    else outboundLinkFailed(privdata, err);
+}
 
 static void connectHandler(aeEventLoop *el, int fd, void *data, int mask) {
     (void)el;
@@ -241,19 +278,9 @@ static void connectHandler(aeEventLoop *el, int fd, void *data, int mask) {
     socklen_t len = sizeof(soerr);
     if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) == -1) soerr = errno;
     aeDeleteFileEvent(server.el, fd, AE_WRITABLE);
-    if (soerr) {
-        clusterNode *node = link->node;
-        serverLog(LL_VERBOSE, "Connection with Node %.40s at %s:%d failed: %s", node->name, node->ip, node->cport,
-                  strerror(soerr));
-        /* As if the ping had gone: the wait for an answer (failure detection) starts. */
-        if (node->ping_sent == 0) node->ping_sent = mstime();
-        freeClusterLink(link);
-        return;
-    }
-    link->connecting = 0;
-    aeCreateFileEvent(server.el, fd, AE_READABLE, readHandler, link);
-    clusterLinkConnected(link);
-    linkWantsWrite(link);
+    if (soerr) outboundLinkFailed(link, strerror(soerr));
+    else if (server.tls_cluster) tlsConnect(fd, tlsLinkReady, link); /* the handshake, in the loop */
+    else outboundLinkReady(link);
 }
 
 int clusterConnectNode(clusterNode *node) {

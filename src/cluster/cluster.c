@@ -36,10 +36,19 @@ static long long clusterCron(aeEventLoop *el, long long id, void *data);
 
 /* ------------------------------------------------------------------ start */
 
+/* The announced ports as 7.0 derives them: with tls-cluster, port is the TLS
+ * port (cluster-announce-tls-port) and pport the plain one
+ * (cluster-announce-port), which plain clients are sent to. */
 static void setMyselfAddress(void) {
-    myself->port = server.cluster_announce_port ? server.cluster_announce_port : server.port;
+    myself->port = server.tls_cluster ? server.tls_port : server.port;
+    myself->pport = server.tls_cluster ? server.port : 0;
+    if (server.tls_cluster && server.cluster_announce_tls_port) {
+        myself->port = server.cluster_announce_tls_port;
+        myself->pport = server.cluster_announce_port;
+    } else if (server.cluster_announce_port) {
+        myself->port = server.cluster_announce_port;
+    }
     myself->cport = server.cluster_announce_bus_port ? server.cluster_announce_bus_port : clusterBusPort();
-    myself->pport = 0;
     if (server.cluster_announce_ip && *server.cluster_announce_ip) {
         size_t l = strlen(server.cluster_announce_ip);
         if (l >= sizeof(myself->ip)) l = sizeof(myself->ip) - 1;
@@ -355,7 +364,7 @@ void clusterReplyRedirect(client *c, int slot, int error) {
             break;
         }
         addReplyErrorFormat(c, "-%s %d %s:%d", error == REDIR_ASK ? "ASK" : "MOVED", slot,
-                            clusterNodePreferredEndpoint(n), n->port);
+                            clusterNodePreferredEndpoint(n), clusterNodePortFor(n, c));
         break;
     }
     default: addReplyError(c, "-ERR Unknown cluster redirection"); break;

@@ -102,11 +102,6 @@ static void getText(char *dst, size_t dstlen, const unsigned char *p, size_t n) 
 
 /* ------------------------------------------------------------------ build */
 
-static int announcedPort(void) { return server.cluster_announce_port ? server.cluster_announce_port : server.port; }
-static int announcedBusPort(void) {
-    return server.cluster_announce_bus_port ? server.cluster_announce_bus_port : clusterBusPort();
-}
-
 /* The header of every message, in a buffer of len bytes (len >= the header). */
 static unsigned char *buildMessage(int type, size_t len) {
     unsigned char *m = zcalloc(len);
@@ -114,7 +109,7 @@ static unsigned char *buildMessage(int type, size_t len) {
     memcpy(m + H_SIG, "RCmb", 4);
     put32(m + H_TOTLEN, (uint32_t)len);
     put16(m + H_VER, PROTO_VER);
-    put16(m + H_PORT, (uint16_t)announcedPort());
+    put16(m + H_PORT, (uint16_t)myself->port); /* the announced ports (cluster.c keeps them) */
     put16(m + H_TYPE, (uint16_t)type);
     put64(m + H_CURRENT_EPOCH, cluster->currentEpoch);
     put64(m + H_CONFIG_EPOCH, master->configEpoch);
@@ -126,8 +121,8 @@ static unsigned char *buildMessage(int type, size_t len) {
         size_t l = strlen(server.cluster_announce_ip);
         memcpy(m + H_MYIP, server.cluster_announce_ip, l < IP_FIELD_LEN - 1 ? l : IP_FIELD_LEN - 1);
     }
-    put16(m + H_PPORT, 0);
-    put16(m + H_CPORT, (uint16_t)announcedBusPort());
+    put16(m + H_PPORT, (uint16_t)myself->pport);
+    put16(m + H_CPORT, (uint16_t)myself->cport);
     put16(m + H_FLAGS, (uint16_t)myself->flags);
     m[H_STATE] = (unsigned char)cluster->state;
     if (nodeIsMaster(myself) && cluster->mf_end) m[H_MFLAGS] |= MSGFLAG_PAUSED;

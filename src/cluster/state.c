@@ -9,6 +9,7 @@
 #include "core/clock.h"
 #include "core/randbytes.h"
 #include "core/zmalloc.h"
+#include "server/tls.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -360,10 +361,15 @@ const char *clusterNodePreferredEndpoint(const clusterNode *n) {
     }
 }
 
-sds clusterGenNodeDescription(sds s, clusterNode *n, int tls_primary) {
-    (void)tls_primary;
+int clusterClientUsesPlainPort(const client *c) { return server.tls_cluster && c && !connIsTls(c->fd); }
+
+int clusterNodePortFor(const clusterNode *n, const client *c) {
+    return clusterClientUsesPlainPort(c) && n->pport ? n->pport : n->port;
+}
+
+sds clusterGenNodeDescription(sds s, clusterNode *n, int use_pport) {
     s = sdscatlen(s, n->name, CLUSTER_NAMELEN);
-    s = sdscatprintf(s, " %s:%d@%d", n->ip, n->port, n->cport);
+    s = sdscatprintf(s, " %s:%d@%d", n->ip, use_pport && n->pport ? n->pport : n->port, n->cport);
     if (sdslen(n->hostname)) s = sdscatprintf(s, ",%s", n->hostname);
     s = sdscatlen(s, " ", 1);
     s = clusterNodeFlagsString(s, n->flags);
@@ -394,7 +400,7 @@ sds clusterGenNodeDescription(sds s, clusterNode *n, int tls_primary) {
 }
 
 /* Every node, one line each; filter leaves out nodes still in a handshake. */
-sds clusterGenNodesDescription(int filter, int tls_primary) {
+sds clusterGenNodesDescription(int filter, int use_pport) {
     sds s = sdsempty();
     dictIterator it;
     dictInitIterator(&it, cluster->nodes);
@@ -402,7 +408,7 @@ sds clusterGenNodesDescription(int filter, int tls_primary) {
     while ((de = dictNext(&it)) != NULL) {
         clusterNode *n = dictGetVal(de);
         if ((n->flags & filter)) continue;
-        s = clusterGenNodeDescription(s, n, tls_primary);
+        s = clusterGenNodeDescription(s, n, use_pport);
         s = sdscatlen(s, "\n", 1);
     }
     dictResetIterator(&it);

@@ -171,9 +171,16 @@ void clusterUpdateState(void);
 void clusterDoBeforeSleep(int flags);
 
 /* Text. */
-sds clusterGenNodeDescription(sds s, clusterNode *n, int tls_primary); /* one CLUSTER NODES line, no newline */
+/* One CLUSTER NODES line, no newline; use_pport: nodes' plain ports (a plain
+ * client of a tls-cluster), where they have one. */
+sds clusterGenNodeDescription(sds s, clusterNode *n, int use_pport);
 /* Every node's line; nodes with a flag of `filter` are left out. */
-sds clusterGenNodesDescription(int filter, int tls_primary);
+sds clusterGenNodesDescription(int filter, int use_pport);
+/* Whether c is sent to nodes' plain ports: a plain client while the cluster
+ * speaks TLS (tls-cluster yes), as 7.0. */
+int clusterClientUsesPlainPort(const client *c);
+/* The port c is sent to for n (MOVED, ASK, CLUSTER SLOTS and NODES). */
+int clusterNodePortFor(const clusterNode *n, const client *c);
 sds clusterNodeFlagsString(sds s, int flags);
 /* The next run of slots n serves at or after `from`: 1 with [*start, *end], 0 when none is left. */
 int clusterNodeSlotRange(const clusterNode *n, int from, int *start, int *end);

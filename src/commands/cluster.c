@@ -149,7 +149,7 @@ static void addNodeToSlotsReply(client *c, clusterNode *n) {
     if (type == CLUSTER_ENDPOINT_IP) addReplyBulkCString(c, n->ip);
     else if (type == CLUSTER_ENDPOINT_HOSTNAME) addReplyBulkCString(c, sdslen(n->hostname) ? n->hostname : "?");
     else addReplyNull(c);
-    addReplyLongLong(c, n->port);
+    addReplyLongLong(c, clusterNodePortFor(n, c));
     addReplyBulkCBuffer(c, n->name, CLUSTER_NAMELEN);
     int extra = 0;
     if (type != CLUSTER_ENDPOINT_IP) extra++;
@@ -201,9 +201,16 @@ static void addShardNodeReply(client *c, clusterNode *n) {
     addReplyBulkCString(c, "id");
     addReplyBulkCBuffer(c, n->name, CLUSTER_NAMELEN);
     fields++;
-    if (n->port) {
+    /* With tls-cluster, port is the TLS one and pport the plain one. */
+    int plain_port = server.tls_cluster ? n->pport : n->port, tls_port = server.tls_cluster ? n->port : 0;
+    if (plain_port) {
         addReplyBulkCString(c, "port");
-        addReplyLongLong(c, n->port);
+        addReplyLongLong(c, plain_port);
+        fields++;
+    }
+    if (tls_port) {
+        addReplyBulkCString(c, "tls-port");
+        addReplyLongLong(c, tls_port);
         fields++;
     }
     addReplyBulkCString(c, "ip");
@@ -715,7 +722,7 @@ void clusterMyidCommand(client *c) {
 
 void clusterNodesCommand(client *c) {
     if (clusterDisabled(c)) return;
-    sds nodes = clusterGenNodesDescription(0, 0);
+    sds nodes = clusterGenNodesDescription(0, clusterClientUsesPlainPort(c));
     addReplyVerbatim(c, nodes, sdslen(nodes), "txt");
     sdsfree(nodes);
 }
@@ -730,7 +737,7 @@ void clusterReplicasCommand(client *c) {
     }
     addReplyArrayLen(c, n->numreplicas);
     for (int j = 0; j < n->numreplicas; j++) {
-        sds line = clusterGenNodeDescription(sdsempty(), n->replicas[j], 0);
+        sds line = clusterGenNodeDescription(sdsempty(), n->replicas[j], clusterClientUsesPlainPort(c));
         addReplyBulkSds(c, line);
     }
 }

@@ -32,6 +32,7 @@ struct tlsConn {
     char ip[NET_IP_STR_LEN];
     tlsAcceptDone *accept_done;   /* server side */
     tlsConnectDone *connect_done; /* client side */
+    int node;         /* accepted on the cluster bus: its own failure line */
     void *privdata;
     char err[256];    /* the last error's text (connError) */
 };
@@ -381,7 +382,8 @@ static void handshakeHandler(aeEventLoop *el, int fd, void *privdata, int mask);
 /* The failed server side: Redis's line, the fd closed. */
 static void acceptFailed(tlsConn *t, int at_once) {
     int fd = t->fd;
-    if (at_once) serverLog(LL_WARNING, "Error accepting a client connection: %s (conn: fd=%d)", t->err, fd);
+    if (t->node) serverLog(LL_VERBOSE, "Error accepting cluster node connection: %s", t->err);
+    else if (at_once) serverLog(LL_WARNING, "Error accepting a client connection: %s (conn: fd=%d)", t->err, fd);
     else serverLog(LL_WARNING, "Error accepting a client connection: %s", t->err);
     aeDeleteFileEvent(server.el, fd, AE_READABLE | AE_WRITABLE);
     detach(t);
@@ -441,22 +443,33 @@ static void handshakeHandler(aeEventLoop *el, int fd, void *privdata, int mask) 
     step(privdata, 0);
 }
 
-void tlsAccept(int fd, const char *ip, tlsAcceptDone *done) {
+/* The server side of a handshake, peers verified as mode says. */
+static void acceptWith(int fd, const char *ip, tlsAcceptDone *done, int mode, int node) {
     tlsConn *t = serverCtx ? attach(fd, serverCtx) : NULL;
     if (!t) {
-        serverLog(LL_WARNING, "Error accepting a client connection: TLS is not configured (conn: fd=%d)", fd);
+        if (node) serverLog(LL_VERBOSE, "Error accepting cluster node connection: TLS is not configured");
+        else serverLog(LL_WARNING, "Error accepting a client connection: TLS is not configured (conn: fd=%d)", fd);
         close(fd);
         return;
     }
     anetNonBlock(NULL, fd);
     snprintf(t->ip, sizeof(t->ip), "%s", ip ? ip : "");
     t->accept_done = done;
-    int mode = SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT;
-    if (server.tls_auth_clients == TLS_CLIENT_AUTH_NO) mode = SSL_VERIFY_NONE;
-    else if (server.tls_auth_clients == TLS_CLIENT_AUTH_OPTIONAL) mode = SSL_VERIFY_PEER;
+    t->node = node;
     tlslib.SSL_set_verify(t->ssl, mode, NULL);
     tlslib.SSL_set_accept_state(t->ssl);
     step(t, 1);
+}
+
+void tlsAccept(int fd, const char *ip, tlsAcceptDone *done) {
+    int mode = SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT;
+    if (server.tls_auth_clients == TLS_CLIENT_AUTH_NO) mode = SSL_VERIFY_NONE;
+    else if (server.tls_auth_clients == TLS_CLIENT_AUTH_OPTIONAL) mode = SSL_VERIFY_PEER;
+    acceptWith(fd, ip, done, mode, 0);
+}
+
+void tlsAcceptNode(int fd, const char *ip, tlsAcceptDone *done) {
+    acceptWith(fd, ip, done, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, 1);
 }
 
 void tlsConnect(int fd, tlsConnectDone *done, void *privdata) {

@@ -6,8 +6,8 @@
  * connWrite, connWritev and connClose find inline: a plain socket pays one
  * compare (no session table at all until TLS is used) and a direct system
  * call, no indirect call. Users: client connections (networking), the
- * replication link on both sides (repl/), and later the cluster bus, which
- * would call tlsConnect on its outgoing links when tls-cluster is set.
+ * replication link on both sides (repl/), and the cluster bus's links with
+ * tls-cluster yes (tlsAcceptNode in, tlsConnect out).
  *
  * Handshakes run in the event loop without blocking it: the fd belongs to
  * tls.c until the handshake ends, then the caller's callback gets it. */
@@ -80,7 +80,11 @@ int tlsConfigured(void);
  * "Error accepting a client connection" line) and done never runs. */
 typedef void tlsAcceptDone(int fd, const char *ip);
 void tlsAccept(int fd, const char *ip, tlsAcceptDone *done);
-/* A connected fd (a replica's link to its master): the client side of a
+/* The same for a cluster bus peer (tls-cluster): a certificate is required
+ * whatever tls-auth-clients says, and a failure is Redis's verbose "Error
+ * accepting cluster node connection" line, as 7.0. */
+void tlsAcceptNode(int fd, const char *ip, tlsAcceptDone *done);
+/* A connected fd (a replica's link to its master, a cluster bus link): the client side of a
  * handshake, with the client certificate (tls-client-cert-file, else
  * tls-cert-file). done(fd, ok, privdata): ok 0 with connError(fd)'s text in
  * err when it failed (the fd is then plain again, still open). */
