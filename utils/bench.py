@@ -648,12 +648,19 @@ def tls(quick):
         shutil.rmtree(work, ignore_errors=True)
 
 
+def cluster(quick):
+    """Redis Cluster: utils/bench_cluster.py's figures (ours and Redis)."""
+    import bench_cluster
+    bench_cluster.run(quick)
+
+
 SECTIONS = {"throughput": throughput, "memory": memory, "cpu": cpu, "callgrind": callgrind, "latency": latency,
             "expiry": expiry_throughput, "lag": lag, "massexpiry": mass_expiry, "persistence": persistence,
             "features": features, "repl": repl, "blocking": blocking, "spool": spool, "tls": tls,
+            "cluster": cluster,
             # parts of `memory`, for a shorter run
             "volatile": volatile_memory, "datatypes": datatypes_memory}
-DEFAULT = "throughput,memory,cpu,latency,expiry,lag,massexpiry,spool,persistence,features,repl,blocking,tls"
+DEFAULT = "throughput,memory,cpu,latency,expiry,lag,massexpiry,spool,persistence,features,repl,blocking,tls,cluster"
 
 
 def main():

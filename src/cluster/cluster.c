@@ -62,13 +62,17 @@ static void setMyselfAddress(void) {
     }
 }
 
-void clusterInit(void) {
+void clusterInitState(void) {
     cluster = zcalloc(sizeof(*cluster));
     cluster->state = CLUSTER_FAIL;
     cluster->size = 1;
     cluster->nodes = dictCreate(&nodesDictType);
     cluster->blacklist = dictCreate(&blacklistDictType);
     cluster->mf_master_offset = -1;
+}
+
+void clusterInit(void) {
+    clusterInitState();
     migrate_command = lookupCommandByCString("migrate");
     /* The lock first: a second process must not even read a live node's file. */
     if (clusterLockConfig(server.cluster_configfile) == C_ERR) exit(1);

@@ -9,6 +9,9 @@
 /* After initServer (the event loop exists): the config file is locked and
  * read or made, and the bus listens. Exits, logged, when it cannot. */
 void clusterInit(void);
+/* clusterInit's first step alone: the empty in-memory state (no myself, no
+ * file, no bus); for the bus message fuzz target too. */
+void clusterInitState(void);
 /* After the dataset is loaded: keys outside db 0 stop the server, as Redis;
  * slots that have keys here and no owner become ours. */
 void clusterVerifyDataAfterLoad(void);

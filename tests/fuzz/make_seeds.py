@@ -126,9 +126,62 @@ def spool_seeds():
     w("fuzz_spool", "cut_off", msgs[:-5])
 
 
+# The cluster bus (fuzz_cluster_bus): Redis 7.0's message layout, big-endian
+# (../shared/specs/cluster-bus-7.0.md; checked against the reference): a
+# 2256-byte header, then the type's body. The target's first byte picks the
+# link (0: unnamed inbound, 1: the known peer PEER's); it rewrites the
+# signature and the length itself.
+PEER = b"fuzzpeer00000000000000000000000000000000"
+STRANGER = b"strange0000000000000000000000000000000000"[:40]
+
+
+def bus_header(typ, sender=PEER, count=0, flags=1, epoch=5, slots=b"", exts=0, mflags=0):
+    h = bytearray(2256)
+    h[0:4] = b"RCmb"
+    struct.pack_into(">HHHH", h, 8, 1, 30001, typ, count)
+    struct.pack_into(">QQQ", h, 16, epoch, epoch, 1000)
+    h[40:80] = sender
+    h[80:80 + len(slots)] = slots
+    h[2168:2177] = b"127.0.0.1"
+    struct.pack_into(">H", h, 2214, exts)
+    struct.pack_into(">HHHBB", h, 2246, 0, 40001, flags, 0, mflags)
+    return bytes(h)
+
+
+def gossip_entry(name, port, flags):
+    g = bytearray(104)
+    g[0:40] = name
+    g[48:57] = b"127.0.0.1"
+    struct.pack_into(">HHHH", g, 94, port, port + 10000, flags, 0)
+    return bytes(g)
+
+
+def cluster_bus_seeds():
+    upper = b"\x00" * 1024 + b"\xff" * 1024  # the slots 8192-16383 (the peer's)
+    entries = gossip_entry(STRANGER, 30002, 1) + gossip_entry(b"other000" * 5, 30003, 8 | 4)
+    hostname = b"my-host\x00"
+    ext = struct.pack(">HHI", 0, 0, 8 + len(hostname)) + hostname
+    seeds = {
+        "ping": (1, bus_header(0, count=2, slots=upper) + entries),
+        "pong_hostname": (1, bus_header(1, slots=upper, exts=1) + ext),
+        "meet_stranger": (0, bus_header(2, sender=STRANGER)),
+        "fail": (1, bus_header(3) + STRANGER),
+        "publish": (1, bus_header(4) + struct.pack(">II", 2, 5) + b"chhello"),
+        "auth_request": (1, bus_header(5, flags=2, epoch=9)),
+        "auth_ack": (1, bus_header(6)),
+        "update": (1, bus_header(7) + struct.pack(">Q", 9) + PEER + b"\xff" * 2048),
+        "mfstart": (1, bus_header(8, flags=2)),
+        "module": (1, bus_header(9) + struct.pack(">QIB", 1, 3, 0) + b"abc"),
+        "publishshard": (1, bus_header(10) + struct.pack(">II", 1, 1) + b"cm"),
+    }
+    for name, (link, msg) in seeds.items():
+        w("fuzz_cluster_bus", name, bytes([link]) + msg)
+
+
 if __name__ == "__main__":
     spool_seeds()
     resp_seeds()
+    cluster_bus_seeds()
     listpack_seeds()
     intset_seeds()
     lua_seeds()
