@@ -175,7 +175,8 @@ uint64_t spoolNextSeq(void) {
 
 /* -------------------------------------------------------- waiting ring */
 
-static uint64_t *ringAt(size_t i) { return &sp.ring[(sp.ring_head + i) % sp.ring_cap]; }
+/* ring_cap is a power of two (1024, doubled as it fills): a mask, not a division. */
+static uint64_t *ringAt(size_t i) { return &sp.ring[(sp.ring_head + i) & (sp.ring_cap - 1)]; }
 
 static void ringPush(uint64_t seq) {
     if (sp.ring_len == sp.ring_cap) {
@@ -220,14 +221,15 @@ static int waiting(uint64_t seq) {
 
 static void ringPopDone(void) {
     while (sp.ring_len && (*ringAt(0) & DONE_FLAG)) {
-        sp.ring_head = (sp.ring_head + 1) % sp.ring_cap;
+        sp.ring_head = (sp.ring_head + 1) & (sp.ring_cap - 1);
         sp.ring_len--;
         sp.ring_done--;
     }
 }
 
 static int ringMarkDone(uint64_t seq) {
-    long long at = ringFind(seq);
+    /* Delivered in order, the message done is the front: no search. */
+    long long at = sp.ring_len && (*ringAt(0) & ~DONE_FLAG) == seq ? 0 : ringFind(seq);
     if (at == -1 || (*ringAt((size_t)at) & DONE_FLAG)) return 0;
     *ringAt((size_t)at) |= DONE_FLAG;
     sp.ring_done++;
