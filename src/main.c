@@ -159,6 +159,7 @@ static const backgroundPacer expiryPushPacer = {
 static const commandRouter clusterRouter = {
     .route = clusterRouteCommand,
     .redirect_blocked = clusterRedirectBlockedClient,
+    .bus_connections = clusterConnectionCount,
 };
 
 static const replCapability expiryLogCapability = {

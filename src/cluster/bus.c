@@ -35,8 +35,6 @@ static int nlinks;
 int clusterDataPort(void) { return server.tls_cluster ? server.tls_port : server.port; }
 int clusterBusPort(void) { return server.cluster_port ? server.cluster_port : clusterDataPort() + 10000; }
 
-int clusterLinkCount(void) { return nlinks; }
-
 static void acceptHandler(aeEventLoop *el, int fd, void *data, int mask);
 
 int clusterBusListen(void) {

@@ -25,7 +25,5 @@ size_t clusterLinkPending(const clusterLink *link);
 void clusterCheckLinkBuffers(void);
 /* Bytes of memory the links hold (INFO mem_cluster_links). */
 size_t clusterLinksMemory(void);
-/* Every link, in and out (CLUSTER LINKS). */
-int clusterLinkCount(void);
 
 #endif

@@ -467,7 +467,9 @@ sds clusterInfoSection(sds info) {
 
 size_t clusterLinksMemoryUsage(void) { return cluster ? clusterLinksMemory() : 0; }
 
-int clusterConnectionCount(void) { return cluster ? clusterLinkCount() : 0; }
+/* As 7.0 counts them (INFO cluster_connections, maxclients): two per known
+ * node, in and out, whatever is connected now. */
+unsigned long clusterConnectionCount(void) { return cluster ? (dictSize(cluster->nodes) - 1) * 2 : 0; }
 
 /* ------------------------------------------------------------- directives */
 

@@ -46,7 +46,7 @@ void clusterSetShardChannelsDrop(void (*fn)(const unsigned char *lost));
 /* INFO "# Cluster", and the links' memory for INFO memory. */
 sds clusterInfoSection(sds info);
 size_t clusterLinksMemoryUsage(void);
-int clusterConnectionCount(void);
+unsigned long clusterConnectionCount(void); /* two per known node, as 7.0 counts them */
 
 /* Apply hooks of directives (main.c's table). */
 int clusterApplyAnnounceHostname(const char **err);

@@ -142,7 +142,7 @@ static sds clientsSection(sds info) {
     size_t maxin, maxout, mem;
     clientsStats(&maxin, &maxout, &mem);
     return sdscatprintf(info,
-                        "# Clients\r\nconnected_clients:%lu\r\ncluster_connections:%d\r\nmaxclients:%u\r\n"
+                        "# Clients\r\nconnected_clients:%lu\r\ncluster_connections:%lu\r\nmaxclients:%u\r\n"
                         "client_recent_max_input_buffer:%zu\r\nclient_recent_max_output_buffer:%zu\r\n"
                         "blocked_clients:%u\r\ntracking_clients:%llu\r\nclients_in_timeout_table:%u\r\n",
                         listLength(server.clients) - replReplicaCount(), clusterConnectionCount(), server.maxclients, maxin, maxout,

@@ -119,6 +119,8 @@ uint64_t commandFlags(client *c);
 typedef struct commandRouter {
     int (*route)(client *c);
     int (*redirect_blocked)(client *c);
+    /* The bus's connections, which count against maxclients as in 7.0. */
+    unsigned long (*bus_connections)(void);
 } commandRouter;
 void serverSetCommandRouter(const commandRouter *r);
 extern const commandRouter *command_router;

@@ -83,15 +83,24 @@ client *lookupClientByID(uint64_t id) {
     return dictFetchValue(server.clients_by_id, (void *)(uintptr_t)id);
 }
 
-static void acceptCommonHandler(int fd, int flags, const char *ip) {
-    if (listLength(server.clients) >= server.maxclients) {
-        const char *err = "-ERR max number of clients reached\r\n";
-        if (connWrite(fd, err, strlen(err)) == -1) { /* best effort */
-        }
-        server.stat_rejected_conn++;
-        connClose(fd);
-        return;
+/* Admission, before a client exists (and before a TLS handshake starts, as
+ * 7.0): past maxclients, counting the cluster bus's connections, the
+ * connection is refused (0), with Redis's error on a plain one; a TLS one
+ * just drops, as nothing can be written before its handshake. */
+static int admitConnection(int fd, int tls) {
+    unsigned long bus = command_router && command_router->bus_connections ? command_router->bus_connections() : 0;
+    if (listLength(server.clients) + bus < server.maxclients) return 1;
+    const char *err = server.cluster_enabled ? "-ERR max number of clients + cluster connections reached\r\n"
+                                             : "-ERR max number of clients reached\r\n";
+    if (!tls && connWrite(fd, err, strlen(err)) == -1) { /* best effort */
     }
+    server.stat_rejected_conn++;
+    connClose(fd);
+    return 0;
+}
+
+/* A connection admitted (and its TLS handshake done) becomes a client. */
+static void acceptCommonHandler(int fd, int flags, const char *ip) {
     client *c = createClient(fd);
     if (!c) {
         serverLog(LL_WARNING, "Error registering fd event for the new client: %s (fd=%d)", strerror(errno), fd);
@@ -139,6 +148,7 @@ static void acceptTcpConnections(int fd, int tls) {
         int cfd = anetTcpAccept(NULL, fd, ip, sizeof(ip), &port);
         if (cfd == ANET_ERR) return;
         serverLog(LL_VERBOSE, "Accepted %s:%d", ip, port);
+        if (!admitConnection(cfd, tls)) continue;
         if (tls) tlsAccept(cfd, ip, tlsAccepted);
         else acceptCommonHandler(cfd, 0, ip);
     }
@@ -159,7 +169,7 @@ void acceptUnixHandler(aeEventLoop *el, int fd, void *privdata, int mask) {
     for (int i = 0; i < MAX_ACCEPTS_PER_CALL; i++) {
         int cfd = anetUnixAccept(NULL, fd);
         if (cfd == ANET_ERR) return;
-        acceptCommonHandler(cfd, CLIENT_UNIX_SOCKET, NULL);
+        if (admitConnection(cfd, 0)) acceptCommonHandler(cfd, CLIENT_UNIX_SOCKET, NULL);
     }
 }
 

@@ -290,3 +290,23 @@ def test_migrate_with_tls_cluster_speaks_tls_to_the_target(server_factory, tls_c
     c.set("k3", "y")
     with pytest.raises(redis.ResponseError, match="IOERR"):
         c.execute_command("MIGRATE", "127.0.0.1", target.port, "k3", 0, 1000)
+
+
+def test_maxclients_refuses_a_tls_connection_before_its_handshake(server_factory, tls_certs):
+    """Past maxclients a plain connection gets Redis's error; a TLS one is
+    dropped before its handshake (nothing can be written to it yet, as 7.0:
+    the suite's unit/limits expects an I/O error over TLS)."""
+    s = start_tls(server_factory, tls_certs, "--maxclients", "2")
+    held = [tls_client(s, tls_certs), socket.create_connection((s.host, s.port))]
+    held[0].ping()
+    held[1].sendall(b"PING\r\n")
+    assert held[1].recv(100) == b"+PONG\r\n"
+    with pytest.raises((redis.ConnectionError, ssl.SSLError, OSError)) as e:
+        tls_client(s, tls_certs).ping()
+    assert "max number of clients" not in str(e.value)
+    with socket.create_connection((s.host, s.port)) as raw:
+        assert closed_by_server(raw) == b"-ERR max number of clients reached\r\n"
+    held[1].close()
+    assert int(held[0].info("stats")["rejected_connections"]) == 2
+    wait_for(lambda: tls_client(s, tls_certs).ping(), retry_on=(redis.ConnectionError,),
+             what="a TLS client admitted again")
