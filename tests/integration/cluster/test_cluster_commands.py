@@ -161,8 +161,6 @@ def test_bad_input(two):
         if got != want:
             wrong.append((args, got, want))
     assert not wrong, "\n".join(map(repr, wrong))
-    for args, want in cases:
-        assert frames(c, *args) == want, args
     # Nothing above changed the cluster.
     assert cluster_info(two.nodes[0].client())["cluster_slots_assigned"] == "16384"
     assert c.call("cluster", "countkeysinslot", "1") == 0
