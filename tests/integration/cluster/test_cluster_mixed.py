@@ -12,10 +12,10 @@ import threading
 
 import pytest
 
-from support import REDIS_CLI, cluster_info, free_cluster_port, server_binary, start_cluster, wait_for
+from support import (REDIS_CLI, cluster_info, free_cluster_port, redis_cluster, server_binary, start_cluster,
+                     wait_for)
 
 pytest.importorskip("redis.cluster")
-from redis.cluster import ClusterNode, RedisCluster  # noqa: E402
 
 MIXES = [("ours", "reference"), ("reference", "ours")]
 
@@ -46,17 +46,7 @@ def binaries(*nodes):
 
 
 def cluster_client(cl, seed=0):
-    """RedisCluster seeded with cl.nodes[seed] only. Debian's redis-py (4.3.4)
-    fails to refresh its slot map from a seed it has no connection to yet
-    (it deep-copies its own kwargs, locks included): a test that kills a
-    node seeds the client with one that stays up, and keeps it the seed."""
-    n = cl.nodes[seed]
-    return RedisCluster(startup_nodes=[ClusterNode(n.host, n.port)], dynamic_startup_nodes=False,
-                        decode_responses=True)
-
-
-def masters_of(cl, nodes):
-    return [n for n in nodes if n.client().info("replication")["role"] == "master"]
+    return redis_cluster(cl.nodes[seed])
 
 
 @pytest.mark.parametrize("masters,replicas", MIXES)
