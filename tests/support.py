@@ -801,6 +801,17 @@ class Cluster:
                      timeout=timeout, interval=0.1, what="every node to see every replica's master")
 
 
+def redis_cluster(node):
+    """redis-py's RedisCluster seeded with node only (decoded replies).
+    dynamic_startup_nodes=False: Debian's redis-py 4.3.4 fails to refresh its
+    slot map from a discovered node it has no connection to yet (it deep-copies
+    its own kwargs, locks included), so a test that kills a node seeds the
+    client with one that stays up, and keeps it the seed."""
+    from redis.cluster import ClusterNode, RedisCluster
+    return RedisCluster(startup_nodes=[ClusterNode(node.host, node.port)], dynamic_startup_nodes=False,
+                        decode_responses=True)
+
+
 def start_cluster(server_factory, kinds, replicas=0, node_timeout=2000, args=(), cli=None, tls=None):
     """A cluster of len(kinds) nodes, each "ours" or "reference" (server_binary),
     each on its own port and bus port, in its own directory with its own

@@ -248,6 +248,11 @@ static int sameKey(robj *a, robj *b) {
     return sdslen(a->ptr) == sdslen(b->ptr) && memcmp(a->ptr, b->ptr, sdslen(a->ptr)) == 0;
 }
 
+int clusterSlotServedElsewhere(int slot) {
+    const clusterNode *owner = cluster->slots[slot];
+    return owner && owner != myself && !cluster->importing_from[slot];
+}
+
 int clusterQueryIsLocal(client *c, struct redisCommand *cmd, robj **argv, int argc, int *slot_out, int *error) {
     *error = REDIR_NONE;
     /* The common case first: one key (argv[1]), in a slot served here and

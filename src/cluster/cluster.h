@@ -43,6 +43,10 @@ void clusterSlotLeavingShard(int slot, const struct clusterNode *owner);
 void clusterKeysBeforeSleep(void);
 void clusterSetShardChannelsDrop(void (*fn)(const unsigned char *lost));
 
+/* Whether another node serves the slot, and this one is not importing it: a
+ * key of it still here is a stale copy (CLUSTER DELSLOTS keeps keys). */
+int clusterSlotServedElsewhere(int slot);
+
 /* INFO "# Cluster", and the links' memory for INFO memory. */
 sds clusterInfoSection(sds info);
 size_t clusterLinksMemoryUsage(void);

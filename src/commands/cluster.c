@@ -582,7 +582,7 @@ void clusterFailoverCommand(client *c) {
             return;
         }
     } else if (c->argc > 3) {
-        addReplyErrorObject(c, shared.syntaxerr);
+        addReplySubcommandSyntaxError(c);
         return;
     }
     if (nodeIsMaster(myself)) {
@@ -712,6 +712,10 @@ void clusterLinksCommand(client *c) {
 
 void clusterMeetCommand(client *c) {
     if (clusterDisabled(c)) return;
+    if (c->argc > 5) {
+        addReplySubcommandSyntaxError(c);
+        return;
+    }
     clusterMeet(c);
 }
 
@@ -768,6 +772,10 @@ void clusterReplicateCommand(client *c) {
 void clusterResetCommand(client *c) {
     if (clusterDisabled(c)) return;
     int hard = 0;
+    if (c->argc > 3) {
+        addReplySubcommandSyntaxError(c);
+        return;
+    }
     if (c->argc == 3) {
         if (!strcasecmp(c->argv[2]->ptr, "hard")) hard = 1;
         else if (strcasecmp(c->argv[2]->ptr, "soft")) {

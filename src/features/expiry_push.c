@@ -34,8 +34,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cluster/cluster.h"
 #include "core/ae.h"
 #include "core/clock.h"
+#include "core/crc16.h"
 #include "core/dict.h"
 #include "core/numparse.h"
 #include "core/zmalloc.h"
@@ -741,6 +743,14 @@ void expiryPushKeyspaceSubscriber(const keyspaceEvent *ev) {
     /* Raised only when expiryAllowed(): on a master. */
     /* Expiry raises it with the value (keyRemoving), still in the db. */
     if (ev->class != NOTIFY_EXPIRED || !ev->key || !ev->val) return;
+    /* In a cluster a master pushes the keys of its own slots: a stale copy
+     * left in a slot another master serves expires here unpushed. */
+    if (server.cluster_enabled) {
+        char tmp[LONG_STR_SIZE];
+        size_t klen;
+        const char *k = stringObjectView(ev->key, tmp, &klen);
+        if (clusterSlotServedElsewhere((int)keyHashSlot(k, klen))) return;
+    }
     expiryPushKey(ev->db->id, ev->key, ev->val);
 }
 

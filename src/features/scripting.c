@@ -1141,13 +1141,21 @@ void scriptingSetGlobalsEnv(lua_State *L, int index) {
 static int parseShebang(const char *body, size_t len, int *flags, sds *err) {
     *flags = 0;
     if (len < 2 || body[0] != '#' || body[1] != '!') return C_OK;
-    const char *eol = memchr(body, '\n', len);
-    sds line = sdsnewlen(body, eol ? (size_t)(eol - body) : len);
+    /* Redis looks for the line's end as a C string does: not past a NUL. */
+    const char *eol = memchr(body, '\n', strnlen(body, len));
+    if (!eol) {
+        *err = sdsnew("Invalid script shebang");
+        return C_ERR;
+    }
+    sds line = sdsnewlen(body, (size_t)(eol - body));
     int argc;
     sds *parts = sdssplitargs(line, &argc);
     int rc = C_OK;
-    if (!parts || argc == 0 || strcmp(parts[0], "#!lua")) {
-        *err = sdscatprintf(sdsempty(), "Unexpected engine in script shebang: %s", parts && argc ? parts[0] : line);
+    if (!parts || argc == 0) {
+        *err = sdsnew("Invalid engine in script shebang");
+        rc = C_ERR;
+    } else if (strcmp(parts[0], "#!lua")) {
+        *err = sdscatprintf(sdsempty(), "Unexpected engine in script shebang: %s", parts[0]);
         rc = C_ERR;
     }
     for (int j = 1; rc == C_OK && j < argc; j++) {

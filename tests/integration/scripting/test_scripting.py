@@ -181,6 +181,11 @@ def test_shebang_flags(c):
     assert ev(c, "#!lua flags=bad\nreturn 1") == b"-ERR Unexpected flag in script shebang: bad\r\n"
     assert ev(c, "#!lua name=x\nreturn 1") == b"-ERR Unknown lua shebang option: name=x\r\n"
     assert ev(c, "#!python\nreturn 1") == b"-ERR Unexpected engine in script shebang: #!python\r\n"
+    # A shebang with no line after it, and one sdssplitargs cannot split.
+    assert ev(c, "#!lua") == b"-ERR Invalid script shebang\r\n"
+    assert ev(c, "#!lua flags=no-writes return 1") == b"-ERR Invalid script shebang\r\n"
+    assert ev(c, '#!lua "abc\nreturn 1') == b"-ERR Invalid engine in script shebang\r\n"
+    assert ev(c, "#!\nreturn 1") == b"-ERR Unexpected engine in script shebang: #!\r\n"
 
 
 def test_cached_scripts_keep_their_shebang_flags(server):
