@@ -9,11 +9,13 @@
 #include "server/dispatch.h"
 #include "server/evict.h"
 #include "server/hooks.h"
+#include "server/lazyfree.h"
 #include "server/lifecycle.h"
 #include "server/prefetch.h"
 #include "server/propagate.h"
 #include "server/supervise.h"
 #include "server/tls.h"
+#include "core/dict.h"
 #include "core/proctitle.h"
 #include "core/zmalloc.h"
 #include "acl/acl.h"
@@ -188,6 +190,7 @@ static void wireModules(void) {
     serverSetDispatcher(&dispatchPipeline);
 
     /* server/'s single-owner points */
+    dictSetBigTableFree(lazyfreeBlock); /* a big table a rehash left: its pages go back off the loop */
     crashSetInfoGenerator(crashInfo);
     serverSetWriteGate(persistWriteGate);
     evictSetAofBufferProbe(aofBufferMemory); /* not counted for maxmemory, as Redis 7.0 */

@@ -1,4 +1,5 @@
-/* ttlheap: 4-ary min-heap of deadlines in packed 12-byte slots (see ttlheap.h). */
+/* ttlheap: 4-ary min-heap of deadlines in packed 12-byte slots, kept in
+ * chunks (see ttlheap.h). */
 #include "ttlheap.h"
 #include "core/dict.h"
 #include "core/zmalloc.h"
@@ -15,17 +16,22 @@ ttlHeap *ttlHeapCreate(ttlHeapSetPos *setpos) {
     return h;
 }
 
+static void freeChunks(ttlHeap *h) {
+    for (size_t i = 0; i < h->nchunks; i++) zfree(h->chunks[i]);
+    zfree(h->chunks);
+    h->chunks = NULL;
+    h->nchunks = h->chunks_cap = h->len = h->cap = 0;
+}
+
 void ttlHeapFree(ttlHeap *h) {
     if (!h) return;
-    zfree(h->slots);
+    freeChunks(h);
     if (h->far) dictRelease(h->far);
     zfree(h);
 }
 
 void ttlHeapClear(ttlHeap *h) {
-    zfree(h->slots);
-    h->slots = NULL;
-    h->len = h->cap = 0;
+    freeChunks(h);
     if (h->far) dictEmpty(h->far, NULL);
 }
 
@@ -50,114 +56,142 @@ static void setFar(ttlHeap *h, void *item, int64_t when) {
 }
 
 int64_t ttlHeapWhen(const ttlHeap *h, size_t pos) {
-    int64_t w = ttlSlotWhen(&h->slots[pos]);
+    const ttlHeapSlot *slot = ttlHeapSlotAt(h, pos);
+    int64_t w = ttlSlotWhen(slot);
     if ((w == 0 || w == TTLHEAP_WHEN_MAX) && h->far && dictSize(h->far)) {
-        dictEntry *de = dictFind(h->far, ttlSlotItem(&h->slots[pos]));
+        dictEntry *de = dictFind(h->far, ttlSlotItem(slot));
         if (de) return dictGetSignedIntegerVal(de);
     }
     return w;
 }
 
 static void place(ttlHeap *h, size_t pos, ttlHeapSlot s) {
-    h->slots[pos] = s;
+    *ttlHeapSlotAt(h, pos) = s;
     h->setpos(ttlSlotItem(&s), (long)pos);
 }
 
 static void siftUp(ttlHeap *h, size_t pos) {
-    ttlHeapSlot s = h->slots[pos];
+    ttlHeapSlot s = *ttlHeapSlotAt(h, pos);
     int64_t when = ttlSlotWhen(&s);
     while (pos > 0) {
         size_t parent = (pos - 1) / ARITY;
-        if (ttlSlotWhen(&h->slots[parent]) <= when) break;
-        place(h, pos, h->slots[parent]);
+        const ttlHeapSlot *ps = ttlHeapSlotAt(h, parent);
+        if (ttlSlotWhen(ps) <= when) break;
+        place(h, pos, *ps);
         pos = parent;
     }
     place(h, pos, s);
 }
 
 static void siftDown(ttlHeap *h, size_t pos) {
-    ttlHeapSlot s = h->slots[pos];
+    ttlHeapSlot s = *ttlHeapSlotAt(h, pos);
     int64_t when = ttlSlotWhen(&s);
     for (;;) {
         size_t first = pos * ARITY + 1;
         if (first >= h->len) break;
         size_t last = first + ARITY < h->len ? first + ARITY : h->len;
         size_t best = first;
-        int64_t bestwhen = ttlSlotWhen(&h->slots[first]);
+        int64_t bestwhen = ttlSlotWhen(ttlHeapSlotAt(h, first));
         for (size_t c = first + 1; c < last; c++) {
-            int64_t cw = ttlSlotWhen(&h->slots[c]);
+            int64_t cw = ttlSlotWhen(ttlHeapSlotAt(h, c));
             if (cw < bestwhen) best = c, bestwhen = cw;
         }
         if (bestwhen >= when) break;
-        place(h, pos, h->slots[best]);
+        place(h, pos, *ttlHeapSlotAt(h, best));
         pos = best;
     }
     place(h, pos, s);
 }
 
-/* Growing by a sixteenth keeps the slack small, but a big array moves about
- * four times per allocator size class, and the allocator keeps each old copy's
- * pages for seconds (30 MB of RSS after loading a million volatile keys): an
- * array that moved hands them back at once. */
-#define PURGE_AFTER_MOVE_BYTES (1024 * 1024)
+/* Room for one more slot: the first chunk grows by a sixteenth (at least 64
+ * slots) up to a full chunk; then whole chunks are added. */
+static void grow(ttlHeap *h) {
+    if (h->nchunks <= 1 && h->cap < TTLHEAP_CHUNK) {
+        size_t step = h->cap / 16 < 64 ? 64 : h->cap / 16;
+        size_t cap = h->cap + step < TTLHEAP_CHUNK ? h->cap + step : TTLHEAP_CHUNK;
+        if (!h->nchunks) {
+            h->chunks = zmalloc(sizeof(ttlHeapSlot *));
+            h->chunks_cap = h->nchunks = 1;
+            h->chunks[0] = NULL;
+        }
+        h->chunks[0] = zrealloc(h->chunks[0], cap * sizeof(ttlHeapSlot));
+        h->cap = cap;
+        return;
+    }
+    if (h->nchunks == h->chunks_cap) {
+        h->chunks_cap *= 2;
+        h->chunks = zrealloc(h->chunks, h->chunks_cap * sizeof(ttlHeapSlot *));
+    }
+    h->chunks[h->nchunks++] = zmalloc(TTLHEAP_CHUNK * sizeof(ttlHeapSlot));
+    h->cap += TTLHEAP_CHUNK;
+}
 
-static void resizeSlots(ttlHeap *h, size_t cap) {
-    uintptr_t before = (uintptr_t)h->slots;
-    h->cap = cap;
-    h->slots = zrealloc(h->slots, cap * sizeof(ttlHeapSlot));
-    if (before && (uintptr_t)h->slots != before && cap * sizeof(ttlHeapSlot) >= PURGE_AFTER_MOVE_BYTES)
-        zmalloc_purge();
+/* After a removal: a chunk goes once the one before it is empty too (one
+ * empty chunk is kept, so a heap whose size swings around a chunk's edge does
+ * not allocate and free it each time); the first chunk, once alone, shrinks
+ * when three quarters of it are unused. */
+static void shrink(ttlHeap *h) {
+    if (h->nchunks > 1) {
+        if (h->len + TTLHEAP_CHUNK <= h->cap - TTLHEAP_CHUNK) {
+            zfree(h->chunks[--h->nchunks]);
+            h->cap -= TTLHEAP_CHUNK;
+        }
+    }
+    if (h->nchunks == 1 && h->cap > 1024 && h->len < h->cap / 4) {
+        h->cap = h->len + h->len / 16 + 64;
+        h->chunks[0] = zrealloc(h->chunks[0], h->cap * sizeof(ttlHeapSlot));
+    }
 }
 
 void ttlHeapInsert(ttlHeap *h, void *item, int64_t when) {
-    if (h->len == h->cap) {
-        size_t grow = h->cap / 16;
-        resizeSlots(h, h->cap + (grow < 64 ? 64 : grow));
-    }
+    if (h->len == h->cap) grow(h);
     setFar(h, item, when);
-    h->slots[h->len] = makeSlot(item, when);
+    *ttlHeapSlotAt(h, h->len) = makeSlot(item, when);
     siftUp(h, h->len++);
 }
 
 void ttlHeapUpdate(ttlHeap *h, size_t pos, int64_t when) {
-    int64_t old = ttlSlotWhen(&h->slots[pos]);
-    void *item = ttlSlotItem(&h->slots[pos]);
+    ttlHeapSlot *slot = ttlHeapSlotAt(h, pos);
+    int64_t old = ttlSlotWhen(slot);
+    void *item = ttlSlotItem(slot);
     setFar(h, item, when);
-    h->slots[pos] = makeSlot(item, when);
-    if (ttlSlotWhen(&h->slots[pos]) < old) siftUp(h, pos);
+    *slot = makeSlot(item, when);
+    if (ttlSlotWhen(slot) < old) siftUp(h, pos);
     else siftDown(h, pos);
 }
 
 void *ttlHeapRemove(ttlHeap *h, size_t pos) {
-    void *item = ttlSlotItem(&h->slots[pos]);
+    ttlHeapSlot *slot = ttlHeapSlotAt(h, pos);
+    void *item = ttlSlotItem(slot);
     if (h->far && dictSize(h->far)) dictDelete(h->far, item);
     h->len--;
     if (pos != h->len) {
-        int64_t old = ttlSlotWhen(&h->slots[pos]);
-        h->slots[pos] = h->slots[h->len];
-        if (ttlSlotWhen(&h->slots[pos]) < old) siftUp(h, pos);
+        int64_t old = ttlSlotWhen(slot);
+        *slot = *ttlHeapSlotAt(h, h->len);
+        if (ttlSlotWhen(slot) < old) siftUp(h, pos);
         else siftDown(h, pos);
     }
     h->setpos(item, -1);
-    /* Give memory back when the heap has shrunk a lot (e.g. after a mass expiry). */
-    if (h->cap > 1024 && h->len < h->cap / 4) resizeSlots(h, h->len + h->len / 16 + 64);
+    shrink(h);
     return item;
 }
 
 void ttlHeapSetItem(ttlHeap *h, size_t pos, void *item) {
     int64_t when = ttlHeapWhen(h, pos);
-    void *old = ttlSlotItem(&h->slots[pos]);
+    void *old = ttlSlotItem(ttlHeapSlotAt(h, pos));
     if (h->far && dictSize(h->far)) dictDelete(h->far, old);
     setFar(h, item, when);
     place(h, pos, makeSlot(item, when));
 }
 
-size_t ttlHeapMemUsage(const ttlHeap *h) { return sizeof(*h) + h->cap * sizeof(ttlHeapSlot); }
+size_t ttlHeapMemUsage(const ttlHeap *h) {
+    return sizeof(*h) + h->cap * sizeof(ttlHeapSlot) + h->chunks_cap * sizeof(ttlHeapSlot *);
+}
 
 int ttlHeapVerify(const ttlHeap *h, long (*getpos)(void *item)) {
     for (size_t i = 0; i < h->len; i++) {
-        if (getpos(ttlSlotItem(&h->slots[i])) != (long)i) return 0;
-        if (i > 0 && ttlSlotWhen(&h->slots[(i - 1) / ARITY]) > ttlSlotWhen(&h->slots[i])) return 0;
+        if (getpos(ttlHeapItem(h, i)) != (long)i) return 0;
+        if (i > 0 && ttlSlotWhen(ttlHeapSlotAt(h, (i - 1) / ARITY)) > ttlSlotWhen(ttlHeapSlotAt(h, i))) return 0;
     }
     return 1;
 }

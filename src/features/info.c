@@ -27,6 +27,7 @@
 #include "repl/repl.h"
 #include "cluster/cluster.h"
 #include "core/clock.h"
+#include "core/histogram.h"
 #include "core/zmalloc.h"
 
 #include <ctype.h>
@@ -345,7 +346,19 @@ static sds keyspaceSection(sds info) {
 }
 
 static sds latencystatsSection(sds info) { return latencyInfo(info); }
-static sds expiryPushSection(sds info) { return expiryPushInfo(info); }
+/* Active expiry's lateness, after the push's own figures: how late a key
+ * left (and was pushed) after its deadline, by the server's clock. */
+static sds catExpiryLateness(sds info) {
+    const latencyHistogram *h = expireLateness();
+    return sdscatprintf(info,
+                        "expired_lateness_count:%lld\r\nexpired_lateness_p50_us:%lld\r\n"
+                        "expired_lateness_p99_us:%lld\r\nexpired_lateness_p999_us:%lld\r\n"
+                        "expired_lateness_max_us:%lld\r\n",
+                        h->total, (long long)histogramPercentile(h, 50), (long long)histogramPercentile(h, 99),
+                        (long long)histogramPercentile(h, 99.9), (long long)histogramPercentile(h, 100));
+}
+
+static sds expiryPushSection(sds info) { return catExpiryLateness(expiryPushInfo(info)); }
 static sds modulesSection(sds info) { return sdscat(info, "# Modules\r\n"); }
 static sds clusterSection(sds info) { return clusterInfoSection(info); }
 

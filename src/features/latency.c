@@ -3,12 +3,9 @@
  *
  * The histograms reproduce what Redis 7.0 prints, and Redis prints what an
  * HDR histogram of nanoseconds (1 ns .. 1 s, 2 significant digits) reports:
- * values below 256 are exact, above that each power of two is split into 128
- * equal sub-buckets. A percentile is the highest value equivalent to the
- * bucket where the cumulative count reaches it (the lowest, for p0), and
- * LATENCY HISTOGRAM reports cumulative counts at 1024 ns × 2^k. Both are
- * computed here from that bucket layout, so the figures match Redis's for the
- * same samples.
+ * core/histogram.h keeps that layout and its percentiles; LATENCY HISTOGRAM
+ * reports cumulative counts at 1024 ns × 2^k, walked here over the same
+ * buckets, so the figures match Redis's for the same samples.
  *
  * The monitor keeps, per event ("command", "fast-command", "expire-cycle"),
  * the last LATENCY_SAMPLES samples of at least latency-monitor-threshold ms,
@@ -21,6 +18,7 @@
 #include <time.h>
 
 #include "core/dict.h"
+#include "core/histogram.h"
 #include "core/numparse.h"
 #include "core/zmalloc.h"
 #include "server/reply.h"
@@ -29,64 +27,7 @@
 
 /* ------------------------------------------------------------- histograms */
 
-#define HIST_SUB_MAGNITUDE 7 /* 128 sub-buckets per power of two above 256 */
-#define HIST_SUB_HALF (1 << HIST_SUB_MAGNITUDE)
-#define HIST_BUCKETS 23      /* 256 << 22 > 1 s in ns */
-#define HIST_COUNTS ((HIST_BUCKETS + 1) * HIST_SUB_HALF)
-#define HIST_MIN_NS 1LL
-#define HIST_MAX_NS 1000000000LL
 #define HIST_REPORT_FIRST_NS 1024 /* LATENCY HISTOGRAM's first level; each next doubles */
-
-struct latencyHistogram {
-    long long total;
-    long long counts[HIST_COUNTS];
-};
-
-static int bucketOf(int64_t v) { return 64 - __builtin_clzll((uint64_t)v | 255) - (HIST_SUB_MAGNITUDE + 1); }
-
-static int indexOf(int64_t v) {
-    int b = bucketOf(v);
-    return ((b + 1) << HIST_SUB_MAGNITUDE) + (int)(v >> b) - HIST_SUB_HALF;
-}
-
-static int64_t valueAtIndex(int i) {
-    int b = (i >> HIST_SUB_MAGNITUDE) - 1;
-    int64_t sub = (i & (HIST_SUB_HALF - 1)) + HIST_SUB_HALF;
-    if (b < 0) {
-        sub -= HIST_SUB_HALF;
-        b = 0;
-    }
-    return sub << b;
-}
-
-static int64_t lowestEquivalent(int64_t v) {
-    int b = bucketOf(v);
-    return (v >> b) << b;
-}
-
-static int64_t highestEquivalent(int64_t v) {
-    int b = bucketOf(v);
-    if ((v >> b) >= 2 * HIST_SUB_HALF) b++;
-    return lowestEquivalent(v) + ((int64_t)1 << b) - 1;
-}
-
-static void histogramRecord(struct latencyHistogram *h, long long ns) {
-    if (ns < HIST_MIN_NS) ns = HIST_MIN_NS;
-    if (ns > HIST_MAX_NS) ns = HIST_MAX_NS;
-    h->counts[indexOf(ns)]++;
-    h->total++;
-}
-
-static int64_t histogramPercentile(const struct latencyHistogram *h, double p) {
-    long long want = (long long)((p < 100 ? p : 100) / 100 * (double)h->total + 0.5);
-    if (want < 1) want = 1;
-    long long seen = 0;
-    for (int i = 0; i < HIST_COUNTS; i++) {
-        seen += h->counts[i];
-        if (seen >= want) return p == 0 ? lowestEquivalent(valueAtIndex(i)) : highestEquivalent(valueAtIndex(i));
-    }
-    return 0;
-}
 
 /* {"calls": n, "histogram_usec": {µs: cumulative count, ...}}: a level is
  * reported once the walk over the buckets reaches it, with the counts of every
@@ -99,22 +40,22 @@ static void addReplyHistogram(client *c, const struct latencyHistogram *h) {
     addReplyBulkCString(c, "histogram_usec");
     void *len = addReplyDeferredLen(c);
     long entries = 0, reported = 0, cumulative = 0;
-    int64_t level = HIST_REPORT_FIRST_NS, level_low = lowestEquivalent(level), value = 0;
+    int64_t level = HIST_REPORT_FIRST_NS, level_low = histogramLowestEquivalent(level), value = 0;
     int i = -1;
-    while (cumulative < h->total || valueAtIndex(i + 1) > level_low) {
+    while (cumulative < h->total || histogramValueAtIndex(i + 1) > level_low) {
         while (value < level_low) {
             if (++i >= HIST_COUNTS) goto done;
             cumulative += h->counts[i];
-            value = valueAtIndex(i);
+            value = histogramValueAtIndex(i);
         }
         if (cumulative > reported) {
-            addReplyLongLong(c, highestEquivalent(level) / 1000);
+            addReplyLongLong(c, histogramHighestEquivalent(level) / 1000);
             addReplyLongLong(c, cumulative);
             entries++;
         }
         reported = cumulative;
         level *= 2;
-        level_low = lowestEquivalent(level);
+        level_low = histogramLowestEquivalent(level);
     }
 done:
     setDeferredMapLen(c, len, entries);

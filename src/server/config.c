@@ -6,6 +6,7 @@
 #include "server/client.h"
 #include "server/clientmem.h"
 #include "server/evict.h"
+#include "server/expire.h"
 #include "server/lazyfree.h"
 #include "server/reply.h"
 #include "core/glob.h"
@@ -1386,6 +1387,7 @@ void configResetstatCommand(client *c) {
     server.stat_reply_buffer_shrinks = server.stat_reply_buffer_expands = 0;
     server.stat_peak_memory = zmalloc_used_memory();
     lazyfreeResetStats();
+    expireResetLateness();
     dictEmpty(server.errors, NULL);
     dictIterator *di = dictGetIterator(server.commands);
     dictEntry *de;

@@ -5,10 +5,21 @@
 #include "server/db.h"
 #include "server/hooks.h"
 #include "server/propagate.h"
+#include "core/histogram.h"
 #include "core/memprefetch.h"
 #include "core/zmalloc.h"
 
+#include <string.h>
+
 static long long scheduled_when = -1; /* ms deadline the timer is armed for, -1 idle */
+
+/* How late active expiry removed each key: now - deadline, in µs. Static,
+ * so it costs no used_memory; 1 µs .. 1000 s of it are told apart. */
+static latencyHistogram lateness;
+
+const latencyHistogram *expireLateness(void) { return &lateness; }
+
+void expireResetLateness(void) { memset(&lateness, 0, sizeof(lateness)); }
 
 long long removeKeyWithEvent(redisDb *db, robj *key, robj *val, int class, const char *event, int async) {
     /* Subscribers (the expiry push) read the value, still in the db. */
@@ -89,12 +100,14 @@ long long expireDueKeys(long long budget_us) {
     monotime start = getMonotonicUs();
     long long removed = 0;
     /* The clock is read again with the budget, every 16 keys, not for each:
-     * a key that fell due meanwhile waits those few µs for the next read. */
-    long long now = mstime();
+     * a key that fell due meanwhile waits those few µs for the next read,
+     * and a key's lateness is taken against the latest read. */
+    long long now_us = ustimeAt(start), now = now_us / 1000;
     for (int j = 0; j < server.dbnum; j++) {
         redisDb *db = &server.db[j];
         while (ttlHeapLen(db->expires)) {
             if (ttlHeapMinWhen(db->expires) >= now) break;
+            histogramRecord(&lateness, now_us - ttlHeapMinWhen(db->expires) * 1000);
             dictEntry *de = ttlHeapMinItem(db->expires);
             sds k = dbEntryKey(de);
             robj *key = createStringObject(k, sdslen(k));
@@ -105,13 +118,15 @@ long long expireDueKeys(long long budget_us) {
             decrRefCount(key);
             removed++;
             if ((removed & 15) == 0) {
-                long long spent = (long long)(getMonotonicUs() - start);
+                monotime at = getMonotonicUs();
+                long long spent = (long long)(at - start);
                 if (spent > budget_us) goto out;
                 /* A client waits (a request came, or a reply is ready to go
                  * out once this turn ends): it is served before the rest. */
                 if (spent > YIELD_AFTER_US && (listLength(server.clients_pending_write) || aeEventsPending(server.el)))
                     goto out;
-                now = mstime();
+                now_us = ustimeAt(at);
+                now = now_us / 1000;
             }
         }
     }
@@ -122,14 +137,17 @@ out:;
     return removed;
 }
 
-/* ms until a key with this deadline is due (expired once now > deadline, so one
- * ms after it). Far deadlines — up to LLONG_MAX — are re-checked every second
- * rather than computed in overflowing arithmetic. */
-static long long msUntilDue(long long when) {
-    long long now = mstime();
-    if (when < now) return 0;
-    long long d = when - now;
-    return d >= 1000 ? 1000 : d + 1;
+/* µs until a key with this deadline (ms) is due: it is expired once the
+ * clock is past its millisecond, at (when + 1) * 1000 µs, and the timer is
+ * armed for that very µs (the loop waits in µs: ae's epoll_pwait2), not for
+ * the next whole ms, which made keys half a millisecond later on average.
+ * Far deadlines — up to LLONG_MAX — are re-checked every second rather than
+ * computed in overflowing arithmetic. */
+static long long usUntilDue(long long when) {
+    long long now = ustime();
+    if (when >= now / 1000 + 1000) return 1000000;
+    long long due = (when + 1) * 1000;
+    return due > now ? due - now : 0;
 }
 
 /* Keys a writable replica's own clients gave a TTL: its master knows nothing
@@ -237,19 +255,17 @@ static long long expireTimerProc(aeEventLoop *el, long long id, void *clientData
         return 1000 / (server.hz ? server.hz : 10); /* idle tick; re-armed by expireScheduleAt */
     }
     scheduled_when = next;
-    long long wait = msUntilDue(next);
-    if (wait == 0 && backgroundConsumerFeeding()) {
-        /* Keys still due while the push feeds a consumer: pause first. */
-        aeRescheduleTimeEventUs(el, id, BACKGROUND_PAUSE_US);
-        return AE_RESCHEDULED;
-    }
-    return wait;
+    long long wait = usUntilDue(next);
+    /* Keys still due while the push feeds a consumer: pause first. */
+    if (wait == 0 && backgroundConsumerFeeding()) wait = BACKGROUND_PAUSE_US;
+    aeRescheduleTimeEventUs(el, id, wait);
+    return AE_RESCHEDULED;
 }
 
 void expireScheduleAt(long long when) {
     if (scheduled_when != -1 && scheduled_when <= when) return;
     scheduled_when = when;
-    aeRescheduleTimeEventUs(server.el, server.expire_timer_id, msUntilDue(when) * 1000);
+    aeRescheduleTimeEventUs(server.el, server.expire_timer_id, usUntilDue(when));
 }
 
 void expireInit(void) { server.expire_timer_id = aeCreateTimeEvent(server.el, 1, expireTimerProc, NULL); }

@@ -30,5 +30,9 @@ size_t expireReplicaKeyCount(void);
 void expireInit(void);
 /* Removes due keys for at most budget_us; returns how many. */
 long long expireDueKeys(long long budget_us);
+/* How late expireDueKeys removed keys (now - deadline, µs; INFO's
+ * expired_lateness_*), and CONFIG RESETSTAT's reset of it. */
+const struct latencyHistogram *expireLateness(void);
+void expireResetLateness(void);
 
 #endif

@@ -145,6 +145,8 @@ void lazyfreeObject(robj *o) {
     submit(job);
 }
 
+void lazyfreeBlock(void *ptr) { lazyfreeCall(zfree, ptr, 0); }
+
 void lazyfreeKeyspace(dict *keys, ttlHeap *expires) {
     lazyfreeJob *job = zmalloc(sizeof(*job));
     *job = (lazyfreeJob){.keys = keys, .expires = expires, .count = dictSize(keys)};

@@ -25,6 +25,10 @@ void lazyfreeKeyspace(dict *keys, ttlHeap *expires);
  * background thread, counted as count objects in INFO. Nothing on the main
  * thread may reach ptr once handed over. */
 void lazyfreeCall(void (*free_fn)(void *ptr), void *ptr, size_t count);
+/* A block (a dict's table left by a rehash) freed in the background: the
+ * allocator gives a big block's pages back as it is freed, for milliseconds.
+ * Not counted as an object (Redis frees these in place). */
+void lazyfreeBlock(void *ptr);
 /* INFO: objects handed over and not freed yet; objects freed since start or
  * CONFIG RESETSTAT. */
 size_t lazyfreePendingObjects(void);

@@ -120,6 +120,40 @@ int main(void) {
     CHECK(ttlHeapLen(h) == N / 2);
     CHECK(ttlHeapVerify(h, getpos));
     ttlHeapFree(h);
+
+    TEST("a heap of many chunks grows and gives its chunks back as it empties");
+    {
+        enum { BIG = (int)(TTLHEAP_CHUNK * 5 + 123) };
+        item *many = zcalloc(sizeof(item) * BIG);
+        ttlHeap *bh = ttlHeapCreate(setpos);
+        size_t base = zmalloc_used_memory();
+        for (int i = 0; i < BIG; i++) {
+            many[i].when = (int64_t)(testNextRandom() % 1000000);
+            ttlHeapInsert(bh, &many[i], many[i].when);
+        }
+        CHECK(ttlHeapVerify(bh, getpos));
+        CHECK(bh->nchunks == 6 && bh->cap == 6 * TTLHEAP_CHUNK);
+        /* Remove items from all over the heap (their positions cross chunk edges). */
+        for (int i = 0; i < BIG; i += 3) ttlHeapRemove(bh, (size_t)many[i].pos);
+        CHECK(ttlHeapVerify(bh, getpos));
+        size_t left = ttlHeapLen(bh);
+        CHECK(bh->cap >= left && bh->cap - left < 2 * TTLHEAP_CHUNK);
+        int64_t prev = -1;
+        int in_order = 1, wrong = 0;
+        while (ttlHeapLen(bh)) {
+            item *it = ttlHeapMinItem(bh);
+            if (ttlHeapMinWhen(bh) < prev) in_order = 0;
+            if (ttlHeapMinWhen(bh) != it->when) wrong++;
+            prev = ttlHeapMinWhen(bh);
+            ttlHeapRemove(bh, 0);
+            if (ttlHeapLen(bh) % 4096 == 0 && !ttlHeapVerify(bh, getpos)) wrong++;
+        }
+        CHECK(in_order && wrong == 0);
+        CHECK(bh->nchunks == 1 && bh->cap <= 1024); /* an empty heap keeps one small chunk */
+        CHECK(zmalloc_used_memory() - base <= 1024 * sizeof(ttlHeapSlot) + 64);
+        ttlHeapFree(bh);
+        zfree(many);
+    }
     CHECK(zmalloc_used_memory() == 0);
     return TEST_REPORT();
 }
