@@ -346,14 +346,21 @@ ssize_t tlsWrite(tlsConn *t, const void *buf, size_t len) {
     return result(t, tlslib.SSL_write(t->ssl, buf, len > INT_MAX ? INT_MAX : (int)len));
 }
 
-/* One record per buffer, as far as the socket takes them. */
+/* Each buffer whole, as far as the socket takes it. With partial writes on,
+ * SSL_write takes at most one record (16 kB) a call: a buffer past that is
+ * written in several, so that a short total means what it does for writev(2),
+ * a full socket (writeToClient stops there until the fd is writable, and a
+ * client's reply left behind would wait a turn while it still counts). */
 ssize_t tlsWritev(tlsConn *t, const struct iovec *iov, int iovcnt) {
     ssize_t total = 0;
     for (int i = 0; i < iovcnt; i++) {
-        ssize_t n = tlsWrite(t, iov[i].iov_base, iov[i].iov_len);
-        if (n <= 0) return total ? total : n;
-        total += n;
-        if ((size_t)n < iov[i].iov_len) break;
+        size_t done = 0;
+        while (done < iov[i].iov_len) {
+            ssize_t n = tlsWrite(t, (const char *)iov[i].iov_base + done, iov[i].iov_len - done);
+            if (n <= 0) return total ? total : n;
+            total += n;
+            done += (size_t)n;
+        }
     }
     return total;
 }
