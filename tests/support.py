@@ -669,8 +669,8 @@ class TlsCerts:
     """Test certificates made with the openssl CLI in `directory`: a CA
     (ca.crt), a server/client certificate it signed (redis.crt/.key, no
     usage restrictions, as Redis's gen-test-certs.sh makes), a client-only
-    one (client.crt/.key), an encrypted key (redis-pass.key, password
-    "secret"), and a second CA with a client certificate of its own
+    one (client.crt/.key), one that expired yesterday (expired.crt/.key), an
+    encrypted key (redis-pass.key, password "secret"), and a second CA with a client certificate of its own
     (other-ca.crt, other.crt/.key: a stranger's). EC keys: fast to make."""
 
     def __init__(self, directory):
@@ -681,6 +681,7 @@ class TlsCerts:
         self._cert("redis", "ca", "Generic-cert")
         self._cert("client", "ca", "Client-only")
         self._cert("other", "other-ca", "Stranger")
+        self._cert("expired", "ca", "Expired", days=-1)  # its notAfter a day ago
         self._run("openssl", "ec", "-in", self.path("redis.key"), "-aes256", "-passout", "pass:secret",
                   "-out", self.path("redis-pass.key"))
 

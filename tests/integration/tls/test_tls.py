@@ -3,7 +3,7 @@ alone, port 0), redis-cli --tls and redis-py ssl=True with and without a
 client certificate as tls-auth-clients says, certificates rotated by CONFIG
 SET while clients stay connected, the tls-* directives' defaults and errors,
 and bad input on the TLS port (plaintext, a truncated ClientHello, a
-handshake that never ends, a stranger's certificate) refused with Redis's
+handshake that never ends, a stranger's or an expired certificate) refused with Redis's
 log line while the other clients go on. Every test runs on the reference too.
 The replication link over TLS is in test_tls_replication.py.
 """
@@ -112,14 +112,17 @@ def test_redis_py_ssl_big_values_and_pipelines(server_factory, tls_certs):
     assert t.client_id() > 0
 
 
-def test_client_certificate_from_a_stranger_ca_is_refused(server_factory, tls_certs):
+@pytest.mark.parametrize("cert", ["other", "expired"], ids=["stranger_ca", "expired"])
+def test_client_certificate_from_a_stranger_ca_or_expired_is_refused(server_factory, tls_certs, cert):
     s = start_tls(server_factory, tls_certs)
-    other = tls_client(s, tls_certs, cert="other")
+    held = tls_client(s, tls_certs)
+    held.ping()
+    refused = tls_client(s, tls_certs, cert=cert)
     with pytest.raises(redis.ConnectionError):
-        other.ping()
+        refused.ping()
     wait_for(lambda: "Error accepting a client connection: error:0A000086:SSL routines::certificate verify failed"
              in s.log(), what="the refusal's log line")
-    assert tls_client(s, tls_certs).ping()
+    assert held.ping() and tls_client(s, tls_certs).ping()
 
 
 def test_plaintext_to_the_tls_port(server_factory, tls_certs):
