@@ -53,6 +53,15 @@ static void setMyselfAddress(void) {
     }
 }
 
+/* cluster-replica-no-failover shows in myself's flags, which the bus sends
+ * (the others list the node as "nofailover"). */
+static void updateMyselfFlags(void) {
+    int old = myself->flags;
+    myself->flags &= ~NODE_NOFAILOVER;
+    if (server.cluster_replica_no_failover) myself->flags |= NODE_NOFAILOVER;
+    if (myself->flags != old) cluster->todo |= TODO_SAVE_CONFIG | TODO_UPDATE_STATE;
+}
+
 void clusterInit(void) {
     cluster = zcalloc(sizeof(*cluster));
     cluster->state = CLUSTER_FAIL;
@@ -79,6 +88,7 @@ void clusterInit(void) {
     }
     if (clusterBusListen() == C_ERR) exit(1);
     setMyselfAddress();
+    updateMyselfFlags();
     /* A replica in the file follows its master again. */
     if (nodeIsReplica(myself) && myself->master) clusterReplicateFrom(myself->master);
     aeCreateTimeEvent(server.el, CRON_PERIOD_MS, clusterCron, NULL);
@@ -464,6 +474,12 @@ int clusterApplyAnnounced(const char **err) {
         setMyselfAddress();
         cluster->todo |= TODO_SAVE_CONFIG;
     }
+    return 1;
+}
+
+int clusterApplyNoFailover(const char **err) {
+    (void)err;
+    if (cluster && myself) updateMyselfFlags();
     return 1;
 }
 
