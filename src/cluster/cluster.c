@@ -268,10 +268,13 @@ int clusterQueryIsLocal(client *c, struct redisCommand *cmd, robj **argv, int ar
     }
     clusterNode *n = NULL;
     robj *firstkey = NULL;
-    int slot = 0, multiple_keys = 0, migrating = 0, importing = 0, missing = 0, existing = 0, pubsubshard = 0;
+    int slot = 0, multiple_keys = 0, migrating = 0, importing = 0, missing = 0, existing = 0;
+    /* SSUBSCRIBE, SUNSUBSCRIBE, SPUBLISH (the pub/sub commands with keys), as
+     * the command itself, not queued in a MULTI: an open slot's channels
+     * stay served by its owner until SETSLOT NODE moves them. */
+    int pubsubshard = (cmd->flags & CMD_PUBSUB) != 0;
     for (int i = 0; i < ncmds; i++) {
         struct redisCommand *mcmd = cmds[i].cmd;
-        if (mcmd->flags & CMD_PUBSUB) pubsubshard = 1;
         keyReference *keys = NULL;
         int numkeys = getRoutingKeys(mcmd, cmds[i].argv, cmds[i].argc, &keys); /* shard channels too */
         for (int j = 0; j < numkeys; j++) {
@@ -298,7 +301,7 @@ int clusterQueryIsLocal(client *c, struct redisCommand *cmd, robj **argv, int ar
                 }
                 multiple_keys = 1;
             }
-            if (migrating || importing) {
+            if ((migrating || importing) && !pubsubshard) {
                 /* An expired key counts as missing (and stays: the lookup deletes nothing). */
                 if (lookupKeyReadWithFlags(&server.db[0], key,
                                            LOOKUP_NOTOUCH | LOOKUP_NOSTATS | LOOKUP_NONOTIFY | LOOKUP_NOEXPIRE))
