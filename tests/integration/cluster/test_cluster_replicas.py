@@ -1,7 +1,8 @@
 """Which master a cluster node follows when its shard's slots move to
 another master of a newer epoch: that master, unless cluster-allow-replica-
 migration is no and it serves slots of its own too (it is then not just the
-shard's new master). Redis behaviour: these pass on the reference too."""
+shard's new master); a replica restarted with keys claims none of their
+slots. Redis behaviour: these pass on the reference too."""
 import pytest
 
 from support import cluster_info, start_cluster, wait_for
@@ -42,3 +43,20 @@ def test_shard_whose_slots_move_to_another_master(server_factory, allow):
         assert cl.roles_seen(m0)[cl.ids[0]] == "-"  # an empty master
         assert cl.roles_seen(r0)[cl.ids[2]] == cl.ids[0]
         assert r0.client().info("replication")["master_port"] == m0.port
+
+
+def test_replica_restarted_with_keys_claims_no_slots(server_factory):
+    """A replica that loads keys of its master's slots at start-up takes no
+    slot and imports none (only a master reconciles its data with its slots)."""
+    cl = start_cluster(server_factory, ["ours", "ours"], replicas=1, cli=False)
+    m, r = cl.nodes
+    m.client().set("foo", "1")
+    wait_for(lambda: r.client().dbsize() == 1, what="the replica's copy")
+    r.client().save()
+    r.restart()
+    assert r.client().dbsize() == 1
+    myself = [line for line in r.client(decode_responses=True).execute_command("CLUSTER", "NODES").splitlines()
+              if "myself" in line][0].split()
+    assert myself[2] == "myself,slave" and myself[3] == cl.ids[0]
+    assert myself[8:] == []  # no slots, no [slot-<-node] importing entries
+    cl.wait_ok()
