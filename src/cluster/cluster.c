@@ -496,6 +496,10 @@ int clusterApplyNoFailover(const char **err) {
 int clusterApplyAnnounceHostname(const char **err) {
     const char *h = server.cluster_announce_hostname;
     if (!h) return 1;
+    if (strlen(h) >= 256) { /* as 7.0 (NET_HOST_STR_LEN) */
+        *err = "Hostnames must be less than 256 characters";
+        return 0;
+    }
     for (const char *p = h; *p; p++) {
         char ch = *p;
         if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '-' ||

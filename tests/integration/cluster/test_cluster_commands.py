@@ -1,6 +1,7 @@
 """What the CLUSTER subcommands report of the nodes: the flags in CLUSTER
-NODES as the bus spreads them, CLUSTER SHARDS's fields. Redis behaviour:
-these pass on the reference too."""
+NODES as the bus spreads them, CLUSTER SHARDS's fields; the checks of
+cluster-announce-hostname. Redis behaviour: these pass on the reference too."""
+from resp_raw import RawClient
 from support import start_cluster, wait_for
 
 
@@ -75,3 +76,16 @@ def test_shards_health_and_slots_while_a_replica_loads(server_factory):
     wait_for(lambda: shard_node(m, rid)["health"] == "online" and slots_lists(m, rid), timeout=15, interval=0.1,
              what="the replica online again")
     assert shard_node(r, rid)["health"] == "online"
+
+
+def test_announce_hostname_validation(server_factory):
+    n = start_cluster(server_factory, ["ours"], cli=False).nodes[0]
+    c = RawClient(n)
+    prefix = b"-ERR CONFIG SET failed (possibly related to argument 'cluster-announce-hostname') - "
+    assert c.call_frame("config", "set", "cluster-announce-hostname", "x" * 256) == \
+        prefix + b"Hostnames must be less than 256 characters\r\n"
+    assert c.call_frame("config", "set", "cluster-announce-hostname", "?.com") == \
+        prefix + b"Hostnames may only contain alphanumeric characters, hyphens or dots\r\n"
+    assert c.call_frame("config", "set", "cluster-announce-hostname", "x" * 255) == b"+OK\r\n"
+    assert c.call_frame("config", "get", "cluster-announce-hostname") == \
+        b"*2\r\n$25\r\ncluster-announce-hostname\r\n$255\r\n" + b"x" * 255 + b"\r\n"
