@@ -130,6 +130,7 @@ void clusterVerifyDataAfterLoad(void) {
 void clusterOnShutdown(void) {
     if (!cluster) return;
     clusterSaveConfig(1);
+    clusterDropConfigSpare();
 }
 
 /* ------------------------------------------------------------------- cron */
