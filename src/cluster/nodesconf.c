@@ -277,7 +277,7 @@ int clusterSaveConfig(int do_fsync) {
             if (flock(spare_fd, LOCK_EX | LOCK_NB) == -1) break;
         }
         if (!writeAll(spare_fd, content, sdslen(content))) break;
-        if (do_fsync && fsync(spare_fd) == -1) break;
+        if (do_fsync && fdatasync(spare_fd) == -1) break; /* the size too, when it changed */
         if (renameat2(AT_FDCWD, tmp, AT_FDCWD, filename, RENAME_EXCHANGE) == 0) {
             int fd = lock_fd;
             lock_fd = spare_fd;
