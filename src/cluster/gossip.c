@@ -439,7 +439,8 @@ static void processGossipSection(const unsigned char *m, int count, clusterNode 
                 if (pongtime <= now + 500 && pongtime > node->pong_received) node->pong_received = pongtime;
             }
             /* Unreachable here, reachable elsewhere at another address: use it. */
-            if ((node->flags & (NODE_FAIL | NODE_PFAIL)) && !(flags & NODE_NOADDR) && node != myself &&
+            if ((node->flags & (NODE_FAIL | NODE_PFAIL)) && !(flags & (NODE_NOADDR | NODE_FAIL | NODE_PFAIL)) &&
+                node != myself &&
                 (strcasecmp(node->ip, ip) || node->port != port || node->cport != cport)) {
                 if (node->link) freeClusterLink(node->link);
                 memcpy(node->ip, ip, sizeof(ip));
