@@ -144,6 +144,7 @@ static const struct {
     {"cluster-announce-port", clusterApplyAnnounced},
     {"cluster-announce-bus-port", clusterApplyAnnounced},
     {"cluster-announce-tls-port", clusterApplyAnnounced},
+    {"cluster-replica-no-failover", clusterApplyNoFailover},
 };
 
 static const scriptHooks scriptingHooks = {

@@ -62,6 +62,15 @@ static void setMyselfAddress(void) {
     }
 }
 
+/* cluster-replica-no-failover shows in myself's flags, which the bus sends
+ * (the others list the node as "nofailover"). */
+static void updateMyselfFlags(void) {
+    int old = myself->flags;
+    myself->flags &= ~NODE_NOFAILOVER;
+    if (server.cluster_replica_no_failover) myself->flags |= NODE_NOFAILOVER;
+    if (myself->flags != old) cluster->todo |= TODO_SAVE_CONFIG | TODO_UPDATE_STATE;
+}
+
 void clusterInitState(void) {
     cluster = zcalloc(sizeof(*cluster));
     cluster->state = CLUSTER_FAIL;
@@ -92,15 +101,23 @@ void clusterInit(void) {
     }
     if (clusterBusListen() == C_ERR) exit(1);
     setMyselfAddress();
+    updateMyselfFlags();
     /* A replica in the file follows its master again. */
     if (nodeIsReplica(myself) && myself->master) clusterReplicateFrom(myself->master);
     aeCreateTimeEvent(server.el, CRON_PERIOD_MS, clusterCron, NULL);
 }
 
 void clusterVerifyDataAfterLoad(void) {
+    /* A replica's keys are its master's slots: nothing to claim (as 7.0). An
+     * importing state set here would outlive a failover and keep the node
+     * a master of those slots after it restarts as an old master. */
+    if (nodeIsReplica(myself)) {
+        clusterUpdateState();
+        return;
+    }
     for (int j = 1; j < server.dbnum; j++) {
         if (dictSize(server.db[j].dict)) {
-            serverLog(LL_WARNING, "You have keys into a DB different than DB 0 when in Cluster mode. Exiting.");
+            serverLog(LL_WARNING, "You can't have keys in a DB different than DB 0 when in Cluster mode. Exiting.");
             exit(1);
         }
     }
@@ -126,6 +143,7 @@ void clusterVerifyDataAfterLoad(void) {
 void clusterOnShutdown(void) {
     if (!cluster) return;
     clusterSaveConfig(1);
+    clusterDropConfigSpare();
 }
 
 /* ------------------------------------------------------------------- cron */
@@ -276,10 +294,13 @@ int clusterQueryIsLocal(client *c, struct redisCommand *cmd, robj **argv, int ar
     }
     clusterNode *n = NULL;
     robj *firstkey = NULL;
-    int slot = 0, multiple_keys = 0, migrating = 0, importing = 0, missing = 0, existing = 0, pubsubshard = 0;
+    int slot = 0, multiple_keys = 0, migrating = 0, importing = 0, missing = 0, existing = 0;
+    /* SSUBSCRIBE, SUNSUBSCRIBE, SPUBLISH (the pub/sub commands with keys), as
+     * the command itself, not queued in a MULTI: an open slot's channels
+     * stay served by its owner until SETSLOT NODE moves them. */
+    int pubsubshard = (cmd->flags & CMD_PUBSUB) != 0;
     for (int i = 0; i < ncmds; i++) {
         struct redisCommand *mcmd = cmds[i].cmd;
-        if (mcmd->flags & CMD_PUBSUB) pubsubshard = 1;
         keyReference *keys = NULL;
         int numkeys = getRoutingKeys(mcmd, cmds[i].argv, cmds[i].argc, &keys); /* shard channels too */
         for (int j = 0; j < numkeys; j++) {
@@ -306,7 +327,7 @@ int clusterQueryIsLocal(client *c, struct redisCommand *cmd, robj **argv, int ar
                 }
                 multiple_keys = 1;
             }
-            if (migrating || importing) {
+            if ((migrating || importing) && !pubsubshard) {
                 /* An expired key counts as missing (and stays: the lookup deletes nothing). */
                 if (lookupKeyReadWithFlags(&server.db[0], key,
                                            LOOKUP_NOTOUCH | LOOKUP_NOSTATS | LOOKUP_NONOTIFY | LOOKUP_NOEXPIRE))
@@ -487,9 +508,19 @@ int clusterApplyAnnounced(const char **err) {
     return 1;
 }
 
+int clusterApplyNoFailover(const char **err) {
+    (void)err;
+    if (cluster && myself) updateMyselfFlags();
+    return 1;
+}
+
 int clusterApplyAnnounceHostname(const char **err) {
     const char *h = server.cluster_announce_hostname;
     if (!h) return 1;
+    if (strlen(h) >= 256) { /* as 7.0 (NET_HOST_STR_LEN) */
+        *err = "Hostnames must be less than 256 characters";
+        return 0;
+    }
     for (const char *p = h; *p; p++) {
         char ch = *p;
         if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '-' ||

@@ -54,6 +54,7 @@ unsigned long clusterConnectionCount(void); /* two per known node, as 7.0 counts
 
 /* Apply hooks of directives (main.c's table). */
 int clusterApplyAnnounceHostname(const char **err);
+int clusterApplyNoFailover(const char **err); /* cluster-replica-no-failover: myself's NOFAILOVER flag */
 int clusterApplyAnnounced(const char **err); /* announce-ip and the ports: myself changes at once */
 
 /* Redirection error codes. */

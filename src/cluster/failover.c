@@ -85,7 +85,7 @@ void clusterHandleAuthRequest(clusterNode *node, uint64_t req_epoch, uint64_t re
     /* Every slot it claims must have no owner of a newer config than its master's. */
     for (int j = 0; j < CLUSTER_SLOTS; j++) {
         if (!((claimed[j >> 3] >> (j & 7)) & 1)) continue;
-        if (!cluster->slots[j] || cluster->slots[j]->configEpoch <= req_config_epoch) continue;
+        if (clusterSlotUnclaimed(j) || cluster->slots[j]->configEpoch <= req_config_epoch) continue;
         serverLog(LL_WARNING, "Failover auth denied to %.40s (%s): slot %d epoch (%llu) > reqEpoch (%llu)",
                   node->name, node->hostname, j, (unsigned long long)cluster->slots[j]->configEpoch,
                   (unsigned long long)req_config_epoch);

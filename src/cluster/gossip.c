@@ -252,7 +252,9 @@ void clusterSendUpdate(clusterLink *link, clusterNode *node) {
     unsigned char *m = buildMessage(MSG_UPDATE, len);
     put64(m + MSG_HEADER_LEN, node->configEpoch);
     memcpy(m + MSG_HEADER_LEN + 8, node->name, CLUSTER_NAMELEN);
-    memcpy(m + MSG_HEADER_LEN + 8 + CLUSTER_NAMELEN, node->slots, CLUSTER_SLOTS / 8);
+    /* Not the slots it stopped claiming. */
+    for (int i = 0; i < CLUSTER_SLOTS / 8; i++)
+        m[MSG_HEADER_LEN + 8 + CLUSTER_NAMELEN + i] = node->slots[i] & (unsigned char)~cluster->owner_not_claiming[i];
     sendMessage(link, m, len);
     zfree(m);
 }
@@ -432,7 +434,8 @@ static void processGossipSection(const unsigned char *m, int count, clusterNode 
                 if (pongtime <= now + 500 && pongtime > node->pong_received) node->pong_received = pongtime;
             }
             /* Unreachable here, reachable elsewhere at another address: use it. */
-            if ((node->flags & (NODE_FAIL | NODE_PFAIL)) && !(flags & NODE_NOADDR) && node != myself &&
+            if ((node->flags & (NODE_FAIL | NODE_PFAIL)) && !(flags & (NODE_NOADDR | NODE_FAIL | NODE_PFAIL)) &&
+                node != myself &&
                 (strcasecmp(node->ip, ip) || node->port != port || node->cport != cport)) {
                 if (node->link) freeClusterLink(node->link);
                 memcpy(node->ip, ip, sizeof(ip));
@@ -500,26 +503,45 @@ void clusterUpdateSlotsConfigWith(clusterNode *sender, uint64_t sender_config_ep
     clusterNode *newmaster = NULL;
     int dirty[CLUSTER_SLOTS];
     int ndirty = 0;
+    /* Whether sender is simply our shard's new master: every slot it
+     * claims was our master's. */
+    int sender_slots = 0, migrated_our_slots = 0;
     for (int j = 0; j < CLUSTER_SLOTS; j++) {
-        if (!((slots[j >> 3] >> (j & 7)) & 1)) continue;
-        if (cluster->slots[j] == sender) continue;
+        unsigned char bit = (unsigned char)(1 << (j & 7));
+        if (!((slots[j >> 3] >> (j & 7)) & 1)) {
+            /* Still bound to sender, which stopped claiming it: kept (no FAIL
+             * state meanwhile), but marked. */
+            if (cluster->slots[j] == sender) cluster->owner_not_claiming[j >> 3] |= bit;
+            continue;
+        }
+        sender_slots++;
+        if (cluster->slots[j] == sender) {
+            cluster->owner_not_claiming[j >> 3] &= (unsigned char)~bit;
+            continue;
+        }
         /* A slot we import is ours to settle (SETSLOT NODE), not gossip's. */
         if (cluster->importing_from[j]) continue;
-        if (cluster->slots[j] && cluster->slots[j]->configEpoch >= sender_config_epoch) continue;
-        if (cluster->slots[j] == myself && dbSlotKeyCount((unsigned)j) && sender != myself) dirty[ndirty++] = j;
-        if (cluster->slots[j] == curmaster) newmaster = sender;
+        if (!clusterSlotUnclaimed(j) && cluster->slots[j]->configEpoch >= sender_config_epoch) continue;
+        if (cluster->slots[j] == myself && dbSlotKeyCount((unsigned)j)) dirty[ndirty++] = j;
+        if (cluster->slots[j] == curmaster) {
+            newmaster = sender;
+            migrated_our_slots++;
+        }
         clusterDelSlot(j);
         clusterAddSlot(sender, j);
+        cluster->owner_not_claiming[j >> 3] &= (unsigned char)~bit;
         cluster->todo |= TODO_SAVE_CONFIG | TODO_UPDATE_STATE | TODO_FSYNC_CONFIG;
     }
     if (curmaster && newmaster && curmaster->numslots == 0 &&
-        (server.cluster_allow_replica_migration || nodeIsReplica(myself))) {
-        /* Our master (or we) lost every slot to sender: we follow it. */
+        (server.cluster_allow_replica_migration || sender_slots == migrated_our_slots)) {
+        /* Our master (or we) lost every slot to sender: we follow it (with
+         * replica migration off, only when it is just our shard's new master). */
         serverLog(LL_NOTICE, "Configuration change detected. Reconfiguring myself as a replica of %.40s", sender->name);
         clusterSetMaster(sender);
         cluster->todo |= TODO_SAVE_CONFIG | TODO_UPDATE_STATE | TODO_FSYNC_CONFIG;
-    } else if (nodeIsReplica(myself) && myself->master && nodeIsReplica(myself->master) && myself->master->master) {
-        /* Our master became a replica: follow its master. */
+    } else if (myself->master && myself->master->master && myself->master->master != myself) {
+        /* Our master became a replica: follow its master (not ourselves, which
+         * a CLUSTER FAILOVER TAKEOVER can leave: that is the admin's to repair). */
         serverLog(LL_NOTICE, "I'm a sub-replica! Reconfiguring myself as a replica of grandmaster %.40s",
                   myself->master->master->name);
         clusterSetMaster(myself->master->master);
@@ -709,7 +731,7 @@ int clusterProcessMessage(clusterLink *link, const unsigned char *m, uint32_t le
             for (int j = 0; j < CLUSTER_SLOTS; j++) {
                 if (!((claimed[j >> 3] >> (j & 7)) & 1)) continue;
                 clusterNode *owner = cluster->slots[j];
-                if (owner == sender || owner == NULL) continue;
+                if (owner == sender || clusterSlotUnclaimed(j)) continue;
                 if (owner->configEpoch > sender_config_epoch) {
                     serverLog(LL_VERBOSE,
                               "Node %.40s has old slots configuration, sending an UPDATE message about %.40s",

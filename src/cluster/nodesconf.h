@@ -1,8 +1,9 @@
 /* nodesconf: the cluster configuration file (cluster-config-file, nodes.conf):
  * one CLUSTER NODES line per node and a `vars` line with the epochs. Loaded at
- * start-up, written atomically (temporary file, fsync, rename, fsync of the
- * directory) whenever the configuration changes, and locked, so that two
- * processes never share one. */
+ * start-up, written atomically whenever the configuration changes (a spare
+ * file beside it, "<file>.tmp", written, fsynced when asked, then swapped
+ * with it by an atomic exchange of the names, and the directory fsynced),
+ * and locked, so that two processes never share one. */
 #ifndef CLUSTER_NODESCONF_H
 #define CLUSTER_NODESCONF_H
 
@@ -15,6 +16,8 @@ int clusterLoadConfig(const char *filename);
  * it cannot keep. */
 int clusterSaveConfig(int do_fsync);
 void clusterSaveConfigOrDie(int do_fsync);
+/* At shutdown, after the last save: the spare file goes. */
+void clusterDropConfigSpare(void);
 /* Take the lock on the file (at start-up, once it exists). C_ERR: another process has it. */
 int clusterLockConfig(const char *filename);
 

@@ -221,6 +221,10 @@ int clusterNodeSlotRange(const clusterNode *n, int from, int *start, int *end) {
     return 1;
 }
 
+int clusterSlotUnclaimed(int slot) {
+    return cluster->slots[slot] == NULL || ((cluster->owner_not_claiming[slot >> 3] >> (slot & 7)) & 1);
+}
+
 int clusterDelSlot(int slot) {
     clusterNode *n = cluster->slots[slot];
     if (!n) return C_ERR;

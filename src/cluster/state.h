@@ -105,6 +105,10 @@ typedef struct clusterState {
     clusterNode *slots[CLUSTER_SLOTS];
     clusterNode *migrating_to[CLUSTER_SLOTS];
     clusterNode *importing_from[CLUSTER_SLOTS];
+    /* Slots still bound to an owner whose messages no longer claim them
+     * (7.0 keeps the binding, to avoid a FAIL state, but neither counts it
+     * against a newer claim nor repeats it in an UPDATE). */
+    unsigned char owner_not_claiming[CLUSTER_SLOTS / 8];
     /* Our election, as a replica of a failed master. */
     long long failover_auth_time;
     int failover_auth_count;
@@ -159,6 +163,8 @@ int clusterNodeHasSlot(const clusterNode *n, int slot);
 int clusterAddSlot(clusterNode *n, int slot);   /* C_ERR when the slot has an owner */
 int clusterDelSlot(int slot);                   /* C_ERR when it had none */
 int clusterDelNodeSlots(clusterNode *n);        /* slots removed */
+/* No owner, or one that stopped claiming it (owner_not_claiming). */
+int clusterSlotUnclaimed(int slot);
 void clusterCloseAllSlots(void);                /* no importing or migrating slot left */
 
 /* Epochs. */

@@ -73,7 +73,8 @@ long long replSyncedFrom(void);
 int replOnShutdown(int flags);
 /* What Redis Cluster asks of replication (cluster/): follow a master at
  * host:port (nothing when already), stop following, whether we follow that
- * one; our offset (a master's produced, a replica's applied) and how long
+ * one; our offset (a master's produced, a replica's applied: 0 while it has
+ * no master's history, a full sync's load included) and how long
  * ago (ms) our master last spoke, or since the link went down. */
 void replFollow(const char *host, int port);
 void replStopFollowing(void);

@@ -833,7 +833,13 @@ int replIsFollowing(const char *host, int port) {
     return server.masterhost_set && rp.host && !strcmp(rp.host, host) && rp.port == port;
 }
 
-long long replOffset(void) { return replId.offset; }
+/* A replica's: what its master client applied, or the cached master's; 0
+ * with neither (before the first sync, and once a full sync's load dropped
+ * the old history), which Redis Cluster reads as "still loading". */
+long long replOffset(void) {
+    if (!server.masterhost_set) return replId.offset;
+    return rp.master ? replId.offset : rp.cached ? rp.cached_offset : 0;
+}
 
 long long replMasterDataAgeMs(void) {
     if (rp.state == RS_CONNECTED && rp.master) return (long long)(server.unixtime - rp.master->lastinteraction) * 1000;

@@ -2,7 +2,8 @@
 over the bus (its reply counts the local ones only), SPUBLISH those of the
 channel's shard only (master and replicas); SSUBSCRIBE is routed by the
 channel's slot (MOVED, CROSSSLOT, a replica serving its master's slots,
-cluster-allow-pubsubshard-when-down), and a slot that leaves the shard
+cluster-allow-pubsubshard-when-down), an open slot's channels stay with its
+owner (no ASK), and a slot that leaves the shard
 unsubscribes its channels' subscribers ("sunsubscribe"), as Redis 7.0.
 Redis behaviour: these pass on the reference too."""
 import pytest
@@ -112,3 +113,22 @@ def test_shard_channels_when_the_cluster_is_down(server_factory):
     assert RawClient(n).call_frame("ssubscribe", "foo") == b"-CLUSTERDOWN The cluster is down\r\n"
     # Plain channels have no slot: served down or not.
     assert c.call_frame("publish", "foo", "x") == b":0\r\n"
+
+
+def test_an_open_slot_keeps_its_shard_channels_on_the_owner(server_factory):
+    """A slot MIGRATING/IMPORTING: its channels stay with the owner (no ASK,
+    whatever keys it still holds), the importing node redirects them to it
+    (MOVED), until SETSLOT NODE moves the slot."""
+    cl = start_cluster(server_factory, ["ours", "ours"], cli=False)
+    n0, n1 = cl.nodes
+    c0, c1 = RawClient(n0), RawClient(n1)
+    assert c1.call_frame("cluster", "setslot", str(FOO), "migrating", cl.ids[0]) == b"+OK\r\n"
+    assert c0.call_frame("cluster", "setslot", str(FOO), "importing", cl.ids[1]) == b"+OK\r\n"
+    s = sub(n1, "ssubscribe", "foo")
+    assert s.read_frame() == b"*3\r\n$10\r\nssubscribe\r\n$3\r\nfoo\r\n:1\r\n"
+    assert c1.call_frame("spublish", "foo", "hi") == b":1\r\n"
+    assert s.read_frame() == b"*3\r\n$8\r\nsmessage\r\n$3\r\nfoo\r\n$2\r\nhi\r\n"
+    assert c1.call_frame("set", "foo", "1") == b"-ASK %d 127.0.0.1:%d\r\n" % (FOO, n0.port)  # keys do move
+    assert c0.call_frame("spublish", "foo", "x") == b"-MOVED %d 127.0.0.1:%d\r\n" % (FOO, n1.port)
+    assert c1.call_frame("cluster", "setslot", str(FOO), "node", cl.ids[0]) == b"+OK\r\n"
+    assert s.read_frame() == b"*3\r\n$12\r\nsunsubscribe\r\n$3\r\nfoo\r\n:0\r\n"
