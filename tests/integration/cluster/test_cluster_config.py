@@ -153,21 +153,22 @@ def test_config_file_content(server_factory):
 
 @pytest.mark.ours
 def test_config_file_is_replaced_whole(server_factory):
-    """Each save writes a new file and renames it over the old one: a reader
-    (or a crash) sees the old file or the new one, never half of one."""
+    """Each save writes the spare file (nodes.conf.tmp) and exchanges the two
+    names: a reader (or a crash) sees the old file or the new one, never half
+    of one; the old one is the spare after it (test_cluster_nodesconf.py)."""
     s = node(server_factory)
     c = s.client()
     path = os.path.join(s.dir, "nodes.conf")
     with open(path) as old:
         was = old.read()
-        c.execute_command("CLUSTER", "ADDSLOTS", 5)
-        c.execute_command("CLUSTER", "SAVECONFIG")
+        c.execute_command("CLUSTER", "ADDSLOTS", 5)  # saved once, before the loop sleeps
+        wait_for(lambda: " connected 5\n" in nodes_conf(s), what="the save")
         # The file held open is the old one, unchanged; the path names a new one.
         assert os.fstat(old.fileno()).st_ino != os.stat(path).st_ino
         old.seek(0)
         assert old.read() == was
     assert " connected 5\n" in nodes_conf(s) and " connected 5\n" not in was
-    assert sorted(os.listdir(s.dir)) == ["nodes.conf", "server.log"]
+    assert sorted(os.listdir(s.dir)) == ["nodes.conf", "nodes.conf.tmp", "server.log"]
 
 
 @pytest.mark.server_exits

@@ -34,6 +34,9 @@ def cluster_check(node):
 
 
 def assert_clean(node):
+    """`--cluster check` clean, once what the last command changed has spread
+    over the bus (every node agrees), within 20 s."""
+    wait_for(lambda: cluster_check(node)[0] == 0, timeout=20, interval=0.2, what="a clean --cluster check")
     rc, out = cluster_check(node)
     assert rc == 0, out
     assert "[OK] All nodes agree about slots configuration." in out
@@ -153,6 +156,7 @@ def test_reshard_add_rebalance_fix_del_while_writing(server_factory, masters, re
         rc, out = cli("reshard", addr(m0), "--cluster-from", cl.ids[1], "--cluster-to", new_id,
                       "--cluster-slots", "300", "--cluster-yes")
         assert rc == 0, out
+        assert_clean(m0)  # rebalance checks first that every node agrees
         rc, out = cli("rebalance", addr(m0), "--cluster-weight", "%s=0.1" % new_id, "--cluster-yes")
         assert rc == 0, out
         owned = slots_owned(m0)
