@@ -161,6 +161,8 @@ static sds getMasterauth(void) { return server.masterauth ? sdsdup(server.master
 /* Directives accepted for redis.conf compatibility; their values are kept so
  * CONFIG GET/REWRITE round-trip, but nothing reads them. */
 static int cfg_ints[64];
+static char *server_cpulist, *bio_cpulist, *aof_rewrite_cpulist, *bgsave_cpulist, *ignore_warnings;
+static unsigned socket_mark_id;
 
 static int propagation_error_behavior; /* propagation-error-behavior: */
 #define PROPAGATION_ERR_BEHAVIOR_IGNORE 0
@@ -613,6 +615,16 @@ static configDef configs[] = {
     I("active-defrag-cycle-max", NULL, F_NOEFFECT, &cfg_ints[38], "25", 1, 99, NULL),
     MEM("active-defrag-ignore-bytes", NULL, F_NOEFFECT, &defrag_ignore_bytes, "104857600", 1, LLONG_MAX, NULL),
     LL("active-defrag-max-scan-fields", NULL, F_NOEFFECT, &defrag_max_scan_fields, "1000", 1, LLONG_MAX),
+    /* Expiry here is deadline-ordered (no sampling effort to tune), a replica
+     * never evicts (it mirrors its master), and threads are not pinned. */
+    I("active-expire-effort", NULL, F_NOEFFECT, &cfg_ints[39], "1", 1, 10, NULL),
+    B("replica-ignore-maxmemory", "slave-ignore-maxmemory", F_NOEFFECT, &cfg_ints[40], "yes"),
+    STR("server_cpulist", NULL, F_IMMUTABLE | F_NOEFFECT, &server_cpulist, NULL),
+    STR("bio_cpulist", NULL, F_IMMUTABLE | F_NOEFFECT, &bio_cpulist, NULL),
+    STR("aof_rewrite_cpulist", NULL, F_IMMUTABLE | F_NOEFFECT, &aof_rewrite_cpulist, NULL),
+    STR("bgsave_cpulist", NULL, F_IMMUTABLE | F_NOEFFECT, &bgsave_cpulist, NULL),
+    STR("ignore-warnings", NULL, F_NOEFFECT, &ignore_warnings, ""),
+    UI("socket-mark-id", NULL, F_IMMUTABLE | F_NOEFFECT, &socket_mark_id, "0", 0, UINT_MAX),
     MEM("proto-max-bulk-len", NULL, 0, &server.proto_max_bulk_len, "536870912", 1024 * 1024, LLONG_MAX, NULL),
     {"client-query-buffer-limit", NULL, T_MEM, 0, &server.client_max_querybuf_len, "1073741824", 1024 * 1024,
      LLONG_MAX, NULL, NULL, NULL, NULL, 0},

@@ -1136,3 +1136,26 @@ def test_config_directives_the_suite_sets(r):
     t = time.time()
     r.save()
     assert time.time() - t >= 0.0001
+
+
+def test_tuning_directives_of_7_0_are_listed_and_checked(r):
+    """Directives 7.0 lists in CONFIG GET * that tune what this server does
+    otherwise: listed with 7.0's defaults, their values checked as 7.0's."""
+    every = r.config_get("*")
+    assert {k: every[k] for k in ("active-expire-effort", "replica-ignore-maxmemory", "slave-ignore-maxmemory",
+                                  "server_cpulist", "bio_cpulist", "aof_rewrite_cpulist", "bgsave_cpulist",
+                                  "ignore-warnings", "socket-mark-id")} == {
+        "active-expire-effort": "1", "replica-ignore-maxmemory": "yes", "slave-ignore-maxmemory": "yes",
+        "server_cpulist": "", "bio_cpulist": "", "aof_rewrite_cpulist": "", "bgsave_cpulist": "",
+        "ignore-warnings": "", "socket-mark-id": "0"}
+    prefix = "CONFIG SET failed (possibly related to argument '%s') - "
+    for name, value, err in (("active-expire-effort", "11", "argument must be between 1 and 10 inclusive"),
+                             ("replica-ignore-maxmemory", "maybe", "argument must be 'yes' or 'no'"),
+                             ("server_cpulist", "1", "can't set immutable config"),
+                             ("socket-mark-id", "5", "can't set immutable config")):
+        with pytest.raises(redis.ResponseError) as e:
+            r.config_set(name, value)
+        assert str(e.value) == prefix % name + err
+    assert r.config_set("active-expire-effort", "10") and r.config_get("active-expire-effort") == {
+        "active-expire-effort": "10"}
+    assert r.config_set("ignore-warnings", "ARM64-COW-BUG")
