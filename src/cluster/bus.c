@@ -31,7 +31,6 @@ static int listen_count;
 static clusterLink **links;
 static int nlinks;
 
-/* With tls-cluster the bus is 10000 above the TLS port, as 7.0. */
 int clusterDataPort(void) { return server.tls_cluster ? server.tls_port : server.port; }
 int clusterBusPort(void) { return server.cluster_port ? server.cluster_port : clusterDataPort() + 10000; }
 

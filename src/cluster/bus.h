@@ -7,7 +7,9 @@
 
 #include "cluster/state.h"
 
-/* The bus port of this node: cluster-port, or port + 10000. */
+/* The port clients of this node are told first: tls-port with tls-cluster, else port. */
+int clusterDataPort(void);
+/* The bus port of this node: cluster-port, or clusterDataPort() + 10000. */
 int clusterBusPort(void);
 /* Listens on every bind address at the bus port; C_ERR (logged) when it cannot. */
 int clusterBusListen(void);

@@ -40,7 +40,7 @@ static long long clusterCron(aeEventLoop *el, long long id, void *data);
  * port (cluster-announce-tls-port) and pport the plain one
  * (cluster-announce-port), which plain clients are sent to. */
 static void setMyselfAddress(void) {
-    myself->port = server.tls_cluster ? server.tls_port : server.port;
+    myself->port = clusterDataPort();
     myself->pport = server.tls_cluster ? server.port : 0;
     if (server.tls_cluster && server.cluster_announce_tls_port) {
         myself->port = server.cluster_announce_tls_port;
