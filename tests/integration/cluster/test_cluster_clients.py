@@ -2,8 +2,9 @@
 RedisCluster (Debian's python3-redis) reading and writing, pub/sub across
 the bus, sharded pub/sub (SPUBLISH sent to the channel's shard) and
 surviving a master's kill -9 mid-run; node-redis's createCluster (Debian's
-node-redis; its script in cluster/libraries/) and ioredis's Cluster (not
-packaged by Debian: skipped unless installed where node finds it). Redis
+node-redis; its script in cluster/libraries/) and ioredis's Cluster (npm
+only: deps/install.sh installs it from tests/node's lock file, and without it
+its test is skipped), each through a master's kill -9 mid-run. Redis
 behaviour: these pass on the reference too."""
 import os
 import shutil
@@ -86,32 +87,62 @@ def test_redis_py_survives_a_failover(six):
         rc.close()
 
 
-def run_node(script, port):
-    out = subprocess.run(["node", os.path.join(HERE, "libraries", script), str(port)],
-                         env=dict(os.environ, NODE_PATH=NODE_PATH), capture_output=True, text=True, timeout=60)
-    assert out.returncode == 0, out.stderr
-    return out.stdout.splitlines()
+NODE_MODULES = os.path.join(os.path.dirname(os.path.dirname(HERE)), "node", "node_modules")
+NODE_ENV = dict(os.environ, NODE_PATH=NODE_PATH + os.pathsep + NODE_MODULES)
 
 
-@pytest.mark.skipif(not shutil.which("node") or not os.path.isdir(os.path.join(NODE_PATH, "redis")),
-                    reason="nodejs and node-redis (Debian packages nodejs, node-redis) are not installed")
-def test_node_redis_create_cluster(six):
-    assert run_node("node_redis_cluster.js", six.nodes[0].port) == [
-        "200", '["1","2",null]', '[1,2,"1"]', "0", "0"]
-    # The writes are spread over the three masters.
-    assert all(n.client().dbsize() for n in six.nodes[:3])
+def run_node_through_a_failover(six, script, *args):
+    """Runs a node client's script (cluster/libraries/) until it prints
+    "ready", kills master 0 with kill -9, tells the script to go on, and
+    returns every line it printed but "ready"."""
+    p = subprocess.Popen(["node", os.path.join(HERE, "libraries", script), str(six.nodes[1].port)] + [str(a) for a in args],
+                         env=NODE_ENV, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        lines = []
+        while True:
+            line = p.stdout.readline()
+            assert line, p.stderr.read() if p.poll() is not None else "no output"
+            if line.strip() == "ready":
+                break
+            lines.append(line.strip())
+        victim, heir = six.nodes[0], six.nodes[3]
+        wait_for(lambda: heir.client().dbsize() == victim.client().dbsize(), what="the replica's copy")
+        victim.kill()
+        p.stdin.write("go\n")
+        p.stdin.flush()
+        out, err = p.communicate(timeout=90)
+        assert p.returncode == 0, err
+        assert heir.client().info("replication")["role"] == "master"
+        return lines + out.splitlines()
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
 
 
-def ioredis_installed():
+def node_module(name):
     if not shutil.which("node"):
         return False
-    p = subprocess.run(["node", "-e", "require.resolve('ioredis')"], env=dict(os.environ, NODE_PATH=NODE_PATH),
-                       capture_output=True)
+    p = subprocess.run(["node", "-e", "require.resolve('%s')" % name], env=NODE_ENV, capture_output=True)
     return p.returncode == 0
 
 
-@pytest.mark.skipif(not ioredis_installed(), reason="ioredis (npm only, not a Debian package) is not installed")
-def test_ioredis_cluster(six):
-    assert run_node("ioredis_cluster.js", six.nodes[0].port) == [
-        "200", '["1","2",null]', '[[null,1],[null,2],[null,"1"]]', "0", "0"]
-    assert all(n.client().dbsize() for n in six.nodes[:3])
+@pytest.mark.skipif(not node_module("redis"),
+                    reason="nodejs and node-redis (Debian packages nodejs, node-redis) are not installed")
+def test_node_redis_create_cluster_through_a_failover(six):
+    # Reads, writes, MGET by hash tag, MULTI, PUBLISH to a subscriber on
+    # another node, SPUBLISH (no receiver); then a master killed mid-run: 200
+    # more writes acknowledged and every acknowledged write read back.
+    assert run_node_through_a_failover(six, "node_redis_cluster.js", six.nodes[4].port) == [
+        "200", '["1","2",null]', '[1,2,"1"]', "news hello", "0", "200", "400"]
+    assert all(n.client().dbsize() for n in six.nodes[1:3])
+
+
+@pytest.mark.skipif(not node_module("ioredis"),
+                    reason="ioredis (npm only: deps/install.sh installs tests/node's lock file) is not installed")
+def test_ioredis_cluster_through_a_failover(six):
+    # The same with ioredis, whose cluster also subscribes (a subscriber and
+    # a sharded subscriber on the channel's shard).
+    assert run_node_through_a_failover(six, "ioredis_cluster.js") == [
+        "200", '["1","2",null]', '[[null,1],[null,2],[null,"1"]]', "news hello", "1", "{u}ch hi", "200", "400"]
+    assert all(n.client().dbsize() for n in six.nodes[1:3])

@@ -1,20 +1,63 @@
 // ioredis's Cluster against the cluster whose first node's port is given:
-// writes and reads, MGET with a hash tag, a pipeline, SPUBLISH routed by its
-// channel. Prints one result a line.
+// writes and reads, MGET with a hash tag, a pipeline, PUBLISH received by a
+// subscriber, SPUBLISH received by a sharded subscriber (shardedSubscribers),
+// then, after the test writes "go" on stdin (it has killed a master), writes
+// until 200 more are acknowledged and reads every acknowledged write back.
+// Prints one result a line; "ready" when it waits for the kill.
 const Redis = require('ioredis');
+const readline = require('readline');
+const nodes = (port) => [{ host: '127.0.0.1', port }];
+const opts = { clusterRetryStrategy: () => 100, retryDelayOnClusterDown: 100, retryDelayOnFailover: 100,
+               retryDelayOnTryAgain: 100, maxRedirections: 64 };
+const waitLine = () => new Promise((resolve) => readline.createInterface({ input: process.stdin }).once('line', resolve));
+const message = (client, event) => new Promise((resolve) => client.once(event, (...args) => resolve(args.join(' '))));
 (async () => {
   const port = Number(process.argv[2]);
-  const cluster = new Redis.Cluster([{ host: '127.0.0.1', port }]);
-  const out = [];
+  const cluster = new Redis.Cluster(nodes(port), opts);
+  const out = (line) => console.log(line);
   for (let i = 0; i < 200; i++) await cluster.set(`key:${i}`, `v${i}`);
   let same = 0;
   for (let i = 0; i < 200; i++) if ((await cluster.get(`key:${i}`)) === `v${i}`) same++;
-  out.push(same);
+  out(same);
   await cluster.mset('{u}a', '1', '{u}b', '2');
-  out.push(JSON.stringify(await cluster.mget('{u}a', '{u}b', '{u}c')));
-  out.push(JSON.stringify(await cluster.pipeline().incr('{u}n').incr('{u}n').get('{u}a').exec()));
-  out.push(await cluster.publish('news', 'hello'));
-  out.push(await cluster.call('SPUBLISH', '{u}ch', 'hi'));
-  console.log(out.join('\n'));
+  out(JSON.stringify(await cluster.mget('{u}a', '{u}b', '{u}c')));
+  out(JSON.stringify(await cluster.pipeline().incr('{u}n').incr('{u}n').get('{u}a').exec()));
+  // pub/sub: a subscriber on the cluster gets what PUBLISH sent anywhere.
+  const sub = cluster.duplicate();
+  await sub.subscribe('news');
+  const got = message(sub, 'message');
+  await cluster.publish('news', 'hello');
+  out(await got);
+  // sharded pub/sub: the subscriber connects to the channel's shard.
+  const ssub = new Redis.Cluster(nodes(port), { ...opts, shardedSubscribers: true });
+  await ssub.ssubscribe('{u}ch');
+  const sgot = message(ssub, 'smessage');
+  out(await cluster.spublish('{u}ch', 'hi'));
+  out(await sgot);
+  sub.disconnect();
+  ssub.disconnect();
+  out('ready');
+  await waitLine();
+  // The master was killed: keep writing; errors until its replica is promoted.
+  let acked = 0, errors = 0, i = 0;
+  const written = [];
+  const deadline = Date.now() + 40000;
+  while (acked < 200 && Date.now() < deadline) {
+    try {
+      await cluster.set(`after:${i}`, `a${i}`);
+      written.push(i);
+      acked++;
+    } catch (e) {
+      errors++;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    i++;
+  }
+  out(acked);
+  let back = 0;
+  for (let j = 0; j < 200; j++) if ((await cluster.get(`key:${j}`)) === `v${j}`) back++;
+  for (const j of written) if ((await cluster.get(`after:${j}`)) === `a${j}`) back++;
+  out(back);
   await cluster.quit();
+  process.exit(0);
 })().catch((e) => { console.error(e); process.exit(1); });

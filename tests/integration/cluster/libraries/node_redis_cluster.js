@@ -1,22 +1,83 @@
 // node-redis 4's createCluster against the cluster whose first node's port is
 // given: writes and reads, MGET with a hash tag, a MULTI routed by its key,
-// PUBLISH, and SPUBLISH routed by its channel. Prints one result a line.
-const { createCluster } = require('redis');
+// PUBLISH received by a subscriber on another node (node-redis 4.5's cluster
+// has no subscribe of its own, and its client no SSUBSCRIBE: SPUBLISH is
+// sent, its receivers counted), then, after the test writes "go" on stdin (it
+// has killed a master), writes until 200 more are acknowledged and reads every
+// acknowledged write back. node-redis 4.5 refreshes its slot map only on
+// MOVED or ASK, and queues commands for a dead master while it reconnects,
+// so the script does what an application must: no offline queue, and after
+// errors a new cluster client from the nodes it knows.
+// Prints one result a line; "ready" when it waits.
+const { createCluster, createClient } = require('redis');
+const readline = require('readline');
+const waitLine = () => new Promise((resolve) => readline.createInterface({ input: process.stdin }).once('line', resolve));
 (async () => {
   const port = Number(process.argv[2]);
-  const cluster = createCluster({ rootNodes: [{ socket: { host: '127.0.0.1', port } }] });
-  cluster.on('error', (e) => { console.error('cluster error', e); process.exit(2); });
-  await cluster.connect();
-  const out = [];
+  const subPort = Number(process.argv[3]);
+  const connect = async () => {
+    const c = createCluster({
+      rootNodes: [port, subPort].map((p) => ({ socket: { host: '127.0.0.1', port: p } })),
+      defaults: { disableOfflineQueue: true,
+                  socket: { reconnectStrategy: (n) => (n > 3 ? new Error('node down') : 100) } },
+    });
+    c.on('error', () => {}); // a killed master's link: reported per command
+    await c.connect();
+    return c;
+  };
+  // While the dead master still owns its slots, a new client cannot connect.
+  const reconnect = async () => {
+    for (;;) {
+      try {
+        return await connect();
+      } catch (e) {
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+  };
+  let cluster = await connect();
+  const out = (line) => console.log(line);
   for (let i = 0; i < 200; i++) await cluster.set(`key:${i}`, `v${i}`);
   let same = 0;
   for (let i = 0; i < 200; i++) if ((await cluster.get(`key:${i}`)) === `v${i}`) same++;
-  out.push(same);
+  out(same);
   await cluster.mSet(['{u}a', '1', '{u}b', '2']);
-  out.push(JSON.stringify(await cluster.mGet(['{u}a', '{u}b', '{u}c'])));
-  out.push(JSON.stringify(await cluster.multi('{u}').incr('{u}n').incr('{u}n').get('{u}a').exec()));
-  out.push(await cluster.publish('news', 'hello'));
-  out.push(await cluster.sendCommand('{u}ch', false, ['SPUBLISH', '{u}ch', 'hi']));
-  console.log(out.join('\n'));
-  await cluster.quit();
+  out(JSON.stringify(await cluster.mGet(['{u}a', '{u}b', '{u}c'])));
+  out(JSON.stringify(await cluster.multi('{u}').incr('{u}n').incr('{u}n').get('{u}a').exec()));
+  const sub = createClient({ socket: { host: '127.0.0.1', port: subPort } });
+  await sub.connect();
+  let received;
+  const got = new Promise((resolve) => { received = resolve; });
+  await sub.subscribe('news', (msg, ch) => received(`${ch} ${msg}`));
+  await cluster.publish('news', 'hello');
+  out(await got);
+  out(await cluster.sendCommand('{u}ch', false, ['SPUBLISH', '{u}ch', 'hi']));
+  await sub.quit();
+  out('ready');
+  await waitLine();
+  let acked = 0, errors = 0, i = 0;
+  const written = [];
+  const deadline = Date.now() + 40000;
+  while (acked < 200 && Date.now() < deadline) {
+    try {
+      await cluster.set(`after:${i}`, `a${i}`);
+      written.push(i);
+      acked++;
+    } catch (e) {
+      errors++;
+      await new Promise((r) => setTimeout(r, 50));
+      if (errors % 10 === 0) {
+        cluster.disconnect().catch(() => {});
+        cluster = await reconnect();
+      }
+    }
+    i++;
+  }
+  out(acked);
+  let back = 0;
+  for (let j = 0; j < 200; j++) if ((await cluster.get(`key:${j}`)) === `v${j}`) back++;
+  for (const j of written) if ((await cluster.get(`after:${j}`)) === `a${j}`) back++;
+  out(back);
+  cluster.disconnect().catch(() => {}); // the dead master's client is closed
+  process.exit(0);
 })().catch((e) => { console.error(e); process.exit(1); });
