@@ -34,7 +34,8 @@ enum { T_BOOL, T_INT, T_UINT, T_LL, T_ULL, T_SIZE, T_MEM, T_STRING, T_ENUM, T_SP
 #define F_FILE_ONLY 64 /* a redis.conf directive CONFIG GET/SET do not know (user) */
 #define F_PERCENT 128  /* T_MEM that may also be "N%" (of maxmemory), kept as -N */
 #define F_WORDS 256    /* takes a list of words: given none, its own check says what is wrong */
-#define F_HIDDEN 512   /* a testing knob: CONFIG GET answers it by name, never for a pattern */
+#define F_HIDDEN 512   /* CONFIG GET answers it by name, never for a pattern: testing knobs, and the
+                        * set-max-listpack-* limits of our 7.2-style small sets, which 7.0 lacks */
 #define F_PROTECTED 1024 /* CONFIG SET only as enable-protected-configs allows (dir, dbfilename) */
 #define F_ARGS 2048    /* the value is several arguments: rewritten as they are, not as one quoted string */
 #define F_DENY_LOADING 4096 /* CONFIG SET refused (-LOADING) while a dataset loads (dir, appendonly, repl-diskless-load) */
@@ -735,8 +736,8 @@ static configDef configs[] = {
     SZ("hash-max-listpack-entries", "hash-max-ziplist-entries", 0, &server.hash_limits.lp_entries, "512", 0, LLONG_MAX),
     SZ("hash-max-listpack-value", "hash-max-ziplist-value", 0, &server.hash_limits.lp_value, "64", 0, LLONG_MAX),
     SZ("set-max-intset-entries", NULL, 0, &server.set_limits.intset_entries, "512", 0, LLONG_MAX),
-    SZ("set-max-listpack-entries", NULL, 0, &server.set_limits.lp_entries, "128", 0, LLONG_MAX),
-    SZ("set-max-listpack-value", NULL, 0, &server.set_limits.lp_value, "64", 0, LLONG_MAX),
+    SZ("set-max-listpack-entries", NULL, F_HIDDEN, &server.set_limits.lp_entries, "128", 0, LLONG_MAX),
+    SZ("set-max-listpack-value", NULL, F_HIDDEN, &server.set_limits.lp_value, "64", 0, LLONG_MAX),
     SZ("zset-max-listpack-entries", "zset-max-ziplist-entries", 0, &server.zset_limits.max_entries, "128", 0, LLONG_MAX),
     SZ("zset-max-listpack-value", "zset-max-ziplist-value", 0, &server.zset_limits.max_value, "64", 0, LLONG_MAX),
     I("list-max-listpack-size", "list-max-ziplist-size", 0, &server.list_max_listpack_size, "-2", INT_MIN, INT_MAX, NULL),

@@ -1106,6 +1106,15 @@ def test_hidden_configs_answer_by_name_only(r):
         "loading-process-events-interval-bytes": "2097152"}
 
 
+def test_config_get_star_lists_only_directives_of_7_0(r):
+    # Our small sets are encoded as 7.2 does, with 7.2's set-max-listpack-*
+    # limits; 7.0 has no such directives, so a pattern never shows them.
+    every = r.config_get("*")
+    assert "set-max-intset-entries" in every
+    assert [k for k in every if k.startswith("set-max-listpack")] == []
+    assert r.config_get("set-max-listpack-*") == {}
+
+
 def read_title(pid):
     with open("/proc/%d/cmdline" % pid, "rb") as f:
         return f.read().replace(b"\0", b" ").decode().split()
