@@ -68,8 +68,10 @@ static long long earliestDeadline(void) {
     return best;
 }
 
-/* A slice of expiry gives way to a waiting client after this long. */
-#define YIELD_AFTER_US 50
+/* A slice of expiry gives way to a request that waits after this long, and
+ * to a reply that waits (a command ran in this turn) at once: checked every
+ * 16 keys, so a slice removes 16 keys at least. */
+#define YIELD_AFTER_US 10
 
 /* A keyspace this small stays in the caches: looking ahead would only cost. */
 #define LOOKAHEAD_MIN_KEYS 16384
@@ -134,9 +136,9 @@ long long expireDueKeys(long long budget_us) {
                 monotime at = getMonotonicUs();
                 long long spent = (long long)(at - start);
                 if (spent > budget_us) goto out;
-                /* A client waits (a request came, or a reply is ready to go
-                 * out once this turn ends): it is served before the rest. */
-                if (spent > YIELD_AFTER_US && (listLength(server.clients_pending_write) || aeEventsPending(server.el)))
+                /* A client waits (a reply is ready to go out once this turn
+                 * ends, or a request came): it is served before the rest. */
+                if (listLength(server.clients_pending_write) || (spent > YIELD_AFTER_US && aeEventsPending(server.el)))
                     goto out;
                 now_us = ustimeAt(at);
                 now = now_us / 1000;
