@@ -157,6 +157,7 @@ static const scriptHooks scriptingHooks = {
 static const backgroundPacer expiryPushPacer = {
     .draining = expiryPushDraining,
     .feeding = expiryPushFeeding,
+    .holding = expiryPushHolding,
 };
 
 static const commandRouter clusterRouter = {

@@ -115,7 +115,9 @@ def one_run(a, label):
             # perf record of both processes over the burst, to see where the time goes.
             for name, pid in (("server", s.pid), ("consumer", consumer.pid)):
                 if a.perf_stat:
-                    cmd = ["perf", "stat", "-e", a.perf_stat, "-o", "%s.%s.stat" % (a.perf, name), "-p", str(pid)]
+                    # Per thread: the main thread and 0MQ's I/O thread apart.
+                    cmd = ["perf", "stat", "--per-thread", "-e", a.perf_stat, "-o", "%s.%s.stat" % (a.perf, name),
+                           "-p", str(pid)]
                 else:
                     cmd = ["perf", "record", "-q", "--call-graph", "dwarf,16384", "-F", "2000",
                            "-o", "%s.%s.data" % (a.perf, name), "-p", str(pid)]

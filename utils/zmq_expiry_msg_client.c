@@ -443,8 +443,12 @@ int main(int argc, char **argv) {
     /* Into a file or a pipe, lines leave in large writes: stdio's default
      * buffer (a page) made a write(2) every 30 or so lines. They still leave
      * once no message is waiting (within FLUSH_DELAY_MS), and a terminal
-     * keeps its line buffering. */
-    if (!isatty(STDOUT_FILENO)) setvbuf(stdout, NULL, _IOFBF, 1 << 20);
+     * keeps its line buffering. The buffer is ours: given NULL, glibc's
+     * setvbuf ignores the size and keeps the page. */
+    if (!isatty(STDOUT_FILENO)) {
+        static char outbuf[1 << 20];
+        setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+    }
     /* 0MQ's I/O thread allocates what it reads and this thread frees it:
      * glibc then gives the I/O thread's heap back to the kernel again and
      * again (madvise, and a TLB flush on every CPU each time). */

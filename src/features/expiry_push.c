@@ -46,6 +46,7 @@
 #include "features/expiry_spool.h"
 #include "features/zmqlib.h"
 #include "server/db.h"
+#include "server/expire.h"
 #include "server/hooks.h"
 #include "server/server.h"
 
@@ -68,6 +69,11 @@
 #define FEEDING_WINDOW_US 5000
 /* The drain reads the clock for its budget every this many messages. */
 #define DRAIN_CLOCK_EVERY 16
+/* expiryPushHolding(): a backlog up to this size is 0MQ's queue running full
+ * under a consumer that reads; a larger one (a consumer back after an
+ * absence, the spool's replay) drains beside expiry instead, so keys do not
+ * wait past their deadline for all of it. */
+#define HOLD_MAX_BACKLOG 1024
 
 typedef struct boundEndpoint {
     sds configured; /* as written in the config */
@@ -346,6 +352,7 @@ static void drainBacklog(void) {
         }
     }
     unwatchSocket();
+    expireResume(); /* if it held the keys due meanwhile */
 }
 
 static void socketEvent(aeEventLoop *el, int fd, void *data, int mask) {
@@ -421,6 +428,18 @@ int expiryPushFeeding(void) {
 }
 
 int expiryPushDraining(void) { return backlogWaiting() && push.drain_timer != -1; }
+
+/* A mass expiry outruns a consumer that reads: sent straight to 0MQ until
+ * its queue (zmq-expiry-hwm) is full, the refused message goes to the
+ * backlog and the spool, and then expiry stops until the drain has sent it,
+ * so the rest leave the dataset as 0MQ takes them. Without the hold every
+ * key of the burst went through the backlog and the spool (a copy, a record
+ * and its CRC each, half the server's work in a mass expiry): a key due is
+ * in the dataset, which is where the delivery guarantees want it anyway. */
+int expiryPushHolding(void) {
+    return push.head && !server.zmq_ack && push.backlog_msgs <= HOLD_MAX_BACKLOG && !spoolHasDiskOnly() &&
+           expiryPushFeeding();
+}
 
 void expiryPushKey(int dbid, robj *key, robj *val) {
     /* A forked child (a debugging session) expires keys in its own copy of

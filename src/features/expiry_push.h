@@ -20,6 +20,10 @@ int expiryPushApplyAckMode(const char **err);
 int expiryPushFeeding(void);
 /* True while the backlog is draining: 0MQ takes messages, and more wait. */
 int expiryPushDraining(void);
+/* True while expiry should leave due keys in the dataset (plain mode): a
+ * consumer is being fed and 0MQ's queue is full, with a few messages in the
+ * backlog. Its drain resumes expiry (expireResume) once they are out. */
+int expiryPushHolding(void);
 /* (Re)binds the endpoints and applies HWM/backlog from the server's zmq_* config.
  * On failure nothing changes, *err says why, and C_ERR is returned. */
 int expiryPushApplyConfig(const char **err);

@@ -3,8 +3,9 @@
  *
  * Files: expiry-spool/<20-digit number>.seg under the server's dir, written
  * in order, one at a time, each up to SEGMENT_BYTES. A segment is a run of
- * records, each a 24-byte header (magic, type, body length, CRC-64 of the
- * header's first 16 bytes and the body) and a body:
+ * records, each a 24-byte header (magic, type, body length, CRC-32C of the
+ * header's first 16 bytes and the body; CRC-64 in the first format, which is
+ * still read) and a body:
  *   MESSAGE     seq u64, expired_ms i64, key frame length u32, value frame
  *               length u32, then the three frames back to back;
  *   DONE_BELOW  seq u64: every message numbered below is done;
@@ -37,6 +38,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/crc32c.h"
 #include "core/crc64.h"
 #include "core/fileutil.h"
 #include "core/zmalloc.h"
@@ -51,7 +53,10 @@
 #define ERROR_LOG_PERIOD_MS 10000
 #define RETIRED_MAX 16
 
-#define REC_MAGIC 0x31535845u /* "EXS1" read as little-endian bytes */
+/* "EXS2" read as little-endian bytes: a CRC-32C in bytes 16-19. The first
+ * format, "EXS1", had a CRC-64 in bytes 16-23; its segments are still read. */
+#define REC_MAGIC 0x32535845u
+#define REC_MAGIC_V1 0x31535845u
 #define REC_MESSAGE 1
 #define REC_DONE_BELOW 2
 #define REC_DONE_ONE 3
@@ -373,11 +378,13 @@ static void recordHeader(unsigned char h[REC_HEADER_BYTES], int type, const void
     memcpy(h, &magic, 4);
     h[4] = (unsigned char)type;
     memcpy(h + 8, &len, 4);
-    uint64_t crc = crc64(0, h, 16);
-    crc = crc64(crc, a, alen);
-    if (blen) crc = crc64(crc, b, blen);
-    memcpy(h + 16, &crc, 8);
+    uint32_t crc = crc32c(0, h, 16);
+    crc = crc32c(crc, a, alen);
+    if (blen) crc = crc32c(crc, b, blen);
+    memcpy(h + 16, &crc, 4);
 }
+
+static int recordMagic(uint32_t magic) { return magic == REC_MAGIC || magic == REC_MAGIC_V1; }
 
 static void putRecord(int type, const void *a, size_t alen, const void *b, size_t blen) {
     unsigned char h[REC_HEADER_BYTES];
@@ -608,7 +615,7 @@ int spoolReadNext(spoolMsg *m) {
         if (sp.roff + REC_HEADER_BYTES > sp.segs[sp.rseg].size || readAt(&sp.rd, sp.rseg, sp.roff, h, sizeof(h)) == -1) goto unreadable;
         memcpy(&magic, h, 4);
         memcpy(&len, h + 8, 4);
-        if (magic != REC_MAGIC || sp.roff + REC_HEADER_BYTES + (long long)len > sp.segs[sp.rseg].size) goto unreadable;
+        if (!recordMagic(magic) || sp.roff + REC_HEADER_BYTES + (long long)len > sp.segs[sp.rseg].size) goto unreadable;
         if (h[4] != REC_MESSAGE) {
             sp.roff += REC_HEADER_BYTES + len;
             continue;
@@ -664,11 +671,17 @@ static int recordIntact(const unsigned char *p, size_t left) {
     if (left < REC_HEADER_BYTES) return 0;
     memcpy(&magic, p, 4);
     memcpy(&len, p + 8, 4);
-    if (magic != REC_MAGIC || len > left - REC_HEADER_BYTES) return 0;
-    uint64_t crc, want;
-    memcpy(&want, p + 16, 8);
-    crc = crc64(crc64(0, p, 16), p + REC_HEADER_BYTES, len);
-    if (crc != want) return 0;
+    if (!recordMagic(magic) || len > left - REC_HEADER_BYTES) return 0;
+    if (magic == REC_MAGIC_V1) {
+        uint64_t want;
+        memcpy(&want, p + 16, 8);
+        if (crc64(crc64(0, p, 16), p + REC_HEADER_BYTES, len) != want) return 0;
+    } else {
+        uint32_t want, pad;
+        memcpy(&want, p + 16, 4);
+        memcpy(&pad, p + 20, 4);
+        if (pad || crc32c(crc32c(0, p, 16), p + REC_HEADER_BYTES, len) != want) return 0;
+    }
     int type = p[4];
     if (type == REC_MESSAGE) {
         uint32_t kl, vl;
@@ -880,7 +893,7 @@ static size_t tailReadRecord(int si) {
     memcpy(&magic, h, 4);
     memcpy(&len, h + 8, 4);
     size_t n = REC_HEADER_BYTES + (size_t)len;
-    if (magic != REC_MAGIC || tail.off + (long long)n > size) return 0;
+    if (!recordMagic(magic) || tail.off + (long long)n > size) return 0;
     if (tail.buf_cap < n) {
         zfree(tail.buf);
         tail.buf_cap = n > 4096 ? n : 4096;

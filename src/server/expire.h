@@ -26,6 +26,9 @@ void expireRememberReplicaKey(redisDb *db, robj *key);
 void expireForgetReplicaKeys(void);
 /* How many names are remembered (INFO's slave_expires_tracked_keys). */
 size_t expireReplicaKeyCount(void);
+/* The push that held expiry (hooks.h, backgroundPacer's holding) drained
+ * its backlog: due keys are removed again from the next timer run. */
+void expireResume(void);
 /* Starts the expiry timer; called once at start-up. */
 void expireInit(void);
 /* Removes due keys for at most budget_us; returns how many. */

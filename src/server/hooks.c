@@ -143,6 +143,7 @@ void serverSetDispatcher(const commandDispatcher *d) { dispatcher = d; }
 static const backgroundPacer *pacer;
 void serverSetBackgroundPacer(const backgroundPacer *p) { pacer = p; }
 int backgroundConsumerDraining(void) { return pacer && pacer->draining(); }
+int backgroundConsumerHolding(void) { return pacer && pacer->holding(); }
 int backgroundConsumerFeeding(void) {
     /* The pause is for clients' latency: with none served lately it would only slow the push. */
     return pacer && pacer->feeding() && server.stat_numcommands &&

@@ -138,15 +138,20 @@ static inline int dispatchProcess(client *c) { return dispatcher->process(c); }
 static inline void dispatchCall(client *c, int flags) { dispatcher->call(c, flags); }
 
 /* Pacing of background work feeding a consumer (the 0MQ expiry push): expiry
- * gives way while `draining`, and pauses between slices while `feeding` and
- * clients are being served (backgroundConsumerFeeding() says both). */
+ * gives way while `draining`, pauses between slices while `feeding` and
+ * clients are being served (backgroundConsumerFeeding() says both), and
+ * stops while `holding`: a consumer is reading and 0MQ's queue is full, so a
+ * key expired now would only be copied into the backlog and the spool; it
+ * waits in the dataset instead until the push calls expireResume(). */
 typedef struct backgroundPacer {
     int (*draining)(void);
     int (*feeding)(void);
+    int (*holding)(void);
 } backgroundPacer;
 void serverSetBackgroundPacer(const backgroundPacer *p);
 int backgroundConsumerDraining(void);
 int backgroundConsumerFeeding(void);
+int backgroundConsumerHolding(void);
 
 /* Something other than a command took `ms` milliseconds ("expire-cycle"):
  * the latency monitor subscribes. */

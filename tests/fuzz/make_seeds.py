@@ -105,25 +105,40 @@ def crc64_jones(data, crc=0):
     return crc
 
 
-def spool_record(typ, body):
-    """A record of the push's spool (EXPIRY_0MQ.md, "The file format")."""
-    head = struct.pack("=IB3xI4x", 0x31535845, typ, len(body))
-    return head + struct.pack("=Q", crc64_jones(body, crc64_jones(head))) + body
+def crc32c(data, crc=0):
+    """CRC-32C (core/crc32c.c): crc32c(b"123456789") == 0xe3069283."""
+    crc ^= 0xffffffff
+    for byte in data:
+        crc ^= byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0x82f63b78 if crc & 1 else crc >> 1
+    return crc ^ 0xffffffff
 
 
-def spool_message(seq, key, value):
+def spool_record(typ, body, first_format=False):
+    """A record of the push's spool (EXPIRY_0MQ.md, "The file format"): "EXS2"
+    with a CRC-32C, or the first format, "EXS1" with a CRC-64, still read."""
+    head = struct.pack("=IB3xI4x", 0x31535845 if first_format else 0x32535845, typ, len(body))
+    if first_format:
+        return head + struct.pack("=Q", crc64_jones(body, crc64_jones(head))) + body
+    return head + struct.pack("=I4x", crc32c(body, crc32c(head))) + body
+
+
+def spool_message(seq, key, value, first_format=False):
     frames = struct.pack("=HH", 0, 0) + struct.pack("=I", len(key)) + key + struct.pack("=I", len(value)) + value
     klen, vlen = 4 + len(key), 4 + len(value)
-    return spool_record(1, struct.pack("=QqII", seq, 1796170000000, klen, vlen) + frames)
+    return spool_record(1, struct.pack("=QqII", seq, 1796170000000, klen, vlen) + frames, first_format)
 
 
 def spool_seeds():
     assert crc64_jones(b"123456789") == 0xe9c6d914c4b8d9ca
+    assert crc32c(b"123456789") == 0xe3069283
     msgs = b"".join(spool_message(100 + i, b"k%d" % i, b"v%d" % i) for i in range(3))
     w("fuzz_spool", "messages", msgs)
     w("fuzz_spool", "done_marks", msgs + spool_record(2, struct.pack("=Q", 101)) + spool_record(3, struct.pack("=Q", 102)))
     w("fuzz_spool", "damaged_middle", msgs[:40] + b"\xff" * 8 + msgs[48:])
     w("fuzz_spool", "cut_off", msgs[:-5])
+    w("fuzz_spool", "first_format", spool_message(99, b"old", b"v", True) + msgs)
 
 
 # The cluster bus (fuzz_cluster_bus): Redis 7.0's message layout, big-endian

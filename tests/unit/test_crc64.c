@@ -23,11 +23,7 @@ int main(void) {
 
     TEST("crc64 matches the bitwise definition at every length and alignment");
     unsigned char buf[300];
-    uint32_t x = 12345;
-    for (size_t i = 0; i < sizeof(buf); i++) {
-        x = x * 1103515245 + 12345;
-        buf[i] = (unsigned char)(x >> 16);
-    }
+    testFillBytes(buf, sizeof(buf));
     int ok = 1;
     for (size_t off = 0; off < 8; off++)
         for (size_t len = 0; len + off <= 200; len++)

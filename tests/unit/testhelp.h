@@ -86,4 +86,14 @@ static inline uint64_t testNextRandom(void) {
      printf("%d passed, %d failed\n", test_passed, test_failed), fflush(stdout),       \
      test_failed ? 1 : 0)
 
+/* Fills buf with the same pseudo-random bytes on every run (a linear
+ * congruential generator), for tests that check a function on arbitrary data. */
+static inline void testFillBytes(unsigned char *buf, size_t len) {
+    uint32_t x = 12345;
+    for (size_t i = 0; i < len; i++) {
+        x = x * 1103515245 + 12345;
+        buf[i] = (unsigned char)(x >> 16);
+    }
+}
+
 #endif
