@@ -250,6 +250,7 @@ int main(int argc, char **argv) {
     expiryPushInit();
     createPidFile(background);
     serverLog(LL_WARNING, "Server initialized");
+    checkKernelMemorySettings();
     if (persistLoadAtStartup() != C_OK) exit(1);
     if (server.cluster_enabled) clusterVerifyDataAfterLoad();
     replStart();

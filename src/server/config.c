@@ -727,7 +727,7 @@ static configDef configs[] = {
     I("lfu-decay-time", NULL, 0, &server.lfu_decay_time, "1", 0, INT_MAX, NULL),
     {"jemalloc-bg-thread", NULL, T_BOOL, 0, &cfg_ints[16], "yes", 0, 1, NULL, applyJemallocBgThread, NULL, NULL, 0},
     LL("acllog-max-len", NULL, 0, &server.acllog_max_len, "128", 0, LLONG_MAX),
-    B("disable-thp", NULL, F_NOEFFECT, &cfg_ints[27], "yes"),
+    B("disable-thp", NULL, F_IMMUTABLE, &server.disable_thp, "yes"),
     {"oom-score-adj", NULL, T_ENUM, 0, &oom_score_adj, "no", 0, 0, oomScoreAdjEnum, applyOomScoreAdj, NULL, NULL, 0},
     SP("oom-score-adj-values", NULL, F_ARGS, "0 200 800", setOomScoreAdjValues, getOomScoreAdjValues),
     I("io-threads", NULL, F_IMMUTABLE | F_NOEFFECT, &cfg_ints[29], "1", 1, 128, NULL),

@@ -22,6 +22,7 @@
 
 #include <errno.h>
 #include <execinfo.h>
+#include <sys/prctl.h>
 #include <sys/time.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -537,6 +538,40 @@ void logServerStarting(int argc, const char *argv0) {
                               "config file use %s /path/to/redis.conf", argv0);
     else
         serverLog(LL_WARNING, "Configuration loaded");
+}
+
+/* The first line of a file under /proc or /sys, or "" when there is none. */
+static void readFirstLine(const char *path, char *buf, size_t size) {
+    buf[0] = '\0';
+    FILE *fp = fopen(path, "r");
+    if (!fp) return;
+    if (!fgets(buf, (int)size, fp)) buf[0] = '\0';
+    fclose(fp);
+}
+
+void checkKernelMemorySettings(void) {
+    char buf[1024];
+    readFirstLine("/proc/sys/vm/overcommit_memory", buf, sizeof(buf));
+    if (buf[0] && strtol(buf, NULL, 10) != 1)
+        serverLog(LL_WARNING,
+                  "WARNING Memory overcommit must be enabled! Without it, a background save or replication may fail "
+                  "under low memory condition. Being disabled, it can can also cause failures without low memory "
+                  "condition, see https://github.com/jemalloc/jemalloc/issues/1328. To fix this issue add "
+                  "'vm.overcommit_memory = 1' to /etc/sysctl.conf and then reboot or run the command "
+                  "'sysctl vm.overcommit_memory=1' for this to take effect.");
+    readFirstLine("/sys/kernel/mm/transparent_hugepage/enabled", buf, sizeof(buf));
+    if (!strstr(buf, "[always]")) return;
+    /* Huge pages make every page a fork's child copies 2 MB and add latency
+     * to faults: turned off for this process (and the children it forks). */
+#ifdef PR_SET_THP_DISABLE
+    if (server.disable_thp && prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) == 0) return;
+#endif
+    serverLog(LL_WARNING,
+              "WARNING You have Transparent Huge Pages (THP) support enabled in your kernel. This will create latency "
+              "and memory usage issues with Redis. To fix this issue run the command 'echo madvise > "
+              "/sys/kernel/mm/transparent_hugepage/enabled' as root, and add it to your /etc/rc.local in order to "
+              "retain the setting after a reboot. Redis must be restarted after THP is disabled (set to 'madvise' or "
+              "'never').");
 }
 
 void showStartupBanner(void) {

@@ -27,6 +27,11 @@ void setRandomSeedAndRunId(void);
 /* Redis's start-up banner: the logo (with the PID, which test harnesses
  * wait for) when always-show-logo is set or on a terminal, else one line. */
 void showStartupBanner(void);
+/* Redis 7.0's start-up checks of the kernel's memory settings, logged after
+ * "Server initialized": vm.overcommit_memory other than 1, and transparent
+ * huge pages set to always, which this process then turns off for itself
+ * (disable-thp yes, prctl PR_SET_THP_DISABLE) or warns about. */
+void checkKernelMemorySettings(void);
 /* The lines Redis logs once its config is read (before the banner). */
 void logServerStarting(int argc, const char *argv0);
 void daemonize(void);

@@ -334,6 +334,7 @@ struct redisServer {
     unsigned int unixsocketperm;
     int sofd;
     int set_proc_title;
+    int disable_thp; /* disable-thp: no transparent huge pages for this process when the kernel gives them always */
     char *proc_title_template; /* {title} {listen-addr} {server-mode} {port} {tls-port} {unixsocket} {config-file} */
     int tcpkeepalive;
     int protected_mode; /* protected-mode: */

@@ -1147,6 +1147,33 @@ def test_config_directives_the_suite_sets(r):
     assert time.time() - t >= 0.0001
 
 
+def read_first_line(path):
+    try:
+        with open(path) as f:
+            return f.readline()
+    except OSError:
+        return ""
+
+
+def test_start_up_checks_the_kernels_memory_settings(server_factory):
+    # As 7.0, after "Server initialized": a warning when vm.overcommit_memory
+    # is not 1, and when transparent huge pages are "always" one that
+    # disable-thp yes (the default) avoids by turning them off for the process.
+    overcommit = read_first_line("/proc/sys/vm/overcommit_memory").strip()
+    thp_always = "[always]" in read_first_line("/sys/kernel/mm/transparent_hugepage/enabled")
+    for disable in ("yes", "no"):
+        s = server_factory("--disable-thp", disable)
+        log = s.log().split("Server initialized", 1)[1]
+        assert ("WARNING Memory overcommit must be enabled!" in log) == (overcommit not in ("", "1"))
+        assert ("WARNING You have Transparent Huge Pages (THP) support enabled" in log) == (
+            thp_always and disable == "no")
+        assert s.client().config_get("disable-thp") == {"disable-thp": disable}
+    with pytest.raises(redis.ResponseError) as e:
+        s.client().config_set("disable-thp", "yes")
+    assert str(e.value) == ("CONFIG SET failed (possibly related to argument 'disable-thp') - "
+                            "can't set immutable config")
+
+
 def test_tuning_directives_of_7_0_are_listed_and_checked(r):
     """Directives 7.0 lists in CONFIG GET * that tune what this server does
     otherwise: listed with 7.0's defaults, their values checked as 7.0's."""
