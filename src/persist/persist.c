@@ -31,7 +31,6 @@ static time_t lastbgsave_try;
 static long long rdb_saves;
 static long long last_bgsave_time_sec = -1;
 static int bgsave_scheduled;
-static size_t rdb_last_cow_size; /* what the last BGSAVE child copied on write */
 
 static void snapshotDone(int ok, time_t when) {
     if (ok) {
@@ -71,11 +70,11 @@ int persistBackgroundSave(void) {
     if (anyChildRunning()) return C_ERR;
     lastbgsave_try = time(NULL);
     dirty_before_bgsave = server.dirty;
-    pid_t pid = bgchildFork();
+    pid_t pid = bgchildFork(BGCHILD_RDB);
     if (pid == 0) {
         /* The child: write the snapshot of memory as it was at fork time. */
         int ok = rdbSave(server.dbfilename, 0) == C_OK;
-        bgchildReportCow();
+        if (ok) bgchildReportCow();
         _exit(ok ? 0 : 1);
     }
     if (pid == -1) {
@@ -96,7 +95,7 @@ static void checkChildDone(void) {
     pid_t pid = waitpid(child_pid, &status, WNOHANG);
     if (pid == 0) return;
     int ok = pid == child_pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    rdb_last_cow_size = bgchildCollectCow(child_pid);
+    bgchildCollect(child_pid);
     if (ok) {
         serverLog(LL_NOTICE, "Background saving terminated with success");
         server.dirty -= dirty_before_bgsave;
@@ -249,10 +248,10 @@ sds persistInfo(sds info) {
                         (long long)server.lastsave,
                         lastbgsave_ok ? "ok" : "err", last_bgsave_time_sec,
                         child_pid != -1 ? (long long)(time(NULL) - child_start) : -1LL, rdb_saves,
-                        rdb_last_cow_size, rdbLastLoadKeysExpired(), rdbLastLoadKeysLoaded());
+                        bgchildLastCow(BGCHILD_RDB), rdbLastLoadKeysExpired(), rdbLastLoadKeysLoaded());
     info = aofInfo(info);
     info = sdscatprintf(info, "aof_last_cow_size:%zu\r\nmodule_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n",
-                        aofLastCowSize());
+                        bgchildLastCow(BGCHILD_AOF));
     return rdbLoadingInfo(info);
 }
 

@@ -3,6 +3,7 @@ and encoding with TTLs, files exchanged with Debian's redis-server 7.0 in both
 directions, redis-check-rdb on our files, corrupt and truncated files, saving
 on shutdown, DUMP/RESTORE payloads."""
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -119,12 +120,14 @@ def test_fork_and_copy_on_write_figures(server_factory, tmp_path):
     # The child's own buffers are private dirty memory at least.
     assert persistence["rdb_last_cow_size"] > 0
     assert persistence["aof_last_cow_size"] == 0
+    assert re.search(r"Fork CoW for RDB: current \d+ MB, peak \d+ MB, average \d+ MB", s.log())
     r.config_set("appendonly", "yes")
     rewriting = lambda: (r.info("persistence")["aof_rewrite_in_progress"] or  # noqa: E731
                          r.info("persistence")["aof_rewrite_scheduled"])
     wait_for(lambda: not rewriting())
     r.bgrewriteaof()
     wait_for(lambda: not rewriting() and r.info("persistence")["aof_last_cow_size"] > 0)
+    assert re.search(r"Fork CoW for AOF rewrite: current \d+ MB, peak \d+ MB, average \d+ MB", s.log())
     # Redis also forks for the rewrite that CONFIG SET appendonly yes starts; we write that one inline.
     assert r.info("stats")["total_forks"] >= 2
 

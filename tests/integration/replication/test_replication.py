@@ -352,6 +352,19 @@ def test_diskless_full_sync_then_live_writes(server_factory, master_kind, replic
     assert snapshot(r) == snapshot(m)
 
 
+def test_a_diskless_sync_child_reports_its_copy_on_write_as_a_bgsave(server_factory):
+    """Redis 7.0 counts the sync's snapshot child as an RDB child: INFO rdb_last_cow_size
+    (its private dirty memory: its own buffers at least) and the log line of it."""
+    master, replica, m, r = start_kinds(server_factory, "ours", "ours",
+                                        master_args=("--repl-diskless-sync", "yes", "--repl-diskless-sync-delay", "0"))
+    assert info(m, "persistence")["rdb_last_cow_size"] == "0"
+    attach(r, master)
+    wait_for(lambda: info(m, "persistence")["rdb_bgsave_in_progress"] == "0", what="the snapshot child's end")
+    assert int(info(m, "persistence")["rdb_last_cow_size"]) > 0
+    assert re.search(r"Fork CoW for RDB: current \d+ MB, peak \d+ MB, average \d+ MB", master.log())
+    assert info(m, "stats")["total_forks"] == "1"
+
+
 def test_replica_is_read_only_and_serves_stale_data_as_configured(server_factory):
     master, replica, m, r = start_pair(server_factory)
     attach(r, master)
