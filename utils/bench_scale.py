@@ -76,7 +76,7 @@ def step(label, what):
 def writer(port, n, rate, stop, done):
     """The write load, in its own process: SET vol:<random> at `rate` a second
     in batches of 100, on a fixed schedule (a batch that is late goes at once:
-    every server is offered the same writes per second)."""
+    every server is offered the same writes per second); done: the count so far."""
     rng = random.Random(34)
     sock = socket.create_connection(("127.0.0.1", port))
     interval = 100 / rate
@@ -90,12 +90,12 @@ def writer(port, n, rate, stop, done):
         while got < 100:
             got += sock.recv(65536).count(b"\r\n")
         count += 100
+        done.value = count
         next_t += interval
         delay = next_t - time.monotonic()
         if delay > 0:
             time.sleep(delay)
     sock.close()
-    done.value = count
 
 
 class Writes:
@@ -104,6 +104,9 @@ class Writes:
         self.stop_ev, self.done = ctx.Event(), ctx.Value("q", 0)
         self.proc = ctx.Process(target=writer, args=(port, n, WRITE_RATE, self.stop_ev, self.done), daemon=True)
         self.proc.start()
+
+    def count(self):
+        return self.done.value
 
     def stop(self):
         self.stop_ev.set()
@@ -120,6 +123,7 @@ def child_step(s, n, start, running, cow_field, r=None):
     w = Writes(s.port, n)
     time.sleep(1)  # the writes run before the fork too
     t0 = time.time()
+    w0 = w.count()
     start()
     peak = 0
     while True:
@@ -129,9 +133,11 @@ def child_step(s, n, start, running, cow_field, r=None):
             break
         time.sleep(0.05)
     wall = time.time() - t0
-    writes = w.stop()
+    during = w.count() - w0
+    w.stop()
     return {"fork_ms": r.info("stats")["latest_fork_usec"] / 1000, "child_cpu": reaped_children_cpu_seconds(s.pid) - cpu0,
-            "cow": p[cow_field] / 1e6, "peak": peak / 1e6, "wall": wall, "writes": writes}
+            "cow": p[cow_field] / 1e6, "peak": peak / 1e6, "wall": wall, "writes": during,
+            "cow_per_write": p[cow_field] / 1e3 / during if during else None}
 
 
 def log_time(line):
@@ -275,7 +281,8 @@ def rows(res, n):
         r3("%s: child CPU user+sys" % what, stepname, "child_cpu", "s")
         r3("%s: copy-on-write (%s)" % (what, cow), stepname, "cow", "MB")
         r3("%s: current_cow_size peak seen" % what, stepname, "peak", "MB")
-        r3("%s: writes during it" % what, stepname, "writes")
+        r3("%s: writes while the child ran" % what, stepname, "writes")
+        r3("%s: copy-on-write per such write" % what, stepname, "cow_per_write", "kB")
         r3("%s: wall" % what, stepname, "wall", "s", note="until link up" if stepname == "sync" else "")
     r3("full sync: replica CPU over the sync", "sync", "replica_cpu", "s")
     r3("full sync: replica load (its log)", "sync", "replica_load", "s")
