@@ -606,7 +606,6 @@ static int rewriteStart(int background) {
     }
     serverLog(LL_NOTICE, "Background append only file rewriting started by pid %d", (int)pid);
     aof.child = pid;
-    dictSetResizeEnabled(0);
     return C_OK;
 }
 
@@ -621,7 +620,6 @@ static int reapRewriteChild(int block) {
     if (pid == 0) return 0;
     bgchildCollect(aof.child);
     aof.child = -1;
-    dictSetResizeEnabled(1);
     aof.last_rewrite_time = time(NULL) - aof.rewrite_start;
     if (pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
         rewriteSucceeded();
@@ -1067,7 +1065,6 @@ static void killRewriteChild(void) {
     sdsfree(aof.rewrite_base.name);
     aof.rewrite_base.name = NULL;
     aof.child = -1;
-    dictSetResizeEnabled(1);
 }
 
 void aofStop(void) {

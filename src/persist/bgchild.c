@@ -73,6 +73,7 @@ pid_t bgchildFork(bgchildKind kind) {
     pid_t pid = fork();
     if (pid == 0) {
         server.in_fork_child = 1;
+        dictSetResizeEnabled(0); /* nothing here grows or shrinks a table it shares */
         setOomScoreAdj(OOM_BGCHILD);
         signal(SIGTERM, SIG_DFL);
         signal(SIGINT, SIG_DFL);
@@ -92,6 +93,10 @@ pid_t bgchildFork(bgchildKind kind) {
     }
     latest_fork_usec = (long long)(getMonotonicUs() - start);
     total_forks++;
+    /* While a saving child shares our pages, tables neither grow (but past
+     * the forced ratio) nor shrink, nor does the cron move a rehash along:
+     * each moved entry would copy its page (Redis's updateDictResizePolicy). */
+    if (kind != BGCHILD_OTHER) dictSetResizeEnabled(0);
     size_t keys = 0;
     if (kind != BGCHILD_OTHER)
         for (int j = 0; j < server.dbnum; j++) keys += dictSize(server.db[j].dict);
@@ -194,6 +199,9 @@ void bgchildCollect(pid_t pid) {
         if (children[i].fd != -1) close(children[i].fd);
         children[i].pid = -1;
         children[i].fd = -1;
+        int saving = 0;
+        for (int j = 0; j < MAX_CHILDREN; j++) saving |= children[j].pid != -1 && children[j].kind != BGCHILD_OTHER;
+        if (!saving) dictSetResizeEnabled(1);
         return;
     }
 }

@@ -85,7 +85,6 @@ int persistBackgroundSave(void) {
     serverLog(LL_NOTICE, "Background saving started by pid %d", (int)pid);
     child_pid = pid;
     child_start = time(NULL);
-    dictSetResizeEnabled(0);
     return C_OK;
 }
 
@@ -107,7 +106,6 @@ static void checkChildDone(void) {
     }
     last_bgsave_time_sec = time(NULL) - child_start;
     child_pid = -1;
-    dictSetResizeEnabled(1);
     /* Replicas waiting for this snapshot get the file (or are dropped). */
     replBgsaveDone(ok);
 }
@@ -161,7 +159,6 @@ static void killSaveChild(void) {
     if (child_pid == -1) return;
     bgchildKill(child_pid);
     child_pid = -1;
-    dictSetResizeEnabled(1);
     replBgsaveDone(0); /* its replicas sync again, as Redis's after a killed child */
 }
 

@@ -365,6 +365,26 @@ def test_a_diskless_sync_child_reports_its_copy_on_write_as_a_bgsave(server_fact
     assert info(m, "stats")["total_forks"] == "1"
 
 
+def test_no_table_grows_while_a_diskless_sync_child_shares_it(server_factory):
+    """As for a BGSAVE: while the sync's snapshot child runs the master's tables do not
+    grow (each entry moved would be a page copied), and grow once it is gone."""
+    args = ("--repl-diskless-sync", "yes", "--repl-diskless-sync-delay", "0", "--enable-debug-command", "yes")
+    master, replica, m, r = start_kinds(server_factory, "ours", "ours", master_args=args)
+    m.flushall()
+    m.execute_command("DEBUG", "POPULATE", "4096")
+    m.config_set("rdb-key-save-delay", "500")  # µs a key: about 2 s
+    r.execute_command("REPLICAOF", master.host, master.port)
+    wait_for(lambda: info(m, "persistence")["rdb_bgsave_in_progress"] == "1", what="the snapshot child")
+    m.mset({"k1": "v1", "k2": "v2"})
+    assert "table size: 8192" not in m.execute_command("DEBUG", "HTSTATS", "0").decode()
+    assert info(m, "persistence")["rdb_bgsave_in_progress"] == "1", "the child ended too soon to tell"
+    m.config_set("rdb-key-save-delay", "0")
+    wait_for(lambda: link_up(r), what="master_link_status:up")
+    wait_for(lambda: info(m, "persistence")["rdb_bgsave_in_progress"] == "0", what="the snapshot child's end")
+    m.set("k3", "v3")
+    wait_for(lambda: "table size: 8192" in m.execute_command("DEBUG", "HTSTATS", "0").decode(), what="the growth")
+
+
 def test_replica_is_read_only_and_serves_stale_data_as_configured(server_factory):
     master, replica, m, r = start_pair(server_factory)
     attach(r, master)
