@@ -100,6 +100,12 @@ static void checkChildDone(void) {
         server.dirty -= dirty_before_bgsave;
         if (server.dirty < 0) server.dirty = 0;
         snapshotDone(1, lastbgsave_try);
+    } else if (pid == child_pid && WIFSIGNALED(status)) {
+        serverLog(LL_WARNING, "Background saving terminated by signal %d", WTERMSIG(status));
+        rdbRemoveTempFile(child_pid);
+        /* SIGUSR1 is how to stop a save without it counting as failed (no
+         * MISCONF), as Redis. */
+        if (WTERMSIG(status) != SIGUSR1) snapshotDone(0, 0);
     } else {
         serverLog(LL_WARNING, "Background saving error");
         snapshotDone(0, 0);

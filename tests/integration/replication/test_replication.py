@@ -14,7 +14,8 @@ import time
 
 import pytest
 
-from support import (MASTER_ARGS, REF_SERVER, SENT_ODDLY_STREAM, SERVER, attach, caught_up, info, info_keys, link_up,
+from support import (MASTER_ARGS, REF_SERVER, SENT_ODDLY_STREAM, SERVER, attach, caught_up, child_pids, info, info_keys,
+                     link_up,
                      send_oddly, start_pair, wait_for)
 
 def fill(m):
@@ -766,15 +767,6 @@ def test_debug_reload_touches_watched_keys(server_factory):
     assert w.execute_command("EXEC") is None
 
 
-def snapshot_children(pid):
-    """The pids of pid's children (a snapshot being written)."""
-    try:
-        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
-            return f.read().split()
-    except FileNotFoundError:
-        return []
-
-
 def test_a_sync_snapshot_nobody_needs_goes_with_its_files(server_factory):
     """A disk snapshot for a replica that leaves (no save points) is killed,
     and its half-written temp file removed; one still running at SHUTDOWN is
@@ -788,13 +780,13 @@ def test_a_sync_snapshot_nobody_needs_goes_with_its_files(server_factory):
     p.execute()
     m.config_set("rdb-key-save-delay", 100000)  # 20 s of snapshot
     r.execute_command("REPLICAOF", master.host, master.port)
-    wait_for(lambda: snapshot_children(master.proc.pid), what="the sync's snapshot child")
+    wait_for(lambda: child_pids(master.proc.pid), what="the sync's snapshot child")
     r.execute_command("REPLICAOF", "NO", "ONE")
-    wait_for(lambda: not snapshot_children(master.proc.pid), what="the snapshot child killed")
+    wait_for(lambda: not child_pids(master.proc.pid), what="the snapshot child killed")
     wait_for(lambda: not glob.glob(os.path.join(master.dir, "temp-*.rdb")), what="no temp file")
     r.execute_command("REPLICAOF", master.host, master.port)
-    wait_for(lambda: snapshot_children(master.proc.pid), what="a second snapshot child")
-    child = int(snapshot_children(master.proc.pid)[0])
+    wait_for(lambda: child_pids(master.proc.pid), what="a second snapshot child")
+    child = int(child_pids(master.proc.pid)[0])
     try:
         m.shutdown(nosave=True)
     except Exception:
