@@ -14,6 +14,8 @@ On one server of each kind, in this order:
     latest_fork_usec), the child's CPU (user+system: the server's reaped
     children's time, /proc/PID/stat cutime+cstime), its copy-on-write bytes
     (INFO rdb_last_cow_size; the peak of current_cow_size seen meanwhile), wall
+  * EQUAL_WRITES writes into a BGSAVE held back by rdb-key-save-delay: the
+    child's copy-on-write read from its /proc, the same writes on every server
   * BGREWRITEAOF, the same (aof_last_cow_size)
   * a full sync to a fresh replica of the same kind (diskless on the master,
     delay 0; the replica loads from disk, the default), under the same
@@ -37,6 +39,7 @@ import multiprocessing
 import os
 import random
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -51,6 +54,7 @@ from benchserver import Server, reaped_children_cpu_seconds, servers  # noqa: E4
 
 KEYS = 10000000
 WRITE_RATE = 5000      # SETs a second during the fork steps
+EQUAL_WRITES = 100000  # writes into a held-back BGSAVE, the same count on every server
 PROBES, SPREAD, PROBE_WAIT = 2000, 5.0, 30.0
 MASS, MASS_WAIT = 1000000, 30.0
 RUN_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "build", "bench_scale.run")
@@ -73,6 +77,12 @@ def step(label, what):
     print("  %-6s load average %.2f %.2f %.2f: %s" % ((label,) + os.getloadavg() + (what,)), flush=True)
 
 
+def write_batch(rng, n):
+    """100 SETs of random vol: keys, the write load's unit."""
+    return b"".join(memrows.bulk(b"SET", b"vol:%d" % i, b"yyyyyyyyyy", b"PX", b"%d" % ttl_ms(i))
+                    for i in (rng.randrange(n) for _ in range(100)))
+
+
 def writer(port, n, rate, stop, done):
     """The write load, in its own process: SET vol:<random> at `rate` a second
     in batches of 100, on a fixed schedule (a batch that is late goes at once:
@@ -83,9 +93,7 @@ def writer(port, n, rate, stop, done):
     next_t = time.monotonic()
     count = 0
     while not stop.is_set():
-        batch = b"".join(memrows.bulk(b"SET", b"vol:%d" % i, b"yyyyyyyyyy", b"PX", b"%d" % ttl_ms(i))
-                         for i in (rng.randrange(n) for _ in range(100)))
-        sock.sendall(batch)
+        sock.sendall(write_batch(rng, n))
         got = 0
         while got < 100:
             got += sock.recv(65536).count(b"\r\n")
@@ -136,8 +144,51 @@ def child_step(s, n, start, running, cow_field, r=None):
     during = w.count() - w0
     w.stop()
     return {"fork_ms": r.info("stats")["latest_fork_usec"] / 1000, "child_cpu": reaped_children_cpu_seconds(s.pid) - cpu0,
-            "cow": p[cow_field] / 1e6, "peak": peak / 1e6, "wall": wall, "writes": during,
-            "cow_per_write": p[cow_field] / 1e3 / during if during else None}
+            "cow": p[cow_field] / 1e6, "peak": peak / 1e6, "wall": wall, "writes": during}
+
+
+def private_dirty(pid):
+    with open("/proc/%d/smaps_rollup" % pid) as f:
+        for line in f:
+            if line.startswith("Private_Dirty:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def equal_writes_cow(s, n):
+    """Copy-on-write of the same EQUAL_WRITES writes on every server: a BGSAVE
+    held back by rdb-key-save-delay, the writes sent at once, the child's
+    Private_Dirty read from its /proc before and after (the servers' own
+    readings can be seconds old), then the child stopped with SIGUSR1 (not a
+    failed save). At the fixed rate above a faster child meets fewer writes;
+    here every server meets as many."""
+    s.r.config_set("rdb-key-save-delay", "100000")
+    s.r.bgsave()
+    deadline = time.time() + 10
+    while True:
+        with open("/proc/%d/task/%d/children" % (s.pid, s.pid)) as f:
+            kids = f.read().split()
+        if kids or time.time() > deadline:
+            break
+        time.sleep(0.01)
+    child = int(kids[0])
+    time.sleep(0.5)
+    before = private_dirty(child)
+    rng = random.Random(35)
+    sock = socket.create_connection(("127.0.0.1", s.port))
+    for _ in range(EQUAL_WRITES // 100):
+        sock.sendall(write_batch(rng, n))
+        got = 0
+        while got < 100:
+            got += sock.recv(65536).count(b"\r\n")
+    sock.close()
+    time.sleep(0.5)
+    after = private_dirty(child)
+    os.kill(child, signal.SIGUSR1)
+    while s.r.info("persistence")["rdb_bgsave_in_progress"]:
+        time.sleep(0.05)
+    s.r.config_set("rdb-key-save-delay", "0")
+    return {"cow": (after - before) / 1e6, "per_write": (after - before) / 1e3 / EQUAL_WRITES}
 
 
 def log_time(line):
@@ -241,6 +292,8 @@ def measure(label, binary, n, protocol):
         out["load"] = {"used": (after[0] - before[0]) / n, "rss": (after[1] - before[1]) / n, "s": took}
         step(label, "BGSAVE")
         out["bgsave"] = child_step(s, n, s.r.bgsave, lambda p: p["rdb_bgsave_in_progress"], "rdb_last_cow_size")
+        step(label, "%d writes into a held-back BGSAVE" % EQUAL_WRITES)
+        out["equal"] = equal_writes_cow(s, n)
         step(label, "BGREWRITEAOF")
         out["aof"] = child_step(s, n, s.r.bgrewriteaof,
                                 lambda p: p["aof_rewrite_in_progress"] or p["aof_rewrite_scheduled"], "aof_last_cow_size")
@@ -282,8 +335,10 @@ def rows(res, n):
         r3("%s: copy-on-write (%s)" % (what, cow), stepname, "cow", "MB")
         r3("%s: current_cow_size peak seen" % what, stepname, "peak", "MB")
         r3("%s: writes while the child ran" % what, stepname, "writes")
-        r3("%s: copy-on-write per such write" % what, stepname, "cow_per_write", "kB")
         r3("%s: wall" % what, stepname, "wall", "s", note="until link up" if stepname == "sync" else "")
+    r3("CoW of %d writes, held-back BGSAVE" % EQUAL_WRITES, "equal", "cow", "MB",
+       note="the child's Private_Dirty from /proc")
+    r3("  the same per write", "equal", "per_write", "kB")
     r3("full sync: replica CPU over the sync", "sync", "replica_cpu", "s")
     r3("full sync: replica load (its log)", "sync", "replica_load", "s")
     r3("start-up load: DB loaded from disk (log)", "startup", "log_s", "s")
