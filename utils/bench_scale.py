@@ -328,6 +328,9 @@ def rows(res, n):
     r3("%s keys: used_memory per key" % k, "load", "used", "B/key")
     r3("%s keys: RSS per key" % k, "load", "rss", "B/key")
     r3("%s keys: redis-cli --pipe load" % k, "load", "s", "s")
+    r3("CoW of %d writes, held-back BGSAVE" % EQUAL_WRITES, "equal", "cow", "MB",
+       note="the child's Private_Dirty from /proc")
+    r3("  the same per write", "equal", "per_write", "kB")
     for stepname, what, cow in (("bgsave", "BGSAVE", "rdb_last_cow_size"), ("aof", "BGREWRITEAOF", "aof_last_cow_size"),
                                 ("sync", "full sync", "master's rdb_last_cow_size")):
         r3("%s: fork (latest_fork_usec)" % what, stepname, "fork_ms", "ms")
@@ -336,9 +339,6 @@ def rows(res, n):
         r3("%s: current_cow_size peak seen" % what, stepname, "peak", "MB")
         r3("%s: writes while the child ran" % what, stepname, "writes")
         r3("%s: wall" % what, stepname, "wall", "s", note="until link up" if stepname == "sync" else "")
-    r3("CoW of %d writes, held-back BGSAVE" % EQUAL_WRITES, "equal", "cow", "MB",
-       note="the child's Private_Dirty from /proc")
-    r3("  the same per write", "equal", "per_write", "kB")
     r3("full sync: replica CPU over the sync", "sync", "replica_cpu", "s")
     r3("full sync: replica load (its log)", "sync", "replica_load", "s")
     r3("start-up load: DB loaded from disk (log)", "startup", "log_s", "s")
