@@ -127,6 +127,15 @@ class PortTaken(Exception):
     """The port chosen for a server was taken by another process first."""
 
 
+def child_pids(pid):
+    """The pids of a process's children (a server's snapshot or rewrite child), from /proc."""
+    try:
+        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+            return f.read().split()
+    except FileNotFoundError:
+        return []
+
+
 def wait_for(predicate, timeout=10, interval=0.01, what="condition", retry_on=()):
     """THE wait of the suite: polls predicate() every `interval` seconds and
     returns its first true value; fails the test (AssertionError "timed out

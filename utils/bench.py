@@ -26,8 +26,11 @@ figures side by side and the ratios ours/Redis and ours/Valkey.
   * repl: full sync time both ways, replication lag, master throughput with a replica (utils/bench_repl.py) [ours vs Redis]
   * blocking: lateness of blocking-command timeouts, 10,000 clients on mixed deadlines
     (utils/blocking_lateness.py)                                 [ours vs Redis]
+  * scale: N volatile keys (--scale-keys, default 10,000,000; 1,000,000 with --quick): memory per
+    key, BGSAVE / AOF rewrite / full sync under writes (fork, child CPU, copy-on-write), start-up
+    load, expiry lateness (client and server side), 1M keys due at once (utils/bench_scale.py)
 
-usage: utils/bench.py [--quick] [--callgrind] [--only SECTION,...]   (sections: see --help)
+usage: utils/bench.py [--quick] [--callgrind] [--scale-keys N] [--only SECTION,...]   (sections: see --help)
 Servers are started on free ports in temporary directories, all with the same
 settings (save "", appendonly no), and stopped at the end. Valkey's binary is
 taken from VALKEY_SERVER (built from github.com/valkey-io/valkey tag 8.0.1, see
@@ -648,6 +651,15 @@ def tls(quick):
         shutil.rmtree(work, ignore_errors=True)
 
 
+SCALE_KEYS = None  # --scale-keys
+
+
+def scale(quick):
+    """Issue 34's production-size rows: utils/bench_scale.py, one server at a time."""
+    import bench_scale
+    bench_scale.run(SCALE_KEYS or (1000000 if quick else bench_scale.KEYS), server_list=SERVERS)
+
+
 def cluster(quick):
     """Redis Cluster: utils/bench_cluster.py's figures (ours and Redis)."""
     import bench_cluster
@@ -657,14 +669,14 @@ def cluster(quick):
 SECTIONS = {"throughput": throughput, "memory": memory, "cpu": cpu, "callgrind": callgrind, "latency": latency,
             "expiry": expiry_throughput, "lag": lag, "massexpiry": mass_expiry, "persistence": persistence,
             "features": features, "repl": repl, "blocking": blocking, "spool": spool, "tls": tls,
-            "cluster": cluster,
+            "cluster": cluster, "scale": scale,
             # parts of `memory`, for a shorter run
             "volatile": volatile_memory, "datatypes": datatypes_memory}
-DEFAULT = "throughput,memory,cpu,latency,expiry,lag,massexpiry,spool,persistence,features,repl,blocking,tls,cluster"
+DEFAULT = "throughput,memory,cpu,latency,expiry,lag,massexpiry,spool,persistence,features,repl,blocking,tls,cluster,scale"
 
 
 def main():
-    global CPU_RUNS, CPU_PIPELINES
+    global CPU_RUNS, CPU_PIPELINES, SCALE_KEYS
     ap = argparse.ArgumentParser(description="ours vs Redis 7.0.15 vs Valkey 8.0.1")
     ap.add_argument("--quick", action="store_true", help="fewer requests and items: a few minutes")
     ap.add_argument("--callgrind", action="store_true",
@@ -674,6 +686,8 @@ def main():
                     % ", ".join("%d at -P %d" % (CPU_RUNS[p], p) for p in CPU_PIPELINES))
     ap.add_argument("--pipelines", default=",".join(map(str, CPU_PIPELINES)),
                     help="the cpu section's -P values (default %(default)s)")
+    ap.add_argument("--scale-keys", type=int, metavar="N",
+                    help="keys of the scale section (default 10,000,000; 1,000,000 with --quick)")
     ap.add_argument("--only", default=DEFAULT, help="comma-separated, of: " + ",".join(SECTIONS))
     a = ap.parse_args()
     if a.cpu_runs is not None:
@@ -682,6 +696,7 @@ def main():
     if not all(p.isdigit() and int(p) in CPU_N for p in pipelines):
         ap.error("--pipelines takes some of " + ",".join(map(str, CPU_N)))
     CPU_PIPELINES = tuple(int(p) for p in pipelines)
+    SCALE_KEYS = a.scale_keys
     names = a.only.split(",")
     unknown = [n for n in names if n not in SECTIONS]
     if unknown:

@@ -86,6 +86,18 @@ def process_cpu_seconds(pid):
     return total / 1e9
 
 
+def reaped_children_cpu_seconds(pid):
+    """CPU time (user + system) of the children a process has forked and
+    reaped (waitpid) so far, in seconds: /proc/PID/stat's cutime and cstime.
+    A server's BGSAVE or rewrite child is counted once the server reaped it,
+    whichever server it is, without reading the child's own /proc while it
+    lives; the figure moves by clock ticks (10 ms)."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    # fields[0] is field 3 (state): cutime and cstime are fields 16 and 17.
+    return (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
+
+
 class Server:
     """A server process on a free port in a temporary directory. `wrapper`
     (e.g. a valgrind command line) is put in front of the binary."""
@@ -103,9 +115,14 @@ class Server:
         self.dir = tempfile.mkdtemp(prefix="bench-")
         self.port = free_port()
         log = os.path.join(self.dir, "log")
-        cmd = list(wrapper) + [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-                               "--appendonly", "no", "--dir", self.dir, "--logfile", log] + list(args)
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        self.log = log
+        self.cmd = list(wrapper) + [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+                                    "--appendonly", "no", "--dir", self.dir, "--logfile", log] + list(args)
+        return self._spawn(timeout)
+
+    def _spawn(self, timeout):
+        log = self.log
+        self.proc = subprocess.Popen(self.cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                      preexec_fn=pinner(self.cpus))
         self.r = redis.Redis(port=self.port)
         deadline = time.time() + timeout
@@ -123,6 +140,16 @@ class Server:
                     self.stop()
                     return error
                 time.sleep(0.02)
+
+    def restart(self, timeout=600):
+        """Stops the server (SIGTERM: with save "" nothing is saved) and starts
+        it again with the same command line, port and directory: a start-up
+        that loads what the directory holds. Its log goes on in the same file."""
+        self.proc.terminate()
+        self.proc.wait()
+        error = self._spawn(timeout)
+        if error is not None:
+            raise RuntimeError("%s did not restart: %s" % (self.binary, error))
 
     @property
     def pid(self):

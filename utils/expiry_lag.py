@@ -6,7 +6,8 @@ Reproduces issue 7's measurement against any server: it fills the server with
 evenly over the next --spread seconds, and listens for their `expired` events
 (keyspace notifications, or with --zmq ENDPOINT the 0MQ expiry push). For each
 key the lag is arrival time minus the key's deadline. Prints delivered count
-and lag p50/p99/max in ms.
+and lag p50/p99/max in ms. probe_lags() is the measurement on its own, for
+a server already holding its background (utils/bench_scale.py).
 
 usage: utils/expiry_lag.py --port 6379 [--background 1000000] [--keys 2000]
                            [--spread 5] [--wait 35] [--zmq tcp://127.0.0.1:5555]
@@ -39,30 +40,20 @@ def percentile(sorted_vals, p):
     return sorted_vals[idx]
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--host", default="127.0.0.1")
-    ap.add_argument("--port", type=int, default=6379)
-    ap.add_argument("--background", type=int, default=1000000)
-    ap.add_argument("--keys", type=int, default=2000)
-    ap.add_argument("--spread", type=float, default=5.0)
-    ap.add_argument("--wait", type=float, default=35.0)
-    ap.add_argument("--zmq", default=None, help="0MQ endpoint of the expiry push instead of notifications")
-    ap.add_argument("--label", default="")
-    a = ap.parse_args()
-
-    r = redis.Redis(host=a.host, port=a.port)
-    r.flushall()
-    if a.background:
-        fill_background(a.port, a.background)
+def probe_lags(r, keys=2000, spread=5.0, wait=35.0, zmq_endpoint=None):
+    """Sets `keys` probe keys (lag:N) whose deadlines end evenly over the next
+    `spread` seconds, listens for their `expired` events (keyspace
+    notifications, or the 0MQ push at zmq_endpoint) until all came or `wait`
+    seconds after the last deadline; returns the sorted lags in ms (arrival
+    minus deadline) of those that came. The keys already in the server stay."""
     arrivals = {}
     done = threading.Event()
 
-    if a.zmq:
+    if zmq_endpoint:
         import zmq
         ctx = zmq.Context()
         sock = ctx.socket(zmq.PULL)
-        sock.connect(a.zmq)
+        sock.connect(zmq_endpoint)
         sock.setsockopt(zmq.RCVTIMEO, 200)
 
         def listen():
@@ -91,18 +82,39 @@ def main():
     start_ms = int(time.time() * 1000) + 500
     deadlines = {}
     pipe = r.pipeline(transaction=False)
-    for i in range(a.keys):
+    for i in range(keys):
         k = b"lag:%d" % i
-        when = start_ms + int(i * a.spread * 1000 / max(a.keys, 1))
+        when = start_ms + int(i * spread * 1000 / max(keys, 1))
         deadlines[k] = when
         pipe.set(k, b"v", pxat=when)
     pipe.execute()
-    end = time.time() + a.spread + a.wait
-    while time.time() < end and sum(1 for k in deadlines if k in arrivals) < a.keys:
+    end = time.time() + spread + wait
+    while time.time() < end and sum(1 for k in deadlines if k in arrivals) < keys:
         time.sleep(0.05)
     done.set()
     t.join(1)
-    lags = sorted((arrivals[k] * 1000 - deadlines[k]) for k in deadlines if k in arrivals)
+    if not zmq_endpoint:
+        p.close()
+    return sorted((arrivals[k] * 1000 - deadlines[k]) for k in deadlines if k in arrivals)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--host", default="127.0.0.1")
+    ap.add_argument("--port", type=int, default=6379)
+    ap.add_argument("--background", type=int, default=1000000)
+    ap.add_argument("--keys", type=int, default=2000)
+    ap.add_argument("--spread", type=float, default=5.0)
+    ap.add_argument("--wait", type=float, default=35.0)
+    ap.add_argument("--zmq", default=None, help="0MQ endpoint of the expiry push instead of notifications")
+    ap.add_argument("--label", default="")
+    a = ap.parse_args()
+
+    r = redis.Redis(host=a.host, port=a.port)
+    r.flushall()
+    if a.background:
+        fill_background(a.port, a.background)
+    lags = probe_lags(r, a.keys, a.spread, a.wait, a.zmq)
     delivered = len(lags)
     print("%sdelivered %d/%d  lag ms p50 %.1f  p99 %.1f  max %.1f" % (
         (a.label + ": ") if a.label else "", delivered, a.keys,

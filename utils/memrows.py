@@ -114,7 +114,7 @@ def payload(command, items):
     return b"".join(command(i) for i in range(items))
 
 
-def _mem(s):
+def process_memory(s):
     used = s.r.info("memory")["used_memory"]
     kb = {}
     with open("/proc/%d/status" % s.pid) as f:
@@ -131,7 +131,7 @@ def empty(binary, *server_args):
     s = Server(binary, *server_args)
     try:
         time.sleep(SETTLE)
-        return _mem(s)
+        return process_memory(s)
     finally:
         s.stop()
 
@@ -145,10 +145,10 @@ def measure(binary, row, *server_args):
     s = Server(binary, *server_args)
     try:
         time.sleep(SETTLE)
-        before = _mem(s)
+        before = process_memory(s)
         load_protocol(s.port, data)
         time.sleep(SETTLE)
-        after = _mem(s)
+        after = process_memory(s)
         keys = row.items if row.keys is None else row.keys
         if s.r.dbsize() != keys:
             raise RuntimeError("%s: %s loaded %d keys of %d" % (binary, row.name, s.r.dbsize(), keys))

@@ -290,6 +290,7 @@ void dictResumeRehashing(dict *d) {
     assert(d->pauserehash >= 0);
 }
 void dictSetResizeEnabled(int enable) { dict_can_resize = enable; }
+int dictResizeEnabled(void) { return dict_can_resize; }
 
 static void (*big_table_free)(void *table) = zfree;
 

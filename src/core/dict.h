@@ -69,6 +69,7 @@ int dictTryExpand(dict *d, unsigned long size); /* DICT_ERR if size is absurd */
 int dictResize(dict *d);                        /* shrink to fit (minimum 4 slots) */
 int dictNeedsResize(const dict *d);             /* 1 when less than 10% full: call dictResize */
 void dictSetResizeEnabled(int enable);          /* disabled while a child process exists */
+int dictResizeEnabled(void);
 /* Who frees a table of DICT_BIG_TABLE_BYTES or more that a finished rehash
  * left behind (zfree here by default). The allocator gives such a block's
  * pages back as it is freed (jemalloc, from 8 MB: 4 ms for 8 MB, 13 ms for

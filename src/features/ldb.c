@@ -706,7 +706,7 @@ static void setBlocking(int fd, int blocking, long long send_timeout_ms) {
 int ldbStartSession(client *c) {
     ldb.forked = !(c->flags & CLIENT_LUA_DEBUG_SYNC);
     if (ldb.forked) {
-        pid_t pid = bgchildFork();
+        pid_t pid = bgchildFork(BGCHILD_OTHER);
         if (pid == -1) {
             c->flags &= ~(CLIENT_LUA_DEBUG | CLIENT_LUA_DEBUG_SYNC);
             addReplyErrorFormat(c, "Fork() failed: can't run EVAL in debugging mode: %s", strerror(errno));
@@ -771,7 +771,7 @@ void ldbEndSession(client *c) {
 }
 
 static void forgetChild(int j) {
-    bgchildCollectCow(children[j]);
+    bgchildCollect(children[j]);
     children[j] = children[--nchildren];
 }
 

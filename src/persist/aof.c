@@ -69,7 +69,6 @@ static struct {
     int starting;
     int fd;                 /* current incremental file (the temporary one while starting), -1 none */
     sds buf;                /* commands not written yet */
-    size_t last_cow_size;   /* memory the last rewrite child copied on write */
     int selected_db;
     aofFile base;           /* name NULL when there is none */
     aofFile *incr;          /* incremental files in order; the last is being written */
@@ -155,7 +154,6 @@ static void setOn(int on) {
     else propagateUnsubscribe(aofFeed);
 }
 
-size_t aofLastCowSize(void) { return aof.last_cow_size; }
 
 size_t aofBufferMemory(void) { return aof.on && aof.buf ? sdsAllocSize(aof.buf) : 0; }
 
@@ -406,6 +404,7 @@ static int writeBaseFile(const char *path) {
         return C_ERR;
     }
     int ok = 1;
+    size_t processed = 0; /* keys written, for INFO current_save_keys_processed in the parent */
     sds buf = server.aof_timestamp_enabled ? catTimestampIfNeeded(sdsempty(), 1) : sdsempty();
     /* Libraries first, as Redis writes them: keys never depend on them. */
     librariesForEachCode(catFunctionLoad, &buf);
@@ -416,6 +415,7 @@ static int writeBaseFile(const char *path) {
         dictIterator *di = dictGetSafeIterator(db->dict);
         dictEntry *de;
         while ((de = dictNext(di))) {
+            bgchildReportProgress(processed++);
             sds key = dbEntryKey(de);
             robj *keyobj = createStringObject(key, sdslen(key));
             buf = aofCatKeyCommands(buf, keyobj, dbEntryValue(de), dbEntryExpire(db, de));
@@ -590,10 +590,10 @@ static int rewriteStart(int background) {
         return ok ? C_OK : C_ERR;
     }
     aof.rewrites++; /* counted when started, as Redis's aof_rewrites */
-    pid_t pid = bgchildFork();
+    pid_t pid = bgchildFork(BGCHILD_AOF);
     if (pid == 0) {
         int ok = writeBaseFile(path) == C_OK;
-        bgchildReportCow();
+        if (ok) bgchildReportCow();
         _exit(ok ? 0 : 1);
     }
     sdsfree(path);
@@ -606,7 +606,6 @@ static int rewriteStart(int background) {
     }
     serverLog(LL_NOTICE, "Background append only file rewriting started by pid %d", (int)pid);
     aof.child = pid;
-    dictSetResizeEnabled(0);
     return C_OK;
 }
 
@@ -619,9 +618,8 @@ static int reapRewriteChild(int block) {
     int status;
     pid_t pid = waitpid(aof.child, &status, block ? 0 : WNOHANG);
     if (pid == 0) return 0;
-    aof.last_cow_size = bgchildCollectCow(aof.child);
+    bgchildCollect(aof.child);
     aof.child = -1;
-    dictSetResizeEnabled(1);
     aof.last_rewrite_time = time(NULL) - aof.rewrite_start;
     if (pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
         rewriteSucceeded();
@@ -1067,7 +1065,6 @@ static void killRewriteChild(void) {
     sdsfree(aof.rewrite_base.name);
     aof.rewrite_base.name = NULL;
     aof.child = -1;
-    dictSetResizeEnabled(1);
 }
 
 void aofStop(void) {

@@ -34,7 +34,5 @@ int aofRewriteInProgress(void);
 sds aofInfo(sds info);
 /* Bytes of commands waiting to be written to the AOF (its part of the overhead). */
 size_t aofBufferMemory(void);
-/* INFO aof_last_cow_size: what the last rewrite child copied on write. */
-size_t aofLastCowSize(void);
 
 #endif

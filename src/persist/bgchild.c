@@ -2,8 +2,8 @@
  * bgchild.h). Each child gets a pipe. About once a second while it writes it
  * sends how many keys it wrote and the bytes of its private dirty pages — the
  * memory it had to copy because the parent wrote to pages they shared — and
- * once more before exiting; the parent drains the pipes from its cron and
- * reads the last report after waitpid. */
+ * once more when its work succeeded; the parent drains the pipes from its
+ * cron and reads the last report after waitpid. */
 #include "persist/bgchild.h"
 #include "server/propagate.h"
 #include "persist/rdb.h"
@@ -32,6 +32,7 @@ typedef struct childReport {
 
 static struct {
     pid_t pid;
+    bgchildKind kind;
     int fd;              /* read end in the parent */
     size_t keys_total;   /* keys in the dataset when it was forked */
     size_t keys, cow, cow_peak;
@@ -42,7 +43,10 @@ static struct {
 static int report_fd = -1; /* write end, in a child */
 static long long last_report_ms; /* in a child */
 static pid_t parent_pid;          /* in a child: the server that forked it */
+static bgchildKind child_kind;    /* in a child: what it is for */
+static size_t cow_peak, cow_sum, cow_reads; /* in a child: its readings, for the log */
 static long long latest_fork_usec, total_forks;
+static size_t last_cow[BGCHILD_OTHER]; /* INFO rdb_last_cow_size, aof_last_cow_size */
 
 /* Sum of Private_Dirty over the process's mappings, from /proc. */
 static size_t privateDirtyBytes(void) {
@@ -59,7 +63,7 @@ static size_t privateDirtyBytes(void) {
     return kb * 1024;
 }
 
-pid_t bgchildFork(void) {
+pid_t bgchildFork(bgchildKind kind) {
     int p[2];
     if (pipe(p) == -1) p[0] = p[1] = -1;
     /* The child's snapshot and the stream offset it records agree. */
@@ -69,6 +73,7 @@ pid_t bgchildFork(void) {
     pid_t pid = fork();
     if (pid == 0) {
         server.in_fork_child = 1;
+        dictSetResizeEnabled(0); /* nothing here grows or shrinks a table it shares */
         setOomScoreAdj(OOM_BGCHILD);
         signal(SIGTERM, SIG_DFL);
         signal(SIGINT, SIG_DFL);
@@ -76,6 +81,7 @@ pid_t bgchildFork(void) {
         if (p[0] != -1) close(p[0]);
         report_fd = p[1];
         parent_pid = parent;
+        child_kind = kind;
         return 0;
     }
     if (p[1] != -1) close(p[1]);
@@ -87,12 +93,18 @@ pid_t bgchildFork(void) {
     }
     latest_fork_usec = (long long)(getMonotonicUs() - start);
     total_forks++;
+    /* While a saving child shares our pages, tables neither grow (but past
+     * the forced ratio) nor shrink, nor does the cron move a rehash along:
+     * each moved entry would copy its page (Redis's updateDictResizePolicy). */
+    if (kind != BGCHILD_OTHER) dictSetResizeEnabled(0);
     size_t keys = 0;
-    for (int j = 0; j < server.dbnum; j++) keys += dictSize(server.db[j].dict);
+    if (kind != BGCHILD_OTHER)
+        for (int j = 0; j < server.dbnum; j++) keys += dictSize(server.db[j].dict);
     for (int i = 0; i < MAX_CHILDREN; i++) {
         if (children[i].pid != -1) continue;
         memset(&children[i], 0, sizeof(children[i]));
         children[i].pid = pid;
+        children[i].kind = kind;
         children[i].fd = p[0];
         children[i].keys_total = keys;
         if (p[0] != -1) fcntl(p[0], F_SETFL, O_NONBLOCK);
@@ -104,6 +116,14 @@ pid_t bgchildFork(void) {
 
 static void sendReport(int final, size_t keys) {
     childReport rep = {final, keys, privateDirtyBytes()};
+    if (rep.cow > cow_peak) cow_peak = rep.cow;
+    cow_sum += rep.cow;
+    cow_reads++;
+    /* As Redis's children: every reading at verbose (when there is any), the last one at notice. */
+    if (rep.cow || final)
+        serverLog(final ? LL_NOTICE : LL_VERBOSE, "Fork CoW for %s: current %zu MB, peak %zu MB, average %zu MB",
+                  child_kind == BGCHILD_AOF ? "AOF rewrite" : "RDB", rep.cow >> 20, cow_peak >> 20,
+                  (cow_sum / cow_reads) >> 20);
     if (write(report_fd, &rep, sizeof(rep)) != (ssize_t)sizeof(rep) && getppid() != parent_pid) {
         /* The server is gone (killed: its end of the pipe closed, and we were
          * handed to another parent): nobody will use what we write, so stop,
@@ -154,7 +174,7 @@ void bgchildPoll(void) {
 int bgchildCurrentInfo(bgchildInfo *info) {
     int best = -1;
     for (int i = 0; i < MAX_CHILDREN; i++) {
-        if (children[i].pid == -1) continue;
+        if (children[i].pid == -1 || children[i].kind == BGCHILD_OTHER) continue;
         if (best == -1 || children[i].cow_updated_ms > children[best].cow_updated_ms) best = i;
     }
     memset(info, 0, sizeof(*info));
@@ -167,26 +187,33 @@ int bgchildCurrentInfo(bgchildInfo *info) {
     return 1;
 }
 
-size_t bgchildCollectCow(pid_t pid) {
+void bgchildCollect(pid_t pid) {
     for (int i = 0; i < MAX_CHILDREN; i++) {
         if (children[i].pid != pid) continue;
         /* The child has exited: all it wrote is there, then EOF. */
         drain(i);
-        size_t bytes = children[i].have_final ? children[i].final_cow : 0;
+        if (children[i].have_final && children[i].kind != BGCHILD_OTHER) {
+            size_t peak = children[i].cow_peak;
+            last_cow[children[i].kind] = children[i].final_cow > peak ? children[i].final_cow : peak;
+        }
         if (children[i].fd != -1) close(children[i].fd);
         children[i].pid = -1;
         children[i].fd = -1;
-        return bytes;
+        int saving = 0;
+        for (int j = 0; j < MAX_CHILDREN; j++) saving |= children[j].pid != -1 && children[j].kind != BGCHILD_OTHER;
+        if (!saving) dictSetResizeEnabled(1);
+        return;
     }
-    return 0;
 }
+
+size_t bgchildLastCow(bgchildKind kind) { return kind < BGCHILD_OTHER ? last_cow[kind] : 0; }
 
 void bgchildKill(pid_t pid) {
     kill(pid, SIGUSR1);
     /* A signal handler of ours (the watchdog's alarm) may interrupt the wait. */
     while (waitpid(pid, NULL, 0) == -1 && errno == EINTR) {
     }
-    bgchildCollectCow(pid);
+    bgchildCollect(pid);
     rdbRemoveTempFile(pid);
 }
 

@@ -31,7 +31,6 @@ static time_t lastbgsave_try;
 static long long rdb_saves;
 static long long last_bgsave_time_sec = -1;
 static int bgsave_scheduled;
-static size_t rdb_last_cow_size; /* what the last BGSAVE child copied on write */
 
 static void snapshotDone(int ok, time_t when) {
     if (ok) {
@@ -71,11 +70,11 @@ int persistBackgroundSave(void) {
     if (anyChildRunning()) return C_ERR;
     lastbgsave_try = time(NULL);
     dirty_before_bgsave = server.dirty;
-    pid_t pid = bgchildFork();
+    pid_t pid = bgchildFork(BGCHILD_RDB);
     if (pid == 0) {
         /* The child: write the snapshot of memory as it was at fork time. */
         int ok = rdbSave(server.dbfilename, 0) == C_OK;
-        bgchildReportCow();
+        if (ok) bgchildReportCow();
         _exit(ok ? 0 : 1);
     }
     if (pid == -1) {
@@ -86,7 +85,6 @@ int persistBackgroundSave(void) {
     serverLog(LL_NOTICE, "Background saving started by pid %d", (int)pid);
     child_pid = pid;
     child_start = time(NULL);
-    dictSetResizeEnabled(0);
     return C_OK;
 }
 
@@ -96,19 +94,24 @@ static void checkChildDone(void) {
     pid_t pid = waitpid(child_pid, &status, WNOHANG);
     if (pid == 0) return;
     int ok = pid == child_pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    rdb_last_cow_size = bgchildCollectCow(child_pid);
+    bgchildCollect(child_pid);
     if (ok) {
         serverLog(LL_NOTICE, "Background saving terminated with success");
         server.dirty -= dirty_before_bgsave;
         if (server.dirty < 0) server.dirty = 0;
         snapshotDone(1, lastbgsave_try);
+    } else if (pid == child_pid && WIFSIGNALED(status)) {
+        serverLog(LL_WARNING, "Background saving terminated by signal %d", WTERMSIG(status));
+        rdbRemoveTempFile(child_pid);
+        /* SIGUSR1 is how to stop a save without it counting as failed (no
+         * MISCONF), as Redis. */
+        if (WTERMSIG(status) != SIGUSR1) snapshotDone(0, 0);
     } else {
         serverLog(LL_WARNING, "Background saving error");
         snapshotDone(0, 0);
     }
     last_bgsave_time_sec = time(NULL) - child_start;
     child_pid = -1;
-    dictSetResizeEnabled(1);
     /* Replicas waiting for this snapshot get the file (or are dropped). */
     replBgsaveDone(ok);
 }
@@ -162,7 +165,6 @@ static void killSaveChild(void) {
     if (child_pid == -1) return;
     bgchildKill(child_pid);
     child_pid = -1;
-    dictSetResizeEnabled(1);
     replBgsaveDone(0); /* its replicas sync again, as Redis's after a killed child */
 }
 
@@ -249,10 +251,10 @@ sds persistInfo(sds info) {
                         (long long)server.lastsave,
                         lastbgsave_ok ? "ok" : "err", last_bgsave_time_sec,
                         child_pid != -1 ? (long long)(time(NULL) - child_start) : -1LL, rdb_saves,
-                        rdb_last_cow_size, rdbLastLoadKeysExpired(), rdbLastLoadKeysLoaded());
+                        bgchildLastCow(BGCHILD_RDB), rdbLastLoadKeysExpired(), rdbLastLoadKeysLoaded());
     info = aofInfo(info);
     info = sdscatprintf(info, "aof_last_cow_size:%zu\r\nmodule_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n",
-                        aofLastCowSize());
+                        bgchildLastCow(BGCHILD_AOF));
     return rdbLoadingInfo(info);
 }
 

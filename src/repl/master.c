@@ -428,10 +428,10 @@ static void startBgsaveForReplication(void) {
          * lastsave, the write count; persist.c tells us when it is done. */
         if (persistBackgroundSave() != C_OK) pid = -1;
         else m.rdb_for_sync = 1;
-    } else if ((pid = bgchildFork()) == 0) {
+    } else if ((pid = bgchildFork(BGCHILD_RDB)) == 0) {
         close(fds[0]);
         int ok = rdbSaveToFd(fds[1], m.eofmark, REPL_ID_LEN, exclude) == C_OK;
-        bgchildReportCow();
+        if (ok) bgchildReportCow(); /* INFO rdb_last_cow_size, as a BGSAVE's (Redis 7.0) */
         _exit(ok ? 0 : 1);
     } else {
         close(fds[1]);
@@ -868,7 +868,7 @@ static void checkChild(void) {
     pid_t pid = waitpid(m.child, &status, WNOHANG);
     if (pid == 0) return;
     int ok = pid == m.child && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    bgchildCollectCow(m.child);
+    bgchildCollect(m.child);
     m.child = -1;
     m.child_ending = 0;
     if (ok) serverLog(LL_NOTICE, "Background RDB transfer terminated with success");

@@ -42,7 +42,10 @@
 static void shutdownCron(void);
 
 static void databasesCron(void) {
-    /* Shrink tables left sparse by deletions and move rehashing along a little. */
+    /* Shrink tables left sparse by deletions and move rehashing along a little;
+     * not while a saving child shares the tables' pages (resizing is off
+     * then): every entry moved would be a page copied (as Redis's cron). */
+    if (!dictResizeEnabled()) return;
     for (int j = 0; j < server.dbnum; j++) {
         dict *d = server.db[j].dict;
         if (dictSlots(d) > 4 && dictSize(d) * 10 < dictSlots(d)) dictResize(d);

@@ -3,6 +3,8 @@ and encoding with TTLs, files exchanged with Debian's redis-server 7.0 in both
 directions, redis-check-rdb on our files, corrupt and truncated files, saving
 on shutdown, DUMP/RESTORE payloads."""
 import os
+import re
+import signal
 import shutil
 import struct
 import subprocess
@@ -12,7 +14,7 @@ import pytest
 import redis
 
 from support import REF_SERVER, enc72, rdb_str, refuses_to_start, start_in_dir as start
-from support import wait_for
+from support import child_pids, wait_for
 
 CHECK_RDB = shutil.which("redis-check-rdb")
 
@@ -119,14 +121,34 @@ def test_fork_and_copy_on_write_figures(server_factory, tmp_path):
     # The child's own buffers are private dirty memory at least.
     assert persistence["rdb_last_cow_size"] > 0
     assert persistence["aof_last_cow_size"] == 0
+    assert re.search(r"Fork CoW for RDB: current \d+ MB, peak \d+ MB, average \d+ MB", s.log())
     r.config_set("appendonly", "yes")
     rewriting = lambda: (r.info("persistence")["aof_rewrite_in_progress"] or  # noqa: E731
                          r.info("persistence")["aof_rewrite_scheduled"])
     wait_for(lambda: not rewriting())
     r.bgrewriteaof()
     wait_for(lambda: not rewriting() and r.info("persistence")["aof_last_cow_size"] > 0)
+    assert re.search(r"Fork CoW for AOF rewrite: current \d+ MB, peak \d+ MB, average \d+ MB", s.log())
     # Redis also forks for the rewrite that CONFIG SET appendonly yes starts; we write that one inline.
     assert r.info("stats")["total_forks"] >= 2
+
+
+@pytest.mark.parametrize("sig,status", [(signal.SIGUSR1, "ok"), (signal.SIGKILL, "err")])
+def test_a_bgsave_child_killed_by_a_signal(server_factory, tmp_path, sig, status):
+    """As Redis: the log says which signal, the temp file goes, and only a signal other than
+    SIGUSR1 (the way to stop a save) makes it a failed save."""
+    s = start(server_factory, tmp_path)
+    r = s.client()
+    fill(r)
+    r.config_set("rdb-key-save-delay", "100000")
+    r.bgsave()
+    child = int(wait_for(lambda: child_pids(s.proc.pid), what="the BGSAVE child")[0])
+    wait_for(lambda: os.path.exists(tmp_path / ("temp-%d.rdb" % child)), what="the child's temp file")
+    os.kill(child, sig)
+    wait_for(lambda: r.info("persistence")["rdb_bgsave_in_progress"] == 0, what="the child's end")
+    assert r.info("persistence")["rdb_last_bgsave_status"] == status
+    assert "Background saving terminated by signal %d" % sig in s.log()
+    assert not os.path.exists(tmp_path / ("temp-%d.rdb" % child))
 
 
 def test_bgsave_errors(r):

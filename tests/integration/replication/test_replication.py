@@ -14,7 +14,8 @@ import time
 
 import pytest
 
-from support import (MASTER_ARGS, REF_SERVER, SENT_ODDLY_STREAM, SERVER, attach, caught_up, info, info_keys, link_up,
+from support import (MASTER_ARGS, REF_SERVER, SENT_ODDLY_STREAM, SERVER, attach, caught_up, child_pids, info, info_keys,
+                     link_up,
                      send_oddly, start_pair, wait_for)
 
 def fill(m):
@@ -350,6 +351,39 @@ def test_diskless_full_sync_then_live_writes(server_factory, master_kind, replic
     live_load(m)
     caught_up(m, r)
     assert snapshot(r) == snapshot(m)
+
+
+def test_a_diskless_sync_child_reports_its_copy_on_write_as_a_bgsave(server_factory):
+    """Redis 7.0 counts the sync's snapshot child as an RDB child: INFO rdb_last_cow_size
+    (its private dirty memory: its own buffers at least) and the log line of it."""
+    master, replica, m, r = start_kinds(server_factory, "ours", "ours",
+                                        master_args=("--repl-diskless-sync", "yes", "--repl-diskless-sync-delay", "0"))
+    assert info(m, "persistence")["rdb_last_cow_size"] == "0"
+    attach(r, master)
+    wait_for(lambda: info(m, "persistence")["rdb_bgsave_in_progress"] == "0", what="the snapshot child's end")
+    assert int(info(m, "persistence")["rdb_last_cow_size"]) > 0
+    assert re.search(r"Fork CoW for RDB: current \d+ MB, peak \d+ MB, average \d+ MB", master.log())
+    assert info(m, "stats")["total_forks"] == "1"
+
+
+def test_no_table_grows_while_a_diskless_sync_child_shares_it(server_factory):
+    """As for a BGSAVE: while the sync's snapshot child runs the master's tables do not
+    grow (each entry moved would be a page copied), and grow once it is gone."""
+    args = ("--repl-diskless-sync", "yes", "--repl-diskless-sync-delay", "0", "--enable-debug-command", "yes")
+    master, replica, m, r = start_kinds(server_factory, "ours", "ours", master_args=args)
+    m.flushall()
+    m.execute_command("DEBUG", "POPULATE", "4096")
+    m.config_set("rdb-key-save-delay", "500")  # µs a key: about 2 s
+    r.execute_command("REPLICAOF", master.host, master.port)
+    wait_for(lambda: info(m, "persistence")["rdb_bgsave_in_progress"] == "1", what="the snapshot child")
+    m.mset({"k1": "v1", "k2": "v2"})
+    assert "table size: 8192" not in m.execute_command("DEBUG", "HTSTATS", "0").decode()
+    assert info(m, "persistence")["rdb_bgsave_in_progress"] == "1", "the child ended too soon to tell"
+    m.config_set("rdb-key-save-delay", "0")
+    wait_for(lambda: link_up(r), what="master_link_status:up")
+    wait_for(lambda: info(m, "persistence")["rdb_bgsave_in_progress"] == "0", what="the snapshot child's end")
+    m.set("k3", "v3")
+    wait_for(lambda: "table size: 8192" in m.execute_command("DEBUG", "HTSTATS", "0").decode(), what="the growth")
 
 
 def test_replica_is_read_only_and_serves_stale_data_as_configured(server_factory):
@@ -733,15 +767,6 @@ def test_debug_reload_touches_watched_keys(server_factory):
     assert w.execute_command("EXEC") is None
 
 
-def snapshot_children(pid):
-    """The pids of pid's children (a snapshot being written)."""
-    try:
-        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
-            return f.read().split()
-    except FileNotFoundError:
-        return []
-
-
 def test_a_sync_snapshot_nobody_needs_goes_with_its_files(server_factory):
     """A disk snapshot for a replica that leaves (no save points) is killed,
     and its half-written temp file removed; one still running at SHUTDOWN is
@@ -755,13 +780,13 @@ def test_a_sync_snapshot_nobody_needs_goes_with_its_files(server_factory):
     p.execute()
     m.config_set("rdb-key-save-delay", 100000)  # 20 s of snapshot
     r.execute_command("REPLICAOF", master.host, master.port)
-    wait_for(lambda: snapshot_children(master.proc.pid), what="the sync's snapshot child")
+    wait_for(lambda: child_pids(master.proc.pid), what="the sync's snapshot child")
     r.execute_command("REPLICAOF", "NO", "ONE")
-    wait_for(lambda: not snapshot_children(master.proc.pid), what="the snapshot child killed")
+    wait_for(lambda: not child_pids(master.proc.pid), what="the snapshot child killed")
     wait_for(lambda: not glob.glob(os.path.join(master.dir, "temp-*.rdb")), what="no temp file")
     r.execute_command("REPLICAOF", master.host, master.port)
-    wait_for(lambda: snapshot_children(master.proc.pid), what="a second snapshot child")
-    child = int(snapshot_children(master.proc.pid)[0])
+    wait_for(lambda: child_pids(master.proc.pid), what="a second snapshot child")
+    child = int(child_pids(master.proc.pid)[0])
     try:
         m.shutdown(nosave=True)
     except Exception:
