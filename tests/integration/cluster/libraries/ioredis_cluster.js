@@ -1,15 +1,13 @@
 // ioredis's Cluster against the cluster whose first node's port is given:
 // writes and reads, MGET with a hash tag, a pipeline, PUBLISH received by a
 // subscriber, SPUBLISH received by a sharded subscriber (shardedSubscribers),
-// then, after the test writes "go" on stdin (it has killed a master), writes
-// until 200 more are acknowledged and reads every acknowledged write back.
-// Prints one result a line; "ready" when it waits for the kill.
+// then writes through a master's kill (through_kill.js). Prints one result a
+// line.
 const Redis = require('ioredis');
-const readline = require('readline');
+const writeThroughKill = require('./through_kill');
 const nodes = (port) => [{ host: '127.0.0.1', port }];
 const opts = { clusterRetryStrategy: () => 100, retryDelayOnClusterDown: 100, retryDelayOnFailover: 100,
                retryDelayOnTryAgain: 100, maxRedirections: 64 };
-const waitLine = () => new Promise((resolve) => readline.createInterface({ input: process.stdin }).once('line', resolve));
 const message = (client, event) => new Promise((resolve) => client.once(event, (...args) => resolve(args.join(' '))));
 (async () => {
   const port = Number(process.argv[2]);
@@ -36,28 +34,8 @@ const message = (client, event) => new Promise((resolve) => client.once(event, (
   out(await sgot);
   sub.disconnect();
   ssub.disconnect();
-  out('ready');
-  await waitLine();
-  // The master was killed: keep writing; errors until its replica is promoted.
-  let acked = 0, errors = 0, i = 0;
-  const written = [];
-  const deadline = Date.now() + 40000;
-  while (acked < 200 && Date.now() < deadline) {
-    try {
-      await cluster.set(`after:${i}`, `a${i}`);
-      written.push(i);
-      acked++;
-    } catch (e) {
-      errors++;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    i++;
-  }
-  out(acked);
-  let back = 0;
-  for (let j = 0; j < 200; j++) if ((await cluster.get(`key:${j}`)) === `v${j}`) back++;
-  for (const j of written) if ((await cluster.get(`after:${j}`)) === `a${j}`) back++;
-  out(back);
+  // The master is killed: errors until its replica is promoted.
+  await writeThroughKill(() => cluster);
   await cluster.quit();
   process.exit(0);
 })().catch((e) => { console.error(e); process.exit(1); });

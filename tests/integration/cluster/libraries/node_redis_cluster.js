@@ -2,16 +2,14 @@
 // given: writes and reads, MGET with a hash tag, a MULTI routed by its key,
 // PUBLISH received by a subscriber on another node (node-redis 4.5's cluster
 // has no subscribe of its own, and its client no SSUBSCRIBE: SPUBLISH is
-// sent, its receivers counted), then, after the test writes "go" on stdin (it
-// has killed a master), writes until 200 more are acknowledged and reads every
-// acknowledged write back. node-redis 4.5 refreshes its slot map only on
+// sent, its receivers counted), then writes through a master's kill
+// (through_kill.js). node-redis 4.5 refreshes its slot map only on
 // MOVED or ASK, and queues commands for a dead master while it reconnects,
 // so the script does what an application must: no offline queue, and after
 // errors a new cluster client from the nodes it knows.
-// Prints one result a line; "ready" when it waits.
+// Prints one result a line.
 const { createCluster, createClient } = require('redis');
-const readline = require('readline');
-const waitLine = () => new Promise((resolve) => readline.createInterface({ input: process.stdin }).once('line', resolve));
+const writeThroughKill = require('./through_kill');
 (async () => {
   const port = Number(process.argv[2]);
   const subPort = Number(process.argv[3]);
@@ -53,31 +51,11 @@ const waitLine = () => new Promise((resolve) => readline.createInterface({ input
   out(await got);
   out(await cluster.sendCommand('{u}ch', false, ['SPUBLISH', '{u}ch', 'hi']));
   await sub.quit();
-  out('ready');
-  await waitLine();
-  let acked = 0, errors = 0, i = 0;
-  const written = [];
-  const deadline = Date.now() + 40000;
-  while (acked < 200 && Date.now() < deadline) {
-    try {
-      await cluster.set(`after:${i}`, `a${i}`);
-      written.push(i);
-      acked++;
-    } catch (e) {
-      errors++;
-      await new Promise((r) => setTimeout(r, 50));
-      if (errors % 10 === 0) {
-        cluster.disconnect().catch(() => {});
-        cluster = await reconnect();
-      }
-    }
-    i++;
-  }
-  out(acked);
-  let back = 0;
-  for (let j = 0; j < 200; j++) if ((await cluster.get(`key:${j}`)) === `v${j}`) back++;
-  for (const j of written) if ((await cluster.get(`after:${j}`)) === `a${j}`) back++;
-  out(back);
+  await writeThroughKill(() => cluster, async (errors) => {
+    if (errors % 10) return;
+    cluster.disconnect().catch(() => {});
+    cluster = await reconnect();
+  });
   cluster.disconnect().catch(() => {}); // the dead master's client is closed
   process.exit(0);
 })().catch((e) => { console.error(e); process.exit(1); });
