@@ -136,6 +136,16 @@ def child_pids(pid):
         return []
 
 
+def read_text(path):
+    """A file's text, or "" when it cannot be read (a log not yet written, a
+    /proc or /sys file this kernel lacks)."""
+    try:
+        with open(path, errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
 def wait_for(predicate, timeout=10, interval=0.01, what="condition", retry_on=()):
     """THE wait of the suite: polls predicate() every `interval` seconds and
     returns its first true value; fails the test (AssertionError "timed out

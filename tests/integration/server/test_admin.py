@@ -14,7 +14,7 @@ import time
 import pytest
 import redis
 
-from support import wait_for
+from support import read_text, wait_for
 from resp_raw import Conn, Err
 from support import free_port
 
@@ -1147,20 +1147,12 @@ def test_config_directives_the_suite_sets(r):
     assert time.time() - t >= 0.0001
 
 
-def read_first_line(path):
-    try:
-        with open(path) as f:
-            return f.readline()
-    except OSError:
-        return ""
-
-
 def test_start_up_checks_the_kernels_memory_settings(server_factory):
     # As 7.0, after "Server initialized": a warning when vm.overcommit_memory
     # is not 1, and when transparent huge pages are "always" one that
     # disable-thp yes (the default) avoids by turning them off for the process.
-    overcommit = read_first_line("/proc/sys/vm/overcommit_memory").strip()
-    thp_always = "[always]" in read_first_line("/sys/kernel/mm/transparent_hugepage/enabled")
+    overcommit = read_text("/proc/sys/vm/overcommit_memory").strip()
+    thp_always = "[always]" in read_text("/sys/kernel/mm/transparent_hugepage/enabled")
     for disable in ("yes", "no"):
         s = server_factory("--disable-thp", disable)
         log = s.log().split("Server initialized", 1)[1]

@@ -16,7 +16,7 @@ import threading
 import pytest
 import redis
 
-from support import SERVER, free_port, info, wait_for
+from support import SERVER, free_port, info, read_text, wait_for
 
 
 class FakeSystemd:
@@ -69,14 +69,6 @@ def systemd():
         s.close()
 
 
-def read(path):
-    try:
-        with open(path) as f:
-            return f.read()
-    except OSError:
-        return ""
-
-
 def saved_dataset(server_factory, tmp_path, keys):
     src = server_factory("--dir", str(tmp_path))
     c = src.client()
@@ -90,7 +82,7 @@ def saved_dataset(server_factory, tmp_path, keys):
 def test_ready_after_load_and_stopping_at_shutdown(server_factory, systemd, tmp_path, mode):
     saved_dataset(server_factory, tmp_path, 2000)
     logfile = str(tmp_path / "supervised.log")
-    sd = systemd(on_ready=lambda: read(logfile))
+    sd = systemd(on_ready=lambda: read_text(logfile))
     s = server_factory("--dir", str(tmp_path), "--supervised", mode, "--logfile", logfile,
                        env={"NOTIFY_SOCKET": sd.path})
     wait_for(lambda: "READY=1\n" in sd.messages, what="READY=1")
@@ -100,7 +92,7 @@ def test_ready_after_load_and_stopping_at_shutdown(server_factory, systemd, tmp_
     assert sd.messages == ["STATUS=Redis is loading...\n", "STATUS=Ready to accept connections\n", "READY=1\n"]
     assert info(s.client(), "server")["process_supervised"] == "systemd"
     assert "Supervised by systemd. Please make sure you set appropriate values for TimeoutStartSec " \
-           "and TimeoutStopSec in your service unit." in read(logfile)
+           "and TimeoutStopSec in your service unit." in read_text(logfile)
     s.client().config_set("save", "3600 1")
     s.proc.send_signal(signal.SIGTERM)
     assert s.proc.wait(timeout=20) == 0
@@ -145,7 +137,7 @@ def test_upstart_stops_itself_until_continued(tmp_path):
             with open("/proc/%d/stat" % p.pid) as f:
                 return f.read().rsplit(")", 1)[1].split()[0]
         wait_for(lambda: state() == "T", what="the server to stop itself")
-        assert "supervised by upstart, will stop to signal readiness." in read(str(tmp_path / "log"))
+        assert "supervised by upstart, will stop to signal readiness." in read_text(str(tmp_path / "log"))
         os.kill(p.pid, signal.SIGCONT)
         c = redis.Redis(port=port)
         wait_for(lambda: c.ping(), retry_on=(redis.ConnectionError,), what="PONG")
