@@ -12,8 +12,8 @@
 #include <string.h>
 
 static long long scheduled_when = -1; /* ms deadline the timer is armed for, -1 idle */
-/* expireDueKeys stopped with keys due because the push holds (hooks.h,
- * backgroundPacer): expireResume() starts the timer again. */
+/* The last expireDueKeys stopped with keys due because the push holds
+ * (hooks.h, backgroundPacer): expireResume() starts the timer again. */
 static int held;
 /* While held, the timer checks again after this long anyway: a consumer that
  * stops reading stops the hold (the push is no longer feeding it) without
@@ -108,6 +108,7 @@ static void lookAhead(redisDb *db) {
 long long expireDueKeys(long long budget_us) {
     monotime start = getMonotonicUs();
     long long removed = 0;
+    held = 0; /* a hold that ended without a drain (the consumer stopped reading) must not outlive it */
     /* The clock is read again with the budget, every 16 keys, not for each:
      * a key that fell due meanwhile waits those few µs for the next read,
      * and a key's lateness is taken against the latest read. */
