@@ -154,7 +154,6 @@ static void setOn(int on) {
     else propagateUnsubscribe(aofFeed);
 }
 
-
 size_t aofBufferMemory(void) { return aof.on && aof.buf ? sdsAllocSize(aof.buf) : 0; }
 
 /* A command in RESP, no SELECT (the rewrite writes its own). */
