@@ -83,6 +83,15 @@ def write_batch(rng, n):
                     for i in (rng.randrange(n) for _ in range(100)))
 
 
+def send_batch(sock, rng, n):
+    """One write_batch, waiting for its 100 replies (+OK, one newline each:
+    counted by "\n", which a read cannot split as it can split "\r\n")."""
+    sock.sendall(write_batch(rng, n))
+    got = 0
+    while got < 100:
+        got += sock.recv(65536).count(b"\n")
+
+
 def writer(port, n, rate, stop, done):
     """The write load, in its own process: SET vol:<random> at `rate` a second
     in batches of 100, on a fixed schedule (a batch that is late goes at once:
@@ -93,10 +102,7 @@ def writer(port, n, rate, stop, done):
     next_t = time.monotonic()
     count = 0
     while not stop.is_set():
-        sock.sendall(write_batch(rng, n))
-        got = 0
-        while got < 100:
-            got += sock.recv(65536).count(b"\r\n")
+        send_batch(sock, rng, n)
         count += 100
         done.value = count
         next_t += interval
@@ -177,10 +183,7 @@ def equal_writes_cow(s, n):
     rng = random.Random(35)
     sock = socket.create_connection(("127.0.0.1", s.port))
     for _ in range(EQUAL_WRITES // 100):
-        sock.sendall(write_batch(rng, n))
-        got = 0
-        while got < 100:
-            got += sock.recv(65536).count(b"\r\n")
+        send_batch(sock, rng, n)
     sock.close()
     time.sleep(0.5)
     after = private_dirty(child)
