@@ -896,7 +896,7 @@ static int selectorCheckCmd(aclSelector *s, redisCommand *cmd, robj **argv, int 
         if (argc <= idx || !allowed) return ACCESS_DENIED_CMD;
         int found = 0;
         for (int i = 0; allowed[i] && !found; i++)
-            if (sdsEncodedObject(argv[idx]) && !strcasecmp(argv[idx]->ptr, allowed[i])) found = 1;
+            if (sdsEncodedObject(argv[idx]) && !strcasecmp(objectPtr(argv[idx]), allowed[i])) found = 1;
         if (!found) return ACCESS_DENIED_CMD;
     }
     if (!(s->flags & SELECTOR_FLAG_ALLKEYS) && commandHasKeys(cmd)) {
@@ -1076,10 +1076,10 @@ static const char *userName(client *c) { return c->user ? c->user->name : "(supe
 static void *lookupUser(const char *name, size_t len) { return getUserByName(name, len); }
 
 static int checkUserCredentials(robj *username, robj *password) {
-    user *u = getUserByName(username->ptr, sdslen(username->ptr));
+    user *u = getUserByName(objectPtr(username), sdslen(objectPtr(username)));
     if (!u || (u->flags & USER_FLAG_DISABLED)) return C_ERR;
     if (u->flags & USER_FLAG_NOPASS) return C_OK;
-    sds hashed = hashPassword(password->ptr, sdslen(password->ptr));
+    sds hashed = hashPassword(objectPtr(password), sdslen(objectPtr(password)));
     int ok = 0;
     listIter li;
     listNode *ln;
@@ -1093,11 +1093,11 @@ static int checkUserCredentials(robj *username, robj *password) {
 static int authenticate(client *c, robj *username, robj *password) {
     if (checkUserCredentials(username, password) == C_OK) {
         c->authenticated = 1;
-        c->user = getUserByName(username->ptr, sdslen(username->ptr));
+        c->user = getUserByName(objectPtr(username), sdslen(objectPtr(username)));
         return C_OK;
     }
     addLogEntry(c, ACCESS_DENIED_AUTH, (c->flags & CLIENT_MULTI) ? ACCESS_CTX_MULTI : ACCESS_CTX_TOPLEVEL,
-                username->ptr, sdsnew(c->argv[0]->ptr));
+                objectPtr(username), sdsnew(objectPtr(c->argv[0])));
     return C_ERR;
 }
 
@@ -1129,7 +1129,7 @@ static int dictChannelsAllowed(dict *d, list *upcoming) {
     dictEntry *de;
     while (ok && (de = dictNext(di))) {
         robj *o = dictGetKey(de);
-        ok = checkChannelAgainstList(upcoming, o->ptr, sdslen(o->ptr), 0) == ACCESS_OK;
+        ok = checkChannelAgainstList(upcoming, objectPtr(o), sdslen(objectPtr(o)), 0) == ACCESS_OK;
     }
     dictReleaseIterator(di);
     return ok;
@@ -1167,7 +1167,7 @@ static void killPubsubClientsIfNeeded(user *updated, user *original) {
             listRewind(c->pubsub_patterns, &lpi);
             while (ok && (lpn = listNext(&lpi))) {
                 robj *o = listNodeValue(lpn);
-                ok = checkChannelAgainstList(upcoming, o->ptr, sdslen(o->ptr), 1) == ACCESS_OK;
+                ok = checkChannelAgainstList(upcoming, objectPtr(o), sdslen(objectPtr(o)), 1) == ACCESS_OK;
             }
             if (ok) ok = dictChannelsAllowed(c->pubsub_channels, upcoming);
             if (ok) ok = dictChannelsAllowed(c->pubsubshard_channels, upcoming);
@@ -1493,14 +1493,14 @@ void authCommand(client *c) {
 
 void aclSetuserCommand(client *c) {
     for (int j = 2; j < c->argc; j++) redactClientCommandArgument(c, j);
-    sds username = c->argv[2]->ptr;
+    sds username = objectPtr(c->argv[2]);
     if (stringHasSpaces(username, sdslen(username))) {
         addReplyError(c, "Usernames can't contain spaces or null characters");
         return;
     }
     user *u = getUserByName(username, sdslen(username));
     sds *args = zmalloc(sizeof(sds) * c->argc);
-    for (int i = 3; i < c->argc; i++) args[i - 3] = c->argv[i]->ptr;
+    for (int i = 3; i < c->argc; i++) args[i - 3] = objectPtr(c->argv[i]);
     sds error = stringSetUser(u, username, args, c->argc - 3);
     zfree(args);
     if (!error) {
@@ -1515,16 +1515,16 @@ void aclSetuserCommand(client *c) {
 
 void aclDeluserCommand(client *c) {
     for (int j = 2; j < c->argc; j++) {
-        if (!strcmp(c->argv[j]->ptr, "default")) {
+        if (!strcmp(objectPtr(c->argv[j]), "default")) {
             addReplyError(c, "The 'default' user cannot be removed");
             return;
         }
     }
     long deleted = 0;
     for (int j = 2; j < c->argc; j++) {
-        user *u = dictFetchValue(Users, c->argv[j]->ptr);
+        user *u = dictFetchValue(Users, objectPtr(c->argv[j]));
         if (!u) continue;
-        dictDelete(Users, c->argv[j]->ptr);
+        dictDelete(Users, objectPtr(c->argv[j]));
         freeUserAndKillClients(u);
         deleted++;
     }
@@ -1541,7 +1541,7 @@ static void addReplySelectorDescription(client *c, aclSelector *s) {
 }
 
 void aclGetuserCommand(client *c) {
-    user *u = getUserByName(c->argv[2]->ptr, sdslen(c->argv[2]->ptr));
+    user *u = getUserByName(objectPtr(c->argv[2]), sdslen(objectPtr(c->argv[2])));
     if (!u) {
         addReplyNull(c);
         return;
@@ -1620,9 +1620,9 @@ void aclCatCommand(client *c) {
         setDeferredArrayLen(c, dl, j);
         return;
     }
-    uint64_t cflag = categoryFlagByName(c->argv[2]->ptr);
+    uint64_t cflag = categoryFlagByName(objectPtr(c->argv[2]));
     if (!cflag) {
-        addReplyErrorFormat(c, "Unknown category '%.128s'", (char *)c->argv[2]->ptr);
+        addReplyErrorFormat(c, "Unknown category '%.128s'", (char *)objectPtr(c->argv[2]));
         return;
     }
     catListing cl = {c, cflag, 0};
@@ -1638,7 +1638,7 @@ void aclLogCommand(client *c) {
     }
     long long count = 10;
     if (c->argc == 3) {
-        if (!strcasecmp(c->argv[2]->ptr, "reset")) {
+        if (!strcasecmp(objectPtr(c->argv[2]), "reset")) {
             while (listLength(ACLLog)) {
                 freeLogEntry(listNodeValue(listFirst(ACLLog)));
                 listDelNode(ACLLog, listFirst(ACLLog));
@@ -1707,14 +1707,14 @@ void aclGenpassCommand(client *c) {
 }
 
 void aclDryrunCommand(client *c) {
-    user *u = getUserByName(c->argv[2]->ptr, sdslen(c->argv[2]->ptr));
+    user *u = getUserByName(objectPtr(c->argv[2]), sdslen(objectPtr(c->argv[2])));
     if (!u) {
-        addReplyErrorFormat(c, "User '%s' not found", (char *)c->argv[2]->ptr);
+        addReplyErrorFormat(c, "User '%s' not found", (char *)objectPtr(c->argv[2]));
         return;
     }
     redisCommand *cmd = lookupCommand(c->argv + 3, c->argc - 3);
     if (!cmd) {
-        addReplyErrorFormat(c, "Command '%s' not found", (char *)c->argv[3]->ptr);
+        addReplyErrorFormat(c, "Command '%s' not found", (char *)objectPtr(c->argv[3]));
         return;
     }
     if (!commandCheckArity(cmd, c->argc - 3)) {
@@ -1732,7 +1732,7 @@ void aclDryrunCommand(client *c) {
         err = sdscatprintf(sdsempty(), "This user has no permissions to run the '%s' command", cmd->fullname);
     else
         err = sdscatprintf(sdsempty(), "This user has no permissions to access the '%s' %s",
-                           (char *)c->argv[idx + 3]->ptr, result == ACCESS_DENIED_KEY ? "key" : "channel");
+                           (char *)objectPtr(c->argv[idx + 3]), result == ACCESS_DENIED_KEY ? "key" : "channel");
     addReplyBulkSds(c, err);
 }
 

@@ -263,7 +263,7 @@ void clusterBeforeSleep(void) {
 /* ------------------------------------------------------------------ router */
 
 static int sameKey(robj *a, robj *b) {
-    return sdslen(a->ptr) == sdslen(b->ptr) && memcmp(a->ptr, b->ptr, sdslen(a->ptr)) == 0;
+    return sdslen(objectPtr(a)) == sdslen(objectPtr(b)) && memcmp(objectPtr(a), objectPtr(b), sdslen(objectPtr(a))) == 0;
 }
 
 int clusterSlotServedElsewhere(int slot) {
@@ -277,7 +277,7 @@ int clusterQueryIsLocal(client *c, struct redisCommand *cmd, robj **argv, int ar
      * stable, the cluster up. Everything else takes the whole way below. */
     if (cmd->firstkey == 1 && cmd->lastkey == 1 && argc > 1 && !(cmd->flags & (CMD_MOVABLE_KEYS | CMD_PUBSUB)) &&
         cmd != server.exec_command && cluster->state == CLUSTER_OK) {
-        sds key = argv[1]->ptr;
+        sds key = objectPtr(argv[1]);
         unsigned slot = keyHashSlot(key, sdslen(key));
         if (cluster->slots[slot] == myself && !cluster->migrating_to[slot] && !cluster->importing_from[slot]) {
             if (slot_out) *slot_out = (int)slot;
@@ -305,7 +305,7 @@ int clusterQueryIsLocal(client *c, struct redisCommand *cmd, robj **argv, int ar
         int numkeys = getRoutingKeys(mcmd, cmds[i].argv, cmds[i].argc, &keys); /* shard channels too */
         for (int j = 0; j < numkeys; j++) {
             robj *key = cmds[i].argv[keys[j].pos];
-            int thisslot = (int)keyHashSlot(key->ptr, sdslen(key->ptr));
+            int thisslot = (int)keyHashSlot(objectPtr(key), sdslen(objectPtr(key)));
             if (!firstkey) {
                 firstkey = key;
                 slot = thisslot;
@@ -430,7 +430,7 @@ int clusterRedirectBlockedClient(client *c) {
     dictEntry *de = dictNext(&it);
     robj *key = dictGetKey(de);
     dictResetIterator(&it);
-    int slot = (int)keyHashSlot(key->ptr, sdslen(key->ptr));
+    int slot = (int)keyHashSlot(objectPtr(key), sdslen(objectPtr(key)));
     clusterNode *n = cluster->slots[slot];
     /* A READONLY client's read waits on a replica of the slot's master as well. */
     if ((c->flags & CLIENT_READONLY) && c->lastcmd && !(c->lastcmd->flags & CMD_WRITE) && nodeIsReplica(myself) &&

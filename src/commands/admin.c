@@ -66,8 +66,8 @@ void timeCommand(client *c) {
 /* ------------------------------------------------------------ AUTH / HELLO */
 
 static int validClientName(robj *name) {
-    const char *p = name->ptr;
-    size_t len = sdslen(name->ptr);
+    const char *p = objectPtr(name);
+    size_t len = sdslen(objectPtr(name));
     for (size_t j = 0; j < len; j++)
         if (p[j] < '!' || p[j] > '~') return 0;
     return 1;
@@ -76,7 +76,7 @@ static int validClientName(robj *name) {
 static void setClientName(client *c, robj *name) {
     if (c->name) decrRefCount(c->name);
     c->name = NULL;
-    if (sdslen(name->ptr) == 0) return;
+    if (sdslen(objectPtr(name)) == 0) return;
     c->name = name;
     incrRefCount(name);
 }
@@ -98,7 +98,7 @@ void helloCommand(client *c) {
     robj *user = NULL, *pass = NULL, *name = NULL;
     for (int j = next; j < c->argc; j++) {
         int more = c->argc - j - 1;
-        const char *opt = c->argv[j]->ptr;
+        const char *opt = objectPtr(c->argv[j]);
         if (!strcasecmp(opt, "auth") && more >= 2) {
             redactClientCommandArgument(c, j + 1);
             redactClientCommandArgument(c, j + 2);
@@ -184,13 +184,13 @@ void clientInfoCommand(client *c) {
 void clientListCommand(client *c) {
     int type = -1;
     sds out = NULL;
-    if (c->argc == 4 && !strcasecmp(c->argv[2]->ptr, "type")) {
-        type = getClientTypeByName(c->argv[3]->ptr);
+    if (c->argc == 4 && !strcasecmp(objectPtr(c->argv[2]), "type")) {
+        type = getClientTypeByName(objectPtr(c->argv[3]));
         if (type == -1) {
-            addReplyErrorFormat(c, "Unknown client type '%s'", (char *)c->argv[3]->ptr);
+            addReplyErrorFormat(c, "Unknown client type '%s'", (char *)objectPtr(c->argv[3]));
             return;
         }
-    } else if (c->argc > 3 && !strcasecmp(c->argv[2]->ptr, "id")) {
+    } else if (c->argc > 3 && !strcasecmp(objectPtr(c->argv[2]), "id")) {
         out = sdsempty();
         for (int j = 3; j < c->argc; j++) {
             long long id;
@@ -226,7 +226,7 @@ void clientGetnameCommand(client *c) {
 }
 
 void clientReplyCommand(client *c) {
-    const char *mode = c->argv[2]->ptr;
+    const char *mode = objectPtr(c->argv[2]);
     if (!strcasecmp(mode, "on")) {
         c->flags &= ~(CLIENT_REPLY_SKIP | CLIENT_REPLY_OFF);
         addReply(c, shared.ok);
@@ -240,7 +240,7 @@ void clientReplyCommand(client *c) {
 }
 
 void clientNoEvictCommand(client *c) {
-    const char *mode = c->argv[2]->ptr;
+    const char *mode = objectPtr(c->argv[2]);
     if (!strcasecmp(mode, "on")) c->flags |= CLIENT_NO_EVICT;
     else if (!strcasecmp(mode, "off")) c->flags &= ~CLIENT_NO_EVICT;
     else {
@@ -254,8 +254,8 @@ void clientUnblockCommand(client *c) {
     long long id;
     int with_error = 0;
     if (c->argc == 4) {
-        if (!strcasecmp(c->argv[3]->ptr, "timeout")) with_error = 0;
-        else if (!strcasecmp(c->argv[3]->ptr, "error")) with_error = 1;
+        if (!strcasecmp(objectPtr(c->argv[3]), "timeout")) with_error = 0;
+        else if (!strcasecmp(objectPtr(c->argv[3]), "error")) with_error = 1;
         else {
             addReplyError(c, "CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
             return;
@@ -278,8 +278,8 @@ void clientPauseCommand(client *c) {
     }
     int type = PAUSE_ALL;
     if (c->argc == 4) {
-        if (!strcasecmp(c->argv[3]->ptr, "write")) type = PAUSE_WRITE;
-        else if (strcasecmp(c->argv[3]->ptr, "all")) {
+        if (!strcasecmp(objectPtr(c->argv[3]), "write")) type = PAUSE_WRITE;
+        else if (strcasecmp(objectPtr(c->argv[3]), "all")) {
             addReplyError(c, "CLIENT PAUSE mode must be WRITE or ALL");
             return;
         }
@@ -307,10 +307,10 @@ void clientKillCommand(client *c) {
     long long id = 0;
     int type = -1, skipme = 1, old = c->argc == 3;
     if (old) {
-        addr = c->argv[2]->ptr;
+        addr = objectPtr(c->argv[2]);
     } else if ((c->argc - 2) % 2 == 0) {
         for (int j = 2; j < c->argc; j += 2) {
-            const char *opt = c->argv[j]->ptr, *val = c->argv[j + 1]->ptr;
+            const char *opt = objectPtr(c->argv[j]), *val = objectPtr(c->argv[j + 1]);
             if (!strcasecmp(opt, "id")) {
                 if (getLongLongFromObject(c->argv[j + 1], &id) != 0 || id <= 0) {
                     addReplyError(c, "client-id should be greater than 0");
@@ -327,7 +327,7 @@ void clientKillCommand(client *c) {
             } else if (!strcasecmp(opt, "laddr")) {
                 laddr = val;
             } else if (!strcasecmp(opt, "user")) {
-                user = accessLookupUser(val, sdslen(c->argv[j + 1]->ptr));
+                user = accessLookupUser(val, sdslen(objectPtr(c->argv[j + 1])));
                 if (!user) {
                     addReplyErrorFormat(c, "No such user '%s'", val);
                     return;
@@ -438,7 +438,7 @@ void clientHelpCommand(client *c) {
 void memoryUsageCommand(client *c) {
     long long samples = 5;
     for (int j = 3; j < c->argc; j++) {
-        if (!strcasecmp(c->argv[j]->ptr, "samples") && j + 1 < c->argc) {
+        if (!strcasecmp(objectPtr(c->argv[j]), "samples") && j + 1 < c->argc) {
             if (getLongLongFromObject(c->argv[j + 1], &samples) != 0 || samples < 0) {
                 addReplyError(c, "value is not an integer or out of range");
                 return;
@@ -450,14 +450,15 @@ void memoryUsageCommand(client *c) {
             return;
         }
     }
-    dictEntry *de = dbFindEntry(c->db, c->argv[2]->ptr);
+    dictEntry *de = dbFindEntry(c->db, objectPtr(c->argv[2]));
     if (!de || !lookupKeyReadWithFlags(c->db, c->argv[2], LOOKUP_NOTOUCH | LOOKUP_NONOTIFY | LOOKUP_NOENTRIES)) {
         addReplyNull(c);
         return;
     }
     /* The keyspace object holds the key too: nothing else is spent per key
-     * but its share of the table's buckets. */
-    addReplyLongLong(c, (long long)valueMemoryUsage(dbEntryValue(de), samples));
+     * but its share of the table's buckets, counted as one bucket pointer
+     * (Redis counts its dictEntry there). */
+    addReplyLongLong(c, (long long)(valueMemoryUsage(dbEntryValue(de), samples) + sizeof(void *)));
 }
 
 /* MEMORY STATS: the INFO memory account as a map, in Redis's field order. */
@@ -653,7 +654,7 @@ void memoryHelpCommand(client *c) {
 void shutdownCommand(client *c) {
     int flags = SHUTDOWN_NOFLAGS, abort = 0;
     for (int j = 1; j < c->argc; j++) {
-        const char *opt = c->argv[j]->ptr;
+        const char *opt = objectPtr(c->argv[j]);
         if (!strcasecmp(opt, "nosave")) flags |= SHUTDOWN_NOSAVE;
         else if (!strcasecmp(opt, "save")) flags |= SHUTDOWN_SAVE;
         else if (!strcasecmp(opt, "now")) flags |= SHUTDOWN_NOW;
@@ -698,7 +699,7 @@ static int moduleCommandAllowed(client *c) {
 
 void moduleLoadCommand(client *c) {
     if (!moduleCommandAllowed(c)) return;
-    serverLog(LL_WARNING, "Module %s failed to load: this server does not support modules", (char *)c->argv[2]->ptr);
+    serverLog(LL_WARNING, "Module %s failed to load: this server does not support modules", (char *)objectPtr(c->argv[2]));
     addReplyError(c, "Error loading the extension. Please check the server logs.");
 }
 

@@ -127,11 +127,11 @@ static robj *writableBitmapOrReply(client *c, uint64_t maxbit, int *grew) {
         return o;
     }
     o = dbUnshareStringValue(c->db, c->argv[1], o);
-    size_t len = sdslen(o->ptr);
+    size_t len = sdslen(objectPtr(o));
     if (needed > len) {
-        o->ptr = sdsMakeRoomFor(o->ptr, needed - len);
-        memset((char *)o->ptr + len, 0, needed - len);
-        sdsincrlen(o->ptr, (ssize_t)(needed - len));
+        objectSetPtr(o, sdsMakeRoomFor(objectPtr(o), needed - len));
+        memset((char *)objectPtr(o) + len, 0, needed - len);
+        sdsincrlen(objectPtr(o), (ssize_t)(needed - len));
         if (grew) *grew = 1;
     }
     return o;
@@ -144,9 +144,9 @@ static const unsigned char *bitmapBytes(const robj *o, char buf[LONG_STR_SIZE], 
 
 /* Parses an optional BYTE|BIT unit argument; C_ERR (syntax error replied) otherwise. */
 static int rangeUnitOrReply(client *c, robj *arg, int *isbit) {
-    if (!strcasecmp(arg->ptr, "bit")) {
+    if (!strcasecmp(objectPtr(arg), "bit")) {
         *isbit = 1;
-    } else if (!strcasecmp(arg->ptr, "byte")) {
+    } else if (!strcasecmp(objectPtr(arg), "byte")) {
         *isbit = 0;
     } else {
         addReplyErrorObject(c, shared.syntaxerr);
@@ -180,7 +180,7 @@ void setbitCommand(client *c) {
     robj *o = writableBitmapOrReply(c, offset, &grew);
     if (o == NULL) return;
 
-    unsigned char *byte = (unsigned char *)o->ptr + (offset >> 3);
+    unsigned char *byte = (unsigned char *)objectPtr(o) + (offset >> 3);
     unsigned char mask = (unsigned char)(0x80 >> (offset & 7));
     int old = (*byte & mask) != 0;
     /* Setting a bit to the value it has changes nothing: no event. */
@@ -328,7 +328,7 @@ typedef struct bitopSource {
 } bitopSource;
 
 void bitopCommand(client *c) {
-    const char *opname = c->argv[1]->ptr;
+    const char *opname = objectPtr(c->argv[1]);
     enum bitop op;
     if (!strcasecmp(opname, "and")) op = BITOP_AND;
     else if (!strcasecmp(opname, "or")) op = BITOP_OR;
@@ -407,7 +407,7 @@ typedef struct bitfieldOp {
 
 /* "i1".."i64" or "u1".."u63" (u64 could not be returned as a RESP integer). */
 static int bitfieldTypeOrReply(client *c, robj *arg, int *is_signed, int *bits) {
-    const char *s = arg->ptr;
+    const char *s = objectPtr(arg);
     long long width;
     if ((s[0] != 'i' && s[0] != 'u') || !string2ll(s + 1, strlen(s + 1), &width) || width < 1 ||
         width > (s[0] == 'i' ? 64 : 63)) {
@@ -487,7 +487,7 @@ static int parseBitfieldOps(client *c, bitfieldOp **ops_out, long long *highest_
     *highest_write = -1;
     for (int j = 2; j < c->argc; j++) {
         int remaining = c->argc - j - 1;
-        const char *sub = c->argv[j]->ptr;
+        const char *sub = objectPtr(c->argv[j]);
         bitfieldOp op = {0};
         if (!strcasecmp(sub, "get") && remaining >= 2) {
             op.opcode = BF_GET;
@@ -496,7 +496,7 @@ static int parseBitfieldOps(client *c, bitfieldOp **ops_out, long long *highest_
         } else if (!strcasecmp(sub, "incrby") && remaining >= 3) {
             op.opcode = BF_INCRBY;
         } else if (!strcasecmp(sub, "overflow") && remaining >= 1) {
-            const char *policy = c->argv[++j]->ptr;
+            const char *policy = objectPtr(c->argv[++j]);
             if (!strcasecmp(policy, "wrap")) overflow = BF_WRAP;
             else if (!strcasecmp(policy, "sat")) overflow = BF_SAT;
             else if (!strcasecmp(policy, "fail")) overflow = BF_FAIL;
@@ -571,7 +571,7 @@ static void bitfieldGeneric(client *c, int readonly_command) {
             addReplyNull(c);
             continue;
         }
-        writeField((unsigned char *)o->ptr, op->offset, op->bits, stored);
+        writeField((unsigned char *)objectPtr(o), op->offset, op->bits, stored);
         uint64_t mask = op->bits == 64 ? UINT64_MAX : (((uint64_t)1 << op->bits) - 1);
         long long written = op->is_signed ? signExtend(stored & mask, op->bits) : (long long)(stored & mask);
         /* SET answers the old value, INCRBY the new one. */

@@ -63,8 +63,8 @@ static int getSlotOrReply(client *c, robj *o) {
 }
 
 static clusterNode *nodeOrReply(client *c, robj *name) {
-    clusterNode *n = clusterLookupNode(name->ptr, sdslen(name->ptr));
-    if (!n) addReplyErrorFormat(c, "Unknown node %s", (char *)name->ptr);
+    clusterNode *n = clusterLookupNode(objectPtr(name), sdslen(objectPtr(name)));
+    if (!n) addReplyErrorFormat(c, "Unknown node %s", (char *)objectPtr(name));
     return n;
 }
 
@@ -350,19 +350,19 @@ static int startHandshake(const char *ip, int port, int cport) {
 static void clusterMeet(client *c) {
     long long port, cport;
     if (getLongLongFromObject(c->argv[3], &port) != C_OK) {
-        addReplyErrorFormat(c, "Invalid TCP base port specified: %s", (char *)c->argv[3]->ptr);
+        addReplyErrorFormat(c, "Invalid TCP base port specified: %s", (char *)objectPtr(c->argv[3]));
         return;
     }
     if (c->argc == 5) {
         if (getLongLongFromObject(c->argv[4], &cport) != C_OK) {
-            addReplyErrorFormat(c, "Invalid TCP bus port specified: %s", (char *)c->argv[4]->ptr);
+            addReplyErrorFormat(c, "Invalid TCP bus port specified: %s", (char *)objectPtr(c->argv[4]));
             return;
         }
     } else cport = port + 10000;
     if (port > 65535 || cport > 65535 || port < 0 || cport < 0 ||
-        (!startHandshake(c->argv[2]->ptr, (int)port, (int)cport) && errno == EINVAL)) {
-        addReplyErrorFormat(c, "Invalid node address specified: %s:%s", (char *)c->argv[2]->ptr,
-                            (char *)c->argv[3]->ptr);
+        (!startHandshake(objectPtr(c->argv[2]), (int)port, (int)cport) && errno == EINVAL)) {
+        addReplyErrorFormat(c, "Invalid node address specified: %s:%s", (char *)objectPtr(c->argv[2]),
+                            (char *)objectPtr(c->argv[3]));
         return;
     }
     addReply(c, shared.ok);
@@ -406,9 +406,9 @@ static void clusterReset(int hard) {
  * (unknown_fmt names it when it is unknown: MIGRATING/IMPORTING and NODE
  * say so differently). */
 static clusterNode *setslotTargetOrReply(client *c, robj *name, const char *unknown_fmt) {
-    clusterNode *n = clusterLookupNode(name->ptr, sdslen(name->ptr));
+    clusterNode *n = clusterLookupNode(objectPtr(name), sdslen(objectPtr(name)));
     if (!n) {
-        addReplyErrorFormat(c, unknown_fmt, (char *)name->ptr);
+        addReplyErrorFormat(c, unknown_fmt, (char *)objectPtr(name));
         return NULL;
     }
     if (nodeIsReplica(n)) {
@@ -425,7 +425,7 @@ static void clusterSetslot(client *c) {
     }
     int slot = getSlotOrReply(c, c->argv[2]);
     if (slot == -1) return;
-    const char *action = c->argv[3]->ptr;
+    const char *action = objectPtr(c->argv[3]);
     clusterNode *n;
     if (!strcasecmp(action, "migrating") && c->argc == 5) {
         if (cluster->slots[slot] != myself) {
@@ -575,8 +575,8 @@ void clusterFailoverCommand(client *c) {
     if (clusterDisabled(c)) return;
     int force = 0, takeover = 0;
     if (c->argc == 3) {
-        if (!strcasecmp(c->argv[2]->ptr, "force")) force = 1;
-        else if (!strcasecmp(c->argv[2]->ptr, "takeover")) takeover = force = 1;
+        if (!strcasecmp(objectPtr(c->argv[2]), "force")) force = 1;
+        else if (!strcasecmp(objectPtr(c->argv[2]), "takeover")) takeover = force = 1;
         else {
             addReplyErrorObject(c, shared.syntaxerr);
             return;
@@ -701,7 +701,7 @@ void clusterInfoCommand(client *c) {
 
 void clusterKeyslotCommand(client *c) {
     if (clusterDisabled(c)) return;
-    sds key = c->argv[2]->ptr;
+    sds key = objectPtr(c->argv[2]);
     addReplyLongLong(c, keyHashSlot(key, sdslen(key)));
 }
 
@@ -777,8 +777,8 @@ void clusterResetCommand(client *c) {
         return;
     }
     if (c->argc == 3) {
-        if (!strcasecmp(c->argv[2]->ptr, "hard")) hard = 1;
-        else if (strcasecmp(c->argv[2]->ptr, "soft")) {
+        if (!strcasecmp(objectPtr(c->argv[2]), "hard")) hard = 1;
+        else if (strcasecmp(objectPtr(c->argv[2]), "soft")) {
             addReplyErrorObject(c, shared.syntaxerr);
             return;
         }

@@ -116,7 +116,7 @@ void commandInfoCommand(client *c) {
         return;
     }
     addReplyArrayLen(c, c->argc - 2);
-    for (int i = 2; i < c->argc; i++) addReplyCommandInfo(c, lookupCommandByCString(c->argv[i]->ptr));
+    for (int i = 2; i < c->argc; i++) addReplyCommandInfo(c, lookupCommandByCString(objectPtr(c->argv[i])));
 }
 
 void commandDocsCommand(client *c) {
@@ -136,7 +136,7 @@ void commandDocsCommand(client *c) {
     void *replylen = addReplyDeferredLen(c);
     long n = 0;
     for (int i = 2; i < c->argc; i++) {
-        redisCommand *cmd = lookupCommandByCString(c->argv[i]->ptr);
+        redisCommand *cmd = lookupCommandByCString(objectPtr(c->argv[i]));
         if (!cmd) continue;
         addReplyBulkCString(c, cmd->fullname);
         addReplyCommandDocs(c, cmd);
@@ -148,13 +148,13 @@ void commandDocsCommand(client *c) {
 void commandListCommand(client *c) {
     const char *pattern = NULL, *aclcat = NULL;
     if (c->argc == 5) {
-        if (strcasecmp(c->argv[2]->ptr, "filterby")) {
+        if (strcasecmp(objectPtr(c->argv[2]), "filterby")) {
             addReplyErrorObject(c, shared.syntaxerr); /* as 7.0 answers any other shape */
             return;
         }
-        const char *kind = c->argv[3]->ptr;
-        if (!strcasecmp(kind, "pattern")) pattern = c->argv[4]->ptr;
-        else if (!strcasecmp(kind, "aclcat")) aclcat = c->argv[4]->ptr;
+        const char *kind = objectPtr(c->argv[3]);
+        if (!strcasecmp(kind, "pattern")) pattern = objectPtr(c->argv[4]);
+        else if (!strcasecmp(kind, "aclcat")) aclcat = objectPtr(c->argv[4]);
         else if (strcasecmp(kind, "module")) {
             addReplyErrorObject(c, shared.syntaxerr);
             return;

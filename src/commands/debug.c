@@ -73,7 +73,7 @@ static void valueDigest(unsigned char *digest, robj *o, long long expire) {
         const char *p = stringObjectView(o, buf, &len);
         mixDigest(digest, p, len);
     } else if (o->type == OBJ_STREAM) {
-        stream *s = o->ptr;
+        stream *s = objectPtr(o);
         streamID min = {0, 0}, max = {UINT64_MAX, UINT64_MAX}, id;
         streamIterator si;
         long numfields;
@@ -154,7 +154,7 @@ static void debugDigestValue(client *c) {
     addReplyArrayLen(c, c->argc - 2);
     for (int j = 2; j < c->argc; j++) {
         unsigned char digest[20] = {0};
-        dictEntry *de = dbFindEntry(c->db, c->argv[j]->ptr);
+        dictEntry *de = dbFindEntry(c->db, objectPtr(c->argv[j]));
         if (de) valueDigest(digest, dbEntryValue(de), dbEntryExpire(c->db, de));
         char hex[41];
         digestToHex(digest, hex);
@@ -165,7 +165,7 @@ static void debugDigestValue(client *c) {
 /* ------------------------------------------------------ keys and encodings */
 
 static robj *debugLookupOrReply(client *c, robj *key) {
-    dictEntry *de = dbFindEntry(c->db, key->ptr);
+    dictEntry *de = dbFindEntry(c->db, objectPtr(key));
     if (!de) {
         addReplyErrorObject(c, shared.nokeyerr);
         return NULL;
@@ -197,7 +197,7 @@ static void debugObject(client *c) {
 }
 
 static void debugSdslen(client *c) {
-    dictEntry *de = dbFindEntry(c->db, c->argv[2]->ptr);
+    dictEntry *de = dbFindEntry(c->db, objectPtr(c->argv[2]));
     if (!de) {
         addReplyErrorObject(c, shared.nokeyerr);
         return;
@@ -212,8 +212,8 @@ static void debugSdslen(client *c) {
                          "key_sds_len:%lld, key_sds_avail:%lld, key_zmalloc: %lld, val_sds_len:%lld, "
                          "val_sds_avail:%lld, val_zmalloc: %lld",
                          (long long)sdslen(key), (long long)sdsavail(key), (long long)sdsAllocSize(key),
-                         (long long)sdslen(val->ptr), (long long)sdsavail(val->ptr),
-                         (long long)sdsAllocSize(val->ptr));
+                         (long long)sdslen(objectPtr(val)), (long long)sdsavail(objectPtr(val)),
+                         (long long)sdsAllocSize(objectPtr(val)));
     addReplyStatusLength(c, s, sdslen(s));
     sdsfree(s);
 }
@@ -276,7 +276,7 @@ static void debugPopulate(client *c) {
     long keys, valsize = 0;
     if (getPositiveLongFromObjectOrReply(c, c->argv[2], &keys, NULL) != C_OK) return;
     if (c->argc == 5 && getPositiveLongFromObjectOrReply(c, c->argv[4], &valsize, NULL) != C_OK) return;
-    const char *prefix = c->argc >= 4 ? c->argv[3]->ptr : "key";
+    const char *prefix = c->argc >= 4 ? objectPtr(c->argv[3]) : "key";
     /* Room ahead when it can be had; an absurd count fails later, key by key. */
     (void)dictTryExpand(c->db->dict, dictSize(c->db->dict) + (unsigned long)keys);
     for (long j = 0; j < keys; j++) {
@@ -293,7 +293,7 @@ static void debugPopulate(client *c) {
             val = createStringObject(buf, (size_t)n);
         } else {
             val = createStringObject(NULL, (size_t)valsize);
-            memcpy(val->ptr, buf, valsize <= n ? (size_t)valsize : (size_t)n);
+            memcpy(objectPtr(val), buf, valsize <= n ? (size_t)valsize : (size_t)n);
         }
         val = dbAdd(c->db, key, val);
         /* Not a write to replay: Redis leaves the write count alone. */
@@ -306,7 +306,7 @@ static void debugPopulate(client *c) {
 /* ---------------------------------------------------------------- PROTOCOL */
 
 static void debugProtocol(client *c) {
-    const char *name = c->argv[2]->ptr;
+    const char *name = objectPtr(c->argv[2]);
     if (!strcasecmp(name, "string")) {
         addReplyBulkCString(c, "Hello World");
     } else if (!strcasecmp(name, "integer")) {
@@ -361,7 +361,7 @@ static void debugProtocol(client *c) {
 
 static void debugSleep(client *c) {
     /* Not a number sleeps 0, as strtold's answer does in Redis. */
-    double secs = strtod(c->argv[2]->ptr, NULL);
+    double secs = strtod(objectPtr(c->argv[2]), NULL);
     if (secs > 0) {
         struct timespec ts = {(time_t)secs, (long)((secs - (long long)secs) * 1e9)};
         nanosleep(&ts, NULL);
@@ -370,14 +370,14 @@ static void debugSleep(client *c) {
 }
 
 static void debugSetActiveExpire(client *c) {
-    server.active_expire_enabled = atoi(c->argv[2]->ptr) != 0;
+    server.active_expire_enabled = atoi(objectPtr(c->argv[2])) != 0;
     if (server.active_expire_enabled) expireScheduleAt(0);
     addReply(c, shared.ok);
 }
 
 static void debugQuicklistPackedThreshold(client *c) {
     int err;
-    unsigned long long sz = memtoull(c->argv[2]->ptr, &err);
+    unsigned long long sz = memtoull(objectPtr(c->argv[2]), &err);
     if (err || vlistSetPackedThreshold(sz) == -1) {
         addReplyError(c, "argument must be a memory value bigger than 1 and smaller than 4gb");
         return;
@@ -388,7 +388,7 @@ static void debugQuicklistPackedThreshold(client *c) {
 static void debugReload(client *c) {
     int save = 1, flush = 1, merge = 0;
     for (int j = 2; j < c->argc; j++) {
-        const char *opt = c->argv[j]->ptr;
+        const char *opt = objectPtr(c->argv[j]);
         if (!strcasecmp(opt, "merge")) merge = 1;
         else if (!strcasecmp(opt, "noflush")) flush = 0;
         else if (!strcasecmp(opt, "nosave")) save = 0;
@@ -415,7 +415,7 @@ static void debugLoadaof(client *c) {
 }
 
 static void debugLog(client *c) {
-    serverLog(LL_WARNING, "DEBUG LOG: %s", (char *)c->argv[2]->ptr);
+    serverLog(LL_WARNING, "DEBUG LOG: %s", (char *)objectPtr(c->argv[2]));
     addReply(c, shared.ok);
 }
 
@@ -424,30 +424,30 @@ static void debugLog(client *c) {
  * CR and LF become spaces so it stays one line, no "ERR" is prefixed, and it
  * is not counted in INFO errorstats nor as a failed call. */
 static void debugError(client *c) {
-    sds reply = sdscatsds(sdsnewlen("-", 1), c->argv[2]->ptr);
+    sds reply = sdscatsds(sdsnewlen("-", 1), objectPtr(c->argv[2]));
     reply = sdsmapchars(reply, "\r\n", "  ", 2);
     addReplySds(c, sdscatlen(reply, "\r\n", 2));
 }
 
 static void debugSetSkipChecksumValidation(client *c) {
-    server.skip_checksum_validation = atoi(c->argv[2]->ptr) != 0;
+    server.skip_checksum_validation = atoi(objectPtr(c->argv[2])) != 0;
     addReply(c, shared.ok);
 }
 
 /* DEBUG AOF-FLUSH-SLEEP <microsec>: each AOF write waits that long first
  * (the suite's check that replies never overtake their AOF write). */
 static void debugAofFlushSleep(client *c) {
-    server.aof_flush_sleep = atoi(c->argv[2]->ptr);
+    server.aof_flush_sleep = atoi(objectPtr(c->argv[2]));
     addReply(c, shared.ok);
 }
 
 static void debugSetDisableDenyScripts(client *c) {
-    server.script_disable_deny_script = atoi(c->argv[2]->ptr) != 0;
+    server.script_disable_deny_script = atoi(objectPtr(c->argv[2])) != 0;
     addReply(c, shared.ok);
 }
 
 static void debugPauseCron(client *c) {
-    server.pause_cron = atoi(c->argv[2]->ptr) != 0;
+    server.pause_cron = atoi(objectPtr(c->argv[2])) != 0;
     addReply(c, shared.ok);
 }
 
@@ -458,7 +458,7 @@ static void debugConfigRewriteForceAll(client *c) { configRewriteReply(c, 1); }
 /* DEBUG REPLYBUFFER PEAK-RESET-TIME <ms>|never|reset, RESIZING 0|1: how the
  * client cron resizes reply buffers (networking.c). */
 static void debugReplybuffer(client *c) {
-    const char *what = c->argv[2]->ptr, *arg = c->argv[3]->ptr;
+    const char *what = objectPtr(c->argv[2]), *arg = objectPtr(c->argv[3]);
     if (!strcasecmp(what, "peak-reset-time")) {
         if (!strcasecmp(arg, "never")) {
             server.reply_buffer_peak_reset_time = -1;
@@ -488,10 +488,10 @@ static void debugReplicate(client *c) {
 static void debugOk(client *c) { addReply(c, shared.ok); }
 
 static void debugMallctl(client *c) {
-    int str = !strcasecmp(c->argv[1]->ptr, "mallctl-str");
+    int str = !strcasecmp(objectPtr(c->argv[1]), "mallctl-str");
     long long num = 0;
     const char *out = NULL;
-    int err = zmalloc_ctl(c->argv[2]->ptr, str, c->argc > 3 ? c->argv[3]->ptr : NULL, &num, &out);
+    int err = zmalloc_ctl(objectPtr(c->argv[2]), str, c->argc > 3 ? objectPtr(c->argv[3]) : NULL, &num, &out);
     if (err == ENOTSUP) { /* Redis without jemalloc has no such subcommand */
         addReplySubcommandSyntaxError(c);
     } else if (err) {
@@ -526,16 +526,16 @@ static void debugAssert(client *c) { serverAssertWithClient(c, 1 == 2); }
 /* DEBUG CLUSTERLINK KILL <to|from|all> <node-id>: the links with that node
  * are freed (the cron makes an outbound one again), for tests of the bus. */
 static void debugClusterlink(client *c) {
-    if (strcasecmp(c->argv[2]->ptr, "kill") || !server.cluster_enabled) {
+    if (strcasecmp(objectPtr(c->argv[2]), "kill") || !server.cluster_enabled) {
         addReplySubcommandSyntaxError(c);
         return;
     }
-    const char *dir = c->argv[3]->ptr;
+    const char *dir = objectPtr(c->argv[3]);
     int to = !strcasecmp(dir, "to") || !strcasecmp(dir, "all");
     int from = !strcasecmp(dir, "from") || !strcasecmp(dir, "all");
-    clusterNode *n = clusterLookupNode(c->argv[4]->ptr, sdslen(c->argv[4]->ptr));
+    clusterNode *n = clusterLookupNode(objectPtr(c->argv[4]), sdslen(objectPtr(c->argv[4])));
     if (!n) {
-        addReplyErrorFormat(c, "Unknown node %s", (char *)c->argv[4]->ptr);
+        addReplyErrorFormat(c, "Unknown node %s", (char *)objectPtr(c->argv[4]));
         return;
     }
     if (!to && !from) {
@@ -687,7 +687,7 @@ void debugCommand(client *c) {
     }
     for (size_t j = 0; j < sizeof(debugSubs) / sizeof(debugSubs[0]); j++) {
         const debugSub *s = &debugSubs[j];
-        if (strcasecmp(c->argv[1]->ptr, s->name)) continue;
+        if (strcasecmp(objectPtr(c->argv[1]), s->name)) continue;
         if (c->argc < s->minargc || (s->maxargc != -1 && c->argc > s->maxargc)) break;
         s->proc(c);
         /* Not a tail call to the subcommand (any compiler): debugCommand stays

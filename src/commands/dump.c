@@ -25,7 +25,7 @@ void restoreCommand(client *c) {
     int replace = 0, absttl = 0;
     long long ttl, lru_idle = -1, lfu_freq = -1;
     for (int j = 4; j < c->argc; j++) {
-        const char *opt = c->argv[j]->ptr;
+        const char *opt = objectPtr(c->argv[j]);
         int more = c->argc - j - 1;
         if (!strcasecmp(opt, "replace")) {
             replace = 1;
@@ -69,7 +69,7 @@ void restoreCommand(client *c) {
         addReplyErrorObject(c, shared.busykeyerr);
         return;
     }
-    sds payload = c->argv[3]->ptr;
+    sds payload = objectPtr(c->argv[3]);
     if (!rdbVerifyDumpPayload(payload, sdslen(payload))) {
         addReplyError(c, "DUMP payload version or checksum are wrong");
         return;

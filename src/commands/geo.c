@@ -30,7 +30,7 @@ static int getDoubleOrReply(client *c, robj *o, double *value, const char *msg) 
 
 /* Metres per unit, or -1 after replying the error. */
 static double parseUnitOrReply(client *c, robj *unit) {
-    const char *u = unit->ptr;
+    const char *u = objectPtr(unit);
     if (!strcasecmp(u, "m")) return 1;
     if (!strcasecmp(u, "km")) return 1000;
     if (!strcasecmp(u, "ft")) return 0.3048;
@@ -79,7 +79,7 @@ static int parseBoxOrReply(client *c, robj **argv, geoShape *shape) {
 /* The position of a member of zobj (which may be NULL); 0 when absent. */
 static int memberLonLat(robj *zobj, robj *member, double xy[2]) {
     double score;
-    if (!zobj || !zsetScore(zobj, member->ptr, &score)) return 0;
+    if (!zobj || !zsetScore(zobj, objectPtr(member), &score)) return 0;
     geohashScoreToLonLat(score, xy);
     return 1;
 }
@@ -114,7 +114,7 @@ static void addReplyDistance(client *c, double meters) {
 void geoaddCommand(client *c) {
     int nx = 0, xx = 0, first = 2;
     for (; first < c->argc; first++) {
-        const char *opt = c->argv[first]->ptr;
+        const char *opt = objectPtr(c->argv[first]);
         if (!strcasecmp(opt, "nx")) nx = 1;
         else if (!strcasecmp(opt, "xx")) xx = 1;
         else if (strcasecmp(opt, "ch")) break;
@@ -179,7 +179,7 @@ void geohashCommand(client *c) {
     for (int j = 2; j < c->argc; j++) {
         double score;
         char hash[12];
-        if (!zobj || !zsetScore(zobj, c->argv[j]->ptr, &score)) {
+        if (!zobj || !zsetScore(zobj, objectPtr(c->argv[j]), &score)) {
             addReplyNull(c);
             continue;
         }
@@ -366,7 +366,7 @@ static int parseSearchOptionsOrReply(client *c, int first, int flags, robj *zobj
                                      geoShape *shape) {
     int geosearch = flags & SEARCH_GEOSEARCH;
     for (int j = first; j < c->argc; j++) {
-        const char *arg = c->argv[j]->ptr;
+        const char *arg = objectPtr(c->argv[j]);
         int left = c->argc - j - 1;
         if (!strcasecmp(arg, "withdist")) {
             o->withdist = 1;
@@ -415,7 +415,7 @@ static int parseSearchOptionsOrReply(client *c, int first, int flags, robj *zobj
             return C_ERR;
         }
     }
-    const char *name = c->argv[0]->ptr;
+    const char *name = objectPtr(c->argv[0]);
     if (o->storekey && (o->withdist || o->withhash || o->withcoord)) {
         addReplyErrorFormat(c, "%s is not compatible with WITHDIST, WITHHASH and WITHCOORD options",
                             (flags & SEARCH_STORE_FIRST) ? "GEOSEARCHSTORE" : "STORE option in GEORADIUS");

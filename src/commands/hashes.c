@@ -58,8 +58,8 @@ static void hsetGeneric(client *c, int hmset) {
     hashGrowFor(o, c->argv + 2, c->argc - 2, &server.hash_limits);
     long long created = 0;
     for (int i = 2; i < c->argc; i += 2) {
-        sds value = c->argv[i + 1]->ptr;
-        created += !hashSet(o, c->argv[i]->ptr, value, sdslen(value), &server.hash_limits);
+        sds value = objectPtr(c->argv[i + 1]);
+        created += !hashSet(o, objectPtr(c->argv[i]), value, sdslen(value), &server.hash_limits);
     }
     if (hmset) addReply(c, shared.ok);
     else addReplyLongLong(c, created);
@@ -73,13 +73,13 @@ void hmsetCommand(client *c) { hsetGeneric(c, 1); }
 void hsetnxCommand(client *c) {
     robj *o = hashTypeLookupWriteOrCreate(c, c->argv[1]);
     if (!o) return;
-    if (hashExists(o, c->argv[2]->ptr)) {
+    if (hashExists(o, objectPtr(c->argv[2]))) {
         addReply(c, shared.czero);
         return;
     }
     hashGrowFor(o, c->argv + 2, 2, &server.hash_limits);
-    sds value = c->argv[3]->ptr;
-    hashSet(o, c->argv[2]->ptr, value, sdslen(value), &server.hash_limits);
+    sds value = objectPtr(c->argv[3]);
+    hashSet(o, objectPtr(c->argv[2]), value, sdslen(value), &server.hash_limits);
     addReply(c, shared.cone);
     keyChanged(c->db, c->argv[1], NOTIFY_HASH, "hset", 1);
 }
@@ -90,7 +90,7 @@ void hincrbyCommand(client *c) {
     robj *o = hashTypeLookupWriteOrCreate(c, c->argv[1]);
     if (!o) return;
     valueElem cur;
-    if (hashGetValue(o, c->argv[2]->ptr, &cur)) {
+    if (hashGetValue(o, objectPtr(c->argv[2]), &cur)) {
         if (!cur.sval) value = cur.lval;
         else if (!string2ll((char *)cur.sval, cur.slen, &value)) {
             addReplyError(c, "hash value is not an integer");
@@ -107,7 +107,7 @@ void hincrbyCommand(client *c) {
     value += incr;
     char buf[MAX_LONG_LONG_CHARS];
     int len = ll2string(buf, sizeof(buf), value);
-    hashSet(o, c->argv[2]->ptr, buf, (size_t)len, &server.hash_limits);
+    hashSet(o, objectPtr(c->argv[2]), buf, (size_t)len, &server.hash_limits);
     addReplyLongLong(c, value);
     keyChanged(c->db, c->argv[1], NOTIFY_HASH, "hincrby", 1);
 }
@@ -122,7 +122,7 @@ void hincrbyfloatCommand(client *c) {
     robj *o = hashTypeLookupWriteOrCreate(c, c->argv[1]);
     if (!o) return;
     valueElem cur;
-    if (hashGetValue(o, c->argv[2]->ptr, &cur)) {
+    if (hashGetValue(o, objectPtr(c->argv[2]), &cur)) {
         if (!cur.sval) value = (long double)cur.lval;
         else if (!string2ld((char *)cur.sval, cur.slen, &value)) {
             addReplyError(c, "hash value is not a float");
@@ -138,7 +138,7 @@ void hincrbyfloatCommand(client *c) {
     }
     char buf[MAX_LONG_DOUBLE_CHARS];
     int len = ld2string(buf, sizeof(buf), value, 1);
-    hashSet(o, c->argv[2]->ptr, buf, (size_t)len, &server.hash_limits);
+    hashSet(o, objectPtr(c->argv[2]), buf, (size_t)len, &server.hash_limits);
     addReplyBulkCBuffer(c, buf, (size_t)len);
     keyChanged(c->db, c->argv[1], NOTIFY_HASH, "hincrbyfloat", 1);
     /* Replayed as HSET of the result, as Redis does, so float formatting can
@@ -159,7 +159,7 @@ void hgetCommand(client *c) {
     robj *o = lookupKeyRead(c->db, c->argv[1]);
     if (replyIfWrongType(c, o, OBJ_HASH)) return;
     valueElem value;
-    if (o && hashGetValue(o, c->argv[2]->ptr, &value)) addReplyElem(c, &value);
+    if (o && hashGetValue(o, objectPtr(c->argv[2]), &value)) addReplyElem(c, &value);
     else addReplyNull(c);
 }
 
@@ -169,7 +169,7 @@ void hmgetCommand(client *c) {
     addReplyArrayLen(c, c->argc - 2);
     for (int j = 2; j < c->argc; j++) {
         valueElem value;
-        if (o && hashGetValue(o, c->argv[j]->ptr, &value)) addReplyElem(c, &value);
+        if (o && hashGetValue(o, objectPtr(c->argv[j]), &value)) addReplyElem(c, &value);
         else addReplyNull(c);
     }
 }
@@ -184,13 +184,13 @@ void hlenCommand(client *c) {
 void hstrlenCommand(client *c) {
     robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
     if (!o || replyIfWrongType(c, o, OBJ_HASH)) return;
-    addReplyLongLong(c, (long long)hashStrlen(o, c->argv[2]->ptr));
+    addReplyLongLong(c, (long long)hashStrlen(o, objectPtr(c->argv[2])));
 }
 
 void hexistsCommand(client *c) {
     robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
     if (!o || replyIfWrongType(c, o, OBJ_HASH)) return;
-    addReply(c, hashExists(o, c->argv[2]->ptr) ? shared.cone : shared.czero);
+    addReply(c, hashExists(o, objectPtr(c->argv[2])) ? shared.cone : shared.czero);
 }
 
 #define HASH_FIELDS 1

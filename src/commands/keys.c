@@ -56,7 +56,7 @@ void typeCommand(client *c) {
 }
 
 void keysCommand(client *c) {
-    sds pattern = c->argv[1]->ptr;
+    sds pattern = objectPtr(c->argv[1]);
     int plen = sdslen(pattern), allkeys = pattern[0] == '*' && plen == 1;
     void *replylen = addReplyDeferredLen(c);
     long numkeys = 0;
@@ -66,7 +66,7 @@ void keysCommand(client *c) {
     while ((de = dictNext(di))) {
         sds key = dbEntryKey(de);
         if (!allkeys && !stringmatchlen(pattern, plen, key, sdslen(key), 0)) continue;
-        keyobj.ptr = key;
+        objectSetPtr(&keyobj, key);
         if (dbEntryExpire(c->db, de) != -1 && keyIsExpired(c->db, &keyobj)) continue;
         addReplyBulkCBuffer(c, key, sdslen(key));
         numkeys++;
@@ -134,8 +134,8 @@ void swapdbCommand(client *c) {
  * 1 async, 0 sync, -1 after a syntax error reply. */
 static int getFlushTypeOrReply(client *c) {
     if (c->argc == 1) return server.lazyfree_lazy_user_flush;
-    if (c->argc == 2 && !strcasecmp(c->argv[1]->ptr, "sync")) return 0;
-    if (c->argc == 2 && !strcasecmp(c->argv[1]->ptr, "async")) return 1;
+    if (c->argc == 2 && !strcasecmp(objectPtr(c->argv[1]), "sync")) return 0;
+    if (c->argc == 2 && !strcasecmp(objectPtr(c->argv[1]), "async")) return 1;
     addReplyErrorObject(c, shared.syntaxerr);
     return -1;
 }
@@ -245,9 +245,9 @@ void copyCommand(client *c) {
     redisDb *src = c->db, *dst = c->db;
     int replace = 0, dbid = src->id;
     for (int j = 3; j < c->argc; j++) {
-        if (!strcasecmp(c->argv[j]->ptr, "replace")) {
+        if (!strcasecmp(objectPtr(c->argv[j]), "replace")) {
             replace = 1;
-        } else if (!strcasecmp(c->argv[j]->ptr, "db") && j + 1 < c->argc) {
+        } else if (!strcasecmp(objectPtr(c->argv[j]), "db") && j + 1 < c->argc) {
             if (getDbIndexOrReply(c, c->argv[j + 1], &dbid, NULL) != C_OK) return;
             if (dbid < 0 || dbid >= server.dbnum) {
                 addReplyError(c, "DB index is out of range");
@@ -356,7 +356,7 @@ void objectHelpCommand(client *c) {
 static int parseExtendedExpireArgumentsOrReply(client *c, int *flags) {
     int nx = 0, xx = 0, gt = 0, lt = 0;
     for (int j = 3; j < c->argc; j++) {
-        const char *opt = c->argv[j]->ptr;
+        const char *opt = objectPtr(c->argv[j]);
         if (!strcasecmp(opt, "nx")) nx = 1, *flags |= EXPIRE_NX;
         else if (!strcasecmp(opt, "xx")) xx = 1, *flags |= EXPIRE_XX;
         else if (!strcasecmp(opt, "gt")) gt = 1, *flags |= EXPIRE_GT;

@@ -37,9 +37,9 @@ static int getLongArgOrReply(client *c, robj *arg, long *out) {
 
 /* LEFT / RIGHT (any case). */
 static int getListEndArgOrReply(client *c, robj *arg, int *where) {
-    if (!strcasecmp(arg->ptr, "left")) {
+    if (!strcasecmp(objectPtr(arg), "left")) {
         *where = LIST_HEAD;
-    } else if (!strcasecmp(arg->ptr, "right")) {
+    } else if (!strcasecmp(objectPtr(arg), "right")) {
         *where = LIST_TAIL;
     } else {
         addReplyErrorObject(c, shared.syntaxerr);
@@ -57,7 +57,7 @@ static unsigned long listLen(robj *o) { return valueLength(o); }
 static void listGrowForArgs(robj *o, robj **argv, int first, int last) {
     size_t bytes = 0, largest = 0;
     for (int j = first; j <= last; j++) {
-        size_t len = sdsEncodedObject(argv[j]) ? sdslen(argv[j]->ptr) : 0;
+        size_t len = sdsEncodedObject(argv[j]) ? sdslen(objectPtr(argv[j])) : 0;
         bytes += len;
         if (len > largest) largest = len;
     }
@@ -247,7 +247,7 @@ void lindexCommand(client *c) {
 void lposCommand(client *c) {
     long rank = 1, count = -1, maxlen = 0; /* count -1: no COUNT option */
     for (int j = 3; j < c->argc; j++) {
-        const char *opt = c->argv[j]->ptr;
+        const char *opt = objectPtr(c->argv[j]);
         int moreargs = j + 1 < c->argc;
         if (!strcasecmp(opt, "RANK") && moreargs) {
             if (getLongArgOrReply(c, c->argv[++j], &rank) != C_OK) return;
@@ -332,9 +332,9 @@ void lsetCommand(client *c) {
 /* LINSERT key BEFORE|AFTER pivot element: next to the first pivot from the head. */
 void linsertCommand(client *c) {
     int after;
-    if (!strcasecmp(c->argv[2]->ptr, "after")) {
+    if (!strcasecmp(objectPtr(c->argv[2]), "after")) {
         after = 1;
-    } else if (!strcasecmp(c->argv[2]->ptr, "before")) {
+    } else if (!strcasecmp(objectPtr(c->argv[2]), "before")) {
         after = 0;
     } else {
         addReplyErrorObject(c, shared.syntaxerr);

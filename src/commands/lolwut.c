@@ -200,7 +200,7 @@ void lolwutCommand(client *c) {
      * unsigned major version (VERSION 4294967301 is 5). */
     unsigned int version = 0;
     int from = 1;
-    if (c->argc >= 3 && !strcasecmp(c->argv[1]->ptr, "version")) {
+    if (c->argc >= 3 && !strcasecmp(objectPtr(c->argv[1]), "version")) {
         long long v;
         if (getLongLongFromObjectOrReply(c, c->argv[2], &v, NULL) != C_OK) return;
         version = (unsigned int)v;

@@ -126,8 +126,8 @@ static int connectTarget(const char *host, int port, long long timeout) {
 /* The cached connection to host:port, or a new one (replying the error and
  * returning NULL when it cannot be made). */
 static migrateConn *getConn(client *c, robj *host, robj *port, long long timeout) {
-    sds name = sdscatlen(sdsdup(host->ptr), ":", 1);
-    name = sdscatsds(name, port->ptr);
+    sds name = sdscatlen(sdsdup(objectPtr(host)), ":", 1);
+    name = sdscatsds(name, objectPtr(port));
     migrateConn *free_slot = NULL;
     for (int i = 0; i < MIGRATE_CACHE_SLOTS; i++) {
         if (cache[i].name && !sdscmp(cache[i].name, name)) {
@@ -141,7 +141,7 @@ static migrateConn *getConn(client *c, robj *host, robj *port, long long timeout
         free_slot = &cache[random() % MIGRATE_CACHE_SLOTS]; /* full: drop one at random */
         closeConn(free_slot);
     }
-    int fd = connectTarget(host->ptr, atoi(port->ptr), timeout);
+    int fd = connectTarget(objectPtr(host), atoi(objectPtr(port)), timeout);
     if (fd == -1) {
         sdsfree(name);
         addReplyError(c, "-IOERR error or timeout connecting to the client");
@@ -239,7 +239,7 @@ static int parseMigrateArgs(client *c, migrateArgs *a) {
     a->first_key = 3;
     a->num_keys = 1;
     for (int j = 6; j < c->argc; j++) {
-        const char *opt = c->argv[j]->ptr;
+        const char *opt = objectPtr(c->argv[j]);
         int more = c->argc - 1 - j;
         if (!strcasecmp(opt, "copy")) {
             a->copy = 1;
@@ -254,7 +254,7 @@ static int parseMigrateArgs(client *c, migrateArgs *a) {
             a->password = c->argv[++j];
             redactClientCommandArgument(c, j);
         } else if (!strcasecmp(opt, "keys")) {
-            if (sdslen(c->argv[3]->ptr) != 0) {
+            if (sdslen(objectPtr(c->argv[3])) != 0) {
                 addReplyError(c, "When using MIGRATE KEYS option, the key argument must be set to the empty string");
                 return C_ERR;
             }

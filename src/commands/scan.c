@@ -62,7 +62,7 @@ void scanGenericCommand(client *c, robj *o, unsigned long cursor) {
     sds pat = NULL;
     const char *typename = NULL;
     for (; i < c->argc; i += 2) {
-        const char *opt = c->argv[i]->ptr;
+        const char *opt = objectPtr(c->argv[i]);
         int more = c->argc - i - 1;
         if (!strcasecmp(opt, "count") && more >= 1) {
             long long v;
@@ -76,9 +76,9 @@ void scanGenericCommand(client *c, robj *o, unsigned long cursor) {
             }
             count = v > 1000000000 ? 1000000000 : (long)v;
         } else if (!strcasecmp(opt, "match") && more >= 1) {
-            pat = c->argv[i + 1]->ptr;
+            pat = objectPtr(c->argv[i + 1]);
         } else if (!strcasecmp(opt, "type") && o == NULL && more >= 1) {
-            typename = c->argv[i + 1]->ptr;
+            typename = objectPtr(c->argv[i + 1]);
         } else {
             addReplyErrorObject(c, shared.syntaxerr);
             return;
@@ -108,7 +108,7 @@ void scanGenericCommand(client *c, robj *o, unsigned long cursor) {
             if (!stringmatchlen(pat, sdslen(pat), p, (int)len, 0)) drop = 1;
         }
         if (!drop && o == NULL && typename) {
-            dictEntry *de = dbFindEntry(c->db, kobj->ptr);
+            dictEntry *de = dbFindEntry(c->db, objectPtr(kobj));
             if (!de || !typeNameMatches(dbEntryValue(de), typename)) drop = 1;
         }
         if (!drop && o == NULL && expireIfNeeded(c->db, kobj)) drop = 1;

@@ -85,11 +85,11 @@ void saddCommand(client *c) {
     robj *set = lookupKeyWrite(c->db, c->argv[1]);
     if (replyIfWrongType(c, set, OBJ_SET)) return;
     if (!set) {
-        set = setTypeCreate(c->argv[2]->ptr, (size_t)(c->argc - 2));
+        set = setTypeCreate(objectPtr(c->argv[2]), (size_t)(c->argc - 2));
         set = dbAdd(c->db, c->argv[1], set);
     }
     long long added = 0;
-    for (int j = 2; j < c->argc; j++) added += setTypeAdd(set, c->argv[j]->ptr);
+    for (int j = 2; j < c->argc; j++) added += setTypeAdd(set, objectPtr(c->argv[j]));
     if (added) {
         keyChanged(c->db, c->argv[1], NOTIFY_SET, "sadd", added); /* Redis counts one change per member */
     }
@@ -103,7 +103,7 @@ void sremCommand(client *c) {
 void smoveCommand(client *c) {
     robj *src = lookupKeyWrite(c->db, c->argv[1]);
     robj *dst = lookupKeyWrite(c->db, c->argv[2]);
-    sds ele = c->argv[3]->ptr;
+    sds ele = objectPtr(c->argv[3]);
     if (!src) {
         addReply(c, shared.czero);
         return;
@@ -134,7 +134,7 @@ void smoveCommand(client *c) {
 void sismemberCommand(client *c) {
     robj *set = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
     if (!set || replyIfWrongType(c, set, OBJ_SET)) return;
-    setMember m = valueElemFromSds(c->argv[2]->ptr);
+    setMember m = valueElemFromSds(objectPtr(c->argv[2]));
     addReply(c, setHas(set, &m) ? shared.cone : shared.czero);
 }
 
@@ -143,7 +143,7 @@ void smismemberCommand(client *c) {
     if (replyIfWrongType(c, set, OBJ_SET)) return;
     addReplyArrayLen(c, c->argc - 2);
     for (int j = 2; j < c->argc; j++) {
-        setMember m = valueElemFromSds(c->argv[j]->ptr);
+        setMember m = valueElemFromSds(objectPtr(c->argv[j]));
         addReply(c, set && setHas(set, &m) ? shared.cone : shared.czero);
     }
 }
@@ -269,7 +269,7 @@ void sintercardCommand(client *c) {
     }
     for (int j = 2 + (int)numkeys; j < c->argc; j++) {
         int moreargs = c->argc - 1 - j;
-        if (!strcasecmp(c->argv[j]->ptr, "limit") && moreargs) {
+        if (!strcasecmp(objectPtr(c->argv[j]), "limit") && moreargs) {
             j++;
             if (getPositiveLongFromObjectOrReply(c, c->argv[j], &limit, "LIMIT can't be negative") != C_OK)
                 return;

@@ -52,8 +52,8 @@ typedef struct sortOrder {
  * type, a missing field, or a pattern without '*', all yield NULL. The
  * pattern is read as a C string, as Redis does. */
 static robj *lookupByPattern(redisDb *db, robj *pattern, robj *elem) {
-    const char *pat = pattern->ptr;
-    size_t patlen = sdslen(pattern->ptr);
+    const char *pat = objectPtr(pattern);
+    size_t patlen = sdslen(objectPtr(pattern));
     if (pat[0] == '#' && pat[1] == '\0') {
         incrRefCount(elem);
         return elem;
@@ -117,7 +117,7 @@ static int scoreFromObject(robj *o, double *score) {
     }
     char *end;
     errno = 0;
-    *score = strtod(o->ptr, &end);
+    *score = strtod(objectPtr(o), &end);
     return end[0] == '\0' && errno != ERANGE && !isnan(*score);
 }
 
@@ -175,7 +175,7 @@ typedef struct sortOptions {
 /* Parses argv[2..]; C_ERR after replying with the error. */
 static int parseSortOptions(client *c, int readonly, sortOptions *opt) {
     for (int j = 2; j < c->argc; j++) {
-        const char *arg = c->argv[j]->ptr;
+        const char *arg = objectPtr(c->argv[j]);
         int left = c->argc - j - 1;
         if (!strcasecmp(arg, "asc")) {
             opt->desc = 0;
@@ -193,7 +193,7 @@ static int parseSortOptions(client *c, int readonly, sortOptions *opt) {
         } else if (!strcasecmp(arg, "by") && left >= 1) {
             opt->sortby = c->argv[++j];
             /* A constant pattern would give every element the same key. */
-            opt->dontsort = strchr(opt->sortby->ptr, '*') == NULL;
+            opt->dontsort = strchr(objectPtr(opt->sortby), '*') == NULL;
             /* A real pattern reads keys ACL cannot check one by one. */
             if (!opt->dontsort && !accessFullKeyAccess(c)) {
                 addReplyError(c, "BY option of SORT denied due to insufficient ACL permissions.");

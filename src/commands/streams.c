@@ -129,7 +129,7 @@ static int parseTrimArgsOrReply(client *c, trimArgs *a, int xadd) {
     memset(a, 0, sizeof(*a));
     for (i = 2; i < c->argc; i++) {
         int moreargs = c->argc - 1 - i;
-        const char *opt = c->argv[i]->ptr;
+        const char *opt = objectPtr(c->argv[i]);
         int is_maxlen = !strcasecmp(opt, "maxlen"), is_minid = !strcasecmp(opt, "minid");
         if (xadd && !strcmp(opt, "*")) break;
         if ((is_maxlen || is_minid) && moreargs) {
@@ -137,7 +137,7 @@ static int parseTrimArgsOrReply(client *c, trimArgs *a, int xadd) {
                 addReplyError(c, "syntax error, MAXLEN and MINID options at the same time are not compatible");
                 return C_ERR;
             }
-            const char *next = c->argv[i + 1]->ptr;
+            const char *next = objectPtr(c->argv[i + 1]);
             a->approx = 0;
             if (moreargs >= 2 && (!strcmp(next, "~") || !strcmp(next, "="))) {
                 a->approx = next[0] == '~';
@@ -220,7 +220,7 @@ void xaddCommand(client *c) {
     streamID given = {0, 0};
     int id_given = 0, seq_given = 1;
     robj *idarg = c->argv[a.id_pos];
-    if (strcmp(idarg->ptr, "*") != 0) {
+    if (strcmp(objectPtr(idarg), "*") != 0) {
         if (parseIDOrReply(c, idarg, &given, 0, 1, &seq_given) != C_OK) return;
         id_given = 1;
     }
@@ -239,7 +239,7 @@ void xaddCommand(client *c) {
         o = createStreamObject();
         o = dbAdd(c->db, c->argv[1], o);
     }
-    stream *s = o->ptr;
+    stream *s = objectPtr(o);
     if (s->last_id.ms == UINT64_MAX && s->last_id.seq == UINT64_MAX) {
         addReplyError(c, "The stream has exhausted the last possible ID, unable to add more items");
         return;
@@ -290,7 +290,7 @@ void xtrimCommand(client *c) {
     }
     robj *o = lookupKeyWriteOrReply(c, c->argv[1], shared.czero);
     if (!o || replyIfWrongType(c, o, OBJ_STREAM)) return;
-    stream *s = o->ptr;
+    stream *s = objectPtr(o);
     int64_t trimmed = streamTrim(s, a.strategy, a.maxlen, &a.minid, a.approx, a.limit);
     addReplyLongLong(c, trimmed);
     if (!trimmed) return;
@@ -311,7 +311,7 @@ void xtrimCommand(client *c) {
 void xlenCommand(client *c) {
     robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
     if (!o || replyIfWrongType(c, o, OBJ_STREAM)) return;
-    addReplyLongLong(c, (long long)((stream *)o->ptr)->length);
+    addReplyLongLong(c, (long long)((stream *)objectPtr(o))->length);
 }
 
 /* Options from argv[from] on, where only "COUNT n" may appear (any number
@@ -319,7 +319,7 @@ void xlenCommand(client *c) {
 static int parseTrailingCountOrReply(client *c, int from, long long *count, long long if_negative,
                                      int subcommand) {
     for (int j = from; j < c->argc; j++) {
-        if (!strcasecmp(c->argv[j]->ptr, "count") && j + 1 < c->argc) {
+        if (!strcasecmp(objectPtr(c->argv[j]), "count") && j + 1 < c->argc) {
             if (getLongLongFromObjectOrReply(c, c->argv[j + 1], count, NULL) != C_OK) return C_ERR;
             if (*count < 0) *count = if_negative;
             j++;
@@ -335,8 +335,8 @@ static int parseTrailingCountOrReply(client *c, int from, long long *count, long
 /* An XRANGE bound: "(id" excludes id; a missing sequence is missing_seq. */
 static int parseRangeBoundOrReply(client *c, robj *o, streamID *id, uint64_t missing_seq, int *exclusive) {
     *exclusive = 0;
-    if (sdsEncodedObject(o) && stringObjectLen(o) > 1 && ((char *)o->ptr)[0] == '(') {
-        robj *rest = createStringObject((char *)o->ptr + 1, stringObjectLen(o) - 1);
+    if (sdsEncodedObject(o) && stringObjectLen(o) > 1 && ((char *)objectPtr(o))[0] == '(') {
+        robj *rest = createStringObject((char *)objectPtr(o) + 1, stringObjectLen(o) - 1);
         int r = parseIDOrReply(c, rest, id, missing_seq, 1, NULL);
         decrRefCount(rest);
         *exclusive = 1;
@@ -367,7 +367,7 @@ static void xrangeGeneric(client *c, int rev) {
         addReplyNullArray(c);
         return;
     }
-    addReplyStreamRange(c, o->ptr, &start, &end, count < 0 ? 0 : count, rev);
+    addReplyStreamRange(c, objectPtr(o), &start, &end, count < 0 ? 0 : count, rev);
 }
 
 void xrangeCommand(client *c) { xrangeGeneric(c, 0); }
@@ -388,7 +388,7 @@ void xdelCommand(client *c) {
         return;
     }
     long long deleted = 0;
-    for (int j = 0; j < n; j++) deleted += streamDeleteItem(o->ptr, &ids[j]);
+    for (int j = 0; j < n; j++) deleted += streamDeleteItem(objectPtr(o), &ids[j]);
     zfree(ids);
     addReplyLongLong(c, deleted);
     if (deleted) {
@@ -403,7 +403,7 @@ void xsetidCommand(client *c) {
     if (parseIDOrReply(c, c->argv[2], &id, 0, 1, NULL) != C_OK) return;
     for (int j = 3; j < c->argc; j++) {
         int moreargs = c->argc - 1 - j;
-        const char *opt = c->argv[j]->ptr;
+        const char *opt = objectPtr(c->argv[j]);
         if (!strcasecmp(opt, "entriesadded") && moreargs) {
             if (getLongLongFromObjectOrReply(c, c->argv[j + 1], &entries_added, NULL) != C_OK) return;
             if (entries_added < 0) {
@@ -426,7 +426,7 @@ void xsetidCommand(client *c) {
     }
     robj *o = lookupKeyWriteOrReply(c, c->argv[1], shared.nokeyerr);
     if (!o || replyIfWrongType(c, o, OBJ_STREAM)) return;
-    stream *s = o->ptr;
+    stream *s = objectPtr(o);
     if (s->length > 0) {
         streamID top;
         streamLastValidID(s, &top);
@@ -528,8 +528,8 @@ static const streamID NEW_ENTRIES_ID = {UINT64_MAX, UINT64_MAX}; /* ">" */
 static int isNewEntriesID(const streamID *id) { return id->ms == UINT64_MAX && id->seq == UINT64_MAX; }
 
 static void addReplyNoGroupForKey(client *c, robj *key, robj *group) {
-    addReplyErrorFormat(c, "-NOGROUP No such consumer group '%s' for key name '%s'", (char *)group->ptr,
-                        (char *)key->ptr);
+    addReplyErrorFormat(c, "-NOGROUP No such consumer group '%s' for key name '%s'", (char *)objectPtr(group),
+                        (char *)objectPtr(key));
 }
 
 /* Delivers entries after the group's last ID to consumer: each one goes to
@@ -613,15 +613,15 @@ typedef struct xreadRequest {
  * C_ERR after replying. */
 static int parseXreadOptions(client *c, xreadRequest *rq) {
     const char *cmdname = rq->group ? "xreadgroup" : "xread";
-    for (int i = 1; (c->flags & CLIENT_LUA) && i < c->argc && strcasecmp(c->argv[i]->ptr, "streams"); i++) {
-        if (!strcasecmp(c->argv[i]->ptr, "block")) {
+    for (int i = 1; (c->flags & CLIENT_LUA) && i < c->argc && strcasecmp(objectPtr(c->argv[i]), "streams"); i++) {
+        if (!strcasecmp(objectPtr(c->argv[i]), "block")) {
             addReplyErrorFormat(c, "%s command is not allowed with BLOCK option from scripts", cmdname);
             return C_ERR;
         }
     }
     for (int i = 1; i < c->argc; i++) {
         int moreargs = c->argc - 1 - i;
-        const char *opt = c->argv[i]->ptr;
+        const char *opt = objectPtr(c->argv[i]);
         if (!strcasecmp(opt, "block") && moreargs) {
             if (getTimeoutFromObjectOrReply(c, c->argv[++i], &rq->timeout, UNIT_MILLISECONDS) != C_OK) return C_ERR;
             rq->block = 1;
@@ -679,12 +679,12 @@ static int lookupXreadGroup(client *c, xreadRequest *rq, robj *key, streamCG **g
         return C_ERR;
     }
     if (replyIfWrongType(c, o, OBJ_STREAM)) return C_ERR;
-    if (!o || !(*group = streamLookupCG(o->ptr, rq->groupname->ptr, stringObjectLen(rq->groupname)))) {
+    if (!o || !(*group = streamLookupCG(objectPtr(o), objectPtr(rq->groupname), stringObjectLen(rq->groupname)))) {
         if (blockingIsReprocessing(c))
             addReplyError(c, "-NOGROUP the consumer group this client was blocked on no longer exists");
         else
             addReplyErrorFormat(c, "-NOGROUP No such key '%s' or consumer group '%s' in XREADGROUP with "
-                                   "GROUP option", (char *)key->ptr, (char *)rq->groupname->ptr);
+                                   "GROUP option", (char *)objectPtr(key), (char *)objectPtr(rq->groupname));
         return C_ERR;
     }
     return C_OK;
@@ -696,7 +696,7 @@ static int resolveXreadIDs(client *c, xreadRequest *rq, robj *ready, streamID *i
                            int *has_dollar) {
     for (int i = 0; i < rq->nstreams; i++) {
         robj *key = c->argv[rq->streams_arg + i], *idarg = c->argv[rq->streams_arg + rq->nstreams + i];
-        const char *idstr = idarg->ptr;
+        const char *idstr = objectPtr(idarg);
         if (rq->group && (!ready || equalStringObjects(ready, key)) &&
             lookupXreadGroup(c, rq, key, &groups[i]) != C_OK)
             return C_ERR;
@@ -710,7 +710,7 @@ static int resolveXreadIDs(client *c, xreadRequest *rq, robj *ready, streamID *i
             robj *o = lookupKeyRead(c->db, key);
             if (replyIfWrongType(c, o, OBJ_STREAM)) return C_ERR;
             /* New entries only: remember the current top, blocked or not. */
-            if (o) ids[i] = ((stream *)o->ptr)->last_id;
+            if (o) ids[i] = ((stream *)objectPtr(o))->last_id;
             else ids[i].ms = ids[i].seq = 0;
             *has_dollar = 1;
         } else if (!strcmp(idstr, ">")) {
@@ -732,10 +732,10 @@ static int resolveXreadIDs(client *c, xreadRequest *rq, robj *ready, streamID *i
  * tells whether it was. */
 static streamConsumer *servedConsumer(client *c, xreadRequest *rq, robj *key, streamCG *group, int *created) {
     size_t nlen = stringObjectLen(rq->consumername);
-    streamConsumer *consumer = streamLookupConsumer(group, rq->consumername->ptr, nlen);
+    streamConsumer *consumer = streamLookupConsumer(group, objectPtr(rq->consumername), nlen);
     *created = 0;
     if (!consumer) {
-        consumer = streamCreateConsumer(group, rq->consumername->ptr, nlen, commandTimeMs());
+        consumer = streamCreateConsumer(group, objectPtr(rq->consumername), nlen, commandTimeMs());
         keyChanged(c->db, key, NOTIFY_STREAM, "xgroup-createconsumer", 1);
         *created = 1;
     }
@@ -755,7 +755,7 @@ static long serveXreadStreams(client *c, xreadRequest *rq, robj *ready, streamID
         robj *o = lookupKeyRead(c->db, key);
         if (!o) continue;
         if (replyIfWrongType(c, o, OBJ_STREAM)) return -1;
-        stream *s = o->ptr;
+        stream *s = objectPtr(o);
         int history = rq->group && !isNewEntriesID(&ids[i]);
         if (!history) {
             streamID top;
@@ -797,7 +797,7 @@ static void blockXread(client *c, xreadRequest *rq, streamID *ids, int has_dolla
         robj **argv = zmalloc(sizeof(robj *) * (size_t)c->argc);
         for (int j = 0; j < c->argc; j++) {
             int i = j - rq->streams_arg - rq->nstreams;
-            if (i >= 0 && !strcmp(c->argv[j]->ptr, "$")) {
+            if (i >= 0 && !strcmp(objectPtr(c->argv[j]), "$")) {
                 argv[j] = createStreamIDObject(&ids[i]);
             } else {
                 argv[j] = c->argv[j];
@@ -852,8 +852,8 @@ static stream *xgroupLookup(client *c, int need_group, streamCG **cg) {
                          "the MKSTREAM option to create an empty stream automatically.");
         return NULL;
     }
-    stream *s = o->ptr;
-    *cg = streamLookupCG(s, c->argv[3]->ptr, stringObjectLen(c->argv[3]));
+    stream *s = objectPtr(o);
+    *cg = streamLookupCG(s, objectPtr(c->argv[3]), stringObjectLen(c->argv[3]));
     if (need_group && !*cg) {
         addReplyNoGroupForKey(c, c->argv[2], c->argv[3]);
         return NULL;
@@ -864,7 +864,7 @@ static stream *xgroupLookup(client *c, int need_group, streamCG **cg) {
 /* [MKSTREAM] [ENTRIESREAD n] from argv[5] on. */
 static int parseGroupOptionsOrReply(client *c, int allow_mkstream, int *mkstream, long long *entries_read) {
     for (int j = 5; j < c->argc; j++) {
-        const char *opt = c->argv[j]->ptr;
+        const char *opt = objectPtr(c->argv[j]);
         if (allow_mkstream && !strcasecmp(opt, "mkstream")) {
             *mkstream = 1;
         } else if (!strcasecmp(opt, "entriesread") && j + 1 < c->argc) {
@@ -884,7 +884,7 @@ static int parseGroupOptionsOrReply(client *c, int allow_mkstream, int *mkstream
 /* argv[4]: "$" (the stream's last ID) or an ID. */
 /* XGROUP CREATE takes "$" or an ID; SETID also "-" and "+" (7.0). */
 static int parseGroupIDOrReply(client *c, stream *s, streamID *id, int strict) {
-    if (!strcmp(c->argv[4]->ptr, "$")) {
+    if (!strcmp(objectPtr(c->argv[4]), "$")) {
         if (s) *id = s->last_id;
         else id->ms = id->seq = 0;
         return C_OK;
@@ -908,9 +908,9 @@ void xgroupCreateCommand(client *c) {
     if (!s) {
         o = createStreamObject();
         o = dbAdd(c->db, c->argv[2], o);
-        s = o->ptr;
+        s = objectPtr(o);
     }
-    if (!streamCreateCG(s, c->argv[3]->ptr, stringObjectLen(c->argv[3]), &id, entries_read)) {
+    if (!streamCreateCG(s, objectPtr(c->argv[3]), stringObjectLen(c->argv[3]), &id, entries_read)) {
         addReplyError(c, "-BUSYGROUP Consumer Group name already exists");
         return;
     }
@@ -940,7 +940,7 @@ void xgroupDestroyCommand(client *c) {
         addReply(c, shared.czero);
         return;
     }
-    streamDestroyCG(s, c->argv[3]->ptr, stringObjectLen(c->argv[3]));
+    streamDestroyCG(s, objectPtr(c->argv[3]), stringObjectLen(c->argv[3]));
     addReply(c, shared.cone);
     keyChanged(c->db, c->argv[2], NOTIFY_STREAM, "xgroup-destroy", 1);
     /* Readers blocked on this group run again and get -NOGROUP. */
@@ -950,7 +950,7 @@ void xgroupDestroyCommand(client *c) {
 void xgroupCreateconsumerCommand(client *c) {
     streamCG *cg;
     if (!xgroupLookup(c, 1, &cg)) return;
-    if (!streamCreateConsumer(cg, c->argv[4]->ptr, stringObjectLen(c->argv[4]), commandTimeMs())) {
+    if (!streamCreateConsumer(cg, objectPtr(c->argv[4]), stringObjectLen(c->argv[4]), commandTimeMs())) {
         addReply(c, shared.czero);
         return;
     }
@@ -961,7 +961,7 @@ void xgroupCreateconsumerCommand(client *c) {
 void xgroupDelconsumerCommand(client *c) {
     streamCG *cg;
     if (!xgroupLookup(c, 1, &cg)) return;
-    long long pending = streamDelConsumer(cg, c->argv[4]->ptr, stringObjectLen(c->argv[4]));
+    long long pending = streamDelConsumer(cg, objectPtr(c->argv[4]), stringObjectLen(c->argv[4]));
     addReplyLongLong(c, pending < 0 ? 0 : pending);
     if (pending >= 0) keyChanged(c->db, c->argv[2], NOTIFY_STREAM, "xgroup-delconsumer", 1);
 }
@@ -990,7 +990,7 @@ void xgroupHelpCommand(client *c) {
 void xackCommand(client *c) {
     robj *o = lookupKeyRead(c->db, c->argv[1]);
     if (replyIfWrongType(c, o, OBJ_STREAM)) return;
-    streamCG *cg = o ? streamLookupCG(o->ptr, c->argv[2]->ptr, stringObjectLen(c->argv[2])) : NULL;
+    streamCG *cg = o ? streamLookupCG(objectPtr(o), objectPtr(c->argv[2]), stringObjectLen(c->argv[2])) : NULL;
     int n = c->argc - 3;
     streamID *ids = zmalloc(sizeof(streamID) * (size_t)n);
     for (int j = 0; j < n; j++) {
@@ -1011,9 +1011,9 @@ void xackCommand(client *c) {
 static streamConsumer *claimingConsumer(client *c, streamCG *cg, streamConsumer **consumer) {
     if (*consumer) return *consumer;
     robj *name = c->argv[3];
-    *consumer = streamLookupConsumer(cg, name->ptr, stringObjectLen(name));
+    *consumer = streamLookupConsumer(cg, objectPtr(name), stringObjectLen(name));
     if (!*consumer) {
-        *consumer = streamCreateConsumer(cg, name->ptr, stringObjectLen(name), commandTimeMs());
+        *consumer = streamCreateConsumer(cg, objectPtr(name), stringObjectLen(name), commandTimeMs());
         keyChanged(c->db, c->argv[1], NOTIFY_STREAM, "xgroup-createconsumer", 1);
         queueCreateConsumerEffect(c, c->argv[1], c->argv[2], c->argv[3]);
     }
@@ -1052,13 +1052,13 @@ static stream *lookupClaimTarget(client *c, streamCG **cg, int *wrongtype) {
     *cg = NULL;
     *wrongtype = replyIfWrongType(c, o, OBJ_STREAM);
     if (!o || *wrongtype) return NULL;
-    *cg = streamLookupCG(o->ptr, c->argv[2]->ptr, stringObjectLen(c->argv[2]));
-    return o->ptr;
+    *cg = streamLookupCG(objectPtr(o), objectPtr(c->argv[2]), stringObjectLen(c->argv[2]));
+    return objectPtr(o);
 }
 
 static void addReplyNoKeyOrGroup(client *c) {
-    addReplyErrorFormat(c, "-NOGROUP No such key '%s' or consumer group '%s'", (char *)c->argv[1]->ptr,
-                        (char *)c->argv[2]->ptr);
+    addReplyErrorFormat(c, "-NOGROUP No such key '%s' or consumer group '%s'", (char *)objectPtr(c->argv[1]),
+                        (char *)objectPtr(c->argv[2]));
 }
 
 void xclaimCommand(client *c) {
@@ -1084,7 +1084,7 @@ void xclaimCommand(client *c) {
     last_id = j;
     for (; j < c->argc; j++) {
         int moreargs = c->argc - 1 - j;
-        const char *opt = c->argv[j]->ptr;
+        const char *opt = objectPtr(c->argv[j]);
         if (!strcasecmp(opt, "force")) {
             force = 1;
         } else if (!strcasecmp(opt, "justid")) {
@@ -1162,7 +1162,7 @@ void xautoclaimCommand(client *c) {
     const long attempts_factor = 10;
     for (int j = 6; j < c->argc; j++) {
         int moreargs = c->argc - 1 - j;
-        const char *opt = c->argv[j]->ptr;
+        const char *opt = objectPtr(c->argv[j]);
         if (!strcasecmp(opt, "count") && moreargs) {
             /* Redis's bound: count * attempts_factor and count IDs stay in range. */
             long max_count = LONG_MAX / (sizeof(streamID) > (size_t)attempts_factor ? (long)sizeof(streamID) : attempts_factor);
@@ -1235,7 +1235,7 @@ void xpendingCommand(client *c) {
     }
     if (!summary) {
         int at = 3, ex;
-        if (!strcasecmp(c->argv[3]->ptr, "idle")) {
+        if (!strcasecmp(objectPtr(c->argv[3]), "idle")) {
             if (getLongLongFromObjectOrReply(c, c->argv[4], &minidle, NULL) != C_OK) return;
             if (c->argc < 8) {
                 addReplyErrorObject(c, shared.syntaxerr);
@@ -1259,10 +1259,10 @@ void xpendingCommand(client *c) {
     }
     robj *o = lookupKeyRead(c->db, c->argv[1]);
     if (replyIfWrongType(c, o, OBJ_STREAM)) return;
-    streamCG *cg = o ? streamLookupCG(o->ptr, c->argv[2]->ptr, stringObjectLen(c->argv[2])) : NULL;
+    streamCG *cg = o ? streamLookupCG(objectPtr(o), objectPtr(c->argv[2]), stringObjectLen(c->argv[2])) : NULL;
     if (!cg) {
-        addReplyErrorFormat(c, "-NOGROUP No such key '%s' or consumer group '%s'", (char *)c->argv[1]->ptr,
-                            (char *)c->argv[2]->ptr);
+        addReplyErrorFormat(c, "-NOGROUP No such key '%s' or consumer group '%s'", (char *)objectPtr(c->argv[1]),
+                            (char *)objectPtr(c->argv[2]));
         return;
     }
     if (summary) {
@@ -1291,7 +1291,7 @@ void xpendingCommand(client *c) {
     }
     streamIDMap *pel = &cg->pel;
     if (consumername) {
-        streamConsumer *sc = streamLookupConsumer(cg, consumername->ptr, stringObjectLen(consumername));
+        streamConsumer *sc = streamLookupConsumer(cg, objectPtr(consumername), stringObjectLen(consumername));
         if (!sc) {
             addReplyArrayLen(c, 0);
             return;
@@ -1412,7 +1412,7 @@ void xinfoStreamCommand(client *c) {
     int full = 0;
     long long count = 10;
     if (c->argc > 3) {
-        if (strcasecmp(c->argv[3]->ptr, "full") != 0) {
+        if (strcasecmp(objectPtr(c->argv[3]), "full") != 0) {
             addReplySubcommandSyntaxError(c);
             return;
         }
@@ -1421,7 +1421,7 @@ void xinfoStreamCommand(client *c) {
     }
     robj *o = lookupKeyReadOrReply(c, c->argv[2], shared.nokeyerr);
     if (!o || replyIfWrongType(c, o, OBJ_STREAM)) return;
-    stream *s = o->ptr;
+    stream *s = objectPtr(o);
     addReplyMapLen(c, full ? 9 : 10);
     addReplyFieldLongLong(c, "length", (long long)s->length);
     addReplyFieldLongLong(c, "radix-tree-keys", (long long)s->nnodes);
@@ -1472,7 +1472,7 @@ void xinfoStreamCommand(client *c) {
 void xinfoGroupsCommand(client *c) {
     robj *o = lookupKeyReadOrReply(c, c->argv[2], shared.nokeyerr);
     if (!o || replyIfWrongType(c, o, OBJ_STREAM)) return;
-    stream *s = o->ptr;
+    stream *s = objectPtr(o);
     addReplyArrayLen(c, (long)s->ngroups);
     for (size_t g = 0; g < s->ngroups; g++) {
         streamCG *cg = s->groups[g];
@@ -1491,7 +1491,7 @@ void xinfoGroupsCommand(client *c) {
 void xinfoConsumersCommand(client *c) {
     robj *o = lookupKeyReadOrReply(c, c->argv[2], shared.nokeyerr);
     if (!o || replyIfWrongType(c, o, OBJ_STREAM)) return;
-    streamCG *cg = streamLookupCG(o->ptr, c->argv[3]->ptr, stringObjectLen(c->argv[3]));
+    streamCG *cg = streamLookupCG(objectPtr(o), objectPtr(c->argv[3]), stringObjectLen(c->argv[3]));
     if (!cg) {
         addReplyNoGroupForKey(c, c->argv[2], c->argv[3]);
         return;

@@ -100,7 +100,7 @@ static const struct stringOption {
  * validated: Redis reports syntax errors before bad numbers). */
 static int parseStringOptionsOrReply(client *c, int first, int command, int *flags, robj **expire) {
     for (int j = first; j < c->argc; j++) {
-        const char *opt = c->argv[j]->ptr;
+        const char *opt = objectPtr(c->argv[j]);
         int has_next = j + 1 < c->argc;
         const struct stringOption *match = NULL;
         for (size_t k = 0; k < sizeof(stringOptions) / sizeof(stringOptions[0]); k++) {
@@ -304,11 +304,11 @@ void appendCommand(client *c) {
         totlen = stringObjectLen(c->argv[2]);
     } else {
         if (replyIfWrongType(c, o, OBJ_STRING)) return;
-        sds tail = c->argv[2]->ptr; /* an argument: always sds-encoded */
+        sds tail = objectPtr(c->argv[2]); /* an argument: always sds-encoded */
         if (checkStringLength(c, (long long)stringObjectLen(o), (long long)sdslen(tail)) != C_OK) return;
         o = dbUnshareStringValue(c->db, c->argv[1], o);
-        o->ptr = sdscatlen(o->ptr, tail, sdslen(tail));
-        totlen = sdslen(o->ptr);
+        objectSetPtr(o, sdscatlen(objectPtr(o), tail, sdslen(tail)));
+        totlen = sdslen(objectPtr(o));
     }
     keyChanged(c->db, c->argv[1], NOTIFY_STRING, "append", 1);
     addReplyLongLong(c, (long long)totlen);
@@ -331,10 +331,10 @@ static void incrDecrGeneric(client *c, long long incr) {
         addReplyError(c, "increment or decrement would overflow");
         return;
     }
-    if (o && o->refcount == 1 && o->encoding == OBJ_ENCODING_INT && (o->haskey || !sharedInteger(value))) {
+    if (o && objectRefs(o) == 1 && o->encoding == OBJ_ENCODING_INT && (o->haskey || !sharedInteger(value))) {
         /* Our own int-encoded value: update it in place (keeps TTL and LRU). A
          * keyspace object holds small integers itself and reports them shared. */
-        o->ptr = (void *)(intptr_t)value;
+        objectSetPtr(o, (void *)(intptr_t)value);
     } else {
         /* 0..9999 share one object, as SET stores them. */
         robj *fresh = createStringObjectFromLongLong(value);
@@ -423,7 +423,7 @@ void setrangeCommand(client *c) {
         addReplyError(c, "offset is out of range");
         return;
     }
-    sds patch = c->argv[3]->ptr;
+    sds patch = objectPtr(c->argv[3]);
     size_t patchlen = sdslen(patch);
 
     robj *o = lookupKeyWrite(c->db, c->argv[1]);
@@ -443,11 +443,11 @@ void setrangeCommand(client *c) {
         }
         if (checkStringLength(c, offset, (long long)patchlen) != C_OK) return;
         o = dbUnshareStringValue(c->db, c->argv[1], o);
-        o->ptr = growZeroed(o->ptr, (size_t)offset + patchlen);
+        objectSetPtr(o, growZeroed(objectPtr(o), (size_t)offset + patchlen));
     }
-    memcpy((char *)o->ptr + offset, patch, patchlen);
+    memcpy((char *)objectPtr(o) + offset, patch, patchlen);
     keyChanged(c->db, c->argv[1], NOTIFY_STRING, "setrange", 1);
-    addReplyLongLong(c, (long long)sdslen(o->ptr));
+    addReplyLongLong(c, (long long)sdslen(objectPtr(o)));
 }
 
 /* ------------------------------------------------------------------ LCS */
@@ -492,7 +492,7 @@ void lcsCommand(client *c) {
     int want_len = 0, want_idx = 0, withmatchlen = 0;
     long long minmatchlen = 0;
     for (int j = 3; j < c->argc; j++) {
-        const char *opt = c->argv[j]->ptr;
+        const char *opt = objectPtr(c->argv[j]);
         if (!strcasecmp(opt, "idx")) {
             want_idx = 1;
         } else if (!strcasecmp(opt, "len")) {

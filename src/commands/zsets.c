@@ -94,7 +94,7 @@ static void zaddGenericCommand(client *c, int flags) {
     robj *key = c->argv[1];
     int scoreidx = 2, ch = 0;
     for (; scoreidx < c->argc; scoreidx++) {
-        const char *opt = c->argv[scoreidx]->ptr;
+        const char *opt = objectPtr(c->argv[scoreidx]);
         if (!strcasecmp(opt, "nx")) flags |= ZADD_IN_NX;
         else if (!strcasecmp(opt, "xx")) flags |= ZADD_IN_XX;
         else if (!strcasecmp(opt, "ch")) ch = 1;
@@ -134,12 +134,12 @@ static void zaddGenericCommand(client *c, int flags) {
     if (replyIfWrongType(c, zobj, OBJ_ZSET)) goto cleanup;
     if (!zobj) {
         if (xx) goto reply; /* XX never creates the key */
-        zobj = zsetCreateFor(sdslen(c->argv[scoreidx + 1]->ptr), &server.zset_limits);
+        zobj = zsetCreateFor(sdslen(objectPtr(c->argv[scoreidx + 1])), &server.zset_limits);
         zobj = dbAdd(c->db, key, zobj);
     }
     for (int j = 0; j < elements; j++) {
         int out;
-        if (!zsetAdd(zobj, scores[j], c->argv[scoreidx + j * 2 + 1]->ptr, flags, &out, &newscore, &server.zset_limits)) {
+        if (!zsetAdd(zobj, scores[j], objectPtr(c->argv[scoreidx + j * 2 + 1]), flags, &out, &newscore, &server.zset_limits)) {
             addReplyError(c, "resulting score is not a number (NaN)");
             goto cleanup;
         }
@@ -236,20 +236,20 @@ static void addReplyScoreOrNull(client *c, robj *zobj, sds ele) {
 
 void zscoreCommand(client *c) {
     robj *zobj = lookupKeyReadOrReply(c, c->argv[1], shared.null);
-    if (zobj && !replyIfWrongType(c, zobj, OBJ_ZSET)) addReplyScoreOrNull(c, zobj, c->argv[2]->ptr);
+    if (zobj && !replyIfWrongType(c, zobj, OBJ_ZSET)) addReplyScoreOrNull(c, zobj, objectPtr(c->argv[2]));
 }
 
 void zmscoreCommand(client *c) {
     robj *zobj = lookupKeyRead(c->db, c->argv[1]);
     if (replyIfWrongType(c, zobj, OBJ_ZSET)) return;
     addReplyArrayLen(c, c->argc - 2);
-    for (int j = 2; j < c->argc; j++) addReplyScoreOrNull(c, zobj, c->argv[j]->ptr);
+    for (int j = 2; j < c->argc; j++) addReplyScoreOrNull(c, zobj, objectPtr(c->argv[j]));
 }
 
 static void zrankGenericCommand(client *c, int reverse) {
     robj *zobj = lookupKeyReadOrReply(c, c->argv[1], shared.null);
     if (!zobj || replyIfWrongType(c, zobj, OBJ_ZSET)) return;
-    long rank = zsetRank(zobj, c->argv[2]->ptr, reverse);
+    long rank = zsetRank(zobj, objectPtr(c->argv[2]), reverse);
     if (rank >= 0) addReplyLongLong(c, rank);
     else addReplyNull(c);
 }
@@ -323,7 +323,7 @@ static void zrangeGenericCommand(client *c, int argc_start, robj *dstkey, int ra
     int minidx = argc_start + 1, maxidx = argc_start + 2, withscores = 0;
     long long offset = 0, limit = -1;
     for (int j = argc_start + 3; j < c->argc; j++) {
-        const char *opt = c->argv[j]->ptr;
+        const char *opt = objectPtr(c->argv[j]);
         int left = c->argc - j - 1;
         if (!dstkey && !strcasecmp(opt, "withscores")) {
             withscores = 1;
@@ -541,7 +541,7 @@ static void zmpopGenericCommand(client *c, int numkeys_idx, int blocking) {
         return;
     }
     int where_idx = numkeys_idx + (int)numkeys + 1;
-    const char *wherearg = c->argv[where_idx]->ptr;
+    const char *wherearg = objectPtr(c->argv[where_idx]);
     if (!strcasecmp(wherearg, "min")) where = ZSET_MIN;
     else if (!strcasecmp(wherearg, "max")) where = ZSET_MAX;
     else {
@@ -787,7 +787,7 @@ static void zsetopGenericCommand(client *c, robj *dstkey, int numkeys_idx, int o
         src[i].weight = 1.0;
     }
     while (j < c->argc) {
-        const char *opt = c->argv[j]->ptr;
+        const char *opt = objectPtr(c->argv[j]);
         int remaining = c->argc - j;
         if (op != SET_OP_DIFF && !cardonly && remaining >= setnum + 1 && !strcasecmp(opt, "weights")) {
             j++;
@@ -797,7 +797,7 @@ static void zsetopGenericCommand(client *c, robj *dstkey, int numkeys_idx, int o
                     goto cleanup;
             }
         } else if (op != SET_OP_DIFF && !cardonly && remaining >= 2 && !strcasecmp(opt, "aggregate")) {
-            const char *agg = c->argv[j + 1]->ptr;
+            const char *agg = objectPtr(c->argv[j + 1]);
             if (!strcasecmp(agg, "sum")) aggregate = AGGR_SUM;
             else if (!strcasecmp(agg, "min")) aggregate = AGGR_MIN;
             else if (!strcasecmp(agg, "max")) aggregate = AGGR_MAX;

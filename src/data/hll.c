@@ -93,7 +93,7 @@ static uint8_t hllElementRank(const unsigned char *ele, size_t len, long *index)
 
 /* ------------------------------------------------------------- the header */
 
-static uint8_t *hllBytes(robj *o) { return (uint8_t *)o->ptr; }
+static uint8_t *hllBytes(robj *o) { return (uint8_t *)objectPtr(o); }
 int hllEncoding(robj *o) { return hllBytes(o)[HLL_ENCODING_OFFSET]; }
 
 void hllInvalidateCache(robj *o) { hllBytes(o)[HLL_CARD_OFFSET + 7] |= HLL_CACHE_STALE_BIT; }
@@ -121,8 +121,8 @@ robj *hllCreate(void) {
 
 int hllLooksValid(robj *o) {
     if (o->type != OBJ_STRING || !sdsEncodedObject(o)) return 0;
-    size_t len = sdslen(o->ptr);
-    if (len < HLL_HEADER_SIZE || memcmp(o->ptr, "HYLL", 4) != 0) return 0;
+    size_t len = sdslen(objectPtr(o));
+    if (len < HLL_HEADER_SIZE || memcmp(objectPtr(o), "HYLL", 4) != 0) return 0;
     int encoding = hllEncoding(o);
     if (encoding != HLL_DENSE && encoding != HLL_SPARSE) return 0;
     return encoding != HLL_DENSE || len == HLL_DENSE_SIZE;
@@ -204,7 +204,7 @@ static int sparseEmitZeros(uint8_t *out, long run) {
 typedef void sparseVisitor(long first, const sparseOp *op, void *arg);
 
 static int sparseWalk(robj *o, sparseVisitor *visit, void *arg) {
-    const uint8_t *p = hllBytes(o) + HLL_HEADER_SIZE, *end = hllBytes(o) + sdslen(o->ptr);
+    const uint8_t *p = hllBytes(o) + HLL_HEADER_SIZE, *end = hllBytes(o) + sdslen(objectPtr(o));
     long first = 0;
     sparseOp op;
     while (p < end) {
@@ -227,14 +227,14 @@ static void sparseVisitToDense(long first, const sparseOp *op, void *arg) {
 int hllToDense(robj *o) {
     if (hllEncoding(o) == HLL_DENSE) return 1;
     sds dense = sdsnewlen(NULL, HLL_DENSE_SIZE);
-    memcpy(dense, o->ptr, HLL_HEADER_SIZE);
+    memcpy(dense, objectPtr(o), HLL_HEADER_SIZE);
     dense[HLL_ENCODING_OFFSET] = HLL_DENSE;
     if (!sparseWalk(o, sparseVisitToDense, dense + HLL_HEADER_SIZE)) {
         sdsfree(dense);
         return 0;
     }
-    sdsfree(o->ptr);
-    o->ptr = dense;
+    sdsfree(objectPtr(o));
+    objectSetPtr(o, dense);
     return 1;
 }
 
@@ -242,7 +242,7 @@ int hllToDense(robj *o) {
  * to at most 4. Only a few opcodes from `p` on are looked at: a change
  * can only have made its neighbours mergeable. */
 static void sparseMergeNeighbours(robj *o, uint8_t *p) {
-    uint8_t *end = hllBytes(o) + sdslen(o->ptr);
+    uint8_t *end = hllBytes(o) + sdslen(objectPtr(o));
     sparseOp op, next;
     for (int budget = SPARSE_MERGE_WINDOW; p < end && budget > 0; budget--) {
         sparseDecode(p, end, &op);
@@ -251,7 +251,7 @@ static void sparseMergeNeighbours(robj *o, uint8_t *p) {
             if (next.value == op.value && op.run + next.run <= SPARSE_VAL_MAX_RUN) {
                 sparseEmitVal(p, op.value, op.run + next.run);
                 memmove(p + 1, p + 2, (size_t)(end - (p + 2)));
-                sdsincrlen(o->ptr, -1);
+                sdsincrlen(objectPtr(o), -1);
                 end--;
                 continue; /* the merged opcode may merge again with the next */
             }
@@ -270,8 +270,8 @@ static int sparseRaiseRegister(robj *o, long index, uint8_t val, size_t sparse_m
 
     /* The split never adds more than three bytes (an XZERO becoming
      * XZERO, VAL, XZERO); make room first so pointers stay valid. */
-    o->ptr = sdsMakeRoomFor(o->ptr, 3);
-    uint8_t *start = hllBytes(o) + HLL_HEADER_SIZE, *end = hllBytes(o) + sdslen(o->ptr);
+    objectSetPtr(o, sdsMakeRoomFor(objectPtr(o), 3));
+    uint8_t *start = hllBytes(o) + HLL_HEADER_SIZE, *end = hllBytes(o) + sdslen(objectPtr(o));
     uint8_t *p = start, *prev = NULL;
     long first = 0;
     sparseOp op;
@@ -294,11 +294,11 @@ static int sparseRaiseRegister(robj *o, long index, uint8_t val, size_t sparse_m
         seqlen += op.isVal ? sparseEmitVal(seq + seqlen, op.value, after) : sparseEmitZeros(seq + seqlen, after);
     }
     int growth = seqlen - op.size;
-    if (growth > 0 && sdslen(o->ptr) + (size_t)growth > sparse_max) goto promote;
+    if (growth > 0 && sdslen(objectPtr(o)) + (size_t)growth > sparse_max) goto promote;
 
     if (p + op.size < end) memmove(p + seqlen, p + op.size, (size_t)(end - (p + op.size)));
     memcpy(p, seq, (size_t)seqlen);
-    sdsincrlen(o->ptr, growth);
+    sdsincrlen(objectPtr(o), growth);
     sparseMergeNeighbours(o, prev ? prev : start);
     return 1;
 
@@ -414,7 +414,7 @@ uint64_t hllCountRegisters(const hllMaxRegisters *max) {
 uint8_t hllDenseRegister(robj *o, long index) { return denseGetRegister(hllBytes(o) + HLL_HEADER_SIZE, index); }
 
 sds hllSparseDescribe(robj *o) {
-    const uint8_t *p = hllBytes(o) + HLL_HEADER_SIZE, *end = hllBytes(o) + sdslen(o->ptr);
+    const uint8_t *p = hllBytes(o) + HLL_HEADER_SIZE, *end = hllBytes(o) + sdslen(objectPtr(o));
     sds out = sdsempty();
     sparseOp op;
     while (p < end) {

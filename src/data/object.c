@@ -130,7 +130,7 @@ void objectMarkUnchecked(robj *o) {
     pthread_mutex_lock(&unchecked_lock);
     size_t n = atomic_load(&object_unchecked_count);
     unchecked_payloads = zrealloc(unchecked_payloads, sizeof(void *) * (n + 1));
-    unchecked_payloads[n] = o->ptr;
+    unchecked_payloads[n] = objectPtr(o);
     atomic_store(&object_unchecked_count, n + 1);
     pthread_mutex_unlock(&unchecked_lock);
 }
@@ -139,7 +139,7 @@ void objectMarkUnchecked(robj *o) {
 static long uncheckedIndex(const robj *o) {
     size_t n = atomic_load(&object_unchecked_count);
     for (size_t j = 0; j < n; j++)
-        if (unchecked_payloads[j] == o->ptr) return (long)j;
+        if (unchecked_payloads[j] == objectPtr(o)) return (long)j;
     return -1;
 }
 
@@ -177,16 +177,16 @@ static void forgetUnchecked(const robj *o) {
 static void freeAggregate(robj *o) {
     if (atomic_load_explicit(&object_unchecked_count, memory_order_relaxed)) forgetUnchecked(o);
     switch (o->encoding) {
-    case OBJ_ENCODING_QUICKLIST: quicklistRelease(o->ptr); break;
+    case OBJ_ENCODING_QUICKLIST: quicklistRelease(objectPtr(o)); break;
     case OBJ_ENCODING_HT:
-        if (o->type == OBJ_SET) packsetRelease(o->ptr);
-        else dictRelease(o->ptr);
+        if (o->type == OBJ_SET) packsetRelease(objectPtr(o));
+        else dictRelease(objectPtr(o));
         break;
-    case OBJ_ENCODING_INTSET: intsetFree(o->ptr); break;
-    case OBJ_ENCODING_LISTPACK: lpFree(o->ptr); break;
-    case OBJ_ENCODING_STREAM: streamFree(o->ptr); break;
+    case OBJ_ENCODING_INTSET: intsetFree(objectPtr(o)); break;
+    case OBJ_ENCODING_LISTPACK: lpFree(objectPtr(o)); break;
+    case OBJ_ENCODING_STREAM: streamFree(objectPtr(o)); break;
     case OBJ_ENCODING_SKIPLIST: {
-        zset *zs = o->ptr;
+        zset *zs = objectPtr(o);
         dictRelease(zs->dict);
         zslFree(zs->zsl);
         zfree(zs);
@@ -200,9 +200,9 @@ robj *createObject(int type, void *ptr) {
     robj *o = zmalloc(sizeof(*o));
     o->type = type;
     o->encoding = OBJ_ENCODING_RAW;
-    o->ptr = ptr;
     o->refcount = 1;
     o->haskey = 0;
+    o->ptr_ = ptr;
     o->lru = lru_clock;
     return o;
 }
@@ -238,7 +238,7 @@ robj *createEmbeddedStringObject(const char *ptr, size_t len) {
     o->refcount = 1;
     o->haskey = 0;
     o->lru = lru_clock;
-    o->ptr = sdsEmbed(o + 1, ptr, len);
+    o->ptr_ = sdsEmbed(o + 1, ptr, len);
     return o;
 }
 
@@ -248,10 +248,10 @@ robj *createEmbeddedStringObject(const char *ptr, size_t len) {
  * val's reference is not released here. */
 static void *takeValue(robj *val, void *embedAt) {
     if (val->type == OBJ_STRING && val->encoding == OBJ_ENCODING_EMBSTR)
-        return sdsEmbed(embedAt, val->ptr, sdslen(val->ptr));
-    if (val->type == OBJ_STRING && val->encoding == OBJ_ENCODING_RAW && val->refcount > 1) return sdsdup(val->ptr);
-    void *ptr = val->ptr;
-    if (val->type != OBJ_STRING || val->encoding == OBJ_ENCODING_RAW) val->ptr = NULL;
+        return sdsEmbed(embedAt, objectPtr(val), sdslen(objectPtr(val)));
+    if (val->type == OBJ_STRING && val->encoding == OBJ_ENCODING_RAW && objectRefs(val) > 1) return sdsdup(objectPtr(val));
+    void *ptr = objectPtr(val);
+    if (val->type != OBJ_STRING || val->encoding == OBJ_ENCODING_RAW) objectSetPtr(val, NULL);
     return ptr;
 }
 
@@ -261,44 +261,120 @@ static char *embeddedValueArea(robj *o) {
     return key + sdslen(key) + 1;
 }
 
-robj *objectWithKey(const char *key, size_t keylen, robj *val) {
-    int embed = val->type == OBJ_STRING && val->encoding == OBJ_ENCODING_EMBSTR;
-    size_t keysize = sdsEmbeddedSize(keylen);
-    size_t valsize = embed ? sdsEmbeddedSize(sdslen(val->ptr)) : 0;
-    robj *o = zmalloc(sizeof(robj) + sizeof(uint32_t) + 1 + keysize + valsize);
+static void initKeyspaceHeader(robj *o, const robj *val, unsigned flags) {
     o->type = val->type;
     o->encoding = val->encoding;
     o->lru = val->lru;
-    o->refcount = 1;
     o->haskey = 1;
-    *objectExpireSlot(o) = 0;
-    unsigned char *area = (unsigned char *)(o + 1) + sizeof(uint32_t);
-    area[0] = (unsigned char)(keysize - keylen - 1);
-    sdsEmbed(area + 1, key, keylen);
-    o->ptr = takeValue(val, area + 1 + keysize);
+    o->refcount = 1 | flags; /* no TTL slot yet */
+}
+
+robj *objectWithKey(const char *key, size_t keylen, robj *val) {
+    int embed = val->type == OBJ_STRING && val->encoding == OBJ_ENCODING_EMBSTR;
+    size_t vallen = embed ? sdslen(objectPtr(val)) : 0;
+    robj *o;
+    if (embed && keylen <= OBJ_COMPACT_MAX_LEN && vallen <= OBJ_COMPACT_MAX_LEN) {
+        /* header | key sds5 | value sds5: both headers one byte, no ptr_ */
+        o = zmalloc(OBJ_HEADER_SIZE + sdsEmbeddedSize(keylen) + sdsEmbeddedSize(vallen));
+        initKeyspaceHeader(o, val, OBJ_KEYSPACE_COMPACT);
+        sds k = sdsEmbed((char *)o + OBJ_HEADER_SIZE, key, keylen);
+        sdsEmbed(k + keylen + 1, objectPtr(val), vallen);
+    } else {
+        size_t keysize = sdsEmbeddedSize(keylen);
+        size_t valsize = embed ? sdsEmbeddedSize(vallen) : 0;
+        o = zmalloc(sizeof(robj) + 1 + keysize + valsize);
+        initKeyspaceHeader(o, val, 0);
+        unsigned char *area = (unsigned char *)(o + 1);
+        area[0] = (unsigned char)(keysize - keylen - 1);
+        sdsEmbed(area + 1, key, keylen);
+        o->ptr_ = takeValue(val, area + 1 + keysize);
+    }
     decrRefCount(val);
     return o;
 }
 
 int objectReplaceValue(robj *o, robj *val) {
-    if (o->refcount != 1 || val == o) return 0;
+    if (objectRefs(o) != 1 || val == o) return 0;
     char *area = embeddedValueArea(o);
-    if (val->type == OBJ_STRING && val->encoding == OBJ_ENCODING_EMBSTR) {
+    int embed = val->type == OBJ_STRING && val->encoding == OBJ_ENCODING_EMBSTR;
+    if (objectIsCompact(o)) { /* stays compact, or a new object is built */
+        size_t len = embed ? sdslen(objectPtr(val)) : OBJ_COMPACT_MAX_LEN + 1;
+        if (len > OBJ_COMPACT_MAX_LEN || sdsEmbeddedSize(len) > zmalloc_size(o) - (size_t)(area - (char *)o)) return 0;
+        sdsEmbed(area, objectPtr(val), len);
+        decrRefCount(val);
+        return 1;
+    }
+    if (embed) {
         /* Room: the old embstr's bytes, else what the allocator gave beyond them. */
-        size_t need = sdsEmbeddedSize(sdslen(val->ptr));
-        size_t have = o->encoding == OBJ_ENCODING_EMBSTR ? sdsEmbeddedSize(sdslen(o->ptr)) : 0;
+        size_t need = sdsEmbeddedSize(sdslen(objectPtr(val)));
+        size_t have = o->encoding == OBJ_ENCODING_EMBSTR ? sdsEmbeddedSize(sdslen(objectPtr(o))) : 0;
         if (need > have && need > zmalloc_size(o) - (size_t)(area - (char *)o)) return 0;
     }
     if (o->type != OBJ_STRING) {
-        if (o->ptr) freeAggregate(o);
+        if (objectPtr(o)) freeAggregate(o);
     } else if (o->encoding == OBJ_ENCODING_RAW) {
-        sdsfree(o->ptr);
+        sdsfree(objectPtr(o));
     }
     o->type = val->type;
     o->encoding = val->encoding;
-    o->ptr = takeValue(val, area);
+    o->ptr_ = takeValue(val, area);
     decrRefCount(val);
     return 1;
+}
+
+void objectSetPtrOfCompact(robj *o) {
+    (void)o;
+    _serverAssert("a compact keyspace object's value is not replaced through its ptr", __FILE__, __LINE__);
+}
+
+/* ---------------------------------------------- references of keyspace objects */
+
+/* A keyspace object counts up to OBJ_KEYSPACE_REFS - 1 references in its
+ * header; past that the header stays at OBJ_KEYSPACE_REFS and the extra
+ * ones are counted here (SORT ... BY with a weight key many elements share
+ * holds it once per element). Main thread only: the lazyfree thread is only
+ * given objects nobody else holds. */
+static dictType extraRefsType = {.hashFunction = dictPtrHash};
+static dict *extra_refs; /* object → references beyond OBJ_KEYSPACE_REFS - 1 */
+
+static uintptr_t extraRefs(const robj *o) {
+    dictEntry *de = extra_refs ? dictFind(extra_refs, o) : NULL;
+    return de ? (uintptr_t)dictGetVal(de) : 0;
+}
+
+static void setExtraRefs(robj *o, uintptr_t n) {
+    if (!extra_refs) extra_refs = dictCreate(&extraRefsType);
+    if (n == 0) {
+        dictDelete(extra_refs, o);
+        return;
+    }
+    dictEntry *de = dictAddOrFind(extra_refs, o);
+    dictSetVal(extra_refs, de, (void *)n);
+}
+
+unsigned objectRefs(const robj *o) {
+    if (!o->haskey) return o->refcount;
+    unsigned refs = o->refcount & OBJ_KEYSPACE_REFS;
+    return refs == OBJ_KEYSPACE_REFS ? refs - 1 + (unsigned)extraRefs(o) : refs;
+}
+
+static void keyspaceIncrRefs(robj *o) {
+    if ((o->refcount & OBJ_KEYSPACE_REFS) < OBJ_KEYSPACE_REFS - 1) o->refcount++;
+    else if ((o->refcount & OBJ_KEYSPACE_REFS) == OBJ_KEYSPACE_REFS - 1) o->refcount++, setExtraRefs(o, 1);
+    else setExtraRefs(o, extraRefs(o) + 1);
+}
+
+/* Drops one reference; 1 when it was the last. */
+static int keyspaceDecrRefs(robj *o) {
+    unsigned refs = o->refcount & OBJ_KEYSPACE_REFS;
+    if (refs == 1) return 1;
+    if (refs == OBJ_KEYSPACE_REFS) {
+        uintptr_t extra = extraRefs(o) - 1;
+        setExtraRefs(o, extra);
+        if (extra) return 0;
+    }
+    o->refcount--;
+    return 0;
 }
 
 /* Redis shares no integers under an LRU/LFU maxmemory policy (each value
@@ -309,8 +385,8 @@ void objectReportSharedIntegers(int on) { report_shared_integers = on; }
 int objectRefcountView(const robj *o) {
     int shared = o->refcount == OBJ_SHARED_REFCOUNT ||
                  (report_shared_integers && o->haskey && o->encoding == OBJ_ENCODING_INT &&
-                  sharedInteger((intptr_t)o->ptr));
-    return shared ? INT_MAX : (int)o->refcount;
+                  sharedInteger((intptr_t)objectPtr(o)));
+    return shared ? INT_MAX : (int)objectRefs(o);
 }
 
 robj *createStringObject(const char *ptr, size_t len) {
@@ -338,17 +414,17 @@ robj *createStringObjectFromLongDouble(long double value, int humanfriendly) {
 
 robj *dupStringObject(const robj *o) {
     switch (o->encoding) {
-    case OBJ_ENCODING_RAW: return createRawStringObject(o->ptr, sdslen(o->ptr));
-    case OBJ_ENCODING_EMBSTR: return createEmbeddedStringObject(o->ptr, sdslen(o->ptr));
-    default: return createIntObject((long long)(intptr_t)o->ptr);
+    case OBJ_ENCODING_RAW: return createRawStringObject(objectPtr(o), sdslen(objectPtr(o)));
+    case OBJ_ENCODING_EMBSTR: return createEmbeddedStringObject(objectPtr(o), sdslen(objectPtr(o)));
+    default: return createIntObject((long long)(intptr_t)objectPtr(o));
     }
 }
 
 /* Turns a string into its most compact encoding: shared/int for integers that
  * print back identically, embstr for short strings, or trims spare capacity. */
 robj *tryObjectEncoding(robj *o) {
-    if (o->type != OBJ_STRING || !sdsEncodedObject(o) || o->refcount > 1) return o;
-    sds s = o->ptr;
+    if (o->type != OBJ_STRING || !sdsEncodedObject(o) || objectRefs(o) > 1) return o;
+    sds s = objectPtr(o);
     size_t len = sdslen(s);
     long long value;
     if (len <= 20 && string2ll(s, len, &value)) {
@@ -360,7 +436,7 @@ robj *tryObjectEncoding(robj *o) {
         if (o->encoding == OBJ_ENCODING_RAW) {
             sdsfree(s);
             o->encoding = OBJ_ENCODING_INT;
-            o->ptr = (void *)(intptr_t)value;
+            objectSetPtr(o, (void *)(intptr_t)value);
             return o;
         }
         robj *n = createIntObject(value);
@@ -374,7 +450,7 @@ robj *tryObjectEncoding(robj *o) {
         decrRefCount(o);
         return emb;
     }
-    if (o->encoding == OBJ_ENCODING_RAW && sdsavail(s) > len / 10) o->ptr = sdsRemoveFreeSpace(s);
+    if (o->encoding == OBJ_ENCODING_RAW && sdsavail(s) > len / 10) objectSetPtr(o, sdsRemoveFreeSpace(s));
     return o;
 }
 
@@ -384,49 +460,50 @@ robj *getDecodedObject(robj *o) {
         return o;
     }
     char buf[LONG_STR_SIZE];
-    int len = ll2string(buf, sizeof(buf), (long long)(intptr_t)o->ptr);
+    int len = ll2string(buf, sizeof(buf), (long long)(intptr_t)objectPtr(o));
     return createStringObject(buf, len);
 }
 
 void incrRefCount(robj *o) {
-    if (o->refcount != OBJ_SHARED_REFCOUNT) o->refcount++;
+    if (o->haskey) keyspaceIncrRefs(o);
+    else if (o->refcount != OBJ_SHARED_REFCOUNT) o->refcount++;
 }
 
 void decrRefCount(robj *o) {
-    if (o->refcount == OBJ_SHARED_REFCOUNT) return;
-    if (o->refcount == 1) {
+    if (o->haskey ? keyspaceDecrRefs(o) : o->refcount == 1) {
         if (o->type == OBJ_STRING) {
-            if (o->encoding == OBJ_ENCODING_RAW) sdsfree(o->ptr);
+            if (o->encoding == OBJ_ENCODING_RAW) sdsfree(objectPtr(o));
             /* The size createEmbeddedStringObject allocated (the string is
              * immutable); a keyspace object's size depends on its key. */
             if (o->encoding == OBJ_ENCODING_EMBSTR && !o->haskey) {
-                zfree_sized(o, sizeof(robj) + sdsEmbeddedSize(sdslen(o->ptr)));
+                zfree_sized(o, sizeof(robj) + sdsEmbeddedSize(sdslen(objectPtr(o))));
                 return;
             }
-        } else if (o->ptr) { /* NULL: its payload moved to a keyspace object */
+        } else if (objectPtr(o)) { /* NULL: its payload moved to a keyspace object */
             freeAggregate(o);
         }
         zfree(o);
-    } else {
+    } else if (!o->haskey && o->refcount != OBJ_SHARED_REFCOUNT) {
         o->refcount--;
     }
 }
 
+
 void decrRefCountVoid(void *o) { decrRefCount(o); }
 
 size_t stringObjectLen(const robj *o) {
-    if (sdsEncodedObject(o)) return sdslen(o->ptr);
+    if (sdsEncodedObject(o)) return sdslen(objectPtr(o));
     char buf[LONG_STR_SIZE]; /* printing handles LLONG_MIN, which llabs cannot */
-    return (size_t)ll2string(buf, sizeof(buf), (long long)(intptr_t)o->ptr);
+    return (size_t)ll2string(buf, sizeof(buf), (long long)(intptr_t)objectPtr(o));
 }
 
 int getLongLongFromObject(const robj *o, long long *target) {
     long long value = 0;
     if (o != NULL) {
         if (sdsEncodedObject(o)) {
-            if (!string2ll(o->ptr, sdslen(o->ptr), &value)) return -1;
+            if (!string2ll(objectPtr(o), sdslen(objectPtr(o)), &value)) return -1;
         } else {
-            value = (long long)(intptr_t)o->ptr;
+            value = (long long)(intptr_t)objectPtr(o);
         }
     }
     *target = value;
@@ -437,9 +514,9 @@ int getDoubleFromObject(const robj *o, double *target) {
     double value = 0;
     if (o != NULL) {
         if (sdsEncodedObject(o)) {
-            if (!string2d(o->ptr, sdslen(o->ptr), &value)) return -1;
+            if (!string2d(objectPtr(o), sdslen(objectPtr(o)), &value)) return -1;
         } else {
-            value = (double)(long long)(intptr_t)o->ptr;
+            value = (double)(long long)(intptr_t)objectPtr(o);
         }
     }
     *target = value;
@@ -450,9 +527,9 @@ int getLongDoubleFromObject(const robj *o, long double *target) {
     long double value = 0;
     if (o != NULL) {
         if (sdsEncodedObject(o)) {
-            if (!string2ld(o->ptr, sdslen(o->ptr), &value)) return -1;
+            if (!string2ld(objectPtr(o), sdslen(objectPtr(o)), &value)) return -1;
         } else {
-            value = (long double)(long long)(intptr_t)o->ptr;
+            value = (long double)(long long)(intptr_t)objectPtr(o);
         }
     }
     *target = value;
@@ -474,7 +551,7 @@ int compareStringObjects(const robj *a, const robj *b) { return a == b ? 0 : com
 int collateStringObjects(const robj *a, const robj *b) { return a == b ? 0 : compareViews(a, b, 1); }
 
 int equalStringObjects(const robj *a, const robj *b) {
-    if (a->encoding == OBJ_ENCODING_INT && b->encoding == OBJ_ENCODING_INT) return a->ptr == b->ptr;
+    if (a->encoding == OBJ_ENCODING_INT && b->encoding == OBJ_ENCODING_INT) return objectPtr(a) == objectPtr(b);
     return compareStringObjects(a, b) == 0;
 }
 

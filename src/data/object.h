@@ -40,10 +40,57 @@ typedef struct robj {
     unsigned type : 4;
     unsigned encoding : 4;
     unsigned lru : LRU_BITS; /* seconds clock at last access (OBJECT IDLETIME) */
-    unsigned refcount : 31;
-    unsigned haskey : 1; /* a keyspace object: see objectWithKey */
-    void *ptr;
+    unsigned refcount : 31; /* in a keyspace object: OBJ_KEYSPACE_* below */
+    unsigned haskey : 1;    /* a keyspace object: see objectWithKey */
+    void *ptr_;             /* the value: read and set with objectPtr / objectSetPtr */
 } robj;
+
+/* A keyspace object (haskey) has no use for 31 bits of references, so the
+ * field packs three things:
+ *   bits 0-3   its references; at OBJ_KEYSPACE_REFS the rest are counted in
+ *              a side table (object.c) — a handful of holders at a time is
+ *              the rule (RENAME, SORT), thousands the rare exception
+ *   bit 4      compact: the header, the key and a short string value, with
+ *              no ptr_ (objectWithKey), so `SET key:N 10-byte-value` takes
+ *              a 32-byte allocation instead of 48
+ *   bits 5-30  the slot of its deadline in the db's ttlheap, plus 1 (0: no
+ *              TTL; OBJ_KEYSPACE_SLOT_FAR: a slot past the field's range,
+ *              which db.c keeps in a side table)
+ * so a TTL costs the object nothing. */
+#define OBJ_KEYSPACE_REFS 15u
+#define OBJ_KEYSPACE_COMPACT 16u
+#define OBJ_KEYSPACE_SLOT_SHIFT 5
+#define OBJ_KEYSPACE_SLOT_FAR ((1u << 26) - 1)
+#define OBJ_HEADER_SIZE 8 /* a compact object ends its header here: no ptr_ */
+#define OBJ_COMPACT_MAX_LEN 31 /* key and value both fit sds5 headers */
+
+static inline int objectIsCompact(const robj *o) { return o->haskey && (o->refcount & OBJ_KEYSPACE_COMPACT); }
+/* A compact object: header | key as sds5 | value as sds5. */
+static inline char *objectCompactKey(const robj *o) { return (char *)o + OBJ_HEADER_SIZE + 1; }
+static inline char *objectCompactValue(const robj *o) {
+    const unsigned char *key = (const unsigned char *)objectCompactKey(o);
+    return (char *)key + (key[-1] >> 3) + 2;
+}
+/* The value: an sds, a payload (list, hash...), or an integer (INT encoding). */
+static inline void *objectPtr(const robj *o) { return objectIsCompact(o) ? objectCompactValue(o) : o->ptr_; }
+void objectSetPtrOfCompact(robj *o); /* stops the server: a compact value is immutable */
+static inline void objectSetPtr(robj *o, void *ptr) {
+    if (objectIsCompact(o)) objectSetPtrOfCompact(o);
+    o->ptr_ = ptr;
+}
+/* Other keyspace objects: header | byte giving the key's sds header size |
+ * key | an embstr value. */
+static inline sds objectKey(const robj *o) {
+    if (objectIsCompact(o)) return objectCompactKey(o);
+    const unsigned char *area = (const unsigned char *)(o + 1);
+    return (sds)(area + 1 + area[0]);
+}
+static inline uint32_t objectExpireSlot(const robj *o) { return o->refcount >> OBJ_KEYSPACE_SLOT_SHIFT; }
+static inline void objectSetExpireSlot(robj *o, uint32_t slot) {
+    o->refcount = (o->refcount & ((1u << OBJ_KEYSPACE_SLOT_SHIFT) - 1)) | (slot << OBJ_KEYSPACE_SLOT_SHIFT);
+}
+/* References held: any object. */
+unsigned objectRefs(const robj *o);
 
 /* The clock objects stamp on access; the server's cron advances it. */
 void objectSetLruClock(unsigned int clock);
@@ -94,11 +141,6 @@ robj *objectWithKey(const char *key, size_t keylen, robj *val);
  * objectWithKey does. 0, and nothing done, when o is shared or an embstr
  * val does not fit in o's allocation: then build a new object. */
 int objectReplaceValue(robj *o, robj *val);
-static inline uint32_t *objectExpireSlot(robj *o) { return (uint32_t *)(o + 1); }
-static inline sds objectKey(const robj *o) {
-    const unsigned char *area = (const unsigned char *)(o + 1) + sizeof(uint32_t);
-    return (sds)(area + 1 + area[0]);
-}
 
 /* The refcount OBJECT REFCOUNT and DEBUG OBJECT show: shared objects, and
  * a key holding an integer of the shared range (Redis stores the shared
@@ -150,10 +192,10 @@ size_t stringObjectLen(const robj *o);
 /* A string object's bytes without allocating: int-encoded values are printed into buf. */
 static inline const char *stringObjectView(const robj *o, char buf[LONG_STR_SIZE], size_t *len) {
     if (sdsEncodedObject(o)) {
-        *len = sdslen(o->ptr);
-        return o->ptr;
+        *len = sdslen(objectPtr(o));
+        return objectPtr(o);
     }
-    *len = (size_t)ll2string(buf, LONG_STR_SIZE, (long long)(intptr_t)o->ptr);
+    *len = (size_t)ll2string(buf, LONG_STR_SIZE, (long long)(intptr_t)objectPtr(o));
     return buf;
 }
 int getLongLongFromObject(const robj *o, long long *target);

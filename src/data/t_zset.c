@@ -61,8 +61,8 @@ static unsigned char *zzlInsert(unsigned char *lp, const char *ele, size_t len, 
 /* ================================================== both encodings */
 
 unsigned long zsetLength(robj *zobj) {
-    if (zobj->encoding == OBJ_ENCODING_LISTPACK) return lpLength(zobj->ptr) / 2;
-    return ((zset *)zobj->ptr)->zsl->length;
+    if (zobj->encoding == OBJ_ENCODING_LISTPACK) return lpLength(objectPtr(zobj)) / 2;
+    return ((zset *)objectPtr(zobj))->zsl->length;
 }
 
 /* Adds a member known to be absent (a copy of ele) to a skiplist zset. */
@@ -70,14 +70,14 @@ static void zsInsertNew(zset *zs, const sds ele, double score) {
     dictAddItem(zs->dict, zslInsert(zs->zsl, score, ele));
 }
 
-void zsetInsertNew(robj *zobj, const sds ele, double score) { zsInsertNew(zobj->ptr, ele, score); }
+void zsetInsertNew(robj *zobj, const sds ele, double score) { zsInsertNew(objectPtr(zobj), ele, score); }
 
 void zsetExpand(robj *zobj, unsigned long n) {
-    if (zobj->encoding == OBJ_ENCODING_SKIPLIST) dictExpand(((zset *)zobj->ptr)->dict, n);
+    if (zobj->encoding == OBJ_ENCODING_SKIPLIST) dictExpand(((zset *)objectPtr(zobj))->dict, n);
 }
 
 void zsetConvertToSkiplist(robj *zobj) {
-    unsigned char *lp = zobj->ptr, *p = lpFirst(lp);
+    unsigned char *lp = objectPtr(zobj), *p = lpFirst(lp);
     zset *zs = zmalloc(sizeof(*zs));
     zs->dict = dictCreate(&zsetDictType);
     zs->zsl = zslCreate();
@@ -92,13 +92,13 @@ void zsetConvertToSkiplist(robj *zobj) {
         sdsfree(ele);
     }
     lpFree(lp);
-    zobj->ptr = zs;
+    objectSetPtr(zobj, zs);
     zobj->encoding = OBJ_ENCODING_SKIPLIST;
 }
 
 void zsetConvertToListpackIfNeeded(robj *zobj, size_t maxelelen, size_t totelelen, const zsetLimits *lim) {
     if (zobj->encoding == OBJ_ENCODING_LISTPACK) return;
-    zset *zs = zobj->ptr;
+    zset *zs = objectPtr(zobj);
     if (zs->zsl->length > lim->max_entries || maxelelen > lim->max_value ||
         !lpSafeToAdd(NULL, totelelen))
         return;
@@ -108,7 +108,7 @@ void zsetConvertToListpackIfNeeded(robj *zobj, size_t maxelelen, size_t totelele
     dictRelease(zs->dict);
     zslFree(zs->zsl);
     zfree(zs);
-    zobj->ptr = lp;
+    objectSetPtr(zobj, lp);
     zobj->encoding = OBJ_ENCODING_LISTPACK;
 }
 
@@ -119,8 +119,8 @@ robj *zsetCreateFor(size_t firstlen, const zsetLimits *lim) {
 }
 
 int zsetScore(robj *zobj, sds ele, double *score) {
-    if (zobj->encoding == OBJ_ENCODING_LISTPACK) return zzlFind(zobj->ptr, ele, sdslen(ele), score) != NULL;
-    dictEntry *de = dictFind(((zset *)zobj->ptr)->dict, ele);
+    if (zobj->encoding == OBJ_ENCODING_LISTPACK) return zzlFind(objectPtr(zobj), ele, sdslen(ele), score) != NULL;
+    dictEntry *de = dictFind(((zset *)objectPtr(zobj))->dict, ele);
     if (!de) return 0;
     *score = zsetDictNode(de)->score;
     return 1;
@@ -159,12 +159,12 @@ int zsetAdd(robj *zobj, double score, sds ele, int in, int *out, double *newscor
     size_t len = sdslen(ele);
     if (zobj->encoding == OBJ_ENCODING_LISTPACK) {
         double cur;
-        unsigned char *p = zzlFind(zobj->ptr, ele, len, &cur);
+        unsigned char *p = zzlFind(objectPtr(zobj), ele, len, &cur);
         if (p) {
             if (!zaddExisting(in, cur, &score, out, newscore)) return 0;
             if (*out & ZADD_OUT_UPDATED) {
-                zobj->ptr = lpDeleteRangeWithEntry(zobj->ptr, &p, 2);
-                zobj->ptr = zzlInsert(zobj->ptr, ele, len, score);
+                objectSetPtr(zobj, lpDeleteRangeWithEntry(objectPtr(zobj), &p, 2));
+                objectSetPtr(zobj, zzlInsert(objectPtr(zobj), ele, len, score));
             }
             return 1;
         }
@@ -172,16 +172,16 @@ int zsetAdd(robj *zobj, double score, sds ele, int in, int *out, double *newscor
             *out |= ZADD_OUT_NOP;
             return 1;
         }
-        if (lpLength(zobj->ptr) / 2 + 1 <= lim->max_entries &&
-            len <= lim->max_value && lpSafeToAdd(zobj->ptr, len)) {
-            zobj->ptr = zzlInsert(zobj->ptr, ele, len, score);
+        if (lpLength(objectPtr(zobj)) / 2 + 1 <= lim->max_entries &&
+            len <= lim->max_value && lpSafeToAdd(objectPtr(zobj), len)) {
+            objectSetPtr(zobj, zzlInsert(objectPtr(zobj), ele, len, score));
             if (newscore) *newscore = score;
             *out |= ZADD_OUT_ADDED;
             return 1;
         }
         zsetConvertToSkiplist(zobj); /* and add below */
     }
-    zset *zs = zobj->ptr;
+    zset *zs = objectPtr(zobj);
     dictEntry *de = dictFind(zs->dict, ele);
     if (de) {
         double cur = zsetDictNode(de)->score;
@@ -202,12 +202,12 @@ int zsetAdd(robj *zobj, double score, sds ele, int in, int *out, double *newscor
 
 int zsetDel(robj *zobj, sds ele) {
     if (zobj->encoding == OBJ_ENCODING_LISTPACK) {
-        unsigned char *p = zzlFind(zobj->ptr, ele, sdslen(ele), NULL);
+        unsigned char *p = zzlFind(objectPtr(zobj), ele, sdslen(ele), NULL);
         if (!p) return 0;
-        zobj->ptr = lpDeleteRangeWithEntry(zobj->ptr, &p, 2);
+        objectSetPtr(zobj, lpDeleteRangeWithEntry(objectPtr(zobj), &p, 2));
         return 1;
     }
-    zset *zs = zobj->ptr;
+    zset *zs = objectPtr(zobj);
     /* The dict held the node itself and has no destructor: once unlinked,
      * the node is the skiplist's to free. */
     dictEntry *de = dictUnlink(zs->dict, ele);
@@ -220,7 +220,7 @@ long zsetRank(robj *zobj, sds ele, int reverse) {
     unsigned long llen = zsetLength(zobj);
     long rank;
     if (zobj->encoding == OBJ_ENCODING_LISTPACK) {
-        unsigned char *lp = zobj->ptr, *p = lpFirst(lp);
+        unsigned char *lp = objectPtr(zobj), *p = lpFirst(lp);
         rank = 0;
         while (p && !lpCompare(p, (unsigned char *)ele, (uint32_t)sdslen(ele))) {
             p = lpNext(lp, lpNext(lp, p));
@@ -228,7 +228,7 @@ long zsetRank(robj *zobj, sds ele, int reverse) {
         }
         if (!p) return -1;
     } else {
-        zset *zs = zobj->ptr;
+        zset *zs = objectPtr(zobj);
         dictEntry *de = dictFind(zs->dict, ele);
         if (!de) return -1;
         rank = (long)zslGetRank(zs->zsl, zsetDictNode(de)->score, ele) - 1;
@@ -244,10 +244,10 @@ void zcurAtRank(zcursor *cur, robj *zobj, unsigned long rank, int reverse) {
     cur->lp = cur->p = NULL;
     cur->node = NULL;
     if (cur->skiplist) {
-        zskiplist *zsl = ((zset *)zobj->ptr)->zsl;
+        zskiplist *zsl = ((zset *)objectPtr(zobj))->zsl;
         if (rank < zsl->length) cur->node = zslGetElementByRank(zsl, reverse ? zsl->length - rank : rank + 1);
     } else {
-        cur->lp = zobj->ptr;
+        cur->lp = objectPtr(zobj);
         if (rank < lpLength(cur->lp) / 2)
             cur->p = lpSeek(cur->lp, reverse ? -2 - 2 * (long)rank : 2 * (long)rank);
     }
@@ -285,7 +285,7 @@ int zcurInsideFar(const zcursor *cur, const zbounds *b) {
 void zcurSeekBounds(zcursor *cur, robj *zobj, const zbounds *b, int reverse) {
     zcurAtRank(cur, zobj, 0, reverse);
     if (cur->skiplist) {
-        zskiplist *zsl = ((zset *)zobj->ptr)->zsl;
+        zskiplist *zsl = ((zset *)objectPtr(zobj))->zsl;
         if (b->lex) cur->node = reverse ? zslLastInLexRange(zsl, &b->lexr) : zslFirstInLexRange(zsl, &b->lexr);
         else cur->node = reverse ? zslLastInRange(zsl, &b->score) : zslFirstInRange(zsl, &b->score);
         return;
@@ -296,7 +296,7 @@ void zcurSeekBounds(zcursor *cur, robj *zobj, const zbounds *b, int reverse) {
 
 unsigned long zsetCountBounds(robj *zobj, const zbounds *b) {
     if (zobj->encoding == OBJ_ENCODING_SKIPLIST) {
-        zskiplist *zsl = ((zset *)zobj->ptr)->zsl;
+        zskiplist *zsl = ((zset *)objectPtr(zobj))->zsl;
         return b->lex ? zslCountInLexRange(zsl, &b->lexr) : zslCountInRange(zsl, &b->score);
     }
     zcursor cur;
@@ -316,7 +316,7 @@ static void removedFromSkiplist(sds ele, double score, void *dict) {
 
 unsigned long zsetDeleteBounds(robj *zobj, const zbounds *b) {
     if (zobj->encoding == OBJ_ENCODING_SKIPLIST) {
-        zset *zs = zobj->ptr;
+        zset *zs = objectPtr(zobj);
         if (b->lex) return zslDeleteRangeByLex(zs->zsl, &b->lexr, removedFromSkiplist, zs->dict);
         return zslDeleteRangeByScore(zs->zsl, &b->score, removedFromSkiplist, zs->dict);
     }
@@ -327,17 +327,17 @@ unsigned long zsetDeleteBounds(robj *zobj, const zbounds *b) {
         cur.lp = lpDeleteRangeWithEntry(cur.lp, &cur.p, 2);
         n++;
     }
-    zobj->ptr = cur.lp;
+    objectSetPtr(zobj, cur.lp);
     return n;
 }
 
 unsigned long zsetDeleteRank(robj *zobj, long start, long end) {
     unsigned long n = (unsigned long)(end - start + 1);
     if (zobj->encoding == OBJ_ENCODING_LISTPACK) {
-        zobj->ptr = lpDeleteRange(zobj->ptr, 2 * start, 2 * n);
+        objectSetPtr(zobj, lpDeleteRange(objectPtr(zobj), 2 * start, 2 * n));
         return n;
     }
-    zset *zs = zobj->ptr;
+    zset *zs = objectPtr(zobj);
     return zslDeleteRangeByRank(zs->zsl, start + 1, end + 1, removedFromSkiplist, zs->dict);
 }
 void zsetVisitScoreRange(robj *zobj, const zrangespec *range, zsetVisitFn *visit, void *ctx) {
@@ -374,10 +374,10 @@ static int visitNode(const zskiplistNode *n, zsetVisitFn *visit, void *ctx) {
 void zsetRandomMembers(robj *zobj, unsigned long count, zsetVisitFn *visit, void *ctx) {
     if (zobj->encoding == OBJ_ENCODING_LISTPACK) {
         memberVisit mv = {visit, ctx};
-        lpVisitRandomPairs(zobj->ptr, count, 1, visitLpMember, &mv, random);
+        lpVisitRandomPairs(objectPtr(zobj), count, 1, visitLpMember, &mv, random);
         return;
     }
-    dict *d = ((zset *)zobj->ptr)->dict;
+    dict *d = ((zset *)objectPtr(zobj))->dict;
     while (count--)
         if (!visitNode(zsetDictNode(dictGetFairRandomKey(d)), visit, ctx)) return;
 }
@@ -390,10 +390,10 @@ void zsetRandomMembers(robj *zobj, unsigned long count, zsetVisitFn *visit, void
 void zsetRandomMembersDistinct(robj *zobj, unsigned long count, zsetVisitFn *visit, void *ctx) {
     if (zobj->encoding == OBJ_ENCODING_LISTPACK) {
         memberVisit mv = {visit, ctx};
-        lpVisitRandomPairsUnique(zobj->ptr, count, 1, visitLpMember, &mv, random);
+        lpVisitRandomPairsUnique(objectPtr(zobj), count, 1, visitLpMember, &mv, random);
         return;
     }
-    zset *zs = zobj->ptr;
+    zset *zs = objectPtr(zobj);
     unsigned long size = zs->zsl->length;
     if (count * ZRANDMEMBER_SUB_STRATEGY_MUL > size) {
         /* Many of them: a partial shuffle of all the nodes. */

@@ -34,14 +34,14 @@ static inline int isPackset(const robj *o) { return o->type == OBJ_SET && o->enc
 
 /* The dict of a hash or sorted set in a table encoding (sets have packsets). */
 static dict *valueDict(robj *o) {
-    if (o->type == OBJ_HASH && o->encoding == OBJ_ENCODING_HT) return o->ptr;
-    if (o->type == OBJ_ZSET && o->encoding == OBJ_ENCODING_SKIPLIST) return ((zset *)o->ptr)->dict;
+    if (o->type == OBJ_HASH && o->encoding == OBJ_ENCODING_HT) return objectPtr(o);
+    if (o->type == OBJ_ZSET && o->encoding == OBJ_ENCODING_SKIPLIST) return ((zset *)objectPtr(o))->dict;
     return NULL;
 }
 
 void valuePrefetchMembers(robj *o, const char *const *m, const size_t *lens, int n, unsigned long minSize) {
     if (isPackset(o)) {
-        if (packsetSize(o->ptr) >= minSize) packsetPrefetch(o->ptr, m, lens, n);
+        if (packsetSize(objectPtr(o)) >= minSize) packsetPrefetch(objectPtr(o), m, lens, n);
         return;
     }
     dict *d = valueDict(o);
@@ -52,14 +52,14 @@ void valuePrefetchMembers(robj *o, const char *const *m, const size_t *lens, int
 
 unsigned long valueLength(robj *o) {
     switch (o->type) {
-    case OBJ_LIST: return o->encoding == OBJ_ENCODING_LISTPACK ? lpLength(o->ptr) : quicklistCount(o->ptr);
+    case OBJ_LIST: return o->encoding == OBJ_ENCODING_LISTPACK ? lpLength(objectPtr(o)) : quicklistCount(objectPtr(o));
     case OBJ_SET:
-        if (o->encoding == OBJ_ENCODING_INTSET) return intsetLen(o->ptr);
-        return o->encoding == OBJ_ENCODING_LISTPACK ? lpLength(o->ptr) : packsetSize(o->ptr);
+        if (o->encoding == OBJ_ENCODING_INTSET) return intsetLen(objectPtr(o));
+        return o->encoding == OBJ_ENCODING_LISTPACK ? lpLength(objectPtr(o)) : packsetSize(objectPtr(o));
     case OBJ_ZSET: return zsetLength(o);
     case OBJ_HASH:
         /* lpLength also refreshes an overflowed header count, as Redis does here. */
-        return o->encoding == OBJ_ENCODING_LISTPACK ? lpLength(o->ptr) / 2 : dictSize((dict *)o->ptr);
+        return o->encoding == OBJ_ENCODING_LISTPACK ? lpLength(objectPtr(o)) / 2 : dictSize((dict *)objectPtr(o));
     }
     return 0;
 }
@@ -73,17 +73,17 @@ void valueIterInitAt(valueIter *it, robj *o, long first, int reverse) {
     case OBJ_LIST:
         it->reverse = reverse;
         if (o->encoding == OBJ_ENCODING_LISTPACK)
-            it->p = lpSeek(o->ptr, reverse ? -1 - first : first);
+            it->p = lpSeek(objectPtr(o), reverse ? -1 - first : first);
         else
-            it->qi = quicklistGetIteratorAtIdx(o->ptr, reverse ? QUICKLIST_ITER_FROM_TAIL : QUICKLIST_ITER_FROM_HEAD,
+            it->qi = quicklistGetIteratorAtIdx(objectPtr(o), reverse ? QUICKLIST_ITER_FROM_TAIL : QUICKLIST_ITER_FROM_HEAD,
                                                reverse ? -1 - first : first);
         break;
     case OBJ_ZSET: zcurAtRank(&it->zc, o, (unsigned long)first, reverse); break;
     case OBJ_HASH:
     case OBJ_SET:
-        if (isPackset(o)) packsetIterInit(&it->pi, o->ptr);
-        else if (o->encoding == OBJ_ENCODING_HT) dictInitIterator(&it->di, o->ptr);
-        else if (o->encoding == OBJ_ENCODING_LISTPACK) it->p = lpFirst(o->ptr);
+        if (isPackset(o)) packsetIterInit(&it->pi, objectPtr(o));
+        else if (o->encoding == OBJ_ENCODING_HT) dictInitIterator(&it->di, objectPtr(o));
+        else if (o->encoding == OBJ_ENCODING_LISTPACK) it->p = lpFirst(objectPtr(o));
         break;
     }
 }
@@ -119,7 +119,7 @@ int valueIterNext(valueIter *it, valueItem *item) {
             lpEntry l;
             lpGetEntry(it->p, &l);
             elemFromLp(&item->ele, &l);
-            it->p = it->reverse ? lpPrev(o->ptr, it->p) : lpNext(o->ptr, it->p);
+            it->p = it->reverse ? lpPrev(objectPtr(o), it->p) : lpNext(objectPtr(o), it->p);
             return 1;
         }
         quicklistEntry e;
@@ -137,7 +137,7 @@ int valueIterNext(valueIter *it, valueItem *item) {
     case OBJ_SET:
         if (o->encoding == OBJ_ENCODING_INTSET) {
             long long v;
-            if (!intsetGet(o->ptr, it->pos++, &v)) return 0;
+            if (!intsetGet(objectPtr(o), it->pos++, &v)) return 0;
             elemFromInt(&item->ele, v);
             return 1;
         }
@@ -146,7 +146,7 @@ int valueIterNext(valueIter *it, valueItem *item) {
             lpEntry e;
             lpGetEntry(it->p, &e);
             elemFromLp(&item->ele, &e);
-            it->p = lpNext(o->ptr, it->p);
+            it->p = lpNext(objectPtr(o), it->p);
             return 1;
         }
         item->ele.lval = 0;
@@ -154,7 +154,7 @@ int valueIterNext(valueIter *it, valueItem *item) {
     case OBJ_HASH:
         if (o->encoding == OBJ_ENCODING_LISTPACK) {
             lpEntry f, v;
-            if (!lpNextPair(o->ptr, &it->p, &f, &v)) return 0;
+            if (!lpNextPair(objectPtr(o), &it->p, &f, &v)) return 0;
             elemFromLp(&item->ele, &f);
             elemFromLp(&item->val, &v);
             return 1;
@@ -179,47 +179,47 @@ void valueIterDone(valueIter *it) {
 
 void vlistGrowFor(robj *o, size_t bytes, size_t largest, unsigned long count, int fill, int compress) {
     if (o->encoding != OBJ_ENCODING_LISTPACK) return;
-    unsigned char *lp = o->ptr;
+    unsigned char *lp = objectPtr(o);
     if (!quicklistExceedsFill(fill, lpBytes(lp) + bytes, lpLength(lp) + count, largest, 0)) return;
     quicklist *ql = quicklistCreate(fill, compress);
     if (lpLength(lp)) quicklistAppendListpack(ql, lp);
     else lpFree(lp);
-    o->ptr = ql;
+    objectSetPtr(o, ql);
     o->encoding = OBJ_ENCODING_QUICKLIST;
 }
 
 void vlistTryCompact(robj *o, int fill, int shrinking) {
     if (o->encoding != OBJ_ENCODING_QUICKLIST) return;
-    quicklist *ql = o->ptr;
+    quicklist *ql = objectPtr(o);
     if (ql->len != 1 || ql->head->container != QUICKLIST_NODE_CONTAINER_PACKED) return;
     if (quicklistExceedsFill(fill, ql->head->sz, ql->count, 0, shrinking)) return;
-    o->ptr = quicklistTakeListpack(ql);
+    objectSetPtr(o, quicklistTakeListpack(ql));
     o->encoding = OBJ_ENCODING_LISTPACK;
 }
 
 void vlistPush(robj *o, const void *s, size_t len, int tail) {
     if (o->encoding == OBJ_ENCODING_LISTPACK)
-        o->ptr = tail ? lpAppend(o->ptr, s, (uint32_t)len) : lpPrepend(o->ptr, s, (uint32_t)len);
+        objectSetPtr(o, tail ? lpAppend(objectPtr(o), s, (uint32_t)len) : lpPrepend(objectPtr(o), s, (uint32_t)len));
     else
-        quicklistPush(o->ptr, s, len, tail ? QUICKLIST_TAIL : QUICKLIST_HEAD);
+        quicklistPush(objectPtr(o), s, len, tail ? QUICKLIST_TAIL : QUICKLIST_HEAD);
 }
 
 int vlistPop(robj *o, int tail, unsigned char **data, size_t *sz, long long *ll) {
     if (o->encoding != OBJ_ENCODING_LISTPACK)
-        return quicklistPop(o->ptr, tail ? QUICKLIST_TAIL : QUICKLIST_HEAD, data, sz, ll);
-    unsigned char *lp = o->ptr, *p = tail ? lpLast(lp) : lpFirst(lp);
+        return quicklistPop(objectPtr(o), tail ? QUICKLIST_TAIL : QUICKLIST_HEAD, data, sz, ll);
+    unsigned char *lp = objectPtr(o), *p = tail ? lpLast(lp) : lpFirst(lp);
     if (!p) return 0;
     uint32_t slen;
     unsigned char *v = lpGetValue(p, &slen, ll);
     *data = v ? zmemdup(v, slen) : NULL;
     *sz = v ? slen : 0;
-    o->ptr = lpDelete(lp, p, NULL);
+    objectSetPtr(o, lpDelete(lp, p, NULL));
     return 1;
 }
 
 int vlistIndex(robj *o, long index, valueElem *e) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
-        unsigned char *p = lpSeek(o->ptr, index);
+        unsigned char *p = lpSeek(objectPtr(o), index);
         if (!p) return 0;
         lpEntry l;
         lpGetEntry(p, &l);
@@ -227,7 +227,7 @@ int vlistIndex(robj *o, long index, valueElem *e) {
         return 1;
     }
     quicklistEntry qe;
-    if (!quicklistIndex(o->ptr, index, &qe)) return 0;
+    if (!quicklistIndex(objectPtr(o), index, &qe)) return 0;
     if (qe.value) {
         e->sval = qe.value;
         e->slen = qe.sz;
@@ -239,29 +239,29 @@ int vlistIndex(robj *o, long index, valueElem *e) {
 }
 
 int vlistReplaceAt(robj *o, long index, const void *s, size_t len) {
-    if (o->encoding != OBJ_ENCODING_LISTPACK) return quicklistReplaceAtIndex(o->ptr, index, s, len);
-    unsigned char *p = lpSeek(o->ptr, index);
+    if (o->encoding != OBJ_ENCODING_LISTPACK) return quicklistReplaceAtIndex(objectPtr(o), index, s, len);
+    unsigned char *p = lpSeek(objectPtr(o), index);
     if (!p) return 0;
-    o->ptr = lpReplace(o->ptr, &p, s, (uint32_t)len);
+    objectSetPtr(o, lpReplace(objectPtr(o), &p, s, (uint32_t)len));
     return 1;
 }
 
 void vlistDelRange(robj *o, long start, long count) {
     if (count <= 0) return;
     if (o->encoding != OBJ_ENCODING_LISTPACK) {
-        quicklistDelRange(o->ptr, start, count);
+        quicklistDelRange(objectPtr(o), start, count);
         return;
     }
-    long n = (long)lpLength(o->ptr);
+    long n = (long)lpLength(objectPtr(o));
     if (start < 0) start += n;
     if (start < 0 || start >= n) return;
-    o->ptr = lpDeleteRange(o->ptr, start, (unsigned long)(count < n - start ? count : n - start));
+    objectSetPtr(o, lpDeleteRange(objectPtr(o), start, (unsigned long)(count < n - start ? count : n - start)));
 }
 
 unsigned long vlistRemoveEqual(robj *o, const void *s, size_t len, int from_tail, unsigned long limit) {
     unsigned long removed = 0;
     if (o->encoding != OBJ_ENCODING_LISTPACK) {
-        quicklistIter *it = quicklistGetIterator(o->ptr, from_tail ? QUICKLIST_ITER_FROM_TAIL : QUICKLIST_ITER_FROM_HEAD);
+        quicklistIter *it = quicklistGetIterator(objectPtr(o), from_tail ? QUICKLIST_ITER_FROM_TAIL : QUICKLIST_ITER_FROM_HEAD);
         quicklistEntry e;
         while ((!limit || removed < limit) && quicklistNext(it, &e)) {
             if (!quicklistCompare(&e, s, len)) continue;
@@ -271,7 +271,7 @@ unsigned long vlistRemoveEqual(robj *o, const void *s, size_t len, int from_tail
         quicklistReleaseIterator(it);
         return removed;
     }
-    unsigned char *lp = o->ptr, *p = from_tail ? lpLast(lp) : lpFirst(lp);
+    unsigned char *lp = objectPtr(o), *p = from_tail ? lpLast(lp) : lpFirst(lp);
     while (p && (!limit || removed < limit)) {
         if (!lpCompare(p, s, (uint32_t)len)) {
             p = from_tail ? lpPrev(lp, p) : lpNext(lp, p);
@@ -283,25 +283,25 @@ unsigned long vlistRemoveEqual(robj *o, const void *s, size_t len, int from_tail
         if (from_tail) p = prev ? lp + prevOff : NULL;
         removed++;
     }
-    o->ptr = lp;
+    objectSetPtr(o, lp);
     return removed;
 }
 
 int vlistInsertAtPivot(robj *o, const void *pivot, size_t plen, const void *s, size_t len, int after) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
-        unsigned char *lp = o->ptr, *p = lpFirst(lp);
+        unsigned char *lp = objectPtr(o), *p = lpFirst(lp);
         if (p) p = lpFind(lp, p, pivot, (uint32_t)plen, 0);
         if (!p) return 0;
-        o->ptr = lpInsertString(lp, s, (uint32_t)len, p, after ? LP_AFTER : LP_BEFORE, NULL);
+        objectSetPtr(o, lpInsertString(lp, s, (uint32_t)len, p, after ? LP_AFTER : LP_BEFORE, NULL));
         return 1;
     }
-    quicklistIter *it = quicklistGetIterator(o->ptr, QUICKLIST_ITER_FROM_HEAD);
+    quicklistIter *it = quicklistGetIterator(objectPtr(o), QUICKLIST_ITER_FROM_HEAD);
     quicklistEntry e;
     int found = 0;
     while (!found && quicklistNext(it, &e)) {
         if (!quicklistCompare(&e, pivot, plen)) continue;
-        if (after) quicklistInsertAfter(o->ptr, &e, s, len);
-        else quicklistInsertBefore(o->ptr, &e, s, len);
+        if (after) quicklistInsertAfter(objectPtr(o), &e, s, len);
+        else quicklistInsertBefore(objectPtr(o), &e, s, len);
         found = 1;
     }
     quicklistReleaseIterator(it); /* invalid after an insert: only released */
@@ -310,7 +310,7 @@ int vlistInsertAtPivot(robj *o, const void *pivot, size_t plen, const void *s, s
 
 int vlistQuicklistSettings(robj *o, int *fill, int *compress) {
     if (o->type != OBJ_LIST || o->encoding != OBJ_ENCODING_QUICKLIST) return 0;
-    quicklist *ql = o->ptr;
+    quicklist *ql = objectPtr(o);
     *fill = ql->fill;
     *compress = ql->compress;
     return 1;
@@ -371,31 +371,31 @@ robj *setCreate(const valueElem *first, size_t sizeHint, const setLimits *lim) {
         return o;
     }
     robj *o = createSetObject();
-    packsetExpand(o->ptr, sizeHint);
+    packsetExpand(objectPtr(o), sizeHint);
     return o;
 }
 
 void setExpand(robj *o, size_t n) {
-    if (isPackset(o)) packsetExpand(o->ptr, n);
+    if (isPackset(o)) packsetExpand(objectPtr(o), n);
 }
 
 static void setConvertToListpack(robj *o) {
-    intset *is = o->ptr;
+    intset *is = objectPtr(o);
     unsigned char *lp = lpNew(0);
     long long v;
     for (uint32_t i = 0; intsetGet(is, i, &v); i++) lp = lpAppendInteger(lp, v);
     intsetFree(is);
-    o->ptr = lp;
+    objectSetPtr(o, lp);
     o->encoding = OBJ_ENCODING_LISTPACK;
 }
 
 /* An intset takes a non-integer member: a listpack if everything, the
  * widest integer counted for every member, stays within the limits. */
 static int intsetFitsListpack(robj *o, size_t len, const setLimits *lim) {
-    unsigned long n = intsetLen(o->ptr);
+    unsigned long n = intsetLen(objectPtr(o));
     size_t widest = 0, entry = 0;
     if (n) {
-        long long lo = intsetMin(o->ptr), hi = intsetMax(o->ptr);
+        long long lo = intsetMin(objectPtr(o)), hi = intsetMax(objectPtr(o));
         size_t a = decimalDigits(hi), b = decimalDigits(lo);
         widest = a > b ? a : b;
         a = lpEntrySizeInteger(hi), b = lpEntrySizeInteger(lo);
@@ -413,25 +413,25 @@ int setAdd(robj *o, const valueElem *m, const setLimits *lim) {
     if (o->encoding == OBJ_ENCODING_INTSET) {
         if (elemAsInteger(m, &v)) {
             int added = 0;
-            o->ptr = intsetAdd(o->ptr, v, &added);
+            objectSetPtr(o, intsetAdd(objectPtr(o), v, &added));
             size_t max = lim->intset_entries < (1UL << 30) ? lim->intset_entries : (1UL << 30);
-            if (added && intsetLen(o->ptr) > max) setConvertToTable(o, 0);
+            if (added && intsetLen(objectPtr(o)) > max) setConvertToTable(o, 0);
             return added;
         }
         /* Not an integer: it cannot be a member yet. */
         if (intsetFitsListpack(o, len, lim)) setConvertToListpack(o);
-        else setConvertToTable(o, intsetLen(o->ptr) + 1);
+        else setConvertToTable(o, intsetLen(objectPtr(o)) + 1);
     }
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
-        if (lpFindElem(o->ptr, m)) return 0;
-        if (lpLength(o->ptr) < lim->lp_entries && len <= lim->lp_value && lpSafeToAdd(o->ptr, len)) {
-            o->ptr = m->sval ? lpAppend(o->ptr, (const unsigned char *)s, (uint32_t)len)
-                             : lpAppendInteger(o->ptr, m->lval);
+        if (lpFindElem(objectPtr(o), m)) return 0;
+        if (lpLength(objectPtr(o)) < lim->lp_entries && len <= lim->lp_value && lpSafeToAdd(objectPtr(o), len)) {
+            objectSetPtr(o, m->sval ? lpAppend(objectPtr(o), (const unsigned char *)s, (uint32_t)len)
+                                    : lpAppendInteger(objectPtr(o), m->lval));
             return 1;
         }
-        setConvertToTable(o, lpLength(o->ptr) + 1);
+        setConvertToTable(o, lpLength(objectPtr(o)) + 1);
     }
-    return packsetAdd(o->ptr, s, len);
+    return packsetAdd(objectPtr(o), s, len);
 }
 
 int setRemove(robj *o, const valueElem *m) {
@@ -439,41 +439,41 @@ int setRemove(robj *o, const valueElem *m) {
     if (o->encoding == OBJ_ENCODING_INTSET) {
         if (!elemAsInteger(m, &v)) return 0;
         int removed = 0;
-        o->ptr = intsetRemove(o->ptr, v, &removed);
+        objectSetPtr(o, intsetRemove(objectPtr(o), v, &removed));
         return removed;
     }
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
-        unsigned char *p = lpFindElem(o->ptr, m);
+        unsigned char *p = lpFindElem(objectPtr(o), m);
         if (!p) return 0;
-        o->ptr = lpDelete(o->ptr, p, NULL);
+        objectSetPtr(o, lpDelete(objectPtr(o), p, NULL));
         return 1;
     }
     char num[LONG_STR_SIZE];
     size_t len;
     const char *s = valueElemBytes(m, num, &len);
-    return packsetRemove(o->ptr, s, len);
+    return packsetRemove(objectPtr(o), s, len);
 }
 
 int setHas(robj *o, const valueElem *m) {
     long long v;
-    if (o->encoding == OBJ_ENCODING_INTSET) return elemAsInteger(m, &v) && intsetFind(o->ptr, v);
-    if (o->encoding == OBJ_ENCODING_LISTPACK) return lpFindElem(o->ptr, m) != NULL;
+    if (o->encoding == OBJ_ENCODING_INTSET) return elemAsInteger(m, &v) && intsetFind(objectPtr(o), v);
+    if (o->encoding == OBJ_ENCODING_LISTPACK) return lpFindElem(objectPtr(o), m) != NULL;
     char num[LONG_STR_SIZE];
     size_t len;
     const char *s = valueElemBytes(m, num, &len);
-    return packsetContains(o->ptr, s, len);
+    return packsetContains(objectPtr(o), s, len);
 }
 
 void setRandomMember(robj *o, valueElem *m) {
     if (o->encoding == OBJ_ENCODING_INTSET) {
-        elemFromInt(m, intsetRandom(o->ptr, (unsigned long)random()));
+        elemFromInt(m, intsetRandom(objectPtr(o), (unsigned long)random()));
     } else if (o->encoding == OBJ_ENCODING_LISTPACK) {
         lpEntry e;
-        lpGetEntry(lpSeek(o->ptr, random() % (long)lpLength(o->ptr)), &e);
+        lpGetEntry(lpSeek(objectPtr(o), random() % (long)lpLength(objectPtr(o))), &e);
         elemFromLp(m, &e);
     } else {
         m->lval = 0;
-        packsetRandom(o->ptr, &m->sval, &m->slen);
+        packsetRandom(objectPtr(o), &m->sval, &m->slen);
     }
 }
 
@@ -491,32 +491,32 @@ void hashGrowFor(robj *o, robj *const *args, int count, const hashLimits *lim) {
     size_t new_fields = (size_t)count / 2;
     if (new_fields > lim->lp_entries) {
         hashConvertToTable(o);
-        dictExpand(o->ptr, new_fields); /* mostly new fields: size for them */
+        dictExpand(objectPtr(o), new_fields); /* mostly new fields: size for them */
         return;
     }
     size_t sum = 0;
     for (int i = 0; i < count; i++) {
         if (!sdsEncodedObject(args[i])) continue;
-        size_t len = sdslen(args[i]->ptr);
+        size_t len = sdslen(objectPtr(args[i]));
         if (len > lim->lp_value) {
             hashConvertToTable(o);
             return;
         }
         sum += len;
     }
-    if (!lpSafeToAdd(o->ptr, sum)) hashConvertToTable(o);
+    if (!lpSafeToAdd(objectPtr(o), sum)) hashConvertToTable(o);
 }
 
 int hashGetValue(robj *o, sds field, valueElem *value) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
-        unsigned char *lp = o->ptr, *p = lpFindField(lp, field);
+        unsigned char *lp = objectPtr(o), *p = lpFindField(lp, field);
         if (!p) return 0;
         lpEntry e;
         lpGetEntry(lpNext(lp, p), &e);
         elemFromLp(value, &e);
         return 1;
     }
-    dictEntry *de = dictFind(o->ptr, field);
+    dictEntry *de = dictFind(objectPtr(o), field);
     if (!de) return 0;
     elemFromSds(value, dictGetVal(de));
     return 1;
@@ -543,7 +543,7 @@ int hashSet(robj *o, sds field, const void *value, size_t vlen, const hashLimits
         hashConvertToTable(o);
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
         int update = 0;
-        unsigned char *lp = o->ptr, *p = lpFindField(lp, field);
+        unsigned char *lp = objectPtr(o), *p = lpFindField(lp, field);
         if (p) {
             unsigned char *vp = lpNext(lp, p);
             lp = lpReplace(lp, &vp, value, (uint32_t)vlen);
@@ -552,11 +552,11 @@ int hashSet(robj *o, sds field, const void *value, size_t vlen, const hashLimits
             lp = lpAppend(lp, (const unsigned char *)field, (uint32_t)sdslen(field));
             lp = lpAppend(lp, value, (uint32_t)vlen);
         }
-        o->ptr = lp;
+        objectSetPtr(o, lp);
         if (valueLength(o) > lim->lp_entries) hashConvertToTable(o);
         return update;
     }
-    dict *d = o->ptr;
+    dict *d = objectPtr(o);
     dictEntry *de = dictFind(d, field);
     if (!de) {
         dictAdd(d, field, sdsnewlen(value, vlen)); /* the field is copied into the entry */
@@ -574,12 +574,12 @@ int hashSet(robj *o, sds field, const void *value, size_t vlen, const hashLimits
 
 int hashDelete(robj *o, sds field) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
-        unsigned char *p = lpFindField(o->ptr, field);
+        unsigned char *p = lpFindField(objectPtr(o), field);
         if (!p) return 0;
-        o->ptr = lpDeleteRangeWithEntry(o->ptr, &p, 2);
+        objectSetPtr(o, lpDeleteRangeWithEntry(objectPtr(o), &p, 2));
         return 1;
     }
-    dict *d = o->ptr;
+    dict *d = objectPtr(o);
     if (dictDelete(d, field) != DICT_OK) return 0;
     if (dictNeedsResize(d)) dictResize(d);
     return 1;
@@ -594,12 +594,12 @@ static void pairFromEntry(const dictEntry *de, valueElem *field, valueElem *valu
 void hashRandomField(robj *o, valueElem *field, valueElem *value) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
         lpEntry f, v;
-        lpPairAt(o->ptr, (unsigned long)random() % valueLength(o), &f, value ? &v : NULL);
+        lpPairAt(objectPtr(o), (unsigned long)random() % valueLength(o), &f, value ? &v : NULL);
         elemFromLp(field, &f);
         if (value) elemFromLp(value, &v);
         return;
     }
-    pairFromEntry(dictGetFairRandomKey(o->ptr), field, value);
+    pairFromEntry(dictGetFairRandomKey(objectPtr(o)), field, value);
 }
 
 /* A listpack visit handed on to a hashPairFn. */
@@ -619,12 +619,12 @@ static int visitLpPair(void *ctx, const lpEntry *key, const lpEntry *val) {
 void hashRandomFields(robj *o, unsigned long count, int withvalues, hashPairFn *fn, void *ctx) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
         pairVisit pv = {fn, ctx};
-        lpVisitRandomPairs(o->ptr, count, withvalues, visitLpPair, &pv, random);
+        lpVisitRandomPairs(objectPtr(o), count, withvalues, visitLpPair, &pv, random);
         return;
     }
     while (count--) {
         valueElem f, v;
-        pairFromEntry(dictGetFairRandomKey(o->ptr), &f, withvalues ? &v : NULL);
+        pairFromEntry(dictGetFairRandomKey(objectPtr(o)), &f, withvalues ? &v : NULL);
         if (!fn(ctx, &f, withvalues ? &v : NULL)) return;
     }
 }
@@ -638,10 +638,10 @@ void hashRandomFieldsDistinct(robj *o, unsigned long count, int withvalues, hash
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
         /* Small by definition: one selection-sampling walk, in listpack order. */
         pairVisit pv = {fn, ctx};
-        lpVisitRandomPairsUnique(o->ptr, count, withvalues, visitLpPair, &pv, random);
+        lpVisitRandomPairsUnique(objectPtr(o), count, withvalues, visitLpPair, &pv, random);
         return;
     }
-    unsigned long size = dictSize((dict *)o->ptr);
+    unsigned long size = dictSize((dict *)objectPtr(o));
     valueElem f, v;
     if (count * HRANDFIELD_SUB_STRATEGY_MUL > size) {
         /* Most of the hash: copy its entries, then drop random ones until
@@ -651,7 +651,7 @@ void hashRandomFieldsDistinct(robj *o, unsigned long count, int withvalues, hash
         dictExpand(d, size);
         dictIterator di;
         dictEntry *de;
-        dictInitIterator(&di, o->ptr);
+        dictInitIterator(&di, objectPtr(o));
         while ((de = dictNext(&di))) dictAdd(d, de, NULL);
         dictResetIterator(&di);
         while (size-- > count) dictDelete(d, dictGetKey(dictGetFairRandomKey(d)));
@@ -669,7 +669,7 @@ void hashRandomFieldsDistinct(robj *o, unsigned long count, int withvalues, hash
     dict *seen = dictCreate(&seenType);
     dictExpand(seen, count);
     while (dictSize(seen) < count) {
-        dictEntry *de = dictGetFairRandomKey(o->ptr);
+        dictEntry *de = dictGetFairRandomKey(objectPtr(o));
         if (dictAdd(seen, de, NULL) != DICT_OK) continue;
         pairFromEntry(de, &f, withvalues ? &v : NULL);
         if (!fn(ctx, &f, withvalues ? &v : NULL)) break;
@@ -713,7 +713,7 @@ static void scanSetMember(void *privdata, const unsigned char *m, size_t len) {
 unsigned long valueScan(robj *o, unsigned long cursor, valueScanFn *fn, void *ctx) {
     if (isPackset(o)) {
         scanCtx sc = {o, fn, ctx};
-        return packsetScan(o->ptr, cursor, scanSetMember, &sc);
+        return packsetScan(objectPtr(o), cursor, scanSetMember, &sc);
     }
     dict *d = valueDict(o);
     if (d) {
@@ -743,18 +743,18 @@ static robj *dupTable(robj *o) {
     robj *copy;
     if (o->type == OBJ_SET) {
         copy = createSetObject();
-        packsetExpand(copy->ptr, packsetSize(o->ptr));
+        packsetExpand(objectPtr(copy), packsetSize(objectPtr(o)));
         valueIterInit(&it, o);
-        while (valueIterNext(&it, &item)) packsetAdd(copy->ptr, item.ele.sval, item.ele.slen);
+        while (valueIterNext(&it, &item)) packsetAdd(objectPtr(copy), item.ele.sval, item.ele.slen);
         valueIterDone(&it);
         return copy;
     }
     copy = createObject(OBJ_HASH, dictCreate(&hashDictType));
-    dictExpand(copy->ptr, dictSize((dict *)o->ptr));
+    dictExpand(objectPtr(copy), dictSize((dict *)objectPtr(o)));
     dictIterator di;
     dictEntry *de;
-    dictInitIterator(&di, o->ptr);
-    while ((de = dictNext(&di))) dictAdd(copy->ptr, dictGetKey(de), sdsdup(dictGetVal(de)));
+    dictInitIterator(&di, objectPtr(o));
+    while ((de = dictNext(&di))) dictAdd(objectPtr(copy), dictGetKey(de), sdsdup(dictGetVal(de)));
     dictResetIterator(&di);
     return copy;
 }
@@ -764,24 +764,24 @@ robj *valueDup(robj *o) {
     switch (o->type) {
     case OBJ_STRING: return dupStringObject(o);
     case OBJ_LIST:
-        if (o->encoding == OBJ_ENCODING_LISTPACK) copy = createObject(OBJ_LIST, dupBlob(o->ptr, lpBytes(o->ptr)));
-        else copy = createObject(OBJ_LIST, quicklistDup(o->ptr));
+        if (o->encoding == OBJ_ENCODING_LISTPACK) copy = createObject(OBJ_LIST, dupBlob(objectPtr(o), lpBytes(objectPtr(o))));
+        else copy = createObject(OBJ_LIST, quicklistDup(objectPtr(o)));
         break;
-    case OBJ_STREAM: copy = createObject(OBJ_STREAM, streamDup(o->ptr)); break;
+    case OBJ_STREAM: copy = createObject(OBJ_STREAM, streamDup(objectPtr(o))); break;
     case OBJ_SET:
     case OBJ_HASH:
     case OBJ_ZSET:
         if (o->encoding == OBJ_ENCODING_INTSET) {
-            copy = createObject(o->type, dupBlob(o->ptr, intsetBlobLen(o->ptr)));
+            copy = createObject(o->type, dupBlob(objectPtr(o), intsetBlobLen(objectPtr(o))));
         } else if (o->encoding == OBJ_ENCODING_LISTPACK) {
-            copy = createObject(o->type, dupBlob(o->ptr, lpBytes(o->ptr)));
+            copy = createObject(o->type, dupBlob(objectPtr(o), lpBytes(objectPtr(o))));
         } else if (o->encoding == OBJ_ENCODING_HT) {
             copy = dupTable(o);
         } else {
             copy = createZsetObject();
             zsetExpand(copy, zsetLength(o));
             /* From the tail: each insertion lands at the head, without searching. */
-            for (zskiplistNode *ln = ((zset *)o->ptr)->zsl->tail; ln; ln = ln->backward)
+            for (zskiplistNode *ln = ((zset *)objectPtr(o))->zsl->tail; ln; ln = ln->backward)
                 zsetInsertNew(copy, ln->ele, ln->score);
         }
         break;
@@ -798,15 +798,15 @@ size_t valueMemoryUsage(robj *o, long long samples) {
     /* A keyspace object holds its key (and an embstr value) in the same allocation. */
     size_t size = o->haskey ? zmalloc_size(o) : sizeof(robj);
     if (o->type == OBJ_STRING) {
-        if (o->encoding == OBJ_ENCODING_RAW) size += zmalloc_size(sdsAllocPtr(o->ptr));
+        if (o->encoding == OBJ_ENCODING_RAW) size += zmalloc_size(sdsAllocPtr(objectPtr(o)));
         else if (o->encoding == OBJ_ENCODING_EMBSTR) size = zmalloc_size(o);
         return size;
     }
     switch (o->encoding) {
-    case OBJ_ENCODING_LISTPACK: return size + lpBytes(o->ptr);
-    case OBJ_ENCODING_INTSET: return size + intsetBlobLen(o->ptr);
+    case OBJ_ENCODING_LISTPACK: return size + lpBytes(objectPtr(o));
+    case OBJ_ENCODING_INTSET: return size + intsetBlobLen(objectPtr(o));
     case OBJ_ENCODING_QUICKLIST: {
-        quicklist *ql = o->ptr;
+        quicklist *ql = objectPtr(o);
         size += sizeof(*ql);
         long long seen = 0;
         size_t nodes = 0;
@@ -819,7 +819,7 @@ size_t valueMemoryUsage(robj *o, long long samples) {
     }
     case OBJ_ENCODING_HT:
     case OBJ_ENCODING_SKIPLIST: {
-        if (isPackset(o)) return size + packsetMemUsage(o->ptr, samples);
+        if (isPackset(o)) return size + packsetMemUsage(objectPtr(o), samples);
         dict *d = valueDict(o);
         size += dictMemUsage(d);
         long long seen = 0;
@@ -840,7 +840,7 @@ size_t valueMemoryUsage(robj *o, long long samples) {
         return size;
     }
     case OBJ_ENCODING_STREAM: {
-        stream *st = o->ptr;
+        stream *st = objectPtr(o);
         size += sizeof(*st) + sizeof(streamNode) * st->capacity;
         for (size_t j = 0; j < st->nnodes; j++) size += lpBytes(st->nodes[j].lp);
         return size;
@@ -853,7 +853,7 @@ size_t valueMemoryUsage(robj *o, long long samples) {
 
 size_t valueBlobCount(robj *o) {
     switch (o->encoding) {
-    case OBJ_ENCODING_QUICKLIST: return ((quicklist *)o->ptr)->len;
+    case OBJ_ENCODING_QUICKLIST: return ((quicklist *)objectPtr(o))->len;
     case OBJ_ENCODING_LISTPACK:
     case OBJ_ENCODING_INTSET: return 1;
     }
@@ -863,9 +863,9 @@ size_t valueBlobCount(robj *o) {
 const void *valueBlobNext(robj *o, const void *pos, valueBlob *b) {
     switch (o->encoding) {
     case OBJ_ENCODING_QUICKLIST: {
-        quicklistNode *n = pos ? ((const quicklistNode *)pos)->next : ((quicklist *)o->ptr)->head;
+        quicklistNode *n = pos ? ((const quicklistNode *)pos)->next : ((quicklist *)objectPtr(o))->head;
         if (!n) return NULL;
-        b->bytes = quicklistNodeData(o->ptr, n); /* raw, even when the node is kept compressed */
+        b->bytes = quicklistNodeData(objectPtr(o), n); /* raw, even when the node is kept compressed */
         b->len = n->sz;
         b->container = n->container;
         return n;
@@ -873,10 +873,10 @@ const void *valueBlobNext(robj *o, const void *pos, valueBlob *b) {
     case OBJ_ENCODING_LISTPACK:
     case OBJ_ENCODING_INTSET:
         if (pos) return NULL;
-        b->bytes = o->ptr;
-        b->len = o->encoding == OBJ_ENCODING_LISTPACK ? lpBytes(o->ptr) : intsetBlobLen(o->ptr);
+        b->bytes = objectPtr(o);
+        b->len = o->encoding == OBJ_ENCODING_LISTPACK ? lpBytes(objectPtr(o)) : intsetBlobLen(objectPtr(o));
         b->container = QUICKLIST_NODE_CONTAINER_PACKED;
-        return o->ptr;
+        return objectPtr(o);
     }
     return NULL;
 }
@@ -884,13 +884,13 @@ const void *valueBlobNext(robj *o, const void *pos, valueBlob *b) {
 /* ------------------------------------------------------------ conversions */
 
 size_t valueTableStats(robj *o, char *buf, size_t bufsize) {
-    if (isPackset(o)) return packsetGetStats(buf, bufsize, o->ptr);
+    if (isPackset(o)) return packsetGetStats(buf, bufsize, objectPtr(o));
     dict *d = valueDict(o);
     return d ? dictGetStats(buf, bufsize, d) : 0;
 }
 
 void hashConvertToTable(robj *o) {
-    unsigned char *lp = o->ptr, *p = lpFirst(lp);
+    unsigned char *lp = objectPtr(o), *p = lpFirst(lp);
     dict *d = dictCreate(&hashDictType);
     dictExpand(d, lpLength(lp) / 2);
     lpEntry field, value;
@@ -906,7 +906,7 @@ void hashConvertToTable(robj *o) {
         elemKeyDone(&k);
     }
     lpFree(lp);
-    o->ptr = d;
+    objectSetPtr(o, d);
     o->encoding = OBJ_ENCODING_HT;
 }
 
@@ -923,8 +923,8 @@ void setConvertToTable(robj *o, size_t sizeHint) {
         packsetAdd(d, s, len);
     }
     valueIterDone(&it);
-    if (o->encoding == OBJ_ENCODING_INTSET) intsetFree(o->ptr);
-    else lpFree(o->ptr);
-    o->ptr = d;
+    if (o->encoding == OBJ_ENCODING_INTSET) intsetFree(objectPtr(o));
+    else lpFree(objectPtr(o));
+    objectSetPtr(o, d);
     o->encoding = OBJ_ENCODING_HT;
 }

@@ -1057,8 +1057,8 @@ void spoolMasterRecordObserver(const callInfo *ci) {
     if (ci->argc != 2 || !(ci->c->flags & CLIENT_MASTER) || strcmp(ci->cmd->fullname, "ping")) return;
     robj *arg = ci->argv[1];
     if (arg->type != OBJ_STRING || !sdsEncodedObject(arg)) return;
-    const unsigned char *p = (const unsigned char *)arg->ptr;
-    size_t len = sdslen(arg->ptr);
+    const unsigned char *p = (const unsigned char *)objectPtr(arg);
+    size_t len = sdslen(objectPtr(arg));
     if (hasPrefix(p, len, REPL_PREFIX, PREFIX_LEN(REPL_PREFIX))) {
         if (!takingTail()) applyRecord(p + PREFIX_LEN(REPL_PREFIX), len - PREFIX_LEN(REPL_PREFIX));
     } else if (hasPrefix(p, len, REPL_TAIL_PREFIX, PREFIX_LEN(REPL_TAIL_PREFIX))) {

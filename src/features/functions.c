@@ -462,7 +462,7 @@ void functionLoadCommand(client *c) {
     int argpos = 2;
     /* Options, then the code as the last argument. */
     while (argpos < c->argc - 1) {
-        const char *opt = c->argv[argpos++]->ptr;
+        const char *opt = objectPtr(c->argv[argpos++]);
         if (strcasecmp(opt, "replace")) {
             addReplyErrorFormat(c, "Unknown option given: %s", opt);
             return;
@@ -470,7 +470,7 @@ void functionLoadCommand(client *c) {
         replace = 1;
     }
     sds err = NULL;
-    sds name = loadLibrary(current, c->argv[argpos]->ptr, replace, &err);
+    sds name = loadLibrary(current, objectPtr(c->argv[argpos]), replace, &err);
     if (!name) {
         addReplyErrorSds(c, err);
         return;
@@ -480,7 +480,7 @@ void functionLoadCommand(client *c) {
 }
 
 void functionDeleteCommand(client *c) {
-    libraryInfo *li = dictFetchValue(current->libraries, c->argv[2]->ptr);
+    libraryInfo *li = dictFetchValue(current->libraries, objectPtr(c->argv[2]));
     if (!li) {
         addReplyError(c, "Library not found");
         return;
@@ -523,8 +523,8 @@ void functionFlushCommand(client *c) {
     }
     int async;
     if (c->argc == 2) async = server.lazyfree_lazy_user_flush;
-    else if (!strcasecmp(c->argv[2]->ptr, "sync")) async = 0;
-    else if (!strcasecmp(c->argv[2]->ptr, "async")) async = 1;
+    else if (!strcasecmp(objectPtr(c->argv[2]), "sync")) async = 0;
+    else if (!strcasecmp(objectPtr(c->argv[2]), "async")) async = 1;
     else {
         addReplyError(c, "FUNCTION FLUSH only supports SYNC|ASYNC option");
         return;
@@ -588,7 +588,7 @@ void functionRestoreCommand(client *c) {
     }
     enum restorePolicy policy = RESTORE_APPEND;
     if (c->argc == 4) {
-        const char *p = c->argv[3]->ptr;
+        const char *p = objectPtr(c->argv[3]);
         if (!strcasecmp(p, "flush")) policy = RESTORE_FLUSH;
         else if (!strcasecmp(p, "replace")) policy = RESTORE_REPLACE;
         else if (strcasecmp(p, "append")) {
@@ -596,7 +596,7 @@ void functionRestoreCommand(client *c) {
             return;
         }
     }
-    sds payload = c->argv[2]->ptr;
+    sds payload = objectPtr(c->argv[2]);
     registry *incoming = registryCreate();
     sds err = rdbRestoreFunctionsPayload(payload, sdslen(payload), loadIntoRegistry, incoming);
     if (!err) err = mergeRegistry(incoming, policy);
@@ -630,7 +630,7 @@ void functionListCommand(client *c) {
     int with_code = 0;
     const char *pattern = NULL;
     for (int i = 2; i < c->argc; i++) {
-        const char *arg = c->argv[i]->ptr;
+        const char *arg = objectPtr(c->argv[i]);
         if (!with_code && !strcasecmp(arg, "withcode")) {
             with_code = 1;
         } else if (!pattern && !strcasecmp(arg, "libraryname")) {
@@ -638,7 +638,7 @@ void functionListCommand(client *c) {
                 addReplyError(c, "library name argument was not given");
                 return;
             }
-            pattern = c->argv[++i]->ptr;
+            pattern = objectPtr(c->argv[++i]);
         } else {
             addReplyErrorFormat(c, "Unknown argument %s", arg);
             return;
@@ -734,7 +734,7 @@ void functionHelpCommand(client *c) {
 static void fcallGeneric(client *c, int ro) {
     /* Shown before the commands the function runs, as EVAL is. */
     scriptingFeedMonitor(c);
-    functionInfo *fi = dictFetchValue(current->functions, c->argv[1]->ptr);
+    functionInfo *fi = dictFetchValue(current->functions, objectPtr(c->argv[1]));
     if (!fi) {
         addReplyError(c, "Function not found");
         return;
@@ -748,7 +748,7 @@ static void fcallGeneric(client *c, int ro) {
 }
 
 int functionDeclaredFlags(robj *name) {
-    functionInfo *fi = dictFetchValue(current->functions, name->ptr);
+    functionInfo *fi = dictFetchValue(current->functions, objectPtr(name));
     return fi ? fi->flags | SCRIPT_FLAG_SHEBANG : 0;
 }
 

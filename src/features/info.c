@@ -406,7 +406,7 @@ sds genInfoString(int argc, const char **names) {
 
 void infoCommand(client *c) {
     const char **names = zmalloc(sizeof(char *) * (c->argc > 1 ? c->argc - 1 : 1));
-    for (int j = 1; j < c->argc; j++) names[j - 1] = c->argv[j]->ptr;
+    for (int j = 1; j < c->argc; j++) names[j - 1] = objectPtr(c->argv[j]);
     sds info = genInfoString(c->argc - 1, names);
     zfree(names);
     addReplyVerbatim(c, info, sdslen(info), "txt");

@@ -241,7 +241,7 @@ void latencyHistogramCommand(client *c) {
     void *len = addReplyDeferredLen(c);
     long n = 0;
     for (int i = 2; i < c->argc; i++) {
-        struct redisCommand *cmd = lookupCommandByCString(c->argv[i]->ptr);
+        struct redisCommand *cmd = lookupCommandByCString(objectPtr(c->argv[i]));
         if (!cmd) continue;
         if (cmd->subcommands) {
             long before = histogramCount(cmd->subcommands);
@@ -300,7 +300,7 @@ static int eventSamples(const latencyEvent *ev, long long *time_out, long long *
 
 /* LATENCY HISTORY event: [time, ms] pairs, oldest first. */
 void latencyHistoryCommand(client *c) {
-    latencyEvent *ev = findEvent(c->argv[2]->ptr);
+    latencyEvent *ev = findEvent(objectPtr(c->argv[2]));
     long long times[LATENCY_SAMPLES], ms[LATENCY_SAMPLES];
     int n = ev ? eventSamples(ev, times, ms) : 0;
     addReplyArrayLen(c, n);
@@ -323,7 +323,7 @@ void latencyResetCommand(client *c) {
         dictEmpty(events, NULL);
     } else {
         for (int i = 2; i < c->argc; i++)
-            if (dictDelete(events, c->argv[i]->ptr) == DICT_OK) reset++;
+            if (dictDelete(events, objectPtr(c->argv[i])) == DICT_OK) reset++;
     }
     addReplyLongLong(c, reset);
 }
@@ -402,7 +402,7 @@ static sds renderGraphBlock(sds out, const long long *times, const long long *ms
 
 /* LATENCY GRAPH event */
 void latencyGraphCommand(client *c) {
-    const char *name = c->argv[2]->ptr;
+    const char *name = objectPtr(c->argv[2]);
     latencyEvent *ev = findEvent(name);
     long long times[LATENCY_SAMPLES], ms[LATENCY_SAMPLES];
     int n = ev ? eventSamples(ev, times, ms) : 0;

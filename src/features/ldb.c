@@ -71,7 +71,7 @@ void scriptDebugCommand(client *c) {
         addReplyError(c, "SCRIPT DEBUG must be called outside a pipeline");
         return;
     }
-    const char *mode = c->argv[2]->ptr;
+    const char *mode = objectPtr(c->argv[2]);
     if (!strcasecmp(mode, "no")) {
         c->flags &= ~(CLIENT_LUA_DEBUG | CLIENT_LUA_DEBUG_SYNC);
     } else if (!strcasecmp(mode, "yes")) {
@@ -305,7 +305,7 @@ void ldbLogRedisCommand(robj **argv, int argc) {
             break;
         }
         line = sdscatlen(line, " ", 1);
-        line = sdscatsds(line, argv[j]->ptr);
+        line = sdscatsds(line, objectPtr(argv[j]));
     }
     ldbLog(line);
 }
@@ -739,7 +739,7 @@ int ldbStartSession(client *c) {
     if (ldb.cbuf) sdsclear(ldb.cbuf);
     else ldb.cbuf = sdsempty();
     /* The source, line by line, as the debugger lists it. */
-    sds src = sdsdup(c->argv[1]->ptr);
+    sds src = sdsdup(objectPtr(c->argv[1]));
     size_t len = sdslen(src);
     while (len && (src[len - 1] == '\n' || src[len - 1] == '\r')) len--;
     sdssetlen(src, len);

@@ -177,7 +177,7 @@ static void touchWatchedKey(redisDb *db, robj *key, int expired) {
     if (dictSize(db->watched_keys) == 0) return;
     list *clients = dictFetchValue(db->watched_keys, key);
     if (!clients) return;
-    int removed = expired || !dbFindEntry(db, key->ptr);
+    int removed = expired || !dbFindEntry(db, objectPtr(key));
     listIter li;
     listNode *ln;
     listRewind(clients, &li);

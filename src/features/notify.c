@@ -20,7 +20,7 @@ void notifyKeyspaceEvent(int class, const char *event, robj *key, int dbid) {
         sds chan = sdsnewlen("__keyspace@", 11);
         chan = sdscatlen(chan, dbbuf, dblen);
         chan = sdscatlen(chan, "__:", 3);
-        chan = sdscatsds(chan, keyobj->ptr);
+        chan = sdscatsds(chan, objectPtr(keyobj));
         robj *chanobj = createObject(OBJ_STRING, chan);
         pubsubPublishMessage(chanobj, eventobj);
         decrRefCount(chanobj);

@@ -253,7 +253,7 @@ int pubsubPublishMessage(robj *channel, robj *message) {
         dictEntry *de;
         while ((de = dictNext(di))) {
             robj *pat = dictGetKey(de);
-            if (!stringmatchlen(pat->ptr, sdslen(pat->ptr), chan->ptr, sdslen(chan->ptr), 0)) continue;
+            if (!stringmatchlen(objectPtr(pat), sdslen(objectPtr(pat)), objectPtr(chan), sdslen(objectPtr(chan)), 0)) continue;
             sds body = catBulk(sdscatlen(sdsempty(), "$8\r\npmessage\r\n", 14), pat);
             body = sdscatsds(body, tail);
             listIter li;
@@ -318,7 +318,7 @@ static void propagatePublish(client *c, int sharded) {
         return;
     }
     robj *ch = getDecodedObject(c->argv[1]), *msg = getDecodedObject(c->argv[2]);
-    clusterPropagatePublish(ch->ptr, sdslen(ch->ptr), msg->ptr, sdslen(msg->ptr), sharded);
+    clusterPropagatePublish(objectPtr(ch), sdslen(objectPtr(ch)), objectPtr(msg), sdslen(objectPtr(msg)), sharded);
     decrRefCount(ch);
     decrRefCount(msg);
 }
@@ -388,7 +388,7 @@ static void replyChannels(client *c, dict *map) {
     dictEntry *de;
     while ((de = dictNext(di))) {
         robj *chan = dictGetKey(de);
-        if (pat && !stringmatchlen(pat->ptr, sdslen(pat->ptr), chan->ptr, sdslen(chan->ptr), 0)) continue;
+        if (pat && !stringmatchlen(objectPtr(pat), sdslen(objectPtr(pat)), objectPtr(chan), sdslen(objectPtr(chan)), 0)) continue;
         addReplyBulk(c, chan);
         n++;
     }

@@ -501,10 +501,10 @@ static const char *scriptWriteGateError(void) {
     static char text[1024];
     robj *gate = writeGateError();
     if (!gate) return NULL;
-    size_t len = sdslen(gate->ptr);
-    while (len && (((char *)gate->ptr)[len - 1] == '\n' || ((char *)gate->ptr)[len - 1] == '\r')) len--;
+    size_t len = sdslen(objectPtr(gate));
+    while (len && (((char *)objectPtr(gate))[len - 1] == '\n' || ((char *)objectPtr(gate))[len - 1] == '\r')) len--;
     if (len >= sizeof(text)) len = sizeof(text) - 1;
-    memcpy(text, gate->ptr, len);
+    memcpy(text, objectPtr(gate), len);
     text[len] = '\0';
     return text;
 }
@@ -1226,7 +1226,7 @@ static struct {
 /* Finds EVAL's script by its body (hashing it unless the flags hook just
  * did) and fills sha; NULL when it is not cached yet. */
 static dictEntry *findScriptByBody(robj *bodyobj, char *sha) {
-    sds body = bodyobj->ptr;
+    sds body = objectPtr(bodyobj);
     if (lastEvalBody.body == bodyobj) {
         lastEvalBody.body = NULL;
         dictEntry *de = findScriptBySha(lastEvalBody.sha);
@@ -1283,7 +1283,7 @@ static dictEntry *createScript(client *c, sds body, const char *sha) {
  * sha. NULL after replying with the compile error. */
 static dictEntry *loadScript(client *c, robj *bodyobj, char *sha) {
     dictEntry *de = findScriptByBody(bodyobj, sha);
-    return de ? de : createScript(c, bodyobj->ptr, sha);
+    return de ? de : createScript(c, objectPtr(bodyobj), sha);
 }
 
 /* ---------------------------------------------------------------- running */
@@ -1310,7 +1310,7 @@ static void checkKilledOrTimeout(lua_State *L) {
 void scriptingPushStringArray(lua_State *L, robj **elev, int elec) {
     lua_createtable(L, elec, 0);
     for (int j = 0; j < elec; j++) {
-        lua_pushlstring(L, elev[j]->ptr, sdslen(elev[j]->ptr));
+        lua_pushlstring(L, objectPtr(elev[j]), sdslen(objectPtr(elev[j])));
         lua_rawseti(L, -2, j + 1);
     }
 }
@@ -1349,7 +1349,7 @@ static void evalGenericCommand(client *c, int evalsha, int readonly_cmd) {
     /* SCRIPT DEBUG asked for the debugger (not for a script queued in MULTI). */
     if ((c->flags & CLIENT_LUA_DEBUG) && !(c->flags & CLIENT_MULTI)) {
         if (evalsha) {
-            if (sdslen(c->argv[1]->ptr) != 40) addReplyErrorObject(c, shared.noscripterr);
+            if (sdslen(objectPtr(c->argv[1])) != 40) addReplyErrorObject(c, shared.noscripterr);
             else addReplyError(c, "Please use EVAL instead of EVALSHA for debugging");
             return;
         }
@@ -1369,7 +1369,7 @@ static void runEval(client *c, int evalsha, int readonly_cmd) {
     if (!evalsha) {
         if (!(de = loadScript(c, c->argv[1], sha))) return;
     } else {
-        sds s = c->argv[1]->ptr;
+        sds s = objectPtr(c->argv[1]);
         if (sdslen(s) != 40 || !(de = findScriptBySha(s))) {
             addReplyErrorObject(c, shared.noscripterr);
             return;
@@ -1426,7 +1426,7 @@ static int declaredKeysSlot(client *c) {
     if (!server.cluster_enabled || c->argc < 4 || getLongLongFromObject(c->argv[2], &numkeys) != C_OK ||
         numkeys <= 0 || !sdsEncodedObject(c->argv[3]))
         return -1;
-    return (int)keyHashSlot(c->argv[3]->ptr, sdslen(c->argv[3]->ptr));
+    return (int)keyHashSlot(objectPtr(c->argv[3]), sdslen(objectPtr(c->argv[3])));
 }
 
 void scriptingRun(client *c, lua_State *L, const char *name, int nargs, int flags, int ro_cmd, int is_function) {
@@ -1518,11 +1518,11 @@ uint64_t scriptingCommandFlags(client *c, uint64_t flags) {
             declared = scriptMetaOf(de)->flags;
         } else {
             sds err = NULL;
-            if (parseShebang(c->argv[1]->ptr, sdslen(c->argv[1]->ptr), &declared, &err) != C_OK) declared = 0;
+            if (parseShebang(objectPtr(c->argv[1]), sdslen(objectPtr(c->argv[1])), &declared, &err) != C_OK) declared = 0;
             sdsfree(err);
         }
     } else if (proc == evalshaCommand || proc == evalshaRoCommand) {
-        dictEntry *de = sdslen(c->argv[1]->ptr) == 40 ? findScriptBySha(c->argv[1]->ptr) : NULL;
+        dictEntry *de = sdslen(objectPtr(c->argv[1])) == 40 ? findScriptBySha(objectPtr(c->argv[1])) : NULL;
         if (!de) return flags; /* NOSCRIPT comes later */
         declared = scriptMetaOf(de)->flags;
     } else if (proc == fcallCommand || proc == fcallRoCommand) {
@@ -1590,7 +1590,7 @@ int scriptAllowsWhileBusy(client *c) {
     /* SHUTDOWN during a busy script only when it does not need to save. */
     if (!strcmp(c->cmd->fullname, "shutdown")) {
         for (int j = 1; j < c->argc; j++)
-            if (!strcasecmp(c->argv[j]->ptr, "nosave")) return 1;
+            if (!strcasecmp(objectPtr(c->argv[j]), "nosave")) return 1;
         return 0;
     }
     return 1;
@@ -1607,7 +1607,7 @@ void scriptLoadCommand(client *c) {
 void scriptExistsCommand(client *c) {
     addReplyArrayLen(c, c->argc - 2);
     for (int j = 2; j < c->argc; j++) {
-        sds key = sdsdup(c->argv[j]->ptr);
+        sds key = sdsdup(objectPtr(c->argv[j]));
         sdstolower(key);
         addReply(c, dictFind(scripts, key) ? shared.cone : shared.czero);
         sdsfree(key);
@@ -1650,8 +1650,8 @@ static void flushScripts(int async) {
 void scriptFlushCommand(client *c) {
     int async;
     if (c->argc == 2) async = server.lazyfree_lazy_user_flush;
-    else if (c->argc == 3 && !strcasecmp(c->argv[2]->ptr, "sync")) async = 0;
-    else if (c->argc == 3 && !strcasecmp(c->argv[2]->ptr, "async")) async = 1;
+    else if (c->argc == 3 && !strcasecmp(objectPtr(c->argv[2]), "sync")) async = 0;
+    else if (c->argc == 3 && !strcasecmp(objectPtr(c->argv[2]), "async")) async = 1;
     else {
         addReplyError(c, "SCRIPT FLUSH only support SYNC|ASYNC option");
         return;

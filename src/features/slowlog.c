@@ -48,9 +48,9 @@ static slowlogEntry *slowlogCreateEntry(client *c, robj **argv, int argc, long l
         if (slargc != argc && j == slargc - 1) {
             se->argv[j] = createObject(OBJ_STRING, sdscatprintf(sdsempty(), "... (%d more arguments)", argc - slargc + 1));
         } else if (argv[j]->type == OBJ_STRING && sdsEncodedObject(argv[j]) &&
-                   sdslen(argv[j]->ptr) > SLOWLOG_ENTRY_MAX_STRING) {
-            sds s = sdsnewlen(argv[j]->ptr, SLOWLOG_ENTRY_MAX_STRING);
-            s = sdscatprintf(s, "... (%lu more bytes)", (unsigned long)sdslen(argv[j]->ptr) - SLOWLOG_ENTRY_MAX_STRING);
+                   sdslen(objectPtr(argv[j])) > SLOWLOG_ENTRY_MAX_STRING) {
+            sds s = sdsnewlen(objectPtr(argv[j]), SLOWLOG_ENTRY_MAX_STRING);
+            s = sdscatprintf(s, "... (%lu more bytes)", (unsigned long)sdslen(objectPtr(argv[j])) - SLOWLOG_ENTRY_MAX_STRING);
             se->argv[j] = createObject(OBJ_STRING, s);
         } else if (argv[j]->refcount == OBJ_SHARED_REFCOUNT) {
             se->argv[j] = argv[j];
@@ -63,7 +63,7 @@ static slowlogEntry *slowlogCreateEntry(client *c, robj **argv, int argc, long l
     se->id = slowlog_entry_id++;
     /* A client without a connection (the script client) shows as Redis's "?:0". */
     se->peerid = sdsnew(c->fd == -1 && c->addr[0] == '\0' ? "?:0" : c->addr);
-    se->cname = c->name ? sdsnew(c->name->ptr) : sdsempty();
+    se->cname = c->name ? sdsnew(objectPtr(c->name)) : sdsempty();
     return se;
 }
 

@@ -160,7 +160,7 @@ static void enableTracking(client *c, uint64_t redirect_to, int options, robj **
         c->tracking_flags |= TRACKING_BCAST;
         if (numprefix == 0) enableBcastTrackingForPrefix(c, "", 0);
         for (size_t j = 0; j < numprefix; j++)
-            enableBcastTrackingForPrefix(c, prefix[j]->ptr, sdslen(prefix[j]->ptr));
+            enableBcastTrackingForPrefix(c, objectPtr(prefix[j]), sdslen(objectPtr(prefix[j])));
     }
     c->tracking_flags |= options & (TRACKING_OPTIN | TRACKING_OPTOUT | TRACKING_NOLOOP);
 }
@@ -202,7 +202,7 @@ static int stringCheckPrefix(const char *s1, size_t l1, const char *s2, size_t l
 
 static int checkPrefixCollisionsOrReply(client *c, robj **prefixes, size_t numprefix) {
     for (size_t i = 0; i < numprefix; i++) {
-        sds pi = prefixes[i]->ptr;
+        sds pi = objectPtr(prefixes[i]);
         if (c->tracking_prefixes) {
             dictIterator di;
             dictInitIterator(&di, c->tracking_prefixes);
@@ -221,7 +221,7 @@ static int checkPrefixCollisionsOrReply(client *c, robj **prefixes, size_t numpr
             dictResetIterator(&di);
         }
         for (size_t j = i + 1; j < numprefix; j++) {
-            sds pj = prefixes[j]->ptr;
+            sds pj = objectPtr(prefixes[j]);
             if (stringCheckPrefix(pi, sdslen(pi), pj, sdslen(pj))) {
                 addReplyErrorFormat(c,
                                     "Prefix '%s' overlaps with another provided prefix '%s'. "
@@ -242,7 +242,7 @@ void clientTrackingCommand(client *c) {
     size_t numprefix = 0;
     for (int j = 3; j < c->argc; j++) {
         int moreargs = (c->argc - 1) - j;
-        const char *opt = c->argv[j]->ptr;
+        const char *opt = objectPtr(c->argv[j]);
         if (!strcasecmp(opt, "redirect") && moreargs) {
             j++;
             if (redir != 0) {
@@ -279,7 +279,7 @@ void clientTrackingCommand(client *c) {
             return;
         }
     }
-    const char *mode = c->argv[2]->ptr;
+    const char *mode = objectPtr(c->argv[2]);
     if (!strcasecmp(mode, "on")) {
         const char *err = NULL;
         if (!(options & TRACKING_BCAST) && numprefix) err = "PREFIX option requires BCAST mode to be enabled";
@@ -322,7 +322,7 @@ void clientCachingCommand(client *c) {
                          "OPTOUT mode enabled");
         return;
     }
-    const char *opt = c->argv[2]->ptr;
+    const char *opt = objectPtr(c->argv[2]);
     if (!strcasecmp(opt, "yes")) {
         if (!(c->tracking_flags & TRACKING_OPTIN)) {
             addReplyError(c, "CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode.");
@@ -414,7 +414,7 @@ static void trackingRememberKeys(client *tracking) {
     int numkeys = getKeysWithFlags(cmd, tracking->argv, tracking->argc, &keys);
     uint64_t id = tracking->id;
     for (int j = 0; j < numkeys; j++) {
-        sds key = tracking->argv[keys[j].pos]->ptr;
+        sds key = objectPtr(tracking->argv[keys[j].pos]);
         dictEntry *de = dictFind(TrackingTable, key);
         dict *ids;
         if (de) {
@@ -436,7 +436,7 @@ static void sendPendingInvalidations(void) {
         /* The client may have turned tracking off meanwhile (flushes go
          * regardless, as in Redis). */
         if (c) {
-            if (key) sendKeyInvalidation(c, key->ptr);
+            if (key) sendKeyInvalidation(c, objectPtr(key));
             else sendFlushInvalidation(c);
         }
         if (key) decrRefCount(key);
@@ -532,7 +532,7 @@ void trackingKeyspaceSubscriber(const keyspaceEvent *ev) {
     /* Pure events change nothing. */
     if (ev->event && (!strcmp(ev->event, "keymiss") || !strcmp(ev->event, "new"))) return;
     int byserver = ev->event && (!strcmp(ev->event, "expired") || !strcmp(ev->event, "evicted"));
-    trackingInvalidateKey(byserver ? NULL : server.current_client, ev->key->ptr, 1);
+    trackingInvalidateKey(byserver ? NULL : server.current_client, objectPtr(ev->key), 1);
 }
 
 /* Over tracking-table-max-keys: invalidate random keys until under it, with

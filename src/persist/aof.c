@@ -855,7 +855,7 @@ static int loadCommandFile(const char *name, int last, long long from) {
             }
             break;
         }
-        const char *cmdname = argv[0]->ptr;
+        const char *cmdname = objectPtr(argv[0]);
         if (!strcasecmp(cmdname, "multi")) {
             multi_start = cmd_start;
         } else if (!strcasecmp(cmdname, "exec")) {

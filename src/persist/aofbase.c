@@ -199,7 +199,7 @@ sds aofCatKeyCommands(sds buf, robj *key, robj *val, long long expire_ms) {
         argObject(&a, val);
         buf = flushCommand(buf, &a);
         break;
-    case OBJ_STREAM: buf = catStream(buf, key, val->ptr); break;
+    case OBJ_STREAM: buf = catStream(buf, key, objectPtr(val)); break;
     default: buf = catCollection(buf, key, val); break;
     }
     if (expire_ms != -1) {

@@ -272,7 +272,7 @@ void saveCommand(client *c) {
 void bgsaveCommand(client *c) {
     int schedule = 0;
     if (c->argc > 1) {
-        if (c->argc == 2 && !strcasecmp(c->argv[1]->ptr, "schedule")) {
+        if (c->argc == 2 && !strcasecmp(objectPtr(c->argv[1]), "schedule")) {
             schedule = 1;
         } else {
             addReplyErrorObject(c, shared.syntaxerr);

@@ -262,7 +262,7 @@ static int saveRawString(rio *r, const char *s, size_t len) {
 
 static int saveStringObject(rio *r, robj *o) {
     if (o->encoding == OBJ_ENCODING_INT) {
-        long long v = (long long)(intptr_t)o->ptr;
+        long long v = (long long)(intptr_t)objectPtr(o);
         unsigned char enc[5];
         int n = encodeInteger(v, enc);
         if (n > 0) return rioWrite(r, enc, n);
@@ -270,7 +270,7 @@ static int saveStringObject(rio *r, robj *o) {
         int len = ll2string(buf, sizeof(buf), v);
         return saveLen(r, len) && rioWrite(r, buf, len);
     }
-    return saveRawString(r, o->ptr, sdslen(o->ptr));
+    return saveRawString(r, objectPtr(o), sdslen(objectPtr(o)));
 }
 
 static int saveBinaryDouble(rio *r, double d) {
@@ -377,7 +377,7 @@ static int saveElements(rio *r, robj *o) {
 
 static int saveObject(rio *r, robj *o) {
     switch (objectRdbType(o)) {
-    case RDB_TYPE_STREAM_LISTPACKS_2: return saveStream(r, o->ptr);
+    case RDB_TYPE_STREAM_LISTPACKS_2: return saveStream(r, objectPtr(o));
     case RDB_TYPE_STRING: return saveStringObject(r, o);
     case RDB_TYPE_LIST_QUICKLIST_2: {
         if (!saveLen(r, valueBlobCount(o))) return 0;
@@ -986,7 +986,7 @@ static int loadStreamGroups(rio *r, stream *s, int type) {
 
 static robj *loadStream(rio *r, int type) {
     robj *o = createStreamObject();
-    stream *s = o->ptr;
+    stream *s = objectPtr(o);
     uint64_t nodes = loadLen(r, NULL);
     if (nodes == RDB_LENERR) goto fail;
     while (nodes--) {
@@ -1125,7 +1125,7 @@ static robj *loadQuicklist(rio *r, int type) {
     if (n == RDB_LENERR) return NULL;
     if (n == 0) return emptyKey(r, NULL);
     robj *o = createQuicklistObject(server.list_max_listpack_size, server.list_compress_depth);
-    quicklist *ql = o->ptr;
+    quicklist *ql = objectPtr(o);
     int unchecked = 0; /* a node passed the shallow check only (sanitize-dump-payload no) */
     for (uint64_t i = 0; i < n; i++) {
         uint64_t container = QUICKLIST_NODE_CONTAINER_PACKED;
@@ -1270,7 +1270,7 @@ static robj *loadObject(int type, rio *r) {
             size_t len;
             char *s = loadStringBuffer(r, &len);
             if (!s) goto fail;
-            quicklistPushTail(o->ptr, s, len);
+            quicklistPushTail(objectPtr(o), s, len);
             zfree(s);
         }
         vlistTryCompact(o, server.list_max_listpack_size, 0);
@@ -1292,7 +1292,7 @@ static robj *loadObject(int type, rio *r) {
             return emptyKey(r, NULL);
         }
         o = createQuicklistObject(server.list_max_listpack_size, server.list_compress_depth);
-        quicklistAppendListpack(o->ptr, lp);
+        quicklistAppendListpack(objectPtr(o), lp);
         vlistTryCompact(o, server.list_max_listpack_size, 0);
         return o;
     }
@@ -1340,14 +1340,14 @@ static robj *loadObject(int type, rio *r) {
         if (n == 0) return emptyKey(r, NULL);
         o = createObject(OBJ_HASH, dictCreate(&hashDictType));
         o->encoding = OBJ_ENCODING_HT;
-        dictExpand(o->ptr, n);
+        dictExpand(objectPtr(o), n);
         for (uint64_t i = 0; i < n; i++) {
             sds f = loadSds(r), v = f ? loadSds(r) : NULL;
             if (!f || !v) {
                 sdsfree(f);
                 goto fail;
             }
-            int added = dictAdd(o->ptr, f, v) == DICT_OK;
+            int added = dictAdd(objectPtr(o), f, v) == DICT_OK;
             sdsfree(f); /* copied into the entry */
             if (!added) {
                 sdsfree(v);
@@ -1362,7 +1362,7 @@ static robj *loadObject(int type, rio *r) {
         if (n == RDB_LENERR || n > rioRemaining(r) / 2) return NULL;
         if (n == 0) return emptyKey(r, NULL);
         o = createZsetObject();
-        zset *zs = o->ptr;
+        zset *zs = objectPtr(o);
         dictExpand(zs->dict, n);
         for (uint64_t i = 0; i < n; i++) {
             sds m = loadSds(r);
@@ -1631,7 +1631,7 @@ static int storeKey(loadState *ls, sds key, robj *val, long long expiretime) {
     int already_expired = expiretime != -1 && expiretime < ls->now;
     if (already_expired) last_load_expired++;
     if (!(ls->flags & RDB_LOAD_MERGE) && dbExists(db, keyobj)) {
-        serverLog(LL_WARNING, "RDB has duplicated key '%s' in DB %d", (char *)keyobj->ptr, db->id);
+        serverLog(LL_WARNING, "RDB has duplicated key '%s' in DB %d", (char *)objectPtr(keyobj), db->id);
         decrRefCount(val);
         decrRefCount(keyobj);
         return STEP_FAIL;

@@ -91,7 +91,7 @@ void failoverCommand(client *c) {
         addReplyError(c, "FAILOVER not allowed in cluster mode. Use CLUSTER FAILOVER command instead.");
         return;
     }
-    if (c->argc == 2 && !strcasecmp(c->argv[1]->ptr, "abort")) {
+    if (c->argc == 2 && !strcasecmp(objectPtr(c->argv[1]), "abort")) {
         if (fo.state == FAILOVER_NONE) {
             addReplyError(c, "No failover in progress.");
             return;
@@ -104,7 +104,7 @@ void failoverCommand(client *c) {
     int force = 0;
     const char *host = NULL;
     for (int j = 1; j < c->argc; j++) {
-        const char *opt = c->argv[j]->ptr;
+        const char *opt = objectPtr(c->argv[j]);
         if (!strcasecmp(opt, "timeout") && j + 1 < c->argc && timeout == 0) {
             if (getLongLongFromObjectOrReply(c, c->argv[j + 1], &timeout, NULL) != C_OK) return;
             if (timeout <= 0) {
@@ -114,7 +114,7 @@ void failoverCommand(client *c) {
             j++;
         } else if (!strcasecmp(opt, "to") && j + 2 < c->argc && !host) {
             if (getLongLongFromObjectOrReply(c, c->argv[j + 2], &port, NULL) != C_OK) return;
-            host = c->argv[j + 1]->ptr;
+            host = objectPtr(c->argv[j + 1]);
             j += 2;
         } else if (!strcasecmp(opt, "force") && !force) {
             force = 1;

@@ -589,7 +589,7 @@ static void attachReplica(client *c, replicaLink *r) {
 }
 
 static int tryPartialResync(client *c, replicaLink *r) {
-    const char *id = c->argv[1]->ptr;
+    const char *id = objectPtr(c->argv[1]);
     long long off;
     if (getLongLongFromObject(c->argv[2], &off) != C_OK) return C_ERR;
     char name[NET_ADDR_STR_LEN + 32];
@@ -664,10 +664,10 @@ static void attachToRunningBgsave(replicaLink *r) {
 /* SYNC, and PSYNC <replid> <offset> [FAILOVER]. */
 void syncCommand(client *c) {
     if (c->flags & CLIENT_SLAVE) return;
-    if (c->argc > 3 && !strcasecmp(c->argv[3]->ptr, "failover")) {
+    if (c->argc > 3 && !strcasecmp(objectPtr(c->argv[3]), "failover")) {
         /* Our master hands its role over (failover.c on its side): we
          * become a master whose history continues the one it asks for. */
-        if (strcasecmp(c->argv[1]->ptr, replId.replid)) {
+        if (strcasecmp(objectPtr(c->argv[1]), replId.replid)) {
             addReplyError(c, "PSYNC FAILOVER replid must match my replid.");
             return;
         }
@@ -693,7 +693,7 @@ void syncCommand(client *c) {
     replicaName(r, name, sizeof(name));
     serverLog(LL_NOTICE, "Replica %s asks for synchronization", name);
     int first = listLength(m.replicas) == 0;
-    if (!strcasecmp(c->argv[0]->ptr, "psync")) {
+    if (!strcasecmp(objectPtr(c->argv[0]), "psync")) {
         long long offset;
         if (getLongLongFromObjectOrReply(c, c->argv[2], &offset, NULL) != C_OK) {
             serverLog(LL_WARNING, "Replica %s asks for synchronization but with a wrong offset", name);
@@ -996,14 +996,14 @@ void replconfCommand(client *c) {
         return;
     }
     for (int j = 1; j < c->argc; j += 2) {
-        const char *opt = c->argv[j]->ptr;
+        const char *opt = objectPtr(c->argv[j]);
         robj *val = c->argv[j + 1];
         if (!strcasecmp(opt, "listening-port")) {
             long long port;
             if (getLongLongFromObjectOrReply(c, val, &port, NULL) != C_OK) return;
             linkOf(c)->listening_port = (int)port;
         } else if (!strcasecmp(opt, "ip-address")) {
-            sds ip = val->ptr;
+            sds ip = objectPtr(val);
             if (sdslen(ip) >= NET_IP_STR_LEN) {
                 addReplyErrorFormat(c, "REPLCONF ip-address provided by replica instance is too long: %zd bytes",
                                     sdslen(ip));
@@ -1011,11 +1011,11 @@ void replconfCommand(client *c) {
             }
             memcpy(linkOf(c)->announced_ip, ip, sdslen(ip) + 1);
         } else if (!strcasecmp(opt, "capa")) {
-            if (!strcasecmp(val->ptr, "eof")) linkOf(c)->capa_eof = 1;
-            else if (!strcasecmp(val->ptr, "psync2")) linkOf(c)->capa_psync2 = 1;
+            if (!strcasecmp(objectPtr(val), "eof")) linkOf(c)->capa_eof = 1;
+            else if (!strcasecmp(objectPtr(val), "psync2")) linkOf(c)->capa_psync2 = 1;
             else
                 for (int i = 0; i < replCapabilityCount; i++)
-                    if (!strcasecmp(val->ptr, replCapabilities[i]->name)) {
+                    if (!strcasecmp(objectPtr(val), replCapabilities[i]->name)) {
                         linkOf(c)->capa_mask |= 1ULL << i;
                         if (replCapabilities[i]->announced) replCapabilities[i]->announced();
                     }
@@ -1047,7 +1047,7 @@ void replconfCommand(client *c) {
         } else if (!strcasecmp(opt, "rdb-filter-only")) {
             /* What the snapshot includes: "" nothing, "functions" the libraries. */
             int count;
-            sds *filters = sdssplitargs(val->ptr, &count);
+            sds *filters = sdssplitargs(objectPtr(val), &count);
             if (!filters) {
                 addReplyError(c, "Missing rdb-filter-only values");
                 return;

@@ -857,7 +857,7 @@ void replicaofCommand(client *c) {
         addReplyError(c, "REPLICAOF not allowed while failing over.");
         return;
     }
-    if (!strcasecmp(c->argv[1]->ptr, "no") && !strcasecmp(c->argv[2]->ptr, "one")) {
+    if (!strcasecmp(objectPtr(c->argv[1]), "no") && !strcasecmp(objectPtr(c->argv[2]), "one")) {
         if (server.masterhost_set) {
             replicaUnsetMaster();
             sds ci = catClientInfoString(sdsempty(), c);
@@ -873,13 +873,13 @@ void replicaofCommand(client *c) {
     }
     long port;
     if (getRangeLongFromObjectOrReply(c, c->argv[2], 0, 65535, &port, "Invalid master port") != C_OK) return;
-    if (server.masterhost_set && !strcasecmp(rp.host, c->argv[1]->ptr) && rp.port == port) {
+    if (server.masterhost_set && !strcasecmp(rp.host, objectPtr(c->argv[1])) && rp.port == port) {
         serverLog(LL_NOTICE, "REPLICAOF would result into synchronization with the master we are already connected "
                              "with. No operation performed.");
         addReplyStatus(c, "OK Already connected to specified master");
         return;
     }
-    replicaSetMaster(c->argv[1]->ptr, (int)port);
+    replicaSetMaster(objectPtr(c->argv[1]), (int)port);
     sds ci = catClientInfoString(sdsempty(), c);
     serverLog(LL_NOTICE, "REPLICAOF %s:%d enabled (user request from '%s')", rp.host, rp.port, ci);
     sdsfree(ci);

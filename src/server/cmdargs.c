@@ -45,7 +45,7 @@ int getLongDoubleFromObjectOrReply(client *c, robj *o, long double *target, cons
 
 int parseRandomCountOrReply(client *c, const char *withopt, long *count, int *with) {
     if (getRangeLongFromObjectOrReply(c, c->argv[2], -LONG_MAX, LONG_MAX, count, NULL) != C_OK) return C_ERR;
-    if (c->argc > 4 || (c->argc == 4 && strcasecmp(c->argv[3]->ptr, withopt))) {
+    if (c->argc > 4 || (c->argc == 4 && strcasecmp(objectPtr(c->argv[3]), withopt))) {
         addReplyErrorObject(c, shared.syntaxerr);
         return C_ERR;
     }
@@ -64,7 +64,7 @@ void removeMembersCommand(client *c, int type, int (*del)(robj *o, sds member),
     long long removed = 0;
     int keyremoved = 0;
     for (int j = 2; j < c->argc; j++) {
-        if (!del(o, c->argv[j]->ptr)) continue;
+        if (!del(o, objectPtr(c->argv[j]))) continue;
         removed++;
         if (len(o) == 0) {
             dbDelete(c->db, c->argv[1]);
@@ -83,7 +83,7 @@ void removeMembersCommand(client *c, int type, int (*del)(robj *o, sds member),
 int parseMpopCountOrReply(client *c, int from, long *count) {
     *count = -1;
     for (int j = from; j < c->argc; j++) {
-        if (*count == -1 && !strcasecmp(c->argv[j]->ptr, "count") && j + 1 < c->argc) {
+        if (*count == -1 && !strcasecmp(objectPtr(c->argv[j]), "count") && j + 1 < c->argc) {
             if (getRangeLongFromObjectOrReply(c, c->argv[++j], 1, LONG_MAX, count, "count should be greater than 0") !=
                 C_OK)
                 return C_ERR;

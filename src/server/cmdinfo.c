@@ -183,7 +183,7 @@ static void parseKeySpec(const char **p, keySpec *ks) {
 
 /* Arguments may have been turned into integers by a command that already ran
  * on them (a transaction checked again at EXEC): those match no keyword. */
-static int argIs(robj *arg, const char *word) { return sdsEncodedObject(arg) && !strcasecmp(arg->ptr, word); }
+static int argIs(robj *arg, const char *word) { return sdsEncodedObject(arg) && !strcasecmp(objectPtr(arg), word); }
 
 static int sortGetKeys(robj **argv, int argc, keyReference *keys) {
     int num = 0, found_store = 0;
@@ -213,7 +213,7 @@ static int migrateGetKeys(robj **argv, int argc, keyReference *keys) {
     int first = 3, num = 1;
     for (int i = 6; i < argc; i++) {
         if (argIs(argv[i], "keys")) {
-            if (!sdsEncodedObject(argv[3]) || sdslen(argv[3]->ptr) > 0) return 0;
+            if (!sdsEncodedObject(argv[3]) || sdslen(objectPtr(argv[3])) > 0) return 0;
             first = i + 1;
             num = argc - first;
             break;

@@ -199,16 +199,16 @@ struct redisCommand *lookupCommandByCString(const char *name) {
  * without a subcommand argument the container itself (arity then fails). */
 struct redisCommand *lookupCommand(robj **argv, int argc) {
     if (!sdsEncodedObject(argv[0])) return NULL;
-    redisCommand *cmd = findCommand(argv[0]->ptr, sdslen(argv[0]->ptr));
+    redisCommand *cmd = findCommand(objectPtr(argv[0]), sdslen(objectPtr(argv[0])));
     if (!cmd || !cmd->subcommands || argc == 1) return cmd;
-    if (!sdsEncodedObject(argv[1]) || sdslen(argv[1]->ptr) >= 64) return NULL;
-    redisCommand *sub = dictFetchValue(cmd->subcommands, argv[1]->ptr);
+    if (!sdsEncodedObject(argv[1]) || sdslen(objectPtr(argv[1])) >= 64) return NULL;
+    redisCommand *sub = dictFetchValue(cmd->subcommands, objectPtr(argv[1]));
     return sub && sub->proc ? sub : NULL;
 }
 
 int commandIsContainer(robj *name) {
     if (!sdsEncodedObject(name)) return 0;
-    redisCommand *cmd = findCommand(name->ptr, sdslen(name->ptr));
+    redisCommand *cmd = findCommand(objectPtr(name), sdslen(objectPtr(name)));
     return cmd && cmd->subcommands;
 }
 

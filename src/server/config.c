@@ -1246,7 +1246,7 @@ void configGetCommand(client *c) {
     void *replylen = addReplyDeferredLen(c);
     long n = 0;
     for (int i = 2; i < c->argc; i++) {
-        const char *pattern = c->argv[i]->ptr;
+        const char *pattern = objectPtr(c->argv[i]);
         int glob = strpbrk(pattern, "*?[") != NULL;
         for (size_t k = 0; k < NCONFIGS; k++) {
             configDef *d = &configs[k];
@@ -1275,7 +1275,7 @@ void configGetCommand(client *c) {
 /* Secrets never reach MONITOR or SLOWLOG, whatever the outcome. */
 static void redactSensitiveValues(client *c, int npairs) {
     for (int i = 0; i < npairs; i++) {
-        configDef *d = findConfig(c->argv[2 + i * 2]->ptr);
+        configDef *d = findConfig(objectPtr(c->argv[2 + i * 2]));
         if (d && (d->flags & F_SENSITIVE)) redactClientCommandArgument(c, 3 + i * 2);
     }
 }
@@ -1285,7 +1285,7 @@ static void redactSensitiveValues(client *c, int npairs) {
 static int rejectWhileLoading(client *c, int npairs) {
     if (!server.loading && !server.async_loading) return 0;
     for (int i = 0; i < npairs; i++) {
-        configDef *d = findConfig(c->argv[2 + i * 2]->ptr);
+        configDef *d = findConfig(objectPtr(c->argv[2 + i * 2]));
         if (d && (d->flags & F_DENY_LOADING)) {
             addReplyErrorObject(c, shared.loadingerr);
             return 1;
@@ -1299,7 +1299,7 @@ static int rejectWhileLoading(client *c, int npairs) {
  * *failed and *err saying which pair cannot be set and why. */
 static int findSettableConfigs(client *c, configDef **defs, int npairs, int *failed, const char **err) {
     for (int i = 0; i < npairs; i++) {
-        const char *name = c->argv[2 + i * 2]->ptr;
+        const char *name = objectPtr(c->argv[2 + i * 2]);
         defs[i] = findConfig(name);
         if (!defs[i] || (defs[i]->flags & F_FILE_ONLY)) {
             addReplyErrorFormat(c, "Unknown option or number of arguments for CONFIG SET - '%s'", name);
@@ -1343,7 +1343,7 @@ static void restoreConfigs(configDef **defs, sds *olds, int last) {
  * that were changed get their old values back: C_ERR with *failed and *err. */
 static int setConfigs(client *c, configDef **defs, sds *olds, int npairs, int *failed, const char **err) {
     for (int i = 0; i < npairs; i++) {
-        sds v = sdsdup(c->argv[3 + i * 2]->ptr); /* binary-safe: requirepass may hold a NUL */
+        sds v = sdsdup(objectPtr(c->argv[3 + i * 2])); /* binary-safe: requirepass may hold a NUL */
         int ok = setTypedValue(defs[i], &v, 1, 0, err);
         sdsfree(v);
         if (!ok) {
@@ -1382,7 +1382,7 @@ void configSetCommand(client *c) {
     }
     if (failed >= 0)
         addReplyErrorFormat(c, "CONFIG SET failed (possibly related to argument '%s') - %s",
-                            (char *)c->argv[2 + failed * 2]->ptr, err);
+                            (char *)objectPtr(c->argv[2 + failed * 2]), err);
     for (int i = 0; i < npairs; i++) sdsfree(olds[i]);
     zfree(olds);
     zfree(defs);

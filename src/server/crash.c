@@ -110,22 +110,22 @@ static void logCurrentClient(client *cc) {
     s = sdscat(s, "\n");
     for (int j = 0; j < cc->argc; j++) {
         robj *a = getDecodedObject(cc->argv[j]);
-        size_t len = sdslen(a->ptr) < 128 ? sdslen(a->ptr) : 128;
+        size_t len = sdslen(objectPtr(a)) < 128 ? sdslen(objectPtr(a)) : 128;
         s = sdscatprintf(s, "argv[%d]: '", j);
-        s = sdscatrepr(s, a->ptr, len);
+        s = sdscatrepr(s, objectPtr(a), len);
         s = sdscat(s, "'\n");
         decrRefCount(a);
     }
     logRawSds(s);
     if (cc->argc > 1 && cc->db) {
         robj *key = getDecodedObject(cc->argv[1]);
-        dictEntry *de = dbFindEntry(cc->db, key->ptr);
+        dictEntry *de = dbFindEntry(cc->db, objectPtr(key));
         if (de) {
             robj *val = dbEntryValue(de);
-            serverLog(LL_WARNING, "key '%s' found in DB containing the following object:", (char *)key->ptr);
+            serverLog(LL_WARNING, "key '%s' found in DB containing the following object:", (char *)objectPtr(key));
             serverLog(LL_WARNING, "Object type: %u", (unsigned)val->type);
             serverLog(LL_WARNING, "Object encoding: %u", (unsigned)val->encoding);
-            serverLog(LL_WARNING, "Object refcount: %d", val->refcount);
+            serverLog(LL_WARNING, "Object refcount: %u", objectRefs(val));
         }
         decrRefCount(key);
     }
@@ -265,7 +265,7 @@ void crashAssertWithClient(client *c, const char *estr, const char *file, int li
         for (int j = 0; j < c->argc; j++) {
             robj *a = c->argv[j];
             if (a->type == OBJ_STRING && sdsEncodedObject(a))
-                serverLog(LL_WARNING, "client->argv[%d] = \"%s\" (refcount: %d)", j, (char *)a->ptr, a->refcount);
+                serverLog(LL_WARNING, "client->argv[%d] = \"%s\" (refcount: %u)", j, (char *)objectPtr(a), objectRefs(a));
             else
                 serverLog(LL_WARNING, "client->argv[%d] = (type %d, encoding %d)", j, a->type, a->encoding);
         }

@@ -50,14 +50,40 @@ robj *dbPeekValue(redisDb *db, const char *key, size_t len) {
 
 static robj *findForOverwrite(redisDb *db, robj *key) {
     robj *o = lastFound.obj;
-    if (o && lastFound.d == db->dict && dictSdsKeyCompare(NULL, objectKey(o), key->ptr)) return o;
-    return (robj *)dictFind(db->dict, key->ptr);
+    if (o && lastFound.d == db->dict && dictSdsKeyCompare(NULL, objectKey(o), objectPtr(key))) return o;
+    return (robj *)dictFind(db->dict, objectPtr(key));
 }
 
-/* The keyspace's "entries" are its objects (dict item mode). */
-static inline uint32_t *expireSlotOf(dictEntry *de) { return objectExpireSlot((robj *)de); }
+/* The keyspace's "entries" are its objects (dict item mode). A volatile
+ * key's slot in its db's ttlheap is in its object's header, plus 1, up to
+ * OBJ_KEYSPACE_SLOT_FAR - 1 (67M volatile keys in one db); the slots past
+ * that are kept in far_slots, the header saying OBJ_KEYSPACE_SLOT_FAR. An
+ * entry there for an object freed with its whole heap (FLUSHALL) stays until
+ * a new object at that address goes far: only the header is ever trusted. */
+static dictType farSlotsType = {.hashFunction = dictPtrHash};
+static dict *far_slots; /* object → its slot */
 
-static void heapSetPos(void *item, long pos) { *objectExpireSlot(item) = (uint32_t)(pos + 1); }
+static inline int hasExpireSlot(const dictEntry *de) { return objectExpireSlot((const robj *)de) != 0; }
+
+/* The slot + 1, or 0 without a TTL. */
+static size_t expireSlotOf(const dictEntry *de) {
+    uint32_t slot = objectExpireSlot((const robj *)de);
+    if (slot != OBJ_KEYSPACE_SLOT_FAR) return slot;
+    return (size_t)(uintptr_t)dictFetchValue(far_slots, de) + 1;
+}
+
+static void heapSetPos(void *item, long pos) {
+    robj *o = item;
+    int far = pos + 1 >= (long)OBJ_KEYSPACE_SLOT_FAR;
+    if (objectExpireSlot(o) == OBJ_KEYSPACE_SLOT_FAR && !far) dictDelete(far_slots, o);
+    if (!far) {
+        objectSetExpireSlot(o, (uint32_t)(pos + 1));
+        return;
+    }
+    if (!far_slots) far_slots = dictCreate(&farSlotsType);
+    dictSetVal(far_slots, dictAddOrFind(far_slots, o), (void *)(uintptr_t)pos);
+    objectSetExpireSlot(o, OBJ_KEYSPACE_SLOT_FAR);
+}
 
 void initDatabases(void) {
     server.db = zcalloc(sizeof(redisDb) * server.dbnum);
@@ -77,21 +103,22 @@ robj *dbEntryValue(dictEntry *de) { return (robj *)de; }
 sds dbEntryKey(const dictEntry *de) { return objectKey((const robj *)de); }
 
 long long dbEntryExpire(redisDb *db, dictEntry *de) {
-    uint32_t slot = *expireSlotOf(de);
+    if (!hasExpireSlot(de)) return -1;
+    size_t slot = expireSlotOf(de);
     return slot ? ttlHeapWhen(db->expires, slot - 1) : -1;
 }
 
 /* ------------------------------------------------------------------ expiry */
 
 long long getExpire(redisDb *db, robj *key) {
-    dictEntry *de = dictFind(db->dict, key->ptr);
+    dictEntry *de = dictFind(db->dict, objectPtr(key));
     return de ? dbEntryExpire(db, de) : -1;
 }
 
 void setExpire(redisDb *db, robj *key, long long when) {
-    dictEntry *de = dictFind(db->dict, key->ptr);
+    dictEntry *de = dictFind(db->dict, objectPtr(key));
     if (!de) return;
-    uint32_t slot = *expireSlotOf(de);
+    size_t slot = expireSlotOf(de);
     if (slot) ttlHeapUpdate(db->expires, slot - 1, when);
     else ttlHeapInsert(db->expires, de, when);
     expireScheduleAt(when);
@@ -101,15 +128,14 @@ void setExpire(redisDb *db, robj *key, long long when) {
 }
 
 static int removeEntryExpire(redisDb *db, dictEntry *de) {
-    uint32_t slot = *expireSlotOf(de);
+    size_t slot = expireSlotOf(de);
     if (!slot) return 0;
-    ttlHeapRemove(db->expires, slot - 1);
-    *expireSlotOf(de) = 0;
+    ttlHeapRemove(db->expires, slot - 1); /* which sets the slot to none */
     return 1;
 }
 
 int removeExpire(redisDb *db, robj *key) {
-    dictEntry *de = dictFind(db->dict, key->ptr);
+    dictEntry *de = dictFind(db->dict, objectPtr(key));
     return de ? removeEntryExpire(db, de) : 0;
 }
 
@@ -158,9 +184,9 @@ int expireIfNeededForWrite(redisDb *db, robj *key, int write) {
 /* ------------------------------------------------------------------ lookup */
 
 robj *lookupKey(redisDb *db, robj *key, int flags) {
-    dictEntry *de = dictFind(db->dict, key->ptr);
+    dictEntry *de = dictFind(db->dict, objectPtr(key));
     if (!de) return NULL;
-    if (*expireSlotOf(de) && expireIfNeededForWrite(db, key, flags & LOOKUP_WRITE)) return NULL;
+    if (hasExpireSlot(de) && expireIfNeededForWrite(db, key, flags & LOOKUP_WRITE)) return NULL;
     robj *val = dbEntryValue(de);
     if (!(flags & LOOKUP_NOENTRIES)) objectAssertChecked(val); /* see object.h: only a RESTORE without sanitizing makes one fail */
     if (!(flags & LOOKUP_NOTOUCH) && !server.in_script) objectTouch(val);
@@ -190,7 +216,7 @@ robj *lookupKeyWrite(redisDb *db, robj *key) { return lookupKeyWriteWithFlags(db
 /* ------------------------------------------------------------------- write */
 
 robj *dbAdd(redisDb *db, robj *key, robj *val) {
-    robj *o = objectWithKey(key->ptr, sdslen(key->ptr), val);
+    robj *o = objectWithKey(objectPtr(key), sdslen(objectPtr(key)), val);
     if (dictAddItem(db->dict, o) != DICT_OK) abort(); /* callers check existence first */
     if (db->slots) slotKeysAdd(db->slots, o);
     objectInitAccess(o);
@@ -214,26 +240,28 @@ robj *dbOverwrite(redisDb *db, robj *key, robj *val) {
     unsigned lru = val->lru;
     /* lazyfree-lazy-server-del: a large old value leaves in a shell of its
      * own for the lazyfree thread; the keyspace object keeps nothing of it. */
-    if (server.lazyfree_lazy_server_del && old->type != OBJ_STRING && old->ptr && old->refcount == 1 &&
+    if (server.lazyfree_lazy_server_del && old->type != OBJ_STRING && objectPtr(old) && objectRefs(old) == 1 &&
         lazyfreeFreeEffort(old) > LAZYFREE_THRESHOLD) {
-        robj *shell = createObject(old->type, old->ptr);
+        robj *shell = createObject(old->type, objectPtr(old));
         shell->encoding = old->encoding;
-        old->ptr = NULL;
+        objectSetPtr(old, NULL);
         lazyfreeObject(shell);
     }
     if (objectReplaceValue(old, val)) { /* the common case: no allocation, nothing relinked */
         if (!lfu) old->lru = lru;
         return old;
     }
-    robj *o = objectWithKey(key->ptr, sdslen(key->ptr), val);
+    robj *o = objectWithKey(objectPtr(key), sdslen(objectPtr(key)), val);
     if (lfu) o->lru = old->lru;
-    uint32_t slot = *objectExpireSlot(old);
-    *objectExpireSlot(o) = slot;
-    if (slot) ttlHeapSetItem(db->expires, slot - 1, o);
+    size_t slot = expireSlotOf((dictEntry *)old);
+    if (slot) {
+        heapSetPos(o, (long)slot - 1);
+        ttlHeapSetItem(db->expires, slot - 1, o);
+        heapSetPos(old, -1);
+    }
     dictSwapItem(db->dict, o);
     if (db->slots) slotKeysReplace(db->slots, old, o);
     dbForgetLastLookup();
-    *objectExpireSlot(old) = 0;
     decrRefCount(old);
     return o;
 }
@@ -253,7 +281,7 @@ robj *setKey(redisDb *db, robj *key, robj *val, int flags) {
 /* Removes key; its object (key and value in one) is freed here, or by the
  * lazyfree thread when async and the value is large. */
 static int dbGenericDelete(redisDb *db, robj *key, int async) {
-    dictEntry *de = dictUnlink(db->dict, key->ptr);
+    dictEntry *de = dictUnlink(db->dict, objectPtr(key));
     if (!de) return 0;
     if (db->slots) slotKeysRemove(db->slots, (robj *)de);
     /* XREADGROUP waiters on a stream that goes are answered with an error. */
@@ -271,12 +299,12 @@ int dbAsyncDelete(redisDb *db, robj *key) { return dbGenericDelete(db, key, 1); 
  * destination, a collection left empty): lazyfree-lazy-server-del decides. */
 int dbDelete(redisDb *db, robj *key) { return dbGenericDelete(db, key, server.lazyfree_lazy_server_del); }
 
-int dbExists(redisDb *db, robj *key) { return dictFind(db->dict, key->ptr) != NULL; }
+int dbExists(redisDb *db, robj *key) { return dictFind(db->dict, objectPtr(key)) != NULL; }
 
 robj *dbUnshareStringValue(redisDb *db, robj *key, robj *o) {
-    if (o->refcount != 1 || o->encoding != OBJ_ENCODING_RAW) {
+    if (objectRefs(o) != 1 || o->encoding != OBJ_ENCODING_RAW) {
         robj *decoded = getDecodedObject(o);
-        o = createRawStringObject(decoded->ptr, sdslen(decoded->ptr));
+        o = createRawStringObject(objectPtr(decoded), sdslen(objectPtr(decoded)));
         decrRefCount(decoded);
         o = dbOverwrite(db, key, o);
     }
@@ -290,7 +318,7 @@ robj *dbRandomKey(redisDb *db) {
         if (de == NULL) return NULL;
         sds key = dbEntryKey(de);
         robj *keyobj = createStringObject(key, sdslen(key));
-        if (*expireSlotOf(de)) {
+        if (hasExpireSlot(de)) {
             /* Every key being expired would loop forever; give up after a while. */
             if (--maxtries == 0 && ttlHeapLen(db->expires) == dictSize(db->dict)) return keyobj;
             if (expireIfNeeded(db, keyobj)) {
@@ -496,7 +524,7 @@ static void signalPresentBlockedKeys(redisDb *db, int only_type) {
     dictEntry *de;
     while ((de = dictNext(di))) {
         robj *key = dictGetKey(de);
-        dictEntry *ke = dbFindEntry(db, key->ptr);
+        dictEntry *ke = dbFindEntry(db, objectPtr(key));
         if (ke && (only_type == -1 || dbEntryValue(ke)->type == only_type)) markKeyReady(db, key);
     }
     dictReleaseIterator(di);

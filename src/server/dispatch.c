@@ -79,7 +79,7 @@ static void rejectCommand(client *c, const char *fmt, ...) {
 static void rejectCommandObject(client *c, robj *err) {
     flagTransaction(c);
     if (c->cmd) c->cmd->rejected_calls++;
-    sds e = err->ptr; /* "-CODE message\r\n" */
+    sds e = objectPtr(err); /* "-CODE message\r\n" */
     if (!rejectExec(c, e, sdslen(e) - 2)) addReplyErrorObject(c, err);
 }
 
@@ -147,9 +147,9 @@ static int rejectUnknownCommand(client *c) {
         return 1;
     }
     if (commandIsContainer(c->argv[0])) {
-        sds cmd = sdsnew(c->argv[0]->ptr);
+        sds cmd = sdsnew(objectPtr(c->argv[0]));
         sdstoupper(cmd);
-        rejectCommand(c, "unknown subcommand '%.128s'. Try %s HELP.", (char *)c->argv[1]->ptr, cmd);
+        rejectCommand(c, "unknown subcommand '%.128s'. Try %s HELP.", (char *)objectPtr(c->argv[1]), cmd);
         sdsfree(cmd);
         return 1;
     }
@@ -161,7 +161,7 @@ static int rejectUnknownCommand(client *c) {
         int room = 128 - (int)sdslen(args);
         args = sdscatprintf(args, "'%.*s' ", (int)len < room ? (int)len : room, p);
     }
-    rejectCommand(c, "unknown command '%.128s', with args beginning with: %s", (char *)c->argv[0]->ptr, args);
+    rejectCommand(c, "unknown command '%.128s', with args beginning with: %s", (char *)objectPtr(c->argv[0]), args);
     sdsfree(args);
     return 1;
 }

@@ -163,7 +163,7 @@ static robj *pickVictim(int *dbid) {
 
 /* The one way a key leaves by eviction: as expiry, raising `evicted`. */
 static long long deleteEvictedKey(redisDb *db, robj *key) {
-    dictEntry *de = dbFindEntry(db, key->ptr);
+    dictEntry *de = dbFindEntry(db, objectPtr(key));
     if (!de) return 0;
     incrRefCount(key);
     long long freed = removeKeyWithEvent(db, key, dbEntryValue(de), NOTIFY_EVICTED, "evicted", server.lazyfree_lazy_eviction);

@@ -55,7 +55,7 @@ static void removeExpiredKey(redisDb *db, robj *key, robj *val) {
 }
 
 void deleteExpiredKey(redisDb *db, robj *key) {
-    dictEntry *de = dbFindEntry(db, key->ptr);
+    dictEntry *de = dbFindEntry(db, objectPtr(key));
     if (de) removeExpiredKey(db, key, dbEntryValue(de));
 }
 
@@ -181,8 +181,8 @@ static unsigned long replica_cursor; /* where the check resumes in replica_keys 
 void expireRememberReplicaKey(redisDb *db, robj *key) {
     if (db->id > 63) return;
     if (!replica_keys) replica_keys = dictCreate(&setDictType);
-    dictEntry *de = dictFind(replica_keys, key->ptr);
-    if (!de) de = dictAddRaw(replica_keys, key->ptr, NULL);
+    dictEntry *de = dictFind(replica_keys, objectPtr(key));
+    if (!de) de = dictAddRaw(replica_keys, objectPtr(key), NULL);
     dictSetUnsignedIntegerVal(de, dictGetUnsignedIntegerVal(de) | (1ULL << db->id));
 }
 

@@ -117,16 +117,16 @@ static void submit(lazyfreeJob *job) {
 size_t lazyfreeFreeEffort(robj *o) {
     switch (o->type) {
     case OBJ_LIST:
-        return o->encoding == OBJ_ENCODING_QUICKLIST ? ((quicklist *)o->ptr)->len : 1;
+        return o->encoding == OBJ_ENCODING_QUICKLIST ? ((quicklist *)objectPtr(o))->len : 1;
     case OBJ_SET:
     case OBJ_HASH:
         return o->encoding == OBJ_ENCODING_HT ? valueLength(o) : 1;
     case OBJ_ZSET:
-        return o->encoding == OBJ_ENCODING_SKIPLIST ? ((zset *)o->ptr)->zsl->length : 1;
+        return o->encoding == OBJ_ENCODING_SKIPLIST ? ((zset *)objectPtr(o))->zsl->length : 1;
     case OBJ_STREAM: {
         /* One allocation per node, and per group its PEL: Redis takes the
          * first group's PEL as the estimate for every group. */
-        stream *s = o->ptr;
+        stream *s = objectPtr(o);
         size_t effort = s->nnodes;
         if (s->ngroups) effort += s->ngroups * (1 + s->groups[0]->pel.len);
         return effort;
@@ -136,7 +136,7 @@ size_t lazyfreeFreeEffort(robj *o) {
 }
 
 void lazyfreeObject(robj *o) {
-    if (o->refcount != 1 || o->type == OBJ_STRING || lazyfreeFreeEffort(o) <= LAZYFREE_THRESHOLD) {
+    if (objectRefs(o) != 1 || o->type == OBJ_STRING || lazyfreeFreeEffort(o) <= LAZYFREE_THRESHOLD) {
         decrRefCount(o);
         return;
     }

@@ -853,7 +853,7 @@ sds catClientInfoString(sds s, client *c) {
     size_t obufmem;
     size_t total_mem = getClientMemoryUsage(c, &obufmem);
     s = sdscatprintf(s, "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=",
-                     (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? (char *)c->name->ptr : "",
+                     (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? (char *)objectPtr(c->name) : "",
                      (long long)(server.unixtime - c->ctime), (long long)(server.unixtime - c->lastinteraction));
     s = catClientFlags(s, c);
     s = sdscatprintf(s,

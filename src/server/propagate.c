@@ -205,7 +205,7 @@ sds catReplayableCommand(sds buf, int *selected, int dbid, robj **argv, int argc
         need += sentlen;
     } else {
         for (int j = 0; j < argc; j++)
-            need += LONG_STR_SIZE + 5 + (sdsEncodedObject(argv[j]) ? sdslen(argv[j]->ptr) : LONG_STR_SIZE);
+            need += LONG_STR_SIZE + 5 + (sdsEncodedObject(argv[j]) ? sdslen(objectPtr(argv[j])) : LONG_STR_SIZE);
     }
     buf = sdsMakeRoomFor(buf, need);
     char *w = buf + sdslen(buf);

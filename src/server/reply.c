@@ -64,10 +64,10 @@ void addReplyProto(client *c, const char *s, size_t len) {
 void addReply(client *c, robj *obj) {
     if (c->resp == 3 && (obj == shared.null || obj == shared.nullarray)) obj = shared.null3;
     if (sdsEncodedObject(obj)) {
-        addReplyProto(c, obj->ptr, sdslen(obj->ptr));
+        addReplyProto(c, objectPtr(obj), sdslen(objectPtr(obj)));
     } else {
         char buf[LONG_STR_SIZE];
-        int len = ll2string(buf, sizeof(buf), (long long)(intptr_t)obj->ptr);
+        int len = ll2string(buf, sizeof(buf), (long long)(intptr_t)objectPtr(obj));
         addReplyProto(c, buf, len);
     }
 }
@@ -305,7 +305,7 @@ void addReplyErrorFormat(client *c, const char *fmt, ...) {
 
 void addReplyErrorObject(client *c, robj *err) {
     addReply(c, err);
-    sds s = err->ptr;
+    sds s = objectPtr(err);
     afterErrorReply(c, s, sdslen(s) - 2);
 }
 
@@ -318,15 +318,15 @@ void addReplyErrorExpireTime(client *c) {
 }
 
 void addReplySubcommandSyntaxError(client *c) {
-    sds cmd = sdsnew(c->argv[0]->ptr);
+    sds cmd = sdsnew(objectPtr(c->argv[0]));
     sdstoupper(cmd);
     addReplyErrorFormat(c, "unknown subcommand or wrong number of arguments for '%.128s'. Try %s HELP.",
-                        (char *)c->argv[1]->ptr, cmd);
+                        (char *)objectPtr(c->argv[1]), cmd);
     sdsfree(cmd);
 }
 
 void addReplyHelp(client *c, const char **help) {
-    sds cmd = sdsnew(c->argv[0]->ptr);
+    sds cmd = sdsnew(objectPtr(c->argv[0]));
     sdstoupper(cmd);
     long lines = 0;
     while (help[lines]) lines++;

@@ -48,7 +48,7 @@ static void walkStream(stream *s) {
 }
 
 static void walk(robj *o) {
-    if (o->type == OBJ_STREAM) walkStream(o->ptr);
+    if (o->type == OBJ_STREAM) walkStream(objectPtr(o));
     if (o->type == OBJ_STRING || o->type == OBJ_STREAM) return;
     unsigned long n = valueLength(o), seen = 0;
     valueIter it;

@@ -47,7 +47,7 @@ static robj *makeHash(int table) {
 
 static robj *makeSet(int table) {
     robj *o = createIntsetObject();
-    for (int i = 0; i < N; i++) o->ptr = intsetAdd(o->ptr, i * 3, NULL);
+    for (int i = 0; i < N; i++) objectSetPtr(o, intsetAdd(objectPtr(o), i * 3, NULL));
     if (table) setConvertToTable(o, 0);
     return o;
 }
@@ -62,7 +62,7 @@ static robj *makeList(void) {
     for (int i = 0; i < N; i++) {
         char v[16];
         snprintf(v, sizeof(v), i % 2 ? "%d" : "item%d", i);
-        quicklistPushTail(o->ptr, v, strlen(v));
+        quicklistPushTail(objectPtr(o), v, strlen(v));
     }
     return o;
 }
@@ -307,7 +307,7 @@ static void testSet(void) {
         CHECK(setHas(o, &m) && setHas(o, &num) && !setHas(o, &other) && !setHas(o, &text));
         if (!table) {
             valueBlob b;
-            CHECK(valueBlobNext(o, NULL, &b) != NULL && b.len == intsetBlobLen(o->ptr));
+            CHECK(valueBlobNext(o, NULL, &b) != NULL && b.len == intsetBlobLen(objectPtr(o)));
         }
         decrRefCount(o);
     }
