@@ -126,8 +126,10 @@ robj *createZsetObject(void);       /* skiplist encoding */
 robj *createZsetListpackObject(void);
 
 /* Keyspace objects. A value stored under a key is one allocation holding
- *   robj header | 4-byte expiry slot | key sds (after a byte giving its
- *   header size) | for embstr values, the value sds
+ *   compact (a string value and a key of at most 31 bytes each):
+ *     8-byte header | key sds5 | value sds5
+ *   else: robj header | a byte giving the key's sds header size | key sds |
+ *     for embstr values, the value sds
  * so a key with a short string costs a single allocation and the keyspace
  * table needs no entry of its own (it stores these objects, core/dict item
  * mode). objectWithKey builds one from val, consuming the caller's
