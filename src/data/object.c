@@ -298,7 +298,8 @@ int objectReplaceValue(robj *o, robj *val) {
     char *area = embeddedValueArea(o);
     int embed = val->type == OBJ_STRING && val->encoding == OBJ_ENCODING_EMBSTR;
     if (objectIsCompact(o)) { /* stays compact, or a new object is built */
-        size_t len = embed ? sdslen(objectPtr(val)) : OBJ_COMPACT_MAX_LEN + 1;
+        if (!embed) return 0;
+        size_t len = sdslen(objectPtr(val));
         if (len > OBJ_COMPACT_MAX_LEN || sdsEmbeddedSize(len) > zmalloc_size(o) - (size_t)(area - (char *)o)) return 0;
         sdsEmbed(area, objectPtr(val), len);
         decrRefCount(val);
@@ -329,13 +330,12 @@ void objectSetPtrOfCompact(robj *o) {
 
 /* ---------------------------------------------- references of keyspace objects */
 
-/* A keyspace object counts up to OBJ_KEYSPACE_REFS - 1 references in its
- * header; past that the header stays at OBJ_KEYSPACE_REFS and the extra
- * ones are counted here (SORT ... BY with a weight key many elements share
+/* A keyspace object counts up to OBJ_KEYSPACE_REFS references in its
+ * header; the ones past that are counted here (SORT ... BY with a weight key many elements share
  * holds it once per element). Main thread only: the lazyfree thread is only
  * given objects nobody else holds. */
 static dictType extraRefsType = {.hashFunction = dictPtrHash};
-static dict *extra_refs; /* object → references beyond OBJ_KEYSPACE_REFS - 1 */
+static dict *extra_refs; /* object → references beyond OBJ_KEYSPACE_REFS */
 
 static uintptr_t extraRefs(const robj *o) {
     dictEntry *de = extra_refs ? dictFind(extra_refs, o) : NULL;
@@ -355,25 +355,21 @@ static void setExtraRefs(robj *o, uintptr_t n) {
 unsigned objectRefs(const robj *o) {
     if (!o->haskey) return o->refcount;
     unsigned refs = o->refcount & OBJ_KEYSPACE_REFS;
-    return refs == OBJ_KEYSPACE_REFS ? refs - 1 + (unsigned)extraRefs(o) : refs;
+    return refs == OBJ_KEYSPACE_REFS ? refs + (unsigned)extraRefs(o) : refs;
 }
 
 static void keyspaceIncrRefs(robj *o) {
-    if ((o->refcount & OBJ_KEYSPACE_REFS) < OBJ_KEYSPACE_REFS - 1) o->refcount++;
-    else if ((o->refcount & OBJ_KEYSPACE_REFS) == OBJ_KEYSPACE_REFS - 1) o->refcount++, setExtraRefs(o, 1);
-    else setExtraRefs(o, extraRefs(o) + 1);
+    if ((o->refcount & OBJ_KEYSPACE_REFS) == OBJ_KEYSPACE_REFS) setExtraRefs(o, extraRefs(o) + 1);
+    else o->refcount++;
 }
 
 /* Drops one reference; 1 when it was the last. */
 static int keyspaceDecrRefs(robj *o) {
     unsigned refs = o->refcount & OBJ_KEYSPACE_REFS;
     if (refs == 1) return 1;
-    if (refs == OBJ_KEYSPACE_REFS) {
-        uintptr_t extra = extraRefs(o) - 1;
-        setExtraRefs(o, extra);
-        if (extra) return 0;
-    }
-    o->refcount--;
+    uintptr_t extra = refs == OBJ_KEYSPACE_REFS ? extraRefs(o) : 0;
+    if (extra) setExtraRefs(o, extra - 1);
+    else o->refcount--;
     return 0;
 }
 
@@ -383,7 +379,7 @@ static int report_shared_integers = 1;
 void objectReportSharedIntegers(int on) { report_shared_integers = on; }
 
 int objectRefcountView(const robj *o) {
-    int shared = o->refcount == OBJ_SHARED_REFCOUNT ||
+    int shared = (!o->haskey && o->refcount == OBJ_SHARED_REFCOUNT) ||
                  (report_shared_integers && o->haskey && o->encoding == OBJ_ENCODING_INT &&
                   sharedInteger((intptr_t)objectPtr(o)));
     return shared ? INT_MAX : (int)objectRefs(o);

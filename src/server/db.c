@@ -103,7 +103,6 @@ robj *dbEntryValue(dictEntry *de) { return (robj *)de; }
 sds dbEntryKey(const dictEntry *de) { return objectKey((const robj *)de); }
 
 long long dbEntryExpire(redisDb *db, dictEntry *de) {
-    if (!hasExpireSlot(de)) return -1;
     size_t slot = expireSlotOf(de);
     return slot ? ttlHeapWhen(db->expires, slot - 1) : -1;
 }

@@ -183,3 +183,17 @@ def test_errors(dc):
     assert dc.err("SORT", "str") == WRONGTYPE
     assert dc.err("SORT", "h") == WRONGTYPE
     assert dc.err("SORT_RO", "str") == WRONGTYPE
+
+
+def test_alpha_sort_by_a_weight_key_many_elements_share(dc):
+    # Every element reads the same weight key, which SORT holds once per
+    # element: far more holders of one key than a key usually has.
+    dc("RPUSH", "l", *(["a"] * 100 + ["b"] * 100))
+    dc("SET", "w_a", "zz")
+    dc("SET", "w_b", "aa")
+    assert dc("SORT", "l", "BY", "w_*", "ALPHA") == [b"b"] * 100 + [b"a"] * 100
+    # The weight keys are intact and still one reference each afterwards.
+    assert dc("GET", "w_a") == b"zz"
+    assert dc("OBJECT", "REFCOUNT", "w_a") == 1
+    dc("SET", "w_a", "yy")
+    assert dc("GET", "w_a") == b"yy"
