@@ -89,6 +89,10 @@ class Row:
 ROWS = [
     Row("strings", "SET key:N xxxxxxxxxx", 1000000, _strings),
     Row("volatile", "SET key:N xxxxxxxxxx EX 3600", 1000000, _volatile),
+    # The same two at production size: 10M keys need 7-digit numbers, and
+    # the table is larger than any cache.
+    Row("strings10m", "SET key:N xxxxxxxxxx", 10000000, _strings),
+    Row("volatile10m", "SET key:N xxxxxxxxxx EX 3600", 10000000, _volatile),
     Row("k20v100", "20-byte keys, 100-byte values", 1000000, _k20v100),
     Row("hashes", "hashes of 10 small fields", 100000, lambda i: _fields(i, b"HSET", b"h", _HASH10)),
     Row("zsets", "sorted sets of 10 members", 100000, lambda i: _fields(i, b"ZADD", b"z", _ZSET10)),

@@ -371,29 +371,59 @@ int dictResize(dict *d) {
 
 int dictNeedsResize(const dict *d) { return sparse(dictSize(d), dictSlots(d)); }
 
+/* Buckets moved together: the items at their heads are prefetched first and
+ * then their new buckets, so a batch's cache misses (at 10M keys every item
+ * and every new bucket is one) overlap instead of queueing one by one. */
+#define REHASH_BATCH 16
+#define REHASH_MOVES (REHASH_BATCH * 4)
+
 int dictRehash(dict *d, int n) {
     /* Bound the empty buckets visited too, so a sparse table cannot stall us. */
     int emptyVisits = n * 10;
     if (!dictIsRehashing(d)) return 0;
+    unsigned long size0 = HT_SIZE(d->sizeExp[0]), mask1 = HT_MASK(d->sizeExp[1]);
 
-    while (n-- && d->used[0] != 0) {
-        assert(HT_SIZE(d->sizeExp[0]) > (unsigned long)d->rehashidx);
-        while (d->table[0][d->rehashidx] == NULL) {
-            d->rehashidx++;
-            if (--emptyVisits == 0) return 1;
+    while (n > 0 && d->used[0] != 0) {
+        unsigned long full[REHASH_BATCH];
+        int got = 0, tooSparse = 0;
+        unsigned long i = (unsigned long)d->rehashidx;
+        while (got < n && got < REHASH_BATCH && i < size0) {
+            dictEntry *l = d->table[0][i++];
+            if (l) {
+                full[got++] = i - 1;
+                /* A node is read to reach its item: fetch the node itself. */
+                prefetchLine(itemMode(d) && !linkIsItem(l) ? (void *)l : (void *)linkApi(d, l));
+            } else if (--emptyVisits == 0) {
+                tooSparse = 1;
+                break;
+            }
         }
-        dictEntry *de = d->table[0][d->rehashidx];
-        unsigned long mask1 = HT_MASK(d->sizeExp[1]);
-        while (de) {
-            dictEntry *next = linkNext(d, de);
-            unsigned long idx = hashKey(d, linkKey(d, de)) & mask1;
-            bucketPush(d, &d->table[1][idx], de);
-            d->used[0]--;
-            d->used[1]++;
-            de = next;
+        struct {
+            dictEntry *link;
+            unsigned long idx;
+        } moves[REHASH_MOVES];
+        int m = 0;
+        for (int b = 0; b < got; b++) {
+            for (dictEntry *de = d->table[0][full[b]]; de;) {
+                if (m == REHASH_MOVES) {
+                    for (int k = 0; k < m; k++) bucketPush(d, &d->table[1][moves[k].idx], moves[k].link);
+                    m = 0;
+                }
+                dictEntry *next = linkNext(d, de);
+                unsigned long idx = hashKey(d, linkKey(d, de)) & mask1;
+                prefetchLine(&d->table[1][idx]);
+                moves[m].link = de;
+                moves[m++].idx = idx;
+                d->used[0]--;
+                d->used[1]++;
+                de = next;
+            }
+            d->table[0][full[b]] = NULL;
         }
-        d->table[0][d->rehashidx] = NULL;
-        d->rehashidx++;
+        for (int k = 0; k < m; k++) bucketPush(d, &d->table[1][moves[k].idx], moves[k].link);
+        d->rehashidx = (long)i;
+        n -= got;
+        if (tooSparse) break;
     }
 
     if (d->used[0] == 0) {
@@ -417,17 +447,16 @@ static long long monotonicUs(void) {
 
 /* Steps of 16 buckets, with the clock in µs: each bucket moved may be the
  * first write to a page of the new table, a page fault of 20-30 µs on a VM:
- * a 100-bucket step (Redis's) can take 3 ms, and a clock read to the
- * millisecond let the loop take one more step past its bound. */
+ * a 100-bucket step (Redis's) can take 3 ms. */
 #define REHASH_STEP 16
 
-int dictRehashMilliseconds(dict *d, int ms) {
+int dictRehashMicroseconds(dict *d, long long us) {
     if (d->pauserehash > 0) return 0;
     long long start = monotonicUs();
     int rehashes = 0;
     while (dictRehash(d, REHASH_STEP)) {
         rehashes += REHASH_STEP;
-        if (monotonicUs() - start >= ms * 1000LL) break;
+        if (monotonicUs() - start >= us) break;
     }
     return rehashes;
 }

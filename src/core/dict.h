@@ -77,7 +77,7 @@ int dictResizeEnabled(void);
 #define DICT_BIG_TABLE_BYTES (4UL << 20)
 void dictSetBigTableFree(void (*free_fn)(void *table));
 int dictRehash(dict *d, int n);                 /* n bucket moves; 1 if more rehashing remains */
-int dictRehashMilliseconds(dict *d, int ms);    /* rehash in small steps for about ms; returns buckets stepped over */
+int dictRehashMicroseconds(dict *d, long long us); /* rehash in small steps for about us; returns buckets stepped over */
 int dictIsRehashing(const dict *d);
 void dictPauseRehashing(dict *d);
 void dictResumeRehashing(dict *d);

@@ -255,10 +255,11 @@ static void *takeValue(robj *val, void *embedAt) {
     return ptr;
 }
 
-/* Where a keyspace object's embedded value starts: right after its key. */
+/* Where a keyspace object's embedded value starts: right after its key
+ * (and its nul, except in a compact object). */
 static char *embeddedValueArea(robj *o) {
     sds key = objectKey(o);
-    return key + sdslen(key) + 1;
+    return key + sdslen(key) + !objectIsCompact(o);
 }
 
 static void initKeyspaceHeader(robj *o, const robj *val, unsigned flags) {
@@ -274,11 +275,12 @@ robj *objectWithKey(const char *key, size_t keylen, robj *val) {
     size_t vallen = embed ? sdslen(objectPtr(val)) : 0;
     robj *o;
     if (embed && keylen <= OBJ_COMPACT_MAX_LEN && vallen <= OBJ_COMPACT_MAX_LEN) {
-        /* header | key sds5 | value sds5: both headers one byte, no ptr_ */
-        o = zmalloc(OBJ_HEADER_SIZE + sdsEmbeddedSize(keylen) + sdsEmbeddedSize(vallen));
+        /* header | key sds5 | value sds5: both headers one byte, no ptr_,
+         * the value's header over the key's nul */
+        o = zmalloc(OBJ_HEADER_SIZE + sdsEmbeddedSize(keylen) - 1 + sdsEmbeddedSize(vallen));
         initKeyspaceHeader(o, val, OBJ_KEYSPACE_COMPACT);
         sds k = sdsEmbed((char *)o + OBJ_HEADER_SIZE, key, keylen);
-        sdsEmbed(k + keylen + 1, objectPtr(val), vallen);
+        sdsEmbed(k + keylen, objectPtr(val), vallen);
     } else {
         size_t keysize = sdsEmbeddedSize(keylen);
         size_t valsize = embed ? sdsEmbeddedSize(vallen) : 0;

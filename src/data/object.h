@@ -65,11 +65,15 @@ typedef struct robj {
 #define OBJ_COMPACT_MAX_LEN 31 /* key and value both fit sds5 headers */
 
 static inline int objectIsCompact(const robj *o) { return o->haskey && (o->refcount & OBJ_KEYSPACE_COMPACT); }
-/* A compact object: header | key as sds5 | value as sds5. */
+/* A compact object: header | key as sds5 | value as sds5, where the value's
+ * header takes the place of the key's terminating nul: a compact key is the
+ * one sds that is not nul-terminated, so it is only ever read with its length
+ * (which every reader of keyspace keys does: hashing, compare, copies). That
+ * byte puts `SET key:NNNNNNN 10-byte-value` (10M keys) at 32 bytes, not 48. */
 static inline char *objectCompactKey(const robj *o) { return (char *)o + OBJ_HEADER_SIZE + 1; }
 static inline char *objectCompactValue(const robj *o) {
     const unsigned char *key = (const unsigned char *)objectCompactKey(o);
-    return (char *)key + (key[-1] >> 3) + 2;
+    return (char *)key + (key[-1] >> 3) + 1;
 }
 /* The value: an sds, a payload (list, hash...), or an integer (INT encoding). */
 static inline void *objectPtr(const robj *o) { return objectIsCompact(o) ? objectCompactValue(o) : o->ptr_; }
@@ -127,7 +131,7 @@ robj *createZsetListpackObject(void);
 
 /* Keyspace objects. A value stored under a key is one allocation holding
  *   compact (a string value and a key of at most 31 bytes each):
- *     8-byte header | key sds5 | value sds5
+ *     8-byte header | key sds5 without its nul | value sds5
  *   else: robj header | a byte giving the key's sds header size | key sds |
  *     for embstr values, the value sds
  * so a key with a short string costs a single allocation and the keyspace

@@ -41,6 +41,39 @@
 
 static void shutdownCron(void);
 
+/* A keyspace table that grew is moved to its new table bucket by bucket.
+ * Commands move one bucket each and the cron 1 ms' worth per tick (1% of the
+ * time, as Redis), so at 10M keys the old table (64 MB) would linger for
+ * minutes; while no client is waiting the loop also moves slices of
+ * IDLE_REHASH_SLICE_US, at most half the time, until every table is done. A
+ * client that arrives waits for one slice at most. */
+#define IDLE_REHASH_SLICE_US 250
+static long long idle_rehash_timer = -1;
+
+static int rehashingDbs(void) {
+    for (int j = 0; j < server.dbnum; j++)
+        if (dictIsRehashing(server.db[j].dict)) return 1;
+    return 0;
+}
+
+static long long idleRehashProc(aeEventLoop *el, long long id, void *clientData) {
+    (void)clientData;
+    if (!dictResizeEnabled() || !rehashingDbs()) {
+        idle_rehash_timer = -1;
+        return AE_NOMORE;
+    }
+    if (!aeEventsPending(el)) {
+        long long start = getMonotonicUs(), spent = 0;
+        for (int j = 0; j < server.dbnum && spent < IDLE_REHASH_SLICE_US; j++) {
+            dict *d = server.db[j].dict;
+            if (dictIsRehashing(d)) dictRehashMicroseconds(d, IDLE_REHASH_SLICE_US - spent);
+            spent = (long long)(getMonotonicUs() - start);
+        }
+    }
+    aeRescheduleTimeEventUs(el, id, IDLE_REHASH_SLICE_US);
+    return AE_RESCHEDULED;
+}
+
 static void databasesCron(void) {
     /* Shrink tables left sparse by deletions and move rehashing along a little;
      * not while a saving child shares the tables' pages (resizing is off
@@ -49,8 +82,10 @@ static void databasesCron(void) {
     for (int j = 0; j < server.dbnum; j++) {
         dict *d = server.db[j].dict;
         if (dictSlots(d) > 4 && dictSize(d) * 10 < dictSlots(d)) dictResize(d);
-        if (dictIsRehashing(d)) dictRehashMilliseconds(d, 1);
+        if (dictIsRehashing(d)) dictRehashMicroseconds(d, 1000);
     }
+    if (idle_rehash_timer == -1 && rehashingDbs())
+        idle_rehash_timer = aeCreateTimeEventUs(server.el, IDLE_REHASH_SLICE_US, idleRehashProc, NULL);
 }
 
 static void watchdogSchedule(int period_ms);

@@ -122,7 +122,7 @@ static void testModel(void) {
         }
         sdsfree(key);
         if (op % 997 == 0 && dictNeedsResize(d)) dictResize(d);
-        if (op % 5003 == 0) dictRehashMilliseconds(d, 1);
+        if (op % 5003 == 0) dictRehashMicroseconds(d, 1000);
         if ((unsigned long)present != dictSize(d)) mismatches++;
     }
     CHECK(mismatches == 0);
@@ -412,7 +412,7 @@ static void testIterators(void) {
     CHECK(count == N && dups == 0);
     CHECK(dictSize(d) == N / 2);
     /* Rehashing resumes afterwards. */
-    dictRehashMilliseconds(d, 1000);
+    dictRehashMicroseconds(d, 1000000);
     CHECK(!dictIsRehashing(d));
 
     TEST("stack iterator");
@@ -674,7 +674,7 @@ static void testItems(void) {
         }
         sdsfree(key);
         if (op % 997 == 0 && dictNeedsResize(d)) dictResize(d);
-        if (op % 5003 == 0) dictRehashMilliseconds(d, 1);
+        if (op % 5003 == 0) dictRehashMicroseconds(d, 1000);
         if ((unsigned long)present != dictSize(d)) mismatches++;
     }
     CHECK(mismatches == 0);

@@ -7,6 +7,8 @@ check the data, the TTL and that active expiry still finds the key. All of
 it is plain Redis behaviour: the tests pass on Redis 7.0.15 too.
 """
 
+import pytest
+
 from support import wait_for
 
 
@@ -158,3 +160,17 @@ def test_memory_usage_counts_key_and_value(r):
     # Block sizes are jemalloc's here; a sanitizer build's libc malloc rounds differently.
     if r.info("memory")["mem_allocator"].startswith("jemalloc"):
         assert r.memory_usage("h") >= small
+
+
+@pytest.mark.ours
+def test_short_string_key_is_one_32_byte_object(r):
+    # Key and value share one allocation with the table's 8-byte slot: the key's
+    # nul is not stored, so an 11-byte key and a 10-byte value fit in 32 bytes.
+    if not r.info("memory")["mem_allocator"].startswith("jemalloc"):
+        pytest.skip("block sizes are jemalloc's")
+    r.set("key:1234567", "0123456789")
+    assert r.memory_usage("key:1234567") == 40
+    assert r.get("key:1234567") == b"0123456789"
+    r.set("key:1234567", "x")              # a shorter value in place
+    assert r.get("key:1234567") == b"x"
+    assert r.keys("key:123456*") == [b"key:1234567"]
