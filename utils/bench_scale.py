@@ -290,7 +290,7 @@ def measure(label, binary, n, protocol):
         took = time.time() - t0
         if s.r.dbsize() != n:
             raise RuntimeError("%s: loaded %d keys of %d" % (binary, s.r.dbsize(), n))
-        time.sleep(memrows.SETTLE)
+        time.sleep(memrows.LOADED_SETTLE)
         after = memrows.process_memory(s)
         out["load"] = {"used": (after[0] - before[0]) / n, "rss": (after[1] - before[1]) / n, "s": took}
         step(label, "BGSAVE")

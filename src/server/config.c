@@ -801,6 +801,7 @@ static configDef configs[] = {
     B("cluster-allow-replica-migration", NULL, 0, &server.cluster_allow_replica_migration, "yes"),
     B("cluster-replica-no-failover", "cluster-slave-no-failover", 0, &server.cluster_replica_no_failover, "no"),
     MEM("cluster-link-sendbuf-limit", NULL, 0, &server.cluster_link_sendbuf_limit, "0", 0, LLONG_MAX, NULL),
+    LL("expire-early-wake-us", NULL, 0, &server.expire_early_wake_us, "0", 0, 1000000),
     /* the 0MQ expiry push */
     SP("zmq-expiry-endpoint", NULL, F_MULTI | F_ACCUMULATE, "", setZmqEndpoints, getZmqEndpoints),
     LL("zmq-expiry-hwm", NULL, 0, &server.zmq_hwm, "1000", 0, INT_MAX),

@@ -363,6 +363,7 @@ struct redisServer {
     int dbnum;
     long long dirty;
     int active_expire_enabled;
+    long long expire_early_wake_us; /* expire-early-wake-us: the expiry timer wakes this long early and polls */
     int pause_cron;                 /* DEBUG PAUSE-CRON: serverCron does nothing */
     int pause_type;                 /* the CLIENT PAUSE in effect (pause.h's PAUSE_*), 0 none; pause.c sets it */
     int skip_checksum_validation;   /* DEBUG SET-SKIP-CHECKSUM-VALIDATION: RDB and RESTORE */

@@ -150,6 +150,28 @@ def test_active_expiry_reports_its_lateness_in_info(server):
     assert lateness(r) == {"count": 0, "p50_us": 0, "p99_us": 0, "p999_us": 0, "max_us": 0}
 
 
+@ours
+@pytest.mark.server_args("--expire-early-wake-us", "400000")
+def test_early_wake_never_expires_a_key_before_its_deadline(server):
+    r = server.client()
+    assert r.config_get("expire-early-wake-us") == {"expire-early-wake-us": "400000"}
+    deadline = int(time.time() * 1000) + 800
+    r.set("k", "v", pxat=deadline)
+    r.set("other", "v")
+    # From 400 ms before the deadline the loop polls: it keeps serving and the
+    # key stays (DBSIZE does not expire keys lazily) until the deadline.
+    seen = 0
+    while time.time() * 1000 < deadline - 50:
+        assert r.dbsize() == 2 and r.get("other") == b"v"
+        seen += 1
+    assert seen > 0
+    wait_for(lambda: r.dbsize() == 1, what="the key to expire")
+    late = lateness(r)
+    assert late["count"] == 1 and 1000 <= late["max_us"] < 50000, late
+    r.config_set("expire-early-wake-us", "0")
+    assert r.config_get("expire-early-wake-us") == {"expire-early-wake-us": "0"}
+
+
 def test_ttl_mutations_keep_the_index_exact(server):
     """Random EXPIRE/PEXPIREAT/PERSIST/SET/DEL/RENAME/MOVE/GETEX against a model of
     deadlines; TTLs must match the model and the keys due must go, the rest stay."""
