@@ -377,6 +377,15 @@ int dictNeedsResize(const dict *d) { return sparse(dictSize(d), dictSlots(d)); }
 #define REHASH_BATCH 16
 #define REHASH_MOVES (REHASH_BATCH * 4)
 
+typedef struct {
+    dictEntry *link;
+    unsigned long idx; /* its bucket in the new table */
+} rehashMove;
+
+static void pushMoves(dict *d, const rehashMove *moves, int m) {
+    for (int k = 0; k < m; k++) bucketPush(d, &d->table[1][moves[k].idx], moves[k].link);
+}
+
 int dictRehash(dict *d, int n) {
     /* Bound the empty buckets visited too, so a sparse table cannot stall us. */
     int emptyVisits = n * 10;
@@ -398,15 +407,14 @@ int dictRehash(dict *d, int n) {
                 break;
             }
         }
-        struct {
-            dictEntry *link;
-            unsigned long idx;
-        } moves[REHASH_MOVES];
+        /* used[0] != 0: a full bucket lies ahead, unless the empty ones ran out first. */
+        assert(got || tooSparse);
+        rehashMove moves[REHASH_MOVES];
         int m = 0;
         for (int b = 0; b < got; b++) {
             for (dictEntry *de = d->table[0][full[b]]; de;) {
                 if (m == REHASH_MOVES) {
-                    for (int k = 0; k < m; k++) bucketPush(d, &d->table[1][moves[k].idx], moves[k].link);
+                    pushMoves(d, moves, m);
                     m = 0;
                 }
                 dictEntry *next = linkNext(d, de);
@@ -420,7 +428,7 @@ int dictRehash(dict *d, int n) {
             }
             d->table[0][full[b]] = NULL;
         }
-        for (int k = 0; k < m; k++) bucketPush(d, &d->table[1][moves[k].idx], moves[k].link);
+        pushMoves(d, moves, m);
         d->rehashidx = (long)i;
         n -= got;
         if (tooSparse) break;

@@ -283,11 +283,12 @@ static long long expireTimerProc(aeEventLoop *el, long long id, void *clientData
         return 1000 / (server.hz ? server.hz : 10); /* idle tick; re-armed by expireScheduleAt */
     }
     scheduled_when = next;
-    long long wait = usUntilDue(next);
-    /* Keys still due while the push feeds a consumer: pause first. */
-    if (wait == 0 && backgroundConsumerFeeding()) wait = BACKGROUND_PAUSE_US;
-    if (wait == 0 && held) wait = HOLD_RECHECK_US; /* or expireResume(), when the push has drained */
-    aeRescheduleTimeEventUs(el, id, timerSleepUs(wait));
+    long long due = usUntilDue(next), wait = timerSleepUs(due);
+    /* Keys still due while the push feeds a consumer: pause first (the
+     * pauses are not shortened by an early wake-up). */
+    if (due == 0 && backgroundConsumerFeeding()) wait = BACKGROUND_PAUSE_US;
+    if (due == 0 && held) wait = HOLD_RECHECK_US; /* or expireResume(), when the push has drained */
+    aeRescheduleTimeEventUs(el, id, wait);
     return AE_RESCHEDULED;
 }
 
