@@ -158,6 +158,8 @@ static const backgroundPacer expiryPushPacer = {
     .draining = expiryPushDraining,
     .feeding = expiryPushFeeding,
     .holding = expiryPushHolding,
+    .run_begin = expiryPushRunBegin,
+    .run_end = expiryPushRunEnd,
 };
 
 static const commandRouter clusterRouter = {

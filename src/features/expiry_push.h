@@ -24,6 +24,10 @@ int expiryPushDraining(void);
  * consumer is being fed and 0MQ's queue is full, with a few messages in the
  * backlog. Its drain resumes expiry (expireResume) once they are out. */
 int expiryPushHolding(void);
+/* An expiry slice begins and ends: plain mode hands the slice's messages to
+ * 0MQ in batches (see expiry_push.c, "Batches"), the last at the end. */
+void expiryPushRunBegin(void);
+void expiryPushRunEnd(void);
 /* (Re)binds the endpoints and applies HWM/backlog from the server's zmq_* config.
  * On failure nothing changes, *err says why, and C_ERR is returned. */
 int expiryPushApplyConfig(const char **err);

@@ -109,6 +109,7 @@ long long expireDueKeys(long long budget_us) {
     monotime start = getMonotonicUs();
     long long removed = 0;
     held = 0; /* a hold that ended without a drain (the consumer stopped reading) must not outlive it */
+    backgroundRunBegin();
     /* The clock is read again with the budget, every 16 keys, not for each:
      * a key that fell due meanwhile waits those few µs for the next read,
      * and a key's lateness is taken against the latest read. */
@@ -146,7 +147,8 @@ long long expireDueKeys(long long budget_us) {
             }
         }
     }
-out:;
+out:
+    backgroundRunEnd(); /* within the slice's time: it may send the run's last messages */
     long long spent = (long long)(getMonotonicUs() - start);
     server.stat_expire_cycle_time_used += spent;
     latencySample("expire-cycle", spent / 1000);

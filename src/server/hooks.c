@@ -144,6 +144,12 @@ static const backgroundPacer *pacer;
 void serverSetBackgroundPacer(const backgroundPacer *p) { pacer = p; }
 int backgroundConsumerDraining(void) { return pacer && pacer->draining(); }
 int backgroundConsumerHolding(void) { return pacer && pacer->holding(); }
+void backgroundRunBegin(void) {
+    if (pacer) pacer->run_begin();
+}
+void backgroundRunEnd(void) {
+    if (pacer) pacer->run_end();
+}
 int backgroundConsumerFeeding(void) {
     /* The pause is for clients' latency: with none served lately it would only slow the push. */
     return pacer && pacer->feeding() && server.stat_numcommands &&

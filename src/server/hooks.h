@@ -147,11 +147,18 @@ typedef struct backgroundPacer {
     int (*draining)(void);
     int (*feeding)(void);
     int (*holding)(void);
+    /* A run of removals (one expiry slice) begins and ends: in between, the
+     * consumer may gather what the removals give it and hand it on in
+     * batches, the last one at the end; outside a run it hands on at once. */
+    void (*run_begin)(void);
+    void (*run_end)(void);
 } backgroundPacer;
 void serverSetBackgroundPacer(const backgroundPacer *p);
 int backgroundConsumerDraining(void);
 int backgroundConsumerFeeding(void);
 int backgroundConsumerHolding(void);
+void backgroundRunBegin(void);
+void backgroundRunEnd(void);
 
 /* Something other than a command took `ms` milliseconds ("expire-cycle"):
  * the latency monitor subscribes. */
