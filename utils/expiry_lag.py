@@ -9,7 +9,7 @@ key the lag is arrival time minus the key's deadline. Prints delivered count
 and lag p50/p99/max in ms. probe_lags() is the measurement on its own, for
 a server already holding its background (utils/bench_scale.py).
 
-usage: utils/expiry_lag.py --port 6379 [--background 1000000] [--keys 2000]
+usage: utils/expiry_lag.py --port 6379 [--background 1000000] [--dbs 1] [--keys 2000]
                            [--spread 5] [--wait 35] [--zmq tcp://127.0.0.1:5555]
 """
 import argparse
@@ -22,10 +22,15 @@ import time
 import redis
 
 
-def fill_background(port, n):
-    """Bulk-load n volatile keys through redis-cli --pipe (much faster than a client loop)."""
+def fill_background(port, n, dbs=1):
+    """Bulk-load n volatile keys through redis-cli --pipe (much faster than a
+    client loop), spread evenly over dbs 0..dbs-1."""
     chunks = []
+    per_db = -(-n // dbs)
     for i in range(n):
+        if i % per_db == 0:
+            db = b"%d" % (i // per_db)
+            chunks.append(b"*2\r\n$6\r\nSELECT\r\n$%d\r\n%s\r\n" % (len(db), db))
         k = b"bg:%d" % i
         chunks.append(b"*5\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$10\r\nxxxxxxxxxx\r\n$2\r\nEX\r\n$4\r\n3600\r\n" % (len(k), k))
     data = b"".join(chunks)
@@ -108,17 +113,26 @@ def main():
     ap.add_argument("--wait", type=float, default=35.0)
     ap.add_argument("--zmq", default=None, help="0MQ endpoint of the expiry push instead of notifications")
     ap.add_argument("--label", default="")
+    ap.add_argument("--dbs", type=int, default=1, help="spread the background keys over this many dbs (the probes are in db 0)")
     a = ap.parse_args()
 
     r = redis.Redis(host=a.host, port=a.port)
     r.flushall()
     if a.background:
-        fill_background(a.port, a.background)
+        fill_background(a.port, a.background, a.dbs)
+    try:
+        r.config_resetstat()
+    except redis.ResponseError:
+        pass
     lags = probe_lags(r, a.keys, a.spread, a.wait, a.zmq)
     delivered = len(lags)
-    print("%sdelivered %d/%d  lag ms p50 %.1f  p99 %.1f  max %.1f" % (
+    # The server's own figure (ours: INFO's expired_lateness_*), when it has one.
+    own = {k: v for k, v in r.info("all").items() if k.startswith("expired_lateness_")}
+    print("%sdelivered %d/%d  lag ms p50 %.2f  p99 %.2f  max %.2f%s" % (
         (a.label + ": ") if a.label else "", delivered, a.keys,
-        percentile(lags, 50), percentile(lags, 99), lags[-1] if lags else float("nan")))
+        percentile(lags, 50), percentile(lags, 99), lags[-1] if lags else float("nan"),
+        "  server lateness ms p50 %.2f  p99 %.2f  p999 %.2f  max %.2f" % tuple(
+            own.get("expired_lateness_%s_us" % q, 0) / 1000 for q in ("p50", "p99", "p999", "max")) if own else ""))
     return 0
 
 
