@@ -55,18 +55,22 @@ def run(port, keys, zmq_endpoint=None, threshold=10, wait=60.0, flush=True, idle
     r.execute_command("config", "set", "latency-monitor-threshold", str(threshold))
     base = r.dbsize()
     expired0 = r.info("stats")["expired_keys"]
-    when = int(time.time() * 1000) + 60000
+    when = int(time.time() * 1000) + 3600000  # moved below, once every key is in
     data = b"".join(b"*5\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$1\r\nx\r\n$4\r\nPXAT\r\n$%d\r\n%d\r\n" %
                     (len(b"mx:%d" % i), b"mx:%d" % i, len(str(when)), when) for i in range(keys))
     subprocess.run(["redis-cli", "-p", str(port), "--pipe"], input=data, stdout=subprocess.DEVNULL, check=True)
     # Move the common deadline to a moment after the PEXPIREATs below are all in
     # (loading 1M of them takes seconds; a deadline already past would make the
     # server delete those keys on the spot instead of expiring them).
+    # The commands are built first with a placeholder of the deadline's width
+    # (building 10M of them takes longer than sending them), then the deadline
+    # is set from the moment they are ready.
+    placeholder = b"%d" % (when + 10 ** 12)
+    data = b"".join(b"*3\r\n$9\r\nPEXPIREAT\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n" %
+                    (len(b"mx:%d" % i), b"mx:%d" % i, len(placeholder), placeholder) for i in range(keys))
     when = int(time.time() * 1000) + 3000 + keys // 200 + int(idle * 1000)
-    subprocess.run(["redis-cli", "-p", str(port), "--pipe"],
-                   input=b"".join(b"*3\r\n$9\r\nPEXPIREAT\r\n$%d\r\n%s\r\n$%d\r\n%d\r\n" %
-                                  (len(b"mx:%d" % i), b"mx:%d" % i, len(str(when)), when) for i in range(keys)),
-                   stdout=subprocess.DEVNULL, check=True)
+    data = data.replace(placeholder, b"%d" % when)
+    subprocess.run(["redis-cli", "-p", str(port), "--pipe"], input=data, stdout=subprocess.DEVNULL, check=True)
     consumer = None
     if zmq_endpoint:
         # The C consumer from utils/ (output discarded): light enough that the
