@@ -222,6 +222,7 @@ int main(int argc, char **argv) {
     procTitleInit(argc, argv); /* before anything keeps a pointer into argv */
     setlocale(LC_COLLATE, "");
     zmalloc_set_oom_handler(oomHandler);
+    zmalloc_no_eager_purge();
     setRandomSeedAndRunId();
     updateCachedTime();
     server.executable = argv[0];

@@ -18,6 +18,7 @@ deadline (utils/bench_scale.py).
 usage: utils/mass_expiry.py --port 6379 [--keys 1000000] [--zmq tcp://127.0.0.1:5555]
 """
 import argparse
+import gc
 import os
 import subprocess
 import sys
@@ -77,6 +78,11 @@ def run(port, keys, zmq_endpoint=None, threshold=10, wait=60.0, flush=True, idle
         # measurement is the server's, not a Python receiver's.
         client = os.path.join(os.path.dirname(os.path.abspath(__file__)), "zmq_expiry_msg_client")
         consumer = subprocess.Popen([client, "-n", str(keys), zmq_endpoint], stdout=subprocess.DEVNULL)
+    # Python's cyclic collector stops the whole client now and then (up to
+    # ~100 ms once hundreds of thousands of samples are held): off while GETs
+    # are timed, so that a slow GET is the server's or the machine's.
+    gc.collect()
+    gc.disable()
     idle_lat = []
     while time.time() * 1000 < when - 100:
         if time.time() * 1000 >= when - 100 - idle * 1000:
@@ -109,6 +115,7 @@ def run(port, keys, zmq_endpoint=None, threshold=10, wait=60.0, flush=True, idle
     def window(lo, hi):
         return latency_stats([l for t, l in samples if lo <= t < hi])
 
+    gc.enable()
     res = {"removal_s": removed_at - deadline if removed_at else None, "left": max(0, r.dbsize() - base),
            "during": window(deadline, removed_at or time.time()), "idle": latency_stats(idle_lat)}
     if consumer:

@@ -161,6 +161,26 @@ size_t zmalloc_get_rss(void) {
     return (size_t)pages_rss * (size_t)sysconf(_SC_PAGESIZE);
 }
 
+/* jemalloc 5.3 gives freed pages back to the system inside free() itself
+ * when the free leaves 8 MB or more of adjacent free pages (an arena's
+ * oversize_threshold). In a mass expiry the expiry heap's 96 KB chunks go
+ * one after another and join up to that every ~200k keys: madvise on 2048
+ * pages, 10-14 ms on the VM here, inside one key's removal. The main thread's
+ * arena (0) is given no such threshold, so its freed pages age like any
+ * others and go back gradually (from the background thread, with
+ * jemalloc-bg-thread yes). Blocks of 8 MB or more are not in it: they come
+ * from jemalloc's huge arena, which purges them when freed (the old table a
+ * rehash leaves is freed off the event loop), so that a new table comes from
+ * untouched memory, zeroed by the kernel page by page as it is used, not all
+ * at once by an madvise inside calloc: with the huge arena off as well,
+ * a SET that grew the keyspace after a FLUSHALL took 7 ms for that. */
+void zmalloc_no_eager_purge(void) {
+#ifdef USE_JEMALLOC
+    size_t never = SIZE_MAX;
+    mallctl("arena.0.oversize_threshold", NULL, NULL, &never, sizeof(never));
+#endif
+}
+
 void zmalloc_set_background_thread(int enable) {
 #ifdef USE_JEMALLOC
     _Bool val = enable != 0;

@@ -27,6 +27,9 @@ void zmalloc_get_allocator_info(size_t *allocated, size_t *active, size_t *resid
 /* jemalloc: purge freed pages from a background thread instead of inline in
  * free(), so mass deletions never stall the event loop. No-op with libc. */
 void zmalloc_set_background_thread(int enable);
+/* jemalloc: called once at start-up. Lets no free() in the main thread purge
+ * pages on the spot (see zmalloc.c). No-op with libc. */
+void zmalloc_no_eager_purge(void);
 /* The allocator's own statistics report, written in pieces to write(ctx, text);
  * returns 0 when the allocator has none (libc). */
 int zmalloc_stats_report(void (*write)(void *ctx, const char *text), void *ctx);
