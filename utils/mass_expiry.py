@@ -78,9 +78,9 @@ def run(port, keys, zmq_endpoint=None, threshold=10, wait=60.0, flush=True, idle
         # measurement is the server's, not a Python receiver's.
         client = os.path.join(os.path.dirname(os.path.abspath(__file__)), "zmq_expiry_msg_client")
         consumer = subprocess.Popen([client, "-n", str(keys), zmq_endpoint], stdout=subprocess.DEVNULL)
-    # Python's cyclic collector stops the whole client now and then (up to
-    # ~100 ms once hundreds of thousands of samples are held): off while GETs
-    # are timed, so that a slow GET is the server's or the machine's.
+    # Python's cyclic collector stops the whole client now and then, for
+    # longer as the samples pile up: off while GETs are timed, so that a slow
+    # GET is not the collector's.
     gc.collect()
     gc.disable()
     idle_lat = []
