@@ -95,7 +95,7 @@ void restoreCommand(client *c) {
         addReply(c, shared.ok);
         return;
     }
-    val = dbAdd(c->db, key, val);
+    val = dbAddPacked(c->db, key, val);
     if (ttl) setExpire(c->db, key, ttl);
     objectSetAccess(val, lfu_freq, lru_idle);
     keyChanged(c->db, key, NOTIFY_GENERIC, "restore", 1);

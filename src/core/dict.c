@@ -645,21 +645,27 @@ dictEntry *dictUnlink(dict *d, const void *key) {
     return he;
 }
 
-void *dictSwapItem(dict *d, void *item) {
+int dictReplaceItem(dict *d, void *old, void *item) {
     assert(itemMode(d) && !linkIsItem(item));
-    dictEntry *prev;
-    int t;
-    unsigned long idx;
-    dictEntry *he = lookup(d, d->type->itemKey(item), &prev, &t, &idx);
-    if (he == NULL) return NULL;
-    void *old = linkApi(d, he);
-    if (!linkIsItem(he))
-        he->v.val = item;
-    else if (prev)
-        prev->next = itemLink(item);
-    else
-        d->table[t][idx] = itemLink(item);
-    return old;
+    if (dictSize(d) == 0) return DICT_ERR;
+    /* Found by address along old's chain: no key but old's is read. */
+    uint64_t h = hashKey(d, d->type->itemKey(old));
+    for (int t = 0; t <= 1; t++) {
+        unsigned long idx = h & HT_MASK(d->sizeExp[t]);
+        dictEntry *prev = NULL;
+        for (dictEntry *he = d->table[t][idx]; he; prev = he, he = linkNext(d, he)) {
+            if (linkApi(d, he) != old) continue;
+            if (!linkIsItem(he))
+                he->v.val = item;
+            else if (prev)
+                prev->next = itemLink(item);
+            else
+                d->table[t][idx] = itemLink(item);
+            return DICT_OK;
+        }
+        if (!dictIsRehashing(d)) break;
+    }
+    return DICT_ERR;
 }
 
 int dictDelete(dict *d, const void *key) {

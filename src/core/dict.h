@@ -38,7 +38,7 @@ typedef struct dictType {
      * for an item alone in its bucket. Every dictEntry* this dict hands out
      * (dictFind, dictNext, dictUnlink, sampling, scan callbacks) IS the item:
      * use it as such, never with dictGetKey/dictGetVal. Items are added with
-     * dictAddItem, replaced with dictSwapItem and destroyed by valDestructor;
+     * dictAddItem, replaced with dictReplaceItem and destroyed by valDestructor;
      * they must be at least 2-byte aligned (bit 0 tags them in the buckets).
      * embedKey, entryMetaBytes and keyDup must be unset. */
     const void *(*itemKey)(const void *item);
@@ -90,11 +90,11 @@ dictEntry *dictAddRaw(dict *d, void *key, dictEntry **existing);
 dictEntry *dictAddOrFind(dict *d, void *key);
 int dictReplace(dict *d, void *key, void *val); /* 1 added, 0 replaced (old value destroyed after) */
 int dictDelete(dict *d, const void *key);       /* DICT_OK or DICT_ERR (not found) */
-/* Item mode: adds item (DICT_ERR when its key is there already); puts item
- * where the item with the same key was and returns that one (NULL, and
- * nothing stored, when the key is missing); no destructor runs. */
+/* Item mode: adds item (DICT_ERR when its key is there already); puts item,
+ * which has old's key, where old is (DICT_ERR, nothing stored, when old is
+ * not in the table); no destructor runs. */
 int dictAddItem(dict *d, void *item);
-void *dictSwapItem(dict *d, void *item);
+int dictReplaceItem(dict *d, void *old, void *item);
 /* Removes the entry from the table without freeing it, so the caller can use
  * it first; then dictFreeUnlinkedEntry (runs the destructors). */
 dictEntry *dictUnlink(dict *d, const void *key);

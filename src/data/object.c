@@ -183,7 +183,9 @@ static void freeAggregate(robj *o) {
         else dictRelease(objectPtr(o));
         break;
     case OBJ_ENCODING_INTSET: intsetFree(objectPtr(o)); break;
-    case OBJ_ENCODING_LISTPACK: lpFree(objectPtr(o)); break;
+    case OBJ_ENCODING_LISTPACK:
+        if (!objectIsPacked(o)) lpFree(objectPtr(o)); /* else it goes with the object */
+        break;
     case OBJ_ENCODING_STREAM: streamFree(objectPtr(o)); break;
     case OBJ_ENCODING_SKIPLIST: {
         zset *zs = objectPtr(o);
@@ -247,6 +249,7 @@ robj *createEmbeddedStringObject(const char *ptr, size_t len) {
  * payload moves (val keeps a shell that frees nothing). Returns the new ptr;
  * val's reference is not released here. */
 static void *takeValue(robj *val, void *embedAt) {
+    if (objectIsPacked(val)) return zmemdup(objectPtr(val), lpBytes(objectPtr(val)));
     if (val->type == OBJ_STRING && val->encoding == OBJ_ENCODING_EMBSTR)
         return sdsEmbed(embedAt, objectPtr(val), sdslen(objectPtr(val)));
     if (val->type == OBJ_STRING && val->encoding == OBJ_ENCODING_RAW && objectRefs(val) > 1) return sdsdup(objectPtr(val));
@@ -296,7 +299,7 @@ robj *objectWithKey(const char *key, size_t keylen, robj *val) {
 }
 
 int objectReplaceValue(robj *o, robj *val) {
-    if (objectRefs(o) != 1 || val == o) return 0;
+    if (objectRefs(o) != 1 || val == o || objectIsPacked(o)) return 0;
     char *area = embeddedValueArea(o);
     int embed = val->type == OBJ_STRING && val->encoding == OBJ_ENCODING_EMBSTR;
     if (objectIsCompact(o)) { /* stays compact, or a new object is built */
@@ -325,9 +328,71 @@ int objectReplaceValue(robj *o, robj *val) {
     return 1;
 }
 
-void objectSetPtrOfCompact(robj *o) {
+void objectSetPtrOfInline(robj *o) {
     (void)o;
-    _serverAssert("a compact keyspace object's value is not replaced through its ptr", __FILE__, __LINE__);
+    _serverAssert("a compact or packed keyspace object's value is not replaced through its ptr", __FILE__, __LINE__);
+}
+
+unsigned char *objectPackedPayload(const robj *o) {
+    sds key = objectKey(o);
+    return (unsigned char *)key + sdslen(key) + 1;
+}
+
+/* Packed: 8-byte header | byte | key sds | listpack. Unpacked in place:
+ * robj header (ptr_ at 8) | byte | key sds, in the same allocation, which
+ * is large enough: the listpack took at least 8 bytes (objectPack). */
+void objectUnpackSlow(robj *o) {
+    unsigned char *lp = objectPtr(o);
+    unsigned char *copy = zmemdup(lp, lpBytes(lp));
+    unsigned char *area = (unsigned char *)o + OBJ_HEADER_SIZE;
+    memmove(o + 1, area, (size_t)(lp - area));
+    o->refcount &= ~OBJ_KEYSPACE_PACKED;
+    o->ptr_ = copy;
+}
+
+/* Whether o holds a small listpack and nobody else holds o. */
+static int packable(const robj *o) {
+    if (o->encoding != OBJ_ENCODING_LISTPACK || objectRefs(o) != 1) return 0;
+    /* A payload RESTOREd unchecked is known by its address (objectMarkUnchecked). */
+    if (atomic_load_explicit(&object_unchecked_count, memory_order_relaxed)) return 0;
+    return lpBytes(objectPtr(o)) <= OBJ_PACKED_MAX_BYTES;
+}
+
+/* header (type, encoding, access bits of from) | byte | key | a copy of lp,
+ * given at least 8 bytes: ptr_'s room when it is unpacked. */
+static robj *packedObject(const robj *from, const char *key, size_t keylen, const unsigned char *lp) {
+    size_t keysize = sdsEmbeddedSize(keylen), lpsize = lpBytes((unsigned char *)lp);
+    robj *o = zmalloc(OBJ_HEADER_SIZE + 1 + keysize + (lpsize < 8 ? 8 : lpsize));
+    initKeyspaceHeader(o, from, OBJ_KEYSPACE_PACKED);
+    unsigned char *area = (unsigned char *)o + OBJ_HEADER_SIZE;
+    area[0] = (unsigned char)(keysize - keylen - 1);
+    sdsEmbed(area + 1, key, keylen);
+    memcpy(area + 1 + keysize, lp, lpsize);
+    return o;
+}
+
+robj *objectPack(robj *o) {
+    if (!o->haskey || objectIsPacked(o) || !packable(o)) return NULL;
+    unsigned char *lp = o->ptr_;
+    size_t lpsize = lpBytes(lp);
+    const unsigned char *area = (const unsigned char *)(o + 1);
+    sds key = objectKey(o);
+    size_t keyarea = 1 + area[0] + sdslen(key) + 1;
+    if (OBJ_HEADER_SIZE + keyarea + (lpsize < 8 ? 8 : lpsize) > zmalloc_size(o))
+        return packedObject(o, key, sdslen(key), lp);
+    /* It fits where it is (an object packed before, its listpack no bigger than its block allows). */
+    memmove((char *)o + OBJ_HEADER_SIZE, area, keyarea);
+    memcpy((char *)o + OBJ_HEADER_SIZE + keyarea, lp, lpsize);
+    o->refcount |= OBJ_KEYSPACE_PACKED;
+    lpFree(lp);
+    return o;
+}
+
+robj *objectWithKeyPacked(const char *key, size_t keylen, robj *val) {
+    if (objectIsPacked(val) || !packable(val)) return objectWithKey(key, keylen, val);
+    robj *o = packedObject(val, key, keylen, objectPtr(val));
+    decrRefCount(val);
+    return o;
 }
 
 /* ---------------------------------------------- references of keyspace objects */

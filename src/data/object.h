@@ -46,25 +46,37 @@ typedef struct robj {
 } robj;
 
 /* A keyspace object (haskey) has no use for 31 bits of references, so the
- * field packs three things:
- *   bits 0-3   its references; at OBJ_KEYSPACE_REFS the rest are counted in
+ * field packs five things:
+ *   bits 0-2   its references; at OBJ_KEYSPACE_REFS the rest are counted in
  *              a side table (object.c) — a handful of holders at a time is
  *              the rule (RENAME, SORT), thousands the rare exception
+ *   bit 3      pack due: the keyspace (server/db.c) is to pack it after the
+ *              turn's commands
  *   bit 4      compact: the header, the key and a short string value, with
  *              no ptr_ (objectWithKey), so `SET key:N 10-byte-value` takes
  *              a 32-byte allocation instead of 48
- *   bits 5-30  the slot of its deadline in the db's ttlheap, plus 1 (0: no
+ *   bit 5      packed: the header, the key and a small listpack (a hash,
+ *              set, sorted set or list), with no ptr_ (objectPack), so
+ *              `HSET h:N` of 10 small fields takes one 128-byte allocation
+ *              instead of 32 + 112
+ *   bits 6-30  the slot of its deadline in the db's ttlheap, plus 1 (0: no
  *              TTL; OBJ_KEYSPACE_SLOT_FAR: a slot past the field's range,
  *              which db.c keeps in a side table)
  * so a TTL costs the object nothing. */
-#define OBJ_KEYSPACE_REFS 15u
+#define OBJ_KEYSPACE_REFS 7u
+#define OBJ_KEYSPACE_PACK_DUE 8u
 #define OBJ_KEYSPACE_COMPACT 16u
-#define OBJ_KEYSPACE_SLOT_SHIFT 5
-#define OBJ_KEYSPACE_SLOT_FAR ((1u << 26) - 1)
-#define OBJ_HEADER_SIZE 8 /* a compact object ends its header here: no ptr_ */
+#define OBJ_KEYSPACE_PACKED 32u
+#define OBJ_KEYSPACE_SLOT_SHIFT 6
+#define OBJ_KEYSPACE_SLOT_FAR ((1u << 25) - 1)
+#define OBJ_HEADER_SIZE 8 /* a compact or packed object ends its header here: no ptr_ */
 #define OBJ_COMPACT_MAX_LEN 31 /* key and value both fit sds5 headers */
+/* The largest listpack objectPack takes in: a write unpacks it first and the
+ * key is packed again after the command, two copies of it per written key. */
+#define OBJ_PACKED_MAX_BYTES 512
 
 static inline int objectIsCompact(const robj *o) { return o->haskey && (o->refcount & OBJ_KEYSPACE_COMPACT); }
+static inline int objectIsPacked(const robj *o) { return o->haskey && (o->refcount & OBJ_KEYSPACE_PACKED); }
 /* A compact object: header | key as sds5 | value as sds5, where the value's
  * header takes the place of the key's terminating nul: a compact key is the
  * one sds that is not nul-terminated, so it is only ever read with its length
@@ -75,20 +87,47 @@ static inline char *objectCompactValue(const robj *o) {
     const unsigned char *key = (const unsigned char *)objectCompactKey(o);
     return (char *)key + (key[-1] >> 3) + 1;
 }
-/* The value: an sds, a payload (list, hash...), or an integer (INT encoding). */
-static inline void *objectPtr(const robj *o) { return objectIsCompact(o) ? objectCompactValue(o) : o->ptr_; }
-void objectSetPtrOfCompact(robj *o); /* stops the server: a compact value is immutable */
-static inline void objectSetPtr(robj *o, void *ptr) {
-    if (objectIsCompact(o)) objectSetPtrOfCompact(o);
-    o->ptr_ = ptr;
-}
 /* Other keyspace objects: header | byte giving the key's sds header size |
- * key | an embstr value. */
+ * key | an embstr value (after ptr_), or the listpack (packed: no ptr_). */
 static inline sds objectKey(const robj *o) {
     if (objectIsCompact(o)) return objectCompactKey(o);
-    const unsigned char *area = (const unsigned char *)(o + 1);
+    const unsigned char *area = objectIsPacked(o) ? (const unsigned char *)o + OBJ_HEADER_SIZE
+                                                  : (const unsigned char *)(o + 1);
     return (sds)(area + 1 + area[0]);
 }
+/* A packed object's listpack: right after its key's nul (out of line: the
+ * rare case of objectPtr, which is everywhere). */
+unsigned char *objectPackedPayload(const robj *o);
+/* The value: an sds, a payload (list, hash...), or an integer (INT encoding). */
+static inline void *objectPtr(const robj *o) {
+    if (!o->haskey || !(o->refcount & (OBJ_KEYSPACE_COMPACT | OBJ_KEYSPACE_PACKED))) return o->ptr_;
+    return (o->refcount & OBJ_KEYSPACE_COMPACT) ? (void *)objectCompactValue(o) : (void *)objectPackedPayload(o);
+}
+/* Stops the server: a compact value is immutable, and a packed payload is
+ * changed only after objectUnpack. */
+void objectSetPtrOfInline(robj *o);
+static inline void objectSetPtr(robj *o, void *ptr) {
+    if (o->haskey && (o->refcount & (OBJ_KEYSPACE_COMPACT | OBJ_KEYSPACE_PACKED))) objectSetPtrOfInline(o);
+    o->ptr_ = ptr;
+}
+/* Packed keyspace objects. objectUnpack gives a packed object's listpack an
+ * allocation of its own and ptr_, in place: the object keeps its address
+ * (its key moves within it), so whoever holds it may go on. Every edit of a
+ * listpack payload starts with it (objectPtrForWrite). objectPack packs a
+ * keyspace object that holds a listpack of at most OBJ_PACKED_MAX_BYTES and
+ * that nobody else references: in place when its block has the room (it
+ * returns o), else into a new object (type, encoding, access bits and key
+ * copied; no TTL slot yet) that the caller puts in o's place before freeing
+ * o; NULL when o is not to be packed. */
+void objectUnpackSlow(robj *o);
+static inline void objectUnpack(robj *o) {
+    if (objectIsPacked(o)) objectUnpackSlow(o);
+}
+static inline void *objectPtrForWrite(robj *o) {
+    objectUnpack(o);
+    return objectPtr(o);
+}
+robj *objectPack(robj *o);
 static inline uint32_t objectExpireSlot(const robj *o) { return o->refcount >> OBJ_KEYSPACE_SLOT_SHIFT; }
 static inline void objectSetExpireSlot(robj *o, uint32_t slot) {
     o->refcount = (o->refcount & ((1u << OBJ_KEYSPACE_SLOT_SHIFT) - 1)) | (slot << OBJ_KEYSPACE_SLOT_SHIFT);
@@ -132,6 +171,8 @@ robj *createZsetListpackObject(void);
 /* Keyspace objects. A value stored under a key is one allocation holding
  *   compact (a string value and a key of at most 31 bytes each):
  *     8-byte header | key sds5 without its nul | value sds5
+ *   packed (a small listpack, between commands; objectPack):
+ *     8-byte header | a byte giving the key's sds header size | key sds | listpack
  *   else: robj header | a byte giving the key's sds header size | key sds |
  *     for embstr values, the value sds
  * so a key with a short string costs a single allocation and the keyspace
@@ -142,6 +183,8 @@ robj *createZsetListpackObject(void);
  * elsewhere, a raw string is copied and an aggregate is moved anyway, leaving
  * the other holders an empty shell they may only release. */
 robj *objectWithKey(const char *key, size_t keylen, robj *val);
+/* objectWithKey, packing a small listpack value at once (objectPack). */
+robj *objectWithKeyPacked(const char *key, size_t keylen, robj *val);
 /* Puts val's value into keyspace object o in place (same key, TTL slot and
  * access bits; o's old value freed), consuming val's reference as
  * objectWithKey does. 0, and nothing done, when o is shared or an embstr

@@ -77,7 +77,7 @@ void zsetExpand(robj *zobj, unsigned long n) {
 }
 
 void zsetConvertToSkiplist(robj *zobj) {
-    unsigned char *lp = objectPtr(zobj), *p = lpFirst(lp);
+    unsigned char *lp = objectPtrForWrite(zobj), *p = lpFirst(lp);
     zset *zs = zmalloc(sizeof(*zs));
     zs->dict = dictCreate(&zsetDictType);
     zs->zsl = zslCreate();
@@ -159,7 +159,7 @@ int zsetAdd(robj *zobj, double score, sds ele, int in, int *out, double *newscor
     size_t len = sdslen(ele);
     if (zobj->encoding == OBJ_ENCODING_LISTPACK) {
         double cur;
-        unsigned char *p = zzlFind(objectPtr(zobj), ele, len, &cur);
+        unsigned char *p = zzlFind(objectPtrForWrite(zobj), ele, len, &cur);
         if (p) {
             if (!zaddExisting(in, cur, &score, out, newscore)) return 0;
             if (*out & ZADD_OUT_UPDATED) {
@@ -202,7 +202,7 @@ int zsetAdd(robj *zobj, double score, sds ele, int in, int *out, double *newscor
 
 int zsetDel(robj *zobj, sds ele) {
     if (zobj->encoding == OBJ_ENCODING_LISTPACK) {
-        unsigned char *p = zzlFind(objectPtr(zobj), ele, sdslen(ele), NULL);
+        unsigned char *p = zzlFind(objectPtrForWrite(zobj), ele, sdslen(ele), NULL);
         if (!p) return 0;
         objectSetPtr(zobj, lpDeleteRangeWithEntry(objectPtr(zobj), &p, 2));
         return 1;
@@ -322,6 +322,7 @@ unsigned long zsetDeleteBounds(robj *zobj, const zbounds *b) {
     }
     zcursor cur;
     unsigned long n = 0;
+    objectUnpack(zobj); /* the cursor points into the listpack it edits */
     zcurSeekBounds(&cur, zobj, b, 0);
     while (zcurInsideFar(&cur, b)) {
         cur.lp = lpDeleteRangeWithEntry(cur.lp, &cur.p, 2);
@@ -334,7 +335,7 @@ unsigned long zsetDeleteBounds(robj *zobj, const zbounds *b) {
 unsigned long zsetDeleteRank(robj *zobj, long start, long end) {
     unsigned long n = (unsigned long)(end - start + 1);
     if (zobj->encoding == OBJ_ENCODING_LISTPACK) {
-        objectSetPtr(zobj, lpDeleteRange(objectPtr(zobj), 2 * start, 2 * n));
+        objectSetPtr(zobj, lpDeleteRange(objectPtrForWrite(zobj), 2 * start, 2 * n));
         return n;
     }
     zset *zs = objectPtr(zobj);

@@ -181,6 +181,7 @@ void vlistGrowFor(robj *o, size_t bytes, size_t largest, unsigned long count, in
     if (o->encoding != OBJ_ENCODING_LISTPACK) return;
     unsigned char *lp = objectPtr(o);
     if (!quicklistExceedsFill(fill, lpBytes(lp) + bytes, lpLength(lp) + count, largest, 0)) return;
+    lp = objectPtrForWrite(o);
     quicklist *ql = quicklistCreate(fill, compress);
     if (lpLength(lp)) quicklistAppendListpack(ql, lp);
     else lpFree(lp);
@@ -198,16 +199,18 @@ void vlistTryCompact(robj *o, int fill, int shrinking) {
 }
 
 void vlistPush(robj *o, const void *s, size_t len, int tail) {
-    if (o->encoding == OBJ_ENCODING_LISTPACK)
-        objectSetPtr(o, tail ? lpAppend(objectPtr(o), s, (uint32_t)len) : lpPrepend(objectPtr(o), s, (uint32_t)len));
-    else
+    if (o->encoding == OBJ_ENCODING_LISTPACK) {
+        unsigned char *lp = objectPtrForWrite(o);
+        objectSetPtr(o, tail ? lpAppend(lp, s, (uint32_t)len) : lpPrepend(lp, s, (uint32_t)len));
+    } else {
         quicklistPush(objectPtr(o), s, len, tail ? QUICKLIST_TAIL : QUICKLIST_HEAD);
+    }
 }
 
 int vlistPop(robj *o, int tail, unsigned char **data, size_t *sz, long long *ll) {
     if (o->encoding != OBJ_ENCODING_LISTPACK)
         return quicklistPop(objectPtr(o), tail ? QUICKLIST_TAIL : QUICKLIST_HEAD, data, sz, ll);
-    unsigned char *lp = objectPtr(o), *p = tail ? lpLast(lp) : lpFirst(lp);
+    unsigned char *lp = objectPtrForWrite(o), *p = tail ? lpLast(lp) : lpFirst(lp);
     if (!p) return 0;
     uint32_t slen;
     unsigned char *v = lpGetValue(p, &slen, ll);
@@ -240,9 +243,9 @@ int vlistIndex(robj *o, long index, valueElem *e) {
 
 int vlistReplaceAt(robj *o, long index, const void *s, size_t len) {
     if (o->encoding != OBJ_ENCODING_LISTPACK) return quicklistReplaceAtIndex(objectPtr(o), index, s, len);
-    unsigned char *p = lpSeek(objectPtr(o), index);
+    unsigned char *lp = objectPtrForWrite(o), *p = lpSeek(lp, index);
     if (!p) return 0;
-    objectSetPtr(o, lpReplace(objectPtr(o), &p, s, (uint32_t)len));
+    objectSetPtr(o, lpReplace(lp, &p, s, (uint32_t)len));
     return 1;
 }
 
@@ -255,7 +258,8 @@ void vlistDelRange(robj *o, long start, long count) {
     long n = (long)lpLength(objectPtr(o));
     if (start < 0) start += n;
     if (start < 0 || start >= n) return;
-    objectSetPtr(o, lpDeleteRange(objectPtr(o), start, (unsigned long)(count < n - start ? count : n - start)));
+    unsigned long upto = (unsigned long)(count < n - start ? count : n - start);
+    objectSetPtr(o, lpDeleteRange(objectPtrForWrite(o), start, upto));
 }
 
 unsigned long vlistRemoveEqual(robj *o, const void *s, size_t len, int from_tail, unsigned long limit) {
@@ -271,7 +275,7 @@ unsigned long vlistRemoveEqual(robj *o, const void *s, size_t len, int from_tail
         quicklistReleaseIterator(it);
         return removed;
     }
-    unsigned char *lp = objectPtr(o), *p = from_tail ? lpLast(lp) : lpFirst(lp);
+    unsigned char *lp = objectPtrForWrite(o), *p = from_tail ? lpLast(lp) : lpFirst(lp);
     while (p && (!limit || removed < limit)) {
         if (!lpCompare(p, s, (uint32_t)len)) {
             p = from_tail ? lpPrev(lp, p) : lpNext(lp, p);
@@ -289,7 +293,7 @@ unsigned long vlistRemoveEqual(robj *o, const void *s, size_t len, int from_tail
 
 int vlistInsertAtPivot(robj *o, const void *pivot, size_t plen, const void *s, size_t len, int after) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
-        unsigned char *lp = objectPtr(o), *p = lpFirst(lp);
+        unsigned char *lp = objectPtrForWrite(o), *p = lpFirst(lp);
         if (p) p = lpFind(lp, p, pivot, (uint32_t)plen, 0);
         if (!p) return 0;
         objectSetPtr(o, lpInsertString(lp, s, (uint32_t)len, p, after ? LP_AFTER : LP_BEFORE, NULL));
@@ -425,8 +429,9 @@ int setAdd(robj *o, const valueElem *m, const setLimits *lim) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
         if (lpFindElem(objectPtr(o), m)) return 0;
         if (lpLength(objectPtr(o)) < lim->lp_entries && len <= lim->lp_value && lpSafeToAdd(objectPtr(o), len)) {
-            objectSetPtr(o, m->sval ? lpAppend(objectPtr(o), (const unsigned char *)s, (uint32_t)len)
-                                    : lpAppendInteger(objectPtr(o), m->lval));
+            unsigned char *lp = objectPtrForWrite(o);
+            lp = m->sval ? lpAppend(lp, (const unsigned char *)s, (uint32_t)len) : lpAppendInteger(lp, m->lval);
+            objectSetPtr(o, lp);
             return 1;
         }
         setConvertToTable(o, lpLength(objectPtr(o)) + 1);
@@ -443,9 +448,9 @@ int setRemove(robj *o, const valueElem *m) {
         return removed;
     }
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
-        unsigned char *p = lpFindElem(objectPtr(o), m);
+        unsigned char *lp = objectPtrForWrite(o), *p = lpFindElem(lp, m);
         if (!p) return 0;
-        objectSetPtr(o, lpDelete(objectPtr(o), p, NULL));
+        objectSetPtr(o, lpDelete(lp, p, NULL));
         return 1;
     }
     char num[LONG_STR_SIZE];
@@ -543,7 +548,7 @@ int hashSet(robj *o, sds field, const void *value, size_t vlen, const hashLimits
         hashConvertToTable(o);
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
         int update = 0;
-        unsigned char *lp = objectPtr(o), *p = lpFindField(lp, field);
+        unsigned char *lp = objectPtrForWrite(o), *p = lpFindField(lp, field);
         if (p) {
             unsigned char *vp = lpNext(lp, p);
             lp = lpReplace(lp, &vp, value, (uint32_t)vlen);
@@ -574,9 +579,9 @@ int hashSet(robj *o, sds field, const void *value, size_t vlen, const hashLimits
 
 int hashDelete(robj *o, sds field) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
-        unsigned char *p = lpFindField(objectPtr(o), field);
+        unsigned char *lp = objectPtrForWrite(o), *p = lpFindField(lp, field);
         if (!p) return 0;
-        objectSetPtr(o, lpDeleteRangeWithEntry(objectPtr(o), &p, 2));
+        objectSetPtr(o, lpDeleteRangeWithEntry(lp, &p, 2));
         return 1;
     }
     dict *d = objectPtr(o);
@@ -803,7 +808,7 @@ size_t valueMemoryUsage(robj *o, long long samples) {
         return size;
     }
     switch (o->encoding) {
-    case OBJ_ENCODING_LISTPACK: return size + lpBytes(objectPtr(o));
+    case OBJ_ENCODING_LISTPACK: return objectIsPacked(o) ? size : size + lpBytes(objectPtr(o));
     case OBJ_ENCODING_INTSET: return size + intsetBlobLen(objectPtr(o));
     case OBJ_ENCODING_QUICKLIST: {
         quicklist *ql = objectPtr(o);
@@ -890,7 +895,7 @@ size_t valueTableStats(robj *o, char *buf, size_t bufsize) {
 }
 
 void hashConvertToTable(robj *o) {
-    unsigned char *lp = objectPtr(o), *p = lpFirst(lp);
+    unsigned char *lp = objectPtrForWrite(o), *p = lpFirst(lp);
     dict *d = dictCreate(&hashDictType);
     dictExpand(d, lpLength(lp) / 2);
     lpEntry field, value;
@@ -911,6 +916,7 @@ void hashConvertToTable(robj *o) {
 }
 
 void setConvertToTable(robj *o, size_t sizeHint) {
+    objectUnpack(o);
     packset *d = packsetCreate();
     packsetExpand(d, sizeHint ? sizeHint : valueLength(o));
     valueIter it;

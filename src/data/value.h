@@ -8,7 +8,9 @@
  * are also edited here, whatever their encoding (Redis 7.2's: listpack lists
  * and sets), so their commands never touch lp*, intset*, quicklist* or the
  * hash table's internals either; sorted sets are read and edited through
- * data/t_zset.h (their own module, included here). Creating and freeing are
+ * data/t_zset.h (their own module, included here). An edit of a listpack
+ * starts by unpacking a packed keyspace object (objectPtrForWrite,
+ * data/object.h), before any pointer into the listpack is taken. Creating and freeing are
  * data/object.h's (create*Object, decrRefCount; setCreate picks a set's
  * first encoding). */
 #ifndef DATA_VALUE_H

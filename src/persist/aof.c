@@ -874,6 +874,7 @@ static int loadCommandFile(const char *name, int last, long long from) {
             fake->argv_len = (int)argc;
             fake->cmd = fake->lastcmd = fake->realcmd = cmd;
             call(fake, CALL_NONE);
+            dbPackPending(); /* no beforeSleep while loading */
             freeClientArgv(fake);
             argv = NULL;
         }

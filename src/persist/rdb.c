@@ -1637,7 +1637,7 @@ static int storeKey(loadState *ls, sds key, robj *val, long long expiretime) {
         return STEP_FAIL;
     }
     if (ls->flags & RDB_LOAD_MERGE) dbSyncDelete(db, keyobj); /* the file's value and TTL win */
-    dbAdd(db, keyobj, val);
+    dbAddPacked(db, keyobj, val);
     if (expiretime != -1) setExpire(db, keyobj, expiretime);
     if (!already_expired) last_load_loaded++; /* counted as Redis counts them: loaded or expired */
     if (server.key_load_delay > 0) usleep((useconds_t)server.key_load_delay);

@@ -2,9 +2,10 @@
  * stores the value objects themselves, each holding its key and 4 bytes for
  * the slot of the key's deadline in the expiry heap (0 = no TTL, else
  * slot + 1; see objectWithKey), so a key costs one allocation (plus the
- * payload of non-embstr values) and TTL reads stay O(1). Storing a value
- * therefore builds a new object: dbAdd/dbOverwrite/setKey return the one
- * that is in the db. */
+ * payload of non-embstr values, except a small listpack, which is packed
+ * into the object between commands) and TTL reads stay O(1). Storing a
+ * value therefore builds a new object: dbAdd/dbOverwrite/setKey return the
+ * one that is in the db. */
 #include "server/db.h"
 #include "server/lru.h"
 #include "server/readykeys.h"
@@ -56,7 +57,7 @@ static robj *findForOverwrite(redisDb *db, robj *key) {
 
 /* The keyspace's "entries" are its objects (dict item mode). A volatile
  * key's slot in its db's ttlheap is in its object's header, plus 1, up to
- * OBJ_KEYSPACE_SLOT_FAR - 1 (67M volatile keys in one db); the slots past
+ * OBJ_KEYSPACE_SLOT_FAR - 1 (33M volatile keys in one db); the slots past
  * that are kept in far_slots, the header saying OBJ_KEYSPACE_SLOT_FAR. An
  * entry there for an object freed with its whole heap (FLUSHALL) stays until
  * a new object at that address goes far: only the header is ever trusted. */
@@ -180,6 +181,107 @@ int expireIfNeededForWrite(redisDb *db, robj *key, int write) {
     return 1; /* else reported missing, removed later */
 }
 
+/* ----------------------------------------------------------------- packing */
+
+/* A key holding a small listpack is stored packed (data/object.h: header,
+ * key and listpack in one allocation). A write lookup unpacks it in place
+ * (the object keeps its address for the rest of the command) and notes it
+ * here, marked in its header (OBJ_KEYSPACE_PACK_DUE) so it is noted once;
+ * once the turn's commands are done, dbPackPending packs every object noted
+ * again. An object that leaves its db first is forgotten (forgetPackDue);
+ * a db emptied, set aside or swapped drops them all (dropPackDue), keeping
+ * their keys unpacked until their next write.
+ *
+ * The objects noted are a set of pointers with open addressing (linear
+ * probing, tombstones for the forgotten), emptied and kept between turns:
+ * a write's cost is a multiply and a probe, no allocation. */
+#define PACK_DUE_GONE ((robj *)1)
+static struct {
+    robj **objs;   /* NULL: free; PACK_DUE_GONE: forgotten */
+    int32_t *dbs;  /* each object's db id */
+    size_t cap;    /* a power of two */
+    size_t filled; /* objects and tombstones */
+} pack_due;
+
+static size_t packDueSlot(const robj *o) {
+    return (size_t)(((uintptr_t)o >> 4) * 0x9E3779B97F4A7C15ULL >> 32) & (pack_due.cap - 1);
+}
+
+static void packDuePut(robj *o, int32_t db) {
+    size_t i = packDueSlot(o);
+    while (pack_due.objs[i] && pack_due.objs[i] != PACK_DUE_GONE) i = (i + 1) & (pack_due.cap - 1);
+    if (!pack_due.objs[i]) pack_due.filled++;
+    pack_due.objs[i] = o;
+    pack_due.dbs[i] = db;
+}
+
+static void packDueResize(size_t cap) {
+    robj **objs = pack_due.objs;
+    int32_t *dbs = pack_due.dbs;
+    size_t old = pack_due.cap;
+    pack_due.objs = zcalloc(cap * sizeof(robj *));
+    pack_due.dbs = zmalloc(cap * sizeof(int32_t));
+    pack_due.cap = cap;
+    pack_due.filled = 0;
+    for (size_t i = 0; i < old; i++)
+        if (objs[i] && objs[i] != PACK_DUE_GONE) packDuePut(objs[i], dbs[i]);
+    zfree(objs);
+    zfree(dbs);
+}
+
+static void packLater(redisDb *db, robj *o) {
+    if (o->encoding != OBJ_ENCODING_LISTPACK || (o->refcount & OBJ_KEYSPACE_PACK_DUE)) return;
+    if ((pack_due.filled + 1) * 4 > pack_due.cap * 3) packDueResize(pack_due.cap ? pack_due.cap * 2 : 64);
+    o->refcount |= OBJ_KEYSPACE_PACK_DUE;
+    packDuePut(o, db->id);
+}
+
+static void forgetPackDue(robj *o) {
+    if (!(o->refcount & OBJ_KEYSPACE_PACK_DUE)) return;
+    o->refcount &= ~OBJ_KEYSPACE_PACK_DUE;
+    size_t i = packDueSlot(o);
+    while (pack_due.objs[i] != o) i = (i + 1) & (pack_due.cap - 1); /* it is there: its bit says so */
+    pack_due.objs[i] = PACK_DUE_GONE;
+}
+
+/* Empties the set, handing each object noted to fn (NULL: only unmarked). */
+static void packDueEach(void (*fn)(robj *o, int32_t db)) {
+    if (!pack_due.filled) return;
+    for (size_t i = 0; i < pack_due.cap; i++) {
+        robj *o = pack_due.objs[i];
+        if (!o || o == PACK_DUE_GONE) continue;
+        o->refcount &= ~OBJ_KEYSPACE_PACK_DUE;
+        if (fn) fn(o, pack_due.dbs[i]);
+    }
+    memset(pack_due.objs, 0, pack_due.cap * sizeof(robj *));
+    pack_due.filled = 0;
+}
+
+static void dropPackDue(void) { packDueEach(NULL); }
+
+/* Puts o, a new object with old's key and value, in old's place in the db
+ * (the TTL slot and the slot index follow) and frees old. */
+static void replaceObject(redisDb *db, robj *old, robj *o) {
+    if (dictReplaceItem(db->dict, old, o) != DICT_OK) abort(); /* old is in db */
+    forgetPackDue(old);
+    size_t slot = expireSlotOf((dictEntry *)old);
+    if (slot) {
+        heapSetPos(o, (long)slot - 1);
+        ttlHeapSetItem(db->expires, slot - 1, o);
+        heapSetPos(old, -1);
+    }
+    if (db->slots) slotKeysReplace(db->slots, old, o);
+    dbForgetLastLookup();
+    decrRefCount(old);
+}
+
+static void packNow(robj *old, int32_t db) {
+    robj *o = objectPack(old);
+    if (o && o != old) replaceObject(&server.db[db], old, o);
+}
+
+void dbPackPending(void) { packDueEach(packNow); }
+
 /* ------------------------------------------------------------------ lookup */
 
 robj *lookupKey(redisDb *db, robj *key, int flags) {
@@ -187,6 +289,10 @@ robj *lookupKey(redisDb *db, robj *key, int flags) {
     if (!de) return NULL;
     if (hasExpireSlot(de) && expireIfNeededForWrite(db, key, flags & LOOKUP_WRITE)) return NULL;
     robj *val = dbEntryValue(de);
+    if ((flags & LOOKUP_WRITE) && val->encoding == OBJ_ENCODING_LISTPACK) {
+        objectUnpack(val); /* before the command takes any pointer into it */
+        packLater(db, val);
+    }
     if (!(flags & LOOKUP_NOENTRIES)) objectAssertChecked(val); /* see object.h: only a RESTORE without sanitizing makes one fail */
     if (!(flags & LOOKUP_NOTOUCH) && !server.in_script) objectTouch(val);
     lastFound.d = db->dict;
@@ -214,8 +320,7 @@ robj *lookupKeyWrite(redisDb *db, robj *key) { return lookupKeyWriteWithFlags(db
 
 /* ------------------------------------------------------------------- write */
 
-robj *dbAdd(redisDb *db, robj *key, robj *val) {
-    robj *o = objectWithKey(objectPtr(key), sdslen(objectPtr(key)), val);
+static robj *addObject(redisDb *db, robj *key, robj *o) {
     if (dictAddItem(db->dict, o) != DICT_OK) abort(); /* callers check existence first */
     if (db->slots) slotKeysAdd(db->slots, o);
     objectInitAccess(o);
@@ -223,6 +328,16 @@ robj *dbAdd(redisDb *db, robj *key, robj *val) {
     /* The 'n' class: a key was created (before the command's own event). Not while loading. */
     if (!server.loading) keyChanged(db, key, NOTIFY_NEW, "new", 0);
     return o;
+}
+
+robj *dbAdd(redisDb *db, robj *key, robj *val) {
+    robj *o = addObject(db, key, objectWithKey(objectPtr(key), sdslen(objectPtr(key)), val));
+    packLater(db, o); /* the command goes on filling it */
+    return o;
+}
+
+robj *dbAddPacked(redisDb *db, robj *key, robj *val) {
+    return addObject(db, key, objectWithKeyPacked(objectPtr(key), sdslen(objectPtr(key)), val));
 }
 
 robj *dbOverwrite(redisDb *db, robj *key, robj *val) {
@@ -239,7 +354,8 @@ robj *dbOverwrite(redisDb *db, robj *key, robj *val) {
     unsigned lru = val->lru;
     /* lazyfree-lazy-server-del: a large old value leaves in a shell of its
      * own for the lazyfree thread; the keyspace object keeps nothing of it. */
-    if (server.lazyfree_lazy_server_del && old->type != OBJ_STRING && objectPtr(old) && objectRefs(old) == 1 &&
+    if (server.lazyfree_lazy_server_del && old->type != OBJ_STRING && !objectIsPacked(old) && objectPtr(old) &&
+        objectRefs(old) == 1 &&
         lazyfreeFreeEffort(old) > LAZYFREE_THRESHOLD) {
         robj *shell = createObject(old->type, objectPtr(old));
         shell->encoding = old->encoding;
@@ -248,20 +364,13 @@ robj *dbOverwrite(redisDb *db, robj *key, robj *val) {
     }
     if (objectReplaceValue(old, val)) { /* the common case: no allocation, nothing relinked */
         if (!lfu) old->lru = lru;
+        packLater(db, old);
         return old;
     }
     robj *o = objectWithKey(objectPtr(key), sdslen(objectPtr(key)), val);
     if (lfu) o->lru = old->lru;
-    size_t slot = expireSlotOf((dictEntry *)old);
-    if (slot) {
-        heapSetPos(o, (long)slot - 1);
-        ttlHeapSetItem(db->expires, slot - 1, o);
-        heapSetPos(old, -1);
-    }
-    dictSwapItem(db->dict, o);
-    if (db->slots) slotKeysReplace(db->slots, old, o);
-    dbForgetLastLookup();
-    decrRefCount(old);
+    replaceObject(db, old, o);
+    packLater(db, o);
     return o;
 }
 
@@ -282,6 +391,7 @@ robj *setKey(redisDb *db, robj *key, robj *val, int flags) {
 static int dbGenericDelete(redisDb *db, robj *key, int async) {
     dictEntry *de = dictUnlink(db->dict, objectPtr(key));
     if (!de) return 0;
+    forgetPackDue((robj *)de);
     if (db->slots) slotKeysRemove(db->slots, (robj *)de);
     /* XREADGROUP waiters on a stream that goes are answered with an error. */
     if (dbEntryValue(de)->type == OBJ_STREAM) signalKeyAsReady(db, key, OBJ_STREAM);
@@ -332,6 +442,7 @@ robj *dbRandomKey(redisDb *db) {
 long long emptyDataAsync(int dbnum) {
     long long removed = 0;
     dbForgetLastLookup();
+    dropPackDue();
     int start = dbnum == -1 ? 0 : dbnum, end = dbnum == -1 ? server.dbnum - 1 : dbnum;
     for (int j = start; j <= end; j++) {
         redisDb *db = &server.db[j];
@@ -351,6 +462,7 @@ long long emptyDataAsync(int dbnum) {
 long long emptyData(int dbnum, void (*callback)(dict *)) {
     long long removed = 0;
     dbForgetLastLookup();
+    dropPackDue();
     int start = dbnum == -1 ? 0 : dbnum, end = dbnum == -1 ? server.dbnum - 1 : dbnum;
     for (int j = start; j <= end; j++) {
         redisDb *db = &server.db[j];
@@ -374,6 +486,7 @@ struct dbBackup {
 };
 
 dbBackup *dbBackupAll(void) {
+    dropPackDue();
     dbBackup *b = zmalloc(sizeof(*b));
     b->dicts = zmalloc(sizeof(dict *) * server.dbnum);
     b->expires = zmalloc(sizeof(ttlHeap *) * server.dbnum);
@@ -391,6 +504,7 @@ dbBackup *dbBackupAll(void) {
 
 void dbBackupRestore(dbBackup *b) {
     dbForgetLastLookup();
+    dropPackDue();
     if (b->slots) {
         slotKeysRelease(server.db[0].slots);
         server.db[0].slots = b->slots;
@@ -407,6 +521,7 @@ void dbBackupRestore(dbBackup *b) {
 
 void dbBackupSwap(dbBackup *b) {
     dbForgetLastLookup();
+    dropPackDue();
     for (int j = 0; j < server.dbnum; j++) {
         dict *d = server.db[j].dict;
         ttlHeap *e = server.db[j].expires;
@@ -459,6 +574,7 @@ int dbSwapDatabases(int id1, int id2) {
     redisDb a = server.db[id1], *db1 = &server.db[id1], *db2 = &server.db[id2];
     keyspaceSwapped(db1, db2);
     dbForgetLastLookup();
+    dropPackDue(); /* their db ids name the old places */
     /* A stream that leaves fails its XREADGROUP waiters, unless a stream
      * with their group arrives under the same name. */
     signalBlockedStreamsInDb(db1);

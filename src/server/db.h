@@ -35,6 +35,12 @@ robj *lookupKeyWriteWithFlags(redisDb *db, robj *key, int flags);
  * must not be referenced elsewhere (its payload moves). */
 robj *dbAdd(redisDb *db, robj *key, robj *val);
 robj *dbOverwrite(redisDb *db, robj *key, robj *val);  /* keeps the TTL */
+/* dbAdd of a value complete as it is (a loaded or restored key): a small
+ * listpack is stored packed at once rather than after the command. */
+robj *dbAddPacked(redisDb *db, robj *key, robj *val);
+/* Packs again the keys whose small listpacks this turn's writes unpacked
+ * (see db.c): after the turn's commands, when nothing holds their objects. */
+void dbPackPending(void);
 #define SETKEY_KEEPTTL 1
 #define SETKEY_ALREADY_EXIST 4
 #define SETKEY_DOESNT_EXIST 8

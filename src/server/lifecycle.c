@@ -116,6 +116,7 @@ static void beforeSleep(aeEventLoop *el) {
     tlsProcessPending(); /* first: its commands' writes reach the AOF before their replies leave, as all others */
     handleClientsBlockedOnKeys();
     processUnblockedClients();
+    dbPackPending(); /* the turn's commands are done: nothing holds their keys' objects */
     propagateFlushStaged(); /* before the AOF and the replicas are written */
     runBeforeSleepTasks();
     handleClientsWithPendingWrites();

@@ -4,7 +4,8 @@
  * appends the RDB version and the CRC64 a client would send, so the fuzzer
  * reaches the decoder instead of the checksum. Whatever the decoder accepts
  * is then walked element by element and serialized again, as commands and
- * DUMP would. The input's first byte is reserved for the decoder's
+ * DUMP would, and once more after it is stored with a key as RESTORE stores
+ * it (a small listpack packed into the keyspace object). The input's first byte is reserved for the decoder's
  * settings. Loads run with sanitize-dump-payload yes: without it a payload
  * that passes only Redis's shallow check is kept and stops the server with
  * an assertion when touched (object.h, stream.h) — the server's answer, but
@@ -94,6 +95,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (rdbVerifyDumpPayload(payload, len)) {
         robj *o = rdbRestorePayload(payload, len);
         if (o) {
+            walk(o);
+            sdsfree(rdbDumpPayload(o));
+            /* Stored as RESTORE stores it: a small listpack packed with its
+             * key (data/object.h), then read and dumped from there. */
+            o = objectWithKeyPacked("key", 3, o);
             walk(o);
             sdsfree(rdbDumpPayload(o));
             decrRefCount(o);

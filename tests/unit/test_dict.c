@@ -652,7 +652,7 @@ static void testItems(void) {
             if (model[i]) {
                 /* Replace: the old item comes back and is ours to free. */
                 if (dictAddItem(d, it) != DICT_ERR) mismatches++;
-                if (dictSwapItem(d, it) != (void *)model[i]) mismatches++;
+                if (dictReplaceItem(d, model[i], it) != DICT_OK) mismatches++;
                 freeTestItem(d, model[i]);
                 expectFreed++;
             } else {
@@ -686,10 +686,11 @@ static void testItems(void) {
         sdsfree(key);
     }
     CHECK(bad == 0);
-    testItem *stray = newItem(N + 1, 0);
-    CHECK(dictSwapItem(d, stray) == NULL && dictFind(d, stray->key) == NULL);
+    testItem *stray = newItem(N + 1, 0), *stray2 = newItem(N + 1, 1);
+    CHECK(dictReplaceItem(d, stray, stray2) == DICT_ERR && dictFind(d, stray->key) == NULL);
     freeTestItem(d, stray);
-    itemsFreed--;
+    freeTestItem(d, stray2);
+    itemsFreed -= 2;
     /* A safe iterator sees every item once and may delete what it returns. */
     dictIterator *di = dictGetSafeIterator(d);
     dictEntry *de;

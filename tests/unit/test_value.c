@@ -596,6 +596,71 @@ static void testStrings(void) {
     decrRefCount(s);
 }
 
+
+/* Keyspace objects holding a small listpack are packed between commands
+ * (data/object.h): the key and the elements must read the same packed, after
+ * an edit unpacks the object in place (its address kept) and once packed again. */
+static void testPacked(void) {
+    TEST("packed keyspace objects");
+    robj *o = objectWithKey("key:1", 5, makeHash(0));
+    robj *p = objectPack(o);
+    CHECK(p && p != o && objectIsPacked(p) && !objectIsPacked(o));
+    decrRefCount(o);
+    o = p;
+    CHECK(sdslen(objectKey(o)) == 5 && memcmp(objectKey(o), "key:1", 5) == 0);
+    CHECK(valueLength(o) == N && walk(o, expectHashAny) == N);
+    robj *copy = valueDup(o);
+    CHECK(!copy->haskey && walk(copy, expectHashAny) == N);
+    decrRefCount(copy);
+    CHECK(objectPack(o) == NULL); /* packed already */
+    /* An edit unpacks in place: the same object, its key and elements intact. */
+    sds f = sdsnew("f1");
+    CHECK(hashSet(o, f, "10", 2, &hashLim) == 1);
+    CHECK(!objectIsPacked(o) && memcmp(objectKey(o), "key:1", 5) == 0 && walk(o, expectHashAny) == N);
+    /* Same size: packed again where it is. */
+    CHECK(objectPack(o) == o && objectIsPacked(o) && walk(o, expectHashAny) == N);
+    /* Grown: packed again (in a new block when it outgrew its own); past the
+     * limit: stays as it is. */
+    sds big = sdsnew("bigfield");
+    CHECK(hashSet(o, big, "0123456789012345678901234567890123456789", 40, &hashLim) == 0);
+    p = objectPack(o); /* a new block unless this one had the room */
+    CHECK(p && objectIsPacked(p) && valueLength(p) == N + 1);
+    if (p != o) decrRefCount(o);
+    o = p;
+    for (int i = 0; i < 10; i++) {
+        sds g = sdscatprintf(sdsempty(), "more%d", i);
+        hashSet(o, g, "0123456789012345678901234567890123456789", 40, &hashLim);
+        sdsfree(g);
+    }
+    CHECK(objectPack(o) == NULL && valueLength(o) == N + 11);
+    incrRefCount(o); /* held elsewhere: not packed either */
+    decrRefCount(o);
+    decrRefCount(o);
+    sdsfree(f);
+    sdsfree(big);
+    /* Lists, sets and sorted sets: edited packed through each layer's calls. */
+    robj *l = createListListpackObject();
+    vlistPush(l, "a", 1, 1);
+    l = objectWithKeyPacked("l", 1, l);
+    CHECK(objectIsPacked(l) && valueLength(l) == 1);
+    vlistPush(l, "b", 1, 1);
+    CHECK(!objectIsPacked(l) && valueLength(l) == 2 && memcmp(objectKey(l), "l", 1) == 0);
+    decrRefCount(l);
+    robj *st = setCreate(&(valueElem){(const unsigned char *)"m", 1, 0}, 1, &setLim);
+    valueElem m = textElem("m");
+    setAdd(st, &m, &setLim);
+    st = objectWithKeyPacked("s", 1, st);
+    CHECK(objectIsPacked(st) && setHas(st, &m) && setRemove(st, &m) == 1 && !objectIsPacked(st));
+    decrRefCount(st);
+    robj *z = objectWithKeyPacked("z", 1, createZsetListpackObject());
+    int out;
+    sds ele = sdsnew("x");
+    CHECK(objectIsPacked(z) && zsetAdd(z, 1.0, ele, 0, &out, NULL, &small) && !objectIsPacked(z));
+    CHECK(zsetLength(z) == 1);
+    sdsfree(ele);
+    decrRefCount(z);
+}
+
 int main(void) {
     testHash();
     testHashEdits();
@@ -606,5 +671,6 @@ int main(void) {
     testZset();
     testZsetLayer();
     testStrings();
+    testPacked();
     return TEST_REPORT();
 }
