@@ -253,8 +253,16 @@ static void packDueEach(void (*fn)(robj *o, int32_t db)) {
         o->refcount &= ~OBJ_KEYSPACE_PACK_DUE;
         if (fn) fn(o, pack_due.dbs[i]);
     }
-    memset(pack_due.objs, 0, pack_due.cap * sizeof(robj *));
     pack_due.filled = 0;
+    if (pack_due.cap > 4096) { /* after a burst (a long script, a big EXEC): not scanned every turn from now on */
+        zfree(pack_due.objs);
+        zfree(pack_due.dbs);
+        pack_due.objs = NULL;
+        pack_due.dbs = NULL;
+        pack_due.cap = 0;
+        return;
+    }
+    memset(pack_due.objs, 0, pack_due.cap * sizeof(robj *));
 }
 
 static void dropPackDue(void) { packDueEach(NULL); }

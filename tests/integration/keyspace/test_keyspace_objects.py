@@ -311,3 +311,10 @@ def test_small_hash_is_one_allocation_with_its_key(r):
     assert r.memory_usage("big") > 900
     r.execute_command("DEBUG", "RELOAD")
     assert r.memory_usage("h:1") == 136 and r.hgetall("h:1")[b"f3"] == b"VAL3"
+    # 5000 keys written by one script are all packed after it, and so are
+    # the keys written after such a burst.
+    r.eval("for i = 0, 4999 do redis.call('HSET', 'x:' .. i, " +
+           ", ".join("'f%d', 'val%d'" % (j, j) for j in range(10)) + ") end", 0)
+    assert r.memory_usage("x:1") == 136 and r.memory_usage("x:4999") == 136
+    r.hset("h:2", mapping=fields)
+    assert r.memory_usage("h:2") == 136
