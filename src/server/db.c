@@ -297,7 +297,9 @@ robj *lookupKey(redisDb *db, robj *key, int flags) {
     if (!de) return NULL;
     if (hasExpireSlot(de) && expireIfNeededForWrite(db, key, flags & LOOKUP_WRITE)) return NULL;
     robj *val = dbEntryValue(de);
-    if ((flags & LOOKUP_WRITE) && val->encoding == OBJ_ENCODING_LISTPACK) {
+    /* A write that reads no entries (EXPIRE, PERSIST, RENAME's and MOVE's
+     * source, whose payload is copied) leaves a packed value as it is. */
+    if ((flags & (LOOKUP_WRITE | LOOKUP_NOENTRIES)) == LOOKUP_WRITE && val->encoding == OBJ_ENCODING_LISTPACK) {
         objectUnpack(val); /* before the command takes any pointer into it */
         packLater(db, val);
     }
