@@ -606,8 +606,12 @@ def ask(server, *args):
 
 
 def start_sentinel(server_factory, master_port):
+    # down-after 3 s, not 1: CI once ended test_sentinel_failover with the
+    # restarted old master a master of both others, what a second failover
+    # leaves (it is the only replica with a priority) when starved sentinels
+    # miss the new master's replies for 1 s.
     conf = ("sentinel monitor %s 127.0.0.1 %d 2\n"
-            "sentinel down-after-milliseconds %s 1000\n"
+            "sentinel down-after-milliseconds %s 3000\n"
             "sentinel failover-timeout %s 6000\n"
             "sentinel parallel-syncs %s 1\n") % ((SENTINEL_NAME, master_port) + (SENTINEL_NAME,) * 3)
     return server_factory(config_text=conf, binary=SENTINEL)

@@ -33,6 +33,18 @@ def in_tilt(sentinel):
         return False
 
 
+def named_master(sentinel):
+    try:
+        return int(ask(sentinel, "SENTINEL", "GET-MASTER-ADDR-BY-NAME", NAME)[1])
+    except SENTINEL_ERRORS:
+        return None
+
+
+def sentinel_events(sentinel):
+    """The events a sentinel logged (+sdown, +switch-master, ...): a timeout's explanation."""
+    return "\n".join(line for line in sentinel.log().splitlines() if " +" in line or " -" in line)[-4000:]
+
+
 def wait_reconfigured(master, promoted, sentinels, settle=60, limit=240):
     """Until the restarted old master replicates from the promoted one."""
     start = time.time()
@@ -49,8 +61,10 @@ def wait_reconfigured(master, promoted, sentinels, settle=60, limit=240):
             deadline = max(deadline, now + settle)
         if now > min(deadline, start + limit):
             raise AssertionError("timed out waiting for the restarted old master to be reconfigured as a replica "
-                                 "(its replication: %r; sentinels in TILT: %s)"
-                                 % (r, [in_tilt(s) for s in sentinels]))
+                                 "(its replication: %r; sentinels in TILT: %s; their master: %s; what the first "
+                                 "one did:\n%s)"
+                                 % (r, [in_tilt(s) for s in sentinels], [named_master(s) for s in sentinels],
+                                    sentinel_events(sentinels[0])))
         time.sleep(0.05)
 
 
@@ -94,7 +108,7 @@ def test_sentinel_failover(server_factory):
 
     master.kill()
     ports = {s.port: s for s in replicas}
-    promoted = wait_retrying(lambda: ports.get(int(ask(sentinels[0], "SENTINEL", "GET-MASTER-ADDR-BY-NAME", NAME)[1])),
+    promoted = wait_retrying(lambda: ports.get(named_master(sentinels[0])),
                              what="a replica promoted by the sentinels")
     assert promoted is replicas[0], "the replica with priority 0 was promoted"
     other = replicas[1]
@@ -102,7 +116,7 @@ def test_sentinel_failover(server_factory):
     wait_retrying(lambda: repl(other)["role"] == "slave" and int(repl(other)["master_port"]) == promoted.port
                   and repl(other)["master_link_status"] == "up", what="the other replica to follow the new master")
     for s in sentinels:
-        wait_retrying(lambda: int(ask(s, "SENTINEL", "GET-MASTER-ADDR-BY-NAME", NAME)[1]) == promoted.port,
+        wait_retrying(lambda: named_master(s) == promoted.port,
                       what="every sentinel to agree on the new master")
     for s in (promoted, other):
         c = s.client()
