@@ -23,11 +23,6 @@ static robj *shared_integers[OBJ_SHARED_INTEGERS];
 
 void objectSetLruClock(unsigned int clock) { lru_clock = clock & LRU_CLOCK_MAX; }
 unsigned int objectLruClock(void) { return lru_clock; }
-static void dictSdsFree(dict *d, void *p) {
-    (void)d;
-    sdsfree(p);
-}
-
 uint64_t dictObjectHash(const void *key) {
     const robj *o = key;
     char buf[LONG_STR_SIZE];
@@ -50,11 +45,9 @@ struct dictType objectKeyDictType = {.hashFunction = dictObjectHash,
                                      .keyCompare = dictObjectKeyCompare,
                                      .keyDestructor = dictObjectDestructor};
 
-/* Members and fields live inside their entries (embedKey): one allocation
- * less per element, as Redis 7.2 / Valkey 8 save it; dictAdd copies them. */
+/* The server's own sets of strings: members live inside their entries
+ * (embedKey, one allocation each); dictAdd copies them. */
 struct dictType setDictType = {.hashFunction = dictSdsHash, .keyCompare = dictSdsKeyCompare, .embedKey = 1};
-struct dictType hashDictType = {.hashFunction = dictSdsHash, .keyCompare = dictSdsKeyCompare,
-                                .valDestructor = dictSdsFree, .embedKey = 1};
 /* Item mode: the table holds the members' skiplist nodes themselves, keyed by
  * the element inside each node; the skiplist frees them. A member costs no
  * dict entry unless it shares its bucket (Valkey 8 pays a 24-byte entry and a
@@ -77,6 +70,13 @@ robj *createListListpackObject(void) {
 robj *createSetObject(void) {
     robj *o = createObject(OBJ_SET, packsetCreate());
     o->encoding = OBJ_ENCODING_HT;
+    return o;
+}
+
+robj *createHashTableObject(unsigned long sizeHint) {
+    robj *o = createObject(OBJ_HASH, packsetCreatePairs());
+    o->encoding = OBJ_ENCODING_HT;
+    packsetExpand(objectPtr(o), sizeHint);
     return o;
 }
 
@@ -178,10 +178,7 @@ static void freeAggregate(robj *o) {
     if (atomic_load_explicit(&object_unchecked_count, memory_order_relaxed)) forgetUnchecked(o);
     switch (o->encoding) {
     case OBJ_ENCODING_QUICKLIST: quicklistRelease(objectPtr(o)); break;
-    case OBJ_ENCODING_HT:
-        if (o->type == OBJ_SET) packsetRelease(objectPtr(o));
-        else dictRelease(objectPtr(o));
-        break;
+    case OBJ_ENCODING_HT: packsetRelease(objectPtr(o)); break; /* a set's or a hash's */
     case OBJ_ENCODING_INTSET: intsetFree(objectPtr(o)); break;
     case OBJ_ENCODING_LISTPACK:
         if (!objectIsPacked(o)) lpFree(objectPtr(o)); /* else it goes with the object */

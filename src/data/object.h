@@ -145,12 +145,11 @@ typedef struct zset {
     struct zskiplist *zsl;
 } zset;
 
-/* The hash-table types of the aggregate encodings (sds members/fields); a
- * set value's table is a packset (data/packset.h), setDictType is for the
- * server's own sets of strings. Embedded keys: dictAdd copies them, the
- * caller keeps its own. */
+/* The hash-table types of the aggregate encodings: a set's or a hash's
+ * table is a packset (data/packset.h), a sorted set's a dict of its skiplist
+ * nodes; setDictType is for the server's own sets of strings (embedded keys:
+ * dictAdd copies them, the caller keeps its own). */
 extern struct dictType setDictType;  /* sds member (embedded) → NULL */
-extern struct dictType hashDictType; /* sds field (embedded) → sds value */
 extern struct dictType zsetDictType; /* item mode: the skiplist's nodes (t_zset.h's zsetDictNode) */
 
 /* Dicts keyed by string objects (channels, blocked and watched keys): the key
@@ -165,6 +164,7 @@ robj *createListListpackObject(void); /* a small list, as Redis 7.2 encodes it *
 robj *createSetObject(void);        /* hashtable encoding (a packset) */
 robj *createIntsetObject(void);
 robj *createHashObject(void);       /* listpack encoding */
+robj *createHashTableObject(unsigned long sizeHint); /* hashtable encoding (a packset of pairs) */
 robj *createZsetObject(void);       /* skiplist encoding */
 robj *createZsetListpackObject(void);
 

@@ -6,7 +6,9 @@
  * 0 there means the pack starts with the count as a varint (a bucket rarely
  * holds 8: only while a fork keeps the table from growing). Then the
  * members, each a varint length (7 bits a byte, low first, high bit = more
- * follows) and the bytes. New members go at the end of their pack.
+ * follows) and the bytes; in a set of pairs (a hash's table) each member is
+ * followed by its value, coded the same way. An entry is a member with its
+ * value if it has one. New entries go at the end of their pack.
  *
  * The table mechanics follow core/dict.c step for step (one rehash step per
  * lookup or update, 10 empty buckets visited at most per step, growth at one
@@ -28,6 +30,7 @@ struct packset {
     signed char sizeExp[2]; /* -1: no table */
     long rehashidx;         /* -1: not rehashing */
     int pauserehash;        /* >0: iterators or a scan are walking the buckets */
+    int pairs;              /* each member carries a value (packsetCreatePairs) */
 };
 
 #define COUNT_MASK ((uintptr_t)7)
@@ -93,21 +96,33 @@ static inline const unsigned char *memberAt(const unsigned char *e, const unsign
     return *m + *len;
 }
 
-static const unsigned char *packEnd(const unsigned char *e, unsigned long n) {
-    const unsigned char *m;
-    size_t len;
-    while (n--) e = memberAt(e, &m, &len);
+/* Where the entry at e ends; *m, *len: its member (the value, in a set of
+ * pairs, is what follows the member, up to that end). */
+static inline const unsigned char *entryAt(const unsigned char *e, int pairs, const unsigned char **m, size_t *len) {
+    e = memberAt(e, m, len);
+    if (pairs) {
+        const unsigned char *v;
+        size_t vlen;
+        e = memberAt(e, &v, &vlen);
+    }
     return e;
 }
 
-/* The member equal to (m, len) in a non-empty bucket, or NULL. */
-static const unsigned char *packFind(uintptr_t l, const void *m, size_t len) {
+static const unsigned char *packEnd(const unsigned char *e, unsigned long n, int pairs) {
+    const unsigned char *m;
+    size_t len;
+    while (n--) e = entryAt(e, pairs, &m, &len);
+    return e;
+}
+
+/* The entry whose member is (m, len) in a non-empty bucket, or NULL. */
+static const unsigned char *packFind(uintptr_t l, int pairs, const void *m, size_t len) {
     const unsigned char *e;
     unsigned long n = packOpen(l, &e);
     while (n--) {
         const unsigned char *bytes;
         size_t blen;
-        const unsigned char *next = memberAt(e, &bytes, &blen);
+        const unsigned char *next = entryAt(e, pairs, &bytes, &blen);
         if (blen == len && memcmp(bytes, m, len) == 0) return e;
         e = next;
     }
@@ -121,9 +136,9 @@ static const unsigned char *packFind(uintptr_t l, const void *m, size_t len) {
  * as leaked). Both sizes are the allocator's smallest class: no cost. */
 static inline size_t packAlloc(size_t used) { return used < 2 ? 2 : used; }
 
-/* Makes room for n more members taking bytes at the end of the bucket's
+/* Makes room for n more entries taking bytes at the end of the bucket's
  * pack (creating it), and returns where to write them. */
-static unsigned char *packGrow(uintptr_t *bucket, size_t bytes, unsigned long n) {
+static unsigned char *packGrow(uintptr_t *bucket, int pairs, size_t bytes, unsigned long n) {
     uintptr_t l = *bucket;
     unsigned char *old = NULL;
     const unsigned char *first = NULL;
@@ -133,7 +148,7 @@ static unsigned char *packGrow(uintptr_t *bucket, size_t bytes, unsigned long n)
         count = packOpen(l, &first);
         old = packPtr(l);
         hdr = (size_t)(first - old);
-        body = (size_t)(packEnd(first, count) - first);
+        body = (size_t)(packEnd(first, count, pairs) - first);
     }
     count += n;
     size_t newHdr = countHeaderSize(count);
@@ -145,25 +160,26 @@ static unsigned char *packGrow(uintptr_t *bucket, size_t bytes, unsigned long n)
     return p + newHdr + body;
 }
 
-static void packPutMember(unsigned char *dst, const void *m, size_t len) {
+static unsigned char *packPutMember(unsigned char *dst, const void *m, size_t len) {
     dst = varintPut(dst, len);
     memcpy(dst, m, len);
+    return dst + len;
 }
 
-/* Takes the member at e out of the bucket's pack (freeing it when empty). */
-static void packDelete(uintptr_t *bucket, const unsigned char *e) {
+/* Takes the entry at e out of the bucket's pack (freeing it when empty). */
+static void packDelete(uintptr_t *bucket, int pairs, const unsigned char *e) {
     const unsigned char *first;
     unsigned long count = packOpen(*bucket, &first);
     unsigned char *p = packPtr(*bucket);
     const unsigned char *m;
     size_t len;
-    const unsigned char *next = memberAt(e, &m, &len);
+    const unsigned char *next = entryAt(e, pairs, &m, &len);
     if (count == 1) {
         zfree_sized(p, packAlloc((size_t)(next - p)));
         *bucket = 0;
         return;
     }
-    const unsigned char *end = packEnd(first, count);
+    const unsigned char *end = packEnd(first, count, pairs);
     size_t hdr = (size_t)(first - p), before = (size_t)(e - first), after = (size_t)(end - next);
     memmove((unsigned char *)e, next, after);
     count--;
@@ -191,6 +207,13 @@ packset *packsetCreate(void) {
     tableReset(s, 1);
     s->rehashidx = -1;
     s->pauserehash = 0;
+    s->pairs = 0;
+    return s;
+}
+
+packset *packsetCreatePairs(void) {
+    packset *s = packsetCreate();
+    s->pairs = 1;
     return s;
 }
 
@@ -248,7 +271,7 @@ static void rehashBucket(packset *s, unsigned long i) {
     size_t len;
     int same = 1;
     for (unsigned long j = 0; j < n && j < 16; j++) {
-        e = memberAt(e, &m, &len);
+        e = entryAt(e, s->pairs, &m, &len);
         idx[j] = hashOf(m, len) & mask;
         if (idx[j] != idx[0]) same = 0;
     }
@@ -259,9 +282,9 @@ static void rehashBucket(packset *s, unsigned long i) {
     e = first;
     for (unsigned long j = 0; j < n; j++) {
         const unsigned char *start = e;
-        e = memberAt(e, &m, &len);
+        e = entryAt(e, s->pairs, &m, &len);
         unsigned long to = j < 16 ? idx[j] : hashOf(m, len) & mask;
-        memcpy(packGrow(&s->table[1][to], (size_t)(e - start), 1), start, (size_t)(e - start));
+        memcpy(packGrow(&s->table[1][to], s->pairs, (size_t)(e - start), 1), start, (size_t)(e - start));
     }
     zfree_sized(packPtr(l), packAlloc((size_t)(e - packPtr(l))));
 }
@@ -300,24 +323,77 @@ static void rehashStep(packset *s) {
 static uintptr_t *findMember(packset *s, const void *m, size_t len, uint64_t hash, const unsigned char **entry) {
     for (int t = 0; t <= 1 && s->sizeExp[t] != -1; t++) {
         uintptr_t *b = &s->table[t][hash & HT_MASK(s->sizeExp[t])];
-        if (*b && (*entry = packFind(*b, m, len))) return b;
+        if (*b && (*entry = packFind(*b, s->pairs, m, len))) return b;
         if (!packsetIsRehashing(s)) break;
     }
     return NULL;
 }
 
-int packsetAdd(packset *s, const void *m, size_t len) {
+/* Before an add: a rehash step, and the table grown when it is due. */
+static void prepareAdd(packset *s) {
     rehashStep(s);
     if (!packsetIsRehashing(s)) {
         if (s->sizeExp[0] == -1) expandTo(s, DICT_HT_INITIAL_SIZE);
         else if (dictGrowDue(s->used[0], HT_SIZE(s->sizeExp[0]))) expandTo(s, s->used[0] + 1);
     }
+}
+
+/* Appends the entry (m, v) to the bucket for hash in the table being filled. */
+static void putEntry(packset *s, uint64_t hash, const void *m, size_t len, const void *v, size_t vlen) {
+    int t = packsetIsRehashing(s) ? 1 : 0; /* new entries go to the table being filled */
+    size_t bytes = varintSize(len) + len + (s->pairs ? varintSize(vlen) + vlen : 0);
+    unsigned char *dst = packPutMember(packGrow(&s->table[t][hash & HT_MASK(s->sizeExp[t])], s->pairs, bytes, 1), m, len);
+    if (s->pairs) packPutMember(dst, v, vlen);
+    s->used[t]++;
+}
+
+int packsetAdd(packset *s, const void *m, size_t len) {
+    assert(!s->pairs);
+    prepareAdd(s);
     uint64_t hash = hashOf(m, len);
     const unsigned char *e;
     if (findMember(s, m, len, hash, &e)) return 0;
-    int t = packsetIsRehashing(s) ? 1 : 0; /* new members go to the table being filled */
-    packPutMember(packGrow(&s->table[t][hash & HT_MASK(s->sizeExp[t])], varintSize(len) + len, 1), m, len);
-    s->used[t]++;
+    putEntry(s, hash, m, len, NULL, 0);
+    return 1;
+}
+
+/* Which table a bucket pointer is in. */
+static inline int tableOf(const packset *s, const uintptr_t *b) {
+    return b >= s->table[0] && b < s->table[0] + HT_SIZE(s->sizeExp[0]) ? 0 : 1;
+}
+
+int packsetSet(packset *s, const void *m, size_t len, const void *v, size_t vlen) {
+    assert(s->pairs);
+    prepareAdd(s);
+    uint64_t hash = hashOf(m, len);
+    const unsigned char *e;
+    uintptr_t *b = findMember(s, m, len, hash, &e);
+    if (!b) {
+        putEntry(s, hash, m, len, v, vlen);
+        return 1;
+    }
+    const unsigned char *bytes, *old;
+    size_t blen, oldlen;
+    memberAt(memberAt(e, &bytes, &blen), &old, &oldlen);
+    if (oldlen == vlen) { /* HINCRBY's usual case: the same length, in place */
+        memcpy((unsigned char *)old, v, vlen);
+        return 0;
+    }
+    /* Another length: the entry leaves its pack and comes back at its end. */
+    packDelete(b, 1, e);
+    size_t bytesNeeded = varintSize(len) + len + varintSize(vlen) + vlen;
+    packPutMember(packPutMember(packGrow(b, 1, bytesNeeded, 1), m, len), v, vlen);
+    return 0;
+}
+
+int packsetGet(packset *s, const void *m, size_t len, const unsigned char **v, size_t *vlen) {
+    assert(s->pairs);
+    if (packsetSize(s) == 0) return 0;
+    rehashStep(s);
+    const unsigned char *e, *bytes;
+    size_t blen;
+    if (!findMember(s, m, len, hashOf(m, len), &e)) return 0;
+    memberAt(memberAt(e, &bytes, &blen), v, vlen);
     return 1;
 }
 
@@ -327,8 +403,8 @@ int packsetRemove(packset *s, const void *m, size_t len) {
     const unsigned char *e;
     uintptr_t *b = findMember(s, m, len, hashOf(m, len), &e);
     if (!b) return 0;
-    s->used[b >= s->table[0] && b < s->table[0] + HT_SIZE(s->sizeExp[0]) ? 0 : 1]--;
-    packDelete(b, e);
+    s->used[tableOf(s, b)]--;
+    packDelete(b, s->pairs, e);
     unsigned long slots = HT_SIZE(s->sizeExp[0]) + HT_SIZE(s->sizeExp[1]);
     if (!packsetIsRehashing(s) && dictShrinkDue(packsetSize(s), slots))
         expandTo(s, s->used[0]); /* dictExpForSize keeps it at the initial size at least */
@@ -359,7 +435,7 @@ static unsigned long samplePack(void *ctx, int t, unsigned long idx, unsigned lo
     const unsigned char *e, *m;
     size_t len;
     unsigned long n = packOpen(l, &e);
-    for (unsigned long k = 0; k < n; k++, e = memberAt(e, &m, &len)) {
+    for (unsigned long k = 0; k < n; k++, e = entryAt(e, sc->s->pairs, &m, &len)) {
         long slot = dictSampleSlot(stored + k, sc->count);
         if (slot >= 0) sc->out[slot] = e;
     }
@@ -375,7 +451,8 @@ static unsigned int sampleMembers(packset *s, const unsigned char **out, unsigne
     return dictSampleWalk(exp, s->rehashidx, count, samplePack, &sc);
 }
 
-void packsetRandom(packset *s, const unsigned char **m, size_t *len) {
+/* A fair random entry of a non-empty set. */
+static const unsigned char *randomEntry(packset *s) {
     const unsigned char *picks[FAIR_SAMPLES];
     unsigned int n = sampleMembers(s, picks, FAIR_SAMPLES);
     const unsigned char *e;
@@ -391,9 +468,18 @@ void packsetRandom(packset *s, const unsigned char **m, size_t *len) {
             l = s->table[t][idx];
         } while (!l);
         unsigned long count = packOpen(l, &e);
-        for (unsigned long pick = (unsigned long)(dictRandom() % count); pick--;) e = memberAt(e, m, len);
+        const unsigned char *m;
+        size_t len;
+        for (unsigned long pick = (unsigned long)(dictRandom() % count); pick--;) e = entryAt(e, s->pairs, &m, &len);
     }
-    memberAt(e, m, len);
+    return e;
+}
+
+void packsetRandom(packset *s, const unsigned char **m, size_t *len) { memberAt(randomEntry(s), m, len); }
+
+void packsetRandomPair(packset *s, const unsigned char **m, size_t *len, const unsigned char **v, size_t *vlen) {
+    assert(s->pairs);
+    memberAt(memberAt(randomEntry(s), m, len), v, vlen);
 }
 
 /* ---------------------------------------------------------------- iteration, scan */
@@ -407,7 +493,7 @@ void packsetIterInit(packsetIter *it, packset *s) {
     s->pauserehash++;
 }
 
-int packsetIterNext(packsetIter *it, const unsigned char **m, size_t *len) {
+int packsetIterNextPair(packsetIter *it, const unsigned char **m, size_t *len, const unsigned char **v, size_t *vlen) {
     packset *s = it->s;
     while (it->left == 0) {
         if (it->idx >= HT_SIZE(s->sizeExp[it->table])) {
@@ -421,7 +507,14 @@ int packsetIterNext(packsetIter *it, const unsigned char **m, size_t *len) {
     }
     it->left--;
     it->p = memberAt(it->p, m, len);
+    if (s->pairs) it->p = memberAt(it->p, v, vlen);
     return 1;
+}
+
+int packsetIterNext(packsetIter *it, const unsigned char **m, size_t *len) {
+    const unsigned char *v;
+    size_t vlen;
+    return packsetIterNextPair(it, m, len, &v, &vlen);
 }
 
 void packsetIterDone(packsetIter *it) {
@@ -440,11 +533,12 @@ static void scanBucket(void *ctx, int t, unsigned long idx) {
     scanVisit *sv = ctx;
     uintptr_t l = sv->s->table[t][idx];
     if (!l) return;
-    const unsigned char *e, *m;
-    size_t len;
+    const unsigned char *e, *m, *v = NULL;
+    size_t len, vlen = 0;
     for (unsigned long n = packOpen(l, &e); n--;) {
         e = memberAt(e, &m, &len);
-        sv->fn(sv->ctx, m, len);
+        if (sv->s->pairs) e = memberAt(e, &v, &vlen);
+        sv->fn(sv->ctx, m, len, v, vlen);
     }
 }
 

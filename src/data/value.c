@@ -30,11 +30,13 @@ static void elemFromInt(valueElem *e, long long v) {
     e->lval = v;
 }
 
-static inline int isPackset(const robj *o) { return o->type == OBJ_SET && o->encoding == OBJ_ENCODING_HT; }
+/* A set's or a hash's table (a hash's is a packset of pairs). */
+static inline int isPackset(const robj *o) {
+    return (o->type == OBJ_SET || o->type == OBJ_HASH) && o->encoding == OBJ_ENCODING_HT;
+}
 
-/* The dict of a hash or sorted set in a table encoding (sets have packsets). */
+/* The dict of a sorted set in its table encoding (sets and hashes have packsets). */
 static dict *valueDict(robj *o) {
-    if (o->type == OBJ_HASH && o->encoding == OBJ_ENCODING_HT) return objectPtr(o);
     if (o->type == OBJ_ZSET && o->encoding == OBJ_ENCODING_SKIPLIST) return ((zset *)objectPtr(o))->dict;
     return NULL;
 }
@@ -45,9 +47,8 @@ void valuePrefetchMembers(robj *o, const char *const *m, const size_t *lens, int
         return;
     }
     dict *d = valueDict(o);
-    /* A hash field's value is freed by HSET; a zset's table holds the
-     * members' skiplist nodes, scores and all. */
-    if (d && dictSize(d) >= minSize) dictPrefetchSdsKeys(d, m, lens, n, o->type == OBJ_HASH);
+    /* A zset's table holds the members' skiplist nodes, scores and all. */
+    if (d && dictSize(d) >= minSize) dictPrefetchSdsKeys(d, m, lens, n, 0);
 }
 
 unsigned long valueLength(robj *o) {
@@ -59,7 +60,7 @@ unsigned long valueLength(robj *o) {
     case OBJ_ZSET: return zsetLength(o);
     case OBJ_HASH:
         /* lpLength also refreshes an overflowed header count, as Redis does here. */
-        return o->encoding == OBJ_ENCODING_LISTPACK ? lpLength(objectPtr(o)) / 2 : dictSize((dict *)objectPtr(o));
+        return o->encoding == OBJ_ENCODING_LISTPACK ? lpLength(objectPtr(o)) / 2 : packsetSize(objectPtr(o));
     }
     return 0;
 }
@@ -82,7 +83,6 @@ void valueIterInitAt(valueIter *it, robj *o, long first, int reverse) {
     case OBJ_HASH:
     case OBJ_SET:
         if (isPackset(o)) packsetIterInit(&it->pi, objectPtr(o));
-        else if (o->encoding == OBJ_ENCODING_HT) dictInitIterator(&it->di, objectPtr(o));
         else if (o->encoding == OBJ_ENCODING_LISTPACK) it->p = lpFirst(objectPtr(o));
         break;
     }
@@ -159,20 +159,15 @@ int valueIterNext(valueIter *it, valueItem *item) {
             elemFromLp(&item->val, &v);
             return 1;
         }
-        break;
-    default: return 0;
+        item->ele.lval = item->val.lval = 0;
+        return packsetIterNextPair(&it->pi, &item->ele.sval, &item->ele.slen, &item->val.sval, &item->val.slen);
     }
-    dictEntry *de = dictNext(&it->di);
-    if (!de) return 0;
-    elemFromSds(&item->ele, dictGetKey(de));
-    elemFromSds(&item->val, dictGetVal(de));
-    return 1;
+    return 0;
 }
 
 void valueIterDone(valueIter *it) {
     if (it->qi) quicklistReleaseIterator(it->qi);
     else if (isPackset(it->o)) packsetIterDone(&it->pi);
-    else if (it->o->type == OBJ_HASH && it->o->encoding == OBJ_ENCODING_HT) dictResetIterator(&it->di);
 }
 
 /* ------------------------------------------------------------ lists */
@@ -323,24 +318,6 @@ int vlistQuicklistSettings(robj *o, int *fill, int *compress) {
 int vlistSetPackedThreshold(size_t sz) { return quicklistSetPackedThreshold(sz); }
 
 /* ------------------------------------------------------------ sets */
-
-/* A hash's dict is keyed by sds: an element becomes one
- * here, on the stack when short, so a lookup allocates nothing. */
-typedef struct elemKey {
-    char buf[128];
-    sds heap;
-} elemKey;
-
-static sds elemKeyMake(elemKey *k, const valueElem *e) {
-    char num[LONG_STR_SIZE];
-    size_t len;
-    const char *s = valueElemBytes(e, num, &len);
-    k->heap = NULL;
-    if (sdsEmbeddedSize(len) <= sizeof(k->buf)) return sdsEmbed(k->buf, s, len);
-    return k->heap = sdsnewlen(s, len);
-}
-
-static void elemKeyDone(elemKey *k) { sdsfree(k->heap); }
 
 /* 1 and *v when e is an integer as an intset stores it. */
 static int elemAsInteger(const valueElem *e, long long *v) {
@@ -496,7 +473,7 @@ void hashGrowFor(robj *o, robj *const *args, int count, const hashLimits *lim) {
     size_t new_fields = (size_t)count / 2;
     if (new_fields > lim->lp_entries) {
         hashConvertToTable(o);
-        dictExpand(objectPtr(o), new_fields); /* mostly new fields: size for them */
+        packsetExpand(objectPtr(o), new_fields); /* mostly new fields: size for them */
         return;
     }
     size_t sum = 0;
@@ -521,10 +498,8 @@ int hashGetValue(robj *o, sds field, valueElem *value) {
         elemFromLp(value, &e);
         return 1;
     }
-    dictEntry *de = dictFind(objectPtr(o), field);
-    if (!de) return 0;
-    elemFromSds(value, dictGetVal(de));
-    return 1;
+    value->lval = 0;
+    return packsetGet(objectPtr(o), field, sdslen(field), &value->sval, &value->slen);
 }
 
 int hashExists(robj *o, sds field) {
@@ -561,20 +536,7 @@ int hashSet(robj *o, sds field, const void *value, size_t vlen, const hashLimits
         if (valueLength(o) > lim->lp_entries) hashConvertToTable(o);
         return update;
     }
-    dict *d = objectPtr(o);
-    dictEntry *de = dictFind(d, field);
-    if (!de) {
-        dictAdd(d, field, sdsnewlen(value, vlen)); /* the field is copied into the entry */
-        return 0;
-    }
-    /* Freeing the old value reads its header, most often not in the cache
-     * (the entry was, the value lives elsewhere): its load starts now and
-     * the new value's copy runs under it. */
-    sds old = dictGetVal(de);
-    prefetchLine(old - 1);
-    dictSetVal(d, de, sdsnewlen(value, vlen));
-    sdsfree(old);
-    return 1;
+    return !packsetSet(objectPtr(o), field, sdslen(field), value, vlen);
 }
 
 int hashDelete(robj *o, sds field) {
@@ -584,16 +546,15 @@ int hashDelete(robj *o, sds field) {
         objectSetPtr(o, lpDeleteRangeWithEntry(lp, &p, 2));
         return 1;
     }
-    dict *d = objectPtr(o);
-    if (dictDelete(d, field) != DICT_OK) return 0;
-    if (dictNeedsResize(d)) dictResize(d);
-    return 1;
+    return packsetRemove(objectPtr(o), field, sdslen(field)); /* shrinks the table when sparse */
 }
 
-/* A hash table entry as the field (and value) handed out. */
-static void pairFromEntry(const dictEntry *de, valueElem *field, valueElem *value) {
-    elemFromSds(field, dictGetKey(de));
-    if (value) elemFromSds(value, dictGetVal(de));
+/* A random pair of a hash's table. */
+static void tableRandomPair(robj *o, valueElem *field, valueElem *value) {
+    valueElem v;
+    if (!value) value = &v;
+    field->lval = value->lval = 0;
+    packsetRandomPair(objectPtr(o), &field->sval, &field->slen, &value->sval, &value->slen);
 }
 
 void hashRandomField(robj *o, valueElem *field, valueElem *value) {
@@ -604,7 +565,7 @@ void hashRandomField(robj *o, valueElem *field, valueElem *value) {
         if (value) elemFromLp(value, &v);
         return;
     }
-    pairFromEntry(dictGetFairRandomKey(objectPtr(o)), field, value);
+    tableRandomPair(o, field, value);
 }
 
 /* A listpack visit handed on to a hashPairFn. */
@@ -629,7 +590,7 @@ void hashRandomFields(robj *o, unsigned long count, int withvalues, hashPairFn *
     }
     while (count--) {
         valueElem f, v;
-        pairFromEntry(dictGetFairRandomKey(objectPtr(o)), &f, withvalues ? &v : NULL);
+        tableRandomPair(o, &f, &v);
         if (!fn(ctx, &f, withvalues ? &v : NULL)) return;
     }
 }
@@ -646,40 +607,37 @@ void hashRandomFieldsDistinct(robj *o, unsigned long count, int withvalues, hash
         lpVisitRandomPairsUnique(objectPtr(o), count, withvalues, visitLpPair, &pv, random);
         return;
     }
-    unsigned long size = dictSize((dict *)objectPtr(o));
+    unsigned long size = packsetSize(objectPtr(o));
     valueElem f, v;
     if (count * HRANDFIELD_SUB_STRATEGY_MUL > size) {
-        /* Most of the hash: copy its entries, then drop random ones until
-         * count remain. The copy points at the hash's own fields and values. */
-        static dictType pickedType = {.hashFunction = dictPtrHash};
-        dict *d = dictCreate(&pickedType);
-        dictExpand(d, size);
-        dictIterator di;
-        dictEntry *de;
-        dictInitIterator(&di, objectPtr(o));
-        while ((de = dictNext(&di))) dictAdd(d, de, NULL);
-        dictResetIterator(&di);
-        while (size-- > count) dictDelete(d, dictGetKey(dictGetFairRandomKey(d)));
-        dictInitIterator(&di, d);
-        while ((de = dictNext(&di))) {
-            pairFromEntry(dictGetKey(de), &f, withvalues ? &v : NULL);
-            if (!fn(ctx, &f, withvalues ? &v : NULL)) break;
+        /* Most of the hash: copy it, then drop random fields until count remain. */
+        packset *picked = packsetCreatePairs();
+        packsetExpand(picked, size);
+        packsetIter it;
+        packsetIterInit(&it, objectPtr(o));
+        while (packsetIterNextPair(&it, &f.sval, &f.slen, &v.sval, &v.slen)) packsetSet(picked, f.sval, f.slen, v.sval, v.slen);
+        packsetIterDone(&it);
+        while (size-- > count) {
+            packsetRandom(picked, &f.sval, &f.slen);
+            packsetRemove(picked, f.sval, f.slen);
         }
-        dictResetIterator(&di);
-        dictRelease(d);
+        f.lval = v.lval = 0;
+        packsetIterInit(&it, picked);
+        while (packsetIterNextPair(&it, &f.sval, &f.slen, &v.sval, &v.slen))
+            if (!fn(ctx, &f, withvalues ? &v : NULL)) break;
+        packsetIterDone(&it);
+        packsetRelease(picked);
         return;
     }
     /* Few of many: draw until count distinct fields came up. */
-    static dictType seenType = {.hashFunction = dictPtrHash};
-    dict *seen = dictCreate(&seenType);
-    dictExpand(seen, count);
-    while (dictSize(seen) < count) {
-        dictEntry *de = dictGetFairRandomKey(objectPtr(o));
-        if (dictAdd(seen, de, NULL) != DICT_OK) continue;
-        pairFromEntry(de, &f, withvalues ? &v : NULL);
+    packset *seen = packsetCreate();
+    packsetExpand(seen, count);
+    while (packsetSize(seen) < count) {
+        tableRandomPair(o, &f, &v);
+        if (!packsetAdd(seen, f.sval, f.slen)) continue;
         if (!fn(ctx, &f, withvalues ? &v : NULL)) break;
     }
-    dictRelease(seen);
+    packsetRelease(seen);
 }
 
 /* ------------------------------------------------------------ SCAN */
@@ -690,40 +648,34 @@ typedef struct scanCtx {
     void *ctx;
 } scanCtx;
 
-static void scanTableEntry(void *privdata, const dictEntry *de) {
+static void scanZsetEntry(void *privdata, const dictEntry *de) {
     scanCtx *sc = privdata;
-    valueElem ele, val, *valp = NULL;
+    valueElem ele, val;
     char buf[MAX_D2STRING_CHARS];
-    if (sc->o->type == OBJ_ZSET) {
-        zskiplistNode *node = zsetDictNode(de);
-        elemFromSds(&ele, node->ele);
-        val.sval = (const unsigned char *)buf;
-        val.slen = (size_t)d2string(buf, sizeof(buf), node->score);
-        val.lval = 0;
-        valp = &val;
-    } else {
-        elemFromSds(&ele, dictGetKey(de));
-        elemFromSds(&val, dictGetVal(de));
-        valp = &val;
-    }
-    sc->fn(sc->ctx, &ele, valp);
+    zskiplistNode *node = zsetDictNode(de);
+    elemFromSds(&ele, node->ele);
+    val.sval = (const unsigned char *)buf;
+    val.slen = (size_t)d2string(buf, sizeof(buf), node->score);
+    val.lval = 0;
+    sc->fn(sc->ctx, &ele, &val);
 }
 
-static void scanSetMember(void *privdata, const unsigned char *m, size_t len) {
+/* A set's member, or a hash's field with its value. */
+static void scanPackEntry(void *privdata, const unsigned char *m, size_t len, const unsigned char *v, size_t vlen) {
     scanCtx *sc = privdata;
-    valueElem ele = {.sval = m, .slen = len};
-    sc->fn(sc->ctx, &ele, NULL);
+    valueElem ele = {.sval = m, .slen = len}, val = {.sval = v, .slen = vlen};
+    sc->fn(sc->ctx, &ele, v ? &val : NULL);
 }
 
 unsigned long valueScan(robj *o, unsigned long cursor, valueScanFn *fn, void *ctx) {
     if (isPackset(o)) {
         scanCtx sc = {o, fn, ctx};
-        return packsetScan(objectPtr(o), cursor, scanSetMember, &sc);
+        return packsetScan(objectPtr(o), cursor, scanPackEntry, &sc);
     }
     dict *d = valueDict(o);
     if (d) {
         scanCtx sc = {o, fn, ctx};
-        return dictScan(d, cursor, scanTableEntry, &sc);
+        return dictScan(d, cursor, scanZsetEntry, &sc);
     }
     valueIter it;
     valueItem item;
@@ -754,13 +706,11 @@ static robj *dupTable(robj *o) {
         valueIterDone(&it);
         return copy;
     }
-    copy = createObject(OBJ_HASH, dictCreate(&hashDictType));
-    dictExpand(objectPtr(copy), dictSize((dict *)objectPtr(o)));
-    dictIterator di;
-    dictEntry *de;
-    dictInitIterator(&di, objectPtr(o));
-    while ((de = dictNext(&di))) dictAdd(objectPtr(copy), dictGetKey(de), sdsdup(dictGetVal(de)));
-    dictResetIterator(&di);
+    copy = createHashTableObject(packsetSize(objectPtr(o)));
+    valueIterInit(&it, o);
+    while (valueIterNext(&it, &item))
+        packsetSet(objectPtr(copy), item.ele.sval, item.ele.slen, item.val.sval, item.val.slen);
+    valueIterDone(&it);
     return copy;
 }
 
@@ -833,11 +783,7 @@ size_t valueMemoryUsage(robj *o, long long samples) {
         dictEntry *de;
         dictInitIterator(&di, d);
         while ((de = dictNext(&di)) && seen < samples) {
-            if (o->encoding == OBJ_ENCODING_SKIPLIST) /* the member is its node */
-                elesize += zmalloc_size(zsetDictNode(de));
-            else if (!dictGetType(d)->embedKey)
-                elesize += sdsAllocSize(dictGetKey(de));
-            if (o->type == OBJ_HASH) elesize += sdsAllocSize(dictGetVal(de));
+            elesize += zmalloc_size(zsetDictNode(de)); /* the member is its node */
             seen++;
         }
         dictResetIterator(&di);
@@ -896,19 +842,20 @@ size_t valueTableStats(robj *o, char *buf, size_t bufsize) {
 
 void hashConvertToTable(robj *o) {
     unsigned char *lp = objectPtrForWrite(o), *p = lpFirst(lp);
-    dict *d = dictCreate(&hashDictType);
-    dictExpand(d, lpLength(lp) / 2);
+    packset *d = packsetCreatePairs();
+    packsetExpand(d, lpLength(lp) / 2);
     lpEntry field, value;
     valueElem f, v;
     while (lpNextPair(lp, &p, &field, &value)) {
         elemFromLp(&f, &field);
         elemFromLp(&v, &value);
-        elemKey k;
+        char fbuf[LONG_STR_SIZE], vbuf[LONG_STR_SIZE];
+        size_t flen, vlen;
+        const char *fb = valueElemBytes(&f, fbuf, &flen), *vb = valueElemBytes(&v, vbuf, &vlen);
         /* Only a payload RESTOREd without sanitize-dump-payload can hold a
          * field twice; Redis stops here with this report too. */
-        if (dictAdd(d, elemKeyMake(&k, &f), valueElemSds(&v)) != DICT_OK)
+        if (!packsetSet(d, fb, flen, vb, vlen))
             serverPanic("Listpack corruption detected (listpack with dup elements, %zu bytes)", lpBytes(lp));
-        elemKeyDone(&k);
     }
     lpFree(lp);
     objectSetPtr(o, d);

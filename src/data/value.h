@@ -45,8 +45,7 @@ typedef struct valueIter {
     robj *o;
     unsigned char *p;  /* hash or set listpack: next entry */
     uint32_t pos;      /* intset: next position */
-    dictIterator di;   /* hash's table */
-    packsetIter pi;    /* set's table */
+    packsetIter pi;    /* set's or hash's table */
     quicklistIter *qi; /* quicklist */
     int reverse;       /* listpack list: walking towards the head */
     zcursor zc;        /* sorted set */
@@ -133,8 +132,8 @@ void setRandomMember(robj *o, valueElem *m);
 
 /* Hashes, as Redis 7.0 encodes them: a listpack of field, value, field,
  * value ... in insertion order while there are at most lp_entries fields
- * and no field or value is longer than lp_value bytes; a dict (sds field →
- * sds value) beyond, for good. Conversions happen where Redis's do, and
+ * and no field or value is longer than lp_value bytes; a table beyond, for
+ * good (a packset of pairs: each field with its value in its bucket's pack). Conversions happen where Redis's do, and
  * the listpack is edited with the same operations, so encodings, dumped
  * bytes and reply order match. New hashes start as createHashObject
  * (data/object.h). */
@@ -173,7 +172,7 @@ void hashRandomFieldsDistinct(robj *o, unsigned long count, int withvalues, hash
 /* One SCAN step over a hash, set or zset: fn gets each element and, for
  * hashes and zsets, val as SCAN replies it (the hash value; the score as
  * stored in a listpack, or printed by d2string). Compact encodings come back
- * whole and return cursor 0; hash tables advance one dictScan step. */
+ * whole and return cursor 0; tables advance one step of dictScan's cursor. */
 typedef void valueScanFn(void *ctx, const valueElem *ele, const valueElem *val);
 unsigned long valueScan(robj *o, unsigned long cursor, valueScanFn *fn, void *ctx);
 
@@ -197,7 +196,7 @@ const void *valueBlobNext(robj *o, const void *pos, valueBlob *b);
  * encoding; 0 (nothing written) for compact encodings and other types. */
 size_t valueTableStats(robj *o, char *buf, size_t bufsize);
 
-/* Compact to table encodings, for good (listpack hash → dict, intset or
+/* Compact to table encodings, for good (listpack hash → packset of pairs, intset or
  * listpack set → packset); sizeHint presizes the table (0: the current size). */
 void hashConvertToTable(robj *o);
 void setConvertToTable(robj *o, size_t sizeHint);

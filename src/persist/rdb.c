@@ -1070,7 +1070,7 @@ static robj *loadZipmapHash(rio *r) {
     unsigned char *zm = (unsigned char *)loadStringBuffer(r, &size);
     if (!zm) return NULL;
     unsigned char *lp = lpNew(0);
-    dict *d = dictCreate(&hashDictType);
+    robj *table = createHashTableObject(0); /* finds duplicates; kept past the listpack limits */
     size_t pos = 1, maxlen = 0;
     int ok = size >= 2, dup = 0;
     while (ok && pos < size && zm[pos] != 255) {
@@ -1082,36 +1082,33 @@ static robj *loadZipmapHash(rio *r) {
         unsigned int slack = zm[pos++]; /* unused bytes after the value */
         ok = pos + vlen + slack <= size;
         if (!ok) break;
-        sds field = sdsnewlen(zm + fpos, flen), value = sdsnewlen(zm + pos, vlen);
-        dup = dictAdd(d, field, value) != DICT_OK;
-        sdsfree(field); /* copied into the entry */
-        if (dup) {
-            sdsfree(value);
-            break;
-        }
+        sds field = sdsnewlen(zm + fpos, flen);
+        dup = hashSet(table, field, zm + pos, vlen, &server.hash_limits);
+        sdsfree(field);
+        if (dup) break;
         lp = lpAppend(lp, zm + fpos, flen);
         lp = lpAppend(lp, zm + pos, vlen);
         if (flen > maxlen) maxlen = flen;
         if (vlen > maxlen) maxlen = vlen;
         pos += vlen + slack;
     }
-    ok = ok && !dup && pos < size && zm[pos] == 255 && dictSize(d) > 0 && (zm[0] >= 254 || zm[0] == dictSize(d));
+    unsigned long n = valueLength(table);
+    ok = ok && !dup && pos < size && zm[pos] == 255 && n > 0 && (zm[0] >= 254 || zm[0] == n);
     zfree(zm);
     if (!ok) {
         lpFree(lp);
-        dictRelease(d);
+        decrRefCount(table);
         if (dup) rdbCorrupt(r, "Hash zipmap with dup records");
         else rdbCorrupt(r, "Zipmap integrity check failed.");
         return NULL;
     }
     robj *o;
     /* Past either listpack limit (entries or length), a hash table, as Redis 7.0 converts it. */
-    if (dictSize(d) > server.hash_limits.lp_entries || maxlen > server.hash_limits.lp_value) {
+    if (n > server.hash_limits.lp_entries || maxlen > server.hash_limits.lp_value) {
         lpFree(lp);
-        o = createObject(OBJ_HASH, d);
-        o->encoding = OBJ_ENCODING_HT;
+        o = table;
     } else {
-        dictRelease(d);
+        decrRefCount(table);
         o = createObject(OBJ_HASH, lp);
         o->encoding = OBJ_ENCODING_LISTPACK;
     }
@@ -1338,19 +1335,17 @@ static robj *loadObject(int type, rio *r) {
         uint64_t n = loadLen(r, NULL);
         if (n == RDB_LENERR || n > rioRemaining(r) / 2) return NULL;
         if (n == 0) return emptyKey(r, NULL);
-        o = createObject(OBJ_HASH, dictCreate(&hashDictType));
-        o->encoding = OBJ_ENCODING_HT;
-        dictExpand(objectPtr(o), n);
+        o = createHashTableObject(n);
         for (uint64_t i = 0; i < n; i++) {
             sds f = loadSds(r), v = f ? loadSds(r) : NULL;
             if (!f || !v) {
                 sdsfree(f);
                 goto fail;
             }
-            int added = dictAdd(objectPtr(o), f, v) == DICT_OK;
-            sdsfree(f); /* copied into the entry */
-            if (!added) {
-                sdsfree(v);
+            int dup = hashSet(o, f, v, sdslen(v), &server.hash_limits);
+            sdsfree(f);
+            sdsfree(v);
+            if (dup) {
                 rdbCorrupt(r, "Duplicate hash fields detected");
                 goto fail;
             }

@@ -2,8 +2,10 @@
  * plain array model through growth, rehashing and shrinking; members of
  * every length class (empty, one-byte and multi-byte varint lengths);
  * crowded buckets (resizing off, the count kept in the pack); iteration,
- * SCAN coverage across resizes, fair random draws, and the stats text; in
- * ASan builds, that LeakSanitizer sees a lone empty member held. */
+ * SCAN coverage across resizes, fair random draws, and the stats text; sets
+ * of pairs (a hash's table) the same way, values of every length class
+ * replaced in place and by other lengths; in ASan builds, that
+ * LeakSanitizer sees a lone empty member held. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,7 +173,9 @@ typedef struct scanSeen {
     unsigned char seen[N];
 } scanSeen;
 
-static void onScan(void *ctx, const unsigned char *m, size_t len) {
+static void onScan(void *ctx, const unsigned char *m, size_t len, const unsigned char *v, size_t vlen) {
+    (void)v;
+    (void)vlen;
     int i = indexOf(m, len);
     if (i >= 0) ((scanSeen *)ctx)->seen[i] = 1;
 }
@@ -216,6 +220,110 @@ static void testExpandAndMemory(void) {
     packsetRelease(s);
 }
 
+/* Sets of pairs: member i's value is members[valueOf[i]] (-1: absent). */
+static int valueOf[N];
+
+static int pairsMatchModel(packset *s) {
+    static unsigned char seen[N];
+    memset(seen, 0, sizeof(seen));
+    packsetIter it;
+    const unsigned char *m, *v;
+    size_t len, vlen;
+    unsigned long n = 0;
+    int ok = 1;
+    packsetIterInit(&it, s);
+    while (packsetIterNextPair(&it, &m, &len, &v, &vlen)) {
+        int i = indexOf(m, len);
+        if (i < 0 || valueOf[i] < 0 || seen[i]) ok = 0;
+        else if (vlen != lens[valueOf[i]] || memcmp(v, members[valueOf[i]], vlen) != 0) ok = 0;
+        if (i >= 0) seen[i] = 1;
+        n++;
+    }
+    packsetIterDone(&it);
+    return ok && n == packsetSize(s);
+}
+
+static int valueMatches(packset *s, int i) {
+    const unsigned char *v;
+    size_t vlen;
+    int found = packsetGet(s, members[i], lens[i], &v, &vlen);
+    if (valueOf[i] < 0) return !found;
+    return found && vlen == lens[valueOf[i]] && memcmp(v, members[valueOf[i]], vlen) == 0;
+}
+
+static void testPairsModel(int resizing) {
+    TEST(resizing ? "pairs: random sets, replacements and removals against a model"
+                  : "pairs: crowded buckets while resizing is off");
+    packset *s = packsetCreatePairs();
+    for (int i = 0; i < N; i++) valueOf[i] = -1;
+    dictSetResizeEnabled(resizing);
+    int mismatches = 0, sawRehash = 0, members_ = resizing ? N : 300;
+    for (int step = 0; step < (resizing ? 200000 : 20000); step++) {
+        int i = (int)(testNextRandom() % (unsigned)members_);
+        int add = step < (resizing ? 100000 : 10000) ? testNextRandom() % 4 != 0 : testNextRandom() % 8 == 0;
+        if (add) {
+            /* Often a value of the same length (in place), else any. */
+            int j = (int)(testNextRandom() % N);
+            if (valueOf[i] >= 0 && testNextRandom() % 2) j = valueOf[i] + 1 < N ? valueOf[i] + 1 : valueOf[i];
+            int r = packsetSet(s, members[i], lens[i], members[j], lens[j]);
+            if (r != (valueOf[i] < 0)) mismatches++;
+            valueOf[i] = j;
+        } else {
+            int r = packsetRemove(s, members[i], lens[i]);
+            if (r != (valueOf[i] >= 0)) mismatches++;
+            valueOf[i] = -1;
+        }
+        if (packsetIsRehashing(s)) sawRehash = 1;
+        if (!valueMatches(s, i)) mismatches++;
+        if (step % 5000 == 0) CHECK(pairsMatchModel(s));
+    }
+    CHECK(mismatches == 0);
+    if (resizing) CHECK(sawRehash);
+    for (int i = 0; i < N; i++) mismatches += !valueMatches(s, i);
+    CHECK(mismatches == 0);
+    CHECK(pairsMatchModel(s));
+    /* A random pair is a member with its own value. */
+    int bad = 0;
+    for (int d = 0; d < 2000 && packsetSize(s); d++) {
+        const unsigned char *m, *v;
+        size_t len, vlen;
+        packsetRandomPair(s, &m, &len, &v, &vlen);
+        int i = indexOf(m, len);
+        if (i < 0 || valueOf[i] < 0 || vlen != lens[valueOf[i]] || memcmp(v, members[valueOf[i]], vlen)) bad++;
+    }
+    CHECK(bad == 0);
+    dictSetResizeEnabled(1);
+    packsetRelease(s);
+}
+
+typedef struct pairScan {
+    packset *s;
+    int bad, seen;
+} pairScan;
+
+static void onPairScan(void *ctx, const unsigned char *m, size_t len, const unsigned char *v, size_t vlen) {
+    pairScan *ps = ctx;
+    int i = indexOf(m, len);
+    ps->seen++;
+    if (i < 0 || !v || valueOf[i] < 0 || vlen != lens[valueOf[i]] || memcmp(v, members[valueOf[i]], vlen)) ps->bad++;
+}
+
+static void testPairsScan(void) {
+    TEST("pairs: scan hands out each field with its value");
+    packset *s = packsetCreatePairs();
+    for (int i = 0; i < 2000; i++) {
+        valueOf[i] = N - 1 - i;
+        packsetSet(s, members[i], lens[i], members[valueOf[i]], lens[valueOf[i]]);
+    }
+    pairScan ps = {s, 0, 0};
+    unsigned long cursor = 0;
+    do cursor = packsetScan(s, cursor, onPairScan, &ps);
+    while (cursor != 0);
+    CHECK(ps.bad == 0);
+    CHECK(ps.seen >= 2000);
+    packsetRelease(s);
+}
+
 /* A set held from a global only, its one member the empty string: a bucket
  * whose pack is the member's length byte alone, pointed to by its start + 1
  * (the count tag). A leak check must see it held (it reported it leaked
@@ -240,6 +348,9 @@ int main(void) {
     testRandomFair();
     testScan();
     testExpandAndMemory();
+    testPairsModel(1);
+    testPairsModel(0);
+    testPairsScan();
     testLoneEmptyMemberHeld();
     for (int i = 0; i < N; i++) free(members[i]);
     return TEST_REPORT();
