@@ -398,7 +398,8 @@ robj *setKey(redisDb *db, robj *key, robj *val, int flags) {
 
 /* Removes key; its object (key and value in one) is freed here, or by the
  * lazyfree thread when async and the value is large. */
-static int dbGenericDelete(redisDb *db, robj *key, int async) {
+enum { FREE_NOW, FREE_LAZILY, FREE_OFF_LOOP };
+static int dbGenericDelete(redisDb *db, robj *key, int how) {
     dictEntry *de = dictUnlink(db->dict, objectPtr(key));
     if (!de) return 0;
     forgetPackDue((robj *)de);
@@ -407,16 +408,20 @@ static int dbGenericDelete(redisDb *db, robj *key, int async) {
     if (dbEntryValue(de)->type == OBJ_STREAM) signalKeyAsReady(db, key, OBJ_STREAM);
     dbForgetLastLookup();
     removeEntryExpire(db, de);
-    if (async) lazyfreeObject((robj *)de);
+    if (how == FREE_LAZILY) lazyfreeObject((robj *)de);
+    else if (how == FREE_OFF_LOOP) lazyfreeObjectUncounted((robj *)de);
     else dictFreeUnlinkedEntry(db->dict, de);
     return 1;
 }
 
-int dbSyncDelete(redisDb *db, robj *key) { return dbGenericDelete(db, key, 0); }
-int dbAsyncDelete(redisDb *db, robj *key) { return dbGenericDelete(db, key, 1); }
+int dbSyncDelete(redisDb *db, robj *key) { return dbGenericDelete(db, key, FREE_NOW); }
+int dbAsyncDelete(redisDb *db, robj *key) { return dbGenericDelete(db, key, FREE_LAZILY); }
+int dbDeleteOffLoop(redisDb *db, robj *key) { return dbGenericDelete(db, key, FREE_OFF_LOOP); }
 /* Deletions the server makes on its own (RENAME's target, a STORE's
  * destination, a collection left empty): lazyfree-lazy-server-del decides. */
-int dbDelete(redisDb *db, robj *key) { return dbGenericDelete(db, key, server.lazyfree_lazy_server_del); }
+int dbDelete(redisDb *db, robj *key) {
+    return dbGenericDelete(db, key, server.lazyfree_lazy_server_del ? FREE_LAZILY : FREE_NOW);
+}
 
 int dbExists(redisDb *db, robj *key) { return dictFind(db->dict, objectPtr(key)) != NULL; }
 

@@ -52,6 +52,10 @@ robj *setKey(redisDb *db, robj *key, robj *val, int flags);
 int dbDelete(redisDb *db, robj *key);       /* 1 if it existed */
 int dbSyncDelete(redisDb *db, robj *key);
 int dbAsyncDelete(redisDb *db, robj *key);  /* a large value is freed by the lazyfree thread */
+/* As dbSyncDelete to every observer (INFO's lazyfree figures too), but a
+ * large value is freed by the lazyfree thread: an expiry must not stall the
+ * loop for the milliseconds a million elements take to free. */
+int dbDeleteOffLoop(redisDb *db, robj *key);
 int dbExists(redisDb *db, robj *key);       /* no expiry check, no stats */
 robj *dbRandomKey(redisDb *db);
 /* Make the value at key safe to modify in place (unshare / turn embstr raw). */

@@ -166,7 +166,8 @@ static long long deleteEvictedKey(redisDb *db, robj *key) {
     dictEntry *de = dbFindEntry(db, objectPtr(key));
     if (!de) return 0;
     incrRefCount(key);
-    long long freed = removeKeyWithEvent(db, key, dbEntryValue(de), NOTIFY_EVICTED, "evicted", server.lazyfree_lazy_eviction);
+    long long freed = removeKeyWithEvent(db, key, dbEntryValue(de), NOTIFY_EVICTED, "evicted",
+                                        server.lazyfree_lazy_eviction ? dbAsyncDelete : dbSyncDelete);
     server.stat_evictedkeys++;
     decrRefCount(key);
     return freed;

@@ -135,15 +135,18 @@ size_t lazyfreeFreeEffort(robj *o) {
     }
 }
 
-void lazyfreeObject(robj *o) {
+static void handOver(robj *o, size_t count) {
     if (objectRefs(o) != 1 || o->type == OBJ_STRING || lazyfreeFreeEffort(o) <= LAZYFREE_THRESHOLD) {
         decrRefCount(o);
         return;
     }
     lazyfreeJob *job = zmalloc(sizeof(*job));
-    *job = (lazyfreeJob){.obj = o, .count = 1};
+    *job = (lazyfreeJob){.obj = o, .count = count};
     submit(job);
 }
+
+void lazyfreeObject(robj *o) { handOver(o, 1); }
+void lazyfreeObjectUncounted(robj *o) { handOver(o, 0); }
 
 void lazyfreeBlock(void *ptr) { lazyfreeCall(zfree, ptr, 0); }
 

@@ -17,6 +17,11 @@ size_t lazyfreeFreeEffort(robj *o);
 /* Releases the caller's reference to o: in the background when o is large
  * and held by the caller alone, else right away. */
 void lazyfreeObject(robj *o);
+/* The same, but a value handed over is not counted in INFO's
+ * lazyfree_pending_objects / lazyfreed_objects: for a free Redis makes in
+ * place (an expired key with lazyfree-lazy-expire off) that the event loop
+ * must not stall on. */
+void lazyfreeObjectUncounted(robj *o);
 /* A whole keyspace (the dict of a db and its TTL index) freed in the
  * background; the caller has put empty ones in their place. */
 void lazyfreeKeyspace(dict *keys, ttlHeap *expires);
