@@ -150,10 +150,13 @@ void backgroundRunBegin(void) {
 void backgroundRunEnd(void) {
     if (pacer) pacer->run_end();
 }
+int backgroundClientsServed(void) {
+    return server.stat_numcommands &&
+           (long long)(aeTurnStartUs(server.el) - server.command_turn_us) < BACKGROUND_CLIENTS_WINDOW_US;
+}
 int backgroundConsumerFeeding(void) {
     /* The pause is for clients' latency: with none served lately it would only slow the push. */
-    return pacer && pacer->feeding() && server.stat_numcommands &&
-           (long long)(aeTurnStartUs(server.el) - server.command_turn_us) < BACKGROUND_CLIENTS_WINDOW_US;
+    return pacer && pacer->feeding() && backgroundClientsServed();
 }
 
 static void (*latency_sampler)(const char *event, long long ms);

@@ -156,6 +156,8 @@ typedef struct backgroundPacer {
 void serverSetBackgroundPacer(const backgroundPacer *p);
 int backgroundConsumerDraining(void);
 int backgroundConsumerFeeding(void);
+/* A command ran within BACKGROUND_CLIENTS_WINDOW_US: clients are being served. */
+int backgroundClientsServed(void);
 int backgroundConsumerHolding(void);
 void backgroundRunBegin(void);
 void backgroundRunEnd(void);
