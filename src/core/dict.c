@@ -597,10 +597,13 @@ void dictPrefetchSdsKeyBucket(const dict *d, const char *key, size_t len) {
     for (int i = 0; i < n; i++) prefetchLine(buckets[i]);
 }
 
-/* Finds key's entry (one rehash step first, as every lookup does). When
- * found and prevOut is not NULL, also reports where the entry is linked from
- * (previous entry in the chain, or NULL for the bucket head), so it can be unlinked. */
-static dictEntry *lookup(dict *d, const void *key, dictEntry **prevOut, int *tableOut, unsigned long *idxOut) {
+/* Finds key's entry (one rehash step first, as every lookup does); in item
+ * mode with item given, the item itself, by address along its key's chain,
+ * so no other item's key is read. When found and prevOut is not NULL, also
+ * reports where the entry is linked from (previous entry in the chain, or
+ * NULL for the bucket head), so it can be unlinked. */
+static dictEntry *lookup(dict *d, const void *key, const void *item, dictEntry **prevOut, int *tableOut,
+                         unsigned long *idxOut) {
     if (dictSize(d) == 0) return NULL;
     if (dictIsRehashing(d)) rehashStep(d);
     uint64_t h = hashKey(d, key);
@@ -608,7 +611,7 @@ static dictEntry *lookup(dict *d, const void *key, dictEntry **prevOut, int *tab
         unsigned long idx = h & HT_MASK(d->sizeExp[t]);
         dictEntry *prev = NULL;
         for (dictEntry *he = d->table[t][idx]; he; prev = he, he = linkNext(d, he)) {
-            if (keysEqual(d, key, linkKey(d, he))) {
+            if (item ? (const void *)linkApi(d, he) == item : keysEqual(d, key, linkKey(d, he))) {
                 if (prevOut) {
                     *prevOut = prev;
                     *tableOut = t;
@@ -622,12 +625,11 @@ static dictEntry *lookup(dict *d, const void *key, dictEntry **prevOut, int *tab
     return NULL;
 }
 
-/* Finds key and removes its entry from the table, without freeing it. */
-dictEntry *dictUnlink(dict *d, const void *key) {
+static dictEntry *unlinkFound(dict *d, const void *key, const void *item) {
     dictEntry *prev;
     int t;
     unsigned long idx;
-    dictEntry *he = lookup(d, key, &prev, &t, &idx);
+    dictEntry *he = lookup(d, key, item, &prev, &t, &idx);
     if (he == NULL) return NULL;
     if (prev)
         linkSetNext(d, prev, linkNext(d, he));
@@ -637,12 +639,20 @@ dictEntry *dictUnlink(dict *d, const void *key) {
     if (itemMode(d)) {
         /* A node left last in its chain stays a node (turning it back into a
          * bare item could free what a safe iterator holds); rehash tidies it. */
-        dictEntry *item = linkApi(d, he);
+        dictEntry *found = linkApi(d, he);
         linkFree(d, he, 0);
-        return item;
+        return found;
     }
     entrySetNext(he, NULL);
     return he;
+}
+
+/* Finds key and removes its entry from the table, without freeing it. */
+dictEntry *dictUnlink(dict *d, const void *key) { return unlinkFound(d, key, NULL); }
+
+dictEntry *dictUnlinkItem(dict *d, void *item) {
+    assert(itemMode(d));
+    return unlinkFound(d, d->type->itemKey(item), item);
 }
 
 int dictReplaceItem(dict *d, void *old, void *item) {
@@ -716,7 +726,7 @@ void dictRelease(dict *d) {
 /* ---------------------------------------------------------------- lookups */
 
 dictEntry *dictFind(dict *d, const void *key) {
-    dictEntry *he = lookup(d, key, NULL, NULL, NULL);
+    dictEntry *he = lookup(d, key, NULL, NULL, NULL, NULL);
     return he ? linkApi(d, he) : NULL;
 }
 

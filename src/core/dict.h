@@ -98,6 +98,9 @@ int dictReplaceItem(dict *d, void *old, void *item);
 /* Removes the entry from the table without freeing it, so the caller can use
  * it first; then dictFreeUnlinkedEntry (runs the destructors). */
 dictEntry *dictUnlink(dict *d, const void *key);
+/* Item mode: the same for an item known to be in the table, found by its
+ * address along its key's chain (no other item's key is read). */
+dictEntry *dictUnlinkItem(dict *d, void *item);
 void dictFreeUnlinkedEntry(dict *d, dictEntry *he);
 
 /* Lookups. */

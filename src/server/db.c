@@ -396,31 +396,38 @@ robj *setKey(redisDb *db, robj *key, robj *val, int flags) {
     return o;
 }
 
-/* Removes key; its object (key and value in one) is freed here, or by the
- * lazyfree thread when async and the value is large. */
-enum { FREE_NOW, FREE_LAZILY, FREE_OFF_LOOP };
-static int dbGenericDelete(redisDb *db, robj *key, int how) {
-    dictEntry *de = dictUnlink(db->dict, objectPtr(key));
-    if (!de) return 0;
+/* de, key's entry, was unlinked: its object (key and value in one) is freed
+ * here, or by the lazyfree thread when `how` says and the value is large. */
+static void deleteUnlinked(redisDb *db, robj *key, dictEntry *de, int how) {
     forgetPackDue((robj *)de);
     if (db->slots) slotKeysRemove(db->slots, (robj *)de);
     /* XREADGROUP waiters on a stream that goes are answered with an error. */
     if (dbEntryValue(de)->type == OBJ_STREAM) signalKeyAsReady(db, key, OBJ_STREAM);
     dbForgetLastLookup();
     removeEntryExpire(db, de);
-    if (how == FREE_LAZILY) lazyfreeObject((robj *)de);
-    else if (how == FREE_OFF_LOOP) lazyfreeObjectUncounted((robj *)de);
+    if (how == DB_FREE_LAZILY) lazyfreeObject((robj *)de);
+    else if (how == DB_FREE_OFF_LOOP) lazyfreeObjectUncounted((robj *)de);
     else dictFreeUnlinkedEntry(db->dict, de);
+}
+
+static int dbGenericDelete(redisDb *db, robj *key, int how) {
+    dictEntry *de = dictUnlink(db->dict, objectPtr(key));
+    if (!de) return 0;
+    deleteUnlinked(db, key, de, how);
     return 1;
 }
 
-int dbSyncDelete(redisDb *db, robj *key) { return dbGenericDelete(db, key, FREE_NOW); }
-int dbAsyncDelete(redisDb *db, robj *key) { return dbGenericDelete(db, key, FREE_LAZILY); }
-int dbDeleteOffLoop(redisDb *db, robj *key) { return dbGenericDelete(db, key, FREE_OFF_LOOP); }
+void dbDeleteEntry(redisDb *db, robj *key, dictEntry *de, int how) {
+    if (dictUnlinkItem(db->dict, de) != de) abort(); /* de is in db */
+    deleteUnlinked(db, key, de, how);
+}
+
+int dbSyncDelete(redisDb *db, robj *key) { return dbGenericDelete(db, key, DB_FREE_NOW); }
+int dbAsyncDelete(redisDb *db, robj *key) { return dbGenericDelete(db, key, DB_FREE_LAZILY); }
 /* Deletions the server makes on its own (RENAME's target, a STORE's
  * destination, a collection left empty): lazyfree-lazy-server-del decides. */
 int dbDelete(redisDb *db, robj *key) {
-    return dbGenericDelete(db, key, server.lazyfree_lazy_server_del ? FREE_LAZILY : FREE_NOW);
+    return dbGenericDelete(db, key, server.lazyfree_lazy_server_del ? DB_FREE_LAZILY : DB_FREE_NOW);
 }
 
 int dbExists(redisDb *db, robj *key) { return dictFind(db->dict, objectPtr(key)) != NULL; }

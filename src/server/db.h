@@ -52,10 +52,14 @@ robj *setKey(redisDb *db, robj *key, robj *val, int flags);
 int dbDelete(redisDb *db, robj *key);       /* 1 if it existed */
 int dbSyncDelete(redisDb *db, robj *key);
 int dbAsyncDelete(redisDb *db, robj *key);  /* a large value is freed by the lazyfree thread */
-/* As dbSyncDelete to every observer (INFO's lazyfree figures too), but a
- * large value is freed by the lazyfree thread: an expiry must not stall the
- * loop for the milliseconds a million elements take to free. */
-int dbDeleteOffLoop(redisDb *db, robj *key);
+/* How a deleted key's object is freed: at once; by the lazyfree thread when
+ * its value is large (UNLINK, the lazyfree-lazy-* settings); the same but
+ * uncounted in INFO's lazyfree figures, a free Redis makes in place that must
+ * not stall the loop (an expired value of a million elements). */
+enum { DB_FREE_NOW, DB_FREE_LAZILY, DB_FREE_OFF_LOOP };
+/* Deletes key, whose entry in db is de: the entry is found by address, so
+ * no other key's object is read on the way. */
+void dbDeleteEntry(redisDb *db, robj *key, dictEntry *de, int how);
 int dbExists(redisDb *db, robj *key);       /* no expiry check, no stats */
 robj *dbRandomKey(redisDb *db);
 /* Make the value at key safe to modify in place (unshare / turn embstr raw). */

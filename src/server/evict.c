@@ -167,7 +167,7 @@ static long long deleteEvictedKey(redisDb *db, robj *key) {
     if (!de) return 0;
     incrRefCount(key);
     long long freed = removeKeyWithEvent(db, key, dbEntryValue(de), NOTIFY_EVICTED, "evicted",
-                                        server.lazyfree_lazy_eviction ? dbAsyncDelete : dbSyncDelete);
+                                        server.lazyfree_lazy_eviction ? DB_FREE_LAZILY : DB_FREE_NOW);
     server.stat_evictedkeys++;
     decrRefCount(key);
     return freed;

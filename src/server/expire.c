@@ -28,8 +28,7 @@ const latencyHistogram *expireLateness(void) { return &lateness; }
 
 void expireResetLateness(void) { memset(&lateness, 0, sizeof(lateness)); }
 
-long long removeKeyWithEvent(redisDb *db, robj *key, robj *val, int class, const char *event,
-                             int (*del)(redisDb *db, robj *key)) {
+long long removeKeyWithEvent(redisDb *db, robj *key, robj *val, int class, const char *event, int how) {
     /* Subscribers (the expiry push) read the value, still in the db. */
     keyRemoving(db, key, val, class, event);
     propagateDeletion(db, key);
@@ -38,7 +37,7 @@ long long removeKeyWithEvent(redisDb *db, robj *key, robj *val, int class, const
      * whose clock is no TSC (a VM's kvm-clock) two reads are ~120 ns, a sixth
      * of what expiring a key costs in a mass expiry. */
     monotime start = server.latency_monitor_threshold ? getMonotonicUs() : 0;
-    del(db, key);
+    dbDeleteEntry(db, key, (dictEntry *)val, how);
     /* The free alone, as Redis's expire-del and eviction-del events time it. */
     if (server.latency_monitor_threshold)
         latencySample(class == NOTIFY_EXPIRED ? "expire-del" : "eviction-del",
@@ -53,7 +52,7 @@ long long removeKeyWithEvent(redisDb *db, robj *key, robj *val, int class, const
 static void removeExpiredKey(redisDb *db, robj *key, robj *val) {
     incrRefCount(key);
     removeKeyWithEvent(db, key, val, NOTIFY_EXPIRED, "expired",
-                       server.lazyfree_lazy_expire ? dbAsyncDelete : dbDeleteOffLoop);
+                       server.lazyfree_lazy_expire ? DB_FREE_LAZILY : DB_FREE_OFF_LOOP);
     server.stat_expiredkeys++;
     decrRefCount(key);
 }

@@ -15,11 +15,10 @@ void deleteExpiredKey(redisDb *db, robj *key);
  * propagated, then the key is freed. Returns the bytes the free gave back,
  * which eviction counts against its target (memory the notification or the
  * AOF buffer takes is not the key's, nor a value left to the lazyfree
- * thread). del is the db's delete that frees it (dbAsyncDelete under
- * lazyfree-lazy-expire / -eviction). The delete's own time is a latency
- * sample, "expire-del" or "eviction-del". */
-long long removeKeyWithEvent(redisDb *db, robj *key, robj *val, int class, const char *event,
-                             int (*del)(redisDb *db, robj *key));
+ * thread). val is key's entry in db (its keyspace object); `how` is how it
+ * is freed (DB_FREE_*: lazily under lazyfree-lazy-expire / -eviction). The
+ * delete's own time is a latency sample, "expire-del" or "eviction-del". */
+long long removeKeyWithEvent(redisDb *db, robj *key, robj *val, int class, const char *event, int how);
 /* A deadline was set: make sure the timer fires no later than `when` (ms). */
 void expireScheduleAt(long long when);
 /* A writable replica's own client gave key a TTL: the replica removes it when due. */

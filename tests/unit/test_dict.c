@@ -608,9 +608,15 @@ static void freeTestItem(dict *d, void *item) {
     sdsfree(((testItem *)item)->key);
     zfree(item);
 }
+/* Key comparisons made: dictUnlinkItem must make none. */
+static long itemKeyCompares;
+static int countingSdsKeyCompare(dict *d, const void *a, const void *b) {
+    itemKeyCompares++;
+    return dictSdsKeyCompare(d, a, b);
+}
 static dictType itemType = {
     .hashFunction = dictSdsHash,
-    .keyCompare = dictSdsKeyCompare,
+    .keyCompare = countingSdsKeyCompare,
     .valDestructor = freeTestItem,
     .itemKey = testItemKey,
 };
@@ -661,7 +667,15 @@ static void testItems(void) {
             }
             model[i] = it;
         } else if (r < 95u) {
-            dictEntry *de = dictUnlink(d, key);
+            dictEntry *de;
+            if (model[i] && (op & 1)) {
+                /* By address: the item itself, and no key compared on its chain. */
+                long compares = itemKeyCompares;
+                de = dictUnlinkItem(d, model[i]);
+                if (itemKeyCompares != compares) mismatches++;
+            } else {
+                de = dictUnlink(d, key);
+            }
             if ((void *)de != (void *)model[i]) mismatches++;
             if (de) {
                 dictFreeUnlinkedEntry(d, de);
