@@ -600,10 +600,12 @@ def test_a_command_answered_on_a_replica_link_drops_it(server_factory):
     m = master.client()
     s = raw_psync(master)
     s.sendall(b"GET foo\r\n")
-    wait_for(lambda: "Replica generated a reply to command 'get', disconnecting it" in master.log(),
-             what="the log line")
-    log = master.log()
-    assert "== CRITICAL == This master is sending an error to its replica: 'Replica can't interact with the keyspace'" in log
+    # Two lines, the second logged just after the first (the error is counted
+    # once its reply is refused): wait for both.
+    critical = ("== CRITICAL == This master is sending an error to its replica: "
+                "'Replica can't interact with the keyspace'")
+    wait_for(lambda: "Replica generated a reply to command 'get', disconnecting it" in master.log()
+             and critical in master.log(), what="the two log lines")
     wait_for(lambda: info(m)["connected_slaves"] == "0", what="the replica dropped")
     assert m.ping()
     s.close()
