@@ -166,6 +166,19 @@ static unsigned char *packPutMember(unsigned char *dst, const void *m, size_t le
     return dst + len;
 }
 
+/* Appends the entry (m, v) at the end of the bucket's pack (v only in a set of pairs). */
+static void packPutEntry(uintptr_t *bucket, int pairs, const void *m, size_t len, const void *v, size_t vlen) {
+    size_t bytes = varintSize(len) + len + (pairs ? varintSize(vlen) + vlen : 0);
+    unsigned char *dst = packPutMember(packGrow(bucket, pairs, bytes, 1), m, len);
+    if (pairs) packPutMember(dst, v, vlen);
+}
+
+/* The field and the value of the entry at e, in a set of pairs. */
+static inline void pairAt(const unsigned char *e, const unsigned char **m, size_t *len, const unsigned char **v,
+                          size_t *vlen) {
+    memberAt(memberAt(e, m, len), v, vlen);
+}
+
 /* Takes the entry at e out of the bucket's pack (freeing it when empty). */
 static void packDelete(uintptr_t *bucket, int pairs, const unsigned char *e) {
     const unsigned char *first;
@@ -341,9 +354,7 @@ static void prepareAdd(packset *s) {
 /* Appends the entry (m, v) to the bucket for hash in the table being filled. */
 static void putEntry(packset *s, uint64_t hash, const void *m, size_t len, const void *v, size_t vlen) {
     int t = packsetIsRehashing(s) ? 1 : 0; /* new entries go to the table being filled */
-    size_t bytes = varintSize(len) + len + (s->pairs ? varintSize(vlen) + vlen : 0);
-    unsigned char *dst = packPutMember(packGrow(&s->table[t][hash & HT_MASK(s->sizeExp[t])], s->pairs, bytes, 1), m, len);
-    if (s->pairs) packPutMember(dst, v, vlen);
+    packPutEntry(&s->table[t][hash & HT_MASK(s->sizeExp[t])], s->pairs, m, len, v, vlen);
     s->used[t]++;
 }
 
@@ -374,15 +385,14 @@ int packsetSet(packset *s, const void *m, size_t len, const void *v, size_t vlen
     }
     const unsigned char *bytes, *old;
     size_t blen, oldlen;
-    memberAt(memberAt(e, &bytes, &blen), &old, &oldlen);
+    pairAt(e, &bytes, &blen, &old, &oldlen);
     if (oldlen == vlen) { /* HINCRBY's usual case: the same length, in place */
         memcpy((unsigned char *)old, v, vlen);
         return 0;
     }
     /* Another length: the entry leaves its pack and comes back at its end. */
     packDelete(b, 1, e);
-    size_t bytesNeeded = varintSize(len) + len + varintSize(vlen) + vlen;
-    packPutMember(packPutMember(packGrow(b, 1, bytesNeeded, 1), m, len), v, vlen);
+    packPutEntry(b, 1, m, len, v, vlen);
     return 0;
 }
 
@@ -393,7 +403,7 @@ int packsetGet(packset *s, const void *m, size_t len, const unsigned char **v, s
     const unsigned char *e, *bytes;
     size_t blen;
     if (!findMember(s, m, len, hashOf(m, len), &e)) return 0;
-    memberAt(memberAt(e, &bytes, &blen), v, vlen);
+    pairAt(e, &bytes, &blen, v, vlen);
     return 1;
 }
 
@@ -479,7 +489,7 @@ void packsetRandom(packset *s, const unsigned char **m, size_t *len) { memberAt(
 
 void packsetRandomPair(packset *s, const unsigned char **m, size_t *len, const unsigned char **v, size_t *vlen) {
     assert(s->pairs);
-    memberAt(memberAt(randomEntry(s), m, len), v, vlen);
+    pairAt(randomEntry(s), m, len, v, vlen);
 }
 
 /* ---------------------------------------------------------------- iteration, scan */
@@ -521,6 +531,21 @@ void packsetIterDone(packsetIter *it) {
     if (!it->s) return;
     it->s->pauserehash--;
     it->s = NULL;
+}
+
+packset *packsetDup(packset *s) {
+    packset *copy = s->pairs ? packsetCreatePairs() : packsetCreate();
+    packsetExpand(copy, packsetSize(s));
+    packsetIter it;
+    const unsigned char *m, *v;
+    size_t len, vlen;
+    packsetIterInit(&it, s);
+    while (packsetIterNextPair(&it, &m, &len, &v, &vlen)) {
+        if (s->pairs) packsetSet(copy, m, len, v, vlen);
+        else packsetAdd(copy, m, len);
+    }
+    packsetIterDone(&it);
+    return copy;
 }
 
 typedef struct scanVisit {

@@ -60,6 +60,8 @@ void packsetIterInit(packsetIter *it, packset *s);
 int packsetIterNext(packsetIter *it, const unsigned char **m, size_t *len);
 int packsetIterNextPair(packsetIter *it, const unsigned char **m, size_t *len, const unsigned char **v, size_t *vlen);
 void packsetIterDone(packsetIter *it);
+/* A copy of s (a plain set or a set of pairs), its table sized for its size. */
+packset *packsetDup(packset *s);
 
 /* One SCAN step (dict.h's dictScan guarantees): fn gets each member of the
  * buckets the cursor covers (with its value in a set of pairs, else v NULL);

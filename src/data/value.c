@@ -611,12 +611,8 @@ void hashRandomFieldsDistinct(robj *o, unsigned long count, int withvalues, hash
     valueElem f, v;
     if (count * HRANDFIELD_SUB_STRATEGY_MUL > size) {
         /* Most of the hash: copy it, then drop random fields until count remain. */
-        packset *picked = packsetCreatePairs();
-        packsetExpand(picked, size);
+        packset *picked = packsetDup(objectPtr(o));
         packsetIter it;
-        packsetIterInit(&it, objectPtr(o));
-        while (packsetIterNextPair(&it, &f.sval, &f.slen, &v.sval, &v.slen)) packsetSet(picked, f.sval, f.slen, v.sval, v.slen);
-        packsetIterDone(&it);
         while (size-- > count) {
             packsetRandom(picked, &f.sval, &f.slen);
             packsetRemove(picked, f.sval, f.slen);
@@ -694,26 +690,6 @@ static void *dupBlob(const void *p, size_t len) {
     return copy;
 }
 
-static robj *dupTable(robj *o) {
-    valueIter it;
-    valueItem item;
-    robj *copy;
-    if (o->type == OBJ_SET) {
-        copy = createSetObject();
-        packsetExpand(objectPtr(copy), packsetSize(objectPtr(o)));
-        valueIterInit(&it, o);
-        while (valueIterNext(&it, &item)) packsetAdd(objectPtr(copy), item.ele.sval, item.ele.slen);
-        valueIterDone(&it);
-        return copy;
-    }
-    copy = createHashTableObject(packsetSize(objectPtr(o)));
-    valueIterInit(&it, o);
-    while (valueIterNext(&it, &item))
-        packsetSet(objectPtr(copy), item.ele.sval, item.ele.slen, item.val.sval, item.val.slen);
-    valueIterDone(&it);
-    return copy;
-}
-
 robj *valueDup(robj *o) {
     robj *copy;
     switch (o->type) {
@@ -731,7 +707,7 @@ robj *valueDup(robj *o) {
         } else if (o->encoding == OBJ_ENCODING_LISTPACK) {
             copy = createObject(o->type, dupBlob(objectPtr(o), lpBytes(objectPtr(o))));
         } else if (o->encoding == OBJ_ENCODING_HT) {
-            copy = dupTable(o);
+            copy = createObject(o->type, packsetDup(objectPtr(o))); /* a set's or a hash's table */
         } else {
             copy = createZsetObject();
             zsetExpand(copy, zsetLength(o));

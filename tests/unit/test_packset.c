@@ -324,6 +324,31 @@ static void testPairsScan(void) {
     packsetRelease(s);
 }
 
+static void testDup(void) {
+    TEST("dup: a copy holds the same members, and values, and is its own");
+    packset *plain = packsetCreate(), *pairs = packsetCreatePairs();
+    for (int i = 0; i < N; i += 2) {
+        packsetAdd(plain, members[i], lens[i]);
+        packsetSet(pairs, members[i], lens[i], members[N - 1 - i], lens[N - 1 - i]);
+    }
+    packset *plainCopy = packsetDup(plain), *pairsCopy = packsetDup(pairs);
+    packsetRelease(plain);
+    packsetRelease(pairs);
+    CHECK(packsetSize(plainCopy) == N / 2 && packsetSize(pairsCopy) == N / 2);
+    long bad = 0;
+    for (int i = 0; i < N; i++) {
+        const unsigned char *v;
+        size_t vlen;
+        int in = i % 2 == 0;
+        if (packsetContains(plainCopy, members[i], lens[i]) != in) bad++;
+        if (packsetGet(pairsCopy, members[i], lens[i], &v, &vlen) != in) bad++;
+        else if (in && (vlen != lens[N - 1 - i] || memcmp(v, members[N - 1 - i], vlen) != 0)) bad++;
+    }
+    CHECK(bad == 0);
+    packsetRelease(plainCopy);
+    packsetRelease(pairsCopy);
+}
+
 /* A set held from a global only, its one member the empty string: a bucket
  * whose pack is the member's length byte alone, pointed to by its start + 1
  * (the count tag). A leak check must see it held (it reported it leaked
@@ -351,6 +376,7 @@ int main(void) {
     testPairsModel(1);
     testPairsModel(0);
     testPairsScan();
+    testDup();
     testLoneEmptyMemberHeld();
     for (int i = 0; i < N; i++) free(members[i]);
     return TEST_REPORT();
