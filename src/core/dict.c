@@ -597,15 +597,14 @@ void dictPrefetchSdsKeyBucket(const dict *d, const char *key, size_t len) {
     for (int i = 0; i < n; i++) prefetchLine(buckets[i]);
 }
 
-/* Finds key's entry (one rehash step first, as every lookup does); in item
- * mode with item given, the item itself, by address along its key's chain,
- * so no other item's key is read. When found and prevOut is not NULL, also
- * reports where the entry is linked from (previous entry in the chain, or
- * NULL for the bucket head), so it can be unlinked. */
-static dictEntry *lookup(dict *d, const void *key, const void *item, dictEntry **prevOut, int *tableOut,
-                         unsigned long *idxOut) {
+/* Finds key's entry; in item mode with item given, the item itself, by
+ * address along its key's chain, so no other item's key is read. When found
+ * and prevOut is not NULL, also reports where the entry is linked from
+ * (previous entry in the chain, or NULL for the bucket head), so it can be
+ * unlinked or replaced. */
+static dictEntry *findLink(dict *d, const void *key, const void *item, dictEntry **prevOut, int *tableOut,
+                           unsigned long *idxOut) {
     if (dictSize(d) == 0) return NULL;
-    if (dictIsRehashing(d)) rehashStep(d);
     uint64_t h = hashKey(d, key);
     for (int t = 0; t <= 1; t++) {
         unsigned long idx = h & HT_MASK(d->sizeExp[t]);
@@ -623,6 +622,13 @@ static dictEntry *lookup(dict *d, const void *key, const void *item, dictEntry *
         if (!dictIsRehashing(d)) break;
     }
     return NULL;
+}
+
+/* findLink after one rehash step, as every lookup makes. */
+static dictEntry *lookup(dict *d, const void *key, const void *item, dictEntry **prevOut, int *tableOut,
+                         unsigned long *idxOut) {
+    if (dictSize(d) && dictIsRehashing(d)) rehashStep(d);
+    return findLink(d, key, item, prevOut, tableOut, idxOut);
 }
 
 static dictEntry *unlinkFound(dict *d, const void *key, const void *item) {
@@ -657,25 +663,19 @@ dictEntry *dictUnlinkItem(dict *d, void *item) {
 
 int dictReplaceItem(dict *d, void *old, void *item) {
     assert(itemMode(d) && !linkIsItem(item));
-    if (dictSize(d) == 0) return DICT_ERR;
-    /* Found by address along old's chain: no key but old's is read. */
-    uint64_t h = hashKey(d, d->type->itemKey(old));
-    for (int t = 0; t <= 1; t++) {
-        unsigned long idx = h & HT_MASK(d->sizeExp[t]);
-        dictEntry *prev = NULL;
-        for (dictEntry *he = d->table[t][idx]; he; prev = he, he = linkNext(d, he)) {
-            if (linkApi(d, he) != old) continue;
-            if (!linkIsItem(he))
-                he->v.val = item;
-            else if (prev)
-                prev->next = itemLink(item);
-            else
-                d->table[t][idx] = itemLink(item);
-            return DICT_OK;
-        }
-        if (!dictIsRehashing(d)) break;
-    }
-    return DICT_ERR;
+    /* Found by address along old's chain (no rehash step): no key but old's is read. */
+    dictEntry *prev;
+    int t;
+    unsigned long idx;
+    dictEntry *he = findLink(d, d->type->itemKey(old), old, &prev, &t, &idx);
+    if (!he) return DICT_ERR;
+    if (!linkIsItem(he))
+        he->v.val = item;
+    else if (prev)
+        prev->next = itemLink(item);
+    else
+        d->table[t][idx] = itemLink(item);
+    return DICT_OK;
 }
 
 int dictDelete(dict *d, const void *key) {
