@@ -4,6 +4,8 @@ Replies and error texts are asserted exactly (through datatype_client.py),
 including the listpack -> hashtable encoding switch at
 hash-max-listpack-entries / hash-max-listpack-value and its CONFIG SET.
 """
+import random
+
 import pytest
 
 from datatype_client import WRONGTYPE, arity, check_random_members, scan_all
@@ -432,11 +434,10 @@ def test_hashtable_fields_live_in_their_entries(dc):
 
 
 @pytest.mark.server_args("--enable-debug-command", "yes")
-def test_hashtable_values_rewritten_longer_shorter_and_removed(r):
+def test_hashtable_values_rewritten_longer_shorter_and_removed(r, dc):
     """Values replaced by ones of the same, a greater and a smaller length,
     fields removed and added again, all in one big hash: every read agrees
     with a model, before and after a reload."""
-    import random
     rnd = random.Random(7)
     model = {}
     for i in range(3000):
@@ -459,7 +460,8 @@ def test_hashtable_values_rewritten_longer_shorter_and_removed(r):
         got = {k.decode(): v for k, v in r.hgetall("h").items()}
         assert got == model
         assert r.hlen("h") == len(model)
-        assert {k.decode(): v for k, v in scan_pairs(r, "h").items()} == model
+        items, _ = scan_all(dc, "HSCAN", "h", "COUNT", "100")
+        assert {k.decode(): v for k, v in as_dict(items).items()} == model
         sample = rnd.sample(sorted(model), 50)
         assert r.hmget("h", sample) == [model[f] for f in sample]
         for f, v in zip(*[iter(r.hrandfield("h", -200, withvalues=True))] * 2):
@@ -468,15 +470,6 @@ def test_hashtable_values_rewritten_longer_shorter_and_removed(r):
     check()
     r.execute_command("DEBUG", "RELOAD")
     check()
-
-
-def scan_pairs(r, key):
-    out, cursor = {}, 0
-    while True:
-        cursor, page = r.hscan(key, cursor, count=100)
-        out.update(page)
-        if cursor == 0:
-            return out
 
 
 def test_hscan_and_zscan_count_a_pair_as_one(r):
